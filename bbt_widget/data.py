@@ -1,0 +1,526 @@
+"""Input shapes -> one tidy, validated form.
+
+Every check on user input lives here, at the boundary, so that a mistake is reported with
+the column or value to fix instead of surfacing as a traceback from pandas or Stan.
+
+Accepted shapes (see :func:`tidy_results`):
+
+* **wide means**: one row per data set (names in the index or a column), one column per
+  algorithm;
+* **wide by fold**: the data-set column repeated once per fold (``pmlb16_4fold.csv``);
+  folds are numbered by order of appearance unless a ``fold`` column is given;
+* **long / tidy**: columns for data set, algorithm, score and optionally fold;
+* **means + sd**: a wide means table plus a same-shaped ``sd`` table (unpaired local ROPE
+  without fold scores).
+"""
+
+from __future__ import annotations
+
+from collections.abc import Iterable, Sequence
+from dataclasses import dataclass
+from functools import cached_property
+
+import numpy as np
+import pandas as pd
+
+TIE_POLICIES = ("add", "spread", "forget", "davidson")
+HYPERPRIORS = {"lognormal": 1, "cauchy": 2, "normal": 3}
+_HYPERPRIOR_ALIASES = {
+    "half-cauchy": "cauchy",
+    "halfcauchy": "cauchy",
+    "half_cauchy": "cauchy",
+    "half-normal": "normal",
+    "halfnormal": "normal",
+    "half_normal": "normal",
+}
+WIN_TABLE_COLUMNS = ("alg1", "alg2", "win1", "win2", "ties")
+
+
+@dataclass(frozen=True)
+class TidyResults:
+    """Validated results in one internal form.
+
+    Attributes
+    ----------
+    frame
+        Columns ``dataset``, ``algorithm``, ``fold`` (int), ``score`` (float, as given) and,
+        for means + sd input, ``sd``. Only finite scores are kept: a missing result is a
+        missing row.
+    algorithms
+        Algorithm names in order of first appearance.
+    datasets
+        Data-set names in order of first appearance.
+    lower_is_better
+        Whether smaller scores are better (errors, times, RMSE).
+    """
+
+    frame: pd.DataFrame
+    algorithms: tuple[str, ...]
+    datasets: tuple[str, ...]
+    lower_is_better: bool = False
+
+    @property
+    def has_sd(self) -> bool:
+        """Whether a per-cell standard deviation was given (means + sd input)."""
+        return "sd" in self.frame.columns
+
+    @cached_property
+    def n_folds(self) -> int:
+        """The largest number of folds of any (data set, algorithm)."""
+        return int(self.frame["fold"].max()) + 1 if len(self.frame) else 0
+
+    @property
+    def has_folds(self) -> bool:
+        """Whether some data set has more than one fold (so a local ROPE can use them)."""
+        return self.n_folds > 1
+
+    @cached_property
+    def cube(self) -> np.ndarray:
+        """Scores as an array (dataset, algorithm, fold), oriented so higher is better.
+
+        NaN marks a missing result. Folds are sorted within each cell so that sums do not
+        depend on the order in which folds were given (reordering never changes a table).
+        """
+        f = self.frame
+        di = pd.Index(self.datasets).get_indexer(f["dataset"])
+        ai = pd.Index(self.algorithms).get_indexer(f["algorithm"])
+        cube = np.full((len(self.datasets), len(self.algorithms), max(self.n_folds, 1)), np.nan)
+        sign = -1.0 if self.lower_is_better else 1.0
+        cube[di, ai, f["fold"].to_numpy()] = sign * f["score"].to_numpy(dtype=float)
+        return cube
+
+    @cached_property
+    def sd_matrix(self) -> np.ndarray | None:
+        """Given standard deviations as an array (dataset, algorithm), or None."""
+        if not self.has_sd:
+            return None
+        f = self.frame
+        di = pd.Index(self.datasets).get_indexer(f["dataset"])
+        ai = pd.Index(self.algorithms).get_indexer(f["algorithm"])
+        out = np.full((len(self.datasets), len(self.algorithms)), np.nan)
+        out[di, ai] = f["sd"].to_numpy(dtype=float)
+        return out
+
+    @cached_property
+    def paired_problem(self) -> str:
+        """Why paired local ROPE cannot be used ('' when it can)."""
+        if self.has_sd:
+            return (
+                "an sd table gives no fold-level scores, so the local ROPE can only be "
+                "unpaired: pass paired=False"
+            )
+        if not self.has_folds:
+            return "there are no fold-level scores (one result per data set and algorithm)"
+        present = np.isfinite(self.cube)
+        for d, name in enumerate(self.datasets):
+            rows = present[d]
+            algs = np.flatnonzero(rows.any(axis=1))
+            if len(algs) < 2:
+                continue
+            ref = rows[algs[0]]
+            for a in algs[1:]:
+                if not np.array_equal(rows[a], ref):
+                    first, other = self.algorithms[algs[0]], self.algorithms[a]
+                    return (
+                        f"the folds of data set {name!r} differ between algorithms: "
+                        f"{first!r} has folds {_fold_list(ref)}, {other!r} has folds "
+                        f"{_fold_list(rows[a])}; use paired=False (unpaired Cohen's d) or "
+                        "give every algorithm the same folds"
+                    )
+        return ""
+
+    @property
+    def paired_ok(self) -> bool:
+        """Whether paired local ROPE applies (same folds for every algorithm)."""
+        return not self.paired_problem
+
+
+def _fold_list(mask: np.ndarray) -> str:
+    return ", ".join(str(i) for i in np.flatnonzero(mask)) or "none"
+
+
+# --------------------------------------------------------------------------- shapes
+
+
+def tidy_results(
+    data: pd.DataFrame,
+    *,
+    dataset: str | None = None,
+    algorithm: str | None = None,
+    fold: str | None = None,
+    score: str | None = None,
+    sd: pd.DataFrame | None = None,
+    lower_is_better: bool = False,
+) -> TidyResults:
+    """Normalise any accepted results layout into :class:`TidyResults`.
+
+    Parameters
+    ----------
+    data
+        The results table (wide means, wide by fold, or long).
+    dataset
+        Column naming the data set; ``None`` takes the names from the index.
+    algorithm, score
+        Long form: the columns holding the algorithm name and the score. Passing both
+        selects long form.
+    fold
+        Optional column numbering the folds (long form, or wide by fold).
+    sd
+        Wide means only: a table with the same data sets and algorithms holding the
+        standard deviation of each mean over its folds (unpaired local ROPE).
+    lower_is_better
+        ``True`` for errors, times, RMSE.
+
+    Raises
+    ------
+    TypeError
+        ``data`` is not a DataFrame, or scores are not numeric.
+    ValueError
+        Any other problem; the message names the column or value and the fix.
+    """
+    if not isinstance(data, pd.DataFrame):
+        raise TypeError(
+            f"results must be a pandas DataFrame, got {type(data).__name__}; "
+            "e.g. pandas.read_csv('results.csv')"
+        )
+    if not isinstance(lower_is_better, (bool, np.bool_)):
+        raise TypeError(f"lower_is_better must be True or False, got {lower_is_better!r}")
+    if (algorithm is None) != (score is None):
+        missing = "score" if score is None else "algorithm"
+        raise ValueError(
+            f"long-form results need both algorithm= and score=; {missing}= is missing"
+        )
+    if algorithm is not None:
+        if sd is not None:
+            raise ValueError("sd= applies to a wide means table, not to long-form results")
+        frame = _from_long(data, dataset, algorithm, fold, score)
+    else:
+        frame = _from_wide(data, dataset, fold, sd)
+    return _finish(frame, bool(lower_is_better))
+
+
+def _require_columns(data: pd.DataFrame, **columns: str | None) -> None:
+    for role, col in columns.items():
+        if col is not None and col not in data.columns:
+            raise ValueError(
+                f"{role}={col!r} is not a column of the results; columns are "
+                f"{_preview(map(str, data.columns))}"
+            )
+
+
+def _from_long(
+    data: pd.DataFrame, dataset: str | None, algorithm: str, fold: str | None, score: str
+) -> pd.DataFrame:
+    _require_columns(data, dataset=dataset, algorithm=algorithm, fold=fold, score=score)
+    ds = _names(data[dataset] if dataset is not None else data.index.to_series(), "dataset")
+    out = pd.DataFrame(
+        {
+            "dataset": ds.to_numpy(),
+            "algorithm": _names(data[algorithm], "algorithm").to_numpy(),
+            "score": _numeric(data[score], f"score column {score!r}").to_numpy(),
+        }
+    )
+    if fold is not None:
+        out["fold"] = _fold_codes(data[fold], out["dataset"])
+    else:
+        dup = out.duplicated(["dataset", "algorithm"], keep=False)
+        if dup.any():
+            row = out[dup].iloc[0]
+            raise ValueError(
+                f"several rows for data set {row['dataset']!r} and algorithm "
+                f"{row['algorithm']!r}; if they are cross-validation folds, pass "
+                "fold='<column numbering the folds>'"
+            )
+        out["fold"] = 0
+    _check_duplicates(out)
+    return out
+
+
+def _from_wide(
+    data: pd.DataFrame, dataset: str | None, fold: str | None, sd: pd.DataFrame | None
+) -> pd.DataFrame:
+    _require_columns(data, dataset=dataset, fold=fold)
+    ds = _names(data[dataset] if dataset is not None else data.index.to_series(), "dataset")
+    alg_cols = [c for c in data.columns if c not in (dataset, fold)]
+    if len(alg_cols) < 2:
+        raise ValueError(
+            f"need at least 2 algorithm columns to compare, found {len(alg_cols)} "
+            f"({_preview(map(str, alg_cols))}); for long-form data pass algorithm= and score="
+        )
+    names = [str(c) for c in alg_cols]
+    if len(set(names)) != len(names):
+        dupes = sorted({n for n in names if names.count(n) > 1})
+        raise ValueError(f"algorithm columns appear twice: {_preview(dupes)}")
+    scores = {name: _numeric(data[c], f"column {name!r}") for name, c in zip(names, alg_cols)}
+    if fold is not None:
+        folds = _fold_codes(data[fold], ds)
+    else:
+        folds = ds.groupby(ds, sort=False).cumcount().to_numpy()
+    wide = pd.DataFrame(scores)
+    wide.index = pd.MultiIndex.from_arrays([ds.to_numpy(), folds], names=["dataset", "fold"])
+    if wide.index.duplicated().any():
+        d, f = wide.index[wide.index.duplicated()][0]
+        raise ValueError(f"data set {d!r} has two rows for fold {f!r} in column {fold!r}")
+    if sd is not None:
+        if (folds != 0).any():
+            d = ds[folds != 0].iloc[0]
+            raise ValueError(
+                f"sd= needs one row of means per data set, but {d!r} appears more than "
+                "once; with fold-level scores the local ROPE computes the sd itself"
+            )
+        sd_wide = _sd_table(sd, names, ds, dataset)
+    n_rows, n_alg = wide.shape
+    long = pd.DataFrame(
+        {
+            "dataset": np.repeat(ds.to_numpy(), n_alg),
+            "fold": np.repeat(folds, n_alg),
+            "algorithm": np.tile(np.asarray(names, dtype=object), n_rows),
+            "score": wide.to_numpy(dtype=float).ravel(),
+        }
+    )
+    if sd is not None:
+        long["sd"] = sd_wide.to_numpy(dtype=float).ravel()
+    return long
+
+
+def _sd_table(
+    sd: pd.DataFrame, names: list[str], ds: pd.Series, dataset: str | None
+) -> pd.DataFrame:
+    if not isinstance(sd, pd.DataFrame):
+        raise TypeError(f"sd must be a pandas DataFrame, got {type(sd).__name__}")
+    sd_ds = sd[dataset] if dataset is not None and dataset in sd.columns else None
+    sd = sd.drop(columns=[dataset]) if sd_ds is not None else sd
+    sd_names = [str(c) for c in sd.columns]
+    if sorted(sd_names) != sorted(names):
+        raise ValueError(
+            "the sd table's columns must be the same algorithms as the means: "
+            f"means have {_preview(names)}, sd has {_preview(sd_names)}"
+        )
+    sd_index = (sd_ds if sd_ds is not None else sd.index.to_series()).astype(str).to_numpy()
+    if len(sd_index) != len(ds) or set(sd_index) != set(ds):
+        raise ValueError(
+            f"the sd table's data sets must match the means: means have {len(ds)} rows "
+            f"({_preview(ds)}), sd has {len(sd_index)} ({_preview(sd_index)})"
+        )
+    values = pd.DataFrame(
+        {n: _numeric(sd[c], f"sd column {n!r}").to_numpy() for n, c in zip(sd_names, sd.columns)},
+        index=sd_index,
+    )
+    values = values.loc[ds.to_numpy(), names]
+    arr = values.to_numpy()
+    if (arr < 0).any():
+        r, c = np.argwhere(arr < 0)[0]
+        raise ValueError(
+            f"sd must be >= 0; data set {ds.iloc[r]!r}, algorithm {names[c]!r} has {arr[r, c]}"
+        )
+    return values
+
+
+def _names(s: pd.Series, role: str) -> pd.Series:
+    if s.isna().any():
+        raise ValueError(
+            f"the {role} names have missing values (row {int(np.flatnonzero(s.isna())[0])}); "
+            f"every row needs a {role} name"
+        )
+    return s.astype(str).reset_index(drop=True)
+
+
+def _fold_codes(s: pd.Series, ds: pd.Series) -> np.ndarray:
+    """Number the folds 0..k-1 within each data set, by their order of appearance."""
+    if s.isna().any():
+        raise ValueError(f"the fold column {s.name!r} has missing values; number every fold")
+    key = pd.DataFrame({"dataset": ds.to_numpy(), "fold": s.astype(str).to_numpy()})
+    return (
+        key.groupby("dataset", sort=False)["fold"]
+        .transform(lambda f: pd.factorize(f)[0])
+        .to_numpy()
+    )
+
+
+def _numeric(s: pd.Series, what: str) -> pd.Series:
+    s = s.reset_index(drop=True)
+    if pd.api.types.is_bool_dtype(s) or not (
+        pd.api.types.is_numeric_dtype(s) or s.dtype == object or pd.api.types.is_string_dtype(s)
+    ):
+        raise TypeError(f"{what} must hold numbers, but has dtype {s.dtype}")
+    if not pd.api.types.is_numeric_dtype(s):
+        conv = pd.to_numeric(s, errors="coerce")
+        bad = conv.isna() & s.notna()
+        if bad.any():
+            i = int(np.flatnonzero(bad)[0])
+            raise TypeError(
+                f"{what} must hold numbers, but row {i} is {s.iloc[i]!r}; fix or remove "
+                "that value (use NaN for a missing result)"
+            )
+        s = conv
+    s = s.astype(float)
+    if np.isinf(s).any():
+        i = int(np.flatnonzero(np.isinf(s))[0])
+        raise ValueError(
+            f"{what} has an infinite value ({s.iloc[i]}) at row {i}; replace it by a finite "
+            "score, or by NaN if the result is missing"
+        )
+    return s
+
+
+def _check_duplicates(frame: pd.DataFrame) -> None:
+    dup = frame.duplicated(["dataset", "algorithm", "fold"])
+    if dup.any():
+        row = frame[dup].iloc[0]
+        raise ValueError(
+            f"duplicate results for data set {row['dataset']!r}, algorithm "
+            f"{row['algorithm']!r}, fold {row['fold']!r}: keep one row per "
+            "(data set, algorithm, fold)"
+        )
+
+
+def _finish(frame: pd.DataFrame, lower_is_better: bool) -> TidyResults:
+    algorithms = tuple(pd.unique(frame["algorithm"]))
+    if len(algorithms) < 2:
+        raise ValueError(
+            f"need at least 2 algorithms to compare, found {len(algorithms)} "
+            f"({_preview(algorithms)})"
+        )
+    finite = frame[np.isfinite(frame["score"].to_numpy())]
+    empty = [a for a in algorithms if a not in set(finite["algorithm"])]
+    if empty:
+        raise ValueError(
+            f"algorithm {empty[0]!r} has no finite score at all; remove it from the results "
+            "(or fill in its scores)"
+        )
+    if "sd" in finite.columns:
+        miss = finite[~np.isfinite(finite["sd"].to_numpy())]
+        if len(miss):
+            row = miss.iloc[0]
+            raise ValueError(
+                f"the sd of data set {row['dataset']!r}, algorithm {row['algorithm']!r} is "
+                "missing although its mean is given; give every mean its sd"
+            )
+    datasets = tuple(pd.unique(frame["dataset"]))
+    finite = finite.reset_index(drop=True)
+    finite["fold"] = finite["fold"].astype(int)
+    return TidyResults(finite, algorithms, datasets, lower_is_better)
+
+
+def _preview(values: Iterable[object], n: int = 8) -> str:
+    values = list(values)
+    shown = ", ".join(repr(v) for v in values[:n])
+    return shown + (f", ... ({len(values)} in all)" if len(values) > n else "")
+
+
+# --------------------------------------------------------------------------- options
+
+
+def check_ties(ties: str | None) -> str | None:
+    """Validate a tie policy; ``None`` means raw counts."""
+    if ties is None or ties in TIE_POLICIES:
+        return ties
+    raise ValueError(
+        f"unknown tie policy {ties!r}; use one of {', '.join(map(repr, TIE_POLICIES))} or None"
+    )
+
+
+def check_d_min(d_min: float | None) -> float | None:
+    """Validate the local-ROPE threshold (``None`` compares means)."""
+    if d_min is None:
+        return None
+    if isinstance(d_min, bool) or not isinstance(d_min, (int, float, np.number)):
+        raise TypeError(f"d_min must be a number or None, got {d_min!r}")
+    if not np.isfinite(d_min) or d_min < 0:
+        raise ValueError(
+            f"d_min must be a finite number >= 0 (e.g. 0.4, the paper's choice), got {d_min}"
+        )
+    return float(d_min)
+
+
+def check_rope(rope: Sequence[float]) -> tuple[float, float]:
+    """Validate ROPE bounds on the probability scale: ``0 <= low < high <= 1``."""
+    try:
+        low, high = (float(v) for v in rope)
+    except (TypeError, ValueError):
+        raise ValueError(
+            f"rope must be two numbers (low, high), e.g. (0.45, 0.55); got {rope!r}"
+        ) from None
+    if not (0.0 <= low <= 1.0 and 0.0 <= high <= 1.0):
+        raise ValueError(f"rope bounds are probabilities and must lie in [0, 1]; got {rope!r}")
+    if low >= high:
+        raise ValueError(f"rope low must be below rope high; got low={low}, high={high}")
+    return low, high
+
+
+def check_hdi(hdi: float) -> float:
+    """Validate an HDI probability mass in (0, 1)."""
+    if isinstance(hdi, bool) or not isinstance(hdi, (int, float, np.number)):
+        raise TypeError(f"hdi must be a number in (0, 1), e.g. 0.89; got {hdi!r}")
+    if not 0.0 < hdi < 1.0:
+        raise ValueError(f"hdi mass must lie strictly between 0 and 1 (e.g. 0.89); got {hdi}")
+    return float(hdi)
+
+
+def check_hyperprior(hyperprior: str, prior_scale: float) -> tuple[str, float]:
+    """Validate the hyper-prior on sigma and its scale."""
+    name = _HYPERPRIOR_ALIASES.get(str(hyperprior).lower(), str(hyperprior).lower())
+    if name not in HYPERPRIORS:
+        raise ValueError(
+            f"unknown hyperprior {hyperprior!r}; use 'lognormal' (default), 'cauchy' "
+            "(half-Cauchy) or 'normal' (half-normal)"
+        )
+    if isinstance(prior_scale, bool) or not isinstance(prior_scale, (int, float, np.number)):
+        raise TypeError(f"prior_scale must be a positive number, got {prior_scale!r}")
+    if not (np.isfinite(prior_scale) and prior_scale > 0):
+        raise ValueError(f"prior_scale must be a finite number > 0 (e.g. 0.5), got {prior_scale}")
+    return name, float(prior_scale)
+
+
+def check_algorithms(names: Iterable[str], algorithms: Sequence[str], role: str) -> list[str]:
+    """Check that every name is one of the algorithms."""
+    names = [names] if isinstance(names, str) else list(names)
+    unknown = [n for n in names if n not in algorithms]
+    if unknown:
+        raise ValueError(
+            f"{role}: {unknown[0]!r} is not an algorithm of these results; "
+            f"choose from {_preview(algorithms, 20)}"
+        )
+    return names
+
+
+def is_win_table(data: object) -> bool:
+    """Whether ``data`` looks like a ready win table (``alg1, alg2, win1, win2``)."""
+    return isinstance(data, pd.DataFrame) and {"alg1", "alg2", "win1", "win2"} <= set(
+        map(str, data.columns)
+    )
+
+
+def check_win_table(table: pd.DataFrame) -> pd.DataFrame:
+    """Validate a ready win table and return it with a ``ties`` column and int counts."""
+    out = table.copy()
+    out.columns = [str(c) for c in out.columns]
+    if "ties" not in out.columns:
+        out["ties"] = 0
+    out = out[list(WIN_TABLE_COLUMNS)].reset_index(drop=True)
+    for col in ("alg1", "alg2"):
+        if out[col].isna().any():
+            raise ValueError(f"win table column {col!r} has a missing algorithm name")
+        out[col] = out[col].astype(str)
+    for col in ("win1", "win2", "ties"):
+        vals = _numeric(out[col], f"win table column {col!r}")
+        if vals.isna().any() or (vals < 0).any() or (vals != np.round(vals)).any():
+            i = int(np.flatnonzero(vals.isna() | (vals < 0) | (vals != np.round(vals)))[0])
+            raise ValueError(
+                f"win table column {col!r} must hold counts (integers >= 0); row {i} has "
+                f"{out[col].iloc[i]!r}"
+            )
+        out[col] = vals.astype(int)
+    same = out["alg1"] == out["alg2"]
+    if same.any():
+        raise ValueError(
+            f"win table row {int(np.flatnonzero(same)[0])} pairs {out['alg1'][same].iloc[0]!r} "
+            "with itself; each row must be two different algorithms"
+        )
+    key = out[["alg1", "alg2"]].apply(lambda r: tuple(sorted(r)), axis=1)
+    if key.duplicated().any():
+        a, b = key[key.duplicated()].iloc[0]
+        raise ValueError(f"win table has the pair {a!r}-{b!r} twice; keep one row per pair")
+    if len(pd.unique(pd.concat([out["alg1"], out["alg2"]]))) < 2:
+        raise ValueError("a win table needs at least 2 algorithms")
+    return out

@@ -1,0 +1,181 @@
+"""Tidy results -> win/loss/tie counts per pair of algorithms (paper Sec. 5.2, 6.1, 6.2).
+
+Floating-point noise is not a win
+---------------------------------
+Two means that are equal up to the rounding of the stored fold scores differ by about
+1e-16; the paper's Table 3a counts three such differences as wins. Here a difference counts
+only when it exceeds :data:`REL_TOL` times the larger magnitude of the two means. In the
+real data shipped with the package the noise is below 1e-15 and every real difference is
+above 1e-7, so 1e-9 sits orders of magnitude from both. Fold scores are also sorted within
+each (data set, algorithm) before summing, so the order in which folds are given never
+changes a table.
+"""
+
+from __future__ import annotations
+
+import numpy as np
+import pandas as pd
+
+from .data import (
+    WIN_TABLE_COLUMNS,
+    TidyResults,
+    check_d_min,
+    check_ties,
+    check_win_table,
+    tidy_results,
+)
+
+#: Relative tolerance below which two means are equal (see the module docstring).
+REL_TOL = 1e-9
+
+
+def win_table(
+    data: pd.DataFrame,
+    *,
+    dataset: str | None = None,
+    algorithm: str | None = None,
+    fold: str | None = None,
+    score: str | None = None,
+    sd: pd.DataFrame | None = None,
+    lower_is_better: bool = False,
+    d_min: float | None = None,
+    paired: bool = True,
+    ties: str | None = "spread",
+) -> pd.DataFrame:
+    """Count wins, losses and ties for every pair of algorithms.
+
+    Parameters
+    ----------
+    data
+        Results in any layout accepted by :func:`bbt_widget.data.tidy_results`
+        (wide means, wide by fold, long with ``algorithm=`` and ``score=``, means + ``sd``).
+    dataset, algorithm, fold, score, sd, lower_is_better
+        See :func:`bbt_widget.data.tidy_results`.
+    d_min
+        ``None`` compares means. A number applies the local ROPE: a win counts only when
+        the effect size exceeds ``d_min`` (Eq. 4 unpaired Cohen's d, Eq. 6 paired d_z).
+        A data set with a single fold falls back to comparing means.
+    paired
+        Use the paired effect size d_z over fold differences (needs the same folds for
+        every algorithm); ``False`` uses Cohen's d with the root mean of the variances.
+    ties
+        ``"add"``, ``"spread"`` (ceil(t/2) to each side, the paper's choice), ``"forget"``,
+        ``"davidson"`` (ties kept for the Davidson model) or ``None`` (raw counts).
+
+    Returns
+    -------
+    pandas.DataFrame
+        Columns ``alg1, alg2, win1, win2, ties``, one row per unordered pair, pairs in
+        order of first appearance of the algorithms.
+
+    Examples
+    --------
+    >>> import bbt_widget as bbt
+    >>> base = bbt.datasets.load_base()
+    >>> bbt.win_table(base, dataset="db", ties=None).head(2)
+      alg1  alg2  win1  win2  ties
+    0   dt   lda     6    13     1
+    1   dt  lgbm     0    17     3
+    """
+    ties = check_ties(ties)
+    d_min = check_d_min(d_min)
+    tidy = tidy_results(
+        data,
+        dataset=dataset,
+        algorithm=algorithm,
+        fold=fold,
+        score=score,
+        sd=sd,
+        lower_is_better=lower_is_better,
+    )
+    return apply_ties(count_wins(tidy, d_min=d_min, paired=paired), ties)
+
+
+def count_wins(
+    tidy: TidyResults, *, d_min: float | None = None, paired: bool = True
+) -> pd.DataFrame:
+    """Raw win/loss/tie counts (no tie policy) from validated results."""
+    d_min = check_d_min(d_min)
+    if d_min is not None:
+        _check_local_rope(tidy, paired)
+    raw = tidy.cube
+    cube = np.sort(raw, axis=2)  # NaN sort last; a fixed order makes sums order-free
+    n = np.isfinite(cube).sum(axis=2)
+    with np.errstate(invalid="ignore", divide="ignore"):
+        means = np.nansum(cube, axis=2) / n
+        if tidy.has_sd:
+            sds = tidy.sd_matrix
+        else:
+            sq = np.sort((cube - means[:, :, None]) ** 2, axis=2)
+            sds = np.where(n > 1, np.sqrt(np.nansum(sq, axis=2) / (n - 1)), np.nan)
+    algs = tidy.algorithms
+    rows: list[tuple[str, str, int, int, int]] = []
+    for i in range(len(algs) - 1):
+        j = np.arange(i + 1, len(algs))
+        mi, mj = means[:, [i]], means[:, j]
+        present = np.isfinite(mi) & np.isfinite(mj)
+        diff = mi - mj
+        threshold = REL_TOL * np.maximum(np.abs(mi), np.abs(mj))
+        if d_min is not None:
+            noise = (
+                _paired_sd(raw, i, j)
+                if paired
+                else np.sqrt((sds[:, [i]] ** 2 + sds[:, j] ** 2) / 2)
+            )
+            # one fold (or a missing sd) leaves no noise estimate: compare means
+            threshold = np.where(
+                np.isfinite(noise), np.maximum(threshold, d_min * noise), threshold
+            )
+        with np.errstate(invalid="ignore"):
+            w1 = (present & (diff > threshold)).sum(axis=0)
+            w2 = (present & (-diff > threshold)).sum(axis=0)
+        t = present.sum(axis=0) - w1 - w2
+        rows.extend((algs[i], algs[k], int(a), int(b), int(c)) for k, a, b, c in zip(j, w1, w2, t))
+    return pd.DataFrame(rows, columns=list(WIN_TABLE_COLUMNS))
+
+
+def _check_local_rope(tidy: TidyResults, paired: bool) -> None:
+    if not tidy.has_folds and not tidy.has_sd:
+        raise ValueError(
+            "a local ROPE (d_min) needs fold-level scores or an sd table, but these results "
+            "have one score per data set and algorithm; pass d_min=None to compare means, "
+            "or give the fold scores (one row per fold) or sd="
+        )
+    if paired and not tidy.paired_ok:
+        raise ValueError(f"paired local ROPE is not possible: {tidy.paired_problem}")
+
+
+def _paired_sd(raw: np.ndarray, i: int, j: np.ndarray) -> np.ndarray:
+    """SD (ddof=1) of the fold differences of algorithm i against each of j, per data set.
+
+    ``raw`` is the unsorted cube: fold k of one algorithm is paired with fold k of the
+    other. The differences are sorted before summing so fold order cannot matter.
+    """
+    d = np.sort(raw[:, [i], :] - raw[:, j, :], axis=2)
+    n = np.isfinite(d).sum(axis=2)
+    with np.errstate(invalid="ignore", divide="ignore"):
+        m = np.nansum(d, axis=2) / n
+        sq = np.sort((d - m[:, :, None]) ** 2, axis=2)
+        return np.where(n > 1, np.sqrt(np.nansum(sq, axis=2) / (n - 1)), np.nan)
+
+
+def apply_ties(table: pd.DataFrame, ties: str | None) -> pd.DataFrame:
+    """Apply a tie policy to raw counts.
+
+    ``add`` gives each tie to both sides, ``spread`` gives ceil(t/2) to each side (the
+    paper's choice), ``forget`` drops ties; after these the ``ties`` column is 0.
+    ``davidson`` and ``None`` keep the ties.
+    """
+    ties = check_ties(ties)
+    out = check_win_table(table)
+    t = out["ties"]
+    if ties == "add":
+        out["win1"] += t
+        out["win2"] += t
+    elif ties == "spread":
+        half = (t + 1) // 2
+        out["win1"] += half
+        out["win2"] += half
+    if ties in ("add", "spread", "forget"):
+        out["ties"] = 0
+    return out
