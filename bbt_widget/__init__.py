@@ -7,10 +7,37 @@
 
 from __future__ import annotations
 
+from typing import TYPE_CHECKING, Any
+
 from . import data, datasets
 from .data import TidyResults, tidy_results
+from .fitting import DiagnosticsWarning, fit
+from .result import BBTResult
 from .wintable import win_table
+
+if TYPE_CHECKING:
+    from .widget import BBTWidget
 
 __version__ = "0.1.0"
 
-__all__ = ["TidyResults", "__version__", "data", "datasets", "tidy_results", "win_table"]
+__all__ = [
+    "BBTResult",
+    "BBTWidget",
+    "DiagnosticsWarning",
+    "TidyResults",
+    "__version__",
+    "data",
+    "datasets",
+    "fit",
+    "tidy_results",
+    "win_table",
+]
+
+
+def __getattr__(name: str) -> Any:
+    # the widget pulls in anywidget/ipywidgets: only import it when asked for
+    if name == "BBTWidget":
+        from .widget import BBTWidget
+
+        return BBTWidget
+    raise AttributeError(f"module 'bbt_widget' has no attribute {name!r}")

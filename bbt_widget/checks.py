@@ -1,0 +1,233 @@
+"""Model checks: convergence diagnostics, posterior predictive checks, WAIC / LOO.
+
+The only module that imports ArviZ (0.x API; ArviZ 1.x needs Python 3.12 and changed
+``from_dict``, so the dependency is pinned below 1).
+"""
+
+from __future__ import annotations
+
+import warnings
+from collections.abc import Sequence
+from dataclasses import asdict, dataclass, field
+from typing import Any
+
+import numpy as np
+import pandas as pd
+
+from .engines.base import Draws
+from .posterior import hdi_sorted
+
+#: HDI masses of the PPC coverage table (paper Table 5).
+PPC_LEVELS = (0.5, 0.9, 0.95, 1.0)
+#: Split R-hat above this means the chains disagree (Vehtari et al. 2021).
+RHAT_MAX = 1.01
+#: Bulk and tail ESS below this many per chain are too few for stable summaries.
+ESS_PER_CHAIN = 100
+#: E-BFMI below this means the sampler explored the energy distribution poorly.
+EBFMI_MIN = 0.3
+
+
+@dataclass(frozen=True)
+class Diagnostics:
+    """Convergence diagnostics of one fit; ``ok`` is False when any check failed.
+
+    Also readable as a mapping (``diag["max_rhat"]``).
+    """
+
+    max_rhat: float
+    min_ess_bulk: float
+    min_ess_tail: float
+    divergences: int
+    treedepth_saturated: int
+    min_ebfmi: float
+    ok: bool
+    messages: list[str] = field(default_factory=list)
+
+    def __getitem__(self, key: str) -> Any:
+        return getattr(self, key)
+
+    def as_dict(self) -> dict[str, Any]:
+        """The diagnostics as a plain dict (for JSON, e.g. the widget's badge)."""
+        return asdict(self)
+
+    def __str__(self) -> str:
+        if self.ok:
+            return "diagnostics ok: " + self._numbers()
+        return "diagnostics FAILED: " + "; ".join(self.messages)
+
+    def _numbers(self) -> str:
+        return (
+            f"max R-hat {self.max_rhat:.3f}, min ESS bulk {self.min_ess_bulk:.0f} / tail "
+            f"{self.min_ess_tail:.0f}, {self.divergences} divergences, "
+            f"{self.treedepth_saturated} saturated tree depths, min E-BFMI {self.min_ebfmi:.2f}"
+        )
+
+
+def _az():
+    # ArviZ 0.23 announces its 1.x refactor with a FutureWarning on import: not our users'
+    # concern, and it would be console noise on every first fit
+    with warnings.catch_warnings():
+        warnings.simplefilter("ignore", FutureWarning)
+        import arviz
+
+    return arviz
+
+
+def build_idata(
+    draws: Draws,
+    algorithms: Sequence[str],
+    pair_labels: Sequence[str],
+    observed: dict[str, np.ndarray],
+):
+    """ArviZ InferenceData: posterior, posterior_predictive, log_likelihood, observed_data.
+
+    ``pair_labels`` name the fitted pairs ("alg1 vs alg2"); ``observed`` maps ``win1`` (and
+    ``ties`` under Davidson) to the observed counts of those pairs.
+    """
+    az = _az()
+    p = draws.params
+    posterior = {"beta": p["beta"], "sigma": p["sigma"]}
+    if "nu" in p:
+        posterior["nu"] = p["nu"]
+    predictive = {"win1": p["win1_rep"]}
+    if "ties_rep" in p and "ties" in observed:
+        predictive["ties"] = p["ties_rep"]
+    s = draws.sampler
+    stats_map = {
+        "diverging": "divergent__",
+        "tree_depth": "treedepth__",
+        "energy": "energy__",
+        "acceptance_rate": "accept_stat__",
+        "n_steps": "n_leapfrog__",
+        "step_size": "stepsize__",
+        "lp": "lp__",
+    }
+    sample_stats = {k: s[v] for k, v in stats_map.items() if v in s}
+    if "diverging" in sample_stats:
+        sample_stats["diverging"] = sample_stats["diverging"].astype(bool)
+    dims = {"beta": ["algorithm"], "win1": ["pair"], "ties": ["pair"], "log_lik": ["pair"]}
+    return az.from_dict(
+        posterior=posterior,
+        posterior_predictive=predictive,
+        log_likelihood={"win1": p["log_lik"]},
+        observed_data={k: np.asarray(v) for k, v in observed.items()},
+        sample_stats=sample_stats,
+        coords={"algorithm": list(algorithms), "pair": list(pair_labels)},
+        dims=dims,
+    )
+
+
+def diagnostics(idata, draws: Draws) -> Diagnostics:
+    """R-hat, bulk / tail ESS, divergences, tree-depth saturation and E-BFMI."""
+    az = _az()
+    var_names = [v for v in ("beta", "sigma", "nu") if v in idata.posterior]
+    chains = idata.posterior.sizes["chain"]
+    rhat = _max(az.rhat(idata, var_names=var_names))
+    ess_bulk = _min(az.ess(idata, var_names=var_names, method="bulk"))
+    ess_tail = _min(az.ess(idata, var_names=var_names, method="tail"))
+    s = draws.sampler
+    divergences = int(np.sum(s["divergent__"])) if "divergent__" in s else 0
+    saturated = int(np.sum(s["treedepth__"] >= draws.max_treedepth)) if "treedepth__" in s else 0
+    ebfmi = float(np.min(az.bfmi(idata))) if "energy" in idata.sample_stats else float("nan")
+    need = ESS_PER_CHAIN * chains
+    messages = []
+    if not rhat <= RHAT_MAX:
+        messages.append(f"R-hat {rhat:.3f} > {RHAT_MAX}: chains disagree; run longer chains")
+    if not ess_bulk >= need:
+        messages.append(f"bulk ESS {ess_bulk:.0f} < {need}: increase iter_sampling")
+    if not ess_tail >= need:
+        messages.append(f"tail ESS {ess_tail:.0f} < {need}: increase iter_sampling")
+    if divergences:
+        messages.append(f"{divergences} divergent transitions: the posterior may be biased")
+    if saturated:
+        messages.append(f"{saturated} transitions hit the maximum tree depth {draws.max_treedepth}")
+    if not ebfmi >= EBFMI_MIN:
+        messages.append(f"E-BFMI {ebfmi:.2f} < {EBFMI_MIN}: poor exploration of the energy")
+    return Diagnostics(
+        max_rhat=rhat,
+        min_ess_bulk=ess_bulk,
+        min_ess_tail=ess_tail,
+        divergences=divergences,
+        treedepth_saturated=saturated,
+        min_ebfmi=ebfmi,
+        ok=not messages,
+        messages=messages,
+    )
+
+
+def _max(ds) -> float:
+    return float(max(np.nanmax(v.values) for v in ds.data_vars.values()))
+
+
+def _min(ds) -> float:
+    return float(min(np.nanmin(v.values) for v in ds.data_vars.values()))
+
+
+def ppc_coverage(replicated: np.ndarray, observed: np.ndarray) -> np.ndarray:
+    """Proportion of observed counts inside the HDI of their replicates, per PPC level.
+
+    ``replicated`` is (draws, pairs), ``observed`` (pairs,).
+    """
+    rep = np.sort(replicated, axis=0)
+    out = []
+    for level in PPC_LEVELS:
+        low, high = hdi_sorted(rep, level)
+        out.append(float(np.mean((observed >= low) & (observed <= high))))
+    return np.array(out)
+
+
+def ppc_table(draws: Draws, observed: dict[str, np.ndarray]) -> pd.DataFrame:
+    """Paper Table 5: ``hdi`` and ``proportion`` (win1); under Davidson also
+    ``proportion_ties`` (the paper's Table 12)."""
+    p = draws.params
+    table = pd.DataFrame({"hdi": PPC_LEVELS})
+    table["proportion"] = ppc_coverage(_flat(p["win1_rep"]), observed["win1"])
+    if "ties" in observed and "ties_rep" in p:
+        table["proportion_ties"] = ppc_coverage(_flat(p["ties_rep"]), observed["ties"])
+    return table
+
+
+def ppc_histogram(
+    draws: Draws,
+    observed: dict[str, np.ndarray],
+    alg1: Sequence[str],
+    alg2: Sequence[str],
+) -> pd.DataFrame:
+    """Per fitted pair and value, how many replicates had that count (paper Fig. 2)."""
+    frames = []
+    quantities = [("win1", "win1_rep")]
+    if "ties" in observed and "ties_rep" in draws.params:
+        quantities.append(("ties", "ties_rep"))
+    for name, rep_name in quantities:
+        rep = _flat(draws.params[rep_name]).astype(int)
+        for k in range(rep.shape[1]):
+            counts = np.bincount(rep[:, k])
+            values = np.flatnonzero(counts)
+            frames.append(
+                pd.DataFrame(
+                    {
+                        "alg1": alg1[k],
+                        "alg2": alg2[k],
+                        "quantity": name,
+                        "value": values,
+                        "count": counts[values],
+                        "observed": int(observed[name][k]),
+                    }
+                )
+            )
+    return pd.concat(frames, ignore_index=True)
+
+
+def _flat(a: np.ndarray) -> np.ndarray:
+    """(chains, draws, ...) -> (chains * draws, ...)."""
+    return a.reshape((-1, *a.shape[2:]))
+
+
+def waic(idata):
+    """WAIC of the fit (ArviZ ``ELPDData``; lower ``-2 * elpd_waic`` is better)."""
+    return _az().waic(idata, scale="deviance")
+
+
+def loo(idata):
+    """PSIS-LOO of the fit (ArviZ ``ELPDData``), on the deviance scale like WAIC."""
+    return _az().loo(idata, scale="deviance")

@@ -1,0 +1,224 @@
+"""``fit``: results or a ready win table -> a real Stan fit of the BBT model."""
+
+from __future__ import annotations
+
+import threading
+import warnings
+from typing import Any
+
+import numpy as np
+import pandas as pd
+
+from . import engines
+from .data import (
+    HYPERPRIORS,
+    check_d_min,
+    check_hyperprior,
+    check_ties,
+    check_win_table,
+    is_win_table,
+    tidy_results,
+)
+from .engines.base import ProgressCallback
+from .result import BBTResult
+from .wintable import apply_ties, count_wins
+
+
+class DiagnosticsWarning(UserWarning):
+    """The sampler's convergence diagnostics failed; the message says which and what to do."""
+
+
+def fit(
+    data: pd.DataFrame,
+    *,
+    dataset: str | None = None,
+    algorithm: str | None = None,
+    fold: str | None = None,
+    score: str | None = None,
+    sd: pd.DataFrame | None = None,
+    lower_is_better: bool = False,
+    d_min: float | None = None,
+    paired: bool = True,
+    ties: str | None = "spread",
+    hyperprior: str = "lognormal",
+    prior_scale: float = 0.5,
+    engine: str = "auto",
+    chains: int = 4,
+    iter_warmup: int = 1000,
+    iter_sampling: int = 1000,
+    seed: int | None = None,
+    progress: ProgressCallback | None = None,
+    cancel: threading.Event | None = None,
+) -> BBTResult:
+    """Fit the Bayesian Bradley-Terry model (paper Eq. 2, or Davidson's Eq. 7 for ties).
+
+    Parameters
+    ----------
+    data
+        Results in any layout :func:`bbt_widget.win_table` accepts, or a ready win table
+        (a DataFrame with columns ``alg1, alg2, win1, win2`` and optionally ``ties``, e.g.
+        counts published elsewhere).
+    dataset, algorithm, fold, score, sd, lower_is_better, d_min, paired
+        How to read the results and count wins; see :func:`bbt_widget.win_table`.
+    ties
+        ``"spread"`` (default, the paper's), ``"add"``, ``"forget"`` or ``"davidson"``
+        (fits the Davidson model, which keeps the ties).
+    hyperprior, prior_scale
+        Prior on the spread sigma of the abilities: ``"lognormal"`` (default, scale 0.5),
+        ``"cauchy"`` (half-Cauchy) or ``"normal"`` (half-normal) (paper Appendix A).
+    engine
+        ``"auto"`` (CmdStan when installed, else PyStan), ``"cmdstanpy"`` or ``"pystan"``.
+    chains, iter_warmup, iter_sampling, seed
+        Sampler settings; ``seed=None`` draws one (recorded in ``result.settings``).
+    progress
+        Called as ``progress(stage, fraction)`` while compiling and sampling.
+    cancel
+        Setting this event stops the fit (raises ``FitCancelled``).
+
+    Returns
+    -------
+    BBTResult
+        With ``summary()``, ``ranking()``, ``ppc_table()``, ``diagnostics()``, ``waic()``,
+        ``loo()``, ``idata`` and the fitted ``win_table``. A :class:`DiagnosticsWarning` is
+        issued when the diagnostics fail.
+    """
+    ties = check_ties(ties)
+    if ties is None:
+        raise ValueError(
+            "fit needs a tie policy ('spread', 'add', 'forget' or 'davidson'); ties=None "
+            "only makes sense for win_table"
+        )
+    d_min = check_d_min(d_min)
+    hyperprior, prior_scale = check_hyperprior(hyperprior, prior_scale)
+    chains, iter_warmup, iter_sampling = _check_sampler(chains, iter_warmup, iter_sampling)
+    seed = _check_seed(seed)
+    engine_name = engines.resolve_engine(engine)
+
+    tidy = None
+    if is_win_table(data):
+        given = {
+            "dataset": dataset,
+            "algorithm": algorithm,
+            "fold": fold,
+            "score": score,
+            "sd": sd,
+            "d_min": d_min,
+        }
+        extra = [k for k, v in given.items() if v is not None]
+        if extra or lower_is_better:
+            what = ", ".join(extra + (["lower_is_better"] if lower_is_better else []))
+            raise ValueError(
+                f"data is a ready win table (alg1, alg2, win1, win2), so {what} cannot apply; "
+                "pass the raw results instead to count wins with these settings"
+            )
+        raw = check_win_table(data)
+    else:
+        tidy = tidy_results(
+            data,
+            dataset=dataset,
+            algorithm=algorithm,
+            fold=fold,
+            score=score,
+            sd=sd,
+            lower_is_better=lower_is_better,
+        )
+        raw = count_wins(tidy, d_min=d_min, paired=paired)
+    table = apply_ties(raw, ties)
+    algorithms = (
+        list(tidy.algorithms)
+        if tidy is not None
+        else list(pd.unique(np.column_stack([table["alg1"], table["alg2"]]).ravel()))
+    )
+    model = "davidson" if ties == "davidson" else "bbt"
+    stan_data, fitted = stan_inputs(table, algorithms, model, hyperprior, prior_scale)
+    draws = engines.sample(
+        model,
+        stan_data,
+        engine=engine_name,
+        chains=chains,
+        iter_warmup=iter_warmup,
+        iter_sampling=iter_sampling,
+        seed=seed,
+        progress=progress,
+        cancel=cancel,
+    )
+    settings: dict[str, Any] = {
+        "dataset": dataset,
+        "algorithm": algorithm,
+        "fold": fold,
+        "score": score,
+        "sd": sd is not None,
+        "lower_is_better": lower_is_better,
+        "d_min": d_min,
+        "paired": paired if d_min is not None else None,
+        "ties": ties,
+        "model": model,
+        "hyperprior": hyperprior,
+        "prior_scale": prior_scale,
+        "engine": draws.engine,
+        "chains": chains,
+        "iter_warmup": iter_warmup,
+        "iter_sampling": iter_sampling,
+        "seed": seed,
+        "win_table_input": tidy is None,
+    }
+    result = BBTResult(draws, table, algorithms, settings, fitted, tidy)
+    diag = result.diagnostics()
+    if not diag.ok:
+        warnings.warn(
+            "BBT fit diagnostics failed: " + "; ".join(diag.messages),
+            DiagnosticsWarning,
+            stacklevel=2,
+        )
+    return result
+
+
+def stan_inputs(
+    table: pd.DataFrame,
+    algorithms: list[str],
+    model: str,
+    hyperprior: str,
+    prior_scale: float,
+) -> tuple[dict[str, Any], np.ndarray]:
+    """Stan data for a win table, and the mask of pairs that were fitted.
+
+    Pairs that never met (no wins, losses or counted ties) carry no information and would
+    only inflate the PPC coverage, so they are left out of the likelihood.
+    """
+    idx = {a: k + 1 for k, a in enumerate(algorithms)}  # Stan is 1-based
+    n = table["win1"] + table["win2"] + (table["ties"] if model == "davidson" else 0)
+    fitted = (n > 0).to_numpy()
+    t = table[fitted]
+    data: dict[str, Any] = {
+        "n_alg": len(algorithms),
+        "n_pairs": int(fitted.sum()),
+        "i1": [idx[a] for a in t["alg1"]],
+        "i2": [idx[a] for a in t["alg2"]],
+        "win1": t["win1"].astype(int).tolist(),
+        "win2": t["win2"].astype(int).tolist(),
+        "hyperprior": HYPERPRIORS[hyperprior],
+        "prior_scale": float(prior_scale),
+    }
+    if model == "davidson":
+        data["ties"] = t["ties"].astype(int).tolist()
+    return data, fitted
+
+
+def _check_sampler(chains: int, iter_warmup: int, iter_sampling: int) -> tuple[int, int, int]:
+    for name, value, least in (
+        ("chains", chains, 1),
+        ("iter_warmup", iter_warmup, 1),
+        ("iter_sampling", iter_sampling, 1),
+    ):
+        if isinstance(value, bool) or not isinstance(value, (int, np.integer)) or value < least:
+            raise ValueError(f"{name} must be an integer >= {least}, got {value!r}")
+    return int(chains), int(iter_warmup), int(iter_sampling)
+
+
+def _check_seed(seed: int | None) -> int:
+    if seed is None:
+        # drawn here, not by the engine, so the report can state it and a rerun reproduce it
+        return int(np.random.SeedSequence().entropy % (2**31 - 1))
+    if isinstance(seed, bool) or not isinstance(seed, (int, np.integer)) or not 0 <= seed < 2**31:
+        raise ValueError(f"seed must be an integer in [0, 2**31) or None, got {seed!r}")
+    return int(seed)

@@ -1,0 +1,225 @@
+"""The result of one BBT fit: draws plus everything the paper reports about them."""
+
+from __future__ import annotations
+
+from collections.abc import Iterable, Sequence
+from functools import cached_property
+from typing import Any
+
+import numpy as np
+import pandas as pd
+
+from . import checks, posterior
+from .data import TidyResults, check_algorithms, check_hdi, check_rope
+from .engines.base import Draws
+
+
+class BBTResult:
+    """Posterior of a Bayesian Bradley-Terry fit and its summaries.
+
+    Summaries are recomputed from the cached draws on every call, so changing the ROPE,
+    the HDI mass or the selection never refits.
+
+    Attributes
+    ----------
+    win_table
+        The win table that was fitted (``alg1, alg2, win1, win2, ties``).
+    algorithms
+        Algorithm names in input order.
+    settings
+        Every setting of the fit (data keywords, model, prior, sampler, seed used).
+    engine
+        The engine that sampled (``"pystan"`` or ``"cmdstanpy"``).
+    draws
+        The raw :class:`~bbt_widget.engines.base.Draws`.
+    tidy
+        The validated input results, or ``None`` when a ready win table was given.
+    """
+
+    def __init__(
+        self,
+        draws: Draws,
+        win_table: pd.DataFrame,
+        algorithms: Sequence[str],
+        settings: dict[str, Any],
+        fitted: np.ndarray,
+        tidy: TidyResults | None = None,
+    ) -> None:
+        self.draws = draws
+        self.win_table = win_table
+        self.algorithms = list(algorithms)
+        self.settings = dict(settings)
+        self.engine = draws.engine
+        self.tidy = tidy
+        self._fitted = np.asarray(fitted, dtype=bool)
+
+    def __repr__(self) -> str:
+        s = self.settings
+        return (
+            f"<BBTResult: {len(self.algorithms)} algorithms, {len(self.win_table)} pairs, "
+            f"ties={s.get('ties')!r}, d_min={s.get('d_min')!r}, engine={self.engine!r}>"
+        )
+
+    # ------------------------------------------------------------------ cached draws
+
+    @cached_property
+    def beta(self) -> np.ndarray:
+        """Draws of beta, shape (chains * draws, algorithms)."""
+        b = self.draws.params["beta"]
+        return b.reshape(-1, b.shape[-1])
+
+    @cached_property
+    def _order(self) -> np.ndarray:
+        return posterior.algorithm_order(self.beta)
+
+    @cached_property
+    def _pairs(self) -> list[tuple[int, int]]:
+        return posterior.ordered_pairs(self._order)
+
+    @cached_property
+    def _pair_labels(self) -> list[str]:
+        a = self.algorithms
+        return [f"{a[i]} > {a[j]}" for i, j in self._pairs]
+
+    @cached_property
+    def _p_sorted(self) -> np.ndarray:
+        # sorted once: every HDI, ROPE mass and median is then a cheap lookup
+        return np.sort(posterior.pair_probabilities(self.beta, self._pairs), axis=0)
+
+    @cached_property
+    def _p_draws(self) -> np.ndarray:
+        return posterior.pair_probabilities(self.beta, self._pairs)
+
+    def _pair_mask(self, control: str | None, selected: Iterable[str] | None) -> np.ndarray:
+        mask = np.ones(len(self._pairs), dtype=bool)
+        idx = {a: k for k, a in enumerate(self.algorithms)}
+        if control is not None:
+            (control,) = check_algorithms([control], self.algorithms, "control")
+            c = idx[control]
+            mask &= np.array([c in p for p in self._pairs])
+        if selected is not None:
+            chosen = {idx[a] for a in check_algorithms(selected, self.algorithms, "selected")}
+            mask &= np.array([i in chosen and j in chosen for i, j in self._pairs])
+        return mask
+
+    # ------------------------------------------------------------------ summaries
+
+    def summary(
+        self,
+        rope: Sequence[float] = (0.45, 0.55),
+        hdi: float = 0.89,
+        control: str | None = None,
+        selected: Iterable[str] | None = None,
+    ) -> pd.DataFrame:
+        """P(a > b) per pair, ordered as in the paper (best vs each worse one, ...).
+
+        Parameters
+        ----------
+        rope
+            ROPE on the probability scale (paper: [0.45, 0.55]).
+        hdi
+            Mass of the highest-density interval ``low``-``high`` (paper: 0.89).
+        control
+            Keep only this algorithm's pairs (comparison against a control).
+        selected
+            Keep only pairs whose two algorithms are both in this subset.
+
+        Returns
+        -------
+        pandas.DataFrame
+            ``pair`` ("a > b"), ``alg_a``, ``alg_b``, ``mean``, ``median``, ``low``,
+            ``high``, ``delta``, ``above_50``, ``in_rope``, ``weak`` (Sec. 9.2) and
+            ``strong`` (Sec. 9.3) decisions: ``"a better"``, ``"equivalent"``,
+            ``"no claim"`` (or ``"b better"``).
+        """
+        rope = check_rope(rope)
+        hdi = check_hdi(hdi)
+        mask = self._pair_mask(control, selected)
+        a = self.algorithms
+        pairs = [p for p, m in zip(self._pairs, mask) if m]
+        table = posterior.summarise(
+            self._p_sorted[:, mask],
+            [lab for lab, m in zip(self._pair_labels, mask) if m],
+            [a[i] for i, _ in pairs],
+            [a[j] for _, j in pairs],
+            rope,
+            hdi,
+        )
+        return table
+
+    def pair_draws(
+        self, control: str | None = None, selected: Iterable[str] | None = None
+    ) -> pd.DataFrame:
+        """Draws of P(a > b): one column per pair (summary order), one row per draw."""
+        mask = self._pair_mask(control, selected)
+        labels = [lab for lab, m in zip(self._pair_labels, mask) if m]
+        return pd.DataFrame(self._p_draws[:, mask], columns=labels)
+
+    def rope_mass(
+        self,
+        rope: Sequence[float] = (0.45, 0.55),
+        control: str | None = None,
+        selected: Iterable[str] | None = None,
+    ) -> pd.DataFrame:
+        """Posterior mass of P(a > b) below, inside and above the ROPE, per pair."""
+        rope = check_rope(rope)
+        mask = self._pair_mask(control, selected)
+        below, inside, above = posterior.rope_mass(self._p_sorted[:, mask], rope)
+        labels = [lab for lab, m in zip(self._pair_labels, mask) if m]
+        return pd.DataFrame({"pair": labels, "below": below, "inside": inside, "above": above})
+
+    def ranking(self, hdi: float = 0.89) -> pd.DataFrame:
+        """Per algorithm, best first: ``mean_beta``, its HDI ``low``-``high``, ``p_best``
+        (probability of the largest beta) and ``expected_rank`` (1 = best)."""
+        return posterior.ranking(self.beta, self.algorithms, check_hdi(hdi))
+
+    # ------------------------------------------------------------------ checks
+
+    @cached_property
+    def _fitted_table(self) -> pd.DataFrame:
+        return self.win_table[self._fitted].reset_index(drop=True)
+
+    @cached_property
+    def _observed(self) -> dict[str, np.ndarray]:
+        t = self._fitted_table
+        obs = {"win1": t["win1"].to_numpy()}
+        if self.settings.get("ties") == "davidson":
+            obs["ties"] = t["ties"].to_numpy()
+        return obs
+
+    @cached_property
+    def idata(self):
+        """ArviZ InferenceData: posterior, posterior_predictive, log_likelihood,
+        observed_data and sample_stats; algorithm names and pairs as coordinates."""
+        t = self._fitted_table
+        labels = [f"{a} vs {b}" for a, b in zip(t["alg1"], t["alg2"])]
+        return checks.build_idata(self.draws, self.algorithms, labels, self._observed)
+
+    def ppc_table(self) -> pd.DataFrame:
+        """Posterior predictive check as in paper Table 5: for each HDI mass (0.5, 0.9,
+        0.95, 1.0) the proportion of observed win counts inside the HDI of their
+        replicates; under Davidson also ``proportion_ties``."""
+        return checks.ppc_table(self.draws, self._observed)
+
+    def ppc_histogram(self) -> pd.DataFrame:
+        """Replicated counts per fitted pair: ``alg1, alg2, quantity, value, count,
+        observed`` (paper Fig. 2)."""
+        t = self._fitted_table
+        return checks.ppc_histogram(self.draws, self._observed, list(t["alg1"]), list(t["alg2"]))
+
+    @cached_property
+    def _diagnostics(self) -> checks.Diagnostics:
+        return checks.diagnostics(self.idata, self.draws)
+
+    def diagnostics(self) -> checks.Diagnostics:
+        """Max R-hat, min bulk / tail ESS, divergences, tree-depth saturation, min E-BFMI
+        and ``ok``."""
+        return self._diagnostics
+
+    def waic(self):
+        """WAIC (ArviZ ``ELPDData``, deviance scale: lower is better)."""
+        return checks.waic(self.idata)
+
+    def loo(self):
+        """PSIS-LOO (ArviZ ``ELPDData``, deviance scale: lower is better)."""
+        return checks.loo(self.idata)
