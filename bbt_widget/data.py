@@ -220,8 +220,10 @@ def _from_long(
             "score": _numeric(data[score], f"score column {score!r}").to_numpy(),
         }
     )
+    labels = None
     if fold is not None:
         out["fold"] = _fold_codes(data[fold], out["dataset"])
+        labels = data[fold].reset_index(drop=True)
     else:
         dup = out.duplicated(["dataset", "algorithm"], keep=False)
         if dup.any():
@@ -232,7 +234,7 @@ def _from_long(
                 "fold='<column numbering the folds>'"
             )
         out["fold"] = 0
-    _check_duplicates(out)
+    _check_duplicates(out, labels)
     return out
 
 
@@ -251,6 +253,18 @@ def _from_wide(
     if len(set(names)) != len(names):
         dupes = sorted({n for n in names if names.count(n) > 1})
         raise ValueError(f"algorithm columns appear twice: {_preview(dupes)}")
+    if dataset is None:
+        for name, c in zip(names, alg_cols):
+            col = data[c]
+            if (
+                not pd.api.types.is_numeric_dtype(col)
+                and col.notna().any()
+                and pd.to_numeric(col, errors="coerce").isna().all()
+            ):
+                raise TypeError(
+                    f"column {name!r} holds text, not scores (row 0 is {col.iloc[0]!r}); if "
+                    f"it names the data sets, pass dataset={name!r}"
+                )
     scores = {name: _numeric(data[c], f"column {name!r}") for name, c in zip(names, alg_cols)}
     if fold is not None:
         folds = _fold_codes(data[fold], ds)
@@ -259,7 +273,8 @@ def _from_wide(
     wide = pd.DataFrame(scores)
     wide.index = pd.MultiIndex.from_arrays([ds.to_numpy(), folds], names=["dataset", "fold"])
     if wide.index.duplicated().any():
-        d, f = wide.index[wide.index.duplicated()][0]
+        i = int(np.flatnonzero(wide.index.duplicated())[0])
+        d, f = ds.iloc[i], _plain(data[fold].iloc[i])
         raise ValueError(f"data set {d!r} has two rows for fold {f!r} in column {fold!r}")
     if sd is not None:
         if (folds != 0).any():
@@ -298,9 +313,12 @@ def _sd_table(
         )
     sd_index = (sd_ds if sd_ds is not None else sd.index.to_series()).astype(str).to_numpy()
     if len(sd_index) != len(ds) or set(sd_index) != set(ds):
+        only_means = [d for d in pd.unique(ds) if d not in set(sd_index)]
+        only_sd = [d for d in pd.unique(sd_index) if d not in set(ds)]
         raise ValueError(
-            f"the sd table's data sets must match the means: means have {len(ds)} rows "
-            f"({_preview(ds)}), sd has {len(sd_index)} ({_preview(sd_index)})"
+            f"the sd table's data sets must match the means: means have {len(ds)} rows, "
+            f"sd has {len(sd_index)}; only in the means: {_preview(only_means) or 'none'}; "
+            f"only in sd: {_preview(only_sd) or 'none'}"
         )
     values = pd.DataFrame(
         {n: _numeric(sd[c], f"sd column {n!r}").to_numpy() for n, c in zip(sd_names, sd.columns)},
@@ -363,13 +381,15 @@ def _numeric(s: pd.Series, what: str) -> pd.Series:
     return s
 
 
-def _check_duplicates(frame: pd.DataFrame) -> None:
+def _check_duplicates(frame: pd.DataFrame, labels: pd.Series | None = None) -> None:
     dup = frame.duplicated(["dataset", "algorithm", "fold"])
     if dup.any():
-        row = frame[dup].iloc[0]
+        i = int(np.flatnonzero(dup)[0])
+        row = frame.iloc[i]
+        label = _plain(labels.iloc[i] if labels is not None else row["fold"])
         raise ValueError(
             f"duplicate results for data set {row['dataset']!r}, algorithm "
-            f"{row['algorithm']!r}, fold {row['fold']!r}: keep one row per "
+            f"{row['algorithm']!r}, fold {label!r}: keep one row per "
             "(data set, algorithm, fold)"
         )
 
@@ -400,6 +420,11 @@ def _finish(frame: pd.DataFrame, lower_is_better: bool) -> TidyResults:
     finite = finite.reset_index(drop=True)
     finite["fold"] = finite["fold"].astype(int)
     return TidyResults(finite, algorithms, datasets, lower_is_better)
+
+
+def _plain(value: object) -> object:
+    """A numpy scalar as the Python value, so messages show 1.5, not np.float64(1.5)."""
+    return value.item() if isinstance(value, np.generic) else value
 
 
 def _preview(values: Iterable[object], n: int = 8) -> str:
@@ -508,7 +533,7 @@ def check_win_table(table: pd.DataFrame) -> pd.DataFrame:
             i = int(np.flatnonzero(vals.isna() | (vals < 0) | (vals != np.round(vals)))[0])
             raise ValueError(
                 f"win table column {col!r} must hold counts (integers >= 0); row {i} has "
-                f"{out[col].iloc[i]!r}"
+                f"{_plain(out[col].iloc[i])!r}"
             )
         out[col] = vals.astype(int)
     same = out["alg1"] == out["alg2"]

@@ -216,6 +216,19 @@ class BBTResult:
         and ``ok``."""
         return self._diagnostics
 
+    def report(
+        self,
+        format: str = "md",
+        interpretation: str = "weak",
+        rope: Sequence[float] = (0.45, 0.55),
+        hdi: float = 0.89,
+    ) -> str:
+        """A methods-and-results paragraph (Markdown or LaTeX) stating what was run, whether
+        the diagnostics passed and the claims under the chosen interpretation."""
+        from .report import methods_text
+
+        return methods_text(self, format=format, interpretation=interpretation, rope=rope, hdi=hdi)
+
     def waic(self):
         """WAIC (ArviZ ``ELPDData``, deviance scale: lower is better)."""
         return checks.waic(self.idata)

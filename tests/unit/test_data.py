@@ -1,0 +1,769 @@
+"""bbt_widget.data (input shapes -> TidyResults, validation) and bbt_widget.datasets.
+
+Expected values are typed from the paper (Table 2, Table 9), from shared/data/README.md, or
+worked out by hand in the test; none is copied from the code's output.
+"""
+
+from __future__ import annotations
+
+import hashlib
+import statistics
+from importlib.resources import files
+from pathlib import Path
+
+import numpy as np
+import pandas as pd
+import pytest
+
+import bbt_widget as bbt
+from bbt_widget import data as D
+from bbt_widget import datasets
+
+# --------------------------------------------------------------------------- paper tables
+
+#: Paper Table 2 ("The base results"): mean accuracy over the 4 folds, 3 decimals.
+TABLE_2 = {
+    #                            dt     lda    lgbm   xgb    svm
+    "biomed": (0.837, 0.842, 0.876, 0.890, 0.886),
+    "breast": (0.931, 0.951, 0.964, 0.961, 0.957),
+    "breast_w": (0.940, 0.950, 0.961, 0.961, 0.961),
+    "buggyCrx": (0.790, 0.861, 0.867, 0.867, 0.861),
+    "clean1": (1.000, 1.000, 1.000, 1.000, 0.968),
+    "cmc": (0.455, 0.513, 0.525, 0.524, 0.544),
+    "colic": (0.761, 0.837, 0.815, 0.815, 0.641),
+    "corral": (1.000, 0.900, 1.000, 1.000, 1.000),
+    "credit_g": (0.668, 0.718, 0.766, 0.769, 0.724),
+    "diabetes": (0.714, 0.772, 0.747, 0.742, 0.758),
+    "ionosphere": (0.869, 0.866, 0.940, 0.932, 0.934),
+    "irish": (1.000, 0.740, 1.000, 1.000, 0.988),
+    "molecular_b...y_promoters": (0.727, 0.689, 0.896, 0.887, 0.802),
+    "monk3": (0.975, 0.792, 0.980, 0.986, 0.964),
+    "prnn_crabs": (0.880, 1.000, 0.950, 0.935, 0.960),
+    "prnn_synth": (0.800, 0.852, 0.824, 0.828, 0.856),
+    "saheart": (0.626, 0.723, 0.660, 0.671, 0.712),
+    "threeOf9": (0.996, 0.809, 1.000, 0.998, 0.992),
+    "tokyo1": (0.902, 0.920, 0.928, 0.926, 0.931),
+    "vote": (0.929, 0.956, 0.945, 0.959, 0.956),
+}
+BASE_ALGS = ("dt", "lda", "lgbm", "xgb", "svm")
+
+#: Column order of shared/data/pmlb16_4fold.csv (its header line).
+PMLB16_ALGS = (
+    "lgbm", "svm", "rf", "dt", "knn", "xgb", "xrf", "svml",
+    "lr", "ridge", "passive", "lda", "qda", "nb", "gbm", "mlp",
+)  # fmt: skip
+
+
+# --------------------------------------------------------------------------- helpers
+
+
+def _rows(tidy: D.TidyResults) -> list[tuple]:
+    """The tidy frame as sorted (dataset, algorithm, fold, score) tuples."""
+    f = tidy.frame
+    return sorted(
+        zip(f["dataset"], f["algorithm"], f["fold"].astype(int), f["score"].astype(float))
+    )
+
+
+@pytest.fixture
+def small_folds() -> pd.DataFrame:
+    """Wide by fold: 2 data sets x 2 folds x 3 algorithms; c is missing on d2's first fold."""
+    return pd.DataFrame(
+        {
+            "ds": ["d1", "d1", "d2", "d2"],
+            "a": [0.1, 0.4, 0.7, 0.9],
+            "b": [0.2, 0.5, 0.8, 1.0],
+            "c": [0.3, 0.6, np.nan, 1.1],
+        }
+    )
+
+
+SMALL_ROWS = sorted(
+    [
+        ("d1", "a", 0, 0.1), ("d1", "b", 0, 0.2), ("d1", "c", 0, 0.3),
+        ("d1", "a", 1, 0.4), ("d1", "b", 1, 0.5), ("d1", "c", 1, 0.6),
+        ("d2", "a", 0, 0.7), ("d2", "b", 0, 0.8),
+        ("d2", "a", 1, 0.9), ("d2", "b", 1, 1.0), ("d2", "c", 1, 1.1),
+    ]
+)  # fmt: skip
+
+
+def _long(df: pd.DataFrame, dataset: str = "ds") -> pd.DataFrame:
+    """Wide by fold -> long with a fold column (fold labels 'k1', 'k2', ... as text)."""
+    df = df.assign(fold=[f"k{i + 1}" for i in df.groupby(dataset).cumcount()])
+    return df.melt(id_vars=[dataset, "fold"], var_name="alg", value_name="acc")
+
+
+# =========================================================================== datasets
+
+
+def test_shipped_pmlb16_layout(pmlb16):
+    assert list(pmlb16.columns) == ["db", *PMLB16_ALGS]
+    assert len(pmlb16) == 528
+    assert pmlb16["db"].nunique() == 132
+    assert (pmlb16.groupby("db").size() == 4).all()  # 4-fold CV, one row per fold
+    for alg in PMLB16_ALGS:
+        assert pd.api.types.is_float_dtype(pmlb16[alg]), alg
+
+
+def test_shipped_pmlb16_only_missing_values_are_qda_on_lymphography(pmlb16):
+    missing = pmlb16.drop(columns="db").isna()
+    assert missing.to_numpy().sum() == 2
+    assert missing.sum()[lambda s: s > 0].to_dict() == {"qda": 2}
+    assert set(pmlb16.loc[missing["qda"], "db"]) == {"lymphography"}
+    scores = pmlb16.drop(columns="db").to_numpy()
+    finite = scores[np.isfinite(scores)]
+    assert finite.min() >= 0.0 and finite.max() <= 1.0  # accuracies
+
+
+def test_shipped_copy_is_identical_to_shared_data():
+    shared = Path("/work/shared/data/pmlb16_4fold.csv")
+    if not shared.exists():
+        pytest.skip("shared data folder not present on this machine")
+    shipped = (files("bbt_widget.datasets") / "pmlb16_4fold.csv").read_bytes()
+    digest = hashlib.sha256
+    assert digest(shipped).hexdigest() == digest(shared.read_bytes()).hexdigest()
+
+
+def test_shipped_copy_keeps_attribution_and_license():
+    notice = (files("bbt_widget.datasets") / "NOTICE.md").read_text(encoding="utf-8")
+    for words in ("bbtcomp", "Wainer", "MIT License", "Copyright (c) 2022 bbtcomp authors"):
+        assert words in notice
+    assert 'THE SOFTWARE IS PROVIDED "AS IS"' in notice  # the full license text
+
+
+def test_load_base_is_the_papers_selection():
+    base = datasets.load_base()
+    assert list(base.columns) == ["db", "dt", "lda", "lgbm", "xgb", "svm"]
+    assert datasets.BASE_ALGORITHMS == BASE_ALGS
+    assert set(base["db"]) == set(TABLE_2) == set(datasets.BASE_DATASETS)
+    assert len(datasets.BASE_DATASETS) == 20
+    assert len(base) == 80
+    assert (base.groupby("db").size() == 4).all()
+    assert not base.drop(columns="db").isna().any().any()
+
+
+def test_load_base_fold_means_reproduce_table_2(base):
+    means = base.groupby("db").mean()
+    for name, row in TABLE_2.items():
+        for alg, printed in zip(BASE_ALGS, row):
+            assert abs(means.loc[name, alg] - printed) <= 0.0005 + 1e-12, (name, alg)
+
+
+def test_load_base_rows_are_the_pmlb16_rows(base, pmlb16):
+    sub = pmlb16[pmlb16["db"].isin(TABLE_2)][["db", *BASE_ALGS]].reset_index(drop=True)
+    pd.testing.assert_frame_equal(base, sub)
+
+
+def test_load_functions_return_independent_copies():
+    a = datasets.load_base()
+    a.loc[0, "dt"] = -1.0
+    assert datasets.load_base().loc[0, "dt"] != -1.0
+    b = datasets.load_pmlb16()
+    b.loc[0, "lgbm"] = -1.0
+    assert datasets.load_pmlb16().loc[0, "lgbm"] != -1.0
+
+
+def test_cmc_folds_match_paper_table_9(base):
+    """Table 9: cmc folds of lgbm and xgb (3 decimals) and their standard deviations."""
+    cmc = base[base["db"] == "cmc"]
+    lgbm, xgb = cmc["lgbm"].tolist(), cmc["xgb"].tolist()
+    assert np.allclose(lgbm, [0.547, 0.522, 0.503, 0.527], atol=0.0005)
+    assert np.allclose(xgb, [0.531, 0.538, 0.481, 0.546], atol=0.0005)
+    diffs = [a - b for a, b in zip(lgbm, xgb)]
+    assert np.allclose(diffs, [0.016, -0.016, 0.022, -0.019], atol=0.001)
+    assert abs(statistics.stdev(lgbm) - 0.018) <= 0.0005
+    assert abs(statistics.stdev(xgb) - 0.029) <= 0.0005
+    # Table 8: the means that make lgbm "win" by 0.001
+    assert round(statistics.mean(lgbm), 3) == 0.525
+    assert round(statistics.mean(xgb), 3) == 0.524
+
+
+# =========================================================================== shapes
+
+
+def test_wide_by_fold(small_folds):
+    tidy = D.tidy_results(small_folds, dataset="ds")
+    assert isinstance(tidy, D.TidyResults)
+    assert _rows(tidy) == SMALL_ROWS  # the NaN cell is a missing row
+    assert set(tidy.frame.columns) == {"dataset", "algorithm", "fold", "score"}
+    assert tidy.algorithms == ("a", "b", "c")
+    assert tidy.datasets == ("d1", "d2")
+    assert tidy.has_folds and not tidy.has_sd
+    assert tidy.n_folds == 2
+    assert tidy.sd_matrix is None
+    assert tidy.lower_is_better is False
+    # c lacks fold 0 of d2, so folds are not the same for every algorithm
+    assert not tidy.paired_ok
+    assert "'d2'" in tidy.paired_problem and "paired=False" in tidy.paired_problem
+
+
+def test_wide_by_fold_cube(small_folds):
+    cube = D.tidy_results(small_folds, dataset="ds").cube
+    assert cube.shape == (2, 3, 2)  # (dataset, algorithm, fold)
+    assert cube[0, 0].tolist() == [0.1, 0.4]
+    assert cube[1, 1].tolist() == [0.8, 1.0]
+    assert np.isnan(cube[1, 2, 0]) and cube[1, 2, 1] == 1.1
+    assert np.isfinite(cube).sum() == 11
+
+
+def test_lower_is_better_flips_the_cube_not_the_frame(small_folds):
+    hi = D.tidy_results(small_folds, dataset="ds")
+    lo = D.tidy_results(small_folds, dataset="ds", lower_is_better=True)
+    assert lo.lower_is_better is True
+    assert _rows(lo) == _rows(hi)  # scores kept as given
+    np.testing.assert_array_equal(lo.cube, -hi.cube)
+
+
+def test_paired_ok_when_every_algorithm_has_the_same_folds(small_folds):
+    tidy = D.tidy_results(small_folds.drop(columns="c"), dataset="ds")
+    assert tidy.paired_ok and tidy.paired_problem == ""
+
+
+def test_an_algorithm_missing_on_a_whole_data_set_keeps_paired_ok(small_folds):
+    """Missing on every fold of a data set (paper Table 7a) is not a fold mismatch."""
+    small_folds.loc[small_folds["ds"] == "d2", "c"] = np.nan
+    tidy = D.tidy_results(small_folds, dataset="ds")
+    assert tidy.paired_ok
+    assert tidy.datasets == ("d1", "d2")
+
+
+def test_wide_by_fold_with_fold_column_pairs_by_label():
+    """With fold=, rows are matched by the fold label; its order of appearance numbers them."""
+    df = pd.DataFrame(
+        {
+            "ds": ["d1", "d1", "d2", "d2"],
+            "cv": ["x", "y", "y", "x"],
+            "a": [1.0, 2.0, 3.0, 4.0],
+            "b": [5.0, 6.0, 7.0, 8.0],
+        }
+    )
+    tidy = D.tidy_results(df, dataset="ds", fold="cv")
+    assert _rows(tidy) == sorted(
+        [
+            ("d1", "a", 0, 1.0), ("d1", "b", 0, 5.0), ("d1", "a", 1, 2.0), ("d1", "b", 1, 6.0),
+            ("d2", "a", 0, 3.0), ("d2", "b", 0, 7.0), ("d2", "a", 1, 4.0), ("d2", "b", 1, 8.0),
+        ]
+    )  # fmt: skip
+    assert tidy.algorithms == ("a", "b")  # the fold column is not an algorithm
+
+
+def test_wide_means_names_in_index_or_column():
+    by_col = pd.DataFrame({"name": ["d1", "d2"], "a": [0.5, 0.6], "b": [0.7, 0.4]})
+    by_index = by_col.set_index("name")
+    expected = sorted(
+        [("d1", "a", 0, 0.5), ("d1", "b", 0, 0.7), ("d2", "a", 0, 0.6), ("d2", "b", 0, 0.4)]
+    )
+    for tidy in (D.tidy_results(by_col, dataset="name"), D.tidy_results(by_index)):
+        assert _rows(tidy) == expected
+        assert tidy.algorithms == ("a", "b")
+        assert tidy.datasets == ("d1", "d2")
+        assert not tidy.has_folds and not tidy.has_sd
+        assert tidy.n_folds == 1
+        assert "no fold-level scores" in tidy.paired_problem
+
+
+def test_long_with_fold_equals_wide_by_fold(small_folds):
+    long = _long(small_folds)
+    tidy = D.tidy_results(long, dataset="ds", algorithm="alg", score="acc", fold="fold")
+    assert _rows(tidy) == SMALL_ROWS
+    assert tidy.algorithms == ("a", "b", "c")
+    assert tidy.datasets == ("d1", "d2")
+    assert tidy.has_folds
+
+
+def test_long_without_fold_and_names_in_index():
+    long = pd.DataFrame(
+        {"alg": ["b", "a", "b", "a"], "acc": [0.7, 0.5, 0.4, 0.6]},
+        index=pd.Index(["d1", "d1", "d2", "d2"], name="ds"),
+    )
+    tidy = D.tidy_results(long, algorithm="alg", score="acc")
+    assert _rows(tidy) == sorted(
+        [("d1", "a", 0, 0.5), ("d1", "b", 0, 0.7), ("d2", "a", 0, 0.6), ("d2", "b", 0, 0.4)]
+    )
+    assert tidy.algorithms == ("b", "a")  # order of first appearance
+    assert not tidy.has_folds
+
+
+def test_long_form_absent_row_is_a_missing_result():
+    long = pd.DataFrame({"ds": ["d1", "d1", "d2"], "alg": ["a", "b", "a"], "acc": [0.5, 0.7, 0.6]})
+    tidy = D.tidy_results(long, dataset="ds", algorithm="alg", score="acc")
+    assert tidy.datasets == ("d1", "d2")
+    assert np.isnan(tidy.cube[1, 1, 0])
+
+
+def test_missing_values_in_text_columns_are_missing_results():
+    """A column read as text with empty cells / None still holds numbers."""
+    df = pd.DataFrame({"a": [0.5, 0.6], "b": pd.Series(["0.7", None], dtype=object)})
+    tidy = D.tidy_results(df)
+    assert _rows(tidy) == sorted([("0", "a", 0, 0.5), ("0", "b", 0, 0.7), ("1", "a", 0, 0.6)])
+
+
+def test_means_plus_sd():
+    means = pd.DataFrame({"a": [0.5, 0.6], "b": [0.7, 0.4]}, index=["d1", "d2"])
+    sd = pd.DataFrame({"b": [0.03, 0.04], "a": [0.01, 0.02]}, index=["d1", "d2"])
+    tidy = D.tidy_results(means, sd=sd)
+    assert tidy.has_sd and not tidy.has_folds
+    assert not tidy.paired_ok and "paired=False" in tidy.paired_problem
+    assert tidy.sd_matrix.tolist() == [[0.01, 0.03], [0.02, 0.04]]  # aligned by name
+    f = tidy.frame.set_index(["dataset", "algorithm"])
+    assert f.loc[("d2", "b"), "score"] == 0.4 and f.loc[("d2", "b"), "sd"] == 0.04
+
+
+def test_means_plus_sd_aligned_by_data_set_names():
+    means = pd.DataFrame({"db": ["d1", "d2"], "a": [0.5, 0.6], "b": [0.7, 0.4]})
+    sd_col = pd.DataFrame({"db": ["d2", "d1"], "a": [0.02, 0.01], "b": [0.04, 0.03]})
+    sd_idx = sd_col.set_index("db")
+    for sd in (sd_col, sd_idx):
+        tidy = D.tidy_results(means, dataset="db", sd=sd)
+        assert tidy.sd_matrix.tolist() == [[0.01, 0.03], [0.02, 0.04]]
+
+
+def test_sd_of_a_missing_mean_may_be_missing():
+    means = pd.DataFrame({"a": [0.5, np.nan], "b": [0.7, 0.4]}, index=["d1", "d2"])
+    sd = pd.DataFrame({"a": [0.01, np.nan], "b": [0.03, 0.04]}, index=["d1", "d2"])
+    tidy = D.tidy_results(means, sd=sd)
+    assert len(tidy.frame) == 3
+
+
+def test_base_results_in_every_shape_give_the_same_tidy_rows(base, base_means):
+    wide = D.tidy_results(base, dataset="db")
+    long = base.assign(k=base.groupby("db").cumcount()).melt(
+        id_vars=["db", "k"], var_name="alg", value_name="acc"
+    )
+    from_long = D.tidy_results(long, dataset="db", algorithm="alg", score="acc", fold="k")
+    assert _rows(wide) == _rows(from_long)
+    assert wide.algorithms == from_long.algorithms == BASE_ALGS
+    assert set(wide.datasets) == set(TABLE_2)
+    assert len(wide.frame) == 400
+    means = D.tidy_results(base_means)
+    assert means.datasets == wide.datasets and means.algorithms == BASE_ALGS
+    assert len(means.frame) == 100
+
+
+def test_pmlb16_tidy(pmlb16):
+    tidy = D.tidy_results(pmlb16, dataset="db")
+    assert tidy.algorithms == PMLB16_ALGS
+    assert len(tidy.datasets) == 132
+    assert len(tidy.frame) == 528 * 16 - 2
+    assert tidy.has_folds and tidy.n_folds == 4
+    assert not tidy.paired_ok
+    problem = tidy.paired_problem
+    assert "lymphography" in problem and "'qda'" in problem and "paired=False" in problem
+
+
+def test_public_api_exports():
+    assert bbt.tidy_results is D.tidy_results
+    assert bbt.TidyResults is D.TidyResults
+    assert callable(bbt.win_table)
+
+
+# =========================================================================== validation
+
+
+@pytest.mark.parametrize("bad", [[[0.1, 0.2]], np.array([[0.1, 0.2]]), {"a": [1.0]}, None])
+def test_results_must_be_a_dataframe(bad):
+    with pytest.raises(TypeError, match=r"must be a pandas DataFrame.*read_csv"):
+        D.tidy_results(bad)
+    with pytest.raises(TypeError, match=r"pandas DataFrame"):
+        bbt.win_table(bad)
+
+
+def test_fewer_than_two_algorithms_wide(base):
+    with pytest.raises(ValueError, match=r"at least 2 algorithm.*found 1.*'dt'"):
+        D.tidy_results(base[["db", "dt"]], dataset="db")
+
+
+def test_fewer_than_two_algorithms_long():
+    long = pd.DataFrame({"ds": ["d1", "d2"], "alg": ["a", "a"], "acc": [0.5, 0.6]})
+    with pytest.raises(ValueError, match=r"at least 2 algorithms.*found 1.*'a'"):
+        D.tidy_results(long, dataset="ds", algorithm="alg", score="acc")
+
+
+def test_algorithm_without_any_finite_score(base):
+    base["lda"] = np.nan
+    with pytest.raises(ValueError, match=r"'lda' has no finite score.*remove it"):
+        D.tidy_results(base, dataset="db")
+    long = pd.DataFrame(
+        {"ds": ["d1", "d1", "d2", "d2"], "alg": ["a", "b"] * 2, "acc": [0.5, None, 0.6, None]}
+    )
+    with pytest.raises(ValueError, match=r"'b' has no finite score"):
+        D.tidy_results(long, dataset="ds", algorithm="alg", score="acc")
+
+
+def test_non_numeric_score_names_column_row_and_value(base):
+    base["svm"] = base["svm"].astype(object)
+    base.loc[7, "svm"] = "n/a"
+    with pytest.raises(TypeError, match=r"column 'svm' must hold numbers.*row 7.*'n/a'.*NaN"):
+        D.tidy_results(base, dataset="db")
+
+
+def test_non_numeric_score_long_form():
+    long = pd.DataFrame({"ds": ["d1", "d1"], "alg": ["a", "b"], "acc": [0.5, "error"]})
+    with pytest.raises(TypeError, match=r"score column 'acc'.*'error'"):
+        D.tidy_results(long, dataset="ds", algorithm="alg", score="acc")
+
+
+def test_boolean_scores_are_rejected():
+    df = pd.DataFrame({"a": [True, False], "b": [0.1, 0.2]})
+    with pytest.raises(TypeError, match=r"column 'a' must hold numbers.*bool"):
+        D.tidy_results(df)
+
+
+@pytest.mark.parametrize("value", [np.inf, -np.inf])
+def test_infinite_scores_are_rejected(base, value):
+    base.loc[5, "xgb"] = value
+    with pytest.raises(ValueError, match=r"column 'xgb' has an infinite value.*row 5.*NaN"):
+        D.tidy_results(base, dataset="db")
+
+
+def test_infinite_score_long_form():
+    long = pd.DataFrame({"ds": ["d1", "d1"], "alg": ["a", "b"], "acc": [0.5, np.inf]})
+    with pytest.raises(ValueError, match=r"'acc' has an infinite value"):
+        D.tidy_results(long, dataset="ds", algorithm="alg", score="acc")
+
+
+def test_duplicate_keys_in_long_form_name_the_row(small_folds):
+    long = _long(small_folds)
+    dup = pd.concat([long, long.iloc[[6]]], ignore_index=True)  # row 6: d2, b, k1
+    with pytest.raises(ValueError, match=r"duplicate.*'d2'.*'b'.*fold 'k1'.*one row per"):
+        D.tidy_results(dup, dataset="ds", algorithm="alg", score="acc", fold="fold")
+
+
+def test_repeated_long_rows_without_fold_suggest_fold(small_folds):
+    long = _long(small_folds)
+    with pytest.raises(ValueError, match=r"several rows.*'d1'.*'a'.*fold="):
+        D.tidy_results(long, dataset="ds", algorithm="alg", score="acc")
+
+
+def test_long_form_needs_both_algorithm_and_score(small_folds):
+    long = _long(small_folds)
+    with pytest.raises(ValueError, match=r"both algorithm= and score=.*score= is missing"):
+        D.tidy_results(long, dataset="ds", algorithm="alg")
+    with pytest.raises(ValueError, match=r"algorithm= is missing"):
+        D.tidy_results(long, dataset="ds", score="acc")
+
+
+def test_sd_with_long_form_is_rejected(small_folds):
+    long = _long(small_folds)
+    with pytest.raises(ValueError, match=r"sd= applies to a wide means table"):
+        D.tidy_results(
+            long, dataset="ds", algorithm="alg", score="acc", sd=pd.DataFrame({"a": [0.1]})
+        )
+
+
+def test_duplicate_fold_in_wide_fold_column_names_the_label():
+    df = pd.DataFrame({"ds": ["d1", "d1"], "cv": ["f1", "f1"], "a": [0.1, 0.2], "b": [0.3, 0.4]})
+    with pytest.raises(ValueError, match=r"'d1' has two rows for fold 'f1' in column 'cv'"):
+        D.tidy_results(df, dataset="ds", fold="cv")
+
+
+def test_duplicate_algorithm_columns():
+    df = pd.DataFrame([[0.1, 0.2, 0.3]], columns=["a", "b", "a"])
+    with pytest.raises(ValueError, match=r"algorithm columns appear twice: 'a'"):
+        D.tidy_results(df)
+
+
+@pytest.mark.parametrize(
+    ("kwargs", "role"),
+    [
+        ({"dataset": "data_set"}, "dataset"),
+        ({"dataset": "db", "fold": "fold"}, "fold"),
+        ({"dataset": "db", "algorithm": "alg", "score": "db"}, "algorithm"),
+        ({"dataset": "db", "algorithm": "lda", "score": "acc"}, "score"),
+    ],
+)
+def test_missing_column_names_role_and_lists_columns(base, kwargs, role):
+    wrong = kwargs[role]
+    with pytest.raises(ValueError, match=rf"{role}='{wrong}' is not a column.*'db', 'dt'"):
+        D.tidy_results(base, **kwargs)
+
+
+def test_forgotten_dataset_column_suggests_dataset(base):
+    """The shipped layout without dataset='db': the text column must not pass as scores."""
+    with pytest.raises(TypeError, match=r"'db'.*dataset='db'"):
+        D.tidy_results(base)
+
+
+def test_missing_data_set_names(base):
+    base.loc[3, "db"] = None
+    with pytest.raises(ValueError, match=r"dataset names have missing values \(row 3\)"):
+        D.tidy_results(base, dataset="db")
+
+
+def test_missing_fold_labels(small_folds):
+    small_folds["cv"] = [1, 2, np.nan, 2]
+    with pytest.raises(ValueError, match=r"fold column 'cv' has missing values"):
+        D.tidy_results(small_folds, dataset="ds", fold="cv")
+
+
+def test_lower_is_better_must_be_bool(base):
+    with pytest.raises(TypeError, match=r"lower_is_better must be True or False"):
+        D.tidy_results(base, dataset="db", lower_is_better="yes")
+
+
+# --- sd table
+
+
+@pytest.fixture
+def means_sd(base):
+    g = base.groupby("db", sort=False)
+    return g.mean(), g.std()
+
+
+def test_sd_columns_must_match_the_means(means_sd):
+    means, sd = means_sd
+    with pytest.raises(ValueError, match=r"sd table's columns.*same algorithms.*'dt'"):
+        D.tidy_results(means, sd=sd.drop(columns="dt"))
+    with pytest.raises(ValueError, match=r"sd table's columns"):
+        D.tidy_results(means, sd=sd.rename(columns={"dt": "tree"}))
+
+
+def test_sd_data_sets_must_match_the_means(means_sd):
+    means, sd = means_sd
+    with pytest.raises(
+        ValueError, match=r"data sets must match.*20 rows.*sd has 19.*only in the means: 'cmc'"
+    ):
+        D.tidy_results(means, sd=sd.drop(index="cmc"))
+    renamed = sd.rename(index={"vote": "votes"})
+    with pytest.raises(ValueError, match=r"only in the means: 'vote'; only in sd: 'votes'"):
+        D.tidy_results(means, sd=renamed)
+
+
+def test_sd_must_not_be_negative(means_sd):
+    means, sd = means_sd
+    sd.loc["cmc", "lgbm"] = -0.02
+    with pytest.raises(ValueError, match=r"sd must be >= 0.*'cmc'.*'lgbm'.*-0.02"):
+        D.tidy_results(means, sd=sd)
+
+
+def test_sd_must_be_given_for_every_mean(means_sd):
+    means, sd = means_sd
+    sd.loc["cmc", "lgbm"] = np.nan
+    with pytest.raises(ValueError, match=r"sd of data set 'cmc', algorithm 'lgbm' is missing"):
+        D.tidy_results(means, sd=sd)
+
+
+def test_sd_must_be_numeric_and_a_dataframe(means_sd):
+    means, sd = means_sd
+    with pytest.raises(TypeError, match=r"sd must be a pandas DataFrame"):
+        D.tidy_results(means, sd=sd.to_numpy())
+    sd = sd.astype({"xgb": object})
+    sd.loc["cmc", "xgb"] = "?"
+    with pytest.raises(TypeError, match=r"sd column 'xgb'.*'\?'"):
+        D.tidy_results(means, sd=sd)
+
+
+def test_sd_with_fold_rows_is_rejected(base, means_sd):
+    _, sd = means_sd
+    with pytest.raises(ValueError, match=r"sd= needs one row of means per data set"):
+        D.tidy_results(base, dataset="db", sd=sd.reset_index())
+
+
+# --- local ROPE preconditions (raised by win_table, phrased by data.py)
+
+
+def test_paired_local_rope_with_unequal_folds_names_data_set_and_suggests_unpaired(pmlb16):
+    with pytest.raises(ValueError, match=r"paired.*'lymphography'.*'qda'.*paired=False"):
+        bbt.win_table(pmlb16, dataset="db", d_min=0.4)
+    # the alternatives it proposes work
+    unpaired = bbt.win_table(pmlb16, dataset="db", d_min=0.4, paired=False)
+    assert len(unpaired) == 16 * 15 // 2
+    assert len(bbt.win_table(pmlb16, dataset="db")) == 120  # no d_min: no pairing needed
+
+
+def test_paired_local_rope_with_unequal_folds_synthetic(small_folds):
+    with pytest.raises(ValueError, match=r"folds of data set 'd2' differ.*'c' has folds 1"):
+        bbt.win_table(small_folds, dataset="ds", d_min=0.4)
+
+
+def test_local_rope_without_folds_or_sd(base_means):
+    with pytest.raises(ValueError, match=r"local ROPE \(d_min\) needs fold-level scores or an sd"):
+        bbt.win_table(base_means, d_min=0.4)
+    with pytest.raises(ValueError, match=r"d_min=None"):
+        bbt.win_table(base_means, d_min=0.4, paired=False)
+
+
+def test_sd_table_needs_paired_false(means_sd):
+    means, sd = means_sd
+    with pytest.raises(ValueError, match=r"sd table gives no fold-level scores.*paired=False"):
+        bbt.win_table(means, sd=sd, d_min=0.4)
+
+
+# --- options
+
+
+@pytest.mark.parametrize("ties", ["half", "Spread", "", 0, "none"])
+def test_unknown_tie_policy(base, ties):
+    with pytest.raises(ValueError, match=r"unknown tie policy.*'add', 'spread', 'forget'"):
+        bbt.win_table(base, dataset="db", ties=ties)
+
+
+@pytest.mark.parametrize("ties", [None, "add", "spread", "forget", "davidson"])
+def test_known_tie_policies(ties):
+    assert D.check_ties(ties) == ties
+
+
+@pytest.mark.parametrize("d_min", [-0.1, -1, np.inf, np.nan])
+def test_bad_d_min_value(base, d_min):
+    with pytest.raises(ValueError, match=r"d_min must be a finite number >= 0"):
+        bbt.win_table(base, dataset="db", d_min=d_min)
+
+
+@pytest.mark.parametrize("d_min", ["0.4", True, [0.4]])
+def test_bad_d_min_type(d_min):
+    with pytest.raises(TypeError, match=r"d_min must be a number or None"):
+        D.check_d_min(d_min)
+
+
+def test_good_d_min():
+    assert D.check_d_min(None) is None
+    assert D.check_d_min(0) == 0.0
+    assert D.check_d_min(np.float32(0.5)) == 0.5
+
+
+@pytest.mark.parametrize("rope", [(-0.01, 0.5), (0.45, 1.01), (1.2, 1.5), (-0.5, -0.1)])
+def test_rope_outside_unit_interval(rope):
+    with pytest.raises(ValueError, match=r"rope bounds are probabilities.*\[0, 1\]"):
+        D.check_rope(rope)
+
+
+@pytest.mark.parametrize("rope", [(0.55, 0.45), (0.5, 0.5)])
+def test_rope_low_not_below_high(rope):
+    with pytest.raises(ValueError, match=r"rope low must be below rope high"):
+        D.check_rope(rope)
+
+
+@pytest.mark.parametrize("rope", [(0.5,), (0.1, 0.2, 0.3), 0.5, "ab", ("a", "b")])
+def test_rope_not_two_numbers(rope):
+    with pytest.raises(ValueError, match=r"rope must be two numbers.*\(0.45, 0.55\)"):
+        D.check_rope(rope)
+
+
+def test_good_rope():
+    assert D.check_rope((0.45, 0.55)) == (0.45, 0.55)
+    assert D.check_rope([0, 1]) == (0.0, 1.0)
+    assert D.check_rope(np.array([0.4, 0.6])) == (0.4, 0.6)
+
+
+@pytest.mark.parametrize("hdi", [0, 0.0, 1, 1.0, -0.5, 1.5, 89])
+def test_hdi_outside_open_unit_interval(hdi):
+    with pytest.raises(ValueError, match=r"hdi mass must lie strictly between 0 and 1"):
+        D.check_hdi(hdi)
+
+
+@pytest.mark.parametrize("hdi", ["0.89", None, True])
+def test_hdi_not_a_number(hdi):
+    with pytest.raises(TypeError, match=r"hdi must be a number in \(0, 1\)"):
+        D.check_hdi(hdi)
+
+
+def test_good_hdi():
+    assert D.check_hdi(0.89) == 0.89
+    assert D.check_hdi(np.float64(0.95)) == 0.95
+
+
+@pytest.mark.parametrize(
+    ("given", "name"),
+    [
+        ("lognormal", "lognormal"),
+        ("cauchy", "cauchy"),
+        ("normal", "normal"),
+        ("Half-Cauchy", "cauchy"),
+        ("half_normal", "normal"),
+        ("halfnormal", "normal"),
+        ("LogNormal", "lognormal"),
+    ],
+)
+def test_hyperprior_names_and_aliases(given, name):
+    assert D.check_hyperprior(given, 0.5) == (name, 0.5)
+
+
+@pytest.mark.parametrize("bad", ["gamma", "half-t", "", None])
+def test_unknown_hyperprior(bad):
+    with pytest.raises(ValueError, match=r"unknown hyperprior.*'lognormal'.*'cauchy'.*'normal'"):
+        D.check_hyperprior(bad, 1.0)
+
+
+@pytest.mark.parametrize("scale", [0, -1.0, np.inf, np.nan])
+def test_bad_prior_scale_value(scale):
+    with pytest.raises(ValueError, match=r"prior_scale must be a finite number > 0"):
+        D.check_hyperprior("lognormal", scale)
+
+
+@pytest.mark.parametrize("scale", ["1", None, True])
+def test_bad_prior_scale_type(scale):
+    with pytest.raises(TypeError, match=r"prior_scale must be a positive number"):
+        D.check_hyperprior("cauchy", scale)
+
+
+def test_check_algorithms():
+    algs = ("dt", "lda", "svm")
+    assert D.check_algorithms("lda", algs, "control") == ["lda"]
+    assert D.check_algorithms(["svm", "dt"], algs, "selection") == ["svm", "dt"]
+    with pytest.raises(ValueError, match=r"control: 'knn' is not an algorithm.*'dt', 'lda'"):
+        D.check_algorithms("knn", algs, "control")
+
+
+# --- ready win tables
+
+
+@pytest.fixture
+def ready():
+    return pd.DataFrame(
+        {
+            "alg1": ["a", "a", "b"],
+            "alg2": ["b", "c", "c"],
+            "win1": [3, 4, 5],
+            "win2": [2, 1, 0],
+            "ties": [1, 0, 2],
+        }
+    )
+
+
+def test_check_win_table_accepts_and_normalises(ready):
+    ready["win1"] = ready["win1"].astype(float)  # 3.0 is a count
+    out = D.check_win_table(ready[["alg2", "ties", "win2", "win1", "alg1"]])
+    assert list(out.columns) == ["alg1", "alg2", "win1", "win2", "ties"]
+    assert out["win1"].tolist() == [3, 4, 5]
+    for col in ("win1", "win2", "ties"):
+        assert pd.api.types.is_integer_dtype(out[col])
+    assert D.is_win_table(ready)
+    assert not D.is_win_table(ready.drop(columns="win2"))
+    assert not D.is_win_table(ready.to_dict())
+
+
+def test_check_win_table_without_ties_column(ready):
+    out = D.check_win_table(ready.drop(columns="ties"))
+    assert out["ties"].tolist() == [0, 0, 0]
+
+
+@pytest.mark.parametrize(
+    ("col", "value", "shown"),
+    [("win1", -1, "-1"), ("win2", 1.5, "1.5"), ("ties", -2, "-2"), ("win2", np.nan, "nan")],
+)
+def test_check_win_table_rejects_non_counts(ready, col, value, shown):
+    ready[col] = ready[col].astype(float)
+    ready.loc[1, col] = value
+    with pytest.raises(ValueError, match=rf"'{col}' must hold counts.*row 1 has {shown}"):
+        D.check_win_table(ready)
+
+
+def test_check_win_table_rejects_a_pair_twice(ready):
+    again = pd.DataFrame({"alg1": ["c"], "alg2": ["a"], "win1": [1], "win2": [1], "ties": [0]})
+    with pytest.raises(ValueError, match=r"pair 'a'-'c' twice.*one row per pair"):
+        D.check_win_table(pd.concat([ready, again], ignore_index=True))
+    with pytest.raises(ValueError, match=r"pair 'a'-'b' twice"):
+        D.check_win_table(pd.concat([ready, ready.iloc[[0]]], ignore_index=True))
+
+
+def test_check_win_table_rejects_self_pairs(ready):
+    ready.loc[2, "alg2"] = "b"
+    with pytest.raises(ValueError, match=r"row 2 pairs 'b' with itself"):
+        D.check_win_table(ready)
+
+
+def test_check_win_table_rejects_text_counts(ready):
+    ready["win1"] = ["3", "x", "5"]
+    with pytest.raises(TypeError, match=r"'win1'.*'x'"):
+        D.check_win_table(ready)
