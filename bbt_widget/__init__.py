@@ -26,6 +26,7 @@ __all__ = [
     "DiagnosticsWarning",
     "TidyResults",
     "__version__",
+    "baselines",
     "data",
     "datasets",
     "fit",
@@ -36,6 +37,10 @@ __all__ = [
 
 def __getattr__(name: str) -> Any:
     # the widget pulls in anywidget/ipywidgets: only import it when asked for
+    if name == "baselines":
+        from . import baselines
+
+        return baselines
     if name == "BBTWidget":
         from .widget import BBTWidget
 

@@ -107,13 +107,12 @@ def methods_text(
     prior = _PRIORS[s["hyperprior"]].format(s=f"{s['prior_scale']:g}")
     info = result.draws.info
     engine = s["engine"]
-    engine_v = info.get("engine_version") or _version(
-        "pystan" if engine == "pystan" else "cmdstanpy"
-    )
+    engine_v = info.get("engine_version") or _version(engine)
+    engine_v = engine_v if engine_v.startswith(engine) else f"{engine} {engine_v}"
     stan_hash = info.get("stan_hash", "")
     parts.append(
         f"The abilities were given a hierarchical prior beta_i ~ Normal(0, sigma), sigma ~ "
-        f"{prior}, and the model was sampled with Stan through {engine} {engine_v} "
+        f"{prior}, and the model was sampled with Stan through {engine_v} "
         f"({s['chains']} chains of {s['iter_warmup']} warm-up and {s['iter_sampling']} sampling "
         f"iterations, seed {s['seed']}; Stan program {code(s['model'] + '.stan')}"
         + (f" sha256 {code(stan_hash)}" if stan_hash else "")

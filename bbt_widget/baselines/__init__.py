@@ -1,0 +1,47 @@
+"""Standard comparison procedures next to BBT (paper Sec. 7), for papers and teaching.
+
+* :func:`friedman` and :func:`nemenyi`: Demšar's procedure (Sec. 7.1), with
+  :func:`cd_diagram` for the critical-difference plot (Figure 6, Table 13);
+* :func:`wilcoxon_holm`: pairwise Wilcoxon signed-rank tests with Holm and Hochberg
+  adjustment, as R's ``pairwise.wilcox.test`` (Sec. 7.2, Table 14);
+* :func:`bayesian_signed_rank`: Benavoli et al.'s Bayesian signed-rank test with a ROPE
+  (Sec. 7.3, Table 15);
+* :func:`agreement`: a BBT fit's decision for each pair next to the three baselines'.
+
+Conventions shared by all of them:
+
+* they take the same data and keywords as :func:`bbt_widget.win_table` and work on the
+  per-data-set means (mean over folds); ``sd=`` is accepted and ignored;
+* means equal up to floating-point noise count as equal (as in ``win_table``);
+* Friedman and Nemenyi need complete blocks: data sets where an algorithm has no result are
+  dropped, listed in ``dropped`` and announced by an :class:`IncompleteBlocksWarning`;
+  pairwise tests use the data sets where both algorithms have a result;
+* per-pair tables read ``"a > b"`` with a ranked above b by that method, and decide with
+  the vocabulary of :meth:`bbt_widget.BBTResult.summary`: ``"a better"``,
+  ``"equivalent"``, ``"no claim"``, ``"b better"``.
+"""
+
+from __future__ import annotations
+
+from ._agreement import AgreementResult, agreement
+from ._cd_diagram import cd_diagram
+from ._demsar import FriedmanResult, IncompleteBlocksWarning, NemenyiResult, friedman, nemenyi
+from ._signed_rank import BayesianSignedRankResult, bayesian_signed_rank
+from ._wilcoxon import WilcoxonResult, hochberg, holm, wilcoxon_holm
+
+__all__ = [
+    "AgreementResult",
+    "BayesianSignedRankResult",
+    "FriedmanResult",
+    "IncompleteBlocksWarning",
+    "NemenyiResult",
+    "WilcoxonResult",
+    "agreement",
+    "bayesian_signed_rank",
+    "cd_diagram",
+    "friedman",
+    "hochberg",
+    "holm",
+    "nemenyi",
+    "wilcoxon_holm",
+]

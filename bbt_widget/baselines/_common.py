@@ -1,0 +1,188 @@
+"""Shared plumbing of the baselines: per-data-set means, pair order, decisions, options.
+
+Every baseline works on one number per (data set, algorithm): the mean over folds, oriented
+so that higher is better. Means that are equal up to floating-point noise are made exactly
+equal first (the rule of :data:`bbt_widget.wintable.REL_TOL`), so that a rank tie or a zero
+difference here is the same tie that :func:`bbt_widget.win_table` counts. Without this, two
+algorithms with identical fold scores in a different order could differ by 1e-16, which
+changes ranks by 0.5 and moves the Wilcoxon test between its exact and normal forms.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Iterable, Sequence
+from dataclasses import dataclass
+
+import numpy as np
+import pandas as pd
+
+from ..data import _preview, check_algorithms, tidy_results
+from ..wintable import REL_TOL
+
+#: The decision vocabulary shared with :meth:`bbt_widget.BBTResult.summary`.
+DECISIONS = ("a better", "equivalent", "no claim", "b better")
+_FLIP = {"a better": "b better", "b better": "a better"}
+
+
+@dataclass(frozen=True)
+class Means:
+    """Per-data-set means, oriented so that higher is better; NaN marks a missing result."""
+
+    values: np.ndarray
+    algorithms: tuple[str, ...]
+    datasets: tuple[str, ...]
+    lower_is_better: bool
+
+    def subset(self, algorithms: Iterable[str]) -> Means:
+        """Only these algorithms (in this order); data sets left with none are kept as NaN."""
+        names = check_algorithms(list(algorithms), self.algorithms, "algorithms")
+        idx = [self.algorithms.index(a) for a in names]
+        return Means(self.values[:, idx], tuple(names), self.datasets, self.lower_is_better)
+
+    def complete(self) -> tuple[Means, tuple[str, ...]]:
+        """Keep the data sets where every algorithm has a result; also return the dropped ones."""
+        ok = np.isfinite(self.values).all(axis=1)
+        dropped = tuple(d for d, k in zip(self.datasets, ok) if not k)
+        kept = tuple(d for d, k in zip(self.datasets, ok) if k)
+        return Means(self.values[ok], self.algorithms, kept, self.lower_is_better), dropped
+
+    def medians(self) -> pd.Series:
+        """Median over data sets per algorithm, on the scores' own scale, best first."""
+        with np.errstate(all="ignore"):
+            med = np.nanmedian(self.values, axis=0)
+        order = np.argsort(-med, kind="stable")  # stable: equal medians keep input order
+        sign = -1.0 if self.lower_is_better else 1.0
+        return pd.Series(
+            sign * med[order],
+            index=pd.Index([self.algorithms[i] for i in order], name="algorithm"),
+            name="median",
+        )
+
+
+def dataset_means(
+    data: pd.DataFrame,
+    *,
+    dataset: str | None,
+    algorithm: str | None,
+    fold: str | None,
+    score: str | None,
+    sd: pd.DataFrame | None,
+    lower_is_better: bool,
+) -> Means:
+    """Validate the results (``tidy_results`` does every check) and average the folds."""
+    tidy = tidy_results(
+        data,
+        dataset=dataset,
+        algorithm=algorithm,
+        fold=fold,
+        score=score,
+        sd=sd,
+        lower_is_better=lower_is_better,
+    )
+    # folds sorted before summing, as in win_table: the mean must not depend on fold order
+    cube = np.sort(tidy.cube, axis=2)
+    n = np.isfinite(cube).sum(axis=2)
+    with np.errstate(invalid="ignore", divide="ignore"):
+        means = np.where(n > 0, np.nansum(cube, axis=2) / n, np.nan)
+    return Means(snap_ties(means), tidy.algorithms, tidy.datasets, tidy.lower_is_better)
+
+
+def snap_ties(values: np.ndarray, rel_tol: float = REL_TOL, abs_tol: float = 0.0) -> np.ndarray:
+    """Make values of one row that differ by at most the tolerance exactly equal.
+
+    The tolerance is ``rel_tol`` times the larger magnitude, or ``abs_tol`` if larger. Each
+    value joins the group of the smallest value it is within tolerance of, so a group never
+    spans more than one tolerance (no chaining).
+    """
+    out = values.copy()
+    for row in out:
+        finite = np.flatnonzero(np.isfinite(row))
+        order = finite[np.argsort(row[finite], kind="stable")]
+        anchor = None
+        for i in order:
+            v = row[i]
+            if anchor is not None and v - anchor <= max(
+                rel_tol * max(abs(v), abs(anchor)), abs_tol
+            ):
+                row[i] = anchor
+            else:
+                anchor = v
+    return out
+
+
+def noise_level(values: np.ndarray) -> float:
+    """Floating-point noise of a difference of these means: relative to the means themselves
+    (a difference of 1e-16 between two means near 0.9 is noise, however small it is)."""
+    finite = np.abs(values[np.isfinite(values)])
+    return REL_TOL * float(finite.max()) if finite.size else 0.0
+
+
+def ordered_pairs(order: Sequence[int]) -> list[tuple[int, int]]:
+    """Pairs (better, worse) in the paper's order: best vs each worse one, then the second..."""
+    return [(order[i], order[j]) for i in range(len(order)) for j in range(i + 1, len(order))]
+
+
+def pair_frame(names: Sequence[str], pairs: Sequence[tuple[int, int]]) -> pd.DataFrame:
+    """The leading columns of every per-pair table: ``pair`` ("a > b"), ``alg_a``, ``alg_b``."""
+    a = [names[i] for i, _ in pairs]
+    b = [names[j] for _, j in pairs]
+    return pd.DataFrame({"pair": [f"{x} > {y}" for x, y in zip(a, b)], "alg_a": a, "alg_b": b})
+
+
+def flip_decision(decision: str) -> str:
+    """The same decision seen from the other side of the pair."""
+    return _FLIP.get(decision, decision)
+
+
+def drop_warning_text(test: str, dropped: Sequence[str], n_kept: int) -> str:
+    return (
+        f"{test} needs a result of every algorithm on every data set: dropped "
+        f"{len(dropped)} data set(s) with a missing result ({_preview(dropped)}); "
+        f"{n_kept} remain"
+    )
+
+
+# --------------------------------------------------------------------------- options
+
+
+def check_alpha(alpha: float) -> float:
+    """Validate a significance level in (0, 1)."""
+    if isinstance(alpha, bool) or not isinstance(alpha, (int, float, np.number)):
+        raise TypeError(f"alpha must be a number in (0, 1), e.g. 0.05; got {alpha!r}")
+    if not 0.0 < alpha < 1.0:
+        raise ValueError(f"alpha must lie strictly between 0 and 1 (e.g. 0.05); got {alpha}")
+    return float(alpha)
+
+
+def check_positive(value: float, name: str, example: str) -> float:
+    """Validate a finite number > 0 (``>= 0`` is checked by the caller when 0 is allowed)."""
+    if isinstance(value, bool) or not isinstance(value, (int, float, np.number)):
+        raise TypeError(f"{name} must be a number, e.g. {example}; got {value!r}")
+    if not np.isfinite(value) or value < 0:
+        raise ValueError(f"{name} must be a finite number >= 0 (e.g. {example}); got {value}")
+    return float(value)
+
+
+def check_count(value: int, name: str, least: int = 1) -> int:
+    """Validate an integer >= ``least``."""
+    if isinstance(value, bool) or not isinstance(value, (int, np.integer)) or value < least:
+        raise ValueError(f"{name} must be an integer >= {least}, got {value!r}")
+    return int(value)
+
+
+def check_seed(seed: int | None) -> int:
+    """Validate a seed; ``None`` draws one so that the result can state it and be rerun."""
+    if seed is None:
+        return int(np.random.SeedSequence().entropy % (2**31 - 1))
+    if isinstance(seed, bool) or not isinstance(seed, (int, np.integer)) or not 0 <= seed < 2**31:
+        raise ValueError(f"seed must be an integer in [0, 2**31) or None, got {seed!r}")
+    return int(seed)
+
+
+def check_choice(value: str, name: str, choices: Sequence[str]) -> str:
+    """Validate one of a few named options."""
+    if value not in choices:
+        raise ValueError(
+            f"unknown {name} {value!r}; use one of {', '.join(repr(c) for c in choices)}"
+        )
+    return value

@@ -1,0 +1,321 @@
+"""Demšar's procedure: Friedman test, then Nemenyi's critical difference (paper Sec. 7.1).
+
+Ranks are computed per data set with 1 = best and average ranks for ties (scmamp's
+``rankMatrix``, which made the paper's Table 13). The Nemenyi critical difference is
+``q_alpha * sqrt(k (k + 1) / (6 N))`` with ``q_alpha`` the studentized-range quantile for
+``k`` groups and infinite degrees of freedom divided by sqrt(2) (Demšar 2006), taken from
+scipy rather than a table; two algorithms differ when their mean ranks differ by more
+than the CD (strictly, as scmamp's ``nemenyiTest``).
+"""
+
+from __future__ import annotations
+
+import warnings
+from dataclasses import dataclass
+
+import numpy as np
+import pandas as pd
+from scipy import stats
+
+from ._common import (
+    Means,
+    check_alpha,
+    dataset_means,
+    drop_warning_text,
+    ordered_pairs,
+    pair_frame,
+)
+
+
+class IncompleteBlocksWarning(UserWarning):
+    """Data sets with a missing result were left out of a test that needs complete blocks."""
+
+
+@dataclass(frozen=True)
+class FriedmanResult:
+    """Friedman's test that all algorithms have the same mean rank.
+
+    Attributes
+    ----------
+    statistic, pvalue
+        Friedman's chi-square (corrected for ties, as ``scipy.stats.friedmanchisquare``)
+        with ``df = k - 1`` degrees of freedom, and its p-value (0 and 1 when every data
+        set ties every algorithm, where the corrected statistic is undefined).
+    df
+        Degrees of freedom of the chi-square, ``k - 1``.
+    iman_davenport, iman_davenport_pvalue
+        Iman and Davenport's F form of the statistic, which Demšar (2006) recommends as
+        less conservative, with ``(k - 1, (k - 1)(N - 1))`` degrees of freedom.
+    mean_ranks
+        Mean rank per algorithm (1 = best), best first.
+    n_datasets
+        Number of data sets used (complete blocks).
+    dropped
+        Data sets left out because some algorithm has no result on them.
+    """
+
+    statistic: float
+    pvalue: float
+    df: int
+    iman_davenport: float
+    iman_davenport_pvalue: float
+    mean_ranks: pd.Series
+    n_datasets: int
+    dropped: tuple[str, ...]
+
+
+@dataclass(frozen=True)
+class NemenyiResult:
+    """Nemenyi's all-pairs comparison of mean ranks (Demšar's critical difference).
+
+    Attributes
+    ----------
+    mean_ranks
+        Mean rank per algorithm (1 = best), best first.
+    cd
+        The critical difference: mean ranks further apart than this differ significantly.
+    q_alpha
+        Studentized-range quantile divided by sqrt(2) (2.728 for 5 algorithms, alpha 0.05).
+    alpha
+        Significance level.
+    n_datasets
+        Number of data sets used (complete blocks).
+    table
+        One row per pair, best-ranked first (``"a > b"``: a has the better mean rank):
+        ``pair, alg_a, alg_b, rank_a, rank_b, rank_diff`` (``rank_b - rank_a``),
+        ``pvalue`` (from the studentized range), ``significant`` (``rank_diff > cd``) and
+        ``decision`` (``"a better"`` or ``"no claim"``; a frequentist test never claims
+        equivalence).
+    friedman
+        The omnibus test on the same data sets (Demšar: look at the pairs only when it
+        rejects).
+    dropped
+        Data sets left out because some algorithm has no result on them.
+    """
+
+    mean_ranks: pd.Series
+    cd: float
+    q_alpha: float
+    alpha: float
+    n_datasets: int
+    table: pd.DataFrame
+    friedman: FriedmanResult
+    dropped: tuple[str, ...]
+
+    def groups(self) -> list[tuple[str, ...]]:
+        """Maximal runs of algorithms (in rank order) whose mean ranks are all within the CD.
+
+        These are the bars of the CD diagram: algorithms joined by a bar are not
+        significantly different.
+        """
+        ranks = self.mean_ranks.to_numpy()
+        names = list(self.mean_ranks.index)
+        # the same comparison as ``significant`` (rank_diff > cd), so bars and table agree
+        ends = [int(np.flatnonzero(ranks - r <= self.cd).max()) for r in ranks]
+        out: list[tuple[str, ...]] = []
+        last_end = -1
+        for start, end in enumerate(ends):
+            # a run is maximal when it reaches further than every run starting before it
+            if end > start and end > last_end:
+                out.append(tuple(names[start : end + 1]))
+            last_end = max(last_end, end)
+        return out
+
+
+def friedman(
+    data: pd.DataFrame,
+    *,
+    dataset: str | None = None,
+    algorithm: str | None = None,
+    fold: str | None = None,
+    score: str | None = None,
+    sd: pd.DataFrame | None = None,
+    lower_is_better: bool = False,
+) -> FriedmanResult:
+    """Friedman's test on the per-data-set means (mean over folds).
+
+    Parameters
+    ----------
+    data
+        Results in any layout :func:`bbt_widget.win_table` accepts.
+    dataset, algorithm, fold, score, lower_is_better
+        How to read the results; see :func:`bbt_widget.data.tidy_results`.
+    sd
+        Accepted so that the same keywords work for every function; ignored (the test uses
+        only the means).
+
+    Returns
+    -------
+    FriedmanResult
+        ``statistic``, ``pvalue``, the Iman-Davenport F form, mean ranks and ``dropped``.
+
+    Warns
+    -----
+    IncompleteBlocksWarning
+        When data sets with a missing result had to be dropped.
+
+    Examples
+    --------
+    >>> import bbt_widget as bbt
+    >>> from bbt_widget.baselines import friedman
+    >>> res = friedman(bbt.datasets.load_base(), dataset="db")
+    >>> f"{res.statistic:.2f}, p = {res.pvalue:.1e}"
+    '24.02, p = 7.9e-05'
+    """
+    means = dataset_means(
+        data,
+        dataset=dataset,
+        algorithm=algorithm,
+        fold=fold,
+        score=score,
+        sd=sd,
+        lower_is_better=lower_is_better,
+    )
+    complete, dropped = complete_blocks(means, "Friedman's test")
+    return friedman_from_means(complete, dropped)
+
+
+def nemenyi(
+    data: pd.DataFrame,
+    *,
+    dataset: str | None = None,
+    algorithm: str | None = None,
+    fold: str | None = None,
+    score: str | None = None,
+    sd: pd.DataFrame | None = None,
+    lower_is_better: bool = False,
+    alpha: float = 0.05,
+) -> NemenyiResult:
+    """Nemenyi's test: mean ranks, the critical difference and which pairs differ.
+
+    Parameters
+    ----------
+    data
+        Results in any layout :func:`bbt_widget.win_table` accepts.
+    dataset, algorithm, fold, score, lower_is_better
+        How to read the results; see :func:`bbt_widget.data.tidy_results`.
+    sd
+        Accepted so that the same keywords work for every function; ignored.
+    alpha
+        Significance level of the critical difference.
+
+    Returns
+    -------
+    NemenyiResult
+        ``mean_ranks``, ``cd``, the per-pair ``table``, the ``friedman`` result and
+        ``dropped``; :func:`cd_diagram` draws it.
+
+    Warns
+    -----
+    IncompleteBlocksWarning
+        When data sets with a missing result had to be dropped.
+    """
+    alpha = check_alpha(alpha)
+    means = dataset_means(
+        data,
+        dataset=dataset,
+        algorithm=algorithm,
+        fold=fold,
+        score=score,
+        sd=sd,
+        lower_is_better=lower_is_better,
+    )
+    complete, dropped = complete_blocks(means, "Nemenyi's test")
+    return nemenyi_from_means(complete, dropped, alpha)
+
+
+# --------------------------------------------------------------------------- on means
+
+
+def complete_blocks(means: Means, test: str) -> tuple[Means, tuple[str, ...]]:
+    """The complete data sets, warning about dropped ones and refusing too few."""
+    k = len(means.algorithms)
+    if k < 3:
+        raise ValueError(
+            f"{test} needs at least 3 algorithms, got {k} ({', '.join(means.algorithms)}); "
+            "to compare two algorithms use wilcoxon_holm or bayesian_signed_rank"
+        )
+    complete, dropped = means.complete()
+    if len(complete.datasets) < 2:
+        missing = np.isnan(means.values).sum(axis=0)
+        worst = means.algorithms[int(np.argmax(missing))]
+        raise ValueError(
+            f"{test} needs at least 2 data sets with a result for every algorithm, but only "
+            f"{len(complete.datasets)} of {len(means.datasets)} have one; fill in the missing "
+            f"results or leave out the algorithm missing most often ({worst!r}, "
+            f"{int(missing.max())} data sets)"
+        )
+    if dropped:
+        warnings.warn(
+            drop_warning_text(test, dropped, len(complete.datasets)),
+            IncompleteBlocksWarning,
+            stacklevel=3,
+        )
+    return complete, dropped
+
+
+def mean_ranks(means: Means) -> pd.Series:
+    """Mean rank (1 = best, ties averaged) per algorithm over complete data sets, best first."""
+    ranks = stats.rankdata(-means.values, axis=1).mean(axis=0)
+    order = np.argsort(ranks, kind="stable")
+    return pd.Series(
+        ranks[order],
+        index=pd.Index([means.algorithms[i] for i in order], name="algorithm"),
+        name="mean_rank",
+    )
+
+
+def friedman_from_means(complete: Means, dropped: tuple[str, ...]) -> FriedmanResult:
+    n, k = complete.values.shape
+    if (complete.values == complete.values[:, :1]).all():
+        # every data set ties every algorithm: the tie-corrected statistic is 0/0 (scipy
+        # and R return NaN); there is no evidence of any difference
+        chi2, p = 0.0, 1.0
+    else:
+        res = stats.friedmanchisquare(*complete.values.T)
+        chi2, p = float(res.statistic), float(res.pvalue)
+    # Iman-Davenport; chi2 == N (k - 1) means every data set ranks alike: F is infinite
+    denom = n * (k - 1) - chi2
+    f_stat = (n - 1) * chi2 / denom if denom > 0 else np.inf
+    f_p = float(stats.f.sf(f_stat, k - 1, (k - 1) * (n - 1))) if denom > 0 else 0.0
+    return FriedmanResult(
+        statistic=chi2,
+        pvalue=p,
+        df=k - 1,
+        iman_davenport=float(f_stat),
+        iman_davenport_pvalue=f_p,
+        mean_ranks=mean_ranks(complete),
+        n_datasets=n,
+        dropped=dropped,
+    )
+
+
+def nemenyi_from_means(complete: Means, dropped: tuple[str, ...], alpha: float) -> NemenyiResult:
+    n, k = complete.values.shape
+    ranks = mean_ranks(complete)
+    q_alpha = float(stats.studentized_range.ppf(1 - alpha, k, np.inf) / np.sqrt(2))
+    se = np.sqrt(k * (k + 1) / (6.0 * n))
+    names = list(ranks.index)
+    pairs = ordered_pairs(list(range(k)))
+    table = pair_frame(names, pairs)
+    r = ranks.to_numpy()
+    table["rank_a"] = [r[i] for i, _ in pairs]
+    table["rank_b"] = [r[j] for _, j in pairs]
+    table["rank_diff"] = table["rank_b"] - table["rank_a"]
+    # p of the studentized range statistic q = |dR| sqrt(2) / se (scikit-posthocs' form)
+    table["pvalue"] = stats.studentized_range.sf(
+        table["rank_diff"].abs().to_numpy() * np.sqrt(2) / se, k, np.inf
+    ).clip(0.0, 1.0)
+    cd = q_alpha * se
+    table["significant"] = table["rank_diff"] > cd
+    table["decision"] = np.where(table["significant"], "a better", "no claim")
+    return NemenyiResult(
+        mean_ranks=ranks,
+        cd=float(cd),
+        q_alpha=q_alpha,
+        alpha=alpha,
+        n_datasets=n,
+        table=table,
+        friedman=friedman_from_means(complete, dropped),
+        dropped=dropped,
+    )

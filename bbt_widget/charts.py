@@ -1,0 +1,744 @@
+"""Altair builders for the widget's charts: tidy frames in, charts out.
+
+Two layers, both pure:
+
+* frame helpers (``interval_frame``, ``overlap_frame``, ``ppc_frame``, ``matrix_frame``,
+  ``coverage_frame``) reshape what :class:`bbt_widget.result.Result` returns into the tidy
+  frames the charts draw. They add presentation columns only (labels, order, a pair key);
+  every statistic comes from the core.
+* chart builders (``intervals_chart``, ``rope_overlap_chart``, ``ppc_chart``,
+  ``coverage_chart``, ``win_matrix_chart``, ``linked_chart``) turn frames into Altair charts.
+  Each accepts either a DataFrame (data inlined: for export, ``w.charts``) or the *name* of
+  a dataset (for the widget, which sends data separately so that a ROPE change only swaps
+  data in the live view).
+
+Linking: every frame carries ``key`` (the unordered pair, ``"a vs b"`` with the names sorted)
+and ``alg_a``/``alg_b``. Two Vega parameters drive the highlight: ``sel_pair`` (a key, or
+``""``) and ``sel_focus`` (an algorithm, or ``""``). The widget's front end sets them from
+clicks and from the ``selected_pair``/``focus`` traits, so one click highlights a pair in
+every chart and choosing an algorithm shows only its pairs.
+"""
+
+from __future__ import annotations
+
+import copy
+import functools
+from collections.abc import Mapping, Sequence
+from dataclasses import dataclass
+from typing import Any
+
+import altair as alt
+import numpy as np
+import pandas as pd
+
+__all__ = [
+    "DECISION_COLORS",
+    "FOCUS_PARAM",
+    "HDI_PARAM",
+    "PAIR_PARAM",
+    "ChartFrames",
+    "build_frames",
+    "chart_set",
+    "coverage_chart",
+    "coverage_frame",
+    "decision_text",
+    "interval_frame",
+    "intervals_chart",
+    "linked_chart",
+    "matrix_frame",
+    "overlap_frame",
+    "pair_key",
+    "ppc_chart",
+    "ppc_frame",
+    "range_frame",
+    "result_charts",
+    "rope_frame",
+    "rope_overlap_chart",
+    "to_columns",
+    "to_records",
+    "view_spec",
+    "win_matrix_chart",
+]
+
+#: Vega parameter holding the highlighted pair key ("" = none).
+PAIR_PARAM = "sel_pair"
+#: Vega parameter holding the algorithm whose pairs are shown ("" = all).
+FOCUS_PARAM = "sel_focus"
+#: Vega parameter holding the HDI mass (for titles), so an HDI change needs no new spec.
+HDI_PARAM = "hdi_mass"
+
+#: Colour per verdict kind, the same in every chart.
+DECISION_COLORS: dict[str, str] = {
+    "better": "#1b7837",
+    "equivalent": "#5e3c99",
+    "no claim": "#8c8c8c",
+}
+_REGIONS = ["below ROPE", "in ROPE", "above ROPE"]
+_REGION_COLORS = ["#d6604d", "#bdbdbd", "#4393c3"]
+
+#: PPC panels drawn before an algorithm is chosen (7 algorithms have 21 pairs).
+PPC_MAX_PAIRS = 21
+
+#: Names of the datasets in the widget's spec; "fit" ones change only with a new fit.
+VIEW_DATASETS = ("intervals", "overlap", "rope")
+FIT_DATASETS = ("ppc", "coverage", "matrix")
+
+_HIGHLIGHT = f"({PAIR_PARAM} == '' || datum.key == {PAIR_PARAM})"
+_FOCUS = f"({FOCUS_PARAM} == '' || datum.alg_a == {FOCUS_PARAM} || datum.alg_b == {FOCUS_PARAM})"
+
+Data = pd.DataFrame | str
+
+
+# --------------------------------------------------------------------------- frame helpers
+
+
+def pair_key(a: str, b: str) -> str:
+    """Key of the unordered pair {a, b}: the same whichever algorithm is better."""
+    first, second = sorted((str(a), str(b)))
+    return f"{first} vs {second}"
+
+
+def decision_text(decision: str, alg_a: str, alg_b: str) -> str:
+    """Readable decision: the core's ``"a better"`` / ``"b better"`` name the algorithm."""
+    text = str(decision)
+    if text == "a better":
+        return f"{alg_a} better"
+    if text == "b better":
+        return f"{alg_b} better"
+    return text
+
+
+def verdict_kind(decision: str) -> str:
+    """Map a core decision string ("xgb better", "equivalent", "no claim") to its colour kind."""
+    text = str(decision)
+    if text.endswith(" better"):
+        return "better"
+    if text == "equivalent":
+        return "equivalent"
+    return "no claim"
+
+
+def range_frame(pair_draws: pd.DataFrame) -> pd.DataFrame:
+    """Full range of the draws of P(a > b) per pair: pair, min, max.
+
+    It depends on the fit only (not on ROPE, HDI or control), so the widget computes it once
+    per fit, for all pairs.
+    """
+    values = pair_draws.to_numpy()
+    empty = len(values) == 0
+    return pd.DataFrame(
+        {
+            "pair": list(pair_draws.columns),
+            "min": np.full(values.shape[1], np.nan) if empty else values.min(axis=0),
+            "max": np.full(values.shape[1], np.nan) if empty else values.max(axis=0),
+        }
+    )
+
+
+def interval_frame(
+    summary: pd.DataFrame, ranges: pd.DataFrame, interpretation: str = "weak"
+) -> pd.DataFrame:
+    """Rows of the P(a > b) interval chart, one per pair in summary order.
+
+    Parameters
+    ----------
+    summary
+        ``Result.summary()``: pair, alg_a, alg_b, mean, median, low, high, delta, above_50,
+        in_rope and the decision columns ``weak`` and ``strong``.
+    ranges
+        :func:`range_frame` of ``Result.pair_draws()`` (any superset of the pairs): the full
+        range (min, max) of each pair's draws.
+    interpretation
+        ``"weak"`` or ``"strong"``: which decision column colours the pairs.
+
+    Returns
+    -------
+    pandas.DataFrame
+        The summary columns plus ``order``, ``key``, ``min``, ``max``, ``decision`` and
+        ``verdict`` (better / equivalent / no claim).
+    """
+    if interpretation not in ("weak", "strong"):
+        raise ValueError(f"interpretation must be 'weak' or 'strong', not {interpretation!r}")
+    frame = summary.reset_index(drop=True).copy()
+    frame["order"] = np.arange(len(frame))
+    frame["key"] = [pair_key(a, b) for a, b in zip(frame["alg_a"], frame["alg_b"], strict=True)]
+    by_pair = ranges.set_index("pair")
+    frame["min"] = by_pair["min"].reindex(frame["pair"]).to_numpy()
+    frame["max"] = by_pair["max"].reindex(frame["pair"]).to_numpy()
+    frame["decision"] = [
+        decision_text(d, a, b)
+        for d, a, b in zip(frame[interpretation], frame["alg_a"], frame["alg_b"], strict=True)
+    ]
+    frame["verdict"] = [verdict_kind(d) for d in frame["decision"]]
+    return frame
+
+
+def rope_frame(rope: tuple[float, float]) -> pd.DataFrame:
+    """One row with the ROPE bounds (drawn as the gray band)."""
+    low, high = rope
+    return pd.DataFrame({"low": [float(low)], "high": [float(high)]})
+
+
+def overlap_frame(summary: pd.DataFrame, rope_mass: pd.DataFrame) -> pd.DataFrame:
+    """Posterior mass of P(a > b) below, inside and above the ROPE, per pair, long form.
+
+    Parameters
+    ----------
+    summary
+        ``Result.summary()`` (gives the pair order and the two algorithms).
+    rope_mass
+        ``Result.rope_mass()``: pair, below, inside, above.
+    """
+    n = len(summary)
+    pairs = summary["pair"].to_numpy()
+    mass = rope_mass.set_index("pair").loc[pairs, ["below", "inside", "above"]].to_numpy(float)
+    keys = [pair_key(a, b) for a, b in zip(summary["alg_a"], summary["alg_b"], strict=True)]
+    # pair-major: (pair 0: below, in, above), (pair 1: ...), ...
+    return pd.DataFrame(
+        {
+            "pair": np.repeat(pairs, 3),
+            "key": np.repeat(keys, 3),
+            "alg_a": np.repeat(summary["alg_a"].to_numpy(), 3),
+            "alg_b": np.repeat(summary["alg_b"].to_numpy(), 3),
+            "order": np.repeat(np.arange(n), 3),
+            "region": np.tile(_REGIONS, n),
+            "region_order": np.tile(np.arange(3), n),
+            "mass": mass.ravel(),
+        }
+    )
+
+
+def ppc_frame(ppc_histogram: pd.DataFrame, order: Sequence[str] | None = None) -> pd.DataFrame:
+    """Rows of the PPC histograms, with a panel title, the pair key and the pair's rank.
+
+    Parameters
+    ----------
+    ppc_histogram
+        ``Result.ppc_histogram()``: alg1, alg2, quantity ("win1" or "ties"), value, count,
+        observed.
+    order
+        Algorithms best first (``Result.ranking()``); ``pair_order`` numbers the pairs as
+        the summary does (best vs each worse one, then the second best, ...), so that with
+        many pairs the view can show the leading ones first.
+    """
+    frame = ppc_histogram.reset_index(drop=True).copy()
+    alg1 = frame["alg1"].astype(str).to_numpy()
+    alg2 = frame["alg2"].astype(str).to_numpy()
+    frame["key"] = [pair_key(a, b) for a, b in zip(alg1, alg2, strict=True)]
+    frame["alg_a"] = alg1
+    frame["alg_b"] = alg2
+    frame["panel"] = [
+        f"{a} wins vs {b}" if q == "win1" else f"ties {a}–{b}"
+        for a, b, q in zip(alg1, alg2, frame["quantity"], strict=True)
+    ]
+    names = list(order) if order is not None else list(pd.unique(np.concatenate([alg1, alg2])))
+    rank = {name: i for i, name in enumerate(names)}
+    k = len(names)
+    first = np.array([min(rank.get(a, k), rank.get(b, k)) for a, b in zip(alg1, alg2, strict=True)])
+    second = np.array(
+        [max(rank.get(a, k), rank.get(b, k)) for a, b in zip(alg1, alg2, strict=True)]
+    )
+    # index of pair (i, j), i < j, in the enumeration (0,1), (0,2), ..., (1,2), ...
+    frame["pair_order"] = first * k - first * (first + 1) // 2 + (second - first - 1)
+    # panels run in pair order, each pair's ties panel right after its wins panel
+    frame["panel_order"] = 2 * frame["pair_order"] + (frame["quantity"] != "win1")
+    return frame
+
+
+def coverage_frame(ppc_table: pd.DataFrame) -> pd.DataFrame:
+    """The PPC coverage table (paper Table 5; Table 12 under Davidson) in long form.
+
+    Accepts the core's wide form (``hdi, proportion[, proportion_ties]``) or a long form
+    with a ``quantity`` column; returns ``hdi, hdi_label, quantity, proportion`` with
+    quantity ``"wins"`` or ``"ties"``.
+    """
+    if "quantity" in ppc_table.columns:
+        frame = ppc_table[["hdi", "quantity", "proportion"]].copy()
+        frame["quantity"] = frame["quantity"].replace({"win1": "wins"})
+    else:
+        columns = {"proportion": "wins", "proportion_ties": "ties"}
+        present = [c for c in columns if c in ppc_table.columns]
+        frame = (
+            ppc_table[["hdi", *present]]
+            .rename(columns=columns)
+            .melt(id_vars="hdi", var_name="quantity", value_name="proportion")
+        )
+    frame = frame.reset_index(drop=True)
+    frame["hdi_label"] = [f"{h:.0%} HDI" for h in frame["hdi"]]
+    return frame[["hdi", "hdi_label", "quantity", "proportion"]]
+
+
+def matrix_frame(win_table: pd.DataFrame, order: Sequence[str]) -> pd.DataFrame:
+    """Win/loss/tie matrix cells: one row per ordered (row, col) pair of the fitted table.
+
+    Parameters
+    ----------
+    win_table
+        The fitted table: alg1, alg2, win1, win2, ties.
+    order
+        Algorithms best first (ranking order); sets the row and column order.
+    """
+    rank = {name: i for i, name in enumerate(order)}
+    cells: list[dict[str, Any]] = []
+    for rec in win_table.itertuples(index=False):
+        for row, col, wins, losses in (
+            (rec.alg1, rec.alg2, rec.win1, rec.win2),
+            (rec.alg2, rec.alg1, rec.win2, rec.win1),
+        ):
+            total = float(wins) + float(losses) + float(rec.ties)
+            cells.append(
+                {
+                    "row": str(row),
+                    "col": str(col),
+                    "alg_a": str(row),
+                    "alg_b": str(col),
+                    "key": pair_key(row, col),
+                    "wins": float(wins),
+                    "losses": float(losses),
+                    "ties": float(rec.ties),
+                    "share": float(wins) / total if total else np.nan,
+                    "row_order": rank.get(str(row), len(rank)),
+                    "col_order": rank.get(str(col), len(rank)),
+                }
+            )
+    columns = [
+        "row",
+        "col",
+        "alg_a",
+        "alg_b",
+        "key",
+        "wins",
+        "losses",
+        "ties",
+        "share",
+        "row_order",
+        "col_order",
+    ]
+    return pd.DataFrame(cells, columns=columns)
+
+
+@dataclass(frozen=True)
+class ChartFrames:
+    """Every tidy frame the linked view draws."""
+
+    intervals: pd.DataFrame
+    overlap: pd.DataFrame
+    rope: pd.DataFrame
+    ppc: pd.DataFrame
+    coverage: pd.DataFrame
+    matrix: pd.DataFrame
+
+    def as_dict(self) -> dict[str, pd.DataFrame]:
+        """Frames by dataset name."""
+        return {name: getattr(self, name) for name in VIEW_DATASETS + FIT_DATASETS}
+
+
+def build_frames(
+    result: Any,
+    *,
+    rope: tuple[float, float] = (0.45, 0.55),
+    hdi: float = 0.89,
+    control: str | None = None,
+    interpretation: str = "weak",
+) -> ChartFrames:
+    """All chart frames of one result (convenience for scripts and tests)."""
+    summary = result.summary(rope=rope, hdi=hdi, control=control)
+    draws = result.pair_draws(control=control)
+    mass = result.rope_mass(rope=rope, control=control)
+    order = list(result.ranking()["algorithm"])
+    return ChartFrames(
+        intervals=interval_frame(summary, range_frame(draws), interpretation),
+        overlap=overlap_frame(summary, mass),
+        rope=rope_frame(rope),
+        ppc=ppc_frame(result.ppc_histogram(), order),
+        coverage=coverage_frame(result.ppc_table()),
+        matrix=matrix_frame(result.win_table, order),
+    )
+
+
+def to_records(frame: pd.DataFrame) -> list[dict[str, Any]]:
+    """JSON-ready rows: numpy scalars become Python numbers, NaN becomes None."""
+    if frame.isna().to_numpy().any():
+        frame = frame.astype(object).where(frame.notna(), None)
+    return frame.to_dict(orient="records")
+
+
+def to_columns(frame: pd.DataFrame) -> dict[str, list[Any]]:
+    """JSON-ready columns (``{name: [values]}``), NaN as None.
+
+    The widget sends data by column: several times faster to build and to serialise than
+    records, and smaller; the front end turns columns back into rows.
+    """
+    out: dict[str, list[Any]] = {}
+    for name in frame.columns:
+        values = frame[name].to_numpy()
+        if values.dtype.kind == "f" and np.isnan(values).any():
+            out[str(name)] = [None if v != v else v for v in values.tolist()]
+        elif values.dtype.kind == "O":
+            out[str(name)] = [None if v is None or v != v else v for v in values.tolist()]
+        else:
+            out[str(name)] = values.tolist()
+    return out
+
+
+# --------------------------------------------------------------------------- chart builders
+
+
+def _source(data: Data) -> alt.Data | pd.DataFrame:
+    return alt.NamedData(name=data) if isinstance(data, str) else data
+
+
+def _pair_axis(title: str | None = None) -> alt.Y:
+    return alt.Y(
+        "pair:N",
+        sort=alt.EncodingSortField(field="order", op="min"),
+        title=title,
+        axis=alt.Axis(labelLimit=220),
+    )
+
+
+def _verdict_color() -> alt.Color:
+    # Every layer carries the same legend definition: Vega-Lite merges the layers' legends
+    # and drops it altogether when some layers disable it.
+    return alt.Color(
+        "verdict:N",
+        scale=alt.Scale(domain=list(DECISION_COLORS), range=list(DECISION_COLORS.values())),
+        legend=alt.Legend(title="decision", orient="bottom"),
+    )
+
+
+def _highlight_opacity(dim: float = 0.2) -> alt.OpacityValue:
+    return alt.when(_HIGHLIGHT).then(alt.value(1.0)).otherwise(alt.value(dim))
+
+
+def intervals_chart(
+    intervals: Data, rope: Data, *, hdi: float | None = 0.89, width: int = 360
+) -> alt.LayerChart:
+    """P(a > b) per pair (paper Figures 1 and 3).
+
+    The dot is the median, the thick bar the HDI, the thin line the full range of the draws,
+    the gray band the ROPE; pairs run best > worse from the top; colour is the decision.
+    ``hdi=None`` takes the mass for the title from the ``hdi_mass`` parameter (linked view).
+    """
+    base = alt.Chart(_source(intervals)).transform_filter(_FOCUS)
+    x_scale = alt.Scale(domain=[0, 1])
+    tooltip = [
+        alt.Tooltip("pair:N"),
+        alt.Tooltip("decision:N"),
+        alt.Tooltip("mean:Q", format=".3f"),
+        alt.Tooltip("median:Q", format=".3f"),
+        alt.Tooltip("low:Q", format=".3f", title="HDI low"),
+        alt.Tooltip("high:Q", format=".3f", title="HDI high"),
+        alt.Tooltip("delta:Q", format=".3f"),
+        alt.Tooltip("above_50:Q", format=".3f", title="above.50"),
+        alt.Tooltip("in_rope:Q", format=".3f", title="in.rope"),
+    ]
+    band = (
+        alt.Chart(_source(rope))
+        .mark_rect(color="#bdbdbd", opacity=0.35)
+        .encode(
+            x=alt.X("low:Q", scale=x_scale),
+            x2="high:Q",
+            tooltip=[
+                alt.Tooltip("low:Q", title="ROPE low"),
+                alt.Tooltip("high:Q", title="ROPE high"),
+            ],
+        )
+    )
+    half = alt.Chart().mark_rule(color="#636363", strokeDash=[3, 3]).encode(x=alt.datum(0.5))
+    full = base.mark_rule(strokeWidth=1).encode(
+        x=alt.X("min:Q", scale=x_scale, title="P(a > b)"),
+        x2="max:Q",
+        y=_pair_axis(),
+        color=_verdict_color(),
+        opacity=_highlight_opacity(),
+        tooltip=tooltip,
+    )
+    thick = base.mark_rule(strokeWidth=6).encode(
+        x="low:Q",
+        x2="high:Q",
+        y=_pair_axis(),
+        color=_verdict_color(),
+        opacity=_highlight_opacity(),
+        tooltip=tooltip,
+    )
+    dot = base.mark_point(filled=True, size=70, stroke="white", strokeWidth=1).encode(
+        x="median:Q",
+        y=_pair_axis(),
+        color=_verdict_color(),
+        opacity=_highlight_opacity(),
+        tooltip=tooltip,
+    )
+    return alt.layer(band, half, full, thick, dot).properties(
+        width=width,
+        title=alt.TitleParams(
+            _hdi_title(hdi),
+            subtitle="gray band: ROPE; pairs best > worse; click a pair to highlight it",
+            anchor="start",
+        ),
+    )
+
+
+def _hdi_title(hdi: float | None) -> str | alt.ExprRef:
+    if hdi is not None:
+        return f"P(a > b): median, {hdi:.0%} HDI, full range"
+    return alt.ExprRef(
+        expr=f"'P(a > b): median, ' + format({HDI_PARAM}, '.0%') + ' HDI, full range'"
+    )
+
+
+def rope_overlap_chart(overlap: Data, *, width: int = 220) -> alt.Chart:
+    """Posterior mass of each pair below / inside / above the ROPE (stacked to one)."""
+    return (
+        alt.Chart(_source(overlap))
+        .transform_filter(_FOCUS)
+        .mark_bar()
+        .encode(
+            x=alt.X("mass:Q", stack="normalize", title="posterior mass", axis=alt.Axis(format="%")),
+            y=_pair_axis(),
+            color=alt.Color(
+                "region:N",
+                scale=alt.Scale(domain=_REGIONS, range=_REGION_COLORS),
+                legend=alt.Legend(title="P(a > b) is", orient="bottom"),
+            ),
+            order=alt.Order("region_order:Q"),
+            opacity=_highlight_opacity(),
+            tooltip=[
+                alt.Tooltip("pair:N"),
+                alt.Tooltip("region:N"),
+                alt.Tooltip("mass:Q", format=".3f"),
+            ],
+        )
+        .properties(width=width, title=alt.TitleParams("ROPE overlap", anchor="start"))
+    )
+
+
+def ppc_chart(
+    ppc: Data,
+    *,
+    columns: int = 5,
+    width: int = 110,
+    height: int = 60,
+    max_pairs: int = PPC_MAX_PAIRS,
+) -> alt.FacetChart:
+    """Posterior predictive check (paper Figure 2): replicated counts per pair.
+
+    Bars are the number of posterior draws giving each replicated count; the red rule is
+    the observed count. Under Davidson there is a second panel per pair for the ties.
+    With more than ``max_pairs`` pairs only the leading ones are drawn (plus the clicked
+    pair) until an algorithm is chosen: 120 panels would take seconds to lay out.
+    """
+    shown = (
+        f"{FOCUS_PARAM} != '' ? (datum.alg_a == {FOCUS_PARAM} || datum.alg_b == {FOCUS_PARAM})"
+        f" : (datum.pair_order < {max_pairs} || datum.key == {PAIR_PARAM})"
+    )
+    base = alt.Chart()
+    bars = base.mark_bar(color="#6baed6").encode(
+        x=alt.X("value:Q", title="replicated count", bin=alt.Bin(step=1)),
+        y=alt.Y("count:Q", title="draws"),
+        opacity=_highlight_opacity(0.25),
+        tooltip=[
+            alt.Tooltip("panel:N", title="quantity"),
+            alt.Tooltip("value:Q", title="replicated"),
+            alt.Tooltip("count:Q", title="draws"),
+            alt.Tooltip("observed:Q"),
+        ],
+    )
+    observed = base.mark_rule(color="#cb181d", strokeWidth=2).encode(
+        x="max(observed):Q",
+        tooltip=[
+            alt.Tooltip("panel:N", title="quantity"),
+            alt.Tooltip("max(observed):Q", title="observed"),
+        ],
+    )
+    return (
+        alt.layer(bars, observed, data=_source(ppc))
+        .properties(width=width, height=height)
+        .facet(
+            facet=alt.Facet(
+                "panel:N",
+                title=None,
+                header=alt.Header(labelFontSize=10),
+                sort=alt.EncodingSortField("panel_order", op="min"),
+            ),
+            columns=columns,
+        )
+        # filtered before faceting, so that hidden pairs get no (empty) panel at all
+        .transform_filter(shown)
+        .resolve_scale(x="independent", y="independent")
+        .properties(
+            title=alt.TitleParams(
+                "Posterior predictive check",
+                subtitle=(
+                    f"red: observed count; at most {max_pairs} pairs unless an algorithm is chosen"
+                ),
+                anchor="start",
+            )
+        )
+    )
+
+
+def coverage_chart(coverage: Data) -> alt.Chart:
+    """PPC coverage (paper Table 5): share of observed counts inside each HDI."""
+    return (
+        alt.Chart(_source(coverage))
+        .mark_text(fontSize=12)
+        .encode(
+            y=alt.Y("hdi_label:N", sort=alt.EncodingSortField("hdi", op="min"), title=None),
+            x=alt.X(
+                "quantity:N",
+                title=None,
+                sort=["wins", "ties"],
+                axis=alt.Axis(orient="top", labelAngle=0),
+            ),
+            text=alt.Text("proportion:Q", format=".2f"),
+            tooltip=[
+                alt.Tooltip("hdi:Q", title="HDI mass"),
+                alt.Tooltip("quantity:N"),
+                alt.Tooltip("proportion:Q", format=".3f", title="observed inside"),
+            ],
+        )
+        .properties(width=100, title=alt.TitleParams("PPC coverage", anchor="start"))
+    )
+
+
+def win_matrix_chart(matrix: Data, *, cell: int = 28) -> alt.LayerChart:
+    """Win/loss/tie matrix of the fitted table: cell (row, col) counts wins of row over col."""
+    base = alt.Chart(_source(matrix)).encode(
+        x=alt.X("col:N", sort=alt.EncodingSortField("col_order", op="min"), title="loser"),
+        y=alt.Y("row:N", sort=alt.EncodingSortField("row_order", op="min"), title="winner"),
+    )
+    shown = f"{_HIGHLIGHT} && {_FOCUS}"
+    tooltip = [
+        alt.Tooltip("row:N", title="algorithm"),
+        alt.Tooltip("col:N", title="versus"),
+        alt.Tooltip("wins:Q"),
+        alt.Tooltip("losses:Q"),
+        alt.Tooltip("ties:Q"),
+        alt.Tooltip("share:Q", format=".2f", title="win share"),
+    ]
+    rect = base.mark_rect(stroke="white").encode(
+        color=alt.Color(
+            "share:Q",
+            scale=alt.Scale(scheme="blueorange", domain=[0, 1], reverse=True),
+            legend=alt.Legend(title="win share", orient="right"),
+        ),
+        opacity=alt.when(shown).then(alt.value(1.0)).otherwise(alt.value(0.25)),
+        tooltip=tooltip,
+    )
+    text = base.mark_text(fontSize=10).encode(
+        text=alt.Text("wins:Q", format=".0f"),
+        tooltip=tooltip,
+    )
+    return alt.layer(rect, text).properties(
+        width=alt.Step(cell),
+        height=alt.Step(cell),
+        title=alt.TitleParams("Wins (row beats column)", anchor="start"),
+    )
+
+
+def _params(selected_pair: str, focus: str, hdi: float) -> list[alt.VariableParameter]:
+    return [
+        alt.VariableParameter(name=PAIR_PARAM, value=selected_pair),
+        alt.VariableParameter(name=FOCUS_PARAM, value=focus),
+        alt.VariableParameter(name=HDI_PARAM, value=hdi),
+    ]
+
+
+def chart_set(
+    frames: Mapping[str, Data],
+    *,
+    hdi: float = 0.89,
+    selected_pair: str = "",
+    focus: str = "",
+) -> dict[str, Any]:
+    """Every chart of one view by name, data inlined (for export): ``intervals``,
+    ``rope_overlap``, ``ppc``, ``coverage``, ``win_matrix`` and ``linked``."""
+    params = _params(selected_pair, focus, hdi)
+    standalone = {
+        "intervals": intervals_chart(frames["intervals"], frames["rope"], hdi=hdi),
+        "rope_overlap": rope_overlap_chart(frames["overlap"]),
+        "ppc": ppc_chart(frames["ppc"]),
+        "coverage": coverage_chart(frames["coverage"]),
+        "win_matrix": win_matrix_chart(frames["matrix"]),
+    }
+    for chart in standalone.values():
+        # the highlight expressions read these parameters: a chart on its own (exported,
+        # saved) must define them itself, at its top level like linked_chart does
+        own = [] if chart.params is alt.Undefined else list(chart.params)
+        chart.params = own + params
+    standalone["linked"] = linked_chart(frames, hdi=hdi, selected_pair=selected_pair, focus=focus)
+    return standalone
+
+
+def result_charts(
+    result: Any,
+    *,
+    rope: tuple[float, float] = (0.45, 0.55),
+    hdi: float = 0.89,
+    control: str | None = None,
+    interpretation: str = "weak",
+) -> dict[str, Any]:
+    """The widget's charts for a result, without a widget (scripts, reports, exports)."""
+    frames = build_frames(
+        result, rope=rope, hdi=hdi, control=control, interpretation=interpretation
+    )
+    return chart_set(frames.as_dict(), hdi=hdi)
+
+
+def linked_chart(
+    data: Mapping[str, Data],
+    *,
+    hdi: float = 0.89,
+    selected_pair: str = "",
+    focus: str = "",
+) -> alt.VConcatChart:
+    """All charts in one linked view (shared highlight and focus parameters).
+
+    Parameters
+    ----------
+    data
+        For each name in ``intervals, overlap, rope, ppc, coverage, matrix``: a frame
+        (inlined) or a dataset name.
+    hdi
+        HDI mass, for titles (initial value of the ``hdi_mass`` parameter).
+    selected_pair, focus
+        Initial values of the highlight parameters.
+    """
+    top = alt.hconcat(
+        intervals_chart(data["intervals"], data["rope"], hdi=None),
+        rope_overlap_chart(data["overlap"]),
+    ).resolve_scale(color="independent")
+    middle = ppc_chart(data["ppc"])
+    bottom = alt.hconcat(
+        win_matrix_chart(data["matrix"]), coverage_chart(data["coverage"]), spacing=40
+    )
+    chart = (
+        alt.vconcat(top, middle, bottom, spacing=24)
+        .resolve_scale(color="independent", opacity="independent")
+        .configure_view(stroke=None)
+        .configure_axis(labelFontSize=11, titleFontSize=11)
+    )
+    # Plain (non-selection) parameters go straight on the top level; add_params() would push
+    # them into every sub-chart.
+    chart.params = _params(selected_pair, focus, hdi)
+    return chart
+
+
+def view_spec() -> dict[str, Any]:
+    """The widget's Vega-Lite spec: structure only, data referenced by dataset name.
+
+    Everything that varies (frames, ROPE, HDI mass, highlight) is data or a parameter, so
+    the spec is the same for every result and built once per process (Altair needs a few
+    hundred milliseconds for it). The ``$schema`` URL is dropped: the front end passes the
+    mode explicitly, and the widget sends nothing that looks like a remote address.
+    """
+    return copy.deepcopy(_view_spec())
+
+
+@functools.lru_cache(maxsize=1)
+def _view_spec() -> dict[str, Any]:
+    names = VIEW_DATASETS + FIT_DATASETS
+    spec = linked_chart({name: name for name in names}).to_dict(validate=False)
+    spec.pop("$schema", None)
+    return spec

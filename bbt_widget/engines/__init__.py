@@ -1,0 +1,236 @@
+"""Stan engines: run the package's Stan programs with cmdstanpy (CmdStan) or PyStan.
+
+>>> draws = sample("bbt", {"n_alg": 3, "i1": [1, 1, 2], "i2": [2, 3, 3],
+...                        "win1": [7, 2, 11], "win2": [14, 19, 10]}, seed=1)  # doctest: +SKIP
+>>> draws.params["beta"].shape  # doctest: +SKIP
+(4, 1000, 3)
+
+``engine="auto"`` picks cmdstanpy when a CmdStan installation is found, else PyStan; the engine
+used is ``Draws.engine``. Models are compiled once per machine into a user cache directory
+(``$BBT_WIDGET_CACHE`` overrides it) and reused. Set ``BBT_WIDGET_VERBOSE=1`` (or pass
+``verbose=True``) to see the compiler's and Stan's output; by default the engines are silent.
+"""
+
+from __future__ import annotations
+
+import os
+import sys
+import threading
+import time
+from collections.abc import Mapping
+from types import ModuleType
+from typing import Any
+
+from ._programs import check_model, prepare_data, program_hash, stan_program
+from .base import Draws, EngineError, FitCancelled, ModelName, ProgressCallback
+
+__all__ = [
+    "ENGINES",
+    "Draws",
+    "EngineError",
+    "FitCancelled",
+    "ModelName",
+    "ProgressCallback",
+    "available_engines",
+    "compile_model",
+    "prepare_data",
+    "program_hash",
+    "resolve_engine",
+    "sample",
+    "shutdown",
+    "stan_program",
+]
+
+#: Engine names, in the order "auto" prefers them.
+ENGINES: tuple[str, ...] = ("cmdstanpy", "pystan")
+
+_FIXES = {
+    "cmdstanpy": "CmdStan was not found. Install it with `python -m cmdstanpy.install_cmdstan` "
+    "(needs internet and a C++ toolchain) or set $CMDSTAN to an existing installation; "
+    "engine='pystan' needs neither.",
+    "pystan": "PyStan is not available: `pip install pystan` (Linux and macOS only; it needs a "
+    "C++ compiler such as g++ or clang++).",
+}
+
+
+def _engine_module(name: str) -> ModuleType:
+    # imported lazily: cmdstanpy alone takes most of a second to import
+    if name == "pystan":
+        from . import _pystan
+
+        return _pystan
+    from . import _cmdstan
+
+    return _cmdstan
+
+
+def available_engines() -> list[str]:
+    """Engines that can run here: a subset of ``["cmdstanpy", "pystan"]``.
+
+    Cheap (no compilation, and no cmdstanpy import when no CmdStan installation is around).
+    """
+    return [name for name in ENGINES if _engine_module(name).available()]
+
+
+def resolve_engine(engine: str = "auto") -> str:
+    """The engine that ``engine`` designates here.
+
+    Parameters
+    ----------
+    engine
+        ``"auto"`` (cmdstanpy when a CmdStan installation is found, else PyStan),
+        ``"cmdstanpy"`` or ``"pystan"``.
+
+    Raises
+    ------
+    ValueError
+        For an unknown name.
+    EngineError
+        When the engine asked for (or, for "auto", every engine) cannot run here; the message
+        says how to fix it.
+    """
+    if engine == "auto":
+        for name in ENGINES:
+            if _engine_module(name).available():
+                return name
+        raise EngineError("No Stan engine can run here. " + " ".join(_FIXES.values()))
+    if engine not in ENGINES:
+        valid = ", ".join(repr(e) for e in ("auto", *ENGINES))
+        raise ValueError(f"unknown Stan engine {engine!r}; valid engines: {valid}")
+    if not _engine_module(engine).available():
+        raise EngineError(_FIXES[engine])
+    return engine
+
+
+def _verbose(verbose: bool | None) -> bool:
+    if verbose is not None:
+        return verbose
+    return os.environ.get("BBT_WIDGET_VERBOSE", "").strip().lower() in {"1", "true", "yes", "on"}
+
+
+def compile_model(
+    model: ModelName,
+    engine: str = "auto",
+    progress: ProgressCallback | None = None,
+    *,
+    verbose: bool | None = None,
+) -> None:
+    """Compile ``model`` for ``engine`` into the cache unless it is there (then a fast no-op).
+
+    Reports ``("compiling", nan)`` about once a second while a compile runs. Useful to warm up
+    ahead of the first fit: compiling takes 10-60 s once per machine, and with PyStan this also
+    starts a worker process with the model loaded, which saves the first fit ~0.2 s.
+    """
+    check_model(model)
+    name = resolve_engine(engine)
+    module = _engine_module(name)
+    path, _ = module.compile_model(model, progress=progress, verbose=_verbose(verbose))
+    if name == "pystan":
+        module.keep_warm(path)
+
+
+def shutdown() -> None:
+    """Stop the idle worker processes the PyStan engine keeps ready (restarted when needed).
+
+    They also end with the interpreter; this is for callers that want no child process left,
+    e.g. a widget being closed.
+    """
+    if "bbt_widget.engines._pystan" in sys.modules:
+        _engine_module("pystan").shutdown()
+
+
+def sample(
+    model: ModelName,
+    data: Mapping[str, Any],
+    *,
+    engine: str = "auto",
+    chains: int = 4,
+    iter_warmup: int = 1000,
+    iter_sampling: int = 1000,
+    seed: int | None = None,
+    progress: ProgressCallback | None = None,
+    cancel: threading.Event | None = None,
+    max_treedepth: int = 10,
+    adapt_delta: float = 0.8,
+    verbose: bool | None = None,
+) -> Draws:
+    """Sample the posterior of a Stan model with NUTS.
+
+    Parameters
+    ----------
+    model
+        ``"bbt"`` (Bradley-Terry, Eq. 2 of the paper) or ``"davidson"`` (with ties, Eq. 7).
+    data
+        The program's data: ``n_alg``, ``i1``, ``i2`` (1-based algorithm indices), ``win1``,
+        ``win2`` (and ``ties`` for Davidson); optional ``n_pairs`` (default ``len(i1)``),
+        ``hyperprior`` (1 lognormal, 2 half-Cauchy, 3 half-normal, default 1) and
+        ``prior_scale`` (default 0.5). Lists or numpy arrays. See :func:`prepare_data`.
+    engine
+        ``"auto"``, ``"cmdstanpy"`` or ``"pystan"``; see :func:`resolve_engine`.
+    chains, iter_warmup, iter_sampling
+        Chains (run in parallel) and warm-up / kept iterations per chain.
+    seed
+        Random seed in [0, 2**31 - 1]: with PyStan a seed makes the draws reproducible on the
+        same machine. ``None`` draws one (recorded in ``Draws.info["seed"]``).
+    progress
+        ``progress(stage, fraction)`` called from this thread: ``("compiling", nan)`` while a
+        compile runs, ``("sampling", f)`` with f from 0 to 1 (PyStan reports intermediate
+        fractions; cmdstanpy only 0 and 1).
+    cancel
+        When set (from any thread), the fit stops as soon as practical, its processes are
+        killed and :class:`FitCancelled` is raised. A compile in progress is not stopped: it
+        finishes in the background for the next fit.
+    max_treedepth, adapt_delta
+        NUTS settings (Stan's defaults).
+    verbose
+        Pass the compiler's and Stan's output to stderr; default from ``$BBT_WIDGET_VERBOSE``.
+
+    Returns
+    -------
+    Draws
+        Arrays shaped (chains, draws, ...), integer outputs as int64; ``timings`` holds
+        ``compile`` (0 when cached), ``sample`` and ``total`` seconds.
+
+    Raises
+    ------
+    ValueError
+        Invalid data or settings.
+    EngineError
+        The engine is unavailable, or compiling or sampling failed (with Stan's messages).
+    FitCancelled
+        ``cancel`` was set.
+    """
+    start = time.perf_counter()
+    check_model(model)
+    for name, value, low in (
+        ("chains", chains, 1),
+        ("iter_sampling", iter_sampling, 1),
+        ("iter_warmup", iter_warmup, 0),
+        ("max_treedepth", max_treedepth, 1),
+    ):
+        if not isinstance(value, int) or value < low:
+            raise ValueError(f"{name} must be an integer >= {low}, got {value!r}")
+    if not 0.0 < adapt_delta < 1.0:
+        raise ValueError(f"adapt_delta must be in (0, 1), got {adapt_delta!r}")
+    if seed is not None and not (isinstance(seed, int) and 0 <= seed < 2**31):
+        raise ValueError(f"seed must be an integer in [0, 2**31 - 1] or None, got {seed!r}")
+    stan_data = prepare_data(model, data)
+    name = resolve_engine(engine)
+    if cancel is not None and cancel.is_set():
+        raise FitCancelled("cancelled before it started")
+    draws = _engine_module(name).sample(
+        model,
+        stan_data,
+        chains=chains,
+        iter_warmup=iter_warmup,
+        iter_sampling=iter_sampling,
+        seed=seed,
+        max_treedepth=max_treedepth,
+        adapt_delta=float(adapt_delta),
+        progress=progress,
+        cancel=cancel,
+        verbose=_verbose(verbose),
+    )
+    draws.timings["total"] = time.perf_counter() - start
+    draws.info["engine_requested"] = engine
+    return draws

@@ -1,0 +1,133 @@
+"""The compiled-model cache: where it lives, and building into it once per machine.
+
+Compiled models go to ``platformdirs.user_cache_dir("bbt-widget")`` (or ``$BBT_WIDGET_CACHE``),
+one directory per (engine, program hash, toolchain), never next to the installed package
+(site-packages may be read-only). A build happens in a background thread, under a file lock so
+that two processes never build the same model at once, into a scratch directory renamed into
+place when complete, so that a half-built model is never seen. Callers only wait for the build:
+a cancelled fit stops waiting while the build goes on, and the next fit picks it up.
+"""
+
+from __future__ import annotations
+
+import contextlib
+import math
+import os
+import shutil
+import tempfile
+import threading
+import time
+from collections.abc import Callable, Iterator
+from concurrent.futures import Future
+from concurrent.futures import TimeoutError as FutureTimeout
+from pathlib import Path
+
+import platformdirs
+
+try:
+    import fcntl
+except ImportError:  # Windows: only the cmdstanpy engine runs there; builds are not shared
+    fcntl = None  # type: ignore[assignment]
+
+from .base import FitCancelled, ProgressCallback
+
+#: Build function: writes the compiled model into the given (empty) scratch directory.
+Builder = Callable[[Path], None]
+
+_jobs: dict[Path, Future] = {}
+_jobs_lock = threading.Lock()
+
+
+def cache_root() -> Path:
+    """Root of the bbt-widget cache (``$BBT_WIDGET_CACHE`` overrides the platform default)."""
+    env = os.environ.get("BBT_WIDGET_CACHE")
+    return Path(env).expanduser() if env else Path(platformdirs.user_cache_dir("bbt-widget"))
+
+
+@contextlib.contextmanager
+def _file_lock(path: Path) -> Iterator[None]:
+    path.parent.mkdir(parents=True, exist_ok=True)
+    if fcntl is None:
+        yield
+        return
+    with open(path, "a") as fh:
+        fcntl.flock(fh, fcntl.LOCK_EX)  # blocks this build thread only, never the caller
+        try:
+            yield
+        finally:
+            fcntl.flock(fh, fcntl.LOCK_UN)
+
+
+def _build(target: Path, is_built: Callable[[Path], bool], builder: Builder) -> None:
+    with _file_lock(target.with_name(target.name + ".lock")):
+        if is_built(target):  # another process finished it while we waited for the lock
+            return
+        # holding the lock, any scratch directory of this target is left over from a build
+        # that was killed (e.g. the interpreter exited mid-compile)
+        for stale in target.parent.glob(target.name + ".partial-*"):
+            shutil.rmtree(stale, ignore_errors=True)
+        scratch = Path(tempfile.mkdtemp(prefix=target.name + ".partial-", dir=target.parent))
+        try:
+            builder(scratch)
+            if target.exists():  # a broken earlier build (is_built said no): replace it
+                shutil.rmtree(target)
+            scratch.rename(target)
+        finally:
+            shutil.rmtree(scratch, ignore_errors=True)
+
+
+def _run_job(future: Future, target: Path, is_built: Callable[[Path], bool], builder: Builder):
+    try:
+        _build(target, is_built, builder)
+    except BaseException as exc:  # delivered to every waiter
+        future.set_exception(exc)
+    else:
+        future.set_result(target)
+
+
+def ensure_built(
+    target: Path,
+    is_built: Callable[[Path], bool],
+    builder: Builder,
+    *,
+    progress: ProgressCallback | None = None,
+    cancel: threading.Event | None = None,
+) -> float:
+    """Make sure ``target`` holds a complete build; return the seconds spent waiting for it.
+
+    Returns at once (0.0) when ``is_built(target)``. Otherwise starts the build (or joins the
+    one already running in this process) and waits, reporting ``("compiling", nan)`` about
+    once a second. Raises :class:`FitCancelled` if ``cancel`` is set meanwhile (the build goes
+    on in the background, and the next call joins it) and re-raises the build's error if it
+    fails (the next call retries).
+    """
+    if is_built(target):
+        return 0.0
+    target.parent.mkdir(parents=True, exist_ok=True)
+    with _jobs_lock:
+        future = _jobs.get(target)
+        # a finished job is stale here: it failed, or its result has since been removed
+        if future is None or future.done():
+            future = Future()
+            _jobs[target] = future
+            threading.Thread(
+                target=_run_job,
+                args=(future, target, is_built, builder),
+                name=f"bbt-widget-build-{target.name}",
+                daemon=True,  # the compiler's process group is killed at exit (see _procs)
+            ).start()
+    start = last_report = time.perf_counter()
+    if progress is not None:
+        progress("compiling", math.nan)
+    while True:
+        try:
+            future.result(timeout=0.1)
+            return time.perf_counter() - start
+        except FutureTimeout:
+            pass
+        if cancel is not None and cancel.is_set():
+            raise FitCancelled("cancelled while the Stan model was compiling")
+        now = time.perf_counter()
+        if progress is not None and now - last_report >= 1.0:
+            last_report = now
+            progress("compiling", math.nan)

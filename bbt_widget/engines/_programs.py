@@ -1,0 +1,130 @@
+"""The Stan programs: where their source lives, its hash, and the data each one reads."""
+
+from __future__ import annotations
+
+import hashlib
+import math
+import operator
+from collections.abc import Mapping
+from functools import cache
+from importlib import resources
+from pathlib import Path
+from typing import Any, get_args
+
+from .base import ModelName
+
+MODELS: tuple[str, ...] = get_args(ModelName)
+
+#: Hyper-prior codes of the ``hyperprior`` data field (Appendix A of the paper).
+HYPERPRIORS = {"lognormal": 1, "cauchy": 2, "normal": 3}
+
+_COUNTS = {"bbt": ("win1", "win2"), "davidson": ("win1", "win2", "ties")}
+_DEFAULTS = {"hyperprior": 1, "prior_scale": 0.5}
+
+
+def check_model(model: str) -> ModelName:
+    """Return ``model`` if it names a Stan program, else raise ValueError."""
+    if model not in MODELS:
+        raise ValueError(f"unknown model {model!r}; expected one of {', '.join(MODELS)}")
+    return model  # type: ignore[return-value]
+
+
+def stan_file(model: ModelName) -> Path:
+    """Path of the ``.stan`` file of ``model``.
+
+    The wheel carries the programs inside the package (``bbt_widget/stan/``, force-included by
+    hatch); a source checkout or an editable install has them at ``<repo>/stan/``.
+    """
+    name = f"{check_model(model)}.stan"
+    packaged = resources.files("bbt_widget").joinpath("stan", name)
+    if packaged.is_file():
+        return Path(str(packaged))
+    checkout = Path(__file__).resolve().parents[2] / "stan" / name
+    if checkout.is_file():
+        return checkout
+    raise FileNotFoundError(f"{name} is neither in the package nor in {checkout.parent}")
+
+
+@cache
+def _source(path: Path, mtime_ns: int) -> str:
+    # Line endings are normalised so that a CRLF checkout hashes like the original.
+    return path.read_text(encoding="utf-8").replace("\r\n", "\n")
+
+
+def stan_program(model: ModelName) -> str:
+    """Source text of the Stan program of ``model``."""
+    path = stan_file(model)
+    return _source(path, path.stat().st_mtime_ns)
+
+
+def program_hash(model: ModelName) -> str:
+    """Short sha256 of the program source; keys every compiled-model cache."""
+    return hashlib.sha256(stan_program(model).encode()).hexdigest()[:16]
+
+
+def _as_int_list(name: str, values: Any, n: int) -> list[int]:
+    try:
+        seq = list(values)
+    except TypeError:
+        raise ValueError(f"data[{name!r}] must be a sequence of {n} integers") from None
+    if len(seq) != n:
+        raise ValueError(f"data[{name!r}] has {len(seq)} entries, expected n_pairs = {n}")
+    out = []
+    for v in seq:
+        try:
+            out.append(int(operator.index(v)))  # ints and numpy integers
+            continue
+        except TypeError:
+            pass
+        try:
+            f = float(v)  # integral floats, e.g. counts from a float column
+        except (TypeError, ValueError):
+            f = math.nan
+        if not f.is_integer():
+            raise ValueError(f"data[{name!r}] must hold integers, got {v!r}")
+        out.append(int(f))
+    return out
+
+
+def prepare_data(model: ModelName, data: Mapping[str, Any]) -> dict[str, Any]:
+    """Validate the Stan data of ``model`` and convert it to plain Python ints and floats.
+
+    ``hyperprior`` (1 lognormal, 2 half-Cauchy, 3 half-normal; or those names) defaults to 1 and
+    ``prior_scale`` to 0.5, the paper's choice; ``n_pairs`` defaults to ``len(i1)``. Keys the
+    program does not read are dropped.
+
+    Raises
+    ------
+    ValueError
+        With the offending field, before any process is started.
+    """
+    check_model(model)
+    if "n_alg" not in data or "i1" not in data:
+        raise ValueError("data needs at least n_alg, i1, i2 and the counts")
+    n_alg = operator.index(data["n_alg"])
+    if n_alg < 2:
+        raise ValueError(f"n_alg must be at least 2, got {n_alg}")
+    n_pairs = operator.index(data.get("n_pairs", len(data["i1"])))
+    out: dict[str, Any] = {"n_alg": int(n_alg), "n_pairs": int(n_pairs)}
+    for key in ("i1", "i2", *_COUNTS[model]):
+        if key not in data:
+            raise ValueError(f"data for the {model} model needs {key!r}")
+        out[key] = _as_int_list(key, data[key], n_pairs)
+    for k, (a, b) in enumerate(zip(out["i1"], out["i2"], strict=True)):
+        if not (1 <= a <= n_alg and 1 <= b <= n_alg):
+            raise ValueError(f"pair {k}: algorithm indices ({a}, {b}) outside 1..{n_alg}")
+        if a == b:
+            raise ValueError(f"pair {k}: an algorithm compared with itself (index {a})")
+    for key in _COUNTS[model]:
+        if min(out[key], default=0) < 0:
+            raise ValueError(f"data[{key!r}] has negative counts")
+    hyper = data.get("hyperprior", _DEFAULTS["hyperprior"])
+    hyper = HYPERPRIORS.get(hyper, hyper) if isinstance(hyper, str) else hyper
+    if hyper not in (1, 2, 3):
+        raise ValueError(f"hyperprior must be 1, 2, 3 or one of {list(HYPERPRIORS)}; got {hyper!r}")
+    scale = float(data.get("prior_scale", _DEFAULTS["prior_scale"]))
+    if not (math.isfinite(scale) and scale > 0):
+        raise ValueError(f"prior_scale must be a positive finite number, got {scale}")
+    out["hyperprior"] = int(hyper)
+    out["prior_scale"] = scale  # a float, so that Stan reads it as real even when given 1
+    return out

@@ -1,0 +1,412 @@
+"""The PyStan engine: Stan models compiled by httpstan, sampled in a killable subprocess.
+
+PyStan (``pystan`` + ``httpstan``) installs from PyPI alone and compiles with the system C++
+compiler, so it is the engine that works on a fresh machine. Its public API does not suit an
+interactive widget, though: ``stan.build`` leaves ``build/`` in the working directory, writes to
+stderr (redirecting the whole process's stderr while compiling), and calls ``asyncio.run``,
+which fails inside Jupyter's running loop; sampling goes through an HTTP server and a shared
+process pool whose tasks cannot be cancelled, and every draw is sent as JSON twice.
+
+So we use httpstan's two building blocks directly:
+
+- compile: httpstan's own build function, run in a subprocess with a scratch working directory
+  and its output captured (``_pystan_build.py``), into our cache (see :mod:`._cache`);
+- sample: a subprocess (``_pystan_worker.py``) loads the compiled extension module, forks one
+  process per chain and calls its ``hmc_nuts_diag_e_adapt_wrapper``, the same function PyStan's
+  ``sample`` ends up calling with the same defaults. Cancelling kills that process group.
+
+Nothing here uses asyncio, changes the working directory or touches the process's stdio, so it
+runs from any thread, with or without an event loop.
+"""
+
+from __future__ import annotations
+
+import contextlib
+import importlib.metadata
+import importlib.util
+import json
+import os
+import secrets
+import select
+import shutil
+import subprocess
+import sys
+import tempfile
+import threading
+import time
+from functools import partial
+from importlib.machinery import EXTENSION_SUFFIXES
+from pathlib import Path
+from typing import Any
+
+import numpy as np
+
+from . import _procs
+from ._cache import cache_root, ensure_built
+from ._programs import program_hash, stan_program
+from .base import Draws, EngineError, FitCancelled, ModelName, ProgressCallback
+
+_BUILD_SCRIPT = Path(__file__).with_name("_pystan_build.py")
+_WORKER_SCRIPT = Path(__file__).with_name("_pystan_worker.py")
+
+#: Stan outputs that are integers (Stan's writers send every value as a double).
+INTEGER_OUTPUTS = frozenset({"win1_rep", "ties_rep", "treedepth__", "n_leapfrog__", "divergent__"})
+
+
+def available() -> bool:
+    """Whether PyStan can run here (httpstan has no Windows build)."""
+    return sys.platform != "win32" and importlib.util.find_spec("httpstan") is not None
+
+
+def engine_version() -> str:
+    """``"pystan X, httpstan Y"``."""
+    parts = []
+    for dist in ("pystan", "httpstan"):
+        try:
+            parts.append(f"{dist} {importlib.metadata.version(dist)}")
+        except importlib.metadata.PackageNotFoundError:
+            parts.append(f"{dist} (not installed)")
+    return ", ".join(parts)
+
+
+def _target(model: ModelName) -> Path:
+    # The extension module depends on the program, httpstan's Stan headers and the Python ABI.
+    httpstan_version = importlib.metadata.version("httpstan")
+    tag = f"{model}-{program_hash(model)}-httpstan{httpstan_version}-{sys.implementation.cache_tag}"
+    return cache_root() / "pystan" / tag
+
+
+def _module_file(directory: Path) -> Path | None:
+    try:
+        return next(p for p in directory.iterdir() if p.suffix in EXTENSION_SUFFIXES)
+    except (OSError, StopIteration):
+        return None
+
+
+def _build(model: ModelName, scratch: Path, *, verbose: bool) -> None:
+    stan_path = scratch / f"{model}.stan"
+    stan_path.write_text(stan_program(model), encoding="utf-8")
+    with tempfile.TemporaryDirectory(prefix="bbt-widget-build-") as cwd:
+        proc = _procs.spawn(
+            [sys.executable, str(_BUILD_SCRIPT), str(stan_path), str(scratch)],
+            cwd=cwd,
+            stdout=subprocess.PIPE,
+            stderr=subprocess.STDOUT,
+        )
+        try:
+            output, _ = proc.communicate()
+        finally:
+            _procs.kill_group(proc)  # reaps it; also stops a compiler left running on error
+    text = output.decode(errors="replace")
+    (scratch / "build.log").write_text(text)
+    if verbose:
+        sys.stderr.write(text)
+    if proc.returncode != 0 or _module_file(scratch) is None:
+        tail = "\n".join(text.strip().splitlines()[-20:])
+        raise EngineError(
+            f"Compiling the Stan model {model!r} with PyStan (httpstan) failed "
+            f"(exit code {proc.returncode}). PyStan needs a working C++ compiler (g++ or clang++; "
+            "e.g. `apt install g++`, or `xcode-select --install` on macOS). "
+            f"Last lines of the compiler output:\n{tail}"
+        )
+
+
+def compile_model(
+    model: ModelName,
+    *,
+    progress: ProgressCallback | None = None,
+    cancel: threading.Event | None = None,
+    verbose: bool = False,
+) -> tuple[Path, float]:
+    """Compile ``model`` unless cached; return the extension module and seconds spent."""
+    target = _target(model)
+    seconds = ensure_built(
+        target,
+        lambda t: _module_file(t) is not None,
+        partial(_build, model, verbose=verbose),
+        progress=progress,
+        cancel=cancel,
+    )
+    module = _module_file(target)
+    if module is None:  # removed between the build and now (cache cleared)
+        raise EngineError(f"compiled model vanished from {target}; please retry")
+    return module, seconds
+
+
+class _Worker:
+    """A ``_pystan_worker.py`` process: model loaded, waiting on stdin for one fit."""
+
+    def __init__(self, module: Path) -> None:
+        self.module = module
+        read_fd, write_fd = os.pipe()
+        # its output (and that of Stan's C++, which may print) goes to an unnamed temp file
+        self.log = tempfile.TemporaryFile(prefix="bbt-widget-worker-")
+        try:
+            self.proc = _procs.spawn(
+                [sys.executable, str(_WORKER_SCRIPT), str(module), str(write_fd)],
+                cwd=tempfile.gettempdir(),  # never the user's working directory
+                stdin=subprocess.PIPE,
+                stdout=self.log,
+                stderr=subprocess.STDOUT,
+                pass_fds=(write_fd,),
+            )
+        except BaseException:
+            os.close(read_fd)
+            self.log.close()
+            raise
+        finally:
+            os.close(write_fd)  # the worker has its copy: EOF on read_fd means it is gone
+        self.status_fd = read_fd
+
+    def submit(self, request_path: Path) -> bool:
+        """Hand the fit to the worker; False if it has died meanwhile."""
+        try:
+            assert self.proc.stdin is not None
+            self.proc.stdin.write(f"{request_path}\n".encode())
+            self.proc.stdin.close()
+        except OSError:
+            return False
+        return self.proc.poll() is None
+
+    def output(self) -> str:
+        self.log.seek(0)
+        return self.log.read().decode(errors="replace")
+
+    def close(self) -> None:
+        """Kill the worker and its chains (if still running) and release its resources."""
+        if self.proc.returncode is None:
+            _procs.kill_group(self.proc)
+        else:
+            _procs.forget(self.proc)
+        if self.status_fd >= 0:  # close once: the number may be reused by another thread
+            with contextlib.suppress(OSError):
+                os.close(self.status_fd)
+            self.status_fd = -1
+        if self.proc.stdin is not None:
+            with contextlib.suppress(OSError):
+                self.proc.stdin.close()
+        self.log.close()
+
+
+_idle: dict[Path, _Worker] = {}
+_idle_lock = threading.Lock()
+
+
+def _take_worker(module: Path) -> _Worker:
+    with _idle_lock:
+        worker = _idle.pop(module, None)
+    if worker is not None and worker.proc.poll() is None:
+        return worker
+    if worker is not None:
+        worker.close()
+    return _Worker(module)
+
+
+def keep_warm(module: Path) -> None:
+    """Have an idle worker for ``module`` ready for the next fit (one per model at most).
+
+    :func:`sample` calls this after a fit, not during it, so that the worker's start-up does
+    not compete with the chains for the CPU. Best effort: a failure here only means the next
+    fit starts its own worker, which reports any real problem.
+    """
+    with _idle_lock:
+        if module not in _idle:
+            with contextlib.suppress(OSError):
+                _idle[module] = _Worker(module)
+
+
+def shutdown() -> None:
+    """Stop the idle worker processes (they are restarted by the next fit)."""
+    with _idle_lock:
+        workers = list(_idle.values())
+        _idle.clear()
+    for worker in workers:
+        worker.close()
+
+
+def _follow(
+    worker: _Worker,
+    total: int,
+    progress: ProgressCallback | None,
+    cancel: threading.Event | None,
+    events: dict[str, float],
+) -> str:
+    """Relay the worker's progress until it ends; return its last status line.
+
+    ``events`` receives the time the worker had loaded the model. Raises FitCancelled (after
+    killing the worker and its chains) when ``cancel`` is set.
+    """
+    done_iterations: dict[str, int] = {}
+    pending = b""
+    last = ""
+    while True:
+        if cancel is not None and cancel.is_set():
+            worker.close()
+            raise FitCancelled("sampling cancelled")
+        ready, _, _ = select.select([worker.status_fd], [], [], 0.05)
+        if not ready:
+            continue
+        chunk = os.read(worker.status_fd, 1 << 16)
+        if not chunk:  # every writer (worker and chains) has exited
+            return last
+        *lines, pending = (pending + chunk).split(b"\n")
+        for raw in lines:
+            line = raw.decode()
+            if line == "ready":
+                events["ready"] = time.perf_counter()
+            elif line.startswith("progress "):
+                _, chain, iteration = line.split()
+                done_iterations[chain] = int(iteration)
+                if progress is not None:
+                    progress("sampling", min(1.0, sum(done_iterations.values()) / total))
+            elif line:
+                last = line
+
+
+def _failure(out_dir: Path, chains: int, worker_output: str) -> str:
+    for chain in range(1, chains + 1):
+        path = out_dir / f"chain-{chain}.error"
+        if path.exists():
+            return f"chain {chain}: {path.read_text().strip()}"
+    tail = "\n".join(worker_output.strip().splitlines()[-20:])
+    return f"the sampler process failed:\n{tail}"
+
+
+def _collect(out_dir: Path, chains: int) -> tuple[dict, dict, list[str]]:
+    metas = [json.loads((out_dir / f"chain-{c}.json").read_text()) for c in range(1, chains + 1)]
+    names: list[str] = metas[0]["names"]
+    # Stan's flat names: "lp__", "sigma", "beta.3" (1-based; our outputs are at most vectors).
+    groups: dict[str, list[int]] = {}
+    for j, name in enumerate(names):
+        groups.setdefault(name.split(".", 1)[0], []).append(j)
+    outputs: dict[str, np.ndarray] = {}
+    for c in range(chains):
+        # one chain in memory at a time, copied into the final arrays: the peak stays near
+        # the size of the draws themselves (a memory map would add every page it touched)
+        chain = np.load(out_dir / f"chain-{c + 1}.npy")
+        for base, cols in groups.items():
+            block = chain[:, cols[0] : cols[-1] + 1]
+            if base not in outputs:
+                dtype = np.int64 if base in INTEGER_OUTPUTS else np.float64
+                outputs[base] = np.empty((chains, *block.shape), dtype)
+            outputs[base][c] = block
+        del chain
+    params: dict[str, np.ndarray] = {}
+    sampler: dict[str, np.ndarray] = {}
+    for base, values in outputs.items():
+        if "." not in names[groups[base][0]]:  # a scalar: (chains, draws)
+            values = values[..., 0]
+        (sampler if base.endswith("__") else params)[base] = values
+    messages: list[str] = []
+    for c, meta in enumerate(metas, start=1):
+        messages.extend(f"chain {c}: {m}" for m in meta["messages"])
+    return params, sampler, messages
+
+
+def _run(
+    module: Path,
+    request: dict[str, Any],
+    out_dir: Path,
+    progress: ProgressCallback | None,
+    cancel: threading.Event | None,
+    verbose: bool,
+) -> tuple[dict, dict, list[str], dict[str, float]]:
+    request_path = out_dir / "request.json"
+    request_path.write_text(json.dumps(request))
+    events = {"start": time.perf_counter()}
+    worker = _take_worker(module)
+    try:
+        if not worker.submit(request_path):  # the idle worker had died: start afresh
+            worker.close()
+            worker = _Worker(module)
+            if not worker.submit(request_path):
+                raise EngineError("the PyStan worker process died at start:\n" + worker.output())
+        total = request["chains"] * (request["num_warmup"] + request["num_samples"])
+        status = _follow(worker, total, progress, cancel, events)
+        events["exited"] = time.perf_counter()
+        worker.proc.wait()  # EOF came when the worker and all its chains had exited
+        output = worker.output()
+    finally:
+        worker.close()  # also stops it all after an error or interrupt while following
+    if verbose:
+        sys.stderr.write(output)
+    if status != "done" or worker.proc.returncode != 0:
+        raise EngineError(f"PyStan sampling failed: {_failure(out_dir, request['chains'], output)}")
+    params, sampler, messages = _collect(out_dir, request["chains"])
+    return params, sampler, messages, events
+
+
+def sample(
+    model: ModelName,
+    data: dict[str, Any],
+    *,
+    chains: int,
+    iter_warmup: int,
+    iter_sampling: int,
+    seed: int | None,
+    max_treedepth: int,
+    adapt_delta: float,
+    progress: ProgressCallback | None,
+    cancel: threading.Event | None,
+    verbose: bool,
+) -> Draws:
+    """Compile (if needed) and sample ``model``; ``data`` is already validated."""
+    module, compile_seconds = compile_model(
+        model, progress=progress, cancel=cancel, verbose=verbose
+    )
+    start = time.perf_counter()
+    if progress is not None:
+        progress("sampling", 0.0)
+    if seed is None:
+        seed = secrets.randbelow(2**31 - 1) + 1
+    request = {
+        "out_dir": "",
+        "data": data,
+        "chains": chains,
+        "seed": seed,
+        "num_warmup": iter_warmup,
+        "num_samples": iter_sampling,
+        "max_depth": max_treedepth,
+        "delta": adapt_delta,
+        "refresh": max(1, (iter_warmup + iter_sampling) // 25),  # ~25 reports per chain
+    }
+    out_dir = Path(tempfile.mkdtemp(prefix="bbt-widget-fit-"))
+    try:
+        request["out_dir"] = str(out_dir)
+        params, sampler, messages, events = _run(
+            module, request, out_dir, progress, cancel, verbose
+        )
+    finally:
+        shutil.rmtree(out_dir, ignore_errors=True)
+        keep_warm(module)
+    if verbose and messages:
+        sys.stderr.write("Stan messages:\n" + "\n".join(messages) + "\n")
+    if progress is not None:
+        progress("sampling", 1.0)
+    ready = max(events.get("ready", events["start"]), events["start"])
+    return Draws(
+        params=params,
+        sampler=sampler,
+        engine="pystan",
+        max_treedepth=max_treedepth,
+        timings={
+            "compile": compile_seconds,
+            "sample": time.perf_counter() - start,
+            # waiting for the worker to load (0 when warm), the chains, reading the draws
+            "sample_startup": ready - events["start"],
+            "sample_chains": events["exited"] - ready,
+            "sample_collect": time.perf_counter() - events["exited"],
+        },
+        info={
+            "engine_version": engine_version(),
+            "stan_hash": program_hash(model),
+            "model": model,
+            "compiled_module": str(module),
+            "seed": seed,
+            "chains": chains,
+            "iter_warmup": iter_warmup,
+            "iter_sampling": iter_sampling,
+            "adapt_delta": adapt_delta,
+            "messages": messages,
+        },
+    )

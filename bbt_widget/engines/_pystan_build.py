@@ -1,0 +1,51 @@
+"""Compile a Stan program into an httpstan extension module (run as a script, not imported).
+
+Usage: ``python _pystan_build.py PROGRAM.stan TARGET_DIR``
+
+The PyStan engine runs this in a subprocess whose working directory is a scratch directory
+(setuptools leaves a ``build/`` folder in the cwd) and whose output it captures (the compiler is
+noisy, and httpstan redirects the process's stderr while compiling). It uses httpstan's own
+build function, pointed at our cache directory instead of httpstan's.
+"""
+
+import asyncio
+import importlib.util
+import sys
+from importlib.machinery import EXTENSION_SUFFIXES
+from pathlib import Path
+
+
+def _die_with_parent() -> None:
+    # Linux: get SIGKILL if the process that started us goes away, so no compile outlives it.
+    try:
+        import ctypes
+        import signal
+
+        ctypes.CDLL(None, use_errno=True).prctl(1, signal.SIGKILL)  # PR_SET_PDEATHSIG
+    except (OSError, AttributeError):
+        pass
+
+
+def main() -> None:
+    _die_with_parent()
+    program_path, target = Path(sys.argv[1]), Path(sys.argv[2])
+    program = program_path.read_text(encoding="utf-8")
+
+    import httpstan.cache
+    import httpstan.models
+
+    httpstan.cache.model_directory = lambda model_name: target
+    compiler_output = asyncio.run(httpstan.models.build_services_extension_module(program))
+    (target / "compiler.log").write_text(compiler_output)
+
+    # Smoke test: the module loads (catches link errors here, with the compiler output at hand,
+    # instead of in the first fit).
+    module_path = next(p for p in target.iterdir() if p.suffix in EXTENSION_SUFFIXES)
+    spec = importlib.util.spec_from_file_location("stan_services", module_path)
+    module = importlib.util.module_from_spec(spec)
+    spec.loader.exec_module(module)
+    print("built", module_path.name, "with", module.hmc_nuts_diag_e_adapt_wrapper.__name__)
+
+
+if __name__ == "__main__":
+    main()

@@ -1,0 +1,284 @@
+"""Run NUTS chains of an httpstan-compiled Stan model (run as a script, not imported).
+
+Usage: ``python _pystan_worker.py MODULE STATUS_FD``, then the path of a request (JSON) on
+stdin.
+
+The PyStan engine starts this script in a subprocess of its own process group, usually ahead of
+time (a warm worker: starting Python, importing numpy and loading the model take a third of a
+small fit). It loads the compiled model (the httpstan extension module in our cache), reports
+``ready``, waits for a request on stdin, and forks one process per chain. Each chain calls
+httpstan's ``hmc_nuts_diag_e_adapt_wrapper`` on its process's main thread (Stan's autodiff stack
+is thread-local and only initialised for the main thread: other threads crash), while a reader
+thread takes the draws off httpstan's callback sockets into ``chain-<c>.npy`` in the request's
+output directory (a memory map, so the draws never sit twice in memory) and reports progress.
+One worker serves one fit, then exits.
+
+Status lines written to the file descriptor STATUS_FD (each shorter than PIPE_BUF, so writes
+from several chains never interleave): ``ready`` once the model is loaded, ``progress <chain>
+<iteration>``, then ``done`` or ``failed <chain>``. Per chain it also writes ``chain-<c>.json``
+(column names and Stan's messages) and, on failure, ``chain-<c>.error``.
+
+Self-contained on purpose (stdlib, numpy, and pysimdjson when present): it must not import
+bbt_widget, whose import is slow and which need not be importable from here.
+"""
+
+import json
+import os
+import re
+import signal
+import socket
+import sys
+import threading
+import traceback
+from importlib.util import module_from_spec, spec_from_file_location
+from pathlib import Path
+
+import numpy as np
+
+try:  # PyStan's own dependency; about 8x faster than json for wide draws
+    import simdjson
+except ImportError:  # pragma: no cover
+    simdjson = None
+
+_ITERATION = re.compile(r"Iteration:\s*(\d+)\s*/\s*(\d+)")
+_DRAW = b'{"version":1,"topic":"sample","values":{'
+# Stan's routine chatter, not worth passing on
+_BOILERPLATE_RE = re.compile(
+    r"^(Elapsed Time:|Gradient evaluation took|Adjust your expectations)"
+    r"|transitions using 10 leapfrog steps|seconds \((Warm-up|Sampling|Total)\)$"
+)
+
+
+def _die_with_parent() -> None:
+    # Linux: get SIGKILL when our parent dies, so no chain outlives the process that wants it.
+    try:
+        import ctypes
+
+        ctypes.CDLL(None, use_errno=True).prctl(1, signal.SIGKILL)  # PR_SET_PDEATHSIG
+    except (OSError, AttributeError):
+        pass
+
+
+def _send(fd: int, text: str) -> None:
+    try:
+        os.write(fd, (text + "\n").encode())
+    except OSError:  # the engine stopped listening (cancelled); it is about to kill us
+        pass
+
+
+class _ChainOutput:
+    """Reads one chain's callback sockets: draws to a memory map, progress to the status fd."""
+
+    def __init__(self, chain: int, out_dir: Path, num_samples: int, status_fd: int) -> None:
+        self.chain = chain
+        self.out_dir = out_dir
+        self.num_samples = num_samples
+        self.status_fd = status_fd
+        self.names: list[str] = []
+        self.messages: list[str] = []
+        self.draws: np.ndarray | None = None
+        self.n_draws = 0
+        self.sampler_returned = threading.Event()
+        self.errors: list[str] = []
+        self._parser = simdjson.Parser() if simdjson is not None else None
+
+    def serve(self, server: socket.socket) -> None:
+        """Accept httpstan's writer connections until the sampler has returned."""
+        server.settimeout(0.05)
+        readers = []
+        while True:
+            try:
+                conn, _ = server.accept()
+            except TimeoutError:
+                # all connections are made before sampling starts, so once the sampler has
+                # returned and none is pending, none will come
+                if self.sampler_returned.is_set():
+                    break
+                continue
+            conn.setblocking(True)
+            reader = threading.Thread(target=self._read, args=(conn,), daemon=True)
+            reader.start()
+            readers.append(reader)
+        for reader in readers:
+            reader.join()
+
+    def _read(self, conn: socket.socket) -> None:
+        try:
+            with conn, conn.makefile("rb", buffering=1 << 20) as stream:
+                first = stream.readline()
+                if not first:
+                    return
+                topic = json.loads(first)["topic"]
+                if topic == "sample":
+                    self._sample_line(first)
+                    for line in stream:
+                        self._sample_line(line)
+                elif topic == "logger":
+                    self._logger_line(first)
+                    for line in stream:
+                        self._logger_line(line)
+                else:  # "initialization" and "diagnostic": must be drained, are not needed
+                    while stream.read(1 << 20):
+                        pass
+        except Exception:  # reported by the chain, which then fails
+            self.errors.append(traceback.format_exc())
+
+    def _sample_line(self, line: bytes) -> None:
+        if not line.startswith(_DRAW):
+            return  # adaptation messages (step size, metric) come as a list of strings
+        if self.draws is None:
+            values = json.loads(line)["values"]
+            self.names = list(values)
+            self.draws = np.lib.format.open_memmap(
+                self.out_dir / f"chain-{self.chain}.npy",
+                mode="w+",
+                dtype=np.float64,
+                shape=(self.num_samples, len(self.names)),
+            )
+            row = list(values.values())
+        else:
+            row = self._values(line)
+        if self.n_draws >= self.num_samples:
+            raise RuntimeError(f"more than the {self.num_samples} requested draws")
+        self.draws[self.n_draws] = row
+        self.n_draws += 1
+
+    def _values(self, line: bytes) -> list[float]:
+        if self._parser is not None:
+            try:
+                doc = self._parser.parse(line)
+            except ValueError:  # NaN or Infinity, which simdjson rejects; json reads them
+                pass
+            else:
+                try:
+                    return list(doc["values"].values())
+                finally:
+                    del doc  # a simdjson parser is reusable only once its documents are gone
+        return list(json.loads(line)["values"].values())
+
+    def _logger_line(self, line: bytes) -> None:
+        text = json.loads(line)["values"][0]
+        found = _ITERATION.search(text)
+        if found:
+            _send(self.status_fd, f"progress {self.chain} {found.group(1)}")
+            return
+        if text.startswith(("info:", "warn:", "error:", "debug:", "fatal:")):
+            text = text.split(":", 1)[1]
+        text = text.strip()
+        if text and not (_BOILERPLATE_RE.search(text)) and len(self.messages) < 100:
+            self.messages.append(text)
+
+    def finish(self) -> None:
+        if self.draws is not None:
+            self.draws.flush()
+            del self.draws
+        meta = {"names": self.names, "messages": self.messages, "n_draws": self.n_draws}
+        (self.out_dir / f"chain-{self.chain}.json").write_text(json.dumps(meta))
+
+
+def _run_chain(module, request: dict, chain: int, status_fd: int) -> int:
+    out_dir = Path(request["out_dir"])
+    output = _ChainOutput(chain, out_dir, request["num_samples"], status_fd)
+    sock_path = out_dir / f"chain-{chain}.sock"
+    server = socket.socket(socket.AF_UNIX, socket.SOCK_STREAM)
+    server.bind(str(sock_path))
+    server.listen(8)  # httpstan connects 4 writers (logger, init, sample, diagnostic)
+    serving = threading.Thread(target=output.serve, args=(server,), daemon=True)
+    serving.start()
+    error = ""
+    try:
+        return_code = module.hmc_nuts_diag_e_adapt_wrapper(
+            str(sock_path),
+            request["data"],
+            {},  # init: Stan's default, uniform(-2, 2) on the unconstrained scale
+            request["seed"],
+            chain,
+            2.0,  # init_radius
+            request["num_warmup"],
+            request["num_samples"],
+            1,  # num_thin
+            False,  # save_warmup
+            request["refresh"],
+            1.0,  # stepsize (initial)
+            0.0,  # stepsize_jitter
+            request["max_depth"],
+            request["delta"],
+            0.05,  # gamma
+            0.75,  # kappa
+            10.0,  # t0
+            75,  # init_buffer
+            50,  # term_buffer
+            25,  # window
+        )
+        if return_code != 0:
+            error = f"Stan returned error code {return_code}"
+    except Exception as exc:  # e.g. "Initialization failed." or a data error
+        error = f"{type(exc).__name__}: {exc}"
+    finally:
+        output.sampler_returned.set()
+        serving.join()
+        server.close()
+        sock_path.unlink(missing_ok=True)
+    output.finish()
+    if not error and output.errors:
+        error = output.errors[0]
+    if not error and output.n_draws != request["num_samples"]:
+        error = f"received {output.n_draws} of {request['num_samples']} draws"
+    if error:
+        details = "\n".join(output.messages[-20:])
+        (out_dir / f"chain-{chain}.error").write_text(error + ("\n" + details if details else ""))
+        return 1
+    return 0
+
+
+def _load_module(path: str):
+    spec = spec_from_file_location("stan_services", path)
+    module = module_from_spec(spec)
+    spec.loader.exec_module(module)
+    return module
+
+
+def main() -> int:
+    module_path, status_fd = sys.argv[1], int(sys.argv[2])
+    module = _load_module(module_path)
+    import httpstan.utils  # noqa: F401  the module imports it on every call; do it once, pre-fork
+
+    _send(status_fd, "ready")
+    # Started ahead of time, we wait here for the fit. No PR_SET_PDEATHSIG for this process:
+    # the thread that started us may be gone by the time we run (it is tied to that thread,
+    # not to the process); an idle worker ends instead when the engine's end of stdin closes.
+    request_path = sys.stdin.readline().strip()
+    if not request_path:
+        return 0
+    sys.stdin.close()
+    request = json.loads(Path(request_path).read_text())
+
+    # Fork while single-threaded (a fork with threads alive can deadlock the child).
+    pids = {}
+    for chain in range(1, request["chains"] + 1):
+        pid = os.fork()
+        if pid == 0:
+            code = 1
+            try:
+                _die_with_parent()  # chains end with this process, e.g. when it is killed
+                code = _run_chain(module, request, chain, status_fd)
+            except BaseException:
+                path = Path(request["out_dir"]) / f"chain-{chain}.error"
+                path.write_text(traceback.format_exc())
+            finally:
+                os._exit(code)
+        pids[pid] = chain
+    failed = 0
+    while pids:
+        pid, wait_status = os.wait()
+        chain = pids.pop(pid)
+        if wait_status != 0 and not failed:
+            failed = chain
+            for other in pids:  # the fit is lost; do not make the user wait for the rest
+                os.kill(other, signal.SIGKILL)
+    _send(status_fd, f"failed {failed}" if failed else "done")
+    return 1 if failed else 0
+
+
+if __name__ == "__main__":
+    sys.exit(main())

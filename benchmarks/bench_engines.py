@@ -1,0 +1,229 @@
+"""Stan engine speed and memory, against plain PyStan measured in the same run.
+
+Cases (4 chains x 1000 warm-up + 1000 draws, the BT model, lognormal hyper-prior):
+
+* ``paper``: the paper's Table 3b, 5 algorithms x 10 pairs. Target: <= 1.0 s end to end.
+* ``pmlb16``: 16 algorithms x 120 pairs, 132 games each (simulated). Target: <= 2.5 s.
+* ``large``: 100 algorithms x 4950 pairs, 30 games each (simulated). Target: < 60 s, < 1 GiB.
+
+For each: ``engines.sample`` end to end (median of ``--repeat`` runs, in a fresh process so
+that the first one is the cold-process case a notebook sees), its breakdown (worker start-up,
+chains, reading the draws), divergences and the smallest bulk ESS, and the peak memory of the
+calling process and of the sampler processes. Baseline: the public PyStan API
+(``stan.build`` on the cached model + ``posterior.sample``) on the same program and data, in a
+subprocess whose working directory is a scratch directory. ``--compile`` also times a cold
+compile into an empty cache (about a minute per model).
+
+Run: ``python benchmarks/bench_engines.py [--repeat N] [--skip-large] [--no-baseline]
+[--compile] [--out benchmarks/results/engines.json]``.
+"""
+
+from __future__ import annotations
+
+import argparse
+import json
+import os
+import platform
+import statistics
+import subprocess
+import sys
+import tempfile
+import time
+from pathlib import Path
+from typing import Any
+
+import numpy as np
+
+REPO = Path(__file__).resolve().parents[1]
+sys.path.insert(0, str(REPO))
+
+from bbt_widget import engines  # noqa: E402
+
+TARGETS_S = {"paper": 1.0, "pmlb16": 2.5, "large": 60.0}
+
+TABLE_3B = [
+    (1, 2, 7, 14),
+    (1, 3, 2, 19),
+    (1, 4, 2, 19),
+    (1, 5, 6, 15),
+    (2, 3, 7, 14),
+    (2, 4, 6, 15),
+    (2, 5, 5, 15),
+    (3, 4, 11, 10),
+    (3, 5, 11, 10),
+    (4, 5, 12, 9),
+]
+
+# Runs in a fresh interpreter: sample `repeat` times, print one JSON line per fit.
+_FIT = """
+import json, resource, sys, time
+sys.path.insert(0, {repo!r})
+import numpy as np
+import arviz as az
+from bbt_widget import engines
+data = json.loads(sys.stdin.read())
+for rep in range({repeat}):
+    start = time.perf_counter()
+    d = engines.sample("bbt", data, engine="pystan", seed=rep + 1)
+    wall = time.perf_counter() - start
+    sigma_ess = float(az.ess(d.params["sigma"]))
+    beta = d.params["beta"]
+    beta_ess = min(float(az.ess(beta[..., j])) for j in range(beta.shape[-1]))
+    print(json.dumps({{
+        "wall_s": wall,
+        "timings": d.timings,
+        "divergent": int(d.sampler["divergent__"].sum()),
+        "mean_leapfrog": float(d.sampler["n_leapfrog__"].mean()),
+        "ess_sigma": sigma_ess,
+        "min_ess_beta": beta_ess,
+        "maxrss_self_mb": resource.getrusage(resource.RUSAGE_SELF).ru_maxrss / 1024,
+        "maxrss_children_mb": resource.getrusage(resource.RUSAGE_CHILDREN).ru_maxrss / 1024,
+    }}), flush=True)
+    del d, beta
+"""
+
+# Plain PyStan: build (cached by httpstan after the first time) and sample.
+_BASELINE = """
+import json, sys, time
+import stan
+data = json.loads(sys.stdin.read())
+program = open({program!r}).read()
+t0 = time.perf_counter()
+posterior = stan.build(program, data=data, random_seed=1)
+t1 = time.perf_counter()
+fit = posterior.sample(num_chains=4, num_warmup=1000, num_samples=1000)
+t2 = time.perf_counter()
+beta = fit["beta"]
+print(json.dumps({{"build_s": t1 - t0, "sample_s": t2 - t1, "wall_s": t2 - t0}}))
+"""
+
+
+def _simulated(n_alg: int, games: int, seed: int) -> dict[str, Any]:
+    rng = np.random.default_rng(seed)
+    beta = rng.normal(0.0, 1.0, n_alg)
+    i1, i2 = np.triu_indices(n_alg, 1)
+    win1 = rng.binomial(games, 1.0 / (1.0 + np.exp(-(beta[i1] - beta[i2]))))
+    return {
+        "n_alg": n_alg,
+        "n_pairs": int(i1.size),
+        "i1": (i1 + 1).tolist(),
+        "i2": (i2 + 1).tolist(),
+        "win1": win1.tolist(),
+        "win2": (games - win1).tolist(),
+    }
+
+
+def cases(skip_large: bool) -> dict[str, dict[str, Any]]:
+    out = {
+        "paper": {
+            "n_alg": 5,
+            "n_pairs": 10,
+            "i1": [r[0] for r in TABLE_3B],
+            "i2": [r[1] for r in TABLE_3B],
+            "win1": [r[2] for r in TABLE_3B],
+            "win2": [r[3] for r in TABLE_3B],
+        },
+        "pmlb16": _simulated(16, 132, seed=1),
+    }
+    if not skip_large:
+        out["large"] = _simulated(100, 30, seed=2)
+    return out
+
+
+def _run(code: str, data: dict, timeout: float) -> list[dict]:
+    with tempfile.TemporaryDirectory(prefix="bbt-bench-") as cwd:
+        proc = subprocess.run(
+            [sys.executable, "-c", code],
+            input=json.dumps(data),
+            capture_output=True,
+            text=True,
+            cwd=cwd,
+            timeout=timeout,
+            check=False,
+        )
+    if proc.returncode != 0:
+        raise RuntimeError(proc.stderr[-3000:])
+    return [json.loads(line) for line in proc.stdout.splitlines() if line.startswith("{")]
+
+
+def bench_compile() -> dict[str, float]:
+    out = {}
+    with tempfile.TemporaryDirectory(prefix="bbt-bench-cache-") as cache:
+        env = dict(os.environ, BBT_WIDGET_CACHE=cache)
+        for model in ("bbt", "davidson"):
+            code = (
+                f"import sys, time; sys.path.insert(0, {str(REPO)!r}); "
+                "from bbt_widget import engines; t = time.perf_counter(); "
+                f"engines.compile_model({model!r}, 'pystan'); print(time.perf_counter() - t); "
+                f"t = time.perf_counter(); engines.compile_model({model!r}, 'pystan'); "
+                "print(time.perf_counter() - t)"
+            )
+            lines = subprocess.run(
+                [sys.executable, "-c", code], capture_output=True, text=True, env=env, check=True
+            ).stdout.split()
+            out[f"{model}_cold_s"] = float(lines[0])
+            out[f"{model}_warm_s"] = float(lines[1])
+    return out
+
+
+def main() -> None:
+    parser = argparse.ArgumentParser(description=__doc__.split("\n")[0])
+    parser.add_argument("--repeat", type=int, default=5)
+    parser.add_argument("--skip-large", action="store_true")
+    parser.add_argument("--no-baseline", action="store_true")
+    parser.add_argument("--compile", action="store_true", help="also time a cold compile")
+    parser.add_argument("--out", type=Path, default=None)
+    args = parser.parse_args()
+
+    started = time.perf_counter()
+    engines.compile_model("bbt", "pystan")  # compiled once per machine, not timed here
+    report: dict[str, Any] = {
+        "machine": {
+            "platform": platform.platform(),
+            "python": platform.python_version(),
+            "cpus": os.cpu_count(),
+            "load_average_at_start": os.getloadavg(),
+        },
+        "engine": engines.sample(
+            "bbt", cases(True)["paper"], engine="pystan", iter_sampling=10
+        ).info["engine_version"],
+        "cases": {},
+    }
+    if args.compile:
+        report["compile"] = bench_compile()
+        print("compile:", {k: round(v, 2) for k, v in report["compile"].items()}, flush=True)
+    program = str(engines._programs.stan_file("bbt"))
+    for name, data in cases(args.skip_large).items():
+        repeat = 1 if name == "large" else args.repeat
+        fits = _run(_FIT.format(repo=str(REPO), repeat=repeat), data, timeout=1800)
+        walls = [f["wall_s"] for f in fits]
+        case: dict[str, Any] = {
+            "n_alg": data["n_alg"],
+            "n_pairs": data["n_pairs"],
+            "first_fit_s": walls[0],
+            "median_fit_s": statistics.median(walls),
+            "target_s": TARGETS_S[name],
+            "fits": fits,
+        }
+        if not args.no_baseline and name != "large":
+            full = engines.prepare_data("bbt", data)  # with the default hyper-prior filled in
+            _run(_BASELINE.format(program=program), full, timeout=1800)  # compiles the 1st time
+            base = _run(_BASELINE.format(program=program), full, timeout=1800)
+            case["baseline_plain_pystan"] = base[0]
+            case["ratio_to_baseline"] = case["median_fit_s"] / base[0]["wall_s"]
+        report["cases"][name] = case
+        summary = {
+            k: round(v, 3) if isinstance(v, float) else v
+            for k, v in case.items()
+            if k not in ("fits", "baseline_plain_pystan")
+        }
+        print(name, summary, flush=True)
+    report["load_average_at_end"] = os.getloadavg()
+    report["bench_seconds"] = time.perf_counter() - started
+    if args.out:
+        args.out.parent.mkdir(parents=True, exist_ok=True)
+        args.out.write_text(json.dumps(report, indent=2) + "\n")
+
+
+if __name__ == "__main__":
+    main()

@@ -1,0 +1,234 @@
+// The control panel: plain DOM inputs bound two-way to the widget's traits.
+//
+// Every control writes its trait and calls save_changes(); Python decides what the change
+// costs (a new fit or a re-summary) and validates it. Inputs are refreshed from the model on
+// every change, so `w.d_min = 0.2` in Python moves the slider too.
+
+const TIES = [
+  ["add", "add (tie = win for both)"],
+  ["spread", "spread (half to each)"],
+  ["forget", "forget (drop ties)"],
+  ["davidson", "Davidson model"],
+];
+const HYPERPRIORS = [
+  ["lognormal", "log-normal"],
+  ["cauchy", "half-Cauchy"],
+  ["normal", "half-normal"],
+];
+const INTERPRETATIONS = [
+  ["weak", "weak (0.95 rule)"],
+  ["strong", "strong (0.70 rule)"],
+];
+
+/** Traits the panel shows; a change to any of them refreshes every input. */
+const CONTROL_TRAITS = [
+  "ties",
+  "local_rope",
+  "d_min",
+  "paired",
+  "paired_available",
+  "paired_reason",
+  "local_rope_available",
+  "local_rope_reason",
+  "lower_is_better",
+  "hyperprior",
+  "prior_scale",
+  "rope_low",
+  "rope_high",
+  "hdi",
+  "control",
+  "interpretation",
+  "focus",
+  "algorithms",
+];
+
+/** Create an element with attributes and children. */
+export function h(tag, attrs = {}, ...children) {
+  const node = document.createElement(tag);
+  for (const [key, value] of Object.entries(attrs)) {
+    if (value === undefined || value === null || value === false) continue;
+    if (key === "class") node.className = value;
+    else if (key === "text") node.textContent = value;
+    else node.setAttribute(key, value === true ? "" : String(value));
+  }
+  for (const child of children) {
+    if (child !== null && child !== undefined) node.append(child);
+  }
+  return node;
+}
+
+function setOptions(select, options) {
+  const current = select.value;
+  select.replaceChildren(
+    ...options.map(([value, label]) => h("option", { value, text: label })),
+  );
+  if (options.some(([value]) => value === current)) select.value = current;
+}
+
+/**
+ * Build the control panel for `model` and keep it in sync.
+ *
+ * @returns {{ element: HTMLElement, dispose: () => void }}
+ */
+export function buildControls(model) {
+  const listeners = [];
+  const on = (event, fn) => {
+    model.on(event, fn);
+    listeners.push([event, fn]);
+  };
+  const save = (name, value) => {
+    model.set(name, value);
+    model.save_changes();
+  };
+
+  const rows = [];
+  const refreshers = [];
+
+  /** A labelled row; `cost` tells the user whether the control refits or only redraws. */
+  const row = (label, cost, ...inputs) => {
+    const el = h(
+      "div",
+      { class: "bbt-row" },
+      h("label", { class: "bbt-label", text: label }),
+      h("div", { class: "bbt-inputs" }, ...inputs),
+      h("span", {
+        class: `bbt-cost bbt-cost-${cost}`,
+        title: cost === "fit" ? "changing this runs a new Stan fit" : "redraws from the draws",
+        text: cost === "fit" ? "fit" : "",
+      }),
+    );
+    rows.push(el);
+    return el;
+  };
+
+  const select = (name, options, { toValue = (v) => v, fromValue = (v) => v } = {}) => {
+    const el = h("select", { "data-trait": name, name });
+    setOptions(el, options);
+    el.addEventListener("change", () => save(name, toValue(el.value)));
+    refreshers.push(() => {
+      el.value = String(fromValue(model.get(name)));
+    });
+    return el;
+  };
+
+  const checkbox = (name) => {
+    const el = h("input", { type: "checkbox", "data-trait": name, name });
+    el.addEventListener("change", () => save(name, el.checked));
+    refreshers.push(() => {
+      el.checked = Boolean(model.get(name));
+    });
+    return el;
+  };
+
+  /** A number input; invalid text is sent as-is so Python can explain what is wrong. */
+  const number = (name, { min, max, step }) => {
+    const el = h("input", { type: "number", "data-trait": name, name, min, max, step });
+    el.addEventListener("change", () => {
+      const value = Number.parseFloat(el.value);
+      if (Number.isFinite(value)) save(name, value);
+      else refreshers.forEach((fn) => fn());
+    });
+    refreshers.push(() => {
+      if (document.activeElement !== el) el.value = String(model.get(name));
+    });
+    return el;
+  };
+
+  /** A slider that commits on release (a drag would otherwise queue one fit per pixel). */
+  const slider = (name, { min, max, step }) => {
+    const out = h("output", { class: "bbt-value" });
+    const el = h("input", { type: "range", "data-trait": name, name, min, max, step });
+    el.addEventListener("input", () => {
+      out.textContent = Number(el.value).toFixed(2);
+    });
+    el.addEventListener("change", () => save(name, Number.parseFloat(el.value)));
+    refreshers.push(() => {
+      el.value = String(model.get(name));
+      out.textContent = Number(model.get(name)).toFixed(2);
+    });
+    return [el, out];
+  };
+
+  // --- controls that change the win table or the model: a new (background) fit ----------
+  const ties = select("ties", TIES);
+  const localRope = checkbox("local_rope");
+  const localReason = h("span", { class: "bbt-reason" });
+  const [dMin, dMinOut] = slider("d_min", { min: 0, max: 1.5, step: 0.05 });
+  const paired = checkbox("paired");
+  const pairedReason = h("span", { class: "bbt-reason" });
+  const direction = select(
+    "lower_is_better",
+    [
+      ["false", "higher is better"],
+      ["true", "lower is better"],
+    ],
+    { toValue: (v) => v === "true", fromValue: (v) => String(Boolean(v)) },
+  );
+  const hyperprior = select("hyperprior", HYPERPRIORS);
+  const priorScale = number("prior_scale", { min: 0.01, max: 10, step: 0.05 });
+
+  // --- controls that only re-summarise the draws already there ---------------------------
+  const ropeLow = number("rope_low", { min: 0, max: 1, step: 0.01 });
+  const ropeHigh = number("rope_high", { min: 0, max: 1, step: 0.01 });
+  const hdi = number("hdi", { min: 0.5, max: 0.99, step: 0.01 });
+  const control = select("control", [["", "none (all pairs)"]]);
+  const interpretation = select("interpretation", INTERPRETATIONS);
+  interpretation.title =
+    "weak (paper Sec. 9.2): a better when above.50 ≥ 0.95, equivalent when in.rope ≥ 0.95; " +
+    "strong (Sec. 9.3): a better when the mean ≥ 0.70";
+  const focus = select("focus", [["", "all algorithms"]]);
+
+  const fitGroup = h(
+    "fieldset",
+    { class: "bbt-group" },
+    h("legend", { text: "Win table and model (refit)" }),
+    row("Ties", "fit", ties),
+    row(
+      "Local ROPE",
+      "fit",
+      localRope,
+      h("span", { class: "bbt-small", text: "d_min" }),
+      dMin,
+      dMinOut,
+      localReason,
+    ),
+    row("Paired", "fit", paired, pairedReason),
+    row("Metric", "fit", direction),
+    row("Hyper-prior", "fit", hyperprior, h("span", { class: "bbt-small", text: "scale" }), priorScale),
+  );
+  const viewGroup = h(
+    "fieldset",
+    { class: "bbt-group" },
+    h("legend", { text: "Summary (instant)" }),
+    row("ROPE", "view", ropeLow, h("span", { class: "bbt-small", text: "to" }), ropeHigh),
+    row("HDI mass", "view", hdi),
+    row("Control", "view", control),
+    row("Interpretation", "view", interpretation),
+    row("Show pairs of", "view", focus),
+  );
+
+  const refreshDerived = () => {
+    const algorithms = model.get("algorithms") || [];
+    setOptions(control, [["", "none (all pairs)"], ...algorithms.map((a) => [a, a])]);
+    setOptions(focus, [["", "all algorithms"], ...algorithms.map((a) => [a, a])]);
+    const available = Boolean(model.get("paired_available"));
+    paired.disabled = !available;
+    pairedReason.textContent = available ? "" : model.get("paired_reason") || "not available";
+    const localAvailable = Boolean(model.get("local_rope_available"));
+    localRope.disabled = !localAvailable;
+    localReason.textContent = localAvailable ? "" : model.get("local_rope_reason") || "";
+    dMin.disabled = !localAvailable || !model.get("local_rope");
+  };
+  const refresh = () => {
+    refreshDerived();
+    refreshers.forEach((fn) => fn());
+  };
+  // Specific events: the anywidget model contract guarantees `change:<name>`, not `change`.
+  for (const name of CONTROL_TRAITS) on(`change:${name}`, refresh);
+  refresh();
+
+  return {
+    element: h("div", { class: "bbt-controls" }, fitGroup, viewGroup),
+    dispose: () => listeners.forEach(([event, fn]) => model.off(event, fn)),
+  };
+}

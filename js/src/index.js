@@ -1,0 +1,120 @@
+// anywidget front end of BBTWidget: controls, status line, diagnostics badge, inline
+// messages and the linked Vega-Lite view. All statistics happen in Python; this file only
+// shows traits and writes the user's choices back.
+import { ChartView } from "./charts.js";
+import { buildControls, h } from "./controls.js";
+import "./widget.css";
+
+/** Traits whose change may alter what is drawn. */
+const CHART_TRAITS = ["spec", "fit_data", "view_data", "selected_pair", "focus", "hdi"];
+const STATUS_TRAITS = ["status", "status_text", "progress", "fit_count", "message", "error"];
+
+function render({ model, el }) {
+  const root = h("div", { class: "bbt-root" });
+  const controls = buildControls(model);
+
+  const statusText = h("span", { class: "bbt-status-text" });
+  const bar = h("progress", { class: "bbt-progress", max: 1, value: 0 });
+  const badge = h("span", { class: "bbt-badge" });
+  const status = h("div", { class: "bbt-status", role: "status" }, statusText, bar, badge);
+  const message = h("div", { class: "bbt-message", role: "alert" });
+  const error = h("div", { class: "bbt-error", role: "alert" });
+  const chartBox = h("div", { class: "bbt-charts" });
+  const main = h("div", { class: "bbt-main" }, status, message, error, chartBox);
+  root.append(controls.element, main);
+  el.append(root);
+
+  const setPair = (pair) => {
+    if (model.get("selected_pair") === pair) return;
+    model.set("selected_pair", pair);
+    model.save_changes();
+  };
+  const charts = new ChartView(chartBox, {
+    onPair: setPair,
+    onError: (msg) => {
+      error.textContent = `Chart error: ${msg}`;
+      error.hidden = false;
+    },
+    onRendered: (kind) => {
+      // Counters for tests and for users who wonder whether anything happened.
+      const key = kind === "embed" ? "embeds" : "dataUpdates";
+      el.dataset[key] = String(Number(el.dataset[key] || 0) + 1);
+      el.dataset.rendered = "true";
+    },
+  });
+
+  const showStatus = () => {
+    const state = model.get("status") || "idle";
+    root.dataset.status = state;
+    el.dataset.status = state;
+    el.dataset.fits = String(model.get("fit_count") ?? 0);
+    status.className = `bbt-status bbt-status-${state}`;
+    statusText.textContent = model.get("status_text") || state;
+    const progress = model.get("progress");
+    const busy = state === "compiling" || state === "sampling" || state === "queued";
+    bar.hidden = !busy;
+    if (Number.isFinite(progress) && progress >= 0) bar.value = progress;
+    else bar.removeAttribute("value"); // indeterminate
+
+    const msg = model.get("message") || "";
+    message.textContent = msg;
+    message.hidden = !msg;
+    const err = model.get("error") || "";
+    error.textContent = err;
+    error.hidden = !err;
+  };
+
+  const showBadge = () => {
+    const diag = model.get("diagnostics") || {};
+    if (diag.ok === undefined) {
+      badge.hidden = true;
+      return;
+    }
+    badge.hidden = false;
+    badge.className = `bbt-badge ${diag.ok ? "bbt-badge-ok" : "bbt-badge-warn"}`;
+    badge.textContent = diag.label || (diag.ok ? "diagnostics fine" : "check diagnostics");
+    badge.title = (diag.messages || []).join("\n");
+  };
+
+  const showCharts = () =>
+    charts.update(
+      model.get("spec"),
+      { ...(model.get("fit_data") || {}), ...(model.get("view_data") || {}) },
+      {
+        sel_pair: model.get("selected_pair") || "",
+        sel_focus: model.get("focus") || "",
+        hdi_mass: Number(model.get("hdi")) || 0.89,
+      },
+    );
+
+  // One redraw per burst of trait changes: Python sends spec and data in one message,
+  // but each trait fires its own event.
+  let pending = false;
+  const scheduleCharts = () => {
+    if (pending) return;
+    pending = true;
+    queueMicrotask(() => {
+      pending = false;
+      showCharts();
+    });
+  };
+
+  const handlers = [
+    ...CHART_TRAITS.map((name) => [`change:${name}`, scheduleCharts]),
+    ...STATUS_TRAITS.map((name) => [`change:${name}`, showStatus]),
+    ["change:diagnostics", showBadge],
+  ];
+  for (const [event, fn] of handlers) model.on(event, fn);
+
+  showStatus();
+  showBadge();
+  showCharts();
+
+  return () => {
+    for (const [event, fn] of handlers) model.off(event, fn);
+    controls.dispose();
+    charts.finalize();
+  };
+}
+
+export default { render };

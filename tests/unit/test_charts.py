@@ -1,0 +1,238 @@
+"""Chart builders: tidy frames in, valid Vega-Lite out, nothing remote.
+
+The frame helpers are checked on small frames written by hand (numbers worked out in the
+test); the builders are checked by validating their Vega-Lite against Altair's schema.
+``test_widget.py`` runs the same builders on real fits.
+"""
+
+from __future__ import annotations
+
+import json
+
+import altair as alt
+import numpy as np
+import pandas as pd
+import pytest
+
+from bbt_widget import charts
+
+
+@pytest.fixture
+def summary() -> pd.DataFrame:
+    """Two pairs as Result.summary() gives them (best > worse order)."""
+    return pd.DataFrame(
+        {
+            "pair": ["xgb > lda", "lda > dt"],
+            "alg_a": ["xgb", "lda"],
+            "alg_b": ["lda", "dt"],
+            "mean": [0.72, 0.52],
+            "median": [0.73, 0.52],
+            "low": [0.62, 0.41],
+            "high": [0.81, 0.63],
+            "delta": [0.19, 0.22],
+            "above_50": [1.0, 0.6],
+            "in_rope": [0.01, 0.5],
+            "weak": ["a better", "no claim"],
+            "strong": ["a better", "equivalent"],
+        }
+    )
+
+
+@pytest.fixture
+def pair_draws() -> pd.DataFrame:
+    return pd.DataFrame({"xgb > lda": [0.6, 0.7, 0.9, 0.8], "lda > dt": [0.3, 0.5, 0.52, 0.7]})
+
+
+@pytest.fixture
+def rope_mass() -> pd.DataFrame:
+    return pd.DataFrame(
+        {
+            "pair": ["lda > dt", "xgb > lda"],  # any order: matched by pair
+            "below": [0.25, 0.0],
+            "inside": [0.5, 0.01],
+            "above": [0.25, 0.99],
+        }
+    )
+
+
+@pytest.fixture
+def win_table() -> pd.DataFrame:
+    return pd.DataFrame(
+        {
+            "alg1": ["dt", "dt", "lda"],
+            "alg2": ["lda", "xgb", "xgb"],
+            "win1": [6, 2, 5],
+            "win2": [13, 18, 14],
+            "ties": [1, 0, 1],
+        }
+    )
+
+
+@pytest.fixture
+def ppc_histogram() -> pd.DataFrame:
+    return pd.DataFrame(
+        {
+            "alg1": ["dt", "dt", "lda", "dt"],
+            "alg2": ["lda", "lda", "xgb", "xgb"],
+            "quantity": ["win1"] * 4,
+            "value": [5, 6, 5, 2],
+            "count": [1000, 3000, 4000, 4000],
+            "observed": [6, 6, 5, 2],
+        }
+    )
+
+
+def test_decision_text_names_the_algorithm() -> None:
+    assert charts.decision_text("a better", "xgb", "dt") == "xgb better"
+    assert charts.decision_text("b better", "xgb", "dt") == "dt better"
+    assert charts.decision_text("equivalent", "xgb", "dt") == "equivalent"
+
+
+def test_pair_key_is_unordered() -> None:
+    assert charts.pair_key("xgb", "lda") == charts.pair_key("lda", "xgb") == "lda vs xgb"
+
+
+@pytest.mark.parametrize(
+    ("decision", "kind"),
+    [("xgb better", "better"), ("equivalent", "equivalent"), ("no claim", "no claim")],
+)
+def test_verdict_kind(decision: str, kind: str) -> None:
+    assert charts.verdict_kind(decision) == kind
+
+
+def test_range_frame_is_min_and_max_per_pair(pair_draws) -> None:
+    ranges = charts.range_frame(pair_draws)
+    assert list(ranges["pair"]) == ["xgb > lda", "lda > dt"]
+    assert list(ranges["min"]) == [0.6, 0.3] and list(ranges["max"]) == [0.9, 0.7]
+
+
+def test_interval_frame_adds_order_range_and_decision(summary, pair_draws) -> None:
+    # ranges of more pairs than shown (the widget computes them once, for all pairs)
+    ranges = charts.range_frame(pair_draws.assign(**{"xgb > dt": [0.9] * 4}))
+    frame = charts.interval_frame(summary, ranges, "weak")
+    assert list(frame["order"]) == [0, 1]
+    assert list(frame["key"]) == ["lda vs xgb", "dt vs lda"]
+    # full range = min/max of the draws, by hand from the fixture
+    assert list(frame["min"]) == [0.6, 0.3]
+    assert list(frame["max"]) == [0.9, 0.7]
+    assert list(frame["decision"]) == ["xgb better", "no claim"]
+    assert list(frame["verdict"]) == ["better", "no claim"]
+    strong = charts.interval_frame(summary, ranges, "strong")
+    assert list(strong["verdict"]) == ["better", "equivalent"]
+    with pytest.raises(ValueError, match="interpretation"):
+        charts.interval_frame(summary, ranges, "medium")
+
+
+def test_overlap_frame_is_long_and_sums_to_one(summary, rope_mass) -> None:
+    frame = charts.overlap_frame(summary, rope_mass)
+    assert len(frame) == 6
+    first = frame[frame["pair"] == "xgb > lda"]
+    assert list(first["region"]) == ["below ROPE", "in ROPE", "above ROPE"]
+    assert list(first["mass"]) == [0.0, 0.01, 0.99]
+    assert frame.groupby("pair")["mass"].sum().to_numpy() == pytest.approx([1.0, 1.0])
+    assert list(frame["order"].unique()) == [0, 1]  # summary order, not rope_mass order
+
+
+def test_matrix_frame_has_both_orientations(win_table) -> None:
+    frame = charts.matrix_frame(win_table, ["xgb", "lda", "dt"])
+    assert len(frame) == 6
+    cell = frame[(frame["row"] == "xgb") & (frame["col"] == "dt")].iloc[0]
+    assert (cell["wins"], cell["losses"], cell["ties"]) == (18, 2, 0)
+    assert cell["share"] == pytest.approx(18 / 20)
+    assert cell["row_order"] == 0 and cell["col_order"] == 2
+    cell = frame[(frame["row"] == "dt") & (frame["col"] == "lda")].iloc[0]
+    assert cell["share"] == pytest.approx(6 / 20)
+
+
+def test_ppc_frame_numbers_pairs_in_summary_order(ppc_histogram) -> None:
+    frame = charts.ppc_frame(ppc_histogram, ["xgb", "lda", "dt"])
+    # pairs best first: (xgb, lda)=0, (xgb, dt)=1, (lda, dt)=2
+    order = dict(zip(frame["key"], frame["pair_order"], strict=False))
+    assert order == {"lda vs xgb": 0, "dt vs xgb": 1, "dt vs lda": 2}
+    assert frame["panel"].iloc[0] == "dt wins vs lda"
+
+
+def test_coverage_frame_accepts_core_wide_form_with_ties() -> None:
+    wide = pd.DataFrame(
+        {
+            "hdi": [0.5, 0.9, 0.95, 1.0],
+            "proportion": [0.8, 1, 1, 1],
+            "proportion_ties": [0.4, 0.7, 0.9, 1],
+        }
+    )
+    frame = charts.coverage_frame(wide)
+    assert len(frame) == 8
+    assert set(frame["quantity"]) == {"wins", "ties"}
+    assert list(frame["hdi_label"][:4]) == ["50% HDI", "90% HDI", "95% HDI", "100% HDI"]
+    plain = charts.coverage_frame(wide[["hdi", "proportion"]])
+    assert list(plain["quantity"].unique()) == ["wins"]
+
+
+def test_to_records_is_json_safe() -> None:
+    frame = pd.DataFrame({"a": [1.0, np.nan], "b": [np.int64(3), np.int64(4)], "c": ["x", None]})
+    rows = charts.to_records(frame)
+    assert rows == [{"a": 1.0, "b": 3, "c": "x"}, {"a": None, "b": 4, "c": None}]
+    json.dumps(rows, allow_nan=False)
+
+
+def test_to_columns_is_json_safe_and_lossless() -> None:
+    frame = pd.DataFrame(
+        {"a": [1.0, np.nan], "b": [np.int64(3), np.int64(4)], "c": ["x", None], "d": [True, False]}
+    )
+    cols = charts.to_columns(frame)
+    assert cols == {"a": [1.0, None], "b": [3, 4], "c": ["x", None], "d": [True, False]}
+    assert all(type(v) is int for v in cols["b"])
+    json.dumps(cols, allow_nan=False)
+
+
+def _frames(summary, pair_draws, rope_mass, ppc_histogram, win_table) -> dict[str, pd.DataFrame]:
+    return {
+        "intervals": charts.interval_frame(summary, charts.range_frame(pair_draws)),
+        "overlap": charts.overlap_frame(summary, rope_mass),
+        "rope": charts.rope_frame((0.45, 0.55)),
+        "ppc": charts.ppc_frame(ppc_histogram, ["xgb", "lda", "dt"]),
+        "coverage": charts.coverage_frame(
+            pd.DataFrame({"hdi": [0.5, 0.9, 0.95, 1.0], "proportion": [0.8, 1, 1, 1]})
+        ),
+        "matrix": charts.matrix_frame(win_table, ["xgb", "lda", "dt"]),
+    }
+
+
+def test_every_builder_gives_valid_vega_lite(
+    summary, pair_draws, rope_mass, ppc_histogram, win_table
+) -> None:
+    f = _frames(summary, pair_draws, rope_mass, ppc_histogram, win_table)
+    built = [
+        charts.intervals_chart(f["intervals"], f["rope"], hdi=0.89),
+        charts.rope_overlap_chart(f["overlap"]),
+        charts.ppc_chart(f["ppc"]),
+        charts.coverage_chart(f["coverage"]),
+        charts.win_matrix_chart(f["matrix"]),
+    ]
+    for chart in built:
+        chart.to_dict(validate=True)  # raises on a schema error
+    linked = charts.linked_chart(f, hdi=0.89, selected_pair="lda vs xgb", focus="xgb")
+    spec = linked.to_dict(validate=True)
+    params = {p["name"]: p["value"] for p in spec["params"]}
+    assert params == {"sel_pair": "lda vs xgb", "sel_focus": "xgb", "hdi_mass": 0.89}
+
+
+def test_linked_view_spec_is_data_free_and_constant() -> None:
+    spec = charts.view_spec()
+    text = json.dumps(spec)
+    assert "$schema" not in spec
+    assert "http" not in text  # no schema URL, no remote data
+    assert "values" not in text  # data travels separately, by dataset name
+    named = {m for m in charts.VIEW_DATASETS + charts.FIT_DATASETS if f'"name": "{m}"' in text}
+    assert named == set(charts.VIEW_DATASETS + charts.FIT_DATASETS)
+    # the same object every time (built once), but a copy the caller may change
+    again = charts.view_spec()
+    assert again == spec and again is not spec
+    alt.VConcatChart.from_dict(spec)  # and it is valid Vega-Lite
+
+
+def test_linked_view_links_through_parameters() -> None:
+    text = json.dumps(charts.view_spec())
+    # every chart reads the highlighted pair and the focus algorithm
+    assert text.count("datum.key == sel_pair") >= 4
+    assert text.count("sel_focus") >= 4

@@ -1,0 +1,434 @@
+"""BBTWidget: traits, observers, background fits, offline bundle, the quickstart notebook.
+
+Tests marked ``stan`` run real fits (PyStan compiles the model once per machine, then about a
+second per fit on the paper's base results). The others need no Stan.
+"""
+
+from __future__ import annotations
+
+import json
+import os
+import re
+import time
+from pathlib import Path
+
+import altair as alt
+import pandas as pd
+import pytest
+
+import bbt_widget as bbt
+from bbt_widget import charts
+from bbt_widget.widget import BBTWidget
+
+REPO = Path(__file__).resolve().parents[2]
+PACKAGE = REPO / "bbt_widget"
+STATIC = PACKAGE / "static"
+FIT_TIMEOUT = 600  # the first fit on a new machine compiles the Stan model
+
+# ---------------------------------------------------------------------------- offline bundle
+
+#: Every URL-looking string in the built bundle must be one of these: identifiers that no
+#: code ever requests, or message text. Everything else (a CDN, a remote import) fails.
+BUNDLE_ALLOWED_URLS = {
+    # XML namespace names: the SVG renderer needs them as identifiers; never fetched
+    "http://www.w3.org/2000/svg",
+    "http://www.w3.org/1999/xlink",
+    "http://www.w3.org/2000/xmlns/",
+    # the $schema label vega-lite writes into compiled specs; vega never loads it
+    "https://vega.github.io/schema/vega/v6.json",
+    # text of a vega-lite warning message
+    "https://github.com/vega/vega-lite/issues/2415",
+    # vega-embed's "Open in Vega Editor" link: only used by the action menu, which the
+    # widget turns off (actions: false)
+    "https://vega.github.io/editor/",
+}
+CDN_HOSTS = (
+    "cdn.jsdelivr.net",
+    "jsdelivr",
+    "unpkg.com",
+    "cdnjs",
+    "esm.sh",
+    "skypack",
+    "esm.run",
+    "googleapis.com",
+    "gstatic.com",
+    "cloudflare",
+)
+URL_RE = re.compile(r"""(?:https?:)?//[A-Za-z0-9.-]+\.[A-Za-z]{2,}(?:[^\s"'`)<>\\]*)?""")
+
+
+def _bundle_files() -> list[Path]:
+    files = sorted(p for p in STATIC.glob("*") if p.suffix in (".js", ".css", ".mjs"))
+    assert files, f"the front end is not built: no bundle in {STATIC}"
+    return files
+
+
+def test_bundle_is_built_with_vega_inside() -> None:
+    js = (STATIC / "widget.js").read_text(encoding="utf-8")
+    # vega, vega-lite and vega-embed are in the bundle, not imported from elsewhere
+    assert "vega-embed" in js or "vegaEmbed" in js or "Open in Vega Editor" in js
+    assert len(js) > 300_000
+    assert not re.search(r"""\bimport\s*\(?\s*["'](?!\.)""", js), "bare or remote import left"
+
+
+def test_bundle_has_no_remote_urls() -> None:
+    for path in _bundle_files():
+        text = path.read_text(encoding="utf-8")
+        urls = {m.group(0).rstrip(".,;") for m in URL_RE.finditer(text)}
+        # protocol-relative or full URLs only (skip JS comments like "//foo.bar" in code)
+        remote = {u for u in urls if u.startswith(("http://", "https://"))}
+        unexpected = sorted(remote - BUNDLE_ALLOWED_URLS)
+        assert not unexpected, f"{path.name} names remote URLs: {unexpected}"
+        lowered = text.lower()
+        assert not [h for h in CDN_HOSTS if h in lowered], f"{path.name} names a CDN host"
+
+
+def test_package_names_no_cdn_and_widget_code_no_url() -> None:
+    for path in sorted(PACKAGE.rglob("*")):
+        if not path.is_file() or path.suffix in (".pyc", ".csv") or "__pycache__" in path.parts:
+            continue
+        text = path.read_text(encoding="utf-8", errors="ignore").lower()
+        hosts = [h for h in CDN_HOSTS if h in text]
+        assert not hosts, f"{path.relative_to(REPO)} names a CDN host: {hosts}"
+    for name in ("widget.py", "charts.py", "runner.py"):
+        text = (PACKAGE / name).read_text(encoding="utf-8")
+        assert not re.search(r"https?://", text), f"{name} contains a URL"
+
+
+def test_state_sent_to_the_browser_has_no_url(base: pd.DataFrame) -> None:
+    w = BBTWidget(base, dataset="db", autostart=False)
+    try:
+        state = w.get_state()
+        esm, css = state.pop("_esm"), state.pop("_css")
+        assert esm == (STATIC / "widget.js").read_text(encoding="utf-8")
+        assert css == (STATIC / "widget.css").read_text(encoding="utf-8")
+        assert "http" not in json.dumps(state, default=str)
+    finally:
+        w.close()
+
+
+# ---------------------------------------------------------------------------- construction
+
+
+def test_bad_data_raises_the_core_error(base: pd.DataFrame) -> None:
+    with pytest.raises(TypeError, match="DataFrame"):
+        BBTWidget([[1, 2]], dataset="db")
+    with pytest.raises(ValueError) as exc_info:
+        BBTWidget(base, dataset="no_such_column")
+    with pytest.raises(type(exc_info.value), match=re.escape(str(exc_info.value))):
+        bbt.tidy_results(base, dataset="no_such_column")
+
+
+@pytest.mark.parametrize(
+    ("kwargs", "match"),
+    [
+        ({"ties": "bogus"}, "tie policy"),
+        ({"rope": (0.6, 0.4)}, "rope low"),
+        ({"hdi": 1.5}, "hdi"),
+        ({"control": "nope"}, "control"),
+        ({"interpretation": "medium"}, "interpretation"),
+        ({"hyperprior": "gamma"}, "hyperprior"),
+    ],
+)
+def test_bad_initial_settings_raise(base: pd.DataFrame, kwargs: dict, match: str) -> None:
+    with pytest.raises(ValueError, match=match):
+        BBTWidget(base, dataset="db", autostart=False, **kwargs)
+
+
+def test_initial_traits_follow_the_arguments(base: pd.DataFrame) -> None:
+    w = BBTWidget(
+        base,
+        dataset="db",
+        d_min=0.3,
+        ties="forget",
+        rope=(0.4, 0.6),
+        hdi=0.95,
+        control="xgb",
+        interpretation="strong",
+        autostart=False,
+    )
+    try:
+        assert (w.local_rope, w.d_min, w.ties) == (True, 0.3, "forget")
+        assert (w.rope_low, w.rope_high, w.hdi) == (0.4, 0.6, 0.95)
+        assert (w.control, w.interpretation) == ("xgb", "strong")
+        assert w.algorithms == ["dt", "lda", "lgbm", "xgb", "svm"]
+        assert w.paired_available and w.paired and w.paired_reason == ""
+        assert w.fit_settings["d_min"] == 0.3 and w.fit_settings["paired"] is True
+        assert w.result is None and w.summary is None and w.charts == {}
+    finally:
+        w.close()
+
+
+def test_paired_and_local_rope_disabled_without_folds(base_means: pd.DataFrame) -> None:
+    w = BBTWidget(base_means, dataset=None, autostart=False)
+    try:
+        assert not w.paired_available and "fold" in w.paired_reason
+        assert not w.local_rope_available and w.local_rope_reason
+        w.paired = True  # from Python too: stays off, the reason says why
+        w.local_rope = True
+        assert w.paired is False and w.local_rope is False
+    finally:
+        w.close()
+    with pytest.raises(ValueError, match="d_min"):
+        BBTWidget(base_means, dataset=None, d_min=0.4, autostart=False)
+
+
+def test_paired_disabled_when_folds_differ(base: pd.DataFrame) -> None:
+    ragged = base.copy()
+    first = ragged.index[ragged["db"] == ragged["db"].iloc[0]][0]
+    ragged.loc[first, "xgb"] = float("nan")  # xgb lacks one fold of the first data set
+    w = BBTWidget(ragged, dataset="db", autostart=False)
+    try:
+        assert w.local_rope_available
+        assert not w.paired_available and "differ" in w.paired_reason
+        assert w.paired is False
+    finally:
+        w.close()
+
+
+def test_invalid_fit_values_show_a_message_and_start_nothing(base: pd.DataFrame) -> None:
+    w = BBTWidget(base, dataset="db", autostart=False)
+    try:
+        w.prior_scale = -1.0
+        assert "prior_scale" in w.message
+        with w.hold_trait_notifications():  # observers run once all three are set
+            w.prior_scale = 0.5
+            w.local_rope = True
+            w.d_min = 2.0
+        assert w.message == "d_min must be between 0.0 and 1.5; got 2.0"
+        with w.hold_trait_notifications():
+            w.d_min = 0.4
+            w.ties = "sometimes"
+        assert "tie policy" in w.message
+        assert w._requested_key is None  # no fit was asked for
+        assert w.fit_stats.get("started", 0) == 0 and not w._runner.busy
+    finally:
+        w.close()
+
+
+# ---------------------------------------------------------------------------- real fits
+
+
+@pytest.fixture(scope="module")
+def widget(request: pytest.FixtureRequest) -> BBTWidget:
+    """One widget on the paper's base results, first fit done (shared: fits are cached)."""
+    w = BBTWidget(bbt.datasets.load_base(), dataset="db", seed=7)
+    request.addfinalizer(w.close)
+    assert w.wait(FIT_TIMEOUT), (w.status_text, w.error)
+    return w
+
+
+def _restore(w: BBTWidget) -> None:
+    with w.hold_trait_notifications():
+        w.rope_low, w.rope_high, w.hdi = 0.45, 0.55, 0.89
+        w.control, w.interpretation, w.ties, w.local_rope = "", "weak", "spread", False
+    w.wait(FIT_TIMEOUT)
+
+
+@pytest.mark.stan
+def test_first_fit_fills_every_output(widget: BBTWidget) -> None:
+    w = widget
+    assert w.status == "done" and w.error == "" and w.message == ""
+    assert isinstance(w.result, bbt.BBTResult)
+    assert w.fit_count >= 1
+    assert list(w.summary.columns[:4]) == ["pair", "alg_a", "alg_b", "mean"]
+    assert len(w.summary) == 10
+    assert set(w.view_data) == set(charts.VIEW_DATASETS)
+    assert set(w.fit_data) == set(charts.FIT_DATASETS)
+    assert len(w.view_data["intervals"]["pair"]) == 10
+    assert len(w.fit_data["matrix"]["row"]) == 20
+    assert w.diagnostics["ok"] is True and w.diagnostics["label"] == "diagnostics fine"
+    json.dumps([w.view_data, w.fit_data, w.diagnostics], allow_nan=False)  # JSON-safe
+    assert set(w.charts) == {"intervals", "rope_overlap", "ppc", "coverage", "win_matrix", "linked"}
+    for chart in w.charts.values():
+        assert isinstance(chart, alt.TopLevelMixin)
+        chart.to_dict(validate=True)
+
+
+@pytest.mark.stan
+def test_widget_shows_exactly_what_fit_and_summary_give(widget: BBTWidget) -> None:
+    """No statistics in the widget: its numbers are the core's for the same settings."""
+    direct = bbt.fit(bbt.datasets.load_base(), dataset="db", seed=7)
+    pd.testing.assert_frame_equal(widget.summary, direct.summary())
+    rows = pd.DataFrame(widget.view_data["intervals"])  # sent by column
+    assert list(rows["pair"]) == list(direct.summary()["pair"])
+    assert rows["mean"].to_numpy() == pytest.approx(direct.summary()["mean"].to_numpy())
+
+
+@pytest.mark.stan
+def test_view_controls_resummarise_without_a_fit(widget: BBTWidget) -> None:
+    w = widget
+    fits, started = w.fit_count, w.fit_stats.get("started", 0)
+    before = w.view_data
+    w.rope_low = 0.40
+    assert w.view_data != before and w.view_data["rope"] == {"low": [0.40], "high": [0.55]}
+    pd.testing.assert_frame_equal(w.summary, w.result.summary(rope=(0.40, 0.55)))
+    w.hdi = 0.95
+    assert w.summary.equals(w.result.summary(rope=(0.40, 0.55), hdi=0.95))
+    w.control = "xgb"
+    assert all("xgb" in (a, b) for a, b in zip(w.summary["alg_a"], w.summary["alg_b"], strict=True))
+    assert len(w.view_data["intervals"]["pair"]) == 4
+    w.interpretation = "strong"
+    assert w.view_data["intervals"]["decision"] == [
+        charts.decision_text(d, a, b)
+        for d, a, b in zip(w.summary["strong"], w.summary["alg_a"], w.summary["alg_b"], strict=True)
+    ]
+    assert (w.fit_count, w.fit_stats.get("started", 0)) == (fits, started)
+    assert not w._runner.busy
+    _restore(w)
+
+
+@pytest.mark.stan
+def test_invalid_view_value_keeps_the_last_good_charts(widget: BBTWidget) -> None:
+    w = widget
+    good_view, good_summary = w.view_data, w.summary
+    w.rope_low = 0.7  # above rope_high
+    assert "rope low must be below rope high" in w.message
+    assert w.view_data == good_view and w.summary.equals(good_summary)
+    w.hdi = 1.2
+    assert "hdi" in w.message and "rope" in w.message  # both problems listed
+    w.rope_low = 0.45
+    w.hdi = 0.89
+    assert w.message == ""
+    w.focus = "nope"
+    assert "focus" in w.message
+    w.focus = ""
+    assert w.message == ""
+
+
+@pytest.mark.stan
+def test_fit_controls_refit_and_going_back_is_cached(widget: BBTWidget) -> None:
+    w = widget
+    fits = w.fit_count
+    w.ties = "davidson"
+    assert w.status in ("queued", "compiling", "sampling")  # returned at once: background fit
+    assert w.wait(FIT_TIMEOUT), w.error
+    assert w.result.settings["ties"] == "davidson" and w.fit_count == fits + 1
+    assert set(w.fit_data["coverage"]["quantity"]) == {"wins", "ties"}
+    davidson = w.result
+
+    w.ties = "spread"  # fitted before: from the cache, at once, in this thread
+    assert w.status == "done" and "cached" in w.status_text
+    assert w.result.settings["ties"] == "spread" and w.fit_count == fits + 1
+    w.ties = "davidson"
+    assert w.result is davidson and w.fit_count == fits + 1
+    _restore(w)
+
+
+@pytest.mark.stan
+def test_rapid_changes_end_on_the_last_settings(widget: BBTWidget) -> None:
+    """Slider dragged through many values: one or two fits run, the last value is shown."""
+    w = widget
+    children_before = _child_pids()
+    stats = w.fit_stats
+    w.local_rope = True
+    for d in (0.1, 0.2, 0.3, 0.5, 0.7, 0.9, 1.1):
+        w.d_min = d
+    assert w.wait(FIT_TIMEOUT), w.error
+    assert w.result.settings["d_min"] == 1.1 and w.result.settings["paired"] is True
+    after = w.fit_stats
+    started = after.get("started", 0) - stats.get("started", 0)
+    assert 1 <= started <= 3, after  # never one fit per move
+    assert after.get("superseded", 0) + after.get("cancelled", 0) > stats.get("superseded", 0)
+    # cancelled samplers leave nothing behind: once idle, at most the engine's one idle
+    # worker (kept ready for the next fit, possibly a new process) remains
+    time.sleep(0.5)
+    after_pids = _child_pids()
+    assert len(after_pids) <= max(1, len(children_before)), (children_before, after_pids)
+    assert len(after_pids - children_before) <= 1
+    _restore(w)
+
+
+@pytest.mark.stan
+def test_a_failing_fit_shows_its_message_and_keeps_the_charts(
+    widget: BBTWidget, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    w = widget
+    good = w.view_data
+
+    def broken(*args: object, **kwargs: object) -> None:
+        raise RuntimeError("the sampler exploded\n" + "\n".join(f"detail {i}" for i in range(20)))
+
+    monkeypatch.setattr("bbt_widget.widget.core_fit", broken)
+    w.hyperprior = "normal"
+    w.wait(60)
+    assert w.status == "error"
+    assert w.error.startswith("Fit failed: the sampler exploded")
+    assert "Traceback" not in w.error and w.error.endswith("(...)")
+    assert w.view_data == good  # last good charts kept
+    monkeypatch.undo()
+    w.hyperprior = "lognormal"  # cached: back to a good state at once
+    assert w.status == "done" and w.error == ""
+
+
+def test_close_stops_the_worker(base: pd.DataFrame) -> None:
+    w = BBTWidget(base, dataset="db", autostart=False)
+    w.close()
+    assert w._runner._closed
+
+
+# ---------------------------------------------------------------------------- helpers
+
+
+def _child_pids() -> set[int]:
+    """Live descendants of this process (Linux /proc): samplers, compilers, their children."""
+    parent: dict[int, int] = {}
+    for stat in Path("/proc").glob("[0-9]*/stat"):
+        try:
+            fields = stat.read_text().rsplit(")", 1)[1].split()
+        except OSError:
+            continue
+        if fields[0] != "Z":  # zombies are dead already
+            parent[int(stat.parent.name)] = int(fields[1])
+    found, frontier = set(), {os.getpid()}
+    while frontier:
+        frontier = {pid for pid, ppid in parent.items() if ppid in frontier} - found
+        found |= frontier
+    return found
+
+
+# ---------------------------------------------------------------------------- notebook
+
+
+@pytest.mark.stan
+def test_quickstart_notebook_runs_top_to_bottom(tmp_path: Path) -> None:
+    if os.environ.get("CI", "").lower() in ("1", "true", "yes"):
+        import nbclient
+        import nbformat
+    else:  # a developer without the notebook tools gets a skip, CI an error
+        nbformat = pytest.importorskip("nbformat")
+        nbclient = pytest.importorskip("nbclient")
+    source = REPO / "example_notebooks" / "01_quickstart.ipynb"
+    notebook = nbformat.read(source, as_version=4)
+    env_path = os.pathsep.join(filter(None, [str(REPO), os.environ.get("PYTHONPATH", "")]))
+    client = nbclient.NotebookClient(
+        notebook,
+        timeout=FIT_TIMEOUT,
+        kernel_name="python3",
+        resources={"metadata": {"path": str(tmp_path)}},
+    )
+    old = os.environ.get("PYTHONPATH")
+    os.environ["PYTHONPATH"] = env_path  # the kernel imports this checkout
+    try:
+        client.execute()
+    finally:
+        if old is None:
+            os.environ.pop("PYTHONPATH", None)
+        else:
+            os.environ["PYTHONPATH"] = old
+    errors = [
+        output
+        for cell in notebook.cells
+        if cell.cell_type == "code"
+        for output in cell.get("outputs", [])
+        if output.get("output_type") == "error"
+    ]
+    assert not errors
+    widget_views = [
+        output
+        for cell in notebook.cells
+        if cell.cell_type == "code"
+        for output in cell.get("outputs", [])
+        if "application/vnd.jupyter.widget-view+json" in output.get("data", {})
+    ]
+    assert widget_views, "the widget was not displayed"
