@@ -27,8 +27,9 @@ class InputError(ValueError):
     """A problem with the command's input the user can fix (exit code 2)."""
 
 
-def _progress_printer(stream=sys.stderr) -> Callable[[str, float], None]:
+def _progress_printer(stream=None) -> Callable[[str, float], None]:
     """Progress on stderr: one line per stage, a live percentage when stderr is a terminal."""
+    stream = stream or sys.stderr  # looked up now: tests and notebooks replace sys.stderr
     state = {"stage": None, "shown": -1}
     tty = stream.isatty()
 

@@ -159,6 +159,7 @@ def _tex(result, files, tables, methods, title) -> str:
         f"\\section*{{{export.tex_escape(title)}}}",
         f"\\paragraph{{Diagnostics}} {export.tex_escape(diag)}",
         "",
+        "\\subsection*{Methods and results}",
         methods,
         "",
     ]

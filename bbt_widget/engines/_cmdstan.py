@@ -33,7 +33,7 @@ import numpy as np
 
 from . import _procs
 from ._cache import cache_root, ensure_built
-from ._programs import program_hash, stan_program
+from ._programs import add_empty_outputs, program_hash, stan_program
 from .base import Draws, EngineError, FitCancelled, ModelName, ProgressCallback
 
 INTEGER_OUTPUTS = frozenset({"win1_rep", "ties_rep", "treedepth__", "n_leapfrog__", "divergent__"})
@@ -246,6 +246,7 @@ def sample(
     if "error" in result:
         raise EngineError(f"CmdStan sampling of the {model!r} model failed: {result['error']}")
     params, sampler = _to_draws_dict(result["draws"], tuple(result["names"]))
+    add_empty_outputs(model, params, data["n_pairs"])
     if progress is not None:
         progress("sampling", 1.0)
     return Draws(

@@ -11,6 +11,8 @@ from importlib import resources
 from pathlib import Path
 from typing import Any, get_args
 
+import numpy as np
+
 from .base import ModelName
 
 MODELS: tuple[str, ...] = get_args(ModelName)
@@ -19,6 +21,9 @@ MODELS: tuple[str, ...] = get_args(ModelName)
 HYPERPRIORS = {"lognormal": 1, "cauchy": 2, "normal": 3}
 
 _COUNTS = {"bbt": ("win1", "win2"), "davidson": ("win1", "win2", "ties")}
+#: Per-pair outputs of each program (Stan writes no column for them when n_pairs is 0).
+_PAIR_OUTPUTS = {"bbt": ("win1_rep", "log_lik"), "davidson": ("win1_rep", "ties_rep", "log_lik")}
+_INTEGER = ("win1_rep", "ties_rep")
 _DEFAULTS = {"hyperprior": 1, "prior_scale": 0.5}
 
 
@@ -128,3 +133,16 @@ def prepare_data(model: ModelName, data: Mapping[str, Any]) -> dict[str, Any]:
     out["hyperprior"] = int(hyper)
     out["prior_scale"] = scale  # a float, so that Stan reads it as real even when given 1
     return out
+
+
+def add_empty_outputs(model: ModelName, params: dict, n_pairs: int) -> None:
+    """Add the per-pair outputs, shaped (chains, draws, 0), that Stan omits when n_pairs is 0.
+
+    ``params`` must hold ``beta`` (to read chains and draws from).
+    """
+    if n_pairs:
+        return
+    chains, draws = params["beta"].shape[:2]
+    for name in _PAIR_OUTPUTS[model]:
+        dtype = np.int64 if name in _INTEGER else np.float64
+        params.setdefault(name, np.empty((chains, draws, 0), dtype))

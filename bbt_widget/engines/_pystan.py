@@ -34,7 +34,7 @@ import sys
 import tempfile
 import threading
 import time
-from functools import partial
+from functools import cache, partial
 from importlib.machinery import EXTENSION_SUFFIXES
 from pathlib import Path
 from typing import Any
@@ -43,7 +43,7 @@ import numpy as np
 
 from . import _procs
 from ._cache import cache_root, ensure_built
-from ._programs import program_hash, stan_program
+from ._programs import add_empty_outputs, program_hash, stan_program
 from .base import Draws, EngineError, FitCancelled, ModelName, ProgressCallback
 
 _BUILD_SCRIPT = Path(__file__).with_name("_pystan_build.py")
@@ -58,6 +58,7 @@ def available() -> bool:
     return sys.platform != "win32" and importlib.util.find_spec("httpstan") is not None
 
 
+@cache
 def engine_version() -> str:
     """``"pystan X, httpstan Y"``."""
     parts = []
@@ -69,10 +70,15 @@ def engine_version() -> str:
     return ", ".join(parts)
 
 
+@cache
+def _httpstan_version() -> str:
+    return importlib.metadata.version("httpstan")
+
+
 def _target(model: ModelName) -> Path:
     # The extension module depends on the program, httpstan's Stan headers and the Python ABI.
-    httpstan_version = importlib.metadata.version("httpstan")
-    tag = f"{model}-{program_hash(model)}-httpstan{httpstan_version}-{sys.implementation.cache_tag}"
+    abi = sys.implementation.cache_tag
+    tag = f"{model}-{program_hash(model)}-httpstan{_httpstan_version()}-{abi}"
     return cache_root() / "pystan" / tag
 
 
@@ -381,6 +387,7 @@ def sample(
         keep_warm(module)
     if verbose and messages:
         sys.stderr.write("Stan messages:\n" + "\n".join(messages) + "\n")
+    add_empty_outputs(model, params, data["n_pairs"])
     if progress is not None:
         progress("sampling", 1.0)
     ready = max(events.get("ready", events["start"]), events["start"])
