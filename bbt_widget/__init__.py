@@ -7,6 +7,7 @@
 
 from __future__ import annotations
 
+import importlib
 from typing import TYPE_CHECKING, Any
 
 from . import data, datasets
@@ -38,9 +39,9 @@ __all__ = [
 def __getattr__(name: str) -> Any:
     # the widget pulls in anywidget/ipywidgets: only import it when asked for
     if name == "baselines":
-        from . import baselines
-
-        return baselines
+        # import_module, not "from . import": that form would look the attribute up on this
+        # package first and recurse into __getattr__
+        return importlib.import_module(f"{__name__}.baselines")
     if name == "BBTWidget":
         from .widget import BBTWidget
 

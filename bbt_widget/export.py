@@ -29,6 +29,9 @@ _TEX_SPECIALS = {
     "}": r"\}",
     "~": r"\textasciitilde{}",
     "^": r"\textasciicircum{}",
+    # pair labels "a > b": without T1 font encoding a bare > prints as an inverted "?"
+    "<": r"\textless{}",
+    ">": r"\textgreater{}",
 }
 
 

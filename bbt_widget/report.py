@@ -8,6 +8,7 @@ in_rope with a 0.95 threshold) and Sec. 9.3 (strong interpretation: mean P(a > b
 from __future__ import annotations
 
 import importlib.metadata as md
+import re
 from collections.abc import Sequence
 from typing import TYPE_CHECKING
 
@@ -69,8 +70,14 @@ def methods_text(
     s = result.settings
     summary = result.summary(rope=rope, hdi=hdi)
     rope = tuple(float(v) for v in rope)
-    em = (lambda t: f"\\emph{{{t}}}") if format == "tex" else (lambda t: f"*{t}*")
-    code = (lambda t: f"\\texttt{{{_tex_escape(t)}}}") if format == "tex" else (lambda t: f"`{t}`")
+    # the paragraph is written in Markdown (*emphasis*, `code`) and converted to LaTeX at
+    # the end, so every character of it, names included, is escaped in one place
+
+    def em(t: str) -> str:
+        return f"*{t}*"
+
+    def code(t: str) -> str:
+        return f"`{t}`"
 
     parts = []
     n_alg = len(result.algorithms)
@@ -137,7 +144,7 @@ def methods_text(
             "%", "\\%" if format == "tex" else "%"
         )
     )
-    parts.append(_claims(summary, interpretation, rope, hdi, format))
+    parts.append(_claims(summary, interpretation, rope, hdi))
     parts.append(
         "Software: "
         + ", ".join(
@@ -151,19 +158,16 @@ def methods_text(
         )
         + "."
     )
-    return " ".join(parts)
+    text = " ".join(parts)
+    return md_to_tex(text) if format == "tex" else text
 
 
-def _claims(summary, interpretation: str, rope: tuple[float, float], hdi: float, fmt: str) -> str:
+def _claims(summary, interpretation: str, rope: tuple[float, float], hdi: float) -> str:
     col = interpretation
-    if fmt == "tex":
-        summary = summary.copy()
-        for c in ("pair", "alg_a", "alg_b"):
-            summary[c] = summary[c].map(_tex_escape)
     better = summary[summary[col] == "a better"]
     equiv = summary[summary[col] == "equivalent"]
     none = summary[summary[col] == "no claim"]
-    pct = "\\%" if fmt == "tex" else "%"
+    pct = "%"
     rope_txt = f"[{rope[0]:g}, {rope[1]:g}]"
     if interpretation == "weak":
         rule = (
@@ -220,13 +224,38 @@ def _join(items: list[str]) -> str:
     return "; ".join(items[:-1]) + "; and " + items[-1]
 
 
-def _tex_escape(text: str) -> str:
-    for a, b in (
-        ("\\", "\\textbackslash{}"),
-        ("_", "\\_"),
-        ("%", "\\%"),
-        ("&", "\\&"),
-        ("#", "\\#"),
-    ):
-        text = text.replace(a, b)
-    return text
+_TEX_TEXT = {
+    "\\": r"\textbackslash{}",
+    "&": r"\&",
+    "%": r"\%",
+    "$": r"\$",
+    "#": r"\#",
+    "_": r"\_",
+    "{": r"\{",
+    "}": r"\}",
+    "~": r"$\sim$",
+    "^": r"\textasciicircum{}",
+    "<": r"$<$",
+    ">": r"$>$",
+}
+
+
+def _tex_text(text: str) -> str:
+    text = text.replace(">=", "\x00ge").replace("<=", "\x00le")
+    out = "".join(_TEX_TEXT.get(ch, ch) for ch in text)
+    return out.replace("\x00ge", r"$\geq$").replace("\x00le", r"$\leq$")
+
+
+def md_to_tex(text: str) -> str:
+    """Convert the paragraph's Markdown (``*emphasis*``, ```code```) to escaped LaTeX."""
+    out = []
+    for k, chunk in enumerate(re.split(r"`([^`]*)`", text)):
+        if k % 2:  # inside a code span
+            out.append(r"\texttt{" + _tex_text(chunk) + "}")
+            continue
+        pieces = re.split(r"\*([^*]+)\*", chunk)
+        out.extend(
+            r"\emph{" + _tex_text(p) + "}" if j % 2 else _tex_text(p)
+            for j, p in enumerate(pieces)
+        )
+    return "".join(out)

@@ -45,6 +45,9 @@ def test_methods_text_states_what_was_run_and_the_claims(res):
     assert "equivalence of xgb and lgbm" in strong  # mean 0.51 < 0.55
     tex = res.report(format="tex")
     assert "\\emph{" in tex and "95\\%" in tex and "`" not in tex
+    # every character escaped: no bare underscore, tilde or comparison outside math
+    assert not re.search(r"(?<!\\)_", tex) and "~" not in tex
+    assert "$\\geq$" in tex and not re.search(r"(?<!\$)>", tex)
     with pytest.raises(ValueError, match="format"):
         res.report(format="docx")
 
@@ -61,10 +64,10 @@ def test_latex_and_markdown_tables(res):
     s = res.summary()
     tex = export.to_latex(s, caption="P(a > b)", label="tab:bbt")
     assert tex.count("\\toprule") == 1 and "\\bottomrule" in tex and "\\label{tab:bbt}" in tex
-    assert "above\\_50" in tex  # escaped header
+    assert "above\\_50" in tex and "\\textgreater{}" in tex  # escaped header and pair labels
     first = s.iloc[0]
     body = tex.split("\\midrule\n")[1].splitlines()
-    assert body[0].startswith(first["pair"]) and f"& {first['mean']:.2f} &" in body[0]
+    assert body[0].startswith(export.tex_escape(first["pair"])) and f"& {first['mean']:.2f} &" in body[0]
     md = export.to_markdown(s)
     lines = md.strip().splitlines()
     assert len(lines) == len(s) + 2 and lines[1].startswith("|:---")
