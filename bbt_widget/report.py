@@ -255,7 +255,6 @@ def md_to_tex(text: str) -> str:
             continue
         pieces = re.split(r"\*([^*]+)\*", chunk)
         out.extend(
-            r"\emph{" + _tex_text(p) + "}" if j % 2 else _tex_text(p)
-            for j, p in enumerate(pieces)
+            r"\emph{" + _tex_text(p) + "}" if j % 2 else _tex_text(p) for j, p in enumerate(pieces)
         )
     return "".join(out)

@@ -67,7 +67,10 @@ def test_latex_and_markdown_tables(res):
     assert "above\\_50" in tex and "\\textgreater{}" in tex  # escaped header and pair labels
     first = s.iloc[0]
     body = tex.split("\\midrule\n")[1].splitlines()
-    assert body[0].startswith(export.tex_escape(first["pair"])) and f"& {first['mean']:.2f} &" in body[0]
+    assert (
+        body[0].startswith(export.tex_escape(first["pair"]))
+        and f"& {first['mean']:.2f} &" in body[0]
+    )
     md = export.to_markdown(s)
     lines = md.strip().splitlines()
     assert len(lines) == len(s) + 2 and lines[1].startswith("|:---")
