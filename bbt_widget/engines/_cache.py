@@ -29,7 +29,7 @@ try:
 except ImportError:  # Windows: only the cmdstanpy engine runs there; builds are not shared
     fcntl = None  # type: ignore[assignment]
 
-from .base import FitCancelled, ProgressCallback
+from .base import EngineError, FitCancelled, ProgressCallback
 
 #: Build function: writes the compiled model into the given (empty) scratch directory.
 Builder = Callable[[Path], None]
@@ -71,7 +71,11 @@ def _build(target: Path, is_built: Callable[[Path], bool], builder: Builder) -> 
             builder(scratch)
             if target.exists():  # a broken earlier build (is_built said no): replace it
                 shutil.rmtree(target)
-            scratch.rename(target)
+            try:
+                scratch.rename(target)
+            except OSError:
+                if not is_built(target):  # (without file locks) another build won the race
+                    raise
         finally:
             shutil.rmtree(scratch, ignore_errors=True)
 
@@ -103,7 +107,13 @@ def ensure_built(
     """
     if is_built(target):
         return 0.0
-    target.parent.mkdir(parents=True, exist_ok=True)
+    try:
+        target.parent.mkdir(parents=True, exist_ok=True)
+    except OSError as exc:
+        raise EngineError(
+            f"cannot create the compiled-model cache {target.parent} ({exc}); "
+            "set BBT_WIDGET_CACHE to a writable directory"
+        ) from exc
     with _jobs_lock:
         future = _jobs.get(target)
         # a finished job is stale here: it failed, or its result has since been removed

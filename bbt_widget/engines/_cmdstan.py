@@ -33,10 +33,8 @@ import numpy as np
 
 from . import _procs
 from ._cache import cache_root, ensure_built
-from ._programs import add_empty_outputs, program_hash, stan_program
+from ._programs import INTEGER_OUTPUTS, add_empty_outputs, program_hash, stan_program
 from .base import Draws, EngineError, FitCancelled, ModelName, ProgressCallback
-
-INTEGER_OUTPUTS = frozenset({"win1_rep", "ties_rep", "treedepth__", "n_leapfrog__", "divergent__"})
 
 INSTALL_HINT = (
     "Install CmdStan with `python -m cmdstanpy.install_cmdstan` (needs internet and a C++ "
@@ -244,7 +242,8 @@ def sample(
             worker.join()
         shutil.rmtree(output_dir, ignore_errors=True)
     if "error" in result:
-        raise EngineError(f"CmdStan sampling of the {model!r} model failed: {result['error']}")
+        detail = str(result["error"])  # cmdstanpy's message: Stan's errors, then the commands
+        raise EngineError(f"CmdStan sampling of the {model!r} model failed: {detail[:3000]}")
     params, sampler = _to_draws_dict(result["draws"], tuple(result["names"]))
     add_empty_outputs(model, params, data["n_pairs"])
     if progress is not None:

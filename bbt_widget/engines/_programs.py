@@ -23,7 +23,8 @@ HYPERPRIORS = {"lognormal": 1, "cauchy": 2, "normal": 3}
 _COUNTS = {"bbt": ("win1", "win2"), "davidson": ("win1", "win2", "ties")}
 #: Per-pair outputs of each program (Stan writes no column for them when n_pairs is 0).
 _PAIR_OUTPUTS = {"bbt": ("win1_rep", "log_lik"), "davidson": ("win1_rep", "ties_rep", "log_lik")}
-_INTEGER = ("win1_rep", "ties_rep")
+#: Outputs that are integers (Stan's writers send every value as a double).
+INTEGER_OUTPUTS = frozenset({"win1_rep", "ties_rep", "treedepth__", "n_leapfrog__", "divergent__"})
 _DEFAULTS = {"hyperprior": 1, "prior_scale": 0.5}
 
 
@@ -144,5 +145,5 @@ def add_empty_outputs(model: ModelName, params: dict, n_pairs: int) -> None:
         return
     chains, draws = params["beta"].shape[:2]
     for name in _PAIR_OUTPUTS[model]:
-        dtype = np.int64 if name in _INTEGER else np.float64
+        dtype = np.int64 if name in INTEGER_OUTPUTS else np.float64
         params.setdefault(name, np.empty((chains, draws, 0), dtype))

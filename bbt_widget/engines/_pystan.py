@@ -5,7 +5,8 @@ compiler, so it is the engine that works on a fresh machine. Its public API does
 interactive widget, though: ``stan.build`` leaves ``build/`` in the working directory, writes to
 stderr (redirecting the whole process's stderr while compiling), and calls ``asyncio.run``,
 which fails inside Jupyter's running loop; sampling goes through an HTTP server and a shared
-process pool whose tasks cannot be cancelled, and every draw is sent as JSON twice.
+process pool whose tasks cannot be cancelled, and every draw travels as JSON through a socket,
+a gzip file and an HTTP response before it is parsed.
 
 So we use httpstan's two building blocks directly:
 
@@ -43,14 +44,11 @@ import numpy as np
 
 from . import _procs
 from ._cache import cache_root, ensure_built
-from ._programs import add_empty_outputs, program_hash, stan_program
+from ._programs import INTEGER_OUTPUTS, add_empty_outputs, program_hash, stan_program
 from .base import Draws, EngineError, FitCancelled, ModelName, ProgressCallback
 
 _BUILD_SCRIPT = Path(__file__).with_name("_pystan_build.py")
 _WORKER_SCRIPT = Path(__file__).with_name("_pystan_worker.py")
-
-#: Stan outputs that are integers (Stan's writers send every value as a double).
-INTEGER_OUTPUTS = frozenset({"win1_rep", "ties_rep", "treedepth__", "n_leapfrog__", "divergent__"})
 
 
 def available() -> bool:

@@ -25,10 +25,12 @@ bbt_widget, whose import is slow and which need not be importable from here.
 import json
 import os
 import re
+import shutil
 import signal
 import socket
 import sys
 import threading
+import time
 import traceback
 from importlib.util import module_from_spec, spec_from_file_location
 from pathlib import Path
@@ -57,6 +59,16 @@ def _die_with_parent() -> None:
         ctypes.CDLL(None, use_errno=True).prctl(1, signal.SIGKILL)  # PR_SET_PDEATHSIG
     except (OSError, AttributeError):
         pass
+
+
+def _watch_parent(parent: int, out_dir: str) -> None:
+    # If the engine's process dies mid-fit (a kernel killed by the user), end the whole fit
+    # (we lead our process group, which holds the chains) and remove its files, which the
+    # engine can no longer do.
+    while os.getppid() == parent:
+        time.sleep(0.5)
+    shutil.rmtree(out_dir, ignore_errors=True)
+    os.killpg(0, signal.SIGKILL)
 
 
 def _send(fd: int, text: str) -> None:
@@ -252,6 +264,7 @@ def main() -> int:
         return 0
     sys.stdin.close()
     request = json.loads(Path(request_path).read_text())
+    parent = os.getppid()
 
     # Fork while single-threaded (a fork with threads alive can deadlock the child).
     pids = {}
@@ -268,6 +281,8 @@ def main() -> int:
             finally:
                 os._exit(code)
         pids[pid] = chain
+    watch = threading.Thread(target=_watch_parent, args=(parent, request["out_dir"]), daemon=True)
+    watch.start()
     failed = 0
     while pids:
         pid, wait_status = os.wait()

@@ -291,6 +291,18 @@ def test_sparse_data_samples_without_divergences(pystan_models):
 
 
 @pytest.mark.stan
+@pytest.mark.parametrize("model", ["bbt", "davidson"])
+def test_no_pairs_samples_the_prior_with_empty_pair_outputs(pystan_models, model):
+    data = {"n_alg": 3, "i1": [], "i2": [], "win1": [], "win2": [], "ties": []}
+    d = engines.sample(model, data, engine="pystan", seed=15)
+    assert d.params["beta"].shape == (4, 1000, 3)
+    assert d.params["log_lik"].shape == (4, 1000, 0)
+    assert d.params["win1_rep"].shape == (4, 1000, 0) and d.params["win1_rep"].dtype.kind == "i"
+    # sigma ~ lognormal(0, 0.5): mean exp(0.125)
+    assert np.mean(d.params["sigma"]) == pytest.approx(np.exp(0.125), rel=0.05)
+
+
+@pytest.mark.stan
 def test_davidson_draws_and_log_lik(pystan_models):
     d = engines.sample("davidson", bt_data(TABLE_3A), engine="pystan", seed=5)
     assert set(d.params) >= {"beta", "sigma", "nu", "win1_rep", "ties_rep", "log_lik"}
@@ -496,3 +508,84 @@ def test_cmdstan_davidson_and_cancel(tmp_path, monkeypatch):
     time.sleep(0.2)
     assert our_processes() == []
     assert list(tmp_path.iterdir()) == []
+
+
+# ----------------------------------------------------------------------------- cmdstanpy glue
+# Without a CmdStan installation the cmdstanpy engine is still run end to end, through cmdstanpy
+# itself, against a fake CmdStan: its makefile "compiles" a model into a launcher of
+# fake_cmdstan_exe.py, which answers CmdStan's command line with a Stan CSV file of real draws.
+
+FAKE_MAKEFILE = """CMDSTAN_VERSION := 2.36.0
+%:
+\t@echo "--- Compiling, linking C++ code (fake) ---"
+\t@printf '#!/bin/sh\\nexec {python} {fake_exe} "$$0" "$$@"\\n' > $@
+\t@chmod +x $@
+"""
+
+
+@pytest.fixture
+def fake_cmdstan(pystan_models, tmp_path, monkeypatch) -> Path:
+    import shutil
+    import sys
+
+    from bbt_widget.engines._cache import cache_root
+
+    if shutil.which("make") is None:
+        pytest.skip("make is not installed")
+    home = tmp_path / "cmdstan-2.36.0"
+    home.mkdir()
+    fake_exe = Path(__file__).with_name("fake_cmdstan_exe.py")
+    (home / "makefile").write_text(FAKE_MAKEFILE.format(python=sys.executable, fake_exe=fake_exe))
+    monkeypatch.setenv("FAKE_CMDSTAN_REPO", str(Path(__file__).resolve().parents[2]))
+    monkeypatch.setenv("FAKE_CMDSTAN_MODELS", str(cache_root()))
+    monkeypatch.setenv("CMDSTAN", str(home))
+    monkeypatch.setenv("BBT_WIDGET_CACHE", str(tmp_path / "cache"))  # the fake exe goes here
+    work = tmp_path / "cwd"
+    work.mkdir()
+    monkeypatch.chdir(work)
+    return work
+
+
+@pytest.mark.stan
+def test_cmdstanpy_engine_against_a_fake_cmdstan(fake_cmdstan):
+    from bbt_widget.engines import _cmdstan
+
+    assert engines.resolve_engine("auto") == "cmdstanpy"
+    seen = []
+    engines.compile_model("bbt", "cmdstanpy", progress=lambda s, f: seen.append(s))
+    assert seen and set(seen) == {"compiling"}
+    d = engines.sample("bbt", bt_data(), seed=1, iter_sampling=300)
+    assert d.engine == "cmdstanpy" and d.timings["compile"] == 0.0
+    assert d.params["beta"].shape == (4, 300, 5)
+    assert d.params["win1_rep"].dtype.kind == "i" and d.sampler["treedepth__"].dtype.kind == "i"
+    assert set(d.sampler) == SAMPLER_NAMES
+    assert "CmdStan 2.36" in d.info["engine_version"]
+    assert p_beats(d, "xgb", "dt") == pytest.approx(0.83, abs=0.03)
+    assert not np.array_equal(d.params["beta"][0], d.params["beta"][1])  # chains kept apart
+
+    cancel = threading.Event()
+    timer = threading.Timer(1.5, cancel.set)
+    timer.start()
+    start = time.perf_counter()
+    with pytest.raises(FitCancelled):
+        engines.sample("bbt", bt_data(), iter_warmup=1_000_000, cancel=cancel)
+    assert time.perf_counter() - start < 10
+    time.sleep(0.2)
+    engines.shutdown()
+    assert our_processes() == []
+    assert list(fake_cmdstan.iterdir()) == []
+
+    with pytest.raises(EngineError, match="CmdStan sampling"):
+        _cmdstan.sample(
+            "bbt",
+            {"n_alg": 5},  # no pairs: the fake exe fails reading them, like a data error
+            chains=2,
+            iter_warmup=10,
+            iter_sampling=10,
+            seed=1,
+            max_treedepth=10,
+            adapt_delta=0.8,
+            progress=None,
+            cancel=None,
+            verbose=False,
+        )

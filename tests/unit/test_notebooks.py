@@ -130,7 +130,7 @@ def test_paper_drafting_notebook_writes_tables_figures_and_report(tmp_path: Path
     assert files.get("tables/posterior.nc", 0) > 0
     tex = manifest["bbt_summary_tex"]
     assert "\\toprule" in tex and "\\bottomrule" in tex and "\\label{tab:bbt}" in tex
-    assert "lgbm > lr" in tex
+    assert "lgbm \\textgreater{} lr" in tex  # pair labels escaped for LaTeX
     # figures: SVG and PDF of the BBT charts and of the CD diagram
     for name in ("intervals", "rope_overlap", "ppc", "cd_diagram"):
         assert files.get(f"figures/{name}.svg", 0) > 0, f"figures/{name}.svg"
