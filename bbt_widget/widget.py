@@ -189,7 +189,7 @@ class BBTWidget(anywidget.AnyWidget):
     def __init__(
         self,
         data: pd.DataFrame,
-        dataset: str | None = "db",
+        dataset: str | None = None,
         *,
         algorithm: str | None = None,
         fold: str | None = None,
