@@ -168,7 +168,9 @@ def ppc_coverage(replicated: np.ndarray, observed: np.ndarray) -> np.ndarray:
 
     ``replicated`` is (draws, pairs), ``observed`` (pairs,).
     """
-    rep = np.sort(replicated, axis=0)
+    # counts fit in int32: half the memory of the sorted copy (4950 pairs x 4000 draws)
+    rep = replicated.astype(np.int32)
+    rep.sort(axis=0)
     out = []
     for level in PPC_LEVELS:
         low, high = hdi_sorted(rep, level)

@@ -138,11 +138,30 @@ def report(args: argparse.Namespace) -> int:
         control=args.control,
     )
     diag = res.diagnostics()
+    _print_overview(res, tuple(args.rope), args.hdi, args.interpretation, args.control)
     print(f"wrote {out}")
     if not diag.ok:
         print("bbt-widget: diagnostics FAILED: " + "; ".join(diag.messages), file=sys.stderr)
         return EXIT_DIAGNOSTICS
     return EXIT_OK
+
+
+def _print_overview(res, rope, hdi, interpretation: str, control: str | None) -> None:
+    """The ranking and the claims on stdout, so the terminal shows the answer too."""
+    ranking = res.ranking(hdi=hdi)
+    summary = res.summary(rope=rope, hdi=hdi, control=control)
+    with pd.option_context("display.width", 120, "display.precision", 2):
+        print(ranking.to_string(index=False))
+    words = {"a better": "better", "b better": "worse", "equivalent": "equivalent"}
+    counts = summary[interpretation].map(lambda d: words.get(d, d)).value_counts()
+    claims = ", ".join(f"{n} {kind}" for kind, n in counts.items())
+    print(f"\n{len(summary)} pairs under the {interpretation} interpretation: {claims}")
+    better = summary[summary[interpretation] == "a better"]["pair"].tolist()
+    if 0 < len(better) <= 15:  # longer lists are in the report
+        print("better: " + "; ".join(better))
+    equivalent = summary[summary[interpretation] == "equivalent"]["pair"].tolist()
+    if equivalent:
+        print("equivalent: " + "; ".join(p.replace(" > ", " = ") for p in equivalent))
 
 
 def demo(args: argparse.Namespace) -> int:

@@ -67,14 +67,27 @@ def ordered_pairs(order: np.ndarray) -> list[tuple[int, int]]:
     ]
 
 
-def pair_probabilities(beta: np.ndarray, pairs: Sequence[tuple[int, int]]) -> np.ndarray:
+def pair_probabilities(
+    beta: np.ndarray, pairs: Sequence[tuple[int, int]], chunk: int = 256
+) -> np.ndarray:
     """Draws of P(a > b) = inv_logit(beta_a - beta_b), shape (draws, pairs).
 
     Under the Davidson model this is P(a beats b | no tie), the same function of beta.
+    Computed a block of pairs at a time, in place: with 100 algorithms (4950 pairs x 4000
+    draws) the whole-array expression would hold four 160 MB temporaries at once.
     """
     a = np.fromiter((p[0] for p in pairs), dtype=int, count=len(pairs))
     b = np.fromiter((p[1] for p in pairs), dtype=int, count=len(pairs))
-    return inv_logit(beta[:, a] - beta[:, b])
+    out = np.empty((beta.shape[0], len(pairs)))
+    for start in range(0, len(pairs), chunk):
+        block = slice(start, start + chunk)
+        x = np.subtract(beta[:, a[block]], beta[:, b[block]], out=out[:, block])
+        # inv_logit(x) = exp(-log(1 + exp(-x))), stable for any x
+        np.negative(x, out=x)
+        np.logaddexp(0.0, x, out=x)
+        np.negative(x, out=x)
+        np.exp(x, out=x)
+    return out
 
 
 def weak_decision(above_50: np.ndarray, in_rope: np.ndarray) -> np.ndarray:
@@ -107,7 +120,8 @@ def summarise(
     """The summary table (paper Table 6) from sorted draws of P(a > b), shape (draws, pairs)."""
     n = p_sorted.shape[0]
     mean = p_sorted.mean(axis=0)
-    median = np.median(p_sorted, axis=0)
+    # the draws are sorted: the median is the middle row(s), no copy needed
+    median = 0.5 * (p_sorted[(n - 1) // 2] + p_sorted[n // 2])
     low, high = hdi_sorted(p_sorted, hdi)
     above = n - _count_below(p_sorted, 0.5)
     in_rope = _count_below(p_sorted, rope[1], right=True) - _count_below(p_sorted, rope[0])

@@ -83,12 +83,10 @@ class BBTResult:
 
     @cached_property
     def _p_sorted(self) -> np.ndarray:
-        # sorted once: every HDI, ROPE mass and median is then a cheap lookup
-        return np.sort(posterior.pair_probabilities(self.beta, self._pairs), axis=0)
-
-    @cached_property
-    def _p_draws(self) -> np.ndarray:
-        return posterior.pair_probabilities(self.beta, self._pairs)
+        # sorted once, in place: every HDI, ROPE mass and median is then a cheap lookup
+        p = posterior.pair_probabilities(self.beta, self._pairs)
+        p.sort(axis=0)
+        return p
 
     def _pair_mask(self, control: str | None, selected: Iterable[str] | None) -> np.ndarray:
         mask = np.ones(len(self._pairs), dtype=bool)
@@ -101,6 +99,10 @@ class BBTResult:
             chosen = {idx[a] for a in check_algorithms(selected, self.algorithms, "selected")}
             mask &= np.array([i in chosen and j in chosen for i, j in self._pairs])
         return mask
+
+    def _columns(self, mask: np.ndarray) -> np.ndarray:
+        # all pairs (the common case): the cached array itself, not a 160 MB copy
+        return self._p_sorted if mask.all() else self._p_sorted[:, mask]
 
     # ------------------------------------------------------------------ summaries
 
@@ -138,7 +140,7 @@ class BBTResult:
         a = self.algorithms
         pairs = [p for p, m in zip(self._pairs, mask) if m]
         table = posterior.summarise(
-            self._p_sorted[:, mask],
+            self._columns(mask),
             [lab for lab, m in zip(self._pair_labels, mask) if m],
             [a[i] for i, _ in pairs],
             [a[j] for _, j in pairs],
@@ -153,7 +155,9 @@ class BBTResult:
         """Draws of P(a > b): one column per pair (summary order), one row per draw."""
         mask = self._pair_mask(control, selected)
         labels = [lab for lab, m in zip(self._pair_labels, mask) if m]
-        return pd.DataFrame(self._p_draws[:, mask], columns=labels)
+        pairs = [p for p, m in zip(self._pairs, mask) if m]
+        # computed on demand, not cached: the sorted copy already holds one (draws x pairs)
+        return pd.DataFrame(posterior.pair_probabilities(self.beta, pairs), columns=labels)
 
     def rope_mass(
         self,
@@ -164,7 +168,7 @@ class BBTResult:
         """Posterior mass of P(a > b) below, inside and above the ROPE, per pair."""
         rope = check_rope(rope)
         mask = self._pair_mask(control, selected)
-        below, inside, above = posterior.rope_mass(self._p_sorted[:, mask], rope)
+        below, inside, above = posterior.rope_mass(self._columns(mask), rope)
         labels = [lab for lab, m in zip(self._pair_labels, mask) if m]
         return pd.DataFrame({"pair": labels, "below": below, "inside": inside, "above": above})
 

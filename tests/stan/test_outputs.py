@@ -158,3 +158,16 @@ def test_cli_demo_prints_the_papers_tables(capsys):
     assert cli.main(["demo", "--seed", "2"]) == cli.EXIT_OK
     out = capsys.readouterr().out
     assert "paper Table 3b" in out and "xgb > lgbm" in out and "diagnostics ok" in out
+
+
+def test_readme_first_command_runs_on_the_shipped_results(tmp_path, capsys):
+    readme = (Path(__file__).resolve().parents[2] / "README.md").read_text()
+    command = next(line for line in readme.splitlines() if "bbt-widget report" in line)
+    args = command.split("bbt-widget ", 1)[1].split()
+    repo = Path(__file__).resolve().parents[2]
+    args[1] = str(repo / args[1])  # the results file, relative to the repository
+    args[args.index("-o") + 1] = str(tmp_path / "report.html")
+    assert cli.main([*args, "--seed", "1"]) == cli.EXIT_OK
+    out = capsys.readouterr().out
+    assert "120 pairs under the weak interpretation" in out and "lgbm" in out
+    assert (tmp_path / "report.html").stat().st_size > 10_000
