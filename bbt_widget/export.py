@@ -27,7 +27,7 @@ _TEX_SPECIALS = {
     "_": r"\_",
     "{": r"\{",
     "}": r"\}",
-    "~": r"\textasciitilde{}",
+    "~": r"$\sim$",
     "^": r"\textasciicircum{}",
     # pair labels "a > b": without T1 font encoding a bare > prints as an inverted "?"
     "<": r"\textless{}",
@@ -36,8 +36,11 @@ _TEX_SPECIALS = {
 
 
 def tex_escape(text: object) -> str:
-    """Escape LaTeX special characters in a cell or header."""
-    return "".join(_TEX_SPECIALS.get(ch, ch) for ch in str(text))
+    """Escape LaTeX special characters in a cell, header or sentence (``>=`` -> $\\geq$)."""
+    # the two-character comparisons first, through placeholders the table leaves alone
+    text = str(text).replace(">=", "\x00ge").replace("<=", "\x00le")
+    out = "".join(_TEX_SPECIALS.get(ch, ch) for ch in text)
+    return out.replace("\x00ge", r"$\geq$").replace("\x00le", r"$\leq$")
 
 
 def _cell(value: Any, digits: int) -> str:

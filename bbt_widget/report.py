@@ -12,6 +12,8 @@ import re
 from collections.abc import Sequence
 from typing import TYPE_CHECKING
 
+from .export import tex_escape
+
 if TYPE_CHECKING:
     from .result import BBTResult
 
@@ -224,37 +226,14 @@ def _join(items: list[str]) -> str:
     return "; ".join(items[:-1]) + "; and " + items[-1]
 
 
-_TEX_TEXT = {
-    "\\": r"\textbackslash{}",
-    "&": r"\&",
-    "%": r"\%",
-    "$": r"\$",
-    "#": r"\#",
-    "_": r"\_",
-    "{": r"\{",
-    "}": r"\}",
-    "~": r"$\sim$",
-    "^": r"\textasciicircum{}",
-    "<": r"$<$",
-    ">": r"$>$",
-}
-
-
-def _tex_text(text: str) -> str:
-    text = text.replace(">=", "\x00ge").replace("<=", "\x00le")
-    out = "".join(_TEX_TEXT.get(ch, ch) for ch in text)
-    return out.replace("\x00ge", r"$\geq$").replace("\x00le", r"$\leq$")
-
-
 def md_to_tex(text: str) -> str:
     """Convert the paragraph's Markdown (``*emphasis*``, ```code```) to escaped LaTeX."""
     out = []
     for k, chunk in enumerate(re.split(r"`([^`]*)`", text)):
         if k % 2:  # inside a code span
-            out.append(r"\texttt{" + _tex_text(chunk) + "}")
+            out.append(r"\texttt{" + tex_escape(chunk) + "}")
             continue
         pieces = re.split(r"\*([^*]+)\*", chunk)
-        out.extend(
-            r"\emph{" + _tex_text(p) + "}" if j % 2 else _tex_text(p) for j, p in enumerate(pieces)
-        )
+        for j, piece in enumerate(pieces):
+            out.append(r"\emph{" + tex_escape(piece) + "}" if j % 2 else tex_escape(piece))
     return "".join(out)

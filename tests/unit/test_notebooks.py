@@ -86,6 +86,17 @@ def _has_mime(notebook: Any, mime: str) -> bool:
 
 
 @pytest.mark.stan
+def test_quickstart_notebook_runs_top_to_bottom(tmp_path: Path) -> None:
+    notebook = _execute("01_quickstart.ipynb", tmp_path)
+    widget_views = [
+        output
+        for output in _outputs(notebook)
+        if "application/vnd.jupyter.widget-view+json" in output.get("data", {})
+    ]
+    assert widget_views, "the widget was not displayed"
+
+
+@pytest.mark.stan
 def test_teaching_notebook_runs_top_to_bottom(tmp_path: Path) -> None:
     notebook = _execute("02_teaching.ipynb", tmp_path)
     stdout = _stdout(notebook)

@@ -1,4 +1,4 @@
-"""BBTWidget: traits, observers, background fits, offline bundle, the quickstart notebook.
+"""BBTWidget: traits, observers, background fits, offline bundle.
 
 Tests marked ``stan`` run real fits (PyStan compiles the model once per machine, then about a
 second per fit on the paper's base results). The others need no Stan.
@@ -388,47 +388,3 @@ def _child_pids() -> set[int]:
 
 
 # ---------------------------------------------------------------------------- notebook
-
-
-@pytest.mark.stan
-def test_quickstart_notebook_runs_top_to_bottom(tmp_path: Path) -> None:
-    if os.environ.get("CI", "").lower() in ("1", "true", "yes"):
-        import nbclient
-        import nbformat
-    else:  # a developer without the notebook tools gets a skip, CI an error
-        nbformat = pytest.importorskip("nbformat")
-        nbclient = pytest.importorskip("nbclient")
-    source = REPO / "example_notebooks" / "01_quickstart.ipynb"
-    notebook = nbformat.read(source, as_version=4)
-    env_path = os.pathsep.join(filter(None, [str(REPO), os.environ.get("PYTHONPATH", "")]))
-    client = nbclient.NotebookClient(
-        notebook,
-        timeout=FIT_TIMEOUT,
-        kernel_name="python3",
-        resources={"metadata": {"path": str(tmp_path)}},
-    )
-    old = os.environ.get("PYTHONPATH")
-    os.environ["PYTHONPATH"] = env_path  # the kernel imports this checkout
-    try:
-        client.execute()
-    finally:
-        if old is None:
-            os.environ.pop("PYTHONPATH", None)
-        else:
-            os.environ["PYTHONPATH"] = old
-    errors = [
-        output
-        for cell in notebook.cells
-        if cell.cell_type == "code"
-        for output in cell.get("outputs", [])
-        if output.get("output_type") == "error"
-    ]
-    assert not errors
-    widget_views = [
-        output
-        for cell in notebook.cells
-        if cell.cell_type == "code"
-        for output in cell.get("outputs", [])
-        if "application/vnd.jupyter.widget-view+json" in output.get("data", {})
-    ]
-    assert widget_views, "the widget was not displayed"
