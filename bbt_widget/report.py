@@ -20,6 +20,8 @@ if TYPE_CHECKING:
 PAPER = (
     "Wainer, A Bayesian Bradley-Terry model to compare multiple ML algorithms on multiple data sets"
 )
+#: Above this many algorithms the text recalls that above.50 inflates with their number.
+MANY_ALGORITHMS = 10
 _TIES = {
     "spread": "each tie was counted as half a win for each algorithm, rounded up (spread policy)",
     "add": "each tie was counted as a win for both algorithms (add policy)",
@@ -147,6 +149,12 @@ def methods_text(
         )
     )
     parts.append(_claims(summary, interpretation, rope, hdi))
+    if interpretation == "weak" and n_alg > MANY_ALGORITHMS:
+        parts.append(
+            f"With {n_alg} algorithms, note that the weak interpretation grows more confident "
+            "as more algorithms are compared, while the strong interpretation does not (Sec. "
+            "5.6 of the BBT paper); consider reporting the strong interpretation as well."
+        )
     parts.append(
         "Software: "
         + ", ".join(

@@ -36,6 +36,7 @@ def test_methods_text_states_what_was_run_and_the_claims(res):
     assert "4 chains of 1000 warm-up and 1000 sampling iterations, seed 7" in text
     assert res.engine in text and res.draws.info["stan_hash"] in text
     assert "All convergence diagnostics passed" in text
+    assert "grows more confident" not in text  # only 5 algorithms
     s = res.summary()
     for _, row in s[s["weak"] == "a better"].iterrows():
         assert f"{row.alg_a} is better than {row.alg_b}" in text
@@ -170,4 +171,6 @@ def test_readme_first_command_runs_on_the_shipped_results(tmp_path, capsys):
     assert cli.main([*args, "--seed", "1"]) == cli.EXIT_OK
     out = capsys.readouterr().out
     assert "120 pairs under the weak interpretation" in out and "lgbm" in out
+    html = (tmp_path / "report.html").read_text()
+    assert "weak interpretation grows more confident" in html  # 16 algorithms: Sec. 5.6
     assert (tmp_path / "report.html").stat().st_size > 10_000
