@@ -90,6 +90,19 @@ class TidyResults:
         return cube
 
     @cached_property
+    def fold_counts(self) -> np.ndarray:
+        """Number of finite fold scores per (dataset, algorithm)."""
+        return np.isfinite(self.cube).sum(axis=2)
+
+    @cached_property
+    def means(self) -> np.ndarray:
+        """Mean over folds per (dataset, algorithm), oriented so higher is better; NaN when
+        missing. Folds are summed in sorted order, so the mean never depends on their order."""
+        n = self.fold_counts
+        with np.errstate(invalid="ignore", divide="ignore"):
+            return np.where(n > 0, np.nansum(np.sort(self.cube, axis=2), axis=2) / n, np.nan)
+
+    @cached_property
     def sd_matrix(self) -> np.ndarray | None:
         """Given standard deviations as an array (dataset, algorithm), or None."""
         if not self.has_sd:
@@ -480,6 +493,22 @@ def check_hdi(hdi: float) -> float:
     if not 0.0 < hdi < 1.0:
         raise ValueError(f"hdi mass must lie strictly between 0 and 1 (e.g. 0.89); got {hdi}")
     return float(hdi)
+
+
+def check_count(value: int, name: str, least: int = 1) -> int:
+    """Validate an integer >= ``least`` (chains, iterations, samples)."""
+    if isinstance(value, bool) or not isinstance(value, (int, np.integer)) or value < least:
+        raise ValueError(f"{name} must be an integer >= {least}, got {value!r}")
+    return int(value)
+
+
+def check_seed(seed: int | None) -> int:
+    """Validate a seed; ``None`` draws one, so that a result can state it and be rerun."""
+    if seed is None:
+        return int(np.random.SeedSequence().entropy % (2**31 - 1))
+    if isinstance(seed, bool) or not isinstance(seed, (int, np.integer)) or not 0 <= seed < 2**31:
+        raise ValueError(f"seed must be an integer in [0, 2**31) or None, got {seed!r}")
+    return int(seed)
 
 
 def check_hyperprior(hyperprior: str, prior_scale: float) -> tuple[str, float]:

@@ -12,8 +12,10 @@ import pandas as pd
 from . import engines
 from .data import (
     HYPERPRIORS,
+    check_count,
     check_d_min,
     check_hyperprior,
+    check_seed,
     check_ties,
     check_win_table,
     is_win_table,
@@ -90,8 +92,10 @@ def fit(
         )
     d_min = check_d_min(d_min)
     hyperprior, prior_scale = check_hyperprior(hyperprior, prior_scale)
-    chains, iter_warmup, iter_sampling = _check_sampler(chains, iter_warmup, iter_sampling)
-    seed = _check_seed(seed)
+    chains = check_count(chains, "chains")
+    iter_warmup = check_count(iter_warmup, "iter_warmup")
+    iter_sampling = check_count(iter_sampling, "iter_sampling")
+    seed = check_seed(seed)
     engine_name = engines.resolve_engine(engine)
 
     tidy = None
@@ -202,23 +206,3 @@ def stan_inputs(
     if model == "davidson":
         data["ties"] = t["ties"].astype(int).tolist()
     return data, fitted
-
-
-def _check_sampler(chains: int, iter_warmup: int, iter_sampling: int) -> tuple[int, int, int]:
-    for name, value, least in (
-        ("chains", chains, 1),
-        ("iter_warmup", iter_warmup, 1),
-        ("iter_sampling", iter_sampling, 1),
-    ):
-        if isinstance(value, bool) or not isinstance(value, (int, np.integer)) or value < least:
-            raise ValueError(f"{name} must be an integer >= {least}, got {value!r}")
-    return int(chains), int(iter_warmup), int(iter_sampling)
-
-
-def _check_seed(seed: int | None) -> int:
-    if seed is None:
-        # drawn here, not by the engine, so the report can state it and a rerun reproduce it
-        return int(np.random.SeedSequence().entropy % (2**31 - 1))
-    if isinstance(seed, bool) or not isinstance(seed, (int, np.integer)) or not 0 <= seed < 2**31:
-        raise ValueError(f"seed must be an integer in [0, 2**31) or None, got {seed!r}")
-    return int(seed)

@@ -103,14 +103,13 @@ def count_wins(
     if d_min is not None:
         _check_local_rope(tidy, paired)
     raw = tidy.cube
-    cube = np.sort(raw, axis=2)  # NaN sort last; a fixed order makes sums order-free
-    n = np.isfinite(cube).sum(axis=2)
-    with np.errstate(invalid="ignore", divide="ignore"):
-        means = np.nansum(cube, axis=2) / n
-        if tidy.has_sd:
-            sds = tidy.sd_matrix
-        else:
-            sq = np.sort((cube - means[:, :, None]) ** 2, axis=2)
+    means, n = tidy.means, tidy.fold_counts
+    if tidy.has_sd:
+        sds = tidy.sd_matrix
+    else:
+        with np.errstate(invalid="ignore", divide="ignore"):
+            # squared deviations sorted before summing: order-free like the means
+            sq = np.sort((raw - means[:, :, None]) ** 2, axis=2)
             sds = np.where(n > 1, np.sqrt(np.nansum(sq, axis=2) / (n - 1)), np.nan)
     algs = tidy.algorithms
     rows: list[tuple[str, str, int, int, int]] = []

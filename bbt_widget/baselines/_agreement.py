@@ -14,14 +14,12 @@ from typing import Any, Protocol
 
 import pandas as pd
 
-from ..data import check_hdi, check_rope
+from ..data import check_count, check_hdi, check_rope, check_seed
 from ._common import (
     Means,
     check_alpha,
     check_choice,
-    check_count,
     check_positive,
-    check_seed,
     dataset_means,
     flip_decision,
 )

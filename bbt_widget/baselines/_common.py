@@ -79,12 +79,7 @@ def dataset_means(
         sd=sd,
         lower_is_better=lower_is_better,
     )
-    # folds sorted before summing, as in win_table: the mean must not depend on fold order
-    cube = np.sort(tidy.cube, axis=2)
-    n = np.isfinite(cube).sum(axis=2)
-    with np.errstate(invalid="ignore", divide="ignore"):
-        means = np.where(n > 0, np.nansum(cube, axis=2) / n, np.nan)
-    return Means(snap_ties(means), tidy.algorithms, tidy.datasets, tidy.lower_is_better)
+    return Means(snap_ties(tidy.means), tidy.algorithms, tidy.datasets, tidy.lower_is_better)
 
 
 def snap_ties(values: np.ndarray, rel_tol: float = REL_TOL, abs_tol: float = 0.0) -> np.ndarray:
@@ -115,11 +110,6 @@ def noise_level(values: np.ndarray) -> float:
     (a difference of 1e-16 between two means near 0.9 is noise, however small it is)."""
     finite = np.abs(values[np.isfinite(values)])
     return REL_TOL * float(finite.max()) if finite.size else 0.0
-
-
-def ordered_pairs(order: Sequence[int]) -> list[tuple[int, int]]:
-    """Pairs (better, worse) in the paper's order: best vs each worse one, then the second..."""
-    return [(order[i], order[j]) for i in range(len(order)) for j in range(i + 1, len(order))]
 
 
 def pair_frame(names: Sequence[str], pairs: Sequence[tuple[int, int]]) -> pd.DataFrame:
@@ -161,22 +151,6 @@ def check_positive(value: float, name: str, example: str) -> float:
     if not np.isfinite(value) or value < 0:
         raise ValueError(f"{name} must be a finite number >= 0 (e.g. {example}); got {value}")
     return float(value)
-
-
-def check_count(value: int, name: str, least: int = 1) -> int:
-    """Validate an integer >= ``least``."""
-    if isinstance(value, bool) or not isinstance(value, (int, np.integer)) or value < least:
-        raise ValueError(f"{name} must be an integer >= {least}, got {value!r}")
-    return int(value)
-
-
-def check_seed(seed: int | None) -> int:
-    """Validate a seed; ``None`` draws one so that the result can state it and be rerun."""
-    if seed is None:
-        return int(np.random.SeedSequence().entropy % (2**31 - 1))
-    if isinstance(seed, bool) or not isinstance(seed, (int, np.integer)) or not 0 <= seed < 2**31:
-        raise ValueError(f"seed must be an integer in [0, 2**31) or None, got {seed!r}")
-    return int(seed)
 
 
 def check_choice(value: str, name: str, choices: Sequence[str]) -> str:

@@ -17,12 +17,12 @@ import numpy as np
 import pandas as pd
 from scipy import stats
 
+from ..posterior import ordered_pairs
 from ._common import (
     Means,
     check_alpha,
     dataset_means,
     drop_warning_text,
-    ordered_pairs,
     pair_frame,
 )
 

@@ -34,14 +34,13 @@ from dataclasses import dataclass
 import numpy as np
 import pandas as pd
 
+from ..data import check_count, check_seed
+from ..posterior import ordered_pairs
 from ._common import (
     Means,
-    check_count,
     check_positive,
-    check_seed,
     dataset_means,
     noise_level,
-    ordered_pairs,
     pair_frame,
 )
 

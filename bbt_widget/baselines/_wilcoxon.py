@@ -23,13 +23,13 @@ import numpy as np
 import pandas as pd
 from scipy import stats
 
+from ..posterior import ordered_pairs
 from ._common import (
     Means,
     check_alpha,
     check_choice,
     dataset_means,
     noise_level,
-    ordered_pairs,
     pair_frame,
     snap_ties,
 )
