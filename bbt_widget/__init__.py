@@ -11,7 +11,7 @@ import importlib
 from typing import TYPE_CHECKING, Any
 
 from . import data, datasets
-from .data import TidyResults, tidy_results
+from .data import DEFAULT_SEED, TidyResults, tidy_results
 from .fitting import DiagnosticsWarning, fit
 from .result import BBTResult
 from .wintable import win_table
@@ -22,6 +22,7 @@ if TYPE_CHECKING:
 __version__ = "0.1.0"
 
 __all__ = [
+    "DEFAULT_SEED",
     "BBTResult",
     "BBTWidget",
     "DiagnosticsWarning",

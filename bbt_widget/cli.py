@@ -12,11 +12,15 @@ convergence diagnostics failed; 1 anything unexpected.
 from __future__ import annotations
 
 import argparse
+import math
+import re
+import shlex
 import sys
+import threading
 import time
 import warnings
-from collections.abc import Callable
 from pathlib import Path
+from typing import TextIO
 
 import pandas as pd
 
@@ -27,27 +31,80 @@ class InputError(ValueError):
     """A problem with the command's input the user can fix (exit code 2)."""
 
 
-def _progress_printer(stream=None) -> Callable[[str, float], None]:
-    """Progress on stderr: one line per stage, a live percentage when stderr is a terminal."""
-    stream = stream or sys.stderr  # looked up now: tests and notebooks replace sys.stderr
-    state = {"stage": None, "shown": -1}
-    tty = stream.isatty()
+class _Progress:
+    """Progress on stderr: a line per stage, live percentages and elapsed seconds.
 
-    def progress(stage: str, fraction: float) -> None:
-        if stage != state["stage"]:
-            if state["stage"] is not None and tty:
-                stream.write("\n")
-            note = " (first run on this machine: about a minute, then cached)"
-            stream.write(f"{stage}...{note if stage == 'compiling' else ''}")
-            stream.write("" if tty else "\n")
-            state.update(stage=stage, shown=-1)
-        pct = int(fraction * 100) if fraction == fraction else -1  # NaN: unknown
-        if tty and pct >= 0 and pct != state["shown"]:
-            stream.write(f"\r{stage}... {pct:3d}%")
-            state["shown"] = pct
-        stream.flush()
+    The compile step reports no fraction, so a ticker thread shows its elapsed time (every
+    second on a terminal, every 15 s in a log) instead of one static line for minutes.
+    """
 
-    return progress
+    def __init__(self, stream: TextIO | None = None) -> None:
+        self.stream = stream or sys.stderr  # looked up now: tests and notebooks replace stderr
+        self.tty = self.stream.isatty()
+        self.stage: str | None = None
+        self.started = time.perf_counter()
+        self.shown = -1
+        self.every = 1.0 if self.tty else 15.0  # seconds between elapsed-time lines
+        self._lock = threading.Lock()
+        self._stop = threading.Event()
+
+    def __call__(self, stage: str, fraction: float) -> None:
+        with self._lock:
+            if stage != self.stage:
+                self._end_stage()
+                self.stage, self.started, self.shown = stage, time.perf_counter(), -1
+                note = " (first run on this machine, then cached)" if stage == "compiling" else ""
+                self._write(f"{stage}{note}...", newline=not self.tty)
+                if stage == "compiling":
+                    self._stop.clear()
+                    threading.Thread(target=self._tick, daemon=True).start()
+            pct = int(fraction * 100) if fraction == fraction else -1  # NaN: unknown
+            if self.tty and pct >= 0 and pct != self.shown:
+                self._write(f"\r{stage}... {pct:3d}%", newline=False)
+                self.shown = pct
+
+    def step(self, stage: str) -> None:
+        """Start a step that reports no fraction (writing the report)."""
+        self(stage, math.nan)
+
+    def done(self, message: str = "") -> None:
+        """End the current stage, with a closing message such as "fitted in 1.2 s"."""
+        with self._lock:
+            self._end_stage()
+            self.stage = None
+        if message:
+            self._write(message, newline=True)
+
+    def _end_stage(self) -> None:
+        self._stop.set()
+        if self.stage is not None:
+            took = time.perf_counter() - self.started
+            if self.tty:
+                self._write(f"\r{self.stage}... done in {took:.1f} s", newline=True)
+            elif took >= 0.5:
+                self._write(f"{self.stage}: done in {took:.1f} s", newline=True)
+
+    def _tick(self) -> None:
+        while not self._stop.wait(self.every):
+            with self._lock:
+                if self.stage != "compiling" or self._stop.is_set():
+                    return
+                took = time.perf_counter() - self.started
+                if self.tty:
+                    self._write(f"\rcompiling the Stan model... {took:.0f} s", newline=False)
+                else:
+                    self._write(f"compiling the Stan model... {took:.0f} s", newline=True)
+
+    def _write(self, text: str, *, newline: bool) -> None:
+        self.stream.write(text + ("\n" if newline else ""))
+        self.stream.flush()
+
+
+class _Silent(_Progress):
+    """``--quiet``: the same calls, nothing written."""
+
+    def _write(self, text: str, *, newline: bool) -> None:
+        pass
 
 
 def read_results(path: str) -> pd.DataFrame:
@@ -75,16 +132,95 @@ def read_results(path: str) -> pd.DataFrame:
 
 
 def _guess_dataset(df: pd.DataFrame, args: argparse.Namespace) -> str | None:
-    """Without --dataset, a first column of text is taken as the data-set names."""
-    if args.dataset is not None or args.algorithm is not None:
+    """Without --dataset, take the one column of text that can name the data sets.
+
+    Wide form: a first column of text. Long form (--algorithm): the only text column that is
+    not the algorithm, score or fold column.
+    """
+    if args.dataset is not None:
         return args.dataset
-    first = df.columns[0]
-    if not pd.api.types.is_numeric_dtype(df[first]):
-        print(
-            f"using column {first!r} as the data-set names (--dataset to choose)", file=sys.stderr
+    if args.algorithm is None:
+        first = df.columns[0]
+        candidates = [first] if not pd.api.types.is_numeric_dtype(df[first]) else []
+    else:
+        taken = {args.algorithm, args.score, args.fold}
+        candidates = [
+            c for c in df.columns if c not in taken and not pd.api.types.is_numeric_dtype(df[c])
+        ]
+    if len(candidates) != 1:
+        return None
+    print(
+        f"using column {candidates[0]!r} as the data-set names (--dataset to choose)",
+        file=sys.stderr,
+    )
+    return str(candidates[0])
+
+
+def _layout(args: argparse.Namespace, dataset: str | None) -> dict[str, object]:
+    """The keywords that say how to read the results and count wins, as fit takes them."""
+    return {
+        "dataset": dataset,
+        "algorithm": args.algorithm,
+        "fold": args.fold,
+        "score": args.score,
+        "lower_is_better": args.lower_is_better,
+        "d_min": args.d_min,
+        "paired": not args.unpaired,
+    }
+
+
+def _check_before_fit(df: pd.DataFrame, args: argparse.Namespace, dataset: str | None) -> None:
+    """Every option checked against the data before the (slow) fit starts.
+
+    Counting the wins reads and validates the results exactly as ``fit`` will (layout, d_min,
+    paired mode), in milliseconds; the summary options are checked against its algorithms.
+    """
+    from bbt_widget.data import (
+        check_algorithms,
+        check_count,
+        check_hdi,
+        check_hyperprior,
+        check_rope,
+        check_seed,
+    )
+    from bbt_widget.wintable import win_table
+
+    try:
+        check_rope(args.rope)
+    except ValueError as err:
+        raise InputError(f"--rope {args.rope[0]:g} {args.rope[1]:g}: {err}") from None
+    try:
+        check_hdi(args.hdi)
+    except ValueError:
+        hint = f"did you mean {args.hdi / 100:g}?" if 1 < args.hdi < 100 else "e.g. 0.89"
+        raise InputError(
+            f"--hdi {args.hdi:g}: the HDI mass is a probability between 0 and 1; {hint}"
+        ) from None
+    for name in ("chains", "iter_warmup", "iter_sampling"):
+        check_count(getattr(args, name), "--" + name.replace("_", "-"))
+    check_seed(args.seed)
+    check_hyperprior(args.hyperprior, args.prior_scale)
+    table = win_table(df, ties=None, **_layout(args, dataset))
+    algorithms = pd.unique(table[["alg1", "alg2"]].to_numpy().ravel()).tolist()
+    if args.control is not None:
+        try:
+            check_algorithms([args.control], algorithms, "--control")
+        except ValueError as err:
+            raise InputError(str(err)) from None
+    games = table["win1"] + table["win2"] + table["ties"]
+    if int(games.sum()) == 0:
+        raise InputError(
+            "no pair of algorithms has a result on a common data set, so there is nothing to "
+            "fit; check --dataset (which column names the data sets)"
         )
-        return str(first)
-    return None
+
+
+def _reproduce(argv: list[str] | None, args: argparse.Namespace) -> str:
+    """The command line that reproduces this run, with the seed made explicit."""
+    words = list(sys.argv[1:] if argv is None else argv)
+    if "--seed" not in words and not any(w.startswith("--seed=") for w in words):
+        words += ["--seed", str(args.seed)]
+    return "bbt-widget " + shlex.join(words)
 
 
 def report(args: argparse.Namespace) -> int:
@@ -100,19 +236,15 @@ def report(args: argparse.Namespace) -> int:
         raise InputError(f"-o {args.output!r}: folder {str(out.parent)!r} does not exist")
     df = read_results(args.results)
     dataset = _guess_dataset(df, args)
+    _check_before_fit(df, args, dataset)
+    progress = _Silent() if args.quiet else _Progress()
     start = time.perf_counter()
     try:
         with warnings.catch_warnings(record=True):
             warnings.simplefilter("always", bbt.DiagnosticsWarning)
             res = bbt.fit(
                 df,
-                dataset=dataset,
-                algorithm=args.algorithm,
-                fold=args.fold,
-                score=args.score,
-                lower_is_better=args.lower_is_better,
-                d_min=args.d_min,
-                paired=not args.unpaired,
+                **_layout(args, dataset),
                 ties=args.ties,
                 hyperprior=args.hyperprior,
                 prior_scale=args.prior_scale,
@@ -121,14 +253,16 @@ def report(args: argparse.Namespace) -> int:
                 iter_warmup=args.iter_warmup,
                 iter_sampling=args.iter_sampling,
                 seed=args.seed,
-                progress=None if args.quiet else _progress_printer(),
+                progress=progress,
             )
     except EngineError as err:
+        progress.done()
         print(f"\nbbt-widget: the Stan engine failed: {err}", file=sys.stderr)
         return EXIT_ENGINE
     took = time.perf_counter() - start
-    if not args.quiet:
-        print(f"\nfitted in {took:.1f} s with {res.engine}", file=sys.stderr)
+    progress.done(f"fitted in {took:.1f} s with {res.engine}, seed {res.settings['seed']}")
+    start = time.perf_counter()
+    progress.step(f"writing {out.name}")
     write_report(
         res,
         out,
@@ -137,21 +271,28 @@ def report(args: argparse.Namespace) -> int:
         interpretation=args.interpretation,
         control=args.control,
     )
+    progress.done()
     diag = res.diagnostics()
     _print_overview(res, tuple(args.rope), args.hdi, args.interpretation, args.control)
     print(f"wrote {out}")
+    print(f"reproduce with: {args.reproduce}")
     if not diag.ok:
         print("bbt-widget: diagnostics FAILED: " + "; ".join(diag.messages), file=sys.stderr)
         return EXIT_DIAGNOSTICS
     return EXIT_OK
 
 
+def _fixed(frame: pd.DataFrame) -> str:
+    """A table for the terminal in fixed-point notation (never 5.00e-01)."""
+    return frame.to_string(index=False, float_format=lambda x: f"{x:.2f}")
+
+
 def _print_overview(res, rope, hdi, interpretation: str, control: str | None) -> None:
     """The ranking and the claims on stdout, so the terminal shows the answer too."""
     ranking = res.ranking(hdi=hdi)
     summary = res.summary(rope=rope, hdi=hdi, control=control)
-    with pd.option_context("display.width", 120, "display.precision", 2):
-        print(ranking.to_string(index=False))
+    with pd.option_context("display.width", 120):
+        print(_fixed(ranking))
     words = {"a better": "better", "b better": "worse", "equivalent": "equivalent"}
     counts = summary[interpretation].map(lambda d: words.get(d, d)).value_counts()
     claims = ", ".join(f"{n} {kind}" for kind, n in counts.items())
@@ -169,89 +310,189 @@ def demo(args: argparse.Namespace) -> int:
     import bbt_widget as bbt
 
     base = bbt.datasets.load_base()
+    progress = _Progress()
     start = time.perf_counter()
-    res = bbt.fit(
-        base, dataset="db", seed=args.seed, engine=args.engine, progress=_progress_printer()
-    )
+    res = bbt.fit(base, dataset="db", seed=args.seed, engine=args.engine, progress=progress)
     took = time.perf_counter() - start
-    with pd.option_context("display.width", 120, "display.precision", 2):
+    progress.done()
+    with pd.option_context("display.width", 120):
         print("\nWin table (paper Table 3b, with floating-point ties corrected):")
-        print(res.win_table.to_string(index=False))
+        print(_fixed(res.win_table))
         print("\nP(a > b) (paper Table 6):")
-        print(res.summary().to_string(index=False))
+        print(_fixed(res.summary()))
         print("\nPosterior predictive check (paper Table 5):")
-        print(res.ppc_table().to_string(index=False))
+        print(_fixed(res.ppc_table()))
         print(f"\n{res.diagnostics()}")
-    print(f"engine {res.engine}, {took:.1f} s")
+    print(f"engine {res.engine}, seed {args.seed}, {took:.1f} s")
     return EXIT_OK
 
 
+def _versions() -> str:
+    from importlib.metadata import PackageNotFoundError, version
+
+    from bbt_widget import __version__
+
+    found = []
+    for dist in ("pystan", "httpstan", "cmdstanpy"):
+        try:
+            found.append(f"{dist} {version(dist)}")
+        except PackageNotFoundError:
+            pass
+    return f"bbt-widget {__version__} ({', '.join(found)})"
+
+
+class _HelpFormatter(argparse.ArgumentDefaultsHelpFormatter):
+    """Shows every option's default; options without one (flags, None) show none."""
+
+    def _get_help_string(self, action: argparse.Action) -> str:
+        if action.default in (None, False, argparse.SUPPRESS) or "%(default)" in (
+            action.help or ""
+        ):
+            return action.help or ""
+        return super()._get_help_string(action)
+
+
 def _parser() -> argparse.ArgumentParser:
+    from bbt_widget.data import DEFAULT_SEED, HYPERPRIORS, TIE_POLICIES
+
     parser = argparse.ArgumentParser(
         prog="bbt-widget",
         description="Bayesian Bradley-Terry comparison of ML algorithms.",
         epilog="Exit codes: 0 ok; 2 bad arguments or input; 3 Stan engine failed; "
         "4 report written but diagnostics failed; 1 unexpected error.",
     )
+    parser.add_argument("--version", action="version", version=_versions())
     sub = parser.add_subparsers(dest="command", required=True)
     r = sub.add_parser(
         "report",
         help="fit a results file and write an offline report (.html, .md or .tex)",
         description="Fit the BBT model to a results table and write a standalone report "
-        "(charts, tables, diagnostics, methods text).",
+        "(charts, tables, diagnostics, methods text). Every option is checked against the "
+        "data before the fit starts.",
+        formatter_class=_HelpFormatter,
     )
     r.add_argument("results", help="results file (.csv or .tsv)")
-    r.add_argument(
-        "-o", "--output", default="report.html", help="report file (default %(default)s)"
-    )
+    r.add_argument("-o", "--output", default="report.html", help="report file: .html, .md or .tex")
     g = r.add_argument_group("reading the results")
-    g.add_argument("--dataset", help="column naming the data set (default: a first text column)")
+    g.add_argument(
+        "--dataset",
+        help="column naming the data sets (default: the only text column that can be it)",
+    )
     g.add_argument("--algorithm", help="long form: column naming the algorithm")
     g.add_argument("--score", help="long form: column holding the score")
-    g.add_argument("--fold", help="column numbering the folds")
-    g.add_argument("--lower-is-better", action="store_true", help="errors, times, RMSE")
+    g.add_argument("--fold", help="column numbering the cross-validation folds")
+    g.add_argument(
+        "--lower-is-better", action="store_true", help="lower scores win (errors, times, RMSE)"
+    )
     g = r.add_argument_group("counting wins")
-    g.add_argument("--ties", default="spread", choices=["spread", "add", "forget", "davidson"])
-    g.add_argument("--d-min", type=float, default=None, help="local ROPE threshold (e.g. 0.4)")
-    g.add_argument("--unpaired", action="store_true", help="unpaired Cohen's d for the local ROPE")
+    g.add_argument(
+        "--ties",
+        default="spread",
+        choices=TIE_POLICIES,
+        help="tie policy: spread half to each side, add to both, forget, or fit the Davidson model",
+    )
+    g.add_argument(
+        "--d-min",
+        type=float,
+        default=None,
+        help="local ROPE: a win counts only when the effect size over the folds exceeds this "
+        "(e.g. 0.4, the paper's choice; default: compare means)",
+    )
+    g.add_argument(
+        "--unpaired",
+        action="store_true",
+        help="local ROPE with unpaired Cohen's d (default: paired d_z over the folds)",
+    )
     g = r.add_argument_group("model and sampler")
-    g.add_argument("--hyperprior", default="lognormal", choices=["lognormal", "cauchy", "normal"])
-    g.add_argument("--prior-scale", type=float, default=0.5)
-    g.add_argument("--engine", default="auto", choices=["auto", "pystan", "cmdstanpy"])
-    g.add_argument("--chains", type=int, default=4)
-    g.add_argument("--iter-warmup", type=int, default=1000)
-    g.add_argument("--iter-sampling", type=int, default=1000)
-    g.add_argument("--seed", type=int, default=None)
+    g.add_argument(
+        "--hyperprior",
+        default="lognormal",
+        choices=tuple(HYPERPRIORS),
+        help="prior on the spread of the abilities (paper Appendix A)",
+    )
+    g.add_argument("--prior-scale", type=float, default=0.5, help="scale of the hyper-prior")
+    g.add_argument(
+        "--engine",
+        default="auto",
+        choices=["auto", "pystan", "cmdstanpy"],
+        help="Stan engine; auto takes CmdStan when installed, else PyStan",
+    )
+    g.add_argument("--chains", type=int, default=4, help="Markov chains")
+    g.add_argument("--iter-warmup", type=int, default=1000, help="warm-up iterations per chain")
+    g.add_argument("--iter-sampling", type=int, default=1000, help="draws per chain")
+    g.add_argument(
+        "--seed",
+        type=int,
+        default=DEFAULT_SEED,
+        help="random seed; the same seed, data and options give the same numbers",
+    )
     g = r.add_argument_group("summaries")
-    g.add_argument("--rope", type=float, nargs=2, default=[0.45, 0.55], metavar=("LOW", "HIGH"))
-    g.add_argument("--hdi", type=float, default=0.89)
-    g.add_argument("--interpretation", default="weak", choices=["weak", "strong"])
-    g.add_argument("--control", default=None, help="keep only this algorithm's pairs")
+    g.add_argument(
+        "--rope",
+        type=float,
+        nargs=2,
+        default=[0.45, 0.55],
+        metavar=("LOW", "HIGH"),
+        help="region of practical equivalence for P(a > b)",
+    )
+    g.add_argument("--hdi", type=float, default=0.89, help="HDI probability mass, in (0, 1)")
+    g.add_argument(
+        "--interpretation",
+        default="weak",
+        choices=["weak", "strong"],
+        help="decision rule (paper Sec. 9.2 / 9.3); strong is advised beyond 10 algorithms",
+    )
+    g.add_argument(
+        "--control", default=None, help="keep only this algorithm's pairs (default: all pairs)"
+    )
     r.add_argument("-q", "--quiet", action="store_true", help="no progress on stderr")
     r.set_defaults(func=report)
 
-    d = sub.add_parser("demo", help="fit the paper's base results and print the tables")
-    d.add_argument("--seed", type=int, default=1)
-    d.add_argument("--engine", default="auto", choices=["auto", "pystan", "cmdstanpy"])
+    d = sub.add_parser(
+        "demo",
+        help="fit the paper's base results and print the tables",
+        formatter_class=_HelpFormatter,
+    )
+    d.add_argument("--seed", type=int, default=DEFAULT_SEED, help="random seed")
+    d.add_argument(
+        "--engine", default="auto", choices=["auto", "pystan", "cmdstanpy"], help="Stan engine"
+    )
     d.set_defaults(func=demo)
     return parser
 
 
+#: The core's keyword arguments, as the command's options, for its error messages.
+_OPTIONS = {
+    "paired=False": "--unpaired",
+    "paired=True": "no --unpaired",
+    "d_min=None": "no --d-min",
+    "lower_is_better=True": "--lower-is-better",
+}
+#: ``name=`` in a message is a keyword argument; an underscored name is one even when bare.
+_KEYWORD = re.compile(
+    r"\b(dataset|algorithm|score|fold|d_min|ties|hyperprior|prior_scale|seed|chains|"
+    r"iter_warmup|iter_sampling|lower_is_better|control)=(?=([^\s;,.)]?))|\b(d_min|prior_scale|iter_warmup|"
+    r"iter_sampling|lower_is_better)\b"
+)
+
+
 def _as_options(message: str) -> str:
     """Name the command's options where the core's messages name keyword arguments."""
-    for keyword, option in (
-        ("paired=False", "--unpaired"),
-        ("d_min=None", "no --d-min"),
-        ("dataset=", "--dataset "),
-        ("lower_is_better", "--lower-is-better"),
-    ):
+    for keyword, option in _OPTIONS.items():
         message = message.replace(keyword, option)
-    return message
+
+    def option(m: re.Match[str]) -> str:
+        name = m.group(1) or m.group(3)
+        value_follows = bool(m.group(2))  # "dataset='db'" -> "--dataset 'db'"
+        return "--" + name.replace("_", "-") + (" " if value_follows else "")
+
+    return _KEYWORD.sub(option, message)
 
 
 def main(argv: list[str] | None = None) -> int:
     """Entry point of the ``bbt-widget`` command; returns the exit code."""
     args = _parser().parse_args(argv)
+    args.reproduce = _reproduce(argv, args)
     try:
         return args.func(args)
     except (ValueError, TypeError) as err:  # the core's boundary errors and InputError

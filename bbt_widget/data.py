@@ -34,6 +34,9 @@ _HYPERPRIOR_ALIASES = {
     "half_normal": "normal",
 }
 WIN_TABLE_COLUMNS = ("alg1", "alg2", "win1", "win2", "ties")
+#: The seed ``fit``, the widget and the command use unless told otherwise, so that the same data
+#: and settings give the same numbers in every run; another seed is an explicit choice.
+DEFAULT_SEED = 1
 
 
 @dataclass(frozen=True)
@@ -503,7 +506,7 @@ def check_count(value: int, name: str, least: int = 1) -> int:
 
 
 def check_seed(seed: int | None) -> int:
-    """Validate a seed; ``None`` draws one, so that a result can state it and be rerun."""
+    """Validate a seed; ``None`` draws a fresh one (recorded, so the result can be rerun)."""
     if seed is None:
         return int(np.random.SeedSequence().entropy % (2**31 - 1))
     if isinstance(seed, bool) or not isinstance(seed, (int, np.integer)) or not 0 <= seed < 2**31:

@@ -11,6 +11,7 @@ import pandas as pd
 
 from . import engines
 from .data import (
+    DEFAULT_SEED,
     HYPERPRIORS,
     check_count,
     check_d_min,
@@ -48,7 +49,7 @@ def fit(
     chains: int = 4,
     iter_warmup: int = 1000,
     iter_sampling: int = 1000,
-    seed: int | None = None,
+    seed: int | None = DEFAULT_SEED,
     progress: ProgressCallback | None = None,
     cancel: threading.Event | None = None,
 ) -> BBTResult:
@@ -71,7 +72,8 @@ def fit(
     engine
         ``"auto"`` (CmdStan when installed, else PyStan), ``"cmdstanpy"`` or ``"pystan"``.
     chains, iter_warmup, iter_sampling, seed
-        Sampler settings; ``seed=None`` draws one (recorded in ``result.settings``).
+        Sampler settings. The default seed (``bbt_widget.DEFAULT_SEED``, 1) makes a rerun give
+        the same numbers; ``seed=None`` draws a fresh one (recorded in ``result.settings``).
     progress
         Called as ``progress(stage, fraction)`` while compiling and sampling.
     cancel

@@ -29,6 +29,7 @@ import traitlets as t
 
 from . import charts
 from .data import (
+    DEFAULT_SEED,
     TIE_POLICIES,
     check_d_min,
     check_hdi,
@@ -123,8 +124,9 @@ class BBTWidget(anywidget.AnyWidget):
         Initial summary settings: ROPE bounds, HDI mass, control algorithm (``None`` = all
         pairs) and ``"weak"`` or ``"strong"`` decisions (paper Sec. 9.2 / 9.3).
     engine, chains, iter_warmup, iter_sampling, seed
-        Sampler settings for every fit. The seed is fixed (default 1) so that going back to
-        earlier settings shows the same numbers.
+        Sampler settings for every fit. The seed is fixed (default
+        ``bbt_widget.DEFAULT_SEED``, as for ``fit``) so that going back to earlier settings, or
+        running the same settings with ``fit``, shows the same numbers.
     autostart
         Start the first fit at once (default). Otherwise call :meth:`refit`.
 
@@ -209,7 +211,7 @@ class BBTWidget(anywidget.AnyWidget):
         chains: int = 4,
         iter_warmup: int = 1000,
         iter_sampling: int = 1000,
-        seed: int = 1,
+        seed: int = DEFAULT_SEED,
         autostart: bool = True,
         **kwargs: Any,
     ) -> None:

@@ -136,7 +136,7 @@ def test_cli_exit_codes(base_csv, tmp_path, capsys):
     assert cli.main(["report", str(tmp_path / "missing.csv")]) == cli.EXIT_INPUT
     assert "does not exist" in capsys.readouterr().err
     assert cli.main(["report", str(base_csv), "--d-min", "-1"]) == cli.EXIT_INPUT
-    assert "d_min must be" in capsys.readouterr().err
+    assert "--d-min must be" in capsys.readouterr().err
     assert cli.main(["report", str(base_csv), "-o", str(tmp_path / "r.docx")]) == cli.EXIT_INPUT
     bad = tmp_path / "bad.csv"
     bad.write_text("db,a,b\nx,0.9,oops\n")
@@ -155,6 +155,20 @@ def test_cli_exit_codes(base_csv, tmp_path, capsys):
     assert err.value.code == 2
 
 
+def test_same_numbers_by_default(base_csv):
+    # fit and the command share one default seed: two runs with no seed agree exactly
+    first = bbt.fit(bbt.datasets.load_base(), dataset="db", iter_warmup=200, iter_sampling=200)
+    again = bbt.fit(bbt.datasets.load_base(), dataset="db", iter_warmup=200, iter_sampling=200)
+    assert first.settings["seed"] == bbt.DEFAULT_SEED
+    pd.testing.assert_frame_equal(first.summary(), again.summary())
+    # another seed is an explicit choice, and it is recorded
+    fresh = bbt.fit(
+        bbt.datasets.load_base(), dataset="db", seed=None, iter_warmup=200, iter_sampling=200
+    )
+    assert fresh.settings["seed"] != bbt.DEFAULT_SEED
+    assert fresh.summary()["mean"].ne(first.summary()["mean"]).any()
+
+
 def test_cli_demo_prints_the_papers_tables(capsys):
     assert cli.main(["demo", "--seed", "2"]) == cli.EXIT_OK
     out = capsys.readouterr().out
@@ -168,9 +182,14 @@ def test_readme_first_command_runs_on_the_shipped_results(tmp_path, capsys):
     repo = Path(__file__).resolve().parents[2]
     args[1] = str(repo / args[1])  # the results file, relative to the repository
     args[args.index("-o") + 1] = str(tmp_path / "report.html")
-    assert cli.main([*args, "--seed", "1"]) == cli.EXIT_OK
-    out = capsys.readouterr().out
+    assert cli.main(args) == cli.EXIT_OK
+    captured = capsys.readouterr()
+    out = captured.out
     assert "120 pairs under the weak interpretation" in out and "lgbm" in out
+    assert not re.search(r"\de[-+]\d", out)  # fixed point, never 5.00e-01
+    assert f"seed {bbt.DEFAULT_SEED}" in captured.err  # the default seed, stated
+    assert f"reproduce with: bbt-widget report {args[1]}" in out
+    assert re.search(r"writing report\.html\.\.\.", captured.err)
     html = (tmp_path / "report.html").read_text()
     assert "weak interpretation grows more confident" in html  # 16 algorithms: Sec. 5.6
     assert (tmp_path / "report.html").stat().st_size > 10_000

@@ -1,0 +1,197 @@
+"""The command line without Stan: options checked before any fit, help, version, layouts,
+progress and terminal formatting. Fits the command runs for real are in tests/stan."""
+
+from __future__ import annotations
+
+import argparse
+import io
+import math
+import time
+from pathlib import Path
+
+import pandas as pd
+import pytest
+
+import bbt_widget as bbt
+from bbt_widget import cli
+from bbt_widget.fitting import fit
+
+
+@pytest.fixture
+def no_fit(monkeypatch):
+    """Any call of fit fails the test: what is checked here must be checked before it."""
+
+    def refuse(*args, **kwargs):
+        raise AssertionError("the fit started although an option was invalid")
+
+    monkeypatch.setattr(bbt, "fit", refuse)
+
+
+@pytest.fixture
+def base_csv(tmp_path: Path, base: pd.DataFrame) -> Path:
+    path = tmp_path / "base.csv"
+    base.to_csv(path, index=False)
+    return path
+
+
+@pytest.fixture
+def long_csv(tmp_path: Path, base: pd.DataFrame) -> Path:
+    """The base results in long form: db, fold, algorithm, acc."""
+    wide = base.assign(fold=base.groupby("db").cumcount())
+    long = wide.melt(id_vars=["db", "fold"], var_name="algorithm", value_name="acc")
+    path = tmp_path / "long.csv"
+    long.to_csv(path, index=False)
+    return path
+
+
+@pytest.mark.parametrize(
+    ("option", "message"),
+    [
+        (["--rope", "0.6", "0.4"], "--rope 0.6 0.4: rope low must be below rope high"),
+        (["--rope", "0.4", "1.5"], "--rope 0.4 1.5: rope bounds are probabilities"),
+        (["--hdi", "89"], "--hdi 89: the HDI mass is a probability between 0 and 1; did you "),
+        (["--hdi", "0"], "e.g. 0.89"),
+        (["--control", "nosuch"], "--control: 'nosuch' is not an algorithm"),
+        (["--d-min", "-1"], "--d-min must be a finite number >= 0"),
+        (["--chains", "0"], "--chains must be an integer >= 1"),
+        (["--iter-sampling", "0"], "--iter-sampling must be an integer >= 1"),
+        (["--prior-scale", "0"], "--prior-scale must be a finite number > 0"),
+        (["--seed", "-3"], "seed must be an integer in [0, 2**31)"),
+    ],
+)
+def test_options_are_checked_before_the_fit(base_csv, tmp_path, capsys, no_fit, option, message):
+    code = cli.main(["report", str(base_csv), "-o", str(tmp_path / "r.html"), *option])
+    assert code == cli.EXIT_INPUT
+    assert message in capsys.readouterr().err
+
+
+def test_paired_mode_is_checked_against_the_data_before_the_fit(tmp_path, capsys, no_fit):
+    # one result per data set (no folds): a local ROPE has no spread to work with
+    means = pd.DataFrame({"db": ["a", "b", "c"], "x": [0.8, 0.7, 0.9], "y": [0.7, 0.9, 0.6]})
+    path = tmp_path / "means.csv"
+    means.to_csv(path, index=False)
+    code = cli.main(["report", str(path), "-o", str(tmp_path / "r.html"), "--d-min", "0.4"])
+    assert code == cli.EXIT_INPUT
+    err = capsys.readouterr().err
+    assert "bbt-widget: error:" in err and "d_min" not in err
+
+
+def test_long_form_guesses_the_dataset_column(long_csv, tmp_path, capsys, monkeypatch):
+    seen = {}
+
+    def record(data, **kwargs):
+        seen.update(kwargs)
+        raise KeyboardInterrupt  # stop before sampling; the command reports an interrupt
+
+    monkeypatch.setattr(bbt, "fit", record)
+    args = ["report", str(long_csv), "-o", str(tmp_path / "r.html")]
+    code = cli.main([*args, "--algorithm", "algorithm", "--score", "acc", "--fold", "fold"])
+    assert code == 130
+    assert seen["dataset"] == "db"
+    assert "using column 'db' as the data-set names" in capsys.readouterr().err
+
+
+def test_long_form_without_a_dataset_column_fails_before_the_fit(
+    long_csv, tmp_path, capsys, no_fit
+):
+    # the data-set names are numbers here, so no column can be guessed
+    long = pd.read_csv(long_csv)
+    long["db"] = long["db"].astype("category").cat.codes
+    long.to_csv(long_csv, index=False)
+    args = ["report", str(long_csv), "-o", str(tmp_path / "r.html"), "--algorithm", "algorithm"]
+    code = cli.main([*args, "--score", "acc", "--fold", "fold"])
+    assert code == cli.EXIT_INPUT
+    err = capsys.readouterr().err
+    assert "nothing to fit" in err and "--dataset" in err
+
+
+def test_error_messages_name_the_command_options(long_csv, tmp_path, capsys, no_fit):
+    code = cli.main(["report", str(long_csv), "-o", str(tmp_path / "r.html"), "--score", "acc"])
+    assert code == cli.EXIT_INPUT
+    err = capsys.readouterr().err
+    assert "--algorithm" in err and "algorithm=" not in err
+    # folds in long form without --fold: the message asks for --fold, not fold=
+    args = ["report", str(long_csv), "-o", str(tmp_path / "r.html"), "--dataset", "db"]
+    assert cli.main([*args, "--algorithm", "algorithm", "--score", "acc"]) == cli.EXIT_INPUT
+    err = capsys.readouterr().err
+    assert "pass --fold '<column numbering the folds>'" in err and "fold=" not in err
+
+
+def test_as_options_keeps_prose_and_maps_keywords():
+    assert cli._as_options("algorithm 'x' is unknown") == "algorithm 'x' is unknown"
+    assert cli._as_options("pass dataset='db'.") == "pass --dataset 'db'."
+    assert cli._as_options("need algorithm= and score=; score= is missing") == (
+        "need --algorithm and --score; --score is missing"
+    )
+    assert cli._as_options("use paired=False or d_min=None") == "use --unpaired or no --d-min"
+
+
+def test_help_documents_every_option_with_its_default(capsys):
+    parser = cli._parser()
+    sub = next(a for a in parser._actions if isinstance(a, argparse._SubParsersAction))
+    for name, command in sub.choices.items():
+        for action in command._actions:
+            assert action.help, f"{name} {action.option_strings or action.dest} has no help"
+    with pytest.raises(SystemExit):
+        cli.main(["report", "--help"])
+    text = " ".join(capsys.readouterr().out.split())
+    for shown in (
+        "(default: spread)",
+        "(default: lognormal)",
+        "(default: 0.5)",
+        "(default: 1000)",
+        "(default: 4)",
+        f"(default: {bbt.DEFAULT_SEED})",
+        "(default: [0.45, 0.55])",
+        "(default: 0.89)",
+        "(default: weak)",
+        "(default: report.html)",
+    ):
+        assert shown in text
+
+
+def test_version(capsys):
+    with pytest.raises(SystemExit) as stop:
+        cli.main(["--version"])
+    assert stop.value.code == 0
+    assert capsys.readouterr().out.startswith(f"bbt-widget {bbt.__version__} (")
+
+
+def test_one_default_seed_for_fit_widget_and_command():
+    import inspect
+
+    from bbt_widget.widget import BBTWidget
+
+    assert inspect.signature(fit).parameters["seed"].default == bbt.DEFAULT_SEED
+    assert inspect.signature(BBTWidget).parameters["seed"].default == bbt.DEFAULT_SEED
+    args = cli._parser().parse_args(["report", "r.csv"])
+    assert args.seed == bbt.DEFAULT_SEED
+    assert cli._reproduce(["report", "r.csv", "--d-min", "0.4"], args) == (
+        f"bbt-widget report r.csv --d-min 0.4 --seed {bbt.DEFAULT_SEED}"
+    )
+    # a name with spaces is quoted so that the line can be pasted into a shell
+    assert "'my results.csv'" in cli._reproduce(["report", "my results.csv"], args)
+
+
+def test_terminal_tables_use_fixed_point():
+    frame = pd.DataFrame({"algorithm": ["a", "b"], "p_best": [0.5, 0.00001], "rank": [1.0, 2.0]})
+    text = cli._fixed(frame)
+    assert "e-" not in text and "0.50" in text and "0.00" in text
+
+
+def test_compile_progress_shows_elapsed_seconds():
+    stream = io.StringIO()  # not a terminal: one line per update
+    progress = cli._Progress(stream)
+    progress.every = 0.05
+    progress("compiling", math.nan)
+    time.sleep(0.6)  # a stage over half a second reports its time in a log too
+    progress("sampling", 0.0)
+    progress("sampling", 1.0)
+    progress.done("fitted in 1.0 s")
+    lines = stream.getvalue().splitlines()
+    assert lines[0] == "compiling (first run on this machine, then cached)..."
+    assert sum(line.startswith("compiling the Stan model... ") for line in lines) >= 2
+    assert any(line.startswith("compiling: done in ") for line in lines)
+    assert lines[-1] == "fitted in 1.0 s"
+    time.sleep(0.15)  # the ticker stopped with the stage
+    assert stream.getvalue().splitlines()[-1] == "fitted in 1.0 s"
