@@ -11,6 +11,7 @@ import importlib
 from typing import TYPE_CHECKING, Any
 
 from . import data, datasets
+from .audit import Audit, audit
 from .data import DEFAULT_SEED, TidyResults, tidy_results
 from .fitting import DiagnosticsWarning, fit
 from .result import BBTResult
@@ -23,11 +24,13 @@ __version__ = "0.1.0"
 
 __all__ = [
     "DEFAULT_SEED",
+    "Audit",
     "BBTResult",
     "BBTWidget",
     "DiagnosticsWarning",
     "TidyResults",
     "__version__",
+    "audit",
     "baselines",
     "data",
     "datasets",

@@ -1,0 +1,398 @@
+"""``audit``: what is in a results table, before any fit.
+
+A reviewer's first questions are about the data, not the model: how many algorithms and data
+sets, what is missing, which algorithms never met, how many folds each comparison rests on,
+and whether a column is not what it seems (an ID read as an algorithm, a constant column,
+percent mixed with fractions). :func:`audit` answers them in one table of findings, each with
+its severity, what was found, where and the fix. It never raises on data that ``fit``
+accepts; on data that ``fit`` refuses it reports the refusal as an ``error`` finding.
+"""
+
+from __future__ import annotations
+
+import html
+from collections.abc import Iterable
+from dataclasses import dataclass, field
+
+import numpy as np
+import pandas as pd
+
+from .data import TidyResults, is_win_table, tidy_results
+
+SEVERITIES = ("error", "warning", "info")
+#: Float-noise examples shown per finding (the count covers all).
+_EXAMPLES = 3
+
+
+@dataclass(frozen=True)
+class Finding:
+    """One thing the audit found.
+
+    Attributes
+    ----------
+    severity
+        ``"error"`` (fit refuses the data), ``"warning"`` (fit runs, but a result may
+        mislead) or ``"info"`` (what is there).
+    check
+        Short name of the check (``"shape"``, ``"missing"``, ``"graph"`` ...).
+    what, where, fix
+        What was found, where (columns, algorithms, data sets) and what to do.
+    """
+
+    severity: str
+    check: str
+    what: str
+    where: str = ""
+    fix: str = ""
+
+
+@dataclass(frozen=True)
+class Audit:
+    """The findings of :func:`audit`, errors first."""
+
+    findings: tuple[Finding, ...] = field(default_factory=tuple)
+
+    @property
+    def errors(self) -> list[Finding]:
+        """Findings that make ``fit`` refuse the data."""
+        return [f for f in self.findings if f.severity == "error"]
+
+    @property
+    def warnings(self) -> list[Finding]:
+        """Findings that do not stop a fit but may make a result mislead."""
+        return [f for f in self.findings if f.severity == "warning"]
+
+    @property
+    def ok(self) -> bool:
+        """No errors and no warnings."""
+        return not self.errors and not self.warnings
+
+    def to_frame(self) -> pd.DataFrame:
+        """One row per finding: severity, check, what, where, fix."""
+        return pd.DataFrame(
+            [(f.severity, f.check, f.what, f.where, f.fix) for f in self.findings],
+            columns=["severity", "check", "what", "where", "fix"],
+        )
+
+    def __repr__(self) -> str:
+        counts = {s: sum(f.severity == s for f in self.findings) for s in SEVERITIES}
+        head = f"Audit: {counts['error']} errors, {counts['warning']} warnings, "
+        lines = [head + f"{counts['info']} notes"]
+        for f in self.findings:
+            line = f"  [{f.severity}] {f.what}"
+            line += f" ({f.where})" if f.where else ""
+            line += f" -> {f.fix}" if f.fix else ""
+            lines.append(line)
+        return "\n".join(lines)
+
+    def _repr_html_(self) -> str:
+        # every field is escaped: names come from the user's data
+        rows = "".join(
+            f'<tr class="bbt-audit-{f.severity}"><td>{f.severity}</td><td>{html.escape(f.check)}'
+            f"</td><td>{html.escape(f.what)}</td><td>{html.escape(f.where)}</td>"
+            f"<td>{html.escape(f.fix)}</td></tr>"
+            for f in self.findings
+        )
+        return (
+            "<table><thead><tr><th>severity</th><th>check</th><th>what</th><th>where</th>"
+            f"<th>fix</th></tr></thead><tbody>{rows}</tbody></table>"
+        )
+
+
+def audit(
+    data: pd.DataFrame,
+    *,
+    dataset: str | None = None,
+    algorithm: str | None = None,
+    fold: str | None = None,
+    score: str | None = None,
+    sd: pd.DataFrame | None = None,
+    lower_is_better: bool = False,
+) -> Audit:
+    """Audit a results table before any fit.
+
+    Parameters
+    ----------
+    data, dataset, algorithm, fold, score, sd, lower_is_better
+        The results and how to read them, exactly as for :func:`bbt_widget.fit`.
+
+    Returns
+    -------
+    Audit
+        Findings with severity, what, where and the fix: shape, missing results, the
+        comparison graph (components, pairs that never met), folds shared by each pair,
+        float-noise ties, suspicious columns (ID-like integers, constant columns, mixed
+        percent/fraction scales), data sets where every algorithm scored the same, and
+        duplicate keys. ``fit``'s own refusal, if any, is an ``error`` finding.
+    """
+    findings: list[Finding] = []
+    if isinstance(data, pd.DataFrame) and is_win_table(data):
+        return Audit((Finding("info", "shape", "a ready win table: nothing to audit"),))
+    if isinstance(data, pd.DataFrame) and algorithm is None:
+        findings += _column_findings(data, dataset, fold)
+    try:
+        tidy = tidy_results(
+            data,
+            dataset=dataset,
+            algorithm=algorithm,
+            fold=fold,
+            score=score,
+            sd=sd,
+            lower_is_better=lower_is_better,
+        )
+    except (TypeError, ValueError) as err:
+        findings.insert(0, Finding("error", "input", f"fit refuses these data: {err}"))
+        return Audit(_ordered(findings))
+    findings += audit_tidy(tidy)
+    return Audit(_ordered(findings))
+
+
+def audit_tidy(tidy: TidyResults) -> list[Finding]:
+    """The checks that need validated results (all but the raw-column checks)."""
+    out = [_shape(tidy)]
+    out += _missing(tidy)
+    out += _graph(tidy)
+    out += _shared_folds(tidy)
+    out += _float_noise(tidy)
+    out += _all_equal(tidy)
+    return out
+
+
+def _ordered(findings: Iterable[Finding]) -> tuple[Finding, ...]:
+    return tuple(sorted(findings, key=lambda f: SEVERITIES.index(f.severity)))
+
+
+def _n(count: int, word: str) -> str:
+    """``3 data sets``, ``1 data set``."""
+    return f"{count} {word}{'s' if count != 1 else ''}"
+
+
+def _names(items: Iterable[object], n: int = 6) -> str:
+    items = [str(i) for i in items]
+    shown = ", ".join(items[:n])
+    return shown + (f" and {len(items) - n} more" if len(items) > n else "")
+
+
+def _shape(tidy: TidyResults) -> Finding:
+    folds = pd.Series(tidy.fold_counts.max(axis=1)).value_counts().sort_index(ascending=False)
+    per = "; ".join(
+        f"{k} fold{'s' * (k != 1)} on {n} data set{'s' * (n != 1)}" for k, n in folds.items()
+    )
+    return Finding(
+        "info",
+        "shape",
+        f"{len(tidy.algorithms)} algorithms, {len(tidy.datasets)} data sets ({per})",
+    )
+
+
+def _missing(tidy: TidyResults) -> list[Finding]:
+    counts = tidy.fold_counts
+    out = []
+    missing = np.argwhere(counts == 0)
+    if len(missing):
+        by_alg: dict[str, list[str]] = {}
+        for d, a in missing:
+            by_alg.setdefault(tidy.algorithms[a], []).append(tidy.datasets[d])
+        where = "; ".join(f"{a}: {_names(ds, 3)} ({len(ds)})" for a, ds in by_alg.items())
+        out.append(
+            Finding(
+                "warning",
+                "missing",
+                f"{len(missing)} missing results (algorithm x data set)",
+                where,
+                "a missing result does not count for that pair on that data set; fill it in "
+                "if it exists",
+            )
+        )
+    full = counts.max(axis=1, keepdims=True)
+    partial = np.argwhere((counts > 0) & (counts < full))
+    if len(partial):
+        where = _names(
+            f"{tidy.algorithms[a]} on {tidy.datasets[d]} ({counts[d, a]} of {full[d, 0]})"
+            for d, a in partial
+        )
+        out.append(
+            Finding(
+                "info",
+                "missing",
+                f"{_n(len(partial), 'result')} with fewer folds than others on the same data set",
+                where,
+                "means use the folds present; paired comparisons use the folds both have",
+            )
+        )
+    return out
+
+
+def comparison_components(tidy: TidyResults) -> list[list[str]]:
+    """Groups of algorithms linked by shared data sets (the comparison graph's components)."""
+    from scipy.sparse.csgraph import connected_components
+
+    present = tidy.fold_counts > 0
+    met = (present.T.astype(int) @ present.astype(int)) > 0
+    n, labels = connected_components(met, directed=False)
+    return [[a for a, lab in zip(tidy.algorithms, labels) if lab == k] for k in range(n)]
+
+
+def _graph(tidy: TidyResults) -> list[Finding]:
+    present = tidy.fold_counts > 0
+    met = (present.T.astype(int) @ present.astype(int)) > 0
+    out = []
+    groups = comparison_components(tidy)
+    if len(groups) > 1:
+        out.append(
+            Finding(
+                "warning",
+                "graph",
+                f"the algorithms fall into {len(groups)} groups that never share a data set; "
+                "pairs across groups are linked only by the prior and are 'not compared'",
+                " | ".join(_names(g) for g in groups),
+                "add results that put algorithms of different groups on common data sets",
+            )
+        )
+    algs = tidy.algorithms
+    never = [
+        f"{algs[i]} - {algs[j]}"
+        for i in range(len(algs))
+        for j in range(i + 1, len(algs))
+        if not met[i, j]
+    ]
+    if never:
+        out.append(
+            Finding(
+                "warning",
+                "graph",
+                f"{_n(len(never), 'pair')} of algorithms never met on a data set",
+                _names(never),
+                "their P(a > b) rests on other pairs only",
+            )
+        )
+    return out
+
+
+def _shared_folds(tidy: TidyResults) -> list[Finding]:
+    if not tidy.has_folds:
+        return []
+    present = np.isfinite(tidy.cube)  # (dataset, algorithm, fold)
+    algs = tidy.algorithms
+    fewer = []
+    for i in range(len(algs) - 1):
+        for j in range(i + 1, len(algs)):
+            both = (present[:, i] & present[:, j]).sum(axis=1)  # per data set
+            either = (present[:, i] | present[:, j]).sum(axis=1)
+            met = (present[:, i].any(axis=1)) & (present[:, j].any(axis=1))
+            short = met & (both < either)
+            if short.any():
+                fewer.append(f"{algs[i]} - {algs[j]} on {_n(int(short.sum()), 'data set')}")
+    if not fewer:
+        return [Finding("info", "folds", "every pair shares all of its folds on every data set")]
+    return [
+        Finding(
+            "info",
+            "folds",
+            f"{_n(len(fewer), 'pair')} share fewer folds than they have on some data sets",
+            _names(fewer),
+            "the paired local ROPE uses only the folds both algorithms have",
+        )
+    ]
+
+
+def _float_noise(tidy: TidyResults) -> list[Finding]:
+    from .wintable import REL_TOL
+
+    means = tidy.means
+    algs = tidy.algorithms
+    examples: list[str] = []
+    count = 0
+    for i in range(len(algs) - 1):
+        mi, mj = means[:, [i]], means[:, i + 1 :]
+        with np.errstate(invalid="ignore"):
+            diff = np.abs(mi - mj)
+            noise = (diff > 0) & (diff <= REL_TOL * np.maximum(np.abs(mi), np.abs(mj)))
+        count += int(noise.sum())
+        for d, k in np.argwhere(noise)[: _EXAMPLES - len(examples)]:
+            examples.append(
+                f"{algs[i]} - {algs[i + 1 + k]} on {tidy.datasets[d]} (difference {diff[d, k]:.1e})"
+            )
+    if not count:
+        return []
+    return [
+        Finding(
+            "info",
+            "float-noise",
+            f"{count} differences between means are floating-point noise and count as ties",
+            "; ".join(examples),
+            "nothing to do: the win table treats them as ties",
+        )
+    ]
+
+
+def _all_equal(tidy: TidyResults) -> list[Finding]:
+    means = tidy.means
+    with np.errstate(invalid="ignore"):
+        spread = np.nanmax(means, axis=1) - np.nanmin(means, axis=1)
+    scale = np.nanmax(np.abs(means), axis=1)
+    n = (tidy.fold_counts > 0).sum(axis=1)
+    same = [tidy.datasets[d] for d in np.flatnonzero((n > 1) & (spread <= 1e-12 * scale))]
+    if not same:
+        return []
+    return [
+        Finding(
+            "info",
+            "all-equal",
+            f"{_n(len(same), 'data set')} where every algorithm scored the same (all ties)",
+            _names(same),
+            "they add ties only; check they are not a copy or a failed run",
+        )
+    ]
+
+
+def _column_findings(data: pd.DataFrame, dataset: str | None, fold: str | None) -> list[Finding]:
+    """Checks on the raw wide columns, which the tidy form no longer shows."""
+    out = []
+    if isinstance(data.columns, pd.MultiIndex):
+        return out  # tidy_results reports it
+    cols = [c for c in data.columns if c not in (dataset, fold)]
+    numeric = [c for c in cols if pd.api.types.is_numeric_dtype(data[c])]
+    for c in numeric:
+        col = data[c]
+        if pd.api.types.is_integer_dtype(col) and col.is_unique and len(col) > 2:
+            out.append(
+                Finding(
+                    "warning",
+                    "id-column",
+                    f"column {c!r} holds integers unique to each row, like an ID or a seed, "
+                    "not scores",
+                    f"column {c!r}",
+                    f"drop it before the analysis; if it names the data sets, pass dataset={c!r}",
+                )
+            )
+        elif col.nunique(dropna=True) == 1 and len(col) > 1:
+            out.append(
+                Finding(
+                    "warning",
+                    "constant",
+                    f"column {c!r} has the same value ({col.dropna().iloc[0]:g}) in every row",
+                    f"column {c!r}",
+                    "a constant column ties or wins everywhere; check it is an algorithm",
+                )
+            )
+    scales = {}
+    for c in numeric:
+        values = data[c].dropna().abs()
+        if len(values) and not pd.api.types.is_integer_dtype(data[c]):
+            scales[c] = float(values.max())
+    fractions = [c for c, m in scales.items() if m <= 1.0]
+    percents = [c for c, m in scales.items() if 1.0 < m <= 100.0]
+    if fractions and percents:
+        out.append(
+            Finding(
+                "warning",
+                "mixed-scale",
+                "some columns look like fractions (at most 1) and others like percentages "
+                "(up to 100)",
+                f"fractions: {_names(map(repr, fractions), 4)}; percentages: "
+                f"{_names(map(repr, percents), 4)}",
+                "put every algorithm on the same scale (e.g. divide the percentages by 100)",
+            )
+        )
+    return out
