@@ -6,7 +6,8 @@ runs the paper's base analysis and prints its tables.
 
 Exit codes (for scripts): 0 success; 2 bad arguments, file or data (the message says what
 to fix); 3 the Stan engine failed (compile or sampling); 4 the report was written but the
-convergence diagnostics failed; 1 anything unexpected.
+convergence diagnostics failed; 1 anything unexpected; 130 / 143 stopped by SIGINT (Ctrl-C) /
+SIGTERM (``timeout``, CI, a job scheduler), after stopping every Stan process it started.
 """
 
 from __future__ import annotations
@@ -15,6 +16,7 @@ import argparse
 import math
 import re
 import shlex
+import signal
 import sys
 import threading
 import time
@@ -29,6 +31,27 @@ EXIT_OK, EXIT_UNEXPECTED, EXIT_INPUT, EXIT_ENGINE, EXIT_DIAGNOSTICS = 0, 1, 2, 3
 
 class InputError(ValueError):
     """A problem with the command's input the user can fix (exit code 2)."""
+
+
+class _Terminated(KeyboardInterrupt):
+    """SIGTERM, raised where the program is so that it unwinds (and cleans up) like Ctrl-C."""
+
+
+def _raise_terminated(signum: int, frame: object) -> None:
+    raise _Terminated
+
+
+def _stop_engines(signum: int) -> int:
+    """After SIGINT or SIGTERM: stop the Stan processes, say so, return the exit code."""
+    if threading.current_thread() is threading.main_thread():
+        # a second signal must not cut the cleanup short (it takes well under a second)
+        signal.signal(signal.SIGINT, signal.SIG_IGN)
+        signal.signal(signal.SIGTERM, signal.SIG_IGN)
+    if "bbt_widget.engines" in sys.modules:  # no engine imported: nothing of ours is running
+        sys.modules["bbt_widget.engines"].stop_all()
+    name = signal.Signals(signum).name
+    print(f"\nbbt-widget: stopped by {name}; no Stan process is left running", file=sys.stderr)
+    return 128 + signum  # the shell's convention: 130 for SIGINT, 143 for SIGTERM
 
 
 class _Progress:
@@ -491,6 +514,23 @@ def _as_options(message: str) -> str:
 
 def main(argv: list[str] | None = None) -> int:
     """Entry point of the ``bbt-widget`` command; returns the exit code."""
+    # SIGTERM (timeout, CI, Jupyter's kernel shutdown) ends the command as Ctrl-C does: the
+    # compiler and sampler processes are killed and their temporary folders removed, where
+    # Python's default would exit at once and leave them behind.
+    handlers = {sig: signal.getsignal(sig) for sig in (signal.SIGINT, signal.SIGTERM)}
+    if threading.current_thread() is threading.main_thread():  # only it may set handlers
+        signal.signal(signal.SIGTERM, _raise_terminated)
+    try:
+        return _run(argv)
+    except KeyboardInterrupt as stop:
+        return _stop_engines(signal.SIGTERM if isinstance(stop, _Terminated) else signal.SIGINT)
+    finally:
+        if threading.current_thread() is threading.main_thread():
+            for sig, handler in handlers.items():
+                signal.signal(sig, handler)
+
+
+def _run(argv: list[str] | None) -> int:
     args = _parser().parse_args(argv)
     args.reproduce = _reproduce(argv, args)
     try:
@@ -498,9 +538,6 @@ def main(argv: list[str] | None = None) -> int:
     except (ValueError, TypeError) as err:  # the core's boundary errors and InputError
         print(f"bbt-widget: error: {_as_options(str(err))}", file=sys.stderr)
         return EXIT_INPUT
-    except KeyboardInterrupt:
-        print("bbt-widget: interrupted", file=sys.stderr)
-        return 130
     except Exception as err:  # last resort: a message, not a traceback
         print(f"bbt-widget: unexpected error: {type(err).__name__}: {err}", file=sys.stderr)
         return EXIT_UNEXPECTED

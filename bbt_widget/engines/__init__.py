@@ -39,6 +39,7 @@ __all__ = [
     "sample",
     "shutdown",
     "stan_program",
+    "stop_all",
 ]
 
 #: Engine names, in the order "auto" prefers them.
@@ -137,6 +138,19 @@ def shutdown() -> None:
     """
     if "bbt_widget.engines._pystan" in sys.modules:
         _engine_module("pystan").shutdown()
+
+
+def stop_all(timeout: float = 10.0) -> None:
+    """Kill every process the engines started (compiles, fits, idle workers) and wait up to
+    ``timeout`` seconds for their temporary folders to be removed.
+
+    For a program ending on a signal (the ``bbt-widget`` command on SIGINT or SIGTERM); the
+    same runs at interpreter exit. A compile killed here starts afresh on the next fit.
+    """
+    from ._cache import stop_builds
+
+    shutdown()
+    stop_builds(timeout)
 
 
 def sample(

@@ -10,6 +10,8 @@ a cancelled fit stops waiting while the build goes on, and the next fit picks it
 
 from __future__ import annotations
 
+import atexit
+import concurrent.futures
 import contextlib
 import math
 import os
@@ -29,6 +31,7 @@ try:
 except ImportError:  # Windows: only the cmdstanpy engine runs there; builds are not shared
     fcntl = None  # type: ignore[assignment]
 
+from . import _procs
 from .base import EngineError, FitCancelled, ProgressCallback
 
 #: Build function: writes the compiled model into the given (empty) scratch directory.
@@ -141,3 +144,42 @@ def ensure_built(
         if progress is not None and now - last_report >= 1.0:
             last_report = now
             progress("compiling", math.nan)
+
+
+def wait_for_builds(timeout: float = 10.0) -> None:
+    """Wait (up to ``timeout`` seconds) for the builds running in this process to end.
+
+    After their compilers were killed (:func:`stop_builds`), this lets each build thread
+    remove its scratch folders before the interpreter exits.
+    """
+    with _jobs_lock:
+        pending = [f for f in _jobs.values() if not f.done()]
+    concurrent.futures.wait(pending, timeout=timeout)
+
+
+def stop_builds(timeout: float = 10.0) -> None:
+    """Kill every compile (and other engine process) of this process and clean up after it.
+
+    For an exiting program (a signal, the interpreter's exit): a killed build fails and
+    removes its temporary folders; the next fit starts it afresh.
+    """
+    _procs.kill_all()
+    wait_for_builds(timeout)
+
+
+# Registered after _procs's own exit handler, so it runs first (atexit is last-in, first-out):
+# the build threads are daemons, stopped soon after the exit handlers, so wait for them here.
+atexit.register(stop_builds, 5.0)
+
+
+def discard(target: Path) -> None:
+    """Remove a build that turned out to be broken (e.g. a truncated module), so that the next
+    :func:`ensure_built` rebuilds it. Renamed away first, so that no process sees it half
+    removed; the name is one that :func:`_build` clears as left over if this fails midway.
+    """
+    aside = target.with_name(f"{target.name}.partial-discarded-{os.getpid()}")
+    try:
+        target.rename(aside)
+    except OSError:  # already gone (another process discarded it)
+        return
+    shutil.rmtree(aside, ignore_errors=True)

@@ -41,11 +41,7 @@ INSTALL_HINT = (
     "toolchain) or point $CMDSTAN at an existing installation; or use engine='pystan'."
 )
 
-_COMPILE = """
-import sys, cmdstanpy
-model = cmdstanpy.CmdStanModel(stan_file=sys.argv[1])
-print("built", model.exe_file)
-"""
+_BUILD_SCRIPT = Path(__file__).with_name("_cmdstan_build.py")
 
 
 def cmdstan_path() -> str | None:
@@ -109,7 +105,7 @@ def _build(model: ModelName, scratch: Path, *, verbose: bool) -> None:
     stan_file.write_text(stan_program(model), encoding="utf-8")
     with tempfile.TemporaryDirectory(prefix="bbt-widget-build-") as cwd:
         proc = _procs.spawn(
-            [sys.executable, "-c", _COMPILE, str(stan_file)],
+            [sys.executable, str(_BUILD_SCRIPT), str(stan_file)],
             cwd=cwd,
             stdout=subprocess.PIPE,
             stderr=subprocess.STDOUT,

@@ -59,8 +59,8 @@ def forget(proc: subprocess.Popen) -> None:
         _live.pop(proc.pid, None)
 
 
-@atexit.register
-def _kill_all() -> None:
+def kill_all() -> None:
+    """Kill every process group the engines started that is still tracked (or its leftovers)."""
     with _live_lock:
         procs = list(_live.values())
     for proc in procs:
@@ -70,6 +70,24 @@ def _kill_all() -> None:
             # the leader exited, but a forked chain could still be running in its group
             with contextlib.suppress(ProcessLookupError, PermissionError):
                 os.killpg(proc.pid, signal.SIGKILL)
+
+
+atexit.register(kill_all)
+
+
+def killed_by(signum: int) -> str:
+    """Why a process ended by signal ``signum`` died, in words for an error message."""
+    try:
+        name = signal.Signals(signum).name
+    except ValueError:
+        name = f"signal {signum}"
+    text = f"was killed by {name} (signal {signum})"
+    if signum == getattr(signal, "SIGKILL", None):
+        text += (
+            "; the likely cause is memory: the system's out-of-memory killer sends SIGKILL. "
+            "Free memory, or use fewer draws (iter_sampling) or chains, or fewer algorithms"
+        )
+    return text
 
 
 def children(pid: int | None = None) -> list[int]:

@@ -30,11 +30,13 @@ import os
 import secrets
 import select
 import shutil
+import signal
 import subprocess
 import sys
 import tempfile
 import threading
 import time
+import warnings
 from functools import cache, partial
 from importlib.machinery import EXTENSION_SUFFIXES
 from pathlib import Path
@@ -43,7 +45,7 @@ from typing import Any
 import numpy as np
 
 from . import _procs
-from ._cache import cache_root, ensure_built
+from ._cache import cache_root, discard, ensure_built
 from ._programs import INTEGER_OUTPUTS, add_empty_outputs, program_hash, stan_program
 from .base import Draws, EngineError, FitCancelled, ModelName, ProgressCallback
 
@@ -267,13 +269,34 @@ def _follow(
                 last = line
 
 
-def _failure(out_dir: Path, chains: int, worker_output: str) -> str:
+class _LoadFailed(EngineError):
+    """The compiled model in the cache does not load (e.g. a truncated file)."""
+
+
+# how a damaged extension module ends a process in dlopen: a truncated file gives SIGBUS
+_LOAD_CRASHES = {-signal.SIGBUS, -signal.SIGSEGV, -signal.SIGILL}
+
+
+def _failure(
+    status: str, returncode: int, ready: bool, out_dir: Path, chains: int, output: str
+) -> EngineError:
+    """The error for a fit whose worker ended without ``done``, saying why as well as we know."""
+    if status.startswith("load-failed") or (not ready and returncode in _LOAD_CRASHES):
+        reason = status.removeprefix("load-failed").strip()
+        return _LoadFailed(reason or f"the process loading it {_procs.killed_by(-returncode)}")
     for chain in range(1, chains + 1):
         path = out_dir / f"chain-{chain}.error"
         if path.exists():
-            return f"chain {chain}: {path.read_text().strip()}"
-    tail = "\n".join(worker_output.strip().splitlines()[-20:])
-    return f"the sampler process failed:\n{tail}"
+            return EngineError(f"PyStan sampling failed: chain {chain}: {path.read_text().strip()}")
+    fields = status.split()
+    if len(fields) == 3 and fields[0] == "failed" and int(fields[2]) > 0:
+        why = f"chain {fields[1]} {_procs.killed_by(int(fields[2]))}"
+    elif returncode < 0:
+        why = f"the sampler process {_procs.killed_by(-returncode)}"
+    else:
+        why = f"the sampler process failed (exit code {returncode})"
+    tail = "\n".join(output.strip().splitlines()[-20:])
+    return EngineError(f"PyStan sampling failed: {why}" + (f"; output:\n{tail}" if tail else ""))
 
 
 def _collect(out_dir: Path, chains: int) -> tuple[dict, dict, list[str]]:
@@ -323,8 +346,7 @@ def _run(
         if not worker.submit(request_path):  # the idle worker had died: start afresh
             worker.close()
             worker = _Worker(module)
-            if not worker.submit(request_path):
-                raise EngineError("the PyStan worker process died at start:\n" + worker.output())
+            worker.submit(request_path)  # should this one die too, its status says why
         total = request["chains"] * (request["num_warmup"] + request["num_samples"])
         status = _follow(worker, total, progress, cancel, events)
         events["exited"] = time.perf_counter()
@@ -335,9 +357,42 @@ def _run(
     if verbose:
         sys.stderr.write(output)
     if status != "done" or worker.proc.returncode != 0:
-        raise EngineError(f"PyStan sampling failed: {_failure(out_dir, request['chains'], output)}")
+        ready = "ready" in events
+        raise _failure(status, worker.proc.returncode, ready, out_dir, request["chains"], output)
     params, sampler, messages = _collect(out_dir, request["chains"])
     return params, sampler, messages, events
+
+
+def _rebuild(
+    model: ModelName,
+    module: Path,
+    broken: _LoadFailed,
+    progress: ProgressCallback | None,
+    cancel: threading.Event | None,
+    verbose: bool,
+) -> tuple[Path, float]:
+    """Replace a cached model that does not load with a fresh build (once per fit)."""
+    warnings.warn(
+        f"the cached compiled model {module} does not load ({broken}); rebuilding it",
+        RuntimeWarning,
+        stacklevel=4,
+    )
+    with _idle_lock:
+        stale = _idle.pop(module, None)
+    if stale is not None:
+        stale.close()
+    discard(_target(model))
+    return compile_model(model, progress=progress, cancel=cancel, verbose=verbose)
+
+
+def _unusable_cache(model: ModelName, error: _LoadFailed) -> EngineError:
+    folder = _target(model)
+    return EngineError(
+        f"the compiled Stan model {model!r} does not load even after rebuilding it ({error}). "
+        f"Delete the folder {folder} (or the whole cache {cache_root()}, or set "
+        "BBT_WIDGET_CACHE to another folder) and try again; if it keeps failing, the C++ "
+        "compiler or httpstan installation is broken (BBT_WIDGET_VERBOSE=1 shows the build)."
+    )
 
 
 def sample(
@@ -377,12 +432,26 @@ def sample(
     out_dir = Path(tempfile.mkdtemp(prefix="bbt-widget-fit-"))
     try:
         request["out_dir"] = str(out_dir)
-        params, sampler, messages, events = _run(
-            module, request, out_dir, progress, cancel, verbose
-        )
+        try:
+            params, sampler, messages, events = _run(
+                module, request, out_dir, progress, cancel, verbose
+            )
+        except _LoadFailed as broken:
+            module, seconds = _rebuild(model, module, broken, progress, cancel, verbose)
+            compile_seconds += seconds
+            try:
+                params, sampler, messages, events = _run(
+                    module, request, out_dir, progress, cancel, verbose
+                )
+            except _LoadFailed as still:
+                raise _unusable_cache(model, still) from None
+    except Exception:
+        keep_warm(module)  # e.g. a cancelled fit: the next one starts at once
+        raise
+    else:
+        keep_warm(module)  # not on KeyboardInterrupt or exit: no new process then
     finally:
         shutil.rmtree(out_dir, ignore_errors=True)
-        keep_warm(module)
     if verbose and messages:
         sys.stderr.write("Stan messages:\n" + "\n".join(messages) + "\n")
     add_empty_outputs(model, params, data["n_pairs"])

@@ -10,25 +10,19 @@ build function, pointed at our cache directory instead of httpstan's.
 
 import asyncio
 import importlib.util
+import os
 import sys
 from importlib.machinery import EXTENSION_SUFFIXES
 from pathlib import Path
 
-
-def _die_with_parent() -> None:
-    # Linux: get SIGKILL if the process that started us goes away, so no compile outlives it.
-    try:
-        import ctypes
-        import signal
-
-        ctypes.CDLL(None, use_errno=True).prctl(1, signal.SIGKILL)  # PR_SET_PDEATHSIG
-    except (OSError, AttributeError):
-        pass
+from _orphans import watch_parent  # beside this script, which runs as `python <path>`
 
 
 def main() -> None:
-    _die_with_parent()
     program_path, target = Path(sys.argv[1]), Path(sys.argv[2])
+    # If the engine's process dies (SIGTERM, SIGKILL), stop the compiler (our process group)
+    # and remove our scratch folders: no cc1plus runs on, no bbt-widget-build-* stays behind.
+    watch_parent([os.getcwd(), str(target)])
     program = program_path.read_text(encoding="utf-8")
 
     import httpstan.cache

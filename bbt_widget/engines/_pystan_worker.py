@@ -15,27 +15,28 @@ One worker serves one fit, then exits.
 
 Status lines written to the file descriptor STATUS_FD (each shorter than PIPE_BUF, so writes
 from several chains never interleave): ``ready`` once the model is loaded, ``progress <chain>
-<iteration>``, then ``done`` or ``failed <chain>``. Per chain it also writes ``chain-<c>.json``
-(column names and Stan's messages) and, on failure, ``chain-<c>.error``.
+<iteration>``, then ``done`` or ``failed <chain> <signal>`` (the signal that killed that chain,
+0 if none); ``load-failed <reason>`` instead of ``ready`` when the model does not load. Per
+chain it also writes ``chain-<c>.json`` (column names and Stan's messages) and, on failure,
+``chain-<c>.error``.
 
-Self-contained on purpose (stdlib, numpy, and pysimdjson when present): it must not import
-bbt_widget, whose import is slow and which need not be importable from here.
+Self-contained on purpose (stdlib, numpy, pysimdjson when present, and ``_orphans.py`` beside
+it): it must not import bbt_widget, whose import is slow and which need not be importable from here.
 """
 
 import json
 import os
 import re
-import shutil
 import signal
 import socket
 import sys
 import threading
-import time
 import traceback
 from importlib.util import module_from_spec, spec_from_file_location
 from pathlib import Path
 
 import numpy as np
+from _orphans import die_with_parent, watch_parent  # beside this script
 
 try:  # PyStan's own dependency; about 8x faster than json for wide draws
     import simdjson
@@ -49,26 +50,6 @@ _BOILERPLATE_RE = re.compile(
     r"^(Elapsed Time:|Gradient evaluation took|Adjust your expectations)"
     r"|transitions using 10 leapfrog steps|seconds \((Warm-up|Sampling|Total)\)$"
 )
-
-
-def _die_with_parent() -> None:
-    # Linux: get SIGKILL when our parent dies, so no chain outlives the process that wants it.
-    try:
-        import ctypes
-
-        ctypes.CDLL(None, use_errno=True).prctl(1, signal.SIGKILL)  # PR_SET_PDEATHSIG
-    except (OSError, AttributeError):
-        pass
-
-
-def _watch_parent(parent: int, out_dir: str) -> None:
-    # If the engine's process dies mid-fit (a kernel killed by the user), end the whole fit
-    # (we lead our process group, which holds the chains) and remove its files, which the
-    # engine can no longer do.
-    while os.getppid() == parent:
-        time.sleep(0.5)
-    shutil.rmtree(out_dir, ignore_errors=True)
-    os.killpg(0, signal.SIGKILL)
 
 
 def _send(fd: int, text: str) -> None:
@@ -252,7 +233,11 @@ def _load_module(path: str):
 
 def main() -> int:
     module_path, status_fd = sys.argv[1], int(sys.argv[2])
-    module = _load_module(module_path)
+    try:
+        module = _load_module(module_path)
+    except Exception as exc:  # a damaged cached model; a crash in dlopen (SIGBUS) says it too
+        _send(status_fd, f"load-failed {type(exc).__name__}: {exc}"[:500].replace("\n", " "))
+        return 1
     import httpstan.utils  # noqa: F401  the module imports it on every call; do it once, pre-fork
 
     _send(status_fd, "ready")
@@ -264,7 +249,6 @@ def main() -> int:
         return 0
     sys.stdin.close()
     request = json.loads(Path(request_path).read_text())
-    parent = os.getppid()
 
     # Fork while single-threaded (a fork with threads alive can deadlock the child).
     pids = {}
@@ -273,7 +257,7 @@ def main() -> int:
         if pid == 0:
             code = 1
             try:
-                _die_with_parent()  # chains end with this process, e.g. when it is killed
+                die_with_parent()  # chains end with this process, e.g. when it is killed
                 code = _run_chain(module, request, chain, status_fd)
             except BaseException:
                 path = Path(request["out_dir"]) / f"chain-{chain}.error"
@@ -281,17 +265,21 @@ def main() -> int:
             finally:
                 os._exit(code)
         pids[pid] = chain
-    watch = threading.Thread(target=_watch_parent, args=(parent, request["out_dir"]), daemon=True)
-    watch.start()
-    failed = 0
+    # If the engine's process dies mid-fit (a kernel killed by the user), end the whole fit
+    # (we lead our process group, which holds the chains) and remove its files, which the
+    # engine can no longer do.
+    watch_parent([request["out_dir"]], interval=0.5)
+    failed, killed_by = 0, 0
     while pids:
         pid, wait_status = os.wait()
         chain = pids.pop(pid)
         if wait_status != 0 and not failed:
             failed = chain
+            # a chain killed by a signal could not say why; SIGKILL is what an OOM kill sends
+            killed_by = os.WTERMSIG(wait_status) if os.WIFSIGNALED(wait_status) else 0
             for other in pids:  # the fit is lost; do not make the user wait for the rest
                 os.kill(other, signal.SIGKILL)
-    _send(status_fd, f"failed {failed}" if failed else "done")
+    _send(status_fd, f"failed {failed} {killed_by}" if failed else "done")
     return 1 if failed else 0
 
 

@@ -1,0 +1,28 @@
+"""Compile a Stan program into a CmdStan executable (run as a script, not imported).
+
+Usage: ``python _cmdstan_build.py PROGRAM.stan``; the executable is written beside the program.
+
+The cmdstanpy engine runs this in a subprocess (a process group of its own) with a scratch
+working directory and its output captured; cmdstanpy runs CmdStan's ``make``.
+"""
+
+import os
+import sys
+
+from _orphans import watch_parent  # beside this script, which runs as `python <path>`
+
+
+def main() -> None:
+    stan_file = sys.argv[1]
+    # If the engine's process dies (SIGTERM, SIGKILL), stop make and the compiler (our process
+    # group) and remove our scratch folders.
+    watch_parent([os.getcwd(), os.path.dirname(os.path.abspath(stan_file))])
+
+    import cmdstanpy
+
+    model = cmdstanpy.CmdStanModel(stan_file=stan_file)
+    print("built", model.exe_file)
+
+
+if __name__ == "__main__":
+    main()
