@@ -17,6 +17,7 @@ import hashlib
 import importlib.metadata
 import importlib.util
 import os
+import re
 import secrets
 import shutil
 import signal
@@ -107,6 +108,7 @@ def _build(model: ModelName, scratch: Path, *, verbose: bool) -> None:
         proc = _procs.spawn(
             [sys.executable, str(_BUILD_SCRIPT), str(stan_file)],
             cwd=cwd,
+            env={**_procs.child_env(), "TMPDIR": cwd},  # the compiler's temp files go too
             stdout=subprocess.PIPE,
             stderr=subprocess.STDOUT,
         )
@@ -153,6 +155,17 @@ def _kill_fit_processes(output_dir: str) -> None:
         if any(output_dir in arg for arg in _procs.cmdline(pid)):
             with contextlib.suppress(ProcessLookupError, PermissionError):
                 os.kill(pid, signal.SIGKILL)
+
+
+def _signal_note(detail: str) -> str:
+    """ "chain 2 was killed by SIGKILL ...; " when cmdstanpy's message shows a chain that a
+    signal ended (its return code is then negative), else ""."""
+    found = re.search(r"retcodes=\[([-\d, ]*)\]", detail)  # from cmdstanpy's RunSet repr
+    codes = [int(c) for c in found.group(1).split(",") if c.strip()] if found else []
+    for chain, code in enumerate(codes, start=1):
+        if code < 0:
+            return f"chain {chain} {_procs.killed_by(-code)}. "
+    return ""
 
 
 def _to_draws_dict(array: np.ndarray, names: tuple[str, ...]) -> tuple[dict, dict]:
@@ -239,7 +252,9 @@ def sample(
         shutil.rmtree(output_dir, ignore_errors=True)
     if "error" in result:
         detail = str(result["error"])  # cmdstanpy's message: Stan's errors, then the commands
-        raise EngineError(f"CmdStan sampling of the {model!r} model failed: {detail[:3000]}")
+        raise EngineError(
+            f"CmdStan sampling of the {model!r} model failed: {_signal_note(detail)}{detail[:3000]}"
+        )
     params, sampler = _to_draws_dict(result["draws"], tuple(result["names"]))
     add_empty_outputs(model, params, data["n_pairs"])
     if progress is not None:

@@ -96,6 +96,7 @@ def _build(model: ModelName, scratch: Path, *, verbose: bool) -> None:
         proc = _procs.spawn(
             [sys.executable, str(_BUILD_SCRIPT), str(stan_path), str(scratch)],
             cwd=cwd,
+            env={**_procs.child_env(), "TMPDIR": cwd},  # the compiler's temp files go too
             stdout=subprocess.PIPE,
             stderr=subprocess.STDOUT,
         )

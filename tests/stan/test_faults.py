@@ -1,0 +1,275 @@
+"""Faults: signals to the command and to the engines' processes, and a damaged model cache.
+
+Every case ends with no process left of those the killed process had started (recorded with
+psutil just before the signal) and no temporary folder left: the processes under test get a
+``TMPDIR`` of their own, which must be empty afterwards. The compile cases use an empty
+``BBT_WIDGET_CACHE`` to force a real compile, and signal the command as soon as ``cc1plus``
+runs, so they cost seconds, not the minute of a whole compile.
+"""
+
+from __future__ import annotations
+
+import os
+import shutil
+import signal
+import subprocess
+import sys
+import tempfile
+import time
+from collections.abc import Callable
+from pathlib import Path
+
+import psutil
+import pytest
+
+import bbt_widget as bbt
+from bbt_widget import engines
+from bbt_widget.engines import EngineError, _pystan
+
+REPO = Path(bbt.__file__).resolve().parents[1]  # the checkout under test (PYTHONPATH)
+BT_DATA = {  # paper Table 3b
+    "n_alg": 5,
+    "i1": [1, 1, 1, 1, 2, 2, 2, 3, 3, 4],
+    "i2": [2, 3, 4, 5, 3, 4, 5, 4, 5, 5],
+    "win1": [7, 2, 2, 6, 7, 6, 5, 11, 11, 12],
+    "win2": [14, 19, 19, 15, 14, 15, 15, 10, 10, 9],
+}
+
+
+def _alive(proc: psutil.Process) -> bool:
+    try:
+        return proc.is_running() and proc.status() != psutil.STATUS_ZOMBIE
+    except psutil.NoSuchProcess:
+        return False
+
+
+def _wait_for(condition: Callable[[], object], timeout: float, what: str) -> object:
+    deadline = time.monotonic() + timeout
+    while time.monotonic() < deadline:
+        found = condition()
+        if found:
+            return found
+        time.sleep(0.05)
+    raise AssertionError(f"timed out after {timeout} s waiting for {what}")
+
+
+def _survivors(procs: list[psutil.Process], timeout: float = 5.0) -> list[str]:
+    """Those of ``procs`` still alive after ``timeout`` seconds (killed then, so that a failing
+    test leaves no compiler running), as "pid name" strings."""
+    deadline = time.monotonic() + timeout
+    while time.monotonic() < deadline and any(_alive(p) for p in procs):
+        time.sleep(0.1)
+    left = [p for p in procs if _alive(p)]
+    names = []
+    for p in left:
+        try:
+            names.append(f"{p.pid} {p.name()}")
+            p.kill()
+        except psutil.NoSuchProcess:
+            pass
+    return names
+
+
+def _descendants(pid: int) -> list[psutil.Process]:
+    try:
+        return psutil.Process(pid).children(recursive=True)
+    except psutil.NoSuchProcess:
+        return []
+
+
+def _cmdlines(procs: list[psutil.Process]) -> list[str]:
+    out = []
+    for p in procs:
+        try:
+            out.append(" ".join(p.cmdline()))
+        except psutil.Error:
+            pass
+    return out
+
+
+@pytest.fixture
+def results_csv(tmp_path: Path) -> Path:
+    path = tmp_path / "results.csv"
+    bbt.datasets.load_base().to_csv(path, index=False)
+    return path
+
+
+def _start_cli(tmp_path: Path, results: Path, *extra: str, cache: Path | None = None):
+    """``python -m bbt_widget report`` in a session of its own, with its own TMPDIR."""
+    tmp = tmp_path / "tmp"
+    tmp.mkdir(exist_ok=True)
+    env = dict(os.environ, PYTHONPATH=str(REPO), TMPDIR=str(tmp))
+    if cache is not None:
+        env["BBT_WIDGET_CACHE"] = str(cache)
+    args = [sys.executable, "-m", "bbt_widget", "report", str(results)]
+    args += ["-o", str(tmp_path / "report.html"), "--engine", "pystan", "--seed", "1", *extra]
+    proc = subprocess.Popen(
+        args,
+        env=env,
+        cwd=tmp_path,
+        stdout=subprocess.PIPE,
+        stderr=subprocess.PIPE,
+        text=True,
+        start_new_session=True,
+    )
+    return proc, tmp
+
+
+def _signal_and_check(proc: subprocess.Popen, tmp: Path, sig: int, ready: Callable) -> str:
+    """Wait until ``ready(descendants)``, send ``sig``, and check the aftermath; return stderr."""
+    try:
+        _wait_for(lambda: proc.poll() is not None or ready(_descendants(proc.pid)), 120, "stage")
+        assert proc.poll() is None, proc.communicate()
+        started = _descendants(proc.pid)  # everything it had started, just before the signal
+        os.kill(proc.pid, sig)
+        _, err = proc.communicate(timeout=60)
+    finally:
+        if proc.poll() is None:
+            os.killpg(proc.pid, signal.SIGKILL)
+            proc.wait()
+    assert _survivors(started) == []
+    assert "Traceback" not in err
+    assert proc.returncode == 128 + sig, err
+    assert f"stopped by {signal.Signals(sig).name}" in err
+    assert sorted(os.listdir(tmp)) == []  # no bbt-widget-build-*, -fit-*, compiler files
+    return err
+
+
+def _compiling(procs: list[psutil.Process]) -> bool:
+    return any("cc1plus" in cmd for cmd in _cmdlines(procs))
+
+
+def _sampling(procs: list[psutil.Process]) -> bool:
+    # the worker and its forked chains all run _pystan_worker.py
+    return sum("_pystan_worker" in cmd for cmd in _cmdlines(procs)) >= 5
+
+
+@pytest.mark.stan
+@pytest.mark.parametrize("sig", [signal.SIGTERM, signal.SIGINT])
+def test_cli_signal_during_the_first_compile_stops_the_compiler(tmp_path, results_csv, sig):
+    cache = tmp_path / "cache"
+    proc, tmp = _start_cli(tmp_path, results_csv, cache=cache)
+    _signal_and_check(proc, tmp, sig, _compiling)
+    # the half-built model is gone too (it would be cleared by the next build anyway)
+    assert list(cache.rglob("*.partial-*")) == []
+
+
+@pytest.fixture(scope="module")
+def pystan_models():
+    if "pystan" not in engines.available_engines():
+        pytest.skip("PyStan is not available here")
+    engines.compile_model("bbt", "pystan")
+
+
+@pytest.mark.stan
+@pytest.mark.parametrize("sig", [signal.SIGTERM, signal.SIGINT])
+def test_cli_signal_during_sampling_stops_the_chains(tmp_path, results_csv, sig, pystan_models):
+    # a warm-up long enough (minutes) that only the signal ends it
+    proc, tmp = _start_cli(tmp_path, results_csv, "--iter-warmup", "200000")
+    _signal_and_check(proc, tmp, sig, _sampling)
+    assert not (tmp_path / "report.html").exists()
+
+
+@pytest.mark.stan
+def test_cli_reports_a_worker_killed_by_sigkill(tmp_path, results_csv, pystan_models):
+    proc, tmp = _start_cli(tmp_path, results_csv, "--iter-warmup", "200000")
+    try:
+        procs = _wait_for(
+            lambda: _sampling(_descendants(proc.pid)) and _descendants(proc.pid), 120, "sampling"
+        )
+        started = _descendants(proc.pid)
+        worker = next(
+            p for p in procs if p.ppid() == proc.pid and "_pystan_worker" in " ".join(p.cmdline())
+        )
+        worker.kill()  # SIGKILL, as the out-of-memory killer does
+        _, err = proc.communicate(timeout=60)
+    finally:
+        if proc.poll() is None:
+            os.killpg(proc.pid, signal.SIGKILL)
+            proc.wait()
+    assert proc.returncode == 3, err  # the Stan engine failed
+    assert "SIGKILL" in err and "memory" in err, err
+    assert "Traceback" not in err
+    assert _survivors(started) == []
+    assert sorted(os.listdir(tmp)) == []
+
+
+@pytest.mark.stan
+def test_a_chain_killed_by_sigkill_is_named_with_the_likely_cause(
+    tmp_path, monkeypatch, pystan_models
+):
+    monkeypatch.setattr(tempfile, "tempdir", str(tmp_path))  # the fit's folders go here
+    engines.shutdown()  # no idle worker: every process seen mid-fit belongs to this fit
+    started: list[psutil.Process] = []
+
+    def progress(stage: str, fraction: float) -> None:
+        if stage == "sampling" and fraction > 0.01 and not started:
+            started.extend(psutil.Process().children(recursive=True))
+            chain = next(p for p in started if p.ppid() != os.getpid())  # a forked chain
+            chain.kill()
+
+    with pytest.raises(EngineError, match=r"chain \d was killed by SIGKILL.*memory"):
+        engines.sample(
+            "bbt", BT_DATA, engine="pystan", seed=3, iter_warmup=200_000, progress=progress
+        )
+    assert len(started) >= 5
+    assert _survivors(started) == []
+    engines.shutdown()
+    assert list(tmp_path.iterdir()) == []
+
+
+def _copy_build(source: Path, damage: bool, calls: list[Path]):
+    """A stand-in for the compiler: copies a good build (or a truncated one) into scratch."""
+
+    def build(model: str, scratch: Path, *, verbose: bool) -> None:
+        calls.append(scratch)
+        for item in source.iterdir():
+            shutil.copy2(item, scratch / item.name)
+        if damage:
+            _truncate(scratch)
+
+    return build
+
+
+def _truncate(folder: Path) -> None:
+    module = _pystan._module_file(folder)
+    module.write_bytes(module.read_bytes()[:100_000])  # dlopen then dies with SIGBUS
+
+
+@pytest.fixture
+def damaged_cache(tmp_path, monkeypatch, pystan_models) -> tuple[Path, Path]:
+    """A cache holding a truncated copy of the compiled bbt model; returns (good, damaged)."""
+    good = _pystan._target("bbt")
+    monkeypatch.setenv("BBT_WIDGET_CACHE", str(tmp_path / "cache"))
+    damaged = _pystan._target("bbt")
+    shutil.copytree(good, damaged)
+    _truncate(damaged)
+    return good, damaged
+
+
+@pytest.mark.stan
+def test_a_cached_model_that_does_not_load_is_rebuilt_once(damaged_cache, monkeypatch):
+    good, _ = damaged_cache
+    calls: list[Path] = []
+    monkeypatch.setattr(_pystan, "_build", _copy_build(good, False, calls))
+    with pytest.warns(RuntimeWarning, match="does not load.*rebuilding"):
+        d = engines.sample("bbt", BT_DATA, engine="pystan", seed=4, iter_sampling=200)
+    assert len(calls) == 1
+    assert d.params["beta"].shape == (4, 200, 5)
+    # the next fit uses the repaired cache as it is
+    engines.sample("bbt", BT_DATA, engine="pystan", seed=4, iter_sampling=200)
+    assert len(calls) == 1
+    engines.shutdown()
+
+
+@pytest.mark.stan
+def test_a_model_that_still_does_not_load_names_the_folder_to_delete(damaged_cache, monkeypatch):
+    good, damaged = damaged_cache
+    calls: list[Path] = []
+    monkeypatch.setattr(_pystan, "_build", _copy_build(good, True, calls))
+    with pytest.raises(EngineError, match="Delete the folder") as info:
+        with pytest.warns(RuntimeWarning):
+            engines.sample("bbt", BT_DATA, engine="pystan", seed=4, iter_sampling=200)
+    assert str(damaged) in str(info.value)
+    assert len(calls) == 1  # rebuilt once, not in a loop
+    engines.shutdown()
