@@ -589,3 +589,27 @@ def test_cmdstanpy_engine_against_a_fake_cmdstan(fake_cmdstan):
             cancel=None,
             verbose=False,
         )
+
+
+@pytest.mark.stan
+def test_cmdstanpy_engine_names_a_signal_that_killed_a_chain(fake_cmdstan):
+    engines.compile_model("bbt", "cmdstanpy")
+
+    def kill_a_chain() -> None:
+        # the fake chains of this fit (a long warm-up) are our children, CmdStan's command line
+        deadline = time.monotonic() + 30
+        while time.monotonic() < deadline:
+            chains = [p for p in _procs.children() if "id=" in " ".join(_procs.cmdline(p))]
+            if chains:
+                os.kill(chains[0], signal.SIGKILL)  # as the out-of-memory killer does
+                return
+            time.sleep(0.05)
+
+    killer = threading.Thread(target=kill_a_chain)
+    killer.start()
+    with pytest.raises(EngineError, match=r"chain \d was killed by SIGKILL.*memory"):
+        engines.sample("bbt", bt_data(), chains=1, iter_warmup=1_000_000)
+    killer.join()
+    engines.shutdown()
+    assert our_processes() == []
+    assert list(fake_cmdstan.iterdir()) == []
