@@ -24,6 +24,7 @@ from .data import (
 )
 from .engines.base import ProgressCallback
 from .result import BBTResult
+from .sizing import check_fit_size
 from .wintable import apply_ties, count_wins
 
 
@@ -137,6 +138,7 @@ def fit(
     )
     model = "davidson" if ties == "davidson" else "bbt"
     stan_data, fitted = stan_inputs(table, algorithms, model, hyperprior, prior_scale)
+    check_fit_size(len(algorithms), stan_data["n_pairs"], model, chains, iter_sampling)
     draws = engines.sample(
         model,
         stan_data,

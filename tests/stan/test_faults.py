@@ -273,3 +273,42 @@ def test_a_model_that_still_does_not_load_names_the_folder_to_delete(damaged_cac
     assert str(damaged) in str(info.value)
     assert len(calls) == 1  # rebuilt once, not in a loop
     engines.shutdown()
+
+
+_MEASURE = """
+import itertools, resource, sys
+import numpy as np, pandas as pd, psutil
+import arviz, bbt_widget as bbt  # imported before the baseline: the estimate has them in _BASE
+
+n_alg = int(sys.argv[1])
+rng = np.random.default_rng(0)
+strength = rng.normal(0, 1, n_alg)
+rows = []
+for i, j in itertools.combinations(range(n_alg), 2):
+    w = rng.binomial(20, 1 / (1 + np.exp(strength[j] - strength[i])))
+    rows.append((f"a{i}", f"a{j}", w, 20 - w))
+table = pd.DataFrame(rows, columns=["alg1", "alg2", "win1", "win2"])
+before = psutil.Process().memory_info().rss
+res = bbt.fit(table, engine="pystan", seed=1, iter_warmup=300)
+res.summary(); res.ranking(); res.diagnostics(); res.ppc_table()  # what the report computes
+peak = resource.getrusage(resource.RUSAGE_SELF).ru_maxrss * 1024
+print(before, peak, len(table))
+"""
+
+
+@pytest.mark.stan
+def test_the_memory_estimate_matches_a_measured_peak(pystan_models):
+    from bbt_widget import sizing
+
+    n_alg = 60  # 1770 pairs x 4000 draws: a few seconds, a few hundred MB
+    out = subprocess.run(
+        [sys.executable, "-c", _MEASURE, str(n_alg)],
+        env=dict(os.environ, PYTHONPATH=str(REPO)),
+        capture_output=True,
+        text=True,
+        check=True,
+    ).stdout
+    before, peak, n_pairs = map(int, out.split())
+    estimate = sizing.estimate_fit_bytes(n_alg, n_pairs, "bbt", 4, 1000) - sizing._BASE
+    growth = peak - before
+    assert 0.75 * estimate <= growth <= 1.25 * estimate, (growth / 2**20, estimate / 2**20)

@@ -1,0 +1,55 @@
+"""The size guard: a fit too large for the machine's memory is refused before sampling."""
+
+from __future__ import annotations
+
+import itertools
+import threading
+
+import pandas as pd
+import pytest
+
+import bbt_widget as bbt
+from bbt_widget import sizing
+
+
+def _all_pairs(n_alg: int) -> pd.DataFrame:
+    """A ready win table where every two of ``n_alg`` algorithms met (10 wins each way)."""
+    pairs = list(itertools.combinations([f"alg{k}" for k in range(n_alg)], 2))
+    return pd.DataFrame(
+        {"alg1": [a for a, _ in pairs], "alg2": [b for _, b in pairs], "win1": 10, "win2": 10}
+    )
+
+
+def test_500_algorithms_at_default_settings_are_refused_before_sampling(monkeypatch):
+    monkeypatch.setattr(sizing, "available_memory", lambda: 8 * 2**30)  # an 8 GB machine
+    cancel = threading.Event()
+    cancel.set()  # should the guard not fire, the fit stops before any sampling
+    with pytest.raises(sizing.FitTooLargeError) as info:
+        bbt.fit(_all_pairs(500), engine="pystan", cancel=cancel)
+    message = str(info.value)
+    # the issue's figure: about 16 GB (124750 pairs x 4000 draws)
+    need = float(message.split("needs about ")[1].split(" GB")[0])
+    assert 14 <= need <= 18
+    assert "124750 fitted pairs" in message and "8.0 GB is available" in message
+    for setting in ("iter_sampling", "--iter-sampling", "--chains", "4 x "):
+        assert setting in message
+    # the settings it suggests do fit
+    suggested = int(message.split("such as 4 x ")[1].split(")")[0])
+    assert sizing.estimate_fit_bytes(500, 124750, "bbt", 4, suggested) <= 0.9 * 8 * 2**30
+    assert sizing.estimate_fit_bytes(500, 124750, "bbt", 4, suggested + 10) > 0.9 * 8 * 2**30
+
+
+def test_a_fit_taking_most_of_the_memory_warns_and_a_small_one_is_silent():
+    need = sizing.estimate_fit_bytes(100, 4950, "davidson", 4, 1000)
+    with pytest.warns(UserWarning, match="needs about"):
+        sizing.check_fit_size(100, 4950, "davidson", 4, 1000, available=int(need / 0.7))
+    sizing.check_fit_size(100, 4950, "davidson", 4, 1000, available=3 * need)  # no warning
+    with pytest.raises(sizing.FitTooLargeError):
+        sizing.check_fit_size(100, 4950, "davidson", 4, 1000, available=need)
+
+
+def test_the_estimate_grows_with_pairs_times_draws():
+    small = sizing.estimate_fit_bytes(50, 1225, "bbt", 4, 1000)
+    assert sizing.estimate_fit_bytes(50, 1225, "bbt", 4, 2000) > 1.8 * small - 2**28
+    assert sizing.estimate_fit_bytes(50, 1225, "davidson", 4, 1000) > small  # + ties_rep
+    assert sizing.available_memory() is None or sizing.available_memory() > 0
