@@ -119,7 +119,11 @@ class TidyResults:
 
     @cached_property
     def paired_problem(self) -> str:
-        """Why paired local ROPE cannot be used ('' when it can)."""
+        """Why paired local ROPE cannot be used ('' when it can).
+
+        Folds that differ between algorithms are no obstacle: each pair is compared on the
+        folds both have (see :attr:`fold_mismatch_datasets`).
+        """
         if self.has_sd:
             return (
                 "an sd table gives no fold-level scores, so the local ROPE can only be "
@@ -127,32 +131,28 @@ class TidyResults:
             )
         if not self.has_folds:
             return "there are no fold-level scores (one result per data set and algorithm)"
-        present = np.isfinite(self.cube)
-        for d, name in enumerate(self.datasets):
-            rows = present[d]
-            algs = np.flatnonzero(rows.any(axis=1))
-            if len(algs) < 2:
-                continue
-            ref = rows[algs[0]]
-            for a in algs[1:]:
-                if not np.array_equal(rows[a], ref):
-                    first, other = self.algorithms[algs[0]], self.algorithms[a]
-                    return (
-                        f"the folds of data set {name!r} differ between algorithms: "
-                        f"{first!r} has folds {_fold_list(ref)}, {other!r} has folds "
-                        f"{_fold_list(rows[a])}; use paired=False (unpaired Cohen's d) or "
-                        "give every algorithm the same folds"
-                    )
         return ""
 
     @property
     def paired_ok(self) -> bool:
-        """Whether paired local ROPE applies (same folds for every algorithm)."""
+        """Whether paired local ROPE applies (some data set has fold-level scores)."""
         return not self.paired_problem
 
+    @cached_property
+    def fold_mismatch_datasets(self) -> tuple[str, ...]:
+        """Data sets whose algorithms do not all have the same folds.
 
-def _fold_list(mask: np.ndarray) -> str:
-    return ", ".join(str(i) for i in np.flatnonzero(mask)) or "none"
+        There a paired local ROPE compares each pair on the folds both have, as a paired
+        t-test drops incomplete pairs; an algorithm missing a whole data set is no mismatch.
+        """
+        present = np.isfinite(self.cube)  # (dataset, algorithm, fold)
+        has_any = present.any(axis=2)
+        out = []
+        for d, name in enumerate(self.datasets):
+            rows = present[d][has_any[d]]
+            if len(rows) > 1 and not (rows == rows[0]).all():
+                out.append(name)
+        return tuple(out)
 
 
 # --------------------------------------------------------------------------- shapes

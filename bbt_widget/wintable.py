@@ -60,8 +60,14 @@ def win_table(
         the effect size exceeds ``d_min`` (Eq. 4 unpaired Cohen's d, Eq. 6 paired d_z).
         A data set with a single fold falls back to comparing means.
     paired
-        Use the paired effect size d_z over fold differences (needs the same folds for
-        every algorithm); ``False`` uses Cohen's d with the root mean of the variances.
+        Use the paired effect size d_z over fold differences; ``False`` uses Cohen's d with
+        the root mean of the two variances. Paired, when an algorithm lacks some folds of a
+        data set, each pair is compared on the folds both have (mean and SD of those
+        differences, as a paired t-test drops incomplete pairs); with fewer than 2 common
+        folds that pair counts as a missing result on that data set. Unpaired, an algorithm
+        with a single fold on a data set has no spread to estimate: its variance is taken
+        as 0 in Eq. 4, so the pooled SD is ``sqrt(s**2 / 2)`` with the other's variance
+        ``s**2`` (two single folds compare means).
     ties
         ``"add"``, ``"spread"`` (ceil(t/2) to each side, the paper's choice), ``"forget"``,
         ``"davidson"`` (ties kept for the Davidson model) or ``None`` (raw counts).
@@ -110,7 +116,10 @@ def count_wins(
         with np.errstate(invalid="ignore", divide="ignore"):
             # squared deviations sorted before summing: order-free like the means
             sq = np.sort((raw - means[:, :, None]) ** 2, axis=2)
-            sds = np.where(n > 1, np.sqrt(np.nansum(sq, axis=2) / (n - 1)), np.nan)
+            # a single fold has no spread to estimate: its variance counts as 0 in Eq. 4, so
+            # the other algorithm's spread still counts (two single folds: compare means)
+            sds = np.where(n > 1, np.sqrt(np.nansum(sq, axis=2) / (n - 1)), 0.0)
+    has_fold = np.isfinite(raw)
     algs = tidy.algorithms
     rows: list[tuple[str, str, int, int, int]] = []
     for i in range(len(algs) - 1):
@@ -120,11 +129,15 @@ def count_wins(
         diff = mi - mj
         threshold = REL_TOL * np.maximum(np.abs(mi), np.abs(mj))
         if d_min is not None:
-            noise = (
-                _paired_sd(raw, i, j)
-                if paired
-                else np.sqrt((sds[:, [i]] ** 2 + sds[:, j] ** 2) / 2)
-            )
+            if paired:
+                mean_d, noise, common = _paired_stats(raw, i, j)
+                # folds that differ: compare on the folds both have, like a paired t-test
+                # dropping incomplete pairs; fewer than 2 common folds is a missing result
+                same = (has_fold[:, [i], :] == has_fold[:, j, :]).all(axis=2)
+                diff = np.where(same, diff, mean_d)
+                present &= same | (common >= 2)
+            else:
+                noise = np.sqrt((sds[:, [i]] ** 2 + sds[:, j] ** 2) / 2)
             # one fold (or a missing sd) leaves no noise estimate: compare means. An effect
             # equal to d_min up to rounding is a tie (Eq. 4/6: tie if diff <= d_min * sd)
             threshold = np.where(
@@ -151,18 +164,20 @@ def _check_local_rope(tidy: TidyResults, paired: bool) -> None:
         raise ValueError(f"paired local ROPE is not possible: {tidy.paired_problem}")
 
 
-def _paired_sd(raw: np.ndarray, i: int, j: np.ndarray) -> np.ndarray:
-    """SD (ddof=1) of the fold differences of algorithm i against each of j, per data set.
+def _paired_stats(raw: np.ndarray, i: int, j: np.ndarray) -> tuple[np.ndarray, ...]:
+    """Mean and SD (ddof=1) of the fold differences of algorithm i against each of j, and
+    the number of folds both have, per data set.
 
     ``raw`` is the unsorted cube: fold k of one algorithm is paired with fold k of the
-    other. The differences are sorted before summing so fold order cannot matter.
+    other, and a fold missing for either drops out. The differences are sorted before
+    summing so fold order cannot matter.
     """
     d = np.sort(raw[:, [i], :] - raw[:, j, :], axis=2)
     n = np.isfinite(d).sum(axis=2)
     with np.errstate(invalid="ignore", divide="ignore"):
         m = np.nansum(d, axis=2) / n
         sq = np.sort((d - m[:, :, None]) ** 2, axis=2)
-        return np.where(n > 1, np.sqrt(np.nansum(sq, axis=2) / (n - 1)), np.nan)
+        return m, np.where(n > 1, np.sqrt(np.nansum(sq, axis=2) / (n - 1)), np.nan), n
 
 
 def apply_ties(table: pd.DataFrame, ties: str | None) -> pd.DataFrame:

@@ -194,9 +194,9 @@ def test_wide_by_fold(small_folds):
     assert tidy.n_folds == 2
     assert tidy.sd_matrix is None
     assert tidy.lower_is_better is False
-    # c lacks fold 0 of d2, so folds are not the same for every algorithm
-    assert not tidy.paired_ok
-    assert "'d2'" in tidy.paired_problem and "paired=False" in tidy.paired_problem
+    # c lacks fold 0 of d2: paired mode still applies, pairing on the common folds
+    assert tidy.paired_ok and tidy.paired_problem == ""
+    assert tidy.fold_mismatch_datasets == ("d2",)
 
 
 def test_wide_by_fold_cube(small_folds):
@@ -219,6 +219,7 @@ def test_lower_is_better_flips_the_cube_not_the_frame(small_folds):
 def test_paired_ok_when_every_algorithm_has_the_same_folds(small_folds):
     tidy = D.tidy_results(small_folds.drop(columns="c"), dataset="ds")
     assert tidy.paired_ok and tidy.paired_problem == ""
+    assert tidy.fold_mismatch_datasets == ()
 
 
 def test_an_algorithm_missing_on_a_whole_data_set_keeps_paired_ok(small_folds):
@@ -227,6 +228,7 @@ def test_an_algorithm_missing_on_a_whole_data_set_keeps_paired_ok(small_folds):
     tidy = D.tidy_results(small_folds, dataset="ds")
     assert tidy.paired_ok
     assert tidy.datasets == ("d1", "d2")
+    assert tidy.fold_mismatch_datasets == ()
 
 
 def test_wide_by_fold_with_fold_column_pairs_by_label():
@@ -348,9 +350,9 @@ def test_pmlb16_tidy(pmlb16):
     assert len(tidy.datasets) == 132
     assert len(tidy.frame) == 528 * 16 - 2
     assert tidy.has_folds and tidy.n_folds == 4
-    assert not tidy.paired_ok
-    problem = tidy.paired_problem
-    assert "lymphography" in problem and "'qda'" in problem and "paired=False" in problem
+    # qda lacks 2 folds on lymphography: paired mode pairs on the folds both have
+    assert tidy.paired_ok
+    assert tidy.fold_mismatch_datasets == ("lymphography",)
 
 
 def test_public_api_exports():
@@ -564,18 +566,25 @@ def test_sd_with_fold_rows_is_rejected(base, means_sd):
 # --- local ROPE preconditions (raised by win_table, phrased by data.py)
 
 
-def test_paired_local_rope_with_unequal_folds_names_data_set_and_suggests_unpaired(pmlb16):
-    with pytest.raises(ValueError, match=r"paired.*'lymphography'.*'qda'.*paired=False"):
-        bbt.win_table(pmlb16, dataset="db", d_min=0.4)
-    # the alternatives it proposes work
-    unpaired = bbt.win_table(pmlb16, dataset="db", d_min=0.4, paired=False)
-    assert len(unpaired) == 16 * 15 // 2
-    assert len(bbt.win_table(pmlb16, dataset="db")) == 120  # no d_min: no pairing needed
+def test_paired_local_rope_with_unequal_folds_pairs_on_common_folds(pmlb16):
+    """Issue 9.4: qda lacks 2 of 4 folds on lymphography; paired mode no longer refuses."""
+    paired = bbt.win_table(pmlb16, dataset="db", d_min=0.4, ties=None)
+    assert len(paired) == 16 * 15 // 2
+    games = paired.set_index(["alg1", "alg2"])[["win1", "win2", "ties"]].sum(axis=1)
+    # qda met everyone on all 132 data sets: its 2 folds on lymphography are common to all
+    assert (games.xs("qda", level="alg2") == 132).all()
+    assert (games == 132).all()
 
 
 def test_paired_local_rope_with_unequal_folds_synthetic(small_folds):
-    with pytest.raises(ValueError, match=r"folds of data set 'd2' differ.*'c' has folds 1"):
-        bbt.win_table(small_folds, dataset="ds", d_min=0.4)
+    """c has only fold 1 of d2: 1 common fold with a and b, so those pairs miss d2; on d1
+    every difference is exactly c's +0.2 / +0.1 (sd 0 up to rounding), a win for c."""
+    got = bbt.win_table(small_folds, dataset="ds", d_min=0.4, ties=None)
+    assert got.values.tolist() == [
+        ["a", "b", 0, 2, 0],
+        ["a", "c", 0, 1, 0],
+        ["b", "c", 0, 1, 0],
+    ]
 
 
 def test_local_rope_without_folds_or_sd(base_means):

@@ -18,6 +18,7 @@ import pandas as pd
 import pytest
 
 import bbt_widget as bbt
+from bbt_widget import data as D
 from bbt_widget.wintable import apply_ties
 
 COLUMNS = ["alg1", "alg2", "win1", "win2", "ties"]
@@ -163,7 +164,9 @@ def oracle(df: pd.DataFrame, d_min=None, paired=True) -> pd.DataFrame:
     """Raw win/loss/tie counts in exact rational arithmetic, straight from the paper:
     a win iff mean1 - mean2 > d_min * noise (Eq. 4 / Eq. 6), noise = sqrt((s1^2 + s2^2)/2)
     unpaired or the sd of the fold differences paired (ddof=1); compared as squares, so no
-    square root and no rounding. One fold (no sd) -> compare means. NaN = missing."""
+    square root and no rounding. One fold (no sd) -> compare means; unpaired, a single fold's
+    variance is 0. NaN = missing. Paired with folds that differ between the two algorithms:
+    mean and sd of the differences on the common folds; fewer than 2 common -> missing."""
     algs = [c for c in df.columns if c != "db"]
     dm2 = None if d_min is None else Fraction(d_min) ** 2
     cells = {}
@@ -187,9 +190,13 @@ def oracle(df: pd.DataFrame, d_min=None, paired=True) -> pd.DataFrame:
                 noise2 = None
                 if dm2 is not None and paired:
                     d = [u - v for u, v in zip(cell[a], cell[b]) if u is not None and v is not None]
+                    if [u is None for u in cell[a]] != [v is None for v in cell[b]]:
+                        if len(d) < 2:
+                            continue  # cannot pair: a missing result
+                        diff = sum(d) / len(d)
                     noise2 = _var(d) if len(d) > 1 else None
-                elif dm2 is not None and va is not None and vb is not None:
-                    noise2 = (va + vb) / 2
+                elif dm2 is not None:
+                    noise2 = ((va or 0) + (vb or 0)) / 2
                 limit = 0 if noise2 is None else dm2 * noise2
                 if diff > 0 and diff * diff > limit:
                     w1 += 1
@@ -838,3 +845,64 @@ def test_reordering_long_rows_never_changes_a_table(base):
                 paired=paired,
             )
             assert_table(unordered(got, BASE_ALGS), expected)
+
+
+# =========================================================================== issue 9.4 / 9.5
+
+
+def test_paired_missing_folds_match_exact_oracle(base):
+    """Issue 9.4: scattered missing folds, paired: each pair on the folds both have."""
+    rng = np.random.default_rng(7)
+    holes = rng.random(base.shape[0] * 5).reshape(-1, 5) < 0.15
+    base.iloc[:, 1:] = base.iloc[:, 1:].mask(holes)
+    assert D.tidy_results(base, dataset="db").fold_mismatch_datasets  # the case under test
+    for d_min in (0.0, 0.2, 0.4):
+        got = bbt.win_table(base, dataset="db", ties=None, d_min=d_min)
+        assert_table(got, oracle(base, d_min, paired=True))
+
+
+def test_pmlb16_paired_matches_exact_oracle(pmlb16):
+    """The shipped 16 x 132 data (qda has 2 of 4 folds on lymphography), paired."""
+    got = bbt.win_table(pmlb16, dataset="db", ties=None, d_min=0.4)
+    assert_table(got, oracle(pmlb16, 0.4, paired=True))
+
+
+def test_paired_on_common_folds_uses_their_mean_difference():
+    """a = (.5, .6, .9), c = (-, .5, .7): common folds 1, 2 give differences .1, .2: mean
+    .15, sd sqrt(.005) = .0707, d_z = 2.12. (The difference of the full means, .0667, would
+    be a tie at d_min = 2.)"""
+    df = pd.DataFrame({"db": ["x"] * 3, "a": [0.5, 0.6, 0.9], "c": [np.nan, 0.5, 0.7]})
+    assert_table(
+        bbt.win_table(df, dataset="db", ties=None, d_min=2.0), _table([("a", "c", 1, 0, 0)])
+    )
+    assert_table(
+        bbt.win_table(df, dataset="db", ties=None, d_min=2.2), _table([("a", "c", 0, 0, 1)])
+    )
+
+
+def test_paired_with_one_common_fold_is_a_missing_result():
+    """a and c share only fold 1 on data set x: no pairing possible, x counts for neither;
+    on y they share all folds."""
+    df = pd.DataFrame(
+        {
+            "db": ["x", "x", "x", "y", "y"],
+            "a": [0.5, 0.6, np.nan, 0.5, 0.6],
+            "c": [np.nan, 0.1, 0.2, 0.1, 0.3],
+        }
+    )
+    assert_table(
+        bbt.win_table(df, dataset="db", ties=None, d_min=0.4), _table([("a", "c", 1, 0, 0)])
+    )
+    # unpaired or without local ROPE, x still counts (means of what exists)
+    assert bbt.win_table(df, dataset="db", ties=None, d_min=0.4, paired=False)["win1"].item() == 2
+    assert bbt.win_table(df, dataset="db", ties=None)["win1"].item() == 2
+
+
+def test_unpaired_single_fold_keeps_the_other_spread():
+    """Issue 9.5: a = (.5, .7, .9): mean .7, variance .04; b has the single fold .6, taken as
+    variance 0. Pooled SD (Eq. 4) = sqrt(.04 / 2) = .1414, d = .1 / .1414 = .707: a win at
+    d_min = .6, a tie at .8 (ignoring a's spread would compare means: a win)."""
+    df = pd.DataFrame({"db": ["x"] * 3, "a": [0.5, 0.7, 0.9], "b": [0.6, np.nan, np.nan]})
+    for d_min, expected in ((0.6, (1, 0, 0)), (0.8, (0, 0, 1))):
+        got = bbt.win_table(df, dataset="db", ties=None, d_min=d_min, paired=False)
+        assert_table(got, _table([("a", "b", *expected)]))
