@@ -13,7 +13,7 @@ from typing import TYPE_CHECKING, Any
 from . import data, datasets
 from .audit import Audit, audit
 from .data import DEFAULT_SEED, TidyResults, tidy_results
-from .fitting import DiagnosticsWarning, fit
+from .fitting import DiagnosticsWarning, DisconnectedWarning, fit
 from .result import BBTResult
 from .wintable import win_table
 
@@ -28,6 +28,7 @@ __all__ = [
     "BBTResult",
     "BBTWidget",
     "DiagnosticsWarning",
+    "DisconnectedWarning",
     "TidyResults",
     "__version__",
     "audit",

@@ -13,23 +13,30 @@ from . import engines
 from .data import (
     DEFAULT_SEED,
     HYPERPRIORS,
+    TidyResults,
     check_count,
     check_d_min,
     check_hyperprior,
     check_seed,
     check_ties,
-    check_win_table,
-    is_win_table,
-    tidy_results,
 )
 from .engines.base import ProgressCallback
-from .result import BBTResult
+from .result import BBTResult, disconnected_message
 from .sizing import check_fit_size
-from .wintable import apply_ties, count_wins
+from .wintable import apply_ties, comparison_components, raw_counts
 
 
 class DiagnosticsWarning(UserWarning):
     """The sampler's convergence diagnostics failed; the message says which and what to do."""
+
+
+class DisconnectedWarning(UserWarning):
+    """Some algorithms never met, even through others: only the prior relates their
+    abilities, so ``summary()`` marks those pairs ``"not compared"``.
+
+    Filter it like any warning, e.g.
+    ``warnings.simplefilter("ignore", bbt_widget.DisconnectedWarning)``.
+    """
 
 
 def fit(
@@ -85,7 +92,13 @@ def fit(
     BBTResult
         With ``summary()``, ``ranking()``, ``ppc_table()``, ``diagnostics()``, ``waic()``,
         ``loo()``, ``idata`` and the fitted ``win_table``. A :class:`DiagnosticsWarning` is
-        issued when the diagnostics fail.
+        issued when the diagnostics fail, a :class:`DisconnectedWarning` when some groups of
+        algorithms never met (``result.components``).
+
+    Raises
+    ------
+    ValueError
+        Bad data or settings, or a win table with no games (nothing to fit).
     """
     ties = check_ties(ties)
     if ties is None:
@@ -101,35 +114,17 @@ def fit(
     seed = check_seed(seed)
     engine_name = engines.resolve_engine(engine)
 
-    tidy = None
-    if is_win_table(data):
-        given = {
-            "dataset": dataset,
-            "algorithm": algorithm,
-            "fold": fold,
-            "score": score,
-            "sd": sd,
-            "d_min": d_min,
-        }
-        extra = [k for k, v in given.items() if v is not None]
-        if extra or lower_is_better:
-            what = ", ".join(extra + (["lower_is_better"] if lower_is_better else []))
-            raise ValueError(
-                f"data is a ready win table (alg1, alg2, win1, win2), so {what} cannot apply; "
-                "pass the raw results instead to count wins with these settings"
-            )
-        raw = check_win_table(data)
-    else:
-        tidy = tidy_results(
-            data,
-            dataset=dataset,
-            algorithm=algorithm,
-            fold=fold,
-            score=score,
-            sd=sd,
-            lower_is_better=lower_is_better,
-        )
-        raw = count_wins(tidy, d_min=d_min, paired=paired)
+    raw, tidy = raw_counts(
+        data,
+        dataset=dataset,
+        algorithm=algorithm,
+        fold=fold,
+        score=score,
+        sd=sd,
+        lower_is_better=lower_is_better,
+        d_min=d_min,
+        paired=paired,
+    )
     table = apply_ties(raw, ties)
     algorithms = (
         list(tidy.algorithms)
@@ -138,7 +133,12 @@ def fit(
     )
     model = "davidson" if ties == "davidson" else "bbt"
     stan_data, fitted = stan_inputs(table, algorithms, model, hyperprior, prior_scale)
+    if not fitted.any():
+        raise ValueError(_no_games_message(raw, tidy, ties, dataset))
     check_fit_size(len(algorithms), stan_data["n_pairs"], model, chains, iter_sampling)
+    components = comparison_components(raw, algorithms)
+    if len(components) > 1:
+        warnings.warn(disconnected_message(components), DisconnectedWarning, stacklevel=2)
     draws = engines.sample(
         model,
         stan_data,
@@ -170,7 +170,7 @@ def fit(
         "seed": seed,
         "win_table_input": tidy is None,
     }
-    result = BBTResult(draws, table, algorithms, settings, fitted, tidy)
+    result = BBTResult(draws, table, algorithms, settings, fitted, tidy, components)
     diag = result.diagnostics()
     if not diag.ok:
         warnings.warn(
@@ -179,6 +179,29 @@ def fit(
             stacklevel=2,
         )
     return result
+
+
+def _no_games_message(
+    raw: pd.DataFrame, tidy: TidyResults | None, ties: str, dataset: str | None
+) -> str:
+    """Why a win table has no games to fit, and what to change."""
+    if (raw[["win1", "win2", "ties"]].to_numpy() > 0).any():
+        return (
+            f"every game is a tie and ties={ties!r} drops ties, so there is nothing to fit; "
+            "use ties='spread' or 'davidson'"
+        )
+    if tidy is None:
+        return "the win table has no games (every win1, win2 and ties is 0); nothing to fit"
+    hint = (
+        "; without dataset= every row is its own data set: pass dataset='<column naming the "
+        "data sets>'"
+        if dataset is None
+        else ""
+    )
+    return (
+        "no two algorithms have a result on the same data set, so the win table has no games "
+        f"and there is nothing to fit ({len(tidy.datasets)} data sets){hint}"
+    )
 
 
 def stan_inputs(

@@ -17,6 +17,10 @@ WEAK_THRESHOLD = 0.95
 #: ROPE's upper bound (0.55 with the paper's ROPE).
 STRONG_THRESHOLD = 0.70
 
+#: Decision of a pair whose algorithms never met, even through others (disconnected groups):
+#: only the prior relates them, so neither interpretation may claim anything.
+NOT_COMPARED = "not compared"
+
 SUMMARY_COLUMNS = (
     "pair",
     "alg_a",
@@ -116,8 +120,13 @@ def summarise(
     alg_b: Sequence[str],
     rope: tuple[float, float],
     hdi: float,
+    compared: np.ndarray | None = None,
 ) -> pd.DataFrame:
-    """The summary table (paper Table 6) from sorted draws of P(a > b), shape (draws, pairs)."""
+    """The summary table (paper Table 6) from sorted draws of P(a > b), shape (draws, pairs).
+
+    ``compared`` (bool per pair, default all) marks pairs whose algorithms are linked by
+    games; the others get the decision :data:`NOT_COMPARED` under both interpretations.
+    """
     n = p_sorted.shape[0]
     mean = p_sorted.mean(axis=0)
     # the draws are sorted: the median is the middle row(s), no copy needed
@@ -126,6 +135,10 @@ def summarise(
     above = n - _count_below(p_sorted, 0.5)
     in_rope = _count_below(p_sorted, rope[1], right=True) - _count_below(p_sorted, rope[0])
     above_50, in_rope = above / n, in_rope / n
+    weak, strong = weak_decision(above_50, in_rope), strong_decision(mean, rope)
+    if compared is not None:
+        weak = np.where(compared, weak, NOT_COMPARED)
+        strong = np.where(compared, strong, NOT_COMPARED)
     return pd.DataFrame(
         {
             "pair": list(labels),
@@ -138,8 +151,8 @@ def summarise(
             "delta": high - low,
             "above_50": above_50,
             "in_rope": in_rope,
-            "weak": weak_decision(above_50, in_rope),
-            "strong": strong_decision(mean, rope),
+            "weak": weak,
+            "strong": strong,
         }
     )
 

@@ -97,6 +97,12 @@ def methods_text(
                 f", with a paired local ROPE: a win counted only when the effect size d_z over "
                 f"the paired fold differences exceeded d_min = {s['d_min']:g}"
             )
+            if n_fewer := len(result.tidy.fold_mismatch_datasets):
+                count += (
+                    f" (on {n_fewer} data set{'s' if n_fewer > 1 else ''} some algorithms "
+                    "lacked folds: pairs were paired on the folds both had, and treated as "
+                    "missing with fewer than 2)"
+                )
         else:
             count += (
                 f", with an unpaired local ROPE: a win counted only when Cohen's d exceeded "
@@ -220,6 +226,11 @@ def _claims(summary, interpretation: str, rope: tuple[float, float], hdi: float)
         )
     if len(better) == 0 and len(equiv) == 0:
         out.append("No pair supports a claim at this threshold.")
+    if len(apart := summary[summary[col] == "not compared"]):
+        out.append(
+            f"The {len(apart)} pair{'s' if len(apart) > 1 else ''} across groups of algorithms "
+            "that never met on a common data set were not compared."
+        )
     if len(none):
         out.append(
             f"For the remaining {len(none)} pair{'s' if len(none) > 1 else ''} "

@@ -34,6 +34,10 @@ class BBTResult:
         The raw :class:`~bbt_widget.engines.base.Draws`.
     tidy
         The validated input results, or ``None`` when a ready win table was given.
+    components
+        Groups of algorithms linked by games (one group when every algorithm met every
+        other, directly or through others), largest first. Pairs across groups are
+        ``"not compared"`` in :meth:`summary`.
     """
 
     def __init__(
@@ -44,6 +48,7 @@ class BBTResult:
         settings: dict[str, Any],
         fitted: np.ndarray,
         tidy: TidyResults | None = None,
+        components: Sequence[Sequence[str]] | None = None,
     ) -> None:
         self.draws = draws
         self.win_table = win_table
@@ -52,6 +57,23 @@ class BBTResult:
         self.engine = draws.engine
         self.tidy = tidy
         self._fitted = np.asarray(fitted, dtype=bool)
+        if components is None:  # e.g. built by hand: the fitted table's games link them
+            from .wintable import comparison_components
+
+            components = comparison_components(win_table, self.algorithms)
+        self.components = [list(c) for c in components]
+
+    @property
+    def disconnected_note(self) -> str:
+        """A warning sentence when some algorithms never met ('' when all are linked)."""
+        return disconnected_message(self.components) if len(self.components) > 1 else ""
+
+    @cached_property
+    def _compared(self) -> np.ndarray:
+        """Per pair (summary order): whether its two algorithms are in one group."""
+        group = {a: k for k, comp in enumerate(self.components) for a in comp}
+        a = self.algorithms
+        return np.array([group[a[i]] == group[a[j]] for i, j in self._pairs], dtype=bool)
 
     def __repr__(self) -> str:
         s = self.settings
@@ -132,7 +154,8 @@ class BBTResult:
             ``pair`` ("a > b"), ``alg_a``, ``alg_b``, ``mean``, ``median``, ``low``,
             ``high``, ``delta``, ``above_50``, ``in_rope``, ``weak`` (Sec. 9.2) and
             ``strong`` (Sec. 9.3) decisions: ``"a better"``, ``"equivalent"``,
-            ``"no claim"`` (or ``"b better"``).
+            ``"no claim"`` (or ``"b better"``), and ``"not compared"`` under both when
+            the two algorithms never met, even through others (see ``components``).
         """
         rope = check_rope(rope)
         hdi = check_hdi(hdi)
@@ -146,6 +169,7 @@ class BBTResult:
             [a[j] for _, j in pairs],
             rope,
             hdi,
+            self._compared[mask],
         )
         return table
 
@@ -240,3 +264,14 @@ class BBTResult:
     def loo(self):
         """PSIS-LOO (ArviZ ``ELPDData``, deviance scale: lower is better)."""
         return checks.loo(self.idata)
+
+
+def disconnected_message(components: Sequence[Sequence[str]]) -> str:
+    """Why pairs across groups of algorithms that never met are not compared."""
+    groups = "; ".join("{" + ", ".join(map(str, c)) + "}" for c in components)
+    return (
+        f"the algorithms form {len(components)} groups that never met on a common data set, "
+        f"even through others: {groups}. Only the prior relates abilities across groups, so "
+        "pairs across groups are marked 'not compared' in summary() and never claimed; give "
+        "results on shared data sets to compare them"
+    )

@@ -457,6 +457,7 @@ class BBTWidget(anywidget.AnyWidget):
         self._fitted, self._result_key = fitted, key
         self._frames.update(fitted.frames)
         self.diagnostics = fitted.badge
+        self._set_problem("groups", fitted.result.disconnected_note)  # shown as an alert
         self.fit_data = fitted.data
         self._refresh_view()
 

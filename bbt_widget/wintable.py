@@ -17,6 +17,8 @@ are given never changes a table.
 
 from __future__ import annotations
 
+from collections.abc import Sequence
+
 import numpy as np
 import pandas as pd
 
@@ -26,6 +28,7 @@ from .data import (
     check_d_min,
     check_ties,
     check_win_table,
+    is_win_table,
     tidy_results,
 )
 
@@ -52,7 +55,9 @@ def win_table(
     ----------
     data
         Results in any layout accepted by :func:`bbt_widget.data.tidy_results`
-        (wide means, wide by fold, long with ``algorithm=`` and ``score=``, means + ``sd``).
+        (wide means, wide by fold, long with ``algorithm=`` and ``score=``, means + ``sd``),
+        or a ready win table (columns ``alg1, alg2, win1, win2`` and optionally ``ties``),
+        taken as given: only the tie policy applies to it.
     dataset, algorithm, fold, score, sd, lower_is_better
         See :func:`bbt_widget.data.tidy_results`.
     d_min
@@ -88,7 +93,56 @@ def win_table(
     1   dt  lgbm     0    17     3
     """
     ties = check_ties(ties)
+    raw, _ = raw_counts(
+        data,
+        dataset=dataset,
+        algorithm=algorithm,
+        fold=fold,
+        score=score,
+        sd=sd,
+        lower_is_better=lower_is_better,
+        d_min=d_min,
+        paired=paired,
+    )
+    return apply_ties(raw, ties)
+
+
+def raw_counts(
+    data: pd.DataFrame,
+    *,
+    dataset: str | None = None,
+    algorithm: str | None = None,
+    fold: str | None = None,
+    score: str | None = None,
+    sd: pd.DataFrame | None = None,
+    lower_is_better: bool = False,
+    d_min: float | None = None,
+    paired: bool = True,
+) -> tuple[pd.DataFrame, TidyResults | None]:
+    """Raw counts (no tie policy) and the validated results they came from.
+
+    A ready win table (columns ``alg1, alg2, win1, win2`` and optionally ``ties``) is
+    checked and returned as given, with ``None`` for the results; the keywords that read
+    and count raw results cannot apply to it and are refused.
+    """
     d_min = check_d_min(d_min)
+    if is_win_table(data):
+        given = {
+            "dataset": dataset,
+            "algorithm": algorithm,
+            "fold": fold,
+            "score": score,
+            "sd": sd,
+            "d_min": d_min,
+        }
+        extra = [k for k, v in given.items() if v is not None]
+        if extra or lower_is_better:
+            what = ", ".join(extra + (["lower_is_better"] if lower_is_better else []))
+            raise ValueError(
+                f"data is a ready win table (alg1, alg2, win1, win2), so {what} cannot apply; "
+                "pass the raw results instead to count wins with these settings"
+            )
+        return check_win_table(data), None
     tidy = tidy_results(
         data,
         dataset=dataset,
@@ -98,7 +152,31 @@ def win_table(
         sd=sd,
         lower_is_better=lower_is_better,
     )
-    return apply_ties(count_wins(tidy, d_min=d_min, paired=paired), ties)
+    return count_wins(tidy, d_min=d_min, paired=paired), tidy
+
+
+def comparison_components(table: pd.DataFrame, algorithms: Sequence[str]) -> list[list[str]]:
+    """Groups of algorithms linked by games, largest first (ties broken by input order).
+
+    Two algorithms are linked when they met on some data set (a win, a loss or a tie in the
+    raw counts); a group is a connected component of that graph. Algorithms in different
+    groups never met, directly or through others: only the prior relates their abilities.
+    """
+    parent = {a: a for a in algorithms}
+
+    def root(a: str) -> str:
+        while parent[a] != a:
+            parent[a] = parent[parent[a]]  # path halving keeps the trees flat
+            a = parent[a]
+        return a
+
+    games = table["win1"] + table["win2"] + table["ties"]
+    for a, b in zip(table["alg1"][games > 0], table["alg2"][games > 0]):
+        parent[root(a)] = root(b)
+    groups: dict[str, list[str]] = {}
+    for a in algorithms:
+        groups.setdefault(root(a), []).append(a)
+    return sorted(groups.values(), key=len, reverse=True)  # stable: input order among equals
 
 
 def count_wins(

@@ -15,6 +15,7 @@ from typing import Any, Protocol
 import pandas as pd
 
 from ..data import check_count, check_hdi, check_rope, check_seed
+from ..posterior import NOT_COMPARED
 from ._common import (
     Means,
     check_alpha,
@@ -289,7 +290,7 @@ def _side_by_side(
 
 def _counts(table: pd.DataFrame) -> pd.DataFrame:
     bbt = table["bbt"].to_numpy()
-    bbt_claims = bbt != "no claim"
+    bbt_claims = (bbt != "no claim") & (bbt != NOT_COMPARED)  # never met: no claim either
     rows = []
     for name in BASELINES:
         base = table[name].to_numpy()

@@ -200,3 +200,105 @@ def test_fit_rejects_data_keywords_with_a_ready_win_table():
         bbt.fit(TABLE_3B, ties=None)
     with pytest.raises(ValueError, match="iter_sampling"):
         bbt.fit(TABLE_3B, iter_sampling=0)
+
+
+# --------------------------------------------------------------------------- issue 9.3
+
+
+def _two_groups() -> pd.DataFrame:
+    """a and b meet on d1..d15 only, c and d on d16..d30 only; a beats b 13 times of 15,
+    c beats d 13 times."""
+    rows = []
+    for k in range(30):
+        first, upset = k < 15, k % 15 < 2
+        rows.append(
+            {
+                "db": f"d{k + 1}",
+                "a": (0.5 if upset else 0.9) if first else np.nan,
+                "b": 0.6 if first else np.nan,
+                "c": np.nan if first else (0.4 if upset else 0.8),
+                "d": np.nan if first else 0.5,
+            }
+        )
+    return pd.DataFrame(rows)
+
+
+@pytest.fixture(scope="module")
+def split_fit() -> bbt.BBTResult:
+    with pytest.warns(bbt.DisconnectedWarning, match=r"2 groups.*\{a, b\}; \{c, d\}"):
+        return bbt.fit(_two_groups(), dataset="db", seed=4)
+
+
+def test_disconnected_groups_are_detected_and_never_claimed(split_fit):
+    assert split_fit.components == [["a", "b"], ["c", "d"]]
+    assert "not compared" in split_fit.disconnected_note
+    s = split_fit.summary().set_index("pair")
+    group = {"a": 0, "b": 0, "c": 1, "d": 1}
+    across = s[[group[x] != group[y] for x, y in zip(s["alg_a"], s["alg_b"])]]
+    assert len(across) == 4
+    assert (across["weak"] == "not compared").all() and (across["strong"] == "not compared").all()
+    # within a group the data speak: 13 of 15 wins
+    assert s.loc["a > b", "strong"] == "a better" and s.loc["c > d", "strong"] == "a better"
+    # the posterior alone would claim cross pairs under the strong rule (mean P > 0.70):
+    # a's ability is far above d's, but only through the prior
+    assert across["mean"].max() > 0.70
+    # selections keep the mark
+    ctrl = split_fit.summary(control="a")
+    other = np.where(ctrl["alg_a"] == "a", ctrl["alg_b"], ctrl["alg_a"])
+    assert list(ctrl["weak"] == "not compared") == [o in ("c", "d") for o in other]
+
+
+@pytest.mark.parametrize("interpretation", ["weak", "strong"])
+def test_report_never_claims_pairs_across_groups(split_fit, interpretation):
+    text = split_fit.report(interpretation=interpretation)
+    for a, b in (("a", "c"), ("a", "d"), ("b", "c"), ("b", "d"), ("c", "a"), ("d", "b")):
+        assert f"{a} is better than {b}" not in text
+        assert f"{a} and {b} (" not in text  # no equivalence claim either
+    assert "4 pairs across groups of algorithms that never met" in text
+
+
+def test_connected_fit_has_one_group_and_no_warning():
+    import warnings
+
+    with warnings.catch_warnings():
+        warnings.simplefilter("error", bbt.DisconnectedWarning)
+        res = bbt.fit(TABLE_3B, seed=2, iter_warmup=300, iter_sampling=300)
+    assert res.components == [["dt", "lda", "lgbm", "xgb", "svm"]]
+    assert res.disconnected_note == ""
+    assert "not compared" not in set(res.summary()["weak"])
+
+
+# --------------------------------------------------------------------------- issue 9.4
+
+
+def test_pmlb16_paired_local_rope_fits():
+    """The shipped 16 x 132 data, where qda lacks 2 folds on lymphography, with d_min."""
+    data = bbt.datasets.load_pmlb16()
+    res = bbt.fit(data, dataset="db", d_min=0.4, seed=3)
+    assert res.settings["paired"] is True
+    wt = res.win_table
+    assert len(wt) == 120 and ((wt["win1"] + wt["win2"]) > 0).all()
+    text = res.report()
+    assert "on 1 data set some algorithms lacked folds" in text
+
+
+# --------------------------------------------------------------------------- issue 8
+
+
+def _never_called(stage: str, fraction: float) -> None:
+    raise AssertionError(f"fit reached {stage!r}: the empty win table was not refused first")
+
+
+def test_fit_refuses_long_results_without_dataset_before_sampling():
+    long = bbt.datasets.load_base().melt(id_vars="db", var_name="alg", value_name="acc")
+    with pytest.raises(ValueError, match=r"no games.*pass dataset="):
+        bbt.fit(long, algorithm="alg", score="acc", progress=_never_called)
+
+
+def test_fit_refuses_a_win_table_with_no_games():
+    zeros = TABLE_3B.assign(win1=0, win2=0)
+    with pytest.raises(ValueError, match=r"win table has no games"):
+        bbt.fit(zeros, progress=_never_called)
+    all_ties = TABLE_3B.assign(win1=0, win2=0, ties=3)
+    with pytest.raises(ValueError, match=r"every game is a tie.*'forget'.*'davidson'"):
+        bbt.fit(all_ties, ties="forget", progress=_never_called)

@@ -78,3 +78,14 @@ def test_ranking_probabilities_and_expected_rank():
     assert list(table["algorithm"]) == ["y", "z", "x"]
     assert list(table["p_best"]) == [0.5, 0.5, 0.0]
     assert list(table["expected_rank"]) == [1.5, 1.5, 3.0]
+
+
+def test_pairs_not_compared_get_no_decision_under_either_rule():
+    """Issue 9.3: a pair whose algorithms never met is 'not compared', whatever its draws."""
+    p = np.sort(np.column_stack([np.full(100, 0.99), np.full(100, 0.99)]), 0)
+    table = posterior.summarise(
+        p, ["a > b", "a > c"], ["a", "a"], ["b", "c"], (0.45, 0.55), 0.89, np.array([True, False])
+    )
+    assert list(table["weak"]) == ["a better", posterior.NOT_COMPARED]
+    assert list(table["strong"]) == ["a better", posterior.NOT_COMPARED]
+    assert table["above_50"][1] == 1.0  # the numbers stay; only the claim is withheld

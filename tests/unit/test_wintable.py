@@ -906,3 +906,44 @@ def test_unpaired_single_fold_keeps_the_other_spread():
     for d_min, expected in ((0.6, (1, 0, 0)), (0.8, (0, 0, 1))):
         got = bbt.win_table(df, dataset="db", ties=None, d_min=d_min, paired=False)
         assert_table(got, _table([("a", "b", *expected)]))
+
+
+# =========================================================================== issue 9.8
+
+
+def test_win_table_takes_a_ready_win_table_as_given():
+    """Issue 9.8: like fit, win_table reads alg1, alg2, win1, win2 (ties) as counts."""
+    ready = _table([("a", "b", 3, 1, 2), ("a", "c", 0, 4, 1), ("b", "c", 2, 2, 0)])
+    assert_table(bbt.win_table(ready, ties=None), ready)
+    assert_table(bbt.win_table(ready, ties="davidson"), ready)
+    # spread: ceil(t/2) to each side
+    expected = _table([("a", "b", 4, 2, 0), ("a", "c", 1, 5, 0), ("b", "c", 2, 2, 0)])
+    assert_table(bbt.win_table(ready), expected)
+    no_ties = ready.drop(columns="ties")
+    assert_table(bbt.win_table(no_ties, ties=None), ready.assign(ties=0))
+    with pytest.raises(ValueError, match=r"ready win table.*d_min, lower_is_better"):
+        bbt.win_table(ready, d_min=0.4, lower_is_better=True)
+
+
+# =========================================================================== issue 9.3
+
+
+def test_comparison_components_follow_games_not_rows():
+    from bbt_widget.wintable import comparison_components
+
+    table = _table(
+        [
+            ("a", "b", 1, 0, 0),
+            ("a", "c", 0, 0, 0),  # a row, but no data set in common: no link
+            ("c", "d", 0, 0, 2),  # ties are games: linked
+            ("b", "e", 0, 0, 0),
+        ]
+    )
+    assert comparison_components(table, ["a", "b", "c", "d", "e"]) == [
+        ["a", "b"],
+        ["c", "d"],
+        ["e"],
+    ]
+    base_table = bbt.win_table(bbt.datasets.load_base(), dataset="db", ties=None)
+    algs = ["dt", "lda", "lgbm", "xgb", "svm"]
+    assert comparison_components(base_table, algs) == [algs]
