@@ -37,6 +37,8 @@ WIN_TABLE_COLUMNS = ("alg1", "alg2", "win1", "win2", "ties")
 #: The seed ``fit``, the widget and the command use unless told otherwise, so that the same data
 #: and settings give the same numbers in every run; another seed is an explicit choice.
 DEFAULT_SEED = 1
+#: Largest count a pair may have: Stan's integers are 32-bit.
+MAX_COUNT = 2**31 - 1
 
 
 @dataclass(frozen=True)
@@ -199,6 +201,13 @@ def tidy_results(
             f"results must be a pandas DataFrame, got {type(data).__name__}; "
             "e.g. pandas.read_csv('results.csv')"
         )
+    if isinstance(data.columns, pd.MultiIndex):
+        raise ValueError(
+            f"the results have MultiIndex columns (e.g. {data.columns[0]!r}), as groupby/agg "
+            "or pivot_table make; flatten them first, e.g. data.columns = ['_'.join(map(str, "
+            "c)).strip('_') for c in data.columns], or select one level with "
+            "data.droplevel(1, axis=1)"
+        )
     if not isinstance(lower_is_better, (bool, np.bool_)):
         raise TypeError(f"lower_is_better must be True or False, got {lower_is_better!r}")
     if (algorithm is None) != (score is None):
@@ -281,6 +290,7 @@ def _from_wide(
                     f"column {name!r} holds text, not scores (row 0 is {col.iloc[0]!r}); if "
                     f"it names the data sets, pass dataset={name!r}"
                 )
+    _check_id_columns(data, names, alg_cols)
     scores = {name: _numeric(data[c], f"column {name!r}") for name, c in zip(names, alg_cols)}
     if fold is not None:
         folds = _fold_codes(data[fold], ds)
@@ -312,6 +322,32 @@ def _from_wide(
     if sd is not None:
         long["sd"] = sd_wide.to_numpy(dtype=float).ravel()
     return long
+
+
+def _check_id_columns(data: pd.DataFrame, names: list[str], alg_cols: list[object]) -> None:
+    """Refuse an integer column holding a different value on every row (task_id, seed).
+
+    Read as scores it would be an algorithm that beats everyone. Only when some other
+    column holds non-integer scores: results that are all counts (errors, wins) are left
+    alone, since distinct counts are no sign of an ID.
+    """
+    is_int = [
+        pd.api.types.is_integer_dtype(data[c]) and not pd.api.types.is_bool_dtype(data[c])
+        for c in alg_cols
+    ]
+    if len(data) < 3 or all(is_int):
+        return
+    for name, c, integer in zip(names, alg_cols, is_int):
+        col = data[c]
+        if integer and col.notna().all() and col.is_unique:
+            raise ValueError(
+                f"column {name!r} holds a different whole number on every row "
+                f"({_plain(col.iloc[0])!r}, {_plain(col.iloc[1])!r}, ...), like an ID "
+                "(task_id, seed), not scores; if it "
+                f"names the data sets pass dataset={name!r}, otherwise drop it "
+                f"(data.drop(columns={name!r})); if it really holds scores, pass them as floats "
+                f"(data[{name!r}] = data[{name!r}].astype(float))"
+            )
 
 
 def _sd_table(
@@ -356,7 +392,20 @@ def _names(s: pd.Series, role: str) -> pd.Series:
             f"the {role} names have missing values (row {int(np.flatnonzero(s.isna())[0])}); "
             f"every row needs a {role} name"
         )
-    return s.astype(str).reset_index(drop=True)
+    text = s.astype(str).reset_index(drop=True)
+    if s.dtype == object:
+        # 1 and "1" are different values with one text: they would merge silently
+        kinds = pd.DataFrame({"value": s.to_numpy(), "text": text.to_numpy()})
+        kinds = kinds.drop_duplicates("value")
+        clash = kinds[kinds["text"].duplicated(keep=False)]
+        if len(clash):
+            (i, a), (j, b) = list(zip(clash.index, clash["value"]))[:2]
+            raise ValueError(
+                f"the {role} names {a!r} (row {i}) and {b!r} (row {j}) are different values "
+                f"that both read as {str(a)!r}, so they would merge into one {role}; make "
+                f"them one type, e.g. as text with .astype(str)"
+            )
+    return text
 
 
 def _fold_codes(s: pd.Series, ds: pd.Series) -> np.ndarray:
@@ -435,7 +484,25 @@ def _finish(frame: pd.DataFrame, lower_is_better: bool) -> TidyResults:
     datasets = tuple(pd.unique(frame["dataset"]))
     finite = finite.reset_index(drop=True)
     finite["fold"] = finite["fold"].astype(int)
-    return TidyResults(finite, algorithms, datasets, lower_is_better)
+    tidy = TidyResults(finite, algorithms, datasets, lower_is_better)
+    _check_overflow(tidy)
+    return tidy
+
+
+def _check_overflow(tidy: TidyResults) -> None:
+    """Fold scores whose sum overflows to inf would make a data set vanish from every count."""
+    with np.errstate(over="ignore"):
+        bad = (tidy.fold_counts > 0) & ~np.isfinite(tidy.means)
+    if bad.any():
+        d, a = np.argwhere(bad)[0]
+        name, alg = tidy.datasets[d], tidy.algorithms[a]
+        f = tidy.frame
+        scores = f.loc[(f["dataset"] == name) & (f["algorithm"] == alg), "score"]
+        raise ValueError(
+            f"the fold scores of data set {name!r}, algorithm {alg!r} ({_preview(scores)}) "
+            "add up to more than the largest float, so their mean is infinite; rescale the "
+            "scores (e.g. divide them by 1e300) and keep them below about 1e300"
+        )
 
 
 def _plain(value: object) -> object:
@@ -559,15 +626,31 @@ def check_win_table(table: pd.DataFrame) -> pd.DataFrame:
         if out[col].isna().any():
             raise ValueError(f"win table column {col!r} has a missing algorithm name")
         out[col] = out[col].astype(str)
+    given = out[["win1", "win2", "ties"]].copy()
     for col in ("win1", "win2", "ties"):
         vals = _numeric(out[col], f"win table column {col!r}")
         if vals.isna().any() or (vals < 0).any() or (vals != np.round(vals)).any():
             i = int(np.flatnonzero(vals.isna() | (vals < 0) | (vals != np.round(vals)))[0])
             raise ValueError(
                 f"win table column {col!r} must hold counts (integers >= 0); row {i} has "
-                f"{_plain(out[col].iloc[i])!r}"
+                f"{_plain(given[col].iloc[i])!r}"
             )
-        out[col] = vals.astype(int)
+        # Stan's int is 32-bit, and win1 + win2 (+ ties) must fit too: check before casting
+        # so the message shows the value given, not an overflowed one
+        if (vals > MAX_COUNT).any():
+            i = int(np.flatnonzero(vals > MAX_COUNT)[0])
+            raise ValueError(
+                f"win table column {col!r} row {i} has {_plain(given[col].iloc[i])!r}, more "
+                f"games than Stan can count (at most {MAX_COUNT} per pair)"
+            )
+        out[col] = vals.astype(np.int64)
+    total = out["win1"] + out["win2"] + out["ties"]
+    if (total > MAX_COUNT).any():
+        i = int(np.flatnonzero(total > MAX_COUNT)[0])
+        raise ValueError(
+            f"win table row {i} has {int(total.iloc[i])} games in all (win1 + win2 + ties), "
+            f"more than Stan can count (at most {MAX_COUNT} per pair)"
+        )
     same = out["alg1"] == out["alg2"]
     if same.any():
         raise ValueError(

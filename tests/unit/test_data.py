@@ -777,3 +777,89 @@ def test_check_win_table_rejects_text_counts(ready):
     ready["win1"] = ["3", "x", "5"]
     with pytest.raises(TypeError, match=r"'win1'.*'x'"):
         D.check_win_table(ready)
+
+
+# =========================================================================== issue 9
+
+
+def test_data_set_names_1_and_text_1_do_not_merge():
+    """Issue 9.9: 1 and "1" are two data sets to pandas but one name as text."""
+    df = pd.DataFrame(
+        {"db": pd.Series([1, "1", "x"], dtype=object), "a": [0.5, 0.6, 0.7], "b": [0.4, 0.7, 0.1]}
+    )
+    with pytest.raises(ValueError, match=r"dataset names 1 \(row 0\) and '1' \(row 1\).*merge"):
+        D.tidy_results(df, dataset="db")
+    long = pd.DataFrame(
+        {"db": ["x"] * 3, "alg": pd.Series([2, "2", "c"], dtype=object), "acc": [0.1, 0.2, 0.3]}
+    )
+    with pytest.raises(ValueError, match=r"algorithm names 2 \(row 0\) and '2' \(row 1\)"):
+        D.tidy_results(long, dataset="db", algorithm="alg", score="acc")
+    # one type is fine, even mixed with other names
+    ok = D.tidy_results(
+        df.assign(db=df["db"].astype(str).replace({"1": "one"}).to_list()), dataset="db"
+    )
+    assert len(ok.datasets) == 2
+
+
+def test_fold_sums_that_overflow_are_refused():
+    """Issue 9.9: 1e308 + 1e308 is inf; the data set used to vanish from every count."""
+    df = pd.DataFrame(
+        {"db": ["big", "big", "ok", "ok"], "a": [1e308, 1e308, 1.0, 2.0], "b": [1.0, 2.0, 3.0, 4.0]}
+    )
+    with pytest.raises(ValueError, match=r"data set 'big', algorithm 'a'.*1e\+308.*rescale"):
+        D.tidy_results(df, dataset="db")
+    # the same magnitudes that do not overflow still work
+    assert D.tidy_results(df.assign(a=df["a"] / 10), dataset="db").means[0, 0] == 1e307
+
+
+def test_id_like_integer_column_is_refused(base):
+    """Issue 9.10: a task_id column would be read as an algorithm that beats everyone."""
+    with_id = base.assign(task_id=np.arange(100, 100 + len(base)))
+    with pytest.raises(ValueError, match=r"column 'task_id'.*ID.*dataset='task_id'.*drop"):
+        bbt.win_table(with_id, dataset="db")
+    means = base.groupby("db").mean().reset_index()
+    with pytest.raises(ValueError, match=r"column 'seed'.*like an ID"):
+        D.tidy_results(means.assign(seed=[7 * k + 3 for k in range(len(means))]), dataset="db")
+    # the fix it names works: floats are scores
+    as_float = with_id.assign(task_id=with_id["task_id"].astype(float))
+    assert "task_id" in D.tidy_results(as_float, dataset="db").algorithms
+
+
+def test_integer_scores_that_are_all_counts_are_not_ids():
+    """Error counts per data set are integers too, and may differ on every row."""
+    counts = pd.DataFrame({"a": [12, 7, 30, 4], "b": [11, 9, 28, 5]}, index=list("wxyz"))
+    tidy = D.tidy_results(counts, lower_is_better=True)
+    assert tidy.algorithms == ("a", "b")
+    # a repeated integer is no ID either
+    mixed = pd.DataFrame({"a": [0.1, 0.2, 0.3], "k": [1, 1, 2]}, index=list("xyz"))
+    assert D.tidy_results(mixed).algorithms == ("a", "k")
+
+
+@pytest.mark.parametrize("value", [2**31, 1e20, "3000000000"])
+def test_win_table_counts_beyond_stans_int_are_refused_with_the_given_value(value):
+    """Issue 9.14: such counts failed inside Stan; 1e20 was shown as -9223372036854775808."""
+    table = pd.DataFrame(
+        {"alg1": ["a"], "alg2": ["b"], "win1": pd.Series([value], dtype=object), "win2": [1]}
+    )
+    with pytest.raises(ValueError, match=r"column 'win1' row 0 has (.*)Stan can count") as err:
+        D.check_win_table(table)
+    assert repr(value) in str(err.value)
+    assert "-9223372036854775808" not in str(err.value)
+
+
+def test_win_table_row_total_beyond_stans_int_is_refused():
+    table = pd.DataFrame({"alg1": ["a"], "alg2": ["b"], "win1": [2**30], "win2": [2**30]})
+    with pytest.raises(ValueError, match=r"row 0 has 2147483648 games in all"):
+        D.check_win_table(table)
+    ok = D.check_win_table(table.assign(win2=2**30 - 1))
+    assert int(ok["win1"].iloc[0] + ok["win2"].iloc[0]) == 2**31 - 1
+
+
+def test_multiindex_columns_say_how_to_flatten(base):
+    """Issue 9.19: groupby/agg gives MultiIndex columns such as ('db', '')."""
+    agg = base.groupby("db").agg(["mean"]).reset_index()
+    with pytest.raises(ValueError, match=r"MultiIndex columns.*\('db', ''\).*flatten.*join"):
+        D.tidy_results(agg, dataset="db")
+    flat = agg.copy()
+    flat.columns = ["_".join(map(str, c)).strip("_") for c in flat.columns]
+    assert D.tidy_results(flat, dataset="db").algorithms[0] == "dt_mean"
