@@ -13,6 +13,7 @@ SIGTERM (``timeout``, CI, a job scheduler), after stopping every Stan process it
 from __future__ import annotations
 
 import argparse
+import csv
 import math
 import re
 import shlex
@@ -138,8 +139,11 @@ def read_results(path: str) -> pd.DataFrame:
     if p.is_dir():
         raise InputError(f"{path!r} is a folder; give the results file (.csv or .tsv)")
     sep = "\t" if p.suffix.lower() in (".tsv", ".tab") else ","
+    _check_layout(p, sep)
     try:
-        df = pd.read_csv(p, sep=sep)
+        # index_col=False: a row with one field too many must not turn the first column
+        # into the index (every score would shift one column); _check_layout refused it
+        df = pd.read_csv(p, sep=sep, index_col=False)
     except pd.errors.EmptyDataError:
         raise InputError(f"results file {path!r} is empty") from None
     except (pd.errors.ParserError, UnicodeDecodeError) as err:
@@ -152,6 +156,37 @@ def read_results(path: str) -> pd.DataFrame:
             "a column per algorithm (or --algorithm/--score for long form)"
         )
     return df
+
+
+def _check_layout(path: Path, sep: str) -> None:
+    """Refuse duplicate header names and rows with more or fewer fields than the header.
+
+    pandas would rename a second ``a`` to ``a.1`` (a new algorithm) and, given one extra
+    field in the first data row, silently use the first column as the row index.
+    """
+    try:
+        with path.open(newline="", encoding="utf-8-sig") as f:
+            rows = csv.reader(f, delimiter=sep)
+            header = next(rows, None)
+            if header is None:
+                return  # empty: pandas says so
+            seen: set[str] = set()
+            for name in header:
+                if name in seen and name.strip():
+                    raise InputError(
+                        f"{str(path)!r}: the header names column {name!r} twice; give every "
+                        "column its own name"
+                    )
+                seen.add(name)
+            for row in rows:
+                if row and len(row) != len(header):  # blank lines are skipped, as pandas does
+                    raise InputError(
+                        f"{str(path)!r} line {rows.line_num}: {len(row)} fields, but the "
+                        f"header has {len(header)}; fix that row (a missing result is an "
+                        "empty field, e.g. 'a,,c')"
+                    )
+    except (UnicodeDecodeError, csv.Error) as err:
+        raise InputError(f"cannot read {str(path)!r}: {err}") from None
 
 
 def _guess_dataset(df: pd.DataFrame, args: argparse.Namespace) -> str | None:

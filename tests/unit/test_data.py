@@ -863,3 +863,41 @@ def test_multiindex_columns_say_how_to_flatten(base):
     flat = agg.copy()
     flat.columns = ["_".join(map(str, c)).strip("_") for c in flat.columns]
     assert D.tidy_results(flat, dataset="db").algorithms[0] == "dt_mean"
+
+
+# --- the CLI's file reader (issue 9.6)
+
+
+def test_cli_reader_refuses_a_ragged_first_row(tmp_path):
+    """pandas made the first column the index: 'db' became an algorithm, scores shifted."""
+    from bbt_widget.cli import InputError, read_results
+
+    path = tmp_path / "r.csv"
+    path.write_text("db,a,b\nd1,0.5,0.6,0.7\nd2,0.4,0.3\n")
+    with pytest.raises(InputError, match=r"line 2: 4 fields, but the header has 3"):
+        read_results(str(path))
+    path.write_text("db,a,b\nd1,0.5,0.6\nd2,0.4\n")
+    with pytest.raises(InputError, match=r"line 3: 2 fields, but the header has 3"):
+        read_results(str(path))
+
+
+def test_cli_reader_refuses_duplicate_headers(tmp_path):
+    """pandas renamed the second 'a' to 'a.1', a new algorithm."""
+    from bbt_widget.cli import InputError, read_results
+
+    path = tmp_path / "r.csv"
+    path.write_text("db,a,a,b\nd1,0.5,0.6,0.7\n")
+    with pytest.raises(InputError, match=r"names column 'a' twice"):
+        read_results(str(path))
+
+
+def test_cli_reader_reads_well_formed_files(tmp_path):
+    from bbt_widget.cli import read_results
+
+    path = tmp_path / "r.tsv"
+    path.write_text('db\ta\tb\n"d,1"\t0.5\t\n\nd2\t0.4\t0.3\n')  # quoted sep, blank line, NaN
+    df = read_results(str(path))
+    assert list(df.columns) == ["db", "a", "b"]
+    assert df["db"].tolist() == ["d,1", "d2"] and np.isnan(df["b"].iloc[0])
+    shipped = files("bbt_widget") / "datasets" / "pmlb16_4fold.csv"
+    assert read_results(str(shipped)).shape == (528, 17)
