@@ -219,6 +219,23 @@ def widget(request: pytest.FixtureRequest) -> BBTWidget:
     return w
 
 
+@pytest.mark.stan
+@pytest.mark.filterwarnings("ignore:the algorithms form:UserWarning")
+def test_disconnected_groups_show_an_alert(base: pd.DataFrame) -> None:
+    """Issue 9.3: two groups that never met; the alert says their pairs are not compared."""
+    split = base.copy()
+    first = split["db"].isin(split["db"].unique()[:10])
+    split.loc[first, ["xgb", "svm"]] = float("nan")
+    split.loc[~first, ["dt", "lda", "lgbm"]] = float("nan")
+    w = BBTWidget(split, dataset="db", seed=3)
+    try:
+        assert w.wait(FIT_TIMEOUT), (w.status_text, w.error)
+        assert "2 groups" in w.message and "not compared" in w.message
+        assert (w.summary["weak"] == "not compared").sum() == 6
+    finally:
+        w.close()
+
+
 def _restore(w: BBTWidget) -> None:
     with w.hold_trait_notifications():
         w.rope_low, w.rope_high, w.hdi = 0.45, 0.55, 0.89
