@@ -11,7 +11,7 @@ import importlib
 from typing import TYPE_CHECKING, Any
 
 from . import data, datasets
-from .audit import Audit, audit
+from .audit import Audit, DataWarning, audit
 from .data import DEFAULT_SEED, TidyResults, tidy_results
 from .fitting import DiagnosticsWarning, DisconnectedWarning, fit
 from .result import BBTResult
@@ -27,6 +27,7 @@ __all__ = [
     "Audit",
     "BBTResult",
     "BBTWidget",
+    "DataWarning",
     "DiagnosticsWarning",
     "DisconnectedWarning",
     "TidyResults",

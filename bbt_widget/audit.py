@@ -20,6 +20,16 @@ import pandas as pd
 from .data import TidyResults, is_win_table, tidy_results
 
 SEVERITIES = ("error", "warning", "info")
+
+
+class DataWarning(UserWarning):
+    """The audit found something in the results that may make a result mislead.
+
+    ``fit`` issues one per warning finding; silence them with
+    ``warnings.simplefilter("ignore", bbt_widget.DataWarning)``.
+    """
+
+
 #: Float-noise examples shown per finding (the count covers all).
 _EXAMPLES = 3
 
@@ -44,6 +54,13 @@ class Finding:
     what: str
     where: str = ""
     fix: str = ""
+
+    def __str__(self) -> str:
+        return (
+            self.what
+            + (f" ({self.where})" if self.where else "")
+            + (f"; {self.fix}" if self.fix else "")
+        )
 
 
 @dataclass(frozen=True)
@@ -125,11 +142,8 @@ def audit(
         percent/fraction scales), data sets where every algorithm scored the same, and
         duplicate keys. ``fit``'s own refusal, if any, is an ``error`` finding.
     """
-    findings: list[Finding] = []
     if isinstance(data, pd.DataFrame) and is_win_table(data):
         return Audit((Finding("info", "shape", "a ready win table: nothing to audit"),))
-    if isinstance(data, pd.DataFrame) and algorithm is None:
-        findings += _column_findings(data, dataset, fold)
     try:
         tidy = tidy_results(
             data,
@@ -141,10 +155,24 @@ def audit(
             lower_is_better=lower_is_better,
         )
     except (TypeError, ValueError) as err:
-        findings.insert(0, Finding("error", "input", f"fit refuses these data: {err}"))
-        return Audit(_ordered(findings))
-    findings += audit_tidy(tidy)
-    return Audit(_ordered(findings))
+        found = [Finding("error", "input", f"fit refuses these data: {err}")]
+        if isinstance(data, pd.DataFrame) and algorithm is None:
+            found += _column_findings(data, dataset, fold)
+        return Audit(_ordered(found))
+    return audit_validated(data, tidy, dataset=dataset, algorithm=algorithm, fold=fold)
+
+
+def audit_validated(
+    data: pd.DataFrame,
+    tidy: TidyResults,
+    *,
+    dataset: str | None = None,
+    algorithm: str | None = None,
+    fold: str | None = None,
+) -> Audit:
+    """The audit of results that ``tidy_results`` already accepted (what ``fit`` runs)."""
+    raw = _column_findings(data, dataset, fold) if algorithm is None else []
+    return Audit(_ordered(raw + audit_tidy(tidy)))
 
 
 def audit_tidy(tidy: TidyResults) -> list[Finding]:
@@ -223,21 +251,12 @@ def _missing(tidy: TidyResults) -> list[Finding]:
     return out
 
 
-def comparison_components(tidy: TidyResults) -> list[list[str]]:
-    """Groups of algorithms linked by shared data sets (the comparison graph's components)."""
-    from scipy.sparse.csgraph import connected_components
-
-    present = tidy.fold_counts > 0
-    met = (present.T.astype(int) @ present.astype(int)) > 0
-    n, labels = connected_components(met, directed=False)
-    return [[a for a, lab in zip(tidy.algorithms, labels) if lab == k] for k in range(n)]
-
-
 def _graph(tidy: TidyResults) -> list[Finding]:
-    present = tidy.fold_counts > 0
-    met = (present.T.astype(int) @ present.astype(int)) > 0
+    from .wintable import comparison_components, count_wins
+
+    table = count_wins(tidy)  # who met whom: a win, a loss or a tie on some data set
     out = []
-    groups = comparison_components(tidy)
+    groups = comparison_components(table, tidy.algorithms)
     if len(groups) > 1:
         out.append(
             Finding(
@@ -249,13 +268,8 @@ def _graph(tidy: TidyResults) -> list[Finding]:
                 "add results that put algorithms of different groups on common data sets",
             )
         )
-    algs = tidy.algorithms
-    never = [
-        f"{algs[i]} - {algs[j]}"
-        for i in range(len(algs))
-        for j in range(i + 1, len(algs))
-        if not met[i, j]
-    ]
+    games = table["win1"] + table["win2"] + table["ties"]
+    never = [f"{a} - {b}" for a, b in zip(table["alg1"][games == 0], table["alg2"][games == 0])]
     if never:
         out.append(
             Finding(
@@ -272,17 +286,14 @@ def _graph(tidy: TidyResults) -> list[Finding]:
 def _shared_folds(tidy: TidyResults) -> list[Finding]:
     if not tidy.has_folds:
         return []
-    present = np.isfinite(tidy.cube)  # (dataset, algorithm, fold)
+    present = np.isfinite(tidy.cube).astype(int)  # (dataset, algorithm, fold)
+    counts = present.sum(axis=2)  # folds per (dataset, algorithm)
+    both = np.einsum("dif,djf->dij", present, present)  # common folds per data set and pair
+    met = (counts[:, :, None] > 0) & (counts[:, None, :] > 0)
+    short = (met & (both < np.maximum(counts[:, :, None], counts[:, None, :]))).sum(axis=0)
     algs = tidy.algorithms
-    fewer = []
-    for i in range(len(algs) - 1):
-        for j in range(i + 1, len(algs)):
-            both = (present[:, i] & present[:, j]).sum(axis=1)  # per data set
-            either = (present[:, i] | present[:, j]).sum(axis=1)
-            met = (present[:, i].any(axis=1)) & (present[:, j].any(axis=1))
-            short = met & (both < either)
-            if short.any():
-                fewer.append(f"{algs[i]} - {algs[j]} on {_n(int(short.sum()), 'data set')}")
+    i, j = np.nonzero(np.triu(short, k=1))
+    fewer = [f"{algs[a]} - {algs[b]} on {_n(int(short[a, b]), 'data set')}" for a, b in zip(i, j)]
     if not fewer:
         return [Finding("info", "folds", "every pair shares all of its folds on every data set")]
     return [
@@ -291,7 +302,7 @@ def _shared_folds(tidy: TidyResults) -> list[Finding]:
             "folds",
             f"{_n(len(fewer), 'pair')} share fewer folds than they have on some data sets",
             _names(fewer),
-            "the paired local ROPE uses only the folds both algorithms have",
+            "the paired local ROPE uses only the folds both algorithms have (at least 2)",
         )
     ]
 

@@ -298,8 +298,8 @@ def report(args: argparse.Namespace) -> int:
     progress = _Silent() if args.quiet else _Progress()
     start = time.perf_counter()
     try:
-        with warnings.catch_warnings(record=True):
-            warnings.simplefilter("always", bbt.DiagnosticsWarning)
+        with warnings.catch_warnings(record=True) as caught:
+            warnings.simplefilter("always")
             res = bbt.fit(
                 df,
                 **_layout(args, dataset),
@@ -319,6 +319,11 @@ def report(args: argparse.Namespace) -> int:
         return EXIT_ENGINE
     took = time.perf_counter() - start
     progress.done(f"fitted in {took:.1f} s with {res.engine}, seed {res.settings['seed']}")
+    # what the data may hide (groups that never met, suspicious columns) is said at once;
+    # failed diagnostics are reported with the exit code at the end
+    for w in caught:
+        if issubclass(w.category, (bbt.DataWarning, bbt.DisconnectedWarning)):
+            print(f"bbt-widget: warning: {_as_options(str(w.message))}", file=sys.stderr)
     start = time.perf_counter()
     progress.step(f"writing {out.name}")
     write_report(

@@ -10,6 +10,7 @@ import numpy as np
 import pandas as pd
 
 from . import engines
+from .audit import Audit, DataWarning, audit_validated
 from .data import (
     DEFAULT_SEED,
     HYPERPRIORS,
@@ -139,6 +140,14 @@ def fit(
     components = comparison_components(raw, algorithms)
     if len(components) > 1:
         warnings.warn(disconnected_message(components), DisconnectedWarning, stacklevel=2)
+    found = (
+        audit_validated(data, tidy, dataset=dataset, algorithm=algorithm, fold=fold)
+        if tidy is not None
+        else Audit()
+    )
+    for finding in found.warnings:
+        if finding.check != "graph" or len(components) == 1:  # groups: DisconnectedWarning
+            warnings.warn(str(finding), DataWarning, stacklevel=2)
     draws = engines.sample(
         model,
         stan_data,
@@ -171,6 +180,7 @@ def fit(
         "win_table_input": tidy is None,
     }
     result = BBTResult(draws, table, algorithms, settings, fitted, tidy, components)
+    result.audit = found
     diag = result.diagnostics()
     if not diag.ok:
         warnings.warn(

@@ -10,6 +10,7 @@ import numpy as np
 import pandas as pd
 
 from . import checks, posterior
+from .audit import Audit
 from .data import TidyResults, check_algorithms, check_hdi, check_rope
 from .engines.base import Draws
 
@@ -38,6 +39,9 @@ class BBTResult:
         Groups of algorithms linked by games (one group when every algorithm met every
         other, directly or through others), largest first. Pairs across groups are
         ``"not compared"`` in :meth:`summary`.
+    audit
+        What :func:`bbt_widget.audit` found in the input results (empty for a ready win
+        table or a result built by hand); ``fit`` issued its warnings as ``DataWarning``.
     """
 
     def __init__(
@@ -62,6 +66,7 @@ class BBTResult:
 
             components = comparison_components(win_table, self.algorithms)
         self.components = [list(c) for c in components]
+        self.audit = Audit()
 
     @property
     def disconnected_note(self) -> str:
