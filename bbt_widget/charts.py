@@ -388,12 +388,24 @@ def _source(data: Data) -> alt.Data | pd.DataFrame:
     return alt.NamedData(name=data) if isinstance(data, str) else data
 
 
+#: Axis labels longer than this many characters (code points) end in an ellipsis.
+LABEL_MAX_CHARS = 40
+#: Axis settings that cut long labels by code point. Vega's own ``labelLimit`` cuts by pixel
+#: width in UTF-16 units, splitting an emoji's surrogate pair, and vl-convert then fails on
+#: every export (issue 9, finding 12); the ``u`` flag makes the expression count whole code
+#: points, and ``labelLimit: 0`` keeps Vega from cutting again.
+LABEL_AXIS: dict[str, Any] = {
+    "labelLimit": 0,
+    "labelExpr": rf"replace(datum.label, /^([\s\S]{{{LABEL_MAX_CHARS}}})[\s\S]+$/u, '$1…')",
+}
+
+
 def _pair_axis(title: str | None = None) -> alt.Y:
     return alt.Y(
         "pair:N",
         sort=alt.EncodingSortField(field="order", op="min"),
         title=title,
-        axis=alt.Axis(labelLimit=220),
+        axis=alt.Axis(**LABEL_AXIS),
     )
 
 

@@ -6,8 +6,10 @@ runs the paper's base analysis and prints its tables.
 
 Exit codes (for scripts): 0 success; 2 bad arguments, file or data (the message says what
 to fix); 3 the Stan engine failed (compile or sampling); 4 the report was written but the
-convergence diagnostics failed; 1 anything unexpected; 130 / 143 stopped by SIGINT (Ctrl-C) /
-SIGTERM (``timeout``, CI, a job scheduler), after stopping every Stan process it started.
+convergence diagnostics failed; 5 the report was written without its charts (the chart
+renderer failed, e.g. under ``ulimit -v``); 1 anything unexpected; 130 / 143 stopped by
+SIGINT (Ctrl-C) / SIGTERM (``timeout``, CI, a job scheduler), after stopping every Stan
+process it started.
 """
 
 from __future__ import annotations
@@ -15,10 +17,12 @@ from __future__ import annotations
 import argparse
 import csv
 import math
+import os
 import re
 import shlex
 import signal
 import sys
+import tempfile
 import threading
 import time
 import warnings
@@ -27,7 +31,7 @@ from typing import TextIO
 
 import pandas as pd
 
-EXIT_OK, EXIT_UNEXPECTED, EXIT_INPUT, EXIT_ENGINE, EXIT_DIAGNOSTICS = 0, 1, 2, 3, 4
+EXIT_OK, EXIT_UNEXPECTED, EXIT_INPUT, EXIT_ENGINE, EXIT_DIAGNOSTICS, EXIT_CHARTS = 0, 1, 2, 3, 4, 5
 
 
 class InputError(ValueError):
@@ -285,13 +289,11 @@ def report(args: argparse.Namespace) -> int:
     """Fit a results file and write the report."""
     import bbt_widget as bbt
     from bbt_widget.engines.base import EngineError
+    from bbt_widget.export import ChartRenderWarning
     from bbt_widget.html_report import REPORT_FORMATS, write_report
 
     out = Path(args.output)
-    if out.suffix.lstrip(".").lower() not in REPORT_FORMATS:
-        raise InputError(f"-o {args.output!r}: the report must end in .html, .md or .tex")
-    if not out.parent.exists():
-        raise InputError(f"-o {args.output!r}: folder {str(out.parent)!r} does not exist")
+    _check_output(out, args.output, REPORT_FORMATS)
     df = read_results(args.results)
     dataset = _guess_dataset(df, args)
     _check_before_fit(df, args, dataset)
@@ -326,23 +328,57 @@ def report(args: argparse.Namespace) -> int:
             print(f"bbt-widget: warning: {_as_options(str(w.message))}", file=sys.stderr)
     start = time.perf_counter()
     progress.step(f"writing {out.name}")
-    write_report(
-        res,
-        out,
-        rope=tuple(args.rope),
-        hdi=args.hdi,
-        interpretation=args.interpretation,
-        control=args.control,
-    )
+    with warnings.catch_warnings(record=True) as caught:
+        warnings.simplefilter("always", ChartRenderWarning)
+        write_report(
+            res,
+            out,
+            rope=tuple(args.rope),
+            hdi=args.hdi,
+            interpretation=args.interpretation,
+            control=args.control,
+        )
     progress.done()
+    no_charts = [w for w in caught if issubclass(w.category, ChartRenderWarning)]
     diag = res.diagnostics()
     _print_overview(res, tuple(args.rope), args.hdi, args.interpretation, args.control)
-    print(f"wrote {out}")
+    print(f"wrote {out}" + (" (without charts)" if no_charts else ""))
     print(f"reproduce with: {args.reproduce}")
+    for w in no_charts:
+        print(f"bbt-widget: {w.message}", file=sys.stderr)
     if not diag.ok:
         print("bbt-widget: diagnostics FAILED: " + "; ".join(diag.messages), file=sys.stderr)
         return EXIT_DIAGNOSTICS
-    return EXIT_OK
+    return EXIT_CHARTS if no_charts else EXIT_OK
+
+
+def _check_output(out: Path, given: str, formats: tuple[str, ...]) -> None:
+    """Refuse an output path the report cannot be written to, before any fit."""
+    if out.is_dir():
+        raise InputError(
+            f"-o {given!r} is a folder; give a file name such as {str(out / 'report.html')!r}"
+        )
+    if out.suffix.lstrip(".").lower() not in formats:
+        raise InputError(f"-o {given!r}: the report must end in .html, .md or .tex")
+    folder = out.parent
+    if not folder.is_dir():
+        raise InputError(f"-o {given!r}: folder {str(folder)!r} does not exist")
+    figures = out.with_name(out.stem + "_figures")
+    if out.suffix.lower() != ".html" and figures.exists() and not figures.is_dir():
+        raise InputError(f"-o {given!r}: {str(figures)!r} (for the figures) is a file")
+    # a real write, not os.access: that ignores read-only mounts, ACLs and root's rights
+    try:
+        if out.exists():
+            with open(out, "a", encoding="utf-8"):
+                pass
+        else:
+            with tempfile.TemporaryFile(dir=folder):
+                pass
+    except OSError as err:
+        raise InputError(
+            f"-o {given!r}: cannot write to {str(out if out.exists() else folder)!r} "
+            f"({os.strerror(err.errno) if err.errno else err}); choose a writable folder"
+        ) from None
 
 
 def _fixed(frame: pd.DataFrame) -> str:
@@ -422,7 +458,8 @@ def _parser() -> argparse.ArgumentParser:
         prog="bbt-widget",
         description="Bayesian Bradley-Terry comparison of ML algorithms.",
         epilog="Exit codes: 0 ok; 2 bad arguments or input; 3 Stan engine failed; "
-        "4 report written but diagnostics failed; 1 unexpected error.",
+        "4 report written but diagnostics failed; 5 report written without charts; "
+        "1 unexpected error.",
     )
     parser.add_argument("--version", action="version", version=_versions())
     sub = parser.add_subparsers(dest="command", required=True)

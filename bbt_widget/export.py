@@ -4,13 +4,20 @@ and PDF without a browser or internet (vl-convert); the posterior to netCDF (Arv
 
 from __future__ import annotations
 
+import base64
+import json
 import math
+import signal
+import subprocess
+import sys
 from collections.abc import Sequence
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
 import numpy as np
 import pandas as pd
+
+from . import charts
 
 if TYPE_CHECKING:
     from .result import BBTResult
@@ -27,20 +34,81 @@ _TEX_SPECIALS = {
     "_": r"\_",
     "{": r"\{",
     "}": r"\}",
-    "~": r"$\sim$",
+    "~": r"\textasciitilde{}",
     "^": r"\textasciicircum{}",
-    # pair labels "a > b": without T1 font encoding a bare > prints as an inverted "?"
+    # without T1 font encoding a bare <, > or | prints as an inverted "?" or a dash
     "<": r"\textless{}",
     ">": r"\textgreater{}",
+    "|": r"\textbar{}",
+    # a cell starting with [ after a row's \\ would be read as its optional argument
+    "[": "{[}",
+    "]": "{]}",
+    # a line break would end a table row or a paragraph: names are one line
+    "\n": " ",
+    "\t": " ",
+}
+# Markdown: & < > as entities (no HTML, no entity passes through: CommonMark renders raw HTML),
+# the inline-syntax characters behind a backslash (every CommonMark renderer honours that for
+# ASCII punctuation), and a line break as <br>, the one tag that never comes from the text.
+_MD_SPECIALS = {
+    "&": "&amp;",
+    "<": "&lt;",
+    ">": "&gt;",
+    "\n": "<br>",
+    **{ch: "\\" + ch for ch in "\\`*_[]|~$"},
+}
+_HTML_SPECIALS = {
+    "&": "&amp;",
+    "<": "&lt;",
+    ">": "&gt;",
+    '"': "&quot;",
+    "'": "&#x27;",
+    "\n": "<br>",
 }
 
 
+def _one_line_breaks(text: object) -> str:
+    # \r\n and a lone \r (old Mac files, Excel cells) are line breaks too
+    return str(text).replace("\r\n", "\n").replace("\r", "\n")
+
+
 def tex_escape(text: object) -> str:
-    """Escape LaTeX special characters in a cell, header or sentence (``>=`` -> $\\geq$)."""
+    """Escape a cell, header or sentence for LaTeX so every character prints literally.
+
+    ``>=`` / ``<=`` become $\\geq$ / $\\leq$, ``--`` stays two hyphens, a line break becomes a
+    space, and characters beyond U+FFFF (emoji), which no pdflatex font has, are written as
+    ``[U+1F680]`` so the document still compiles.
+    """
     # the two-character comparisons first, through placeholders the table leaves alone
-    text = str(text).replace(">=", "\x00ge").replace("<=", "\x00le")
-    out = "".join(_TEX_SPECIALS.get(ch, ch) for ch in text)
+    text = _one_line_breaks(text).replace(">=", "\x00ge").replace("<=", "\x00le")
+    out = "".join(
+        _TEX_SPECIALS.get(ch, ch) if ord(ch) <= 0xFFFF else f"{{[}}U+{ord(ch):X}{{]}}"
+        for ch in text
+    )
+    # TeX ligatures: -- and --- would print as dashes
+    out = out.replace("--", "-{}-").replace("--", "-{}-")
     return out.replace("\x00ge", r"$\geq$").replace("\x00le", r"$\leq$")
+
+
+def md_escape(text: object) -> str:
+    """Escape a user string (a name, a caption, a sentence) for Markdown.
+
+    ``&``, ``<`` and ``>`` become HTML entities, so no HTML in a name reaches the renderer;
+    the inline syntax characters ``\\ ` * _ [ ] | ~ $`` are backslash-escaped, so a name cannot
+    start emphasis, code, a link, math or a new table cell; a line break becomes ``<br>``,
+    so a name cannot end a table row or start a heading.
+    """
+    return "".join(_MD_SPECIALS.get(ch, ch) for ch in _one_line_breaks(text))
+
+
+def html_escape(text: object) -> str:
+    """Escape a user string for HTML text or a quoted attribute; a line break becomes
+    ``<br>``."""
+    return "".join(_HTML_SPECIALS.get(ch, ch) for ch in _one_line_breaks(text))
+
+
+#: One escaper per text format, for everything that writes user strings.
+ESCAPERS = {"md": md_escape, "tex": tex_escape, "html": html_escape}
 
 
 def _cell(value: Any, digits: int) -> str:
@@ -88,23 +156,87 @@ def to_latex(
 
 
 def to_markdown(df: pd.DataFrame, *, digits: int = 2) -> str:
-    """A GitHub-flavoured Markdown table (numbers right-aligned)."""
+    """A GitHub-flavoured Markdown table (numbers right-aligned, text through
+    :func:`md_escape`)."""
     numeric = _numeric_columns(df)
-
-    def esc(text: str) -> str:
-        return text.replace("|", r"\|")
-
-    header = "| " + " | ".join(esc(str(c)) for c in df.columns) + " |"
+    header = "| " + " | ".join(md_escape(c) for c in df.columns) + " |"
     rule = "|" + "|".join("---:" if n else ":---" for n in numeric) + "|"
     rows = [
-        "| " + " | ".join(esc(_cell(v, digits)) for v in row) + " |"
+        "| " + " | ".join(md_escape(_cell(v, digits)) for v in row) + " |"
         for row in df.itertuples(index=False)
     ]
     return "\n".join([header, rule, *rows]) + "\n"
 
 
-def save_table(df: pd.DataFrame, path: str | Path, *, digits: int = 2, **kwargs: Any) -> Path:
-    """Write a table as ``.tex`` (booktabs), ``.md`` or ``.csv`` chosen by the suffix."""
+def to_html(df: pd.DataFrame, *, digits: int = 3) -> str:
+    """An HTML ``<table>`` (numbers right-aligned, text through :func:`html_escape`)."""
+    numeric = _numeric_columns(df)
+    align = ['class="num"' if n else 'class="txt"' for n in numeric]
+    head = "".join(f"<th {a}>{html_escape(c)}</th>" for a, c in zip(align, df.columns))
+    rows = [
+        "<tr>"
+        + "".join(f"<td {a}>{html_escape(_cell(v, digits))}</td>" for a, v in zip(align, row))
+        + "</tr>"
+        for row in df.itertuples(index=False)
+    ]
+    return "\n".join(
+        ["<table>", f"<thead><tr>{head}</tr></thead>", "<tbody>", *rows, "</tbody>", "</table>"]
+    )
+
+
+#: A spreadsheet reads a cell starting with one of these as a formula (OWASP: CSV injection).
+FORMULA_PREFIXES = ("=", "+", "-", "@", "\t", "\r")
+
+
+def _formula_safe(value: Any) -> Any:
+    if isinstance(value, str) and value.startswith(FORMULA_PREFIXES):
+        return "'" + value
+    return value
+
+
+def csv_safe(df: pd.DataFrame) -> pd.DataFrame:
+    """A copy of ``df`` whose text cells and column names that a spreadsheet would run as a
+    formula (starting with ``= + - @``, tab or carriage return) start with ``'`` instead.
+
+    Number columns are left alone, so negative numbers stay numbers.
+    """
+    out = df.copy()
+    for col in out.columns:
+        values = out[col]
+        if pd.api.types.is_numeric_dtype(values) or pd.api.types.is_bool_dtype(values):
+            continue
+        if isinstance(values.dtype, pd.CategoricalDtype):
+            values = values.astype(object)
+        out[col] = values.map(_formula_safe)
+    out.columns = [_formula_safe(c) for c in out.columns]
+    return out
+
+
+def save_table(
+    df: pd.DataFrame,
+    path: str | Path,
+    *,
+    digits: int = 2,
+    formula_safe: bool = True,
+    **kwargs: Any,
+) -> Path:
+    """Write a table as ``.tex`` (booktabs), ``.md`` or ``.csv`` chosen by the suffix.
+
+    Parameters
+    ----------
+    df
+        The table.
+    path
+        The file; its suffix picks the format.
+    digits
+        Decimals of the numbers in ``.tex`` and ``.md`` (CSV keeps full precision).
+    formula_safe
+        CSV only: prefix text cells that a spreadsheet would run as a formula (starting with
+        ``= + - @``, tab or carriage return) with ``'`` (see :func:`csv_safe`). ``False``
+        writes the names exactly as they are.
+    **kwargs
+        ``caption`` and ``label`` for ``.tex``.
+    """
     path = Path(path)
     fmt = path.suffix.lstrip(".").lower()
     if fmt == "tex":
@@ -112,7 +244,10 @@ def save_table(df: pd.DataFrame, path: str | Path, *, digits: int = 2, **kwargs:
     elif fmt == "md":
         path.write_text(to_markdown(df, digits=digits), encoding="utf-8")
     elif fmt == "csv":
-        df.to_csv(path, index=False)
+        # CRLF rows (RFC 4180): the csv writer then quotes every cell holding a \r or \n,
+        # where with "\n" alone a carriage return in a name would split the row for readers
+        out = csv_safe(df) if formula_safe else df
+        out.to_csv(path, index=False, lineterminator="\r\n")
     else:
         raise ValueError(
             f"unknown table format {path.suffix!r} for {path.name!r}; use one of "
@@ -121,25 +256,106 @@ def save_table(df: pd.DataFrame, path: str | Path, *, digits: int = 2, **kwargs:
     return path
 
 
-def save_chart(chart: Any, path: str | Path, *, scale: float = 2.0) -> Path:
-    """Write an Altair chart as SVG, PNG or PDF (by suffix) with vl-convert: no browser,
-    no network."""
-    import vl_convert as vlc
+class ChartRenderError(RuntimeError):
+    """vl-convert could not render the charts (the tables and text are unaffected)."""
 
-    path = Path(path)
+
+class ChartRenderWarning(UserWarning):
+    """A report was written without its charts (see :class:`ChartRenderError`)."""
+
+
+# Runs in a child process: vl-convert's V8 aborts the whole process when it cannot reserve
+# its memory (``ulimit -v`` on HPC nodes), and a failed child is an error we can report,
+# where a failed parent is a core dump. The script imports nothing of this package, and
+# drops the working directory from the path so no local file shadows json or base64.
+_RENDER_SCRIPT = """
+import sys
+sys.path = [p for p in sys.path if p not in ("", ".")]
+import base64, json
+import vl_convert as vlc
+out = []
+for spec, fmt, scale in json.load(sys.stdin):
+    if fmt == "svg":
+        data = vlc.vegalite_to_svg(spec).encode("utf-8")
+    elif fmt == "png":
+        data = vlc.vegalite_to_png(spec, scale=scale)
+    else:
+        data = vlc.vegalite_to_pdf(spec)
+    out.append(base64.b64encode(data).decode("ascii"))
+json.dump(out, sys.stdout)
+"""
+
+
+def _spec(chart: Any) -> dict[str, Any]:
+    """The chart's Vega-Lite dict, every axis cutting long labels by code point (see
+    :data:`charts.LABEL_AXIS`) unless the chart says otherwise."""
+    spec = dict(chart.to_dict() if hasattr(chart, "to_dict") else chart)
+    config = dict(spec.get("config", {}))
+    config["axis"] = {**charts.LABEL_AXIS, **config.get("axis", {})}
+    spec["config"] = config
+    return spec
+
+
+def _chart_format(path: Path) -> str:
     fmt = path.suffix.lstrip(".").lower()
     if fmt not in CHART_FORMATS:
         raise ValueError(
             f"unknown chart format {path.suffix!r} for {path.name!r}; use one of "
             + ", ".join(f".{f}" for f in CHART_FORMATS)
         )
-    spec = chart.to_dict() if hasattr(chart, "to_dict") else chart
-    if fmt == "svg":
-        path.write_text(vlc.vegalite_to_svg(spec), encoding="utf-8")
-    elif fmt == "png":
-        path.write_bytes(vlc.vegalite_to_png(spec, scale=scale))
-    else:
-        path.write_bytes(vlc.vegalite_to_pdf(spec))
+    return fmt
+
+
+def _render_failure(proc: subprocess.CompletedProcess) -> str:
+    if proc.returncode < 0:
+        try:
+            name = signal.Signals(-proc.returncode).name
+        except ValueError:
+            name = f"signal {-proc.returncode}"
+        return (
+            f"the chart renderer (vl-convert) was killed by {name}; it needs a few GB of "
+            "virtual memory, so a limit such as `ulimit -v` (common on HPC nodes) is the "
+            "likely cause: raise or remove the limit to get the charts"
+        )
+    lines = [line for line in proc.stderr.strip().splitlines() if line.strip()]
+    last = lines[-1] if lines else f"exit code {proc.returncode}"
+    if proc.returncode in (133, 134) or "out of memory" in proc.stderr.lower():
+        last += " (a virtual memory limit such as `ulimit -v` is the likely cause)"
+    return f"the chart renderer (vl-convert) failed: {last}"
+
+
+def render_charts(
+    charts: Sequence[Any], formats: Sequence[str], *, scale: float = 2.0
+) -> list[bytes]:
+    """Render Altair charts (or Vega-Lite dicts) to SVG, PNG or PDF bytes, offline, in one
+    child process.
+
+    Raises
+    ------
+    ChartRenderError
+        When vl-convert fails or its process dies (e.g. V8 under ``ulimit -v``); this
+        process is unharmed and can still write everything else.
+    """
+    jobs = [[_spec(c), fmt, scale] for c, fmt in zip(charts, formats, strict=True)]
+    proc = subprocess.run(
+        [sys.executable, "-c", _RENDER_SCRIPT],
+        input=json.dumps(jobs),
+        capture_output=True,
+        text=True,
+        encoding="utf-8",
+        check=False,
+    )
+    if proc.returncode != 0:
+        raise ChartRenderError(_render_failure(proc))
+    return [base64.b64decode(data) for data in json.loads(proc.stdout)]
+
+
+def save_chart(chart: Any, path: str | Path, *, scale: float = 2.0) -> Path:
+    """Write an Altair chart as SVG, PNG or PDF (by suffix) with vl-convert: no browser,
+    no network (rendered in a child process, see :func:`render_charts`)."""
+    path = Path(path)
+    (data,) = render_charts([chart], [_chart_format(path)], scale=scale)
+    path.write_bytes(data)
     return path
 
 
@@ -158,8 +374,13 @@ def export_all(
     formats: Sequence[str] = TABLE_FORMATS,
     rope: Sequence[float] = (0.45, 0.55),
     hdi: float = 0.89,
+    formula_safe: bool = True,
 ) -> list[Path]:
-    """Write the summary, ranking and win tables in every format, and the posterior."""
+    """Write the summary, ranking and win tables in every format, and the posterior.
+
+    ``formula_safe`` is passed to :func:`save_table`: by default CSV cells that a
+    spreadsheet would run as a formula start with ``'``.
+    """
     folder = Path(folder)
     folder.mkdir(parents=True, exist_ok=True)
     tables = {
@@ -168,7 +389,9 @@ def export_all(
         "win_table": result.win_table,
     }
     written = [
-        save_table(df, folder / f"{name}.{fmt}") for name, df in tables.items() for fmt in formats
+        save_table(df, folder / f"{name}.{fmt}", formula_safe=formula_safe)
+        for name, df in tables.items()
+        for fmt in formats
     ]
     written.append(save_posterior(result, folder / "posterior.nc"))
     return written

@@ -8,11 +8,11 @@ in_rope with a 0.95 threshold) and Sec. 9.3 (strong interpretation: mean P(a > b
 from __future__ import annotations
 
 import importlib.metadata as md
-import re
 from collections.abc import Sequence
+from dataclasses import dataclass
 from typing import TYPE_CHECKING
 
-from .export import tex_escape
+from .export import ESCAPERS
 
 if TYPE_CHECKING:
     from .result import BBTResult
@@ -46,6 +46,39 @@ def _fmt(x: float) -> str:
     return f"{x:.2f}"
 
 
+@dataclass(frozen=True)
+class _Styled:
+    """A span of the paragraph in a style (``"em"`` or ``"code"``); plain spans are str."""
+
+    text: str
+    style: str
+
+
+#: (opening, closing) markup of each style per format; the text between is escaped.
+_STYLES = {
+    "md": {"em": ("*", "*"), "code": ("`", "`")},
+    "tex": {"em": ("\\emph{", "}"), "code": ("\\texttt{", "}")},
+    "html": {"em": ("<em>", "</em>"), "code": ("<code>", "</code>")},
+}
+
+
+def _render(spans: Sequence[str | _Styled], format: str) -> str:
+    """The paragraph in ``format``: every span escaped once by that format's escaper, so
+    names print literally whatever characters they hold."""
+    escape = ESCAPERS[format]
+    out = []
+    for span in spans:
+        if isinstance(span, _Styled):
+            # code spans hold our own identifiers (file name, hash); Markdown code spans
+            # print backslashes literally, so they are not backslash-escaped there
+            text = span.text if (format, span.style) == ("md", "code") else escape(span.text)
+            opening, closing = _STYLES[format][span.style]
+            out.append(opening + text + closing)
+        else:
+            out.append(escape(span))
+    return "".join(out)
+
+
 def methods_text(
     result: BBTResult,
     *,
@@ -61,29 +94,30 @@ def methods_text(
     result
         The fit to describe.
     format
-        ``"md"`` (Markdown) or ``"tex"`` (LaTeX).
+        ``"md"`` (Markdown), ``"tex"`` (LaTeX) or ``"html"`` (an HTML fragment).
     interpretation
         ``"weak"`` (Sec. 9.2) or ``"strong"`` (Sec. 9.3).
     rope, hdi
         ROPE and HDI mass of the claims.
     """
-    if format not in ("md", "tex"):
-        raise ValueError(f"format must be 'md' or 'tex', got {format!r}")
+    if format not in _STYLES:
+        raise ValueError(f"format must be 'md', 'tex' or 'html', got {format!r}")
     if interpretation not in ("weak", "strong"):
         raise ValueError(f"interpretation must be 'weak' or 'strong', got {interpretation!r}")
     s = result.settings
     summary = result.summary(rope=rope, hdi=hdi)
     rope = tuple(float(v) for v in rope)
-    # the paragraph is written in Markdown (*emphasis*, `code`) and converted to LaTeX at
-    # the end, so every character of it, names included, is escaped in one place
+    # the paragraph is a list of spans, plain text or styled, escaped per format when
+    # rendered: names are never read as markup in any format
 
-    def em(t: str) -> str:
-        return f"*{t}*"
+    def em(t: str) -> _Styled:
+        return _Styled(t, "em")
 
-    def code(t: str) -> str:
-        return f"`{t}`"
+    def code(t: str) -> _Styled:
+        return _Styled(t, "code")
 
-    parts = []
+    # one entry per sentence: a plain string, or a list of spans when part of it is styled
+    parts: list[str | list[str | _Styled]] = []
     n_alg = len(result.algorithms)
     if result.tidy is not None:
         n_ds = len(result.tidy.datasets)
@@ -114,8 +148,9 @@ def methods_text(
         what = f"{n_alg} algorithms from a given win/loss table"
         count = "The win/loss counts were taken as given."
     parts.append(
-        f"We compared {what} with the Bayesian Bradley-Terry (BBT) model ({em(PAPER)}). {count}"
+        [f"We compared {what} with the Bayesian Bradley-Terry (BBT) model (", em(PAPER), ")."]
     )
+    parts.append(count)
     n_ties = int(result.win_table["ties"].sum()) if s["ties"] == "davidson" else None
     tie_text = _TIES[s["ties"]]
     if n_ties is not None:
@@ -128,12 +163,15 @@ def methods_text(
     engine_v = engine_v if engine_v.startswith(engine) else f"{engine} {engine_v}"
     stan_hash = info.get("stan_hash", "")
     parts.append(
-        f"The abilities were given a hierarchical prior beta_i ~ Normal(0, sigma), sigma ~ "
-        f"{prior}, and the model was sampled with Stan through {engine_v} "
-        f"({s['chains']} chains of {s['iter_warmup']} warm-up and {s['iter_sampling']} sampling "
-        f"iterations, seed {s['seed']}; Stan program {code(s['model'] + '.stan')}"
-        + (f" sha256 {code(stan_hash)}" if stan_hash else "")
-        + ")."
+        [
+            f"The abilities were given a hierarchical prior beta_i ~ Normal(0, sigma), sigma ~ "
+            f"{prior}, and the model was sampled with Stan through {engine_v} "
+            f"({s['chains']} chains of {s['iter_warmup']} warm-up and {s['iter_sampling']} "
+            f"sampling iterations, seed {s['seed']}; Stan program ",
+            code(s["model"] + ".stan"),
+            *((" sha256 ", code(stan_hash)) if stan_hash else ()),
+            ").",
+        ]
     )
     diag = result.diagnostics()
     if diag.ok:
@@ -150,9 +188,7 @@ def methods_text(
     ppc = result.ppc_table().set_index("hdi")["proportion"]
     parts.append(
         f"In the posterior predictive check, {ppc[0.9]:.0%} of the observed win counts fell "
-        f"inside the 90% HDI of their replicates ({ppc[0.5]:.0%} inside the 50% HDI).".replace(
-            "%", "\\%" if format == "tex" else "%"
-        )
+        f"inside the 90% HDI of their replicates ({ppc[0.5]:.0%} inside the 50% HDI)."
     )
     parts.append(_claims(summary, interpretation, rope, hdi))
     if interpretation == "weak" and n_alg > MANY_ALGORITHMS:
@@ -174,8 +210,10 @@ def methods_text(
         )
         + "."
     )
-    text = " ".join(parts)
-    return md_to_tex(text) if format == "tex" else text
+    spans: list[str | _Styled] = []
+    for k, part in enumerate(parts):
+        spans += ([" "] if k else []) + ([part] if isinstance(part, str) else part)
+    return _render(spans, format)
 
 
 def _claims(summary, interpretation: str, rope: tuple[float, float], hdi: float) -> str:
@@ -183,13 +221,12 @@ def _claims(summary, interpretation: str, rope: tuple[float, float], hdi: float)
     better = summary[summary[col] == "a better"]
     equiv = summary[summary[col] == "equivalent"]
     none = summary[summary[col] == "no claim"]
-    pct = "%"
     rope_txt = f"[{rope[0]:g}, {rope[1]:g}]"
     if interpretation == "weak":
         rule = (
             f"Under the weak interpretation (Sec. 9.2 of the BBT paper), a pair is claimed "
-            f"different when at least 95{pct} of the posterior of P(a > b) lies above 0.5 "
-            f"(above.50 >= 0.95) and equivalent when at least 95{pct} lies in the ROPE {rope_txt} "
+            f"different when at least 95% of the posterior of P(a > b) lies above 0.5 "
+            f"(above.50 >= 0.95) and equivalent when at least 95% lies in the ROPE {rope_txt} "
             f"(in.rope >= 0.95)."
         )
 
@@ -204,7 +241,7 @@ def _claims(summary, interpretation: str, rope: tuple[float, float], hdi: float)
             f"different when the mean of P(a > b) exceeds 0.70 and equivalent when it is below "
             f"{rope[1]:g}."
         )
-        mass = f"{hdi:.0%}".replace("%", pct)
+        mass = f"{hdi:.0%}"
 
         def better_txt(r) -> str:
             return (
@@ -243,16 +280,3 @@ def _join(items: list[str]) -> str:
     if len(items) <= 1:
         return "".join(items)
     return "; ".join(items[:-1]) + "; and " + items[-1]
-
-
-def md_to_tex(text: str) -> str:
-    """Convert the paragraph's Markdown (``*emphasis*``, ```code```) to escaped LaTeX."""
-    out = []
-    for k, chunk in enumerate(re.split(r"`([^`]*)`", text)):
-        if k % 2:  # inside a code span
-            out.append(r"\texttt{" + tex_escape(chunk) + "}")
-            continue
-        pieces = re.split(r"\*([^*]+)\*", chunk)
-        for j, piece in enumerate(pieces):
-            out.append(r"\emph{" + tex_escape(piece) + "}" if j % 2 else tex_escape(piece))
-    return "".join(out)
