@@ -256,8 +256,9 @@ class BBTResult:
         rope: Sequence[float] = (0.45, 0.55),
         hdi: float = 0.89,
     ) -> str:
-        """A methods-and-results paragraph (Markdown or LaTeX) stating what was run, whether
-        the diagnostics passed and the claims under the chosen interpretation."""
+        """A methods-and-results paragraph (``format``: ``"md"``, ``"tex"`` or ``"html"``,
+        names escaped for it) stating what was run, whether the diagnostics passed and the
+        claims under the chosen interpretation."""
         from .report import methods_text
 
         return methods_text(self, format=format, interpretation=interpretation, rope=rope, hdi=hdi)

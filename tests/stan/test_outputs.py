@@ -10,7 +10,7 @@ import pandas as pd
 import pytest
 
 import bbt_widget as bbt
-from bbt_widget import charts, cli, export
+from bbt_widget import charts, cli, export, report
 from bbt_widget.engines import available_engines
 from bbt_widget.html_report import write_report
 
@@ -51,6 +51,10 @@ def test_methods_text_states_what_was_run_and_the_claims(res):
     assert "$\\geq$" in tex and not re.search(r"(?<!\$)>", tex)
     with pytest.raises(ValueError, match="format"):
         res.report(format="docx")
+    # the same spans as HTML: styled by tags, the rest escaped text
+    html = res.report(format="html")
+    assert f"<em>{report.PAPER}</em>" in html and "<code>bbt.stan</code>" in html
+    assert "*" not in html and "`" not in html and "P(a &gt; b)" in html
 
 
 def test_methods_text_reports_failed_diagnostics():
@@ -115,6 +119,7 @@ def test_standalone_report(res, tmp_path, suffix):
     assert "Methods and results" in text
     if suffix == "html":
         assert text.count("<svg") >= 4 and "<script" not in text
+        assert '<div class="methods">We compared' in text and "<em>" in text
         # offline: nothing is loaded from elsewhere (SVG namespaces are identifiers)
         assert not re.search(r'(src|href)="https?://', text)
     else:
