@@ -21,7 +21,7 @@ from pathlib import Path
 import mistune
 import pandas as pd
 import pytest
-from conftest import HOSTILE, fit_hostile
+from hostile import HOSTILE, fit_hostile
 
 from bbt_widget import charts, export
 from bbt_widget.html_report import write_report
