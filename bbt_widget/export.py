@@ -67,7 +67,7 @@ _HTML_SPECIALS = {
 }
 
 
-def _one_line_breaks(text: object) -> str:
+def _unix_newlines(text: object) -> str:
     # \r\n and a lone \r (old Mac files, Excel cells) are line breaks too
     return str(text).replace("\r\n", "\n").replace("\r", "\n")
 
@@ -80,7 +80,7 @@ def tex_escape(text: object) -> str:
     ``[U+1F680]`` so the document still compiles.
     """
     # the two-character comparisons first, through placeholders the table leaves alone
-    text = _one_line_breaks(text).replace(">=", "\x00ge").replace("<=", "\x00le")
+    text = _unix_newlines(text).replace(">=", "\x00ge").replace("<=", "\x00le")
     out = "".join(
         _TEX_SPECIALS.get(ch, ch) if ord(ch) <= 0xFFFF else f"{{[}}U+{ord(ch):X}{{]}}"
         for ch in text
@@ -98,13 +98,13 @@ def md_escape(text: object) -> str:
     start emphasis, code, a link, math or a new table cell; a line break becomes ``<br>``,
     so a name cannot end a table row or start a heading.
     """
-    return "".join(_MD_SPECIALS.get(ch, ch) for ch in _one_line_breaks(text))
+    return "".join(_MD_SPECIALS.get(ch, ch) for ch in _unix_newlines(text))
 
 
 def html_escape(text: object) -> str:
-    """Escape a user string for HTML text or a quoted attribute; a line break becomes
-    ``<br>``."""
-    return "".join(_HTML_SPECIALS.get(ch, ch) for ch in _one_line_breaks(text))
+    """Escape a user string for HTML text (quotes too, so it is also safe inside a quoted
+    attribute when it holds no line break); a line break becomes ``<br>``."""
+    return "".join(_HTML_SPECIALS.get(ch, ch) for ch in _unix_newlines(text))
 
 
 #: One escaper per text format, for everything that writes user strings.
