@@ -328,7 +328,7 @@ def report(args: argparse.Namespace) -> int:
             print(f"bbt-widget: warning: {_as_options(str(w.message))}", file=sys.stderr)
     start = time.perf_counter()
     progress.step(f"writing {out.name}")
-    with warnings.catch_warnings(record=True) as caught:
+    with warnings.catch_warnings(record=True) as while_writing:
         warnings.simplefilter("always", ChartRenderWarning)
         write_report(
             res,
@@ -339,7 +339,7 @@ def report(args: argparse.Namespace) -> int:
             control=args.control,
         )
     progress.done()
-    no_charts = [w for w in caught if issubclass(w.category, ChartRenderWarning)]
+    no_charts = [w for w in while_writing if issubclass(w.category, ChartRenderWarning)]
     diag = res.diagnostics()
     _print_overview(res, tuple(args.rope), args.hdi, args.interpretation, args.control)
     print(f"wrote {out}" + (" (without charts)" if no_charts else ""))
