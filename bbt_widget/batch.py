@@ -1,0 +1,438 @@
+"""One batch layer for many fits: sweeps, influence refits and calibration repeats.
+
+A list of :class:`FitRequest` (a win table, the model settings) goes in; one
+:class:`FitOutcome` per request comes out, in the same order. Each fit gets its own seed from
+``numpy.random.SeedSequence(seed).spawn(n)``, so the numbers depend on the user's seed and the
+position of the request only, never on the executor or on how many workers run.
+
+Executors
+---------
+``executor=None``
+    All local cores: one thread per core, each driving one fit through the engine's own
+    worker processes (the threads only wait on them; the sampling runs in the engine's
+    subprocesses, which are killed on cancellation).
+``executor=<dask.distributed.Client>`` (or a scheduler address such as ``"tcp://host:8786"``)
+    One Dask task per fit. Each worker compiles the Stan program once into its own cache (the
+    first task there pays for it); only the win tables travel to the workers, and results come
+    back in order. Cancelling sets a ``distributed.Event`` that running tasks poll, so their
+    samplers are killed on the workers too.
+
+A fit that fails (bad data, a sampler error) becomes an outcome with its ``error`` text; the
+other fits are kept. Cancellation raises :class:`~bbt_widget.engines.FitCancelled` once every
+running fit has stopped, so no sampler process is left behind.
+"""
+
+from __future__ import annotations
+
+import os
+import sys
+import threading
+import time
+import uuid
+import warnings
+from collections.abc import Callable, Sequence
+from concurrent.futures import FIRST_COMPLETED, ThreadPoolExecutor, wait
+from dataclasses import dataclass, field
+from functools import cached_property
+from typing import Any
+
+import numpy as np
+import pandas as pd
+
+from .data import (
+    DEFAULT_SEED,
+    check_count,
+    check_hyperprior,
+    check_seed,
+    check_ties,
+    check_win_table,
+)
+from .engines import FitCancelled
+from .engines.base import ProgressCallback
+from .fitting import DiagnosticsWarning, fit
+from .result import BBTResult
+
+#: ``reduce(result, request) -> anything``: applied to each result where it was fitted (on the
+#: Dask worker, or right away locally) so that only what the caller needs is kept or travels.
+Reducer = Callable[[BBTResult, "FitRequest"], Any]
+
+
+@dataclass(frozen=True)
+class FitRequest:
+    """One fit to run: a raw win table (ties not yet resolved) and the model settings.
+
+    Attributes
+    ----------
+    win_table
+        Counts ``alg1, alg2, win1, win2, ties`` with every pair of the algorithms (as
+        :func:`bbt_widget.wintable.count_wins` gives them); ``ties`` are resolved by ``ties``.
+    ties, hyperprior, prior_scale
+        Model settings, as for :func:`bbt_widget.fit`.
+    chains, iter_warmup, iter_sampling, engine
+        Sampler settings, as for :func:`bbt_widget.fit`.
+    meta
+        Free labels carried to the outcome (e.g. the sweep setting or the data set left out).
+    """
+
+    win_table: pd.DataFrame
+    ties: str = "spread"
+    hyperprior: str = "lognormal"
+    prior_scale: float = 0.5
+    chains: int = 4
+    iter_warmup: int = 1000
+    iter_sampling: int = 1000
+    engine: str = "auto"
+    meta: dict[str, Any] = field(default_factory=dict)
+
+    def check(self) -> FitRequest:
+        """Validate every setting now (before any fit starts); returns self."""
+        if check_ties(self.ties) is None:
+            raise ValueError("a fit request needs a tie policy, not ties=None")
+        check_hyperprior(self.hyperprior, self.prior_scale)
+        for name in ("chains", "iter_warmup", "iter_sampling"):
+            check_count(getattr(self, name), name)
+        check_win_table(self.win_table)
+        return self
+
+
+@dataclass
+class FitOutcome:
+    """What one request gave: ``value`` (the result, or what ``reduce`` made of it) or
+    ``error`` (the failure's text); ``warnings`` holds diagnostics warnings of the fit."""
+
+    request: FitRequest
+    seed: int
+    value: Any = None
+    error: str | None = None
+    warnings: list[str] = field(default_factory=list)
+    seconds: float = 0.0
+
+    @property
+    def ok(self) -> bool:
+        """Whether the fit succeeded."""
+        return self.error is None
+
+
+def spawn_seeds(seed: int | None, n: int) -> list[int]:
+    """``n`` independent Stan seeds from one user seed (``SeedSequence(seed).spawn(n)``)."""
+    root = np.random.SeedSequence(check_seed(seed))
+    return [int(child.generate_state(1)[0] % (2**31 - 1)) for child in root.spawn(n)]
+
+
+def _slim(result: BBTResult) -> BBTResult:
+    """The result without its cached summaries (ArviZ data, sorted draws): they are rebuilt on
+    demand, and pickling them would multiply what travels back from a Dask worker."""
+    out = object.__new__(type(result))
+    out.__dict__.update(
+        {
+            k: v
+            for k, v in vars(result).items()
+            if not isinstance(getattr(type(result), k, None), cached_property)
+        }
+    )
+    return out
+
+
+def _fit_one(
+    request: FitRequest,
+    seed: int,
+    reduce: Reducer | None,
+    progress: ProgressCallback | None,
+    cancel: threading.Event | None,
+) -> FitOutcome:
+    """Run one request; any failure but cancellation becomes the outcome's error."""
+    start = time.perf_counter()
+    outcome = FitOutcome(request, seed)
+    try:
+        result = fit(
+            request.win_table,
+            ties=request.ties,
+            hyperprior=request.hyperprior,
+            prior_scale=request.prior_scale,
+            chains=request.chains,
+            iter_warmup=request.iter_warmup,
+            iter_sampling=request.iter_sampling,
+            engine=request.engine,
+            seed=seed,
+            progress=progress,
+            cancel=cancel,
+        )
+        # the fit's DiagnosticsWarning, kept with its row (run_batch silences the warning:
+        # warning filters are process-wide, so they cannot be set per fit thread)
+        outcome.warnings = list(result.diagnostics().messages)
+        outcome.value = _slim(result) if reduce is None else reduce(result, request)
+    except FitCancelled:
+        raise
+    except Exception as exc:  # kept as a row: one bad fit must not lose the others
+        outcome.error = f"{type(exc).__name__}: {exc}"
+    outcome.seconds = time.perf_counter() - start
+    return outcome
+
+
+def run_batch(
+    requests: Sequence[FitRequest],
+    *,
+    seed: int | None = DEFAULT_SEED,
+    executor: Any = None,
+    n_jobs: int | None = None,
+    reduce: Reducer | None = None,
+    progress: ProgressCallback | None = None,
+    cancel: threading.Event | None = None,
+) -> list[FitOutcome]:
+    """Run many fits; outcomes in the order of ``requests``.
+
+    Parameters
+    ----------
+    requests
+        The fits to run (validated before the first one starts).
+    seed
+        The user's seed; fit ``k`` uses ``spawn_seeds(seed, n)[k]`` whatever the executor.
+    executor
+        ``None`` (local processes), a ``dask.distributed.Client`` or a scheduler address.
+    n_jobs
+        Local fits run at once (default: the number of cores). Ignored with Dask.
+    reduce
+        ``reduce(result, request)`` keeps only what is needed of each result (must be
+        picklable, e.g. a module-level function, for Dask).
+    progress
+        ``progress(stage, fraction)``: ``("compiling", nan)`` while a model compiles, then
+        ``("fitting", f)`` with ``f`` the finished share of the whole batch.
+    cancel
+        Setting it stops the batch: running fits are killed, then ``FitCancelled`` is raised.
+
+    Returns
+    -------
+    list of FitOutcome
+        One per request, same order; failed fits carry ``error``.
+    """
+    requests = [r.check() for r in requests]
+    seeds = spawn_seeds(seed, len(requests))
+    if not requests:
+        return []
+    client = None if executor is None else _dask_client(executor)
+    with warnings.catch_warnings():
+        # failed diagnostics are reported per fit in FitOutcome.warnings, not n times here
+        warnings.simplefilter("ignore", DiagnosticsWarning)
+        if client is None:
+            return _run_local(requests, seeds, n_jobs, reduce, progress, cancel)
+        return _run_dask(client, requests, seeds, reduce, progress, cancel)
+
+
+# --------------------------------------------------------------------------- local
+
+
+class _Progress:
+    """Sums the fractions of the fits of a batch into one fraction (thread-safe)."""
+
+    def __init__(self, n: int, progress: ProgressCallback | None) -> None:
+        self.parts = [0.0] * n
+        self.progress = progress
+        self.lock = threading.Lock()
+
+    def for_fit(self, k: int) -> ProgressCallback:
+        def report(stage: str, fraction: float) -> None:
+            if stage == "sampling" and np.isfinite(fraction):
+                self.set(k, fraction)
+            elif self.progress is not None and stage == "compiling":
+                self.progress(stage, fraction)
+
+        return report
+
+    def set(self, k: int, fraction: float) -> None:
+        with self.lock:
+            self.parts[k] = max(self.parts[k], min(1.0, fraction))
+            total = sum(self.parts) / len(self.parts)
+        if self.progress is not None:
+            self.progress("fitting", total)
+
+
+def _run_local(
+    requests: list[FitRequest],
+    seeds: list[int],
+    n_jobs: int | None,
+    reduce: Reducer | None,
+    progress: ProgressCallback | None,
+    cancel: threading.Event | None,
+) -> list[FitOutcome]:
+    n_jobs = check_count(n_jobs if n_jobs is not None else os.cpu_count() or 1, "n_jobs")
+    stop = threading.Event()  # ours: set on cancel or on an unexpected error in a fit
+    tracker = _Progress(len(requests), progress)
+    outcomes: list[FitOutcome | None] = [None] * len(requests)
+
+    def one(k: int) -> FitOutcome:
+        if stop.is_set():
+            raise FitCancelled("batch cancelled")
+        out = _fit_one(requests[k], seeds[k], reduce, tracker.for_fit(k), stop)
+        tracker.set(k, 1.0)
+        return out
+
+    with ThreadPoolExecutor(max_workers=min(n_jobs, len(requests))) as pool:
+        pending = {pool.submit(one, k): k for k in range(len(requests))}
+        try:
+            while pending:
+                done, _ = wait(pending, timeout=0.1, return_when=FIRST_COMPLETED)
+                if cancel is not None and cancel.is_set():
+                    stop.set()
+                for fut in done:
+                    k = pending.pop(fut)
+                    outcomes[k] = fut.result()  # FitCancelled only when stop is set
+        except BaseException:
+            stop.set()  # the running fits kill their samplers; the pool waits for them
+            for fut in pending:
+                fut.cancel()
+            raise
+    if cancel is not None and cancel.is_set():
+        raise FitCancelled("batch cancelled")
+    return outcomes  # type: ignore[return-value]
+
+
+# --------------------------------------------------------------------------- Dask
+
+
+def _dask_client(executor: Any) -> Any:
+    """The Dask client to use, with a clear error when there is no usable cluster."""
+    try:
+        from distributed import Client
+    except ImportError:
+        raise ImportError(
+            "running fits on a Dask cluster needs dask.distributed: "
+            'pip install "bbt-widget[dask]" (or pass executor=None to use the local cores)'
+        ) from None
+    if isinstance(executor, str):
+        try:
+            executor = Client(executor, timeout="10s")
+        except (OSError, TimeoutError) as exc:
+            raise ConnectionError(
+                f"could not reach the Dask scheduler at {executor!r} ({exc}); check the "
+                "address and that the scheduler runs, or pass executor=None to use the local "
+                "cores"
+            ) from None
+    if not isinstance(executor, Client):
+        raise TypeError(
+            "executor must be None (local cores), a dask.distributed.Client or a scheduler "
+            f"address like 'tcp://host:8786'; got {type(executor).__name__}"
+        )
+    if executor.status != "running":
+        raise ConnectionError(
+            f"the Dask client is {executor.status!r}, not connected to a scheduler; create a "
+            "new Client('tcp://host:8786') or pass executor=None to use the local cores"
+        )
+    try:
+        workers = executor.scheduler_info()["workers"]
+    except (OSError, TimeoutError) as exc:
+        raise ConnectionError(
+            f"the Dask scheduler at {executor.scheduler.address!r} does not answer ({exc}); "
+            "check that it still runs, or pass executor=None to use the local cores"
+        ) from None
+    if not workers:
+        raise ConnectionError(
+            f"the Dask cluster at {executor.scheduler.address!r} has no workers; start some "
+            "(dask worker <address>) or pass executor=None to use the local cores"
+        )
+    return executor
+
+
+def _dask_task(request: FitRequest, seed: int, reduce: Reducer | None, event: str) -> FitOutcome:
+    """Runs on a Dask worker: one fit, stopped when the batch's cancel event is set."""
+    from distributed import Event, get_client
+
+    warnings.simplefilter("ignore", DiagnosticsWarning)  # kept in FitOutcome.warnings
+    cancel = threading.Event()
+    # the client is fetched here, in the task's thread: the watcher thread has none of its own
+    remote = Event(event, client=get_client())
+    finished = threading.Event()
+
+    def watch() -> None:
+        # poll the scheduler's event: a set one kills this fit's sampler processes here
+        while not finished.wait(0.25):
+            try:
+                if remote.is_set():
+                    cancel.set()
+                    return
+            except Exception:  # a lost connection: Dask itself ends or reruns this task
+                continue
+
+    watcher = threading.Thread(target=watch, daemon=True)
+    watcher.start()
+    try:
+        return _fit_one(request, seed, reduce, None, cancel)
+    finally:
+        finished.set()
+        watcher.join()
+
+
+def _run_dask(
+    client: Any,
+    requests: list[FitRequest],
+    seeds: list[int],
+    reduce: Reducer | None,
+    progress: ProgressCallback | None,
+    cancel: threading.Event | None,
+) -> list[FitOutcome]:
+    from distributed import Event, as_completed
+
+    name = f"bbt-widget-cancel-{uuid.uuid4().hex}"
+    stop = Event(name, client=client)
+    futures = [
+        client.submit(_dask_task, r, s, reduce, name, pure=False, key=f"bbt-fit-{k}-{name}")
+        for k, (r, s) in enumerate(zip(requests, seeds))
+    ]
+    index = {f.key: k for k, f in enumerate(futures)}
+    outcomes: list[FitOutcome | None] = [None] * len(requests)
+    done = 0
+    try:
+        pending = as_completed(futures)
+        while not pending.is_empty():
+            if cancel is not None and cancel.is_set():
+                raise FitCancelled("batch cancelled")
+            try:
+                batch = pending.next_batch(block=False)
+            except StopIteration:
+                break
+            if not batch:
+                time.sleep(0.1)
+                continue
+            for fut in batch:
+                k = index[fut.key]
+                try:
+                    outcomes[k] = fut.result()
+                except FitCancelled:
+                    raise
+                except Exception as exc:  # the task itself died (e.g. a worker was lost)
+                    outcomes[k] = FitOutcome(requests[k], seeds[k], error=_task_error(exc))
+                done += 1
+                if progress is not None:
+                    progress("fitting", done / len(requests))
+    except BaseException:
+        stop.set()  # running tasks see it within 0.25 s and kill their samplers
+        client.cancel(futures)
+        raise
+    finally:
+        for fut in futures:
+            fut.release()
+    return outcomes  # type: ignore[return-value]
+
+
+def _task_error(exc: BaseException) -> str:
+    return f"{type(exc).__name__} on the Dask cluster: {exc}"
+
+
+def text_progress(stream: Any = None, width: int = 30) -> ProgressCallback:
+    """A ``progress`` callback that draws a bar in the terminal (``stderr`` by default)."""
+    out = stream if stream is not None else sys.stderr
+    last = [-1]
+
+    def report(stage: str, fraction: float) -> None:
+        if stage == "compiling":
+            out.write("\rcompiling the Stan model...")
+        else:
+            filled = round(fraction * width)
+            if filled == last[0]:
+                return
+            last[0] = filled
+            out.write(f"\r{stage} [{'#' * filled}{'.' * (width - filled)}] {fraction:4.0%}")
+            if fraction >= 1.0:
+                out.write("\n")
+        out.flush()
+
+    return report
