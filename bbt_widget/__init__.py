@@ -15,6 +15,7 @@ from .audit import Audit, DataWarning, audit
 from .data import DEFAULT_SEED, TidyResults, tidy_results
 from .fitting import DiagnosticsWarning, DisconnectedWarning, fit
 from .result import BBTResult
+from .sweep import SweepResult, sweep
 from .wintable import win_table
 
 if TYPE_CHECKING:
@@ -30,6 +31,7 @@ __all__ = [
     "DataWarning",
     "DiagnosticsWarning",
     "DisconnectedWarning",
+    "SweepResult",
     "TidyResults",
     "__version__",
     "audit",
@@ -37,6 +39,7 @@ __all__ = [
     "data",
     "datasets",
     "fit",
+    "sweep",
     "tidy_results",
     "win_table",
 ]

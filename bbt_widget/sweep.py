@@ -1,0 +1,473 @@
+"""``bbt.sweep``: do the claims survive reasonable analysis choices?
+
+The tie policy, the local ROPE ``d_min``, paired or unpaired effect sizes and the hyper-prior
+are choices a reviewer will question. A sweep refits the model for every combination in a grid
+(through :mod:`bbt_widget.batch`, on local cores or a Dask cluster) and lays the decisions side
+by side: which pairs flip, which claims hold in every setting.
+
+>>> import bbt_widget as bbt
+>>> sw = bbt.sweep(bbt.datasets.load_base(), dataset="db")  # doctest: +SKIP
+>>> sw.flips("strong")  # doctest: +SKIP
+>>> grid = {**bbt.sweep.DEFAULT_GRID, "prior": bbt.sweep.APPENDIX_A}  # doctest: +SKIP
+"""
+
+from __future__ import annotations
+
+import itertools
+import threading
+from collections.abc import Mapping, Sequence
+from types import MappingProxyType
+from typing import TYPE_CHECKING, Any
+
+import numpy as np
+import pandas as pd
+
+from . import posterior
+from .batch import FitRequest, run_batch
+from .data import (
+    DEFAULT_SEED,
+    TidyResults,
+    check_count,
+    check_d_min,
+    check_hdi,
+    check_hyperprior,
+    check_rope,
+    check_ties,
+    tidy_results,
+)
+from .engines.base import ProgressCallback
+from .result import BBTResult
+from .wintable import count_wins
+
+if TYPE_CHECKING:
+    import altair as alt
+
+#: Settings a grid may vary, in the order of the frame's setting columns.
+SETTING_COLUMNS = ("ties", "d_min", "paired", "hyperprior", "prior_scale")
+#: Grid keys: the settings, plus ``prior`` for (hyperprior, scale) pairs such as APPENDIX_A.
+GRID_KEYS = (*SETTING_COLUMNS, "prior")
+#: The paper's Appendix A hyper-priors on sigma, for ``grid={"prior": APPENDIX_A}``.
+APPENDIX_A: tuple[tuple[str, float], ...] = (("lognormal", 0.5), ("cauchy", 1.0), ("normal", 3.0))
+_INTERPRETATIONS = ("weak", "strong")
+
+
+def _check_interpretation(interpretation: str) -> str:
+    if interpretation not in _INTERPRETATIONS:
+        raise ValueError(f"interpretation must be 'weak' or 'strong', got {interpretation!r}")
+    return interpretation
+
+
+def default_grid(tidy: TidyResults) -> dict[str, list[Any]]:
+    """Ties {spread, add, forget, davidson} x d_min {None, 0.2, 0.4}, paired where valid.
+
+    Without fold scores or an sd table a local ROPE cannot be computed, so d_min is then only
+    ``None``.
+    """
+    can_rope = tidy.has_folds or tidy.has_sd
+    return {
+        "ties": list(_Sweep.DEFAULT_GRID["ties"]),
+        "d_min": list(_Sweep.DEFAULT_GRID["d_min"]) if can_rope else [None],
+        "paired": [tidy.paired_ok],
+    }
+
+
+def _check_value(key: str, value: Any) -> Any:
+    """One grid value, validated by the same checks ``fit`` uses; errors name the setting."""
+    try:
+        if key == "ties":
+            if check_ties(value) is None:
+                raise ValueError("a fit needs a tie policy, not None")
+            return value
+        if key == "d_min":
+            return check_d_min(value)
+        if key == "paired":
+            if not isinstance(value, (bool, np.bool_)):
+                raise ValueError(f"paired must be True or False, got {value!r}")
+            return bool(value)
+        if key == "hyperprior":
+            return check_hyperprior(value, 1.0)[0]
+        if key == "prior_scale":
+            return check_hyperprior("lognormal", value)[1]
+        name, scale = value  # "prior": (hyperprior, scale)
+        return check_hyperprior(name, scale)
+    except (TypeError, ValueError) as exc:
+        raise ValueError(f"sweep grid {key!r}: invalid value {value!r}: {exc}") from None
+
+
+def _settings(grid: Mapping[str, Sequence[Any]], base: dict[str, Any]) -> list[dict[str, Any]]:
+    """Every combination of the grid, validated, ``paired`` dropped where d_min is None."""
+    unknown = [k for k in grid if k not in GRID_KEYS]
+    if unknown:
+        raise ValueError(
+            f"sweep grid: unknown setting {unknown[0]!r}; valid settings: {', '.join(GRID_KEYS)}"
+        )
+    if "prior" in grid and ({"hyperprior", "prior_scale"} & set(grid)):
+        raise ValueError(
+            "sweep grid: give either 'prior' (hyperprior, scale) pairs or 'hyperprior' / "
+            "'prior_scale', not both"
+        )
+    values: dict[str, list[Any]] = {}
+    for key, vals in grid.items():
+        vals = [vals] if isinstance(vals, (str, bool)) or vals is None else list(vals)
+        if not vals:
+            raise ValueError(f"sweep grid {key!r}: no values; give at least one")
+        values[key] = [_check_value(key, v) for v in vals]
+    out: list[dict[str, Any]] = []
+    for combo in itertools.product(*values.values()):
+        s = dict(base)
+        for key, value in zip(values, combo):
+            if key == "prior":
+                s["hyperprior"], s["prior_scale"] = value
+            else:
+                s[key] = value
+        if s["d_min"] is None:
+            s["paired"] = None  # no local ROPE: paired or not counts the same wins
+        if s not in out:
+            out.append(s)
+    return out
+
+
+def _text(value: Any) -> str:
+    """A setting value for labels: None (no local ROPE, paired n/a) reads "none"."""
+    if value is None or (isinstance(value, float) and np.isnan(value)):
+        return "none"
+    return str(value)
+
+
+def _beta_draws(result: BBTResult, request: FitRequest) -> np.ndarray:
+    """What a sweep keeps of a fit (and all that travels back from a Dask worker)."""
+    return result.beta
+
+
+class SweepResult:
+    """Decisions per pair across the settings of a sweep.
+
+    Attributes
+    ----------
+    frame
+        Tidy table: the setting columns (``ties, d_min, paired, hyperprior, prior_scale`` and
+        ``replicate`` when several seeds were run), then ``pair, mean, low, high, above_50,
+        in_rope, weak, strong`` and ``alg_a, alg_b, error``. Pairs are oriented the same way in
+        every setting (by the first successful fit's ranking), so the rows compare directly.
+    n_failed
+        How many fits failed (their rows carry the error and no numbers).
+    rope, hdi
+        The ROPE and HDI mass of ``frame``; :meth:`table` recomputes for others, no refit.
+    """
+
+    def __init__(
+        self,
+        settings: list[dict[str, Any]],
+        betas: list[np.ndarray | None],
+        errors: list[str | None],
+        algorithms: Sequence[str],
+        rope: tuple[float, float],
+        hdi: float,
+    ) -> None:
+        self.settings = settings
+        self.errors = errors
+        self.algorithms = list(algorithms)
+        self.n_failed = sum(e is not None for e in errors)
+        ok = [b for b in betas if b is not None]
+        # one orientation for all settings, so "a better" means the same in every column
+        order = posterior.algorithm_order(ok[0]) if ok else np.arange(len(self.algorithms))
+        self._pairs = posterior.ordered_pairs(order)
+        self._p_sorted = [None if b is None else self._sorted(b) for b in betas]
+        self.rope, self.hdi = check_rope(rope), check_hdi(hdi)
+        self.frame = self.table(rope, hdi)
+
+    def _sorted(self, beta: np.ndarray) -> np.ndarray:
+        p = posterior.pair_probabilities(beta, self._pairs)
+        p.sort(axis=0)
+        return p
+
+    def __repr__(self) -> str:
+        n = len(self.settings)
+        pairs = len(self._pairs)
+        return f"<SweepResult: {n} fits ({self.n_failed} failed), {pairs} pairs>"
+
+    def table(self, rope: Sequence[float] | None = None, hdi: float | None = None) -> pd.DataFrame:
+        """The tidy frame for another ROPE or HDI mass (re-summarised draws, no refit)."""
+        rope = self.rope if rope is None else check_rope(rope)
+        hdi = self.hdi if hdi is None else check_hdi(hdi)
+        a = self.algorithms
+        labels = [f"{a[i]} > {a[j]}" for i, j in self._pairs]
+        alg_a = [a[i] for i, _ in self._pairs]
+        alg_b = [a[j] for _, j in self._pairs]
+        parts = []
+        for setting, p, error in zip(self.settings, self._p_sorted, self.errors):
+            if p is None:
+                part = pd.DataFrame({"pair": labels, "alg_a": alg_a, "alg_b": alg_b})
+                for col in ("mean", "low", "high", "above_50", "in_rope"):
+                    part[col] = np.nan
+                part["weak"] = part["strong"] = "failed"
+            else:
+                part = posterior.summarise(p, labels, alg_a, alg_b, rope, hdi)
+            part["error"] = error
+            for key, value in setting.items():
+                part[key] = value
+            parts.append(part)
+        frame = pd.concat(parts, ignore_index=True)
+        keys = [k for k in self.settings[0] if k in (*SETTING_COLUMNS, "replicate")]
+        for k in ("d_min", "paired"):  # None ("no local ROPE") stays None, not NaN
+            frame[k] = frame[k].astype(object).where(frame[k].notna(), None)
+        cols = [*keys, "pair", "mean", "low", "high", "above_50", "in_rope", "weak", "strong"]
+        return frame[[*cols, "alg_a", "alg_b", "error"]]
+
+    # ------------------------------------------------------------------ claims
+
+    def _varied(self) -> list[str]:
+        f = self.frame
+        keys = [k for k in (*SETTING_COLUMNS, "replicate") if k in f.columns]
+        return [k for k in keys if f[k].map(_text).nunique() > 1] or keys[:1]
+
+    def _labels(self) -> pd.Series:
+        """A short name per row's setting, from the settings that vary in this sweep."""
+        f = self.frame
+        varied = self._varied()
+        return (
+            f[varied]
+            .astype(str)
+            .apply(lambda r: ", ".join(f"{k}={v}" for k, v in zip(varied, r)), axis=1)
+        )
+
+    def flips(self, interpretation: str = "weak") -> pd.DataFrame:
+        """Pairs whose decision changes across the (successful) settings.
+
+        One row per (pair, decision): ``pair, decision, n_settings, settings`` (the settings
+        giving that decision). Monte Carlo noise can flip a pair near a threshold too; run
+        ``seeds=3`` to see which flips are only that.
+        """
+        col = _check_interpretation(interpretation)
+        f = self.frame.assign(setting=self._labels())
+        f = f[f["error"].isna()]
+        n_decisions = f.groupby("pair", sort=False)[col].nunique()
+        flipped = f[f["pair"].isin(n_decisions[n_decisions > 1].index)]
+        rows = [
+            {
+                "pair": pair,
+                "decision": decision,
+                "n_settings": len(g),
+                "settings": list(g["setting"]),
+            }
+            for (pair, decision), g in flipped.groupby(["pair", col], sort=False)
+        ]
+        return pd.DataFrame(rows, columns=["pair", "decision", "n_settings", "settings"])
+
+    def stable_claims(self, interpretation: str = "weak") -> pd.DataFrame:
+        """Claims ("a better" or "equivalent") that hold in every setting, with the range of
+        mean P(a > b) across settings; empty when every fit failed."""
+        col = _check_interpretation(interpretation)
+        f = self.frame[self.frame["error"].isna()]
+        rows = []
+        for pair, g in f.groupby("pair", sort=False):
+            decisions = g[col].unique()
+            if len(decisions) == 1 and decisions[0] != "no claim":
+                rows.append(
+                    {
+                        "pair": pair,
+                        "decision": decisions[0],
+                        "mean_min": g["mean"].min(),
+                        "mean_max": g["mean"].max(),
+                        "n_settings": len(g),
+                    }
+                )
+        return pd.DataFrame(
+            rows, columns=["pair", "decision", "mean_min", "mean_max", "n_settings"]
+        )
+
+    def chart(self, interpretation: str = "weak", *, cell: int = 14) -> alt.Chart:
+        """Heatmap: pairs (rows, best > worse) x settings (columns), coloured by decision."""
+        import altair as alt  # here: altair is slow to import and only charts need it
+
+        from .charts import DECISION_COLORS
+
+        # the verdict colours of the other charts, plus the side and failed fits
+        colors = {
+            "a better": DECISION_COLORS["better"],
+            "b better": "#e08214",
+            "equivalent": DECISION_COLORS["equivalent"],
+            "no claim": DECISION_COLORS["no claim"],
+            "failed": "#f0f0f0",
+        }
+        col = _check_interpretation(interpretation)
+        f = self.frame.assign(setting=self._labels(), decision=lambda d: d[col])
+        f["order"] = f.groupby("pair", sort=False).ngroup()
+        f = f[["pair", "order", "setting", "decision", "mean", "above_50", "in_rope", "error"]]
+        return (
+            alt.Chart(f)
+            .mark_rect(stroke="white", strokeWidth=0.5)
+            .encode(
+                x=alt.X("setting:N", sort=None, title=None, axis=alt.Axis(labelAngle=-45)),
+                y=alt.Y(
+                    "pair:N",
+                    sort=alt.EncodingSortField(field="order", op="min"),
+                    title=None,
+                    axis=alt.Axis(labelLimit=220),
+                ),
+                color=alt.Color(
+                    "decision:N",
+                    scale=alt.Scale(domain=list(colors), range=list(colors.values())),
+                    legend=alt.Legend(title=f"{col} decision", orient="bottom"),
+                ),
+                tooltip=[
+                    alt.Tooltip("pair:N"),
+                    alt.Tooltip("setting:N"),
+                    alt.Tooltip("decision:N"),
+                    alt.Tooltip("mean:Q", format=".3f"),
+                    alt.Tooltip("above_50:Q", format=".3f", title="above.50"),
+                    alt.Tooltip("in_rope:Q", format=".3f", title="in.rope"),
+                    alt.Tooltip("error:N"),
+                ],
+            )
+            .properties(
+                width=alt.Step(cell * 2),
+                height=alt.Step(cell),
+                title=alt.TitleParams(
+                    f"Decisions across analysis settings ({col} interpretation)",
+                    subtitle=f"{self.n_failed} of {len(self.settings)} fits failed"
+                    if self.n_failed
+                    else "a = the first algorithm of the pair",
+                    anchor="start",
+                ),
+            )
+        )
+
+
+class _Sweep:
+    """Callable ``bbt.sweep(...)``; also carries ``APPENDIX_A`` and ``DEFAULT_GRID``."""
+
+    APPENDIX_A = APPENDIX_A
+    #: The default grid on data with fold scores (``paired`` follows the data: see
+    #: :func:`default_grid`).
+    DEFAULT_GRID: Mapping[str, tuple[Any, ...]] = MappingProxyType(
+        {"ties": ("spread", "add", "forget", "davidson"), "d_min": (None, 0.2, 0.4)}
+    )
+
+    def __call__(
+        self,
+        data: pd.DataFrame,
+        *,
+        dataset: str | None = None,
+        algorithm: str | None = None,
+        fold: str | None = None,
+        score: str | None = None,
+        sd: pd.DataFrame | None = None,
+        lower_is_better: bool = False,
+        grid: Mapping[str, Sequence[Any]] | None = None,
+        seeds: int = 1,
+        seed: int | None = DEFAULT_SEED,
+        executor: Any = None,
+        n_jobs: int | None = None,
+        rope: Sequence[float] = (0.45, 0.55),
+        hdi: float = 0.89,
+        engine: str = "auto",
+        chains: int = 4,
+        iter_warmup: int = 1000,
+        iter_sampling: int = 1000,
+        progress: ProgressCallback | None = None,
+        cancel: threading.Event | None = None,
+    ) -> SweepResult:
+        """Fit every setting of ``grid`` and compare the decisions.
+
+        Parameters
+        ----------
+        data, dataset, algorithm, fold, score, sd, lower_is_better
+            The results and how to read them, as for :func:`bbt_widget.fit`.
+        grid
+            Setting -> list of values: ``ties``, ``d_min`` (``None`` = no local ROPE),
+            ``paired``, ``hyperprior``, ``prior_scale``, or ``prior`` with (hyperprior, scale)
+            pairs such as ``bbt.sweep.APPENDIX_A``. Settings not in the grid keep fit's
+            defaults. Default: :func:`default_grid` (ties x d_min {None, 0.2, 0.4}, paired
+            where the data allow it). Every value is checked before any fit starts.
+        seeds
+            Fits per setting with different seeds (``replicate`` column): shows which flips
+            are Monte Carlo noise.
+        seed
+            The one seed all fit seeds derive from (``SeedSequence(seed).spawn(n)``): the
+            numbers do not depend on the executor.
+        executor, n_jobs
+            ``None`` runs on all local cores; a ``dask.distributed.Client`` (or scheduler
+            address) runs one Dask task per fit. See :func:`bbt_widget.batch.run_batch`.
+        rope, hdi
+            For the decisions in ``frame``; :meth:`SweepResult.table` changes them without
+            refitting.
+        engine, chains, iter_warmup, iter_sampling
+            Sampler settings of every fit.
+        progress, cancel
+            As for :func:`bbt_widget.fit`, for the whole sweep.
+
+        Returns
+        -------
+        SweepResult
+        """
+        rope, hdi = check_rope(rope), check_hdi(hdi)
+        replicates = check_count(seeds, "seeds")
+        tidy = tidy_results(
+            data,
+            dataset=dataset,
+            algorithm=algorithm,
+            fold=fold,
+            score=score,
+            sd=sd,
+            lower_is_better=lower_is_better,
+        )
+        if grid is None:
+            grid = default_grid(tidy)
+        elif "d_min" in grid and "paired" not in grid:
+            grid = {**grid, "paired": [tidy.paired_ok]}
+        base = {
+            "ties": "spread",
+            "d_min": None,
+            "paired": True,
+            "hyperprior": "lognormal",
+            "prior_scale": 0.5,
+        }
+        settings = _settings(grid, base)
+        tables: dict[tuple[Any, Any], pd.DataFrame] = {}
+        for s in settings:  # every win table before the first fit: bad settings fail fast
+            key = (s["d_min"], s["paired"])
+            if key not in tables:
+                try:
+                    tables[key] = count_wins(tidy, d_min=s["d_min"], paired=bool(s["paired"]))
+                except ValueError as exc:
+                    raise ValueError(
+                        f"sweep grid setting d_min={s['d_min']}, paired={s['paired']}: {exc}"
+                    ) from None
+        if replicates > 1:
+            settings = [{**s, "replicate": r} for s in settings for r in range(replicates)]
+        requests = [
+            FitRequest(
+                tables[(s["d_min"], s["paired"])],
+                ties=s["ties"],
+                hyperprior=s["hyperprior"],
+                prior_scale=s["prior_scale"],
+                chains=chains,
+                iter_warmup=iter_warmup,
+                iter_sampling=iter_sampling,
+                engine=engine,
+                meta=s,
+            )
+            for s in settings
+        ]
+        outcomes = run_batch(
+            requests,
+            seed=seed,
+            executor=executor,
+            n_jobs=n_jobs,
+            reduce=_beta_draws,
+            progress=progress,
+            cancel=cancel,
+        )
+        return SweepResult(
+            settings,
+            [o.value for o in outcomes],
+            [o.error for o in outcomes],
+            tidy.algorithms,
+            rope,
+            hdi,
+        )
+
+
+#: ``bbt.sweep(data, **layout, grid=..., seeds=..., executor=None) -> SweepResult``.
+sweep = _Sweep()

@@ -1,0 +1,140 @@
+"""Sweep grids and the SweepResult logic, without Stan (the fits are in tests/stan)."""
+
+from __future__ import annotations
+
+import importlib
+
+import numpy as np
+import pandas as pd
+import pytest
+
+import bbt_widget as bbt
+from bbt_widget.sweep import SweepResult, _settings, default_grid
+
+# the package attribute bbt_widget.sweep is the sweep function; the module is this one
+sweep_module = importlib.import_module("bbt_widget.sweep")
+
+BASE = {
+    "ties": "spread",
+    "d_min": None,
+    "paired": True,
+    "hyperprior": "lognormal",
+    "prior_scale": 0.5,
+}
+
+
+@pytest.fixture
+def no_fits(monkeypatch):
+    def refuse(*args, **kwargs):
+        raise AssertionError("a fit started although the grid was invalid")
+
+    monkeypatch.setattr(sweep_module, "run_batch", refuse)
+
+
+@pytest.mark.parametrize(
+    ("grid", "match"),
+    [
+        ({"ties": ["spread", "sometimes"]}, "grid 'ties': invalid value 'sometimes'"),
+        ({"d_min": [0.2, -1]}, "grid 'd_min': invalid value -1"),
+        ({"d_min": ["big"]}, "grid 'd_min': invalid value 'big'"),
+        ({"paired": ["yes"]}, "grid 'paired': invalid value 'yes'"),
+        ({"hyperprior": ["lognormal", "gamma"]}, "grid 'hyperprior': invalid value 'gamma'"),
+        ({"prior_scale": [0]}, "grid 'prior_scale': invalid value 0"),
+        ({"prior": [("cauchy", -2.0)]}, "grid 'prior'"),
+        ({"ties": [None]}, "grid 'ties'"),
+        ({"tie": ["spread"]}, "unknown setting 'tie'"),
+        ({"d_min": []}, "grid 'd_min': no values"),
+        ({"prior": bbt.sweep.APPENDIX_A, "hyperprior": ["normal"]}, "either 'prior'"),
+    ],
+)
+def test_invalid_grid_fails_before_any_fit(base, no_fits, grid, match):
+    with pytest.raises(ValueError, match=match):
+        bbt.sweep(base, dataset="db", grid=grid)
+
+
+def test_local_rope_on_means_only_names_the_setting(base_means, no_fits):
+    with pytest.raises(ValueError, match=r"d_min=0\.2.*fold-level scores"):
+        bbt.sweep(base_means, grid={"d_min": [None, 0.2]})
+
+
+def test_default_grid_is_ties_by_d_min_paired_where_valid(base, base_means):
+    tidy = bbt.tidy_results(base, dataset="db")
+    settings = _settings(default_grid(tidy), BASE)
+    assert len(settings) == 12
+    assert {s["ties"] for s in settings} == {"spread", "add", "forget", "davidson"}
+    assert {s["d_min"] for s in settings} == {None, 0.2, 0.4}
+    assert {s["paired"] for s in settings if s["d_min"] is not None} == {True}
+    assert all(s["paired"] is None for s in settings if s["d_min"] is None)
+    # one score per data set: no local ROPE possible, so only the tie policies vary
+    means = bbt.tidy_results(base_means)
+    assert [s["d_min"] for s in _settings(default_grid(means), BASE)] == [None] * 4
+
+
+def test_appendix_a_priors_expand_as_pairs():
+    assert bbt.sweep.APPENDIX_A == (("lognormal", 0.5), ("cauchy", 1.0), ("normal", 3.0))
+    settings = _settings({"prior": bbt.sweep.APPENDIX_A}, BASE)
+    assert [(s["hyperprior"], s["prior_scale"]) for s in settings] == list(bbt.sweep.APPENDIX_A)
+
+
+def _beta(rng, means, n=2000):
+    return rng.normal(means, 0.05, size=(n, len(means)))
+
+
+def test_flips_stable_claims_and_failed_rows():
+    rng = np.random.default_rng(0)
+    algs = ["a", "b", "c"]
+    # a >> c everywhere; a vs b flips from clearly better to nothing; one fit failed
+    betas = [_beta(rng, [1.0, 0.0, -1.0]), _beta(rng, [0.5, 0.5, -1.0]), None]
+    settings = [dict(BASE, ties=t) for t in ("spread", "add", "forget")]
+    errors = [None, None, "EngineError: boom"]
+    sw = SweepResult(settings, betas, errors, algs, (0.45, 0.55), 0.89)
+    f = sw.frame
+    assert list(f.columns[:13]) == [
+        "ties",
+        "d_min",
+        "paired",
+        "hyperprior",
+        "prior_scale",
+        "pair",
+        "mean",
+        "low",
+        "high",
+        "above_50",
+        "in_rope",
+        "weak",
+        "strong",
+    ]
+    assert sw.n_failed == 1 and "failed" in repr(sw)
+    failed = f[f["ties"] == "forget"]
+    assert len(failed) == 3 and failed["mean"].isna().all()
+    assert (failed["error"] == "EngineError: boom").all()
+    assert f["d_min"].isna().all() and f["d_min"].map(lambda v: v is None).all()
+    flips = sw.flips("weak")
+    assert set(flips["pair"]) == {"a > b"}
+    assert dict(zip(flips["decision"], flips["settings"])) == {
+        "a better": ["ties=spread"],
+        "equivalent": ["ties=add"],
+    }
+    stable = sw.stable_claims("weak").set_index("pair")
+    assert stable.loc["a > c", "decision"] == "a better"
+    assert "a > b" not in stable.index
+    # a new ROPE re-summarises the same draws: means unchanged, in_rope changes
+    wide = sw.table(rope=(0.2, 0.8))
+    assert np.allclose(wide["mean"], f["mean"], equal_nan=True)
+    assert (wide["in_rope"].fillna(0) >= f["in_rope"].fillna(0)).all()
+    assert wide["in_rope"].max() > f["in_rope"].max()
+    spec = sw.chart("strong").to_dict()
+    assert spec["mark"]["type"] == "rect"
+    assert "failed" in spec["encoding"]["color"]["scale"]["domain"]
+
+
+def test_orientation_is_the_same_in_every_setting():
+    rng = np.random.default_rng(1)
+    # the second setting ranks b above a: its row must still read "a > b", with mean < 0.5
+    betas = [_beta(rng, [1.0, 0.0]), _beta(rng, [0.0, 1.0])]
+    settings = [dict(BASE, ties=t) for t in ("spread", "add")]
+    sw = SweepResult(settings, betas, [None, None], ["a", "b"], (0.45, 0.55), 0.89)
+    assert list(sw.frame["pair"]) == ["a > b", "a > b"]
+    assert sw.frame["mean"].iloc[1] < 0.5
+    assert list(sw.frame["weak"]) == ["a better", "b better"]
+    assert isinstance(sw.frame, pd.DataFrame)
