@@ -14,6 +14,8 @@ from . import data, datasets
 from .audit import Audit, DataWarning, audit
 from .data import DEFAULT_SEED, TidyResults, tidy_results
 from .fitting import DiagnosticsWarning, DisconnectedWarning, fit
+from .fitting import DiagnosticsWarning, fit
+from .influence import Influence, influence
 from .result import BBTResult
 from .sweep import SweepResult, sweep
 from .wintable import win_table
@@ -31,6 +33,7 @@ __all__ = [
     "DataWarning",
     "DiagnosticsWarning",
     "DisconnectedWarning",
+    "Influence",
     "SweepResult",
     "TidyResults",
     "__version__",
@@ -39,6 +42,7 @@ __all__ = [
     "data",
     "datasets",
     "fit",
+    "influence",
     "sweep",
     "tidy_results",
     "win_table",

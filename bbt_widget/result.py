@@ -263,6 +263,13 @@ class BBTResult:
 
         return methods_text(self, format=format, interpretation=interpretation, rope=rope, hdi=hdi)
 
+    def influence(self, **options: Any):
+        """Leave-one-data-set-out influence on each pair's claim (PSIS, exact refits where
+        Pareto k > 0.7); see :func:`bbt_widget.influence.influence` for the options."""
+        from .influence import influence
+
+        return influence(self, **options)
+
     def waic(self):
         """WAIC (ArviZ ``ELPDData``, deviance scale: lower is better)."""
         return checks.waic(self.idata)

@@ -1,0 +1,343 @@
+"""Which data sets drive each claim: leave-one-data-set-out by importance sampling.
+
+Leaving data set ``d`` out changes the win table from ``W`` to ``W - W_d`` (its games, counted
+with the same local ROPE, then the same tie policy). The posterior without it is the full
+posterior reweighted by
+
+    log w(draw) = log p(W - W_d | draw) - log p(W | draw),
+
+which needs no refit. Pareto-smoothed importance sampling (ArviZ's ``psislw``) stabilises the
+weights and its shape estimate ``k`` says when they cannot be trusted: where ``k > 0.7`` the
+model is refitted without ``d`` through :mod:`bbt_widget.batch` (local cores or Dask). The
+likelihood is the one in ``stan/``: binomial (Eq. 2) after the spread/add/forget policies,
+multinomial (Davidson, Eq. 7) with ties; the count coefficients cancel in the weights.
+"""
+
+from __future__ import annotations
+
+import threading
+from functools import partial
+from typing import TYPE_CHECKING, Any
+
+import numpy as np
+import pandas as pd
+
+from . import posterior
+from .batch import FitRequest, run_batch
+from .data import WIN_TABLE_COLUMNS, TidyResults, check_rope
+from .engines.base import ProgressCallback
+from .result import BBTResult
+from .wintable import apply_ties, count_wins
+
+if TYPE_CHECKING:
+    import altair as alt
+
+#: PSIS reliability threshold (Vehtari et al. 2024): above it, refit exactly.
+K_THRESHOLD = 0.7
+_COUNTS = list(WIN_TABLE_COLUMNS[2:])  # win1, win2, ties
+
+
+def data_set_counts(tidy: TidyResults, d_min: float | None, paired: bool) -> np.ndarray:
+    """Raw win/loss/tie counts contributed by each data set: shape (datasets, pairs, 3).
+
+    Counted by :func:`~bbt_widget.wintable.count_wins` on each data set alone, so the local
+    ROPE is applied exactly as in the full table (which is their sum), pairs in its order.
+    """
+    frame = tidy.frame
+    out = []
+    for name in tidy.datasets:
+        one = TidyResults(
+            frame[frame["dataset"] == name].reset_index(drop=True),
+            tidy.algorithms,
+            (name,),
+            tidy.lower_is_better,
+        )
+        out.append(count_wins(one, d_min=d_min, paired=paired)[_COUNTS].to_numpy())
+    return np.stack(out)
+
+
+def _log_probs(result: BBTResult, alg1: list[str], alg2: list[str]) -> list[np.ndarray]:
+    """Per draw and pair, log P(win1), log P(win2) (and log P(tie) under Davidson)."""
+    idx = {a: k for k, a in enumerate(result.algorithms)}
+    b1 = result.beta[:, [idx[a] for a in alg1]]
+    b2 = result.beta[:, [idx[a] for a in alg2]]
+    if result.settings["ties"] != "davidson":
+        x = b1 - b2
+        return [-np.logaddexp(0.0, -x), -np.logaddexp(0.0, x)]
+    nu = result.draws.params["nu"].reshape(-1, 1)
+    eta_tie = nu + 0.5 * (b1 + b2)
+    norm = np.logaddexp(np.logaddexp(b1, b2), eta_tie)
+    return [b1 - norm, b2 - norm, eta_tie - norm]
+
+
+def _summaries(
+    weights: np.ndarray, p: np.ndarray, rope: tuple[float, float]
+) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
+    """Weighted mean, above_50 and in_rope of P(a > b): (sets, pairs) each.
+
+    The same events as :func:`bbt_widget.posterior.summarise` (p >= 0.5; low <= p <= high).
+    """
+    mean = weights @ p
+    above = weights @ (p >= 0.5).astype(float)
+    in_rope = weights @ ((p >= rope[0]) & (p <= rope[1])).astype(float)
+    return mean, above, in_rope
+
+
+def _exact(
+    result: BBTResult,
+    request: FitRequest,
+    alg_a: list[str],
+    alg_b: list[str],
+    rope: tuple[float, float],
+) -> np.ndarray:
+    """A refit without one data set, reduced to (mean, above_50, in_rope) per pair."""
+    idx = {a: k for k, a in enumerate(result.algorithms)}
+    pairs = [(idx[a], idx[b]) for a, b in zip(alg_a, alg_b)]
+    p = posterior.pair_probabilities(result.beta, pairs)
+    uniform = np.full((1, p.shape[0]), 1.0 / p.shape[0])
+    return np.vstack([s[0] for s in _summaries(uniform, p, rope)])
+
+
+class Influence:
+    """Leave-one-data-set-out influence on every pair's claim.
+
+    Attributes
+    ----------
+    table
+        One row per (data set, pair): ``dataset, pair, alg_a, alg_b, mean, mean_loo,
+        delta_mean, above_50, above_50_loo, delta_above_50, decision, decision_loo, changed,
+        pareto_k, method`` (``"psis"`` or ``"refit"``). ``decision`` follows
+        ``interpretation``; ``changed`` says whether leaving the data set out changes it.
+    pareto_k
+        PSIS shape estimate per data set (above 0.7: refitted).
+    interpretation
+        ``"weak"`` or ``"strong"``.
+    """
+
+    def __init__(self, table: pd.DataFrame, pareto_k: pd.Series, interpretation: str) -> None:
+        self.table = table
+        self.pareto_k = pareto_k
+        self.interpretation = interpretation
+
+    @property
+    def n_refits(self) -> int:
+        """How many data sets were refitted exactly."""
+        return int(self.table.groupby("dataset")["method"].first().eq("refit").sum())
+
+    def __repr__(self) -> str:
+        changed = self.table[self.table["changed"]]
+        return (
+            f"<Influence: {self.pareto_k.size} data sets x {self.table['pair'].nunique()} "
+            f"pairs, {self.n_refits} refitted; {len(changed)} (data set, pair) cases change "
+            f"the {self.interpretation} decision>"
+        )
+
+    def top(self, pair: str, n: int = 10) -> pd.DataFrame:
+        """The ``n`` data sets whose removal moves ``pair``'s mean P(a > b) the most."""
+        rows = self.table[self.table["pair"] == pair]
+        if rows.empty:
+            pairs = ", ".join(repr(p) for p in self.table["pair"].unique()[:10])
+            raise ValueError(f"unknown pair {pair!r}; pairs are written 'a > b', e.g. {pairs}")
+        order = rows["delta_mean"].abs().sort_values(ascending=False).index
+        return rows.loc[order[:n]].reset_index(drop=True)
+
+    def chart(self, pair: str, n: int = 10) -> alt.Chart:
+        """Bars: the ``n`` most influential data sets for ``pair`` (change in mean P(a > b)
+        when left out), coloured by whether the decision changes."""
+        import altair as alt  # here: altair is slow to import and only charts need it
+
+        from .charts import DECISION_COLORS
+
+        top = self.top(pair, n)
+        top = top.assign(
+            effect=np.where(top["changed"], "decision changes", "decision holds"),
+            order=np.arange(len(top)),
+        )
+        cols = ["dataset", "delta_mean", "mean_loo", "decision_loo", "pareto_k", "method"]
+        return (
+            alt.Chart(top[[*cols, "effect", "order"]])
+            .mark_bar()
+            .encode(
+                x=alt.X("delta_mean:Q", title="change in mean P(a > b) when left out"),
+                y=alt.Y(
+                    "dataset:N", sort=alt.EncodingSortField(field="order", op="min"), title=None
+                ),
+                color=alt.Color(
+                    "effect:N",
+                    scale=alt.Scale(
+                        domain=["decision changes", "decision holds"],
+                        range=["#e08214", DECISION_COLORS["no claim"]],
+                    ),
+                    legend=alt.Legend(title=None, orient="bottom"),
+                ),
+                tooltip=[
+                    alt.Tooltip("dataset:N"),
+                    alt.Tooltip("delta_mean:Q", format="+.3f", title="change in mean"),
+                    alt.Tooltip("mean_loo:Q", format=".3f", title="mean without it"),
+                    alt.Tooltip("decision_loo:N", title="decision without it"),
+                    alt.Tooltip("pareto_k:Q", format=".2f", title="Pareto k"),
+                    alt.Tooltip("method:N"),
+                ],
+            )
+            .properties(
+                width=320,
+                title=alt.TitleParams(
+                    f"Most influential data sets for {pair}",
+                    subtitle=f"{self.interpretation} interpretation; leave-one-data-set-out",
+                    anchor="start",
+                ),
+            )
+        )
+
+
+def influence(
+    result: BBTResult,
+    *,
+    interpretation: str = "weak",
+    rope: tuple[float, float] = (0.45, 0.55),
+    refit: str = "auto",
+    k_threshold: float = K_THRESHOLD,
+    executor: Any = None,
+    n_jobs: int | None = None,
+    progress: ProgressCallback | None = None,
+    cancel: threading.Event | None = None,
+) -> Influence:
+    """Leave each data set out in turn: how do mean P(a > b), above_50 and the decision move?
+
+    Parameters
+    ----------
+    result
+        A fit of raw results (a ready win table has no data sets to leave out).
+    interpretation
+        Decision rule for ``decision`` / ``changed``: ``"weak"`` (Sec. 9.2) or ``"strong"``.
+    rope
+        ROPE for the decisions, as in :meth:`BBTResult.summary`.
+    refit
+        ``"auto"``: exact refits where Pareto k > ``k_threshold``; ``"all"``: refit every
+        data set (the exact reference, slow); ``"none"``: importance sampling only.
+    executor, n_jobs, progress, cancel
+        How the refits run; see :func:`bbt_widget.batch.run_batch`. Refits reuse the fit's
+        sampler settings and derive their seeds from its seed.
+
+    Returns
+    -------
+    Influence
+    """
+    from arviz import psislw
+
+    if interpretation not in ("weak", "strong"):
+        raise ValueError(f"interpretation must be 'weak' or 'strong', got {interpretation!r}")
+    if refit not in ("auto", "all", "none"):
+        raise ValueError(f"refit must be 'auto', 'all' or 'none', got {refit!r}")
+    rope = check_rope(rope)
+    tidy = result.tidy
+    if tidy is None:
+        raise ValueError(
+            "influence needs the results per data set, but this fit was given a ready win "
+            "table; fit the raw results (one row per data set or fold) instead"
+        )
+    if len(tidy.datasets) < 2:
+        raise ValueError("influence needs at least 2 data sets (one is left out at a time)")
+    s = result.settings
+    per_set = data_set_counts(tidy, s["d_min"], bool(s["paired"]))
+    raw = count_wins(tidy, d_min=s["d_min"], paired=bool(s["paired"]))
+    full = apply_ties(raw, s["ties"])
+    tables = []
+    for contribution in per_set:
+        without = raw.copy()
+        without[_COUNTS] = raw[_COUNTS].to_numpy() - contribution
+        tables.append(without)
+    # log w = log p(W - W_d | draw) - log p(W | draw): linear in the resolved counts
+    counts = ["win1", "win2", "ties"] if s["ties"] == "davidson" else ["win1", "win2"]
+    logp = _log_probs(result, list(full["alg1"]), list(full["alg2"]))
+    full_counts = full[counts].to_numpy(dtype=float)
+    resolved = np.stack([apply_ties(t, s["ties"])[counts].to_numpy() for t in tables])
+    log_w = np.zeros((len(tables), result.beta.shape[0]))
+    for c, lp in enumerate(logp):
+        log_w += (resolved[:, :, c] - full_counts[:, c]) @ lp.T
+    smoothed, k = psislw(log_w)
+    weights = np.exp(smoothed)
+    weights /= weights.sum(axis=1, keepdims=True)
+
+    summary = result.summary(rope=rope)
+    alg_a, alg_b = list(summary["alg_a"]), list(summary["alg_b"])
+    p = result.pair_draws().to_numpy()
+    mean, above, in_rope = _summaries(weights, p, rope)
+    method = np.full(len(tables), "psis", dtype=object)
+    redo = {"all": np.ones(len(tables), bool), "none": np.zeros(len(tables), bool)}.get(
+        refit, k > k_threshold
+    )
+    if redo.any():
+        requests = [
+            FitRequest(
+                tables[d],
+                ties=s["ties"],
+                hyperprior=s["hyperprior"],
+                prior_scale=s["prior_scale"],
+                chains=s["chains"],
+                iter_warmup=s["iter_warmup"],
+                iter_sampling=s["iter_sampling"],
+                engine=s["engine"],
+                meta={"dataset": tidy.datasets[d]},
+            )
+            for d in np.flatnonzero(redo)
+        ]
+        outcomes = run_batch(
+            requests,
+            seed=s["seed"],
+            executor=executor,
+            n_jobs=n_jobs,
+            reduce=partial(_exact, alg_a=alg_a, alg_b=alg_b, rope=rope),
+            progress=progress,
+            cancel=cancel,
+        )
+        for d, out in zip(np.flatnonzero(redo), outcomes):
+            if out.ok:  # a failed refit keeps the PSIS estimate (its k says how far to trust)
+                mean[d], above[d], in_rope[d] = out.value
+                method[d] = "refit"
+    return Influence(
+        _frame(summary, tidy.datasets, mean, above, in_rope, k, method, rope, interpretation),
+        pd.Series(k, index=list(tidy.datasets), name="pareto_k"),
+        interpretation,
+    )
+
+
+def _frame(
+    summary: pd.DataFrame,
+    datasets: tuple[str, ...],
+    mean: np.ndarray,
+    above: np.ndarray,
+    in_rope: np.ndarray,
+    k: np.ndarray,
+    method: np.ndarray,
+    rope: tuple[float, float],
+    interpretation: str,
+) -> pd.DataFrame:
+    n_sets, n_pairs = mean.shape
+    if interpretation == "weak":
+        loo = posterior.weak_decision(above.ravel(), in_rope.ravel())
+    else:
+        loo = posterior.strong_decision(mean.ravel(), rope)
+    full = np.tile(summary[interpretation].to_numpy(), n_sets)
+    frame = pd.DataFrame(
+        {
+            "dataset": np.repeat(list(datasets), n_pairs),
+            "pair": np.tile(summary["pair"].to_numpy(), n_sets),
+            "alg_a": np.tile(summary["alg_a"].to_numpy(), n_sets),
+            "alg_b": np.tile(summary["alg_b"].to_numpy(), n_sets),
+            "mean": np.tile(summary["mean"].to_numpy(), n_sets),
+            "mean_loo": mean.ravel(),
+            "above_50": np.tile(summary["above_50"].to_numpy(), n_sets),
+            "above_50_loo": above.ravel(),
+            "decision": full,
+            "decision_loo": loo,
+            "pareto_k": np.repeat(k, n_pairs),
+            "method": np.repeat(method, n_pairs),
+        }
+    )
+    frame["delta_mean"] = frame["mean_loo"] - frame["mean"]
+    frame["delta_above_50"] = frame["above_50_loo"] - frame["above_50"]
+    frame["changed"] = frame["decision"] != frame["decision_loo"]
+    cols = ["dataset", "pair", "alg_a", "alg_b", "mean", "mean_loo", "delta_mean", "above_50"]
+    cols += ["above_50_loo", "delta_above_50", "decision", "decision_loo", "changed"]
+    return frame[[*cols, "pareto_k", "method"]]

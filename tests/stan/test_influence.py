@@ -1,0 +1,49 @@
+"""result.influence(): PSIS leave-one-data-set-out against exact refits (real Stan)."""
+
+from __future__ import annotations
+
+import numpy as np
+import pytest
+
+import bbt_widget as bbt
+
+pytestmark = pytest.mark.stan
+
+
+@pytest.mark.parametrize(("ties", "d_min"), [("spread", None), ("davidson", 0.4)])
+def test_psis_agrees_with_exact_leave_one_out_refits(ties, d_min):
+    result = bbt.fit(bbt.datasets.load_base(), dataset="db", ties=ties, d_min=d_min, seed=3)
+    psis = result.influence(refit="none")
+    exact = result.influence(refit="all")
+    assert (psis.table["method"] == "psis").all() and exact.n_refits == 20
+    assert list(psis.table["dataset"]) == list(exact.table["dataset"])
+    assert list(psis.table["pair"]) == list(exact.table["pair"])
+    # the issue's criterion: within 0.02 in mean P(a > b), every data set and pair
+    assert np.abs(psis.table["mean_loo"] - exact.table["mean_loo"]).max() < 0.02
+    assert np.abs(psis.table["above_50_loo"] - exact.table["above_50_loo"]).max() < 0.06
+    # and leaving a data set out does move things (the test is not vacuous)
+    assert psis.table["delta_mean"].abs().max() > 0.02
+    assert (psis.pareto_k < 0.7).all()
+
+
+def test_refits_where_pareto_k_is_high_and_chart():
+    result = bbt.fit(bbt.datasets.load_base(), dataset="db", seed=3, iter_sampling=500)
+    k = result.influence(refit="none").pareto_k
+    threshold = float(np.sort(k.to_numpy())[-3])  # the 2 data sets with the largest k
+    inf = result.influence(k_threshold=threshold)
+    refitted = set(inf.table.loc[inf.table["method"] == "refit", "dataset"])
+    assert refitted == set(k[k > threshold].index) and inf.n_refits == 2
+    top = inf.top("xgb > dt", 5)
+    assert len(top) == 5 and top["delta_mean"].abs().is_monotonic_decreasing
+    spec = inf.chart("xgb > dt", 5).to_dict()
+    assert spec["mark"]["type"] == "bar"
+    with pytest.raises(ValueError, match="unknown pair 'dt > xgb'"):
+        inf.top("dt > xgb")
+
+
+def test_influence_needs_data_sets():
+    table = bbt.win_table(bbt.datasets.load_base(), dataset="db")
+    with pytest.warns(bbt.DiagnosticsWarning):  # 100 iterations: only the error matters
+        result = bbt.fit(table, iter_warmup=100, iter_sampling=100)
+    with pytest.raises(ValueError, match="ready win table"):
+        result.influence()
