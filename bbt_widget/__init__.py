@@ -12,6 +12,7 @@ from typing import TYPE_CHECKING, Any
 
 from . import data, datasets
 from .audit import Audit, DataWarning, audit
+from .calibration import Calibration, calibration
 from .data import DEFAULT_SEED, TidyResults, tidy_results
 from .fitting import DiagnosticsWarning, DisconnectedWarning, fit
 from .fitting import DiagnosticsWarning, fit
@@ -31,6 +32,7 @@ __all__ = [
     "BBTResult",
     "BBTWidget",
     "DataWarning",
+    "Calibration",
     "DiagnosticsWarning",
     "DisconnectedWarning",
     "Influence",
@@ -39,6 +41,7 @@ __all__ = [
     "__version__",
     "audit",
     "baselines",
+    "calibration",
     "data",
     "datasets",
     "fit",

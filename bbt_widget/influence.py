@@ -16,6 +16,7 @@ multinomial (Davidson, Eq. 7) with ties; the count coefficients cancel in the we
 from __future__ import annotations
 
 import threading
+from collections.abc import Sequence
 from functools import partial
 from typing import TYPE_CHECKING, Any
 
@@ -43,17 +44,24 @@ def data_set_counts(tidy: TidyResults, d_min: float | None, paired: bool) -> np.
     Counted by :func:`~bbt_widget.wintable.count_wins` on each data set alone, so the local
     ROPE is applied exactly as in the full table (which is their sum), pairs in its order.
     """
-    frame = tidy.frame
-    out = []
-    for name in tidy.datasets:
-        one = TidyResults(
-            frame[frame["dataset"] == name].reset_index(drop=True),
-            tidy.algorithms,
-            (name,),
-            tidy.lower_is_better,
-        )
-        out.append(count_wins(one, d_min=d_min, paired=paired)[_COUNTS].to_numpy())
-    return np.stack(out)
+    return np.stack(
+        [
+            count_wins(tidy_subset(tidy, [name]), d_min=d_min, paired=paired)[_COUNTS].to_numpy()
+            for name in tidy.datasets
+        ]
+    )
+
+
+def tidy_subset(tidy: TidyResults, datasets: Sequence[str]) -> TidyResults:
+    """The same results restricted to some data sets; every algorithm is kept (so win tables
+    of subsets have the same pairs in the same order as the full one)."""
+    keep = tidy.frame["dataset"].isin(set(datasets))
+    return TidyResults(
+        tidy.frame[keep].reset_index(drop=True),
+        tidy.algorithms,
+        tuple(d for d in tidy.datasets if d in set(datasets)),
+        tidy.lower_is_better,
+    )
 
 
 def _log_probs(result: BBTResult, alg1: list[str], alg2: list[str]) -> list[np.ndarray]:
