@@ -5,21 +5,7 @@ random, fit the BBT model on the training sets with the given settings, and coun
 sets which algorithm of each pair wins (means compared, no local ROPE). Then score the fit's
 predictions against the test counts.
 
-Why the two ways differ
------------------------
-The paper (Table 16) checks whether the empirical win rate ``win1 / (win1 + win2)`` of the
-test sets falls inside the HDI of P(a > b), the *mean* probability that a beats b. But ten test
-games are ten coin flips: even if P(a > b) were known exactly to be 0.7, the observed rate
-would have a binomial spread of sd ``sqrt(0.7 * 0.3 / 10) = 0.14``, wider than most HDIs of
-P(a > b) themselves. The paper's coverage therefore mixes two things, the model's
-over-confidence and the sampling noise of a small test, and comes out far below nominal even
-for a perfect model. The posterior-predictive way compares the test counts with what the model
-predicts for *those games*: for every posterior draw of P(a > b), a binomial draw with the test
-number of games; its HDI contains the binomial noise, so only genuine miscalibration (the
-model's uncertainty about new data sets being too small) remains. Likewise for the weak
-interpretation (Table 17): ``above_50`` is the probability that a is the better algorithm in
-the population, not that it wins more of ten games; the predictive expectation is
-``P(Binomial(n, p) > n / 2)`` averaged over the draws.
+Why the two ways differ: see the Notes of :func:`calibration`.
 """
 
 from __future__ import annotations
@@ -290,7 +276,23 @@ def calibration(
     -------
     Calibration
         ``strong`` (Table 16) and ``weak`` (Table 17) both ways, ``cases`` and ``chart()``.
-        See the module docstring for why the two ways differ.
+        See the Notes for why the two ways differ.
+
+    Notes
+    -----
+    Why the two ways differ. The paper (Table 16) checks whether the empirical win rate ``win1 /
+    (win1 + win2)`` of the test sets falls inside the HDI of P(a > b), the *mean* probability
+    that a beats b. But ten test games are ten coin flips: even if P(a > b) were known exactly
+    to be 0.7, the observed rate would have a binomial spread of sd ``sqrt(0.7 * 0.3 / 10) =
+    0.14``, wider than most HDIs of P(a > b) themselves. The paper's coverage therefore mixes
+    two things, the model's over-confidence and the sampling noise of a small test, and comes
+    out far below nominal even for a perfect model. The posterior-predictive way compares the
+    test counts with what the model predicts for *those games*: for every posterior draw of P(a
+    > b), a binomial draw with the test number of games; its HDI contains the binomial noise, so
+    only genuine miscalibration (the model's uncertainty about new data sets being too small)
+    remains. Likewise for the weak interpretation (Table 17): ``above_50`` is the probability
+    that a is the better algorithm in the population, not that it wins more of ten games; the
+    predictive expectation is ``P(Binomial(n, p) > n / 2)`` averaged over the draws.
     """
     n_train = check_count(n_train, "n_train", 2)
     n_test = check_count(n_test, "n_test")

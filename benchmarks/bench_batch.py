@@ -1,0 +1,168 @@
+"""Many fits through the batch layer: sweep, influence and calibration, ratios in one run.
+
+* ``sweep``: the default 12-setting sweep (ties x d_min) on the shipped 16 x 132 results,
+  serial (one fit at a time) against local processes (all cores) against a Dask
+  ``LocalCluster`` with 2 worker processes (started and warmed up before the clock starts).
+  Target: at least 1.7x faster than serial on 2 cores.
+* ``influence``: PSIS leave-one-data-set-out for all 20 data sets of the base results against
+  exact refits (``refit="all"``). Target: at least 10x faster, agreeing within 0.02 in mean
+  P(a > b).
+* ``calibration``: 50 repeats with ``n_train=20``, ``n_test=10`` on 16 x 132. Target: under
+  2 GiB peak memory (this process and, separately, the largest child process); wall time
+  recorded.
+
+Every fit: 4 chains x 1000 warm-up + 1000 draws. Results go to ``benchmarks/results/batch.json``.
+
+Run: ``python benchmarks/bench_batch.py [--repeats 50] [--skip-dask]``.
+"""
+
+from __future__ import annotations
+
+import argparse
+import json
+import os
+import platform
+import resource
+import sys
+import time
+import warnings
+from pathlib import Path
+from typing import Any
+
+import numpy as np
+
+REPO = Path(__file__).resolve().parents[1]
+sys.path.insert(0, str(REPO))
+os.environ["PYTHONPATH"] = os.pathsep.join([str(REPO), os.environ.get("PYTHONPATH", "")])
+
+import bbt_widget as bbt  # noqa: E402
+
+warnings.simplefilter("ignore", bbt.DiagnosticsWarning)
+
+
+def _peak_mb() -> dict[str, float]:
+    return {
+        "self": resource.getrusage(resource.RUSAGE_SELF).ru_maxrss / 1024,
+        "largest_child": resource.getrusage(resource.RUSAGE_CHILDREN).ru_maxrss / 1024,
+    }
+
+
+def _timed(fn, *args, **kwargs) -> tuple[Any, float]:
+    start = time.perf_counter()
+    out = fn(*args, **kwargs)
+    return out, time.perf_counter() - start
+
+
+def bench_sweep(skip_dask: bool) -> dict[str, Any]:
+    data = bbt.datasets.load_pmlb16()
+    bbt.fit(bbt.datasets.load_base(), dataset="db", ties="davidson")  # compile / warm both
+    bbt.fit(bbt.datasets.load_base(), dataset="db")
+    serial, t_serial = _timed(bbt.sweep, data, dataset="db", n_jobs=1)
+    local, t_local = _timed(bbt.sweep, data, dataset="db")
+    out: dict[str, Any] = {
+        "settings": len(serial.settings),
+        "failed": [serial.n_failed, local.n_failed],
+        "serial_s": t_serial,
+        "local_processes_s": t_local,
+        "speedup_local": t_serial / t_local,
+        "same_numbers_local": bool(
+            np.array_equal(serial.frame["mean"].to_numpy(), local.frame["mean"].to_numpy())
+        ),
+    }
+    if not skip_dask:
+        from distributed import Client, LocalCluster
+
+        with (
+            LocalCluster(
+                n_workers=2, processes=True, threads_per_worker=1, dashboard_address=None
+            ) as cluster,
+            Client(cluster) as client,
+        ):
+            # warm-up: each worker loads bbt_widget and finds the compiled models in its cache
+            bbt.sweep(
+                bbt.datasets.load_base(),
+                dataset="db",
+                grid={"ties": ["spread", "davidson", "add", "forget"]},
+                executor=client,
+                iter_warmup=50,
+                iter_sampling=50,
+            )
+            remote, t_dask = _timed(bbt.sweep, data, dataset="db", executor=client)
+        out.update(
+            {
+                "dask_localcluster_2_workers_s": t_dask,
+                "speedup_dask": t_serial / t_dask,
+                "same_numbers_dask": bool(
+                    np.array_equal(serial.frame["mean"].to_numpy(), remote.frame["mean"].to_numpy())
+                ),
+            }
+        )
+    out["target_speedup"] = 1.7
+    return out
+
+
+def bench_influence() -> dict[str, Any]:
+    result = bbt.fit(bbt.datasets.load_base(), dataset="db")
+    psis, t_psis = _timed(result.influence, refit="none")
+    exact, t_exact = _timed(result.influence, refit="all")
+    diff = np.abs(psis.table["mean_loo"] - exact.table["mean_loo"])
+    return {
+        "data_sets": int(psis.pareto_k.size),
+        "psis_s": t_psis,
+        "exact_refits_s": t_exact,
+        "speedup": t_exact / t_psis,
+        "max_abs_diff_mean": float(diff.max()),
+        "mean_abs_diff_mean": float(diff.mean()),
+        "max_pareto_k": float(psis.pareto_k.max()),
+        "decisions_changed_psis": int(psis.table["changed"].sum()),
+        "decisions_changed_exact": int(exact.table["changed"].sum()),
+        "target_speedup": 10.0,
+        "target_agreement": 0.02,
+    }
+
+
+def bench_calibration(repeats: int) -> dict[str, Any]:
+    before = _peak_mb()
+    calib, t = _timed(bbt.calibration, bbt.datasets.load_pmlb16(), dataset="db", repeats=repeats)
+    peak = _peak_mb()
+    return {
+        "repeats": repeats,
+        "wall_s": t,
+        "peak_mb": peak,
+        "peak_mb_before": before,
+        "target_peak_mb": 2048,
+        "within_90": calib.strong["within.90"].to_dict(),
+        "table_16": calib.strong.round(3).to_dict(orient="index"),
+        "table_17": calib.weak.round(2).to_dict(orient="index"),
+    }
+
+
+def main() -> None:
+    parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
+    parser.add_argument("--repeats", type=int, default=50)
+    parser.add_argument("--skip-dask", action="store_true")
+    args = parser.parse_args()
+    report = {
+        "machine": {
+            "platform": platform.platform(),
+            "python": platform.python_version(),
+            "cpus": os.cpu_count(),
+            "load_average_at_start": os.getloadavg(),
+        },
+        "settings": "4 chains x 1000 warm-up + 1000 draws per fit, engine "
+        + bbt.engines.resolve_engine(),
+    }
+    report["sweep"] = bench_sweep(args.skip_dask)
+    print(json.dumps(report["sweep"], indent=1), flush=True)
+    report["influence"] = bench_influence()
+    print(json.dumps(report["influence"], indent=1), flush=True)
+    report["calibration"] = bench_calibration(args.repeats)
+    print(json.dumps(report["calibration"], indent=1), flush=True)
+    report["machine"]["load_average_at_end"] = os.getloadavg()
+    out = REPO / "benchmarks" / "results" / "batch.json"
+    out.write_text(json.dumps(report, indent=1) + "\n")
+    print(f"wrote {out}")
+
+
+if __name__ == "__main__":
+    main()
