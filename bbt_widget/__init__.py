@@ -15,7 +15,6 @@ from .audit import Audit, DataWarning, audit
 from .calibration import Calibration, calibration
 from .data import DEFAULT_SEED, TidyResults, tidy_results
 from .fitting import DiagnosticsWarning, DisconnectedWarning, fit
-from .fitting import DiagnosticsWarning, fit
 from .influence import Influence, influence
 from .result import BBTResult
 from .sweep import SweepResult, sweep
@@ -31,8 +30,8 @@ __all__ = [
     "Audit",
     "BBTResult",
     "BBTWidget",
-    "DataWarning",
     "Calibration",
+    "DataWarning",
     "DiagnosticsWarning",
     "DisconnectedWarning",
     "Influence",

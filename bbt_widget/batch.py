@@ -49,9 +49,11 @@ from .data import (
 )
 from .engines import FitCancelled
 from .engines.base import ProgressCallback
-from .fitting import DiagnosticsWarning, fit
+from .fitting import DiagnosticsWarning, DisconnectedWarning, fit
 from .result import BBTResult
 
+#: Warnings a fit issues that the batch keeps with the fit's row instead.
+_PER_FIT_WARNINGS = (DiagnosticsWarning, DisconnectedWarning)
 #: ``reduce(result, request) -> anything``: applied to each result where it was fitted (on the
 #: Dask worker, or right away locally) so that only what the caller needs is kept or travels.
 Reducer = Callable[[BBTResult, "FitRequest"], Any]
@@ -157,9 +159,11 @@ def _fit_one(
             progress=progress,
             cancel=cancel,
         )
-        # the fit's DiagnosticsWarning, kept with its row (run_batch silences the warning:
-        # warning filters are process-wide, so they cannot be set per fit thread)
+        # the fit's warnings, kept with its row (run_batch silences them: warning filters
+        # are process-wide, so they cannot be set per fit thread)
         outcome.warnings = list(result.diagnostics().messages)
+        if result.disconnected_note:
+            outcome.warnings.append(result.disconnected_note)
         outcome.value = _slim(result) if reduce is None else reduce(result, request)
     except FitCancelled:
         raise
@@ -211,8 +215,9 @@ def run_batch(
         return []
     client = None if executor is None else _dask_client(executor)
     with warnings.catch_warnings():
-        # failed diagnostics are reported per fit in FitOutcome.warnings, not n times here
-        warnings.simplefilter("ignore", DiagnosticsWarning)
+        # reported per fit in FitOutcome.warnings, not n times here
+        for category in _PER_FIT_WARNINGS:
+            warnings.simplefilter("ignore", category)
         if client is None:
             return _run_local(requests, seeds, n_jobs, reduce, progress, cancel)
         return _run_dask(client, requests, seeds, reduce, progress, cancel)
@@ -336,7 +341,8 @@ def _dask_task(request: FitRequest, seed: int, reduce: Reducer | None, event: st
     """Runs on a Dask worker: one fit, stopped when the batch's cancel event is set."""
     from distributed import Event, get_client
 
-    warnings.simplefilter("ignore", DiagnosticsWarning)  # kept in FitOutcome.warnings
+    for category in _PER_FIT_WARNINGS:  # kept in FitOutcome.warnings
+        warnings.simplefilter("ignore", category)
     cancel = threading.Event()
     # the client is fetched here, in the task's thread: the watcher thread has none of its own
     remote = Event(event, client=get_client())
