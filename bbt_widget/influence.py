@@ -327,6 +327,8 @@ def _frame(
     else:
         loo = posterior.strong_decision(mean.ravel(), rope)
     full = np.tile(summary[interpretation].to_numpy(), n_sets)
+    # pairs that never met stay uncompared without a data set (removing games cannot link them)
+    loo = np.where(full == posterior.NOT_COMPARED, full, loo)
     frame = pd.DataFrame(
         {
             "dataset": np.repeat(list(datasets), n_pairs),

@@ -37,7 +37,7 @@ from .data import (
 )
 from .engines.base import ProgressCallback
 from .result import BBTResult
-from .wintable import count_wins
+from .wintable import comparison_components, count_wins
 
 if TYPE_CHECKING:
     import altair as alt
@@ -163,6 +163,7 @@ class SweepResult:
         algorithms: Sequence[str],
         rope: tuple[float, float],
         hdi: float,
+        components: list[list[list[str]]] | None = None,
     ) -> None:
         self.settings = settings
         self.errors = errors
@@ -173,6 +174,11 @@ class SweepResult:
         order = posterior.algorithm_order(ok[0]) if ok else np.arange(len(self.algorithms))
         self._pairs = posterior.ordered_pairs(order)
         self._p_sorted = [None if b is None else self._sorted(b) for b in betas]
+        # per setting, which pairs met (directly or through others): the rest are not compared
+        self._compared = [
+            None if c is None else self._linked(c)
+            for c in (components if components is not None else [None] * len(settings))
+        ]
         self.rope, self.hdi = check_rope(rope), check_hdi(hdi)
         self.frame = self.table(rope, hdi)
 
@@ -180,6 +186,11 @@ class SweepResult:
         p = posterior.pair_probabilities(beta, self._pairs)
         p.sort(axis=0)
         return p
+
+    def _linked(self, components: list[list[str]]) -> np.ndarray:
+        group = {a: k for k, comp in enumerate(components) for a in comp}
+        a = self.algorithms
+        return np.array([group[a[i]] == group[a[j]] for i, j in self._pairs], dtype=bool)
 
     def __repr__(self) -> str:
         n = len(self.settings)
@@ -195,14 +206,16 @@ class SweepResult:
         alg_a = [a[i] for i, _ in self._pairs]
         alg_b = [a[j] for _, j in self._pairs]
         parts = []
-        for setting, p, error in zip(self.settings, self._p_sorted, self.errors):
+        for setting, p, error, compared in zip(
+            self.settings, self._p_sorted, self.errors, self._compared
+        ):
             if p is None:
                 part = pd.DataFrame({"pair": labels, "alg_a": alg_a, "alg_b": alg_b})
                 for col in ("mean", "low", "high", "above_50", "in_rope"):
                     part[col] = np.nan
                 part["weak"] = part["strong"] = "failed"
             else:
-                part = posterior.summarise(p, labels, alg_a, alg_b, rope, hdi)
+                part = posterior.summarise(p, labels, alg_a, alg_b, rope, hdi, compared)
             part["error"] = error
             for key, value in setting.items():
                 part[key] = value
@@ -288,6 +301,7 @@ class SweepResult:
             "b better": "#e08214",
             "equivalent": DECISION_COLORS["equivalent"],
             "no claim": DECISION_COLORS["no claim"],
+            posterior.NOT_COMPARED: "#d9d9d9",
             "failed": "#f0f0f0",
         }
         col = _check_interpretation(interpretation)
@@ -434,6 +448,7 @@ class _Sweep:
                     raise ValueError(
                         f"sweep grid setting d_min={s['d_min']}, paired={s['paired']}: {exc}"
                     ) from None
+        components = {k: comparison_components(t, tidy.algorithms) for k, t in tables.items()}
         if replicates > 1:
             settings = [{**s, "replicate": r} for s in settings for r in range(replicates)]
         requests = [
@@ -466,6 +481,7 @@ class _Sweep:
             tidy.algorithms,
             rope,
             hdi,
+            [components[(s["d_min"], s["paired"])] for s in settings],
         )
 
 

@@ -138,3 +138,18 @@ def test_orientation_is_the_same_in_every_setting():
     assert sw.frame["mean"].iloc[1] < 0.5
     assert list(sw.frame["weak"]) == ["a better", "b better"]
     assert isinstance(sw.frame, pd.DataFrame)
+
+
+def test_pairs_of_disconnected_groups_are_not_compared():
+    rng = np.random.default_rng(2)
+    settings = [dict(BASE, ties=t) for t in ("spread", "add")]
+    betas = [_beta(rng, [1.0, 0.0, -1.0]), _beta(rng, [1.0, 0.0, -1.0])]
+    # in the second setting c never met a or b (e.g. a local ROPE made all its games ties
+    # and the tie policy dropped them)
+    components = [[["a", "b", "c"]], [["a", "b"], ["c"]]]
+    sw = SweepResult(settings, betas, [None, None], ["a", "b", "c"], (0.45, 0.55), 0.89, components)
+    f = sw.frame.set_index(["ties", "pair"])
+    assert f.loc[("spread", "a > c"), "weak"] == "a better"
+    assert f.loc[("add", "a > c"), "weak"] == "not compared"
+    assert f.loc[("add", "a > b"), "weak"] == "a better"
+    assert set(sw.flips("weak")["pair"]) == {"a > c", "b > c"}
