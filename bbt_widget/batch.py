@@ -214,13 +214,17 @@ def run_batch(
     if not requests:
         return []
     client = None if executor is None else _dask_client(executor)
-    with warnings.catch_warnings():
-        # reported per fit in FitOutcome.warnings, not n times here
-        for category in _PER_FIT_WARNINGS:
-            warnings.simplefilter("ignore", category)
-        if client is None:
-            return _run_local(requests, seeds, n_jobs, reduce, progress, cancel)
-        return _run_dask(client, requests, seeds, reduce, progress, cancel)
+    try:
+        with warnings.catch_warnings():
+            # reported per fit in FitOutcome.warnings, not n times here
+            for category in _PER_FIT_WARNINGS:
+                warnings.simplefilter("ignore", category)
+            if client is None:
+                return _run_local(requests, seeds, n_jobs, reduce, progress, cancel)
+            return _run_dask(client, requests, seeds, reduce, progress, cancel)
+    finally:
+        if isinstance(executor, str) and client is not None:
+            client.close()  # ours, made from the address: the user's own client stays open
 
 
 # --------------------------------------------------------------------------- local

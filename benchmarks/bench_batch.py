@@ -13,7 +13,7 @@
 
 Every fit: 4 chains x 1000 warm-up + 1000 draws. Results go to ``benchmarks/results/batch.json``.
 
-Run: ``python benchmarks/bench_batch.py [--repeats 50] [--skip-dask]``.
+Run: ``python benchmarks/bench_batch.py [--rounds 3] [--repeats 50] [--skip-dask]``.
 """
 
 from __future__ import annotations
@@ -23,6 +23,7 @@ import json
 import os
 import platform
 import resource
+import statistics
 import subprocess
 import sys
 import time
@@ -54,31 +55,30 @@ def _timed(fn, *args, **kwargs) -> tuple[Any, float]:
     return out, time.perf_counter() - start
 
 
-def bench_sweep(skip_dask: bool) -> dict[str, Any]:
+def bench_sweep(skip_dask: bool, rounds: int) -> dict[str, Any]:
+    """Serial, local and Dask runs interleaved ``rounds`` times; medians of the ratios.
+
+    Interleaving keeps the three under the same background load (a shared machine), and the
+    ratios are taken within each round.
+    """
+    from contextlib import ExitStack
+
     data = bbt.datasets.load_pmlb16()
     bbt.fit(bbt.datasets.load_base(), dataset="db", ties="davidson")  # compile / warm both
     bbt.fit(bbt.datasets.load_base(), dataset="db")
-    serial, t_serial = _timed(bbt.sweep, data, dataset="db", n_jobs=1)
-    local, t_local = _timed(bbt.sweep, data, dataset="db")
-    out: dict[str, Any] = {
-        "settings": len(serial.settings),
-        "failed": [serial.n_failed, local.n_failed],
-        "serial_s": t_serial,
-        "local_processes_s": t_local,
-        "speedup_local": t_serial / t_local,
-        "same_numbers_local": bool(
-            np.array_equal(serial.frame["mean"].to_numpy(), local.frame["mean"].to_numpy())
-        ),
-    }
-    if not skip_dask:
-        from distributed import Client, LocalCluster
+    runs: list[dict[str, Any]] = []
+    same: list[bool] = []
+    with ExitStack() as stack:
+        client = None
+        if not skip_dask:
+            from distributed import Client, LocalCluster
 
-        with (
-            LocalCluster(
-                n_workers=2, processes=True, threads_per_worker=1, dashboard_address=None
-            ) as cluster,
-            Client(cluster) as client,
-        ):
+            cluster = stack.enter_context(
+                LocalCluster(
+                    n_workers=2, processes=True, threads_per_worker=1, dashboard_address=None
+                )
+            )
+            client = stack.enter_context(Client(cluster))
             # warm-up: each worker loads bbt_widget and finds the compiled models in its cache
             bbt.sweep(
                 bbt.datasets.load_base(),
@@ -88,17 +88,27 @@ def bench_sweep(skip_dask: bool) -> dict[str, Any]:
                 iter_warmup=50,
                 iter_sampling=50,
             )
-            remote, t_dask = _timed(bbt.sweep, data, dataset="db", executor=client)
-        out.update(
-            {
-                "dask_localcluster_2_workers_s": t_dask,
-                "speedup_dask": t_serial / t_dask,
-                "same_numbers_dask": bool(
-                    np.array_equal(serial.frame["mean"].to_numpy(), remote.frame["mean"].to_numpy())
-                ),
-            }
-        )
+        for _ in range(rounds):
+            run: dict[str, Any] = {"load_average": os.getloadavg()[0]}
+            serial, run["serial_s"] = _timed(bbt.sweep, data, dataset="db", n_jobs=1)
+            local, run["local_processes_s"] = _timed(bbt.sweep, data, dataset="db")
+            run["speedup_local"] = run["serial_s"] / run["local_processes_s"]
+            same.append(serial.frame["mean"].equals(local.frame["mean"]))
+            if client is not None:
+                remote, run["dask_s"] = _timed(bbt.sweep, data, dataset="db", executor=client)
+                run["speedup_dask"] = run["serial_s"] / run["dask_s"]
+                same.append(serial.frame["mean"].equals(remote.frame["mean"]))
+            runs.append(run)
+    out: dict[str, Any] = {
+        "settings": len(serial.settings),
+        "failed": serial.n_failed + local.n_failed,
+        "same_numbers_every_executor": all(same),
+        "median_speedup_local": statistics.median(r["speedup_local"] for r in runs),
+    }
+    if client is not None:
+        out["median_speedup_dask"] = statistics.median(r["speedup_dask"] for r in runs)
     out["target_speedup"] = 1.7
+    out["runs"] = runs
     return out
 
 
@@ -140,6 +150,7 @@ def main() -> None:
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     parser.add_argument("--repeats", type=int, default=50)
     parser.add_argument("--skip-dask", action="store_true")
+    parser.add_argument("--rounds", type=int, default=3, help="interleaved sweep rounds")
     parser.add_argument("--only-calibration", action="store_true", help=argparse.SUPPRESS)
     args = parser.parse_args()
     if args.only_calibration:
@@ -155,7 +166,7 @@ def main() -> None:
         "settings": "4 chains x 1000 warm-up + 1000 draws per fit, engine "
         + bbt.engines.resolve_engine(),
     }
-    report["sweep"] = bench_sweep(args.skip_dask)
+    report["sweep"] = bench_sweep(args.skip_dask, args.rounds)
     print(json.dumps(report["sweep"], indent=1), flush=True)
     report["influence"] = bench_influence()
     print(json.dumps(report["influence"], indent=1), flush=True)

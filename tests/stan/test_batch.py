@@ -139,6 +139,14 @@ def _running_chains() -> int:
     return sum(len(_procs.children(w)) for w in workers)
 
 
+def test_scheduler_address_works_like_a_client(raw_counts, client):
+    reqs = _requests(raw_counts, ("spread",))
+    by_address = run_batch(reqs, seed=2, executor=client.scheduler.address)
+    by_client = run_batch(reqs, seed=2, executor=client)
+    assert np.array_equal(by_address[0].value.beta, by_client[0].value.beta)
+    assert client.status == "running"  # the user's client is left alone
+
+
 def test_unreachable_cluster_is_a_clear_error(raw_counts):
     with pytest.raises(ConnectionError, match="could not reach the Dask scheduler"):
         run_batch(_requests(raw_counts)[:1], executor="tcp://127.0.0.1:9")
