@@ -76,8 +76,10 @@ class TidyResults:
 
     @property
     def has_folds(self) -> bool:
-        """Whether some data set has more than one fold (so a local ROPE can use them)."""
-        return self.n_folds > 1
+        """Whether some data set and algorithm has more than one fold score (so a local ROPE
+        can use them). Counted from the scores present, not from fold labels: wide input
+        with holes and long input without those rows must agree."""
+        return bool((self.fold_counts > 1).any())
 
     @cached_property
     def cube(self) -> np.ndarray:
