@@ -12,8 +12,11 @@ Two layers, both pure:
   a dataset (for the widget, which sends data separately so that a ROPE change only swaps
   data in the live view).
 
-Linking: every frame carries ``key`` (the unordered pair, ``"a vs b"`` with the names sorted)
-and ``alg_a``/``alg_b``. Two Vega parameters drive the highlight: ``sel_pair`` (a key, or
+Linking: every frame carries ``key`` (the unordered pair as a JSON array of the two sorted
+names, unique whatever the names contain) and ``alg_a``/``alg_b``. Labels such as ``"a > b"``
+are for display only: names containing ``" > "`` or ``" vs "`` can give two pairs the same
+label, so rows and panels are told apart by key and such labels are made distinct with
+zero-width spaces. Two Vega parameters drive the highlight: ``sel_pair`` (a key, or
 ``""``) and ``sel_focus`` (an algorithm, or ``""``). The widget's front end sets them from
 clicks and from the ``selected_pair``/``focus`` traits, so one click highlights a pair in
 every chart and choosing an algorithm shows only its pairs.
@@ -23,7 +26,8 @@ from __future__ import annotations
 
 import copy
 import functools
-from collections.abc import Mapping, Sequence
+import json
+from collections.abc import Hashable, Mapping, Sequence
 from dataclasses import dataclass
 from typing import Any
 
@@ -93,9 +97,35 @@ Data = pd.DataFrame | str
 
 
 def pair_key(a: str, b: str) -> str:
-    """Key of the unordered pair {a, b}: the same whichever algorithm is better."""
-    first, second = sorted((str(a), str(b)))
-    return f"{first} vs {second}"
+    """Key of the unordered pair {a, b}: the same whichever algorithm is better.
+
+    A JSON array of the two names, sorted: unique for every pair whatever the names contain
+    (``" vs "``, ``" > "``, quotes), and readable back with ``json.loads``.
+    """
+    return json.dumps(sorted((str(a), str(b))), ensure_ascii=False)
+
+
+def _distinct_labels(labels: Sequence[str], keys: Sequence[Hashable]) -> list[str]:
+    """Display labels, made distinct where two keys share one label.
+
+    Names containing ``" > "`` can give two different pairs the same label (``"a > b"`` vs
+    ``"c"`` and ``"a"`` vs ``"b > c"``); a chart that encodes the label would draw both on one
+    row. The later one gets zero-width spaces appended: it reads the same, but is its own row.
+    """
+    owner: dict[str, Hashable] = {}
+    first_label: dict[Hashable, str] = {}
+    out = []
+    for label, key in zip(labels, keys, strict=True):
+        if key in first_label:
+            out.append(first_label[key])
+            continue
+        text = str(label)
+        while text in owner and owner[text] != key:
+            text += "\u200b"
+        owner[text] = key
+        first_label[key] = text
+        out.append(text)
+    return out
 
 
 def decision_text(decision: str, alg_a: str, alg_b: str) -> str:
@@ -118,21 +148,63 @@ def verdict_kind(decision: str) -> str:
     return "no claim"
 
 
-def range_frame(pair_draws: pd.DataFrame) -> pd.DataFrame:
-    """Full range of the draws of P(a > b) per pair: pair, min, max.
+def range_frame(
+    pair_draws: pd.DataFrame,
+    alg_a: Sequence[str] | None = None,
+    alg_b: Sequence[str] | None = None,
+) -> pd.DataFrame:
+    """Full range of the draws of P(a > b) per pair: pair, [alg_a, alg_b,] min, max.
 
     It depends on the fit only (not on ROPE, HDI or control), so the widget computes it once
-    per fit, for all pairs.
+    per fit, for all pairs. ``alg_a``/``alg_b`` (the two algorithms of each column, e.g. the
+    columns of ``Result.summary()`` in the same order) let :func:`interval_frame` match pairs
+    by algorithms rather than by label, which names containing ``" > "`` can make ambiguous.
     """
     values = pair_draws.to_numpy()
     empty = len(values) == 0
-    return pd.DataFrame(
+    frame = pd.DataFrame(
         {
             "pair": list(pair_draws.columns),
             "min": np.full(values.shape[1], np.nan) if empty else values.min(axis=0),
             "max": np.full(values.shape[1], np.nan) if empty else values.max(axis=0),
         }
     )
+    if alg_a is not None and alg_b is not None:
+        if not len(alg_a) == len(alg_b) == values.shape[1]:
+            raise ValueError(
+                f"range_frame: {values.shape[1]} pair columns but {len(alg_a)} alg_a and "
+                f"{len(alg_b)} alg_b names; pass one name each per column"
+            )
+        frame.insert(1, "alg_a", [str(a) for a in alg_a])
+        frame.insert(2, "alg_b", [str(b) for b in alg_b])
+    return frame
+
+
+def _match_rows(target: pd.DataFrame, source: pd.DataFrame, what: str) -> np.ndarray:
+    """Row of ``source`` for each row of ``target``: by (alg_a, alg_b) when both have them,
+    by position when the pair labels agree row for row, else by (unique) pair label."""
+    if {"alg_a", "alg_b"} <= set(source.columns):
+        where = {
+            (a, b): i for i, (a, b) in enumerate(zip(source["alg_a"], source["alg_b"], strict=True))
+        }
+        wanted = list(zip(target["alg_a"].astype(str), target["alg_b"].astype(str), strict=True))
+        missing = [f"{a} > {b}" for a, b in wanted if (a, b) not in where]
+        if missing:
+            raise ValueError(f"{what} has no row for the pairs {missing[:5]}")
+        return np.array([where[p] for p in wanted], dtype=int)
+    labels = source["pair"].to_numpy()
+    wanted = target["pair"].to_numpy()
+    if len(labels) == len(wanted) and (labels == wanted).all():
+        return np.arange(len(wanted))
+    if pd.Index(labels).has_duplicates:
+        raise ValueError(
+            f"{what} has two pairs with the same label (algorithm names containing ' > '); "
+            "give it alg_a and alg_b columns, or the pairs in the summary's order"
+        )
+    position = pd.Index(labels).get_indexer(wanted)
+    if (position < 0).any():
+        raise ValueError(f"{what} has no row for the pairs {list(wanted[position < 0][:5])}")
+    return position
 
 
 def interval_frame(
@@ -154,17 +226,19 @@ def interval_frame(
     Returns
     -------
     pandas.DataFrame
-        The summary columns plus ``order``, ``key``, ``min``, ``max``, ``decision`` and
-        ``verdict`` (better / equivalent / no claim).
+        The summary columns plus ``order``, ``key``, ``label`` (the pair label, made
+        distinct), ``min``, ``max``, ``decision`` and ``verdict`` (better / equivalent /
+        no claim).
     """
     if interpretation not in ("weak", "strong"):
         raise ValueError(f"interpretation must be 'weak' or 'strong', not {interpretation!r}")
     frame = summary.reset_index(drop=True).copy()
     frame["order"] = np.arange(len(frame))
     frame["key"] = [pair_key(a, b) for a, b in zip(frame["alg_a"], frame["alg_b"], strict=True)]
-    by_pair = ranges.set_index("pair")
-    frame["min"] = by_pair["min"].reindex(frame["pair"]).to_numpy()
-    frame["max"] = by_pair["max"].reindex(frame["pair"]).to_numpy()
+    frame["label"] = _distinct_labels(frame["pair"].astype(str), frame["key"])
+    rows = _match_rows(frame, ranges, "the range frame")
+    frame["min"] = ranges["min"].to_numpy()[rows]
+    frame["max"] = ranges["max"].to_numpy()[rows]
     frame["decision"] = [
         decision_text(d, a, b)
         for d, a, b in zip(frame[interpretation], frame["alg_a"], frame["alg_b"], strict=True)
@@ -187,17 +261,21 @@ def overlap_frame(summary: pd.DataFrame, rope_mass: pd.DataFrame) -> pd.DataFram
     summary
         ``Result.summary()`` (gives the pair order and the two algorithms).
     rope_mass
-        ``Result.rope_mass()``: pair, below, inside, above.
+        ``Result.rope_mass()``: pair, below, inside, above (in the summary's order, or
+        any order when the pair labels are unique or it has ``alg_a``/``alg_b``).
     """
     n = len(summary)
     pairs = summary["pair"].to_numpy()
-    mass = rope_mass.set_index("pair").loc[pairs, ["below", "inside", "above"]].to_numpy(float)
+    rows = _match_rows(summary, rope_mass, "the ROPE mass table")
+    mass = rope_mass[["below", "inside", "above"]].to_numpy(float)[rows]
     keys = [pair_key(a, b) for a, b in zip(summary["alg_a"], summary["alg_b"], strict=True)]
+    labels = _distinct_labels(summary["pair"].astype(str), keys)
     # pair-major: (pair 0: below, in, above), (pair 1: ...), ...
     return pd.DataFrame(
         {
             "pair": np.repeat(pairs, 3),
             "key": np.repeat(keys, 3),
+            "label": np.repeat(np.array(labels, dtype=object), 3),
             "alg_a": np.repeat(summary["alg_a"].to_numpy(), 3),
             "alg_b": np.repeat(summary["alg_b"].to_numpy(), 3),
             "order": np.repeat(np.arange(n), 3),
@@ -227,10 +305,14 @@ def ppc_frame(ppc_histogram: pd.DataFrame, order: Sequence[str] | None = None) -
     frame["key"] = [pair_key(a, b) for a, b in zip(alg1, alg2, strict=True)]
     frame["alg_a"] = alg1
     frame["alg_b"] = alg2
-    frame["panel"] = [
-        f"{a} wins vs {b}" if q == "win1" else f"ties {a}–{b}"
-        for a, b, q in zip(alg1, alg2, frame["quantity"], strict=True)
-    ]
+    quantity = frame["quantity"].astype(str).to_numpy()
+    frame["panel"] = _distinct_labels(
+        [
+            f"{a} wins vs {b}" if q == "win1" else f"ties {a}–{b}"
+            for a, b, q in zip(alg1, alg2, quantity, strict=True)
+        ],
+        list(zip(alg1, alg2, quantity, strict=True)),
+    )
     names = list(order) if order is not None else list(pd.unique(np.concatenate([alg1, alg2])))
     rank = {name: i for i, name in enumerate(names)}
     k = len(names)
@@ -401,8 +483,9 @@ LABEL_AXIS: dict[str, Any] = {
 
 
 def _pair_axis(title: str | None = None) -> alt.Y:
+    # "label" (distinct per pair), not "pair": two pairs may share a label
     return alt.Y(
-        "pair:N",
+        "label:N",
         sort=alt.EncodingSortField(field="order", op="min"),
         title=title,
         axis=alt.Axis(**LABEL_AXIS),
@@ -545,16 +628,24 @@ def ppc_chart(
         f" : (datum.pair_order < {max_pairs} || datum.key == {PAIR_PARAM})"
     )
     base = alt.Chart()
-    bars = base.mark_bar(color="#6baed6").encode(
-        x=alt.X("value:Q", title="replicated count", bin=alt.Bin(step=1)),
-        y=alt.Y("count:Q", title="draws"),
-        opacity=_highlight_opacity(0.25),
-        tooltip=[
-            alt.Tooltip("panel:N", title="quantity"),
-            alt.Tooltip("value:Q", title="replicated"),
-            alt.Tooltip("count:Q", title="draws"),
-            alt.Tooltip("observed:Q"),
-        ],
+    # Each bar spans [value - 0.5, value + 0.5] (x/x2, not a binned x): with ~100 counts in a
+    # 110 px panel, Vega-Lite's 1 px bin spacing left every binned bar 0 px wide. No stack:
+    # one bar per count, and no stacked fields for Vega to take the extent of.
+    bars = (
+        base.transform_calculate(lo="datum.value - 0.5", hi="datum.value + 0.5")
+        .mark_bar(color="#6baed6")
+        .encode(
+            x=alt.X("lo:Q", title="replicated count"),
+            x2="hi:Q",
+            y=alt.Y("count:Q", title="draws", stack=None),
+            opacity=_highlight_opacity(0.25),
+            tooltip=[
+                alt.Tooltip("panel:N", title="quantity"),
+                alt.Tooltip("value:Q", title="replicated"),
+                alt.Tooltip("count:Q", title="draws"),
+                alt.Tooltip("observed:Q"),
+            ],
+        )
     )
     observed = base.mark_rule(color="#cb181d", strokeWidth=2).encode(
         x="max(observed):Q",
@@ -734,6 +825,9 @@ def linked_chart(
     # Plain (non-selection) parameters go straight on the top level; add_params() would push
     # them into every sub-chart.
     chart.params = _params(selected_pair, focus, hdi)
+    # resize: re-run the layout on every update, so the view shrinks when "Show pairs of"
+    # leaves fewer rows (Vega only ever grows a "pad" view otherwise: a blank tail).
+    chart.autosize = alt.AutoSizeParams(type="pad", resize=True)
     return chart
 
 

@@ -57,7 +57,8 @@ class FitEvent(Generic[R]):
         The settings key the request was submitted with.
     stage, fraction
         For progress: ``"compiling"`` or ``"sampling"`` and a fraction in [0, 1] (NaN when
-        unknown).
+        unknown). For an error: ``"display"`` when the fit succeeded but the listener failed
+        on its result (the error is then the listener's exception), else ``""``.
     result
         For ``done``: the fit result.
     error
@@ -354,5 +355,28 @@ class FitRunner(Generic[R]):
     def _deliver(self, event: FitEvent[R]) -> None:
         try:
             self._on_event(event)
-        except Exception:  # a listener bug must not kill the kernel loop or the worker
+        except Exception as exc:  # a listener bug must not kill the kernel loop or the worker
+            self.stats["listener_failed"] += 1
+            log.debug("FitRunner listener failed on %s", event.kind, exc_info=True)
+            if event.kind == "error":
+                # the listener cannot even show an error: the log is all that is left
+                log.exception("FitRunner listener failed on an error event")
+                return
+            # Surfaced as the request's error, never only as a log line: otherwise the
+            # owner would keep showing "sampling 100%" for a fit that is done.
+            self._on_event_safely(
+                FitEvent(
+                    "error",
+                    event.job,
+                    event.key,
+                    stage="display",
+                    error=exc,
+                    seconds=event.seconds,
+                )
+            )
+
+    def _on_event_safely(self, event: FitEvent[R]) -> None:
+        try:
+            self._on_event(event)
+        except Exception:
             log.exception("FitRunner listener failed on %s", event.kind)

@@ -17,6 +17,7 @@ inline and keeps the last good charts.
 
 from __future__ import annotations
 
+import json
 import time
 from collections.abc import Hashable, Sequence
 from dataclasses import dataclass
@@ -76,6 +77,12 @@ _DIAG_NAMES = (
 )
 
 
+def _ranges(result: BBTResult) -> pd.DataFrame:
+    """Full range of every pair's draws, keyed by (alg_a, alg_b): pair labels can collide."""
+    pairs = result.summary()  # all pairs, in the order of pair_draws()' columns
+    return charts.range_frame(result.pair_draws(), pairs["alg_a"], pairs["alg_b"])
+
+
 @dataclass(frozen=True)
 class _Fitted:
     """A fit plus everything the charts need from it that ROPE/HDI/control do not change.
@@ -102,7 +109,7 @@ class _Fitted:
             result=result,
             frames=frames,
             data={name: charts.to_columns(frame) for name, frame in frames.items()},
-            ranges=charts.range_frame(result.pair_draws()),
+            ranges=_ranges(result),
             badge=_badge(result.diagnostics()),
         )
 
@@ -167,7 +174,9 @@ class BBTWidget(anywidget.AnyWidget):
 
     # --- linked-view selection (set by clicks in the browser, or from Python) -------------
     focus = t.Unicode("", help="show only this algorithm's pairs ('' = all)").tag(sync=True)
-    selected_pair = t.Unicode("", help="highlighted pair key, e.g. 'lgbm vs xgb'").tag(sync=True)
+    selected_pair = t.Unicode(
+        "", help="""highlighted pair key, charts.pair_key(a, b), e.g. '["lgbm", "xgb"]'"""
+    ).tag(sync=True)
 
     # --- facts about the data (read-only for the front end) -------------------------------
     algorithms = t.List(t.Unicode()).tag(sync=True)
@@ -263,13 +272,15 @@ class BBTWidget(anywidget.AnyWidget):
             spec=charts.view_spec(),
             **kwargs,
         )
-        self._data = data
+        # Copies, not the caller's objects: an in-place edit of the caller's frame after this
+        # would reach new fits but not the cached ones (issue 9, finding 7).
+        self._data = _own_copy(data)
         self._data_kwargs = {
             "dataset": dataset,
             "algorithm": algorithm,
             "fold": fold,
             "score": score,
-            "sd": sd,
+            "sd": _own_copy(sd),
         }
         self._sampler_kwargs = {
             "engine": engine,
@@ -401,6 +412,10 @@ class BBTWidget(anywidget.AnyWidget):
                 f"focus: {value!r} is not one of the algorithms ({', '.join(self.algorithms)})"
             )
         self._set_problem("focus", problem)
+        if value and self.selected_pair and value not in _pair_of(self.selected_pair):
+            # the highlighted pair is not among the pairs now shown: keeping it would dim
+            # every pair of the new view
+            self.selected_pair = ""
 
     # ------------------------------------------------------------------ fits
 
@@ -448,23 +463,38 @@ class BBTWidget(anywidget.AnyWidget):
         elif event.kind == "error":
             # Only the message: a traceback helps nobody looking at a widget.
             self.status, self.progress = "error", 0.0
-            self.status_text = "fit failed (charts show the last good fit)"
-            self.error = f"Fit failed: {_error_text(event.error)}"
+            if event.stage == "display":
+                # the fit ran, but turning it into charts failed (a bug, reported as such)
+                self.status_text = "could not show the fit (charts show the last good fit)"
+                self.error = f"Could not show the fit: {_error_text(event.error)}"
+            else:
+                self.status_text = "fit failed (charts show the last good fit)"
+                self.error = f"Fit failed: {_error_text(event.error)}"
 
     def _show_result(self, key: Hashable, fitted: _Fitted | None) -> None:
         if fitted is None:  # pragma: no cover - "done" always carries a result
             return
+        previous = self._fitted, self._result_key
         self._fitted, self._result_key = fitted, key
+        try:
+            self._refresh_view(strict=True)
+        except Exception:
+            # keep showing the last good fit; the runner reports the error
+            self._fitted, self._result_key = previous
+            raise
         self._frames.update(fitted.frames)
         self.diagnostics = fitted.badge
         self._set_problem("groups", fitted.result.disconnected_note)  # shown as an alert
         self.fit_data = fitted.data
-        self._refresh_view()
 
     # ------------------------------------------------------------------ re-summaries
 
-    def _refresh_view(self) -> None:
-        """New chart data from the draws already there; no fit."""
+    def _refresh_view(self, strict: bool = False) -> None:
+        """New chart data from the draws already there; no fit.
+
+        With ``strict`` a failure to build the chart data raises (a new fit: the runner
+        shows it as the widget's error); otherwise it is shown as the view's problem.
+        """
         started = time.perf_counter()
         problem = self._check_view_settings()
         self._set_problem("view", problem)
@@ -473,14 +503,21 @@ class BBTWidget(anywidget.AnyWidget):
             return
         rope = (self.rope_low, self.rope_high)
         control = self.control or None
-        summary = fitted.result.summary(rope=rope, hdi=self.hdi, control=control)
-        mass = fitted.result.rope_mass(rope=rope, control=control)
+        try:
+            summary = fitted.result.summary(rope=rope, hdi=self.hdi, control=control)
+            mass = fitted.result.rope_mass(rope=rope, control=control)
+            frames = {
+                "intervals": charts.interval_frame(summary, fitted.ranges, self.interpretation),
+                "overlap": charts.overlap_frame(summary, mass),
+                "rope": charts.rope_frame(rope),
+            }
+        except Exception as exc:
+            if strict:
+                raise
+            self._set_problem("view", f"could not redraw: {_error_text(exc)}")
+            return
         self._summary = summary
-        self._frames.update(
-            intervals=charts.interval_frame(summary, fitted.ranges, self.interpretation),
-            overlap=charts.overlap_frame(summary, mass),
-            rope=charts.rope_frame(rope),
-        )
+        self._frames.update(frames)
         self.view_data = {
             name: charts.to_columns(self._frames[name]) for name in charts.VIEW_DATASETS
         }
@@ -511,6 +548,22 @@ class BBTWidget(anywidget.AnyWidget):
         else:
             self._problems.pop(where, None)
         self.message = "\n".join(self._problems.values())
+
+
+def _own_copy(value: Any) -> Any:
+    """A deep copy of a pandas object (the widget's own), else the value itself."""
+    if isinstance(value, (pd.DataFrame, pd.Series)):
+        return value.copy(deep=True)
+    return value
+
+
+def _pair_of(key: str) -> tuple[str, ...]:
+    """The two algorithms of a pair key (:func:`charts.pair_key`); () when it is not one."""
+    try:
+        names = json.loads(key)
+    except ValueError:
+        return ()
+    return tuple(str(n) for n in names) if isinstance(names, list) else ()
 
 
 def _settings_key(settings: dict[str, Any]) -> Hashable:

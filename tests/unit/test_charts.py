@@ -89,7 +89,44 @@ def test_decision_text_names_the_algorithm() -> None:
 
 
 def test_pair_key_is_unordered() -> None:
-    assert charts.pair_key("xgb", "lda") == charts.pair_key("lda", "xgb") == "lda vs xgb"
+    assert charts.pair_key("xgb", "lda") == charts.pair_key("lda", "xgb") == '["lda", "xgb"]'
+
+
+def test_pair_keys_and_labels_stay_distinct_with_separator_names() -> None:
+    # issue 9 finding 11: "a > b" vs "c" and "a" vs "b > c" share the label "a > b > c",
+    # "x vs y" vs "z" and "x" vs "y vs z" shared the old key "x vs y vs z"
+    assert charts.pair_key("x vs y", "z") != charts.pair_key("x", "y vs z")
+    assert json.loads(charts.pair_key("b > c", "a")) == ["a", "b > c"]
+    summary = pd.DataFrame(
+        {
+            "pair": ["a > b > c", "a > b > c"],
+            "alg_a": ["a > b", "a"],
+            "alg_b": ["c", "b > c"],
+            "mean": [0.7, 0.6],
+            "median": [0.7, 0.6],
+            "low": [0.6, 0.5],
+            "high": [0.8, 0.7],
+            "delta": [0.2, 0.2],
+            "above_50": [1.0, 0.9],
+            "in_rope": [0.0, 0.1],
+            "weak": ["a better", "no claim"],
+            "strong": ["a better", "a better"],
+        }
+    )
+    draws = pd.DataFrame(np.array([[0.6, 0.5], [0.9, 0.8]]), columns=["a > b > c"] * 2)
+    ranges = charts.range_frame(draws, summary["alg_a"], summary["alg_b"])
+    frame = charts.interval_frame(summary, ranges)
+    assert frame["key"].nunique() == 2 and frame["label"].nunique() == 2
+    assert list(frame["max"]) == [0.9, 0.8]
+    assert frame["label"][1].replace("\u200b", "") == "a > b > c"
+    mass = pd.DataFrame(
+        {"pair": ["a > b > c"] * 2, "below": [0.0, 0.1], "inside": [0.1, 0.2], "above": [0.9, 0.7]}
+    )
+    overlap = charts.overlap_frame(summary, mass)  # same order as the summary: by position
+    assert list(overlap["mass"]) == [0.0, 0.1, 0.9, 0.1, 0.2, 0.7]
+    assert overlap["label"].nunique() == 2
+    with pytest.raises(ValueError, match="same label"):  # ambiguous: refuse, never guess
+        charts.overlap_frame(summary.iloc[:1], mass)
 
 
 @pytest.mark.parametrize(
@@ -111,7 +148,7 @@ def test_interval_frame_adds_order_range_and_decision(summary, pair_draws) -> No
     ranges = charts.range_frame(pair_draws.assign(**{"xgb > dt": [0.9] * 4}))
     frame = charts.interval_frame(summary, ranges, "weak")
     assert list(frame["order"]) == [0, 1]
-    assert list(frame["key"]) == ["lda vs xgb", "dt vs lda"]
+    assert list(frame["key"]) == ['["lda", "xgb"]', '["dt", "lda"]']
     # full range = min/max of the draws, by hand from the fixture
     assert list(frame["min"]) == [0.6, 0.3]
     assert list(frame["max"]) == [0.9, 0.7]
@@ -148,7 +185,7 @@ def test_ppc_frame_numbers_pairs_in_summary_order(ppc_histogram) -> None:
     frame = charts.ppc_frame(ppc_histogram, ["xgb", "lda", "dt"])
     # pairs best first: (xgb, lda)=0, (xgb, dt)=1, (lda, dt)=2
     order = dict(zip(frame["key"], frame["pair_order"], strict=False))
-    assert order == {"lda vs xgb": 0, "dt vs xgb": 1, "dt vs lda": 2}
+    assert order == {'["lda", "xgb"]': 0, '["dt", "xgb"]': 1, '["dt", "lda"]': 2}
     assert frame["panel"].iloc[0] == "dt wins vs lda"
 
 
@@ -211,10 +248,12 @@ def test_every_builder_gives_valid_vega_lite(
     ]
     for chart in built:
         chart.to_dict(validate=True)  # raises on a schema error
-    linked = charts.linked_chart(f, hdi=0.89, selected_pair="lda vs xgb", focus="xgb")
+    linked = charts.linked_chart(
+        f, hdi=0.89, selected_pair=charts.pair_key("lda", "xgb"), focus="xgb"
+    )
     spec = linked.to_dict(validate=True)
     params = {p["name"]: p["value"] for p in spec["params"]}
-    assert params == {"sel_pair": "lda vs xgb", "sel_focus": "xgb", "hdi_mass": 0.89}
+    assert params == {"sel_pair": '["lda", "xgb"]', "sel_focus": "xgb", "hdi_mass": 0.89}
 
 
 def test_linked_view_spec_is_data_free_and_constant() -> None:

@@ -226,7 +226,31 @@ def test_listener_errors_do_not_kill_the_runner() -> None:
     runner = FitRunner(FakeFit(steps=2), listener, cancelled_types=(Cancelled,))
     runner.submit("a", {"value": "a"})
     assert runner.wait(10)
-    assert calls[-1] == "done"
+    assert calls[-2:] == ["done", "error"]  # the failure was offered as an error too
+    runner.submit("b", {"value": "b"})  # and the runner still works
+    assert runner.wait(10)
+    assert calls[-2:] == ["done", "error"]
+    runner.close()
+
+
+def test_listener_failure_on_a_result_is_delivered_as_the_requests_error() -> None:
+    # issue 9 finding 11: the widget's listener failed on a result and the failure went only
+    # to the log, so the widget stayed at "sampling 100%"
+    events: list[FitEvent] = []
+
+    def listener(event: FitEvent) -> None:
+        events.append(event)
+        if event.kind == "done":
+            raise ValueError("All arrays must be of the same length")
+
+    runner = FitRunner(FakeFit(steps=2), listener, cancelled_types=(Cancelled,))
+    job = runner.submit("a", {"value": "a"})
+    assert runner.wait(10)
+    error = events[-1]
+    assert error.kind == "error" and error.job == job and error.key == "a"
+    assert error.stage == "display"
+    assert "same length" in str(error.error)
+    assert runner.stats["listener_failed"] == 1
     runner.close()
 
 

@@ -379,6 +379,83 @@ def test_a_failing_fit_shows_its_message_and_keeps_the_charts(
     assert w.status == "done" and w.error == ""
 
 
+@pytest.mark.stan
+def test_in_place_edit_of_the_callers_frame_changes_nothing(base: pd.DataFrame) -> None:
+    """Issue 9, finding 7: the widget used the caller's frame, so an in-place edit reached new
+    fits while earlier settings came back from the cache with the old data."""
+    data = base.copy()
+    original = bbt.win_table(data, dataset="db")
+    w = BBTWidget(data, dataset="db", seed=3)
+    try:
+        assert w.wait(FIT_TIMEOUT), (w.status_text, w.error)
+        data["dt"] = 1.0  # the caller reuses their frame
+        w.ties = "add"  # a new fit, after the edit
+        assert w.wait(FIT_TIMEOUT), (w.status_text, w.error)
+        expected = bbt.win_table(base, dataset="db", ties="add")
+        pd.testing.assert_frame_equal(w.result.win_table, expected)
+        w.ties = "spread"  # cached: the same data as the fit just shown
+        pd.testing.assert_frame_equal(w.result.win_table, original)
+    finally:
+        w.close()
+
+
+def _separator_names(base: pd.DataFrame) -> pd.DataFrame:
+    """The base results with names whose pair labels collide ("a > b" vs "c" and "a" vs
+    "b > c" both read "a > b > c") and whose old keys collided ("x vs y")."""
+    # ranking of the base results: xgb > lgbm > svm > lda > dt (clear gaps where it matters)
+    names = {"xgb": "a > b", "lgbm": "a", "svm": "c", "lda": "b > c", "dt": "x vs y"}
+    return base.rename(columns=names)
+
+
+@pytest.mark.stan
+def test_names_with_separators_fit_and_show_every_pair(base: pd.DataFrame) -> None:
+    """Issue 9, finding 11: pair labels collided and the widget stayed at "sampling 100%"."""
+    w = BBTWidget(_separator_names(base), dataset="db", seed=5)
+    try:
+        assert w.wait(FIT_TIMEOUT), (w.status_text, w.error)
+        assert w.status == "done" and w.error == "" and w.message == ""
+        rows = pd.DataFrame(w.view_data["intervals"])
+        assert len(rows) == 10 and rows["key"].nunique() == 10 and rows["label"].nunique() == 10
+        pairs = {tuple(json.loads(k)) for k in rows["key"]}
+        assert pairs == {tuple(sorted((a, b))) for a, b in zip(rows["alg_a"], rows["alg_b"])}
+        overlap = pd.DataFrame(w.view_data["overlap"])
+        assert overlap.groupby("key")["mass"].sum().to_numpy() == pytest.approx(1.0)
+    finally:
+        w.close()
+
+
+@pytest.mark.stan
+def test_a_failure_showing_a_fit_is_the_widgets_error(
+    widget: BBTWidget, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    w = widget
+    good = w.view_data
+
+    def broken(*args: object, **kwargs: object) -> None:
+        raise ValueError("All arrays must be of the same length")
+
+    monkeypatch.setattr("bbt_widget.charts.overlap_frame", broken)
+    w.prior_scale = 0.65
+    assert not w.wait(FIT_TIMEOUT)  # never True with an error, never stuck at 100 %
+    assert w.status == "error" and "sampling" not in w.status_text
+    assert w.error == "Could not show the fit: All arrays must be of the same length"
+    assert w.view_data == good
+    monkeypatch.undo()
+    w.prior_scale = 0.5
+    assert w.wait(FIT_TIMEOUT) and w.status == "done" and w.error == ""
+
+
+@pytest.mark.stan
+def test_choosing_an_algorithm_clears_a_highlight_outside_its_pairs(widget: BBTWidget) -> None:
+    w = widget
+    w.selected_pair = charts.pair_key("lda", "xgb")
+    w.focus = "xgb"  # lda vs xgb is among xgb's pairs: kept
+    assert w.selected_pair == charts.pair_key("lda", "xgb")
+    w.focus = "dt"  # not among dt's pairs: it would dim every pair shown
+    assert w.selected_pair == ""
+    w.focus = ""
+
+
 def test_close_stops_the_worker(base: pd.DataFrame) -> None:
     w = BBTWidget(base, dataset="db", autostart=False)
     w.close()
