@@ -18,6 +18,7 @@ inline and keeps the last good charts.
 from __future__ import annotations
 
 import json
+import re
 import time
 from collections.abc import Hashable, Sequence
 from dataclasses import dataclass
@@ -254,7 +255,7 @@ class BBTWidget(anywidget.AnyWidget):
         super().__init__(
             algorithms=algorithms,
             paired_available=tidy.paired_ok,
-            paired_reason=tidy.paired_problem,
+            paired_reason=_paired_note(tidy.paired_problem),
             local_rope_available=local_ok,
             local_rope_reason="" if local_ok else "no fold-level scores",
             ties=ties,
@@ -548,6 +549,23 @@ class BBTWidget(anywidget.AnyWidget):
         else:
             self._problems.pop(where, None)
         self.message = "\n".join(self._problems.values())
+
+
+#: Advice the core gives to callers of ``fit`` ("use paired=False ..."): wrong in the widget,
+#: where the user may well have passed paired=False already and the checkbox is greyed out.
+_ARGUMENT_ADVICE = re.compile(r"\s*[:;,]\s*(?:use|pass)\s+paired\s*=\s*False\b.*$", re.DOTALL)
+
+
+def _paired_note(problem: str) -> str:
+    """Why paired mode is off, worded for the widget (one line; '' when it is available).
+
+    The core explains the problem for ``fit(...)`` callers and ends with what argument to
+    pass; the widget states the reason only.
+    """
+    reason = _ARGUMENT_ADVICE.sub("", problem.strip()).strip().rstrip(".")
+    if not reason:
+        return ""
+    return f"paired mode is off: {' '.join(reason.split())}"
 
 
 def _own_copy(value: Any) -> Any:

@@ -36,7 +36,7 @@ export function rowsOf(columns) {
 export class ChartView {
   /**
    * @param {HTMLElement} container where the chart goes
-   * @param {{onPair: (pair: string) => void, onError: (msg: string) => void,
+   * @param {{onPair: (key: string) => void, onError: (msg: string) => void,
    *          onRendered: (kind: string) => void}} hooks
    */
   constructor(container, hooks) {
@@ -99,10 +99,11 @@ export class ChartView {
     this.dataRefs = { ...(datasets || {}) };
     const view = this.result.view;
     // Clicking any mark that carries a pair highlights that pair in every chart; clicking
-    // empty space clears it. The choice goes to Python too (trait `selected_pair`).
+    // empty space clears it. The choice goes to Python too (trait `selected_pair`). It is the
+    // pair's key -- what the specs compare `sel_pair` with -- never its display label.
     view.addEventListener("click", (_event, item) => {
-      const pair = item?.datum?.pair ?? "";
-      this.hooks.onPair(typeof pair === "string" ? pair : "");
+      const key = item?.datum?.key ?? "";
+      this.hooks.onPair(typeof key === "string" ? key : "");
     });
     if (this._applySignals()) await view.runAsync();
   }

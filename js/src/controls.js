@@ -123,10 +123,21 @@ export function buildControls(model) {
   /** A number input; invalid text is sent as-is so Python can explain what is wrong. */
   const number = (name, { min, max, step }) => {
     const el = h("input", { type: "number", "data-trait": name, name, min, max, step });
-    el.addEventListener("change", () => {
+    const commit = () => {
       const value = Number.parseFloat(el.value);
-      if (Number.isFinite(value)) save(name, value);
-      else refreshers.forEach((fn) => fn());
+      if (!Number.isFinite(value)) refreshers.forEach((fn) => fn());
+      else if (value !== model.get(name)) save(name, value);
+    };
+    el.addEventListener("change", commit);
+    // Enter commits here: JupyterLab takes Enter (and other keys) as notebook shortcuts and
+    // cancels the key, so the browser's own "change on Enter" never comes (Notebook 7 lets
+    // it through). The key stops here, so no shortcut runs while the user types a number.
+    el.addEventListener("keydown", (event) => {
+      event.stopPropagation();
+      if (event.key === "Enter") {
+        event.preventDefault();
+        commit();
+      }
     });
     refreshers.push(() => {
       if (document.activeElement !== el) el.value = String(model.get(name));
@@ -155,7 +166,9 @@ export function buildControls(model) {
   const localReason = h("span", { class: "bbt-reason" });
   const [dMin, dMinOut] = slider("d_min", { min: 0, max: 1.5, step: 0.05 });
   const paired = checkbox("paired");
-  const pairedReason = h("span", { class: "bbt-reason" });
+  // Why paired mode is off: one line under its row (full text in the tooltip), so a long
+  // reason never pushes the checkbox next to the Local ROPE row.
+  const pairedReason = h("div", { class: "bbt-note", "data-note": "paired" });
   const direction = select(
     "lower_is_better",
     [
@@ -192,7 +205,8 @@ export function buildControls(model) {
       dMinOut,
       localReason,
     ),
-    row("Paired", "fit", paired, pairedReason),
+    row("Paired", "fit", paired),
+    pairedReason,
     row("Metric", "fit", direction),
     row("Hyper-prior", "fit", hyperprior, h("span", { class: "bbt-small", text: "scale" }), priorScale),
   );
@@ -213,7 +227,11 @@ export function buildControls(model) {
     setOptions(focus, [["", "all algorithms"], ...algorithms.map((a) => [a, a])]);
     const available = Boolean(model.get("paired_available"));
     paired.disabled = !available;
-    pairedReason.textContent = available ? "" : model.get("paired_reason") || "not available";
+    const reason = available ? "" : model.get("paired_reason") || "paired mode is off";
+    pairedReason.textContent = reason;
+    pairedReason.title = reason;
+    pairedReason.hidden = !reason;
+    paired.title = reason;
     const localAvailable = Boolean(model.get("local_rope_available"));
     localRope.disabled = !localAvailable;
     localReason.textContent = localAvailable ? "" : model.get("local_rope_reason") || "";

@@ -10,7 +10,8 @@ const CHART_TRAITS = ["spec", "fit_data", "view_data", "selected_pair", "focus",
 const STATUS_TRAITS = ["status", "status_text", "progress", "fit_count", "message", "error"];
 
 function render({ model, el }) {
-  const root = h("div", { class: "bbt-root" });
+  // Lumino (JupyterLab's toolkit) runs no keyboard shortcut for keys typed in here.
+  const root = h("div", { class: "bbt-root", "data-lm-suppress-shortcuts": "true" });
   const controls = buildControls(model);
 
   const statusText = h("span", { class: "bbt-status-text" });
@@ -43,13 +44,23 @@ function render({ model, el }) {
     },
   });
 
+  // Chart updates waiting (a burst of trait changes not yet drawn) or being drawn.
+  let pending = false;
+  let drawing = 0;
+
   const showStatus = () => {
-    const state = model.get("status") || "idle";
+    let state = model.get("status") || "idle";
+    let text = model.get("status_text") || state;
+    if (state === "done" && (pending || drawing > 0)) {
+      // "done" only once the new data are on screen, not when they arrive
+      state = "drawing";
+      text = "drawing the charts";
+    }
     root.dataset.status = state;
     el.dataset.status = state;
     el.dataset.fits = String(model.get("fit_count") ?? 0);
     status.className = `bbt-status bbt-status-${state}`;
-    statusText.textContent = model.get("status_text") || state;
+    statusText.textContent = text;
     const progress = model.get("progress");
     const busy = state === "compiling" || state === "sampling" || state === "queued";
     bar.hidden = !busy;
@@ -76,23 +87,30 @@ function render({ model, el }) {
     badge.title = (diag.messages || []).join("\n");
   };
 
-  const showCharts = () =>
-    charts.update(
-      model.get("spec"),
-      { ...(model.get("fit_data") || {}), ...(model.get("view_data") || {}) },
-      {
-        sel_pair: model.get("selected_pair") || "",
-        sel_focus: model.get("focus") || "",
-        hdi_mass: Number(model.get("hdi")) || 0.89,
-      },
-    );
+  const showCharts = () => {
+    drawing += 1;
+    return charts
+      .update(
+        model.get("spec"),
+        { ...(model.get("fit_data") || {}), ...(model.get("view_data") || {}) },
+        {
+          sel_pair: model.get("selected_pair") || "",
+          sel_focus: model.get("focus") || "",
+          hdi_mass: Number(model.get("hdi")) || 0.89,
+        },
+      )
+      .finally(() => {
+        drawing -= 1;
+        showStatus();
+      });
+  };
 
   // One redraw per burst of trait changes: Python sends spec and data in one message,
   // but each trait fires its own event.
-  let pending = false;
   const scheduleCharts = () => {
     if (pending) return;
     pending = true;
+    showStatus();
     queueMicrotask(() => {
       pending = false;
       showCharts();

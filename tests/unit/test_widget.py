@@ -187,6 +187,25 @@ def test_paired_stays_available_when_folds_differ(base: pd.DataFrame) -> None:
         w.close()
 
 
+def test_paired_reason_is_worded_for_the_widget(base: pd.DataFrame, base_means) -> None:
+    """Issue 12: the paired row told a user who passed paired=False to "use paired=False"."""
+    sd = base.groupby("db", sort=False).std()
+    ragged = base.copy()
+    ragged.loc[ragged.index[0], "xgb"] = float("nan")
+    for data, kw in ((base_means, {"sd": sd}), (ragged, {"dataset": "db"})):
+        w = BBTWidget(data, paired=False, autostart=False, **kw)
+        try:
+            if w.paired_available:  # ragged folds may be paired on the common folds
+                assert w.paired_reason == ""
+                continue
+            note = w.paired_reason
+            assert note.startswith("paired mode is off: ")
+            assert "paired=False" not in note and "pass paired" not in note
+            assert "\n" not in note and len(note) < 200
+        finally:
+            w.close()
+
+
 def test_invalid_fit_values_show_a_message_and_start_nothing(base: pd.DataFrame) -> None:
     w = BBTWidget(base, dataset="db", autostart=False)
     try:
