@@ -324,6 +324,31 @@ def ppc_frame(ppc_histogram: pd.DataFrame, order: Sequence[str] | None = None) -
     frame["pair_order"] = first * k - first * (first + 1) // 2 + (second - first - 1)
     # panels run in pair order, each pair's ties panel right after its wins panel
     frame["panel_order"] = 2 * frame["pair_order"] + (frame["quantity"] != "win1")
+    return _panel_positions(frame)
+
+
+def _panel_positions(frame: pd.DataFrame) -> pd.DataFrame:
+    """Bar and observed-line positions on [0, 1] within each panel (see :func:`ppc_chart`).
+
+    A panel spans its lowest to its highest count, replicated or observed, each count a bar
+    of width one; bar heights are relative to the panel's tallest bar.
+    """
+    if frame.empty:
+        for name in ("x0", "x1", "h", "obs_x", "range_low", "range_high"):
+            frame[name] = pd.Series(dtype=float)
+        return frame
+    panel = frame.groupby("panel_order", sort=False)
+    value = frame["value"].to_numpy(float)
+    observed = frame["observed"].to_numpy(float)
+    low = np.minimum(panel["value"].transform("min"), panel["observed"].transform("min"))
+    high = np.maximum(panel["value"].transform("max"), panel["observed"].transform("max"))
+    start, span = low.to_numpy(float) - 0.5, (high - low).to_numpy(float) + 1.0
+    frame["x0"] = (value - 0.5 - start) / span
+    frame["x1"] = (value + 0.5 - start) / span
+    frame["h"] = frame["count"].to_numpy(float) / panel["count"].transform("max").to_numpy(float)
+    frame["obs_x"] = (observed - start) / span
+    frame["range_low"] = low.to_numpy()
+    frame["range_high"] = high.to_numpy()
     return frame
 
 
@@ -627,35 +652,45 @@ def ppc_chart(
         f"{FOCUS_PARAM} != '' ? (datum.alg_a == {FOCUS_PARAM} || datum.alg_b == {FOCUS_PARAM})"
         f" : (datum.pair_order < {max_pairs} || datum.key == {PAIR_PARAM})"
     )
+    # Every position is precomputed per panel on [0, 1] (ppc_frame's x0/x1/h/obs_x), so the
+    # scales have fixed domains: no per-panel extent for Vega to compute. A panel hidden by
+    # the focus or a refit then empties without "Infinite extent" warnings, and the bars are
+    # x/x2 spans (Vega-Lite's 1 px bin spacing left ~100 one-count bins 0 px wide).
+    unit = alt.Scale(domain=[0, 1], nice=False, zero=False)
     base = alt.Chart()
-    # Each bar spans [value - 0.5, value + 0.5] (x/x2, not a binned x): with ~100 counts in a
-    # 110 px panel, Vega-Lite's 1 px bin spacing left every binned bar 0 px wide. No stack:
-    # one bar per count, and no stacked fields for Vega to take the extent of.
-    bars = (
-        base.transform_calculate(lo="datum.value - 0.5", hi="datum.value + 0.5")
-        .mark_bar(color="#6baed6")
-        .encode(
-            x=alt.X("lo:Q", title="replicated count"),
-            x2="hi:Q",
-            y=alt.Y("count:Q", title="draws", stack=None),
-            opacity=_highlight_opacity(0.25),
-            tooltip=[
-                alt.Tooltip("panel:N", title="quantity"),
-                alt.Tooltip("value:Q", title="replicated"),
-                alt.Tooltip("count:Q", title="draws"),
-                alt.Tooltip("observed:Q"),
-            ],
-        )
+    tooltip = [
+        alt.Tooltip("panel:N", title="quantity"),
+        alt.Tooltip("value:Q", title="replicated"),
+        alt.Tooltip("count:Q", title="draws"),
+        alt.Tooltip("observed:Q"),
+    ]
+    bars = base.mark_bar(color="#6baed6").encode(
+        x=alt.X("x0:Q", scale=unit, axis=None),
+        x2="x1:Q",
+        y=alt.Y("h:Q", scale=unit, axis=None, stack=None),
+        y2=alt.datum(0),  # with x/x2 spans Vega-Lite would otherwise draw thin ticks at h
+        opacity=_highlight_opacity(0.25),
+        tooltip=tooltip,
     )
     observed = base.mark_rule(color="#cb181d", strokeWidth=2).encode(
-        x="max(observed):Q",
+        x=alt.X("max(obs_x):Q", scale=unit),
         tooltip=[
             alt.Tooltip("panel:N", title="quantity"),
             alt.Tooltip("max(observed):Q", title="observed"),
         ],
     )
+    # the panel's count range, as its x axis would give it: lowest left, highest right
+    ends = base.mark_text(fontSize=9, baseline="top", dy=2, color="#636363").encode(
+        y=alt.datum(0, scale=unit)
+    )
+    low = ends.mark_text(fontSize=9, baseline="top", dy=2, color="#636363", align="left").encode(
+        x=alt.datum(0), text="min(range_low):Q"
+    )
+    high = ends.mark_text(fontSize=9, baseline="top", dy=2, color="#636363", align="right").encode(
+        x=alt.datum(1), text="max(range_high):Q"
+    )
     return (
-        alt.layer(bars, observed, data=_source(ppc))
+        alt.layer(bars, observed, low, high, data=_source(ppc))
         .properties(width=width, height=height)
         .facet(
             facet=alt.Facet(
@@ -668,12 +703,12 @@ def ppc_chart(
         )
         # filtered before faceting, so that hidden pairs get no (empty) panel at all
         .transform_filter(shown)
-        .resolve_scale(x="independent", y="independent")
         .properties(
             title=alt.TitleParams(
                 "Posterior predictive check",
                 subtitle=(
-                    f"red: observed count; at most {max_pairs} pairs unless an algorithm is chosen"
+                    "bars: draws per replicated count (own scale per panel, count range below);"
+                    f" red: observed count; at most {max_pairs} pairs unless an algorithm is chosen"
                 ),
                 anchor="start",
             )

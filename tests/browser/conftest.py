@@ -3,6 +3,8 @@
 * ``lab``: a JupyterLab server started for the test module on 127.0.0.1 with a temporary root
   directory, no token, no update checks, the app exposed as ``window.jupyterapp`` (so the
   test can run cells through JupyterLab's own commands).
+* ``frontend``: the same for JupyterLab and for Notebook 7 (the ``notebook`` package), one
+  after the other: a test using it runs in both front ends.
 * ``browser_context``: Chromium (``/usr/bin/chromium``, driven by the ``playwright`` Python
   package: Playwright's own browser download cannot work here) with a fresh user-data dir.
   Every request to a host other than localhost is aborted and recorded in
@@ -93,11 +95,12 @@ def _wait_for(url: str, timeout: float, proc: subprocess.Popen[bytes]) -> None:
 
 
 class Lab:
-    """A running JupyterLab: its URL, root folder and a notebook writer."""
+    """A running JupyterLab (or Notebook 7): its URL, root folder and a notebook writer."""
 
-    def __init__(self, url: str, root: Path) -> None:
+    def __init__(self, url: str, root: Path, kind: str = "lab") -> None:
         self.url = url
         self.root = root
+        self.kind = kind
 
     def write_notebook(self, name: str, cells: list[str]) -> str:
         """Write a code-cell notebook into the server's root; returns its lab URL."""
@@ -120,17 +123,46 @@ class Lab:
             "nbformat_minor": 5,
         }
         (self.root / name).write_text(json.dumps(notebook), encoding="utf-8")
+        if self.kind == "notebook":
+            return f"{self.url}/notebooks/{name}"
         return f"{self.url}/lab/tree/{name}"
+
+
+#: Command line of each front end; both expose the app as ``window.jupyterapp``.
+_FRONTENDS = {
+    "lab": [
+        "jupyterlab",
+        "--LabApp.expose_app_in_browser=True",
+        "--LabApp.news_url=",
+        "--LabApp.check_for_updates_class=jupyterlab.NeverCheckForUpdate",
+        "--LabApp.extension_manager=readonly",  # the default one searches PyPI
+    ],
+    "notebook": ["notebook", "--JupyterNotebookApp.expose_app_in_browser=True"],
+}
 
 
 @pytest.fixture(scope="module")
 def lab(tmp_path_factory: pytest.TempPathFactory) -> Iterator[Lab]:
     # Module scope: the server (and its kernels) must be gone before other test modules run,
     # some of which check that the test process has no child processes left.
+    yield from _serve(tmp_path_factory, "lab")
+
+
+@pytest.fixture(scope="module", params=["lab", "notebook"])
+def frontend(
+    request: pytest.FixtureRequest, tmp_path_factory: pytest.TempPathFactory
+) -> Iterator[Lab]:
+    """JupyterLab, then Notebook 7: the test runs in both."""
+    if request.param == "notebook":
+        pytest.importorskip("notebook", reason="Notebook 7 (pip install notebook)")
+    yield from _serve(tmp_path_factory, request.param)
+
+
+def _serve(tmp_path_factory: pytest.TempPathFactory, kind: str) -> Iterator[Lab]:
     if _missing_tools():
         pytest.fail("browser tools missing: " + ", ".join(_missing_tools()))
-    root = tmp_path_factory.mktemp("lab-root")
-    home = tmp_path_factory.mktemp("lab-home")
+    root = tmp_path_factory.mktemp(f"{kind}-root")
+    home = tmp_path_factory.mktemp(f"{kind}-home")
     port = _free_port()
     env = dict(os.environ)
     # A private Jupyter config/runtime/workspace, so no user setting or old workspace leaks in;
@@ -148,11 +180,14 @@ def lab(tmp_path_factory: pytest.TempPathFactory) -> Iterator[Lab]:
     (settings / "notification.jupyterlab-settings").write_text(
         json.dumps({"checkForUpdates": False, "fetchNews": "false"})
     )
-    log = (root / "jupyterlab.log").open("wb")
+    log_name = f"jupyter{kind}.log"
+    log = (root / log_name).open("wb")
+    module, *app_args = _FRONTENDS[kind]
     cmd = [
         sys.executable,
         "-m",
-        "jupyterlab",
+        module,
+        *app_args,
         "--no-browser",
         "--ip=127.0.0.1",
         f"--port={port}",
@@ -161,17 +196,13 @@ def lab(tmp_path_factory: pytest.TempPathFactory) -> Iterator[Lab]:
         "--IdentityProvider.token=",
         "--ServerApp.password=",
         "--ServerApp.disable_check_xsrf=True",
-        "--LabApp.expose_app_in_browser=True",
-        "--LabApp.news_url=",
-        "--LabApp.check_for_updates_class=jupyterlab.NeverCheckForUpdate",
-        "--LabApp.extension_manager=readonly",  # the default one searches PyPI
         "--allow-root",  # CI runs as root
     ]
     proc = subprocess.Popen(cmd, cwd=root, env=env, stdout=log, stderr=subprocess.STDOUT)
     url = f"http://127.0.0.1:{port}"
     try:
         _wait_for(f"{url}/api/status", 90, proc)
-        yield Lab(url, root)
+        yield Lab(url, root, kind)
     finally:
         proc.terminate()
         try:
@@ -182,7 +213,7 @@ def lab(tmp_path_factory: pytest.TempPathFactory) -> Iterator[Lab]:
         log.close()
         ARTIFACTS.mkdir(exist_ok=True)
         with contextlib.suppress(OSError):
-            shutil.copy(root / "jupyterlab.log", ARTIFACTS / "jupyterlab.log")
+            shutil.copy(root / log_name, ARTIFACTS / log_name)
 
 
 @pytest.fixture

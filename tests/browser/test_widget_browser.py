@@ -29,7 +29,10 @@ def _widget(page: Any) -> Any:
 
 
 def _data(page: Any, name: str) -> str:
-    value = _widget(page).get_attribute(f"data-{name}")
+    # through `dataset`: the attribute of dataset.dataUpdates is data-data-updates
+    value = page.evaluate(
+        "(name) => document.querySelector('.bbt-root').parentElement.dataset[name]", name
+    )
     return value or ""
 
 
@@ -168,3 +171,211 @@ def _rope_band_width(page: Any) -> float:
             ".getBoundingClientRect().width"
         )
     )
+
+
+# ---------------------------------------------------------------------------- 16 algorithms
+
+SETUP_16 = """\
+import bbt_widget as bbt
+w = bbt.BBTWidget(bbt.datasets.load_pmlb16(), dataset="db", paired=False, seed=1)
+w"""
+
+#: Records console warnings and, per change of the widget's data-status, the number of chart
+#: updates drawn by then (so a test can tell "done" shown before the charts were redrawn).
+_WATCH_STATUS = """() => {
+    const el = document.querySelector('.bbt-root').parentElement;
+    window.__bbtDone = [];
+    new MutationObserver(() => {
+        if (el.dataset.status !== 'done') return;
+        window.__bbtDone.push(Number(el.dataset.dataUpdates || 0));
+    }).observe(el, { attributes: true, attributeFilter: ['data-status'] });
+}"""
+
+
+def _vega_warnings(messages: list[Any]) -> list[str]:
+    # Vega's logger writes "WARN <text>" through console.warn
+    return [m.text for m in messages if m.type in ("warning", "error") and "WARN" in m.text]
+
+
+def _opacities(page: Any, selector: str) -> list[float]:
+    return page.evaluate(
+        """(sel) => [...document.querySelectorAll(sel)].map((p) => {
+            const o = p.getAttribute('opacity');
+            return o === null ? 1 : Number(o);
+        })""",
+        selector,
+    )
+
+
+def _svg_height(page: Any) -> float:
+    return float(
+        page.evaluate(
+            "() => document.querySelector('.bbt-vega svg').getBoundingClientRect().height"
+        )
+    )
+
+
+_DOTS = ".bbt-vega svg g.mark-symbol.role-mark path"
+
+
+def test_widget_at_16_algorithms(frontend: Any, browser_context: Any, artifacts: Path) -> None:
+    """Issue 12: the defects seen at 16 algorithms, in JupyterLab and in Notebook 7."""
+    kind = frontend.kind
+    url = frontend.write_notebook("widget16.ipynb", [SETUP_16])
+    page = browser_context.new_page()
+    errors: list[str] = []
+    console: list[Any] = []
+    page.on("pageerror", lambda exc: errors.append(str(exc)))
+    page.on("console", lambda msg: console.append(msg))
+
+    _open_and_run(page, url)
+    page.wait_for_selector(".bbt-root", timeout=STEP_TIMEOUT_MS)
+    _wait_attr(page, "status", "v === 'done'", FIT_TIMEOUT_MS)
+    _wait_attr(page, "rendered", "v === 'true'", STEP_TIMEOUT_MS)
+    assert page.locator(_DOTS).count() == 120
+    _shoot(page, artifacts, f"16_{kind}_01_initial")
+
+    # the paired row: at most a one-line note, worded for the widget
+    note = page.locator(".bbt-root [data-note=paired]")
+    if note.count() and note.is_visible():
+        text = note.inner_text()
+        assert "paired=False" not in text and text.startswith("paired mode is off")
+        box = note.bounding_box()
+        assert box is not None and box["height"] < 20, box
+
+    # PPC histograms: every bar has a width (they were 0 px: "h0" paths)
+    boxes = page.evaluate(
+        """() => [...document.querySelectorAll('.bbt-vega svg g.mark-rect.role-mark path')]
+            .filter((p) => p.getAttribute('fill') === '#6baed6')
+            .map((p) => { const r = p.getBoundingClientRect(); return [r.width, r.height]; })"""
+    )
+    assert len(boxes) > 100, len(boxes)
+    assert min(w for w, _ in boxes) > 0.5, sorted(boxes)[:5]
+    # bars stand on the panel's floor: the tallest of each panel is tall, not a tick
+    assert max(h for _, h in boxes) > 30, max(h for _, h in boxes)
+
+    # clicking a pair: that pair stays at full opacity, the other 119 dim
+    first = page.locator(_DOTS).first
+    first.click()
+    page.wait_for_function(
+        f"""() => [...document.querySelectorAll('{_DOTS}')]
+            .filter((p) => Number(p.getAttribute('opacity') ?? 1) < 0.5).length === 119""",
+        timeout=STEP_TIMEOUT_MS,
+    )
+    opacities = _opacities(page, _DOTS)
+    assert opacities[0] == 1.0 and sum(o == 1.0 for o in opacities) == 1, opacities[:5]
+    _shoot(page, artifacts, f"16_{kind}_02_clicked")
+
+    # a refit; "done" only once the new charts are drawn
+    page.evaluate(_WATCH_STATUS)
+    updates = int(_data(page, "dataUpdates") or 0)
+    page.select_option("select[data-trait=ties]", "add")
+    _wait_attr(page, "fits", "v === '2'", FIT_TIMEOUT_MS)
+    _wait_attr(page, "status", "v === 'done'", STEP_TIMEOUT_MS)
+    done_at = page.evaluate("() => window.__bbtDone")
+    assert done_at and done_at[0] > updates, (done_at, updates)
+
+    # Enter applies a ROPE value (JupyterLab took the key as a shortcut)
+    updates = int(_data(page, "dataUpdates") or 0)
+    band_before = _rope_band_width(page)
+    rope_low = page.locator("input[data-trait=rope_low]")
+    rope_low.click()
+    rope_low.fill("0.3")
+    rope_low.press("Enter")
+    _wait_attr(page, "dataUpdates", f"Number(v) > {updates}", 15_000)
+    assert _rope_band_width(page) > band_before + 1
+    assert page.locator(".bbt-root").is_visible()  # the key did nothing else to the notebook
+    _shoot(page, artifacts, f"16_{kind}_03_rope_enter")
+
+    # "Show pairs of": an algorithm outside the clicked pair -> nothing dimmed, and the view
+    # shrinks to its 15 rows (no blank tail)
+    top_label = page.evaluate(
+        """() => [...document.querySelectorAll('.bbt-vega svg g.role-axis-label text')]
+            .map((t) => t.textContent).find((t) => t.includes(' > '))"""
+    )
+    clicked = set(top_label.split(" > "))
+    algorithms = page.evaluate(
+        "() => [...document.querySelectorAll('select[data-trait=focus] option')]"
+        ".map((o) => o.value).filter((v) => v)"
+    )
+    other = next(a for a in algorithms if a not in clicked)
+    height_before = _svg_height(page)
+    root_before = page.locator(".bbt-root").bounding_box()["height"]
+    page.select_option("select[data-trait=focus]", other)
+    page.wait_for_function(
+        f"() => document.querySelectorAll('{_DOTS}').length === 15", timeout=STEP_TIMEOUT_MS
+    )
+    page.wait_for_function(
+        f"""() => [...document.querySelectorAll('{_DOTS}')]
+            .every((p) => Number(p.getAttribute('opacity') ?? 1) === 1)""",
+        timeout=STEP_TIMEOUT_MS,
+    )
+    page.wait_for_function(
+        f"() => document.querySelector('.bbt-vega svg').getBoundingClientRect().height"
+        f" < {0.7 * height_before}",
+        timeout=STEP_TIMEOUT_MS,
+    )
+    assert page.locator(".bbt-root").bounding_box()["height"] < root_before - 500
+    _shoot(page, artifacts, f"16_{kind}_04_focus")
+
+    assert _vega_warnings(console) == [], _vega_warnings(console)[:5]
+    assert browser_context.blocked == [], browser_context.blocked
+    assert errors == []
+    assert _data(page, "fits") == "2"
+
+
+HOSTILE = """\
+import bbt_widget as bbt
+names = {
+    "dt": '<img src=x onerror="window.__bbtXss = 1">',
+    "lda": "<script>window.__bbtXss = 2</script>",
+    "lgbm": "a > b",
+    "svm": "x vs y",
+}
+w = bbt.BBTWidget(bbt.datasets.load_base().rename(columns=names), dataset="db", seed=1)
+w"""
+
+
+def test_hostile_names_are_shown_literally(lab: Any, browser_context: Any, artifacts: Path) -> None:
+    """Issue 9's security suite: names that are HTML run nothing and read as typed."""
+    url = lab.write_notebook("hostile.ipynb", [HOSTILE])
+    page = browser_context.new_page()
+    dialogs: list[str] = []
+    page.on("dialog", lambda d: (dialogs.append(d.message), d.dismiss()))
+    _open_and_run(page, url)
+    page.wait_for_selector(".bbt-root", timeout=STEP_TIMEOUT_MS)
+    _wait_attr(page, "status", "v === 'done'", FIT_TIMEOUT_MS)
+    _wait_attr(page, "rendered", "v === 'true'", STEP_TIMEOUT_MS)
+    assert page.locator(".bbt-error").is_hidden()
+    assert page.locator(_DOTS).count() == 10
+    # nothing ran, no element was made from a name
+    assert page.evaluate("() => window.__bbtXss") is None
+    assert dialogs == []
+    assert page.locator(".bbt-root img, .bbt-root script").count() == 0
+    # the names read as typed, in the controls and in the charts
+    options = page.evaluate(
+        "() => [...document.querySelectorAll('select[data-trait=focus] option')]"
+        ".map((o) => o.textContent)"
+    )
+    for name in (
+        '<img src=x onerror="window.__bbtXss = 1">',
+        "<script>window.__bbtXss = 2</script>",
+        "a > b",
+        "x vs y",
+    ):
+        assert name in options, options
+    texts = page.evaluate(
+        "() => [...document.querySelectorAll('.bbt-vega svg text')].map((t) => t.textContent)"
+    )
+    assert any(t.startswith("<img src=x") for t in texts), texts[:20]
+    assert any(t.startswith("<script>") for t in texts)
+    assert "x vs y" in texts and "a > b" in texts  # matrix rows/columns
+    # clicking a pair of such names highlights it (keys, not labels)
+    page.locator(_DOTS).first.click()
+    page.wait_for_function(
+        f"""() => [...document.querySelectorAll('{_DOTS}')]
+            .filter((p) => Number(p.getAttribute('opacity') ?? 1) < 0.5).length === 9""",
+        timeout=STEP_TIMEOUT_MS,
+    )
+    _shoot(page, artifacts, "hostile_names")
+    assert page.evaluate("() => window.__bbtXss") is None and dialogs == []

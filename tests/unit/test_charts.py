@@ -189,6 +189,21 @@ def test_ppc_frame_numbers_pairs_in_summary_order(ppc_histogram) -> None:
     assert frame["panel"].iloc[0] == "dt wins vs lda"
 
 
+def test_ppc_frame_places_bars_on_a_fixed_unit_scale_per_panel(ppc_histogram) -> None:
+    """Issue 12: fixed scale domains (no per-panel extent: no "Infinite extent" warnings when
+    a panel empties) and bars one count wide (binned bars were 0 px at 16 algorithms)."""
+    frame = charts.ppc_frame(ppc_histogram, ["xgb", "lda", "dt"])
+    dt_lda = frame[frame["key"] == charts.pair_key("dt", "lda")]
+    # counts 5 and 6, observed 6: the panel spans 4.5 .. 6.5, each bar half of it
+    assert list(dt_lda["x0"]) == [0.0, 0.5] and list(dt_lda["x1"]) == [0.5, 1.0]
+    assert list(dt_lda["h"]) == pytest.approx([1 / 3, 1.0])  # 1000 and 3000 draws
+    assert list(dt_lda["obs_x"]) == [0.75, 0.75]
+    assert list(dt_lda["range_low"]) == [5, 5] and list(dt_lda["range_high"]) == [6, 6]
+    spec = json.dumps(charts.ppc_chart("ppc").to_dict(validate=False))
+    assert '"bin"' not in spec and '"independent"' not in spec
+    assert '"domain": [0, 1]' in spec
+
+
 def test_coverage_frame_accepts_core_wide_form_with_ties() -> None:
     wide = pd.DataFrame(
         {
