@@ -11,7 +11,18 @@ For the paper's base results (5 algorithms x 20 data sets) and the full PMLB tab
   settings, called directly just before. Target: refit <= fit + 0.3 s.
 * ``cache``: going back to settings fitted before (no fit).
 
-Run: ``python benchmarks/bench_widget.py [--repeat N] [--out benchmarks/results/widget.json]``.
+``--browser`` adds what a user sees, in JupyterLab and Debian's headless Chromium (network
+cut, as in ``tests/browser``), at 5 and 16 algorithms:
+
+* ``rope`` / ``refit``: from the input event (a ROPE bound; a hyper-prior scale not fitted
+  before) to the intervals chart's SVG changing. Baselines from the same run: the core's
+  ``result.summary(rope=...)`` and ``bbt.fit()`` with the same settings, in this process.
+* ``first_charts``: from running the cell to the first charts drawn, split into the
+  import of the package (a fresh interpreter), the first fit (construction to ``wait()``,
+  in another fresh interpreter) and the rest (kernel -> browser, first render).
+  Target: <= 4 s warm at 16 algorithms.
+
+Run: ``python benchmarks/bench_widget.py [--repeat N] [--browser] [--out ...]``.
 The first fit of a new machine compiles the Stan model; that compile is done (and reported)
 before anything is timed.
 """
@@ -19,11 +30,14 @@ before anything is timed.
 from __future__ import annotations
 
 import argparse
+import importlib.util
 import json
 import os
 import platform
 import statistics
+import subprocess
 import sys
+import tempfile
 import time
 from pathlib import Path
 from typing import Any
@@ -37,6 +51,30 @@ from bbt_widget.widget import BBTWidget  # noqa: E402
 
 ROPE_TARGET_S = 0.050
 REFIT_OVERHEAD_TARGET_S = 0.3
+FIRST_CHARTS_TARGET_S = 4.0
+#: Browser cases: name, loader in bbt.datasets, widget keywords.
+BROWSER_CASES = [
+    ("base_5x20", "load_base", {"dataset": "db", "seed": 11}),
+    ("pmlb16_16x132", "load_pmlb16", {"dataset": "db", "paired": False, "seed": 11}),
+]
+
+#: In the page: change an input, resolve with the ms until the intervals chart's SVG changes.
+_TIME_INPUT = """async ({ selector, value }) => {
+    const dots = document.querySelector('.bbt-vega svg g.mark-symbol.role-mark');
+    const chart = dots.closest('.role-scope') || dots.parentElement;
+    const input = document.querySelector(selector);
+    return await new Promise((resolve) => {
+        let t0 = 0;
+        const observer = new MutationObserver(() => {
+            observer.disconnect();
+            resolve(performance.now() - t0);
+        });
+        observer.observe(chart, { subtree: true, childList: true, attributes: true });
+        input.value = value;
+        t0 = performance.now();
+        input.dispatchEvent(new Event('change', { bubbles: true }));
+    });
+}"""
 
 
 def _median(values: list[float]) -> float:
@@ -129,13 +167,173 @@ def bench_case(name: str, data: Any, repeat: int, refits: int) -> dict[str, Any]
     }
 
 
+def _browser_harness() -> Any:
+    """``tests/browser/conftest.py`` (JupyterLab + offline Chromium), loaded by path."""
+    path = REPO / "tests" / "browser" / "conftest.py"
+    spec = importlib.util.spec_from_file_location("_bbt_browser_harness", path)
+    module = importlib.util.module_from_spec(spec)
+    assert spec.loader is not None
+    spec.loader.exec_module(module)
+    return module
+
+
+def _fresh_python(code: str) -> float:
+    """Seconds printed by ``code`` run in a fresh interpreter importing this checkout."""
+    env = {
+        **os.environ,
+        "PYTHONPATH": os.pathsep.join([str(REPO), os.environ.get("PYTHONPATH", "")]),
+    }
+    out = subprocess.run(
+        [sys.executable, "-c", code], env=env, capture_output=True, text=True, check=True
+    )
+    return float(out.stdout.strip().splitlines()[-1])
+
+
+def _first_charts_split(data_expr: str, kwargs: dict[str, Any]) -> dict[str, float]:
+    imports = _fresh_python(
+        "import time; t = time.perf_counter(); import bbt_widget as bbt; "
+        "from bbt_widget import BBTWidget; print(time.perf_counter() - t)"
+    )
+    fit = _fresh_python(
+        "import time, bbt_widget as bbt; d = " + data_expr + "; t = time.perf_counter(); "
+        f"w = bbt.BBTWidget(d, **{kwargs!r}); assert w.wait(900); w.close(); "
+        "print(time.perf_counter() - t)"
+    )
+    return {"import_s": round(imports, 3), "construct_and_first_fit_s": round(fit, 3)}
+
+
+def bench_browser(repeat: int, refits: int) -> list[dict[str, Any]]:
+    """Input event -> intervals chart changed, in JupyterLab, per case (see module doc)."""
+    from playwright.sync_api import sync_playwright
+
+    harness = _browser_harness()
+    results = []
+    with tempfile.TemporaryDirectory() as tmp, sync_playwright() as pw:
+        root, home = Path(tmp, "root"), Path(tmp, "home")
+        root.mkdir()
+        home.mkdir()
+        with harness.jupyter_server("lab", root, home) as lab:
+            context = harness.offline_context(pw, Path(tmp, "profile"))
+            try:
+                for name, data_expr, kwargs in BROWSER_CASES:
+                    results.append(
+                        _browser_case(
+                            harness, lab, context, name, data_expr, kwargs, repeat, refits
+                        )
+                    )
+            finally:
+                context.close()
+    return results
+
+
+def _browser_case(
+    harness: Any,
+    lab: Any,
+    context: Any,
+    name: str,
+    loader: str,
+    kwargs: dict[str, Any],
+    repeat: int,
+    refits: int,
+) -> dict[str, Any]:
+    data = getattr(bbt.datasets, loader)()
+    data_expr = f"bbt.datasets.{loader}()"
+    split = _first_charts_split(data_expr, kwargs)
+    cell = f"import bbt_widget as bbt\nw = bbt.BBTWidget({data_expr}, **{kwargs!r})\nw"
+    url = lab.write_notebook(f"bench_{name}.ipynb", [cell])
+    page = context.new_page()
+    # warm-up run: the kernel's first import and the browser's first bundle load
+    harness.open_and_run(page, url, 120_000)
+    page.wait_for_function(
+        "() => document.querySelector('.bbt-root')?.parentElement?.dataset.rendered === 'true'",
+        timeout=900_000,
+    )
+    page.evaluate("window.jupyterapp.commands.execute('kernelmenu:restart-and-clear')")
+    page.wait_for_timeout(500)
+    dialog = page.locator(".jp-Dialog .jp-mod-accept")
+    if dialog.count():
+        dialog.click()
+    page.wait_for_function("() => !document.querySelector('.bbt-root')", timeout=60_000)
+    page.wait_for_function(
+        """() => { const k = window.jupyterapp.shell.currentWidget.sessionContext.session.kernel;
+                   return k && k.status === 'idle'; }""",
+        timeout=120_000,
+    )
+    t0 = time.perf_counter()
+    page.evaluate("window.jupyterapp.commands.execute('notebook:run-all-cells')")
+    page.wait_for_function(
+        "() => document.querySelector('.bbt-root')?.parentElement?.dataset.rendered === 'true'",
+        timeout=900_000,
+    )
+    first_charts = time.perf_counter() - t0
+
+    result = bbt.fit(data, **kwargs)
+    rope_ms, core_ms = [], []
+    for i in range(repeat):
+        high = f"{0.56 + 0.01 * (i % 20):.2f}"
+        rope_ms.append(
+            page.evaluate(_TIME_INPUT, {"selector": "input[data-trait=rope_high]", "value": high})
+        )
+        t = time.perf_counter()
+        result.summary(rope=(0.45, float(high)))
+        core_ms.append(1e3 * (time.perf_counter() - t))
+        page.wait_for_timeout(50)
+    refit_ms, fit_ms = [], []
+    for i in range(refits):
+        scale = round(0.5 + 0.05 * (i + 1), 3)
+        refit_ms.append(
+            page.evaluate(
+                _TIME_INPUT, {"selector": "input[data-trait=prior_scale]", "value": str(scale)}
+            )
+        )
+        t = time.perf_counter()
+        bbt.fit(data, prior_scale=scale, **kwargs)
+        fit_ms.append(1e3 * (time.perf_counter() - t))
+    page.close()
+    rope, core = _median(rope_ms), _median(core_ms)
+    refit, fit = _median(refit_ms), _median(fit_ms)
+    rest = first_charts - split["construct_and_first_fit_s"] - split["import_s"]
+    return {
+        "case": name,
+        "algorithms": len(result.algorithms),
+        "rope_to_chart": {
+            "browser_median_ms": round(rope, 1),
+            "browser_max_ms": round(max(rope_ms), 1),
+            "baseline_core_summary_median_ms": round(core, 2),
+            "ratio_to_baseline": round(rope / core, 1),
+            "repeat": repeat,
+        },
+        "refit_to_chart": {
+            "browser_median_ms": round(refit, 1),
+            "baseline_fit_median_ms": round(fit, 1),
+            "ratio_to_baseline": round(refit / fit, 3),
+            "repeat": refits,
+        },
+        "first_charts": {
+            "run_cell_to_charts_s": round(first_charts, 3),
+            **split,
+            "kernel_to_browser_and_render_s": round(rest, 3),
+            "target_s": FIRST_CHARTS_TARGET_S,
+            "meets_target": first_charts <= FIRST_CHARTS_TARGET_S,
+        },
+    }
+
+
 def main(argv: list[str] | None = None) -> int:
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     parser.add_argument("--repeat", type=int, default=30, help="ROPE changes per case")
     parser.add_argument("--refits", type=int, default=3, help="refits per case")
     parser.add_argument("--out", type=Path, default=REPO / "benchmarks" / "results" / "widget.json")
     parser.add_argument("--quick", action="store_true", help="base results only")
+    parser.add_argument(
+        "--browser", action="store_true", help="also time JupyterLab + Chromium (see doc)"
+    )
+    parser.add_argument(
+        "--browser-only", action="store_true", help="only the browser timings (own results file)"
+    )
     args = parser.parse_args(argv)
+    if args.browser_only:
+        return _write_browser(args)
 
     t0 = time.perf_counter()
     charts.view_spec()  # built once per process: report it, keep it out of the timings
@@ -171,6 +369,40 @@ def main(argv: list[str] | None = None) -> int:
             f"cache hit {case['cache_hit']['widget_median_s'] * 1e3:.1f} ms"
         )
     print(f"written {args.out}")
+    if args.browser:
+        return _write_browser(args)
+    return 0
+
+
+def _write_browser(args: argparse.Namespace) -> int:
+    out = args.out.with_name("widget_browser.json")
+    cases = bench_browser(min(args.repeat, 20), args.refits)
+    report = {
+        "benchmark": "bench_widget --browser",
+        "when": time.strftime("%Y-%m-%dT%H:%M:%S%z"),
+        "python": platform.python_version(),
+        "machine": platform.machine(),
+        "cpus": os.cpu_count(),
+        "browser": "Debian chromium, headless, network cut; JupyterLab on localhost",
+        "note": (
+            "rope/refit_to_chart: input change event -> the intervals chart's SVG changed "
+            "(MutationObserver), vs the core's summary() / bbt.fit() in the bench process; "
+            "first_charts: run the cell -> first charts drawn, warm (second kernel), split into "
+            "import and first fit measured in fresh interpreters, the rest is kernel -> browser "
+            "and the first render"
+        ),
+        "cases": cases,
+    }
+    out.write_text(json.dumps(report, indent=2) + "\n", encoding="utf-8")
+    for case in cases:
+        r, f, c = case["rope_to_chart"], case["refit_to_chart"], case["first_charts"]
+        print(
+            f"{case['case']} (browser): ROPE {r['browser_median_ms']:.0f} ms, refit "
+            f"{f['browser_median_ms']:.0f} ms (fit {f['baseline_fit_median_ms']:.0f} ms); first "
+            f"charts {c['run_cell_to_charts_s']:.2f} s (import {c['import_s']:.2f}, fit "
+            f"{c['construct_and_first_fit_s']:.2f}, rest {c['kernel_to_browser_and_render_s']:.2f})"
+        )
+    print(f"written {out}")
     return 0
 
 

@@ -125,7 +125,9 @@ class Lab:
         (self.root / name).write_text(json.dumps(notebook), encoding="utf-8")
         if self.kind == "notebook":
             return f"{self.url}/notebooks/{name}"
-        return f"{self.url}/lab/tree/{name}"
+        # ?reset: a fresh workspace, or JupyterLab would also reopen the notebooks of earlier
+        # tests on this server (and their widgets would render on the page too)
+        return f"{self.url}/lab/tree/{name}?reset"
 
 
 #: Command line of each front end; both expose the app as ``window.jupyterapp``.
@@ -163,6 +165,17 @@ def _serve(tmp_path_factory: pytest.TempPathFactory, kind: str) -> Iterator[Lab]
         pytest.fail("browser tools missing: " + ", ".join(_missing_tools()))
     root = tmp_path_factory.mktemp(f"{kind}-root")
     home = tmp_path_factory.mktemp(f"{kind}-home")
+    with jupyter_server(kind, root, home) as server:
+        yield server
+
+
+@contextlib.contextmanager
+def jupyter_server(kind: str, root: Path, home: Path) -> Iterator[Lab]:
+    """Run JupyterLab (``kind="lab"``) or Notebook 7 (``"notebook"``) on localhost.
+
+    ``root`` is the server's root folder, ``home`` holds its private config and settings.
+    Also used by ``benchmarks/bench_widget.py`` for its browser-side timings.
+    """
     port = _free_port()
     env = dict(os.environ)
     # A private Jupyter config/runtime/workspace, so no user setting or old workspace leaks in;
@@ -216,6 +229,30 @@ def _serve(tmp_path_factory: pytest.TempPathFactory, kind: str) -> Iterator[Lab]
             shutil.copy(root / log_name, ARTIFACTS / log_name)
 
 
+def open_and_run(page: Any, url: str, timeout_ms: int = 60_000) -> None:
+    """Open a notebook and run all its cells through the app's own command, once the kernel
+    is up (else "run all" would wait on a kernel dialog)."""
+    page.goto(url)
+    page.wait_for_selector(".jp-Notebook", timeout=timeout_ms)
+    page.wait_for_function(
+        """() => {
+            const app = window.jupyterapp;
+            const panel = app && app.shell.currentWidget;
+            const kernel = panel && panel.sessionContext && panel.sessionContext.session
+                && panel.sessionContext.session.kernel;
+            return kernel && kernel.connectionStatus === 'connected' && kernel.status === 'idle';
+        }""",
+        timeout=timeout_ms,
+    )
+    page.evaluate("window.jupyterapp.commands.execute('notebook:run-all-cells')")
+
+
+@pytest.fixture
+def run_notebook() -> Any:
+    """:func:`open_and_run`, for the test modules (which cannot import a conftest)."""
+    return open_and_run
+
+
 @pytest.fixture
 def _playwright() -> Iterator[Any]:
     # Per test, not per session: while Playwright's sync API is open, the main thread has a
@@ -229,8 +266,17 @@ def _playwright() -> Iterator[Any]:
 @pytest.fixture
 def browser_context(_playwright: Any, tmp_path: Path) -> Iterator[Any]:
     """A fresh Chromium profile with every non-localhost request aborted (and recorded)."""
-    context = _playwright.chromium.launch_persistent_context(
-        user_data_dir=str(tmp_path / "chromium-profile"),
+    context = offline_context(_playwright, tmp_path / "chromium-profile")
+    try:
+        yield context
+    finally:
+        context.close()
+
+
+def offline_context(playwright: Any, profile: Path) -> Any:
+    """Debian's headless Chromium; requests off localhost are aborted, listed in ``.blocked``."""
+    context = playwright.chromium.launch_persistent_context(
+        user_data_dir=str(profile),
         executable_path=CHROMIUM,
         headless=True,
         args=CHROMIUM_ARGS,
@@ -249,10 +295,7 @@ def browser_context(_playwright: Any, tmp_path: Path) -> Iterator[Any]:
 
     context.route("**/*", gate)
     context.blocked = blocked
-    try:
-        yield context
-    finally:
-        context.close()
+    return context
 
 
 @pytest.fixture

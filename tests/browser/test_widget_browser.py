@@ -6,7 +6,9 @@ first run may spend a minute compiling). Screenshots go to ``artifacts/``.
 
 from __future__ import annotations
 
+import contextlib
 import re
+from collections.abc import Iterator
 from pathlib import Path
 from typing import Any
 
@@ -59,32 +61,15 @@ def _marks(page: Any) -> int:
     return page.locator(".bbt-vega svg .role-mark").count()
 
 
-def _open_and_run(page: Any, url: str) -> None:
-    page.goto(url)
-    page.wait_for_selector(".jp-Notebook", timeout=STEP_TIMEOUT_MS)
-    # the kernel must be up before "run all", or the first cell would wait on a dialog
-    page.wait_for_function(
-        """() => {
-            const app = window.jupyterapp;
-            const panel = app && app.shell.currentWidget;
-            const kernel = panel && panel.sessionContext && panel.sessionContext.session
-                && panel.sessionContext.session.kernel;
-            return kernel && kernel.connectionStatus === 'connected' && kernel.status === 'idle';
-        }""",
-        timeout=STEP_TIMEOUT_MS,
-    )
-    page.evaluate("window.jupyterapp.commands.execute('notebook:run-all-cells')")
-
-
 def test_widget_renders_refits_and_resummarises_offline(
-    lab: Any, browser_context: Any, artifacts: Path
+    lab: Any, browser_context: Any, artifacts: Path, run_notebook: Any
 ) -> None:
     url = lab.write_notebook("widget.ipynb", [SETUP])
     page = browser_context.new_page()
     errors: list[str] = []
     page.on("pageerror", lambda exc: errors.append(str(exc)))
 
-    _open_and_run(page, url)
+    run_notebook(page, url, STEP_TIMEOUT_MS)
     page.wait_for_selector(".bbt-root", timeout=STEP_TIMEOUT_MS)
     _wait_attr(page, "status", "v === 'done'", FIT_TIMEOUT_MS)
     _wait_attr(page, "rendered", "v === 'true'", STEP_TIMEOUT_MS)
@@ -218,52 +203,81 @@ def _svg_height(page: Any) -> float:
 _DOTS = ".bbt-vega svg g.mark-symbol.role-mark path"
 
 
-def test_widget_at_16_algorithms(frontend: Any, browser_context: Any, artifacts: Path) -> None:
+def _front_end_own(error: str) -> bool:
+    """An error raised inside Notebook 7's own core bundle, not by the widget: its start-up
+    reads a settings schema that a fresh private settings folder does not have."""
+    return "/static/notebook/notebook_core." in error and "bbt" not in error
+
+
+class _Checks:
+    """Soft checks: each defect is reported by name, so a run on a broken build lists every
+    defect it has, not just the first one."""
+
+    def __init__(self) -> None:
+        self.failed: dict[str, str] = {}
+
+    @contextlib.contextmanager
+    def check(self, name: str) -> Iterator[None]:
+        from playwright.sync_api import Error as PlaywrightError
+
+        try:
+            yield
+        except (AssertionError, PlaywrightError) as exc:
+            self.failed[name] = str(exc).splitlines()[0][:300] if str(exc) else repr(exc)
+
+
+SOFT_TIMEOUT_MS = 15_000
+
+
+def test_widget_at_16_algorithms(
+    frontend: Any, browser_context: Any, artifacts: Path, run_notebook: Any
+) -> None:
     """Issue 12: the defects seen at 16 algorithms, in JupyterLab and in Notebook 7."""
     kind = frontend.kind
     url = frontend.write_notebook("widget16.ipynb", [SETUP_16])
     page = browser_context.new_page()
     errors: list[str] = []
     console: list[Any] = []
-    page.on("pageerror", lambda exc: errors.append(str(exc)))
+    page.on("pageerror", lambda exc: errors.append(f"{exc.message} @ {exc.stack}"))
     page.on("console", lambda msg: console.append(msg))
+    checks = _Checks()
 
-    _open_and_run(page, url)
+    run_notebook(page, url, STEP_TIMEOUT_MS)
     page.wait_for_selector(".bbt-root", timeout=STEP_TIMEOUT_MS)
     _wait_attr(page, "status", "v === 'done'", FIT_TIMEOUT_MS)
     _wait_attr(page, "rendered", "v === 'true'", STEP_TIMEOUT_MS)
     assert page.locator(_DOTS).count() == 120
     _shoot(page, artifacts, f"16_{kind}_01_initial")
 
-    # the paired row: at most a one-line note, worded for the widget
-    note = page.locator(".bbt-root [data-note=paired]")
-    if note.count() and note.is_visible():
-        text = note.inner_text()
-        assert "paired=False" not in text and text.startswith("paired mode is off")
-        box = note.bounding_box()
-        assert box is not None and box["height"] < 20, box
+    with checks.check("paired row: one line, worded for the widget"):
+        assert "paired=False" not in page.locator(".bbt-controls").inner_text()
+        paired_row = page.locator(".bbt-row", has=page.locator("input[data-trait=paired]"))
+        assert paired_row.bounding_box()["height"] < 30, paired_row.bounding_box()
+        note = page.locator(".bbt-root [data-note=paired]")
+        if note.count() and note.is_visible():
+            assert note.inner_text().startswith("paired mode is off")
+            assert note.bounding_box()["height"] < 20, note.bounding_box()
 
-    # PPC histograms: every bar has a width (they were 0 px: "h0" paths)
-    boxes = page.evaluate(
-        """() => [...document.querySelectorAll('.bbt-vega svg g.mark-rect.role-mark path')]
-            .filter((p) => p.getAttribute('fill') === '#6baed6')
-            .map((p) => { const r = p.getBoundingClientRect(); return [r.width, r.height]; })"""
-    )
-    assert len(boxes) > 100, len(boxes)
-    assert min(w for w, _ in boxes) > 0.5, sorted(boxes)[:5]
-    # bars stand on the panel's floor: the tallest of each panel is tall, not a tick
-    assert max(h for _, h in boxes) > 30, max(h for _, h in boxes)
+    with checks.check("PPC bars have a width"):
+        boxes = page.evaluate(
+            """() => [...document.querySelectorAll('.bbt-vega svg g.mark-rect.role-mark path')]
+                .filter((p) => p.getAttribute('fill') === '#6baed6')
+                .map((p) => { const r = p.getBoundingClientRect(); return [r.width, r.height]; })"""
+        )
+        assert len(boxes) > 100, len(boxes)
+        assert min(w for w, _ in boxes) > 0.5, sorted(boxes)[:5]  # were 0 px ("h0" paths)
+        # bars stand on the panel's floor: the tallest are tall, not ticks
+        assert max(h for _, h in boxes) > 30, max(h for _, h in boxes)
 
-    # clicking a pair: that pair stays at full opacity, the other 119 dim
-    first = page.locator(_DOTS).first
-    first.click()
-    page.wait_for_function(
-        f"""() => [...document.querySelectorAll('{_DOTS}')]
-            .filter((p) => Number(p.getAttribute('opacity') ?? 1) < 0.5).length === 119""",
-        timeout=STEP_TIMEOUT_MS,
-    )
-    opacities = _opacities(page, _DOTS)
-    assert opacities[0] == 1.0 and sum(o == 1.0 for o in opacities) == 1, opacities[:5]
+    with checks.check("clicked pair full opacity, the others dimmed"):
+        page.locator(_DOTS).first.click()
+        page.wait_for_function(
+            f"""() => [...document.querySelectorAll('{_DOTS}')]
+                .filter((p) => Number(p.getAttribute('opacity') ?? 1) < 0.5).length === 119""",
+            timeout=SOFT_TIMEOUT_MS,
+        )
+        opacities = _opacities(page, _DOTS)
+        assert opacities[0] == 1.0 and sum(o == 1.0 for o in opacities) == 1, opacities[:5]
     _shoot(page, artifacts, f"16_{kind}_02_clicked")
 
     # a refit; "done" only once the new charts are drawn
@@ -272,23 +286,24 @@ def test_widget_at_16_algorithms(frontend: Any, browser_context: Any, artifacts:
     page.select_option("select[data-trait=ties]", "add")
     _wait_attr(page, "fits", "v === '2'", FIT_TIMEOUT_MS)
     _wait_attr(page, "status", "v === 'done'", STEP_TIMEOUT_MS)
-    done_at = page.evaluate("() => window.__bbtDone")
-    assert done_at and done_at[0] > updates, (done_at, updates)
+    with checks.check("status says done only after the new charts are drawn"):
+        done_at = page.evaluate("() => window.__bbtDone")
+        assert done_at and done_at[0] > updates, (done_at, updates)
+    _wait_attr(page, "dataUpdates", f"Number(v) > {updates}", STEP_TIMEOUT_MS)
 
-    # Enter applies a ROPE value (JupyterLab took the key as a shortcut)
-    updates = int(_data(page, "dataUpdates") or 0)
-    band_before = _rope_band_width(page)
-    rope_low = page.locator("input[data-trait=rope_low]")
-    rope_low.click()
-    rope_low.fill("0.3")
-    rope_low.press("Enter")
-    _wait_attr(page, "dataUpdates", f"Number(v) > {updates}", 15_000)
-    assert _rope_band_width(page) > band_before + 1
-    assert page.locator(".bbt-root").is_visible()  # the key did nothing else to the notebook
+    with checks.check("Enter applies a ROPE value"):
+        updates = int(_data(page, "dataUpdates") or 0)
+        band_before = _rope_band_width(page)
+        rope_low = page.locator("input[data-trait=rope_low]")
+        rope_low.click()
+        rope_low.fill("0.3")
+        rope_low.press("Enter")
+        _wait_attr(page, "dataUpdates", f"Number(v) > {updates}", SOFT_TIMEOUT_MS)
+        assert _rope_band_width(page) > band_before + 1
+        assert page.locator(".bbt-root").is_visible()  # the key did nothing to the notebook
     _shoot(page, artifacts, f"16_{kind}_03_rope_enter")
 
-    # "Show pairs of": an algorithm outside the clicked pair -> nothing dimmed, and the view
-    # shrinks to its 15 rows (no blank tail)
+    # "Show pairs of" an algorithm outside the clicked pair
     top_label = page.evaluate(
         """() => [...document.querySelectorAll('.bbt-vega svg g.role-axis-label text')]
             .map((t) => t.textContent).find((t) => t.includes(' > '))"""
@@ -305,22 +320,31 @@ def test_widget_at_16_algorithms(frontend: Any, browser_context: Any, artifacts:
     page.wait_for_function(
         f"() => document.querySelectorAll('{_DOTS}').length === 15", timeout=STEP_TIMEOUT_MS
     )
-    page.wait_for_function(
-        f"""() => [...document.querySelectorAll('{_DOTS}')]
-            .every((p) => Number(p.getAttribute('opacity') ?? 1) === 1)""",
-        timeout=STEP_TIMEOUT_MS,
-    )
-    page.wait_for_function(
-        f"() => document.querySelector('.bbt-vega svg').getBoundingClientRect().height"
-        f" < {0.7 * height_before}",
-        timeout=STEP_TIMEOUT_MS,
-    )
-    assert page.locator(".bbt-root").bounding_box()["height"] < root_before - 500
+    with checks.check("no dimming carried into 'Show pairs of'"):
+        page.wait_for_function(
+            f"""() => [...document.querySelectorAll('{_DOTS}')]
+                .every((p) => Number(p.getAttribute('opacity') ?? 1) === 1)""",
+            timeout=SOFT_TIMEOUT_MS,
+        )
+    with checks.check("the widget shrinks after filtering"):
+        page.wait_for_function(
+            f"() => document.querySelector('.bbt-vega svg').getBoundingClientRect().height"
+            f" < {0.7 * height_before}",
+            timeout=SOFT_TIMEOUT_MS,
+        )
+        assert page.locator(".bbt-root").bounding_box()["height"] < root_before - 500
     _shoot(page, artifacts, f"16_{kind}_04_focus")
 
-    assert _vega_warnings(console) == [], _vega_warnings(console)[:5]
+    with checks.check("no Vega warnings during load, refit and filter"):
+        assert _vega_warnings(console) == [], (
+            len(_vega_warnings(console)),
+            _vega_warnings(console)[:3],
+        )
+    assert not checks.failed, "failed checks:\n" + "\n".join(
+        f"- {name}: {why}" for name, why in checks.failed.items()
+    )
     assert browser_context.blocked == [], browser_context.blocked
-    assert errors == []
+    assert [e for e in errors if not _front_end_own(e)] == []
     assert _data(page, "fits") == "2"
 
 
@@ -336,13 +360,15 @@ w = bbt.BBTWidget(bbt.datasets.load_base().rename(columns=names), dataset="db", 
 w"""
 
 
-def test_hostile_names_are_shown_literally(lab: Any, browser_context: Any, artifacts: Path) -> None:
+def test_hostile_names_are_shown_literally(
+    lab: Any, browser_context: Any, artifacts: Path, run_notebook: Any
+) -> None:
     """Issue 9's security suite: names that are HTML run nothing and read as typed."""
     url = lab.write_notebook("hostile.ipynb", [HOSTILE])
     page = browser_context.new_page()
     dialogs: list[str] = []
     page.on("dialog", lambda d: (dialogs.append(d.message), d.dismiss()))
-    _open_and_run(page, url)
+    run_notebook(page, url, STEP_TIMEOUT_MS)
     page.wait_for_selector(".bbt-root", timeout=STEP_TIMEOUT_MS)
     _wait_attr(page, "status", "v === 'done'", FIT_TIMEOUT_MS)
     _wait_attr(page, "rendered", "v === 'true'", STEP_TIMEOUT_MS)
