@@ -26,14 +26,39 @@ from __future__ import annotations
 
 import copy
 import functools
+import hashlib
+import importlib
+import importlib.metadata
 import json
+import os
+import tempfile
 from collections.abc import Hashable, Mapping, Sequence
 from dataclasses import dataclass
+from pathlib import Path
+from types import ModuleType
 from typing import Any
 
-import altair as alt
 import numpy as np
 import pandas as pd
+
+
+class _Lazy:
+    """A module imported on first attribute access.
+
+    Altair takes longer to import than everything else the widget needs together (seconds on
+    a busy machine), yet the widget needs it only for the view spec -- cached on disk, see
+    :func:`view_spec` -- and for ``w.charts``. So the first charts do not wait for it.
+    """
+
+    def __init__(self, name: str) -> None:
+        self._name = name
+
+    def __getattr__(self, attr: str) -> Any:
+        module: ModuleType = importlib.import_module(self._name)
+        return getattr(module, attr)
+
+
+alt: Any = _Lazy("altair")
 
 __all__ = [
     "DECISION_COLORS",
@@ -870,16 +895,46 @@ def view_spec() -> dict[str, Any]:
     """The widget's Vega-Lite spec: structure only, data referenced by dataset name.
 
     Everything that varies (frames, ROPE, HDI mass, highlight) is data or a parameter, so
-    the spec is the same for every result and built once per process (Altair needs a few
-    hundred milliseconds for it). The ``$schema`` URL is dropped: the front end passes the
-    mode explicitly, and the widget sends nothing that looks like a remote address.
+    the spec is the same for every result. Building it needs Altair (an import of seconds
+    plus most of a second to build), so it is built once per machine and kept in the user
+    cache, keyed by this module's source and Altair's version; a new widget then reads a
+    small JSON file. The ``$schema`` URL is dropped: the front end passes the mode
+    explicitly, and the widget sends nothing that looks like a remote address.
     """
     return copy.deepcopy(_view_spec())
 
 
 @functools.lru_cache(maxsize=1)
 def _view_spec() -> dict[str, Any]:
+    path = _spec_cache_path()
+    try:
+        return json.loads(path.read_text(encoding="utf-8"))
+    except (OSError, ValueError):
+        pass  # not built yet on this machine (or unreadable): build it
+    spec = _build_view_spec()
+    try:
+        path.parent.mkdir(parents=True, exist_ok=True)
+        # written whole, then renamed: a concurrent reader never sees half a file
+        fd, tmp = tempfile.mkstemp(prefix=path.name, suffix=".partial", dir=path.parent)
+        with os.fdopen(fd, "w", encoding="utf-8") as fh:
+            json.dump(spec, fh)
+        os.replace(tmp, path)
+    except OSError:
+        pass  # a read-only cache only costs the build next time
+    return spec
+
+
+def _build_view_spec() -> dict[str, Any]:
     names = VIEW_DATASETS + FIT_DATASETS
     spec = linked_chart({name: name for name in names}).to_dict(validate=False)
     spec.pop("$schema", None)
     return spec
+
+
+def _spec_cache_path() -> Path:
+    from .engines._cache import cache_root
+
+    source = Path(__file__).read_bytes()
+    version = importlib.metadata.version("altair")
+    digest = hashlib.sha256(source + b"\0altair " + version.encode()).hexdigest()[:16]
+    return cache_root() / "specs" / f"view-{digest}.json"

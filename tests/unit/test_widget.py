@@ -475,6 +475,34 @@ def test_choosing_an_algorithm_clears_a_highlight_outside_its_pairs(widget: BBTW
     w.focus = ""
 
 
+def test_first_charts_need_no_altair_import(tmp_path: Path) -> None:
+    """Issue 12, first charts: Altair's import was the largest part of the time to the first
+    charts. The view spec is cached per machine, so a new widget never imports Altair."""
+    import subprocess
+    import sys
+
+    code = (
+        "import sys, json, bbt_widget as bbt\n"
+        "from bbt_widget import BBTWidget, charts\n"
+        "w = BBTWidget(bbt.datasets.load_base(), dataset='db', autostart=False)\n"
+        "print(json.dumps({'altair': 'altair' in sys.modules, 'spec': w.spec}))\n"
+        "w.close()\n"
+    )
+    env = {**os.environ, "BBT_WIDGET_CACHE": str(tmp_path), "PYTHONPATH": str(REPO)}
+    runs = [
+        json.loads(
+            subprocess.run(
+                [sys.executable, "-c", code], env=env, capture_output=True, text=True, check=True
+            ).stdout.splitlines()[-1]
+        )
+        for _ in range(2)
+    ]
+    assert runs[0]["altair"] is True  # the first widget on a machine builds the spec
+    assert runs[1]["altair"] is False  # later ones read it
+    assert runs[1]["spec"] == runs[0]["spec"] == charts._build_view_spec()
+    assert len(list((tmp_path / "specs").glob("view-*.json"))) == 1
+
+
 def test_close_stops_the_worker(base: pd.DataFrame) -> None:
     w = BBTWidget(base, dataset="db", autostart=False)
     w.close()
