@@ -268,10 +268,6 @@ def test_long_emoji_names_render_in_every_chart(hostile_res, tmp_path):
     export.save_chart(chart_set["intervals"], tmp_path / "intervals.pdf")
 
 
-@pytest.mark.xfail(
-    reason="issue 9 finding 11 (widget helper): names with ' > ' collide in pair labels",
-    strict=True,
-)
 def test_names_whose_pair_labels_collide(tmp_path):
     # scores rise along the tuple, so x beats "y > z" and "x > y" beats z: both pairs are
     # labelled "x > y > z"
