@@ -170,9 +170,24 @@ def _count_below(p_sorted: np.ndarray, x: float, right: bool = False) -> np.ndar
     return ((p_sorted <= x) if right else (p_sorted < x)).sum(axis=0).astype(float)
 
 
+def centred(beta: np.ndarray) -> np.ndarray:
+    """Abilities minus their mean in each draw: the paper's sum-to-zero convention (Sec. 4).
+
+    Only differences of abilities are identified by the data; the common level of all betas
+    moves with the prior alone, so intervals of raw betas are wider than what the data say.
+    """
+    return beta - beta.mean(axis=1, keepdims=True)
+
+
 def ranking(beta: np.ndarray, algorithms: Sequence[str], hdi: float) -> pd.DataFrame:
-    """Per algorithm: mean beta, its HDI, P(best) and expected rank (1 = best), best first."""
+    """Per algorithm: ability, its HDI, P(best) and expected rank (1 = best), best first.
+
+    ``mean_beta``, ``low`` and ``high`` are of the centred abilities (:func:`centred`: beta
+    minus its per-draw mean, so they sum to zero), the paper's convention; ranks and P(best)
+    are the same either way.
+    """
     order = algorithm_order(beta)
+    beta = centred(beta)
     low, high = hdi_sorted(np.sort(beta, axis=0), hdi)
     # rank 1 = largest beta in that draw
     ranks = np.empty_like(beta, dtype=float)

@@ -89,3 +89,15 @@ def test_pairs_not_compared_get_no_decision_under_either_rule():
     assert list(table["weak"]) == ["a better", posterior.NOT_COMPARED]
     assert list(table["strong"]) == ["a better", posterior.NOT_COMPARED]
     assert table["above_50"][1] == 1.0  # the numbers stay; only the claim is withheld
+
+
+def test_ranking_intervals_are_of_centred_abilities():
+    """Issue 10: a common shift of every beta (the prior-only mode) must not widen the HDIs."""
+    rng = np.random.default_rng(0)
+    differences = np.array([0.0, 0.5, 1.0]) + rng.normal(0, 0.05, (4000, 3))
+    shifted = differences + rng.normal(0, 3.0, (4000, 1))  # the same shift for all in a draw
+    table = posterior.ranking(shifted, ["x", "y", "z"], 0.89).set_index("algorithm")
+    width = table["high"] - table["low"]
+    assert (width < 0.25).all()  # the 0.05 noise, not the shift's 3.0
+    assert table["mean_beta"].sum() == pytest.approx(0.0, abs=1e-12)
+    assert table.loc["z", "mean_beta"] == pytest.approx(0.5, abs=0.01)
