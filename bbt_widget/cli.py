@@ -231,21 +231,9 @@ def _layout(args: argparse.Namespace, dataset: str | None) -> dict[str, object]:
     }
 
 
-def _check_before_fit(df: pd.DataFrame, args: argparse.Namespace, dataset: str | None) -> None:
-    """Every option checked against the data before the (slow) fit starts.
-
-    Counting the wins reads and validates the results exactly as ``fit`` will (layout, d_min,
-    paired mode), in milliseconds; the summary options are checked against its algorithms.
-    """
-    from bbt_widget.data import (
-        check_algorithms,
-        check_count,
-        check_hdi,
-        check_hyperprior,
-        check_rope,
-        check_seed,
-    )
-    from bbt_widget.wintable import win_table
+def _check_summaries(args: argparse.Namespace) -> None:
+    """The report's summary options that need no data: ROPE and HDI mass."""
+    from bbt_widget.data import check_hdi, check_rope
 
     try:
         check_rope(args.rope)
@@ -258,23 +246,53 @@ def _check_before_fit(df: pd.DataFrame, args: argparse.Namespace, dataset: str |
         raise InputError(
             f"--hdi {args.hdi:g}: the HDI mass is a probability between 0 and 1; {hint}"
         ) from None
+
+
+def _check_before_fit(df: pd.DataFrame, args: argparse.Namespace, dataset: str | None) -> list[str]:
+    """Every data and model option checked against the data before the (slow) fits start.
+
+    Counting the wins reads and validates the results exactly as ``fit`` will (layout, d_min,
+    paired mode), in milliseconds. Returns the algorithms, for options that name one.
+    """
+    from bbt_widget.data import check_count, check_hyperprior, check_seed
+    from bbt_widget.wintable import win_table
+
     for name in ("chains", "iter_warmup", "iter_sampling"):
         check_count(getattr(args, name), "--" + name.replace("_", "-"))
     check_seed(args.seed)
     check_hyperprior(args.hyperprior, args.prior_scale)
     table = win_table(df, ties=None, **_layout(args, dataset))
-    algorithms = pd.unique(table[["alg1", "alg2"]].to_numpy().ravel()).tolist()
-    if args.control is not None:
-        try:
-            check_algorithms([args.control], algorithms, "--control")
-        except ValueError as err:
-            raise InputError(str(err)) from None
     games = table["win1"] + table["win2"] + table["ties"]
     if int(games.sum()) == 0:
         raise InputError(
             "no pair of algorithms has a result on a common data set, so there is nothing to "
             "fit; check --dataset (which column names the data sets)"
         )
+    return pd.unique(table[["alg1", "alg2"]].to_numpy().ravel()).tolist()
+
+
+def _check_control(control: str | None, algorithms: list[str]) -> None:
+    from bbt_widget.data import check_algorithms
+
+    if control is not None:
+        try:
+            check_algorithms([control], algorithms, "--control")
+        except ValueError as err:
+            raise InputError(str(err)) from None
+
+
+def _model(args: argparse.Namespace) -> dict[str, object]:
+    """The model and sampler keywords of fit, from the command's options."""
+    return {
+        "ties": args.ties,
+        "hyperprior": args.hyperprior,
+        "prior_scale": args.prior_scale,
+        "engine": args.engine,
+        "chains": args.chains,
+        "iter_warmup": args.iter_warmup,
+        "iter_sampling": args.iter_sampling,
+        "seed": args.seed,
+    }
 
 
 def _reproduce(argv: list[str] | None, args: argparse.Namespace) -> str:
@@ -296,25 +314,14 @@ def report(args: argparse.Namespace) -> int:
     _check_output(out, args.output, REPORT_FORMATS)
     df = read_results(args.results)
     dataset = _guess_dataset(df, args)
-    _check_before_fit(df, args, dataset)
+    _check_summaries(args)
+    _check_control(args.control, _check_before_fit(df, args, dataset))
     progress = _Silent() if args.quiet else _Progress()
     start = time.perf_counter()
     try:
         with warnings.catch_warnings(record=True) as caught:
             warnings.simplefilter("always")
-            res = bbt.fit(
-                df,
-                **_layout(args, dataset),
-                ties=args.ties,
-                hyperprior=args.hyperprior,
-                prior_scale=args.prior_scale,
-                engine=args.engine,
-                chains=args.chains,
-                iter_warmup=args.iter_warmup,
-                iter_sampling=args.iter_sampling,
-                seed=args.seed,
-                progress=progress,
-            )
+            res = bbt.fit(df, **_layout(args, dataset), **_model(args), progress=progress)
     except EngineError as err:
         progress.done()
         print(f"\nbbt-widget: the Stan engine failed: {err}", file=sys.stderr)
@@ -352,14 +359,16 @@ def report(args: argparse.Namespace) -> int:
     return EXIT_CHARTS if no_charts else EXIT_OK
 
 
-def _check_output(out: Path, given: str, formats: tuple[str, ...]) -> None:
-    """Refuse an output path the report cannot be written to, before any fit."""
+def _check_output(
+    out: Path, given: str, formats: tuple[str, ...], what: str = "the report"
+) -> None:
+    """Refuse an output path that cannot be written to, before any fit."""
     if out.is_dir():
-        raise InputError(
-            f"-o {given!r} is a folder; give a file name such as {str(out / 'report.html')!r}"
-        )
+        example = str(out / f"{'report' if what == 'the report' else 'chart'}.{formats[0]}")
+        raise InputError(f"-o {given!r} is a folder; give a file name such as {example!r}")
     if out.suffix.lstrip(".").lower() not in formats:
-        raise InputError(f"-o {given!r}: the report must end in .html, .md or .tex")
+        endings = ", ".join(f".{f}" for f in formats[:-1]) + f" or .{formats[-1]}"
+        raise InputError(f"-o {given!r}: {what} must end in {endings}")
     folder = out.parent
     if not folder.is_dir():
         raise InputError(f"-o {given!r}: folder {str(folder)!r} does not exist")
@@ -426,6 +435,62 @@ def demo(args: argparse.Namespace) -> int:
     return EXIT_OK
 
 
+def calibrate(args: argparse.Namespace) -> int:
+    """Paper Sec. 8 on a results file: Tables 16 and 17 both ways, and the chart."""
+    import bbt_widget as bbt
+    from bbt_widget.batch import text_progress
+    from bbt_widget.data import check_count
+    from bbt_widget.engines.base import EngineError
+    from bbt_widget.export import CHART_FORMATS, save_chart
+
+    out = Path(args.output)
+    _check_output(out, args.output, CHART_FORMATS, what="the chart")
+    for name in ("n_train", "n_test", "repeats"):
+        check_count(getattr(args, name), "--" + name.replace("_", "-"))
+    df = read_results(args.results)
+    dataset = _guess_dataset(df, args)
+    _check_before_fit(df, args, dataset)
+    executor = args.scheduler  # a Dask scheduler address, or None: the local cores
+    start = time.perf_counter()
+    try:
+        with warnings.catch_warnings():
+            warnings.simplefilter("ignore", bbt.DataWarning)  # said once, by the audit below
+            result = bbt.calibration(
+                df,
+                **_layout(args, dataset),
+                **_model(args),
+                n_train=args.n_train,
+                n_test=args.n_test,
+                repeats=args.repeats,
+                executor=executor,
+                progress=None if args.quiet else text_progress(),
+            )
+    except EngineError as err:
+        print(f"\nbbt-widget: the Stan engine failed: {err}", file=sys.stderr)
+        return EXIT_ENGINE
+    except ConnectionError as err:
+        raise InputError(f"--scheduler {args.scheduler!r}: {err}") from None
+    took = time.perf_counter() - start
+    if not args.quiet:
+        print(f"{args.repeats} repeats in {took:.1f} s, seed {args.seed}", file=sys.stderr)
+    for error in result.failed:
+        print(f"bbt-widget: warning: a repeat failed and is left out: {error}", file=sys.stderr)
+    with pd.option_context("display.width", 120):
+        print("Strong interpretation (paper Table 16): test win rates inside the HDIs")
+        print(_fixed(result.strong.reset_index()))
+        print("\nWeak interpretation (paper Table 17): expected and actual wins per above.50 bin")
+        print(_fixed(result.weak.reset_index()))
+    print(
+        "\n'paper' compares test win rates with the HDI of the mean P(a > b), as the paper "
+        "does; 'predictive' with the posterior-predictive spread of the same number of test "
+        "games (see help(bbt_widget.calibration))."
+    )
+    save_chart(result.chart(), out)
+    print(f"wrote {out}")
+    print(f"reproduce with: {args.reproduce}")
+    return EXIT_OK
+
+
 def _versions() -> str:
     from importlib.metadata import PackageNotFoundError, version
 
@@ -451,29 +516,12 @@ class _HelpFormatter(argparse.ArgumentDefaultsHelpFormatter):
         return super()._get_help_string(action)
 
 
-def _parser() -> argparse.ArgumentParser:
-    from bbt_widget.data import DEFAULT_SEED, HYPERPRIORS, TIE_POLICIES
+def _add_data_options(p: argparse.ArgumentParser) -> None:
+    """How to read the results and count wins: the same for every command that fits."""
+    from bbt_widget.data import TIE_POLICIES
 
-    parser = argparse.ArgumentParser(
-        prog="bbt-widget",
-        description="Bayesian Bradley-Terry comparison of ML algorithms.",
-        epilog="Exit codes: 0 ok; 2 bad arguments or input; 3 Stan engine failed; "
-        "4 report written but diagnostics failed; 5 report written without charts; "
-        "1 unexpected error.",
-    )
-    parser.add_argument("--version", action="version", version=_versions())
-    sub = parser.add_subparsers(dest="command", required=True)
-    r = sub.add_parser(
-        "report",
-        help="fit a results file and write an offline report (.html, .md or .tex)",
-        description="Fit the BBT model to a results table and write a standalone report "
-        "(charts, tables, diagnostics, methods text). Every option is checked against the "
-        "data before the fit starts.",
-        formatter_class=_HelpFormatter,
-    )
-    r.add_argument("results", help="results file (.csv or .tsv)")
-    r.add_argument("-o", "--output", default="report.html", help="report file: .html, .md or .tex")
-    g = r.add_argument_group("reading the results")
+    p.add_argument("results", help="results file (.csv or .tsv)")
+    g = p.add_argument_group("reading the results")
     g.add_argument(
         "--dataset",
         help="column naming the data sets (default: the only text column that can be it)",
@@ -484,7 +532,7 @@ def _parser() -> argparse.ArgumentParser:
     g.add_argument(
         "--lower-is-better", action="store_true", help="lower scores win (errors, times, RMSE)"
     )
-    g = r.add_argument_group("counting wins")
+    g = p.add_argument_group("counting wins")
     g.add_argument(
         "--ties",
         default="spread",
@@ -503,7 +551,13 @@ def _parser() -> argparse.ArgumentParser:
         action="store_true",
         help="local ROPE with unpaired Cohen's d (default: paired d_z over the folds)",
     )
-    g = r.add_argument_group("model and sampler")
+
+
+def _add_model_options(p: argparse.ArgumentParser) -> None:
+    """The model and the sampler: the same for every command that fits."""
+    from bbt_widget.data import DEFAULT_SEED, HYPERPRIORS
+
+    g = p.add_argument_group("model and sampler")
     g.add_argument(
         "--hyperprior",
         default="lognormal",
@@ -526,6 +580,32 @@ def _parser() -> argparse.ArgumentParser:
         default=DEFAULT_SEED,
         help="random seed; the same seed, data and options give the same numbers",
     )
+    p.add_argument("-q", "--quiet", action="store_true", help="no progress on stderr")
+
+
+def _parser() -> argparse.ArgumentParser:
+    from bbt_widget.data import DEFAULT_SEED
+
+    parser = argparse.ArgumentParser(
+        prog="bbt-widget",
+        description="Bayesian Bradley-Terry comparison of ML algorithms.",
+        epilog="Exit codes: 0 ok; 2 bad arguments or input; 3 Stan engine failed; "
+        "4 report written but diagnostics failed; 5 report written without charts; "
+        "1 unexpected error.",
+    )
+    parser.add_argument("--version", action="version", version=_versions())
+    sub = parser.add_subparsers(dest="command", required=True)
+    r = sub.add_parser(
+        "report",
+        help="fit a results file and write an offline report (.html, .md or .tex)",
+        description="Fit the BBT model to a results table and write a standalone report "
+        "(charts, tables, diagnostics, methods text). Every option is checked against the "
+        "data before the fit starts.",
+        formatter_class=_HelpFormatter,
+    )
+    _add_data_options(r)
+    r.add_argument("-o", "--output", default="report.html", help="report file: .html, .md or .tex")
+    _add_model_options(r)
     g = r.add_argument_group("summaries")
     g.add_argument(
         "--rope",
@@ -545,8 +625,32 @@ def _parser() -> argparse.ArgumentParser:
     g.add_argument(
         "--control", default=None, help="keep only this algorithm's pairs (default: all pairs)"
     )
-    r.add_argument("-q", "--quiet", action="store_true", help="no progress on stderr")
     r.set_defaults(func=report)
+
+    c = sub.add_parser(
+        "calibrate",
+        help="how well the probabilities predict held-out data sets (paper Sec. 8)",
+        description="Fit on --n-train random data sets, predict --n-test others, --repeats "
+        "times; print the paper's Tables 16 and 17 both the paper's way and the "
+        "posterior-predictive way, and write the calibration chart.",
+        formatter_class=_HelpFormatter,
+    )
+    _add_data_options(c)
+    c.add_argument(
+        "-o", "--output", default="calibration.svg", help="chart file: .svg, .png or .pdf"
+    )
+    _add_model_options(c)
+    g = c.add_argument_group("calibration")
+    g.add_argument("--n-train", type=int, default=20, help="data sets per training fit")
+    g.add_argument("--n-test", type=int, default=10, help="held-out data sets per repeat")
+    g.add_argument("--repeats", type=int, default=50, help="random train/test draws")
+    g.add_argument(
+        "--scheduler",
+        default=None,
+        help="address of a Dask scheduler (tcp://host:8786) to run the fits on "
+        "(default: the local cores)",
+    )
+    c.set_defaults(func=calibrate)
 
     d = sub.add_parser(
         "demo",
@@ -571,8 +675,9 @@ _OPTIONS = {
 #: ``name=`` in a message is a keyword argument; an underscored name is one even when bare.
 _KEYWORD = re.compile(
     r"\b(dataset|algorithm|score|fold|d_min|ties|hyperprior|prior_scale|seed|chains|"
-    r"iter_warmup|iter_sampling|lower_is_better|control)=(?=([^\s;,.)]?))|\b(d_min|prior_scale|iter_warmup|"
-    r"iter_sampling|lower_is_better)\b"
+    r"iter_warmup|iter_sampling|lower_is_better|control|n_train|n_test|repeats)="
+    r"(?=([^\s;,.)]?))"
+    r"|\b(d_min|prior_scale|iter_warmup|iter_sampling|lower_is_better|n_train|n_test)\b"
 )
 
 

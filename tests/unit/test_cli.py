@@ -195,3 +195,26 @@ def test_compile_progress_shows_elapsed_seconds():
     assert lines[-1] == "fitted in 1.0 s"
     time.sleep(0.15)  # the ticker stopped with the stage
     assert stream.getvalue().splitlines()[-1] == "fitted in 1.0 s"
+
+
+def test_calibrate_checks_its_options_before_any_fit(base_csv, tmp_path, capsys, monkeypatch):
+    def refuse(*args, **kwargs):
+        raise AssertionError("the calibration started although an option was invalid")
+
+    monkeypatch.setattr(bbt, "calibration", refuse)
+    args = ["calibrate", str(base_csv)]
+    assert cli.main([*args, "-o", str(tmp_path / "c.txt")]) == cli.EXIT_INPUT
+    assert "the chart must end in .svg, .png or .pdf" in capsys.readouterr().err
+    assert cli.main([*args, "-o", str(tmp_path)]) == cli.EXIT_INPUT
+    assert "is a folder" in capsys.readouterr().err
+    assert cli.main([*args, "-o", str(tmp_path / "c.svg"), "--repeats", "0"]) == cli.EXIT_INPUT
+    assert "--repeats must be an integer >= 1" in capsys.readouterr().err
+    assert cli.main([*args, "-o", str(tmp_path / "c.svg"), "--d-min", "-1"]) == cli.EXIT_INPUT
+    assert "--d-min must be" in capsys.readouterr().err
+
+
+def test_calibrate_names_the_options_when_the_data_are_too_small(base_csv, tmp_path, capsys):
+    # 20 data sets cannot give 20 for training and 10 for testing; refused before any fit
+    assert cli.main(["calibrate", str(base_csv), "-o", str(tmp_path / "c.svg")]) == 2
+    err = capsys.readouterr().err
+    assert "--n-train + --n-test = 30 data sets are needed, but the results have 20" in err
