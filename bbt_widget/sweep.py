@@ -238,11 +238,16 @@ class SweepResult:
         """A short name per row's setting, from the settings that vary in this sweep."""
         f = self.frame
         varied = self._varied()
-        return (
-            f[varied]
-            .astype(str)
-            .apply(lambda r: ", ".join(f"{k}={v}" for k, v in zip(varied, r)), axis=1)
-        )
+
+        def label(row: pd.Series) -> str:
+            # no local ROPE: d_min=None, and paired does not apply (left out)
+            return ", ".join(
+                f"{k}={'None' if pd.isna(v) else v}"
+                for k, v in zip(varied, row)
+                if not (k == "paired" and pd.isna(v))
+            )
+
+        return f[varied].astype(object).apply(label, axis=1)
 
     def flips(self, interpretation: str = "weak") -> pd.DataFrame:
         """Pairs whose decision changes across the (successful) settings.

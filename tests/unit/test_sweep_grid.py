@@ -153,3 +153,20 @@ def test_pairs_of_disconnected_groups_are_not_compared():
     assert f.loc[("add", "a > c"), "weak"] == "not compared"
     assert f.loc[("add", "a > b"), "weak"] == "a better"
     assert set(sw.flips("weak")["pair"]) == {"a > c", "b > c"}
+
+
+def test_setting_labels_say_none_and_leave_out_paired_without_a_local_rope():
+    rng = np.random.default_rng(1)
+    algs = ["a", "b", "c"]
+    settings = [
+        dict(BASE, d_min=None, paired=None),
+        dict(BASE, d_min=0.4, paired=True),
+        dict(BASE, d_min=0.4, paired=False),
+    ]
+    betas = [_beta(rng, [1.0, 0.0, -1.0]) for _ in settings]
+    sw = SweepResult(settings, betas, [None] * 3, algs, (0.45, 0.55), 0.89)
+    assert list(dict.fromkeys(sw._labels())) == [
+        "d_min=None",
+        "d_min=0.4, paired=True",
+        "d_min=0.4, paired=False",
+    ]
