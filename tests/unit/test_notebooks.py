@@ -158,3 +158,19 @@ def test_paper_drafting_notebook_writes_tables_figures_and_report(tmp_path: Path
     assert manifest["kept"] is False
     assert not Path(manifest["output_dir"]).exists()
     assert not any(tmp_path.iterdir()), "the notebook left files in its working directory"
+
+
+@pytest.mark.stan
+def test_robustness_notebook_audits_sweeps_and_calibrates(tmp_path: Path) -> None:
+    notebook = _execute("04_robustness.ipynb", tmp_path)
+    stdout = _stdout(notebook)
+    assert "Audit: 0 errors" in stdout
+    assert "12 settings, 0 failed" in stdout
+    assert "strong claims that hold in every setting:" in stdout
+    assert "decisions that one left-out data set changes:" in stdout
+    # the closing sentences were written from the numbers
+    last = "".join(o.get("text", "") for o in notebook.cells[-1].get("outputs", []))
+    assert "We compared 16 algorithms on 132 data sets" in last
+    assert "of the observed win rates fell inside the 90% HDI" in last
+    assert _has_mime(notebook, "text/html"), "the audit table was not shown"
+    assert not any(tmp_path.iterdir()), "the notebook left files in its working directory"
