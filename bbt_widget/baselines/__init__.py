@@ -6,6 +6,8 @@
   adjustment, as R's ``pairwise.wilcox.test`` (Sec. 7.2, Table 14);
 * :func:`bayesian_signed_rank`: Benavoli et al.'s Bayesian signed-rank test with a ROPE
   (Sec. 7.3, Table 15);
+* :func:`correlated_ttest`: the Bayesian correlated t-test on each data set (Benavoli et
+  al. 2017, Sec. 3), from the fold-level differences of one pair;
 * :func:`agreement`: a BBT fit's decision for each pair next to the three baselines'.
 
 Conventions shared by all of them:
@@ -25,6 +27,7 @@ from __future__ import annotations
 
 from ._agreement import AgreementResult, agreement
 from ._cd_diagram import cd_diagram
+from ._correlated import CorrelatedTTestResult, correlated_ttest
 from ._demsar import FriedmanResult, IncompleteBlocksWarning, NemenyiResult, friedman, nemenyi
 from ._signed_rank import BayesianSignedRankResult, bayesian_signed_rank
 from ._wilcoxon import WilcoxonResult, hochberg, holm, wilcoxon_holm
@@ -32,6 +35,7 @@ from ._wilcoxon import WilcoxonResult, hochberg, holm, wilcoxon_holm
 __all__ = [
     "AgreementResult",
     "BayesianSignedRankResult",
+    "CorrelatedTTestResult",
     "FriedmanResult",
     "IncompleteBlocksWarning",
     "NemenyiResult",
@@ -39,6 +43,7 @@ __all__ = [
     "agreement",
     "bayesian_signed_rank",
     "cd_diagram",
+    "correlated_ttest",
     "friedman",
     "hochberg",
     "holm",
