@@ -117,10 +117,14 @@ def build_idata(
     )
 
 
-def diagnostics(idata, draws: Draws) -> Diagnostics:
-    """R-hat, bulk / tail ESS, divergences, tree-depth saturation and E-BFMI."""
+def diagnostics(idata, draws: Draws, var_names: Sequence[str] | None = None) -> Diagnostics:
+    """R-hat, bulk / tail ESS, divergences, tree-depth saturation and E-BFMI.
+
+    ``var_names``: the parameters whose R-hat and ESS count (default: BBT's beta, sigma, nu).
+    """
     az = _az()
-    var_names = [v for v in ("beta", "sigma", "nu") if v in idata.posterior]
+    if var_names is None:
+        var_names = [v for v in ("beta", "sigma", "nu") if v in idata.posterior]
     chains = idata.posterior.sizes["chain"]
     rhat = _max(az.rhat(idata, var_names=var_names))
     ess_bulk = _min(az.ess(idata, var_names=var_names, method="bulk"))
@@ -153,6 +157,16 @@ def diagnostics(idata, draws: Draws) -> Diagnostics:
         ok=not messages,
         messages=messages,
     )
+
+
+def draws_diagnostics(draws: Draws, var_names: Sequence[str]) -> Diagnostics:
+    """:func:`diagnostics` of any Stan program's draws, on the parameters ``var_names``."""
+    az = _az()
+    idata = az.from_dict(
+        posterior={v: draws.params[v] for v in var_names},
+        sample_stats={"energy": draws.sampler["energy__"]} if "energy__" in draws.sampler else {},
+    )
+    return diagnostics(idata, draws, list(var_names))
 
 
 def _max(ds) -> float:

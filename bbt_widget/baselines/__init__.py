@@ -8,6 +8,9 @@
   (Sec. 7.3, Table 15);
 * :func:`correlated_ttest`: the Bayesian correlated t-test on each data set (Benavoli et
   al. 2017, Sec. 3), from the fold-level differences of one pair;
+* :func:`hierarchical` and :func:`hierarchical_pairs`: the Bayesian hierarchical correlated
+  t-test over all data sets (Corani et al. 2017; Benavoli et al. 2017, Sec. 4.3), a Stan fit
+  per pair;
 * :func:`agreement`: a BBT fit's decision for each pair next to the three baselines'.
 
 Conventions shared by all of them:
@@ -29,6 +32,12 @@ from ._agreement import AgreementResult, agreement
 from ._cd_diagram import cd_diagram
 from ._correlated import CorrelatedTTestResult, correlated_ttest
 from ._demsar import FriedmanResult, IncompleteBlocksWarning, NemenyiResult, friedman, nemenyi
+from ._hierarchical import (
+    HierarchicalPairsResult,
+    HierarchicalResult,
+    hierarchical,
+    hierarchical_pairs,
+)
 from ._signed_rank import BayesianSignedRankResult, bayesian_signed_rank
 from ._wilcoxon import WilcoxonResult, hochberg, holm, wilcoxon_holm
 
@@ -37,6 +46,8 @@ __all__ = [
     "BayesianSignedRankResult",
     "CorrelatedTTestResult",
     "FriedmanResult",
+    "HierarchicalPairsResult",
+    "HierarchicalResult",
     "IncompleteBlocksWarning",
     "NemenyiResult",
     "WilcoxonResult",
@@ -45,6 +56,8 @@ __all__ = [
     "cd_diagram",
     "correlated_ttest",
     "friedman",
+    "hierarchical",
+    "hierarchical_pairs",
     "hochberg",
     "holm",
     "nemenyi",

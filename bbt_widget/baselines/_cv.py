@@ -18,11 +18,12 @@ of folds per run of each data set; otherwise ``rho=`` must be given.
 from __future__ import annotations
 
 from dataclasses import dataclass
+from typing import Any
 
 import numpy as np
 import pandas as pd
 
-from ..data import _preview, check_algorithms, tidy_results
+from ..data import TidyResults, _preview, check_algorithms, tidy_results
 
 #: Column name given to the run x fold key (never a user column: it starts with a NUL).
 _RUN_FOLD = "\x00run:fold"
@@ -98,11 +99,18 @@ def check_rho(rho: float | None) -> float | None:
     return float(rho)
 
 
-def fold_differences(
+@dataclass(frozen=True)
+class FoldResults:
+    """Validated fold-level results and, when ``run=`` was given, k per data set."""
+
+    tidy: TidyResults
+    folds_per_run: dict[str, int] | None
+    rho: float | None
+
+
+def fold_results(
     data: pd.DataFrame,
     *,
-    a: str,
-    b: str,
     dataset: str | None,
     algorithm: str | None,
     fold: str | None,
@@ -111,14 +119,14 @@ def fold_differences(
     sd: pd.DataFrame | None,
     lower_is_better: bool,
     rho: float | None,
-) -> FoldDifferences:
-    """Validate the layout and the pair, and return the fold differences ``b - a``.
+) -> FoldResults:
+    """Validate the layout (``tidy_results`` does every check) and the fold information.
 
     Raises
     ------
     ValueError
-        No fold-level scores, ``a == b``, an unknown algorithm, ``run=`` without ``fold=``,
-        or no way to know ``rho`` (the message says to pass ``rho=`` or ``run=``).
+        No fold-level scores, ``run=`` without ``fold=``, or no way to know ``rho`` (the
+        message says to pass ``rho=`` or ``run=``).
     """
     if sd is not None:
         raise ValueError(
@@ -126,8 +134,6 @@ def fold_differences(
             "standard deviations: pass the results of every fold instead"
         )
     rho = check_rho(rho)
-    if isinstance(a, str) and a == b:
-        raise ValueError(f"a and b are the same algorithm ({a!r}); name two different ones")
     folds_per_run = None
     if run is not None:
         data, fold, folds_per_run = _combine_run_and_fold(data, dataset, fold, run)
@@ -139,14 +145,29 @@ def fold_differences(
         score=score,
         lower_is_better=lower_is_better,
     )
-    a, b = check_algorithms([a, b], tidy.algorithms, "a/b")
-    ia, ib = tidy.algorithms.index(a), tidy.algorithms.index(b)
     if not tidy.has_folds:
         raise ValueError(
             "the correlated t-tests need fold-level scores (several results per data set and "
             "algorithm); these results have one score per data set: use "
             "bayesian_signed_rank for per-data-set means"
         )
+    if rho is None and folds_per_run is None:
+        raise ValueError(
+            "rho, the correlation of results from overlapping training sets, is unknown: "
+            "pass rho=1/k for k-fold cross-validation (e.g. rho=0.1 for 10 folds, whatever "
+            "the number of runs), or run='<column numbering the repetitions>' together with "
+            "fold='<column numbering the folds within a run>' so that k can be counted"
+        )
+    return FoldResults(tidy, folds_per_run, rho)
+
+
+def pair_differences(results: FoldResults, a: str, b: str) -> FoldDifferences:
+    """The fold differences ``b - a`` per data set, on the folds both have."""
+    tidy = results.tidy
+    if isinstance(a, str) and a == b:
+        raise ValueError(f"a and b are the same algorithm ({a!r}); name two different ones")
+    a, b = check_algorithms([a, b], tidy.algorithms, "a/b")
+    ia, ib = tidy.algorithms.index(a), tidy.algorithms.index(b)
     diff = tidy.cube[:, ib, :] - tidy.cube[:, ia, :]
     kept, dropped, diffs = [], [], []
     for name, row, has_a, has_b in zip(
@@ -158,20 +179,19 @@ def fold_differences(
             diffs.append(x)
         elif has_a and has_b:
             dropped.append(name)
-    if rho is not None:
-        rhos = np.full(len(kept), rho)
-    elif folds_per_run is not None:
-        rhos = 1.0 / np.array([folds_per_run[d] for d in kept], dtype=float)
+    if results.rho is not None:
+        rhos = np.full(len(kept), results.rho)
     else:
-        raise ValueError(
-            "rho, the correlation of results from overlapping training sets, is unknown: "
-            "pass rho=1/k for k-fold cross-validation (e.g. rho=0.1 for 10 folds, whatever "
-            "the number of runs), or run='<column numbering the repetitions>' together with "
-            "fold='<column numbering the folds within a run>' so that k can be counted"
-        )
+        k = results.folds_per_run or {}
+        rhos = 1.0 / np.array([k[d] for d in kept], dtype=float)
     return FoldDifferences(
         a, b, tuple(kept), tuple(diffs), rhos, tuple(dropped), tidy.lower_is_better
     )
+
+
+def fold_differences(data: pd.DataFrame, *, a: str, b: str, **layout: Any) -> FoldDifferences:
+    """:func:`fold_results` then :func:`pair_differences` for one pair."""
+    return pair_differences(fold_results(data, **layout), a, b)
 
 
 def _combine_run_and_fold(

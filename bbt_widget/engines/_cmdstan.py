@@ -256,7 +256,7 @@ def sample(
             f"CmdStan sampling of the {model!r} model failed: {_signal_note(detail)}{detail[:3000]}"
         )
     params, sampler = _to_draws_dict(result["draws"], tuple(result["names"]))
-    add_empty_outputs(model, params, data["n_pairs"])
+    add_empty_outputs(model, params, data)
     if progress is not None:
         progress("sampling", 1.0)
     return Draws(

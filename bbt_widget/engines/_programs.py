@@ -26,6 +26,33 @@ _PAIR_OUTPUTS = {"bbt": ("win1_rep", "log_lik"), "davidson": ("win1_rep", "ties_
 #: Outputs that are integers (Stan's writers send every value as a double).
 INTEGER_OUTPUTS = frozenset({"win1_rep", "ties_rep", "treedepth__", "n_leapfrog__", "divergent__"})
 _DEFAULTS = {"hyperprior": 1, "prior_scale": 0.5}
+#: The data of the other methods' programs (bbt_widget.baselines, bbt_widget.ranking), each
+#: field an int, a list of ints or a (list of) finite float(s); their callers validate the
+#: values and explain errors in the user's terms, this only converts and checks the shapes.
+_PLAIN_FIELDS: dict[str, dict[str, str]] = {
+    "hierarchical_ttest": {
+        "q": "int",
+        "n": "ints",
+        "xbar": "reals",
+        "ss": "reals",
+        "rho": "reals",
+        "scale": "real",
+        "sigma_low": "real",
+        "sigma_high": "real",
+        "sigma0_high": "real",
+        "mu0_bound": "real",
+        "centred": "ints",
+    },
+    "plackett_luce": {
+        "n_alg": "int",
+        "n_rank": "int",
+        "n_order": "int",
+        "len": "ints",
+        "order": "ints",
+        "weight": "reals",
+        "alpha": "reals",
+    },
+}
 
 
 def check_model(model: str) -> ModelName:
@@ -105,6 +132,8 @@ def prepare_data(model: ModelName, data: Mapping[str, Any]) -> dict[str, Any]:
         With the offending field, before any process is started.
     """
     check_model(model)
+    if model in _PLAIN_FIELDS:
+        return _prepare_plain(model, data)
     if "n_alg" not in data or "i1" not in data:
         raise ValueError("data needs at least n_alg, i1, i2 and the counts")
     n_alg = operator.index(data["n_alg"])
@@ -136,12 +165,31 @@ def prepare_data(model: ModelName, data: Mapping[str, Any]) -> dict[str, Any]:
     return out
 
 
-def add_empty_outputs(model: ModelName, params: dict, n_pairs: int) -> None:
+def _prepare_plain(model: str, data: Mapping[str, Any]) -> dict[str, Any]:
+    out: dict[str, Any] = {}
+    for key, kind in _PLAIN_FIELDS[model].items():
+        if key not in data:
+            raise ValueError(f"data for the {model} model needs {key!r}")
+        value = data[key]
+        if kind == "int":
+            out[key] = int(operator.index(value))
+        elif kind == "ints":
+            out[key] = _as_int_list(key, value, len(value))
+        else:
+            arr = np.asarray(value, dtype=float)
+            if not np.isfinite(arr).all():
+                raise ValueError(f"data[{key!r}] must be finite")
+            out[key] = float(arr) if kind == "real" else arr.tolist()
+    return out
+
+
+def add_empty_outputs(model: ModelName, params: dict, data: Mapping[str, Any]) -> None:
     """Add the per-pair outputs, shaped (chains, draws, 0), that Stan omits when n_pairs is 0.
 
-    ``params`` must hold ``beta`` (to read chains and draws from).
+    ``params`` must hold ``beta`` (to read chains and draws from). Only the BBT programs
+    have per-pair outputs.
     """
-    if n_pairs:
+    if model not in _PAIR_OUTPUTS or data["n_pairs"]:
         return
     chains, draws = params["beta"].shape[:2]
     for name in _PAIR_OUTPUTS[model]:

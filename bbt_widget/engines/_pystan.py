@@ -455,7 +455,7 @@ def sample(
         shutil.rmtree(out_dir, ignore_errors=True)
     if verbose and messages:
         sys.stderr.write("Stan messages:\n" + "\n".join(messages) + "\n")
-    add_empty_outputs(model, params, data["n_pairs"])
+    add_empty_outputs(model, params, data)
     if progress is not None:
         progress("sampling", 1.0)
     ready = max(events.get("ready", events["start"]), events["start"])

@@ -13,7 +13,7 @@ from typing import Any, Literal
 
 import numpy as np
 
-ModelName = Literal["bbt", "davidson"]
+ModelName = Literal["bbt", "davidson", "hierarchical_ttest", "plackett_luce"]
 
 #: ``progress(stage, fraction)``: stage is "compiling" or "sampling"; fraction in [0, 1]
 #: (``nan`` when unknown). Called from the engine's thread.

@@ -146,3 +146,54 @@ def test_run_without_fold_is_refused():
     data = _long({"d1": np.linspace(-0.01, 0.02, 10)}, runs=2, folds=5)
     with pytest.raises(ValueError, match="run='run' needs fold= as well"):
         correlated_ttest(data, dataset="ds", algorithm="alg", score="acc", run="run", a="a", b="b")
+
+
+# ----------------------------------------------------------------- hierarchical: input rules
+
+
+@pytest.fixture
+def no_stan(monkeypatch):
+    """Any Stan fit fails the test: the errors must come before the first fit."""
+    from bbt_widget import engines
+
+    def refuse(*args, **kwargs):
+        raise AssertionError("a Stan fit was started")
+
+    monkeypatch.setattr(engines, "sample", refuse)
+
+
+@pytest.mark.parametrize(
+    ("kwargs", "match"),
+    [
+        ({"rope": 0}, "rope must be a finite number > 0"),
+        ({"rho": 1.5}, "rho must lie strictly between 0 and 1"),
+        ({"b": "a"}, "same algorithm"),
+        ({"run": None, "one_run": True}, r"rho=1/k.*run="),
+        ({"on_one": True}, "needs at least 2 data sets with 2 or more common folds"),
+        ({"adapt_delta": 1.0}, "adapt_delta must lie strictly between 0 and 1"),
+    ],
+)
+def test_hierarchical_bad_input_fails_before_any_fit(no_stan, kwargs, match):
+    from bbt_widget.baselines import hierarchical
+
+    rng = np.random.default_rng(0)
+    names = ["d1"] if kwargs.pop("on_one", False) else ["d1", "d2", "d3"]
+    runs = 1 if kwargs.pop("one_run", False) else 2
+    data = _long({d: rng.normal(0, 0.01, 10) for d in names}, runs=runs, folds=10 // runs)
+    kw = dict(dataset="ds", algorithm="alg", score="acc", fold="fold", run="run", a="a", b="b")
+    with pytest.raises(ValueError, match=match):
+        hierarchical(data, **(kw | kwargs))
+
+
+def test_hierarchical_pairs_checks_every_pair_and_needs_two_algorithms(no_stan):
+    from bbt_widget.baselines import hierarchical_pairs
+
+    rng = np.random.default_rng(0)
+    data = _long({d: rng.normal(0, 0.01, 10) for d in ["d1", "d2"]}, runs=2, folds=5)
+    kw = dict(dataset="ds", algorithm="alg", score="acc", fold="fold", run="run")
+    with pytest.raises(ValueError, match="need at least 2 algorithms"):
+        hierarchical_pairs(data, algorithms=["a"], **kw)
+    # c only on d1: the pair (c, a) fails the check before the first fit of (b, a)
+    extra = data[(data.ds == "d1") & (data.alg == "b")].assign(alg="c")
+    with pytest.raises(ValueError, match=r"'c' vs|vs 'c'"):
+        hierarchical_pairs(pd.concat([data, extra]), **kw)
