@@ -21,6 +21,7 @@ from .sweep import SweepResult, sweep
 from .wintable import win_table
 
 if TYPE_CHECKING:
+    from .ranking import ranking_model
     from .widget import BBTWidget
 
 __version__ = "0.1.0"
@@ -45,6 +46,7 @@ __all__ = [
     "datasets",
     "fit",
     "influence",
+    "ranking_model",
     "sweep",
     "tidy_results",
     "win_table",
@@ -57,6 +59,10 @@ def __getattr__(name: str) -> Any:
         # import_module, not "from . import": that form would look the attribute up on this
         # package first and recurse into __getattr__
         return importlib.import_module(f"{__name__}.baselines")
+    if name == "ranking_model":
+        from .ranking import ranking_model
+
+        return ranking_model
     if name == "BBTWidget":
         from .widget import BBTWidget
 

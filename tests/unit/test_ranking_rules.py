@@ -1,0 +1,69 @@
+"""Plackett-Luce input: rankings from the scores, the tie rule, the input errors (no Stan)."""
+
+from __future__ import annotations
+
+import numpy as np
+import pandas as pd
+import pytest
+
+import bbt_widget as bbt
+from bbt_widget.ranking import MAX_SPLIT, expand_rankings
+
+
+def test_a_tie_is_split_into_its_orderings_with_equal_weights():
+    means = np.array([[0.9, 0.8, 0.8, 0.7]])
+    orders, weights = expand_rankings(means, "split", np.random.default_rng(0))
+    assert sorted(map(tuple, orders)) == [(0, 1, 2, 3), (0, 2, 1, 3)]
+    assert weights == [0.5, 0.5]
+
+
+def test_missing_results_leave_the_algorithm_out_of_that_ranking():
+    means = np.array([[0.7, np.nan, 0.9]])
+    orders, weights = expand_rankings(means, "split", np.random.default_rng(0))
+    assert [tuple(o) for o in orders] == [(2, 0)] and weights == [1.0]
+
+
+def test_large_ties_are_sampled_and_random_breaks_once():
+    means = np.full((1, 7), 0.5)  # 7! = 5040 orderings
+    orders, weights = expand_rankings(means, "split", np.random.default_rng(0))
+    assert len(orders) == MAX_SPLIT and sum(weights) == pytest.approx(1.0)
+    assert all(sorted(o) == list(range(7)) for o in orders)
+    orders, weights = expand_rankings(means, "random", np.random.default_rng(0))
+    assert len(orders) == 1 and weights == [1.0]
+
+
+@pytest.fixture
+def no_stan(monkeypatch):
+    from bbt_widget import engines
+
+    def refuse(*args, **kwargs):
+        raise AssertionError("a Stan fit was started")
+
+    monkeypatch.setattr(engines, "sample", refuse)
+
+
+@pytest.mark.parametrize(
+    ("kwargs", "match"),
+    [
+        ({"model": "mallows"}, "unknown model 'mallows'"),
+        ({"ties": "average"}, "unknown ties 'average'"),
+        ({"prior": 0}, "prior must be a finite number > 0"),
+        ({"hdi": 1.5}, "hdi mass"),
+    ],
+)
+def test_bad_settings_fail_before_any_fit(no_stan, kwargs, match):
+    data = pd.DataFrame({"a": [0.8, 0.7], "b": [0.9, 0.6]}, index=["d1", "d2"])
+    with pytest.raises(ValueError, match=match):
+        bbt.ranking_model(data, **kwargs)
+
+
+def test_too_few_data_sets_or_algorithms_fail_before_any_fit(no_stan):
+    one = pd.DataFrame({"a": [0.8], "b": [0.9]}, index=["d1"])
+    with pytest.raises(ValueError, match="at least 2 data sets"):
+        bbt.ranking_model(one)
+    sparse = pd.DataFrame({"a": [0.8, np.nan], "b": [0.9, 0.5]}, index=["d1", "d2"])
+    with pytest.raises(ValueError, match="at least 2 data sets"):
+        bbt.ranking_model(sparse)
+    single = pd.DataFrame({"ds": ["d1", "d2"], "alg": ["a", "a"], "acc": [0.8, 0.9]})
+    with pytest.raises(ValueError, match="at least 2 algorithms"):
+        bbt.ranking_model(single, dataset="ds", algorithm="alg", score="acc")
