@@ -25,6 +25,7 @@ from ._common import (
     flip_decision,
 )
 from ._demsar import NemenyiResult, complete_blocks, nemenyi_from_means
+from ._hierarchical import HierarchicalPairsResult
 from ._signed_rank import BayesianSignedRankResult, signed_rank_from_means
 from ._wilcoxon import ADJUSTMENTS, WilcoxonResult, wilcoxon_from_means
 
@@ -51,7 +52,9 @@ class AgreementResult:
         ``"a better"``, ``"equivalent"``, ``"no claim"`` or ``"b better"``, seen from a);
         and the numbers behind them: ``bbt_above_50``, ``bbt_in_rope``,
         ``nemenyi_rank_diff`` (mean rank of b minus that of a), ``wilcoxon_p`` (adjusted),
-        ``bsr_p_left`` (a better), ``bsr_p_rope``, ``bsr_p_right`` (b better).
+        ``bsr_p_left`` (a better), ``bsr_p_rope``, ``bsr_p_right`` (b better). With
+        ``hierarchical=``, also the decision ``hierarchical`` and ``hier_p_left``,
+        ``hier_p_rope``, ``hier_p_right``.
     counts
         One row per baseline: ``pairs``; ``agree`` (same decision); ``only_bbt`` (BBT
         claims, the baseline does not); ``only_baseline``; ``conflict`` (both claim, but
@@ -59,8 +62,9 @@ class AgreementResult:
     rankings
         The algorithms best first by each method (BBT: its summary order; Nemenyi: mean
         rank; Wilcoxon and BSR: median), one column per method.
-    nemenyi, wilcoxon, bsr
-        The baseline results the table was built from.
+    nemenyi, wilcoxon, bsr, hierarchical
+        The baseline results the table was built from (``hierarchical`` is None unless
+        passed).
     interpretation
         ``"weak"`` or ``"strong"``: which BBT decision column was compared.
     """
@@ -72,6 +76,7 @@ class AgreementResult:
     wilcoxon: WilcoxonResult
     bsr: BayesianSignedRankResult
     interpretation: str
+    hierarchical: HierarchicalPairsResult | None = None
 
 
 def agreement(
@@ -93,6 +98,7 @@ def agreement(
     prior_strength: float = 0.5,
     n_samples: int = 50_000,
     seed: int | None = None,
+    hierarchical: HierarchicalPairsResult | None = None,
 ) -> AgreementResult:
     """Put BBT's decision for every pair next to Nemenyi's, Wilcoxon's and the BSR's.
 
@@ -123,6 +129,9 @@ def agreement(
     bsr_rope, prior_strength, n_samples, seed
         The Bayesian signed-rank test's ROPE half-width on the scores' scale and its
         settings; see :func:`bayesian_signed_rank`.
+    hierarchical
+        A :func:`hierarchical_pairs` result on the same data (it is a Stan fit per pair, so
+        it is computed once by the caller and joined here): adds its decision per pair.
 
     Returns
     -------
@@ -162,7 +171,7 @@ def agreement(
     nem = nemenyi_from_means(complete, dropped, alpha)
     wil = wilcoxon_from_means(means, alpha, adjust)
     bsr = signed_rank_from_means(means, bsr_rope, prior_strength, n_samples, seed)
-    table = _side_by_side(summary, interpretation, nem, wil, bsr)
+    table = _side_by_side(summary, interpretation, nem, wil, bsr, hierarchical)
     return AgreementResult(
         table=table,
         counts=_counts(table),
@@ -171,6 +180,7 @@ def agreement(
         wilcoxon=wil,
         bsr=bsr,
         interpretation=interpretation,
+        hierarchical=hierarchical,
     )
 
 
@@ -249,6 +259,7 @@ def _side_by_side(
     nem: NemenyiResult,
     wil: WilcoxonResult,
     bsr: BayesianSignedRankResult,
+    hierarchical: HierarchicalPairsResult | None = None,
 ) -> pd.DataFrame:
     out = summary[["pair", "alg_a", "alg_b"]].copy()
     out["bbt"] = summary[interpretation].astype(str)
@@ -277,6 +288,21 @@ def _side_by_side(
             {"decision": "decision", "p_left": "p_right", "p_right": "p_left"},
         ),
     ]
+    if hierarchical is not None:
+        _check_covers(summary, hierarchical)
+        parts.append(
+            _oriented(
+                summary,
+                hierarchical.table,
+                {
+                    "decision": "hierarchical",
+                    "p_left": "hier_p_left",
+                    "p_rope": "hier_p_rope",
+                    "p_right": "hier_p_right",
+                },
+                {"decision": "decision", "p_left": "p_right", "p_right": "p_left"},
+            )
+        )
     decisions = pd.concat([out, *(p.iloc[:, :1] for p in parts)], axis=1)
     numbers = pd.concat(
         [
@@ -288,11 +314,23 @@ def _side_by_side(
     return pd.concat([decisions, numbers], axis=1)
 
 
+def _check_covers(summary: pd.DataFrame, hierarchical: HierarchicalPairsResult) -> None:
+    have = set(zip(hierarchical.table["alg_a"], hierarchical.table["alg_b"]))
+    for a, b in zip(summary["alg_a"], summary["alg_b"]):
+        if (a, b) not in have and (b, a) not in have:
+            raise ValueError(
+                f"hierarchical= has no test of {a!r} vs {b!r}; run hierarchical_pairs on the "
+                "same results and algorithms as the BBT fit"
+            )
+
+
 def _counts(table: pd.DataFrame) -> pd.DataFrame:
     bbt = table["bbt"].to_numpy()
     bbt_claims = (bbt != "no claim") & (bbt != NOT_COMPARED)  # never met: no claim either
     rows = []
-    for name in BASELINES:
+    for name in (*BASELINES, "hierarchical"):
+        if name not in table.columns:
+            continue
         base = table[name].to_numpy()
         base_claims = base != "no claim"
         same = bbt == base

@@ -8,8 +8,9 @@ import numpy as np
 import pytest
 import test_engines  # tests/stan is on sys.path under pytest: borrow its fixtures
 
+import bbt_widget as bbt
 from bbt_widget import engines
-from bbt_widget.baselines import hierarchical, hierarchical_pairs
+from bbt_widget.baselines import agreement, hierarchical, hierarchical_pairs
 from bbt_widget.baselines._simulate import simulate_cv_results
 
 LAYOUT = dict(dataset="dataset", algorithm="algorithm", score="score", fold="fold", run="run")
@@ -70,6 +71,15 @@ def test_all_pairs_table_lines_up_with_the_other_baselines(compiled):
     assert list(res.medians.index) == ["c", "b", "a"]
     assert (res.table["decision"] == "a better").all(), res.table
     assert set(res.fits) == {("c", "b"), ("c", "a"), ("b", "a")}
+    # joined to agreement(): one more decision column, one more row of counts
+    flat = data.assign(cv=data["run"] * 5 + data["fold"])
+    layout = dict(dataset="dataset", algorithm="algorithm", score="score", fold="cv")
+    fit = bbt.fit(flat, engine="pystan", seed=1, **layout)
+    agree = agreement(flat, fit, hierarchical=res, seed=1, n_samples=2000, **layout)
+    assert "hierarchical" in agree.table and "hier_p_rope" in agree.table
+    assert "hierarchical" in set(agree.counts["baseline"])
+    row = agree.table.set_index("pair").loc["c > a"]
+    assert row["hierarchical"] == "a better" and row["hier_p_left"] > 0.95
 
 
 def test_agrees_with_baycomp(compiled, tmp_path, monkeypatch):
