@@ -276,15 +276,7 @@ def ranking_model(
     rng = np.random.default_rng(settings["seed"])
     orders, weights = expand_rankings(means[kept], ties, rng)
     n_alg = len(tidy.algorithms)
-    stan_data = {
-        "n_alg": n_alg,
-        "n_rank": len(orders),
-        "n_order": int(sum(len(o) for o in orders)),
-        "len": [len(o) for o in orders],
-        "order": [int(i) + 1 for o in orders for i in o],
-        "weight": list(weights),
-        "alpha": [float(prior)] * n_alg,
-    }
+    stan_data = pl_data(orders, weights, n_alg, prior)
     draws = engines.sample("plackett_luce", stan_data, engine=engine, progress=progress, **settings)
     theta = draws.params["theta"].reshape(-1, n_alg)
     diag = draws_diagnostics(draws, ["theta"])
@@ -349,6 +341,36 @@ def expand_rankings(
         orders.extend(chosen)
         weights.extend([1.0 / len(chosen)] * len(chosen))
     return orders, weights
+
+
+def pl_data(
+    orders: list[np.ndarray], weights: list[float], n_alg: int, prior: float
+) -> dict[str, Any]:
+    """The data of ``stan/plackett_luce.stan``: the rankings reduced to weighted counts.
+
+    Position i of a ranking contributes ``log theta[o_i] - log(sum of theta over o_i..o_L)``;
+    the last position contributes 0 and is skipped. Equal sets of remaining algorithms
+    (frequent: every ordering of a split tie shares the sets outside the tie) are merged.
+    """
+    placed = np.zeros(n_alg)
+    set_weight: dict[bytes, float] = {}
+    for order, w in zip(orders, weights):
+        mask = np.zeros(n_alg, dtype=np.uint8)
+        for i in range(len(order) - 1, -1, -1):  # from the back: the remaining set grows
+            mask[order[i]] = 1
+            if i < len(order) - 1:
+                placed[order[i]] += w
+                key = mask.tobytes()
+                set_weight[key] = set_weight.get(key, 0.0) + w
+    sets = np.array([np.frombuffer(k, dtype=np.uint8) for k in set_weight], dtype=float)
+    return {
+        "n_alg": n_alg,
+        "n_set": len(set_weight),
+        "sets": sets.tolist(),
+        "set_weight": list(set_weight.values()),
+        "placed": placed.tolist(),
+        "alpha": [float(prior)] * n_alg,
+    }
 
 
 def _summary(values: np.ndarray, hdi: float) -> tuple[np.ndarray, np.ndarray, np.ndarray]:

@@ -26,9 +26,9 @@ _PAIR_OUTPUTS = {"bbt": ("win1_rep", "log_lik"), "davidson": ("win1_rep", "ties_
 #: Outputs that are integers (Stan's writers send every value as a double).
 INTEGER_OUTPUTS = frozenset({"win1_rep", "ties_rep", "treedepth__", "n_leapfrog__", "divergent__"})
 _DEFAULTS = {"hyperprior": 1, "prior_scale": 0.5}
-#: The data of the other methods' programs (bbt_widget.baselines, bbt_widget.ranking), each
-#: field an int, a list of ints or a (list of) finite float(s); their callers validate the
-#: values and explain errors in the user's terms, this only converts and checks the shapes.
+#: The data of the other methods' programs (bbt_widget.baselines, bbt_widget.ranking): each
+#: field an int, a list of ints or finite floats (a number, vector or matrix). Their callers
+#: validate the values and explain errors in the user's terms; this only converts types.
 _PLAIN_FIELDS: dict[str, dict[str, str]] = {
     "hierarchical_ttest": {
         "q": "int",
@@ -45,11 +45,10 @@ _PLAIN_FIELDS: dict[str, dict[str, str]] = {
     },
     "plackett_luce": {
         "n_alg": "int",
-        "n_rank": "int",
-        "n_order": "int",
-        "len": "ints",
-        "order": "ints",
-        "weight": "reals",
+        "n_set": "int",
+        "sets": "reals",
+        "set_weight": "reals",
+        "placed": "reals",
         "alpha": "reals",
     },
 }

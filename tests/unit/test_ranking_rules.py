@@ -67,3 +67,25 @@ def test_too_few_data_sets_or_algorithms_fail_before_any_fit(no_stan):
     single = pd.DataFrame({"ds": ["d1", "d2"], "alg": ["a", "a"], "acc": [0.8, 0.9]})
     with pytest.raises(ValueError, match="at least 2 algorithms"):
         bbt.ranking_model(single, dataset="ds", algorithm="alg", score="acc")
+
+
+def test_stan_data_reproduce_the_plackett_luce_log_likelihood(pmlb16):
+    """The reduced data (weighted counts per algorithm and per remaining set) give the same
+    log-likelihood as Eq. 5 of paper 003 summed over every weighted ordering."""
+    from bbt_widget.baselines._common import snap_ties
+    from bbt_widget.data import tidy_results
+    from bbt_widget.ranking import pl_data
+
+    means = snap_ties(tidy_results(pmlb16, dataset="db").means)
+    orders, weights = expand_rankings(means, "split", np.random.default_rng(0))
+    data = pl_data(orders, weights, means.shape[1], 1.0)
+    assert data["n_set"] < sum(len(o) for o in orders) / 10  # merged sets: a small matrix
+    theta = np.random.default_rng(1).dirichlet(np.ones(means.shape[1]))
+    direct = sum(
+        w * sum(np.log(theta[o[i]]) - np.log(theta[o[i:]].sum()) for i in range(len(o)))
+        for o, w in zip(orders, weights)
+    )
+    reduced = np.dot(data["placed"], np.log(theta)) - np.dot(
+        data["set_weight"], np.log(np.array(data["sets"]) @ theta)
+    )
+    assert reduced == pytest.approx(direct, rel=1e-12)
