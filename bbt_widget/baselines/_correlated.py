@@ -174,6 +174,11 @@ def correlated_ttest(
         lower_is_better=lower_is_better,
         rho=rho,
     )
+    if not diffs.datasets:
+        raise ValueError(
+            f"no data set has 2 or more folds where both {diffs.a!r} and {diffs.b!r} have a "
+            "result; the correlated t-test needs the spread of the fold differences"
+        )
     table = correlated_table(diffs, rope, hdi)
     if on is not None:
         wanted = [on] if isinstance(on, str) else list(on)

@@ -217,6 +217,11 @@ def hierarchical(
     ``0.1 * rope`` (differences finer than that are not resolved) to keep the posterior
     proper.
 
+    With few folds per data set (e.g. 4) sigma_i is weakly identified, and the posterior of
+    an outlying data set can have two modes (its mean explained by mu_i, or by a large
+    sigma_i); the diagnostics then flag the fit (a ``DiagnosticsWarning``): run longer
+    chains, e.g. ``iter_warmup=2000, iter_sampling=4000``.
+
     Raises
     ------
     ValueError

@@ -142,6 +142,15 @@ def test_one_score_per_data_set_is_refused():
         correlated_ttest(data, a="a", b="b", rho=0.1)
 
 
+def test_no_data_set_with_two_common_folds_is_refused():
+    data = _long({"d1": np.array([0.01, 0.02])}, runs=1, folds=2)
+    data = data[~((data.alg == "b") & (data.fold == 1))]  # b has one fold left
+    with pytest.raises(ValueError, match="no data set has 2 or more folds"):
+        correlated_ttest(
+            data, dataset="ds", algorithm="alg", score="acc", fold="fold", a="a", b="b", rho=0.5
+        )
+
+
 def test_run_without_fold_is_refused():
     data = _long({"d1": np.linspace(-0.01, 0.02, 10)}, runs=2, folds=5)
     with pytest.raises(ValueError, match="run='run' needs fold= as well"):
