@@ -137,14 +137,24 @@ def fold_results(
     folds_per_run = None
     if run is not None:
         data, fold, folds_per_run = _combine_run_and_fold(data, dataset, fold, run)
-    tidy = tidy_results(
-        data,
-        dataset=dataset,
-        algorithm=algorithm,
-        fold=fold,
-        score=score,
-        lower_is_better=lower_is_better,
-    )
+    try:
+        tidy = tidy_results(
+            data,
+            dataset=dataset,
+            algorithm=algorithm,
+            fold=fold,
+            score=score,
+            lower_is_better=lower_is_better,
+        )
+    except ValueError as exc:
+        text = str(exc)
+        if run is None and fold is not None and ("duplicate" in text or "two rows" in text):
+            # repeated cross-validation numbers its folds again in every run
+            raise ValueError(
+                f"{text}; if the fold numbers start again in each run of repeated "
+                "cross-validation, pass run='<column numbering the runs>' as well"
+            ) from None
+        raise
     if not tidy.has_folds:
         raise ValueError(
             "the correlated t-tests need fold-level scores (several results per data set and "

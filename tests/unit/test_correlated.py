@@ -151,6 +151,14 @@ def test_no_data_set_with_two_common_folds_is_refused():
         )
 
 
+def test_folds_repeating_in_each_run_ask_for_run():
+    data = _long({"d1": np.linspace(-0.01, 0.02, 10)}, runs=2, folds=5)
+    with pytest.raises(ValueError, match=r"duplicate results.*pass run="):
+        correlated_ttest(
+            data, dataset="ds", algorithm="alg", score="acc", fold="fold", a="a", b="b", rho=0.2
+        )
+
+
 def test_run_without_fold_is_refused():
     data = _long({"d1": np.linspace(-0.01, 0.02, 10)}, runs=2, folds=5)
     with pytest.raises(ValueError, match="run='run' needs fold= as well"):
