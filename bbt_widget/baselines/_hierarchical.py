@@ -223,7 +223,8 @@ def hierarchical(
     ``DiagnosticsWarning``). Longer chains help only partly (pmlb16's rf vs svm, 132 data
     sets x 4 folds: R-hat 1.06 with 4 x 1000 draws, 1.05 with 4 x 2000): read the
     probabilities as approximate there. With 10 runs of 10 folds (the paper's setting) the
-    fits converge (``benchmarks/results/methods.json``).
+    chains agree (54 data sets: R-hat 1.005, bulk ESS > 1000, a divergence or two in 4000
+    transitions; ``benchmarks/results/methods.json``).
 
     Raises
     ------
