@@ -183,3 +183,15 @@ def discard(target: Path) -> None:
     except OSError:  # already gone (another process discarded it)
         return
     shutil.rmtree(aside, ignore_errors=True)
+
+
+def unusable_build(what: str, target: Path, reason: Exception, suspects: str) -> EngineError:
+    """The error for a cached build that still does not work after one rebuild: it names the
+    folder to delete (and the whole cache, and ``BBT_WIDGET_CACHE``) and what else to suspect.
+    """
+    return EngineError(
+        f"{what} does not work even after rebuilding it ({reason}). Delete the folder "
+        f"{target} (or the whole cache {cache_root()}, or set BBT_WIDGET_CACHE to another "
+        f"folder) and try again; if it keeps failing, {suspects} is broken "
+        "(BBT_WIDGET_VERBOSE=1 shows the build)."
+    )

@@ -3,11 +3,14 @@
 Used when a CmdStan installation is found (``$CMDSTAN`` or ``~/.cmdstan``, as cmdstanpy looks
 for it): CmdStan's sampler is the fastest way to run the models. The executable is compiled by
 cmdstanpy in a subprocess (killable, and its output captured) from a copy of the program in the
-cache directory, and lives beside it. Sampling runs ``CmdStanModel.sample`` in a helper thread
-with a temporary output directory; cancelling kills the CmdStan processes of that fit (found
-through ``/proc`` by their output directory), after which cmdstanpy returns with an error that
-we turn into :class:`FitCancelled`. Progress is only reported at the start and the end of
-sampling: cmdstanpy exposes per-iteration progress only through its own console progress bars.
+cache directory, and lives beside it.
+
+Sampling does not go through cmdstanpy, whose chains run in threads of the caller's process and
+cannot be stopped as a unit: a small worker process (``_cmdstan_worker.py``, stdlib only) runs
+the chains as its children, relays CmdStan's ``Iteration: 100 / 2000`` lines as progress, and
+kills its chains when told to (its stdin closes) or when the engine's process dies. Cancelling
+a fit closes that pipe and then kills the worker's process group: the same on Linux, macOS and
+Windows, with no ``/proc``. The draws are read from CmdStan's CSV files (every column, once).
 """
 
 from __future__ import annotations
@@ -16,8 +19,10 @@ import contextlib
 import hashlib
 import importlib.metadata
 import importlib.util
+import itertools
+import json
 import os
-import re
+import queue
 import secrets
 import shutil
 import signal
@@ -26,15 +31,16 @@ import sys
 import tempfile
 import threading
 import time
+import warnings
 from functools import partial
 from pathlib import Path
 from typing import Any
 
 import numpy as np
 
-from . import _procs
-from ._cache import cache_root, ensure_built
-from ._programs import INTEGER_OUTPUTS, add_empty_outputs, program_hash, stan_program
+from . import _procs, _toolchain
+from ._cache import cache_root, discard, ensure_built, unusable_build
+from ._programs import add_empty_outputs, program_hash, split_outputs, stan_program
 from .base import Draws, EngineError, FitCancelled, ModelName, ProgressCallback
 
 INSTALL_HINT = (
@@ -43,6 +49,7 @@ INSTALL_HINT = (
 )
 
 _BUILD_SCRIPT = Path(__file__).with_name("_cmdstan_build.py")
+_WORKER_SCRIPT = Path(__file__).with_name("_cmdstan_worker.py")
 
 
 def cmdstan_path() -> str | None:
@@ -97,7 +104,8 @@ def _target(model: ModelName) -> Path:
         raise EngineError("CmdStan not found. " + INSTALL_HINT)
     # The executable depends on the program and on the CmdStan installation that built it.
     install = hashlib.sha256(os.path.realpath(path).encode()).hexdigest()[:8]
-    tag = f"{model}-{program_hash(model)}-cmdstan{_cmdstan_version(path)}-{install}"
+    toolchain = _toolchain.tag()  # a compiler upgrade rebuilds too
+    tag = f"{model}-{program_hash(model)}-cmdstan{_cmdstan_version(path)}-{install}-cc{toolchain}"
     return cache_root() / "cmdstan" / tag
 
 
@@ -148,41 +156,209 @@ def compile_model(
     return exe, seconds
 
 
-def _kill_fit_processes(output_dir: str) -> None:
-    # CmdStan is started by cmdstanpy's threads, so its processes are our children; the ones of
-    # this fit write into output_dir, which appears in their command line.
-    for pid in _procs.children():
-        if any(output_dir in arg for arg in _procs.cmdline(pid)):
-            with contextlib.suppress(ProcessLookupError, PermissionError):
-                os.kill(pid, signal.SIGKILL)
+class _ExeBroken(EngineError):
+    """The cached executable does not run (e.g. a truncated file)."""
 
 
-def _signal_note(detail: str) -> str:
-    """ "chain 2 was killed by SIGKILL ...; " when cmdstanpy's message shows a chain that a
-    signal ended (its return code is then negative), else ""."""
-    found = re.search(r"retcodes=\[([-\d, ]*)\]", detail)  # from cmdstanpy's RunSet repr
-    codes = [int(c) for c in found.group(1).split(",") if c.strip()] if found else []
-    for chain, code in enumerate(codes, start=1):
+# How an executable that cannot run ends: it cannot be started at all (exec-failed), the
+# shell or the dynamic loader gives up ("cannot execute" 126, "not found" 127: CmdStan itself
+# never returns these), or it crashes before printing its first line (a truncated file gives
+# SIGBUS when a page beyond its end is touched).
+_NOT_RUNNING_CODES = {126, 127}
+_LOAD_CRASHES = {
+    -getattr(signal, name) for name in ("SIGBUS", "SIGSEGV", "SIGILL") if hasattr(signal, name)
+}
+
+
+def _commands(exe: Path, data_file: Path, out_dir: Path, settings: dict[str, Any]) -> list:
+    """CmdStan's command line for each chain (as cmdstanpy writes it, progress included)."""
+    total = settings["iter_warmup"] + settings["iter_sampling"]
+    return [
+        [
+            str(exe),
+            f"id={chain}",
+            "random",
+            f"seed={settings['seed']}",  # with id, CmdStan gives each chain its own stream
+            "data",
+            f"file={data_file}",
+            "output",
+            f"file={out_dir / f'chain-{chain}.csv'}",
+            f"refresh={max(1, total // 25)}",  # ~25 progress lines per chain
+            "method=sample",
+            f"num_samples={settings['iter_sampling']}",
+            f"num_warmup={settings['iter_warmup']}",
+            "algorithm=hmc",
+            "engine=nuts",
+            f"max_depth={settings['max_treedepth']}",
+            "adapt",
+            f"delta={settings['adapt_delta']}",
+        ]
+        for chain in range(1, settings["chains"] + 1)
+    ]
+
+
+class _Worker:
+    """A ``_cmdstan_worker.py`` process running the chains of one fit; its status lines are
+    read by a thread into a queue (pipes cannot be polled on Windows)."""
+
+    def __init__(self, request_path: Path) -> None:
+        self.proc = _procs.spawn(
+            [sys.executable, str(_WORKER_SCRIPT), str(request_path)],
+            cwd=request_path.parent,  # never the user's working directory
+            stdin=subprocess.PIPE,
+            stdout=subprocess.PIPE,
+            stderr=subprocess.STDOUT,
+        )
+        self.lines: queue.Queue[str | None] = queue.Queue()
+        threading.Thread(target=self._read, name="bbt-widget-cmdstan-status", daemon=True).start()
+
+    def _read(self) -> None:
+        assert self.proc.stdout is not None
+        with self.proc.stdout:
+            for raw in self.proc.stdout:
+                self.lines.put(raw.decode(errors="replace").rstrip())
+        self.lines.put(None)
+
+    def stop(self, grace: float = 2.0) -> None:
+        """Stop the fit, the same way on every platform, and reap the worker.
+
+        Closing its stdin makes the worker kill its chains and exit; should it not within
+        ``grace`` seconds, its process group is killed (on POSIX, chains included).
+        """
+        if self.proc.returncode is None:
+            with contextlib.suppress(OSError):
+                assert self.proc.stdin is not None
+                self.proc.stdin.close()
+            with contextlib.suppress(subprocess.TimeoutExpired):
+                self.proc.wait(grace)
+        _procs.kill_group(self.proc)  # whatever is left; also forgets it
+        if self.proc.stdin is not None:
+            with contextlib.suppress(OSError):
+                self.proc.stdin.close()
+
+
+def _follow(
+    worker: _Worker, total: int, progress: ProgressCallback | None, cancel: threading.Event | None
+) -> tuple[str, list[str]]:
+    """Relay progress until the worker's output ends; return its status and any other output.
+
+    Raises FitCancelled (after stopping the worker and its chains) when ``cancel`` is set.
+    """
+    done_iterations: dict[str, int] = {}
+    status, other = "", []
+    while True:
+        if cancel is not None and cancel.is_set():
+            worker.stop()
+            raise FitCancelled("sampling cancelled")
+        try:
+            line = worker.lines.get(timeout=0.05)
+        except queue.Empty:
+            continue
+        if line is None:
+            return status, other
+        if line.startswith("progress "):
+            _, chain, iteration = line.split()
+            done_iterations[chain] = int(iteration)
+            if progress is not None:
+                progress("sampling", min(1.0, sum(done_iterations.values()) / total))
+        elif line == "done" or line.startswith(("failed ", "exec-failed ")):
+            status = line
+        elif line:
+            other.append(line)
+
+
+def _tail(text: str, lines: int = 20) -> str:
+    return "\n".join(text.strip().splitlines()[-lines:])
+
+
+def _failure(
+    model: ModelName, status: str, returncode: int, out_dir: Path, other: list[str]
+) -> EngineError:
+    """The error for a fit that did not end with ``done``, saying why as well as we know."""
+    fields = status.split(maxsplit=3)
+    if fields and fields[0] == "exec-failed":
+        return _ExeBroken(f"chain {fields[1]} could not start it: {' '.join(fields[2:])}")
+    prefix = f"CmdStan sampling of the {model!r} model failed: "
+    if fields and fields[0] == "failed":
+        chain, code, n_lines = fields[1], int(fields[2]), int(fields[3])
+        log = out_dir / f"chain-{chain}.log"
+        output = _tail(log.read_text(errors="replace")) if log.exists() else ""
+        if code in _NOT_RUNNING_CODES or (code in _LOAD_CRASHES and n_lines == 0):
+            how = _procs.killed_by(-code) if code < 0 else f"ended with exit code {code}"
+            return _ExeBroken(f"chain {chain} {how}" + (f": {output}" if output else ""))
         if code < 0:
-            return f"chain {chain} {_procs.killed_by(-code)}. "
-    return ""
+            why = f"chain {chain} {_procs.killed_by(-code)}."
+        else:
+            why = f"chain {chain} ended with exit code {code}."
+        return EngineError(prefix + why + (f" CmdStan's output:\n{output}" if output else ""))
+    if returncode < 0:
+        why = f"the process running the chains {_procs.killed_by(-returncode)}."
+    else:
+        why = f"the process running the chains failed (exit code {returncode})."
+    output = _tail("\n".join(other))
+    return EngineError(prefix + why + (f" Output:\n{output}" if output else ""))
 
 
-def _to_draws_dict(array: np.ndarray, names: tuple[str, ...]) -> tuple[dict, dict]:
-    # cmdstanpy: (draws, chains, columns), names like "lp__", "sigma", "beta[3]"
-    by_chain = array.transpose(1, 0, 2)  # a view; each output is copied once, below
-    groups: dict[str, list[int]] = {}
-    for j, name in enumerate(names):
-        groups.setdefault(name.split("[", 1)[0], []).append(j)
-    params: dict[str, np.ndarray] = {}
-    sampler: dict[str, np.ndarray] = {}
-    for base, cols in groups.items():
-        values = by_chain[:, :, cols[0] : cols[-1] + 1]
-        if "[" not in names[cols[0]]:
-            values = values[..., 0]
-        dtype = np.int64 if base in INTEGER_OUTPUTS else np.float64
-        (sampler if base.endswith("__") else params)[base] = np.ascontiguousarray(values, dtype)
-    return params, sampler
+def _read_csv(path: Path) -> tuple[list[str], np.ndarray]:
+    """Column names and draws of one chain's Stan CSV file (comment lines skipped)."""
+    import pandas as pd  # the fastest CSV reader at hand; imported with bbt_widget anyway
+
+    frame = pd.read_csv(path, comment="#", dtype=np.float64, engine="c")
+    return list(frame.columns), frame.to_numpy()
+
+
+def _run(
+    model: ModelName,
+    exe: Path,
+    out_dir: Path,
+    settings: dict[str, Any],
+    progress: ProgressCallback | None,
+    cancel: threading.Event | None,
+    verbose: bool,
+) -> tuple[dict, dict]:
+    """Run the chains of one fit in a worker process; return (params, sampler)."""
+    commands = _commands(exe, out_dir / "data.json", out_dir, settings)
+    request = {
+        "commands": commands,
+        "parallel": min(settings["chains"], os.cpu_count() or 1),
+        "out_dir": str(out_dir),
+    }
+    request_path = out_dir / "request.json"
+    request_path.write_text(json.dumps(request))
+    worker = _Worker(request_path)
+    try:
+        total = settings["chains"] * (settings["iter_warmup"] + settings["iter_sampling"])
+        status, other = _follow(worker, total, progress, cancel)
+        worker.proc.wait()
+    finally:
+        worker.stop()  # also stops it all after an error or interrupt while following
+    if verbose:
+        for log in sorted(out_dir.glob("chain-*.log")):
+            sys.stderr.write(log.read_text(errors="replace"))
+    if status != "done" or worker.proc.returncode != 0:
+        raise _failure(model, status, worker.proc.returncode, out_dir, other)
+    csvs = [out_dir / f"chain-{c}.csv" for c in range(1, settings["chains"] + 1)]
+    names, first = _read_csv(csvs[0])
+    arrays = itertools.chain([first], (_read_csv(path)[1] for path in csvs[1:]))
+    return split_outputs(names, arrays, len(csvs))
+
+
+def _rebuild(
+    model: ModelName,
+    exe: Path,
+    broken: _ExeBroken,
+    progress: ProgressCallback | None,
+    cancel: threading.Event | None,
+    verbose: bool,
+) -> tuple[Path, float]:
+    """Replace a cached executable that does not run with a fresh build (once per fit)."""
+    warnings.warn(
+        f"the cached CmdStan executable {exe} does not run ({broken}); rebuilding it",
+        RuntimeWarning,
+        stacklevel=4,
+    )
+    discard(_target(model))
+    return compile_model(model, progress=progress, cancel=cancel, verbose=verbose)
 
 
 def sample(
@@ -200,62 +376,39 @@ def sample(
     verbose: bool,
 ) -> Draws:
     """Compile (if needed) and sample ``model`` with CmdStan; ``data`` is already validated."""
-    import cmdstanpy
-
     exe, compile_seconds = compile_model(model, progress=progress, cancel=cancel, verbose=verbose)
     start = time.perf_counter()
     if progress is not None:
         progress("sampling", 0.0)
     if seed is None:
         seed = secrets.randbelow(2**31 - 1) + 1
-    output_dir = tempfile.mkdtemp(prefix="bbt-widget-cmdstan-")
-    result: dict[str, Any] = {}
-
-    def run() -> None:
-        try:
-            logging_off = contextlib.nullcontext() if verbose else cmdstanpy.disable_logging()
-            with logging_off:
-                stan_model = cmdstanpy.CmdStanModel(exe_file=str(exe))
-                fit = stan_model.sample(
-                    data=data,
-                    chains=chains,
-                    parallel_chains=min(chains, os.cpu_count() or 1),
-                    seed=seed,
-                    iter_warmup=iter_warmup,
-                    iter_sampling=iter_sampling,
-                    max_treedepth=max_treedepth,
-                    adapt_delta=adapt_delta,
-                    output_dir=output_dir,
-                    show_progress=False,
-                    show_console=verbose,
-                )
-                result["draws"] = fit.draws()  # reads the CSV files before they are removed
-                result["names"] = fit.column_names
-        except BaseException as exc:  # handed to the caller's thread
-            result["error"] = exc
-
-    worker = threading.Thread(target=run, name="bbt-widget-cmdstan", daemon=True)
-    worker.start()
+    settings = {
+        "chains": chains,
+        "iter_warmup": iter_warmup,
+        "iter_sampling": iter_sampling,
+        "seed": seed,
+        "max_treedepth": max_treedepth,
+        "adapt_delta": adapt_delta,
+    }
+    out_dir = Path(tempfile.mkdtemp(prefix="bbt-widget-cmdstan-"))
     try:
-        while worker.is_alive():
-            worker.join(0.05)
-            if cancel is not None and cancel.is_set():
-                # cmdstanpy may start a chain after we killed the others: keep at it
-                while worker.is_alive():
-                    _kill_fit_processes(output_dir)
-                    worker.join(0.05)
-                raise FitCancelled("sampling cancelled")
+        (out_dir / "data.json").write_text(json.dumps(data))
+        try:
+            params, sampler = _run(model, exe, out_dir, settings, progress, cancel, verbose)
+        except _ExeBroken as broken:
+            exe, seconds = _rebuild(model, exe, broken, progress, cancel, verbose)
+            compile_seconds += seconds
+            try:
+                params, sampler = _run(model, exe, out_dir, settings, progress, cancel, verbose)
+            except _ExeBroken as still:
+                raise unusable_build(
+                    f"the compiled CmdStan model {model!r}",
+                    _target(model),
+                    still,
+                    "the C++ toolchain or the CmdStan installation",
+                ) from None
     finally:
-        if worker.is_alive():  # interrupted while waiting
-            _kill_fit_processes(output_dir)
-            worker.join()
-        shutil.rmtree(output_dir, ignore_errors=True)
-    if "error" in result:
-        detail = str(result["error"])  # cmdstanpy's message: Stan's errors, then the commands
-        raise EngineError(
-            f"CmdStan sampling of the {model!r} model failed: {_signal_note(detail)}{detail[:3000]}"
-        )
-    params, sampler = _to_draws_dict(result["draws"], tuple(result["names"]))
+        shutil.rmtree(out_dir, ignore_errors=True)
     add_empty_outputs(model, params, data)
     if progress is not None:
         progress("sampling", 1.0)
@@ -270,10 +423,6 @@ def sample(
             "stan_hash": program_hash(model),
             "model": model,
             "executable": str(exe),
-            "seed": seed,
-            "chains": chains,
-            "iter_warmup": iter_warmup,
-            "iter_sampling": iter_sampling,
-            "adapt_delta": adapt_delta,
+            **settings,
         },
     )

@@ -40,7 +40,13 @@ def _watch(parent: int, paths: Sequence[str], interval: float) -> None:
         time.sleep(interval)
     for path in paths:
         shutil.rmtree(path, ignore_errors=True)
-    os.killpg(0, signal.SIGKILL)  # we lead our group: this ends us and everything we started
+    if hasattr(os, "killpg"):
+        os.killpg(0, signal.SIGKILL)  # we lead our group: this ends us and everything we started
+    else:  # Windows: our tree, with the system's taskkill
+        import subprocess
+
+        subprocess.run(["taskkill", "/F", "/T", "/PID", str(os.getpid())], capture_output=True)
+        os._exit(1)
 
 
 def watch_parent(paths: Sequence[str] = (), interval: float = 0.2) -> None:

@@ -1,8 +1,11 @@
 """Child processes the engines start: each in its own process group, killed as a group.
 
-Compiles and PyStan samplers run in subprocesses so that they can be stopped at any moment
+Compiles and samplers run in subprocesses so that they can be stopped at any moment
 (cancellation) and so that their output, working files and crashes never reach the user's
-process. Every group still alive when the interpreter exits is killed then.
+process. Every group still alive when the interpreter exits is killed then. On POSIX a group is
+a session (``setsid``) killed with ``killpg``; on Windows, which has no such groups, a process is
+started in a new console process group (so that Ctrl+C in the user's console does not reach it)
+and its tree is killed with ``taskkill /T``. Nothing here reads ``/proc``.
 """
 
 from __future__ import annotations
@@ -12,8 +15,8 @@ import contextlib
 import os
 import signal
 import subprocess
+import sys
 import threading
-from pathlib import Path
 from typing import Any
 
 _live: dict[int, subprocess.Popen] = {}
@@ -36,7 +39,9 @@ def spawn(args: list[str], **kwargs: Any) -> subprocess.Popen:
     """Start ``args`` as the leader of a new process group and remember it for cleanup."""
     kwargs.setdefault("stdin", subprocess.DEVNULL)
     kwargs.setdefault("env", child_env())
-    proc = subprocess.Popen(args, start_new_session=True, **kwargs)
+    if sys.platform == "win32":
+        kwargs.setdefault("creationflags", subprocess.CREATE_NEW_PROCESS_GROUP)
+    proc = subprocess.Popen(args, start_new_session=True, **kwargs)  # POSIX: setsid
     with _live_lock:
         _live[proc.pid] = proc
     return proc
@@ -47,10 +52,23 @@ def kill_group(proc: subprocess.Popen) -> None:
     if hasattr(os, "killpg"):  # POSIX; spawn() made proc the leader of its group
         with contextlib.suppress(ProcessLookupError, PermissionError):
             os.killpg(proc.pid, signal.SIGKILL)
+    elif proc.poll() is None:  # Windows: the tree, while proc's pid is still its own
+        kill_tree_windows(proc.pid)
     with contextlib.suppress(ProcessLookupError):
         proc.kill()
     proc.wait()
     forget(proc)
+
+
+def kill_tree_windows(pid: int) -> None:
+    """Windows: kill ``pid`` and its descendants with the system's ``taskkill /T``."""
+    with contextlib.suppress(OSError, subprocess.SubprocessError):
+        subprocess.run(
+            ["taskkill", "/F", "/T", "/PID", str(pid)],
+            stdin=subprocess.DEVNULL,
+            capture_output=True,
+            timeout=30,
+        )
 
 
 def forget(proc: subprocess.Popen) -> None:
@@ -88,41 +106,3 @@ def killed_by(signum: int) -> str:
             "Free memory, or use fewer draws (iter_sampling) or chains, or fewer algorithms"
         )
     return text
-
-
-def children(pid: int | None = None) -> list[int]:
-    """PIDs of the live children of ``pid`` (default: this process), read from ``/proc``.
-
-    Returns an empty list where ``/proc`` is not available.
-    """
-    pid = os.getpid() if pid is None else pid
-    try:
-        tasks = list(Path(f"/proc/{pid}/task").iterdir())
-    except OSError:
-        return []
-    out: set[int] = set()
-    try:
-        # /proc/<pid>/task/<tid>/children lists each thread's children (CONFIG_PROC_CHILDREN)
-        for task in tasks:
-            out.update(int(c) for c in (task / "children").read_text().split())
-        return sorted(out)
-    except FileNotFoundError:
-        pass
-    for stat in Path("/proc").glob("[0-9]*/stat"):
-        try:
-            # the parent pid is the 2nd field after the parenthesised command name
-            fields = stat.read_text().rsplit(")", 1)[1].split()
-        except (OSError, IndexError):
-            continue
-        if int(fields[1]) == pid:
-            out.add(int(stat.parent.name))
-    return sorted(out)
-
-
-def cmdline(pid: int) -> list[str]:
-    """Command line of ``pid`` from ``/proc`` (empty if it has gone)."""
-    try:
-        raw = Path(f"/proc/{pid}/cmdline").read_bytes()
-    except OSError:
-        return []
-    return [a.decode(errors="replace") for a in raw.split(b"\0") if a]

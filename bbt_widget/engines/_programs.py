@@ -5,7 +5,7 @@ from __future__ import annotations
 import hashlib
 import math
 import operator
-from collections.abc import Mapping
+from collections.abc import Iterable, Mapping, Sequence
 from functools import cache
 from importlib import resources
 from pathlib import Path
@@ -194,3 +194,37 @@ def add_empty_outputs(model: ModelName, params: dict, data: Mapping[str, Any]) -
     for name in _PAIR_OUTPUTS[model]:
         dtype = np.int64 if name in INTEGER_OUTPUTS else np.float64
         params.setdefault(name, np.empty((chains, draws, 0), dtype))
+
+
+def split_outputs(
+    names: Sequence[str], chains: Iterable[np.ndarray], n_chains: int
+) -> tuple[dict[str, np.ndarray], dict[str, np.ndarray]]:
+    """Stan's draws, one (draws, columns) array per chain, as (parameters, sampler outputs).
+
+    ``names`` are Stan's flat column names, as CmdStan's CSV files and httpstan's writers give
+    them: ``"lp__"``, ``"sigma"``, ``"beta.3"`` (1-based; our outputs are at most vectors).
+    Each output becomes one array shaped (chains, draws) or (chains, draws, size), integer
+    outputs as int64; names ending in ``__`` go to the sampler outputs.
+
+    ``chains`` is consumed one array at a time and each is copied into the final arrays, so
+    that only one chain's block is in memory besides them (pass a generator of loads).
+    """
+    groups: dict[str, list[int]] = {}
+    for j, name in enumerate(names):
+        groups.setdefault(name.split(".", 1)[0], []).append(j)
+    outputs: dict[str, np.ndarray] = {}
+    for c, chain in enumerate(chains):
+        for base, cols in groups.items():
+            block = chain[:, cols[0] : cols[-1] + 1]
+            if base not in outputs:
+                dtype = np.int64 if base in INTEGER_OUTPUTS else np.float64
+                outputs[base] = np.empty((n_chains, *block.shape), dtype)
+            outputs[base][c] = block
+        del chain
+    params: dict[str, np.ndarray] = {}
+    sampler: dict[str, np.ndarray] = {}
+    for base, values in outputs.items():
+        if "." not in names[groups[base][0]]:  # a scalar: (chains, draws)
+            values = values[..., 0]
+        (sampler if base.endswith("__") else params)[base] = values
+    return params, sampler

@@ -22,6 +22,7 @@ runs from any thread, with or without an event loop.
 
 from __future__ import annotations
 
+import atexit
 import contextlib
 import importlib.metadata
 import importlib.util
@@ -44,12 +45,15 @@ from typing import Any
 
 import numpy as np
 
-from . import _procs
-from ._cache import cache_root, discard, ensure_built
-from ._programs import INTEGER_OUTPUTS, add_empty_outputs, program_hash, stan_program
+from . import _procs, _toolchain
+from ._cache import cache_root, discard, ensure_built, unusable_build
+from ._programs import add_empty_outputs, program_hash, split_outputs, stan_program
 from .base import Draws, EngineError, FitCancelled, ModelName, ProgressCallback
 
 _BUILD_SCRIPT = Path(__file__).with_name("_pystan_build.py")
+#: Flags for httpstan's compile of a model, after Python's own CFLAGS (so they win).
+#: httpstan's defaults are ("-O3", "-std=c++14", "-Wno-sign-compare").
+COMPILE_ARGS: tuple[str, ...] = ("-O3", "-std=c++14", "-Wno-sign-compare")
 _WORKER_SCRIPT = Path(__file__).with_name("_pystan_worker.py")
 
 
@@ -76,9 +80,11 @@ def _httpstan_version() -> str:
 
 
 def _target(model: ModelName) -> Path:
-    # The extension module depends on the program, httpstan's Stan headers and the Python ABI.
+    # The extension module depends on the program, httpstan's Stan headers, the Python ABI,
+    # and the compiler and its flags (a toolchain upgrade or new flags rebuild).
     abi = sys.implementation.cache_tag
-    tag = f"{model}-{program_hash(model)}-httpstan{_httpstan_version()}-{abi}"
+    toolchain = _toolchain.tag(COMPILE_ARGS)
+    tag = f"{model}-{program_hash(model)}-httpstan{_httpstan_version()}-{abi}-cc{toolchain}"
     return cache_root() / "pystan" / tag
 
 
@@ -94,7 +100,13 @@ def _build(model: ModelName, scratch: Path, *, verbose: bool) -> None:
     stan_path.write_text(stan_program(model), encoding="utf-8")
     with tempfile.TemporaryDirectory(prefix="bbt-widget-build-") as cwd:
         proc = _procs.spawn(
-            [sys.executable, str(_BUILD_SCRIPT), str(stan_path), str(scratch)],
+            [
+                sys.executable,
+                str(_BUILD_SCRIPT),
+                str(stan_path),
+                str(scratch),
+                json.dumps(list(COMPILE_ARGS)),
+            ],
             cwd=cwd,
             env={**_procs.child_env(), "TMPDIR": cwd},  # the compiler's temp files go too
             stdout=subprocess.PIPE,
@@ -231,6 +243,13 @@ def shutdown() -> None:
         worker.close()
 
 
+# At exit, close the idle workers properly (their processes would be killed anyway, by
+# _procs's exit handler, but their log files would be left to the garbage collector, which
+# reports them as "ResourceWarning: unclosed file"). Registered after _procs's handler, so it
+# runs before it.
+atexit.register(shutdown)
+
+
 def _follow(
     worker: _Worker,
     total: int,
@@ -302,29 +321,10 @@ def _failure(
 
 def _collect(out_dir: Path, chains: int) -> tuple[dict, dict, list[str]]:
     metas = [json.loads((out_dir / f"chain-{c}.json").read_text()) for c in range(1, chains + 1)]
-    names: list[str] = metas[0]["names"]
-    # Stan's flat names: "lp__", "sigma", "beta.3" (1-based; our outputs are at most vectors).
-    groups: dict[str, list[int]] = {}
-    for j, name in enumerate(names):
-        groups.setdefault(name.split(".", 1)[0], []).append(j)
-    outputs: dict[str, np.ndarray] = {}
-    for c in range(chains):
-        # one chain in memory at a time, copied into the final arrays: the peak stays near
-        # the size of the draws themselves (a memory map would add every page it touched)
-        chain = np.load(out_dir / f"chain-{c + 1}.npy")
-        for base, cols in groups.items():
-            block = chain[:, cols[0] : cols[-1] + 1]
-            if base not in outputs:
-                dtype = np.int64 if base in INTEGER_OUTPUTS else np.float64
-                outputs[base] = np.empty((chains, *block.shape), dtype)
-            outputs[base][c] = block
-        del chain
-    params: dict[str, np.ndarray] = {}
-    sampler: dict[str, np.ndarray] = {}
-    for base, values in outputs.items():
-        if "." not in names[groups[base][0]]:  # a scalar: (chains, draws)
-            values = values[..., 0]
-        (sampler if base.endswith("__") else params)[base] = values
+    # one chain in memory at a time, copied into the final arrays: the peak stays near the size
+    # of the draws themselves (a memory map would add every page it touched)
+    loads = (np.load(out_dir / f"chain-{c}.npy") for c in range(1, chains + 1))
+    params, sampler = split_outputs(metas[0]["names"], loads, chains)
     messages: list[str] = []
     for c, meta in enumerate(metas, start=1):
         messages.extend(f"chain {c}: {m}" for m in meta["messages"])
@@ -386,16 +386,6 @@ def _rebuild(
     return compile_model(model, progress=progress, cancel=cancel, verbose=verbose)
 
 
-def _unusable_cache(model: ModelName, error: _LoadFailed) -> EngineError:
-    folder = _target(model)
-    return EngineError(
-        f"the compiled Stan model {model!r} does not load even after rebuilding it ({error}). "
-        f"Delete the folder {folder} (or the whole cache {cache_root()}, or set "
-        "BBT_WIDGET_CACHE to another folder) and try again; if it keeps failing, the C++ "
-        "compiler or httpstan installation is broken (BBT_WIDGET_VERBOSE=1 shows the build)."
-    )
-
-
 def sample(
     model: ModelName,
     data: dict[str, Any],
@@ -445,7 +435,12 @@ def sample(
                     module, request, out_dir, progress, cancel, verbose
                 )
             except _LoadFailed as still:
-                raise _unusable_cache(model, still) from None
+                raise unusable_build(
+                    f"the compiled Stan model {model!r}",
+                    _target(model),
+                    still,
+                    "the C++ compiler or the httpstan installation",
+                ) from None
     except Exception:
         keep_warm(module)  # e.g. a cancelled fit: the next one starts at once
         raise

@@ -1,6 +1,6 @@
 """Compile a Stan program into an httpstan extension module (run as a script, not imported).
 
-Usage: ``python _pystan_build.py PROGRAM.stan TARGET_DIR``
+Usage: ``python _pystan_build.py PROGRAM.stan TARGET_DIR [COMPILE_ARGS_JSON]``
 
 The PyStan engine runs this in a subprocess whose working directory is a scratch directory
 (setuptools leaves a ``build/`` folder in the cwd) and whose output it captures (the compiler is
@@ -10,6 +10,7 @@ build function, pointed at our cache directory instead of httpstan's.
 
 import asyncio
 import importlib.util
+import json
 import os
 import sys
 from importlib.machinery import EXTENSION_SUFFIXES
@@ -20,6 +21,8 @@ from _orphans import watch_parent  # beside this script, which runs as `python <
 
 def main() -> None:
     program_path, target = Path(sys.argv[1]), Path(sys.argv[2])
+    # the compiler flags after Python's own CFLAGS (so they win): httpstan's defaults if absent
+    compile_args = json.loads(sys.argv[3]) if len(sys.argv) > 3 else None
     # If the engine's process dies (SIGTERM, SIGKILL), stop the compiler (our process group)
     # and remove our scratch folders: no cc1plus runs on, no bbt-widget-build-* stays behind.
     watch_parent([os.getcwd(), str(target)])
@@ -29,7 +32,9 @@ def main() -> None:
     import httpstan.models
 
     httpstan.cache.model_directory = lambda model_name: target
-    compiler_output = asyncio.run(httpstan.models.build_services_extension_module(program))
+    compiler_output = asyncio.run(
+        httpstan.models.build_services_extension_module(program, compile_args)
+    )
     (target / "compiler.log").write_text(compiler_output)
 
     # Smoke test: the module loads (catches link errors here, with the compiler output at hand,

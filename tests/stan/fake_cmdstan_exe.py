@@ -3,8 +3,10 @@
 ``test_engines.py`` builds a fake CmdStan installation whose makefile "compiles" a model into
 a launcher of this script. It answers CmdStan's sampling command line with a Stan CSV file
 (CmdStan 2.36's layout, as cmdstanpy parses it) holding one chain of real draws from the
-PyStan engine. Environment: ``FAKE_CMDSTAN_REPO`` (the checkout to import bbt_widget from) and
-``FAKE_CMDSTAN_MODELS`` (the bbt-widget cache holding the compiled PyStan models).
+PyStan engine, after printing CmdStan's progress lines (``Iteration: 100 / 2000 [  5%]``,
+every ``refresh`` iterations, ``FAKE_CMDSTAN_ITERATION_SECONDS`` apart). Environment:
+``FAKE_CMDSTAN_REPO`` (the checkout to import bbt_widget from) and ``FAKE_CMDSTAN_MODELS`` (the
+bbt-widget cache holding the compiled PyStan models).
 """
 
 import json
@@ -34,10 +36,18 @@ def main() -> None:
             kv.setdefault(key, value)
     model, chain = os.path.basename(exe), int(kv["id"])
     warmup, draws = int(kv["num_warmup"]), int(kv["num_samples"])
+    total = warmup + draws
     if warmup > 100_000:  # a fit the test cancels: behave like a long warm-up
         for i in range(600):
-            print(f"Iteration: {i} / {warmup + draws} [  0%]  (Warmup)", flush=True)
+            print(f"Iteration: {i + 1} / {total} [  0%]  (Warmup)", flush=True)
             time.sleep(0.1)
+    # CmdStan's progress lines, every `refresh` iterations, with a little time in between (so
+    # that the engine sees intermediate fractions); the draws themselves come after, below
+    refresh = int(kv.get("refresh", 100))
+    for i in [1, *range(refresh, total, refresh), total]:
+        stage = "Warmup" if i <= warmup else "Sampling"
+        print(f"Iteration: {i:4d} / {total} [{100 * i // total:3d}%]  ({stage})", flush=True)
+        time.sleep(float(os.environ.get("FAKE_CMDSTAN_ITERATION_SECONDS", "0.005")))
     with open(kv["data_file"]) as fh:
         data = json.load(fh)
     d = engines.sample(

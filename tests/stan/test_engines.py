@@ -7,6 +7,7 @@ cache. Fits are small (the paper's Table 3) and seeded.
 from __future__ import annotations
 
 import asyncio
+import json
 import os
 import signal
 import threading
@@ -14,11 +15,12 @@ import time
 from pathlib import Path
 
 import numpy as np
+import psutil
 import pytest
 from scipy.stats import binom, multinomial
 
 from bbt_widget import engines
-from bbt_widget.engines import EngineError, FitCancelled, _procs
+from bbt_widget.engines import EngineError, FitCancelled
 
 ALGS = ["dt", "lda", "lgbm", "xgb", "svm"]
 # Paper Table 3b (ties spread): (alg1, alg2, win1, win2); lda-svm as printed (5/15)
@@ -81,20 +83,15 @@ def p_beats(draws: engines.Draws, a: str, b: str) -> float:
 
 
 def our_processes() -> list[int]:
-    """Our children and grandchildren that are alive (not zombies)."""
-    out = []
-    for pid in _procs.children():
-        out.append(pid)
-        out.extend(_procs.children(pid))
-    return [pid for pid in out if _alive(pid)]
+    """Our descendants that are alive (not zombies), found with psutil (no /proc of ours)."""
+    return [p.pid for p in psutil.Process().children(recursive=True) if _alive(p.pid)]
 
 
 def _alive(pid: int) -> bool:
     try:
-        state = Path(f"/proc/{pid}/stat").read_text().rsplit(")", 1)[1].split()[0]
-    except (OSError, IndexError):
+        return psutil.Process(pid).status() != psutil.STATUS_ZOMBIE
+    except psutil.NoSuchProcess:
         return False
-    return state != "Z"
 
 
 @pytest.fixture(scope="module")
@@ -548,6 +545,14 @@ def fake_cmdstan(pystan_models, tmp_path, monkeypatch) -> Path:
     return work
 
 
+def _is_chain(proc: psutil.Process) -> bool:
+    """A CmdStan chain (the fake's launcher exec()s Python with CmdStan's command line)."""
+    try:
+        return any(arg.startswith("id=") for arg in proc.cmdline())
+    except psutil.Error:
+        return False
+
+
 @pytest.mark.stan
 def test_cmdstanpy_engine_against_a_fake_cmdstan(fake_cmdstan):
     from bbt_widget.engines import _cmdstan
@@ -598,12 +603,13 @@ def test_cmdstanpy_engine_names_a_signal_that_killed_a_chain(fake_cmdstan):
     engines.compile_model("bbt", "cmdstanpy")
 
     def kill_a_chain() -> None:
-        # the fake chains of this fit (a long warm-up) are our children, CmdStan's command line
+        # the fake chains of this fit (a long warm-up) are our grandchildren, with CmdStan's
+        # command line
         deadline = time.monotonic() + 30
         while time.monotonic() < deadline:
-            chains = [p for p in _procs.children() if "id=" in " ".join(_procs.cmdline(p))]
+            chains = [p for p in psutil.Process().children(recursive=True) if _is_chain(p)]
             if chains:
-                os.kill(chains[0], signal.SIGKILL)  # as the out-of-memory killer does
+                chains[0].send_signal(signal.SIGKILL)  # as the out-of-memory killer does
                 return
             time.sleep(0.05)
 
@@ -615,3 +621,257 @@ def test_cmdstanpy_engine_names_a_signal_that_killed_a_chain(fake_cmdstan):
     engines.shutdown()
     assert our_processes() == []
     assert list(fake_cmdstan.iterdir()) == []
+
+
+@pytest.mark.stan
+def test_cmdstanpy_engine_reports_per_iteration_progress(fake_cmdstan):
+    engines.compile_model("bbt", "cmdstanpy")
+    seen: list[float] = []
+    engines.sample(
+        "bbt",
+        bt_data(),
+        engine="cmdstanpy",
+        seed=2,
+        iter_sampling=200,
+        progress=lambda stage, f: seen.append(f) if stage == "sampling" else None,
+    )
+    assert seen[0] == 0.0 and seen[-1] == 1.0
+    middle = [f for f in seen if 0.0 < f < 1.0]
+    # from CmdStan's "Iteration: i / n" lines: ~25 a chain, 4 chains
+    assert len(middle) >= 40
+    assert len({round(f, 2) for f in middle}) >= 20
+    assert all(0.0 < f < 1.0 for f in middle)
+    assert max(middle) > 0.9  # every chain's iterations count, not one chain's
+
+
+class _NoProc:
+    """Makes any read of ``/proc`` by bbt_widget fail, to prove that the engine needs none.
+
+    A read is bbt_widget's when the first caller outside the standard library (pathlib,
+    shutil...) is in the package; psutil, which this test uses, reads ``/proc`` itself.
+    """
+
+    def __init__(self, monkeypatch) -> None:
+        import builtins
+        import sys
+        import sysconfig
+
+        self.hits: list[str] = []
+        real_open, real_scandir, real_listdir = builtins.open, os.scandir, os.listdir
+        stdlib = sysconfig.get_paths()["stdlib"]
+        package = str(Path(engines.__file__).resolve().parents[1])
+
+        def from_package() -> bool:
+            frame = sys._getframe(2)
+            while frame is not None and frame.f_code.co_filename.startswith(stdlib):
+                frame = frame.f_back
+            return frame is not None and frame.f_code.co_filename.startswith(package)
+
+        def guard(real):
+            def wrapper(path=".", *args, **kwargs):
+                name = "" if isinstance(path, int) else str(os.fspath(path))
+                if name.startswith("/proc") and from_package():
+                    self.hits.append(name)
+                    raise PermissionError(f"no /proc here: {path}")
+                return real(path, *args, **kwargs)
+
+            return wrapper
+
+        monkeypatch.setattr(builtins, "open", guard(real_open))
+        monkeypatch.setattr(os, "scandir", guard(real_scandir))
+        monkeypatch.setattr(os, "listdir", guard(real_listdir))
+
+
+@pytest.mark.stan
+def test_cmdstan_cancel_kills_every_process_without_proc(fake_cmdstan, monkeypatch):
+    engines.compile_model("bbt", "cmdstanpy")
+    engines.shutdown()
+    no_proc = _NoProc(monkeypatch)
+    cancel = threading.Event()
+    running: list[psutil.Process] = []
+    n_chains = min(4, os.cpu_count() or 1)  # the chains that run at once
+
+    def progress(stage: str, fraction: float) -> None:
+        if stage == "sampling" and 0.0 < fraction and not cancel.is_set():
+            # mid-fit, once every chain that runs at once has started: the worker and chains
+            procs = psutil.Process().children(recursive=True)
+            if sum(_is_chain(p) for p in procs) >= n_chains:
+                running.extend(procs)
+                cancel.set()
+
+    start = time.perf_counter()
+    with pytest.raises(FitCancelled):
+        engines.sample(
+            "bbt",
+            bt_data(),
+            engine="cmdstanpy",
+            iter_warmup=1_000_000,
+            progress=progress,
+            cancel=cancel,
+        )
+    assert time.perf_counter() - start < 20
+    assert len(running) > n_chains  # the chains, the worker (and the fake's launchers)
+    deadline = time.monotonic() + 5
+    while time.monotonic() < deadline and any(_alive(p.pid) for p in running):
+        time.sleep(0.05)
+    assert [p.pid for p in running if _alive(p.pid)] == []
+    assert our_processes() == []
+    assert no_proc.hits == []
+    assert list(fake_cmdstan.iterdir()) == []
+
+
+def test_cmdstan_worker_kills_its_chains_when_its_stdin_closes(tmp_path):
+    """How a fit stops on every platform (and when the engine's process dies): the engine's
+    end of the worker's stdin closes; no process group or /proc is involved."""
+    import subprocess
+    import sys
+
+    from bbt_widget.engines import _cmdstan
+
+    chain = "import time\nprint('Iteration: 1 / 10 [ 10%]', flush=True)\ntime.sleep(120)\n"
+    request = {
+        "commands": [[sys.executable, "-c", chain] for _ in range(3)],
+        "parallel": 3,
+        "out_dir": str(tmp_path),
+    }
+    (tmp_path / "request.json").write_text(json.dumps(request))
+    worker = subprocess.Popen(
+        [sys.executable, str(_cmdstan._WORKER_SCRIPT), str(tmp_path / "request.json")],
+        stdin=subprocess.PIPE,
+        stdout=subprocess.PIPE,
+        text=True,
+    )
+    try:
+        progress = sorted(worker.stdout.readline().split()[1] for _ in range(3))
+        assert progress == ["1", "2", "3"]
+        chains = psutil.Process(worker.pid).children()
+        assert len(chains) == 3
+        worker.stdin.close()  # as when the engine cancels, or its process dies
+        assert worker.wait(timeout=10) != 0
+        _, alive = psutil.wait_procs(chains, timeout=5)
+        assert alive == []
+    finally:
+        worker.kill()
+        worker.communicate()  # reaps it and closes our ends of its pipes
+
+
+@pytest.mark.stan
+def test_a_cmdstan_executable_that_does_not_run_is_rebuilt_once(fake_cmdstan):
+    from bbt_widget.engines import _cmdstan
+
+    exe, _ = _cmdstan.compile_model("bbt")
+    exe.write_bytes(b"")  # truncated: it can no longer be started ("Exec format error")
+    with pytest.warns(RuntimeWarning, match="does not run.*rebuilding"):
+        d = engines.sample("bbt", bt_data(), engine="cmdstanpy", seed=3, iter_sampling=100)
+    assert d.params["beta"].shape == (4, 100, 5)
+    assert d.timings["compile"] > 0  # it was rebuilt
+    assert exe.stat().st_size > 0
+    assert list(fake_cmdstan.iterdir()) == []
+
+
+@pytest.mark.stan
+def test_a_cmdstan_executable_still_broken_after_a_rebuild_names_the_folder(
+    fake_cmdstan, monkeypatch
+):
+    from bbt_widget.engines import _cmdstan
+
+    exe, _ = _cmdstan.compile_model("bbt")
+    real_build = _cmdstan._build
+
+    def broken_build(model, scratch, *, verbose):
+        real_build(model, scratch, verbose=verbose)
+        # the toolchain writes an executable that dies at once, as a truncated binary does
+        (scratch / exe.name).write_text("#!/bin/sh\nexec /nonexistent/cmdstan-model\n")
+
+    monkeypatch.setattr(_cmdstan, "_build", broken_build)
+    exe.write_bytes(exe.read_bytes()[:20])  # truncated mid-line: exit code 127, "not found"
+    with pytest.warns(RuntimeWarning, match="rebuilding"):
+        with pytest.raises(EngineError, match="Delete the folder") as info:
+            engines.sample("bbt", bt_data(), engine="cmdstanpy", seed=3, iter_sampling=100)
+    assert str(exe.parent) in str(info.value)
+    assert "BBT_WIDGET_CACHE" in str(info.value)
+    assert our_processes() == [] or engines.shutdown() is None
+    assert list(fake_cmdstan.iterdir()) == []
+
+
+def test_the_compile_cache_key_follows_the_compiler_and_its_flags(tmp_path, monkeypatch):
+    """A toolchain upgrade or new flags must not reuse models built before (no compile here)."""
+    from bbt_widget.engines import _pystan, _toolchain
+
+    monkeypatch.setenv("BBT_WIDGET_CACHE", str(tmp_path / "cache"))
+    keys = {}
+    for version in ("12.2.0", "13.1.0"):
+        compiler = tmp_path / f"g++-{version}"
+        compiler.write_text(f"#!/bin/sh\necho 'g++ (Fake) {version}'\n")
+        compiler.chmod(0o755)
+        monkeypatch.setenv("CC", str(compiler))
+        monkeypatch.setenv("CXX", str(compiler))
+        assert version in _toolchain.identity()
+        keys[version] = _pystan._target("bbt")
+    assert keys["12.2.0"] != keys["13.1.0"]
+    assert keys["12.2.0"].parent == keys["13.1.0"].parent  # same cache, another folder
+    monkeypatch.setenv("CXXFLAGS", "-march=native")
+    assert _pystan._target("bbt") != keys["13.1.0"]
+    monkeypatch.delenv("CXXFLAGS")
+    assert _pystan._target("bbt") == keys["13.1.0"]  # a stable key: the same compiler reuses
+    monkeypatch.setattr(_pystan, "COMPILE_ARGS", (*_pystan.COMPILE_ARGS, "-DEXTRA"))
+    assert _pystan._target("bbt") != keys["13.1.0"]
+
+
+@pytest.mark.stan
+def test_cmdstan_chains_end_when_the_engines_process_is_killed(fake_cmdstan, tmp_path):
+    """SIGKILL of the process running a CmdStan fit (an OOM kill, a kernel killed by hand):
+    its worker sees its stdin close and stops the chains; no process group is signalled."""
+    import subprocess
+    import sys
+
+    engines.compile_model("bbt", "cmdstanpy")
+    tmp = tmp_path / "tmp"
+    tmp.mkdir()
+    code = (
+        "from bbt_widget import engines\n"
+        f"engines.sample('bbt', {bt_data()!r}, engine='cmdstanpy', iter_warmup=1_000_000)\n"
+    )
+    env = dict(os.environ, TMPDIR=str(tmp), PYTHONPATH=str(Path(__file__).resolve().parents[2]))
+    proc = subprocess.Popen([sys.executable, "-c", code], env=env, stderr=subprocess.PIPE)
+    try:
+        deadline = time.monotonic() + 120
+        started: list[psutil.Process] = []
+        while time.monotonic() < deadline and proc.poll() is None:
+            started = psutil.Process(proc.pid).children(recursive=True)
+            if sum(_is_chain(p) for p in started) >= min(4, os.cpu_count() or 1):
+                break
+            time.sleep(0.1)
+        assert proc.poll() is None, proc.communicate()
+        proc.kill()
+        proc.communicate()
+        _, alive = psutil.wait_procs(started, timeout=10)
+        assert [p.pid for p in alive] == []
+        # the worker removed the fit's folder too (cmdstanpy, imported to find CmdStan, leaves
+        # its own tmp* folder when its process is killed)
+        assert [p.name for p in tmp.glob("bbt-widget-*")] == []
+    finally:
+        for p in psutil.Process().children(recursive=True):
+            p.kill()
+
+
+@pytest.mark.stan
+def test_no_resource_warning_at_exit(pystan_models):
+    """The idle worker kept after a fit holds a log file: it is closed at exit, not leaked."""
+    import subprocess
+    import sys
+
+    code = (
+        "from bbt_widget import engines\n"
+        f"engines.sample('bbt', {bt_data()!r}, engine='pystan', seed=1, iter_sampling=50)\n"
+    )
+    env = dict(os.environ, PYTHONPATH=str(Path(__file__).resolve().parents[2]))
+    out = subprocess.run(
+        [sys.executable, "-X", "dev", "-W", "always::ResourceWarning", "-c", code],
+        env=env,
+        capture_output=True,
+        text=True,
+        timeout=300,
+    )
+    assert out.returncode == 0, out.stderr
+    assert "ResourceWarning" not in out.stderr, out.stderr
