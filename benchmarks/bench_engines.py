@@ -11,6 +11,9 @@ that the first one is the cold-process case a notebook sees), its breakdown (wor
 chains, reading the draws), divergences and the smallest bulk ESS, and the peak memory of the
 calling process and of the sampler processes; then the same with a 1 s pause before each fit
 (the interactive case: the worker kept ready after a fit has loaded the model meanwhile).
+Where CmdStan is installed, the cmdstanpy engine end to end is also timed against bare cmdstanpy
+sampling (``CmdStanModel.sample``) of the same executable, data and settings (target ratio:
+<= 1.2, on ``paper`` and ``pmlb16``).
 Baseline: the public PyStan API (``stan.build`` on the cached model + ``posterior.sample``) on
 the same program and data, in a subprocess whose working directory is a scratch directory.
 ``--compile`` also times a cold compile into an empty cache (about a minute per model).
@@ -168,6 +171,44 @@ def bench_compile() -> dict[str, float]:
     return out
 
 
+def bench_cmdstan(data_by_case: dict[str, dict[str, Any]], repeat: int) -> dict[str, Any]:
+    """The cmdstanpy engine end to end against bare cmdstanpy sampling of the same executable,
+    data and settings (target: a ratio of at most 1.2), where CmdStan is installed."""
+    import cmdstanpy
+
+    from bbt_widget.engines import _cmdstan
+
+    exe, _ = _cmdstan.compile_model("bbt")
+    model = cmdstanpy.CmdStanModel(exe_file=str(exe))
+    out: dict[str, Any] = {"engine_version": _cmdstan.engine_version()}
+    for name, data in data_by_case.items():
+        full = engines.prepare_data("bbt", data)
+        ours, bare = [], []
+        for rep in range(repeat):  # alternated, so that load changes hit both alike
+            start = time.perf_counter()
+            engines.sample("bbt", full, engine="cmdstanpy", seed=rep + 1)
+            ours.append(time.perf_counter() - start)
+            with cmdstanpy.disable_logging(), tempfile.TemporaryDirectory() as out_dir:
+                start = time.perf_counter()
+                model.sample(
+                    data=full,
+                    chains=4,
+                    iter_warmup=1000,
+                    iter_sampling=1000,
+                    seed=rep + 1,
+                    output_dir=out_dir,
+                    show_progress=False,
+                )
+                bare.append(time.perf_counter() - start)
+        out[name] = {
+            "engine_median_s": statistics.median(ours),
+            "bare_cmdstanpy_median_s": statistics.median(bare),
+            "ratio": statistics.median(ours) / statistics.median(bare),
+            "target_ratio": 1.2,
+        }
+    return out
+
+
 def main() -> None:
     parser = argparse.ArgumentParser(description=__doc__.split("\n")[0])
     parser.add_argument("--repeat", type=int, default=5)
@@ -225,6 +266,12 @@ def main() -> None:
             if k not in ("fits", "fits_after_pause", "baseline_plain_pystan")
         }
         print(name, summary, flush=True)
+    if "cmdstanpy" in engines.available_engines():
+        small = {k: v for k, v in cases(True).items() if k != "large"}
+        report["cmdstanpy"] = bench_cmdstan(small, args.repeat)
+        print("cmdstanpy:", report["cmdstanpy"], flush=True)
+    else:
+        report["cmdstanpy"] = "no CmdStan installation found: ratio not measured"
     report["load_average_at_end"] = os.getloadavg()
     report["bench_seconds"] = time.perf_counter() - started
     if args.out:

@@ -188,11 +188,11 @@ def sample(
         same machine. ``None`` draws one (recorded in ``Draws.info["seed"]``).
     progress
         ``progress(stage, fraction)`` called from this thread: ``("compiling", nan)`` while a
-        compile runs, ``("sampling", f)`` with f from 0 to 1 (PyStan reports intermediate
-        fractions; cmdstanpy only 0 and 1).
+        compile runs, ``("sampling", f)`` with f from 0 to 1: the share of all chains'
+        iterations done, from Stan's progress lines (about 25 per chain), with both engines.
     cancel
-        When set (from any thread), the fit stops as soon as practical, its processes are
-        killed and :class:`FitCancelled` is raised. A compile in progress is not stopped: it
+        When set (from any thread), the fit stops within about 0.1 s, its processes are
+        killed (on Linux, macOS and Windows) and :class:`FitCancelled` is raised. A compile in progress is not stopped: it
         finishes in the background for the next fit.
     max_treedepth, adapt_delta
         NUTS settings (Stan's defaults).
