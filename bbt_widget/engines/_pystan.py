@@ -52,8 +52,12 @@ from .base import Draws, EngineError, FitCancelled, ModelName, ProgressCallback
 
 _BUILD_SCRIPT = Path(__file__).with_name("_pystan_build.py")
 #: Flags for httpstan's compile of a model, after Python's own CFLAGS (so they win).
-#: httpstan's defaults are ("-O3", "-std=c++14", "-Wno-sign-compare").
-COMPILE_ARGS: tuple[str, ...] = ("-O3", "-std=c++14", "-Wno-sign-compare")
+#: httpstan's defaults are ("-O3", "-std=c++14", "-Wno-sign-compare"); with Python's "-g" they
+#: cost a newcomer's first compile about 33 s of CPU here. "-g0" (no debug information, which
+#: nobody reads in a cached model) and "-O2" cut that by about 27% while sampling as fast
+#: (within the +-10% noise of two runs; "-O1" saves 6 points more but sampled up to 12%
+#: slower): see benchmarks/bench_cold.py and benchmarks/results/cold.json.
+COMPILE_ARGS: tuple[str, ...] = ("-O2", "-g0", "-std=c++14", "-Wno-sign-compare")
 _WORKER_SCRIPT = Path(__file__).with_name("_pystan_worker.py")
 
 
