@@ -18,6 +18,7 @@ import sys
 import threading
 import time
 from collections.abc import Mapping
+from concurrent.futures import ThreadPoolExecutor
 from types import ModuleType
 from typing import Any
 
@@ -33,6 +34,7 @@ __all__ = [
     "ProgressCallback",
     "available_engines",
     "compile_model",
+    "compile_models",
     "prepare_data",
     "program_hash",
     "resolve_engine",
@@ -130,6 +132,40 @@ def compile_model(
         module.keep_warm(path)
 
 
+def _free_cores() -> float:
+    """Cores not busy with other work (the 1-minute load average; all of them where the
+    system gives no load average)."""
+    cores = os.cpu_count() or 1
+    try:
+        return cores - os.getloadavg()[0]
+    except (AttributeError, OSError):  # Windows
+        return float(cores)
+
+
+def compile_models(
+    models: tuple[ModelName, ...] = ("bbt", "davidson"),
+    engine: str = "auto",
+    *,
+    verbose: bool | None = None,
+) -> None:
+    """Compile several models into the cache (each a fast no-op when cached), e.g. to warm up.
+
+    They compile in parallel when the machine has a free core for each (on 2 cores, both
+    programs took 0.76x the time of one after the other: ``benchmarks/bench_cold.py``),
+    else one after the other, so that a busy machine is not oversubscribed further.
+    """
+    for model in models:
+        check_model(model)
+    resolve_engine(engine)
+    if len(models) > 1 and _free_cores() >= len(models):
+        with ThreadPoolExecutor(len(models), thread_name_prefix="bbt-widget-compile") as pool:
+            for future in [pool.submit(compile_model, m, engine, verbose=verbose) for m in models]:
+                future.result()
+    else:
+        for model in models:
+            compile_model(model, engine, verbose=verbose)
+
+
 def shutdown() -> None:
     """Stop the idle worker processes the PyStan engine keeps ready (restarted when needed).
 
@@ -192,8 +228,8 @@ def sample(
         iterations done, from Stan's progress lines (about 25 per chain), with both engines.
     cancel
         When set (from any thread), the fit stops within about 0.1 s, its processes are
-        killed (on Linux, macOS and Windows) and :class:`FitCancelled` is raised. A compile in progress is not stopped: it
-        finishes in the background for the next fit.
+        killed (on Linux, macOS and Windows) and :class:`FitCancelled` is raised. A compile
+        in progress is not stopped: it finishes in the background for the next fit.
     max_treedepth, adapt_delta
         NUTS settings (Stan's defaults).
     verbose

@@ -752,7 +752,9 @@ def test_cmdstan_worker_kills_its_chains_when_its_stdin_closes(tmp_path):
         assert alive == []
     finally:
         worker.kill()
-        worker.communicate()  # reaps it and closes our ends of its pipes
+        worker.wait()
+        worker.stdout.close()
+        worker.stdin.close()
 
 
 @pytest.mark.stan
@@ -875,3 +877,31 @@ def test_no_resource_warning_at_exit(pystan_models):
     )
     assert out.returncode == 0, out.stderr
     assert "ResourceWarning" not in out.stderr, out.stderr
+
+
+@pytest.mark.parametrize("free_cores, overlapped", [(2.0, True), (0.5, False)])
+def test_compile_models_in_parallel_only_when_cores_are_free(
+    tmp_path, monkeypatch, free_cores, overlapped
+):
+    """Two programs compile at once when two cores are free, else one after the other (no
+    compiler here: a stand-in build that records when it runs)."""
+    from bbt_widget.engines import _pystan
+
+    if "pystan" not in engines.available_engines():
+        pytest.skip("PyStan is not available here")
+    monkeypatch.setenv("BBT_WIDGET_CACHE", str(tmp_path / "cache"))
+    monkeypatch.setattr(os, "cpu_count", lambda: 2)
+    monkeypatch.setattr(os, "getloadavg", lambda: (2.0 - free_cores, 0.0, 0.0))
+    monkeypatch.setattr(_pystan, "keep_warm", lambda module: None)  # no worker for a fake
+    spans: dict[str, tuple[float, float]] = {}
+
+    def build(model, scratch, *, verbose):
+        start = time.monotonic()
+        time.sleep(0.5)
+        (scratch / "stan_services_fake.so").write_bytes(b"")  # a "module" for is_built
+        spans[model] = (start, time.monotonic())
+
+    monkeypatch.setattr(_pystan, "_build", build)
+    engines.compile_models(("bbt", "davidson"), "pystan")
+    (a0, a1), (b0, b1) = spans["bbt"], spans["davidson"]
+    assert (a0 < b1 and b0 < a1) == overlapped
