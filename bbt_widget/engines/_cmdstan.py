@@ -23,6 +23,7 @@ import itertools
 import json
 import os
 import queue
+import re
 import secrets
 import shutil
 import signal
@@ -52,38 +53,59 @@ _BUILD_SCRIPT = Path(__file__).with_name("_cmdstan_build.py")
 _WORKER_SCRIPT = Path(__file__).with_name("_cmdstan_worker.py")
 
 
+def _version_key(name: str) -> tuple[int, int, int] | None:
+    """Sort key of a ``cmdstan-<major>.<minor>.<patch>[-rc<n>]`` folder name (cmdstanpy's
+    order: a release candidate sorts before its release), or None for other names."""
+    found = re.fullmatch(r"cmdstan-(\d+)\.(\d+)\.(\d+)(?:-rc(\d+))?", name)
+    if not found:
+        return None
+    major, minor, patch, rc = found.groups()
+    return int(major), int(minor), int(rc) - 100 if rc else int(patch)
+
+
 def cmdstan_path() -> str | None:
     """The CmdStan installation cmdstanpy would use, or None.
 
-    Cheap when there is none: cmdstanpy looks at ``$CMDSTAN`` and then ``~/.cmdstan``, so
-    without either we answer without importing it (its import takes most of a second).
+    cmdstanpy's rule, without importing it (its import takes most of a second, and leaves a
+    temporary folder behind when the process is killed): ``$CMDSTAN``, else the newest
+    ``~/.cmdstan/cmdstan-<version>`` (the only one, whatever its name, if there is one); a
+    valid installation has a ``makefile``.
     """
-    if not os.environ.get("CMDSTAN") and not (Path.home() / ".cmdstan").is_dir():
+    env = os.environ.get("CMDSTAN")
+    if env:
+        path = Path(env)
+    else:
+        home = Path.home() / ".cmdstan"
+        try:
+            folders = [d for d in home.iterdir() if d.is_dir() and d.name.startswith("cmdstan-")]
+        except OSError:
+            return None
+        if len(folders) > 1:
+            folders = sorted(
+                (d for d in folders if _version_key(d.name)), key=lambda d: _version_key(d.name)
+            )
+        if not folders:
+            return None
+        path = folders[-1]
+    if not (path / "makefile").is_file():
         return None
-    try:
-        import cmdstanpy
-
-        with cmdstanpy.disable_logging():
-            return cmdstanpy.cmdstan_path()
-    except Exception:  # cmdstanpy raises ValueError when not found; be lenient about the rest
-        return None
+    return os.path.normpath(path)
 
 
 def available() -> bool:
-    """Whether a CmdStan installation is found (``cmdstanpy.cmdstan_path()`` works)."""
-    return importlib.util.find_spec("cmdstanpy") is not None and cmdstan_path() is not None
+    """Whether a CmdStan installation is found (and cmdstanpy, which builds the models)."""
+    return cmdstan_path() is not None and importlib.util.find_spec("cmdstanpy") is not None
 
 
 def _cmdstan_version(path: str) -> str:
+    """``CMDSTAN_VERSION`` from the installation's makefile (else from its folder name)."""
     try:
-        import cmdstanpy
-
-        with cmdstanpy.disable_logging():
-            version = cmdstanpy.cmdstan_version()
-        if version:
-            return ".".join(map(str, version))
-    except Exception:
-        pass
+        text = (Path(path) / "makefile").read_text(errors="replace")
+    except OSError:
+        text = ""
+    found = re.search(r"^CMDSTAN_VERSION\s*:?=\s*(\S+)", text, re.MULTILINE)
+    if found:
+        return found.group(1)
     return Path(path).name.removeprefix("cmdstan-") or "unknown"
 
 

@@ -9,6 +9,7 @@ from __future__ import annotations
 import asyncio
 import json
 import os
+import shutil
 import signal
 import threading
 import time
@@ -849,9 +850,7 @@ def test_cmdstan_chains_end_when_the_engines_process_is_killed(fake_cmdstan, tmp
         proc.communicate()
         _, alive = psutil.wait_procs(started, timeout=10)
         assert [p.pid for p in alive] == []
-        # the worker removed the fit's folder too (cmdstanpy, imported to find CmdStan, leaves
-        # its own tmp* folder when its process is killed)
-        assert [p.name for p in tmp.glob("bbt-widget-*")] == []
+        assert list(tmp.iterdir()) == []  # the worker removed the fit's folder too
     finally:
         for p in psutil.Process().children(recursive=True):
             p.kill()
@@ -905,3 +904,39 @@ def test_compile_models_in_parallel_only_when_cores_are_free(
     engines.compile_models(("bbt", "davidson"), "pystan")
     (a0, a1), (b0, b1) = spans["bbt"], spans["davidson"]
     assert (a0 < b1 and b0 < a1) == overlapped
+
+
+def test_cmdstan_is_found_as_cmdstanpy_finds_it_without_importing_it(tmp_path, monkeypatch):
+    import subprocess
+    import sys
+
+    import cmdstanpy
+
+    from bbt_widget.engines import _cmdstan
+
+    monkeypatch.delenv("CMDSTAN", raising=False)
+    monkeypatch.setenv("HOME", str(tmp_path))
+    home = tmp_path / ".cmdstan"
+    for layout, expected in (
+        (["cmdstan-2.35.0", "cmdstan-2.36.0-rc1"], "cmdstan-2.36.0-rc1"),
+        (["cmdstan-2.36.0", "cmdstan-2.9.1"], "cmdstan-2.36.0"),
+    ):
+        shutil.rmtree(home, ignore_errors=True)
+        for name in layout:
+            (home / name).mkdir(parents=True)
+            version = name.removeprefix("cmdstan-")
+            (home / name / "makefile").write_text(f"CMDSTAN_VERSION := {version}\n")
+        found = _cmdstan.cmdstan_path()
+        assert found == str(home / expected)
+        assert cmdstanpy.cmdstan_path() == found  # the same rule
+        os.environ.pop("CMDSTAN")  # which cmdstanpy sets as it goes (monkeypatch restores it)
+        assert _cmdstan._cmdstan_version(found) == expected.removeprefix("cmdstan-")
+    (home / "cmdstan-2.36.0" / "makefile").unlink()  # not a valid installation
+    (home / "cmdstan-2.9.1" / "makefile").unlink()
+    assert _cmdstan.cmdstan_path() is None
+    # finding it (or not) does not import cmdstanpy, which is slow to import
+    code = "import sys; from bbt_widget import engines; engines.available_engines(); "
+    code += "print('cmdstanpy' in sys.modules)"
+    env = dict(os.environ, PYTHONPATH=str(Path(__file__).resolve().parents[2]))
+    out = subprocess.run([sys.executable, "-c", code], env=env, capture_output=True, text=True)
+    assert out.stdout.strip() == "False", out.stderr
