@@ -344,6 +344,7 @@ def report(args: argparse.Namespace) -> int:
             hdi=args.hdi,
             interpretation=args.interpretation,
             control=args.control,
+            provenance={"command": args.reproduce, "input": Path(args.results).name},
         )
     progress.done()
     no_charts = [w for w in while_writing if issubclass(w.category, ChartRenderWarning)]

@@ -10,7 +10,7 @@ import math
 import signal
 import subprocess
 import sys
-from collections.abc import Sequence
+from collections.abc import Mapping, Sequence
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
@@ -134,24 +134,52 @@ def to_latex(
     digits: int = 2,
     caption: str | None = None,
     label: str | None = None,
+    long: bool = False,
+    wrap: Mapping[str, float] | None = None,
 ) -> str:
     """A booktabs ``table`` for a manuscript (needs ``\\usepackage{booktabs}``).
 
     Numbers are right-aligned and rounded to ``digits``; text is escaped.
+
+    Parameters
+    ----------
+    long
+        Write a ``longtable`` (needs ``\\usepackage{longtable}``), which breaks across pages
+        and repeats its header, instead of a ``table`` float.
+    wrap
+        Text columns to wrap, each with its width as a fraction of ``\\linewidth``
+        (ragged-right paragraph columns; need ``\\usepackage{array}``).
     """
     numeric = _numeric_columns(df)
-    align = "".join("r" if n else "l" for n in numeric)
-    lines = [r"\begin{table}[htbp]", r"\centering"]
+    wrap = dict(wrap or {})
+    align = "".join(
+        rf">{{\raggedright\arraybackslash}}p{{{wrap[c]:.3f}\linewidth}}"
+        if c in wrap
+        else ("r" if n else "l")
+        for c, n in zip(df.columns, numeric)
+    )
+    head = " & ".join(tex_escape(c) for c in df.columns) + r" \\"
+    rows = [
+        " & ".join(tex_escape(_cell(v, digits)) for v in row) + r" \\"
+        for row in df.itertuples(index=False)
+    ]
+    top = []
     if caption:
-        lines.append(rf"\caption{{{tex_escape(caption)}}}")
+        top.append(rf"\caption{{{tex_escape(caption)}}}")
     if label:
-        lines.append(rf"\label{{{label}}}")
-    lines += [rf"\begin{{tabular}}{{{align}}}", r"\toprule"]
-    lines.append(" & ".join(tex_escape(c) for c in df.columns) + r" \\")
-    lines.append(r"\midrule")
-    for row in df.itertuples(index=False):
-        lines.append(" & ".join(tex_escape(_cell(v, digits)) for v in row) + r" \\")
-    lines += [r"\bottomrule", r"\end{tabular}", r"\end{table}"]
+        top.append(rf"\label{{{label}}}")
+    if long:
+        # caption and label end with \\ in a longtable; the header repeats on every page
+        lines = [rf"\begin{{longtable}}{{{align}}}"]
+        if top:
+            lines.append("".join(top) + r" \\")
+        lines += [r"\toprule", head, r"\midrule", r"\endfirsthead"]
+        lines += [r"\toprule", head, r"\midrule", r"\endhead", r"\bottomrule", r"\endfoot"]
+        lines += [*rows, r"\end{longtable}"]
+    else:
+        lines = [r"\begin{table}[htbp]", r"\centering", *top]
+        lines += [rf"\begin{{tabular}}{{{align}}}", r"\toprule", head, r"\midrule"]
+        lines += [*rows, r"\bottomrule", r"\end{tabular}", r"\end{table}"]
     return "\n".join(lines) + "\n"
 
 

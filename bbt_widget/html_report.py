@@ -1,51 +1,292 @@
 """A standalone, offline report of one fit: HTML (charts inlined as SVG), Markdown or LaTeX.
 
-Charts are rendered to SVG by vl-convert (in a child process), so the HTML file needs no
+Every format has the same layout, headline first: provenance (seed, input, date, versions,
+the command that reproduces the report), the counts of claims, the ranking chart and the
+pair x pair decision matrix; then the methods paragraph, the data audit, the detailed charts,
+the tables and one definition of every table column.
+
+Charts are rendered by vl-convert (in a child process), so the HTML file needs no
 JavaScript, no CDN and no network to open; Markdown and LaTeX reports write their figures
-(SVG / PDF) into a folder beside the report.
+(SVG / PDF) into a folder of their own beside the report (``<name>_md_figures``,
+``<name>_tex_figures``), so the two never overwrite each other. The LaTeX report is a
+complete ``article`` that compiles with ``pdflatex``.
 """
 
 from __future__ import annotations
 
+import importlib.metadata as md
 import urllib.parse
 import warnings
-from collections.abc import Sequence
+from collections.abc import Mapping, Sequence
+from dataclasses import dataclass
+from datetime import datetime, timezone
 from pathlib import Path
 from typing import TYPE_CHECKING
 
+import altair as alt
+import pandas as pd
+
 from . import charts, export
+from . import summary_charts as sc
+from .report import rules
 
 if TYPE_CHECKING:
     from .result import BBTResult
 
 REPORT_FORMATS = ("html", "md", "tex")
-#: Charts of a report, in order, with their captions.
-_FIGURES = (
-    (
-        "intervals",
-        "P(a > b) per pair: median (dot), HDI (thick bar), full range (thin line); "
-        "the grey band is the ROPE (paper Fig. 1 and 3).",
-    ),
-    ("rope_overlap", "Posterior mass of P(a > b) below, inside and above the ROPE."),
-    (
-        "ppc",
-        "Posterior predictive check: replicated win counts per pair, observed count "
-        "marked (paper Fig. 2).",
-    ),
-    ("win_matrix", "The win/loss/tie table that was fitted."),
-)
+#: How many of the worst-fitting pairs the PPC figure and table show.
+PPC_WORST_PAIRS = 12
+#: Keys ``write_report(provenance=...)`` accepts.
+PROVENANCE_KEYS = ("command", "input")
+#: LaTeX tables longer than this are longtables, which break across pages.
+_TEX_LONG_ROWS = 35
+#: Text columns with a longer cell wrap in LaTeX; together they take this share of the
+#: line width (the rest is left for the short columns beside them).
+_TEX_WRAP_CHARS = 24
+_TEX_WRAP_SHARE = 0.65
+#: Columns the LaTeX summary leaves out to fit the text width (``pair`` repeats alg_a and
+#: alg_b; ``median`` is close to ``mean``); the HTML and Markdown reports have them.
+_TEX_DROPPED = ("pair", "median")
 
 _CSS = """
 body{font-family:system-ui,-apple-system,Segoe UI,Roboto,sans-serif;max-width:70rem;
-margin:2rem auto;padding:0 1rem;color:#222;line-height:1.45}
+margin:2rem auto;padding:0 1rem;color:#222;line-height:1.45;overflow-wrap:anywhere}
 h1{font-size:1.6rem}h2{font-size:1.2rem;margin-top:2rem;border-bottom:1px solid #ddd}
+h3{font-size:1rem}
 table{border-collapse:collapse;font-size:.9rem;margin:.5rem 0}
 th,td{padding:.2rem .6rem;border-bottom:1px solid #eee}
 .num{text-align:right}.txt{text-align:left}
+.scroll{overflow-x:auto;max-width:100%}
 .ok{color:#1a7f37}.bad{color:#b42318;font-weight:600}
 figure{margin:1rem 0}figcaption{font-size:.85rem;color:#555}
+svg{max-width:100%;height:auto}
+code{white-space:pre-wrap;word-break:break-all}
+dt{font-weight:600;margin-top:.4rem}dd{margin-left:1.5rem}
 .methods{background:#f7f7f9;padding:.8rem 1rem;border-radius:6px}
 """
+
+
+@dataclass(frozen=True)
+class _Table:
+    key: str
+    heading: str
+    frame: pd.DataFrame
+
+
+@dataclass(frozen=True)
+class _Content:
+    """Everything a format writer puts in the report (text not yet escaped)."""
+
+    title: str
+    provenance: list[tuple[str, str]]
+    diagnostics_ok: bool
+    diagnostics: str
+    notes: list[str]
+    counts: _Table
+    methods: str
+    audit: _Table | None
+    figures: dict[str, str] | dict[str, bytes] | str
+    tables: list[_Table]
+    columns: list[tuple[str, str]]
+
+
+def _figure_captions(hdi: float, interpretation: str) -> dict[str, str]:
+    return {
+        "ranking": (
+            f"Ranking, best first: posterior mean ability (dot) with its {hdi:.0%} HDI (bar), "
+            "centred per draw on the mean ability (sum-to-zero, paper Sec. 4; 0 is the "
+            "average algorithm), the probability of being the best and the expected rank."
+        ),
+        "decisions": (
+            "Decision per pair under the weak (left) and the strong (right) interpretation: "
+            "the cell in row r and column c says whether r is claimed better than c, worse, "
+            "practically equivalent, or neither."
+        ),
+        "intervals": (
+            f"P(a > b) per pair: median (dot), {hdi:.0%} HDI (thick bar), full range (thin "
+            f"line); the grey band is the ROPE; colour: the {interpretation} decision "
+            "(paper Fig. 1 and 3)."
+        ),
+        "rope_overlap": "Posterior mass of P(a > b) below, inside and above the ROPE.",
+        "ppc": (
+            f"Posterior predictive check of the {PPC_WORST_PAIRS} pairs whose observed win "
+            "count is least likely under the model (smallest p_tail), worst first: replicated "
+            "win counts over the posterior draws, observed count in red (paper Fig. 2)."
+        ),
+        "win_matrix": "The win/loss/tie table that was fitted: wins of the row over the column.",
+    }
+
+
+_HEADLINE_FIGURES = ("ranking", "decisions")
+_DETAIL_FIGURES = ("intervals", "rope_overlap", "ppc", "win_matrix")
+
+
+def column_definitions(
+    columns: Sequence[str], *, hdi: float, rope: Sequence[float]
+) -> list[tuple[str, str]]:
+    """One definition per column name, in the order given (each name once).
+
+    Raises
+    ------
+    KeyError
+        For a column with no definition (a new table column must be defined here).
+    """
+    rule = rules(rope)
+    mass = f"{hdi:.0%}"
+    known = {
+        "interpretation": "the decision rule: weak (Sec. 9.2) or strong (Sec. 9.3).",
+        "better": "pairs where one algorithm is claimed better than the other.",
+        "equivalent": "pairs claimed practically equivalent.",
+        "no claim": "pairs with neither claim.",
+        "not compared": (
+            "pairs whose algorithms never met on a common data set, even through others."
+        ),
+        "pairs": "all pairs of algorithms.",
+        "algorithm": "the algorithm.",
+        "mean_beta": (
+            "posterior mean of the ability beta_i minus the mean ability of all algorithms in "
+            "the same draw (sum-to-zero convention, paper Sec. 4): 0 is the average algorithm."
+        ),
+        "low": (
+            f"lower end of the {mass} highest-density interval (HDI): of mean_beta in the "
+            "ranking, of P(a > b) in the per-pair table."
+        ),
+        "high": f"upper end of the same {mass} HDI.",
+        "p_best": "posterior probability that the algorithm has the largest ability.",
+        "expected_rank": "posterior mean of the algorithm's rank (1 = best).",
+        "pair": "the pair as 'a > b', a being the algorithm ranked higher.",
+        "alg_a": "the first algorithm of the pair (ranked higher).",
+        "alg_b": "the second algorithm of the pair.",
+        "mean": "posterior mean of P(a > b), the probability that a beats b on a new data set.",
+        "median": "posterior median of P(a > b).",
+        "delta": f"high - low: the width of the {mass} HDI of P(a > b).",
+        "above_50": "posterior probability that P(a > b) > 0.5 (above.50 in the paper).",
+        "in_rope": (
+            f"posterior probability that P(a > b) lies in the ROPE [{rope[0]:g}, {rope[1]:g}] "
+            "(in.rope in the paper)."
+        ),
+        "weak": (
+            "decision " + rule["weak"] + ": 'a better', 'b better', 'equivalent', 'no claim', "
+            "or 'not compared' when the two never met."
+        ),
+        "strong": (
+            "decision " + rule["strong"] + ": 'a better', 'b better', 'equivalent', "
+            "'no claim', or 'not compared' when the two never met."
+        ),
+        "hdi": "mass of the HDI of each pair's replicated win counts.",
+        "proportion": "share of the observed win counts inside that HDI (paper Table 5).",
+        "proportion_ties": "share of the observed tie counts inside that HDI (Davidson model).",
+        "alg1": "first algorithm of the fitted pair.",
+        "alg2": "second algorithm of the fitted pair.",
+        "quantity": "win1 (wins of alg1) or ties.",
+        "observed": "the observed count.",
+        "replicated_mean": "mean of the replicated counts over the posterior draws.",
+        "p_tail": (
+            "two-sided tail probability of the observed count among the replicated ones, "
+            "2 min(P(rep <= obs), P(rep >= obs)); small values mean a poor fit."
+        ),
+        "win1": "data sets where alg1 beat alg2.",
+        "win2": "data sets where alg2 beat alg1.",
+        "ties": "data sets where neither won (after the local ROPE).",
+        "severity": "error (fit refuses the data), warning (a result may mislead) or info.",
+        "check": "the audit's check that found it.",
+        "what": "what was found.",
+        "where": "the columns, algorithms or data sets concerned.",
+        "fix": "what to do about it.",
+    }
+    out: list[tuple[str, str]] = []
+    for name in dict.fromkeys(str(c) for c in columns):
+        out.append((name, known[name]))
+    return out
+
+
+def _version(dist: str) -> str:
+    try:
+        return md.version(dist)
+    except md.PackageNotFoundError:
+        return "not installed"
+
+
+def _python_call(result: BBTResult, path: Path, rope, hdi, interpretation, control) -> str:
+    """The Python calls that reproduce a report written from Python."""
+    s = result.settings
+    keys = ("dataset", "algorithm", "fold", "score", "lower_is_better", "d_min", "paired")
+    keys += ("ties", "hyperprior", "prior_scale", "engine", "chains", "iter_warmup")
+    keys += ("iter_sampling", "seed")
+    fit_args = ", ".join(f"{k}={s[k]!r}" for k in keys if k in s and s[k] is not None)
+    write_args = f"rope={tuple(rope)!r}, hdi={hdi!r}, interpretation={interpretation!r}"
+    if control is not None:
+        write_args += f", control={control!r}"
+    return (
+        f"res = bbt_widget.fit(data, {fit_args}); "
+        f"bbt_widget.write_report(res, {path.name!r}, {write_args})"
+    )
+
+
+def _provenance(
+    result: BBTResult,
+    path: Path,
+    given: Mapping[str, str],
+    settings: tuple,
+) -> list[tuple[str, str]]:
+    s = result.settings
+    info = result.draws.info
+    if result.tidy is None:
+        source = "a win table given in Python"
+    else:
+        source = "a DataFrame given in Python"
+    stan_hash = info.get("stan_hash", "")
+    return [
+        ("seed", str(s["seed"])),
+        ("input", str(given.get("input") or source)),
+        ("date", datetime.now(timezone.utc).strftime("%Y-%m-%d %H:%M UTC")),
+        ("bbt-widget", _version("bbt-widget")),
+        ("Stan engine", str(info.get("engine_version") or result.engine)),
+        ("Stan program", f"{s['model']}.stan" + (f" (sha256 {stan_hash})" if stan_hash else "")),
+        ("command", str(given.get("command") or _python_call(result, path, *settings))),
+    ]
+
+
+def _check_provenance(provenance: Mapping[str, str] | None) -> dict[str, str]:
+    given = dict(provenance or {})
+    unknown = sorted(set(given) - set(PROVENANCE_KEYS))
+    if unknown:
+        raise ValueError(f"provenance has unknown keys {unknown}; use {', '.join(PROVENANCE_KEYS)}")
+    return {k: str(v) for k, v in given.items() if v is not None}
+
+
+def _charts(result: BBTResult, rope, hdi, control, interpretation, ranking, summary):
+    """The report's charts by name: static titles, nothing to click, long ones with an x
+    axis at the top as well."""
+    frames = charts.build_frames(
+        result, rope=rope, hdi=hdi, control=control, interpretation=interpretation
+    )
+    order = list(ranking["algorithm"])
+    n_pairs = len(frames.intervals)
+    intervals = charts.intervals_chart(frames.intervals, frames.rope, hdi=hdi)
+    overlap = charts.rope_overlap_chart(frames.overlap)
+    if n_pairs > sc.LONG_CHART_ROWS:
+        intervals = sc.with_top_axis(intervals, domain=[0, 1], title="P(a > b)")
+        overlap = sc.with_top_axis(overlap, domain=[0, 1], title="posterior mass", fmt="%")
+    intervals = intervals.properties(
+        title=alt.TitleParams(
+            f"P(a > b): median, {hdi:.0%} HDI, full range",
+            subtitle=f"grey band: ROPE; pairs best > worse; colour: {interpretation} decision",
+            anchor="start",
+        )
+    )
+    fit = sc.ppc_fit_frame(result.ppc_histogram())
+    worst = sc.worst_ppc_frame(frames.ppc, fit, PPC_WORST_PAIRS)
+    counts = sc.claim_counts(summary)
+    built = {
+        "ranking": sc.ranking_chart(ranking, hdi=hdi),
+        "decisions": sc.decision_matrix_chart(sc.decision_frame(summary, order), counts),
+        "intervals": sc.at_rest(intervals),
+        "rope_overlap": sc.at_rest(overlap),
+        "ppc": sc.static_ppc_chart(worst, PPC_WORST_PAIRS),
+        "win_matrix": sc.at_rest(charts.win_matrix_chart(frames.matrix)),
+    }
+    return built, fit
 
 
 def write_report(
@@ -57,6 +298,7 @@ def write_report(
     interpretation: str = "weak",
     control: str | None = None,
     title: str = "Bayesian Bradley-Terry comparison",
+    provenance: Mapping[str, str] | None = None,
 ) -> Path:
     """Write the report; the format follows the suffix (``.html``, ``.md``, ``.tex``).
 
@@ -64,6 +306,23 @@ def write_report(
     it prints literally and no HTML in it runs. When the charts cannot be rendered (see
     :func:`export.render_charts`), the report is written without them, says why, and a
     :class:`export.ChartRenderWarning` is issued.
+
+    Parameters
+    ----------
+    result
+        The fit.
+    path
+        The report file; ``.md`` and ``.tex`` reports write their figures into
+        ``<stem>_md_figures/`` and ``<stem>_tex_figures/`` beside it.
+    rope, hdi, interpretation, control
+        As for :meth:`BBTResult.summary` and :meth:`BBTResult.report`.
+    title
+        The report's title.
+    provenance
+        What the caller knows about how the report was made: ``"command"`` (the exact
+        command line that reproduces it; the CLI passes its own) and ``"input"`` (the input
+        file). Without them the report records the Python calls that reproduce it and that
+        the data came from Python. The seed, the date and the versions are always recorded.
     """
     path = Path(path)
     fmt = path.suffix.lstrip(".").lower()
@@ -71,39 +330,64 @@ def write_report(
         raise ValueError(
             f"unknown report format {path.suffix!r} for {path.name!r}; use .html, .md or .tex"
         )
+    given = _check_provenance(provenance)
     rope = (float(rope[0]), float(rope[1]))
-    chart_set = charts.result_charts(
-        result, rope=rope, hdi=hdi, control=control, interpretation=interpretation
-    )
-    tables = {
-        "Summary: P(a > b) per pair": result.summary(rope=rope, hdi=hdi, control=control),
-        "Ranking": result.ranking(hdi=hdi),
-        "Posterior predictive check (HDI coverage)": result.ppc_table(),
-        "Win/loss table": result.win_table,
-    }
-    methods = result.report(format=fmt, interpretation=interpretation, rope=rope, hdi=hdi)
+    summary = result.summary(rope=rope, hdi=hdi, control=control)
+    ranking = sc.ranking_frame(result.beta, result.algorithms, hdi)
+    built, fit = _charts(result, rope, hdi, control, interpretation, ranking, summary)
+    counts = _Table("claims", "Claims per interpretation", sc.claim_counts(summary))
+    if fmt == "tex":
+        summary = summary.drop(columns=list(_TEX_DROPPED))
+    tables = [
+        _Table("ranking", "Ranking (abilities centred per draw, sum-to-zero)", ranking),
+        _Table("pairs", "P(a > b) per pair", summary),
+        _Table("ppc", "Posterior predictive check: HDI coverage", result.ppc_table()),
+        _Table(
+            "ppc-worst",
+            f"Posterior predictive check: the {PPC_WORST_PAIRS} worst-fitting pairs",
+            fit.head(PPC_WORST_PAIRS),
+        ),
+        _Table("wins", "Win/loss table", result.win_table),
+    ]
+    findings = result.audit.to_frame()
+    audit = _Table("audit", "Data audit", findings) if len(findings) else None
+    frames = [counts.frame] + [t.frame for t in tables] + ([findings] if audit else [])
     suffix = {"html": "svg", "md": "svg", "tex": "pdf"}[fmt]
-    names = [name for name, _caption in _FIGURES]
+    names = list(_HEADLINE_FIGURES + _DETAIL_FIGURES)
     try:
-        rendered = export.render_charts([chart_set[n] for n in names], [suffix] * len(names))
-        figures: dict[str, bytes] | str = dict(zip(names, rendered))
+        rendered = export.render_charts([built[n] for n in names], [suffix] * len(names))
+        figures: dict[str, bytes] | dict[str, str] | str = dict(zip(names, rendered))
     except export.ChartRenderError as err:
         warnings.warn(f"could not render charts: {err}", export.ChartRenderWarning, stacklevel=2)
         figures = f"Charts could not be rendered: {err}."
-    if fmt == "html":
-        text = _html(result, figures, tables, methods, title)
-    else:
-        if isinstance(figures, dict):
-            figures = _write_figures(path, figures, suffix)
-        write = _tex if fmt == "tex" else _md
-        text = write(result, figures, tables, methods, title)
-    path.write_text(text, encoding="utf-8")
+    if fmt != "html" and isinstance(figures, dict):
+        figures = _write_figures(path, fmt, figures, suffix)
+    diag = result.diagnostics()
+    content = _Content(
+        title=title,
+        provenance=_provenance(result, path, given, (rope, hdi, interpretation, control)),
+        diagnostics_ok=diag.ok,
+        diagnostics=str(diag),
+        notes=[result.disconnected_note[0].upper() + result.disconnected_note[1:] + "."]
+        if result.disconnected_note
+        else [],
+        counts=counts,
+        methods=result.report(format=fmt, interpretation=interpretation, rope=rope, hdi=hdi),
+        audit=audit,
+        figures=figures,
+        tables=tables,
+        columns=column_definitions([c for f in frames for c in f.columns], hdi=hdi, rope=rope),
+    )
+    writer = {"html": _html, "md": _md, "tex": _tex}[fmt]
+    path.write_text(writer(content, _figure_captions(hdi, interpretation)), encoding="utf-8")
     return path
 
 
-def _write_figures(path: Path, rendered: dict[str, bytes], suffix: str) -> dict[str, str]:
-    """Write the figures into ``<report>_figures/``; their paths relative to the report."""
-    folder = path.with_name(path.stem + "_figures")
+def _write_figures(path: Path, fmt: str, rendered: dict[str, bytes], suffix: str) -> dict[str, str]:
+    """Write the figures into ``<report>_<fmt>_figures/``; their paths relative to the
+    report. Each format has its own folder: a .md and a .tex report of the same name keep
+    their own figures."""
+    folder = path.with_name(f"{path.stem}_{fmt}_figures")
     folder.mkdir(parents=True, exist_ok=True)
     rel = {}
     for name, data in rendered.items():
@@ -113,84 +397,211 @@ def _write_figures(path: Path, rendered: dict[str, bytes], suffix: str) -> dict[
     return rel
 
 
-def _diag_line(result: BBTResult) -> tuple[bool, str]:
-    d = result.diagnostics()
-    return d.ok, str(d)
+# --------------------------------------------------------------------------- HTML
 
 
-def _html(result, figures, tables, methods, title) -> str:
+def _html(c: _Content, captions: dict[str, str]) -> str:
     esc = export.html_escape
-    ok, diag = _diag_line(result)
+
+    def figures(names: Sequence[str]) -> list[str]:
+        if isinstance(c.figures, str):
+            return [f'<p class="bad">{esc(c.figures)}</p>']
+        return [
+            f'<figure id="fig-{n}">{c.figures[n].decode("utf-8")}'
+            f"<figcaption>{esc(captions[n])}</figcaption></figure>"
+            for n in names
+        ]
+
+    def table(t: _Table, level: int = 3) -> list[str]:
+        return [
+            f'<h{level} id="tab-{t.key}">{esc(t.heading)}</h{level}>',
+            f'<div class="scroll">{export.to_html(t.frame, digits=3)}</div>',
+        ]
+
+    def definitions(items: list[tuple[str, str]]) -> str:
+        rows = "".join(f"<dt>{esc(k)}</dt><dd>{esc(v)}</dd>" for k, v in items)
+        return f'<dl class="columns">{rows}</dl>'
+
     parts = [
         "<!doctype html>",
         '<html lang="en"><head><meta charset="utf-8">',
-        f"<title>{esc(title)}</title><style>{_CSS}</style></head><body>",
-        f"<h1>{esc(title)}</h1>",
-        f'<p class="{"ok" if ok else "bad"}">{esc(diag)}</p>',
-        "<h2>Methods and results</h2>",
-        f'<div class="methods">{methods}</div>',
+        '<meta name="viewport" content="width=device-width, initial-scale=1">',
+        f"<title>{esc(c.title)}</title><style>{_CSS}</style></head><body>",
+        f"<h1>{esc(c.title)}</h1>",
+        f'<p class="{"ok" if c.diagnostics_ok else "bad"}">{esc(c.diagnostics)}</p>',
+        *(f'<p class="bad">{esc(n)}</p>' for n in c.notes),
+        '<h2 id="provenance">Provenance</h2>',
+        '<table class="provenance">'
+        + "".join(
+            f'<tr><th class="txt">{esc(k)}</th><td class="txt"><code>{esc(v)}</code></td></tr>'
+            if k == "command"
+            else f'<tr><th class="txt">{esc(k)}</th><td class="txt">{esc(v)}</td></tr>'
+            for k, v in c.provenance
+        )
+        + "</table>",
+        '<h2 id="headline">Headline</h2>',
+        *table(c.counts),
+        *figures(_HEADLINE_FIGURES),
+        '<h2 id="methods">Methods and results</h2>',
+        f'<div class="methods">{c.methods}</div>',
+        '<h2 id="audit">Data audit</h2>',
+        *(table(c.audit) if c.audit else ["<p>The audit found nothing to report.</p>"]),
+        '<h2 id="charts">Charts</h2>',
+        *figures(_DETAIL_FIGURES),
+        '<h2 id="tables">Tables</h2>',
     ]
-    if isinstance(figures, str):
-        parts.append(f'<p class="bad">{esc(figures)}</p>')
-    else:
-        for name, caption in _FIGURES:
-            svg = figures[name].decode("utf-8")
-            parts.append(f"<figure>{svg}<figcaption>{esc(caption)}</figcaption></figure>")
-    for heading, df in tables.items():
-        parts.append(f"<h2>{esc(heading)}</h2>")
-        parts.append(export.to_html(df, digits=3))
-    parts.append("</body></html>")
+    for t in c.tables:
+        parts += table(t)
+    parts += [
+        '<h2 id="columns">Column definitions</h2>',
+        definitions(c.columns),
+        "</body></html>",
+    ]
     return "\n".join(parts)
 
 
-def _md(result, figures, tables, methods, title) -> str:
+# --------------------------------------------------------------------------- Markdown
+
+
+def _md(c: _Content, captions: dict[str, str]) -> str:
     esc = export.md_escape
-    _ok, diag = _diag_line(result)
+
+    def figures(names: Sequence[str]) -> list[str]:
+        if isinstance(c.figures, str):
+            return [f"**{esc(c.figures)}**", ""]
+        out = []
+        for n in names:
+            # the path is percent-encoded: a report named "a (1).md" keeps a working link
+            target = urllib.parse.quote(c.figures[n])
+            out += [f"![{esc(captions[n])}]({target})", "", f"*{esc(captions[n])}*", ""]
+        return out
+
+    def table(t: _Table) -> list[str]:
+        return [f"### {esc(t.heading)}", "", export.to_markdown(t.frame, digits=3)]
+
+    def pairs(items: list[tuple[str, str]]) -> list[str]:
+        return [f"- **{esc(k)}**: {esc(v)}" for k, v in items] + [""]
+
     parts = [
-        f"# {esc(title)}",
+        f"# {esc(c.title)}",
         "",
-        f"**Diagnostics:** {esc(diag)}",
+        f"**Diagnostics:** {esc(c.diagnostics)}",
         "",
+        *(line for n in c.notes for line in (f"**{esc(n)}**", "")),
+        "## Provenance",
+        "",
+        *pairs(c.provenance),
+        "## Headline",
+        "",
+        *table(c.counts),
+        *figures(_HEADLINE_FIGURES),
         "## Methods and results",
         "",
-        methods,
+        c.methods,
+        "",
+        "## Data audit",
+        "",
+        *(table(c.audit) if c.audit else ["The audit found nothing to report.", ""]),
+        "## Charts",
+        "",
+        *figures(_DETAIL_FIGURES),
+        "## Tables",
         "",
     ]
-    if isinstance(figures, str):
-        parts += [f"**{esc(figures)}**", ""]
-    else:
-        for name, caption in _FIGURES:
-            # the path is percent-encoded: a report named "a (1).md" keeps a working link
-            target = urllib.parse.quote(figures[name])
-            parts += [f"![{esc(caption)}]({target})", "", f"*{esc(caption)}*", ""]
-    for heading, df in tables.items():
-        parts += [f"## {esc(heading)}", "", export.to_markdown(df, digits=3)]
+    for t in c.tables:
+        parts += table(t)
+    parts += ["## Column definitions", "", *pairs(c.columns)]
     return "\n".join(parts)
 
 
-def _tex(result, figures, tables, methods, title) -> str:
+# --------------------------------------------------------------------------- LaTeX
+
+
+def _tex_breakable(text: str) -> str:
+    """Escaped text in which a long path or command may break after ``/`` and ``=``."""
+    out = export.tex_escape(text)
+    return out.replace("/", "/\\allowbreak{}").replace("=", "=\\allowbreak{}")
+
+
+def _tex_table(t: _Table) -> str:
+    """A booktabs table with caption and label; a longtable when it is long. Small type and
+    narrow column gaps keep the wide per-pair table inside an article's text width."""
+    numeric = t.frame.select_dtypes("number").columns
+    long_text = [
+        c
+        for c in t.frame.columns
+        if c not in numeric and t.frame[c].astype(str).str.len().max() > _TEX_WRAP_CHARS
+    ]
+    body = export.to_latex(
+        t.frame,
+        digits=2,
+        caption=t.heading,
+        label=f"tab:bbt-{t.key}",
+        long=len(t.frame) > _TEX_LONG_ROWS,
+        wrap={c: _TEX_WRAP_SHARE / len(long_text) for c in long_text},
+    )
+    return "{\\footnotesize\\setlength{\\tabcolsep}{3pt}\n" + body + "}\n"
+
+
+def _tex(c: _Content, captions: dict[str, str]) -> str:
     esc = export.tex_escape
-    _ok, diag = _diag_line(result)
-    parts = [
-        f"% {' '.join(title.split())} -- generated by bbt-widget; "
-        "needs \\usepackage{booktabs,graphicx}",
-        f"\\section*{{{esc(title)}}}",
-        f"\\paragraph{{Diagnostics}} {esc(diag)}",
-        "",
-        "\\subsection*{Methods and results}",
-        methods,
-        "",
-    ]
-    if isinstance(figures, str):
-        parts += [f"\\paragraph{{Charts}} {esc(figures)}", ""]
-    else:
-        for name, caption in _FIGURES:
-            parts += [
+
+    def figures(names: Sequence[str]) -> list[str]:
+        if isinstance(c.figures, str):
+            return [f"\\paragraph{{Charts}} {esc(c.figures)}", ""]
+        return [
+            line
+            for n in names
+            for line in (
                 r"\begin{figure}[htbp]\centering",
-                rf"\includegraphics[width=\linewidth]{{{figures[name]}}}",
-                rf"\caption{{{esc(caption)}}}",
+                rf"\includegraphics[width=\linewidth,height=0.8\textheight,"
+                rf"keepaspectratio]{{{c.figures[n]}}}",
+                rf"\caption{{{esc(captions[n])}}}\label{{fig:bbt-{n}}}",
                 r"\end{figure}",
-            ]
-    for heading, df in tables.items():
-        parts.append(export.to_latex(df, digits=3, caption=heading))
-    return "\n".join(parts)
+            )
+        ]
+
+    def pairs(items: list[tuple[str, str]], breakable: bool = False) -> list[str]:
+        # ragged right: a long command line breaks at spaces and slashes, never overfull
+        text = _tex_breakable if breakable else esc
+        return [
+            r"\begin{flushleft}",
+            r"\begin{description}",
+            *(rf"\item[{esc(k)}] {text(v)}" for k, v in items),
+            r"\end{description}",
+            r"\end{flushleft}",
+        ]
+
+    parts = [
+        f"% {' '.join(c.title.split())} -- generated by bbt-widget; compile with pdflatex.",
+        "% To paste into a paper, copy the body; it needs",
+        "% \\usepackage{array,booktabs,longtable,graphicx}.",
+        r"\documentclass{article}",
+        r"\usepackage[utf8]{inputenc}",
+        r"\usepackage{array,booktabs,longtable,graphicx}",
+        rf"\title{{{esc(c.title)}}}",
+        r"\author{}",
+        r"\date{}",
+        r"\begin{document}",
+        r"\maketitle",
+        rf"\paragraph{{Diagnostics}} {esc(c.diagnostics)}",
+        *(rf"\paragraph{{Note}} {esc(n)}" for n in c.notes),
+        r"\section*{Provenance}",
+        *pairs(c.provenance, breakable=True),
+        r"\section*{Headline}",
+        _tex_table(c.counts),
+        *figures(_HEADLINE_FIGURES),
+        r"\section*{Methods and results}",
+        c.methods,
+        "",
+        r"\section*{Data audit}",
+        _tex_table(c.audit) if c.audit else "The audit found nothing to report.",
+        r"\section*{Charts}",
+        *figures(_DETAIL_FIGURES),
+        r"\section*{Tables}",
+        *(_tex_table(t) for t in c.tables),
+        r"\section*{Column definitions}",
+        *pairs(c.columns),
+        r"\end{document}",
+    ]
+    return "\n".join(parts) + "\n"

@@ -13,6 +13,7 @@ from dataclasses import dataclass
 from typing import TYPE_CHECKING
 
 from .export import ESCAPERS
+from .summary_charts import claim_counts
 
 if TYPE_CHECKING:
     from .result import BBTResult
@@ -150,6 +151,17 @@ def methods_text(
     parts.append(
         [f"We compared {what} with the Bayesian Bradley-Terry (BBT) model (", em(PAPER), ")."]
     )
+    if n_alg > MANY_ALGORITHMS:
+        parts.append(
+            f"With {n_alg} algorithms the strong interpretation is the one to report: the weak "
+            "interpretation grows more confident as more algorithms are compared, while the "
+            "strong interpretation does not (Sec. 5.6 of the BBT paper)"
+            + (
+                "; the claims named below follow the weak interpretation, as requested."
+                if interpretation == "weak"
+                else "."
+            )
+        )
     parts.append(count)
     n_ties = int(result.win_table["ties"].sum()) if s["ties"] == "davidson" else None
     tie_text = _TIES[s["ties"]]
@@ -190,13 +202,7 @@ def methods_text(
         f"In the posterior predictive check, {ppc[0.9]:.0%} of the observed win counts fell "
         f"inside the 90% HDI of their replicates ({ppc[0.5]:.0%} inside the 50% HDI)."
     )
-    parts.append(_claims(summary, interpretation, rope, hdi))
-    if interpretation == "weak" and n_alg > MANY_ALGORITHMS:
-        parts.append(
-            f"With {n_alg} algorithms, note that the weak interpretation grows more confident "
-            "as more algorithms are compared, while the strong interpretation does not (Sec. "
-            "5.6 of the BBT paper); consider reporting the strong interpretation as well."
-        )
+    parts += _claims(summary, interpretation, rope, hdi)
     parts.append(
         "Software: "
         + ", ".join(
@@ -216,19 +222,81 @@ def methods_text(
     return _render(spans, format)
 
 
-def _claims(summary, interpretation: str, rope: tuple[float, float], hdi: float) -> str:
-    col = interpretation
-    better = summary[summary[col] == "a better"]
-    equiv = summary[summary[col] == "equivalent"]
-    none = summary[summary[col] == "no claim"]
+#: At most this many claims are named in the paragraph; the table holds the others.
+MAX_NAMED_CLAIMS = 10
+
+
+def rules(rope: Sequence[float]) -> dict[str, str]:
+    """The two decision rules in words, by interpretation (one definition for every output)."""
     rope_txt = f"[{rope[0]:g}, {rope[1]:g}]"
-    if interpretation == "weak":
-        rule = (
-            f"Under the weak interpretation (Sec. 9.2 of the BBT paper), a pair is claimed "
-            f"different when at least 95% of the posterior of P(a > b) lies above 0.5 "
+    return {
+        "weak": (
+            "under the weak interpretation (Sec. 9.2 of the BBT paper), a pair is claimed "
+            "different when at least 95% of the posterior of P(a > b) lies above 0.5 "
             f"(above.50 >= 0.95) and equivalent when at least 95% lies in the ROPE {rope_txt} "
-            f"(in.rope >= 0.95)."
+            "(in.rope >= 0.95)"
+        ),
+        "strong": (
+            "under the strong interpretation (Sec. 9.3 of the BBT paper), a pair is claimed "
+            "different when the posterior mean of P(a > b) exceeds 0.70 and equivalent when it "
+            f"lies inside the ROPE {rope_txt}"
+        ),
+    }
+
+
+def _clearest(summary, interpretation: str) -> tuple[list, list]:
+    """Better and equivalence claims under ``interpretation``, clearest first, as rows with
+    the better algorithm as ``alg_a``."""
+    col = summary[interpretation].astype(str)
+    better = summary[col.isin(["a better", "b better"])].copy()
+    flip = col[better.index] == "b better"
+    better.loc[flip, ["alg_a", "alg_b"]] = better.loc[flip, ["alg_b", "alg_a"]].to_numpy()
+    for name in ("mean", "above_50"):
+        better.loc[flip, name] = 1.0 - better.loc[flip, name]
+    lo, hi = better.loc[flip, "low"].copy(), better.loc[flip, "high"].copy()
+    better.loc[flip, "low"], better.loc[flip, "high"] = 1.0 - hi, 1.0 - lo
+    equiv = summary[col == "equivalent"].copy()
+    equiv["_gap"] = (equiv["mean"] - 0.5).abs()
+    if interpretation == "weak":
+        better = better.sort_values(["above_50", "mean"], ascending=False, kind="stable")
+        equiv = equiv.sort_values(["in_rope", "_gap"], ascending=[False, True], kind="stable")
+    else:
+        better = better.sort_values(["mean", "low"], ascending=False, kind="stable")
+        equiv = equiv.sort_values("_gap", kind="stable")
+    return list(better.itertuples(index=False)), list(equiv.itertuples(index=False))
+
+
+def _claims(summary, interpretation: str, rope: tuple[float, float], hdi: float) -> list[str]:
+    """Sentences: both rules, the counts under each, and the clearest claims by name."""
+    rule = rules(rope)
+    out = [
+        "Two decision rules were applied: "
+        + rule["weak"]
+        + "; "
+        + rule["strong"]
+        + ". Pairs that meet neither condition carry no claim."
+    ]
+    counts = {r["interpretation"]: r for r in claim_counts(summary).to_dict("records")}
+    n = len(summary)
+
+    def tally(interp: str) -> str:
+        c = counts[interp]
+        return (
+            f"the {interp} interpretation claims {_n(c['better'], 'difference')} and "
+            f"{_n(c['equivalent'], 'equivalence')} ({_n(c['no claim'], 'pair')} without a claim)"
         )
+
+    out.append(f"Of the {n} pairs, {tally('weak')}; {tally('strong')}.")
+    if apart := counts["weak"]["not compared"]:
+        out.append(
+            f"The {apart} pair{'s' if apart > 1 else ''} across groups of algorithms that "
+            "never met on a common data set were not compared."
+        )
+    better, equiv = _clearest(summary, interpretation)
+    n_equiv = min(len(equiv), max(3, MAX_NAMED_CLAIMS - len(better)))
+    n_better = min(len(better), MAX_NAMED_CLAIMS - n_equiv)
+    mass = f"{hdi:.0%}"
+    if interpretation == "weak":
 
         def better_txt(r) -> str:
             return f"{r.alg_a} is better than {r.alg_b} (above.50 = {_fmt(r.above_50)})"
@@ -236,44 +304,50 @@ def _claims(summary, interpretation: str, rope: tuple[float, float], hdi: float)
         def equiv_txt(r) -> str:
             return f"{r.alg_a} and {r.alg_b} (in.rope = {_fmt(r.in_rope)})"
     else:
-        rule = (
-            f"Under the strong interpretation (Sec. 9.3 of the BBT paper), a pair is claimed "
-            f"different when the mean of P(a > b) exceeds 0.70 and equivalent when it is below "
-            f"{rope[1]:g}."
-        )
-        mass = f"{hdi:.0%}"
 
         def better_txt(r) -> str:
             return (
-                f"{r.alg_a} is better than {r.alg_b} (mean P = {_fmt(r['mean'])}, {mass} HDI "
+                f"{r.alg_a} is better than {r.alg_b} (mean P = {_fmt(r.mean)}, {mass} HDI "
                 f"[{_fmt(r.low)}, {_fmt(r.high)}])"
             )
 
         def equiv_txt(r) -> str:
-            return f"{r.alg_a} and {r.alg_b} (mean P = {_fmt(r['mean'])})"
+            return f"{r.alg_a} and {r.alg_b} (mean P = {_fmt(r.mean)})"
 
-    out = [rule]
-    if len(better):
-        out.append("We claim that " + _join([better_txt(r) for _, r in better.iterrows()]) + ".")
-    if len(equiv):
+    n_claims = len(better) + len(equiv)
+    if n_claims == 0:
+        out.append(f"No pair supports a claim under the {interpretation} interpretation.")
+        return out
+    clearest = n_better + n_equiv < n_claims
+    if clearest:
+        out.append(
+            f"The {n_better + n_equiv} clearest of the {n_claims} claims under the "
+            f"{interpretation} interpretation follow."
+        )
+    else:
+        out.append(
+            f"{'All' if n_claims > 1 else 'The'} {_n(n_claims, 'claim')} under the "
+            f"{interpretation} interpretation follow{'s' if n_claims == 1 else ''}."
+        )
+    if n_better:
+        out.append("We claim that " + _join([better_txt(r) for r in better[:n_better]]) + ".")
+    if n_equiv:
         out.append(
             "We claim practical equivalence of "
-            + _join([equiv_txt(r) for _, r in equiv.iterrows()])
+            + _join([equiv_txt(r) for r in equiv[:n_equiv]])
             + "."
         )
-    if len(better) == 0 and len(equiv) == 0:
-        out.append("No pair supports a claim at this threshold.")
-    if len(apart := summary[summary[col] == "not compared"]):
+    if clearest:
+        rest = n_claims - n_better - n_equiv
         out.append(
-            f"The {len(apart)} pair{'s' if len(apart) > 1 else ''} across groups of algorithms "
-            "that never met on a common data set were not compared."
+            f"The other {_n(rest, 'claim')} {'are' if rest > 1 else 'is'} in the table of P(a > b) "
+            f"per pair (column {interpretation})."
         )
-    if len(none):
-        out.append(
-            f"For the remaining {len(none)} pair{'s' if len(none) > 1 else ''} "
-            f"({', '.join(none['pair'])}) we make no claim."
-        )
-    return " ".join(out)
+    return out
+
+
+def _n(count: int, word: str) -> str:
+    return f"{count} {word}{'' if count == 1 else 's'}"
 
 
 def _join(items: list[str]) -> str:
