@@ -219,7 +219,7 @@ def _python_call(result: BBTResult, path: Path, rope, hdi, interpretation, contr
         write_args += f", control={control!r}"
     return (
         f"res = bbt_widget.fit(data, {fit_args}); "
-        f"bbt_widget.write_report(res, {path.name!r}, {write_args})"
+        f"bbt_widget.html_report.write_report(res, {path.name!r}, {write_args})"
     )
 
 

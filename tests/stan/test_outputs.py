@@ -2,7 +2,9 @@
 
 from __future__ import annotations
 
+import html as htmllib
 import re
+import shlex
 from pathlib import Path
 
 import numpy as np
@@ -117,15 +119,67 @@ def test_standalone_report(res, tmp_path, suffix):
     path = write_report(res, tmp_path / f"report.{suffix}")
     text = path.read_text()
     assert "Methods and results" in text
+    # headline first: provenance, the counts and the two headline charts before the methods
+    order = ["Provenance", "Headline", "Claims per interpretation", "Methods and results"]
+    order += ["Data audit", "Tables", "Column definitions"]
+    positions = [text.index(h) for h in order]
+    assert positions == sorted(positions)
     if suffix == "html":
-        assert text.count("<svg") >= 4 and "<script" not in text
+        assert text.count("<svg") == 6 and "<script" not in text
         assert '<div class="methods">We compared' in text and "<em>" in text
         # offline: nothing is loaded from elsewhere (SVG namespaces are identifiers)
         assert not re.search(r'(src|href)="https?://', text)
+        assert text.index('id="fig-ranking"') < text.index('id="methods"')
     else:
-        figures = tmp_path / "report_figures"
+        figures = tmp_path / f"report_{suffix}_figures"
         ext = "pdf" if suffix == "tex" else "svg"
-        assert sorted(p.suffix for p in figures.iterdir()) == [f".{ext}"] * 4
+        assert sorted(p.suffix for p in figures.iterdir()) == [f".{ext}"] * 6
+
+
+def test_md_and_tex_reports_keep_their_own_figures(res, tmp_path):
+    md = write_report(res, tmp_path / "paper.md").read_text()
+    tex = write_report(res, tmp_path / "paper.tex").read_text()
+    svg = sorted((tmp_path / "paper_md_figures").glob("*.svg"))
+    pdf = sorted((tmp_path / "paper_tex_figures").glob("*.pdf"))
+    assert len(svg) == len(pdf) == 6
+    assert all(f.read_bytes().startswith(b"<svg") for f in svg)  # not overwritten by PDFs
+    for link in re.findall(r"\]\(([^)]+)\)", md):
+        assert (tmp_path / link).exists(), link
+    for link in re.findall(r"\\includegraphics\[[^]]*\]\{([^}]+)\}", tex):
+        assert (tmp_path / link).exists(), link
+
+
+def _provenance(text: str) -> dict[str, str]:
+    """The provenance list of a Markdown report: ``- **key**: value`` lines."""
+    block = text.split("## Provenance", 1)[1].split("## ", 1)[0]
+    return dict(re.findall(r"^- \*\*(.+?)\*\*: (.*)$", block, flags=re.M))
+
+
+def test_report_records_provenance_from_the_cli(base_csv, tmp_path, capsys):
+    out = tmp_path / "r.md"
+    args = ["report", str(base_csv), "-o", str(out), "--d-min", "0.4", "-q"]
+    assert cli.main(args) == cli.EXIT_OK
+    printed = capsys.readouterr().out
+    command = re.search(r"^reproduce with: (.*)$", printed, flags=re.M).group(1)
+    prov = _provenance(out.read_text())
+    assert prov["seed"] == str(bbt.DEFAULT_SEED)
+    assert prov["input"] == export.md_escape(base_csv.name)
+    assert re.fullmatch(r"\d{4}-\d{2}-\d{2} \d{2}:\d{2} UTC", prov["date"])
+    assert prov["bbt-widget"] == bbt.__version__
+    assert "httpstan" in prov["Stan engine"] or "cmdstan" in prov["Stan engine"]
+    # the exact command line the CLI printed, seed included, rerunnable as it stands
+    assert prov["command"] == export.md_escape(command)
+    assert command.endswith(f"--seed {bbt.DEFAULT_SEED}")
+    assert cli.main(shlex.split(command)[1:]) == cli.EXIT_OK
+
+
+def test_report_records_provenance_from_python(res, tmp_path):
+    prov = _provenance(write_report(res, tmp_path / "r.md").read_text())
+    assert prov["seed"] == "7" and prov["input"] == "a DataFrame given in Python"
+    assert "bbt\\_widget.fit(data, dataset='db'" in prov["command"]
+    assert "seed=7" in prov["command"] and "write\\_report(res, 'r.md'" in prov["command"]
+    with pytest.raises(ValueError, match="unknown keys"):
+        write_report(res, tmp_path / "x.md", provenance={"cmd": "x"})
 
 
 def test_cli_report_writes_html_and_exits_0(base_csv, tmp_path, capsys):
@@ -198,3 +252,177 @@ def test_readme_first_command_runs_on_the_shipped_results(tmp_path, capsys):
     html = (tmp_path / "report.html").read_text()
     assert "weak interpretation grows more confident" in html  # 16 algorithms: Sec. 5.6
     assert (tmp_path / "report.html").stat().st_size > 10_000
+
+
+@pytest.fixture(scope="module")
+def res16() -> bbt.BBTResult:
+    """The shipped 16 x 132 results (issue 8's case)."""
+    return bbt.fit(bbt.datasets.load_pmlb16(), dataset="db")
+
+
+def _sentences(text: str) -> list[str]:
+    return re.split(r"(?<=[a-z)0-9]\.) (?=[A-Z])", text)
+
+
+@pytest.mark.parametrize("interpretation", ["weak", "strong"])
+def test_methods_text_at_16_algorithms(res16, interpretation):
+    # the paragraph as a reader sees it: the HTML fragment without its tags and entities
+    html = res16.report(format="html", interpretation=interpretation)
+    text = htmllib.unescape(re.sub(r"<[^>]+>", "", html))
+    sentences = _sentences(text)
+    # the Sec. 5.6 advice comes in the first lines, not at the end
+    assert "strong interpretation is the one to report" in sentences[1]
+    assert "(Sec. 5.6 of the BBT paper)" in sentences[1]
+    # both rules defined, whichever is used for the claims
+    assert "above.50 >= 0.95" in text and "in.rope >= 0.95" in text
+    assert "mean of P(a > b) exceeds 0.70" in text
+    counts = res16.summary()[interpretation].value_counts()
+    better = int(counts.get("a better", 0) + counts.get("b better", 0))
+    equivalent = int(counts.get("equivalent", 0))
+    assert f"the {interpretation} interpretation claims {better} differences" in text
+    # at most 10 claims named; the table holds the rest
+    named = text.count(" is better than ") + len(
+        re.findall(r"\(in\.rope = |\(mean P = \d\.\d\d\)", text)
+    )
+    assert named == report.MAX_NAMED_CLAIMS
+    assert f"The other {better + equivalent - 10} claims are in the table" in text
+    assert len(text) < 4500  # was about 50 lines of claims (issue 8)
+    # the clearest claims: the first named superiority has the largest above_50 / mean
+    s = res16.summary()
+    claimed = s[s[interpretation] == "a better"]
+    key = "above_50" if interpretation == "weak" else "mean"
+    first = re.search(r"We claim that (\S+) is better than (\S+) ", text).groups()
+    top = claimed.set_index(["alg_a", "alg_b"])[key]
+    assert top[first] == top.max()
+
+
+def _tables_and_definitions(html: str) -> tuple[set[str], list[str]]:
+    from html.parser import HTMLParser
+
+    class Page(HTMLParser):
+        def __init__(self) -> None:
+            super().__init__()
+            self.headers: set[str] = set()
+            self.defined: list[str] = []
+            self._in: str | None = None
+            self._provenance = False
+
+        def handle_starttag(self, tag, attrs):
+            if tag == "table" and ("class", "provenance") in attrs:
+                self._provenance = True
+            if tag in ("th", "dt"):
+                self._in = tag
+
+        def handle_endtag(self, tag):
+            if tag == "table":
+                self._provenance = False
+            self._in = None
+
+        def handle_data(self, data):
+            if self._in == "th" and not self._provenance:
+                self.headers.add(data)
+            elif self._in == "dt":
+                self.defined.append(data)
+
+    page = Page()
+    page.feed(html)
+    return page.headers, page.defined
+
+
+def test_html_report_defines_every_column_once(res16, tmp_path):
+    html = write_report(res16, tmp_path / "r.html").read_text()
+    headers, defined = _tables_and_definitions(html)
+    assert headers >= {"mean", "low", "high", "delta", "above_50", "in_rope", "weak", "strong"}
+    assert headers == set(defined) and len(defined) == len(set(defined))
+    assert "89% highest-density interval" in html
+
+
+def test_report_ppc_shows_the_worst_pairs_and_static_charts(res16, tmp_path):
+    from bbt_widget import summary_charts as sc
+    from bbt_widget.html_report import PPC_WORST_PAIRS
+
+    html = write_report(res16, tmp_path / "r.html").read_text()
+    assert not re.search(r"\bclick|\bchoose|\bchosen", html, flags=re.I)  # static output
+    fit = sc.ppc_fit_frame(res16.ppc_histogram())
+    worst = fit.head(PPC_WORST_PAIRS)
+    assert worst["p_tail"].max() <= fit["p_tail"].iloc[PPC_WORST_PAIRS:].min()
+    figure = html.split('id="fig-ppc"', 1)[1].split("</figure>", 1)[0]
+    panels = re.findall(r">([^<>]+) wins vs ([^<>]+)</text>", figure)
+    # exactly the worst pairs, worst first (not the first 21 pairs in ranking order)
+    assert panels == list(zip(worst["alg1"], worst["alg2"]))
+    # the 120-pair charts have their x axis at the top and at the bottom
+    for name, title in (("intervals", "P(a &gt; b)"), ("rope_overlap", "posterior mass")):
+        svg = html.split(f'id="fig-{name}"', 1)[1].split("</figure>", 1)[0]
+        assert svg.count(f"X-axis titled '{title}'") == 2, name
+    table = html.split('id="tab-ppc-worst"', 1)[1].split("</table>", 1)[0]
+    assert table.count("<tr>") == PPC_WORST_PAIRS + 1
+
+
+def _pdflatex() -> str:
+    import os
+    import shutil
+
+    exe = shutil.which("pdflatex")
+    if exe is None:
+        if os.environ.get("CI"):
+            pytest.fail("pdflatex is missing (CI installs texlive-latex-base)")
+        pytest.skip("pdflatex is not installed")
+    return exe
+
+
+def compile_tex(path: Path) -> str:
+    """Compile a .tex report as it stands with pdflatex (twice, for the longtables); the log."""
+    import subprocess
+
+    for _ in range(2):
+        proc = subprocess.run(
+            [_pdflatex(), "-interaction=nonstopmode", "-halt-on-error", path.name],
+            cwd=path.parent,
+            capture_output=True,
+            text=True,
+            errors="replace",
+            timeout=300,
+        )
+        log = path.with_suffix(".log").read_text(errors="replace")
+        assert proc.returncode == 0, log[-3000:]
+    assert path.with_suffix(".pdf").stat().st_size > 10_000
+    return log
+
+
+def test_tex_report_compiles_and_fits_the_text_width(res16, tmp_path):
+    path = write_report(res16, tmp_path / "report.tex")
+    tex = path.read_text()
+    assert tex.startswith("%") and "\\documentclass{article}" in tex
+    for key in ("claims", "ranking", "pairs", "ppc", "ppc-worst", "wins"):
+        assert f"\\label{{tab:bbt-{key}}}" in tex, key
+    assert tex.count("\\caption{") >= 12 and tex.count("\\toprule") >= 6
+    assert "\\begin{longtable}" in tex  # 120 pairs break across pages
+    log = compile_tex(path)
+    # nothing wider than \textwidth (issue 8: the summary was 207 pt too wide), no float
+    # taller than a page, no character missing from the fonts
+    assert "Overfull \\hbox" not in log, re.findall(r"Overfull \\hbox.*", log)
+    assert "Float too large" not in log and "Missing character" not in log
+
+
+def test_report_has_audit_and_disconnected_note_in_every_format(tmp_path):
+    nan = np.nan
+    df = pd.DataFrame(
+        {
+            "db": [f"d{i}" for i in range(8)],
+            "x": [0.8, 0.7, 0.9, 0.6, nan, nan, nan, nan],
+            "y": [0.7, 0.9, 0.8, 0.5, nan, nan, nan, nan],
+            "z": [nan, nan, nan, nan, 0.6, 0.5, 0.7, 0.8],
+            "w": [nan, nan, nan, nan, 0.7, 0.4, 0.6, 0.9],
+        }
+    )
+    with pytest.warns(UserWarning):
+        res = bbt.fit(df, dataset="db", seed=3, iter_sampling=300)
+    assert res.audit.warnings
+    for suffix in ("html", "md", "tex"):
+        text = write_report(res, tmp_path / f"g.{suffix}").read_text()
+        body = text.split("Data audit", 1)[1]
+        assert "missing results" in body and "never met" in body, suffix
+        # the note before the headline, and the pairs across groups marked in the tables
+        assert text.index("form 2 groups") < text.index("Headline"), suffix
+        assert "not compared" in text.split("Tables", 1)[1], suffix
+    compile_tex(tmp_path / "g.tex")

@@ -1,0 +1,95 @@
+"""Headline frames of the report (issue 8): ranking on the sum-to-zero convention, the
+decision matrix, the counts of claims and the PPC's worst-fitting pairs, on hand-made inputs."""
+
+from __future__ import annotations
+
+import numpy as np
+import pandas as pd
+import pytest
+
+from bbt_widget import charts, posterior
+from bbt_widget import summary_charts as sc
+from bbt_widget.html_report import column_definitions
+
+
+def test_ranking_is_centred_per_draw_and_keeps_p_best_and_ranks():
+    rng = np.random.default_rng(0)
+    # every draw shifted by its own random offset: only differences are identified
+    beta = rng.normal([1.0, 0.0, -1.0], 0.3, size=(4000, 3)) + rng.normal(5, 2, (4000, 1))
+    names = ["a", "b", "c"]
+    table = sc.ranking_frame(beta, names, 0.89)
+    raw = posterior.ranking(beta, names, 0.89)
+    centred = beta - beta.mean(axis=1, keepdims=True)
+    by_name = table.set_index("algorithm")
+    np.testing.assert_allclose(by_name.loc[names, "mean_beta"], centred.mean(axis=0))
+    assert abs(table["mean_beta"].sum()) < 1e-12  # sum to zero
+    # the centred HDI is much narrower than the raw one, which carries the common shift
+    assert (table["high"] - table["low"]).max() < 0.5 * (raw["high"] - raw["low"]).min()
+    pd.testing.assert_frame_equal(
+        table[["algorithm", "p_best", "expected_rank"]],
+        raw[["algorithm", "p_best", "expected_rank"]],
+    )
+
+
+def _summary() -> pd.DataFrame:
+    return pd.DataFrame(
+        {
+            "alg_a": ["a", "a", "b"],
+            "alg_b": ["b", "c", "c"],
+            "mean": [0.6, 0.8, 0.5],
+            "weak": ["a better", "a better", "equivalent"],
+            "strong": ["no claim", "a better", "b better"],
+        }
+    )
+
+
+def test_decision_frame_reads_each_cell_from_the_rows_side():
+    frame = sc.decision_frame(_summary(), ["a", "b", "c"])
+    cell = frame.set_index(["interpretation", "row", "col"])["decision"]
+    assert cell["weak", "a", "b"] == "row better" and cell["weak", "b", "a"] == "column better"
+    assert cell["weak", "b", "c"] == cell["weak", "c", "b"] == "equivalent"
+    assert cell["strong", "b", "c"] == "column better" and cell["strong", "c", "b"] == "row better"
+    assert len(frame) == 2 * 2 * 3  # both orientations, both interpretations
+    p = frame.set_index(["interpretation", "row", "col"])["p_row_better"]
+    assert p["weak", "b", "a"] == pytest.approx(0.4)
+
+
+def test_claim_counts_per_interpretation():
+    counts = sc.claim_counts(_summary()).set_index("interpretation")
+    assert counts.loc["weak", ["better", "equivalent", "no claim"]].tolist() == [2, 1, 0]
+    assert counts.loc["strong", ["better", "equivalent", "no claim"]].tolist() == [2, 0, 1]
+    assert (counts["pairs"] == 3).all()
+
+
+def _histogram() -> pd.DataFrame:
+    # pair (x, y): observed 9, replicates 1..5 -> far out; pair (x, z): observed 3 in 1..5
+    rows = [("x", "y", "win1", v, 10, 9) for v in range(1, 6)]
+    rows += [("x", "z", "win1", v, 10, 3) for v in range(1, 6)]
+    return pd.DataFrame(rows, columns=["alg1", "alg2", "quantity", "value", "count", "observed"])
+
+
+def test_ppc_fit_frame_puts_the_worst_pair_first():
+    fit = sc.ppc_fit_frame(_histogram())
+    assert fit[["alg1", "alg2"]].values.tolist() == [["x", "y"], ["x", "z"]]
+    # x-y: no replicate reaches 9 -> tail 0; x-z: P(rep <= 3) = P(rep >= 3) = 0.6 -> capped 1
+    assert fit["p_tail"].tolist() == [0.0, 1.0]
+    assert fit["replicated_mean"].tolist() == [3.0, 3.0]
+
+
+def test_worst_ppc_frame_keeps_and_numbers_the_worst_pairs():
+    hist = _histogram()
+    ppc = charts.ppc_frame(hist, ["x", "z", "y"])  # x-z comes first in ranking order
+    worst = sc.worst_ppc_frame(ppc, sc.ppc_fit_frame(hist), 1)
+    assert set(worst["alg_b"]) == {"y"} and (worst["pair_order"] == 0).all()
+
+
+def test_every_report_column_has_one_definition():
+    columns = ["mean", "low", "mean", "in_rope", "weak", "strong", "p_tail"]
+    defs = column_definitions(columns, hdi=0.89, rope=(0.45, 0.55))
+    assert [name for name, _ in defs] == ["mean", "low", "in_rope", "weak", "strong", "p_tail"]
+    text = dict(defs)
+    assert "89% highest-density interval" in text["low"]
+    assert "[0.45, 0.55]" in text["in_rope"] and "0.95" in text["weak"]
+    assert "0.70" in text["strong"]
+    with pytest.raises(KeyError):
+        column_definitions(["no such column"], hdi=0.89, rope=(0.45, 0.55))
