@@ -1,6 +1,13 @@
-"""Shared fixtures: the real results shipped with the package (no Stan, no network)."""
+"""Shared fixtures: the real results shipped with the package (no Stan, no network), and
+pdflatex for the LaTeX outputs."""
 
 from __future__ import annotations
+
+import os
+import shutil
+import subprocess
+from collections.abc import Callable
+from pathlib import Path
 
 import pandas as pd
 import pytest
@@ -37,3 +44,32 @@ def base_means(base: pd.DataFrame) -> pd.DataFrame:
     """The base results averaged over folds (the paper's Table 2): one row per data set,
     data-set names in the index."""
     return base.groupby("db", sort=False).mean()
+
+
+@pytest.fixture
+def compile_latex() -> Callable[[Path], str]:
+    """Compile a complete .tex file as it stands with pdflatex (twice, so longtables settle
+    their widths) and return the log; skips where pdflatex is missing, except under CI
+    (which installs texlive-latex-base and texlive-latex-recommended)."""
+    exe = shutil.which("pdflatex")
+    if exe is None:
+        if os.environ.get("CI"):
+            pytest.fail("pdflatex is missing (CI installs texlive-latex-base)")
+        pytest.skip("pdflatex is not installed")
+
+    def run(path: Path) -> str:
+        for _ in range(2):
+            proc = subprocess.run(
+                [exe, "-interaction=nonstopmode", "-halt-on-error", path.name],
+                cwd=path.parent,
+                capture_output=True,
+                text=True,
+                errors="replace",
+                timeout=300,
+            )
+            log = path.with_suffix(".log").read_text(errors="replace")
+            assert proc.returncode == 0, log[-3000:]
+        assert path.with_suffix(".pdf").stat().st_size > 10_000
+        return log
+
+    return run

@@ -98,5 +98,5 @@ def test_virtual_memory_limit_writes_the_report_without_charts(base_csv, tmp_pat
     assert "wrote" in proc.stdout and "without charts" in proc.stdout
     text = out.read_text(encoding="utf-8")
     assert "Charts could not be rendered" in text
-    assert "## Summary: P(a &gt; b) per pair" in text and "| xgb |" in text
+    assert "### P(a &gt; b) per pair" in text and "| xgb |" in text
     assert "## Methods and results" in text and "Bradley-Terry" in text

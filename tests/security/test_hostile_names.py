@@ -11,19 +11,15 @@ from __future__ import annotations
 
 import csv
 import html
-import os
 import re
-import shutil
-import subprocess
 from html.parser import HTMLParser
-from pathlib import Path
 
 import mistune
 import pandas as pd
 import pytest
 from hostile import HOSTILE, fit_hostile
 
-from bbt_widget import charts, export
+from bbt_widget import charts, export, report
 from bbt_widget.html_report import write_report
 
 pytestmark = pytest.mark.stan
@@ -96,34 +92,59 @@ def _table_with(page: _Page, header: str) -> pd.DataFrame:
 def _assert_names_are_cells(page: _Page) -> None:
     summary = _table_with(page, "alg_a")
     assert set(summary["alg_a"]) | set(summary["alg_b"]) == set(HOSTILE)
-    wins = _table_with(page, "alg1")
+    wins = _table_with(page, "win1")
     assert set(wins["alg1"]) | set(wins["alg2"]) == set(HOSTILE)
-    ranking = _table_with(page, "algorithm")
+    ranking = _table_with(page, "expected_rank")
     assert sorted(ranking["algorithm"]) == sorted(HOSTILE)
+    worst = _table_with(page, "p_tail")  # the PPC's worst pairs
+    assert set(worst["alg1"]) | set(worst["alg2"]) <= set(HOSTILE)
+
+
+def _assert_claims_name_the_pairs(res, text: str) -> None:
+    """The methods paragraph names the clearest claims, each name printed as it is."""
+    s = res.summary()
+    claimed = s[s["weak"] == "a better"]
+    named = [
+        (a, b)
+        for a, b in zip(claimed["alg_a"], claimed["alg_b"])
+        if f"{a} is better than {b} (above.50 = " in text
+    ]
+    assert len(named) == min(len(claimed), report.MAX_NAMED_CLAIMS)
+
+
+#: A hostile input file name and command line, as the CLI would hand them over.
+HOSTILE_PROVENANCE = {
+    "input": "<img src=x onerror=alert(1)> a_b%&#{}|\n.csv",
+    "command": "bbt-widget report '<script>alert(1)</script> $x_1^2~%.csv' --seed 1",
+}
 
 
 def test_html_report_shows_names_as_text(hostile_res, tmp_path):
-    page = _parse(write_report(hostile_res, tmp_path / "r.html").read_text(encoding="utf-8"))
+    path = write_report(hostile_res, tmp_path / "r.html", provenance=HOSTILE_PROVENANCE)
+    page = _parse(path.read_text(encoding="utf-8"))
     _assert_no_active_content(page)
     _assert_names_are_cells(page)
     text = "".join(page.text)
-    for name in HOSTILE:
-        assert f"{name} is better than" in text or f"better than {name}" in text, name
+    _assert_claims_name_the_pairs(hostile_res, text)
+    for value in HOSTILE_PROVENANCE.values():
+        assert value in text, value
 
 
 def test_markdown_report_shows_names_as_text(hostile_res, tmp_path):
-    md = write_report(hostile_res, tmp_path / "r.md").read_text(encoding="utf-8")
+    path = write_report(hostile_res, tmp_path / "r.md", provenance=HOSTILE_PROVENANCE)
+    md = path.read_text(encoding="utf-8")
     assert "<img src=x" not in md and "<script>" not in md
     page = _parse(_render_markdown(md))
     _assert_no_active_content(page)
     _assert_names_are_cells(page)
+    for value in HOSTILE_PROVENANCE.values():
+        assert value in "".join(page.text), value
     # the methods paragraph: emphasis, code and links only where the text puts them
     methods = _parse(_render_markdown(hostile_res.report(format="md")))
     _assert_no_active_content(methods)
     assert [t for t, _ in methods.tags if t != "br"] == ["p", "em", "code", "code"]
     text = "".join(methods.text)
-    for name in HOSTILE:
-        assert name in text, name
+    _assert_claims_name_the_pairs(hostile_res, text)
     assert "100% of the observed" in text or "% of the observed" in text
 
 
@@ -144,13 +165,17 @@ def test_methods_text_escapes_once_per_format(hostile_res):
     # emphasis regex
     assert "\\textbackslash{}\\%" not in tex and "% of the observed" in tex
     assert re.search(r"\d\\% of the observed", tex)
-    assert "c\\_d*e*" in tex and "\\emph{e}" not in tex
+    assert "\\emph{e}" not in tex
     assert tex.count("\\emph{") == 1 and tex.count("\\texttt{") == 2
     page = _parse(hostile_res.report(format="html"))
     _assert_no_active_content(page)
     assert [t for t, _ in page.tags if t != "br"] == ["em", "code", "code"]
-    for name in HOSTILE:
-        assert name in "".join(page.text), name
+    _assert_claims_name_the_pairs(hostile_res, "".join(page.text))
+    # each name the paragraph prints is escaped once: the named claims read back in LaTeX
+    s = hostile_res.summary()
+    for a, b in zip(s["alg_a"], s["alg_b"]):
+        if f"{a} is better than {b} (" in "".join(page.text):
+            assert f"{export.tex_escape(a)} is better than {export.tex_escape(b)}" in tex
     with pytest.raises(ValueError, match="'html'"):
         hostile_res.report(format="rtf")
 
@@ -165,41 +190,13 @@ def test_latex_escapes_every_special_character():
         assert "\n" not in tex and "--" not in tex and "🚀" not in tex
 
 
-def _pdflatex() -> str:
-    exe = shutil.which("pdflatex")
-    if exe is None:
-        if os.environ.get("CI"):
-            pytest.fail("pdflatex is missing (CI installs texlive-latex-base)")
-        pytest.skip("pdflatex is not installed")
-    return exe
-
-
-def _compile(tex_body: str, folder: Path) -> str:
-    doc = folder / "doc.tex"
-    doc.write_text(
-        "\\documentclass{article}\n\\usepackage[utf8]{inputenc}\n"
-        "\\usepackage{booktabs,graphicx}\n\\begin{document}\n" + tex_body + "\n\\end{document}\n",
-        encoding="utf-8",
-    )
-    proc = subprocess.run(
-        [_pdflatex(), "-interaction=nonstopmode", "-halt-on-error", doc.name],
-        cwd=folder,
-        capture_output=True,
-        text=True,
-        errors="replace",
-        timeout=300,
-    )
-    log = (folder / "doc.log").read_text(errors="replace")
-    assert proc.returncode == 0, log[-3000:]
-    assert (folder / "doc.pdf").stat().st_size > 1000
-    return log
-
-
-def test_latex_report_with_hostile_names_compiles(hostile_res, tmp_path):
-    write_report(hostile_res, tmp_path / "report.tex")
-    body = (tmp_path / "report.tex").read_text(encoding="utf-8")
+def test_latex_report_with_hostile_names_compiles(hostile_res, tmp_path, compile_latex):
+    path = write_report(hostile_res, tmp_path / "report.tex", provenance=HOSTILE_PROVENANCE)
+    body = path.read_text(encoding="utf-8")
     assert "\\textbackslash{}\\%" not in body and "c\\_d*e*" in body
-    log = _compile("\\input{report.tex}", tmp_path)
+    for value in HOSTILE_PROVENANCE.values():
+        assert export.tex_escape(value) in body.replace("\\allowbreak{}", ""), value
+    log = compile_latex(path)
     # every character printed: none fell out of the fonts
     assert "Missing character" not in log
 

@@ -358,38 +358,7 @@ def test_report_ppc_shows_the_worst_pairs_and_static_charts(res16, tmp_path):
     assert table.count("<tr>") == PPC_WORST_PAIRS + 1
 
 
-def _pdflatex() -> str:
-    import os
-    import shutil
-
-    exe = shutil.which("pdflatex")
-    if exe is None:
-        if os.environ.get("CI"):
-            pytest.fail("pdflatex is missing (CI installs texlive-latex-base)")
-        pytest.skip("pdflatex is not installed")
-    return exe
-
-
-def compile_tex(path: Path) -> str:
-    """Compile a .tex report as it stands with pdflatex (twice, for the longtables); the log."""
-    import subprocess
-
-    for _ in range(2):
-        proc = subprocess.run(
-            [_pdflatex(), "-interaction=nonstopmode", "-halt-on-error", path.name],
-            cwd=path.parent,
-            capture_output=True,
-            text=True,
-            errors="replace",
-            timeout=300,
-        )
-        log = path.with_suffix(".log").read_text(errors="replace")
-        assert proc.returncode == 0, log[-3000:]
-    assert path.with_suffix(".pdf").stat().st_size > 10_000
-    return log
-
-
-def test_tex_report_compiles_and_fits_the_text_width(res16, tmp_path):
+def test_tex_report_compiles_and_fits_the_text_width(res16, tmp_path, compile_latex):
     path = write_report(res16, tmp_path / "report.tex")
     tex = path.read_text()
     assert tex.startswith("%") and "\\documentclass{article}" in tex
@@ -397,14 +366,14 @@ def test_tex_report_compiles_and_fits_the_text_width(res16, tmp_path):
         assert f"\\label{{tab:bbt-{key}}}" in tex, key
     assert tex.count("\\caption{") >= 12 and tex.count("\\toprule") >= 6
     assert "\\begin{longtable}" in tex  # 120 pairs break across pages
-    log = compile_tex(path)
+    log = compile_latex(path)
     # nothing wider than \textwidth (issue 8: the summary was 207 pt too wide), no float
     # taller than a page, no character missing from the fonts
     assert "Overfull \\hbox" not in log, re.findall(r"Overfull \\hbox.*", log)
     assert "Float too large" not in log and "Missing character" not in log
 
 
-def test_report_has_audit_and_disconnected_note_in_every_format(tmp_path):
+def test_report_has_audit_and_disconnected_note_in_every_format(tmp_path, compile_latex):
     nan = np.nan
     df = pd.DataFrame(
         {
@@ -425,4 +394,4 @@ def test_report_has_audit_and_disconnected_note_in_every_format(tmp_path):
         # the note before the headline, and the pairs across groups marked in the tables
         assert text.index("form 2 groups") < text.index("Headline"), suffix
         assert "not compared" in text.split("Tables", 1)[1], suffix
-    compile_tex(tmp_path / "g.tex")
+    compile_latex(tmp_path / "g.tex")
