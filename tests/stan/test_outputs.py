@@ -395,3 +395,21 @@ def test_report_has_audit_and_disconnected_note_in_every_format(tmp_path, compil
         assert text.index("form 2 groups") < text.index("Headline"), suffix
         assert "not compared" in text.split("Tables", 1)[1], suffix
     compile_latex(tmp_path / "g.tex")
+
+
+def test_readme_lists_every_exit_code_and_the_report_layout():
+    readme = (Path(__file__).resolve().parents[2] / "README.md").read_text()
+    section = readme.split("## Without Jupyter: a report", 1)[1].split("\n## ", 1)[0]
+    codes = {
+        cli.EXIT_OK: "ok",
+        cli.EXIT_INPUT: "bad arguments",
+        cli.EXIT_ENGINE: "engine failed",
+        cli.EXIT_DIAGNOSTICS: "diagnostics failed",
+        cli.EXIT_CHARTS: "could not be rendered",
+        cli.EXIT_UNEXPECTED: "unexpected",
+    }
+    flat = " ".join(section.split())
+    for code, words in codes.items():
+        assert re.search(rf"\b{code} [^;.]*{words}", flat), (code, words)
+    for part in ("Provenance", "Headline", "decision matrix", "definition of every table column"):
+        assert part in flat, part
