@@ -432,10 +432,12 @@ def static_ppc_chart(worst: pd.DataFrame, n_pairs: int) -> Any:
     """The PPC panels of :func:`worst_ppc_frame`'s pairs, worst first, for a report: the
     widget's :func:`bbt_widget.charts.ppc_chart` with a title for static output (nothing to
     click or choose) and its highlight parameters defined at rest."""
-    return at_rest(charts.ppc_chart(worst, max_pairs=n_pairs)).properties(
+    chart = at_rest(charts.ppc_chart(worst, max_pairs=n_pairs)).properties(
         title=alt.TitleParams(
             f"Posterior predictive check: the {n_pairs} worst-fitting pairs",
             subtitle="bars: replicated counts over the posterior draws; red: observed count",
             anchor="start",
         )
     )
+    # a few spaced count ticks per panel: one per bin ran together ("112128", issue 8)
+    return chart.configure_axisX(tickCount=4, labelSeparation=6)
