@@ -14,12 +14,10 @@ complete ``article`` that compiles with ``pdflatex``.
 
 from __future__ import annotations
 
-import importlib.metadata as md
 import urllib.parse
 import warnings
 from collections.abc import Mapping, Sequence
 from dataclasses import dataclass
-from datetime import datetime, timezone
 from pathlib import Path
 from typing import TYPE_CHECKING
 
@@ -28,7 +26,7 @@ import pandas as pd
 
 from . import charts, export
 from . import summary_charts as sc
-from .report import rules
+from .report_meta import check_provenance, column_definitions, provenance_items
 
 if TYPE_CHECKING:
     from .result import BBTResult
@@ -36,8 +34,6 @@ if TYPE_CHECKING:
 REPORT_FORMATS = ("html", "md", "tex")
 #: How many of the worst-fitting pairs the PPC figure and table show.
 PPC_WORST_PAIRS = 12
-#: Keys ``write_report(provenance=...)`` accepts.
-PROVENANCE_KEYS = ("command", "input")
 #: LaTeX tables longer than this are longtables, which break across pages.
 _TEX_LONG_ROWS = 35
 #: Text columns with a longer cell wrap in LaTeX; together they take this share of the
@@ -121,140 +117,6 @@ _HEADLINE_FIGURES = ("ranking", "decisions")
 _DETAIL_FIGURES = ("intervals", "rope_overlap", "ppc", "win_matrix")
 
 
-def column_definitions(
-    columns: Sequence[str], *, hdi: float, rope: Sequence[float]
-) -> list[tuple[str, str]]:
-    """One definition per column name, in the order given (each name once).
-
-    Raises
-    ------
-    KeyError
-        For a column with no definition (a new table column must be defined here).
-    """
-    rule = rules(rope)
-    mass = f"{hdi:.0%}"
-    known = {
-        "interpretation": "the decision rule: weak (Sec. 9.2) or strong (Sec. 9.3).",
-        "better": "pairs where one algorithm is claimed better than the other.",
-        "equivalent": "pairs claimed practically equivalent.",
-        "no claim": "pairs with neither claim.",
-        "not compared": (
-            "pairs whose algorithms never met on a common data set, even through others."
-        ),
-        "pairs": "all pairs of algorithms.",
-        "algorithm": "the algorithm.",
-        "mean_beta": (
-            "posterior mean of the ability beta_i minus the mean ability of all algorithms in "
-            "the same draw (sum-to-zero convention, paper Sec. 4): 0 is the average algorithm."
-        ),
-        "low": (
-            f"lower end of the {mass} highest-density interval (HDI): of mean_beta in the "
-            "ranking, of P(a > b) in the per-pair table."
-        ),
-        "high": f"upper end of the same {mass} HDI.",
-        "p_best": "posterior probability that the algorithm has the largest ability.",
-        "expected_rank": "posterior mean of the algorithm's rank (1 = best).",
-        "pair": "the pair as 'a > b', a being the algorithm ranked higher.",
-        "alg_a": "the first algorithm of the pair (ranked higher).",
-        "alg_b": "the second algorithm of the pair.",
-        "mean": "posterior mean of P(a > b), the probability that a beats b on a new data set.",
-        "median": "posterior median of P(a > b).",
-        "delta": f"high - low: the width of the {mass} HDI of P(a > b).",
-        "above_50": "posterior probability that P(a > b) > 0.5 (above.50 in the paper).",
-        "in_rope": (
-            f"posterior probability that P(a > b) lies in the ROPE [{rope[0]:g}, {rope[1]:g}] "
-            "(in.rope in the paper)."
-        ),
-        "weak": (
-            "decision " + rule["weak"] + ": 'a better', 'b better', 'equivalent', 'no claim', "
-            "or 'not compared' when the two never met."
-        ),
-        "strong": (
-            "decision " + rule["strong"] + ": 'a better', 'b better', 'equivalent', "
-            "'no claim', or 'not compared' when the two never met."
-        ),
-        "hdi": "mass of the HDI of each pair's replicated win counts.",
-        "proportion": "share of the observed win counts inside that HDI (paper Table 5).",
-        "proportion_ties": "share of the observed tie counts inside that HDI (Davidson model).",
-        "alg1": "first algorithm of the fitted pair.",
-        "alg2": "second algorithm of the fitted pair.",
-        "quantity": "win1 (wins of alg1) or ties.",
-        "observed": "the observed count.",
-        "replicated_mean": "mean of the replicated counts over the posterior draws.",
-        "p_tail": (
-            "two-sided tail probability of the observed count among the replicated ones, "
-            "2 min(P(rep <= obs), P(rep >= obs)); small values mean a poor fit."
-        ),
-        "win1": "data sets where alg1 beat alg2.",
-        "win2": "data sets where alg2 beat alg1.",
-        "ties": "data sets where neither won (after the local ROPE).",
-        "severity": "error (fit refuses the data), warning (a result may mislead) or info.",
-        "check": "the audit's check that found it.",
-        "what": "what was found.",
-        "where": "the columns, algorithms or data sets concerned.",
-        "fix": "what to do about it.",
-    }
-    out: list[tuple[str, str]] = []
-    for name in dict.fromkeys(str(c) for c in columns):
-        out.append((name, known[name]))
-    return out
-
-
-def _version(dist: str) -> str:
-    try:
-        return md.version(dist)
-    except md.PackageNotFoundError:
-        return "not installed"
-
-
-def _python_call(result: BBTResult, path: Path, rope, hdi, interpretation, control) -> str:
-    """The Python calls that reproduce a report written from Python."""
-    s = result.settings
-    keys = ("dataset", "algorithm", "fold", "score", "lower_is_better", "d_min", "paired")
-    keys += ("ties", "hyperprior", "prior_scale", "engine", "chains", "iter_warmup")
-    keys += ("iter_sampling", "seed")
-    fit_args = ", ".join(f"{k}={s[k]!r}" for k in keys if k in s and s[k] is not None)
-    write_args = f"rope={tuple(rope)!r}, hdi={hdi!r}, interpretation={interpretation!r}"
-    if control is not None:
-        write_args += f", control={control!r}"
-    return (
-        f"res = bbt_widget.fit(data, {fit_args}); "
-        f"bbt_widget.html_report.write_report(res, {path.name!r}, {write_args})"
-    )
-
-
-def _provenance(
-    result: BBTResult,
-    path: Path,
-    given: Mapping[str, str],
-    settings: tuple,
-) -> list[tuple[str, str]]:
-    s = result.settings
-    info = result.draws.info
-    if result.tidy is None:
-        source = "a win table given in Python"
-    else:
-        source = "a DataFrame given in Python"
-    stan_hash = info.get("stan_hash", "")
-    return [
-        ("seed", str(s["seed"])),
-        ("input", str(given.get("input") or source)),
-        ("date", datetime.now(timezone.utc).strftime("%Y-%m-%d %H:%M UTC")),
-        ("bbt-widget", _version("bbt-widget")),
-        ("Stan engine", str(info.get("engine_version") or result.engine)),
-        ("Stan program", f"{s['model']}.stan" + (f" (sha256 {stan_hash})" if stan_hash else "")),
-        ("command", str(given.get("command") or _python_call(result, path, *settings))),
-    ]
-
-
-def _check_provenance(provenance: Mapping[str, str] | None) -> dict[str, str]:
-    given = dict(provenance or {})
-    unknown = sorted(set(given) - set(PROVENANCE_KEYS))
-    if unknown:
-        raise ValueError(f"provenance has unknown keys {unknown}; use {', '.join(PROVENANCE_KEYS)}")
-    return {k: str(v) for k, v in given.items() if v is not None}
-
-
 def _charts(result: BBTResult, rope, hdi, control, interpretation, ranking, summary):
     """The report's charts by name: static titles, nothing to click, long ones with an x
     axis at the top as well."""
@@ -330,7 +192,7 @@ def write_report(
         raise ValueError(
             f"unknown report format {path.suffix!r} for {path.name!r}; use .html, .md or .tex"
         )
-    given = _check_provenance(provenance)
+    given = check_provenance(provenance)
     rope = (float(rope[0]), float(rope[1]))
     summary = result.summary(rope=rope, hdi=hdi, control=control)
     ranking = sc.ranking_frame(result.beta, result.algorithms, hdi)
@@ -365,7 +227,15 @@ def write_report(
     diag = result.diagnostics()
     content = _Content(
         title=title,
-        provenance=_provenance(result, path, given, (rope, hdi, interpretation, control)),
+        provenance=provenance_items(
+            result,
+            path.name,
+            given,
+            rope=rope,
+            hdi=hdi,
+            interpretation=interpretation,
+            control=control,
+        ),
         diagnostics_ok=diag.ok,
         diagnostics=str(diag),
         notes=[result.disconnected_note[0].upper() + result.disconnected_note[1:] + "."]

@@ -36,7 +36,8 @@ _PRIORS = {
 }
 
 
-def _version(dist: str) -> str:
+def package_version(dist: str) -> str:
+    """The installed version of ``dist``, or ``"not installed"``."""
     try:
         return md.version(dist)
     except md.PackageNotFoundError:
@@ -171,7 +172,7 @@ def methods_text(
     prior = _PRIORS[s["hyperprior"]].format(s=f"{s['prior_scale']:g}")
     info = result.draws.info
     engine = s["engine"]
-    engine_v = info.get("engine_version") or _version(engine)
+    engine_v = info.get("engine_version") or package_version(engine)
     engine_v = engine_v if engine_v.startswith(engine) else f"{engine} {engine_v}"
     stan_hash = info.get("stan_hash", "")
     parts.append(
@@ -206,7 +207,7 @@ def methods_text(
     parts.append(
         "Software: "
         + ", ".join(
-            f"{name} {_version(dist)}"
+            f"{name} {package_version(dist)}"
             for name, dist in (
                 ("bbt-widget", "bbt-widget"),
                 ("numpy", "numpy"),

@@ -9,7 +9,7 @@ import pytest
 
 from bbt_widget import charts, posterior
 from bbt_widget import summary_charts as sc
-from bbt_widget.html_report import column_definitions
+from bbt_widget.report_meta import column_definitions
 
 
 def test_ranking_is_centred_per_draw_and_keeps_p_best_and_ranks():

@@ -1,0 +1,176 @@
+"""What a report says about itself: how it was made (provenance) and what each of its table
+columns means (one definition per column, shared by every format)."""
+
+from __future__ import annotations
+
+from collections.abc import Mapping, Sequence
+from datetime import datetime, timezone
+from typing import TYPE_CHECKING
+
+from .report import package_version, rules
+
+if TYPE_CHECKING:
+    from .result import BBTResult
+
+#: Keys ``write_report(provenance=...)`` accepts.
+PROVENANCE_KEYS = ("command", "input")
+
+
+def column_definitions(
+    columns: Sequence[str], *, hdi: float, rope: Sequence[float]
+) -> list[tuple[str, str]]:
+    """One definition per column name, in the order given (each name once).
+
+    Raises
+    ------
+    KeyError
+        For a column with no definition (a new table column must be defined here).
+    """
+    rule = rules(rope)
+    mass = f"{hdi:.0%}"
+    known = {
+        "interpretation": "the decision rule: weak (Sec. 9.2) or strong (Sec. 9.3).",
+        "better": "pairs where one algorithm is claimed better than the other.",
+        "equivalent": "pairs claimed practically equivalent.",
+        "no claim": "pairs with neither claim.",
+        "not compared": (
+            "pairs whose algorithms never met on a common data set, even through others."
+        ),
+        "pairs": "all pairs of algorithms.",
+        "algorithm": "the algorithm.",
+        "mean_beta": (
+            "posterior mean of the ability beta_i minus the mean ability of all algorithms in "
+            "the same draw (sum-to-zero convention, paper Sec. 4): 0 is the average algorithm."
+        ),
+        "low": (
+            f"lower end of the {mass} highest-density interval (HDI): of mean_beta in the "
+            "ranking, of P(a > b) in the per-pair table."
+        ),
+        "high": f"upper end of the same {mass} HDI.",
+        "p_best": "posterior probability that the algorithm has the largest ability.",
+        "expected_rank": "posterior mean of the algorithm's rank (1 = best).",
+        "pair": "the pair as 'a > b', a being the algorithm ranked higher.",
+        "alg_a": "the first algorithm of the pair (ranked higher).",
+        "alg_b": "the second algorithm of the pair.",
+        "mean": "posterior mean of P(a > b), the probability that a beats b on a new data set.",
+        "median": "posterior median of P(a > b).",
+        "delta": f"high - low: the width of the {mass} HDI of P(a > b).",
+        "above_50": "posterior probability that P(a > b) > 0.5 (above.50 in the paper).",
+        "in_rope": (
+            f"posterior probability that P(a > b) lies in the ROPE [{rope[0]:g}, {rope[1]:g}] "
+            "(in.rope in the paper)."
+        ),
+        "weak": (
+            "decision " + rule["weak"] + ": 'a better', 'b better', 'equivalent', 'no claim', "
+            "or 'not compared' when the two never met."
+        ),
+        "strong": (
+            "decision " + rule["strong"] + ": 'a better', 'b better', 'equivalent', "
+            "'no claim', or 'not compared' when the two never met."
+        ),
+        "hdi": "mass of the HDI of each pair's replicated win counts.",
+        "proportion": "share of the observed win counts inside that HDI (paper Table 5).",
+        "proportion_ties": "share of the observed tie counts inside that HDI (Davidson model).",
+        "alg1": "first algorithm of the fitted pair.",
+        "alg2": "second algorithm of the fitted pair.",
+        "quantity": "win1 (wins of alg1) or ties.",
+        "observed": "the observed count.",
+        "replicated_mean": "mean of the replicated counts over the posterior draws.",
+        "p_tail": (
+            "two-sided tail probability of the observed count among the replicated ones, "
+            "2 min(P(rep <= obs), P(rep >= obs)); small values mean a poor fit."
+        ),
+        "win1": "data sets where alg1 beat alg2.",
+        "win2": "data sets where alg2 beat alg1.",
+        "ties": "data sets where neither won (after the local ROPE).",
+        "severity": "error (fit refuses the data), warning (a result may mislead) or info.",
+        "check": "the audit's check that found it.",
+        "what": "what was found.",
+        "where": "the columns, algorithms or data sets concerned.",
+        "fix": "what to do about it.",
+    }
+    out: list[tuple[str, str]] = []
+    for name in dict.fromkeys(str(c) for c in columns):
+        out.append((name, known[name]))
+    return out
+
+
+def _python_call(
+    result: BBTResult,
+    name: str,
+    rope: Sequence[float],
+    hdi: float,
+    interpretation: str,
+    control: str | None,
+) -> str:
+    """The Python calls that reproduce a report written from Python."""
+    s = result.settings
+    keys = ("dataset", "algorithm", "fold", "score", "lower_is_better", "d_min", "paired")
+    keys += ("ties", "hyperprior", "prior_scale", "engine", "chains", "iter_warmup")
+    keys += ("iter_sampling", "seed")
+    fit_args = ", ".join(f"{k}={s[k]!r}" for k in keys if k in s and s[k] is not None)
+    write_args = f"rope={tuple(rope)!r}, hdi={hdi!r}, interpretation={interpretation!r}"
+    if control is not None:
+        write_args += f", control={control!r}"
+    return (
+        f"res = bbt_widget.fit(data, {fit_args}); "
+        f"bbt_widget.html_report.write_report(res, {name!r}, {write_args})"
+    )
+
+
+def provenance_items(
+    result: BBTResult,
+    name: str,
+    given: Mapping[str, str],
+    *,
+    rope: Sequence[float],
+    hdi: float,
+    interpretation: str,
+    control: str | None,
+) -> list[tuple[str, str]]:
+    """What a report records about how it was made, as (item, value) rows: the seed, the
+    input, the date (UTC), the package and engine versions, the Stan program and the command
+    that reproduces the report (``given["command"]``, else the Python calls).
+
+    Parameters
+    ----------
+    result
+        The fit.
+    name
+        The report's file name.
+    given
+        What the caller knows (see :func:`check_provenance`).
+    rope, hdi, interpretation, control
+        The report's settings, for the Python calls.
+    """
+    s = result.settings
+    info = result.draws.info
+    if result.tidy is None:
+        source = "a win table given in Python"
+    else:
+        source = "a DataFrame given in Python"
+    stan_hash = info.get("stan_hash", "")
+    return [
+        ("seed", str(s["seed"])),
+        ("input", str(given.get("input") or source)),
+        ("date", datetime.now(timezone.utc).strftime("%Y-%m-%d %H:%M UTC")),
+        ("bbt-widget", package_version("bbt-widget")),
+        ("Stan engine", str(info.get("engine_version") or result.engine)),
+        ("Stan program", f"{s['model']}.stan" + (f" (sha256 {stan_hash})" if stan_hash else "")),
+        (
+            "command",
+            str(
+                given.get("command")
+                or _python_call(result, name, rope, hdi, interpretation, control)
+            ),
+        ),
+    ]
+
+
+def check_provenance(provenance: Mapping[str, str] | None) -> dict[str, str]:
+    """``write_report``'s ``provenance`` as a dict of strings; unknown keys are refused."""
+    given = dict(provenance or {})
+    unknown = sorted(set(given) - set(PROVENANCE_KEYS))
+    if unknown:
+        raise ValueError(f"provenance has unknown keys {unknown}; use {', '.join(PROVENANCE_KEYS)}")
+    return {k: str(v) for k, v in given.items() if v is not None}
