@@ -19,7 +19,7 @@ import warnings
 from collections.abc import Mapping, Sequence
 from dataclasses import dataclass
 from pathlib import Path
-from typing import TYPE_CHECKING
+from typing import TYPE_CHECKING, Any
 
 import altair as alt
 import pandas as pd
@@ -86,7 +86,7 @@ class _Content:
     columns: list[tuple[str, str]]
 
 
-def _figure_captions(hdi: float, interpretation: str) -> dict[str, str]:
+def _figure_captions(hdi: float, interpretation: str, ppc_label: str) -> dict[str, str]:
     return {
         "ranking": (
             f"Ranking, best first: posterior mean ability (dot) with its {hdi:.0%} HDI (bar), "
@@ -105,9 +105,9 @@ def _figure_captions(hdi: float, interpretation: str) -> dict[str, str]:
         ),
         "rope_overlap": "Posterior mass of P(a > b) below, inside and above the ROPE.",
         "ppc": (
-            f"Posterior predictive check of the {PPC_WORST_PAIRS} pairs whose observed win "
-            "count is least likely under the model (smallest p_tail), worst first: replicated "
-            "win counts over the posterior draws, observed count in red (paper Fig. 2)."
+            f"Posterior predictive check of {ppc_label}: the worst fit is the observed win "
+            "count least likely under the model (smallest p_tail); replicated win counts over "
+            "the posterior draws, observed count in red (paper Fig. 2)."
         ),
         "win_matrix": "The win/loss/tie table that was fitted: wins of the row over the column.",
     }
@@ -117,9 +117,17 @@ _HEADLINE_FIGURES = ("ranking", "decisions")
 _DETAIL_FIGURES = ("intervals", "rope_overlap", "ppc", "win_matrix")
 
 
-def _charts(result: BBTResult, rope, hdi, control, interpretation, ranking, summary):
-    """The report's charts by name: static titles, nothing to click, long ones with an x
-    axis at the top as well."""
+def _charts(
+    result: BBTResult,
+    rope: tuple[float, float],
+    hdi: float,
+    control: str | None,
+    interpretation: str,
+    ranking: pd.DataFrame,
+    summary: pd.DataFrame,
+) -> tuple[dict[str, Any], pd.DataFrame, str]:
+    """The report's charts by name (static titles, nothing to click, long ones with an x
+    axis at the top as well), the PPC fit of the pairs its figure shows, and their label."""
     frames = charts.build_frames(
         result, rope=rope, hdi=hdi, control=control, interpretation=interpretation
     )
@@ -139,16 +147,19 @@ def _charts(result: BBTResult, rope, hdi, control, interpretation, ranking, summ
     )
     fit = sc.ppc_fit_frame(result.ppc_histogram())
     worst = sc.worst_ppc_frame(frames.ppc, fit, PPC_WORST_PAIRS)
+    shown = set(zip(worst["alg_a"], worst["alg_b"]))
+    fit = fit[[p in shown for p in zip(fit["alg1"], fit["alg2"])]].reset_index(drop=True)
+    label = sc.worst_pairs_label(len(shown), frames.ppc["key"].nunique())
     counts = sc.claim_counts(summary)
     built = {
         "ranking": sc.ranking_chart(ranking, hdi=hdi),
         "decisions": sc.decision_matrix_chart(sc.decision_frame(summary, order), counts),
         "intervals": sc.at_rest(intervals),
         "rope_overlap": sc.at_rest(overlap),
-        "ppc": sc.static_ppc_chart(worst, PPC_WORST_PAIRS),
+        "ppc": sc.static_ppc_chart(worst, label),
         "win_matrix": sc.at_rest(charts.win_matrix_chart(frames.matrix)),
     }
-    return built, fit
+    return built, fit, label
 
 
 def write_report(
@@ -196,7 +207,7 @@ def write_report(
     rope = (float(rope[0]), float(rope[1]))
     summary = result.summary(rope=rope, hdi=hdi, control=control)
     ranking = sc.ranking_frame(result.beta, result.algorithms, hdi)
-    built, fit = _charts(result, rope, hdi, control, interpretation, ranking, summary)
+    built, fit, ppc_label = _charts(result, rope, hdi, control, interpretation, ranking, summary)
     counts = _Table("claims", "Claims per interpretation", sc.claim_counts(summary))
     if fmt == "tex":
         summary = summary.drop(columns=list(_TEX_DROPPED))
@@ -206,13 +217,13 @@ def write_report(
         _Table("ppc", "Posterior predictive check: HDI coverage", result.ppc_table()),
         _Table(
             "ppc-worst",
-            f"Posterior predictive check: the {PPC_WORST_PAIRS} worst-fitting pairs",
-            fit.head(PPC_WORST_PAIRS),
+            f"Posterior predictive check: {ppc_label}",
+            fit,
         ),
         _Table("wins", "Win/loss table", result.win_table),
     ]
     findings = result.audit.to_frame()
-    audit = _Table("audit", "Data audit", findings) if len(findings) else None
+    audit = _Table("audit", "Findings of the data audit", findings) if len(findings) else None
     frames = [counts.frame] + [t.frame for t in tables] + ([findings] if audit else [])
     suffix = {"html": "svg", "md": "svg", "tex": "pdf"}[fmt]
     names = list(_HEADLINE_FIGURES + _DETAIL_FIGURES)
@@ -249,7 +260,9 @@ def write_report(
         columns=column_definitions([c for f in frames for c in f.columns], hdi=hdi, rope=rope),
     )
     writer = {"html": _html, "md": _md, "tex": _tex}[fmt]
-    path.write_text(writer(content, _figure_captions(hdi, interpretation)), encoding="utf-8")
+    path.write_text(
+        writer(content, _figure_captions(hdi, interpretation, ppc_label)), encoding="utf-8"
+    )
     return path
 
 

@@ -36,6 +36,7 @@ __all__ = [
     "ranking_frame",
     "static_ppc_chart",
     "with_top_axis",
+    "worst_pairs_label",
     "worst_ppc_frame",
 ]
 
@@ -428,13 +429,30 @@ def decision_matrix_chart(
     )
 
 
-def static_ppc_chart(worst: pd.DataFrame, n_pairs: int) -> Any:
+def worst_pairs_label(n_shown: int, n_pairs: int) -> str:
+    """How a report names the pairs its PPC shows: "the 12 worst-fitting pairs", or "all 10
+    pairs, worst fit first" when it shows them all."""
+    if n_shown < n_pairs:
+        return f"the {n_shown} worst-fitting pairs"
+    return f"all {n_pairs} pair{'s' if n_pairs != 1 else ''}, worst fit first"
+
+
+def static_ppc_chart(worst: pd.DataFrame, label: str) -> Any:
     """The PPC panels of :func:`worst_ppc_frame`'s pairs, worst first, for a report: the
     widget's :func:`bbt_widget.charts.ppc_chart` with a title for static output (nothing to
-    click or choose) and its highlight parameters defined at rest."""
+    click or choose) and its highlight parameters defined at rest.
+
+    Parameters
+    ----------
+    worst
+        :func:`worst_ppc_frame`.
+    label
+        Which pairs these are (:func:`worst_pairs_label`), for the title.
+    """
+    n_pairs = int(worst["pair_order"].max()) + 1 if len(worst) else 0
     chart = at_rest(charts.ppc_chart(worst, max_pairs=n_pairs)).properties(
         title=alt.TitleParams(
-            f"Posterior predictive check: the {n_pairs} worst-fitting pairs",
+            f"Posterior predictive check: {label}",
             subtitle="bars: replicated counts over the posterior draws; red: observed count",
             anchor="start",
         )
