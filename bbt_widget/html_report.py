@@ -145,7 +145,8 @@ def _charts(
             anchor="start",
         )
     )
-    fit = sc.ppc_fit_frame(result.ppc_histogram())
+    # the PPC frame holds the histogram's columns: no second pass over the replicates
+    fit = sc.ppc_fit_frame(frames.ppc)
     worst = sc.worst_ppc_frame(frames.ppc, fit, PPC_WORST_PAIRS)
     shown = set(zip(worst["alg_a"], worst["alg_b"]))
     fit = fit[[p in shown for p in zip(fit["alg1"], fit["alg2"])]].reset_index(drop=True)

@@ -157,7 +157,8 @@ def ppc_fit_frame(ppc_histogram: pd.DataFrame) -> pd.DataFrame:
     Parameters
     ----------
     ppc_histogram
-        ``BBTResult.ppc_histogram()``: alg1, alg2, quantity, value, count, observed.
+        ``BBTResult.ppc_histogram()`` (alg1, alg2, quantity, value, count, observed), or
+        :func:`bbt_widget.charts.ppc_frame` of it.
 
     Returns
     -------
