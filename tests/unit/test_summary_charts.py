@@ -3,6 +3,8 @@ decision matrix, the counts of claims and the PPC's worst-fitting pairs, on hand
 
 from __future__ import annotations
 
+import re
+
 import numpy as np
 import pandas as pd
 import pytest
@@ -93,3 +95,36 @@ def test_every_report_column_has_one_definition():
     assert "0.70" in text["strong"]
     with pytest.raises(KeyError):
         column_definitions(["no such column"], hdi=0.89, rope=(0.45, 0.55))
+
+
+@pytest.mark.parametrize("n", [5, 50])
+def test_headline_charts_fit_a_narrow_page_for_5_or_50_algorithms(n, tmp_path):
+    from bbt_widget import export
+
+    rng = np.random.default_rng(1)
+    names = [f"algorithm_{k:02d}" for k in range(n)]
+    beta = rng.normal(np.linspace(1, -1, n), 0.1, size=(1000, n))
+    order = posterior.algorithm_order(beta)
+    pairs = posterior.ordered_pairs(order)
+    p = posterior.pair_probabilities(beta, pairs)
+    p.sort(axis=0)
+    summary = posterior.summarise(
+        p,
+        [f"{names[i]} > {names[j]}" for i, j in pairs],
+        [names[i] for i, _ in pairs],
+        [names[j] for _, j in pairs],
+        (0.45, 0.55),
+        0.89,
+    )
+    ranking = sc.ranking_frame(beta, names, 0.89)
+    counts = sc.claim_counts(summary)
+    decisions = sc.decision_frame(summary, list(ranking["algorithm"]))
+    svgs = export.render_charts(
+        [sc.ranking_chart(ranking, hdi=0.89), sc.decision_matrix_chart(decisions, counts)],
+        ["svg", "svg"],
+    )
+    for svg in svgs:
+        width = float(re.search(rb'<svg[^>]* width="([\d.]+)"', svg).group(1))
+        assert width <= 760, width  # both matrices side by side, whatever n
+    # one cell per ordered pair and interpretation
+    assert svgs[1].count(b'aria-roledescription="rect mark"') == 2 * n * (n - 1)
