@@ -451,12 +451,13 @@ def static_ppc_chart(worst: pd.DataFrame, label: str) -> Any:
         Which pairs these are (:func:`worst_pairs_label`), for the title.
     """
     n_pairs = int(worst["pair_order"].max()) + 1 if len(worst) else 0
-    chart = at_rest(charts.ppc_chart(worst, max_pairs=n_pairs)).properties(
+    return at_rest(charts.ppc_chart(worst, max_pairs=n_pairs)).properties(
         title=alt.TitleParams(
             f"Posterior predictive check: {label}",
-            subtitle="bars: replicated counts over the posterior draws; red: observed count",
+            subtitle=(
+                "bars: draws per replicated count (own scale per panel, count range below); "
+                "red: observed count"
+            ),
             anchor="start",
         )
     )
-    # a few spaced count ticks per panel: one per bin ran together ("112128", issue 8)
-    return chart.configure_axisX(tickCount=4, labelSeparation=6)
