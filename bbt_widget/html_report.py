@@ -52,12 +52,15 @@ h3{font-size:1rem}
 table{border-collapse:collapse;font-size:.9rem;margin:.5rem 0}
 th,td{padding:.2rem .6rem;border-bottom:1px solid #eee}
 .num{text-align:right}.txt{text-align:left}
+table{overflow-wrap:normal}th,td.num{white-space:nowrap}
+td.txt{overflow-wrap:break-word;max-width:24rem}
 .scroll{overflow-x:auto;max-width:100%}
 .ok{color:#1a7f37}.bad{color:#b42318;font-weight:600}
 figure{margin:1rem 0}figcaption{font-size:.85rem;color:#555}
 svg{max-width:100%;height:auto}
 code{white-space:pre-wrap;word-break:break-all}
 dt{font-weight:600;margin-top:.4rem}dd{margin-left:1.5rem}
+.provenance th{white-space:nowrap;vertical-align:top}
 .methods{background:#f7f7f9;padding:.8rem 1rem;border-radius:6px}
 """
 
