@@ -136,6 +136,7 @@ def to_latex(
     label: str | None = None,
     long: bool = False,
     wrap: Mapping[str, float] | None = None,
+    setup: str = "",
 ) -> str:
     """A booktabs ``table`` for a manuscript (needs ``\\usepackage{booktabs}``).
 
@@ -149,6 +150,10 @@ def to_latex(
     wrap
         Text columns to wrap, each with its width as a fraction of ``\\linewidth``
         (ragged-right paragraph columns; need ``\\usepackage{array}``).
+    setup
+        TeX run before the table inside its float or group, e.g.
+        ``"\\footnotesize\\setlength{\\tabcolsep}{3pt}"`` (a float resets the font size, so
+        it must go inside).
     """
     numeric = _numeric_columns(df)
     wrap = dict(wrap or {})
@@ -170,14 +175,15 @@ def to_latex(
         top.append(rf"\label{{{label}}}")
     if long:
         # caption and label end with \\ in a longtable; the header repeats on every page
-        lines = [rf"\begin{{longtable}}{{{align}}}"]
+        # in a group: the setup ends with the table
+        lines = ["{" + setup, rf"\begin{{longtable}}{{{align}}}"]
         if top:
             lines.append("".join(top) + r" \\")
         lines += [r"\toprule", head, r"\midrule", r"\endfirsthead"]
         lines += [r"\toprule", head, r"\midrule", r"\endhead", r"\bottomrule", r"\endfoot"]
-        lines += [*rows, r"\end{longtable}"]
+        lines += [*rows, r"\end{longtable}", "}"]
     else:
-        lines = [r"\begin{table}[htbp]", r"\centering", *top]
+        lines = [r"\begin{table}[htbp]", r"\centering" + setup, *top]
         lines += [rf"\begin{{tabular}}{{{align}}}", r"\toprule", head, r"\midrule"]
         lines += [*rows, r"\bottomrule", r"\end{tabular}", r"\end{table}"]
     return "\n".join(lines) + "\n"

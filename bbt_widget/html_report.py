@@ -419,15 +419,15 @@ def _tex_table(t: _Table) -> str:
         for c in t.frame.columns
         if c not in numeric and t.frame[c].astype(str).str.len().max() > _TEX_WRAP_CHARS
     ]
-    body = export.to_latex(
+    return export.to_latex(
         t.frame,
         digits=2,
         caption=t.heading,
         label=f"tab:bbt-{t.key}",
         long=len(t.frame) > _TEX_LONG_ROWS,
         wrap={c: _TEX_WRAP_SHARE / len(long_text) for c in long_text},
+        setup=r"\footnotesize\setlength{\tabcolsep}{3pt}",
     )
-    return "{\\footnotesize\\setlength{\\tabcolsep}{3pt}\n" + body + "}\n"
 
 
 def _tex(c: _Content, captions: dict[str, str]) -> str:
