@@ -210,7 +210,7 @@ def write_report(
     given = check_provenance(provenance)
     rope = (float(rope[0]), float(rope[1]))
     summary = result.summary(rope=rope, hdi=hdi, control=control)
-    ranking = sc.ranking_frame(result.beta, result.algorithms, hdi)
+    ranking = result.ranking(hdi=hdi)
     built, fit, ppc_label = _charts(result, rope, hdi, control, interpretation, ranking, summary)
     counts = _Table("claims", "Claims per interpretation", sc.claim_counts(summary))
     if fmt == "tex":

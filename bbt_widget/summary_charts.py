@@ -4,7 +4,7 @@ predictive check fits worst.
 
 Two layers, both pure, as in :mod:`bbt_widget.charts`:
 
-* frame helpers (``ranking_frame``, ``decision_frame``, ``claim_counts``, ``ppc_fit_frame``,
+* frame helpers (``decision_frame``, ``claim_counts``, ``ppc_fit_frame``,
   ``worst_ppc_frame``) reshape what :class:`bbt_widget.result.BBTResult` returns into tidy
   frames; every statistic comes from the core (``posterior``), these only centre, count and
   order;
@@ -21,7 +21,7 @@ import altair as alt
 import numpy as np
 import pandas as pd
 
-from . import charts, posterior
+from . import charts
 from .charts import DECISION_COLORS
 
 __all__ = [
@@ -33,7 +33,6 @@ __all__ = [
     "decision_matrix_chart",
     "ppc_fit_frame",
     "ranking_chart",
-    "ranking_frame",
     "static_ppc_chart",
     "with_top_axis",
     "worst_pairs_label",
@@ -55,32 +54,6 @@ _ROW_STEP = 16
 
 
 # --------------------------------------------------------------------------- frame helpers
-
-
-def ranking_frame(beta: np.ndarray, algorithms: Sequence[str], hdi: float) -> pd.DataFrame:
-    """The ranking on the sum-to-zero convention of the BBT paper (Sec. 4).
-
-    The abilities are identified only up to a common shift, so each draw of beta is centred
-    on its own mean before summarising: ``mean_beta`` and its HDI ``low``-``high`` are those
-    of beta_i minus the mean of all betas in that draw. ``p_best`` and ``expected_rank`` do
-    not change with a common shift, so they equal ``BBTResult.ranking()``'s.
-
-    Parameters
-    ----------
-    beta
-        Draws of beta, shape (draws, algorithms) (``BBTResult.beta``).
-    algorithms
-        Names, in the columns' order.
-    hdi
-        Mass of the HDI.
-
-    Returns
-    -------
-    pandas.DataFrame
-        ``algorithm, mean_beta, low, high, p_best, expected_rank``, best first.
-    """
-    centred = beta - beta.mean(axis=1, keepdims=True)
-    return posterior.ranking(centred, algorithms, hdi)
 
 
 def _cell(decision: str, flip: bool) -> str:
@@ -295,7 +268,8 @@ def ranking_chart(ranking: pd.DataFrame, *, hdi: float, width: int = 220) -> alt
     Parameters
     ----------
     ranking
-        :func:`ranking_frame`.
+        ``BBTResult.ranking()``: abilities centred per draw (sum-to-zero, paper Sec. 4),
+        best first.
     hdi
         HDI mass (for the title).
     width

@@ -1,5 +1,5 @@
-"""Headline frames of the report (issue 8): ranking on the sum-to-zero convention, the
-decision matrix, the counts of claims and the PPC's worst-fitting pairs, on hand-made inputs."""
+"""Headline frames of the report (issue 8): the decision matrix, the counts of claims and the
+PPC's worst-fitting pairs, on hand-made inputs; the headline charts at 5 and 50 algorithms."""
 
 from __future__ import annotations
 
@@ -12,25 +12,6 @@ import pytest
 from bbt_widget import charts, posterior
 from bbt_widget import summary_charts as sc
 from bbt_widget.report_meta import column_definitions
-
-
-def test_ranking_is_centred_per_draw_and_keeps_p_best_and_ranks():
-    rng = np.random.default_rng(0)
-    # every draw shifted by its own random offset: only differences are identified
-    beta = rng.normal([1.0, 0.0, -1.0], 0.3, size=(4000, 3)) + rng.normal(5, 2, (4000, 1))
-    names = ["a", "b", "c"]
-    table = sc.ranking_frame(beta, names, 0.89)
-    raw = posterior.ranking(beta, names, 0.89)
-    centred = beta - beta.mean(axis=1, keepdims=True)
-    by_name = table.set_index("algorithm")
-    np.testing.assert_allclose(by_name.loc[names, "mean_beta"], centred.mean(axis=0))
-    assert abs(table["mean_beta"].sum()) < 1e-12  # sum to zero
-    # the centred HDI is much narrower than the raw one, which carries the common shift
-    assert (table["high"] - table["low"]).max() < 0.5 * (raw["high"] - raw["low"]).min()
-    pd.testing.assert_frame_equal(
-        table[["algorithm", "p_best", "expected_rank"]],
-        raw[["algorithm", "p_best", "expected_rank"]],
-    )
 
 
 def _summary() -> pd.DataFrame:
@@ -116,7 +97,7 @@ def test_headline_charts_fit_a_narrow_page_for_5_or_50_algorithms(n, tmp_path):
         (0.45, 0.55),
         0.89,
     )
-    ranking = sc.ranking_frame(beta, names, 0.89)
+    ranking = posterior.ranking(beta, names, 0.89)
     counts = sc.claim_counts(summary)
     decisions = sc.decision_frame(summary, list(ranking["algorithm"]))
     svgs = export.render_charts(
