@@ -74,7 +74,8 @@ class _Table:
 
 @dataclass(frozen=True)
 class _Content:
-    """Everything a format writer puts in the report (text not yet escaped)."""
+    """Everything a format writer puts in the report: user text not yet escaped (the
+    writer escapes it for its format), the methods paragraph already in that format."""
 
     title: str
     provenance: list[tuple[str, str]]
