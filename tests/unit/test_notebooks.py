@@ -143,7 +143,7 @@ def test_paper_drafting_notebook_writes_tables_figures_and_report(tmp_path: Path
     assert "\\toprule" in tex and "\\bottomrule" in tex and "\\label{tab:bbt}" in tex
     assert "lgbm \\textgreater{} lr" in tex  # pair labels escaped for LaTeX
     # figures: SVG and PDF of the BBT charts and of the CD diagram
-    for name in ("intervals", "rope_overlap", "ppc", "cd_diagram"):
+    for name in ("ranking", "decisions", "intervals", "rope_overlap", "ppc", "cd_diagram"):
         assert files.get(f"figures/{name}.svg", 0) > 0, f"figures/{name}.svg"
         assert manifest["pdf_headers"].get(f"figures/{name}.pdf") == "%PDF-", name
     assert files.get("report.html", 0) > 0
