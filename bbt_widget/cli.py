@@ -316,18 +316,20 @@ def report(args: argparse.Namespace) -> int:
     dataset = _guess_dataset(df, args)
     _check_summaries(args)
     _check_control(args.control, _check_before_fit(df, args, dataset))
+    methods = _other_methods(df, args, dataset, out)
     progress = _Silent() if args.quiet else _Progress()
     start = time.perf_counter()
     try:
         with warnings.catch_warnings(record=True) as caught:
             warnings.simplefilter("always")
             res = bbt.fit(df, **_layout(args, dataset), **_model(args), progress=progress)
+            took = time.perf_counter() - start
+            progress.done(f"fitted in {took:.1f} s with {res.engine}, seed {res.settings['seed']}")
+            sections = _sections(res, df, args, dataset, methods, progress)
     except EngineError as err:
         progress.done()
         print(f"\nbbt-widget: the Stan engine failed: {err}", file=sys.stderr)
         return EXIT_ENGINE
-    took = time.perf_counter() - start
-    progress.done(f"fitted in {took:.1f} s with {res.engine}, seed {res.settings['seed']}")
     # what the data may hide (groups that never met, suspicious columns) is said at once;
     # failed diagnostics are reported with the exit code at the end
     for w in caught:
@@ -345,6 +347,7 @@ def report(args: argparse.Namespace) -> int:
             interpretation=args.interpretation,
             control=args.control,
             provenance={"command": args.reproduce, "input": Path(args.results).name},
+            sections=sections,
         )
     progress.done()
     no_charts = [w for w in while_writing if issubclass(w.category, ChartRenderWarning)]
@@ -358,6 +361,141 @@ def report(args: argparse.Namespace) -> int:
         print("bbt-widget: diagnostics FAILED: " + "; ".join(diag.messages), file=sys.stderr)
         return EXIT_DIAGNOSTICS
     return EXIT_CHARTS if no_charts else EXIT_OK
+
+
+#: What ``--with`` can add to the report, besides ``none``.
+OTHER_METHODS = ("hierarchical", "plackett-luce")
+
+
+def _other_methods(
+    df: pd.DataFrame, args: argparse.Namespace, dataset: str | None, out: Path
+) -> list[str]:
+    """The methods ``--with`` asks for (checked against the data before any fit).
+
+    Without ``--with``: Plackett-Luce in an HTML report of data with folds, nothing else.
+    The hierarchical t-test is one Stan fit per pair (8-40 s each: 16 algorithms, 120 pairs,
+    take half an hour or more), so it runs only when asked for.
+    """
+    from bbt_widget.data import tidy_results
+
+    tidy = tidy_results(
+        df,
+        dataset=dataset,
+        algorithm=args.algorithm,
+        fold=args.fold,
+        score=args.score,
+        lower_is_better=args.lower_is_better,
+    )
+    if args.with_methods is None:
+        html = out.suffix.lower() == ".html"
+        return ["plackett-luce"] if html and tidy.has_folds else []
+    words = [w.strip() for w in args.with_methods.split(",") if w.strip()]
+    unknown = [w for w in words if w not in (*OTHER_METHODS, "none")]
+    if unknown or not words or ("none" in words and len(words) > 1):
+        raise InputError(
+            f"--with {args.with_methods!r}: give 'none' or a comma-separated list of "
+            f"{', '.join(OTHER_METHODS)} (e.g. --with hierarchical,plackett-luce)"
+        )
+    methods = [m for m in OTHER_METHODS if m in words]
+    if "hierarchical" in methods:
+        if not tidy.has_folds:
+            raise InputError(
+                "--with hierarchical needs the results of every fold (several rows per data "
+                "set and algorithm); these results have one score per data set"
+            )
+        if args.rho is None:
+            raise InputError(
+                "--with hierarchical needs --rho, the correlation of results from overlapping "
+                "training sets: 1/k for k-fold cross-validation (e.g. --rho 0.1 for 10 folds)"
+            )
+        if not 0.0 < args.rho < 1.0:
+            raise InputError(f"--rho {args.rho:g}: must lie strictly between 0 and 1")
+    return methods
+
+
+def _stage(progress: _Progress, name: str):
+    """``progress`` for one step of the report: its stages prefixed with the step's name."""
+
+    def report(stage: str, fraction: float) -> None:
+        progress(stage if stage == "compiling" else f"{name}: {stage}", fraction)
+
+    return report
+
+
+def _sections(res, df, args, dataset, methods: list[str], progress: _Progress) -> list:
+    """The optional sections of the report: robustness (--robustness) and --with methods."""
+    import bbt_widget as bbt
+    from bbt_widget import report_sections as rs
+
+    layout = {
+        "dataset": dataset,
+        "algorithm": args.algorithm,
+        "fold": args.fold,
+        "score": args.score,
+        "lower_is_better": args.lower_is_better,
+    }
+    sampler = {
+        "engine": args.engine,
+        "chains": args.chains,
+        "iter_warmup": args.iter_warmup,
+        "iter_sampling": args.iter_sampling,
+        "seed": args.seed,
+    }
+    rope, out = tuple(args.rope), []
+    if args.robustness:
+        from bbt_widget.sweep import default_grid
+
+        start = time.perf_counter()
+        grid = {**default_grid(res.tidy), "prior": [(args.hyperprior, args.prior_scale)]}
+        sweep = bbt.sweep(
+            df,
+            **layout,
+            grid=grid,
+            rope=rope,
+            hdi=args.hdi,
+            **sampler,
+            progress=_stage(progress, "sweep"),
+        )
+        progress.done(
+            f"sweep: {len(sweep.settings)} fits in {time.perf_counter() - start:.1f} s"
+            + (f" ({sweep.n_failed} failed)" if sweep.n_failed else "")
+        )
+        out.append(rs.sweep_section(sweep, args.interpretation))
+        start = time.perf_counter()
+        progress.step("influence: leaving each data set out")
+        infl = res.influence(
+            interpretation=args.interpretation, rope=rope, progress=_stage(progress, "influence")
+        )
+        progress.done(
+            f"influence: {infl.pareto_k.size} data sets, {infl.n_refits} refitted, in "
+            f"{time.perf_counter() - start:.1f} s"
+        )
+        out.append(rs.influence_section(infl))
+    if "plackett-luce" in methods:
+        pl = bbt.ranking_model(
+            df, **layout, hdi=args.hdi, **sampler, progress=_stage(progress, "Plackett-Luce")
+        )
+        progress.done()
+        out.append(rs.ranking_model_section(pl, res))
+    if "hierarchical" in methods:
+        from bbt_widget.baselines import agreement, hierarchical_pairs
+
+        n_alg = len(res.algorithms)
+        progress.step(f"hierarchical t-test: {n_alg * (n_alg - 1) // 2} pairs")
+        pairs = hierarchical_pairs(df, **layout, rho=args.rho, **sampler)
+        agree = agreement(
+            df,
+            res,
+            **layout,
+            rope=rope,
+            hdi=args.hdi,
+            interpretation=args.interpretation,
+            seed=args.seed,
+            hierarchical=pairs,
+        )
+        progress.done()
+        out.append(rs.pairwise_section(agree))
+    return out
 
 
 def _check_output(
@@ -625,6 +763,32 @@ def _parser() -> argparse.ArgumentParser:
     )
     g.add_argument(
         "--control", default=None, help="keep only this algorithm's pairs (default: all pairs)"
+    )
+    g = r.add_argument_group("robustness and other methods")
+    g.add_argument(
+        "--robustness",
+        action="store_true",
+        help="add the sweep over analysis choices (tie policies x d_min, each a refit with "
+        "--chains/--iter-warmup/--iter-sampling) and the influence of leaving each data set "
+        "out: stable claims, flips, the data sets that change a claim",
+    )
+    g.add_argument(
+        "--with",
+        dest="with_methods",
+        default=None,
+        metavar="METHODS",
+        help="other methods beside BBT, comma-separated: plackett-luce (a 'Ranking models' "
+        "section), hierarchical (a 'Pairwise tests' section: the hierarchical correlated "
+        "t-test for every pair, needs --rho), or none. Default: plackett-luce in an HTML "
+        "report of data with folds; hierarchical only when asked, as it is a Stan fit per "
+        "pair (8-40 s each: about half an hour or more for 16 algorithms, 120 pairs)",
+    )
+    g.add_argument(
+        "--rho",
+        type=float,
+        default=None,
+        help="for --with hierarchical: correlation of fold results, 1/k for k-fold "
+        "cross-validation (paper 001, Eq. 1-2)",
     )
     r.set_defaults(func=report)
 

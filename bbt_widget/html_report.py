@@ -26,7 +26,10 @@ import pandas as pd
 
 from . import charts, export
 from . import summary_charts as sc
+from .report import render
 from .report_meta import check_provenance, column_definitions, provenance_items
+from .report_sections import Section
+from .report_sections import Table as _Table
 
 if TYPE_CHECKING:
     from .result import BBTResult
@@ -66,13 +69,6 @@ dt{font-weight:600;margin-top:.4rem}dd{margin-left:1.5rem}
 
 
 @dataclass(frozen=True)
-class _Table:
-    key: str
-    heading: str
-    frame: pd.DataFrame
-
-
-@dataclass(frozen=True)
 class _Content:
     """Everything a format writer puts in the report: user text not yet escaped (the
     writer escapes it for its format), the methods paragraph already in that format."""
@@ -88,6 +84,7 @@ class _Content:
     figures: dict[str, str] | dict[str, bytes] | str
     tables: list[_Table]
     columns: list[tuple[str, str]]
+    sections: list[Section]
 
 
 def _figure_captions(hdi: float, interpretation: str, ppc_label: str) -> dict[str, str]:
@@ -177,6 +174,7 @@ def write_report(
     control: str | None = None,
     title: str = "Bayesian Bradley-Terry comparison",
     provenance: Mapping[str, str] | None = None,
+    sections: Sequence[Section] = (),
 ) -> Path:
     """Write the report; the format follows the suffix (``.html``, ``.md``, ``.tex``).
 
@@ -201,6 +199,10 @@ def write_report(
         command line that reproduces it; the CLI passes its own) and ``"input"`` (the input
         file). Without them the report records the Python calls that reproduce it and that
         the data came from Python. The seed, the date and the versions are always recorded.
+    sections
+        Optional sections after the audit, from :mod:`bbt_widget.report_sections`
+        (robustness: sweep and influence; ranking models; pairwise tests). Their sentences
+        are added to the methods paragraph, their columns to the definitions.
     """
     path = Path(path)
     fmt = path.suffix.lstrip(".").lower()
@@ -229,9 +231,14 @@ def write_report(
     ]
     findings = result.audit.to_frame()
     audit = _Table("audit", "Findings of the data audit", findings) if len(findings) else None
+    sections = list(sections)
     frames = [counts.frame] + [t.frame for t in tables] + ([findings] if audit else [])
+    frames += [t.frame for sec in sections for t in sec.tables]
     suffix = {"html": "svg", "md": "svg", "tex": "pdf"}[fmt]
     names = list(_HEADLINE_FIGURES + _DETAIL_FIGURES)
+    for sec in sections:
+        built.update({name: chart for name, (chart, _) in sec.charts.items()})
+        names += list(sec.charts)
     try:
         rendered = export.render_charts([built[n] for n in names], [suffix] * len(names))
         figures: dict[str, bytes] | dict[str, str] | str = dict(zip(names, rendered))
@@ -258,16 +265,18 @@ def write_report(
         if result.disconnected_note
         else [],
         counts=counts,
-        methods=result.report(format=fmt, interpretation=interpretation, rope=rope, hdi=hdi),
+        methods=result.report(format=fmt, interpretation=interpretation, rope=rope, hdi=hdi)
+        + "".join(render([" ", *sec.methods], fmt) for sec in sections if sec.methods),
         audit=audit,
         figures=figures,
         tables=tables,
         columns=column_definitions([c for f in frames for c in f.columns], hdi=hdi, rope=rope),
+        sections=sections,
     )
+    captions = _figure_captions(hdi, interpretation, ppc_label)
+    captions.update({n: cap for sec in sections for n, (_, cap) in sec.charts.items()})
     writer = {"html": _html, "md": _md, "tex": _tex}[fmt]
-    path.write_text(
-        writer(content, _figure_captions(hdi, interpretation, ppc_label)), encoding="utf-8"
-    )
+    path.write_text(writer(content, captions), encoding="utf-8")
     return path
 
 
@@ -334,6 +343,16 @@ def _html(c: _Content, captions: dict[str, str]) -> str:
         f'<div class="methods">{c.methods}</div>',
         '<h2 id="audit">Data audit</h2>',
         *(table(c.audit) if c.audit else ["<p>The audit found nothing to report.</p>"]),
+        *(
+            line
+            for sec in c.sections
+            for line in (
+                f'<h2 id="{sec.key}">{esc(sec.heading)}</h2>',
+                *(f"<p>{esc(t)}</p>" for t in sec.text),
+                *figures(list(sec.charts)),
+                *(row for t in sec.tables for row in table(t)),
+            )
+        ),
         '<h2 id="charts">Charts</h2>',
         *figures(_DETAIL_FIGURES),
         '<h2 id="tables">Tables</h2>',
@@ -390,6 +409,17 @@ def _md(c: _Content, captions: dict[str, str]) -> str:
         "## Data audit",
         "",
         *(table(c.audit) if c.audit else ["The audit found nothing to report.", ""]),
+        *(
+            line
+            for sec in c.sections
+            for line in (
+                f"## {esc(sec.heading)}",
+                "",
+                *(x for t in sec.text for x in (esc(t), "")),
+                *figures(list(sec.charts)),
+                *(row for t in sec.tables for row in table(t)),
+            )
+        ),
         "## Charts",
         "",
         *figures(_DETAIL_FIGURES),
@@ -484,6 +514,16 @@ def _tex(c: _Content, captions: dict[str, str]) -> str:
         "",
         r"\section*{Data audit}",
         _tex_table(c.audit) if c.audit else "The audit found nothing to report.",
+        *(
+            line
+            for sec in c.sections
+            for line in (
+                rf"\section*{{{esc(sec.heading)}}}",
+                *(x for t in sec.text for x in (esc(t), "")),
+                *figures(list(sec.charts)),
+                *(_tex_table(t) for t in sec.tables),
+            )
+        ),
         r"\section*{Charts}",
         *figures(_DETAIL_FIGURES),
         r"\section*{Tables}",

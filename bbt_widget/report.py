@@ -49,7 +49,7 @@ def _fmt(x: float) -> str:
 
 
 @dataclass(frozen=True)
-class _Styled:
+class Styled:
     """A span of the paragraph in a style (``"em"`` or ``"code"``); plain spans are str."""
 
     text: str
@@ -64,13 +64,13 @@ _STYLES = {
 }
 
 
-def _render(spans: Sequence[str | _Styled], format: str) -> str:
+def render(spans: Sequence[str | Styled], format: str) -> str:
     """The paragraph in ``format``: every span escaped once by that format's escaper, so
     names print literally whatever characters they hold."""
     escape = ESCAPERS[format]
     out = []
     for span in spans:
-        if isinstance(span, _Styled):
+        if isinstance(span, Styled):
             # code spans hold our own identifiers (file name, hash); Markdown code spans
             # print backslashes literally, so they are not backslash-escaped there
             text = span.text if (format, span.style) == ("md", "code") else escape(span.text)
@@ -112,14 +112,14 @@ def methods_text(
     # the paragraph is a list of spans, plain text or styled, escaped per format when
     # rendered: names are never read as markup in any format
 
-    def em(t: str) -> _Styled:
-        return _Styled(t, "em")
+    def em(t: str) -> Styled:
+        return Styled(t, "em")
 
-    def code(t: str) -> _Styled:
-        return _Styled(t, "code")
+    def code(t: str) -> Styled:
+        return Styled(t, "code")
 
     # one entry per sentence: a plain string, or a list of spans when part of it is styled
-    parts: list[str | list[str | _Styled]] = []
+    parts: list[str | list[str | Styled]] = []
     n_alg = len(result.algorithms)
     if result.tidy is not None:
         n_ds = len(result.tidy.datasets)
@@ -217,10 +217,10 @@ def methods_text(
         )
         + "."
     )
-    spans: list[str | _Styled] = []
+    spans: list[str | Styled] = []
     for k, part in enumerate(parts):
         spans += ([" "] if k else []) + ([part] if isinstance(part, str) else part)
-    return _render(spans, format)
+    return render(spans, format)
 
 
 #: At most this many claims are named in the paragraph; the table holds the others.

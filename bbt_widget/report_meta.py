@@ -88,6 +88,37 @@ def column_definitions(
         "what": "what was found.",
         "where": "the columns, algorithms or data sets concerned.",
         "fix": "what to do about it.",
+        # robustness (sweep over analysis choices, influence of single data sets)
+        "stable better": "pairs claimed different in every setting of the sweep.",
+        "stable equivalent": "pairs claimed equivalent in every setting of the sweep.",
+        "flipped": "pairs whose decision differs between settings of the sweep.",
+        "decision": (
+            "the pair's decision under the report's interpretation (in the flips table: the "
+            "decision the settings listed beside it give)."
+        ),
+        "n_settings": "how many settings of the sweep give that decision.",
+        "settings": "the settings of the sweep (the choices that vary) giving that decision.",
+        "n_changing": "how many data sets change the decision when left out one at a time.",
+        "max_shift": "the largest change in mean P(a > b) when one data set is left out.",
+        "changing data sets": (
+            "the data sets that change the decision when left out, largest shift first."
+        ),
+        # ranking models and pairwise tests
+        "p_best_bbt": "BBT: posterior probability that the algorithm has the largest ability.",
+        "p_best_pl": "Plackett-Luce: posterior probability that the algorithm is ranked first.",
+        "expected_rank_bbt": "BBT: posterior mean rank (1 = best).",
+        "expected_rank_pl": "Plackett-Luce: posterior mean rank (1 = best).",
+        "bbt": "BBT's decision for the pair under the report's interpretation.",
+        "hierarchical": (
+            "the hierarchical correlated t-test's decision: a side is claimed when at least "
+            "95% of the draws make it the most probable region for the next data set."
+        ),
+        "hier_p_left": "hierarchical test: share of draws in which a is practically better.",
+        "hier_p_rope": "hierarchical test: share of draws in which the ROPE is most probable.",
+        "hier_p_right": "hierarchical test: share of draws in which b is practically better.",
+        "bsr": "the Bayesian signed-rank test's decision on the per-data-set means.",
+        "wilcoxon": "the pairwise Wilcoxon signed-rank test's decision (adjusted p-values).",
+        "nemenyi": "the Nemenyi test's decision on the mean ranks.",
     }
     out: list[tuple[str, str]] = []
     for name in dict.fromkeys(str(c) for c in columns):

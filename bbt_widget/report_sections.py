@@ -1,0 +1,274 @@
+"""The report's optional sections: robustness (a sweep over analysis choices and the influence
+of single data sets) and the other methods (Plackett-Luce ranking model, pairwise tests).
+
+Each builder turns a finished analysis into a :class:`Section`: its text, tables and charts,
+all user text still unescaped (the format writers of :mod:`bbt_widget.html_report` escape
+it), and the sentences it adds to the methods paragraph, citing the paper of what was run.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass, field
+from typing import TYPE_CHECKING, Any
+
+import pandas as pd
+
+from .report import Styled
+
+if TYPE_CHECKING:
+    from .baselines import AgreementResult
+    from .influence import Influence
+    from .ranking import RankingModelResult
+    from .result import BBTResult
+    from .sweep import SweepResult
+
+#: Papers cited by the methods sentences of the optional sections.
+PL_PAPER = "Bayesian Performance Analysis for Algorithm Ranking Comparison"
+TTEST_PAPER = (
+    "Time for a Change: a Tutorial for Comparing Multiple Classifiers Through Bayesian Analysis"
+)
+#: The influence table names at most this many data sets per pair (the count has them all).
+MAX_NAMED_DATASETS = 8
+_CLAIMS = ("a better", "b better", "equivalent")
+
+
+@dataclass(frozen=True)
+class Table:
+    """A table of the report: ``key`` (its anchor), ``heading`` and the frame."""
+
+    key: str
+    heading: str
+    frame: pd.DataFrame
+
+
+@dataclass(frozen=True)
+class Section:
+    """An optional section of the report.
+
+    Attributes
+    ----------
+    key, heading
+        Anchor and title.
+    text
+        Paragraphs (plain text, escaped by the writer).
+    tables
+        Its tables.
+    charts
+        Name -> (Altair chart, caption); names are unique across the report.
+    methods
+        Spans appended to the methods paragraph (:class:`bbt_widget.report.Styled` for the
+        cited titles).
+    """
+
+    key: str
+    heading: str
+    text: list[str]
+    tables: list[Table]
+    charts: dict[str, tuple[Any, str]] = field(default_factory=dict)
+    methods: list[str | Styled] = field(default_factory=list)
+
+
+def _n(count: int, word: str) -> str:
+    return f"{count} {word}{'' if count == 1 else 's'}"
+
+
+# --------------------------------------------------------------------------- robustness
+
+
+def sweep_section(sweep: SweepResult, interpretation: str) -> Section:
+    """Which claims hold in every setting of the sweep and which pairs flip (both rules
+    counted; the heatmap and the flips table for ``interpretation``)."""
+    rows = []
+    for interp in ("weak", "strong"):
+        stable = sweep.stable_claims(interp)
+        rows.append(
+            {
+                "interpretation": interp,
+                "stable better": int((stable["decision"] != "equivalent").sum()),
+                "stable equivalent": int((stable["decision"] == "equivalent").sum()),
+                "flipped": int(sweep.flips(interp)["pair"].nunique()),
+            }
+        )
+    counts = pd.DataFrame(rows)
+    flips = sweep.flips(interpretation)
+    flips = flips.assign(settings=flips["settings"].map("; ".join))
+    n_fits = len(sweep.settings)
+    varied = ", ".join(sweep._varied())
+    text = [
+        f"The model was refitted in {_n(n_fits, 'setting')} of the analysis choices "
+        f"({varied})"
+        + (f"; {_n(sweep.n_failed, 'fit')} failed and are left out" if sweep.n_failed else "")
+        + ". A stable claim holds in every setting; a flipped pair gets a different decision "
+        "in some setting (near a threshold, Monte Carlo noise alone can flip a pair).",
+    ]
+    tables = [Table("sweep-counts", "Claims across analysis settings", counts)]
+    if len(flips):
+        tables.append(Table("sweep-flips", f"Pairs whose {interpretation} decision flips", flips))
+    else:
+        text.append(f"No pair changes its {interpretation} decision across the settings.")
+    caption = (
+        f"The {interpretation} decision of every pair (rows, best > worse) in every setting "
+        "of the sweep (columns)."
+    )
+    weak, strong = rows
+    methods: list[str | Styled] = [
+        f"To check that the claims do not hinge on the analysis choices, the model was refitted "
+        f"in {_n(n_fits, 'setting')} ({varied}): {weak['stable better']} differences and "
+        f"{weak['stable equivalent']} equivalences hold in every setting under the weak "
+        f"interpretation, {strong['stable better']} and {strong['stable equivalent']} under the "
+        f"strong one; {_n(weak['flipped'], 'pair')} (weak) and {strong['flipped']} (strong) "
+        "change their decision."
+    ]
+    return Section(
+        key="sweep",
+        heading="Robustness: analysis choices",
+        text=text,
+        tables=tables,
+        charts={"sweep": (sweep.chart(interpretation), caption)},
+        methods=methods,
+    )
+
+
+def influence_section(influence: Influence) -> Section:
+    """Per claimed pair, the data sets that change its decision when left out; the chart of
+    the most influential pair (the most decision-changing data sets, then the largest shift
+    of mean P(a > b))."""
+    t = influence.table
+    interp = influence.interpretation
+    claimed = t[t["decision"].isin(_CLAIMS)]
+    rows = []
+    for pair, g in claimed.groupby("pair", sort=False):
+        changing = g[g["changed"]].sort_values("delta_mean", key=abs, ascending=False)
+        names = list(changing["dataset"])
+        shown = ", ".join(map(str, names[:MAX_NAMED_DATASETS]))
+        if len(names) > MAX_NAMED_DATASETS:
+            shown += f" and {len(names) - MAX_NAMED_DATASETS} more"
+        rows.append(
+            {
+                "pair": pair,
+                "decision": g["decision"].iloc[0],
+                "n_changing": len(names),
+                "max_shift": float(g["delta_mean"].abs().max()),
+                "changing data sets": shown,
+            }
+        )
+    frame = pd.DataFrame(
+        rows, columns=["pair", "decision", "n_changing", "max_shift", "changing data sets"]
+    )
+    frame = frame.sort_values(["n_changing", "max_shift"], ascending=False, kind="stable")
+    frame = frame.reset_index(drop=True)
+    n_sets = influence.pareto_k.size
+    fragile = int((frame["n_changing"] > 0).sum())
+    text = [
+        f"Each of the {n_sets} data sets was left out in turn (Pareto-smoothed importance "
+        f"sampling of the posterior draws, {_n(influence.n_refits, 'exact refit')} where the "
+        f"Pareto k exceeded 0.7). {fragile} of the {_n(len(frame), 'claimed pair')} "
+        f"({interp} interpretation) change their decision when one data set is left out."
+    ]
+    charts = {}
+    if len(frame):
+        top = str(frame["pair"].iloc[0])
+        charts["influence"] = (
+            influence.chart(top),
+            f"The data sets whose removal moves mean P(a > b) of {top} the most (the most "
+            "influential claimed pair); orange: leaving it out changes the decision.",
+        )
+    methods: list[str | Styled] = [
+        f"The influence of single data sets was estimated by leaving each out in turn, with "
+        f"Pareto-smoothed importance sampling and exact refits where Pareto k > 0.7: "
+        f"{fragile} of {_n(len(frame), 'claimed pair')} change their {interp} decision "
+        "without one data set."
+    ]
+    return Section(
+        key="influence",
+        heading="Robustness: influence of single data sets",
+        text=text,
+        tables=[Table("influence", "Data sets that change a claim when left out", frame)],
+        charts=charts,
+        methods=methods,
+    )
+
+
+# --------------------------------------------------------------------------- other methods
+
+
+def ranking_model_section(pl: RankingModelResult, bbt: BBTResult) -> Section:
+    """Plackett-Luce next to BBT: P(best) and expected rank from both, P(top-k)."""
+    both = pl.compare(bbt)
+    wide = both.pivot(index="algorithm", columns="model", values=["p_best", "expected_rank"])
+    order = list(pl.ranking["algorithm"])
+    frame = pd.DataFrame(
+        {
+            "algorithm": order,
+            "p_best_bbt": wide[("p_best", "BBT")].reindex(order).to_numpy(),
+            "p_best_pl": wide[("p_best", "Plackett-Luce")].reindex(order).to_numpy(),
+            "expected_rank_bbt": wide[("expected_rank", "BBT")].reindex(order).to_numpy(),
+            "expected_rank_pl": wide[("expected_rank", "Plackett-Luce")].reindex(order).to_numpy(),
+        }
+    )
+    bbt_first = str(bbt.ranking()["algorithm"].iloc[0])
+    pl_first = order[0]
+    agree = (
+        f"Both models rank {pl_first} first."
+        if bbt_first == pl_first
+        else f"BBT ranks {bbt_first} first, Plackett-Luce {pl_first}."
+    )
+    n_ds = len(pl.datasets)
+    text = [
+        f"The Plackett-Luce model was fitted to the rankings of the algorithms on each of the "
+        f"{n_ds} data sets (whole rankings rather than pairwise wins). {agree}"
+    ]
+    s = pl.settings
+    methods: list[str | Styled] = [
+        "As a second view of the ranking, a Plackett-Luce model of the per-data-set rankings "
+        "(Dirichlet prior on the weights, ties split symmetrically) was fitted as in ",
+        Styled(PL_PAPER, "em"),
+        f" ({s.get('chains', 4)} chains, seed {s.get('seed')}). {agree}",
+    ]
+    return Section(
+        key="ranking-models",
+        heading="Ranking models",
+        text=text,
+        tables=[Table("ranking-models", "BBT and Plackett-Luce: P(best), expected rank", frame)],
+        charts={
+            "bbt_vs_pl": (
+                pl.chart_vs_bbt(bbt),
+                "BBT vs Plackett-Luce: the probability of being the best and the expected "
+                "rank from each model.",
+            ),
+            "top_k": (
+                pl.chart_top_k(),
+                "Plackett-Luce: the probability that each algorithm is among the top k, with "
+                "HDIs (paper 003, Fig. 3).",
+            ),
+        },
+        methods=methods,
+    )
+
+
+def pairwise_section(agreement: AgreementResult) -> Section:
+    """The hierarchical correlated t-test for every pair, joined to BBT and the classical
+    tests by :func:`bbt_widget.baselines.agreement`."""
+    cols = ["pair", "bbt", "hierarchical", "hier_p_left", "hier_p_rope", "hier_p_right"]
+    cols += ["bsr", "wilcoxon", "nemenyi"]
+    frame = agreement.table[cols]
+    same = int((frame["bbt"] == frame["hierarchical"]).sum())
+    rope = agreement.hierarchical.rope if agreement.hierarchical is not None else None
+    text = [
+        f"The Bayesian hierarchical correlated t-test compared every pair on the fold results "
+        f"(ROPE +-{rope:g} on the scores' scale); it agrees with BBT's {agreement.interpretation} "
+        f"decision on {same} of {_n(len(frame), 'pair')}."
+    ]
+    methods: list[str | Styled] = [
+        "Every pair was also compared with the Bayesian hierarchical correlated t-test on the "
+        "fold results (",
+        Styled(TTEST_PAPER, "em"),
+        f", Sec. 4.3; ROPE +-{rope:g}); it agrees with BBT on {same} of {_n(len(frame), 'pair')}.",
+    ]
+    return Section(
+        key="pairwise",
+        heading="Pairwise tests",
+        text=text,
+        tables=[Table("pairwise", "Hierarchical correlated t-test and BBT per pair", frame)],
+        methods=methods,
+    )
