@@ -413,3 +413,163 @@ def test_readme_lists_every_exit_code_and_the_report_layout():
         assert re.search(rf"\b{code} [^;.]*{words}", flat), (code, words)
     for part in ("Provenance", "Headline", "decision matrix", "definition of every table column"):
         assert part in flat, part
+
+
+# ------------------------------------------------------------- robustness and other methods
+
+
+@pytest.fixture(scope="module")
+def three_csv(tmp_path_factory) -> Path:
+    """Three of the base algorithms on the 20 data sets, 4 folds: 3 pairs, quick fits."""
+    path = tmp_path_factory.mktemp("data") / "three.csv"
+    bbt.datasets.load_base()[["db", "dt", "lda", "xgb"]].to_csv(path, index=False)
+    return path
+
+
+_SHORT = ["--chains", "2", "--iter-warmup", "300", "--iter-sampling", "300"]
+
+
+def _html_table(html: str, key: str) -> pd.DataFrame:
+    """The report's table ``tab-<key>`` as a frame (numbers parsed where they are numbers)."""
+    block = html.split(f'id="tab-{key}"', 1)[1].split("</table>", 1)[0]
+    cell = re.compile(r"<t[hd][^>]*>(.*?)</t[hd]>", flags=re.S)
+    rows = [
+        [htmllib.unescape(re.sub(r"<[^>]+>", "", c)) for c in cell.findall(r)]
+        for r in re.findall(r"<tr[^>]*>(.*?)</tr>", block, flags=re.S)
+    ]
+    frame = pd.DataFrame(rows[1:], columns=rows[0])
+    for col in frame.columns:
+        numbers = pd.to_numeric(frame[col], errors="coerce")
+        if numbers.notna().all():
+            frame[col] = numbers
+    return frame
+
+
+def test_cli_report_with_robustness_and_other_methods(three_csv, tmp_path, capsys):
+    out = tmp_path / "r.html"
+    args = ["report", str(three_csv), "-o", str(out), "--robustness", "--rho", "0.25"]
+    args += ["--with", "hierarchical,plackett-luce", "--interpretation", "strong", *_SHORT]
+    assert cli.main(args) == cli.EXIT_OK
+    err = capsys.readouterr().err
+    # a progress line per step, with what it did
+    assert re.search(r"^sweep: 12 fits in [\d.]+ s$", err, flags=re.M), err
+    assert re.search(r"^influence: 20 data sets, \d+ refitted, in [\d.]+ s$", err, flags=re.M)
+    assert "Plackett-Luce: sampling" in err and "hierarchical t-test: 3 pairs" in err
+    html = out.read_text()
+    # the sections after the audit, before the detailed charts, each with its figures
+    heads = ['id="audit"', 'id="sweep"', 'id="influence"', 'id="ranking-models"']
+    heads += ['id="pairwise"', 'id="charts"']
+    assert [html.index(h) for h in heads] == sorted(html.index(h) for h in heads)
+    for fig in ("sweep", "influence", "bbt_vs_pl", "top_k"):
+        assert html.count(f'id="fig-{fig}"') == 1, fig
+    counts = _html_table(html, "sweep-counts")
+    assert list(counts["interpretation"]) == ["weak", "strong"]
+    assert (counts[["stable better", "stable equivalent", "flipped"]].sum(axis=1) <= 3).all()
+    infl = _html_table(html, "influence")
+    assert set(infl["decision"]) <= {"a better", "b better", "equivalent"}
+    assert infl["n_changing"].between(0, 20).all()
+    ranks = _html_table(html, "ranking-models")
+    assert sorted(ranks["algorithm"]) == ["dt", "lda", "xgb"]
+    assert ranks["p_best_pl"].sum() == pytest.approx(1, abs=0.01)
+    pairs = _html_table(html, "pairwise")
+    assert len(pairs) == 3 and set(pairs["hierarchical"]) <= {
+        "a better",
+        "b better",
+        "equivalent",
+        "no claim",
+    }
+    # the methods paragraph cites the paper of every method that was run
+    methods = html.split('<div class="methods">', 1)[1].split("</div>", 1)[0]
+    assert "refitted in 12 settings" in methods and "left out in turn" not in methods
+    assert "leaving each out in turn" in methods
+    assert "<em>Bayesian Performance Analysis for Algorithm Ranking Comparison</em>" in methods
+    assert "<em>Time for a Change" in methods and "Sec. 4.3" in methods
+    # every new column is defined once
+    tables, defined = _tables_and_definitions(html)
+    assert tables <= set(defined) and len(defined) == len(set(defined))
+
+
+@pytest.fixture(scope="module")
+def sections(res):
+    """The optional sections from the base fit: a small sweep, influence, Plackett-Luce."""
+    from bbt_widget import report_sections as rs
+
+    base = bbt.datasets.load_base()
+    sweep = bbt.sweep(
+        base,
+        dataset="db",
+        grid={"ties": ["spread", "forget"], "d_min": [None, 0.4]},
+        chains=2,
+        iter_warmup=300,
+        iter_sampling=300,
+    )
+    pl = bbt.ranking_model(base, dataset="db", chains=2, iter_warmup=300, iter_sampling=300)
+    infl = res.influence(interpretation="weak")
+    return (
+        sweep,
+        infl,
+        [
+            rs.sweep_section(sweep, "weak"),
+            rs.influence_section(infl),
+            rs.ranking_model_section(pl, res),
+        ],
+    )
+
+
+@pytest.mark.parametrize("suffix", ["md", "tex"])
+def test_report_sections_in_markdown_and_latex(res, sections, tmp_path, suffix, compile_latex):
+    sweep, infl, built = sections
+    path = write_report(res, tmp_path / f"r.{suffix}", sections=built)
+    text = path.read_text()
+    heads = ["Data audit", "Robustness: analysis choices"]
+    heads += ["Robustness: influence of single data sets", "Ranking models", "Charts"]
+    assert [text.index(h) for h in heads] == sorted(text.index(h) for h in heads)
+    ext = "pdf" if suffix == "tex" else "svg"
+    folder = tmp_path / f"r_{suffix}_figures"
+    for fig in ("sweep", "influence", "bbt_vs_pl", "top_k"):
+        assert (folder / f"{fig}.{ext}").stat().st_size > 0, fig
+    # the counts in the text are the sweep's and the influence's own
+    weak = sweep.stable_claims("weak")
+    n_better = int((weak["decision"] != "equivalent").sum())
+    assert f"{n_better} differences and" in text
+    claimed = infl.table[infl.table["decision"].isin(["a better", "b better", "equivalent"])]
+    n_fragile = claimed[claimed["changed"]]["pair"].nunique()
+    assert f"{n_fragile} of {claimed['pair'].nunique()} claimed pair" in text
+    if suffix == "tex":
+        log = compile_latex(path)
+        assert "Overfull \\hbox" not in log
+
+
+def test_cli_with_option_is_checked_before_any_fit(base_csv, three_csv, tmp_path, capsys):
+    out = str(tmp_path / "r.html")
+    cases = [
+        (["--with", "plackett"], "--with 'plackett': give 'none' or a comma-separated list"),
+        (["--with", "none,hierarchical"], "give 'none' or"),
+        (["--with", "hierarchical"], "--with hierarchical needs --rho"),
+        (["--with", "hierarchical", "--rho", "1"], "--rho 1: must lie strictly between"),
+    ]
+    for extra, message in cases:
+        assert cli.main(["report", str(three_csv), "-o", out, *extra]) == cli.EXIT_INPUT
+        err = capsys.readouterr().err
+        assert message in err and "sampling" not in err, err
+    # one score per data set: no folds for the hierarchical test
+    means = tmp_path / "means.csv"
+    bbt.datasets.load_base().groupby("db").mean().reset_index().to_csv(means, index=False)
+    args = ["report", str(means), "-o", out, "--with", "hierarchical", "--rho", "0.25"]
+    assert cli.main(args) == cli.EXIT_INPUT
+    assert "needs the results of every fold" in capsys.readouterr().err
+
+
+def test_cli_report_default_methods(three_csv, tmp_path, capsys):
+    """Plackett-Luce by default in HTML on fold data; nothing extra in Markdown or with
+    --with none; the hierarchical test only when asked (a Stan fit per pair)."""
+    html, md = tmp_path / "r.html", tmp_path / "r.md"
+    assert cli.main(["report", str(three_csv), "-o", str(html), "-q", *_SHORT]) == 0
+    text = html.read_text()
+    assert 'id="ranking-models"' in text and 'id="pairwise"' not in text
+    assert 'id="sweep"' not in text and 'id="influence"' not in text
+    assert cli.main(["report", str(three_csv), "-o", str(md), "-q", *_SHORT]) == 0
+    assert "Ranking models" not in md.read_text()
+    args = ["report", str(three_csv), "-o", str(html), "-q", "--with", "none", *_SHORT]
+    assert cli.main(args) == 0
+    assert 'id="ranking-models"' not in html.read_text()
