@@ -12,13 +12,15 @@ from __future__ import annotations
 import csv
 import html
 import re
+import warnings
 from html.parser import HTMLParser
 
 import mistune
 import pandas as pd
 import pytest
-from hostile import HOSTILE, fit_hostile
+from hostile import HOSTILE, fit_hostile, hostile_results
 
+import bbt_widget as bbt
 from bbt_widget import charts, export, report
 from bbt_widget.html_report import write_report
 
@@ -271,3 +273,41 @@ def test_names_whose_pair_labels_collide(tmp_path):
     res = fit_hostile(("y > z", "z", "x", "x > y"))
     page = _parse(write_report(res, tmp_path / "r.html").read_text(encoding="utf-8"))
     assert len(_table_with(page, "alg_a")) == 6
+
+
+@pytest.fixture(scope="module")
+def hostile_sections(hostile_res):
+    """The report's optional sections on the hostile names: a two-setting sweep, influence,
+    Plackett-Luce (real short fits)."""
+    from bbt_widget import report_sections as rs
+
+    data = hostile_results()
+    short = {"engine": "pystan", "chains": 2, "iter_warmup": 300, "iter_sampling": 300}
+    with warnings.catch_warnings():
+        warnings.simplefilter("ignore", bbt.DiagnosticsWarning)
+        sweep = bbt.sweep(data, dataset="db", grid={"ties": ["spread", "forget"]}, **short)
+        pl = bbt.ranking_model(data, dataset="db", **short)
+    return [
+        rs.sweep_section(sweep, "weak"),
+        rs.influence_section(hostile_res.influence(interpretation="weak")),
+        rs.ranking_model_section(pl, hostile_res),
+    ]
+
+
+def test_report_sections_show_hostile_names_as_text(
+    hostile_res, hostile_sections, tmp_path, compile_latex
+):
+    html = write_report(hostile_res, tmp_path / "r.html", sections=hostile_sections)
+    page = _parse(html.read_text(encoding="utf-8"))
+    _assert_no_active_content(page)
+    ranks = _table_with(page, "p_best_pl")
+    assert sorted(ranks["algorithm"]) == sorted(HOSTILE)
+    influence = _table_with(page, "n_changing")
+    pairs = set(hostile_res.summary()["pair"])
+    assert set(influence["pair"]) <= pairs and len(influence) > 0
+    md = write_report(hostile_res, tmp_path / "r.md", sections=hostile_sections)
+    md_page = _parse(_render_markdown(md.read_text(encoding="utf-8")))
+    _assert_no_active_content(md_page)
+    assert sorted(_table_with(md_page, "p_best_pl")["algorithm"]) == sorted(HOSTILE)
+    tex = write_report(hostile_res, tmp_path / "r.tex", sections=hostile_sections)
+    assert "Missing character" not in compile_latex(tex)
