@@ -111,6 +111,12 @@ def test_teaching_notebook_runs_top_to_bottom(tmp_path: Path) -> None:
     for setting in ("means, ties=spread", "d_min=0.8, ties=spread", "d_min=0.4, ties=davidson"):
         assert setting in stdout
     assert "weak and strong agree on" in stdout
+    # signed-rank, hierarchical and BBT on the same pair: one line each, a real decision
+    decisions = ("a better", "b better", "equivalent", "no claim")
+    for test in ("signed-rank", "hierarchical", "BBT (weak)"):
+        line = next(x for x in stdout.splitlines() if x.startswith(f"svm vs lda, {test}: "))
+        assert line.split(": ", 1)[1] in decisions, line
+    assert "hierarchical: diagnostics" in stdout
     assert _has_mime(notebook, "image/svg+xml"), "no chart was drawn"
     assert _has_mime(notebook, "application/vnd.jupyter.widget-view+json"), "no widget shown"
     # the last cell waited for the widget's fit
