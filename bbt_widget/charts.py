@@ -71,6 +71,10 @@ __all__ = [
     "coverage_chart",
     "coverage_frame",
     "decision_text",
+    "flips_chart",
+    "flips_frame",
+    "influence_chart",
+    "influence_frame",
     "interval_frame",
     "intervals_chart",
     "linked_chart",
@@ -81,6 +85,8 @@ __all__ = [
     "ppc_frame",
     "range_frame",
     "result_charts",
+    "robustness_chart",
+    "robustness_spec",
     "rope_frame",
     "rope_overlap_chart",
     "to_columns",
@@ -320,9 +326,16 @@ def ppc_frame(ppc_histogram: pd.DataFrame, order: Sequence[str] | None = None) -
         ``Result.ppc_histogram()``: alg1, alg2, quantity ("win1" or "ties"), value, count,
         observed.
     order
-        Algorithms best first (``Result.ranking()``); ``pair_order`` numbers the pairs as
-        the summary does (best vs each worse one, then the second best, ...), so that with
-        many pairs the view can show the leading ones first.
+        Algorithms best first (``Result.ranking()``): ``rank_order`` numbers the pairs as
+        the summary does (best vs each worse one, then the second best, ...).
+
+    Returns
+    -------
+    pandas.DataFrame
+        The histogram plus ``key``, ``panel``, ``ppp`` (two-sided posterior predictive p of
+        the panel's observed count), ``rank_order`` and ``pair_order``: pairs numbered worst
+        fit first (smallest ``ppp`` of the pair's panels; ties in ranking order), so that
+        with many pairs the view shows the ones worth checking, not the first ones.
     """
     frame = ppc_histogram.reset_index(drop=True).copy()
     alg1 = frame["alg1"].astype(str).to_numpy()
@@ -346,10 +359,42 @@ def ppc_frame(ppc_histogram: pd.DataFrame, order: Sequence[str] | None = None) -
         [max(rank.get(a, k), rank.get(b, k)) for a, b in zip(alg1, alg2, strict=True)]
     )
     # index of pair (i, j), i < j, in the enumeration (0,1), (0,2), ..., (1,2), ...
-    frame["pair_order"] = first * k - first * (first + 1) // 2 + (second - first - 1)
+    frame["rank_order"] = first * k - first * (first + 1) // 2 + (second - first - 1)
+    frame["ppp"] = _predictive_p(frame)
+    # worst-fitting pairs first (smallest predictive p of either panel), ranking order
+    # among equals: with many pairs, the panels shown are the ones worth checking
+    worst = frame.groupby("key", sort=False)["ppp"].transform("min")
+    pairs = frame.assign(worst=worst).groupby("key", sort=False)[["worst", "rank_order"]].min()
+    rank = pairs.sort_values(["worst", "rank_order"], kind="stable").index
+    frame["pair_order"] = frame["key"].map({key: i for i, key in enumerate(rank)})
     # panels run in pair order, each pair's ties panel right after its wins panel
     frame["panel_order"] = 2 * frame["pair_order"] + (frame["quantity"] != "win1")
     return _panel_positions(frame)
+
+
+def _predictive_p(frame: pd.DataFrame) -> np.ndarray:
+    """Two-sided posterior predictive p-value of each panel's observed count, per row.
+
+    ``2 * min(P(rep <= observed), P(rep >= observed))``, capped at 1: small when the observed
+    count lies in a tail of its replicates, i.e. when the pair falls outside the HDIs that the
+    coverage table counts.
+    """
+    if frame.empty:
+        return np.zeros(0)
+    value = frame["value"].to_numpy(float)
+    observed = frame["observed"].to_numpy(float)
+    count = frame["count"].to_numpy(float)
+    panel = frame["panel"].to_numpy()  # distinct per (pair, quantity)
+
+    def per_panel(weights: np.ndarray) -> np.ndarray:
+        return pd.Series(weights).groupby(panel, sort=False).transform("sum").to_numpy()
+
+    total = per_panel(count)
+    tail = np.minimum(
+        per_panel(count * (value <= observed)), per_panel(count * (value >= observed))
+    )
+    tail = tail / total
+    return np.minimum(1.0, 2.0 * tail)
 
 
 def _panel_positions(frame: pd.DataFrame) -> pd.DataFrame:
@@ -670,8 +715,9 @@ def ppc_chart(
 
     Bars are the number of posterior draws giving each replicated count; the red rule is
     the observed count. Under Davidson there is a second panel per pair for the ties.
-    With more than ``max_pairs`` pairs only the leading ones are drawn (plus the clicked
-    pair) until an algorithm is chosen: 120 panels would take seconds to lay out.
+    Pairs run worst fit first (``ppc_frame``'s ``pair_order``): with more than ``max_pairs``
+    pairs only the worst ones are drawn (plus the clicked pair) until an algorithm is chosen,
+    as 120 panels would take seconds to lay out.
     """
     shown = (
         f"{FOCUS_PARAM} != '' ? (datum.alg_a == {FOCUS_PARAM} || datum.alg_b == {FOCUS_PARAM})"
@@ -688,6 +734,7 @@ def ppc_chart(
         alt.Tooltip("value:Q", title="replicated"),
         alt.Tooltip("count:Q", title="draws"),
         alt.Tooltip("observed:Q"),
+        alt.Tooltip("ppp:Q", format=".3f", title="predictive p"),
     ]
     bars = base.mark_bar(color="#6baed6").encode(
         x=alt.X("x0:Q", scale=unit, axis=None),
@@ -731,10 +778,12 @@ def ppc_chart(
         .properties(
             title=alt.TitleParams(
                 "Posterior predictive check",
-                subtitle=(
+                subtitle=[
                     "bars: draws per replicated count (own scale per panel, count range below);"
-                    f" red: observed count; at most {max_pairs} pairs unless an algorithm is chosen"
-                ),
+                    " red: observed count",
+                    f"worst-fitting pairs first (smallest predictive p); the {max_pairs} worst"
+                    " unless an algorithm is chosen",
+                ],
                 anchor="start",
             )
         )
@@ -891,6 +940,238 @@ def linked_chart(
     return chart
 
 
+# --------------------------------------------------------------------------- robustness
+
+#: Colour per sweep decision ("a" is the pair's first algorithm), the verdict colours above
+#: plus the other direction, uncompared pairs and failed fits.
+SWEEP_DECISION_COLORS: dict[str, str] = {
+    "a better": DECISION_COLORS["better"],
+    "b better": "#e08214",
+    "equivalent": DECISION_COLORS["equivalent"],
+    "no claim": DECISION_COLORS["no claim"],
+    "not compared": "#d9d9d9",
+    "failed": "#f0f0f0",
+}
+#: Names of the datasets of the robustness view (:func:`robustness_spec`).
+ROBUSTNESS_DATASETS = ("flips", "influence")
+#: Data sets drawn in the influence chart of the highlighted pair.
+INFLUENCE_TOP = 10
+
+
+def flips_frame(
+    table: pd.DataFrame, settings: Sequence[str], interpretation: str = "weak"
+) -> pd.DataFrame:
+    """Rows of the flips chart: one per (pair, setting) of a sweep.
+
+    Parameters
+    ----------
+    table
+        ``SweepResult.table()`` (or ``.frame``): pair, alg_a, alg_b, mean, above_50,
+        in_rope, the ``weak``/``strong`` decisions and error, one block of rows per setting.
+    settings
+        A short label per row of ``table`` naming its setting (``SweepResult.setting_labels()``).
+    interpretation
+        Which decision column to show.
+
+    Returns
+    -------
+    pandas.DataFrame
+        ``key, label, alg_a, alg_b, order, setting, setting_order, kind`` (the sweep's
+        decision, ``"a better"`` ...), ``decision`` (readable), ``mean, above_50, in_rope,
+        error`` and ``flips``: whether the pair's decision differs between the settings
+        whose fit succeeded.
+    """
+    if interpretation not in ("weak", "strong"):
+        raise ValueError(f"interpretation must be 'weak' or 'strong', not {interpretation!r}")
+    if len(settings) != len(table):
+        raise ValueError(
+            f"flips_frame: {len(table)} sweep rows but {len(settings)} setting labels; pass "
+            "one label per row"
+        )
+    frame = table.reset_index(drop=True)
+    alg_a, alg_b = frame["alg_a"].astype(str), frame["alg_b"].astype(str)
+    keys = [pair_key(a, b) for a, b in zip(alg_a, alg_b, strict=True)]
+    out = pd.DataFrame(
+        {
+            "key": keys,
+            "label": _distinct_labels(frame["pair"].astype(str), keys),
+            "alg_a": alg_a,
+            "alg_b": alg_b,
+            "setting": [str(x) for x in settings],
+            "kind": frame[interpretation].astype(str),
+            "mean": frame["mean"].astype(float),
+            "above_50": frame["above_50"].astype(float),
+            "in_rope": frame["in_rope"].astype(float),
+            "error": frame["error"].astype(object).where(frame["error"].notna(), ""),
+        }
+    )
+    out["order"] = pd.factorize(out["key"])[0]
+    out["setting_order"] = pd.factorize(out["setting"])[0]
+    out["decision"] = [
+        decision_text(d, a, b) for d, a, b in zip(out["kind"], alg_a, alg_b, strict=True)
+    ]
+    ok = out[out["error"] == ""]
+    flipped = ok.groupby("key", sort=False)["kind"].nunique() > 1
+    out["flips"] = out["key"].map(flipped).fillna(False).astype(bool)
+    return out
+
+
+def influence_frame(
+    table: pd.DataFrame | None, key: str, n: int = INFLUENCE_TOP, *, note: str = ""
+) -> pd.DataFrame:
+    """The ``n`` data sets whose removal moves the pair ``key``'s mean P(a > b) the most.
+
+    ``table`` is ``Influence.table`` (``None``: not computed yet). Always at least one row:
+    when there is nothing to draw, a ``note`` row with ``delta_mean`` 0 says why (``note``,
+    or a default), so that the chart's scales are never empty (no "Infinite extent"
+    warnings).
+    """
+    columns = ["dataset", "delta_mean", "mean_loo", "decision_loo", "pareto_k", "method"]
+    rows = None
+    if table is not None and key and len(table):
+        keys = [pair_key(a, b) for a, b in zip(table["alg_a"], table["alg_b"], strict=True)]
+        rows = table.loc[np.asarray(keys, dtype=object) == key]
+    if rows is None or rows.empty:
+        if not note:
+            note = (
+                "click a pair to see its most influential data sets"
+                if not key
+                else "no data set changes this pair"
+            )
+        return pd.DataFrame(
+            {
+                **{c: [None] for c in columns},
+                "delta_mean": [0.0],
+                "effect": [""],
+                "order": [0],
+                "note": [note],
+            }
+        )
+    top = rows.loc[rows["delta_mean"].abs().sort_values(ascending=False, kind="stable").index[:n]]
+    out = top[columns].reset_index(drop=True)
+    out["decision_loo"] = [
+        decision_text(d, a, b)
+        for d, a, b in zip(top["decision_loo"], top["alg_a"], top["alg_b"], strict=True)
+    ]
+    out["effect"] = np.where(top["changed"].to_numpy(), "decision changes", "decision holds")
+    out["order"] = np.arange(len(out))
+    out["note"] = ""
+    return out
+
+
+def flips_chart(flips: Data, *, cell: int = 14) -> alt.Chart:
+    """Pairs x settings of a sweep, coloured by decision (linked with the intervals chart).
+
+    Only the pairs whose decision changes are drawn, plus the highlighted pair (whatever its
+    decisions), so that clicking a pair anywhere shows its decision across settings.
+    """
+    shown = f"(datum.flips || datum.key == {PAIR_PARAM}) && {_FOCUS}"
+    colors = SWEEP_DECISION_COLORS
+    return (
+        alt.Chart(_source(flips))
+        .transform_filter(shown)
+        .mark_rect(stroke="white", strokeWidth=0.5)
+        .encode(
+            x=alt.X(
+                "setting:N",
+                sort=alt.EncodingSortField("setting_order", op="min"),
+                title=None,
+                axis=alt.Axis(labelAngle=-40, labelLimit=180, orient="top"),
+            ),
+            y=_pair_axis(),
+            color=alt.Color(
+                "kind:N",
+                scale=alt.Scale(domain=list(colors), range=list(colors.values())),
+                legend=alt.Legend(title="decision (a = first of the pair)", orient="bottom"),
+            ),
+            opacity=_highlight_opacity(0.35),
+            tooltip=[
+                alt.Tooltip("label:N", title="pair"),
+                alt.Tooltip("setting:N"),
+                alt.Tooltip("decision:N"),
+                alt.Tooltip("mean:Q", format=".3f"),
+                alt.Tooltip("above_50:Q", format=".3f", title="above.50"),
+                alt.Tooltip("in_rope:Q", format=".3f", title="in.rope"),
+                alt.Tooltip("error:N"),
+            ],
+        )
+        .properties(
+            width=alt.Step(cell * 2),
+            height=alt.Step(cell),
+            title=alt.TitleParams(
+                "Decisions across analysis settings",
+                subtitle="pairs whose decision changes, and the highlighted pair",
+                anchor="start",
+            ),
+        )
+    )
+
+
+def influence_chart(influence: Data, *, width: int = 260) -> alt.LayerChart:
+    """The most influential data sets for the highlighted pair (leave-one-data-set-out)."""
+    colors = {"decision changes": "#e08214", "decision holds": DECISION_COLORS["no claim"]}
+    base = alt.Chart(_source(influence))
+    bars = (
+        base.transform_filter("datum.note == ''")
+        .mark_bar()
+        .encode(
+            x=alt.X("delta_mean:Q", title="change in mean P(a > b) when left out"),
+            y=alt.Y(
+                "dataset:N",
+                sort=alt.EncodingSortField("order", op="min"),
+                title=None,
+                axis=alt.Axis(**LABEL_AXIS),
+            ),
+            color=alt.Color(
+                "effect:N",
+                scale=alt.Scale(domain=list(colors), range=list(colors.values())),
+                legend=alt.Legend(title=None, orient="bottom"),
+            ),
+            tooltip=[
+                alt.Tooltip("dataset:N"),
+                alt.Tooltip("delta_mean:Q", format="+.3f", title="change in mean"),
+                alt.Tooltip("mean_loo:Q", format=".3f", title="mean without it"),
+                alt.Tooltip("decision_loo:N", title="decision without it"),
+                alt.Tooltip("pareto_k:Q", format=".2f", title="Pareto k"),
+                alt.Tooltip("method:N"),
+            ],
+        )
+    )
+    # the note row (no pair, or none computed yet) keeps the x scale finite and says why
+    note = base.mark_text(align="left", color="#636363", fontSize=11).encode(
+        x=alt.X("delta_mean:Q"), text="note:N"
+    )
+    return alt.layer(bars, note).properties(
+        width=width,
+        title=alt.TitleParams(
+            "Most influential data sets for the highlighted pair",
+            subtitle="leave-one-data-set-out (PSIS); orange: the decision changes",
+            anchor="start",
+        ),
+    )
+
+
+def robustness_chart(data: Mapping[str, Data], *, selected_pair: str = "", focus: str = ""):
+    """The widget's robustness view: flips chart and influence chart, linked by ``sel_pair``."""
+    chart = (
+        alt.hconcat(flips_chart(data["flips"]), influence_chart(data["influence"]), spacing=30)
+        .resolve_scale(color="independent", opacity="independent")
+        .configure_view(stroke=None)
+        .configure_axis(labelFontSize=11, titleFontSize=11)
+    )
+    chart.params = [
+        alt.VariableParameter(name=PAIR_PARAM, value=selected_pair),
+        alt.VariableParameter(name=FOCUS_PARAM, value=focus),
+    ]
+    chart.autosize = alt.AutoSizeParams(type="pad", resize=True)
+    return chart
+
+
+def robustness_spec() -> dict[str, Any]:
+    """The robustness view's Vega-Lite spec, data by name (cached like :func:`view_spec`)."""
+    return copy.deepcopy(_cached_spec("robustness"))
+
+
 def view_spec() -> dict[str, Any]:
     """The widget's Vega-Lite spec: structure only, data referenced by dataset name.
 
@@ -901,17 +1182,17 @@ def view_spec() -> dict[str, Any]:
     small JSON file. The ``$schema`` URL is dropped: the front end passes the mode
     explicitly, and the widget sends nothing that looks like a remote address.
     """
-    return copy.deepcopy(_view_spec())
+    return copy.deepcopy(_cached_spec("view"))
 
 
-@functools.lru_cache(maxsize=1)
-def _view_spec() -> dict[str, Any]:
-    path = _spec_cache_path()
+@functools.lru_cache(maxsize=4)
+def _cached_spec(name: str) -> dict[str, Any]:
+    path = _spec_cache_path(name)
     try:
         return json.loads(path.read_text(encoding="utf-8"))
     except (OSError, ValueError):
         pass  # not built yet on this machine (or unreadable): build it
-    spec = _build_view_spec()
+    spec = _build_spec(name)
     try:
         path.parent.mkdir(parents=True, exist_ok=True)
         # written whole, then renamed: a concurrent reader never sees half a file
@@ -924,17 +1205,20 @@ def _view_spec() -> dict[str, Any]:
     return spec
 
 
-def _build_view_spec() -> dict[str, Any]:
-    names = VIEW_DATASETS + FIT_DATASETS
-    spec = linked_chart({name: name for name in names}).to_dict(validate=False)
+def _build_spec(name: str) -> dict[str, Any]:
+    if name == "robustness":
+        chart = robustness_chart({n: n for n in ROBUSTNESS_DATASETS})
+    else:
+        chart = linked_chart({n: n for n in VIEW_DATASETS + FIT_DATASETS})
+    spec = chart.to_dict(validate=False)
     spec.pop("$schema", None)
     return spec
 
 
-def _spec_cache_path() -> Path:
+def _spec_cache_path(name: str = "view") -> Path:
     from .engines._cache import cache_root
 
     source = Path(__file__).read_bytes()
     version = importlib.metadata.version("altair")
     digest = hashlib.sha256(source + b"\0altair " + version.encode()).hexdigest()[:16]
-    return cache_root() / "specs" / f"view-{digest}.json"
+    return cache_root() / "specs" / f"{name}-{digest}.json"

@@ -234,6 +234,11 @@ class SweepResult:
         keys = [k for k in (*SETTING_COLUMNS, "replicate") if k in f.columns]
         return [k for k in keys if f[k].map(_text).nunique() > 1] or keys[:1]
 
+    def setting_labels(self) -> pd.Series:
+        """A short name per row of :attr:`frame` (and of :meth:`table`) naming its setting,
+        from the settings that vary in this sweep (e.g. ``"ties=add, d_min=0.2"``)."""
+        return self._labels()
+
     def _labels(self) -> pd.Series:
         """A short name per row's setting, from the settings that vary in this sweep."""
         f = self.frame
@@ -298,17 +303,8 @@ class SweepResult:
         """Heatmap: pairs (rows, best > worse) x settings (columns), coloured by decision."""
         import altair as alt  # here: altair is slow to import and only charts need it
 
-        from .charts import DECISION_COLORS
+        from .charts import SWEEP_DECISION_COLORS as colors
 
-        # the verdict colours of the other charts, plus the side and failed fits
-        colors = {
-            "a better": DECISION_COLORS["better"],
-            "b better": "#e08214",
-            "equivalent": DECISION_COLORS["equivalent"],
-            "no claim": DECISION_COLORS["no claim"],
-            posterior.NOT_COMPARED: "#d9d9d9",
-            "failed": "#f0f0f0",
-        }
         col = _check_interpretation(interpretation)
         f = self.frame.assign(setting=self._labels(), decision=lambda d: d[col])
         f["order"] = f.groupby("pair", sort=False).ngroup()

@@ -18,9 +18,11 @@ inline and keeps the last good charts.
 from __future__ import annotations
 
 import json
+import logging
 import re
+import threading
 import time
-from collections.abc import Hashable, Sequence
+from collections.abc import Hashable, Mapping, Sequence
 from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
@@ -29,7 +31,7 @@ import anywidget
 import pandas as pd
 import traitlets as t
 
-from . import charts
+from . import charts, engines
 from .data import (
     DEFAULT_SEED,
     TIE_POLICIES,
@@ -42,10 +44,16 @@ from .data import (
 )
 from .engines.base import FitCancelled
 from .fitting import fit as core_fit
+from .influence import Influence
+from .report import MANY_ALGORITHMS
 from .result import BBTResult
 from .runner import FitEvent, FitRunner, kernel_dispatcher
+from .sweep import SweepResult
+from .sweep import sweep as core_sweep
 
-__all__ = ["D_MIN_RANGE", "BBTWidget"]
+__all__ = ["D_MIN_RANGE", "SWEEP_OPTIONS", "BBTWidget"]
+
+log = logging.getLogger(__name__)
 
 _STATIC = Path(__file__).parent / "static"
 if not (_STATIC / "widget.js").is_file():  # pragma: no cover - only in an unbuilt checkout
@@ -68,6 +76,19 @@ _FIT_TRAITS = (
     "prior_scale",
 )
 _VIEW_TRAITS = ("rope_low", "rope_high", "hdi", "control", "interpretation")
+#: Keywords of ``bbt.sweep`` the robustness section passes on (``sweep_options``); the data
+#: layout, ROPE and HDI come from the widget itself.
+SWEEP_OPTIONS = (
+    "grid",
+    "seeds",
+    "seed",
+    "executor",
+    "n_jobs",
+    "engine",
+    "chains",
+    "iter_warmup",
+    "iter_sampling",
+)
 #: Diagnostics message keywords -> what the badge names.
 _DIAG_NAMES = (
     ("R-hat", "R-hat"),
@@ -97,6 +118,7 @@ class _Fitted:
     data: dict[str, dict[str, list[Any]]]
     ranges: pd.DataFrame
     badge: dict[str, Any]
+    audit: dict[str, Any]
 
     @classmethod
     def prepare(cls, result: BBTResult) -> _Fitted:
@@ -112,6 +134,7 @@ class _Fitted:
             data={name: charts.to_columns(frame) for name, frame in frames.items()},
             ranges=_ranges(result),
             badge=_badge(result.diagnostics()),
+            audit=_audit_badge(result),
         )
 
 
@@ -137,6 +160,10 @@ class BBTWidget(anywidget.AnyWidget):
         running the same settings with ``fit``, shows the same numbers.
     autostart
         Start the first fit at once (default). Otherwise call :meth:`refit`.
+    sweep_options
+        Keywords for the robustness section's sweep (:func:`bbt_widget.sweep`), any of
+        ``SWEEP_OPTIONS``: e.g. ``{"grid": {"ties": ["spread", "davidson"]}, "chains": 2,
+        "iter_sampling": 300}``. Default: the default grid with the widget's sampler settings.
 
     Raises
     ------
@@ -194,9 +221,20 @@ class BBTWidget(anywidget.AnyWidget):
     message = t.Unicode("", help="why the last control change was not applied").tag(sync=True)
     error = t.Unicode("", help="the last fit's error message").tag(sync=True)
     diagnostics = t.Dict().tag(sync=True)
+    audit = t.Dict(help="data-audit badge: count, label and the findings").tag(sync=True)
+    caveat = t.Unicode("", help="note on the chosen interpretation ('' = none)").tag(sync=True)
     spec = t.Dict().tag(sync=True)
     fit_data = t.Dict().tag(sync=True)
     view_data = t.Dict().tag(sync=True)
+
+    # --- robustness section: sweep (flips chart) and influence of the highlighted pair -----
+    sweep_status = t.Unicode("idle").tag(sync=True)
+    sweep_text = t.Unicode("").tag(sync=True)
+    sweep_progress = t.Float(0.0, help="sweep progress in [0, 1]; -1 when unknown").tag(sync=True)
+    robustness_spec = t.Dict().tag(sync=True)
+    sweep_data = t.Dict().tag(sync=True)
+    influence_data = t.Dict().tag(sync=True)
+    influence_text = t.Unicode("").tag(sync=True)
 
     def __init__(
         self,
@@ -223,6 +261,7 @@ class BBTWidget(anywidget.AnyWidget):
         iter_sampling: int = 1000,
         seed: int = DEFAULT_SEED,
         autostart: bool = True,
+        sweep_options: Mapping[str, Any] | None = None,
         **kwargs: Any,
     ) -> None:
         # Bad data or settings raise the core's own message here, before anything is shown.
@@ -290,6 +329,8 @@ class BBTWidget(anywidget.AnyWidget):
             "iter_sampling": iter_sampling,
             "seed": seed,
         }
+        self._sweep_options: dict[str, Any] = {}
+        self.sweep_options = {**self._sampler_kwargs, **dict(sweep_options or {})}
         self._fitted: _Fitted | None = None
         self._result_key: Hashable | None = None
         self._summary: pd.DataFrame | None = None
@@ -298,15 +339,36 @@ class BBTWidget(anywidget.AnyWidget):
         self._requested_key: Hashable | None = None
         #: Python seconds of the last re-summary (control change -> new chart data).
         self.last_view_seconds = 0.0
+        dispatcher = kernel_dispatcher()
         self._runner: FitRunner[_Fitted] = FitRunner(
             self._run_fit,
             self._on_fit_event,
-            dispatcher=kernel_dispatcher(),
+            dispatcher=dispatcher,
             cancelled_types=(FitCancelled,),
         )
+        self._sweep: SweepResult | None = None
+        self._sweep_runner: FitRunner[SweepResult] = FitRunner(
+            self._run_sweep,
+            self._on_sweep_event,
+            dispatcher=dispatcher,
+            cache_size=4,
+            cancelled_types=(FitCancelled,),
+        )
+        self._influence: tuple[Hashable, Influence] | None = None
+        self._influence_runner: FitRunner[Influence] = FitRunner(
+            self._run_influence,
+            self._on_influence_event,
+            dispatcher=dispatcher,
+            cache_size=6,
+            cancelled_types=(FitCancelled,),
+        )
+        self._compile_started: float | None = None
+        self._warm_thread: threading.Thread | None = None
         self.observe(self._on_fit_setting, names=list(_FIT_TRAITS))
         self.observe(self._on_view_setting, names=list(_VIEW_TRAITS))
         self.observe(self._on_focus, names=["focus"])
+        self.observe(self._on_selected_pair, names=["selected_pair"])
+        self.on_msg(self._on_front_end_message)
         if autostart:
             self.refit()
 
@@ -377,15 +439,78 @@ class BBTWidget(anywidget.AnyWidget):
 
     def close(self) -> None:
         """Stop background fits and close the widget."""
-        runner = getattr(self, "_runner", None)
-        if runner is not None:
-            runner.close(timeout=5.0)
+        for name in ("_sweep_runner", "_influence_runner", "_runner"):
+            runner = getattr(self, name, None)
+            if runner is not None:
+                runner.close(timeout=5.0)
         super().close()
 
     @property
     def fit_stats(self) -> dict[str, int]:
         """Counters of the background runner: started, finished, cancelled, cache_hits..."""
         return dict(self._runner.stats)
+
+    # ------------------------------------------------------------------ robustness API
+
+    @property
+    def sweep_options(self) -> dict[str, Any]:
+        """Keywords of :func:`bbt_widget.sweep` for :meth:`run_sweep` (see ``SWEEP_OPTIONS``)."""
+        return dict(self._sweep_options)
+
+    @sweep_options.setter
+    def sweep_options(self, options: Mapping[str, Any]) -> None:
+        unknown = sorted(set(options) - set(SWEEP_OPTIONS))
+        if unknown:
+            raise ValueError(
+                f"sweep_options: unknown option {unknown[0]!r}; valid options: "
+                f"{', '.join(SWEEP_OPTIONS)} (the data layout, ROPE and HDI come from the "
+                "widget)"
+            )
+        self._sweep_options = dict(options)
+
+    @property
+    def sweep(self) -> SweepResult | None:
+        """The last sweep of the robustness section (``None`` before the first one)."""
+        return self._sweep
+
+    @property
+    def influence(self) -> Influence | None:
+        """Influence of each data set on the fit shown, at the current ROPE and
+        interpretation (``None`` until a pair was highlighted and it was computed)."""
+        if self._influence is None or self._influence[0] != self._influence_key():
+            return None
+        return self._influence[1]
+
+    def run_sweep(self) -> None:
+        """Run the robustness sweep in the background (the section's button does this).
+
+        ``bbt.sweep`` with the widget's data and ``sweep_options``, through the batch layer
+        (all local cores, or the Dask client given as ``executor``); progress in
+        ``sweep_status``/``sweep_text``, the flips chart when done. A sweep of the same data
+        and options is taken from the cache.
+        """
+        options = {**self._data_kwargs, "lower_is_better": self.lower_is_better}
+        options.update(self._sweep_options)
+        self._sweep_runner.submit(_settings_key(options), options)
+
+    def cancel_sweep(self) -> None:
+        """Stop the running sweep (its fits are killed; nothing is shown for it)."""
+        if not self._sweep_runner.busy:
+            return
+        self._sweep_runner.cancel()
+        self.sweep_status, self.sweep_progress = "cancelled", 0.0
+        self.sweep_text = "sweep cancelled" + (
+            " (the chart shows the previous sweep)" if self._sweep is not None else ""
+        )
+
+    def wait_robustness(self, timeout: float | None = None) -> bool:
+        """Block until the sweep and the influence computation are done and shown."""
+        deadline = None if timeout is None else time.monotonic() + timeout
+        for runner in (self._sweep_runner, self._influence_runner):
+            left = None if deadline is None else max(0.0, deadline - time.monotonic())
+            if not runner.wait(left):
+                return False
+        return True
 
     # ------------------------------------------------------------------ observers
 
@@ -442,6 +567,8 @@ class BBTWidget(anywidget.AnyWidget):
 
     def _on_fit_event(self, event: FitEvent[_Fitted]) -> None:
         # Runs on the kernel's loop (or in wait()): the only place traits follow a fit.
+        if event.kind != "progress" or event.stage != "compiling":
+            self._compile_started = None
         if event.kind == "queued":
             self.status, self.progress = "queued", -1.0
             self.status_text = "fit queued" + (
@@ -451,7 +578,12 @@ class BBTWidget(anywidget.AnyWidget):
             known = 0.0 <= event.fraction <= 1.0  # NaN: the engine cannot tell
             self.status = event.stage or "sampling"
             self.progress = event.fraction if known else -1.0  # -1: indeterminate bar
-            self.status_text = f"{self.status} {event.fraction:.0%}" if known else self.status
+            if event.stage == "compiling":
+                # the engine reports about once a second while compiling: the text ticks
+                self.status_text = self._compiling_text()
+            else:
+                self._compile_started = None
+                self.status_text = f"{self.status} {event.fraction:.0%}" if known else self.status
         elif event.kind == "done":
             with self.hold_sync():
                 self._show_result(event.key, event.result)
@@ -461,6 +593,8 @@ class BBTWidget(anywidget.AnyWidget):
                 self.status_text = (
                     "done (cached, instant)" if event.cached else f"done in {event.seconds:.1f} s"
                 )
+            if not event.cached:
+                self._warm_other_model()
         elif event.kind == "error":
             # Only the message: a traceback helps nobody looking at a widget.
             self.status, self.progress = "error", 0.0
@@ -485,8 +619,10 @@ class BBTWidget(anywidget.AnyWidget):
             raise
         self._frames.update(fitted.frames)
         self.diagnostics = fitted.badge
+        self.audit = fitted.audit
         self._set_problem("groups", fitted.result.disconnected_note)  # shown as an alert
         self.fit_data = fitted.data
+        self._update_influence()
 
     # ------------------------------------------------------------------ re-summaries
 
@@ -522,7 +658,142 @@ class BBTWidget(anywidget.AnyWidget):
         self.view_data = {
             name: charts.to_columns(self._frames[name]) for name in charts.VIEW_DATASETS
         }
+        self.caveat = _caveat(len(self.algorithms), self.interpretation)
         self.last_view_seconds = time.perf_counter() - started
+        self._refresh_sweep_view()
+        self._update_influence()
+
+    # ------------------------------------------------------------------ robustness
+
+    def _on_front_end_message(self, _widget: Any, content: Any, _buffers: Any) -> None:
+        # the section's buttons: actions, not state, so custom messages rather than traits
+        action = content.get("action") if isinstance(content, dict) else None
+        if action == "run_sweep":
+            self.run_sweep()
+        elif action == "cancel_sweep":
+            self.cancel_sweep()
+
+    def _run_sweep(self, **kwargs: Any) -> SweepResult:
+        # Runs on the sweep runner's thread: the batch layer runs the fits in parallel.
+        charts.robustness_spec()  # built (or read) here, not on the kernel's thread
+        return core_sweep(self._data, **kwargs)
+
+    def _on_sweep_event(self, event: FitEvent[SweepResult]) -> None:
+        if event.kind == "queued":
+            self.sweep_status, self.sweep_progress = "queued", -1.0
+            self.sweep_text = "sweep queued"
+        elif event.kind == "progress":
+            known = 0.0 <= event.fraction <= 1.0
+            self.sweep_status = event.stage or "fitting"
+            self.sweep_progress = event.fraction if known else -1.0
+            self.sweep_text = (
+                f"sweep: fitting {event.fraction:.0%}"
+                if known
+                else f"sweep: {event.stage or 'starting'}"
+            )
+        elif event.kind == "done" and event.result is not None:
+            sweep = event.result
+            with self.hold_sync():
+                self._sweep = sweep
+                if not self.robustness_spec:
+                    self.robustness_spec = charts.robustness_spec()
+                self._refresh_sweep_view()
+                self.sweep_status, self.sweep_progress = "done", 1.0
+                self.sweep_text = self._sweep_summary(sweep, event.seconds, event.cached)
+        elif event.kind == "error":
+            self.sweep_status, self.sweep_progress = "error", 0.0
+            self.sweep_text = f"Sweep failed: {_error_text(event.error)}"
+
+    def _sweep_summary(self, sweep: SweepResult, seconds: float, cached: bool) -> str:
+        flips = self.sweep_data.get("flips", [])
+        keys = self.sweep_data.get("key", [])
+        n_pairs = len(set(keys))
+        n_flips = len({k for k, f in zip(keys, flips) if f})
+        fits = len(sweep.settings)
+        when = "cached" if cached else f"in {seconds:.0f} s"
+        text = (
+            f"{fits} fits ({when}): {n_flips} of {n_pairs} pairs change their "
+            f"{self.interpretation} decision across the settings"
+        )
+        return text + (f"; {sweep.n_failed} fits failed" if sweep.n_failed else "")
+
+    def _refresh_sweep_view(self) -> None:
+        sweep = self._sweep
+        if sweep is None or self._check_view_settings():
+            return
+        table = sweep.table(rope=(self.rope_low, self.rope_high), hdi=self.hdi)
+        frame = charts.flips_frame(table, list(sweep.setting_labels()), self.interpretation)
+        self.sweep_data = charts.to_columns(frame)
+
+    def _influence_key(self) -> Hashable:
+        return (self._result_key, self.interpretation, self.rope_low, self.rope_high)
+
+    def _on_selected_pair(self, change: dict[str, Any]) -> None:
+        self._update_influence()
+
+    def _update_influence(self) -> None:
+        """Show the influence chart of the highlighted pair; the first time a pair is
+        highlighted for a fit (and ROPE / interpretation), compute it in the background."""
+        pair = self.selected_pair
+        fitted = self._fitted
+        key = self._influence_key()
+        if self._influence is not None and self._influence[0] == key:
+            frame = charts.influence_frame(self._influence[1].table, pair)
+            self.influence_data = charts.to_columns(frame)
+            return
+        pending = bool(pair) and fitted is not None and not self._check_view_settings()
+        note = "computing the influence of each data set..." if pending else ""
+        self.influence_data = charts.to_columns(charts.influence_frame(None, pair, note=note))
+        if not pending:
+            return
+        self._influence_runner.submit(
+            key,
+            {
+                "result": fitted.result,
+                "interpretation": self.interpretation,
+                "rope": (self.rope_low, self.rope_high),
+            },
+        )
+
+    @staticmethod
+    def _run_influence(result: BBTResult, **kwargs: Any) -> Influence:
+        return result.influence(**kwargs)
+
+    def _on_influence_event(self, event: FitEvent[Influence]) -> None:
+        if event.kind in ("queued", "progress"):
+            self.influence_text = "computing the influence of each data set (once per fit)..."
+        elif event.kind == "done" and event.result is not None:
+            self._influence = (event.key, event.result)
+            self.influence_text = ""
+            if event.key == self._influence_key():
+                self._update_influence()
+        elif event.kind == "error":
+            self.influence_text = f"Influence unavailable: {_error_text(event.error)}"
+
+    # ------------------------------------------------------------------ engines
+
+    def _compiling_text(self) -> str:
+        now = time.monotonic()
+        if self._compile_started is None:
+            self._compile_started = now
+        elapsed = now - self._compile_started
+        return (
+            f"compiling the Stan model: {elapsed:.0f} s (once per machine; usually about a minute)"
+        )
+
+    def _warm_other_model(self) -> None:
+        """After the first fit, compile (and with PyStan, load) the other Stan model in the
+        background, so that switching to or from Davidson later waits for no compile."""
+        if self._warm_thread is not None:
+            return
+        other = "bbt" if self.ties == "davidson" else "davidson"
+        self._warm_thread = threading.Thread(
+            target=_warm_model,
+            args=(other, str(self._sampler_kwargs["engine"])),
+            name="bbt-warm-model",
+            daemon=True,
+        )
+        self._warm_thread.start()
 
     def _check_view_settings(self) -> str:
         """Every problem of the summary controls, one per line ('' when all are fine)."""
@@ -584,11 +855,24 @@ def _pair_of(key: str) -> tuple[str, ...]:
     return tuple(str(n) for n in names) if isinstance(names, list) else ()
 
 
-def _settings_key(settings: dict[str, Any]) -> Hashable:
-    # sd (a DataFrame) is fixed per widget; its identity is enough inside one cache
-    return tuple(
-        sorted((k, id(v) if isinstance(v, pd.DataFrame) else v) for k, v in settings.items())
-    )
+def _settings_key(settings: Mapping[str, Any]) -> Hashable:
+    return tuple(sorted((k, _hashable(v)) for k, v in settings.items()))
+
+
+def _hashable(value: Any) -> Hashable:
+    """A cache-key form of a setting: grids (dicts, lists) by content; frames (sd, fixed per
+    widget) and other unhashable objects (a Dask client) by identity, enough inside one cache."""
+    if isinstance(value, Mapping):
+        return tuple(sorted((str(k), _hashable(v)) for k, v in value.items()))
+    if isinstance(value, (list, tuple)):
+        return tuple(_hashable(v) for v in value)
+    if isinstance(value, (pd.DataFrame, pd.Series)):
+        return ("id", id(value))
+    try:
+        hash(value)
+    except TypeError:
+        return ("id", id(value))
+    return value
 
 
 def _error_text(error: BaseException | None, max_lines: int = 8, max_chars: int = 1500) -> str:
@@ -631,3 +915,42 @@ def _plain(value: Any) -> Any:
     except (TypeError, ValueError):
         return str(value)
     return number if number == number else None
+
+
+def _warm_model(model: str, engine: str) -> None:
+    """Compile ``model`` into the cache (a no-op when it is there); failures are only logged:
+    the fit that needs the model reports them."""
+    try:
+        engines.compile_model(model, engine)  # type: ignore[arg-type]
+    except Exception:
+        log.debug("warming the %s model failed", model, exc_info=True)
+
+
+def _caveat(n_algorithms: int, interpretation: str) -> str:
+    """The weak-rule caveat of the paper's Sec. 5.6 ('' when it does not apply)."""
+    if interpretation != "weak" or n_algorithms <= MANY_ALGORITHMS:
+        return ""
+    return (
+        f"With {n_algorithms} algorithms the weak interpretation grows more confident as more "
+        "algorithms are compared, while the strong one does not (BBT paper, Sec. 5.6): "
+        "consider the strong interpretation."
+    )
+
+
+def _audit_badge(result: BBTResult) -> dict[str, Any]:
+    """The data-audit badge: the warnings ``fit`` issued for these data, then the notes.
+
+    As ``fit`` does, a comparison-graph finding gives way to the disconnected-groups message
+    when the algorithms form separate groups.
+    """
+    found = result.audit
+    grouped = len(result.components) > 1
+    warnings = [
+        str(f) for f in [*found.errors, *found.warnings] if f.check != "graph" or not grouped
+    ]
+    if result.disconnected_note:
+        warnings.append(result.disconnected_note)
+    notes = [str(f) for f in found.findings if f.severity == "info"]
+    count = len(warnings)
+    label = f"data: {count} warning{'s' if count != 1 else ''}" if count else "data checked"
+    return {"ok": not count, "count": count, "label": label, "warnings": warnings, "notes": notes}

@@ -499,7 +499,7 @@ def test_first_charts_need_no_altair_import(tmp_path: Path) -> None:
     ]
     assert runs[0]["altair"] is True  # the first widget on a machine builds the spec
     assert runs[1]["altair"] is False  # later ones read it
-    assert runs[1]["spec"] == runs[0]["spec"] == charts._build_view_spec()
+    assert runs[1]["spec"] == runs[0]["spec"] == charts._build_spec("view")
     assert len(list((tmp_path / "specs").glob("view-*.json"))) == 1
 
 
