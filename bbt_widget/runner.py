@@ -67,6 +67,9 @@ class FitEvent(Generic[R]):
         For ``done``/``error``: wall time of the fit (0 for a cache hit).
     cached
         For ``done``: whether the result came from the cache.
+    at
+        ``time.monotonic()`` when it happened (it may be delivered later, when the owner's
+        loop is free), e.g. for the elapsed time of a compile.
     """
 
     kind: EventKind
@@ -78,6 +81,7 @@ class FitEvent(Generic[R]):
     error: BaseException | None = None
     seconds: float = 0.0
     cached: bool = False
+    at: float = field(default_factory=time.monotonic)
 
 
 @dataclass

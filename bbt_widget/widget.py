@@ -309,6 +309,7 @@ class BBTWidget(anywidget.AnyWidget):
             hdi=hdi,
             control=control or "",
             interpretation=interpretation,
+            caveat=_caveat(len(algorithms), interpretation),
             spec=charts.view_spec(),
             **kwargs,
         )
@@ -580,7 +581,7 @@ class BBTWidget(anywidget.AnyWidget):
             self.progress = event.fraction if known else -1.0  # -1: indeterminate bar
             if event.stage == "compiling":
                 # the engine reports about once a second while compiling: the text ticks
-                self.status_text = self._compiling_text()
+                self.status_text = self._compiling_text(event.at)
             else:
                 self._compile_started = None
                 self.status_text = f"{self.status} {event.fraction:.0%}" if known else self.status
@@ -635,6 +636,8 @@ class BBTWidget(anywidget.AnyWidget):
         started = time.perf_counter()
         problem = self._check_view_settings()
         self._set_problem("view", problem)
+        if self.interpretation in _INTERPRETATIONS:
+            self.caveat = _caveat(len(self.algorithms), self.interpretation)
         fitted = self._fitted
         if problem or fitted is None:
             return
@@ -658,7 +661,6 @@ class BBTWidget(anywidget.AnyWidget):
         self.view_data = {
             name: charts.to_columns(self._frames[name]) for name in charts.VIEW_DATASETS
         }
-        self.caveat = _caveat(len(self.algorithms), self.interpretation)
         self.last_view_seconds = time.perf_counter() - started
         self._refresh_sweep_view()
         self._update_influence()
@@ -772,8 +774,7 @@ class BBTWidget(anywidget.AnyWidget):
 
     # ------------------------------------------------------------------ engines
 
-    def _compiling_text(self) -> str:
-        now = time.monotonic()
+    def _compiling_text(self, now: float) -> str:
         if self._compile_started is None:
             self._compile_started = now
         elapsed = now - self._compile_started

@@ -39,9 +39,10 @@ export class ChartView {
    * @param {{onPair: (key: string) => void, onError: (msg: string) => void,
    *          onRendered: (kind: string) => void}} hooks
    */
-  constructor(container, hooks) {
+  constructor(container, hooks, { required = "intervals" } = {}) {
     this.container = container;
     this.hooks = hooks;
+    this.required = required; // dataset without which there is nothing to draw yet
     this.result = null; // vega-embed result of the live view
     this.specKey = null;
     this.dataRefs = {}; // dataset name -> the columns object last drawn
@@ -59,8 +60,8 @@ export class ChartView {
 
   async _update(spec, datasets, signals) {
     this.signals = { ...this.signals, ...signals };
-    if (!spec || Object.keys(spec).length === 0 || !datasets || !datasets.intervals) {
-      return; // nothing to draw yet (first fit still running)
+    if (!spec || Object.keys(spec).length === 0 || !datasets || !datasets[this.required]) {
+      return; // nothing to draw yet (first fit or sweep still running)
     }
     const specKey = keyOf(spec);
     if (specKey !== this.specKey || !this.result) {

@@ -7,7 +7,17 @@ import "./widget.css";
 
 /** Traits whose change may alter what is drawn. */
 const CHART_TRAITS = ["spec", "fit_data", "view_data", "selected_pair", "focus", "hdi"];
-const STATUS_TRAITS = ["status", "status_text", "progress", "fit_count", "message", "error"];
+const STATUS_TRAITS = [
+  "status",
+  "status_text",
+  "progress",
+  "fit_count",
+  "message",
+  "error",
+  "caveat",
+];
+const ROBUST_CHART_TRAITS = ["robustness_spec", "sweep_data", "influence_data", "selected_pair", "focus"];
+const SWEEP_TRAITS = ["sweep_status", "sweep_text", "sweep_progress", "influence_text"];
 
 function render({ model, el }) {
   // Lumino (JupyterLab's toolkit) runs no keyboard shortcut for keys typed in here.
@@ -17,11 +27,60 @@ function render({ model, el }) {
   const statusText = h("span", { class: "bbt-status-text" });
   const bar = h("progress", { class: "bbt-progress", max: 1, value: 0 });
   const badge = h("span", { class: "bbt-badge" });
-  const status = h("div", { class: "bbt-status", role: "status" }, statusText, bar, badge);
+  // The data audit: count on the badge, findings in its tooltip and, on click, in a list.
+  const auditBadge = h("button", { type: "button", class: "bbt-badge bbt-audit-badge" });
+  const auditList = h("ul", { class: "bbt-audit-list" });
+  auditList.hidden = true;
+  auditBadge.addEventListener("click", () => {
+    auditList.hidden = !auditList.hidden;
+  });
+  const status = h(
+    "div",
+    { class: "bbt-status", role: "status" },
+    statusText,
+    bar,
+    badge,
+    auditBadge,
+  );
   const message = h("div", { class: "bbt-message", role: "alert" });
+  const caveat = h("div", { class: "bbt-caveat" });
   const error = h("div", { class: "bbt-error", role: "alert" });
   const chartBox = h("div", { class: "bbt-charts" });
-  const main = h("div", { class: "bbt-main" }, status, message, error, chartBox);
+
+  // Robustness: the sweep runs in the kernel's background; its flips chart and the
+  // influence chart share the highlighted pair with the charts above (trait selected_pair).
+  const sweepButton = h("button", {
+    type: "button",
+    class: "bbt-sweep-run",
+    text: "Run sweep",
+    title: "refit under every setting of the sweep grid (ties x d_min by default)",
+  });
+  const cancelButton = h("button", { type: "button", class: "bbt-sweep-cancel", text: "Cancel" });
+  const sweepBar = h("progress", { class: "bbt-progress", max: 1, value: 0 });
+  const sweepText = h("span", { class: "bbt-sweep-text" });
+  const influenceText = h("div", { class: "bbt-small bbt-influence-text" });
+  const robustBox = h("div", { class: "bbt-charts bbt-robust-charts" });
+  sweepButton.addEventListener("click", () => model.send({ action: "run_sweep" }));
+  cancelButton.addEventListener("click", () => model.send({ action: "cancel_sweep" }));
+  const robustness = h(
+    "details",
+    { class: "bbt-robustness", open: true },
+    h("summary", { text: "Robustness: do the claims survive other analysis choices?" }),
+    h("div", { class: "bbt-status" }, sweepButton, cancelButton, sweepBar, sweepText),
+    influenceText,
+    robustBox,
+  );
+  const main = h(
+    "div",
+    { class: "bbt-main" },
+    status,
+    auditList,
+    message,
+    caveat,
+    error,
+    chartBox,
+    robustness,
+  );
   root.append(controls.element, main);
   el.append(root);
 
@@ -43,6 +102,21 @@ function render({ model, el }) {
       el.dataset.rendered = "true";
     },
   });
+
+  const robustCharts = new ChartView(
+    robustBox,
+    {
+      onPair: setPair,
+      onError: (msg) => {
+        error.textContent = `Robustness chart error: ${msg}`;
+        error.hidden = false;
+      },
+      onRendered: () => {
+        el.dataset.robustRendered = String(Number(el.dataset.robustRendered || 0) + 1);
+      },
+    },
+    { required: "flips" },
+  );
 
   // Chart updates waiting (a burst of trait changes not yet drawn) or being drawn.
   let pending = false;
@@ -73,6 +147,63 @@ function render({ model, el }) {
     const err = model.get("error") || "";
     error.textContent = err;
     error.hidden = !err;
+    const note = model.get("caveat") || "";
+    caveat.textContent = note;
+    caveat.hidden = !note;
+  };
+
+  const showAudit = () => {
+    const audit = model.get("audit") || {};
+    if (audit.count === undefined) {
+      auditBadge.hidden = true;
+      return;
+    }
+    auditBadge.hidden = false;
+    auditBadge.className = `bbt-badge bbt-audit-badge ${audit.count ? "bbt-badge-warn" : "bbt-badge-ok"}`;
+    auditBadge.textContent = audit.label;
+    el.dataset.auditCount = String(audit.count);
+    const warnings = audit.warnings || [];
+    const notes = audit.notes || [];
+    auditBadge.title = [...warnings, ...notes].join("\n") + "\n(click for the list)";
+    auditList.replaceChildren(
+      ...warnings.map((text) => h("li", { class: "bbt-audit-warning", text })),
+      ...notes.map((text) => h("li", { class: "bbt-audit-note", text })),
+    );
+  };
+
+  const showSweep = () => {
+    const state = model.get("sweep_status") || "idle";
+    const busy = ["queued", "compiling", "fitting"].includes(state);
+    el.dataset.sweep = state;
+    sweepButton.disabled = busy;
+    cancelButton.hidden = !busy;
+    sweepBar.hidden = !busy;
+    const progress = model.get("sweep_progress");
+    if (Number.isFinite(progress) && progress >= 0) sweepBar.value = progress;
+    else sweepBar.removeAttribute("value");
+    sweepText.textContent = model.get("sweep_text") || "";
+    const inf = model.get("influence_text") || "";
+    influenceText.textContent = inf;
+    influenceText.hidden = !inf;
+  };
+
+  const showRobustCharts = () => {
+    const flips = model.get("sweep_data") || {};
+    const datasets = { influence: model.get("influence_data") || {} };
+    if (Object.keys(flips).length > 0) datasets.flips = flips; // no sweep yet: nothing to draw
+    return robustCharts.update(model.get("robustness_spec"), datasets, {
+      sel_pair: model.get("selected_pair") || "",
+      sel_focus: model.get("focus") || "",
+    });
+  };
+  let robustPending = false;
+  const scheduleRobust = () => {
+    if (robustPending) return;
+    robustPending = true;
+    queueMicrotask(() => {
+      robustPending = false;
+      showRobustCharts();
+    });
   };
 
   const showBadge = () => {
@@ -121,17 +252,24 @@ function render({ model, el }) {
     ...CHART_TRAITS.map((name) => [`change:${name}`, scheduleCharts]),
     ...STATUS_TRAITS.map((name) => [`change:${name}`, showStatus]),
     ["change:diagnostics", showBadge],
+    ["change:audit", showAudit],
+    ...ROBUST_CHART_TRAITS.map((name) => [`change:${name}`, scheduleRobust]),
+    ...SWEEP_TRAITS.map((name) => [`change:${name}`, showSweep]),
   ];
   for (const [event, fn] of handlers) model.on(event, fn);
 
   showStatus();
   showBadge();
+  showAudit();
+  showSweep();
   showCharts();
+  showRobustCharts();
 
   return () => {
     for (const [event, fn] of handlers) model.off(event, fn);
     controls.dispose();
     charts.finalize();
+    robustCharts.finalize();
   };
 }
 

@@ -405,3 +405,86 @@ def test_hostile_names_are_shown_literally(
     )
     _shoot(page, artifacts, "hostile_names")
     assert page.evaluate("() => window.__bbtXss") is None and dialogs == []
+
+
+# ---------------------------------------------------------------------------- robustness
+
+#: Percent next to fractions (an audit warning); a small sweep (4 settings, short chains).
+SETUP_ROBUST = """\
+import bbt_widget as bbt
+data = bbt.datasets.load_base()
+data["svm"] = data["svm"] * 100
+w = bbt.BBTWidget(
+    data, dataset="db", seed=1,
+    sweep_options={"grid": {"ties": ["spread", "davidson"], "d_min": [None, 0.4]},
+                   "chains": 2, "iter_warmup": 200, "iter_sampling": 200},
+)
+w"""
+
+_ROBUST = ".bbt-robust-charts .bbt-vega svg"
+#: Cells of the flips chart and bars of the influence chart (Vega-Lite's mark names).
+_FLIPS = f"{_ROBUST} g.concat_0_marks path"
+_INFLUENCE = f"{_ROBUST} g.concat_1_layer_0_marks path"
+
+
+def test_robustness_section_and_audit_badge(
+    lab: Any, browser_context: Any, artifacts: Path, run_notebook: Any
+) -> None:
+    """Issue 7: the audit badge, and the sweep run from its button in the background with
+    progress; its flips chart and the influence chart follow the highlighted pair."""
+    url = lab.write_notebook("robustness.ipynb", [SETUP_ROBUST])
+    page = browser_context.new_page()
+    errors: list[str] = []
+    console: list[Any] = []
+    page.on("pageerror", lambda exc: errors.append(str(exc)))
+    page.on("console", lambda msg: console.append(msg))
+    run_notebook(page, url, STEP_TIMEOUT_MS)
+    page.wait_for_selector(".bbt-root", timeout=STEP_TIMEOUT_MS)
+    _wait_attr(page, "status", "v === 'done'", FIT_TIMEOUT_MS)
+    _wait_attr(page, "rendered", "v === 'true'", STEP_TIMEOUT_MS)
+
+    # the audit badge: count, findings in its tooltip and, on a click, as a list
+    badge = page.locator(".bbt-audit-badge")
+    assert badge.inner_text() == "data: 1 warning"
+    assert "percentages" in badge.get_attribute("title")
+    badge.click()
+    listing = page.locator(".bbt-audit-list")
+    listing.wait_for(state="visible", timeout=STEP_TIMEOUT_MS)
+    assert "percentages" in listing.locator(".bbt-audit-warning").first.inner_text()
+    assert listing.locator(".bbt-audit-note").count() >= 1
+    _shoot(page, artifacts, "robust_01_audit")
+
+    # the sweep: button -> progress (kernel free) -> flips chart
+    page.locator(".bbt-sweep-run").click()
+    _wait_attr(page, "sweep", "['queued', 'compiling', 'fitting'].includes(v)", STEP_TIMEOUT_MS)
+    assert page.locator(".bbt-sweep-cancel").is_visible()
+    _wait_attr(page, "sweep", "v === 'done'", FIT_TIMEOUT_MS)
+    _wait_attr(page, "robustRendered", "Number(v) > 0", STEP_TIMEOUT_MS)
+    assert page.locator(".bbt-sweep-cancel").is_hidden()
+    assert re.match(
+        r"4 fits \(in \d+ s\): \d+ of 10 pairs", page.locator(".bbt-sweep-text").inner_text()
+    )
+    # the settings are the flips chart's columns
+    labels = page.evaluate(
+        f"() => [...document.querySelectorAll('{_ROBUST} g.role-axis-label text')]"
+        ".map((t) => t.textContent)"
+    )
+    assert any("davidson" in t for t in labels), labels
+    _shoot(page, artifacts, "robust_02_sweep")
+
+    # highlighting a pair in the intervals chart: its row in the flips chart (one cell per
+    # setting) and, once computed in the background, its most influential data sets
+    page.locator(_DOTS).first.click()
+    page.wait_for_function(
+        f"""() => [...document.querySelectorAll('{_FLIPS}')]
+            .filter((p) => Number(p.getAttribute('opacity') ?? 1) === 1).length === 4""",
+        timeout=STEP_TIMEOUT_MS,
+    )
+    page.wait_for_function(
+        f"() => document.querySelectorAll('{_INFLUENCE}').length === 10",
+        timeout=FIT_TIMEOUT_MS,
+    )
+    _shoot(page, artifacts, "robust_03_highlight")
+    assert _vega_warnings(console) == [], _vega_warnings(console)[:3]
+    assert browser_context.blocked == [], browser_context.blocked
+    assert errors == []

@@ -290,3 +290,122 @@ def test_linked_view_links_through_parameters() -> None:
     # every chart reads the highlighted pair and the focus algorithm
     assert text.count("datum.key == sel_pair") >= 4
     assert text.count("sel_focus") >= 4
+
+
+# ---------------------------------------------------------------------------- issue 8: PPC
+
+
+def test_ppc_frame_puts_the_worst_fitting_pairs_first() -> None:
+    """Issue 8: with many pairs the PPC panel shows the pairs whose observed count is least
+    likely under the model, not the first pairs of the ranking."""
+    hist = pd.DataFrame(
+        {
+            "alg1": ["xgb", "xgb", "xgb", "xgb", "lda", "lda"],
+            "alg2": ["lda", "lda", "dt", "dt", "dt", "dt"],
+            "quantity": ["win1"] * 6,
+            "value": [5, 6, 5, 6, 5, 6],
+            "count": [2000, 2000, 3900, 100, 2000, 2000],
+            # xgb-lda: observed in the middle; xgb-dt: in the upper tail; lda-dt: beyond it
+            "observed": [5, 5, 6, 6, 9, 9],
+        }
+    )
+    frame = charts.ppc_frame(hist, ["xgb", "lda", "dt"])
+    ppp = frame.groupby("key")["ppp"].first()
+    # by hand: 2 * min(P(rep <= obs), P(rep >= obs)), at most 1
+    assert ppp[charts.pair_key("xgb", "lda")] == 1.0
+    assert ppp[charts.pair_key("xgb", "dt")] == pytest.approx(2 * 100 / 4000)
+    assert ppp[charts.pair_key("lda", "dt")] == 0.0
+    order = frame.groupby("key")["pair_order"].first().sort_values()
+    assert list(order.index) == [
+        charts.pair_key("lda", "dt"),
+        charts.pair_key("xgb", "dt"),
+        charts.pair_key("xgb", "lda"),
+    ]
+    # the ranking order is kept alongside
+    assert frame.groupby("key")["rank_order"].first()[charts.pair_key("xgb", "lda")] == 0
+    assert "worst-fitting pairs first" in json.dumps(charts.ppc_chart("ppc").to_dict())
+
+
+# ---------------------------------------------------------------------------- issue 7: robustness
+
+
+def _sweep_table() -> tuple[pd.DataFrame, list[str]]:
+    rows = []
+    for setting, decisions in (
+        ("ties=spread", ["a better", "no claim"]),
+        ("ties=add", ["a better", "equivalent"]),
+    ):
+        for (a, b), d in zip([("xgb", "dt"), ("lda", "dt")], decisions, strict=True):
+            rows.append(
+                {
+                    "ties": setting.split("=")[1],
+                    "pair": f"{a} > {b}",
+                    "alg_a": a,
+                    "alg_b": b,
+                    "mean": 0.7,
+                    "above_50": 0.99,
+                    "in_rope": 0.1,
+                    "weak": d,
+                    "strong": "a better",
+                    "error": None,
+                }
+            )
+    table = pd.DataFrame(rows)
+    return table, [f"ties={t}" for t in table["ties"]]
+
+
+def test_flips_frame_marks_the_pairs_whose_decision_changes() -> None:
+    table, labels = _sweep_table()
+    frame = charts.flips_frame(table, labels, "weak")
+    flips = frame.groupby("key")["flips"].first()
+    assert not flips[charts.pair_key("xgb", "dt")] and flips[charts.pair_key("lda", "dt")]
+    assert list(frame["decision"][:2]) == ["xgb better", "no claim"]
+    assert list(frame["setting_order"]) == [0, 0, 1, 1]
+    assert not charts.flips_frame(table, labels, "strong")["flips"].any()
+    with pytest.raises(ValueError, match="one label per row"):
+        charts.flips_frame(table, labels[:2])
+    # a failed fit is no flip
+    failed = table.copy()
+    failed.loc[3, ["weak", "error"]] = ["failed", "RuntimeError: boom"]
+    assert not charts.flips_frame(failed, labels)["flips"].any()
+
+
+def test_influence_frame_is_the_top_data_sets_of_one_pair_or_a_note() -> None:
+    table = pd.DataFrame(
+        {
+            "dataset": ["d1", "d2", "d3", "d1"],
+            "pair": ["xgb > dt", "xgb > dt", "xgb > dt", "lda > dt"],
+            "alg_a": ["xgb", "xgb", "xgb", "lda"],
+            "alg_b": ["dt", "dt", "dt", "dt"],
+            "delta_mean": [0.01, -0.05, 0.03, 0.2],
+            "mean_loo": [0.71, 0.65, 0.73, 0.9],
+            "decision_loo": ["a better", "no claim", "a better", "a better"],
+            "changed": [False, True, False, False],
+            "pareto_k": [0.1, 0.2, 0.3, 0.1],
+            "method": ["psis"] * 4,
+        }
+    )
+    frame = charts.influence_frame(table, charts.pair_key("dt", "xgb"), n=2)
+    assert list(frame["dataset"]) == ["d2", "d3"]  # by size of the change
+    assert list(frame["effect"]) == ["decision changes", "decision holds"]
+    assert list(frame["decision_loo"]) == ["no claim", "xgb better"]
+    empty = charts.influence_frame(None, "")
+    assert len(empty) == 1 and empty["delta_mean"][0] == 0.0 and "click a pair" in empty["note"][0]
+    assert charts.influence_frame(None, "x", note="computing")["note"][0] == "computing"
+
+
+def test_robustness_view_is_linked_by_the_pair_parameter() -> None:
+    spec = charts.robustness_spec()
+    text = json.dumps(spec)
+    assert "values" not in text and "http" not in text
+    for name in charts.ROBUSTNESS_DATASETS:
+        assert f'"name": "{name}"' in text
+    assert "datum.key == sel_pair" in text  # the highlighted pair is shown and emphasised
+    assert {p["name"] for p in spec["params"]} == {"sel_pair", "sel_focus"}
+    alt.HConcatChart.from_dict(spec)
+    table, labels = _sweep_table()
+    frames = {
+        "flips": charts.flips_frame(table, labels),
+        "influence": charts.influence_frame(None, ""),
+    }
+    charts.robustness_chart(frames).to_dict(validate=True)

@@ -6,8 +6,10 @@ second per fit on the paper's base results). The others need no Stan.
 
 from __future__ import annotations
 
+import contextlib
 import json
 import os
+import queue
 import re
 import time
 from pathlib import Path
@@ -507,6 +509,235 @@ def test_close_stops_the_worker(base: pd.DataFrame) -> None:
     w = BBTWidget(base, dataset="db", autostart=False)
     w.close()
     assert w._runner._closed
+
+
+# ---------------------------------------------------------------------------- issue 8
+
+
+def test_weak_rule_caveat_beyond_ten_algorithms(pmlb16: pd.DataFrame, base: pd.DataFrame) -> None:
+    """Issue 8: with more than 10 algorithms the widget says what the paper's Sec. 5.6 says
+    about the weak interpretation; not with 5, not under the strong one."""
+    w = BBTWidget(pmlb16, dataset="db", autostart=False)
+    small = BBTWidget(base, dataset="db", autostart=False)
+    try:
+        assert "16 algorithms" in w.caveat and "strong interpretation" in w.caveat
+        assert "Sec. 5.6" in w.caveat
+        w.interpretation = "strong"
+        assert w.caveat == ""
+        w.interpretation = "weak"
+        assert "16 algorithms" in w.caveat
+        assert small.caveat == ""
+    finally:
+        w.close()
+        small.close()
+
+
+def test_compile_in_progress_shows_its_elapsed_time(
+    base: pd.DataFrame, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """Issue 8: the status line ticks with the seconds a compile has taken (the engines report
+    about once a second while compiling), not one static line for minutes."""
+
+    def compiling_fit(*args: object, progress, cancel, **kwargs: object) -> None:
+        for _ in range(3):
+            progress("compiling", float("nan"))
+            time.sleep(1.05)
+        raise ValueError("stopped by the test")
+
+    monkeypatch.setattr("bbt_widget.widget.core_fit", compiling_fit)
+    # the kernel's loop, played by this thread: the runner hands it every event as it comes
+    loop: queue.Queue = queue.Queue()
+    monkeypatch.setattr("bbt_widget.widget.kernel_dispatcher", lambda: loop.put)
+    w = BBTWidget(base, dataset="db", autostart=False)
+    texts: list[str] = []
+    w.observe(lambda change: texts.append(change["new"]), names=["status_text"])
+    try:
+        w.refit()
+        deadline = time.monotonic() + 30
+        while (w._runner.busy or not loop.empty()) and time.monotonic() < deadline:
+            with contextlib.suppress(queue.Empty):
+                loop.get(timeout=0.05)()
+        compiling = [t for t in texts if t.startswith("compiling")]
+        assert [re.search(r"(\d+) s", t).group(1) for t in compiling] == ["0", "1", "2"]
+        assert w.error.endswith("stopped by the test")
+    finally:
+        w.close()
+
+
+def test_sweep_options_are_checked(base: pd.DataFrame) -> None:
+    with pytest.raises(ValueError, match=r"unknown option 'rope'.*valid options: grid"):
+        BBTWidget(base, dataset="db", autostart=False, sweep_options={"rope": (0.4, 0.6)})
+    w = BBTWidget(base, dataset="db", autostart=False, sweep_options={"chains": 2})
+    try:
+        assert w.sweep_options["chains"] == 2 and w.sweep_options["seed"] == bbt.DEFAULT_SEED
+    finally:
+        w.close()
+
+
+@pytest.mark.stan
+def test_first_fit_warms_the_other_model_afterwards(
+    base: pd.DataFrame, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """Issue 8: after the first fit (never before it: it must not slow that fit), the other
+    Stan model is compiled/loaded in the background, so switching the tie policy waits for no
+    compile; only once per widget."""
+    calls: list[tuple[str, str, str, int]] = []
+    from bbt_widget import engines
+
+    real = engines.compile_model
+
+    def record(model: str, engine: str = "auto", *args: object, **kwargs: object) -> None:
+        calls.append((model, engine, w.status, w.fit_count))
+        real(model, engine)
+
+    monkeypatch.setattr("bbt_widget.widget.engines.compile_model", record)
+    w = BBTWidget(base, dataset="db", seed=11)
+    try:
+        assert w.wait(FIT_TIMEOUT), (w.status_text, w.error)
+        w._warm_thread.join(FIT_TIMEOUT)
+        assert calls == [("davidson", "auto", "done", 1)]
+        w.ties = "davidson"
+        stages: list[str] = []
+        w.observe(lambda change: stages.append(change["new"]), names=["status"])
+        assert w.wait(FIT_TIMEOUT), (w.status_text, w.error)
+        assert "compiling" not in stages  # warm: the Davidson fit found its model ready
+        assert len(calls) == 1
+    finally:
+        w.close()
+
+
+# ---------------------------------------------------------------------------- issue 7: audit
+
+
+@pytest.mark.stan
+def test_audit_badge_shows_the_warnings_fit_issues(base: pd.DataFrame) -> None:
+    """Issue 7: the audit's warnings (fit's DataWarning messages) reach the widget as a badge
+    with the count and the list, instead of being printed by a background thread."""
+    mixed = base.assign(svm=base["svm"] * 100)  # percent next to fractions
+    with pytest.warns(bbt.DataWarning) as issued:
+        bbt.fit(mixed, dataset="db", seed=2, iter_warmup=200, iter_sampling=200)
+    expected = [str(w.message) for w in issued if issubclass(w.category, bbt.DataWarning)]
+    w = BBTWidget(mixed, dataset="db", seed=2, iter_warmup=200, iter_sampling=200)
+    try:
+        assert w.wait(FIT_TIMEOUT), (w.status_text, w.error)
+        assert w.audit["count"] == len(expected) >= 1
+        assert w.audit["warnings"] == expected
+        assert w.audit["label"] == f"data: {len(expected)} warning" + "s" * (len(expected) > 1)
+        assert any("fractions" in text for text in w.audit["warnings"])
+        assert any("algorithms, 20 data sets" in note for note in w.audit["notes"])
+        json.dumps(w.audit, allow_nan=False)
+    finally:
+        w.close()
+
+
+@pytest.mark.stan
+@pytest.mark.filterwarnings("ignore:the algorithms form:UserWarning")
+def test_audit_badge_carries_the_disconnected_warning(base: pd.DataFrame) -> None:
+    split = base.copy()
+    first = split["db"].isin(split["db"].unique()[:10])
+    split.loc[first, ["xgb", "svm"]] = float("nan")
+    split.loc[~first, ["dt", "lda", "lgbm"]] = float("nan")
+    with pytest.warns(bbt.DisconnectedWarning) as issued:
+        bbt.fit(split, dataset="db", seed=3, iter_warmup=200, iter_sampling=200)
+    message = next(str(w.message) for w in issued if w.category is bbt.DisconnectedWarning)
+    w = BBTWidget(split, dataset="db", seed=3, iter_warmup=200, iter_sampling=200)
+    try:
+        assert w.wait(FIT_TIMEOUT), (w.status_text, w.error)
+        assert message in w.audit["warnings"] and w.audit["count"] >= 1
+    finally:
+        w.close()
+
+
+# ---------------------------------------------------------------------------- issue 7: sweep
+
+#: A small sweep: 4 settings, short chains (the browser test uses the same options).
+SMALL_SWEEP = {
+    "grid": {"ties": ["spread", "davidson"], "d_min": [None, 0.4]},
+    "chains": 2,
+    "iter_warmup": 200,
+    "iter_sampling": 200,
+}
+
+
+@pytest.mark.stan
+def test_sweep_runs_in_the_background_with_progress_and_a_linked_flips_frame(
+    widget: BBTWidget,
+) -> None:
+    w = widget
+    w.sweep_options = {**SMALL_SWEEP, "seed": 5}
+    states: list[str] = []
+    w.observe(lambda change: states.append(change["new"]), names=["sweep_status"])
+    started = time.perf_counter()
+    w._on_front_end_message(w, {"action": "run_sweep"}, [])  # the section's button
+    assert time.perf_counter() - started < 1.0  # the kernel is not blocked by the sweep
+    assert w.sweep_status == "queued"
+    assert w.wait_robustness(FIT_TIMEOUT), w.sweep_text
+    assert w.sweep_status == "done", w.sweep_text
+    assert "fitting" in states  # progress through the batch layer
+    assert isinstance(w.sweep, bbt.SweepResult) and len(w.sweep.settings) == 4
+    frame = pd.DataFrame(w.sweep_data)
+    assert len(frame) == 4 * 10 and frame["setting"].nunique() == 4
+    # the same pair keys as the intervals chart: highlighting links the two views
+    assert set(frame["key"]) == set(w.view_data["intervals"]["key"])
+    expected = w.sweep.table(rope=(w.rope_low, w.rope_high), hdi=w.hdi)
+    assert list(frame["kind"]) == list(expected[w.interpretation])
+    flipped = set(w.sweep.flips(w.interpretation)["pair"])
+    assert set(frame.loc[frame["flips"], "label"].str.replace("\u200b", "")) == flipped
+    assert f"{len(flipped)} of 10 pairs change" in w.sweep_text
+    assert w.robustness_spec == charts.robustness_spec()
+    # a view control re-summarises the sweep too (no refit)
+    w.interpretation = "strong"
+    assert list(pd.DataFrame(w.sweep_data)["kind"]) == list(w.sweep.frame["strong"])
+    json.dumps(w.sweep_data, allow_nan=False)
+    _restore(w)
+
+
+@pytest.mark.stan
+def test_a_running_sweep_can_be_cancelled(widget: BBTWidget) -> None:
+    w = widget
+    before = w.sweep
+    # long enough that only a cancel ends it within the test's timeouts
+    w.sweep_options = {**SMALL_SWEEP, "iter_sampling": 50_000, "seed": 6}
+    w.run_sweep()
+    deadline = time.monotonic() + FIT_TIMEOUT
+    while w._sweep_runner.stats.get("started", 0) == 0 and time.monotonic() < deadline:
+        time.sleep(0.1)
+    time.sleep(2.0)  # the fits are sampling
+    w._on_front_end_message(w, {"action": "cancel_sweep"}, [])  # the section's button
+    assert w.sweep_status == "cancelled"
+    stopped = time.perf_counter()
+    assert w.wait_robustness(60)  # the batch killed its samplers
+    assert time.perf_counter() - stopped < 30
+    assert w.sweep_status == "cancelled" and w.sweep is before  # nothing shown for it
+    assert w._sweep_runner.stats["cancelled"] == 1
+    assert "cancelled" in w.sweep_text
+
+
+@pytest.mark.stan
+def test_highlighting_a_pair_shows_its_influential_data_sets(widget: BBTWidget) -> None:
+    """Computed once per fit in the background the first time a pair is highlighted; other
+    pairs then come from it at once."""
+    w = widget
+    _restore(w)
+    keys = w.view_data["intervals"]["key"]
+    w.selected_pair = keys[0]
+    assert "computing" in w.influence_text
+    assert w.wait_robustness(FIT_TIMEOUT), w.influence_text
+    assert w.influence_text == ""
+    expected = w.result.influence(interpretation="weak", rope=(0.45, 0.55))
+    label = w.view_data["intervals"]["pair"][0]  # the pair of keys[0], as "a > b"
+    top = expected.top(label, charts.INFLUENCE_TOP)
+    shown = pd.DataFrame(w.influence_data)
+    assert list(shown["dataset"]) == list(top["dataset"])
+    assert shown["delta_mean"].to_numpy() == pytest.approx(top["delta_mean"].to_numpy())
+    started = w._influence_runner.stats["started"]
+    w.selected_pair = keys[1]  # another pair: from the same computation, at once
+    assert w._influence_runner.stats["started"] == started
+    assert len(pd.DataFrame(w.influence_data)) == charts.INFLUENCE_TOP
+    w.selected_pair = ""
+    assert list(pd.DataFrame(w.influence_data)["note"]) == [
+        "click a pair to see its most influential data sets"
+    ]
 
 
 # ---------------------------------------------------------------------------- helpers
