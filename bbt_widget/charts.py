@@ -956,6 +956,9 @@ SWEEP_DECISION_COLORS: dict[str, str] = {
 ROBUSTNESS_DATASETS = ("flips", "influence")
 #: Data sets drawn in the influence chart of the highlighted pair.
 INFLUENCE_TOP = 10
+#: Up to this many pairs (10 algorithms) the flips chart shows every pair; beyond, only the
+#: pairs whose decision changes (and the highlighted one).
+FLIPS_ALL_PAIRS = 45
 
 
 def flips_frame(
@@ -978,8 +981,9 @@ def flips_frame(
     pandas.DataFrame
         ``key, label, alg_a, alg_b, order, setting, setting_order, kind`` (the sweep's
         decision, ``"a better"`` ...), ``decision`` (readable), ``mean, above_50, in_rope,
-        error`` and ``flips``: whether the pair's decision differs between the settings
-        whose fit succeeded.
+        error``, ``flips``: whether the pair's decision differs between the settings whose
+        fit succeeded, and ``shown``: drawn without a highlight (every pair up to
+        ``FLIPS_ALL_PAIRS`` pairs, else the flipping ones).
     """
     if interpretation not in ("weak", "strong"):
         raise ValueError(f"interpretation must be 'weak' or 'strong', not {interpretation!r}")
@@ -1013,6 +1017,7 @@ def flips_frame(
     ok = out[out["error"] == ""]
     flipped = ok.groupby("key", sort=False)["kind"].nunique() > 1
     out["flips"] = out["key"].map(flipped).fillna(False).astype(bool)
+    out["shown"] = out["flips"] | (out["key"].nunique() <= FLIPS_ALL_PAIRS)
     return out
 
 
@@ -1041,6 +1046,7 @@ def influence_frame(
         return pd.DataFrame(
             {
                 **{c: [None] for c in columns},
+                "dataset": [""],
                 "delta_mean": [0.0],
                 "effect": [""],
                 "order": [0],
@@ -1062,10 +1068,11 @@ def influence_frame(
 def flips_chart(flips: Data, *, cell: int = 14) -> alt.Chart:
     """Pairs x settings of a sweep, coloured by decision (linked with the intervals chart).
 
-    Only the pairs whose decision changes are drawn, plus the highlighted pair (whatever its
-    decisions), so that clicking a pair anywhere shows its decision across settings.
+    Beyond 10 algorithms only the pairs whose decision changes are drawn (``shown``), plus
+    the highlighted pair whatever its decisions, so that clicking a pair anywhere shows its
+    decision across settings.
     """
-    shown = f"(datum.flips || datum.key == {PAIR_PARAM}) && {_FOCUS}"
+    shown = f"(datum.shown || datum.key == {PAIR_PARAM}) && {_FOCUS}"
     colors = SWEEP_DECISION_COLORS
     return (
         alt.Chart(_source(flips))
@@ -1100,7 +1107,10 @@ def flips_chart(flips: Data, *, cell: int = 14) -> alt.Chart:
             height=alt.Step(cell),
             title=alt.TitleParams(
                 "Decisions across analysis settings",
-                subtitle="pairs whose decision changes, and the highlighted pair",
+                subtitle=(
+                    f"beyond {FLIPS_ALL_PAIRS} pairs: those whose decision changes, and the"
+                    " highlighted pair"
+                ),
                 anchor="start",
             ),
         )
@@ -1111,31 +1121,34 @@ def influence_chart(influence: Data, *, width: int = 260) -> alt.LayerChart:
     """The most influential data sets for the highlighted pair (leave-one-data-set-out)."""
     colors = {"decision changes": "#e08214", "decision holds": DECISION_COLORS["no claim"]}
     base = alt.Chart(_source(influence))
-    bars = (
-        base.transform_filter("datum.note == ''")
-        .mark_bar()
-        .encode(
-            x=alt.X("delta_mean:Q", title="change in mean P(a > b) when left out"),
-            y=alt.Y(
-                "dataset:N",
-                sort=alt.EncodingSortField("order", op="min"),
-                title=None,
-                axis=alt.Axis(**LABEL_AXIS),
-            ),
-            color=alt.Color(
-                "effect:N",
-                scale=alt.Scale(domain=list(colors), range=list(colors.values())),
-                legend=alt.Legend(title=None, orient="bottom"),
-            ),
-            tooltip=[
-                alt.Tooltip("dataset:N"),
-                alt.Tooltip("delta_mean:Q", format="+.3f", title="change in mean"),
-                alt.Tooltip("mean_loo:Q", format=".3f", title="mean without it"),
-                alt.Tooltip("decision_loo:N", title="decision without it"),
-                alt.Tooltip("pareto_k:Q", format=".2f", title="Pareto k"),
-                alt.Tooltip("method:N"),
-            ],
-        )
+    # not filtered: a layer filtered down to no rows warns of an infinite extent; the note
+    # row is a bar of zero length on a blank row instead
+    bars = base.mark_bar().encode(
+        x=alt.X(
+            "delta_mean:Q",
+            title="change in mean P(a > b) when left out",
+            axis=alt.Axis(format="+.2f"),
+            stack=None,  # a stack of no rows (only the note) would have no extent
+        ),
+        y=alt.Y(
+            "dataset:N",
+            sort=alt.EncodingSortField("order", op="min"),
+            title=None,
+            axis=alt.Axis(**LABEL_AXIS),
+        ),
+        color=alt.Color(
+            "effect:N",
+            scale=alt.Scale(domain=list(colors), range=list(colors.values())),
+            legend=alt.Legend(title=None, orient="bottom"),
+        ),
+        tooltip=[
+            alt.Tooltip("dataset:N"),
+            alt.Tooltip("delta_mean:Q", format="+.3f", title="change in mean"),
+            alt.Tooltip("mean_loo:Q", format=".3f", title="mean without it"),
+            alt.Tooltip("decision_loo:N", title="decision without it"),
+            alt.Tooltip("pareto_k:Q", format=".2f", title="Pareto k"),
+            alt.Tooltip("method:N"),
+        ],
     )
     # the note row (no pair, or none computed yet) keeps the x scale finite and says why
     note = base.mark_text(align="left", color="#636363", fontSize=11).encode(

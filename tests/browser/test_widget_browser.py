@@ -258,6 +258,9 @@ def test_widget_at_16_algorithms(
             assert note.inner_text().startswith("paired mode is off")
             assert note.bounding_box()["height"] < 20, note.bounding_box()
 
+    with checks.check("weak-rule caveat beyond 10 algorithms (issue 8)"):
+        assert "16 algorithms" in page.locator(".bbt-caveat").inner_text()
+
     with checks.check("PPC bars have a width"):
         boxes = page.evaluate(
             """() => [...document.querySelectorAll('.bbt-vega svg g.mark-rect.role-mark path')]

@@ -361,6 +361,7 @@ def test_flips_frame_marks_the_pairs_whose_decision_changes() -> None:
     assert not flips[charts.pair_key("xgb", "dt")] and flips[charts.pair_key("lda", "dt")]
     assert list(frame["decision"][:2]) == ["xgb better", "no claim"]
     assert list(frame["setting_order"]) == [0, 0, 1, 1]
+    assert frame["shown"].all()  # few pairs: every one is drawn
     assert not charts.flips_frame(table, labels, "strong")["flips"].any()
     with pytest.raises(ValueError, match="one label per row"):
         charts.flips_frame(table, labels[:2])
@@ -409,3 +410,25 @@ def test_robustness_view_is_linked_by_the_pair_parameter() -> None:
         "influence": charts.influence_frame(None, ""),
     }
     charts.robustness_chart(frames).to_dict(validate=True)
+
+
+def test_flips_frame_beyond_ten_algorithms_shows_only_the_flipping_pairs() -> None:
+    names = [f"alg{i}" for i in range(11)]  # 55 pairs
+    pairs = [(a, b) for i, a in enumerate(names) for b in names[i + 1 :]]
+    rows = [
+        {
+            "pair": f"{a} > {b}",
+            "alg_a": a,
+            "alg_b": b,
+            "mean": 0.7,
+            "above_50": 0.99,
+            "in_rope": 0.0,
+            "weak": "no claim" if (k == 0 and setting == "add") else "a better",
+            "error": None,
+        }
+        for setting in ("spread", "add")
+        for k, (a, b) in enumerate(pairs)
+    ]
+    labels = [f"ties={setting}" for setting in ("spread", "add") for _ in pairs]
+    frame = charts.flips_frame(pd.DataFrame(rows), labels)
+    assert set(frame.loc[frame["shown"], "key"]) == {charts.pair_key("alg0", "alg1")}

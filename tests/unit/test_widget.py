@@ -677,6 +677,9 @@ def test_sweep_runs_in_the_background_with_progress_and_a_linked_flips_frame(
     assert isinstance(w.sweep, bbt.SweepResult) and len(w.sweep.settings) == 4
     frame = pd.DataFrame(w.sweep_data)
     assert len(frame) == 4 * 10 and frame["setting"].nunique() == 4
+    # no local ROPE reads "None" (was "nan"); paired does not apply there
+    assert "ties=spread, d_min=None" in set(frame["setting"])
+    assert not frame["setting"].str.contains("nan").any()
     # the same pair keys as the intervals chart: highlighting links the two views
     assert set(frame["key"]) == set(w.view_data["intervals"]["key"])
     expected = w.sweep.table(rope=(w.rope_low, w.rope_high), hdi=w.hdi)
