@@ -11,6 +11,12 @@ chart specs from :mod:`bbt_widget.charts` and the background fits from
 * the highlighted pair and the focus algorithm live in the browser (Vega parameters) and are
   mirrored here.
 
+The Robustness section runs ``bbt.sweep`` in the background on request (its own runner,
+through the batch layer; progress and cancel) and shows which pairs change their decision
+across the settings; highlighting a pair also shows the data sets that move it most
+(``result.influence()``, computed in the background the first time a pair is highlighted).
+The data audit (``result.audit``, the warnings ``fit`` issues) is a badge.
+
 Invalid control values never raise from the front end: the widget shows what is wrong
 inline and keeps the last good charts.
 """

@@ -722,12 +722,15 @@ def test_highlighting_a_pair_shows_its_influential_data_sets(widget: BBTWidget) 
     pairs then come from it at once."""
     w = widget
     _restore(w)
+    w.selected_pair = ""
+    w.rope_low = 0.44  # a ROPE no other test used: its influence is not computed yet
     keys = w.view_data["intervals"]["key"]
+    assert w.influence is None
     w.selected_pair = keys[0]
     assert "computing" in w.influence_text
     assert w.wait_robustness(FIT_TIMEOUT), w.influence_text
-    assert w.influence_text == ""
-    expected = w.result.influence(interpretation="weak", rope=(0.45, 0.55))
+    assert w.influence_text == "" and w.influence is not None
+    expected = w.result.influence(interpretation="weak", rope=(0.44, 0.55))
     label = w.view_data["intervals"]["pair"][0]  # the pair of keys[0], as "a > b"
     top = expected.top(label, charts.INFLUENCE_TOP)
     shown = pd.DataFrame(w.influence_data)
@@ -741,6 +744,7 @@ def test_highlighting_a_pair_shows_its_influential_data_sets(widget: BBTWidget) 
     assert list(pd.DataFrame(w.influence_data)["note"]) == [
         "click a pair to see its most influential data sets"
     ]
+    _restore(w)
 
 
 # ---------------------------------------------------------------------------- helpers
