@@ -26,7 +26,7 @@ function render({ model, el }) {
 
   const statusText = h("span", { class: "bbt-status-text" });
   const bar = h("progress", { class: "bbt-progress", max: 1, value: 0 });
-  const badge = h("span", { class: "bbt-badge" });
+  const badge = h("span", { class: "bbt-badge bbt-diag-badge" });
   // The data audit: count on the badge, findings in its tooltip and, on click, in a list.
   const auditBadge = h("button", { type: "button", class: "bbt-badge bbt-audit-badge" });
   const auditList = h("ul", { class: "bbt-audit-list" });
@@ -213,7 +213,7 @@ function render({ model, el }) {
       return;
     }
     badge.hidden = false;
-    badge.className = `bbt-badge ${diag.ok ? "bbt-badge-ok" : "bbt-badge-warn"}`;
+    badge.className = `bbt-badge bbt-diag-badge ${diag.ok ? "bbt-badge-ok" : "bbt-badge-warn"}`;
     badge.textContent = diag.label || (diag.ok ? "diagnostics fine" : "check diagnostics");
     badge.title = (diag.messages || []).join("\n");
   };

@@ -78,7 +78,7 @@ def test_widget_renders_refits_and_resummarises_offline(
     assert _marks(page) > 10
     for mark in ("mark-rule", "mark-symbol", "mark-rect", "mark-text"):
         assert page.locator(f".bbt-vega svg g.{mark}").count() > 0, mark
-    assert page.locator(".bbt-badge").inner_text().startswith(("diagnostics fine", "check"))
+    assert page.locator(".bbt-diag-badge").inner_text().startswith(("diagnostics fine", "check"))
     assert _data(page, "fits") == "1"
     _shoot(page, artifacts, "01_initial")
 
