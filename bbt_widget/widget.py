@@ -51,7 +51,6 @@ from .data import (
 from .engines.base import FitCancelled
 from .fitting import fit as core_fit
 from .influence import Influence
-from .report import MANY_ALGORITHMS
 from .result import BBTResult
 from .runner import FitEvent, FitRunner, kernel_dispatcher
 from .sweep import SweepResult
@@ -82,6 +81,10 @@ _FIT_TRAITS = (
     "prior_scale",
 )
 _VIEW_TRAITS = ("rope_low", "rope_high", "hdi", "control", "interpretation")
+#: Beyond this many algorithms the weak-rule caveat shows (paper Sec. 5.6). The same number
+#: as ``report.MANY_ALGORITHMS`` (a test keeps them equal): importing the report here would
+#: import Altair, which the first charts must not wait for.
+MANY_ALGORITHMS = 10
 #: Keywords of ``bbt.sweep`` the robustness section passes on (``sweep_options``); the data
 #: layout, ROPE and HDI come from the widget itself.
 SWEEP_OPTIONS = (
@@ -237,6 +240,7 @@ class BBTWidget(anywidget.AnyWidget):
     sweep_status = t.Unicode("idle").tag(sync=True)
     sweep_text = t.Unicode("").tag(sync=True)
     sweep_progress = t.Float(0.0, help="sweep progress in [0, 1]; -1 when unknown").tag(sync=True)
+    summary_spec = t.Dict(help="ranking chart and weak/strong decision matrices").tag(sync=True)
     robustness_spec = t.Dict().tag(sync=True)
     sweep_data = t.Dict().tag(sync=True)
     influence_data = t.Dict().tag(sync=True)
@@ -369,6 +373,9 @@ class BBTWidget(anywidget.AnyWidget):
             cache_size=6,
             cancelled_types=(FitCancelled,),
         )
+        self._summary_runner: FitRunner[dict[str, Any]] = FitRunner(
+            _summary_spec, self._on_summary_event, dispatcher=dispatcher, cache_size=6
+        )
         self._compile_started: float | None = None
         self._warm_thread: threading.Thread | None = None
         self.observe(self._on_fit_setting, names=list(_FIT_TRAITS))
@@ -446,7 +453,7 @@ class BBTWidget(anywidget.AnyWidget):
 
     def close(self) -> None:
         """Stop background fits and close the widget."""
-        for name in ("_sweep_runner", "_influence_runner", "_runner"):
+        for name in ("_sweep_runner", "_influence_runner", "_summary_runner", "_runner"):
             runner = getattr(self, name, None)
             if runner is not None:
                 runner.close(timeout=5.0)
@@ -510,10 +517,11 @@ class BBTWidget(anywidget.AnyWidget):
             " (the chart shows the previous sweep)" if self._sweep is not None else ""
         )
 
-    def wait_robustness(self, timeout: float | None = None) -> bool:
-        """Block until the sweep and the influence computation are done and shown."""
+    def wait_background(self, timeout: float | None = None) -> bool:
+        """Block until the background views are done and shown: the sweep, the influence of
+        the highlighted pair, the ranking chart and decision matrices."""
         deadline = None if timeout is None else time.monotonic() + timeout
-        for runner in (self._sweep_runner, self._influence_runner):
+        for runner in (self._sweep_runner, self._influence_runner, self._summary_runner):
             left = None if deadline is None else max(0.0, deadline - time.monotonic())
             if not runner.wait(left):
                 return False
@@ -670,6 +678,16 @@ class BBTWidget(anywidget.AnyWidget):
         self.last_view_seconds = time.perf_counter() - started
         self._refresh_sweep_view()
         self._update_influence()
+        self._summary_runner.submit(
+            (self._result_key, rope, self.hdi),
+            {"result": fitted.result, "rope": rope, "hdi": self.hdi},
+        )
+
+    def _on_summary_event(self, event: FitEvent[dict[str, Any]]) -> None:
+        if event.kind == "done" and event.result is not None:
+            self.summary_spec = event.result
+        elif event.kind == "error":  # a bug: shown, and the other views carry on
+            self._set_problem("summary", f"could not draw the ranking: {_error_text(event.error)}")
 
     # ------------------------------------------------------------------ robustness
 
@@ -961,3 +979,29 @@ def _audit_badge(result: BBTResult) -> dict[str, Any]:
     count = len(warnings)
     label = f"data: {count} warning{'s' if count != 1 else ''}" if count else "data checked"
     return {"ok": not count, "count": count, "label": label, "warnings": warnings, "notes": notes}
+
+
+def _summary_spec(
+    result: BBTResult, rope: tuple[float, float], hdi: float, **_runner: Any
+) -> dict[str, Any]:
+    """The ranking chart and the weak/strong decision matrices of the report
+    (:mod:`bbt_widget.summary_charts`), data inlined, for any number of algorithms.
+
+    Built on a background thread after the charts above are shown: it imports Altair, which
+    the first charts never wait for.
+    """
+    import altair as alt
+
+    from . import summary_charts as sc
+
+    summary = result.summary(rope=rope, hdi=hdi)
+    ranking = result.ranking(hdi=hdi)
+    decisions = sc.decision_frame(summary, list(ranking["algorithm"]))
+    chart = alt.vconcat(
+        sc.ranking_chart(ranking, hdi=hdi),
+        sc.decision_matrix_chart(decisions, sc.claim_counts(summary)),
+        spacing=30,
+    ).configure_view(stroke=None)
+    spec = chart.to_dict(validate=False)
+    spec.pop("$schema", None)  # nothing that looks like a remote address goes to the browser
+    return spec

@@ -39,10 +39,12 @@ export class ChartView {
    * @param {{onPair: (key: string) => void, onError: (msg: string) => void,
    *          onRendered: (kind: string) => void}} hooks
    */
-  constructor(container, hooks, { required = "intervals" } = {}) {
+  constructor(container, hooks, { required = "intervals", className = "bbt-vega" } = {}) {
     this.container = container;
     this.hooks = hooks;
-    this.required = required; // dataset without which there is nothing to draw yet
+    // dataset without which there is nothing to draw yet (null: the spec has its data)
+    this.required = required;
+    this.className = className; // of the element the view is embedded in
     this.result = null; // vega-embed result of the live view
     this.specKey = null;
     this.dataRefs = {}; // dataset name -> the columns object last drawn
@@ -60,7 +62,8 @@ export class ChartView {
 
   async _update(spec, datasets, signals) {
     this.signals = { ...this.signals, ...signals };
-    if (!spec || Object.keys(spec).length === 0 || !datasets || !datasets[this.required]) {
+    const missing = this.required !== null && !datasets?.[this.required];
+    if (!spec || Object.keys(spec).length === 0 || missing) {
       return; // nothing to draw yet (first fit or sweep still running)
     }
     const specKey = keyOf(spec);
@@ -94,7 +97,7 @@ export class ChartView {
     );
     const full = { ...spec, datasets: rows };
     const target = document.createElement("div");
-    target.className = "bbt-vega";
+    target.className = this.className;
     this.container.replaceChildren(target);
     this.result = await embed(target, full, EMBED_OPTIONS);
     this.dataRefs = { ...(datasets || {}) };

@@ -45,7 +45,16 @@ function render({ model, el }) {
   const message = h("div", { class: "bbt-message", role: "alert" });
   const caveat = h("div", { class: "bbt-caveat" });
   const error = h("div", { class: "bbt-error", role: "alert" });
-  const chartBox = h("div", { class: "bbt-charts" });
+  const chartBox = h("div", { class: "bbt-charts bbt-main-charts" });
+  // The report's headline views (ranking, weak/strong decision matrices), any number of
+  // algorithms; built in the kernel's background after each fit, data inside the spec.
+  const summaryBox = h("div", { class: "bbt-charts bbt-summary-charts" });
+  const summarySection = h(
+    "details",
+    { class: "bbt-section bbt-summary", open: true },
+    h("summary", { text: "Ranking and decisions" }),
+    summaryBox,
+  );
 
   // Robustness: the sweep runs in the kernel's background; its flips chart and the
   // influence chart share the highlighted pair with the charts above (trait selected_pair).
@@ -64,7 +73,7 @@ function render({ model, el }) {
   cancelButton.addEventListener("click", () => model.send({ action: "cancel_sweep" }));
   const robustness = h(
     "details",
-    { class: "bbt-robustness", open: true },
+    { class: "bbt-section bbt-robustness", open: true },
     h("summary", { text: "Robustness: do the claims survive other analysis choices?" }),
     h("div", { class: "bbt-status" }, sweepButton, cancelButton, sweepBar, sweepText),
     influenceText,
@@ -79,6 +88,7 @@ function render({ model, el }) {
     caveat,
     error,
     chartBox,
+    summarySection,
     robustness,
   );
   root.append(controls.element, main);
@@ -115,8 +125,24 @@ function render({ model, el }) {
         el.dataset.robustRendered = String(Number(el.dataset.robustRendered || 0) + 1);
       },
     },
-    { required: "flips" },
+    { required: "flips", className: "bbt-vega-aux" },
   );
+
+  const summaryCharts = new ChartView(
+    summaryBox,
+    {
+      onPair: () => {}, // static views: nothing to highlight
+      onError: (msg) => {
+        error.textContent = `Ranking chart error: ${msg}`;
+        error.hidden = false;
+      },
+      onRendered: () => {
+        el.dataset.summaryRendered = String(Number(el.dataset.summaryRendered || 0) + 1);
+      },
+    },
+    { required: null, className: "bbt-vega-aux" },
+  );
+  const showSummary = () => summaryCharts.update(model.get("summary_spec"), {}, {});
 
   // Chart updates waiting (a burst of trait changes not yet drawn) or being drawn.
   let pending = false;
@@ -253,6 +279,7 @@ function render({ model, el }) {
     ...STATUS_TRAITS.map((name) => [`change:${name}`, showStatus]),
     ["change:diagnostics", showBadge],
     ["change:audit", showAudit],
+    ["change:summary_spec", showSummary],
     ...ROBUST_CHART_TRAITS.map((name) => [`change:${name}`, scheduleRobust]),
     ...SWEEP_TRAITS.map((name) => [`change:${name}`, showSweep]),
   ];
@@ -264,12 +291,14 @@ function render({ model, el }) {
   showSweep();
   showCharts();
   showRobustCharts();
+  showSummary();
 
   return () => {
     for (const [event, fn] of handlers) model.off(event, fn);
     controls.dispose();
     charts.finalize();
     robustCharts.finalize();
+    summaryCharts.finalize();
   };
 }
 

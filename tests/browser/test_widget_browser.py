@@ -261,6 +261,15 @@ def test_widget_at_16_algorithms(
     with checks.check("weak-rule caveat beyond 10 algorithms (issue 8)"):
         assert "16 algorithms" in page.locator(".bbt-caveat").inner_text()
 
+    with checks.check("ranking and decision matrices for 16 algorithms (issue 8)"):
+        _wait_attr(page, "summaryRendered", "Number(v) > 0", SOFT_TIMEOUT_MS * 4)
+        texts = _summary_texts(page)
+        assert any(t.startswith("Ranking: ability") for t in texts), texts[:10]
+        assert any(t.startswith("weak (Sec. 9.2)") for t in texts), texts[:10]
+        page.locator(".bbt-summary-charts").screenshot(
+            path=str(artifacts / f"browser_summary_16_{kind}.png")
+        )
+
     with checks.check("PPC bars have a width"):
         boxes = page.evaluate(
             """() => [...document.querySelectorAll('.bbt-vega svg g.mark-rect.role-mark path')]
@@ -424,7 +433,16 @@ w = bbt.BBTWidget(
 )
 w"""
 
-_ROBUST = ".bbt-robust-charts .bbt-vega svg"
+_ROBUST = ".bbt-robust-charts .bbt-vega-aux svg"
+
+
+def _summary_texts(page: Any) -> list[str]:
+    return page.evaluate(
+        "() => [...document.querySelectorAll('.bbt-summary-charts .bbt-vega-aux svg text')]"
+        ".map((t) => t.textContent)"
+    )
+
+
 #: Cells of the flips chart and bars of the influence chart (Vega-Lite's mark names).
 _FLIPS = f"{_ROBUST} g.concat_0_marks path"
 _INFLUENCE = f"{_ROBUST} g.concat_1_layer_0_marks path"
@@ -456,6 +474,14 @@ def test_robustness_section_and_audit_badge(
     assert "percentages" in listing.locator(".bbt-audit-warning").first.inner_text()
     assert listing.locator(".bbt-audit-note").count() >= 1
     _shoot(page, artifacts, "robust_01_audit")
+
+    # issue 8: the report's ranking chart and weak/strong decision matrices, in the widget
+    _wait_attr(page, "summaryRendered", "Number(v) > 0", FIT_TIMEOUT_MS)
+    texts = _summary_texts(page)
+    assert any(t.startswith("Ranking: ability") for t in texts), texts[:10]
+    assert any(t.startswith("weak (Sec. 9.2)") for t in texts), texts[:10]
+    assert any(t.startswith("strong (Sec. 9.3)") for t in texts), texts[:10]
+    page.locator(".bbt-summary-charts").screenshot(path=str(artifacts / "browser_summary_5.png"))
 
     # the sweep: button -> progress (kernel free) -> flips chart
     page.locator(".bbt-sweep-run").click()

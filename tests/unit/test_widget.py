@@ -527,6 +527,9 @@ def test_weak_rule_caveat_beyond_ten_algorithms(pmlb16: pd.DataFrame, base: pd.D
         w.interpretation = "weak"
         assert "16 algorithms" in w.caveat
         assert small.caveat == ""
+        from bbt_widget import report, widget
+
+        assert widget.MANY_ALGORITHMS == report.MANY_ALGORITHMS  # the report's threshold
     finally:
         w.close()
         small.close()
@@ -606,6 +609,31 @@ def test_first_fit_warms_the_other_model_afterwards(
         w.close()
 
 
+@pytest.mark.stan
+def test_ranking_and_decision_matrices_are_the_reports(widget: BBTWidget) -> None:
+    """Issue 8: the widget shows the report's ranking chart and weak/strong decision matrices
+    (``summary_charts``), for the current ROPE and HDI, built in the background."""
+    from bbt_widget import summary_charts as sc
+
+    w = widget
+    _restore(w)
+    w.rope_low, w.hdi = 0.43, 0.8
+    assert w.wait_background(FIT_TIMEOUT)
+    summary = w.result.summary(rope=(0.43, 0.55), hdi=0.8)
+    ranking = w.result.ranking(hdi=0.8)
+    expected = sc.decision_frame(summary, list(ranking["algorithm"]))
+    rows = {len(d): d for d in w.summary_spec["datasets"].values()}
+    shown = pd.DataFrame(rows[len(expected)])  # 2 interpretations x 2 orientations x 10
+    assert len(expected) == 40
+    assert list(shown["decision"]) == list(expected["decision"])
+    assert list(pd.DataFrame(rows[5])["algorithm"]) == list(ranking["algorithm"])
+    text = json.dumps(w.summary_spec)
+    assert "Ranking: ability" in text and "80% HDI" in text and "http" not in text
+    alt.VConcatChart.from_dict(w.summary_spec)
+    _restore(w)
+    assert w.wait_background(FIT_TIMEOUT)
+
+
 # ---------------------------------------------------------------------------- issue 7: audit
 
 
@@ -671,7 +699,7 @@ def test_sweep_runs_in_the_background_with_progress_and_a_linked_flips_frame(
     w._on_front_end_message(w, {"action": "run_sweep"}, [])  # the section's button
     assert time.perf_counter() - started < 1.0  # the kernel is not blocked by the sweep
     assert w.sweep_status == "queued"
-    assert w.wait_robustness(FIT_TIMEOUT), w.sweep_text
+    assert w.wait_background(FIT_TIMEOUT), w.sweep_text
     assert w.sweep_status == "done", w.sweep_text
     assert "fitting" in states  # progress through the batch layer
     assert isinstance(w.sweep, bbt.SweepResult) and len(w.sweep.settings) == 4
@@ -709,7 +737,7 @@ def test_a_running_sweep_can_be_cancelled(widget: BBTWidget) -> None:
     w._on_front_end_message(w, {"action": "cancel_sweep"}, [])  # the section's button
     assert w.sweep_status == "cancelled"
     stopped = time.perf_counter()
-    assert w.wait_robustness(60)  # the batch killed its samplers
+    assert w.wait_background(60)  # the batch killed its samplers
     assert time.perf_counter() - stopped < 30
     assert w.sweep_status == "cancelled" and w.sweep is before  # nothing shown for it
     assert w._sweep_runner.stats["cancelled"] == 1
@@ -728,7 +756,7 @@ def test_highlighting_a_pair_shows_its_influential_data_sets(widget: BBTWidget) 
     assert w.influence is None
     w.selected_pair = keys[0]
     assert "computing" in w.influence_text
-    assert w.wait_robustness(FIT_TIMEOUT), w.influence_text
+    assert w.wait_background(FIT_TIMEOUT), w.influence_text
     assert w.influence_text == "" and w.influence is not None
     expected = w.result.influence(interpretation="weak", rope=(0.44, 0.55))
     label = w.view_data["intervals"]["pair"][0]  # the pair of keys[0], as "a > b"
