@@ -95,7 +95,7 @@ export class ChartView {
     const rows = Object.fromEntries(
       Object.entries(datasets || {}).map(([name, columns]) => [name, rowsOf(columns)]),
     );
-    const full = { ...spec, datasets: rows };
+    const full = { ...spec, datasets: { ...(spec.datasets || {}), ...rows } };
     const target = document.createElement("div");
     target.className = this.className;
     this.container.replaceChildren(target);
