@@ -24,7 +24,6 @@ inline and keeps the last good charts.
 from __future__ import annotations
 
 import json
-import logging
 import re
 import threading
 import time
@@ -37,7 +36,7 @@ import anywidget
 import pandas as pd
 import traitlets as t
 
-from . import charts, engines
+from . import charts
 from .data import (
     DEFAULT_SEED,
     TIE_POLICIES,
@@ -55,10 +54,15 @@ from .result import BBTResult
 from .runner import FitEvent, FitRunner, kernel_dispatcher
 from .sweep import SweepResult
 from .sweep import sweep as core_sweep
+from .widget_views import (
+    SWEEP_OPTIONS,
+    audit_badge,
+    summary_spec,
+    warm_model,
+    weak_rule_caveat,
+)
 
-__all__ = ["D_MIN_RANGE", "SWEEP_OPTIONS", "BBTWidget"]
-
-log = logging.getLogger(__name__)
+__all__ = ["D_MIN_RANGE", "BBTWidget"]
 
 _STATIC = Path(__file__).parent / "static"
 if not (_STATIC / "widget.js").is_file():  # pragma: no cover - only in an unbuilt checkout
@@ -81,23 +85,6 @@ _FIT_TRAITS = (
     "prior_scale",
 )
 _VIEW_TRAITS = ("rope_low", "rope_high", "hdi", "control", "interpretation")
-#: Beyond this many algorithms the weak-rule caveat shows (paper Sec. 5.6). The same number
-#: as ``report.MANY_ALGORITHMS`` (a test keeps them equal): importing the report here would
-#: import Altair, which the first charts must not wait for.
-MANY_ALGORITHMS = 10
-#: Keywords of ``bbt.sweep`` the robustness section passes on (``sweep_options``); the data
-#: layout, ROPE and HDI come from the widget itself.
-SWEEP_OPTIONS = (
-    "grid",
-    "seeds",
-    "seed",
-    "executor",
-    "n_jobs",
-    "engine",
-    "chains",
-    "iter_warmup",
-    "iter_sampling",
-)
 #: Diagnostics message keywords -> what the badge names.
 _DIAG_NAMES = (
     ("R-hat", "R-hat"),
@@ -143,7 +130,7 @@ class _Fitted:
             data={name: charts.to_columns(frame) for name, frame in frames.items()},
             ranges=_ranges(result),
             badge=_badge(result.diagnostics()),
-            audit=_audit_badge(result),
+            audit=audit_badge(result),
         )
 
 
@@ -319,7 +306,7 @@ class BBTWidget(anywidget.AnyWidget):
             hdi=hdi,
             control=control or "",
             interpretation=interpretation,
-            caveat=_caveat(len(algorithms), interpretation),
+            caveat=weak_rule_caveat(len(algorithms), interpretation),
             spec=charts.view_spec(),
             **kwargs,
         )
@@ -374,7 +361,7 @@ class BBTWidget(anywidget.AnyWidget):
             cancelled_types=(FitCancelled,),
         )
         self._summary_runner: FitRunner[dict[str, Any]] = FitRunner(
-            _summary_spec, self._on_summary_event, dispatcher=dispatcher, cache_size=6
+            summary_spec, self._on_summary_event, dispatcher=dispatcher, cache_size=6
         )
         self._compile_started: float | None = None
         self._warm_thread: threading.Thread | None = None
@@ -651,7 +638,7 @@ class BBTWidget(anywidget.AnyWidget):
         problem = self._check_view_settings()
         self._set_problem("view", problem)
         if self.interpretation in _INTERPRETATIONS:
-            self.caveat = _caveat(len(self.algorithms), self.interpretation)
+            self.caveat = weak_rule_caveat(len(self.algorithms), self.interpretation)
         fitted = self._fitted
         if problem or fitted is None:
             return
@@ -813,7 +800,7 @@ class BBTWidget(anywidget.AnyWidget):
             return
         other = "bbt" if self.ties == "davidson" else "davidson"
         self._warm_thread = threading.Thread(
-            target=_warm_model,
+            target=warm_model,
             args=(other, str(self._sampler_kwargs["engine"])),
             name="bbt-warm-model",
             daemon=True,
@@ -940,68 +927,3 @@ def _plain(value: Any) -> Any:
     except (TypeError, ValueError):
         return str(value)
     return number if number == number else None
-
-
-def _warm_model(model: str, engine: str) -> None:
-    """Compile ``model`` into the cache (a no-op when it is there); failures are only logged:
-    the fit that needs the model reports them."""
-    try:
-        engines.compile_model(model, engine)  # type: ignore[arg-type]
-    except Exception:
-        log.debug("warming the %s model failed", model, exc_info=True)
-
-
-def _caveat(n_algorithms: int, interpretation: str) -> str:
-    """The weak-rule caveat of the paper's Sec. 5.6 ('' when it does not apply)."""
-    if interpretation != "weak" or n_algorithms <= MANY_ALGORITHMS:
-        return ""
-    return (
-        f"With {n_algorithms} algorithms the weak interpretation grows more confident as more "
-        "algorithms are compared, while the strong one does not (BBT paper, Sec. 5.6): "
-        "consider the strong interpretation."
-    )
-
-
-def _audit_badge(result: BBTResult) -> dict[str, Any]:
-    """The data-audit badge: the warnings ``fit`` issued for these data, then the notes.
-
-    As ``fit`` does, a comparison-graph finding gives way to the disconnected-groups message
-    when the algorithms form separate groups.
-    """
-    found = result.audit
-    grouped = len(result.components) > 1
-    warnings = [
-        str(f) for f in [*found.errors, *found.warnings] if f.check != "graph" or not grouped
-    ]
-    if result.disconnected_note:
-        warnings.append(result.disconnected_note)
-    notes = [str(f) for f in found.findings if f.severity == "info"]
-    count = len(warnings)
-    label = f"data: {count} warning{'s' if count != 1 else ''}" if count else "data checked"
-    return {"ok": not count, "count": count, "label": label, "warnings": warnings, "notes": notes}
-
-
-def _summary_spec(
-    result: BBTResult, rope: tuple[float, float], hdi: float, **_runner: Any
-) -> dict[str, Any]:
-    """The ranking chart and the weak/strong decision matrices of the report
-    (:mod:`bbt_widget.summary_charts`), data inlined, for any number of algorithms.
-
-    Built on a background thread after the charts above are shown: it imports Altair, which
-    the first charts never wait for.
-    """
-    import altair as alt
-
-    from . import summary_charts as sc
-
-    summary = result.summary(rope=rope, hdi=hdi)
-    ranking = result.ranking(hdi=hdi)
-    decisions = sc.decision_frame(summary, list(ranking["algorithm"]))
-    chart = alt.vconcat(
-        sc.ranking_chart(ranking, hdi=hdi),
-        sc.decision_matrix_chart(decisions, sc.claim_counts(summary)),
-        spacing=30,
-    ).configure_view(stroke=None)
-    spec = chart.to_dict(validate=False)
-    spec.pop("$schema", None)  # nothing that looks like a remote address goes to the browser
-    return spec

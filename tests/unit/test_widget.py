@@ -527,9 +527,9 @@ def test_weak_rule_caveat_beyond_ten_algorithms(pmlb16: pd.DataFrame, base: pd.D
         w.interpretation = "weak"
         assert "16 algorithms" in w.caveat
         assert small.caveat == ""
-        from bbt_widget import report, widget
+        from bbt_widget import report, widget_views
 
-        assert widget.MANY_ALGORITHMS == report.MANY_ALGORITHMS  # the report's threshold
+        assert widget_views.MANY_ALGORITHMS == report.MANY_ALGORITHMS  # the report's threshold
     finally:
         w.close()
         small.close()
@@ -593,7 +593,7 @@ def test_first_fit_warms_the_other_model_afterwards(
         calls.append((model, engine, w.status, w.fit_count))
         real(model, engine)
 
-    monkeypatch.setattr("bbt_widget.widget.engines.compile_model", record)
+    monkeypatch.setattr("bbt_widget.widget_views.engines.compile_model", record)
     w = BBTWidget(base, dataset="db", seed=11)
     try:
         assert w.wait(FIT_TIMEOUT), (w.status_text, w.error)

@@ -1,0 +1,107 @@
+"""What the widget's background views compute, outside the widget class: the data-audit
+badge, the weak-rule caveat, the ranking and decision-matrix spec, warming the other Stan
+model, and the keywords the robustness sweep accepts. Pure functions of a fit or of
+settings; :mod:`bbt_widget.widget` decides when they run (on which runner, in which thread).
+"""
+
+from __future__ import annotations
+
+import logging
+from typing import Any
+
+from . import engines
+from .result import BBTResult
+
+__all__ = [
+    "MANY_ALGORITHMS",
+    "SWEEP_OPTIONS",
+    "audit_badge",
+    "summary_spec",
+    "warm_model",
+    "weak_rule_caveat",
+]
+
+log = logging.getLogger(__name__)
+
+#: Beyond this many algorithms the weak-rule caveat shows (paper Sec. 5.6). The same number
+#: as ``report.MANY_ALGORITHMS`` (a test keeps them equal): importing the report here would
+#: import Altair, which the first charts must not wait for.
+MANY_ALGORITHMS = 10
+#: Keywords of ``bbt.sweep`` the robustness section passes on (``sweep_options``); the data
+#: layout, ROPE and HDI come from the widget itself.
+SWEEP_OPTIONS = (
+    "grid",
+    "seeds",
+    "seed",
+    "executor",
+    "n_jobs",
+    "engine",
+    "chains",
+    "iter_warmup",
+    "iter_sampling",
+)
+
+
+def warm_model(model: str, engine: str) -> None:
+    """Compile ``model`` into the cache (a no-op when it is there); failures are only logged:
+    the fit that needs the model reports them."""
+    try:
+        engines.compile_model(model, engine)  # type: ignore[arg-type]
+    except Exception:
+        log.debug("warming the %s model failed", model, exc_info=True)
+
+
+def weak_rule_caveat(n_algorithms: int, interpretation: str) -> str:
+    """The weak-rule caveat of the paper's Sec. 5.6 ('' when it does not apply)."""
+    if interpretation != "weak" or n_algorithms <= MANY_ALGORITHMS:
+        return ""
+    return (
+        f"With {n_algorithms} algorithms the weak interpretation grows more confident as more "
+        "algorithms are compared, while the strong one does not (BBT paper, Sec. 5.6): "
+        "consider the strong interpretation."
+    )
+
+
+def audit_badge(result: BBTResult) -> dict[str, Any]:
+    """The data-audit badge: the warnings ``fit`` issued for these data, then the notes.
+
+    As ``fit`` does, a comparison-graph finding gives way to the disconnected-groups message
+    when the algorithms form separate groups.
+    """
+    found = result.audit
+    grouped = len(result.components) > 1
+    warnings = [
+        str(f) for f in [*found.errors, *found.warnings] if f.check != "graph" or not grouped
+    ]
+    if result.disconnected_note:
+        warnings.append(result.disconnected_note)
+    notes = [str(f) for f in found.findings if f.severity == "info"]
+    count = len(warnings)
+    label = f"data: {count} warning{'s' if count != 1 else ''}" if count else "data checked"
+    return {"ok": not count, "count": count, "label": label, "warnings": warnings, "notes": notes}
+
+
+def summary_spec(
+    result: BBTResult, rope: tuple[float, float], hdi: float, **_runner: Any
+) -> dict[str, Any]:
+    """The ranking chart and the weak/strong decision matrices of the report
+    (:mod:`bbt_widget.summary_charts`), data inlined, for any number of algorithms.
+
+    Built on a background thread after the charts above are shown: it imports Altair, which
+    the first charts never wait for.
+    """
+    import altair as alt
+
+    from . import summary_charts as sc
+
+    summary = result.summary(rope=rope, hdi=hdi)
+    ranking = result.ranking(hdi=hdi)
+    decisions = sc.decision_frame(summary, list(ranking["algorithm"]))
+    chart = alt.vconcat(
+        sc.ranking_chart(ranking, hdi=hdi),
+        sc.decision_matrix_chart(decisions, sc.claim_counts(summary)),
+        spacing=30,
+    ).configure_view(stroke=None)
+    spec = chart.to_dict(validate=False)
+    spec.pop("$schema", None)  # nothing that looks like a remote address goes to the browser
+    return spec
