@@ -361,7 +361,11 @@ class BBTWidget(anywidget.AnyWidget):
             cancelled_types=(FitCancelled,),
         )
         self._summary_runner: FitRunner[dict[str, Any]] = FitRunner(
-            summary_spec, self._on_summary_event, dispatcher=dispatcher, cache_size=6
+            summary_spec,
+            self._on_summary_event,
+            dispatcher=dispatcher,
+            cache_size=6,
+            cancelled_types=(FitCancelled,),
         )
         self._compile_started: float | None = None
         self._warm_thread: threading.Thread | None = None

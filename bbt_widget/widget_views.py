@@ -7,9 +7,11 @@ settings; :mod:`bbt_widget.widget` decides when they run (on which runner, in wh
 from __future__ import annotations
 
 import logging
+import threading
 from typing import Any
 
 from . import engines
+from .engines.base import FitCancelled
 from .result import BBTResult
 
 __all__ = [
@@ -81,15 +83,29 @@ def audit_badge(result: BBTResult) -> dict[str, Any]:
     return {"ok": not count, "count": count, "label": label, "warnings": warnings, "notes": notes}
 
 
+#: Seconds of quiet before the ranking view is rebuilt: typing a ROPE or HDI value (or any
+#: burst of view changes) then costs one build at the end, not one per change competing with
+#: the kernel for the interpreter.
+SUMMARY_DELAY = 0.3
+
+
 def summary_spec(
-    result: BBTResult, rope: tuple[float, float], hdi: float, **_runner: Any
+    result: BBTResult,
+    rope: tuple[float, float],
+    hdi: float,
+    *,
+    cancel: threading.Event | None = None,
+    **_runner: Any,
 ) -> dict[str, Any]:
     """The ranking chart and the weak/strong decision matrices of the report
     (:mod:`bbt_widget.summary_charts`), data inlined, for any number of algorithms.
 
-    Built on a background thread after the charts above are shown: it imports Altair, which
-    the first charts never wait for.
+    Built on a background thread after the charts above are shown (it imports Altair, which
+    the first charts never wait for), once the view settings have been quiet for
+    ``SUMMARY_DELAY`` seconds: ``cancel`` is set when a newer request replaces this one.
     """
+    if cancel is not None and cancel.wait(SUMMARY_DELAY):
+        raise FitCancelled("a newer view change came")
     import altair as alt
 
     from . import summary_charts as sc
