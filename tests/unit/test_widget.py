@@ -634,6 +634,24 @@ def test_ranking_and_decision_matrices_are_the_reports(widget: BBTWidget) -> Non
     assert w.wait_background(FIT_TIMEOUT)
 
 
+@pytest.mark.stan
+def test_a_burst_of_view_changes_builds_the_ranking_view_once(widget: BBTWidget) -> None:
+    """Typing ROPE values must not start one Altair build per keystroke (each would compete
+    with the kernel): the view is rebuilt once the changes stop."""
+    w = widget
+    _restore(w)
+    assert w.wait_background(FIT_TIMEOUT)
+    finished = w._summary_runner.stats["finished"]
+    for low in (0.41, 0.42, 0.43, 0.44, 0.445):
+        w.rope_low = low
+    assert w.wait_background(FIT_TIMEOUT)
+    assert w._summary_runner.stats["finished"] == finished + 1
+    # the one built is the last setting's, and it is the one shown
+    assert w._summary_runner.cached((w._result_key, (0.445, 0.55), w.hdi)) is w.summary_spec
+    _restore(w)
+    assert w.wait_background(FIT_TIMEOUT)
+
+
 # ---------------------------------------------------------------------------- issue 7: audit
 
 
