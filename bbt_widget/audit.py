@@ -17,7 +17,8 @@ from dataclasses import dataclass, field
 import numpy as np
 import pandas as pd
 
-from .data import TidyResults, is_win_table, tidy_results
+from .data import TidyResults, tidy_results
+from .validation import is_win_table
 
 SEVERITIES = ("error", "warning", "info")
 

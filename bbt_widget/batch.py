@@ -39,7 +39,11 @@ from typing import Any
 import numpy as np
 import pandas as pd
 
-from .data import (
+from .engines import FitCancelled
+from .engines.base import ProgressCallback
+from .fitting import DiagnosticsWarning, DisconnectedWarning, fit
+from .result import BBTResult
+from .validation import (
     DEFAULT_SEED,
     check_count,
     check_hyperprior,
@@ -47,10 +51,6 @@ from .data import (
     check_ties,
     check_win_table,
 )
-from .engines import FitCancelled
-from .engines.base import ProgressCallback
-from .fitting import DiagnosticsWarning, DisconnectedWarning, fit
-from .result import BBTResult
 
 #: Warnings a fit issues that the batch keeps with the fit's row instead.
 _PER_FIT_WARNINGS = (DiagnosticsWarning, DisconnectedWarning)
@@ -79,7 +79,7 @@ class FitRequest:
     win_table: pd.DataFrame
     ties: str = "spread"
     hyperprior: str = "lognormal"
-    prior_scale: float = 0.5
+    prior_scale: float | None = None
     chains: int = 4
     iter_warmup: int = 1000
     iter_sampling: int = 1000

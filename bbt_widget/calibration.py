@@ -18,10 +18,11 @@ import pandas as pd
 
 from . import posterior
 from .batch import FitRequest, run_batch, spawn_seeds
-from .data import DEFAULT_SEED, check_count, check_seed, tidy_results
+from .data import tidy_results
 from .engines.base import ProgressCallback
 from .influence import tidy_subset
 from .result import BBTResult
+from .validation import DEFAULT_SEED, check_count, check_seed
 from .wintable import count_wins
 
 if TYPE_CHECKING:

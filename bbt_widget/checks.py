@@ -15,6 +15,7 @@ import numpy as np
 import pandas as pd
 
 from .engines.base import Draws
+from .options import DEFAULT_ADAPT_DELTA
 from .posterior import hdi_sorted
 
 #: HDI masses of the PPC coverage table (paper Table 5).
@@ -142,9 +143,17 @@ def diagnostics(idata, draws: Draws, var_names: Sequence[str] | None = None) -> 
     if not ess_tail >= need:
         messages.append(f"tail ESS {ess_tail:.0f} < {need}: increase iter_sampling")
     if divergences:
-        messages.append(f"{divergences} divergent transitions: the posterior may be biased")
+        delta = draws.info.get("adapt_delta", DEFAULT_ADAPT_DELTA)
+        messages.append(
+            f"{divergences} divergent transitions: the posterior may be biased; raise "
+            f"adapt_delta (now {delta:g}), e.g. adapt_delta={_higher_delta(delta):g}"
+        )
     if saturated:
-        messages.append(f"{saturated} transitions hit the maximum tree depth {draws.max_treedepth}")
+        depth = draws.max_treedepth
+        messages.append(
+            f"{saturated} transitions hit the maximum tree depth {depth}: the sampler stopped "
+            f"short; raise max_treedepth, e.g. max_treedepth={depth + 2}"
+        )
     if not ebfmi >= EBFMI_MIN:
         messages.append(f"E-BFMI {ebfmi:.2f} < {EBFMI_MIN}: poor exploration of the energy")
     return Diagnostics(
@@ -247,3 +256,11 @@ def waic(idata):
 def loo(idata):
     """PSIS-LOO of the fit (ArviZ ``ELPDData``), on the deviance scale like WAIC."""
     return _az().loo(idata, scale="deviance")
+
+
+def _higher_delta(delta: float) -> float:
+    """A stricter adapt_delta to suggest: 0.95, then 0.99, then halfway to 1."""
+    for step in (0.95, 0.99):
+        if delta < step:
+            return step
+    return round(delta + (1 - delta) / 2, 4)

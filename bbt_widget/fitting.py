@@ -11,19 +11,21 @@ import pandas as pd
 
 from . import engines
 from .audit import Audit, DataWarning, audit_validated
-from .data import (
+from .data import TidyResults
+from .engines.base import ProgressCallback
+from .options import DEFAULT_ADAPT_DELTA, DEFAULT_MAX_TREEDEPTH, HYPERPRIORS
+from .result import BBTResult, disconnected_message
+from .sizing import check_fit_size
+from .validation import (
     DEFAULT_SEED,
-    HYPERPRIORS,
-    TidyResults,
+    check_adapt_delta,
     check_count,
     check_d_min,
     check_hyperprior,
+    check_max_treedepth,
     check_seed,
     check_ties,
 )
-from .engines.base import ProgressCallback
-from .result import BBTResult, disconnected_message
-from .sizing import check_fit_size
 from .wintable import apply_ties, comparison_components, raw_counts
 
 
@@ -53,12 +55,14 @@ def fit(
     paired: bool = True,
     ties: str | None = "spread",
     hyperprior: str = "lognormal",
-    prior_scale: float = 0.5,
+    prior_scale: float | None = None,
     engine: str = "auto",
     chains: int = 4,
     iter_warmup: int = 1000,
     iter_sampling: int = 1000,
     seed: int | None = DEFAULT_SEED,
+    adapt_delta: float = DEFAULT_ADAPT_DELTA,
+    max_treedepth: int = DEFAULT_MAX_TREEDEPTH,
     progress: ProgressCallback | None = None,
     cancel: threading.Event | None = None,
 ) -> BBTResult:
@@ -76,13 +80,20 @@ def fit(
         ``"spread"`` (default, the paper's), ``"add"``, ``"forget"`` or ``"davidson"``
         (fits the Davidson model, which keeps the ties).
     hyperprior, prior_scale
-        Prior on the spread sigma of the abilities: ``"lognormal"`` (default, scale 0.5),
-        ``"cauchy"`` (half-Cauchy) or ``"normal"`` (half-normal) (paper Appendix A).
+        Prior on the spread sigma of the abilities: ``"lognormal"`` (default), ``"cauchy"``
+        (half-Cauchy) or ``"normal"`` (half-normal) (paper Appendix A). ``prior_scale=None``
+        (default) takes the family's default scale from Appendix A: 0.5 for lognormal, 1.0 for
+        half-Cauchy, 3.0 for half-normal (``bbt_widget.options.HYPERPRIOR_SCALES``); the scale
+        used is recorded in ``result.settings["prior_scale"]``.
     engine
         ``"auto"`` (CmdStan when installed, else PyStan), ``"cmdstanpy"`` or ``"pystan"``.
     chains, iter_warmup, iter_sampling, seed
         Sampler settings. The default seed (``bbt_widget.DEFAULT_SEED``, 1) makes a rerun give
         the same numbers; ``seed=None`` draws a fresh one (recorded in ``result.settings``).
+    adapt_delta, max_treedepth
+        NUTS settings (Stan's defaults 0.8 and 10), recorded in ``result.settings``. Raise
+        ``adapt_delta`` (e.g. 0.95) when the diagnostics report divergent transitions, and
+        ``max_treedepth`` (e.g. 12) when transitions hit the maximum tree depth.
     progress
         Called as ``progress(stage, fraction)`` while compiling and sampling.
     cancel
@@ -113,6 +124,8 @@ def fit(
     iter_warmup = check_count(iter_warmup, "iter_warmup")
     iter_sampling = check_count(iter_sampling, "iter_sampling")
     seed = check_seed(seed)
+    adapt_delta = check_adapt_delta(adapt_delta)
+    max_treedepth = check_max_treedepth(max_treedepth)
     engine_name = engines.resolve_engine(engine)
 
     raw, tidy = raw_counts(
@@ -156,6 +169,8 @@ def fit(
         iter_warmup=iter_warmup,
         iter_sampling=iter_sampling,
         seed=seed,
+        adapt_delta=adapt_delta,
+        max_treedepth=max_treedepth,
         progress=progress,
         cancel=cancel,
     )
@@ -177,6 +192,8 @@ def fit(
         "iter_warmup": iter_warmup,
         "iter_sampling": iter_sampling,
         "seed": seed,
+        "adapt_delta": adapt_delta,
+        "max_treedepth": max_treedepth,
         "win_table_input": tidy is None,
     }
     result = BBTResult(draws, table, algorithms, settings, fitted, tidy, components)

@@ -25,9 +25,10 @@ import pandas as pd
 
 from . import posterior
 from .batch import FitRequest, run_batch
-from .data import WIN_TABLE_COLUMNS, TidyResults, check_rope
+from .data import TidyResults
 from .engines.base import ProgressCallback
 from .result import BBTResult
+from .validation import WIN_TABLE_COLUMNS, check_rope
 from .wintable import apply_ties, count_wins
 
 if TYPE_CHECKING:

@@ -48,9 +48,10 @@ import pandas as pd
 from . import engines
 from .baselines._common import snap_ties
 from .checks import Diagnostics, draws_diagnostics
-from .data import DEFAULT_SEED, _preview, check_count, check_hdi, check_seed, tidy_results
+from .data import tidy_results
 from .engines.base import Draws, ProgressCallback
 from .posterior import hdi_sorted
+from .validation import DEFAULT_SEED, _preview, check_count, check_hdi, check_seed
 
 MODELS = ("plackett-luce",)
 TIE_RULES = ("split", "random")

@@ -11,8 +11,9 @@ import pandas as pd
 
 from . import checks, posterior
 from .audit import Audit
-from .data import TidyResults, check_algorithms, check_hdi, check_rope
+from .data import TidyResults
 from .engines.base import Draws
+from .validation import check_algorithms, check_hdi, check_rope
 
 
 class BBTResult:

@@ -24,19 +24,19 @@ import pandas as pd
 
 from . import posterior
 from .batch import FitRequest, run_batch
-from .data import (
+from .data import TidyResults, tidy_results
+from .engines.base import ProgressCallback
+from .options import HYPERPRIOR_SCALES
+from .result import BBTResult
+from .validation import (
     DEFAULT_SEED,
-    TidyResults,
     check_count,
     check_d_min,
     check_hdi,
     check_hyperprior,
     check_rope,
     check_ties,
-    tidy_results,
 )
-from .engines.base import ProgressCallback
-from .result import BBTResult
 from .wintable import comparison_components, count_wins
 
 if TYPE_CHECKING:
@@ -47,7 +47,7 @@ SETTING_COLUMNS = ("ties", "d_min", "paired", "hyperprior", "prior_scale")
 #: Grid keys: the settings, plus ``prior`` for (hyperprior, scale) pairs such as APPENDIX_A.
 GRID_KEYS = (*SETTING_COLUMNS, "prior")
 #: The paper's Appendix A hyper-priors on sigma, for ``grid={"prior": APPENDIX_A}``.
-APPENDIX_A: tuple[tuple[str, float], ...] = (("lognormal", 0.5), ("cauchy", 1.0), ("normal", 3.0))
+APPENDIX_A: tuple[tuple[str, float], ...] = tuple(HYPERPRIOR_SCALES.items())
 _INTERPRETATIONS = ("weak", "strong")
 
 

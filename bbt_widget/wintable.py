@@ -22,15 +22,8 @@ from collections.abc import Sequence
 import numpy as np
 import pandas as pd
 
-from .data import (
-    WIN_TABLE_COLUMNS,
-    TidyResults,
-    check_d_min,
-    check_ties,
-    check_win_table,
-    is_win_table,
-    tidy_results,
-)
+from .data import TidyResults, tidy_results
+from .validation import WIN_TABLE_COLUMNS, check_d_min, check_ties, check_win_table, is_win_table
 
 #: Relative tolerance below which two means are equal (see the module docstring).
 REL_TOL = 1e-12

@@ -14,8 +14,8 @@ from typing import Any, Protocol
 
 import pandas as pd
 
-from ..data import check_count, check_hdi, check_rope, check_seed
 from ..posterior import NOT_COMPARED
+from ..validation import check_count, check_hdi, check_rope, check_seed
 from ._common import (
     Means,
     check_alpha,

@@ -16,7 +16,8 @@ from dataclasses import dataclass
 import numpy as np
 import pandas as pd
 
-from ..data import _preview, check_algorithms, tidy_results
+from ..data import tidy_results
+from ..validation import _preview, check_algorithms
 from ..wintable import REL_TOL
 
 #: The decision vocabulary shared with :meth:`bbt_widget.BBTResult.summary`.

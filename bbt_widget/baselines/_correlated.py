@@ -22,7 +22,7 @@ import numpy as np
 import pandas as pd
 from scipy import stats
 
-from ..data import check_hdi
+from ..validation import check_hdi
 from ._cv import FoldDifferences, check_rope_width, fold_differences
 
 #: Benavoli et al.: decide when a region's posterior probability reaches 0.95.

@@ -28,10 +28,10 @@ import pandas as pd
 
 from .. import engines
 from ..checks import Diagnostics, draws_diagnostics
-from ..data import DEFAULT_SEED, check_count, check_hdi, check_seed
 from ..engines.base import Draws, ProgressCallback
 from ..fitting import DiagnosticsWarning
 from ..posterior import hdi_sorted, ordered_pairs
+from ..validation import DEFAULT_SEED, check_count, check_hdi, check_seed
 from ._common import Means, pair_frame, snap_ties
 from ._correlated import DECISION_THRESHOLD, student_regions
 from ._cv import (

@@ -34,8 +34,8 @@ from dataclasses import dataclass
 import numpy as np
 import pandas as pd
 
-from ..data import check_count, check_seed
 from ..posterior import ordered_pairs
+from ..validation import check_count, check_seed
 from ._common import (
     Means,
     check_positive,

@@ -13,19 +13,16 @@ from typing import Any, get_args
 
 import numpy as np
 
+from ..options import DEFAULT_HYPERPRIOR, HYPERPRIOR_SCALES, HYPERPRIORS
 from .base import ModelName
 
 MODELS: tuple[str, ...] = get_args(ModelName)
-
-#: Hyper-prior codes of the ``hyperprior`` data field (Appendix A of the paper).
-HYPERPRIORS = {"lognormal": 1, "cauchy": 2, "normal": 3}
 
 _COUNTS = {"bbt": ("win1", "win2"), "davidson": ("win1", "win2", "ties")}
 #: Per-pair outputs of each program (Stan writes no column for them when n_pairs is 0).
 _PAIR_OUTPUTS = {"bbt": ("win1_rep", "log_lik"), "davidson": ("win1_rep", "ties_rep", "log_lik")}
 #: Outputs that are integers (Stan's writers send every value as a double).
 INTEGER_OUTPUTS = frozenset({"win1_rep", "ties_rep", "treedepth__", "n_leapfrog__", "divergent__"})
-_DEFAULTS = {"hyperprior": 1, "prior_scale": 0.5}
 #: The data of the other methods' programs (bbt_widget.baselines, bbt_widget.ranking): each
 #: field an int, a list of ints or finite floats (a number, vector or matrix). Their callers
 #: validate the values and explain errors in the user's terms; this only converts types.
@@ -122,7 +119,8 @@ def prepare_data(model: ModelName, data: Mapping[str, Any]) -> dict[str, Any]:
     """Validate the Stan data of ``model`` and convert it to plain Python ints and floats.
 
     ``hyperprior`` (1 lognormal, 2 half-Cauchy, 3 half-normal; or those names) defaults to 1 and
-    ``prior_scale`` to 0.5, the paper's choice; ``n_pairs`` defaults to ``len(i1)``. Keys the
+    ``prior_scale`` to that family's default (``bbt_widget.options.HYPERPRIOR_SCALES``: 0.5
+    for lognormal, the paper's choice); ``n_pairs`` defaults to ``len(i1)``. Keys the
     program does not read are dropped.
 
     Raises
@@ -152,11 +150,14 @@ def prepare_data(model: ModelName, data: Mapping[str, Any]) -> dict[str, Any]:
     for key in _COUNTS[model]:
         if min(out[key], default=0) < 0:
             raise ValueError(f"data[{key!r}] has negative counts")
-    hyper = data.get("hyperprior", _DEFAULTS["hyperprior"])
+    hyper = data.get("hyperprior", HYPERPRIORS[DEFAULT_HYPERPRIOR])
     hyper = HYPERPRIORS.get(hyper, hyper) if isinstance(hyper, str) else hyper
-    if hyper not in (1, 2, 3):
-        raise ValueError(f"hyperprior must be 1, 2, 3 or one of {list(HYPERPRIORS)}; got {hyper!r}")
-    scale = float(data.get("prior_scale", _DEFAULTS["prior_scale"]))
+    codes = {code: name for name, code in HYPERPRIORS.items()}
+    if hyper not in codes:
+        raise ValueError(
+            f"hyperprior must be one of {sorted(codes)} or {list(HYPERPRIORS)}; got {hyper!r}"
+        )
+    scale = float(data.get("prior_scale", HYPERPRIOR_SCALES[codes[hyper]]))
     if not (math.isfinite(scale) and scale > 0):
         raise ValueError(f"prior_scale must be a positive finite number, got {scale}")
     out["hyperprior"] = int(hyper)

@@ -1,0 +1,110 @@
+"""The model and decision options, defined once.
+
+Every list of choices the user sees (tie policies, hyper-priors and their default scales, the
+d_min range, the interpretations) and the paper's ROPE / HDI defaults live here. Validation
+(:mod:`bbt_widget.validation`), fitting, the Stan data (:mod:`bbt_widget.engines._programs`),
+the command line, the reports and the widget read them from this module, so that adding a
+choice is one edit. This module imports nothing from the package: every layer may use it.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+from types import MappingProxyType
+from typing import Any
+
+#: The seed ``fit``, the widget and the command use unless told otherwise, so that the same data
+#: and settings give the same numbers in every run; another seed is an explicit choice.
+DEFAULT_SEED = 1
+
+#: Tie policies (paper Sec. 5) and their one-line labels, in the order the controls show them.
+TIE_LABELS = MappingProxyType(
+    {
+        "add": "add (tie = win for both)",
+        "spread": "spread (half to each)",
+        "forget": "forget (drop ties)",
+        "davidson": "Davidson model",
+    }
+)
+TIE_POLICIES: tuple[str, ...] = tuple(TIE_LABELS)
+DEFAULT_TIES = "spread"
+
+
+@dataclass(frozen=True)
+class HyperPrior:
+    """One hyper-prior family on sigma, the spread of the abilities (paper Appendix A).
+
+    Attributes
+    ----------
+    code
+        The value of the Stan programs' ``hyperprior`` data field.
+    label
+        Name shown to the user.
+    default_scale
+        The scale used when the user sets none: the one Appendix A gives for this family.
+    """
+
+    code: int
+    label: str
+    default_scale: float
+
+
+#: Hyper-prior families. Default scales from the paper's Appendix A: lognormal 0.5 (the
+#: paper's choice), half-Cauchy 1.0 (Carpenter), half-normal 3.0 (Issa Mattos and Ramos).
+HYPERPRIOR_FAMILIES = MappingProxyType(
+    {
+        "lognormal": HyperPrior(1, "log-normal", 0.5),
+        "cauchy": HyperPrior(2, "half-Cauchy", 1.0),
+        "normal": HyperPrior(3, "half-normal", 3.0),
+    }
+)
+#: Family name -> Stan ``hyperprior`` code.
+HYPERPRIORS = MappingProxyType({k: v.code for k, v in HYPERPRIOR_FAMILIES.items()})
+#: Family name -> default scale.
+HYPERPRIOR_SCALES = MappingProxyType({k: v.default_scale for k, v in HYPERPRIOR_FAMILIES.items()})
+#: Other spellings accepted for the families.
+HYPERPRIOR_ALIASES = MappingProxyType(
+    {
+        "half-cauchy": "cauchy",
+        "halfcauchy": "cauchy",
+        "half_cauchy": "cauchy",
+        "half-normal": "normal",
+        "halfnormal": "normal",
+        "half_normal": "normal",
+    }
+)
+DEFAULT_HYPERPRIOR = "lognormal"
+
+#: Range and step of the local-ROPE threshold d_min (Cohen's d) offered by the controls; any
+#: finite d_min >= 0 is valid in code. The paper uses 0.4.
+D_MIN_RANGE: tuple[float, float] = (0.0, 1.5)
+D_MIN_STEP = 0.05
+DEFAULT_D_MIN = 0.4
+
+#: Decision rules (paper Sec. 9.2 / 9.3) and their labels.
+INTERPRETATION_LABELS = MappingProxyType(
+    {"weak": "weak (0.95 rule)", "strong": "strong (0.70 rule)"}
+)
+INTERPRETATIONS: tuple[str, ...] = tuple(INTERPRETATION_LABELS)
+DEFAULT_INTERPRETATION = "weak"
+
+#: The paper's region of practical equivalence for P(a > b), and HDI mass.
+DEFAULT_ROPE: tuple[float, float] = (0.45, 0.55)
+DEFAULT_HDI = 0.89
+
+#: NUTS settings (Stan's defaults). Raise adapt_delta (e.g. 0.95, 0.99) against divergent
+#: transitions, max_treedepth (e.g. 12) against saturated tree depths.
+DEFAULT_ADAPT_DELTA = 0.8
+DEFAULT_MAX_TREEDEPTH = 10
+
+
+def as_dict() -> dict[str, Any]:
+    """All options as plain JSON-able data, e.g. for the front end (one trait)."""
+    return {
+        "ties": [[k, v] for k, v in TIE_LABELS.items()],
+        "hyperpriors": [[k, v.label, v.default_scale] for k, v in HYPERPRIOR_FAMILIES.items()],
+        "interpretations": [[k, v] for k, v in INTERPRETATION_LABELS.items()],
+        "d_min": {"min": D_MIN_RANGE[0], "max": D_MIN_RANGE[1], "step": D_MIN_STEP},
+        "rope": list(DEFAULT_ROPE),
+        "hdi": DEFAULT_HDI,
+    }

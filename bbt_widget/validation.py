@@ -1,0 +1,283 @@
+"""Validation of user input: option values, win tables and the value helpers of messages.
+
+Every check on an option or a ready win table lives here, at the boundary, so that a mistake is
+reported with the value to fix instead of surfacing as a traceback from pandas or Stan. The
+layouts of results are parsed (and their own shape checked) in :mod:`bbt_widget.data`; the
+allowed values come from :mod:`bbt_widget.options`.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Iterable, Sequence
+
+import numpy as np
+import pandas as pd
+
+from .options import (
+    DEFAULT_ADAPT_DELTA,
+    DEFAULT_MAX_TREEDEPTH,
+    DEFAULT_SEED,
+    HYPERPRIOR_ALIASES,
+    HYPERPRIOR_FAMILIES,
+    HYPERPRIOR_SCALES,
+    HYPERPRIORS,
+    INTERPRETATIONS,
+    TIE_POLICIES,
+)
+
+__all__ = [
+    "DEFAULT_SEED",
+    "MAX_COUNT",
+    "WIN_TABLE_COLUMNS",
+    "check_adapt_delta",
+    "check_algorithms",
+    "check_count",
+    "check_d_min",
+    "check_hdi",
+    "check_hyperprior",
+    "check_interpretation",
+    "check_max_treedepth",
+    "check_rope",
+    "check_seed",
+    "check_ties",
+    "check_win_table",
+    "is_win_table",
+]
+
+WIN_TABLE_COLUMNS = ("alg1", "alg2", "win1", "win2", "ties")
+#: Largest count a pair may have: Stan's integers are 32-bit.
+MAX_COUNT = 2**31 - 1
+
+
+def check_ties(ties: str | None) -> str | None:
+    """Validate a tie policy; ``None`` means raw counts."""
+    if ties is None or ties in TIE_POLICIES:
+        return ties
+    raise ValueError(
+        f"unknown tie policy {ties!r}; use one of {', '.join(map(repr, TIE_POLICIES))} or None"
+    )
+
+
+def check_d_min(d_min: float | None) -> float | None:
+    """Validate the local-ROPE threshold (``None`` compares means)."""
+    if d_min is None:
+        return None
+    if isinstance(d_min, bool) or not isinstance(d_min, (int, float, np.number)):
+        raise TypeError(f"d_min must be a number or None, got {d_min!r}")
+    if not np.isfinite(d_min) or d_min < 0:
+        raise ValueError(
+            f"d_min must be a finite number >= 0 (e.g. 0.4, the paper's choice), got {d_min}"
+        )
+    return float(d_min)
+
+
+def check_rope(rope: Sequence[float]) -> tuple[float, float]:
+    """Validate ROPE bounds on the probability scale: ``0 <= low < high <= 1``."""
+    try:
+        low, high = (float(v) for v in rope)
+    except (TypeError, ValueError):
+        raise ValueError(
+            f"rope must be two numbers (low, high), e.g. (0.45, 0.55); got {rope!r}"
+        ) from None
+    if not (0.0 <= low <= 1.0 and 0.0 <= high <= 1.0):
+        raise ValueError(f"rope bounds are probabilities and must lie in [0, 1]; got {rope!r}")
+    if low >= high:
+        raise ValueError(f"rope low must be below rope high; got low={low}, high={high}")
+    return low, high
+
+
+def check_hdi(hdi: float) -> float:
+    """Validate an HDI probability mass in (0, 1)."""
+    if isinstance(hdi, bool) or not isinstance(hdi, (int, float, np.number)):
+        raise TypeError(f"hdi must be a number in (0, 1), e.g. 0.89; got {hdi!r}")
+    if not 0.0 < hdi < 1.0:
+        raise ValueError(f"hdi mass must lie strictly between 0 and 1 (e.g. 0.89); got {hdi}")
+    return float(hdi)
+
+
+def check_count(value: int, name: str, least: int = 1) -> int:
+    """Validate an integer >= ``least`` (chains, iterations, samples)."""
+    if isinstance(value, bool) or not isinstance(value, (int, np.integer)) or value < least:
+        raise ValueError(f"{name} must be an integer >= {least}, got {value!r}")
+    return int(value)
+
+
+def check_seed(seed: int | None) -> int:
+    """Validate a seed; ``None`` draws a fresh one (recorded, so the result can be rerun)."""
+    if seed is None:
+        return int(np.random.SeedSequence().entropy % (2**31 - 1))
+    if isinstance(seed, bool) or not isinstance(seed, (int, np.integer)) or not 0 <= seed < 2**31:
+        raise ValueError(f"seed must be an integer in [0, 2**31) or None, got {seed!r}")
+    return int(seed)
+
+
+def check_adapt_delta(adapt_delta: float) -> float:
+    """Validate NUTS's target acceptance rate, strictly between 0 and 1."""
+    if isinstance(adapt_delta, bool) or not isinstance(adapt_delta, (int, float, np.number)):
+        raise TypeError(f"adapt_delta must be a number in (0, 1), e.g. 0.95; got {adapt_delta!r}")
+    if not 0.0 < adapt_delta < 1.0:
+        raise ValueError(
+            f"adapt_delta must lie strictly between 0 and 1 (default {DEFAULT_ADAPT_DELTA}; "
+            f"raise it, e.g. to 0.95, against divergent transitions); got {adapt_delta}"
+        )
+    return float(adapt_delta)
+
+
+def check_max_treedepth(max_treedepth: int) -> int:
+    """Validate NUTS's maximum tree depth, an integer from 1 to 30."""
+    if (
+        isinstance(max_treedepth, bool)
+        or not isinstance(max_treedepth, (int, np.integer))
+        or not 1 <= max_treedepth <= 30
+    ):
+        # Stan doubles the trajectory per level: past ~15 a single transition takes minutes.
+        raise ValueError(
+            f"max_treedepth must be an integer from 1 to 30 (default {DEFAULT_MAX_TREEDEPTH}; "
+            f"raise it, e.g. to 12, when transitions hit it); got {max_treedepth!r}"
+        )
+    return int(max_treedepth)
+
+
+def check_hyperprior(hyperprior: str, prior_scale: float | None = None) -> tuple[str, float]:
+    """Validate the hyper-prior on sigma and its scale.
+
+    ``prior_scale=None`` means the family's default scale (paper Appendix A: lognormal 0.5,
+    half-Cauchy 1.0, half-normal 3.0; :data:`bbt_widget.options.HYPERPRIOR_SCALES`).
+    """
+    name = HYPERPRIOR_ALIASES.get(str(hyperprior).lower(), str(hyperprior).lower())
+    if name not in HYPERPRIORS:
+        choices = ", ".join(f"{k!r} ({v.label})" for k, v in HYPERPRIOR_FAMILIES.items())
+        raise ValueError(f"unknown hyperprior {hyperprior!r}; use one of {choices}")
+    if prior_scale is None:
+        return name, HYPERPRIOR_SCALES[name]
+    if isinstance(prior_scale, bool) or not isinstance(prior_scale, (int, float, np.number)):
+        raise TypeError(
+            f"prior_scale must be a positive number or None (the family's default), "
+            f"got {prior_scale!r}"
+        )
+    if not (np.isfinite(prior_scale) and prior_scale > 0):
+        raise ValueError(
+            f"prior_scale must be a finite number > 0 (e.g. {HYPERPRIOR_SCALES[name]}, the "
+            f"default for {name}), got {prior_scale}"
+        )
+    return name, float(prior_scale)
+
+
+def check_algorithms(names: Iterable[str], algorithms: Sequence[str], role: str) -> list[str]:
+    """Check that every name is one of the algorithms."""
+    names = [names] if isinstance(names, str) else list(names)
+    unknown = [n for n in names if n not in algorithms]
+    if unknown:
+        raise ValueError(
+            f"{role}: {unknown[0]!r} is not an algorithm of these results; "
+            f"choose from {_preview(algorithms, 20)}"
+        )
+    return names
+
+
+def is_win_table(data: object) -> bool:
+    """Whether ``data`` looks like a ready win table (``alg1, alg2, win1, win2``)."""
+    return isinstance(data, pd.DataFrame) and {"alg1", "alg2", "win1", "win2"} <= set(
+        map(str, data.columns)
+    )
+
+
+def check_win_table(table: pd.DataFrame) -> pd.DataFrame:
+    """Validate a ready win table and return it with a ``ties`` column and int counts."""
+    out = table.copy()
+    out.columns = [str(c) for c in out.columns]
+    if "ties" not in out.columns:
+        out["ties"] = 0
+    out = out[list(WIN_TABLE_COLUMNS)].reset_index(drop=True)
+    for col in ("alg1", "alg2"):
+        if out[col].isna().any():
+            raise ValueError(f"win table column {col!r} has a missing algorithm name")
+        out[col] = out[col].astype(str)
+    given = out[["win1", "win2", "ties"]].copy()
+    for col in ("win1", "win2", "ties"):
+        vals = _numeric(out[col], f"win table column {col!r}")
+        if vals.isna().any() or (vals < 0).any() or (vals != np.round(vals)).any():
+            i = int(np.flatnonzero(vals.isna() | (vals < 0) | (vals != np.round(vals)))[0])
+            raise ValueError(
+                f"win table column {col!r} must hold counts (integers >= 0); row {i} has "
+                f"{_plain(given[col].iloc[i])!r}"
+            )
+        # Stan's int is 32-bit, and win1 + win2 (+ ties) must fit too: check before casting
+        # so the message shows the value given, not an overflowed one
+        if (vals > MAX_COUNT).any():
+            i = int(np.flatnonzero(vals > MAX_COUNT)[0])
+            raise ValueError(
+                f"win table column {col!r} row {i} has {_plain(given[col].iloc[i])!r}, more "
+                f"games than Stan can count (at most {MAX_COUNT} per pair)"
+            )
+        out[col] = vals.astype(np.int64)
+    total = out["win1"] + out["win2"] + out["ties"]
+    if (total > MAX_COUNT).any():
+        i = int(np.flatnonzero(total > MAX_COUNT)[0])
+        raise ValueError(
+            f"win table row {i} has {int(total.iloc[i])} games in all (win1 + win2 + ties), "
+            f"more than Stan can count (at most {MAX_COUNT} per pair)"
+        )
+    same = out["alg1"] == out["alg2"]
+    if same.any():
+        raise ValueError(
+            f"win table row {int(np.flatnonzero(same)[0])} pairs {out['alg1'][same].iloc[0]!r} "
+            "with itself; each row must be two different algorithms"
+        )
+    key = out[["alg1", "alg2"]].apply(lambda r: tuple(sorted(r)), axis=1)
+    if key.duplicated().any():
+        a, b = key[key.duplicated()].iloc[0]
+        raise ValueError(f"win table has the pair {a!r}-{b!r} twice; keep one row per pair")
+    if len(pd.unique(pd.concat([out["alg1"], out["alg2"]]))) < 2:
+        raise ValueError("a win table needs at least 2 algorithms")
+    return out
+
+
+def check_interpretation(interpretation: str) -> str:
+    """Validate a decision rule: ``"weak"`` (paper Sec. 9.2) or ``"strong"`` (Sec. 9.3)."""
+    if interpretation not in INTERPRETATIONS:
+        raise ValueError(
+            f"interpretation must be one of {', '.join(map(repr, INTERPRETATIONS))}, "
+            f"got {interpretation!r}"
+        )
+    return interpretation
+
+
+# --------------------------------------------------------------------------- helpers
+
+
+def _numeric(s: pd.Series, what: str) -> pd.Series:
+    s = s.reset_index(drop=True)
+    if pd.api.types.is_bool_dtype(s) or not (
+        pd.api.types.is_numeric_dtype(s) or s.dtype == object or pd.api.types.is_string_dtype(s)
+    ):
+        raise TypeError(f"{what} must hold numbers, but has dtype {s.dtype}")
+    if not pd.api.types.is_numeric_dtype(s):
+        conv = pd.to_numeric(s, errors="coerce")
+        bad = conv.isna() & s.notna()
+        if bad.any():
+            i = int(np.flatnonzero(bad)[0])
+            raise TypeError(
+                f"{what} must hold numbers, but row {i} is {s.iloc[i]!r}; fix or remove "
+                "that value (use NaN for a missing result)"
+            )
+        s = conv
+    s = s.astype(float)
+    if np.isinf(s).any():
+        i = int(np.flatnonzero(np.isinf(s))[0])
+        raise ValueError(
+            f"{what} has an infinite value ({s.iloc[i]}) at row {i}; replace it by a finite "
+            "score, or by NaN if the result is missing"
+        )
+    return s
+
+
+def _plain(value: object) -> object:
+    """A numpy scalar as the Python value, so messages show 1.5, not np.float64(1.5)."""
+    return value.item() if isinstance(value, np.generic) else value
+
+
+def _preview(values: Iterable[object], n: int = 8) -> str:
+    values = list(values)
+    shown = ", ".join(repr(v) for v in values[:n])
+    return shown + (f", ... ({len(values)} in all)" if len(values) > n else "")

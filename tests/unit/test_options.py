@@ -1,0 +1,83 @@
+"""The options are defined once (bbt_widget.options) and every check reads them from there."""
+
+from __future__ import annotations
+
+import json
+
+import pandas as pd
+import pytest
+
+import bbt_widget as bbt
+from bbt_widget import data, options, validation
+from bbt_widget.engines import prepare_data
+
+TABLE = pd.DataFrame(
+    [("a", "b", 3, 1), ("a", "c", 2, 2), ("b", "c", 1, 3)],
+    columns=["alg1", "alg2", "win1", "win2"],
+)
+STAN_DATA = {"n_alg": 3, "i1": [1, 1, 2], "i2": [2, 3, 3], "win1": [3, 2, 1], "win2": [1, 2, 3]}
+
+
+def test_the_old_names_are_the_options_module():
+    # bbt_widget.data keeps the names users imported, but they are the same objects
+    assert data.TIE_POLICIES is options.TIE_POLICIES
+    assert data.HYPERPRIORS is options.HYPERPRIORS
+    assert data.check_ties is validation.check_ties
+    assert data.DEFAULT_SEED == options.DEFAULT_SEED == 1
+
+
+@pytest.mark.parametrize(
+    ("family", "scale"),
+    [("lognormal", 0.5), ("cauchy", 1.0), ("half-Cauchy", 1.0), ("normal", 3.0)],
+)
+def test_each_hyperprior_family_has_appendix_a_default_scale(family, scale):
+    # paper Appendix A: lognormal 0.5, half-Cauchy 1.0 (Carpenter), half-normal 3.0
+    name, got = validation.check_hyperprior(family)
+    assert got == scale
+    assert validation.check_hyperprior(family, None) == (name, scale)
+    assert validation.check_hyperprior(family, 0.25) == (name, 0.25)  # a set scale wins
+
+
+@pytest.mark.parametrize(("family", "code", "scale"), [("cauchy", 2, 1.0), ("normal", 3, 3.0)])
+def test_stan_data_without_a_scale_takes_the_familys_default(family, code, scale):
+    out = prepare_data("bbt", {**STAN_DATA, "hyperprior": family})
+    assert (out["hyperprior"], out["prior_scale"]) == (code, scale)
+    assert prepare_data("bbt", {**STAN_DATA, "hyperprior": code})["prior_scale"] == scale
+    assert prepare_data("bbt", STAN_DATA)["prior_scale"] == 0.5  # lognormal, as before
+
+
+def test_unknown_hyperprior_lists_the_families_with_their_labels():
+    with pytest.raises(ValueError, match=r"'cauchy' \(half-Cauchy\)"):
+        validation.check_hyperprior("student")
+
+
+@pytest.mark.parametrize("bad", [0, 1, 1.2, -0.1, float("nan")])
+def test_fit_rejects_adapt_delta_outside_0_1_before_any_fit(bad):
+    with pytest.raises(ValueError, match=r"adapt_delta must lie strictly between 0 and 1"):
+        bbt.fit(TABLE, adapt_delta=bad, engine="pystan")
+
+
+@pytest.mark.parametrize("bad", ["0.9", True, None])
+def test_fit_rejects_adapt_delta_that_is_not_a_number(bad):
+    with pytest.raises(TypeError, match=r"adapt_delta must be a number"):
+        bbt.fit(TABLE, adapt_delta=bad, engine="pystan")
+
+
+@pytest.mark.parametrize("bad", [0, -1, 31, 10.0, True, "12"])
+def test_fit_rejects_bad_max_treedepth_before_any_fit(bad):
+    with pytest.raises(ValueError, match=r"max_treedepth must be an integer from 1 to 30"):
+        bbt.fit(TABLE, max_treedepth=bad, engine="pystan")
+
+
+def test_interpretations_are_checked_against_the_options():
+    assert validation.check_interpretation("strong") == "strong"
+    with pytest.raises(ValueError, match=r"'weak', 'strong'"):
+        validation.check_interpretation("medium")
+
+
+def test_options_travel_as_json():
+    sent = json.loads(json.dumps(options.as_dict()))
+    assert [t[0] for t in sent["ties"]] == list(options.TIE_POLICIES)
+    assert [h[2] for h in sent["hyperpriors"]] == [0.5, 1.0, 3.0]
+    assert sent["d_min"] == {"min": 0.0, "max": 1.5, "step": 0.05}
+    assert sent["rope"] == [0.45, 0.55] and sent["hdi"] == 0.89
