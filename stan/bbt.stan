@@ -5,8 +5,9 @@
 //   beta[a] ~ Normal(0, sigma)  independently  (partial pooling of the algorithms)
 //   sigma   ~ LogNormal(0, s) | half-Cauchy(0, s) | half-Normal(0, s)     (`hyperprior`)
 //
-// This file is the single source of truth for the model: both engines (CmdStan through
-// cmdstanpy, and PyStan's httpstan) compile it unchanged.
+// This file and bbt_common.stanfunctions (the basis and the hyper-prior, shared with
+// davidson.stan) are the single source of truth for the model: both engines (CmdStan through
+// cmdstanpy, and PyStan's httpstan) compile them.
 //
 // Sampling coordinates (the posterior is exactly Eq. 2; only the sampler's view of it changes):
 // the likelihood depends on differences of beta only, so the direction "all beta move
@@ -16,7 +17,10 @@
 // orthonormal (Helmert) basis whose first vector is (1, ..., 1) / sqrt(n_alg). A rotation of
 // iid Normal(0, sigma) variables is iid Normal(0, sigma), so beta_rot ~ normal(0, sigma) is the
 // same prior. The first coordinate (the mean direction) is always non-centred; the others are
-// centred when the data dominate and non-centred when they are sparse (see `centred`).
+// centred when the data dominate and non-centred when they are sparse (see `use_centred`).
+functions {
+#include bbt_common.stanfunctions
+}
 data {
   int<lower=2> n_alg;                               // number of algorithms
   int<lower=0> n_pairs;                             // number of compared pairs
@@ -34,20 +38,8 @@ transformed data {
   }
   vector[n_pairs] wins = to_vector(win1);
   vector[n_pairs] games = to_vector(n_games);
-  // Orthonormal Helmert basis: column 1 is the mean direction, columns 2..n sum to zero.
-  matrix[n_alg, n_alg] basis = rep_matrix(0, n_alg, n_alg);
-  basis[ : , 1] = rep_vector(inv_sqrt(n_alg), n_alg);
-  for (k in 2:n_alg) {
-    real c = inv_sqrt(k * (k - 1.0));
-    basis[1:(k - 1), k] = rep_vector(c, k - 1);
-    basis[k, k] = -(k - 1) * c;
-  }
-  // Centred coordinates sample best when the likelihood dominates the prior, non-centred ones
-  // when it does not (measured: centred gives divergences on 3 algorithms x 2 data sets, while
-  // non-centred cuts the ESS of sigma to a quarter on the paper's 5 x 20 table). At 20 games
-  // per algorithm the data carry up to ~5 times the prior's information about each beta
-  // (20 p (1 - p) <= 5 against 1 / sigma^2, about 1).
-  int centred = 2.0 * sum(n_games) / n_alg >= 20;
+  matrix[n_alg, n_alg] basis = helmert_basis(n_alg);
+  int centred = use_centred(n_games, n_alg);
 }
 parameters {
   real<lower=0> sigma;
@@ -58,13 +50,7 @@ transformed parameters {
   vector[n_alg] beta = basis * beta_rot;
 }
 model {
-  if (hyperprior == 1) {
-    sigma ~ lognormal(0, prior_scale);
-  } else if (hyperprior == 2) {
-    sigma ~ cauchy(0, prior_scale);  // half-Cauchy: sigma is constrained positive
-  } else {
-    sigma ~ normal(0, prior_scale);  // half-normal
-  }
+  sigma ~ sigma_prior(hyperprior, prior_scale);
   beta_rot ~ normal(0, sigma);  // <=> beta ~ normal(0, sigma): the basis is orthonormal
   {
     // win1 ~ binomial_logit(n_games, eta), written as its kernel

@@ -15,7 +15,11 @@
 // for rare ties (a strict tie rule) as well as frequent ones (a wide local ROPE).
 //
 // Sampling coordinates: beta is sampled in an orthonormal (Helmert) basis exactly as in
-// bbt.stan, where the reasons are given; the posterior is unchanged.
+// bbt.stan, where the reasons are given; the posterior is unchanged. The basis and the
+// hyper-prior come from bbt_common.stanfunctions, shared with bbt.stan.
+functions {
+#include bbt_common.stanfunctions
+}
 data {
   int<lower=2> n_alg;
   int<lower=0> n_pairs;
@@ -35,14 +39,8 @@ transformed data {
   vector[n_pairs] w1 = to_vector(win1);
   vector[n_pairs] w2 = to_vector(win2);
   vector[n_pairs] tt = to_vector(ties);
-  matrix[n_alg, n_alg] basis = rep_matrix(0, n_alg, n_alg);
-  basis[ : , 1] = rep_vector(inv_sqrt(n_alg), n_alg);
-  for (k in 2:n_alg) {
-    real c = inv_sqrt(k * (k - 1.0));
-    basis[1:(k - 1), k] = rep_vector(c, k - 1);
-    basis[k, k] = -(k - 1) * c;
-  }
-  int centred = 2.0 * sum(n_games) / n_alg >= 20;  // see bbt.stan
+  matrix[n_alg, n_alg] basis = helmert_basis(n_alg);
+  int centred = use_centred(n_games, n_alg);
 }
 parameters {
   real<lower=0> sigma;
@@ -53,13 +51,7 @@ transformed parameters {
   vector[n_alg] beta = basis * beta_rot;
 }
 model {
-  if (hyperprior == 1) {
-    sigma ~ lognormal(0, prior_scale);
-  } else if (hyperprior == 2) {
-    sigma ~ cauchy(0, prior_scale);
-  } else {
-    sigma ~ normal(0, prior_scale);
-  }
+  sigma ~ sigma_prior(hyperprior, prior_scale);
   beta_rot ~ normal(0, sigma);
   nu ~ normal(0, 2);
   {

@@ -41,7 +41,13 @@ import numpy as np
 
 from . import _procs, _toolchain
 from ._cache import cache_root, discard, ensure_built, unusable_build
-from ._programs import add_empty_outputs, program_hash, split_outputs, stan_program
+from ._programs import (
+    add_empty_outputs,
+    include_dir,
+    program_hash,
+    split_outputs,
+    stan_source,
+)
 from .base import Draws, EngineError, FitCancelled, ModelName, ProgressCallback
 
 INSTALL_HINT = (
@@ -133,10 +139,11 @@ def _target(model: ModelName) -> Path:
 
 def _build(model: ModelName, scratch: Path, *, verbose: bool) -> None:
     stan_file = scratch / f"{model}.stan"
-    stan_file.write_text(stan_program(model), encoding="utf-8")
+    # The program as written: stanc resolves its #include lines in the package's stan folder.
+    stan_file.write_text(stan_source(model), encoding="utf-8")
     with tempfile.TemporaryDirectory(prefix="bbt-widget-build-") as cwd:
         proc = _procs.spawn(
-            [sys.executable, str(_BUILD_SCRIPT), str(stan_file)],
+            [sys.executable, str(_BUILD_SCRIPT), str(stan_file), str(include_dir(model))],
             cwd=cwd,
             env={**_procs.child_env(), "TMPDIR": cwd},  # the compiler's temp files go too
             stdout=subprocess.PIPE,

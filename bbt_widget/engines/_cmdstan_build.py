@@ -1,6 +1,7 @@
 """Compile a Stan program into a CmdStan executable (run as a script, not imported).
 
-Usage: ``python _cmdstan_build.py PROGRAM.stan``; the executable is written beside the program.
+Usage: ``python _cmdstan_build.py PROGRAM.stan [INCLUDE_DIR]``; the executable is written beside
+the program, and stanc resolves its ``#include`` lines in ``INCLUDE_DIR``.
 
 The cmdstanpy engine runs this in a subprocess (a process group of its own) with a scratch
 working directory and its output captured; cmdstanpy runs CmdStan's ``make``.
@@ -20,7 +21,8 @@ def main() -> None:
 
     import cmdstanpy
 
-    model = cmdstanpy.CmdStanModel(stan_file=stan_file)
+    options = {"include-paths": [sys.argv[2]]} if len(sys.argv) > 2 else None
+    model = cmdstanpy.CmdStanModel(stan_file=stan_file, stanc_options=options)
     print("built", model.exe_file)
 
 

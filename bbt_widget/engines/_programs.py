@@ -5,6 +5,7 @@ from __future__ import annotations
 import hashlib
 import math
 import operator
+import re
 from collections.abc import Iterable, Mapping, Sequence
 from functools import cache
 from importlib import resources
@@ -74,20 +75,58 @@ def stan_file(model: ModelName) -> Path:
     raise FileNotFoundError(f"{name} is neither in the package nor in {checkout.parent}")
 
 
+#: ``#include name`` (Stan's form, with or without quotes) on a line of its own.
+_INCLUDE = re.compile(r'^[ \t]*#include[ \t]+["<]?([^"<>\s]+)[">]?[ \t]*$', re.MULTILINE)
+
+
 @cache
 def _source(path: Path, mtime_ns: int) -> str:
     # Line endings are normalised so that a CRLF checkout hashes like the original.
     return path.read_text(encoding="utf-8").replace("\r\n", "\n")
 
 
-def stan_program(model: ModelName) -> str:
-    """Source text of the Stan program of ``model``."""
-    path = stan_file(model)
+def _read(path: Path) -> str:
     return _source(path, path.stat().st_mtime_ns)
 
 
+def _expand(text: str, directory: Path, seen: tuple[str, ...] = ()) -> str:
+    """``text`` with each ``#include`` line replaced by that file of ``directory``, recursively."""
+
+    def insert(match: re.Match[str]) -> str:
+        name = match.group(1)
+        if name in seen:
+            raise ValueError(f"Stan include cycle: {' -> '.join((*seen, name))}")
+        path = directory / name
+        if not path.is_file():
+            raise FileNotFoundError(f"Stan program includes {name}, not found in {directory}")
+        return _expand(_read(path), directory, (*seen, name)).rstrip("\n")
+
+    return _INCLUDE.sub(insert, text)
+
+
+def include_dir(model: ModelName) -> Path:
+    """The folder the ``#include`` lines of ``model`` are resolved in (CmdStan's include path)."""
+    return stan_file(model).parent
+
+
+def stan_source(model: ModelName) -> str:
+    """Source text of the ``.stan`` file of ``model`` as written, ``#include`` lines and all
+    (compiled by CmdStan with :func:`include_dir` as the include path)."""
+    return _read(stan_file(model))
+
+
+def stan_program(model: ModelName) -> str:
+    """The whole Stan program of ``model``: its source with every ``#include`` expanded.
+
+    httpstan compiles a program from one string and knows no include path, so the PyStan
+    engine compiles this text; :func:`program_hash` hashes it, so that an edit to an included
+    file rebuilds every cached model that uses it.
+    """
+    return _expand(stan_source(model), include_dir(model))
+
+
 def program_hash(model: ModelName) -> str:
-    """Short sha256 of the program source; keys every compiled-model cache."""
+    """Short sha256 of the program source, includes expanded; keys every compiled-model cache."""
     return hashlib.sha256(stan_program(model).encode()).hexdigest()[:16]
 
 
