@@ -8,9 +8,10 @@
 from __future__ import annotations
 
 import importlib
+import importlib.metadata as _metadata
 from typing import TYPE_CHECKING, Any
 
-from . import data, datasets
+from . import data, datasets, options
 from .audit import Audit, DataWarning, audit
 from .calibration import Calibration, calibration
 from .data import DEFAULT_SEED, TidyResults, tidy_results
@@ -24,7 +25,16 @@ if TYPE_CHECKING:
     from .ranking import ranking_model
     from .widget import BBTWidget
 
-__version__ = "0.1.0"
+
+def _version() -> str:
+    """The installed distribution's version; a source tree that was never installed says so."""
+    try:
+        return _metadata.version("bbt-widget")
+    except _metadata.PackageNotFoundError:
+        return "0+unknown"
+
+
+__version__ = _version()
 
 __all__ = [
     "DEFAULT_SEED",
@@ -42,29 +52,43 @@ __all__ = [
     "audit",
     "baselines",
     "calibration",
+    "charts",
     "data",
     "datasets",
+    "export",
     "fit",
     "influence",
+    "options",
     "ranking_model",
+    "report",
     "sweep",
     "tidy_results",
     "win_table",
 ]
 
 
+#: Submodules imported on first use: they pull in Altair or SciPy-heavy code that a plain
+#: ``fit`` does not need.
+_LAZY_MODULES = frozenset({"baselines", "charts", "export", "report"})
+
+
 def __getattr__(name: str) -> Any:
-    # the widget pulls in anywidget/ipywidgets: only import it when asked for
-    if name == "baselines":
+    if name in _LAZY_MODULES:
         # import_module, not "from . import": that form would look the attribute up on this
         # package first and recurse into __getattr__
-        return importlib.import_module(f"{__name__}.baselines")
+        return importlib.import_module(f"{__name__}.{name}")
     if name == "ranking_model":
         from .ranking import ranking_model
 
         return ranking_model
     if name == "BBTWidget":
+        # the widget pulls in anywidget/ipywidgets: only import it when asked for
         from .widget import BBTWidget
 
         return BBTWidget
     raise AttributeError(f"module 'bbt_widget' has no attribute {name!r}")
+
+
+def __dir__() -> list[str]:
+    """Only the public API: submodules imported along the way are implementation details."""
+    return sorted(__all__)

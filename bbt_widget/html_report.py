@@ -26,7 +26,7 @@ import pandas as pd
 
 from . import charts, export
 from . import summary_charts as sc
-from .report import render
+from .report import methods_text, render
 from .report_meta import check_provenance, column_definitions, provenance_items
 from .report_sections import Section
 from .report_sections import Table as _Table
@@ -265,7 +265,7 @@ def write_report(
         if result.disconnected_note
         else [],
         counts=counts,
-        methods=result.report(format=fmt, interpretation=interpretation, rope=rope, hdi=hdi)
+        methods=methods_text(result, format=fmt, interpretation=interpretation, rope=rope, hdi=hdi)
         + "".join(render([" ", *sec.methods], fmt) for sec in sections if sec.methods),
         audit=audit,
         figures=figures,

@@ -250,27 +250,6 @@ class BBTResult:
         and ``ok``."""
         return self._diagnostics
 
-    def report(
-        self,
-        format: str = "md",
-        interpretation: str = "weak",
-        rope: Sequence[float] = (0.45, 0.55),
-        hdi: float = 0.89,
-    ) -> str:
-        """A methods-and-results paragraph (``format``: ``"md"``, ``"tex"`` or ``"html"``,
-        names escaped for it) stating what was run, whether the diagnostics passed and the
-        claims under the chosen interpretation."""
-        from .report import methods_text
-
-        return methods_text(self, format=format, interpretation=interpretation, rope=rope, hdi=hdi)
-
-    def influence(self, **options: Any):
-        """Leave-one-data-set-out influence on each pair's claim (PSIS, exact refits where
-        Pareto k > 0.7); see :func:`bbt_widget.influence.influence` for the options."""
-        from .influence import influence
-
-        return influence(self, **options)
-
     def waic(self):
         """WAIC (ArviZ ``ELPDData``, deviance scale: lower is better)."""
         return checks.waic(self.idata)

@@ -114,8 +114,8 @@ def bench_sweep(skip_dask: bool, rounds: int) -> dict[str, Any]:
 
 def bench_influence() -> dict[str, Any]:
     result = bbt.fit(bbt.datasets.load_base(), dataset="db")
-    psis, t_psis = _timed(result.influence, refit="none")
-    exact, t_exact = _timed(result.influence, refit="all")
+    psis, t_psis = _timed(bbt.influence, result, refit="none")
+    exact, t_exact = _timed(bbt.influence, result, refit="all")
     diff = np.abs(psis.table["mean_loo"] - exact.table["mean_loo"])
     return {
         "data_sets": int(psis.pareto_k.size),

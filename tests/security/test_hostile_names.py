@@ -23,6 +23,7 @@ from hostile import HOSTILE, fit_hostile, hostile_results
 import bbt_widget as bbt
 from bbt_widget import charts, export, report
 from bbt_widget.html_report import write_report
+from bbt_widget.report import methods_text
 
 pytestmark = pytest.mark.stan
 
@@ -142,7 +143,7 @@ def test_markdown_report_shows_names_as_text(hostile_res, tmp_path):
     for value in HOSTILE_PROVENANCE.values():
         assert value in "".join(page.text), value
     # the methods paragraph: emphasis, code and links only where the text puts them
-    methods = _parse(_render_markdown(hostile_res.report(format="md")))
+    methods = _parse(_render_markdown(methods_text(hostile_res, format="md")))
     _assert_no_active_content(methods)
     assert [t for t, _ in methods.tags if t != "br"] == ["p", "em", "code", "code"]
     text = "".join(methods.text)
@@ -162,14 +163,14 @@ def test_markdown_table_cells_hold_the_names(hostile_res, tmp_path):
 
 
 def test_methods_text_escapes_once_per_format(hostile_res):
-    tex = hostile_res.report(format="tex")
+    tex = methods_text(hostile_res, format="tex")
     # issue 8: the PPC sentence's % was escaped twice, and names went through an
     # emphasis regex
     assert "\\textbackslash{}\\%" not in tex and "% of the observed" in tex
     assert re.search(r"\d\\% of the observed", tex)
     assert "\\emph{e}" not in tex
     assert tex.count("\\emph{") == 1 and tex.count("\\texttt{") == 2
-    page = _parse(hostile_res.report(format="html"))
+    page = _parse(methods_text(hostile_res, format="html"))
     _assert_no_active_content(page)
     assert [t for t, _ in page.tags if t != "br"] == ["em", "code", "code"]
     _assert_claims_name_the_pairs(hostile_res, "".join(page.text))
@@ -179,7 +180,7 @@ def test_methods_text_escapes_once_per_format(hostile_res):
         if f"{a} is better than {b} (" in "".join(page.text):
             assert f"{export.tex_escape(a)} is better than {export.tex_escape(b)}" in tex
     with pytest.raises(ValueError, match="'html'"):
-        hostile_res.report(format="rtf")
+        methods_text(hostile_res, format="rtf")
 
 
 def test_latex_escapes_every_special_character():

@@ -7,6 +7,7 @@ import pandas as pd
 import pytest
 
 import bbt_widget as bbt
+from bbt_widget.report import methods_text
 
 pytestmark = pytest.mark.stan
 
@@ -250,7 +251,7 @@ def test_disconnected_groups_are_detected_and_never_claimed(split_fit):
 
 @pytest.mark.parametrize("interpretation", ["weak", "strong"])
 def test_report_never_claims_pairs_across_groups(split_fit, interpretation):
-    text = split_fit.report(interpretation=interpretation)
+    text = methods_text(split_fit, interpretation=interpretation)
     for a, b in (("a", "c"), ("a", "d"), ("b", "c"), ("b", "d"), ("c", "a"), ("d", "b")):
         assert f"{a} is better than {b}" not in text
         assert f"{a} and {b} (" not in text  # no equivalence claim either
@@ -278,7 +279,7 @@ def test_pmlb16_paired_local_rope_fits():
     assert res.settings["paired"] is True
     wt = res.win_table
     assert len(wt) == 120 and ((wt["win1"] + wt["win2"]) > 0).all()
-    text = res.report()
+    text = methods_text(res)
     assert "on 1 data set some algorithms lacked folds" in text
 
 

@@ -1,4 +1,4 @@
-"""result.influence(): PSIS leave-one-data-set-out against exact refits (real Stan)."""
+"""bbt.influence(result): PSIS leave-one-data-set-out against exact refits (real Stan)."""
 
 from __future__ import annotations
 
@@ -15,8 +15,8 @@ pytestmark = pytest.mark.stan
 @pytest.mark.parametrize(("ties", "d_min"), [("spread", None), ("davidson", 0.4)])
 def test_psis_agrees_with_exact_leave_one_out_refits(ties, d_min):
     result = bbt.fit(bbt.datasets.load_base(), dataset="db", ties=ties, d_min=d_min, seed=3)
-    psis = result.influence(refit="none")
-    exact = result.influence(refit="all")
+    psis = bbt.influence(result, refit="none")
+    exact = bbt.influence(result, refit="all")
     assert (psis.table["method"] == "psis").all() and exact.n_refits == 20
     assert list(psis.table["dataset"]) == list(exact.table["dataset"])
     assert list(psis.table["pair"]) == list(exact.table["pair"])
@@ -30,9 +30,9 @@ def test_psis_agrees_with_exact_leave_one_out_refits(ties, d_min):
 
 def test_refits_where_pareto_k_is_high_and_chart():
     result = bbt.fit(bbt.datasets.load_base(), dataset="db", seed=3, iter_sampling=500)
-    k = result.influence(refit="none").pareto_k
+    k = bbt.influence(result, refit="none").pareto_k
     threshold = float(np.sort(k.to_numpy())[-3])  # the 2 data sets with the largest k
-    inf = result.influence(k_threshold=threshold)
+    inf = bbt.influence(result, k_threshold=threshold)
     refitted = set(inf.table.loc[inf.table["method"] == "refit", "dataset"])
     assert refitted == set(k[k > threshold].index) and inf.n_refits == 2
     top = inf.top("xgb > dt", 5)
@@ -49,4 +49,4 @@ def test_influence_needs_data_sets():
         warnings.simplefilter("ignore", bbt.DiagnosticsWarning)
         result = bbt.fit(table, iter_warmup=100, iter_sampling=100)
     with pytest.raises(ValueError, match="ready win table"):
-        result.influence()
+        bbt.influence(result)

@@ -15,6 +15,7 @@ import bbt_widget as bbt
 from bbt_widget import charts, cli, export, report
 from bbt_widget.engines import available_engines
 from bbt_widget.html_report import write_report
+from bbt_widget.report import methods_text
 
 pytestmark = pytest.mark.stan
 
@@ -32,7 +33,7 @@ def base_csv(tmp_path_factory) -> Path:
 
 
 def test_methods_text_states_what_was_run_and_the_claims(res):
-    text = res.report()
+    text = methods_text(res)
     assert "5 algorithms on 20 data sets" in text
     assert "spread policy" in text and "LogNormal(0, 0.5)" in text
     assert "4 chains of 1000 warm-up and 1000 sampling iterations, seed 7" in text
@@ -43,18 +44,18 @@ def test_methods_text_states_what_was_run_and_the_claims(res):
     for _, row in s[s["weak"] == "a better"].iterrows():
         assert f"{row.alg_a} is better than {row.alg_b}" in text
     assert f"bbt-widget {bbt.__version__}" in text
-    strong = res.report(interpretation="strong")
+    strong = methods_text(res, interpretation="strong")
     assert "strong interpretation" in strong and "mean P = " in strong
     assert "equivalence of xgb and lgbm" in strong  # mean 0.51 < 0.55
-    tex = res.report(format="tex")
+    tex = methods_text(res, format="tex")
     assert "\\emph{" in tex and "95\\%" in tex and "`" not in tex
     # every character escaped: no bare underscore, tilde or comparison outside math
     assert not re.search(r"(?<!\\)_", tex) and "~" not in tex
     assert "$\\geq$" in tex and not re.search(r"(?<!\$)>", tex)
     with pytest.raises(ValueError, match="format"):
-        res.report(format="docx")
+        methods_text(res, format="docx")
     # the same spans as HTML: styled by tags, the rest escaped text
-    html = res.report(format="html")
+    html = methods_text(res, format="html")
     assert f"<em>{report.PAPER}</em>" in html and "<code>bbt.stan</code>" in html
     assert "*" not in html and "`" not in html and "P(a &gt; b)" in html
 
@@ -64,7 +65,7 @@ def test_methods_text_reports_failed_diagnostics():
         bbt.datasets.load_base(), dataset="db", seed=1, iter_warmup=30, iter_sampling=30
     )
     assert not short.diagnostics().ok
-    assert "Convergence diagnostics FAILED" in short.report()
+    assert "Convergence diagnostics FAILED" in methods_text(short)
 
 
 def test_latex_and_markdown_tables(res):
@@ -267,7 +268,7 @@ def _sentences(text: str) -> list[str]:
 @pytest.mark.parametrize("interpretation", ["weak", "strong"])
 def test_methods_text_at_16_algorithms(res16, interpretation):
     # the paragraph as a reader sees it: the HTML fragment without its tags and entities
-    html = res16.report(format="html", interpretation=interpretation)
+    html = methods_text(res16, format="html", interpretation=interpretation)
     text = htmllib.unescape(re.sub(r"<[^>]+>", "", html))
     sentences = _sentences(text)
     # the Sec. 5.6 advice comes in the first lines, not at the end

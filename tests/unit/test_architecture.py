@@ -1,0 +1,142 @@
+"""The package's import graph has no cycles and respects its layers (see ARCHITECTURE.md).
+
+Every import counts, including those inside functions and ``TYPE_CHECKING`` blocks: a deferred
+import that closes a cycle still ties two layers together (e.g. the core importing a report).
+The walk is done here, on the source, so the test needs nothing outside the repository.
+"""
+
+from __future__ import annotations
+
+import ast
+from pathlib import Path
+
+import pytest
+
+import bbt_widget
+
+PACKAGE = Path(bbt_widget.__file__).parent
+
+#: Layer of each module (ARCHITECTURE.md); a module may import its own layer and lower ones.
+LAYERS = {
+    "options": 0,
+    "validation": 1,
+    "data": 1,
+    "engines": 1,
+    "wintable": 2,
+    "sizing": 2,
+    "posterior": 2,
+    "checks": 2,
+    "audit": 2,
+    "result": 3,
+    "fitting": 4,
+    "baselines": 5,
+    "ranking": 5,  # the Plackett-Luce comparison uses the baselines' tie snapping
+    "batch": 5,
+    "sweep": 5,
+    "influence": 5,
+    "calibration": 5,
+    "charts": 6,
+    "summary_charts": 6,
+    "export": 6,
+    "report": 6,
+    "report_meta": 6,
+    "html_report": 6,
+    "cli": 7,
+    "runner": 7,
+    "widget": 7,
+}
+
+#: Imports that go up a layer today, each with its reason; a new one fails the test. The
+#: batch-level ``chart()`` methods take the decision palette from charts.py (a deferred import);
+#: when charts.py is split (issue 10), the palette moves to a module the batch layer may use.
+KNOWN_UPWARD = {
+    ("bbt_widget.influence", "bbt_widget.charts"),
+    ("bbt_widget.sweep", "bbt_widget.charts"),
+}
+
+
+def _modules() -> dict[str, tuple[Path, bool]]:
+    out = {}
+    for f in PACKAGE.rglob("*.py"):
+        parts = f.relative_to(PACKAGE.parent).with_suffix("").parts
+        is_pkg = f.name == "__init__.py"
+        out[".".join(parts[:-1] if is_pkg else parts)] = (f, is_pkg)
+    return out
+
+
+def _imports(path: Path, name: str, is_pkg: bool) -> set[str]:
+    """Every module ``path`` imports, wherever the import statement is."""
+    deps: set[str] = set()
+    for node in ast.walk(ast.parse(path.read_text(encoding="utf-8"))):
+        if isinstance(node, ast.ImportFrom):
+            mod = node.module or ""
+            if node.level:
+                parts = name.split(".")
+                base = parts[: len(parts) - node.level + (1 if is_pkg else 0)]
+                mod = ".".join(base + ([node.module] if node.module else []))
+            deps.add(mod)
+            deps.update(f"{mod}.{a.name}" for a in node.names)
+        elif isinstance(node, ast.Import):
+            deps.update(a.name for a in node.names)
+    return deps
+
+
+def _graph() -> dict[str, set[str]]:
+    mods = _modules()
+    return {
+        m: {d for d in _imports(f, m, p) if d in mods and d != m and not m.startswith(d + ".")}
+        for m, (f, p) in mods.items()
+    }
+
+
+def _cycles(graph: dict[str, set[str]]) -> list[list[str]]:
+    cycles: list[list[str]] = []
+    seen: set[str] = set()
+    stack: list[str] = []
+
+    def visit(u: str) -> None:
+        seen.add(u)
+        stack.append(u)
+        for v in sorted(graph[u]):
+            if v in stack:
+                cycles.append([*stack[stack.index(v) :], v])
+            elif v not in seen:
+                visit(v)
+        stack.pop()
+
+    for m in sorted(graph):
+        if m not in seen:
+            visit(m)
+    return cycles
+
+
+def test_the_walk_sees_deferred_imports():
+    # result.py imports .wintable inside a method: the graph must hold that edge
+    assert "bbt_widget.wintable" in _graph()["bbt_widget.result"]
+
+
+def test_the_cycle_finder_finds_a_cycle():
+    assert _cycles({"a": {"b"}, "b": {"c"}, "c": {"a"}}) == [["a", "b", "c", "a"]]
+
+
+def test_no_import_cycles_among_bbt_widget_modules():
+    cycles = _cycles(_graph())
+    assert not cycles, "import cycles:\n" + "\n".join(" -> ".join(c) for c in cycles)
+
+
+def _layer(module: str) -> int | None:
+    parts = module.split(".")[1:]
+    return LAYERS.get(parts[0]) if parts else None
+
+
+@pytest.mark.parametrize("module", sorted(_modules()))
+def test_modules_import_only_their_layer_and_below(module):
+    layer = _layer(module)
+    if layer is None:  # the package itself, __main__, datasets: the public surface
+        return
+    upward = sorted(
+        d
+        for d in _graph()[module]
+        if (dl := _layer(d)) is not None and dl > layer and (module, d) not in KNOWN_UPWARD
+    )
+    assert not upward, f"{module} (layer {layer}) imports higher layers: {upward}"
