@@ -28,7 +28,7 @@ from .batch import FitRequest, run_batch
 from .data import TidyResults
 from .engines.base import ProgressCallback
 from .result import BBTResult
-from .validation import WIN_TABLE_COLUMNS, check_rope
+from .validation import WIN_TABLE_COLUMNS, check_interpretation, check_rope
 from .wintable import apply_ties, count_wins
 
 if TYPE_CHECKING:
@@ -234,8 +234,7 @@ def influence(
     """
     from arviz import psislw
 
-    if interpretation not in ("weak", "strong"):
-        raise ValueError(f"interpretation must be 'weak' or 'strong', got {interpretation!r}")
+    check_interpretation(interpretation)
     if refit not in ("auto", "all", "none"):
         raise ValueError(f"refit must be 'auto', 'all' or 'none', got {refit!r}")
     rope = check_rope(rope)

@@ -34,6 +34,7 @@ from .validation import (
     check_d_min,
     check_hdi,
     check_hyperprior,
+    check_interpretation,
     check_rope,
     check_ties,
 )
@@ -48,13 +49,6 @@ SETTING_COLUMNS = ("ties", "d_min", "paired", "hyperprior", "prior_scale")
 GRID_KEYS = (*SETTING_COLUMNS, "prior")
 #: The paper's Appendix A hyper-priors on sigma, for ``grid={"prior": APPENDIX_A}``.
 APPENDIX_A: tuple[tuple[str, float], ...] = tuple(HYPERPRIOR_SCALES.items())
-_INTERPRETATIONS = ("weak", "strong")
-
-
-def _check_interpretation(interpretation: str) -> str:
-    if interpretation not in _INTERPRETATIONS:
-        raise ValueError(f"interpretation must be 'weak' or 'strong', got {interpretation!r}")
-    return interpretation
 
 
 def default_grid(tidy: TidyResults) -> dict[str, list[Any]]:
@@ -261,7 +255,7 @@ class SweepResult:
         giving that decision). Monte Carlo noise can flip a pair near a threshold too; run
         ``seeds=3`` to see which flips are only that.
         """
-        col = _check_interpretation(interpretation)
+        col = check_interpretation(interpretation)
         f = self.frame.assign(setting=self._labels())
         f = f[f["error"].isna()]
         n_decisions = f.groupby("pair", sort=False)[col].nunique()
@@ -280,7 +274,7 @@ class SweepResult:
     def stable_claims(self, interpretation: str = "weak") -> pd.DataFrame:
         """Claims ("a better" or "equivalent") that hold in every setting, with the range of
         mean P(a > b) across settings; empty when every fit failed."""
-        col = _check_interpretation(interpretation)
+        col = check_interpretation(interpretation)
         f = self.frame[self.frame["error"].isna()]
         rows = []
         for pair, g in f.groupby("pair", sort=False):
@@ -305,7 +299,7 @@ class SweepResult:
 
         from .charts import SWEEP_DECISION_COLORS as colors
 
-        col = _check_interpretation(interpretation)
+        col = check_interpretation(interpretation)
         f = self.frame.assign(setting=self._labels(), decision=lambda d: d[col])
         f["order"] = f.groupby("pair", sort=False).ngroup()
         f = f[["pair", "order", "setting", "decision", "mean", "above_50", "in_rope", "error"]]

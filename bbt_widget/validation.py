@@ -236,10 +236,8 @@ def check_win_table(table: pd.DataFrame) -> pd.DataFrame:
 def check_interpretation(interpretation: str) -> str:
     """Validate a decision rule: ``"weak"`` (paper Sec. 9.2) or ``"strong"`` (Sec. 9.3)."""
     if interpretation not in INTERPRETATIONS:
-        raise ValueError(
-            f"interpretation must be one of {', '.join(map(repr, INTERPRETATIONS))}, "
-            f"got {interpretation!r}"
-        )
+        choices = " or ".join(map(repr, INTERPRETATIONS))
+        raise ValueError(f"interpretation must be {choices}, got {interpretation!r}")
     return interpretation
 
 

@@ -71,7 +71,7 @@ def test_fit_rejects_bad_max_treedepth_before_any_fit(bad):
 
 def test_interpretations_are_checked_against_the_options():
     assert validation.check_interpretation("strong") == "strong"
-    with pytest.raises(ValueError, match=r"'weak', 'strong'"):
+    with pytest.raises(ValueError, match=r"must be 'weak' or 'strong', got 'medium'"):
         validation.check_interpretation("medium")
 
 
