@@ -464,8 +464,11 @@ def _sections(res, df, args, dataset, methods: list[str], progress: _Progress) -
         out.append(rs.sweep_section(sweep, args.interpretation))
         start = time.perf_counter()
         progress.step("influence: leaving each data set out")
-        infl = res.influence(
-            interpretation=args.interpretation, rope=rope, progress=_stage(progress, "influence")
+        infl = bbt.influence(
+            res,
+            interpretation=args.interpretation,
+            rope=rope,
+            progress=_stage(progress, "influence"),
         )
         progress.done(
             f"influence: {infl.pareto_k.size} data sets, {infl.n_refits} refitted, in "

@@ -290,7 +290,7 @@ def hostile_sections(hostile_res):
         pl = bbt.ranking_model(data, dataset="db", **short)
     return [
         rs.sweep_section(sweep, "weak"),
-        rs.influence_section(hostile_res.influence(interpretation="weak")),
+        rs.influence_section(bbt.influence(hostile_res, interpretation="weak")),
         rs.ranking_model_section(pl, hostile_res),
     ]
 

@@ -505,7 +505,7 @@ def sections(res):
         iter_sampling=300,
     )
     pl = bbt.ranking_model(base, dataset="db", chains=2, iter_warmup=300, iter_sampling=300)
-    infl = res.influence(interpretation="weak")
+    infl = bbt.influence(res, interpretation="weak")
     return (
         sweep,
         infl,

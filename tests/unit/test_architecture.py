@@ -40,6 +40,7 @@ LAYERS = {
     "export": 6,
     "report": 6,
     "report_meta": 6,
+    "report_sections": 6,
     "html_report": 6,
     "cli": 7,
     "runner": 7,
