@@ -14,7 +14,7 @@ chart specs from :mod:`bbt_widget.charts` and the background fits from
 The Robustness section runs ``bbt.sweep`` in the background on request (its own runner,
 through the batch layer; progress and cancel) and shows which pairs change their decision
 across the settings; highlighting a pair also shows the data sets that move it most
-(``result.influence()``, computed in the background the first time a pair is highlighted).
+(``bbt_widget.influence(result)``, computed in the background the first time a pair is highlighted).
 The data audit (``result.audit``, the warnings ``fit`` issues) is a badge.
 
 Invalid control values never raise from the front end: the widget shows what is wrong
@@ -50,6 +50,7 @@ from .data import (
 from .engines.base import FitCancelled
 from .fitting import fit as core_fit
 from .influence import Influence
+from .influence import influence as core_influence
 from .result import BBTResult
 from .runner import FitEvent, FitRunner, kernel_dispatcher
 from .sweep import SweepResult
@@ -774,7 +775,7 @@ class BBTWidget(anywidget.AnyWidget):
 
     @staticmethod
     def _run_influence(result: BBTResult, **kwargs: Any) -> Influence:
-        return result.influence(**kwargs)
+        return core_influence(result, **kwargs)
 
     def _on_influence_event(self, event: FitEvent[Influence]) -> None:
         if event.kind in ("queued", "progress"):

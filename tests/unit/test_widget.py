@@ -776,7 +776,7 @@ def test_highlighting_a_pair_shows_its_influential_data_sets(widget: BBTWidget) 
     assert "computing" in w.influence_text
     assert w.wait_background(FIT_TIMEOUT), w.influence_text
     assert w.influence_text == "" and w.influence is not None
-    expected = w.result.influence(interpretation="weak", rope=(0.44, 0.55))
+    expected = bbt.influence(w.result, interpretation="weak", rope=(0.44, 0.55))
     label = w.view_data["intervals"]["pair"][0]  # the pair of keys[0], as "a > b"
     top = expected.top(label, charts.INFLUENCE_TOP)
     shown = pd.DataFrame(w.influence_data)
