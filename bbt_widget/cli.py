@@ -315,6 +315,10 @@ def report(args: argparse.Namespace) -> int:
     df = read_results(args.results)
     dataset = _guess_dataset(df, args)
     _check_summaries(args)
+    from bbt_widget.validation import check_adapt_delta, check_max_treedepth
+
+    check_adapt_delta(args.adapt_delta)
+    check_max_treedepth(args.max_treedepth)
     _check_control(args.control, _check_before_fit(df, args, dataset))
     methods = _other_methods(df, args, dataset, out)
     progress = _Silent() if args.quiet else _Progress()
@@ -322,7 +326,14 @@ def report(args: argparse.Namespace) -> int:
     try:
         with warnings.catch_warnings(record=True) as caught:
             warnings.simplefilter("always")
-            res = bbt.fit(df, **_layout(args, dataset), **_model(args), progress=progress)
+            res = bbt.fit(
+                df,
+                **_layout(args, dataset),
+                **_model(args),
+                adapt_delta=args.adapt_delta,
+                max_treedepth=args.max_treedepth,
+                progress=progress,
+            )
             took = time.perf_counter() - start
             progress.done(f"fitted in {took:.1f} s with {res.engine}, seed {res.settings['seed']}")
             sections = _sections(res, df, args, dataset, methods, progress)
@@ -447,7 +458,8 @@ def _sections(res, df, args, dataset, methods: list[str], progress: _Progress) -
         from bbt_widget.sweep import default_grid
 
         start = time.perf_counter()
-        grid = {**default_grid(res.tidy), "prior": [(args.hyperprior, args.prior_scale)]}
+        prior = (res.settings["hyperprior"], res.settings["prior_scale"])  # the scale used
+        grid = {**default_grid(res.tidy), "prior": [prior]}
         sweep = bbt.sweep(
             df,
             **layout,
@@ -661,7 +673,7 @@ class _HelpFormatter(argparse.ArgumentDefaultsHelpFormatter):
 
 def _add_data_options(p: argparse.ArgumentParser) -> None:
     """How to read the results and count wins: the same for every command that fits."""
-    from bbt_widget.data import TIE_POLICIES
+    from bbt_widget.options import DEFAULT_TIES, TIE_POLICIES
 
     p.add_argument("results", help="results file (.csv or .tsv)")
     g = p.add_argument_group("reading the results")
@@ -678,7 +690,7 @@ def _add_data_options(p: argparse.ArgumentParser) -> None:
     g = p.add_argument_group("counting wins")
     g.add_argument(
         "--ties",
-        default="spread",
+        default=DEFAULT_TIES,
         choices=TIE_POLICIES,
         help="tie policy: spread half to each side, add to both, forget, or fit the Davidson model",
     )
@@ -698,16 +710,22 @@ def _add_data_options(p: argparse.ArgumentParser) -> None:
 
 def _add_model_options(p: argparse.ArgumentParser) -> None:
     """The model and the sampler: the same for every command that fits."""
-    from bbt_widget.data import DEFAULT_SEED, HYPERPRIORS
+    from bbt_widget.options import DEFAULT_HYPERPRIOR, DEFAULT_SEED, HYPERPRIOR_SCALES
 
     g = p.add_argument_group("model and sampler")
     g.add_argument(
         "--hyperprior",
-        default="lognormal",
-        choices=tuple(HYPERPRIORS),
+        default=DEFAULT_HYPERPRIOR,
+        choices=tuple(HYPERPRIOR_SCALES),
         help="prior on the spread of the abilities (paper Appendix A)",
     )
-    g.add_argument("--prior-scale", type=float, default=0.5, help="scale of the hyper-prior")
+    family_scales = ", ".join(f"{k} {v:g}" for k, v in HYPERPRIOR_SCALES.items())
+    g.add_argument(
+        "--prior-scale",
+        type=float,
+        default=None,
+        help=f"scale of the hyper-prior (default: the family's, paper Appendix A: {family_scales})",
+    )
     g.add_argument(
         "--engine",
         default="auto",
@@ -727,7 +745,15 @@ def _add_model_options(p: argparse.ArgumentParser) -> None:
 
 
 def _parser() -> argparse.ArgumentParser:
-    from bbt_widget.data import DEFAULT_SEED
+    from bbt_widget.options import (
+        DEFAULT_ADAPT_DELTA,
+        DEFAULT_HDI,
+        DEFAULT_INTERPRETATION,
+        DEFAULT_MAX_TREEDEPTH,
+        DEFAULT_ROPE,
+        DEFAULT_SEED,
+        INTERPRETATIONS,
+    )
 
     parser = argparse.ArgumentParser(
         prog="bbt-widget",
@@ -749,20 +775,33 @@ def _parser() -> argparse.ArgumentParser:
     _add_data_options(r)
     r.add_argument("-o", "--output", default="report.html", help="report file: .html, .md or .tex")
     _add_model_options(r)
+    g = r.add_argument_group("NUTS sampler (when the diagnostics ask for it)")
+    g.add_argument(
+        "--adapt-delta",
+        type=float,
+        default=DEFAULT_ADAPT_DELTA,
+        help="target acceptance rate; raise it (e.g. 0.95) against divergent transitions",
+    )
+    g.add_argument(
+        "--max-treedepth",
+        type=int,
+        default=DEFAULT_MAX_TREEDEPTH,
+        help="maximum tree depth; raise it (e.g. 12) when transitions hit it",
+    )
     g = r.add_argument_group("summaries")
     g.add_argument(
         "--rope",
         type=float,
         nargs=2,
-        default=[0.45, 0.55],
+        default=list(DEFAULT_ROPE),
         metavar=("LOW", "HIGH"),
         help="region of practical equivalence for P(a > b)",
     )
-    g.add_argument("--hdi", type=float, default=0.89, help="HDI probability mass, in (0, 1)")
+    g.add_argument("--hdi", type=float, default=DEFAULT_HDI, help="HDI probability mass, in (0, 1)")
     g.add_argument(
         "--interpretation",
-        default="weak",
-        choices=["weak", "strong"],
+        default=DEFAULT_INTERPRETATION,
+        choices=INTERPRETATIONS,
         help="decision rule (paper Sec. 9.2 / 9.3); strong is advised beyond 10 algorithms",
     )
     g.add_argument(
@@ -845,9 +884,11 @@ _OPTIONS = {
 #: ``name=`` in a message is a keyword argument; an underscored name is one even when bare.
 _KEYWORD = re.compile(
     r"\b(dataset|algorithm|score|fold|d_min|ties|hyperprior|prior_scale|seed|chains|"
-    r"iter_warmup|iter_sampling|lower_is_better|control|n_train|n_test|repeats)="
+    r"iter_warmup|iter_sampling|lower_is_better|control|n_train|n_test|repeats|adapt_delta|"
+    r"max_treedepth)="
     r"(?=([^\s;,.)]?))"
-    r"|\b(d_min|prior_scale|iter_warmup|iter_sampling|lower_is_better|n_train|n_test)\b"
+    r"|\b(d_min|prior_scale|iter_warmup|iter_sampling|lower_is_better|n_train|n_test|"
+    r"adapt_delta|max_treedepth)\b"
 )
 
 

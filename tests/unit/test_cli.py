@@ -57,6 +57,8 @@ def long_csv(tmp_path: Path, base: pd.DataFrame) -> Path:
         (["--iter-sampling", "0"], "--iter-sampling must be an integer >= 1"),
         (["--prior-scale", "0"], "--prior-scale must be a finite number > 0"),
         (["--seed", "-3"], "seed must be an integer in [0, 2**31)"),
+        (["--adapt-delta", "1.5"], "--adapt-delta"),
+        (["--max-treedepth", "0"], "--max-treedepth"),
     ],
 )
 def test_options_are_checked_before_the_fit(base_csv, tmp_path, capsys, no_fit, option, message):
@@ -138,7 +140,9 @@ def test_help_documents_every_option_with_its_default(capsys):
     for shown in (
         "(default: spread)",
         "(default: lognormal)",
-        "(default: 0.5)",
+        "Appendix A: lognormal 0.5, cauchy 1, normal 3)",
+        "(default: 0.8)",
+        "(default: 10)",
         "(default: 1000)",
         "(default: 4)",
         f"(default: {bbt.DEFAULT_SEED})",
@@ -218,3 +222,18 @@ def test_calibrate_names_the_options_when_the_data_are_too_small(base_csv, tmp_p
     assert cli.main(["calibrate", str(base_csv), "-o", str(tmp_path / "c.svg")]) == 2
     err = capsys.readouterr().err
     assert "--n-train + --n-test = 30 data sets are needed, but the results have 20" in err
+
+
+def test_family_default_scale_and_nuts_options_reach_fit(base_csv, tmp_path, monkeypatch):
+    seen = {}
+
+    def record(data, **kwargs):
+        seen.update(kwargs)
+        raise KeyboardInterrupt  # stop before sampling
+
+    monkeypatch.setattr(bbt, "fit", record)
+    args = ["report", str(base_csv), "-o", str(tmp_path / "r.html"), "--hyperprior", "cauchy"]
+    assert cli.main([*args, "--adapt-delta", "0.95", "--max-treedepth", "12"]) == 130
+    # no --prior-scale: fit picks the family's Appendix A default
+    assert seen["hyperprior"] == "cauchy" and seen["prior_scale"] is None
+    assert seen["adapt_delta"] == 0.95 and seen["max_treedepth"] == 12
