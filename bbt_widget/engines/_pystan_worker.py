@@ -169,6 +169,17 @@ class _ChainOutput:
         (self.out_dir / f"chain-{self.chain}.json").write_text(json.dumps(meta))
 
 
+def _write_error(path: Path, text: str) -> None:
+    """Write a chain's error so that a reader never sees it half written.
+
+    The engine reads the error files as soon as one chain fails; another chain may be writing
+    its own at that moment, so the file appears only once complete (rename is atomic).
+    """
+    part = path.with_name(path.name + ".part")
+    part.write_text(text)
+    os.replace(part, path)
+
+
 def _run_chain(module, request: dict, chain: int, status_fd: int) -> int:
     out_dir = Path(request["out_dir"])
     output = _ChainOutput(chain, out_dir, request["num_samples"], status_fd)
@@ -219,7 +230,7 @@ def _run_chain(module, request: dict, chain: int, status_fd: int) -> int:
         error = f"received {output.n_draws} of {request['num_samples']} draws"
     if error:
         details = "\n".join(output.messages[-20:])
-        (out_dir / f"chain-{chain}.error").write_text(error + ("\n" + details if details else ""))
+        _write_error(out_dir / f"chain-{chain}.error", error + ("\n" + details if details else ""))
         return 1
     return 0
 
@@ -260,8 +271,9 @@ def main() -> int:
                 die_with_parent()  # chains end with this process, e.g. when it is killed
                 code = _run_chain(module, request, chain, status_fd)
             except BaseException:
-                path = Path(request["out_dir"]) / f"chain-{chain}.error"
-                path.write_text(traceback.format_exc())
+                _write_error(
+                    Path(request["out_dir"]) / f"chain-{chain}.error", traceback.format_exc()
+                )
             finally:
                 os._exit(code)
         pids[pid] = chain
