@@ -91,6 +91,8 @@ class _Job:
     kwargs: dict[str, Any]
     cancel: threading.Event = field(default_factory=threading.Event)
     started: float = 0.0
+    #: Set (under the runner's lock) once ``fit`` has returned or raised.
+    ended: bool = False
 
 
 def kernel_dispatcher() -> Dispatcher | None:
@@ -188,10 +190,16 @@ class FitRunner(Generic[R]):
             elif (
                 self._running is not None
                 and self._running.key == key
-                and (not self._running.cancel.is_set())
+                and not self._running.cancel.is_set()
+                and not self._running.ended
             ):
-                # The same settings are already being fitted (A -> B -> A before B started
-                # would otherwise restart A): adopt that fit as the current request.
+                # The same settings are being fitted right now and that fit is still going
+                # (e.g. a control set again to the value it has): adopt it as the current
+                # request rather than restart it. A fit that has already ended (failed, or
+                # done but not yet cached) is never adopted: it would deliver nothing more,
+                # and a failed one must run again. A -> B -> A is not adopted either: B's
+                # request cancelled A's fit, and a cancelled sampler cannot be resumed, so
+                # A is fitted again from the start (B, superseded, never starts).
                 self._running.id = job.id
                 self._pending = None
                 self.stats["adopted"] += 1
@@ -256,9 +264,10 @@ class FitRunner(Generic[R]):
             self._cancel_locked()
 
     def close(self, timeout: float = 10.0) -> None:
-        """Cancel everything and stop the worker thread."""
+        """Cancel everything, drop the cached results and stop the worker thread."""
         with self._lock:
             self._closed = True
+            self._cache.clear()  # results hold MB of draws each: freed with the runner
             self._latest = next(self._ids)
             self._outbox.clear()
             self._cancel_locked()
@@ -314,9 +323,11 @@ class FitRunner(Generic[R]):
         try:
             result = self._fit(**job.kwargs, progress=progress, cancel=job.cancel)
         except self._cancelled_types:
+            self._end(job)
             self.stats["cancelled"] += 1
             return
         except Exception as exc:  # the error is shown in the widget, never raised there
+            self._end(job)
             seconds = time.perf_counter() - job.started
             if job.cancel.is_set():
                 # an engine may fail in its own way when stopped mid-sample: still a cancel
@@ -329,12 +340,19 @@ class FitRunner(Generic[R]):
         seconds = time.perf_counter() - job.started
         self.stats["finished"] += 1
         with self._lock:
-            # Cached even when superseded: going back to these settings is then instant.
-            self._cache[job.key] = result
-            self._cache.move_to_end(job.key)
-            while len(self._cache) > self._cache_size:
-                self._cache.popitem(last=False)
+            job.ended = True
+            if not self._closed:  # a closed runner keeps nothing
+                # Cached even when superseded: going back to these settings is then instant.
+                self._cache[job.key] = result
+                self._cache.move_to_end(job.key)
+                while len(self._cache) > self._cache_size:
+                    self._cache.popitem(last=False)
         self._post(FitEvent("done", job.id, job.key, result=result, seconds=seconds))
+
+    def _end(self, job: _Job) -> None:
+        """Mark the job's fit as over, so that no new request adopts it."""
+        with self._lock:
+            job.ended = True
 
     def _post(self, event: FitEvent[R]) -> None:
         """From the worker: queue the event and ask the owner's loop to deliver it."""

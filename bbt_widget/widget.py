@@ -36,7 +36,7 @@ import anywidget
 import pandas as pd
 import traitlets as t
 
-from . import charts
+from . import charts, engines
 from .data import (
     DEFAULT_SEED,
     TIE_POLICIES,
@@ -86,6 +86,8 @@ _FIT_TRAITS = (
     "prior_scale",
 )
 _VIEW_TRAITS = ("rope_low", "rope_high", "hdi", "control", "interpretation")
+#: The widget's background runners (attribute names), closed by ``close()``.
+_RUNNERS = ("_sweep_runner", "_influence_runner", "_summary_runner", "_runner")
 #: Diagnostics message keywords -> what the badge names.
 _DIAG_NAMES = (
     ("R-hat", "R-hat"),
@@ -237,8 +239,8 @@ class BBTWidget(anywidget.AnyWidget):
     def __init__(
         self,
         data: pd.DataFrame,
-        dataset: str | None = None,
         *,
+        dataset: str | None = None,
         algorithm: str | None = None,
         fold: str | None = None,
         score: str | None = None,
@@ -444,11 +446,19 @@ class BBTWidget(anywidget.AnyWidget):
         return idle and not self.error and self._result_key == self._requested_key
 
     def close(self) -> None:
-        """Stop background fits and close the widget."""
-        for name in ("_sweep_runner", "_influence_runner", "_summary_runner", "_runner"):
+        """Cancel the running fits and sweep, drop the cached fits, stop the engine's idle
+        worker processes and close the widget.
+
+        The idle workers are the engine's (shared by every fit in this process): another
+        widget's next fit starts new ones. :attr:`result` stays readable.
+        """
+        for name in _RUNNERS:
             runner = getattr(self, name, None)
             if runner is not None:
                 runner.close(timeout=5.0)
+        # after the runners: a fit that was running has released its worker by now
+        engines.shutdown()
+        self._sweep = self._influence = None
         super().close()
 
     @property

@@ -268,3 +268,77 @@ def test_close_cancels_and_stops_the_worker() -> None:
 
 def test_no_kernel_means_no_dispatcher() -> None:
     assert kernel_dispatcher() is None
+
+
+class _HoldingDispatcher:
+    """Holds the worker inside its first delivery request (just after a fit ended, before the
+    runner marks it idle): the window in which a new request could adopt that fit."""
+
+    def __init__(self) -> None:
+        self.posted = threading.Event()
+        self.release = threading.Event()
+        self.calls = 0
+
+    def __call__(self, fn: Callable[[], None]) -> None:
+        self.calls += 1
+        if self.calls == 1:
+            self.posted.set()
+            self.release.wait(10)
+
+
+def test_a_failed_fit_is_never_adopted_the_same_settings_run_again() -> None:
+    """Issue 10: the same settings asked for again right after their fit failed (the worker
+    has not yet marked itself idle) are fitted again, and the request gets its own result,
+    not silence or the old error."""
+    calls: list[int] = []
+
+    def flaky(*, value: Any, progress=None, cancel=None) -> Any:
+        calls.append(value)
+        if len(calls) == 1:
+            raise ValueError("transient failure")
+        return {"value": value}
+
+    dispatcher = _HoldingDispatcher()
+    runner, events = make_runner(flaky, dispatcher=dispatcher)
+    runner.submit("a", {"value": 1})
+    assert dispatcher.posted.wait(5)  # the fit failed; the worker is still on that job
+    assert runner._running is not None  # still marked as running
+    second = runner.submit("a", {"value": 1})
+    dispatcher.release.set()
+    assert runner.wait(10)
+    assert calls == [1, 1]
+    assert runner.stats["adopted"] == 0
+    assert events[-1].kind == "done" and events[-1].job == second
+    assert events[-1].result == {"value": 1}
+    runner.close()
+
+
+def test_a_to_b_to_a_fits_a_again_and_never_starts_b() -> None:
+    """What the comment in ``FitRunner.submit`` says: B's request cancels A's fit, so A asked
+    for again is fitted from the start (not adopted); B, superseded while waiting, never runs."""
+    fit = FakeFit(steps=200, step_seconds=0.01)
+    runner, events = make_runner(fit)
+    runner.submit("a", {"value": "a"})
+    assert fit.started.wait(5)
+    runner.submit("b", {"value": "b"})
+    last = runner.submit("a", {"value": "a"})
+    assert runner.wait(20)
+    assert [c["value"] for c in fit.calls] == ["a", "a"]
+    assert fit.cancelled == ["a"]
+    assert runner.stats["adopted"] == 0 and runner.stats["superseded"] == 1
+    assert [(e.job, e.result) for e in events if e.kind == "done"] == [(last, {"value": "a"})]
+    runner.close()
+
+
+def test_close_drops_the_cache_and_cancels_the_running_fit() -> None:
+    fit = FakeFit(steps=500, step_seconds=0.01)
+    runner, _events = make_runner(fit)
+    runner.submit("a", {"value": "a"})
+    assert runner.wait(20)
+    assert runner.cached("a") is not None
+    runner.submit("b", {"value": "b"})
+    assert fit.started.wait(5)
+    time.sleep(0.05)
+    runner.close()
+    assert runner.cached("a") is None and not runner.busy
+    assert fit.cancelled == ["b"] and runner.cached("b") is None

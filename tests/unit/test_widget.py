@@ -511,6 +511,40 @@ def test_close_stops_the_worker(base: pd.DataFrame) -> None:
     assert w._runner._closed
 
 
+def test_layout_keywords_are_keyword_only_as_for_fit(base: pd.DataFrame) -> None:
+    """Issue 10: ``BBTWidget(data, *, dataset=...)``, as ``fit(data, *, dataset=...)``."""
+    with pytest.raises(TypeError, match="positional"):
+        BBTWidget(base, "db", autostart=False)
+    w = BBTWidget(base, dataset="db", autostart=False)
+    w.close()
+
+
+@pytest.mark.stan
+def test_close_cancels_the_fit_drops_the_cache_and_stops_idle_workers(
+    base: pd.DataFrame,
+) -> None:
+    """Issue 10: ``close()`` cancels the running fit, drops the fit cache and leaves no
+    idle engine worker process behind."""
+    from bbt_widget.engines import _pystan
+
+    w = BBTWidget(base, dataset="db", seed=11, engine="pystan")
+    assert w.wait(FIT_TIMEOUT), (w.status_text, w.error)
+    key = w._result_key
+    assert w._runner.cached(key) is not None
+    assert _pystan._idle, "a PyStan fit leaves an idle worker ready for the next one"
+    idle = list(_pystan._idle.values())
+    w.ties = "add"  # a new fit, running when the widget is closed
+    deadline = time.monotonic() + FIT_TIMEOUT
+    while w._runner.stats.get("started", 0) < 2 and time.monotonic() < deadline:
+        time.sleep(0.05)
+    w.close()
+    assert w._runner.stats["cancelled"] == 1 and not w._runner.busy
+    assert w._runner.cached(key) is None
+    assert not _pystan._idle
+    assert all(worker.proc.poll() is not None for worker in idle)
+    assert w.result is not None  # the last fit stays readable
+
+
 # ---------------------------------------------------------------------------- issue 8
 
 
