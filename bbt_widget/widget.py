@@ -30,7 +30,7 @@ import time
 from collections.abc import Hashable, Mapping, Sequence
 from dataclasses import dataclass
 from pathlib import Path
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 import anywidget
 import pandas as pd
@@ -56,12 +56,18 @@ from .runner import FitEvent, FitRunner, kernel_dispatcher
 from .sweep import SweepResult
 from .sweep import sweep as core_sweep
 from .widget_views import (
+    RANKING_MODELS,
     SWEEP_OPTIONS,
     audit_badge,
+    ranking_model_spec,
     summary_spec,
+    ttest_spec,
     warm_model,
     weak_rule_caveat,
 )
+
+if TYPE_CHECKING:  # both import Altair, which the first charts must not wait for
+    from .ranking import RankingModelResult
 
 __all__ = ["D_MIN_RANGE", "BBTWidget"]
 
@@ -86,8 +92,17 @@ _FIT_TRAITS = (
     "prior_scale",
 )
 _VIEW_TRAITS = ("rope_low", "rope_high", "hdi", "control", "interpretation")
+#: Default ROPE half-width of the correlated t-test (on the scores' scale), as in baselines.
+_TTEST_ROPE = 0.01
 #: The widget's background runners (attribute names), closed by ``close()``.
-_RUNNERS = ("_sweep_runner", "_influence_runner", "_summary_runner", "_runner")
+_RUNNERS = (
+    "_sweep_runner",
+    "_influence_runner",
+    "_summary_runner",
+    "_pl_runner",
+    "_ttest_runner",
+    "_runner",
+)
 #: Diagnostics message keywords -> what the badge names.
 _DIAG_NAMES = (
     ("R-hat", "R-hat"),
@@ -159,6 +174,15 @@ class BBTWidget(anywidget.AnyWidget):
         running the same settings with ``fit``, shows the same numbers.
     autostart
         Start the first fit at once (default). Otherwise call :meth:`refit`.
+    ranking_model
+        What the ranking view shows: ``"bbt"`` (default), ``"plackett-luce"`` or ``"both"``.
+        Plackett-Luce (:func:`bbt_widget.ranking_model`) is fitted in the background the
+        first time it is asked for, once per data settings, and drawn against BBT.
+    rho, ttest_rope
+        Correlation of the fold results and ROPE half-width (scores' scale) of the
+        correlated t-test shown for a data set clicked in the influence chart
+        (:func:`bbt_widget.baselines.correlated_ttest`); ``rho=None`` infers it when the
+        layout allows, else the widget says how to pass it.
     sweep_options
         Keywords for the robustness section's sweep (:func:`bbt_widget.sweep`), any of
         ``SWEEP_OPTIONS``: e.g. ``{"grid": {"ties": ["spread", "davidson"]}, "chains": 2,
@@ -236,6 +260,18 @@ class BBTWidget(anywidget.AnyWidget):
     influence_data = t.Dict().tag(sync=True)
     influence_text = t.Unicode("").tag(sync=True)
 
+    # --- ranking models and the per-data-set correlated t-test -----------------------------
+    ranking_model = t.Unicode("bbt", help="ranking view: 'bbt', 'plackett-luce' or 'both'").tag(
+        sync=True
+    )
+    ranking_model_spec = t.Dict(help="BBT vs Plackett-Luce and P(top-k) charts").tag(sync=True)
+    ranking_model_text = t.Unicode("").tag(sync=True)
+    clicked_dataset = t.Unicode("", help="data set clicked in the influence chart ('' = none)").tag(
+        sync=True
+    )
+    ttest_spec = t.Dict(help="correlated t-test posterior of the clicked data set").tag(sync=True)
+    ttest_text = t.Unicode("", help="why no t-test posterior is shown ('' = it is)").tag(sync=True)
+
     def __init__(
         self,
         data: pd.DataFrame,
@@ -262,6 +298,9 @@ class BBTWidget(anywidget.AnyWidget):
         seed: int = DEFAULT_SEED,
         autostart: bool = True,
         sweep_options: Mapping[str, Any] | None = None,
+        ranking_model: str = "bbt",
+        rho: float | None = None,
+        ttest_rope: float = _TTEST_ROPE,
         **kwargs: Any,
     ) -> None:
         # Bad data or settings raise the core's own message here, before anything is shown.
@@ -284,6 +323,13 @@ class BBTWidget(anywidget.AnyWidget):
             raise ValueError(f"control {control!r} is not one of the algorithms {algorithms}")
         if interpretation not in _INTERPRETATIONS:
             raise ValueError(f"interpretation must be 'weak' or 'strong', not {interpretation!r}")
+        _check_ranking_model(ranking_model)
+        if rho is not None or ttest_rope != _TTEST_ROPE:
+            # the baselines import Altair: only for values that are not the (valid) defaults
+            from .baselines._cv import check_rho, check_rope_width
+
+            check_rho(rho)
+            check_rope_width(ttest_rope)
 
         local_ok = tidy.has_folds or tidy.has_sd
         if d_min is not None and not local_ok:
@@ -311,6 +357,7 @@ class BBTWidget(anywidget.AnyWidget):
             interpretation=interpretation,
             caveat=weak_rule_caveat(len(algorithms), interpretation),
             spec=charts.view_spec(),
+            ranking_model=ranking_model,
             **kwargs,
         )
         # Copies, not the caller's objects: an in-place edit of the caller's frame after this
@@ -370,12 +417,31 @@ class BBTWidget(anywidget.AnyWidget):
             cache_size=6,
             cancelled_types=(FitCancelled,),
         )
+        self._ttest_options = {"rope": ttest_rope, "rho": rho, "has_folds": tidy.has_folds}
+        #: Plackett-Luce fits by data settings (fitted at most once each, on the runner's thread).
+        self._pl_fits: dict[Hashable, RankingModelResult] = {}
+        self._pl_runner: FitRunner[dict[str, Any]] = FitRunner(
+            self._run_ranking_model,
+            self._on_ranking_model_event,
+            dispatcher=dispatcher,
+            cache_size=6,
+            cancelled_types=(FitCancelled,),
+        )
+        self._ttest_runner: FitRunner[dict[str, Any]] = FitRunner(
+            ttest_spec,
+            self._on_ttest_event,
+            dispatcher=dispatcher,
+            cache_size=12,
+            cancelled_types=(FitCancelled,),
+        )
         self._compile_started: float | None = None
         self._warm_thread: threading.Thread | None = None
         self.observe(self._on_fit_setting, names=list(_FIT_TRAITS))
         self.observe(self._on_view_setting, names=list(_VIEW_TRAITS))
         self.observe(self._on_focus, names=["focus"])
         self.observe(self._on_selected_pair, names=["selected_pair"])
+        self.observe(self._on_ranking_model, names=["ranking_model"])
+        self.observe(self._on_clicked_dataset, names=["clicked_dataset", "selected_pair"])
         self.on_msg(self._on_front_end_message)
         if autostart:
             self.refit()
@@ -521,9 +587,17 @@ class BBTWidget(anywidget.AnyWidget):
 
     def wait_background(self, timeout: float | None = None) -> bool:
         """Block until the background views are done and shown: the sweep, the influence of
-        the highlighted pair, the ranking chart and decision matrices."""
+        the highlighted pair, the ranking chart and decision matrices, the Plackett-Luce
+        panel and the clicked data set's t-test."""
         deadline = None if timeout is None else time.monotonic() + timeout
-        for runner in (self._sweep_runner, self._influence_runner, self._summary_runner):
+        runners = (
+            self._sweep_runner,
+            self._influence_runner,
+            self._summary_runner,
+            self._pl_runner,
+            self._ttest_runner,
+        )
+        for runner in runners:
             left = None if deadline is None else max(0.0, deadline - time.monotonic())
             if not runner.wait(left):
                 return False
@@ -640,6 +714,8 @@ class BBTWidget(anywidget.AnyWidget):
         self._set_problem("groups", fitted.result.disconnected_note)  # shown as an alert
         self.fit_data = fitted.data
         self._update_influence()
+        self._update_ranking_model()
+        self._update_ttest()
 
     # ------------------------------------------------------------------ re-summaries
 
@@ -798,6 +874,115 @@ class BBTWidget(anywidget.AnyWidget):
         elif event.kind == "error":
             self.influence_text = f"Influence unavailable: {_error_text(event.error)}"
 
+    # ------------------------------------------------------------------ ranking models
+
+    @property
+    def plackett_luce(self) -> RankingModelResult | None:
+        """The Plackett-Luce fit of the ranking view (``None`` until it was asked for, with
+        ``ranking_model`` ``'plackett-luce'`` or ``'both'``, and has finished)."""
+        return self._pl_fits.get(self._pl_key())
+
+    def _pl_key(self) -> Hashable:
+        # Plackett-Luce ranks the scores: ties, ROPE and the hyper-prior do not change it
+        return _settings_key(self._pl_settings())
+
+    def _pl_settings(self) -> dict[str, Any]:
+        return {
+            **self._data_kwargs,
+            "lower_is_better": self.lower_is_better,
+            **self._sampler_kwargs,
+        }
+
+    def _on_ranking_model(self, change: dict[str, Any]) -> None:
+        problem = ""
+        try:
+            _check_ranking_model(self.ranking_model)
+        except ValueError as exc:
+            problem = str(exc)
+        self._set_problem("ranking_model", problem)
+        self._update_ranking_model()
+
+    def _update_ranking_model(self) -> None:
+        """Fit Plackett-Luce in the background the first time it is asked for (once per data
+        settings), then draw it against the BBT fit shown."""
+        fitted = self._fitted
+        if self.ranking_model not in ("plackett-luce", "both") or fitted is None:
+            return
+        key = (self._pl_key(), self._result_key)
+        self._pl_runner.submit(
+            key, {"pl_key": key[0], "settings": self._pl_settings(), "result": fitted.result}
+        )
+
+    def _run_ranking_model(
+        self,
+        pl_key: Hashable,
+        settings: dict[str, Any],
+        result: BBTResult,
+        progress: Any = None,
+        cancel: threading.Event | None = None,
+    ) -> dict[str, Any]:
+        # On the runner's thread: the fit (once per data settings), then the spec.
+        pl = self._pl_fits.get(pl_key)
+        if pl is None:
+            from .ranking import ranking_model as core_ranking_model
+
+            pl = core_ranking_model(self._data, progress=progress, **settings)
+            self._pl_fits[pl_key] = pl
+        return ranking_model_spec(pl, result)
+
+    def _on_ranking_model_event(self, event: FitEvent[dict[str, Any]]) -> None:
+        if event.kind in ("queued", "progress"):
+            fitting = self._pl_fits.get(event.key[0]) is None
+            self.ranking_model_text = (
+                "fitting Plackett-Luce to the rankings (once per data)..."
+                if fitting
+                else "drawing BBT vs Plackett-Luce..."
+            )
+        elif event.kind == "done" and event.result is not None:
+            if event.key[1] == self._result_key:
+                self.ranking_model_spec = event.result
+            self.ranking_model_text = ""
+        elif event.kind == "error":
+            self.ranking_model_text = f"Plackett-Luce unavailable: {_error_text(event.error)}"
+
+    # ------------------------------------------------------------------ correlated t-test
+
+    def _on_clicked_dataset(self, change: dict[str, Any]) -> None:
+        self._update_ttest()
+
+    def _update_ttest(self) -> None:
+        """The correlated t-test posterior of the clicked data set for the highlighted pair
+        (paper 001, Eq. 6), or one line saying why there is none."""
+        name, pair = self.clicked_dataset, _pair_of(self.selected_pair)
+        if not name or len(pair) != 2:
+            self.ttest_spec, self.ttest_text = {}, ""
+            return
+        if not self._ttest_options["has_folds"]:
+            self.ttest_spec = {}
+            self.ttest_text = (
+                f"No correlated t-test for {name}: it needs fold-level scores, and these "
+                "results have one score per data set and algorithm."
+            )
+            return
+        options = {
+            **self._data_kwargs,
+            "lower_is_better": self.lower_is_better,
+            "rope": self._ttest_options["rope"],
+            "rho": self._ttest_options["rho"],
+        }
+        self.ttest_text = f"computing the correlated t-test on {name}..."
+        self._ttest_runner.submit(
+            _settings_key({**options, "pair": pair, "on": name}),
+            {"data": self._data, "a": pair[0], "b": pair[1], "on": name, **options},
+        )
+
+    def _on_ttest_event(self, event: FitEvent[dict[str, Any]]) -> None:
+        if event.kind == "done" and event.result is not None:
+            self.ttest_spec, self.ttest_text = event.result, ""
+        elif event.kind == "error":
+            self.ttest_spec = {}
+            self.ttest_text = f"No correlated t-test here: {_error_text(event.error)}"
+
     # ------------------------------------------------------------------ engines
 
     def _compiling_text(self, now: float) -> str:
@@ -852,6 +1037,13 @@ class BBTWidget(anywidget.AnyWidget):
 #: Advice the core gives to callers of ``fit`` ("use paired=False ..."): wrong in the widget,
 #: where the user may well have passed paired=False already and the checkbox is greyed out.
 _ARGUMENT_ADVICE = re.compile(r"\s*[:;,]\s*(?:use|pass)\s+paired\s*=\s*False\b.*$", re.DOTALL)
+
+
+def _check_ranking_model(value: str) -> None:
+    if value not in RANKING_MODELS:
+        raise ValueError(
+            f"ranking_model must be one of {', '.join(map(repr, RANKING_MODELS))}, not {value!r}"
+        )
 
 
 def _paired_note(problem: str) -> str:

@@ -16,9 +16,12 @@ from .result import BBTResult
 
 __all__ = [
     "MANY_ALGORITHMS",
+    "RANKING_MODELS",
     "SWEEP_OPTIONS",
     "audit_badge",
+    "ranking_model_spec",
     "summary_spec",
+    "ttest_spec",
     "warm_model",
     "weak_rule_caveat",
 ]
@@ -29,6 +32,8 @@ log = logging.getLogger(__name__)
 #: as ``report.MANY_ALGORITHMS`` (a test keeps them equal): importing the report here would
 #: import Altair, which the first charts must not wait for.
 MANY_ALGORITHMS = 10
+#: Values of the ranking view's "Ranking model" switch.
+RANKING_MODELS = ("bbt", "plackett-luce", "both")
 #: Keywords of ``bbt.sweep`` the robustness section passes on (``sweep_options``); the data
 #: layout, ROPE and HDI come from the widget itself.
 SWEEP_OPTIONS = (
@@ -118,6 +123,32 @@ def summary_spec(
         sc.decision_matrix_chart(decisions, sc.claim_counts(summary)),
         spacing=30,
     ).configure_view(stroke=None)
+    return _plain_spec(chart)
+
+
+def _plain_spec(chart: Any) -> dict[str, Any]:
+    """An Altair chart as a Vega-Lite dict, data inlined, no remote ``$schema`` address."""
     spec = chart.to_dict(validate=False)
     spec.pop("$schema", None)  # nothing that looks like a remote address goes to the browser
     return spec
+
+
+def ranking_model_spec(pl: Any, result: BBTResult, **_runner: Any) -> dict[str, Any]:
+    """The Plackett-Luce panel: BBT vs Plackett-Luce (P(best), expected rank) above
+    Plackett-Luce's P(top-k) (paper 003, Fig. 3). ``pl`` is a ``RankingModelResult``."""
+    import altair as alt
+
+    chart = alt.vconcat(pl.chart_vs_bbt(result), pl.chart_top_k(), spacing=30)
+    return _plain_spec(chart.configure_view(stroke=None))
+
+
+def ttest_spec(
+    data: Any, *, a: str, b: str, on: str, cancel: threading.Event | None = None, **options: Any
+) -> dict[str, Any]:
+    """The correlated t-test posterior of ``b - a`` on data set ``on`` (paper 001, Eq. 6) as
+    a density with the ROPE band; ``options`` are the layout, ``rope`` and ``rho``."""
+    options.pop("progress", None)
+    from .baselines import correlated_ttest
+
+    test = correlated_ttest(data, a=a, b=b, on=on, **options)
+    return _plain_spec(test.chart(on))

@@ -37,7 +37,7 @@ export class ChartView {
   /**
    * @param {HTMLElement} container where the chart goes
    * @param {{onPair: (key: string) => void, onError: (msg: string) => void,
-   *          onRendered: (kind: string) => void}} hooks
+   *          onRendered: (kind: string) => void, onDataset?: (name: string) => void}} hooks
    */
   constructor(container, hooks, { required = "intervals", className = "bbt-vega" } = {}) {
     this.container = container;
@@ -106,6 +106,13 @@ export class ChartView {
     // empty space clears it. The choice goes to Python too (trait `selected_pair`). It is the
     // pair's key -- what the specs compare `sel_pair` with -- never its display label.
     view.addEventListener("click", (_event, item) => {
+      // A mark that stands for a data set (the influence chart) chooses that data set and
+      // keeps the highlighted pair: the data set is looked at for that pair.
+      const dataset = item?.datum?.dataset;
+      if (this.hooks.onDataset && typeof dataset === "string" && dataset !== "") {
+        this.hooks.onDataset(dataset);
+        return;
+      }
       const key = item?.datum?.key ?? "";
       this.hooks.onPair(typeof key === "string" ? key : "");
     });

@@ -49,11 +49,30 @@ function render({ model, el }) {
   // The report's headline views (ranking, weak/strong decision matrices), any number of
   // algorithms; built in the kernel's background after each fit, data inside the spec.
   const summaryBox = h("div", { class: "bbt-charts bbt-summary-charts" });
+  // "Ranking model" switch: BBT's ranking, Plackett-Luce's (fitted in the kernel's
+  // background the first time it is asked for) or both, side by side with BBT.
+  const modelSwitch = h("select", { class: "bbt-ranking-model", title: "ranking model" });
+  for (const [value, label] of [
+    ["bbt", "BBT"],
+    ["plackett-luce", "Plackett-Luce"],
+    ["both", "both"],
+  ]) {
+    modelSwitch.append(h("option", { value, text: label }));
+  }
+  modelSwitch.addEventListener("change", () => {
+    model.set("ranking_model", modelSwitch.value);
+    model.save_changes();
+  });
+  const plText = h("div", { class: "bbt-small bbt-pl-text" });
+  const plBox = h("div", { class: "bbt-charts bbt-pl-charts" });
   const summarySection = h(
     "details",
     { class: "bbt-section bbt-summary", open: true },
     h("summary", { text: "Ranking and decisions" }),
+    h("label", { class: "bbt-small" }, "Ranking model ", modelSwitch),
     summaryBox,
+    plText,
+    plBox,
   );
 
   // Robustness: the sweep runs in the kernel's background; its flips chart and the
@@ -69,6 +88,9 @@ function render({ model, el }) {
   const sweepText = h("span", { class: "bbt-sweep-text" });
   const influenceText = h("div", { class: "bbt-small bbt-influence-text" });
   const robustBox = h("div", { class: "bbt-charts bbt-robust-charts" });
+  // The correlated t-test posterior of a data set clicked in the influence chart.
+  const ttestText = h("div", { class: "bbt-small bbt-ttest-text" });
+  const ttestBox = h("div", { class: "bbt-charts bbt-ttest-charts" });
   sweepButton.addEventListener("click", () => model.send({ action: "run_sweep" }));
   cancelButton.addEventListener("click", () => model.send({ action: "cancel_sweep" }));
   const robustness = h(
@@ -78,6 +100,8 @@ function render({ model, el }) {
     h("div", { class: "bbt-status" }, sweepButton, cancelButton, sweepBar, sweepText),
     influenceText,
     robustBox,
+    ttestText,
+    ttestBox,
   );
   const main = h(
     "div",
@@ -117,6 +141,10 @@ function render({ model, el }) {
     robustBox,
     {
       onPair: setPair,
+      onDataset: (name) => {
+        model.set("clicked_dataset", name);
+        model.save_changes();
+      },
       onError: (msg) => {
         error.textContent = `Robustness chart error: ${msg}`;
         error.hidden = false;
@@ -143,6 +171,44 @@ function render({ model, el }) {
     { required: null, className: "bbt-vega-aux" },
   );
   const showSummary = () => summaryCharts.update(model.get("summary_spec"), {}, {});
+
+  const staticView = (box, name) =>
+    new ChartView(
+      box,
+      {
+        onPair: () => {},
+        onError: (msg) => {
+          error.textContent = `${name} chart error: ${msg}`;
+          error.hidden = false;
+        },
+        onRendered: () => {
+          el.dataset[`${name}Rendered`] = String(Number(el.dataset[`${name}Rendered`] || 0) + 1);
+        },
+      },
+      { required: null, className: "bbt-vega-aux" },
+    );
+  const plCharts = staticView(plBox, "pl");
+  const ttestCharts = staticView(ttestBox, "ttest");
+  const showRankingModel = () => {
+    const mode = model.get("ranking_model") || "bbt";
+    modelSwitch.value = mode;
+    el.dataset.rankingModel = mode;
+    summaryBox.hidden = mode === "plackett-luce";
+    const pl = mode !== "bbt";
+    plBox.hidden = !pl;
+    const text = pl ? model.get("ranking_model_text") || "" : "";
+    plText.textContent = text;
+    plText.hidden = !text;
+    if (pl) plCharts.update(model.get("ranking_model_spec"), {}, {});
+  };
+  const showTTest = () => {
+    const text = model.get("ttest_text") || "";
+    ttestText.textContent = text;
+    ttestText.hidden = !text;
+    const spec = model.get("ttest_spec") || {};
+    ttestBox.hidden = Object.keys(spec).length === 0;
+    if (!ttestBox.hidden) ttestCharts.update(spec, {}, {});
+  };
 
   // Chart updates waiting (a burst of trait changes not yet drawn) or being drawn.
   let pending = false;
@@ -280,6 +346,11 @@ function render({ model, el }) {
     ["change:diagnostics", showBadge],
     ["change:audit", showAudit],
     ["change:summary_spec", showSummary],
+    ["change:ranking_model", showRankingModel],
+    ["change:ranking_model_spec", showRankingModel],
+    ["change:ranking_model_text", showRankingModel],
+    ["change:ttest_spec", showTTest],
+    ["change:ttest_text", showTTest],
     ...ROBUST_CHART_TRAITS.map((name) => [`change:${name}`, scheduleRobust]),
     ...SWEEP_TRAITS.map((name) => [`change:${name}`, showSweep]),
   ];
@@ -292,6 +363,8 @@ function render({ model, el }) {
   showCharts();
   showRobustCharts();
   showSummary();
+  showRankingModel();
+  showTTest();
 
   return () => {
     for (const [event, fn] of handlers) model.off(event, fn);
@@ -299,6 +372,8 @@ function render({ model, el }) {
     charts.finalize();
     robustCharts.finalize();
     summaryCharts.finalize();
+    plCharts.finalize();
+    ttestCharts.finalize();
   };
 }
 

@@ -430,7 +430,7 @@ import bbt_widget as bbt
 data = bbt.datasets.load_base()
 data["svm"] = data["svm"] * 100
 w = bbt.BBTWidget(
-    data, dataset="db", seed=1,
+    data, dataset="db", seed=1, rho=0.25,
     sweep_options={"grid": {"ties": ["spread", "davidson"], "d_min": [None, 0.4]},
                    "chains": 2, "iter_warmup": 200, "iter_sampling": 200},
 )
@@ -523,6 +523,26 @@ def test_robustness_section_and_audit_badge(
         timeout=FIT_TIMEOUT_MS,
     )
     _shoot(page, artifacts, "robust_03_highlight")
+
+    # issue 11: clicking a data set in the influence chart shows its correlated t-test
+    # posterior for the highlighted pair (density and ROPE band); the pair stays highlighted
+    page.locator(_INFLUENCE).first.click()
+    _wait_attr(page, "ttestRendered", "Number(v) > 0", STEP_TIMEOUT_MS)
+    ttest = ".bbt-ttest-charts .bbt-vega-aux svg"
+    title = page.locator(f"{ttest} g.role-title text").first.text_content() or ""
+    assert "P(rope)" in title, title
+    assert page.locator(f"{ttest} g.mark-rect.role-mark path").count() == 1  # the ROPE band
+    assert page.locator(f"{ttest} g.mark-area.role-mark path").count() == 1  # the density
+    assert page.locator(_INFLUENCE).count() == 10  # the highlight was kept
+    # the "Ranking model" switch: Plackett-Luce fitted in the background, beside BBT
+    page.locator(".bbt-ranking-model").select_option("both")
+    _wait_attr(page, "plRendered", "Number(v) > 0", FIT_TIMEOUT_MS)
+    pl_texts = page.evaluate(
+        "() => [...document.querySelectorAll('.bbt-pl-charts svg text')].map((t) => t.textContent)"
+    )
+    assert "BBT vs Plackett-Luce" in pl_texts, pl_texts[:20]
+    assert page.locator(".bbt-summary-charts").is_visible()  # both: BBT's ranking stays
+    _shoot(page, artifacts, "robust_04_ttest_and_pl")
     assert _vega_warnings(console) == [], _vega_warnings(console)[:3]
     assert browser_context.blocked == [], browser_context.blocked
     assert errors == []

@@ -848,3 +848,99 @@ def _child_pids() -> set[int]:
 
 
 # ---------------------------------------------------------------------------- notebook
+
+
+# ---------------------------------------------------------------------------- issue 11
+
+
+def _first_dataset(base: pd.DataFrame) -> str:
+    return str(base["db"].iloc[0])
+
+
+def test_clicked_data_set_shows_its_correlated_ttest_for_the_highlighted_pair(
+    base: pd.DataFrame,
+) -> None:
+    """Issue 11: the posterior of the mean difference on the clicked data set, for the
+    highlighted pair, is ``correlated_ttest(...).chart(data set)`` (density, ROPE band)."""
+    from bbt_widget.baselines import correlated_ttest
+
+    name = _first_dataset(base)
+    w = BBTWidget(base, dataset="db", autostart=False, rho=0.25, ttest_rope=0.02)
+    try:
+        w.selected_pair = charts.pair_key("svm", "lda")
+        w.clicked_dataset = name
+        assert "computing" in w.ttest_text
+        assert w.wait_background(120)
+        a, b = json.loads(w.selected_pair)  # the pair's key names its two algorithms
+        test = correlated_ttest(base, dataset="db", a=a, b=b, on=name, rho=0.25, rope=0.02)
+        expected = test.chart(name).to_dict(validate=False)
+        expected.pop("$schema", None)
+        assert w.ttest_text == "" and w.ttest_spec == expected
+        assert "P(rope)" in str(w.ttest_spec["title"])
+        w.selected_pair = ""  # no pair: nothing to test
+        assert w.ttest_spec == {} and w.ttest_text == ""
+    finally:
+        w.close()
+
+
+def test_ttest_says_why_when_it_cannot_be_shown(base: pd.DataFrame, base_means) -> None:
+    """One line saying why: no fold-level scores, or rho unknown (and how to pass it)."""
+    means = base_means.reset_index()
+    w = BBTWidget(means, dataset="db", autostart=False)
+    try:
+        w.selected_pair = charts.pair_key("svm", "lda")
+        w.clicked_dataset = str(means["db"].iloc[0])
+        assert "fold-level scores" in w.ttest_text and w.ttest_spec == {}
+    finally:
+        w.close()
+    w = BBTWidget(base, dataset="db", autostart=False)  # rho unknown: folds but no runs
+    try:
+        w.selected_pair = charts.pair_key("svm", "lda")
+        w.clicked_dataset = _first_dataset(base)
+        assert w.wait_background(120)
+        assert "rho" in w.ttest_text and w.ttest_spec == {}
+        assert len(w.ttest_text.splitlines()) == 1
+    finally:
+        w.close()
+
+
+@pytest.mark.parametrize(
+    ("kwargs", "match"),
+    [
+        ({"ranking_model": "mallows"}, "ranking_model must be one of"),
+        ({"rho": 1.5}, "rho"),
+        ({"ttest_rope": 0.0}, "rope"),
+    ],
+)
+def test_bad_ranking_model_or_ttest_settings_raise(base: pd.DataFrame, kwargs, match) -> None:
+    with pytest.raises(ValueError, match=match):
+        BBTWidget(base, dataset="db", autostart=False, **kwargs)
+
+
+@pytest.mark.stan
+def test_ranking_model_switch_fits_plackett_luce_once_in_the_background(
+    widget: BBTWidget,
+) -> None:
+    """Issue 11: BBT alone by default (no Plackett-Luce fit before it is asked for); the
+    switch fits it in the background once per data settings and draws it against BBT."""
+    w = widget
+    _restore(w)
+    assert w.ranking_model == "bbt" and w._pl_runner.stats.get("started", 0) == 0
+    w.ranking_model = "plackett-luce"
+    assert "Plackett-Luce" in w.ranking_model_text  # the fit runs in the background
+    assert w.wait_background(FIT_TIMEOUT), w.ranking_model_text
+    assert w.ranking_model_text == ""
+    expected = bbt.ranking_model(bbt.datasets.load_base(), dataset="db", seed=7)
+    pd.testing.assert_frame_equal(w.plackett_luce.ranking, expected.ranking)
+    spec = json.dumps(w.ranking_model_spec)
+    assert "BBT vs Plackett-Luce" in spec and "top k" in spec
+    compared = expected.compare(w.result)
+    shown = next(rows for rows in w.ranking_model_spec["datasets"].values() if "model" in rows[0])
+    assert pd.DataFrame(shown)[list(compared.columns)].equals(compared)
+    fits = len(w._pl_fits)
+    w.ranking_model = "both"
+    w.ranking_model = "bbt"
+    w.ranking_model = "plackett-luce"
+    assert w.wait_background(FIT_TIMEOUT)
+    assert len(w._pl_fits) == fits == 1  # never fitted again for the same data
+    w.ranking_model = "bbt"
