@@ -179,10 +179,10 @@ class BBTWidget(anywidget.AnyWidget):
         Plackett-Luce (:func:`bbt_widget.ranking_model`) is fitted in the background the
         first time it is asked for, once per data settings, and drawn against BBT.
     rho, ttest_rope
-        Correlation of the fold results and ROPE half-width (scores' scale) of the
-        correlated t-test shown for a data set clicked in the influence chart
-        (:func:`bbt_widget.baselines.correlated_ttest`); ``rho=None`` infers it when the
-        layout allows, else the widget says how to pass it.
+        Correlation of the fold results (``1/k`` for k-fold cross-validation) and ROPE
+        half-width (scores' scale) of the correlated t-test shown for a data set clicked in
+        the influence chart (:func:`bbt_widget.baselines.correlated_ttest`). Without
+        ``rho`` the widget says that the test needs it.
     sweep_options
         Keywords for the robustness section's sweep (:func:`bbt_widget.sweep`), any of
         ``SWEEP_OPTIONS``: e.g. ``{"grid": {"ties": ["spread", "davidson"]}, "chains": 2,
@@ -525,6 +525,7 @@ class BBTWidget(anywidget.AnyWidget):
         # after the runners: a fit that was running has released its worker by now
         engines.shutdown()
         self._sweep = self._influence = None
+        self._pl_fits.clear()
         super().close()
 
     @property
@@ -962,6 +963,15 @@ class BBTWidget(anywidget.AnyWidget):
             self.ttest_text = (
                 f"No correlated t-test for {name}: it needs fold-level scores, and these "
                 "results have one score per data set and algorithm."
+            )
+            return
+        if self._ttest_options["rho"] is None:
+            # the test needs rho; the widget has no run= column to infer it from (k folds)
+            self.ttest_spec = {}
+            self.ttest_text = (
+                f"No correlated t-test for {name}: it needs rho, the correlation of results "
+                "from overlapping training sets; pass BBTWidget(..., rho=1/k) for k-fold "
+                "cross-validation."
             )
             return
         options = {
