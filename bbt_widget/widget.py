@@ -36,7 +36,7 @@ import anywidget
 import pandas as pd
 import traitlets as t
 
-from . import charts, engines
+from . import charts, engines, options
 from .data import (
     DEFAULT_SEED,
     TIE_POLICIES,
@@ -51,6 +51,7 @@ from .engines.base import FitCancelled
 from .fitting import fit as core_fit
 from .influence import Influence
 from .influence import influence as core_influence
+from .options import D_MIN_RANGE, INTERPRETATIONS
 from .result import BBTResult
 from .runner import FitEvent, FitRunner, kernel_dispatcher
 from .sweep import SweepResult
@@ -79,9 +80,6 @@ if not (_STATIC / "widget.js").is_file():  # pragma: no cover - only in an unbui
         "npm --prefix js ci && npm --prefix js run build"
     )
 
-#: Range of the local-ROPE threshold offered by the slider (the paper uses 0.4).
-D_MIN_RANGE = (0.0, 1.5)
-_INTERPRETATIONS = ("weak", "strong")
 _FIT_TRAITS = (
     "ties",
     "local_rope",
@@ -229,6 +227,11 @@ class BBTWidget(anywidget.AnyWidget):
         "", help="""highlighted pair key, charts.pair_key(a, b), e.g. '["lgbm", "xgb"]'"""
     ).tag(sync=True)
 
+    # --- the option lists the controls offer (bbt_widget.options, defined once) ----------
+    option_lists = t.Dict(
+        help="tie policies, hyper-priors with default scales, d_min range, interpretations"
+    ).tag(sync=True)
+
     # --- facts about the data (read-only for the front end) -------------------------------
     algorithms = t.List(t.Unicode()).tag(sync=True)
     paired_available = t.Bool(False).tag(sync=True)
@@ -321,7 +324,7 @@ class BBTWidget(anywidget.AnyWidget):
         algorithms = list(tidy.algorithms)
         if control is not None and control not in algorithms:
             raise ValueError(f"control {control!r} is not one of the algorithms {algorithms}")
-        if interpretation not in _INTERPRETATIONS:
+        if interpretation not in INTERPRETATIONS:
             raise ValueError(f"interpretation must be 'weak' or 'strong', not {interpretation!r}")
         _check_ranking_model(ranking_model)
         if rho is not None or ttest_rope != _TTEST_ROPE:
@@ -357,6 +360,7 @@ class BBTWidget(anywidget.AnyWidget):
             interpretation=interpretation,
             caveat=weak_rule_caveat(len(algorithms), interpretation),
             spec=charts.view_spec(),
+            option_lists=options.as_dict(),
             ranking_model=ranking_model,
             **kwargs,
         )
@@ -729,7 +733,7 @@ class BBTWidget(anywidget.AnyWidget):
         started = time.perf_counter()
         problem = self._check_view_settings()
         self._set_problem("view", problem)
-        if self.interpretation in _INTERPRETATIONS:
+        if self.interpretation in INTERPRETATIONS:
             self.caveat = weak_rule_caveat(len(self.algorithms), self.interpretation)
         fitted = self._fitted
         if problem or fitted is None:
@@ -1030,7 +1034,7 @@ class BBTWidget(anywidget.AnyWidget):
                 problems.append(str(exc))
         if self.control and self.control not in self.algorithms:
             problems.append(f"control: {self.control!r} is not one of the algorithms")
-        if self.interpretation not in _INTERPRETATIONS:
+        if self.interpretation not in INTERPRETATIONS:
             problems.append(
                 f"interpretation must be 'weak' or 'strong', not {self.interpretation!r}"
             )

@@ -4,21 +4,8 @@
 // costs (a new fit or a re-summary) and validates it. Inputs are refreshed from the model on
 // every change, so `w.d_min = 0.2` in Python moves the slider too.
 
-const TIES = [
-  ["add", "add (tie = win for both)"],
-  ["spread", "spread (half to each)"],
-  ["forget", "forget (drop ties)"],
-  ["davidson", "Davidson model"],
-];
-const HYPERPRIORS = [
-  ["lognormal", "log-normal"],
-  ["cauchy", "half-Cauchy"],
-  ["normal", "half-normal"],
-];
-const INTERPRETATIONS = [
-  ["weak", "weak (0.95 rule)"],
-  ["strong", "strong (0.70 rule)"],
-];
+// The option lists (tie policies, hyper-priors, interpretations, the d_min range) come from
+// Python (trait `option_lists`, bbt_widget.options.as_dict()): defined once, never here.
 
 /** Traits the panel shows; a change to any of them refreshes every input. */
 const CONTROL_TRAITS = [
@@ -40,6 +27,7 @@ const CONTROL_TRAITS = [
   "interpretation",
   "focus",
   "algorithms",
+  "option_lists",
 ];
 
 /** Create an element with attributes and children. */
@@ -160,11 +148,15 @@ export function buildControls(model) {
     return [el, out];
   };
 
+  const lists = () => model.get("option_lists") || {};
+  /** [value, label] pairs of one option list (hyper-priors also carry their scale). */
+  const pairs = (name) => (lists()[name] || []).map(([value, label]) => [value, label]);
+
   // --- controls that change the win table or the model: a new (background) fit ----------
-  const ties = select("ties", TIES);
+  const ties = select("ties", pairs("ties"));
   const localRope = checkbox("local_rope");
   const localReason = h("span", { class: "bbt-reason" });
-  const [dMin, dMinOut] = slider("d_min", { min: 0, max: 1.5, step: 0.05 });
+  const [dMin, dMinOut] = slider("d_min", lists().d_min || {});
   const paired = checkbox("paired");
   // Why paired mode is off: one line under its row (full text in the tooltip), so a long
   // reason never pushes the checkbox next to the Local ROPE row.
@@ -177,7 +169,7 @@ export function buildControls(model) {
     ],
     { toValue: (v) => v === "true", fromValue: (v) => String(Boolean(v)) },
   );
-  const hyperprior = select("hyperprior", HYPERPRIORS);
+  const hyperprior = select("hyperprior", pairs("hyperpriors"));
   const priorScale = number("prior_scale", { min: 0.01, max: 10, step: 0.05 });
 
   // --- controls that only re-summarise the draws already there ---------------------------
@@ -185,7 +177,7 @@ export function buildControls(model) {
   const ropeHigh = number("rope_high", { min: 0, max: 1, step: 0.01 });
   const hdi = number("hdi", { min: 0.5, max: 0.99, step: 0.01 });
   const control = select("control", [["", "none (all pairs)"]]);
-  const interpretation = select("interpretation", INTERPRETATIONS);
+  const interpretation = select("interpretation", pairs("interpretations"));
   interpretation.title =
     "weak (paper Sec. 9.2): a better when above.50 ≥ 0.95, equivalent when in.rope ≥ 0.95; " +
     "strong (Sec. 9.3): a better when the mean ≥ 0.70";
@@ -222,6 +214,13 @@ export function buildControls(model) {
   );
 
   const refreshDerived = () => {
+    setOptions(ties, pairs("ties"));
+    setOptions(hyperprior, pairs("hyperpriors"));
+    setOptions(interpretation, pairs("interpretations"));
+    const range = lists().d_min || {};
+    for (const key of ["min", "max", "step"]) {
+      if (range[key] !== undefined) dMin.setAttribute(key, String(range[key]));
+    }
     const algorithms = model.get("algorithms") || [];
     setOptions(control, [["", "none (all pairs)"], ...algorithms.map((a) => [a, a])]);
     setOptions(focus, [["", "all algorithms"], ...algorithms.map((a) => [a, a])]);

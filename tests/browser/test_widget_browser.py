@@ -82,6 +82,17 @@ def test_widget_renders_refits_and_resummarises_offline(
     assert _data(page, "fits") == "1"
     _shoot(page, artifacts, "01_initial")
 
+    # issue 10: the option lists come from bbt_widget.options through a trait
+    from bbt_widget import options
+
+    offered = page.evaluate(
+        "() => [...document.querySelectorAll('select[data-trait=ties] option')].map((o) => o.value)"
+    )
+    assert offered == list(options.TIE_POLICIES), offered
+    d_min = page.locator("input[data-trait=d_min]")
+    assert float(d_min.get_attribute("max")) == options.D_MIN_RANGE[1]
+    assert float(d_min.get_attribute("step")) == options.D_MIN_STEP
+
     # 2. the tie policy refits (a second Stan fit) and redraws
     updates = int(_data(page, "dataUpdates") or 0)
     embeds = int(_data(page, "embeds") or 0)

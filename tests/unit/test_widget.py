@@ -944,3 +944,32 @@ def test_ranking_model_switch_fits_plackett_luce_once_in_the_background(
     assert w.wait_background(FIT_TIMEOUT)
     assert len(w._pl_fits) == fits == 1  # never fitted again for the same data
     w.ranking_model = "bbt"
+
+
+# ---------------------------------------------------------------------------- issue 10: options
+
+
+def test_controls_receive_the_option_lists_from_python(base: pd.DataFrame) -> None:
+    """Issue 10: the option values, labels and ranges are defined once (bbt_widget.options)
+    and reach the front end through one trait."""
+    from bbt_widget import options
+
+    w = BBTWidget(base, dataset="db", autostart=False)
+    try:
+        assert w.option_lists == options.as_dict()
+        assert [v for v, _ in w.option_lists["ties"]] == list(options.TIE_POLICIES)
+        json.dumps(w.option_lists, allow_nan=False)  # goes to the browser as is
+    finally:
+        w.close()
+
+
+def test_controls_js_has_no_option_lists_of_its_own() -> None:
+    """Issue 10: no tie policy, hyper-prior or interpretation name as a literal in
+    controls.js (they come from the ``option_lists`` trait)."""
+    from bbt_widget import options
+
+    source = (REPO / "js" / "src" / "controls.js").read_text(encoding="utf-8")
+    names = [*options.TIE_POLICIES, *options.HYPERPRIOR_FAMILIES, *options.INTERPRETATIONS]
+    literals = [n for n in names if re.search(rf"""["'`]{re.escape(n)}["'`]""", source)]
+    assert literals == [], f"controls.js lists options itself: {literals}"
+    assert "1.5" not in source  # the d_min range too
