@@ -163,6 +163,8 @@ class BBTWidget(anywidget.AnyWidget):
     lower_is_better, d_min, paired, ties, hyperprior, prior_scale
         Initial fit settings, as for :func:`bbt_widget.fit`. ``d_min=None`` starts with the
         local ROPE off (the slider then starts at 0.4, the paper's value).
+        ``prior_scale=None`` uses the family's default scale (paper Appendix A), and so does
+        switching the family later, until a scale is set.
     rope, hdi, control, interpretation
         Initial summary settings: ROPE bounds, HDI mass, control algorithm (``None`` = all
         pairs) and ``"weak"`` or ``"strong"`` decisions (paper Sec. 9.2 / 9.3).
@@ -289,7 +291,7 @@ class BBTWidget(anywidget.AnyWidget):
         paired: bool = True,
         ties: str = "spread",
         hyperprior: str = "lognormal",
-        prior_scale: float = 0.5,
+        prior_scale: float | None = None,
         rope: Sequence[float] = (0.45, 0.55),
         hdi: float = 0.89,
         control: str | None = None,
@@ -318,6 +320,7 @@ class BBTWidget(anywidget.AnyWidget):
         )
         check_ties(ties)
         d_min = check_d_min(d_min)
+        scale_given = prior_scale is not None
         hyperprior, prior_scale = check_hyperprior(hyperprior, prior_scale)
         rope = check_rope(rope)
         hdi = check_hdi(hdi)
@@ -381,6 +384,10 @@ class BBTWidget(anywidget.AnyWidget):
             "iter_sampling": iter_sampling,
             "seed": seed,
         }
+        #: Whether the user chose the scale (then a new family keeps it), else each family
+        #: gets its own default scale (paper Appendix A).
+        self._scale_chosen = scale_given
+        self._setting_default_scale = False
         self._sweep_options: dict[str, Any] = {}
         self.sweep_options = {**self._sampler_kwargs, **dict(sweep_options or {})}
         self._fitted: _Fitted | None = None
@@ -621,6 +628,21 @@ class BBTWidget(anywidget.AnyWidget):
         return bool(proposal["value"]) and self.local_rope_available
 
     def _on_fit_setting(self, change: dict[str, Any]) -> None:
+        if change["name"] == "prior_scale" and not self._setting_default_scale:
+            self._scale_chosen = True
+        elif change["name"] == "hyperprior" and not self._scale_chosen:
+            try:
+                default = check_hyperprior(change["new"])[1]
+            except (TypeError, ValueError):
+                default = None  # refit() shows the problem
+            if default is not None and default != self.prior_scale:
+                # the family's own default scale; its change refits, with the new family
+                self._setting_default_scale = True
+                try:
+                    self.prior_scale = default
+                finally:
+                    self._setting_default_scale = False
+                return
         self.refit()
 
     def _on_view_setting(self, change: dict[str, Any]) -> None:

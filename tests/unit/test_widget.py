@@ -973,3 +973,28 @@ def test_controls_js_has_no_option_lists_of_its_own() -> None:
     literals = [n for n in names if re.search(rf"""["'`]{re.escape(n)}["'`]""", source)]
     assert literals == [], f"controls.js lists options itself: {literals}"
     assert "1.5" not in source  # the d_min range too
+
+
+def test_switching_the_hyperprior_uses_its_default_scale_until_one_is_set(
+    base: pd.DataFrame,
+) -> None:
+    """Issue 10: each family has its default scale (Appendix A); switching the family in the
+    widget uses it, with one fit request, unless the user set a scale."""
+    from bbt_widget import options
+
+    w = BBTWidget(base, dataset="db", autostart=False)
+    requests: list[dict] = []
+    w._runner.submit = lambda key, settings: requests.append(settings)  # record, fit nothing
+    try:
+        assert w.prior_scale == options.HYPERPRIOR_SCALES["lognormal"]
+        w.hyperprior = "cauchy"
+        assert w.prior_scale == options.HYPERPRIOR_SCALES["cauchy"] == 1.0
+        assert [(r["hyperprior"], r["prior_scale"]) for r in requests] == [("cauchy", 1.0)]
+        w.prior_scale = 2.0  # the user's scale: kept by later switches
+        w.hyperprior = "normal"
+        assert w.prior_scale == 2.0 and requests[-1]["hyperprior"] == "normal"
+    finally:
+        w.close()
+    w = BBTWidget(base, dataset="db", autostart=False, hyperprior="normal")
+    assert w.prior_scale == options.HYPERPRIOR_SCALES["normal"] == 3.0
+    w.close()
