@@ -37,25 +37,17 @@ import pandas as pd
 import traitlets as t
 
 from . import charts, engines, options
-from .data import (
-    DEFAULT_SEED,
-    TIE_POLICIES,
-    check_d_min,
-    check_hdi,
-    check_hyperprior,
-    check_rope,
-    check_ties,
-    tidy_results,
-)
+from .data import tidy_results
 from .engines.base import FitCancelled
 from .fitting import fit as core_fit
 from .influence import Influence
 from .influence import influence as core_influence
-from .options import D_MIN_RANGE, INTERPRETATIONS
+from .options import D_MIN_RANGE, DEFAULT_SEED, INTERPRETATIONS, TIE_POLICIES
 from .result import BBTResult
 from .runner import FitEvent, FitRunner, kernel_dispatcher
 from .sweep import SweepResult
 from .sweep import sweep as core_sweep
+from .validation import check_d_min, check_hdi, check_hyperprior, check_rope, check_ties
 from .widget_views import (
     RANKING_MODELS,
     SWEEP_OPTIONS,
