@@ -373,28 +373,36 @@ def ppc_frame(ppc_histogram: pd.DataFrame, order: Sequence[str] | None = None) -
 
 
 def _predictive_p(frame: pd.DataFrame) -> np.ndarray:
-    """Two-sided posterior predictive p-value of each panel's observed count, per row.
-
-    ``2 * min(P(rep <= observed), P(rep >= observed))``, capped at 1: small when the observed
-    count lies in a tail of its replicates, i.e. when the pair falls outside the HDIs that the
-    coverage table counts.
-    """
+    """:func:`predictive_p` of each row of a PPC frame, its panels as the groups."""
     if frame.empty:
         return np.zeros(0)
-    value = frame["value"].to_numpy(float)
-    observed = frame["observed"].to_numpy(float)
-    count = frame["count"].to_numpy(float)
-    panel = frame["panel"].to_numpy()  # distinct per (pair, quantity)
-
-    def per_panel(weights: np.ndarray) -> np.ndarray:
-        return pd.Series(weights).groupby(panel, sort=False).transform("sum").to_numpy()
-
-    total = per_panel(count)
-    tail = np.minimum(
-        per_panel(count * (value <= observed)), per_panel(count * (value >= observed))
+    return predictive_p(
+        frame["value"].to_numpy(float),
+        frame["observed"].to_numpy(float),
+        frame["count"].to_numpy(float),
+        frame["panel"].to_numpy(),  # distinct per (pair, quantity)
     )
-    tail = tail / total
-    return np.minimum(1.0, 2.0 * tail)
+
+
+def predictive_p(
+    value: np.ndarray, observed: np.ndarray, count: np.ndarray, groups: np.ndarray
+) -> np.ndarray:
+    """Two-sided posterior predictive p-value of each group's observed count, per row.
+
+    Rows are histogram bins (replicated ``value`` seen ``count`` times) of one observed count
+    per group. ``2 * min(P(rep <= observed), P(rep >= observed))``, capped at 1: small when the
+    observed count lies in a tail of its replicates, i.e. when the pair falls outside the HDIs
+    that the coverage table counts.
+    """
+
+    def per_group(weights: np.ndarray) -> np.ndarray:
+        return pd.Series(weights).groupby(groups, sort=False).transform("sum").to_numpy()
+
+    total = per_group(count)
+    tail = np.minimum(
+        per_group(count * (value <= observed)), per_group(count * (value >= observed))
+    )
+    return np.minimum(1.0, 2.0 * tail / total)
 
 
 def _panel_positions(frame: pd.DataFrame) -> pd.DataFrame:

@@ -87,6 +87,9 @@ INTERPRETATION_LABELS = MappingProxyType(
 )
 INTERPRETATIONS: tuple[str, ...] = tuple(INTERPRETATION_LABELS)
 DEFAULT_INTERPRETATION = "weak"
+#: Beyond this many algorithms the weak rule's above_50 inflates with their number (paper
+#: Sec. 5.6): the report and the widget then advise the strong interpretation.
+MANY_ALGORITHMS = 10
 
 #: The paper's region of practical equivalence for P(a > b), and HDI mass.
 DEFAULT_ROPE: tuple[float, float] = (0.45, 0.55)

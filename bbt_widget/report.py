@@ -13,6 +13,7 @@ from dataclasses import dataclass
 from typing import TYPE_CHECKING
 
 from .export import ESCAPERS
+from .options import MANY_ALGORITHMS
 from .summary_charts import claim_counts
 
 if TYPE_CHECKING:
@@ -21,8 +22,6 @@ if TYPE_CHECKING:
 PAPER = (
     "Wainer, A Bayesian Bradley-Terry model to compare multiple ML algorithms on multiple data sets"
 )
-#: Above this many algorithms the text recalls that above.50 inflates with their number.
-MANY_ALGORITHMS = 10
 _TIES = {
     "spread": "each tie was counted as half a win for each algorithm, rounded up (spread policy)",
     "add": "each tie was counted as a win for both algorithms (add policy)",

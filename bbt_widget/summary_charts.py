@@ -23,6 +23,7 @@ import pandas as pd
 
 from . import charts
 from .charts import DECISION_COLORS
+from .options import INTERPRETATIONS
 
 __all__ = [
     "DECISIONS",
@@ -49,7 +50,6 @@ DECISIONS: dict[str, str] = {
 }
 #: Charts with more rows than this get their x axis at the top as well as at the bottom.
 LONG_CHART_ROWS = 25
-_INTERPRETATIONS = ("weak", "strong")
 _ROW_STEP = 16
 
 
@@ -84,7 +84,7 @@ def decision_frame(summary: pd.DataFrame, order: Sequence[str]) -> pd.DataFrame:
     """
     rank = {name: i for i, name in enumerate(order)}
     rows = []
-    for interpretation in _INTERPRETATIONS:
+    for interpretation in INTERPRETATIONS:
         for rec in summary.itertuples(index=False):
             decision = getattr(rec, interpretation)
             for row, col, p, flip in (
@@ -109,7 +109,7 @@ def claim_counts(summary: pd.DataFrame) -> pd.DataFrame:
         better than the other (either way round).
     """
     out = []
-    for interpretation in _INTERPRETATIONS:
+    for interpretation in INTERPRETATIONS:
         d = summary[interpretation].astype(str)
         out.append(
             {
@@ -144,31 +144,28 @@ def ppc_fit_frame(ppc_histogram: pd.DataFrame) -> pd.DataFrame:
     h = ppc_histogram
     keys = ["alg1", "alg2", "quantity"]
     value = h["value"].to_numpy(float)
-    observed = h["observed"].to_numpy(float)
     count = h["count"].to_numpy(float)
+    groups = h.groupby(keys, sort=False).ngroup().to_numpy()
     parts = pd.DataFrame(
         {
             **{k: h[k].to_numpy() for k in keys},
-            "observed": observed,
+            "observed": h["observed"].to_numpy(float),
             "n": count,
             "weighted": count * value,
-            "at_most": count * (value <= observed),
-            "at_least": count * (value >= observed),
+            "p_tail": charts.predictive_p(value, h["observed"].to_numpy(float), count, groups),
         }
     )
     g = parts.groupby(keys, sort=False).agg(
         observed=("observed", "max"),
         n=("n", "sum"),
         weighted=("weighted", "sum"),
-        at_most=("at_most", "sum"),
-        at_least=("at_least", "sum"),
+        p_tail=("p_tail", "first"),
     )
-    tail = 2.0 * np.minimum(g["at_most"], g["at_least"]) / g["n"]
     frame = pd.DataFrame(
         {
             "observed": g["observed"].astype(int),
             "replicated_mean": g["weighted"] / g["n"],
-            "p_tail": np.minimum(tail, 1.0),
+            "p_tail": g["p_tail"],
         }
     ).reset_index()
     # worst first; among equal tails, the observed count farther from the replicates' mean
@@ -383,7 +380,7 @@ def decision_matrix_chart(
     )
     order = [
         _interpretation_label(counts)[i]
-        for i in _INTERPRETATIONS
+        for i in INTERPRETATIONS
         if i in set(frame["interpretation"])
     ]
     return (

@@ -12,6 +12,7 @@ from typing import Any
 
 from . import engines
 from .engines.base import FitCancelled
+from .options import MANY_ALGORITHMS
 from .result import BBTResult
 
 __all__ = [
@@ -28,10 +29,6 @@ __all__ = [
 
 log = logging.getLogger(__name__)
 
-#: Beyond this many algorithms the weak-rule caveat shows (paper Sec. 5.6). The same number
-#: as ``report.MANY_ALGORITHMS`` (a test keeps them equal): importing the report here would
-#: import Altair, which the first charts must not wait for.
-MANY_ALGORITHMS = 10
 #: Values of the ranking view's "Ranking model" switch.
 RANKING_MODELS = ("bbt", "plackett-luce", "both")
 #: Keywords of ``bbt.sweep`` the robustness section passes on (``sweep_options``); the data
