@@ -11,19 +11,20 @@ import importlib
 import importlib.metadata as _metadata
 from typing import TYPE_CHECKING, Any
 
-from . import data, datasets, options
-from .audit import Audit, DataWarning, audit
-from .calibration import Calibration, calibration
-from .data import DEFAULT_SEED, TidyResults, tidy_results
-from .fitting import DiagnosticsWarning, DisconnectedWarning, fit
-from .influence import Influence, influence
-from .result import BBTResult
-from .sweep import SweepResult, sweep
-from .wintable import win_table
+from . import datasets
+from .core import data, options
+from .core.audit import Audit, DataWarning, audit
+from .core.data import DEFAULT_SEED, TidyResults, tidy_results
+from .core.fitting import DiagnosticsWarning, DisconnectedWarning, fit
+from .core.result import BBTResult
+from .core.wintable import win_table
+from .lab.calibration import Calibration, calibration
+from .lab.influence import Influence, influence
+from .lab.sweep import SweepResult, sweep
 
 if TYPE_CHECKING:
-    from .ranking import ranking_model
-    from .widget import BBTWidget
+    from .baselines._plackett_luce import ranking_model
+    from .widget.app import BBTWidget
 
 
 def _version() -> str:
@@ -69,21 +70,26 @@ __all__ = [
 
 #: Submodules imported on first use: they pull in Altair or SciPy-heavy code that a plain
 #: ``fit`` does not need.
-_LAZY_MODULES = frozenset({"baselines", "charts", "export", "report"})
+_LAZY_MODULES = {
+    "baselines": "baselines",
+    "charts": "charts",
+    "export": "outputs.export",
+    "report": "outputs.report",
+}
 
 
 def __getattr__(name: str) -> Any:
     if name in _LAZY_MODULES:
         # import_module, not "from . import": that form would look the attribute up on this
         # package first and recurse into __getattr__
-        return importlib.import_module(f"{__name__}.{name}")
+        return importlib.import_module(f"{__name__}.{_LAZY_MODULES[name]}")
     if name == "ranking_model":
-        from .ranking import ranking_model
+        from .baselines._plackett_luce import ranking_model
 
         return ranking_model
     if name == "BBTWidget":
         # the widget pulls in anywidget/ipywidgets: only import it when asked for
-        from .widget import BBTWidget
+        from .widget.app import BBTWidget
 
         return BBTWidget
     raise AttributeError(f"module 'bbt_widget' has no attribute {name!r}")

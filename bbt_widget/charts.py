@@ -3,7 +3,7 @@
 Two layers, both pure:
 
 * frame helpers (``interval_frame``, ``overlap_frame``, ``ppc_frame``, ``matrix_frame``,
-  ``coverage_frame``) reshape what :class:`bbt_widget.result.Result` returns into the tidy
+  ``coverage_frame``) reshape what :class:`bbt_widget.core.result.Result` returns into the tidy
   frames the charts draw. They add presentation columns only (labels, order, a pair key);
   every statistic comes from the core.
 * chart builders (``intervals_chart``, ``rope_overlap_chart``, ``ppc_chart``,

@@ -233,7 +233,7 @@ def _layout(args: argparse.Namespace, dataset: str | None) -> dict[str, object]:
 
 def _check_summaries(args: argparse.Namespace) -> None:
     """The report's summary options that need no data: ROPE and HDI mass."""
-    from bbt_widget.data import check_hdi, check_rope
+    from bbt_widget.core.data import check_hdi, check_rope
 
     try:
         check_rope(args.rope)
@@ -254,8 +254,8 @@ def _check_before_fit(df: pd.DataFrame, args: argparse.Namespace, dataset: str |
     Counting the wins reads and validates the results exactly as ``fit`` will (layout, d_min,
     paired mode), in milliseconds. Returns the algorithms, for options that name one.
     """
-    from bbt_widget.data import check_count, check_hyperprior, check_seed
-    from bbt_widget.wintable import win_table
+    from bbt_widget.core.data import check_count, check_hyperprior, check_seed
+    from bbt_widget.core.wintable import win_table
 
     for name in ("chains", "iter_warmup", "iter_sampling"):
         check_count(getattr(args, name), "--" + name.replace("_", "-"))
@@ -272,7 +272,7 @@ def _check_before_fit(df: pd.DataFrame, args: argparse.Namespace, dataset: str |
 
 
 def _check_control(control: str | None, algorithms: list[str]) -> None:
-    from bbt_widget.data import check_algorithms
+    from bbt_widget.core.data import check_algorithms
 
     if control is not None:
         try:
@@ -307,15 +307,15 @@ def report(args: argparse.Namespace) -> int:
     """Fit a results file and write the report."""
     import bbt_widget as bbt
     from bbt_widget.engines.base import EngineError
-    from bbt_widget.export import ChartRenderWarning
-    from bbt_widget.html_report import REPORT_FORMATS, write_report
+    from bbt_widget.outputs.export import ChartRenderWarning
+    from bbt_widget.outputs.html_report import REPORT_FORMATS, write_report
 
     out = Path(args.output)
     _check_output(out, args.output, REPORT_FORMATS)
     df = read_results(args.results)
     dataset = _guess_dataset(df, args)
     _check_summaries(args)
-    from bbt_widget.validation import check_adapt_delta, check_max_treedepth
+    from bbt_widget.core.validation import check_adapt_delta, check_max_treedepth
 
     check_adapt_delta(args.adapt_delta)
     check_max_treedepth(args.max_treedepth)
@@ -388,7 +388,7 @@ def _other_methods(
     took 223 s (74 s a pair on 2 busy cores; 120 pairs: over 2 hours; Plackett-Luce: 7.5 s),
     so it runs only when asked for.
     """
-    from bbt_widget.data import tidy_results
+    from bbt_widget.core.data import tidy_results
 
     tidy = tidy_results(
         df,
@@ -437,7 +437,7 @@ def _stage(progress: _Progress, name: str):
 def _sections(res, df, args, dataset, methods: list[str], progress: _Progress) -> list:
     """The optional sections of the report: robustness (--robustness) and --with methods."""
     import bbt_widget as bbt
-    from bbt_widget import report_sections as rs
+    from bbt_widget.outputs import report_sections as rs
 
     layout = {
         "dataset": dataset,
@@ -455,7 +455,7 @@ def _sections(res, df, args, dataset, methods: list[str], progress: _Progress) -
     }
     rope, out = tuple(args.rope), []
     if args.robustness:
-        from bbt_widget.sweep import default_grid
+        from bbt_widget.lab.sweep import default_grid
 
         start = time.perf_counter()
         prior = (res.settings["hyperprior"], res.settings["prior_scale"])  # the scale used
@@ -593,10 +593,10 @@ def demo(args: argparse.Namespace) -> int:
 def calibrate(args: argparse.Namespace) -> int:
     """Paper Sec. 8 on a results file: Tables 16 and 17 both ways, and the chart."""
     import bbt_widget as bbt
-    from bbt_widget.batch import text_progress
-    from bbt_widget.data import check_count
+    from bbt_widget.core.data import check_count
     from bbt_widget.engines.base import EngineError
-    from bbt_widget.export import CHART_FORMATS, save_chart
+    from bbt_widget.lab.batch import text_progress
+    from bbt_widget.outputs.export import CHART_FORMATS, save_chart
 
     out = Path(args.output)
     _check_output(out, args.output, CHART_FORMATS, what="the chart")
@@ -673,7 +673,7 @@ class _HelpFormatter(argparse.ArgumentDefaultsHelpFormatter):
 
 def _add_data_options(p: argparse.ArgumentParser) -> None:
     """How to read the results and count wins: the same for every command that fits."""
-    from bbt_widget.options import DEFAULT_TIES, TIE_POLICIES
+    from bbt_widget.core.options import DEFAULT_TIES, TIE_POLICIES
 
     p.add_argument("results", help="results file (.csv or .tsv)")
     g = p.add_argument_group("reading the results")
@@ -710,7 +710,7 @@ def _add_data_options(p: argparse.ArgumentParser) -> None:
 
 def _add_model_options(p: argparse.ArgumentParser) -> None:
     """The model and the sampler: the same for every command that fits."""
-    from bbt_widget.options import DEFAULT_HYPERPRIOR, DEFAULT_SEED, HYPERPRIOR_SCALES
+    from bbt_widget.core.options import DEFAULT_HYPERPRIOR, DEFAULT_SEED, HYPERPRIOR_SCALES
 
     g = p.add_argument_group("model and sampler")
     g.add_argument(
@@ -745,7 +745,7 @@ def _add_model_options(p: argparse.ArgumentParser) -> None:
 
 
 def _parser() -> argparse.ArgumentParser:
-    from bbt_widget.options import (
+    from bbt_widget.core.options import (
         DEFAULT_ADAPT_DELTA,
         DEFAULT_HDI,
         DEFAULT_INTERPRETATION,

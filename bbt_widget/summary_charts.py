@@ -5,7 +5,7 @@ predictive check fits worst.
 Two layers, both pure, as in :mod:`bbt_widget.charts`:
 
 * frame helpers (``decision_frame``, ``claim_counts``, ``ppc_fit_frame``,
-  ``worst_ppc_frame``) reshape what :class:`bbt_widget.result.BBTResult` returns into tidy
+  ``worst_ppc_frame``) reshape what :class:`bbt_widget.core.result.BBTResult` returns into tidy
   frames; every statistic comes from the core (``posterior``), these only centre, count and
   order;
 * chart builders (``ranking_chart``, ``decision_matrix_chart``) turn the frames into static
@@ -23,7 +23,7 @@ import pandas as pd
 
 from . import charts
 from .charts import DECISION_COLORS
-from .options import INTERPRETATIONS
+from .core.options import INTERPRETATIONS
 
 __all__ = [
     "DECISIONS",

@@ -42,7 +42,7 @@ sys.path.insert(0, str(REPO))
 
 import bbt_widget as bbt  # noqa: E402
 from bbt_widget import engines  # noqa: E402
-from bbt_widget.fitting import stan_inputs  # noqa: E402
+from bbt_widget.core.fitting import stan_inputs  # noqa: E402
 
 TARGETS_S = {
     "pystan": {"base": 1.0, "pmlb16": 2.5, "synthetic": 60.0},

@@ -46,7 +46,7 @@ sys.path.insert(0, str(REPO))
 
 import bbt_widget as bbt  # noqa: E402
 from bbt_widget import charts  # noqa: E402
-from bbt_widget.widget import BBTWidget  # noqa: E402
+from bbt_widget.widget.app import BBTWidget  # noqa: E402
 
 ROPE_TARGET_S = 0.050
 REFIT_OVERHEAD_TARGET_S = 0.3

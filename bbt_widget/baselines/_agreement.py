@@ -14,8 +14,8 @@ from typing import Any, Protocol
 
 import pandas as pd
 
-from ..posterior import NOT_COMPARED
-from ..validation import check_count, check_hdi, check_rope, check_seed
+from ..core.posterior import NOT_COMPARED
+from ..core.validation import check_count, check_hdi, check_rope, check_seed
 from ._common import (
     Means,
     check_alpha,
@@ -112,7 +112,7 @@ def agreement(
         A BBT fit (:func:`bbt_widget.fit`), or anything whose ``summary(rope=, hdi=)``
         returns ``pair, alg_a, alg_b, above_50, in_rope, weak, strong`` per pair.
     dataset, algorithm, fold, score, lower_is_better
-        How to read the results; see :func:`bbt_widget.data.tidy_results`.
+        How to read the results; see :func:`bbt_widget.core.data.tidy_results`.
         ``lower_is_better`` must match the fit.
     sd
         Accepted so that the same keywords work for every function; ignored.

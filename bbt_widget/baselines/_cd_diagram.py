@@ -12,7 +12,7 @@ from __future__ import annotations
 import altair as alt
 import pandas as pd
 
-from ..validation import check_count
+from ..core.validation import check_count
 from ._demsar import NemenyiResult, nemenyi
 
 _STEP = 1.0  # vertical distance between label rows, in y units

@@ -2,7 +2,7 @@
 
 Every baseline works on one number per (data set, algorithm): the mean over folds, oriented
 so that higher is better. Means that are equal up to floating-point noise are made exactly
-equal first (the rule of :data:`bbt_widget.wintable.REL_TOL`), so that a rank tie or a zero
+equal first (the rule of :data:`bbt_widget.core.wintable.REL_TOL`), so that a rank tie or a zero
 difference here is the same tie that :func:`bbt_widget.win_table` counts. Without this, two
 algorithms with identical fold scores in a different order could differ by 1e-16, which
 changes ranks by 0.5 and moves the Wilcoxon test between its exact and normal forms.
@@ -16,9 +16,9 @@ from dataclasses import dataclass
 import numpy as np
 import pandas as pd
 
-from ..data import tidy_results
-from ..validation import _preview, check_algorithms
-from ..wintable import REL_TOL
+from ..core.data import tidy_results
+from ..core.validation import _preview, check_algorithms
+from ..core.wintable import REL_TOL
 
 #: The decision vocabulary shared with :meth:`bbt_widget.BBTResult.summary`.
 DECISIONS = ("a better", "equivalent", "no claim", "b better")

@@ -22,7 +22,7 @@ import numpy as np
 import pandas as pd
 from scipy import stats
 
-from ..validation import check_hdi
+from ..core.validation import check_hdi
 from ._cv import FoldDifferences, check_rope_width, fold_differences
 
 #: Benavoli et al.: decide when a region's posterior probability reaches 0.95.
@@ -133,7 +133,7 @@ def correlated_ttest(
         The data set(s) to test (names); ``None`` tests every data set. (``dataset=`` keeps
         its meaning everywhere in the package: the column naming the data sets.)
     dataset, algorithm, fold, score, lower_is_better
-        How to read the results; see :func:`bbt_widget.data.tidy_results`.
+        How to read the results; see :func:`bbt_widget.core.data.tidy_results`.
     run
         Column numbering the repetitions of cross-validation; with ``fold=`` (the fold
         within a run) it gives ``k`` and thus ``rho = 1/k`` per data set.

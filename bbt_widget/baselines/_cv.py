@@ -23,8 +23,8 @@ from typing import Any
 import numpy as np
 import pandas as pd
 
-from ..data import TidyResults, tidy_results
-from ..validation import _preview, check_algorithms
+from ..core.data import TidyResults, tidy_results
+from ..core.validation import _preview, check_algorithms
 
 #: Column name given to the run x fold key (never a user column: it starts with a NUL).
 _RUN_FOLD = "\x00run:fold"

@@ -27,11 +27,11 @@ import numpy as np
 import pandas as pd
 
 from .. import engines
-from ..checks import Diagnostics, draws_diagnostics
+from ..core.checks import Diagnostics, draws_diagnostics
+from ..core.fitting import DiagnosticsWarning
+from ..core.posterior import hdi_sorted, ordered_pairs
+from ..core.validation import DEFAULT_SEED, check_count, check_hdi, check_seed
 from ..engines.base import Draws, ProgressCallback
-from ..fitting import DiagnosticsWarning
-from ..posterior import hdi_sorted, ordered_pairs
-from ..validation import DEFAULT_SEED, check_count, check_hdi, check_seed
 from ._common import Means, pair_frame, snap_ties
 from ._correlated import DECISION_THRESHOLD, student_regions
 from ._cv import (
@@ -185,7 +185,7 @@ def hierarchical(
     a, b
         The pair; the differences are ``b - a``, so *left* means a is better.
     dataset, algorithm, fold, score, lower_is_better
-        How to read the results; see :func:`bbt_widget.data.tidy_results`.
+        How to read the results; see :func:`bbt_widget.core.data.tidy_results`.
     run
         Column numbering the repetitions of cross-validation; with ``fold=`` (the fold
         within a run) it gives ``k`` and ``rho = 1/k`` per data set.

@@ -34,8 +34,8 @@ from dataclasses import dataclass
 import numpy as np
 import pandas as pd
 
-from ..posterior import ordered_pairs
-from ..validation import check_count, check_seed
+from ..core.posterior import ordered_pairs
+from ..core.validation import check_count, check_seed
 from ._common import (
     Means,
     check_positive,
@@ -109,7 +109,7 @@ def bayesian_signed_rank(
     data
         Results in any layout :func:`bbt_widget.win_table` accepts.
     dataset, algorithm, fold, score, lower_is_better
-        How to read the results; see :func:`bbt_widget.data.tidy_results`. With
+        How to read the results; see :func:`bbt_widget.core.data.tidy_results`. With
         ``lower_is_better`` the differences are oriented so that *left* still means the
         first algorithm is better.
     sd

@@ -23,7 +23,7 @@ import numpy as np
 import pandas as pd
 from scipy import stats
 
-from ..posterior import ordered_pairs
+from ..core.posterior import ordered_pairs
 from ._common import (
     Means,
     check_alpha,
@@ -89,7 +89,7 @@ def wilcoxon_holm(
     data
         Results in any layout :func:`bbt_widget.win_table` accepts.
     dataset, algorithm, fold, score, lower_is_better
-        How to read the results; see :func:`bbt_widget.data.tidy_results`.
+        How to read the results; see :func:`bbt_widget.core.data.tidy_results`.
     sd
         Accepted so that the same keywords work for every function; ignored.
     alpha

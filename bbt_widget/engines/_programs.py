@@ -14,7 +14,7 @@ from typing import Any, get_args
 
 import numpy as np
 
-from ..options import DEFAULT_HYPERPRIOR, HYPERPRIOR_SCALES, HYPERPRIORS
+from ..core.options import DEFAULT_HYPERPRIOR, HYPERPRIOR_SCALES, HYPERPRIORS
 from .base import ModelName
 
 MODELS: tuple[str, ...] = get_args(ModelName)
@@ -24,7 +24,7 @@ _COUNTS = {"bbt": ("win1", "win2"), "davidson": ("win1", "win2", "ties")}
 _PAIR_OUTPUTS = {"bbt": ("win1_rep", "log_lik"), "davidson": ("win1_rep", "ties_rep", "log_lik")}
 #: Outputs that are integers (Stan's writers send every value as a double).
 INTEGER_OUTPUTS = frozenset({"win1_rep", "ties_rep", "treedepth__", "n_leapfrog__", "divergent__"})
-#: The data of the other methods' programs (bbt_widget.baselines, bbt_widget.ranking): each
+#: The data of the other methods' programs (bbt_widget.baselines, Plackett-Luce): each
 #: field an int, a list of ints or finite floats (a number, vector or matrix). Their callers
 #: validate the values and explain errors in the user's terms; this only converts types.
 _PLAIN_FIELDS: dict[str, dict[str, str]] = {
@@ -158,7 +158,7 @@ def prepare_data(model: ModelName, data: Mapping[str, Any]) -> dict[str, Any]:
     """Validate the Stan data of ``model`` and convert it to plain Python ints and floats.
 
     ``hyperprior`` (1 lognormal, 2 half-Cauchy, 3 half-normal; or those names) defaults to 1 and
-    ``prior_scale`` to that family's default (``bbt_widget.options.HYPERPRIOR_SCALES``: 0.5
+    ``prior_scale`` to that family's default (``bbt_widget.core.options.HYPERPRIOR_SCALES``: 0.5
     for lognormal, the paper's choice); ``n_pairs`` defaults to ``len(i1)``. Keys the
     program does not read are dropped.
 

@@ -5,7 +5,7 @@
 // every change, so `w.d_min = 0.2` in Python moves the slider too.
 
 // The option lists (tie policies, hyper-priors, interpretations, the d_min range) come from
-// Python (trait `option_lists`, bbt_widget.options.as_dict()): defined once, never here.
+// Python (trait `option_lists`, bbt_widget.core.options.as_dict()): defined once, never here.
 
 /** Traits the panel shows; a change to any of them refreshes every input. */
 const CONTROL_TRAITS = [

@@ -82,8 +82,8 @@ def test_widget_renders_refits_and_resummarises_offline(
     assert _data(page, "fits") == "1"
     _shoot(page, artifacts, "01_initial")
 
-    # issue 10: the option lists come from bbt_widget.options through a trait
-    from bbt_widget import options
+    # issue 10: the option lists come from bbt_widget.core.options through a trait
+    from bbt_widget.core import options
 
     offered = page.evaluate(
         "() => [...document.querySelectorAll('select[data-trait=ties] option')].map((o) => o.value)"

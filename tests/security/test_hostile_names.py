@@ -21,9 +21,10 @@ import pytest
 from hostile import HOSTILE, fit_hostile, hostile_results
 
 import bbt_widget as bbt
-from bbt_widget import charts, export, report
-from bbt_widget.html_report import write_report
-from bbt_widget.report import methods_text
+from bbt_widget import charts
+from bbt_widget.outputs import export, report
+from bbt_widget.outputs.html_report import write_report
+from bbt_widget.outputs.report import methods_text
 
 pytestmark = pytest.mark.stan
 
@@ -280,7 +281,7 @@ def test_names_whose_pair_labels_collide(tmp_path):
 def hostile_sections(hostile_res):
     """The report's optional sections on the hostile names: a two-setting sweep, influence,
     Plackett-Luce (real short fits)."""
-    from bbt_widget import report_sections as rs
+    from bbt_widget.outputs import report_sections as rs
 
     data = hostile_results()
     short = {"engine": "pystan", "chains": 2, "iter_warmup": 300, "iter_sampling": 300}

@@ -9,9 +9,9 @@ import numpy as np
 import pytest
 
 import bbt_widget as bbt
-from bbt_widget.batch import FitRequest, run_batch, spawn_seeds
+from bbt_widget.core.wintable import count_wins
 from bbt_widget.engines import FitCancelled
-from bbt_widget.wintable import count_wins
+from bbt_widget.lab.batch import FitRequest, run_batch, spawn_seeds
 
 pytestmark = pytest.mark.stan
 

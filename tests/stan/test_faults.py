@@ -298,7 +298,7 @@ print(before, peak, len(table))
 
 @pytest.mark.stan
 def test_the_memory_estimate_matches_a_measured_peak(pystan_models):
-    from bbt_widget import sizing
+    from bbt_widget.core import sizing
 
     n_alg = 60  # 1770 pairs x 4000 draws: a few seconds, a few hundred MB
     out = subprocess.run(

@@ -7,7 +7,7 @@ import pandas as pd
 import pytest
 
 import bbt_widget as bbt
-from bbt_widget.report import methods_text
+from bbt_widget.outputs.report import methods_text
 
 pytestmark = pytest.mark.stan
 

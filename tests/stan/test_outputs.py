@@ -12,10 +12,11 @@ import pandas as pd
 import pytest
 
 import bbt_widget as bbt
-from bbt_widget import charts, cli, export, report
+from bbt_widget import charts, cli
 from bbt_widget.engines import available_engines
-from bbt_widget.html_report import write_report
-from bbt_widget.report import methods_text
+from bbt_widget.outputs import export, report
+from bbt_widget.outputs.html_report import write_report
+from bbt_widget.outputs.report import methods_text
 
 pytestmark = pytest.mark.stan
 
@@ -340,7 +341,7 @@ def test_html_report_defines_every_column_once(res16, tmp_path):
 
 def test_report_ppc_shows_the_worst_pairs_and_static_charts(res16, tmp_path):
     from bbt_widget import summary_charts as sc
-    from bbt_widget.html_report import PPC_WORST_PAIRS
+    from bbt_widget.outputs.html_report import PPC_WORST_PAIRS
 
     html = write_report(res16, tmp_path / "r.html").read_text()
     assert not re.search(r"\bclick|\bchoose|\bchosen", html, flags=re.I)  # static output
@@ -493,7 +494,7 @@ def test_cli_report_with_robustness_and_other_methods(three_csv, tmp_path, capsy
 @pytest.fixture(scope="module")
 def sections(res):
     """The optional sections from the base fit: a small sweep, influence, Plackett-Luce."""
-    from bbt_widget import report_sections as rs
+    from bbt_widget.outputs import report_sections as rs
 
     base = bbt.datasets.load_base()
     sweep = bbt.sweep(

@@ -10,7 +10,7 @@ import pandas as pd
 import pytest
 
 import bbt_widget as bbt
-from bbt_widget import checks
+from bbt_widget.core import checks
 
 pytestmark = pytest.mark.stan
 

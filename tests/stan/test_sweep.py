@@ -8,7 +8,7 @@ import numpy as np
 import pytest
 
 import bbt_widget as bbt
-from bbt_widget.batch import spawn_seeds
+from bbt_widget.lab.batch import spawn_seeds
 
 pytestmark = [
     pytest.mark.stan,
@@ -90,7 +90,7 @@ def test_sweep_on_dask_gives_the_same_frame(default_sweep):
 
 
 def test_a_failed_fit_keeps_the_others(monkeypatch):
-    batch = importlib.import_module("bbt_widget.batch")
+    batch = importlib.import_module("bbt_widget.lab.batch")
     real_fit = batch.fit
 
     def fit_failing_for_forget(data, **kw):

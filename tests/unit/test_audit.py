@@ -6,7 +6,7 @@ import numpy as np
 import pandas as pd
 import pytest
 
-from bbt_widget.audit import Audit, audit
+from bbt_widget.core.audit import Audit, audit
 
 
 def _checks(result: Audit, severity: str | None = None) -> list[str]:

@@ -5,7 +5,7 @@ from __future__ import annotations
 import pandas as pd
 import pytest
 
-from bbt_widget.calibration import _strong_table, _weak_table
+from bbt_widget.lab.calibration import _strong_table, _weak_table
 
 
 def _cases() -> pd.DataFrame:

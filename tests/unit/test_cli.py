@@ -14,7 +14,7 @@ import pytest
 
 import bbt_widget as bbt
 from bbt_widget import cli
-from bbt_widget.fitting import fit
+from bbt_widget.core.fitting import fit
 
 
 @pytest.fixture
@@ -164,7 +164,7 @@ def test_version(capsys):
 def test_one_default_seed_for_fit_widget_and_command():
     import inspect
 
-    from bbt_widget.widget import BBTWidget
+    from bbt_widget.widget.app import BBTWidget
 
     assert inspect.signature(fit).parameters["seed"].default == bbt.DEFAULT_SEED
     assert inspect.signature(BBTWidget).parameters["seed"].default == bbt.DEFAULT_SEED

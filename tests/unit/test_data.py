@@ -16,8 +16,8 @@ import pandas as pd
 import pytest
 
 import bbt_widget as bbt
-from bbt_widget import data as D
 from bbt_widget import datasets
+from bbt_widget.core import data as D
 
 # --------------------------------------------------------------------------- paper tables
 

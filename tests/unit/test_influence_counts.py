@@ -6,8 +6,8 @@ import numpy as np
 import pytest
 
 import bbt_widget as bbt
-from bbt_widget.influence import data_set_counts
-from bbt_widget.wintable import count_wins
+from bbt_widget.core.wintable import count_wins
+from bbt_widget.lab.influence import data_set_counts
 
 
 @pytest.mark.parametrize(

@@ -8,7 +8,7 @@ import pandas as pd
 import pytest
 
 import bbt_widget as bbt
-from bbt_widget import data, options, validation
+from bbt_widget.core import data, options, validation
 from bbt_widget.engines import prepare_data
 
 TABLE = pd.DataFrame(

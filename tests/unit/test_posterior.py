@@ -5,7 +5,7 @@ from __future__ import annotations
 import numpy as np
 import pytest
 
-from bbt_widget import posterior
+from bbt_widget.core import posterior
 
 
 def test_hdi_matches_the_narrowest_interval_computed_by_hand():

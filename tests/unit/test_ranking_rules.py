@@ -7,7 +7,7 @@ import pandas as pd
 import pytest
 
 import bbt_widget as bbt
-from bbt_widget.ranking import MAX_SPLIT, expand_rankings
+from bbt_widget.baselines._plackett_luce import MAX_SPLIT, expand_rankings
 
 
 def test_a_tie_is_split_into_its_orderings_with_equal_weights():
@@ -73,8 +73,8 @@ def test_stan_data_reproduce_the_plackett_luce_log_likelihood(pmlb16):
     """The reduced data (weighted counts per algorithm and per remaining set) give the same
     log-likelihood as Eq. 5 of paper 003 summed over every weighted ordering."""
     from bbt_widget.baselines._common import snap_ties
-    from bbt_widget.data import tidy_results
-    from bbt_widget.ranking import pl_data
+    from bbt_widget.baselines._plackett_luce import pl_data
+    from bbt_widget.core.data import tidy_results
 
     means = snap_ties(tidy_results(pmlb16, dataset="db").means)
     orders, weights = expand_rankings(means, "split", np.random.default_rng(0))

@@ -13,7 +13,7 @@ from typing import Any
 
 import pytest
 
-from bbt_widget.runner import FitEvent, FitRunner, kernel_dispatcher
+from bbt_widget.widget.runner import FitEvent, FitRunner, kernel_dispatcher
 
 
 class Cancelled(RuntimeError):

@@ -9,7 +9,7 @@ import pandas as pd
 import pytest
 
 import bbt_widget as bbt
-from bbt_widget import sizing
+from bbt_widget.core import sizing
 
 
 def _all_pairs(n_alg: int) -> pd.DataFrame:

@@ -9,9 +9,10 @@ import numpy as np
 import pandas as pd
 import pytest
 
-from bbt_widget import charts, posterior
+from bbt_widget import charts
 from bbt_widget import summary_charts as sc
-from bbt_widget.report_meta import column_definitions
+from bbt_widget.core import posterior
+from bbt_widget.outputs.report_meta import column_definitions
 
 
 def _summary() -> pd.DataFrame:
@@ -80,7 +81,7 @@ def test_every_report_column_has_one_definition():
 
 @pytest.mark.parametrize("n", [5, 50])
 def test_headline_charts_fit_a_narrow_page_for_5_or_50_algorithms(n, tmp_path):
-    from bbt_widget import export
+    from bbt_widget.outputs import export
 
     rng = np.random.default_rng(1)
     names = [f"algorithm_{k:02d}" for k in range(n)]

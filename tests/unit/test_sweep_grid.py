@@ -9,10 +9,11 @@ import pandas as pd
 import pytest
 
 import bbt_widget as bbt
-from bbt_widget.sweep import SweepResult, _settings, default_grid
+from bbt_widget.lab.sweep import SweepResult, _settings, default_grid
 
-# the package attribute bbt_widget.sweep is the sweep function; the module is this one
-sweep_module = importlib.import_module("bbt_widget.sweep")
+# the package attribute bbt_widget.sweep is the sweep function; the module is lab/sweep.py
+sweep_module = importlib.import_module("bbt_widget.lab.sweep")
+
 
 BASE = {
     "ties": "spread",

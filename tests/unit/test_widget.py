@@ -20,7 +20,7 @@ import pytest
 
 import bbt_widget as bbt
 from bbt_widget import charts
-from bbt_widget.widget import BBTWidget
+from bbt_widget.widget.app import BBTWidget
 
 REPO = Path(__file__).resolve().parents[2]
 PACKAGE = REPO / "bbt_widget"
@@ -92,9 +92,18 @@ def test_package_names_no_cdn_and_widget_code_no_url() -> None:
         text = path.read_text(encoding="utf-8", errors="ignore").lower()
         hosts = [h for h in CDN_HOSTS if h in text]
         assert not hosts, f"{path.relative_to(REPO)} names a CDN host: {hosts}"
-    for name in ("widget.py", "charts.py", "runner.py"):
-        text = (PACKAGE / name).read_text(encoding="utf-8")
-        assert not re.search(r"https?://", text), f"{name} contains a URL"
+    # the widget's code (app, views, runner) and the charts it renders
+    code = [
+        *(PACKAGE / "widget").glob("*.py"),
+        *PACKAGE.glob("charts.py"),
+        *PACKAGE.glob("charts/*.py"),
+    ]
+    assert {"app.py", "runner.py", "charts.py"} <= {p.name for p in code} or (
+        PACKAGE / "charts"
+    ).is_dir()
+    for path in code:
+        text = path.read_text(encoding="utf-8")
+        assert not re.search(r"https?://", text), f"{path.name} contains a URL"
 
 
 def test_state_sent_to_the_browser_has_no_url(base: pd.DataFrame) -> None:
@@ -388,7 +397,7 @@ def test_a_failing_fit_shows_its_message_and_keeps_the_charts(
     def broken(*args: object, **kwargs: object) -> None:
         raise RuntimeError("the sampler exploded\n" + "\n".join(f"detail {i}" for i in range(20)))
 
-    monkeypatch.setattr("bbt_widget.widget.core_fit", broken)
+    monkeypatch.setattr("bbt_widget.widget.app.core_fit", broken)
     w.hyperprior = "normal"
     w.wait(60)
     assert w.status == "error"
@@ -561,7 +570,8 @@ def test_weak_rule_caveat_beyond_ten_algorithms(pmlb16: pd.DataFrame, base: pd.D
         w.interpretation = "weak"
         assert "16 algorithms" in w.caveat
         assert small.caveat == ""
-        from bbt_widget import report, widget_views
+        from bbt_widget.outputs import report
+        from bbt_widget.widget import views as widget_views
 
         assert widget_views.MANY_ALGORITHMS == report.MANY_ALGORITHMS  # the report's threshold
     finally:
@@ -581,10 +591,10 @@ def test_compile_in_progress_shows_its_elapsed_time(
             time.sleep(1.05)
         raise ValueError("stopped by the test")
 
-    monkeypatch.setattr("bbt_widget.widget.core_fit", compiling_fit)
+    monkeypatch.setattr("bbt_widget.widget.app.core_fit", compiling_fit)
     # the kernel's loop, played by this thread: the runner hands it every event as it comes
     loop: queue.Queue = queue.Queue()
-    monkeypatch.setattr("bbt_widget.widget.kernel_dispatcher", lambda: loop.put)
+    monkeypatch.setattr("bbt_widget.widget.app.kernel_dispatcher", lambda: loop.put)
     w = BBTWidget(base, dataset="db", autostart=False)
     texts: list[str] = []
     w.observe(lambda change: texts.append(change["new"]), names=["status_text"])
@@ -627,7 +637,7 @@ def test_first_fit_warms_the_other_model_afterwards(
         calls.append((model, engine, w.status, w.fit_count))
         real(model, engine)
 
-    monkeypatch.setattr("bbt_widget.widget_views.engines.compile_model", record)
+    monkeypatch.setattr("bbt_widget.widget.views.engines.compile_model", record)
     w = BBTWidget(base, dataset="db", seed=11)
     try:
         assert w.wait(FIT_TIMEOUT), (w.status_text, w.error)
@@ -952,7 +962,7 @@ def test_ranking_model_switch_fits_plackett_luce_once_in_the_background(
 def test_controls_receive_the_option_lists_from_python(base: pd.DataFrame) -> None:
     """Issue 10: the option values, labels and ranges are defined once (bbt_widget.options)
     and reach the front end through one trait."""
-    from bbt_widget import options
+    from bbt_widget.core import options
 
     w = BBTWidget(base, dataset="db", autostart=False)
     try:
@@ -966,7 +976,7 @@ def test_controls_receive_the_option_lists_from_python(base: pd.DataFrame) -> No
 def test_controls_js_has_no_option_lists_of_its_own() -> None:
     """Issue 10: no tie policy, hyper-prior or interpretation name as a literal in
     controls.js (they come from the ``option_lists`` trait)."""
-    from bbt_widget import options
+    from bbt_widget.core import options
 
     source = (REPO / "js" / "src" / "controls.js").read_text(encoding="utf-8")
     names = [*options.TIE_POLICIES, *options.HYPERPRIOR_FAMILIES, *options.INTERPRETATIONS]
@@ -980,7 +990,7 @@ def test_switching_the_hyperprior_uses_its_default_scale_until_one_is_set(
 ) -> None:
     """Issue 10: each family has its default scale (Appendix A); switching the family in the
     widget uses it, with one fit request, unless the user set a scale."""
-    from bbt_widget import options
+    from bbt_widget.core import options
 
     w = BBTWidget(base, dataset="db", autostart=False)
     requests: list[dict] = []

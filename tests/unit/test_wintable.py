@@ -18,8 +18,8 @@ import pandas as pd
 import pytest
 
 import bbt_widget as bbt
-from bbt_widget import data as D
-from bbt_widget.wintable import apply_ties
+from bbt_widget.core import data as D
+from bbt_widget.core.wintable import apply_ties
 
 COLUMNS = ["alg1", "alg2", "win1", "win2", "ties"]
 
@@ -929,7 +929,7 @@ def test_win_table_takes_a_ready_win_table_as_given():
 
 
 def test_comparison_components_follow_games_not_rows():
-    from bbt_widget.wintable import comparison_components
+    from bbt_widget.core.wintable import comparison_components
 
     table = _table(
         [

@@ -2,7 +2,7 @@
 
 Every list of choices the user sees (tie policies, hyper-priors and their default scales, the
 d_min range, the interpretations) and the paper's ROPE / HDI defaults live here. Validation
-(:mod:`bbt_widget.validation`), fitting, the Stan data (:mod:`bbt_widget.engines._programs`),
+(:mod:`bbt_widget.core.validation`), fitting, the Stan data (:mod:`bbt_widget.engines._programs`),
 the command line, the reports and the widget read them from this module, so that adding a
 choice is one edit. This module imports nothing from the package: every layer may use it.
 """

@@ -2,7 +2,7 @@
 
 Each layout is checked here, at the boundary, so that a mistake is reported with the column
 or value to fix instead of surfacing as a traceback from pandas or Stan; the option checks
-(``check_*``) live in :mod:`bbt_widget.validation` and are re-exported here.
+(``check_*``) live in :mod:`bbt_widget.core.validation` and are re-exported here.
 
 Accepted shapes (see :func:`tidy_results`):
 

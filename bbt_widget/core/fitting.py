@@ -9,10 +9,10 @@ from typing import Any
 import numpy as np
 import pandas as pd
 
-from . import engines
+from .. import engines
+from ..engines.base import ProgressCallback
 from .audit import Audit, DataWarning, audit_validated
 from .data import TidyResults
-from .engines.base import ProgressCallback
 from .options import DEFAULT_ADAPT_DELTA, DEFAULT_MAX_TREEDEPTH, HYPERPRIORS
 from .result import BBTResult, disconnected_message
 from .sizing import check_fit_size
@@ -83,7 +83,7 @@ def fit(
         Prior on the spread sigma of the abilities: ``"lognormal"`` (default), ``"cauchy"``
         (half-Cauchy) or ``"normal"`` (half-normal) (paper Appendix A). ``prior_scale=None``
         (default) takes the family's default scale from Appendix A: 0.5 for lognormal, 1.0 for
-        half-Cauchy, 3.0 for half-normal (``bbt_widget.options.HYPERPRIOR_SCALES``); the scale
+        half-Cauchy, 3.0 for half-normal (``bbt_widget.core.options.HYPERPRIOR_SCALES``); the scale
         used is recorded in ``result.settings["prior_scale"]``.
     engine
         ``"auto"`` (CmdStan when installed, else PyStan), ``"cmdstanpy"`` or ``"pystan"``.

@@ -1,7 +1,7 @@
 """What the widget's background views compute, outside the widget class: the data-audit
 badge, the weak-rule caveat, the ranking and decision-matrix spec, warming the other Stan
 model, and the keywords the robustness sweep accepts. Pure functions of a fit or of
-settings; :mod:`bbt_widget.widget` decides when they run (on which runner, in which thread).
+settings; :mod:`bbt_widget.widget.app` decides when they run (on which runner, in which thread).
 """
 
 from __future__ import annotations
@@ -10,10 +10,10 @@ import logging
 import threading
 from typing import Any
 
-from . import engines
-from .engines.base import FitCancelled
-from .options import MANY_ALGORITHMS
-from .result import BBTResult
+from .. import engines
+from ..core.options import MANY_ALGORITHMS
+from ..core.result import BBTResult
+from ..engines.base import FitCancelled
 
 __all__ = [
     "MANY_ALGORITHMS",
@@ -110,7 +110,7 @@ def summary_spec(
         raise FitCancelled("a newer view change came")
     import altair as alt
 
-    from . import summary_charts as sc
+    from .. import summary_charts as sc
 
     summary = result.summary(rope=rope, hdi=hdi)
     ranking = result.ranking(hdi=hdi)
@@ -145,7 +145,7 @@ def ttest_spec(
     """The correlated t-test posterior of ``b - a`` on data set ``on`` (paper 001, Eq. 6) as
     a density with the ROPE band; ``options`` are the layout, ``rope`` and ``rho``."""
     options.pop("progress", None)
-    from .baselines import correlated_ttest
+    from ..baselines import correlated_ttest
 
     test = correlated_ttest(data, a=a, b=b, on=on, **options)
     return _plain_spec(test.chart(on))

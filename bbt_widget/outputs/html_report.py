@@ -24,15 +24,16 @@ from typing import TYPE_CHECKING, Any
 import altair as alt
 import pandas as pd
 
-from . import charts, export
-from . import summary_charts as sc
+from .. import charts
+from .. import summary_charts as sc
+from . import export
 from .report import methods_text, render
 from .report_meta import check_provenance, column_definitions, provenance_items
 from .report_sections import Section
 from .report_sections import Table as _Table
 
 if TYPE_CHECKING:
-    from .result import BBTResult
+    from ..core.result import BBTResult
 
 REPORT_FORMATS = ("html", "md", "tex")
 #: How many of the worst-fitting pairs the PPC figure and table show.
@@ -200,7 +201,7 @@ def write_report(
         file). Without them the report records the Python calls that reproduce it and that
         the data came from Python. The seed, the date and the versions are always recorded.
     sections
-        Optional sections after the audit, from :mod:`bbt_widget.report_sections`
+        Optional sections after the audit, from :mod:`bbt_widget.outputs.report_sections`
         (robustness: sweep and influence; ranking models; pairwise tests). Their sentences
         are added to the methods paragraph, their columns to the definitions.
     """

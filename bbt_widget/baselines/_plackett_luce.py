@@ -45,13 +45,13 @@ import altair as alt
 import numpy as np
 import pandas as pd
 
-from . import engines
-from .baselines._common import snap_ties
-from .checks import Diagnostics, draws_diagnostics
-from .data import tidy_results
-from .engines.base import Draws, ProgressCallback
-from .posterior import hdi_sorted
-from .validation import DEFAULT_SEED, _preview, check_count, check_hdi, check_seed
+from .. import engines
+from ..core.checks import Diagnostics, draws_diagnostics
+from ..core.data import tidy_results
+from ..core.posterior import hdi_sorted
+from ..core.validation import DEFAULT_SEED, _preview, check_count, check_hdi, check_seed
+from ..engines.base import Draws, ProgressCallback
+from ._common import snap_ties
 
 MODELS = ("plackett-luce",)
 TIE_RULES = ("split", "random")
@@ -214,7 +214,7 @@ def ranking_model(
         Results in any layout :func:`bbt_widget.win_table` accepts (each data set is ranked
         by the mean over its folds).
     dataset, algorithm, fold, score, sd, lower_is_better
-        How to read the results; see :func:`bbt_widget.data.tidy_results` (``sd`` is
+        How to read the results; see :func:`bbt_widget.core.data.tidy_results` (``sd`` is
         accepted and not needed).
     model
         ``"plackett-luce"`` (the only one so far).
@@ -282,7 +282,7 @@ def ranking_model(
     theta = draws.params["theta"].reshape(-1, n_alg)
     diag = draws_diagnostics(draws, ["theta"])
     if not diag.ok:
-        from .fitting import DiagnosticsWarning
+        from ..core.fitting import DiagnosticsWarning
 
         warnings.warn(
             "Plackett-Luce fit diagnostics failed: " + "; ".join(diag.messages),

@@ -39,11 +39,9 @@ from typing import Any
 import numpy as np
 import pandas as pd
 
-from .engines import FitCancelled
-from .engines.base import ProgressCallback
-from .fitting import DiagnosticsWarning, DisconnectedWarning, fit
-from .result import BBTResult
-from .validation import (
+from ..core.fitting import DiagnosticsWarning, DisconnectedWarning, fit
+from ..core.result import BBTResult
+from ..core.validation import (
     DEFAULT_SEED,
     check_count,
     check_hyperprior,
@@ -51,6 +49,8 @@ from .validation import (
     check_ties,
     check_win_table,
 )
+from ..engines import FitCancelled
+from ..engines.base import ProgressCallback
 
 #: Warnings a fit issues that the batch keeps with the fit's row instead.
 _PER_FIT_WARNINGS = (DiagnosticsWarning, DisconnectedWarning)
@@ -67,7 +67,7 @@ class FitRequest:
     ----------
     win_table
         Counts ``alg1, alg2, win1, win2, ties`` with every pair of the algorithms (as
-        :func:`bbt_widget.wintable.count_wins` gives them); ``ties`` are resolved by ``ties``.
+        :func:`bbt_widget.core.wintable.count_wins` gives them); ``ties`` are resolved by ``ties``.
     ties, hyperprior, prior_scale
         Model settings, as for :func:`bbt_widget.fit`.
     chains, iter_warmup, iter_sampling, engine

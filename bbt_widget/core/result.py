@@ -9,10 +9,10 @@ from typing import Any
 import numpy as np
 import pandas as pd
 
+from ..engines.base import Draws
 from . import checks, posterior
 from .audit import Audit
 from .data import TidyResults
-from .engines.base import Draws
 from .validation import check_algorithms, check_hdi, check_rope
 
 

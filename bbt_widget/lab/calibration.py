@@ -16,14 +16,14 @@ from typing import TYPE_CHECKING, Any
 import numpy as np
 import pandas as pd
 
-from . import posterior
+from ..core import posterior
+from ..core.data import tidy_results
+from ..core.result import BBTResult
+from ..core.validation import DEFAULT_SEED, check_count, check_seed
+from ..core.wintable import count_wins
+from ..engines.base import ProgressCallback
 from .batch import FitRequest, run_batch, spawn_seeds
-from .data import tidy_results
-from .engines.base import ProgressCallback
 from .influence import tidy_subset
-from .result import BBTResult
-from .validation import DEFAULT_SEED, check_count, check_seed
-from .wintable import count_wins
 
 if TYPE_CHECKING:
     import altair as alt
@@ -271,7 +271,7 @@ def calibration(
     seed
         Drives the data-set draws, the fit seeds and the predictive binomial draws.
     executor, n_jobs, progress, cancel
-        How the fits run; see :func:`bbt_widget.batch.run_batch`.
+        How the fits run; see :func:`bbt_widget.lab.batch.run_batch`.
 
     Returns
     -------

@@ -2,7 +2,7 @@
 
 The tie policy, the local ROPE ``d_min``, paired or unpaired effect sizes and the hyper-prior
 are choices a reviewer will question. A sweep refits the model for every combination in a grid
-(through :mod:`bbt_widget.batch`, on local cores or a Dask cluster) and lays the decisions side
+(through :mod:`bbt_widget.lab.batch`, on local cores or a Dask cluster) and lays the decisions side
 by side: which pairs flip, which claims hold in every setting.
 
 >>> import bbt_widget as bbt
@@ -22,13 +22,11 @@ from typing import TYPE_CHECKING, Any
 import numpy as np
 import pandas as pd
 
-from . import posterior
-from .batch import FitRequest, run_batch
-from .data import TidyResults, tidy_results
-from .engines.base import ProgressCallback
-from .options import HYPERPRIOR_SCALES
-from .result import BBTResult
-from .validation import (
+from ..core import posterior
+from ..core.data import TidyResults, tidy_results
+from ..core.options import HYPERPRIOR_SCALES
+from ..core.result import BBTResult
+from ..core.validation import (
     DEFAULT_SEED,
     check_count,
     check_d_min,
@@ -38,7 +36,9 @@ from .validation import (
     check_rope,
     check_ties,
 )
-from .wintable import comparison_components, count_wins
+from ..core.wintable import comparison_components, count_wins
+from ..engines.base import ProgressCallback
+from .batch import FitRequest, run_batch
 
 if TYPE_CHECKING:
     import altair as alt
@@ -297,7 +297,7 @@ class SweepResult:
         """Heatmap: pairs (rows, best > worse) x settings (columns), coloured by decision."""
         import altair as alt  # here: altair is slow to import and only charts need it
 
-        from .charts import SWEEP_DECISION_COLORS as colors
+        from ..charts import SWEEP_DECISION_COLORS as colors
 
         col = check_interpretation(interpretation)
         f = self.frame.assign(setting=self._labels(), decision=lambda d: d[col])
@@ -397,7 +397,7 @@ class _Sweep:
             numbers do not depend on the executor.
         executor, n_jobs
             ``None`` runs on all local cores; a ``dask.distributed.Client`` (or scheduler
-            address) runs one Dask task per fit. See :func:`bbt_widget.batch.run_batch`.
+            address) runs one Dask task per fit. See :func:`bbt_widget.lab.batch.run_batch`.
         rope, hdi
             For the decisions in ``frame``; :meth:`SweepResult.table` changes them without
             refitting.

@@ -17,10 +17,10 @@ from typing import TYPE_CHECKING, Any
 import numpy as np
 import pandas as pd
 
-from . import charts
+from .. import charts
 
 if TYPE_CHECKING:
-    from .result import BBTResult
+    from ..core.result import BBTResult
 
 TABLE_FORMATS = ("tex", "md", "csv")
 CHART_FORMATS = ("svg", "png", "pdf")

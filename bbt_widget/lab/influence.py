@@ -8,7 +8,7 @@ posterior reweighted by
 
 which needs no refit. Pareto-smoothed importance sampling (ArviZ's ``psislw``) stabilises the
 weights and its shape estimate ``k`` says when they cannot be trusted: where ``k > 0.7`` the
-model is refitted without ``d`` through :mod:`bbt_widget.batch` (local cores or Dask). The
+model is refitted without ``d`` through :mod:`bbt_widget.lab.batch` (local cores or Dask). The
 likelihood is the one in ``stan/``: binomial (Eq. 2) after the spread/add/forget policies,
 multinomial (Davidson, Eq. 7) with ties; the count coefficients cancel in the weights.
 """
@@ -23,13 +23,13 @@ from typing import TYPE_CHECKING, Any
 import numpy as np
 import pandas as pd
 
-from . import posterior
+from ..core import posterior
+from ..core.data import TidyResults
+from ..core.result import BBTResult
+from ..core.validation import WIN_TABLE_COLUMNS, check_interpretation, check_rope
+from ..core.wintable import apply_ties, count_wins
+from ..engines.base import ProgressCallback
 from .batch import FitRequest, run_batch
-from .data import TidyResults
-from .engines.base import ProgressCallback
-from .result import BBTResult
-from .validation import WIN_TABLE_COLUMNS, check_interpretation, check_rope
-from .wintable import apply_ties, count_wins
 
 if TYPE_CHECKING:
     import altair as alt
@@ -42,7 +42,7 @@ _COUNTS = list(WIN_TABLE_COLUMNS[2:])  # win1, win2, ties
 def data_set_counts(tidy: TidyResults, d_min: float | None, paired: bool) -> np.ndarray:
     """Raw win/loss/tie counts contributed by each data set: shape (datasets, pairs, 3).
 
-    Counted by :func:`~bbt_widget.wintable.count_wins` on each data set alone, so the local
+    Counted by :func:`~bbt_widget.core.wintable.count_wins` on each data set alone, so the local
     ROPE is applied exactly as in the full table (which is their sum), pairs in its order.
     """
     return np.stack(
@@ -84,7 +84,7 @@ def _summaries(
 ) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
     """Weighted mean, above_50 and in_rope of P(a > b): (sets, pairs) each.
 
-    The same events as :func:`bbt_widget.posterior.summarise` (p >= 0.5; low <= p <= high).
+    The same events as :func:`bbt_widget.core.posterior.summarise` (p >= 0.5; low <= p <= high).
     """
     mean = weights @ p
     above = weights @ (p >= 0.5).astype(float)
@@ -155,7 +155,7 @@ class Influence:
         when left out), coloured by whether the decision changes."""
         import altair as alt  # here: altair is slow to import and only charts need it
 
-        from .charts import DECISION_COLORS
+        from ..charts import DECISION_COLORS
 
         top = self.top(pair, n)
         top = top.assign(
@@ -225,7 +225,7 @@ def influence(
         ``"auto"``: exact refits where Pareto k > ``k_threshold``; ``"all"``: refit every
         data set (the exact reference, slow); ``"none"``: importance sampling only.
     executor, n_jobs, progress, cancel
-        How the refits run; see :func:`bbt_widget.batch.run_batch`. Refits reuse the fit's
+        How the refits run; see :func:`bbt_widget.lab.batch.run_batch`. Refits reuse the fit's
         sampler settings and derive their seeds from its seed.
 
     Returns

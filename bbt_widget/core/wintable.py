@@ -47,12 +47,12 @@ def win_table(
     Parameters
     ----------
     data
-        Results in any layout accepted by :func:`bbt_widget.data.tidy_results`
+        Results in any layout accepted by :func:`bbt_widget.core.data.tidy_results`
         (wide means, wide by fold, long with ``algorithm=`` and ``score=``, means + ``sd``),
         or a ready win table (columns ``alg1, alg2, win1, win2`` and optionally ``ties``),
         taken as given: only the tie policy applies to it.
     dataset, algorithm, fold, score, sd, lower_is_better
-        See :func:`bbt_widget.data.tidy_results`.
+        See :func:`bbt_widget.core.data.tidy_results`.
     d_min
         ``None`` compares means. A number applies the local ROPE: a win counts only when
         the effect size exceeds ``d_min`` (Eq. 4 unpaired Cohen's d, Eq. 6 paired d_z).

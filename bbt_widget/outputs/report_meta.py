@@ -10,7 +10,7 @@ from typing import TYPE_CHECKING
 from .report import package_version, rules
 
 if TYPE_CHECKING:
-    from .result import BBTResult
+    from ..core.result import BBTResult
 
 #: Keys ``write_report(provenance=...)`` accepts.
 PROVENANCE_KEYS = ("command", "input")
@@ -145,7 +145,7 @@ def _python_call(
         write_args += f", control={control!r}"
     return (
         f"res = bbt_widget.fit(data, {fit_args}); "
-        f"bbt_widget.html_report.write_report(res, {name!r}, {write_args})"
+        f"bbt_widget.outputs.html_report.write_report(res, {name!r}, {write_args})"
     )
 
 

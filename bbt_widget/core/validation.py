@@ -142,7 +142,7 @@ def check_hyperprior(hyperprior: str, prior_scale: float | None = None) -> tuple
     """Validate the hyper-prior on sigma and its scale.
 
     ``prior_scale=None`` means the family's default scale (paper Appendix A: lognormal 0.5,
-    half-Cauchy 1.0, half-normal 3.0; :data:`bbt_widget.options.HYPERPRIOR_SCALES`).
+    half-Cauchy 1.0, half-normal 3.0; :data:`bbt_widget.core.options.HYPERPRIOR_SCALES`).
     """
     name = HYPERPRIOR_ALIASES.get(str(hyperprior).lower(), str(hyperprior).lower())
     if name not in HYPERPRIORS:

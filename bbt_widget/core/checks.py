@@ -14,7 +14,7 @@ from typing import Any
 import numpy as np
 import pandas as pd
 
-from .engines.base import Draws
+from ..engines.base import Draws
 from .options import DEFAULT_ADAPT_DELTA
 from .posterior import hdi_sorted
 

@@ -2,7 +2,7 @@
 of single data sets) and the other methods (Plackett-Luce ranking model, pairwise tests).
 
 Each builder turns a finished analysis into a :class:`Section`: its text, tables and charts,
-all user text still unescaped (the format writers of :mod:`bbt_widget.html_report` escape
+all user text still unescaped (the format writers of :mod:`bbt_widget.outputs.html_report` escape
 it), and the sentences it adds to the methods paragraph, citing the paper of what was run.
 """
 
@@ -16,11 +16,11 @@ import pandas as pd
 from .report import Styled
 
 if TYPE_CHECKING:
-    from .baselines import AgreementResult
-    from .influence import Influence
-    from .ranking import RankingModelResult
-    from .result import BBTResult
-    from .sweep import SweepResult
+    from ..baselines import AgreementResult
+    from ..baselines._plackett_luce import RankingModelResult
+    from ..core.result import BBTResult
+    from ..lab.influence import Influence
+    from ..lab.sweep import SweepResult
 
 #: Papers cited by the methods sentences of the optional sections.
 PL_PAPER = "Bayesian Performance Analysis for Algorithm Ranking Comparison"
@@ -56,7 +56,7 @@ class Section:
     charts
         Name -> (Altair chart, caption); names are unique across the report.
     methods
-        Spans appended to the methods paragraph (:class:`bbt_widget.report.Styled` for the
+        Spans appended to the methods paragraph (:class:`bbt_widget.outputs.report.Styled` for the
         cited titles).
     """
 

@@ -12,12 +12,12 @@ from collections.abc import Sequence
 from dataclasses import dataclass
 from typing import TYPE_CHECKING
 
+from ..core.options import MANY_ALGORITHMS
+from ..summary_charts import claim_counts
 from .export import ESCAPERS
-from .options import MANY_ALGORITHMS
-from .summary_charts import claim_counts
 
 if TYPE_CHECKING:
-    from .result import BBTResult
+    from ..core.result import BBTResult
 
 PAPER = (
     "Wainer, A Bayesian Bradley-Terry model to compare multiple ML algorithms on multiple data sets"

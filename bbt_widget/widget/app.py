@@ -2,7 +2,7 @@
 
 Traits and observers only. The statistics come from the core (``fit``, ``BBTResult``), the
 chart specs from :mod:`bbt_widget.charts` and the background fits from
-:mod:`bbt_widget.runner`. Controls split by cost, as the core does:
+:mod:`bbt_widget.widget.runner`. Controls split by cost, as the core does:
 
 * ties, local ROPE / d_min, paired, metric direction, hyper-prior and its scale change the
   win table or the model: they start a background fit (or take it from the cache);
@@ -36,19 +36,20 @@ import anywidget
 import pandas as pd
 import traitlets as t
 
-from . import charts, engines, options
-from .data import tidy_results
-from .engines.base import FitCancelled
-from .fitting import fit as core_fit
-from .influence import Influence
-from .influence import influence as core_influence
-from .options import D_MIN_RANGE, DEFAULT_SEED, INTERPRETATIONS, TIE_POLICIES
-from .result import BBTResult
+from .. import charts, engines
+from ..core import options
+from ..core.data import tidy_results
+from ..core.fitting import fit as core_fit
+from ..core.options import D_MIN_RANGE, DEFAULT_SEED, INTERPRETATIONS, TIE_POLICIES
+from ..core.result import BBTResult
+from ..core.validation import check_d_min, check_hdi, check_hyperprior, check_rope, check_ties
+from ..engines.base import FitCancelled
+from ..lab.influence import Influence
+from ..lab.influence import influence as core_influence
+from ..lab.sweep import SweepResult
+from ..lab.sweep import sweep as core_sweep
 from .runner import FitEvent, FitRunner, kernel_dispatcher
-from .sweep import SweepResult
-from .sweep import sweep as core_sweep
-from .validation import check_d_min, check_hdi, check_hyperprior, check_rope, check_ties
-from .widget_views import (
+from .views import (
     RANKING_MODELS,
     SWEEP_OPTIONS,
     audit_badge,
@@ -60,11 +61,11 @@ from .widget_views import (
 )
 
 if TYPE_CHECKING:  # both import Altair, which the first charts must not wait for
-    from .ranking import RankingModelResult
+    from ..baselines._plackett_luce import RankingModelResult
 
 __all__ = ["D_MIN_RANGE", "BBTWidget"]
 
-_STATIC = Path(__file__).parent / "static"
+_STATIC = Path(__file__).resolve().parents[1] / "static"
 if not (_STATIC / "widget.js").is_file():  # pragma: no cover - only in an unbuilt checkout
     raise ImportError(
         "the bbt_widget front end is not built (bbt_widget/static/widget.js is missing). "
@@ -324,7 +325,7 @@ class BBTWidget(anywidget.AnyWidget):
         _check_ranking_model(ranking_model)
         if rho is not None or ttest_rope != _TTEST_ROPE:
             # the baselines import Altair: only for values that are not the (valid) defaults
-            from .baselines._cv import check_rho, check_rope_width
+            from ..baselines._cv import check_rho, check_rope_width
 
             check_rho(rho)
             check_rope_width(ttest_rope)
@@ -943,7 +944,7 @@ class BBTWidget(anywidget.AnyWidget):
         # On the runner's thread: the fit (once per data settings), then the spec.
         pl = self._pl_fits.get(pl_key)
         if pl is None:
-            from .ranking import ranking_model as core_ranking_model
+            from ..baselines._plackett_luce import ranking_model as core_ranking_model
 
             pl = core_ranking_model(self._data, progress=progress, **settings)
             self._pl_fits[pl_key] = pl
