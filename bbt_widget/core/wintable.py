@@ -184,12 +184,9 @@ def count_wins(
     if tidy.has_sd:
         sds = tidy.sd_matrix
     else:
-        with np.errstate(invalid="ignore", divide="ignore"):
-            # squared deviations sorted before summing: order-free like the means
-            sq = np.sort((raw - means[:, :, None]) ** 2, axis=2)
-            # a single fold has no spread to estimate: its variance counts as 0 in Eq. 4, so
-            # the other algorithm's spread still counts (two single folds: compare means)
-            sds = np.where(n > 1, np.sqrt(np.nansum(sq, axis=2) / (n - 1)), 0.0)
+        # a single fold has no spread to estimate: its variance counts as 0 in Eq. 4, so
+        # the other algorithm's spread still counts (two single folds: compare means)
+        sds = np.where(n > 1, _fold_sd(raw - means[:, :, None], n), 0.0)
     has_fold = np.isfinite(raw)
     algs = tidy.algorithms
     rows: list[tuple[str, str, int, int, int]] = []
@@ -208,7 +205,8 @@ def count_wins(
                 diff = np.where(same, diff, mean_d)
                 present &= same | (common >= 2)
             else:
-                noise = np.sqrt((sds[:, [i]] ** 2 + sds[:, j] ** 2) / 2)
+                # hypot: the squares of SDs above ~1e154 would overflow to inf (all ties)
+                noise = np.hypot(sds[:, [i]], sds[:, j]) / np.sqrt(2)
             # one fold (or a missing sd) leaves no noise estimate: compare means. An effect
             # equal to d_min up to rounding is a tie (Eq. 4/6: tie if diff <= d_min * sd)
             threshold = np.where(
@@ -247,8 +245,26 @@ def _paired_stats(raw: np.ndarray, i: int, j: np.ndarray) -> tuple[np.ndarray, .
     n = np.isfinite(d).sum(axis=2)
     with np.errstate(invalid="ignore", divide="ignore"):
         m = np.nansum(d, axis=2) / n
-        sq = np.sort((d - m[:, :, None]) ** 2, axis=2)
-        return m, np.where(n > 1, np.sqrt(np.nansum(sq, axis=2) / (n - 1)), np.nan), n
+    return m, np.where(n > 1, _fold_sd(d - m[:, :, None], n), np.nan), n
+
+
+def _fold_sd(dev: np.ndarray, n: np.ndarray) -> np.ndarray:
+    """Sample SD (ddof=1) over the last axis from deviations from the mean (NaN = no fold).
+
+    The squared deviations are sorted before summing, so fold order cannot matter. Squares of
+    deviations above about 1e154 overflow to inf, which would make every comparison on that
+    data set a tie; there the deviations are first divided by the largest of them (the SD
+    scales with it). Elsewhere the plain formula is kept, bit for bit.
+    """
+    with np.errstate(invalid="ignore", divide="ignore", over="ignore"):
+        plain = np.sqrt(np.nansum(np.sort(dev**2, axis=2), axis=2) / (n - 1))
+        if np.isfinite(plain[n > 1]).all():
+            return plain
+        scale = np.max(np.where(np.isfinite(dev), np.abs(dev), 0.0), axis=2)
+        scale = np.where(scale > 0, scale, 1.0)
+        unit = np.sort((dev / scale[..., None]) ** 2, axis=2)
+        scaled = scale * np.sqrt(np.nansum(unit, axis=2) / (n - 1))
+    return np.where(np.isfinite(plain), plain, scaled)
 
 
 def apply_ties(table: pd.DataFrame, ties: str | None) -> pd.DataFrame:

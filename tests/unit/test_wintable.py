@@ -290,6 +290,18 @@ def test_base_matches_exact_oracle(base, d_min, paired):
     assert_table(got, oracle(base, d_min, paired))
 
 
+@pytest.mark.parametrize(("d_min", "paired"), [(0.2, True), (0.2, False), (1, False)])
+def test_huge_scores_keep_their_wins(base, d_min, paired):
+    """Scores above ~1e154 have squared deviations that overflow: every comparison on the
+    data set used to become a tie. Scaling by a power of two is exact, so the counts must
+    be those of the exact oracle on the scaled data (and of the unscaled data)."""
+    scaled = base.assign(**{c: base[c] * 2.0**600 for c in base.columns if c != "db"})
+    got = bbt.win_table(scaled, dataset="db", ties=None, d_min=d_min, paired=paired)
+    assert got[["win1", "win2"]].to_numpy().sum() > 0  # not every comparison a tie
+    assert_table(got, oracle(scaled, d_min, paired))
+    assert_table(got, bbt.win_table(base, dataset="db", ties=None, d_min=d_min, paired=paired))
+
+
 def test_oracle_reproduces_corrected_table_3a(base):
     """The oracle itself agrees with the paper's (corrected) numbers."""
     assert_table(oracle(base), TABLE_3A)
