@@ -19,7 +19,7 @@ import pandas as pd
 from ..core import posterior
 from ..core.data import tidy_results
 from ..core.result import BBTResult
-from ..core.validation import DEFAULT_SEED, check_count, check_seed
+from ..core.validation import DEFAULT_SEED, check_count, check_hyperprior, check_seed
 from ..core.wintable import count_wins
 from ..engines.base import ProgressCallback
 from .batch import FitRequest, run_batch, spawn_seeds
@@ -244,7 +244,7 @@ def calibration(
     paired: bool = True,
     ties: str = "spread",
     hyperprior: str = "lognormal",
-    prior_scale: float = 0.5,
+    prior_scale: float | None = None,
     engine: str = "auto",
     chains: int = 4,
     iter_warmup: int = 1000,
@@ -264,8 +264,9 @@ def calibration(
     n_train, n_test, repeats
         Data sets per training and test draw (disjoint), and how many draws.
     d_min, paired, ties, hyperprior, prior_scale
-        Settings of the training fits, as for :func:`bbt_widget.fit`. Test games are always
-        counted without a local ROPE, as in the paper.
+        Settings of the training fits, as for :func:`bbt_widget.fit` (``prior_scale=None``:
+        the hyper-prior family's default scale, recorded in ``settings``). Test games are
+        always counted without a local ROPE, as in the paper.
     engine, chains, iter_warmup, iter_sampling
         Sampler settings of every fit.
     seed
@@ -299,6 +300,7 @@ def calibration(
     n_test = check_count(n_test, "n_test")
     repeats = check_count(repeats, "repeats")
     seed = check_seed(seed)
+    hyperprior, prior_scale = check_hyperprior(hyperprior, prior_scale)
     tidy = tidy_results(
         data,
         dataset=dataset,

@@ -116,6 +116,8 @@ def _settings(grid: Mapping[str, Sequence[Any]], base: dict[str, Any]) -> list[d
                 s[key] = value
         if s["d_min"] is None:
             s["paired"] = None  # no local ROPE: paired or not counts the same wins
+        # a family without a scale takes its own default (Appendix A), never another's
+        s["hyperprior"], s["prior_scale"] = check_hyperprior(s["hyperprior"], s["prior_scale"])
         if s not in out:
             out.append(s)
     return out
@@ -430,7 +432,7 @@ class _Sweep:
             "d_min": None,
             "paired": True,
             "hyperprior": "lognormal",
-            "prior_scale": 0.5,
+            "prior_scale": None,  # the family's default scale
         }
         settings = _settings(grid, base)
         tables: dict[tuple[Any, Any], pd.DataFrame] = {}

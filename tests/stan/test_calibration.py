@@ -63,3 +63,20 @@ def test_weak_table_and_protocol(calib):
 def test_too_few_data_sets_is_a_clear_error(base):
     with pytest.raises(ValueError, match=r"n_train \+ n_test = 30 .* have 20"):
         bbt.calibration(base, dataset="db")
+
+
+def test_a_family_without_a_scale_takes_its_own_default(base):
+    """``calibration`` used lognormal's scale 0.5 for every family; like ``fit`` and ``sweep``
+    it now takes the family's default (Appendix A: half-Cauchy 1.0) and records it."""
+    calib = bbt.calibration(
+        base,
+        dataset="db",
+        n_train=12,
+        n_test=6,
+        repeats=1,
+        hyperprior="cauchy",
+        iter_warmup=100,
+        iter_sampling=100,
+    )
+    assert calib.settings["hyperprior"] == "cauchy"
+    assert calib.settings["prior_scale"] == 1.0

@@ -112,3 +112,20 @@ def test_a_failed_fit_keeps_the_others(monkeypatch):
     assert good["mean"].notna().all() and good["error"].isna().all()
     assert set(good["hyperprior"]) == {"cauchy", "normal"}
     assert set(good["prior_scale"]) == {1.0, 3.0}
+
+
+def test_a_family_swept_without_a_scale_fits_with_its_own_default():
+    """A grid over hyper-prior families used lognormal's scale 0.5 for each of them; a family
+    without a scale takes its own default (Appendix A: half-normal 3.0), as in ``fit``."""
+    base = bbt.datasets.load_base()
+    sw = bbt.sweep(
+        base, dataset="db", grid={"ties": ["spread"], "hyperprior": ["normal"]}, seed=5, **ITER
+    )
+    assert set(sw.frame["prior_scale"]) == {3.0}
+    single = bbt.fit(base, dataset="db", hyperprior="normal", seed=spawn_seeds(5, 1)[0], **ITER)
+    assert single.settings["prior_scale"] == 3.0
+    means = single.summary().set_index("pair")["mean"]
+    for _, row in sw.frame.iterrows():
+        key = f"{row['alg_a']} > {row['alg_b']}"
+        want = means[key] if key in means.index else 1 - means[f"{row['alg_b']} > {row['alg_a']}"]
+        assert row["mean"] == pytest.approx(want, abs=1e-12)

@@ -171,3 +171,17 @@ def test_setting_labels_say_none_and_leave_out_paired_without_a_local_rope():
         "d_min=0.4, paired=True",
         "d_min=0.4, paired=False",
     ]
+
+
+def test_a_hyperprior_family_without_a_scale_takes_its_own_default():
+    """A grid over families used lognormal's 0.5 for every family (Appendix A gives half-Cauchy
+    1.0 and half-normal 3.0); a scale given in the grid is kept."""
+    base = {**BASE, "prior_scale": None}
+    got = _settings({"hyperprior": ["lognormal", "cauchy", "normal"]}, base)
+    assert [(s["hyperprior"], s["prior_scale"]) for s in got] == [
+        ("lognormal", 0.5),
+        ("cauchy", 1.0),
+        ("normal", 3.0),
+    ]
+    kept = _settings({"hyperprior": ["cauchy"], "prior_scale": [2.0]}, base)
+    assert [(s["hyperprior"], s["prior_scale"]) for s in kept] == [("cauchy", 2.0)]
