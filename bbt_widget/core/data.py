@@ -288,7 +288,7 @@ def _from_long(
                 "fold='<column numbering the folds>'"
             )
         out["fold"] = 0
-    _check_duplicates(out, labels)
+    _check_duplicates(out, labels, data.drop(columns=[score]))
     return out
 
 
@@ -449,17 +449,41 @@ def _fold_codes(s: pd.Series, ds: pd.Series) -> np.ndarray:
     )
 
 
-def _check_duplicates(frame: pd.DataFrame, labels: pd.Series | None = None) -> None:
-    dup = frame.duplicated(["dataset", "algorithm", "fold"])
+def _check_duplicates(
+    frame: pd.DataFrame, labels: pd.Series | None = None, source: pd.DataFrame | None = None
+) -> None:
+    """Refuse two results for one (data set, algorithm, fold).
+
+    With the long input (``source``: its columns other than the score), a column that differs
+    between the two rows is named: usually the runs of repeated cross-validation, whose fold
+    numbers start again in each run.
+    """
+    key = ["dataset", "algorithm", "fold"]
+    dup = frame.duplicated(key)
     if dup.any():
         i = int(np.flatnonzero(dup)[0])
         row = frame.iloc[i]
         label = _plain(labels.iloc[i] if labels is not None else row["fold"])
-        raise ValueError(
+        text = (
             f"duplicate results for data set {row['dataset']!r}, algorithm "
             f"{row['algorithm']!r}, fold {label!r}: keep one row per "
             "(data set, algorithm, fold)"
         )
+        if source is not None:
+            first = int(np.flatnonzero((frame[key] == row[key]).all(axis=1).to_numpy())[0])
+            rows = source.iloc[[first, i]]
+            differ = [c for c in rows.columns if rows[c].nunique(dropna=False) > 1]
+            if differ:
+                col = differ[0]
+                text += (
+                    f"; column {_plain(col)!r} differs between these rows: if the fold numbers "
+                    "start again in each run of repeated cross-validation, give each fold of "
+                    "each run its own label, e.g. df['fold_id'] = df["
+                    + repr(_plain(col))
+                    + "].astype(str) + '-' + df[<fold column>].astype(str), then pass "
+                    "fold='fold_id'"
+                )
+        raise ValueError(text)
 
 
 def _finish(frame: pd.DataFrame, lower_is_better: bool) -> TidyResults:

@@ -901,3 +901,21 @@ def test_cli_reader_reads_well_formed_files(tmp_path):
     assert df["db"].tolist() == ["d,1", "d2"] and np.isnan(df["b"].iloc[0])
     shipped = files("bbt_widget") / "datasets" / "pmlb16_4fold.csv"
     assert read_results(str(shipped)).shape == (528, 17)
+
+
+def test_folds_restarting_in_each_run_name_the_run_column():
+    """Repeated cross-validation numbers its folds again in each run: the duplicate-fold error
+    used to be generic; it now names the column that tells the rows apart and the fix."""
+    rows = [
+        {"db": "d1", "alg": a, "run": r, "fold": f, "acc": 0.5 + 0.01 * (r + f) + (a == "b") * 0.1}
+        for a in ("a", "b")
+        for r in (1, 2)
+        for f in (1, 2, 3)
+    ]
+    df = pd.DataFrame(rows)
+    with pytest.raises(ValueError, match=r"fold 1.*column 'run' differs.*fold='fold_id'"):
+        bbt.fit(df, dataset="db", algorithm="alg", fold="fold", score="acc")
+    # the fix the message gives works
+    df["fold_id"] = df["run"].astype(str) + "-" + df["fold"].astype(str)
+    tidy = D.tidy_results(df, dataset="db", algorithm="alg", fold="fold_id", score="acc")
+    assert tidy.fold_counts.max() == 6
