@@ -475,13 +475,12 @@ def _check_duplicates(
             differ = [c for c in rows.columns if rows[c].nunique(dropna=False) > 1]
             if differ:
                 col = differ[0]
+                fold_col = repr(_plain(labels.name)) if labels is not None else "<fold column>"
                 text += (
                     f"; column {_plain(col)!r} differs between these rows: if the fold numbers "
                     "start again in each run of repeated cross-validation, give each fold of "
-                    "each run its own label, e.g. df['fold_id'] = df["
-                    + repr(_plain(col))
-                    + "].astype(str) + '-' + df[<fold column>].astype(str), then pass "
-                    "fold='fold_id'"
+                    f"each run its own label, e.g. df['fold_id'] = df[{_plain(col)!r}]"
+                    f".astype(str) + '-' + df[{fold_col}].astype(str), then pass fold='fold_id'"
                 )
         raise ValueError(text)
 
