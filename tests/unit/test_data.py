@@ -913,7 +913,9 @@ def test_folds_restarting_in_each_run_name_the_run_column():
         for f in (1, 2, 3)
     ]
     df = pd.DataFrame(rows)
-    with pytest.raises(ValueError, match=r"fold 1.*column 'run' differs.*df\['fold'\]\.astype.*fold='fold_id'"):
+    with pytest.raises(
+        ValueError, match=r"fold 1.*column 'run' differs.*df\['fold'\]\.astype.*fold='fold_id'"
+    ):
         bbt.fit(df, dataset="db", algorithm="alg", fold="fold", score="acc")
     # the fix the message gives works
     df["fold_id"] = df["run"].astype(str) + "-" + df["fold"].astype(str)
