@@ -47,6 +47,22 @@ def base_means(base: pd.DataFrame) -> pd.DataFrame:
 
 
 @pytest.fixture
+def two_groups() -> pd.DataFrame:
+    """Results whose algorithms form two groups that never met: x and y on d0-d3, z and w on
+    d4-d7 (one score per data set; 16 missing results)."""
+    nan = float("nan")
+    return pd.DataFrame(
+        {
+            "db": [f"d{i}" for i in range(8)],
+            "x": [0.8, 0.7, 0.9, 0.6, nan, nan, nan, nan],
+            "y": [0.7, 0.9, 0.8, 0.5, nan, nan, nan, nan],
+            "z": [nan, nan, nan, nan, 0.6, 0.5, 0.7, 0.8],
+            "w": [nan, nan, nan, nan, 0.7, 0.4, 0.6, 0.9],
+        }
+    )
+
+
+@pytest.fixture
 def compile_latex() -> Callable[[Path], str]:
     """Compile a complete .tex file as it stands with pdflatex (twice, so longtables settle
     their widths) and return the log; skips where pdflatex is missing, except under CI

@@ -4,8 +4,6 @@ from __future__ import annotations
 
 import warnings
 
-import numpy as np
-import pandas as pd
 import pytest
 
 import bbt_widget as bbt
@@ -36,17 +34,8 @@ def test_clean_results_fit_without_data_warnings(base):
     assert res.audit.ok and res.audit.findings  # notes only (shape, folds, float noise)
 
 
-def test_command_prints_data_and_group_warnings(tmp_path, capsys):
-    nan = np.nan
-    df = pd.DataFrame(
-        {
-            "db": [f"d{i}" for i in range(8)],
-            "x": [0.8, 0.7, 0.9, 0.6, nan, nan, nan, nan],
-            "y": [0.7, 0.9, 0.8, 0.5, nan, nan, nan, nan],
-            "z": [nan, nan, nan, nan, 0.6, 0.5, 0.7, 0.8],
-            "w": [nan, nan, nan, nan, 0.7, 0.4, 0.6, 0.9],
-        }
-    )
+def test_command_prints_data_and_group_warnings(tmp_path, capsys, two_groups):
+    df = two_groups
     path = tmp_path / "groups.csv"
     df.to_csv(path, index=False)
     code = cli.main(["report", str(path), "-o", str(tmp_path / "r.md"), "--iter-sampling", "300"])

@@ -375,17 +375,10 @@ def test_tex_report_compiles_and_fits_the_text_width(res16, tmp_path, compile_la
     assert "Float too large" not in log and "Missing character" not in log
 
 
-def test_report_has_audit_and_disconnected_note_in_every_format(tmp_path, compile_latex):
-    nan = np.nan
-    df = pd.DataFrame(
-        {
-            "db": [f"d{i}" for i in range(8)],
-            "x": [0.8, 0.7, 0.9, 0.6, nan, nan, nan, nan],
-            "y": [0.7, 0.9, 0.8, 0.5, nan, nan, nan, nan],
-            "z": [nan, nan, nan, nan, 0.6, 0.5, 0.7, 0.8],
-            "w": [nan, nan, nan, nan, 0.7, 0.4, 0.6, 0.9],
-        }
-    )
+def test_report_has_audit_and_disconnected_note_in_every_format(
+    tmp_path, compile_latex, two_groups
+):
+    df = two_groups
     with pytest.warns(UserWarning):
         res = bbt.fit(df, dataset="db", seed=3, iter_sampling=300)
     assert res.audit.warnings
