@@ -27,6 +27,7 @@ import json
 import re
 import threading
 import time
+import weakref
 from collections.abc import Hashable, Mapping, Sequence
 from dataclasses import dataclass
 from pathlib import Path
@@ -86,6 +87,10 @@ _VIEW_TRAITS = ("rope_low", "rope_high", "hdi", "control", "interpretation")
 #: Default ROPE half-width of the correlated t-test (on the scores' scale), as in baselines.
 _TTEST_ROPE = 0.01
 #: The widget's background runners (attribute names), closed by ``close()``.
+#: The widgets of this process not yet closed (weakly: a widget dropped without close()
+#: leaves by itself); the last one to close stops the engine's shared idle workers.
+_OPEN: weakref.WeakSet[BBTWidget] = weakref.WeakSet()
+
 _RUNNERS = (
     "_sweep_runner",
     "_influence_runner",
@@ -447,6 +452,7 @@ class BBTWidget(anywidget.AnyWidget):
         self.observe(self._on_ranking_model, names=["ranking_model"])
         self.observe(self._on_clicked_dataset, names=["clicked_dataset", "selected_pair"])
         self.on_msg(self._on_front_end_message)
+        _OPEN.add(self)
         if autostart:
             self.refit()
 
@@ -516,18 +522,20 @@ class BBTWidget(anywidget.AnyWidget):
         return idle and not self.error and self._result_key == self._requested_key
 
     def close(self) -> None:
-        """Cancel the running fits and sweep, drop the cached fits, stop the engine's idle
-        worker processes and close the widget.
+        """Cancel the running fits and sweep, drop the cached fits and close the widget; the
+        last open widget also stops the engine's idle worker processes.
 
-        The idle workers are the engine's (shared by every fit in this process): another
-        widget's next fit starts new ones. :attr:`result` stays readable.
+        The idle workers are the engine's, shared by every fit in this process: while another
+        widget is open they stay ready for its next fit. :attr:`result` stays readable.
         """
         for name in _RUNNERS:
             runner = getattr(self, name, None)
             if runner is not None:
                 runner.close(timeout=5.0)
+        _OPEN.discard(self)
         # after the runners: a fit that was running has released its worker by now
-        engines.shutdown()
+        if not _OPEN:
+            engines.shutdown()
         self._sweep = self._influence = None
         self._pl_fits.clear()
         super().close()

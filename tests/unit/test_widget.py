@@ -528,9 +528,20 @@ def test_layout_keywords_are_keyword_only_as_for_fit(base: pd.DataFrame) -> None
     w.close()
 
 
+@pytest.fixture
+def no_other_open_widget(monkeypatch: pytest.MonkeyPatch) -> None:
+    """Count only the widgets this test opens: the last open one stops the shared idle workers,
+    and widgets of module-scoped fixtures stay open across tests."""
+    import weakref
+
+    from bbt_widget.widget import app
+
+    monkeypatch.setattr(app, "_OPEN", weakref.WeakSet())
+
+
 @pytest.mark.stan
 def test_close_cancels_the_fit_drops_the_cache_and_stops_idle_workers(
-    base: pd.DataFrame,
+    base: pd.DataFrame, no_other_open_widget: None
 ) -> None:
     """Issue 10: ``close()`` cancels the running fit, drops the fit cache and leaves no
     idle engine worker process behind."""
@@ -552,6 +563,30 @@ def test_close_cancels_the_fit_drops_the_cache_and_stops_idle_workers(
     assert not _pystan._idle
     assert all(worker.proc.poll() is not None for worker in idle)
     assert w.result is not None  # the last fit stays readable
+
+
+@pytest.mark.stan
+def test_closing_one_widget_keeps_the_idle_workers_of_another_open_one(
+    base: pd.DataFrame, no_other_open_widget: None
+) -> None:
+    """``close()`` stopped the engine's idle workers for the whole process, so a second open
+    widget lost its warm worker; only the last open widget stops them now."""
+    from bbt_widget.engines import _pystan
+
+    first = BBTWidget(base, dataset="db", seed=11, engine="pystan", autostart=False)
+    second = BBTWidget(base, dataset="db", seed=11, engine="pystan")
+    try:
+        assert second.wait(FIT_TIMEOUT), (second.status_text, second.error)
+        assert _pystan._idle, "a PyStan fit leaves an idle worker ready for the next one"
+        idle = list(_pystan._idle.values())
+        first.close()
+        assert list(_pystan._idle.values()) == idle
+        assert all(worker.proc.poll() is None for worker in idle)
+    finally:
+        first.close()
+        second.close()
+    assert not _pystan._idle
+    assert all(worker.proc.poll() is not None for worker in idle)
 
 
 # ---------------------------------------------------------------------------- issue 8
