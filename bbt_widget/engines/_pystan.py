@@ -23,6 +23,7 @@ runs from any thread, with or without an event loop.
 from __future__ import annotations
 
 import atexit
+import collections
 import contextlib
 import importlib.metadata
 import importlib.util
@@ -211,13 +212,20 @@ class _Worker:
         self.log.close()
 
 
-_idle: dict[Path, _Worker] = {}
+#: Idle workers kept per compiled model: two, so that the widget's preview and its full fit
+#: (issue 10) both start on a loaded model instead of one of them waiting for a new process.
+IDLE_WORKERS = 2
+_idle: dict[Path, list[_Worker]] = {}
+#: Fits of each model running now: idle workers are replaced only once none is, so that
+#: starting a process (a tenth of a second of CPU) never competes with a running fit's chains.
+_active: collections.Counter[Path] = collections.Counter()
 _idle_lock = threading.Lock()
 
 
 def _take_worker(module: Path) -> _Worker:
     with _idle_lock:
-        worker = _idle.pop(module, None)
+        ready = _idle.get(module, [])
+        worker = ready.pop(0) if ready else None
     if worker is not None and worker.proc.poll() is None:
         return worker
     if worker is not None:
@@ -226,22 +234,31 @@ def _take_worker(module: Path) -> _Worker:
 
 
 def keep_warm(module: Path) -> None:
-    """Have an idle worker for ``module`` ready for the next fit (one per model at most).
+    """Have ``IDLE_WORKERS`` idle workers for ``module`` ready for the next fits.
 
-    :func:`sample` calls this after a fit, not during it, so that the worker's start-up does
-    not compete with the chains for the CPU. Best effort: a failure here only means the next
-    fit starts its own worker, which reports any real problem.
+    :func:`sample` calls this after a fit, not during it, so that the workers' start-up does
+    not compete with the chains for the CPU; while another fit of the model runs, the last
+    one to end does it. Best effort: a failure here only means the next fit starts its own
+    worker, which reports any real problem.
     """
     with _idle_lock:
-        if module not in _idle:
-            with contextlib.suppress(OSError):
-                _idle[module] = _Worker(module)
+        if _active[module] > 0:
+            return
+        ready = _idle.setdefault(module, [])
+        for dead in [w for w in ready if w.proc.poll() is not None]:
+            ready.remove(dead)
+            dead.close()
+        while len(ready) < IDLE_WORKERS:
+            try:
+                ready.append(_Worker(module))
+            except OSError:
+                break
 
 
 def shutdown() -> None:
     """Stop the idle worker processes (they are restarted by the next fit)."""
     with _idle_lock:
-        workers = list(_idle.values())
+        workers = [w for ready in _idle.values() for w in ready]
         _idle.clear()
     for worker in workers:
         worker.close()
@@ -383,11 +400,16 @@ def _rebuild(
         stacklevel=4,
     )
     with _idle_lock:
-        stale = _idle.pop(module, None)
-    if stale is not None:
-        stale.close()
+        stale = _idle.pop(module, [])
+    for worker in stale:
+        worker.close()
     discard(_target(model))
     return compile_model(model, progress=progress, cancel=cancel, verbose=verbose)
+
+
+def _ended(module: Path) -> None:
+    with _idle_lock:
+        _active[module] -= 1
 
 
 def sample(
@@ -425,6 +447,9 @@ def sample(
         "refresh": max(1, (iter_warmup + iter_sampling) // 25),  # ~25 reports per chain
     }
     out_dir = Path(tempfile.mkdtemp(prefix="bbt-widget-fit-"))
+    counted = module  # a rebuild below may give another path
+    with _idle_lock:
+        _active[counted] += 1
     try:
         request["out_dir"] = str(out_dir)
         try:
@@ -446,10 +471,15 @@ def sample(
                     "the C++ compiler or the httpstan installation",
                 ) from None
     except Exception:
+        _ended(counted)
         keep_warm(module)  # e.g. a cancelled fit: the next one starts at once
         raise
+    except BaseException:
+        _ended(counted)  # KeyboardInterrupt or exit: no new process then
+        raise
     else:
-        keep_warm(module)  # not on KeyboardInterrupt or exit: no new process then
+        _ended(counted)
+        keep_warm(module)
     finally:
         shutil.rmtree(out_dir, ignore_errors=True)
     if verbose and messages:

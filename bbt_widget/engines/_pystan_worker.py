@@ -77,7 +77,7 @@ class _ChainOutput:
 
     def serve(self, server: socket.socket) -> None:
         """Accept httpstan's writer connections until the sampler has returned."""
-        server.settimeout(0.05)
+        server.settimeout(0.01)  # how late the end of the chain is noticed: keep it short
         readers = []
         while True:
             try:

@@ -49,6 +49,7 @@ from ..lab.influence import Influence
 from ..lab.influence import influence as core_influence
 from ..lab.sweep import SweepResult
 from ..lab.sweep import sweep as core_sweep
+from .preview import fit_preview, preview_badge, preview_settings, wait_for_head_start
 from .runner import FitEvent, FitRunner, kernel_dispatcher
 from .views import (
     RANKING_MODELS,
@@ -97,6 +98,7 @@ _RUNNERS = (
     "_summary_runner",
     "_pl_runner",
     "_ttest_runner",
+    "_preview_runner",
     "_runner",
 )
 #: Diagnostics message keywords -> what the badge names.
@@ -130,21 +132,28 @@ class _Fitted:
     badge: dict[str, Any]
     audit: dict[str, Any]
 
+    @property
+    def preview(self) -> bool:
+        """Whether this is a preview (a short run shown until the full fit lands)."""
+        return bool(self.badge.get("preview"))
+
     @classmethod
-    def prepare(cls, result: BBTResult) -> _Fitted:
+    def prepare(cls, result: BBTResult, *, preview: bool = False) -> _Fitted:
         order = list(result.ranking()["algorithm"])
         frames = {
             "ppc": charts.ppc_frame(result.ppc_histogram(), order),
             "coverage": charts.coverage_frame(result.ppc_table()),
             "matrix": charts.matrix_frame(result.win_table, order),
         }
+        badge = _badge(result.diagnostics())
         return cls(
             result=result,
             frames=frames,
             data={name: charts.to_columns(frame) for name, frame in frames.items()},
             ranges=_ranges(result),
-            badge=_badge(result.diagnostics()),
-            audit=audit_badge(result),
+            badge=preview_badge(badge, result) if preview else badge,
+            # a preview's data are those of the full fit that follows: its audit is shown then
+            audit={} if preview else audit_badge(result),
         )
 
 
@@ -172,6 +181,13 @@ class BBTWidget(anywidget.AnyWidget):
         running the same settings with ``fit``, shows the same numbers.
     autostart
         Start the first fit at once (default). Otherwise call :meth:`refit`.
+    previews
+        When a control needs a new fit (not one in the cache), first show a preview: the same
+        model fitted with a short run (one chain per core, 150 warm-up iterations and 150
+        draws, ``bbt_widget.widget.preview``), marked "preview" on the diagnostics badge and
+        the decisions, then replace it with the full fit. A preview is never cached and never
+        becomes :attr:`result`, :attr:`summary` or :attr:`charts`. ``False``: the charts wait
+        for the full fit.
     ranking_model
         What the ranking view shows: ``"bbt"`` (default), ``"plackett-luce"`` or ``"both"``.
         Plackett-Luce (:func:`bbt_widget.ranking_model`) is fitted in the background the
@@ -241,6 +257,9 @@ class BBTWidget(anywidget.AnyWidget):
 
     # --- state shown by the front end -----------------------------------------------------
     status = t.Unicode("idle").tag(sync=True)
+    preview = t.Bool(
+        False, help="the charts show a preview (a short run); the full fit replaces it"
+    ).tag(sync=True)
     status_text = t.Unicode("").tag(sync=True)
     progress = t.Float(0.0, help="fit progress in [0, 1]; -1 when unknown").tag(sync=True)
     fit_count = t.Int(0, help="fits that ran (cache hits excluded)").tag(sync=True)
@@ -300,6 +319,7 @@ class BBTWidget(anywidget.AnyWidget):
         iter_sampling: int = 1000,
         seed: int = DEFAULT_SEED,
         autostart: bool = True,
+        previews: bool = True,
         sweep_options: Mapping[str, Any] | None = None,
         ranking_model: str = "bbt",
         rho: float | None = None,
@@ -389,6 +409,9 @@ class BBTWidget(anywidget.AnyWidget):
         self._sweep_options: dict[str, Any] = {}
         self.sweep_options = {**self._sampler_kwargs, **dict(sweep_options or {})}
         self._fitted: _Fitted | None = None
+        self._previews = bool(previews)
+        #: The preview the charts show (None when they show the full fit ``_fitted``).
+        self._preview: _Fitted | None = None
         self._result_key: Hashable | None = None
         self._summary: pd.DataFrame | None = None
         self._frames: dict[str, pd.DataFrame] = {}
@@ -401,6 +424,14 @@ class BBTWidget(anywidget.AnyWidget):
             self._run_fit,
             self._on_fit_event,
             dispatcher=dispatcher,
+            cancelled_types=(FitCancelled,),
+        )
+        # Previews: the newest request wins here too; a preview is never cached (cache_size=0)
+        self._preview_runner: FitRunner[_Fitted] = FitRunner(
+            self._run_preview,
+            self._on_preview_event,
+            dispatcher=dispatcher,
+            cache_size=0,
             cancelled_types=(FitCancelled,),
         )
         self._sweep: SweepResult | None = None
@@ -460,12 +491,17 @@ class BBTWidget(anywidget.AnyWidget):
 
     @property
     def result(self) -> BBTResult | None:
-        """The fit the charts show (``None`` until the first fit finishes)."""
+        """The last full fit (``None`` until the first fit finishes); never a preview.
+
+        While the charts show a preview (:attr:`preview`), this is still the previous full
+        fit: call :meth:`wait` for the one of the current settings.
+        """
         return None if self._fitted is None else self._fitted.result
 
     @property
     def summary(self) -> pd.DataFrame | None:
-        """The summary table the charts show (current ROPE, HDI and control)."""
+        """The summary table of :attr:`result` (current ROPE, HDI and control); never a
+        preview's."""
         return None if self._summary is None else self._summary.copy()
 
     @property
@@ -473,7 +509,8 @@ class BBTWidget(anywidget.AnyWidget):
         """Altair charts of the current view, data inlined (for ``chart.save(...)``).
 
         Keys: ``intervals``, ``rope_overlap``, ``ppc``, ``coverage``, ``win_matrix`` and
-        ``linked`` (all of them in one linked view). Empty before the first fit.
+        ``linked`` (all of them in one linked view). Empty before the first fit. Made from
+        :attr:`result`, never from a preview.
         """
         f = self._frames
         if not f:
@@ -507,10 +544,19 @@ class BBTWidget(anywidget.AnyWidget):
         if key == self._result_key:
             # e.g. d_min moved while the local ROPE is off: the charts already show this fit
             self._runner.cancel()
+            self._preview_runner.cancel()
+            self._drop_preview()
             self.status, self.progress, self.error = "done", 1.0, ""
             self.status_text = "done (no change)"
             return
-        self._runner.submit(key, settings)
+        gate = None
+        if self._previews and self._runner.cached(key) is None and not self._runner.is_fitting(key):
+            # the full fit starts once the preview's chains are done (or it compiles)
+            gate = threading.Event()
+            self._preview_runner.submit(key, {**preview_settings(settings), "gate": gate})
+        else:
+            self._preview_runner.cancel()  # a stale preview would only cost CPU
+        self._runner.submit(key, {**settings, "gate": gate})
 
     def wait(self, timeout: float | None = None) -> bool:
         """Block until the running fit is done and shown (scripts, notebooks run top to bottom).
@@ -518,7 +564,11 @@ class BBTWidget(anywidget.AnyWidget):
         Returns True when the charts show the current settings, False on a timeout or when
         the fit failed (see :attr:`error`).
         """
+        deadline = None if timeout is None else time.monotonic() + timeout
         idle = self._runner.wait(timeout)
+        # the preview of these settings was cancelled when the full fit was shown: let it end
+        left = None if deadline is None else max(0.0, deadline - time.monotonic())
+        idle = self._preview_runner.wait(left) and idle
         return idle and not self.error and self._result_key == self._requested_key
 
     def close(self) -> None:
@@ -664,9 +714,53 @@ class BBTWidget(anywidget.AnyWidget):
 
     # ------------------------------------------------------------------ fits
 
-    def _run_fit(self, **kwargs: Any) -> _Fitted:
+    def _run_fit(
+        self,
+        gate: threading.Event | None = None,
+        cancel: threading.Event | None = None,
+        **kwargs: Any,
+    ) -> _Fitted:
         # Runs on the runner's worker thread: touches no trait.
-        return _Fitted.prepare(core_fit(self._data, **kwargs))
+        wait_for_head_start(gate, cancel)
+        return _Fitted.prepare(core_fit(self._data, cancel=cancel, **kwargs))
+
+    def _run_preview(self, gate: threading.Event, **kwargs: Any) -> _Fitted:
+        # On the preview runner's thread, beside the full fit's
+        return _Fitted.prepare(fit_preview(self._data, gate, **kwargs), preview=True)
+
+    def _on_preview_event(self, event: FitEvent[_Fitted]) -> None:
+        # Progress and errors are the full fit's to show (a failing preview means a failing
+        # fit, which says why); only a preview of the settings still being fitted is shown.
+        if event.kind != "done" or event.result is None:
+            return
+        if event.key != self._requested_key or event.key == self._result_key:
+            return  # superseded, or the full fit landed first
+        with self.hold_sync():
+            self._preview = event.result
+            self.preview = True
+            try:
+                self._refresh_view(strict=True)
+            except Exception:
+                self._drop_preview()
+                raise
+            self.diagnostics = event.result.badge
+            self.fit_data = event.result.data
+            if self.status != "done":
+                self.status_text = "preview shown; the full fit follows"
+
+    def _drop_preview(self) -> None:
+        """Show the last full fit again instead of a preview (a failed or superseded fit)."""
+        if self._preview is None:
+            return
+        self._preview = None
+        self.preview = False
+        fitted = self._fitted
+        if fitted is None:
+            self.fit_data, self.view_data, self.diagnostics = {}, {}, {}
+            return
+        self.diagnostics = fitted.badge
+        self.fit_data = fitted.data
+        self._refresh_view()
 
     def _check_fit_settings(self) -> str:
         try:
@@ -703,6 +797,8 @@ class BBTWidget(anywidget.AnyWidget):
             else:
                 self._compile_started = None
                 self.status_text = f"{self.status} {event.fraction:.0%}" if known else self.status
+                if self.preview:
+                    self.status_text += " (charts show a preview)"
         elif event.kind == "done":
             with self.hold_sync():
                 self._show_result(event.key, event.result)
@@ -716,6 +812,8 @@ class BBTWidget(anywidget.AnyWidget):
                 self._warm_other_model()
         elif event.kind == "error":
             # Only the message: a traceback helps nobody looking at a widget.
+            self._preview_runner.cancel()
+            self._drop_preview()  # "the charts show the last good fit": not a preview
             self.status, self.progress = "error", 0.0
             if event.stage == "display":
                 # the fit ran, but turning it into charts failed (a bug, reported as such)
@@ -728,14 +826,16 @@ class BBTWidget(anywidget.AnyWidget):
     def _show_result(self, key: Hashable, fitted: _Fitted | None) -> None:
         if fitted is None:  # pragma: no cover - "done" always carries a result
             return
-        previous = self._fitted, self._result_key
-        self._fitted, self._result_key = fitted, key
+        previous = self._fitted, self._result_key, self._preview
+        self._fitted, self._result_key, self._preview = fitted, key, None
+        self._preview_runner.cancel()  # its preview, if still running, is not needed now
         try:
             self._refresh_view(strict=True)
         except Exception:
             # keep showing the last good fit; the runner reports the error
-            self._fitted, self._result_key = previous
+            self._fitted, self._result_key, self._preview = previous
             raise
+        self.preview = False
         self._frames.update(fitted.frames)
         self.diagnostics = fitted.badge
         self.audit = fitted.audit
@@ -758,7 +858,8 @@ class BBTWidget(anywidget.AnyWidget):
         self._set_problem("view", problem)
         if self.interpretation in INTERPRETATIONS:
             self.caveat = weak_rule_caveat(len(self.algorithms), self.interpretation)
-        fitted = self._fitted
+        preview = self._preview
+        fitted = self._fitted if preview is None else preview
         if problem or fitted is None:
             return
         rope = (self.rope_low, self.rope_high)
@@ -776,12 +877,12 @@ class BBTWidget(anywidget.AnyWidget):
                 raise
             self._set_problem("view", f"could not redraw: {_error_text(exc)}")
             return
+        self.view_data = {name: charts.to_columns(frames[name]) for name in charts.VIEW_DATASETS}
+        self.last_view_seconds = time.perf_counter() - started
+        if preview is not None:
+            return  # the summary, the exports and the views built on a fit wait for the full fit
         self._summary = summary
         self._frames.update(frames)
-        self.view_data = {
-            name: charts.to_columns(self._frames[name]) for name in charts.VIEW_DATASETS
-        }
-        self.last_view_seconds = time.perf_counter() - started
         self._refresh_sweep_view()
         self._update_influence()
         self._summary_runner.submit(

@@ -187,12 +187,7 @@ class FitRunner(Generic[R]):
                 result = self._cache[key]
                 self.stats["cache_hits"] += 1
                 self._cancel_locked()
-            elif (
-                self._running is not None
-                and self._running.key == key
-                and not self._running.cancel.is_set()
-                and not self._running.ended
-            ):
+            elif self._adoptable_locked(key):
                 # The same settings are being fitted right now and that fit is still going
                 # (e.g. a control set again to the value it has): adopt it as the current
                 # request rather than restart it. A fit that has already ended (failed, or
@@ -219,6 +214,11 @@ class FitRunner(Generic[R]):
         """The cached result for ``key``, or None."""
         with self._lock:
             return self._cache.get(key)
+
+    def is_fitting(self, key: Hashable) -> bool:
+        """Whether a fit of ``key`` is running and would be adopted by :meth:`submit`."""
+        with self._lock:
+            return self._adoptable_locked(key)
 
     @property
     def busy(self) -> bool:
@@ -277,6 +277,15 @@ class FitRunner(Generic[R]):
             thread.join(timeout)
 
     # ------------------------------------------------------------------ internals
+
+    def _adoptable_locked(self, key: Hashable) -> bool:
+        running = self._running
+        return (
+            running is not None
+            and running.key == key
+            and not running.cancel.is_set()
+            and not running.ended
+        )
 
     def _cancel_locked(self) -> None:
         if self._running is not None and not self._running.cancel.is_set():
