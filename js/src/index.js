@@ -44,6 +44,13 @@ function render({ model, el }) {
   );
   const message = h("div", { class: "bbt-message", role: "alert" });
   const caveat = h("div", { class: "bbt-caveat" });
+  // Shown while the charts (and so the decisions) come from a preview: a short run of the
+  // same model that the full fit replaces.
+  const previewNote = h("div", {
+    class: "bbt-preview-note",
+    text: "preview: decisions from a short run of the model; the full fit replaces them",
+  });
+  previewNote.hidden = true;
   const error = h("div", { class: "bbt-error", role: "alert" });
   const chartBox = h("div", { class: "bbt-charts bbt-main-charts" });
   // The report's headline views (ranking, weak/strong decision matrices), any number of
@@ -111,6 +118,7 @@ function render({ model, el }) {
     message,
     caveat,
     error,
+    previewNote,
     chartBox,
     summarySection,
     robustness,
@@ -244,6 +252,14 @@ function render({ model, el }) {
     caveat.hidden = !note;
   };
 
+  const showPreview = () => {
+    const preview = Boolean(model.get("preview"));
+    previewNote.hidden = !preview;
+    root.dataset.preview = String(preview);
+    el.dataset.preview = String(preview);
+    chartBox.classList.toggle("bbt-previewing", preview);
+  };
+
   const showAudit = () => {
     const audit = model.get("audit") || {};
     if (audit.count === undefined) {
@@ -305,7 +321,8 @@ function render({ model, el }) {
       return;
     }
     badge.hidden = false;
-    badge.className = `bbt-badge bbt-diag-badge ${diag.ok ? "bbt-badge-ok" : "bbt-badge-warn"}`;
+    const kind = diag.preview ? "bbt-badge-preview" : diag.ok ? "bbt-badge-ok" : "bbt-badge-warn";
+    badge.className = `bbt-badge bbt-diag-badge ${kind}`;
     badge.textContent = diag.label || (diag.ok ? "diagnostics fine" : "check diagnostics");
     badge.title = (diag.messages || []).join("\n");
   };
@@ -344,6 +361,7 @@ function render({ model, el }) {
     ...CHART_TRAITS.map((name) => [`change:${name}`, scheduleCharts]),
     ...STATUS_TRAITS.map((name) => [`change:${name}`, showStatus]),
     ["change:diagnostics", showBadge],
+    ["change:preview", showPreview],
     ["change:audit", showAudit],
     ["change:summary_spec", showSummary],
     ["change:ranking_model", showRankingModel],
@@ -358,6 +376,7 @@ function render({ model, el }) {
 
   showStatus();
   showBadge();
+  showPreview();
   showAudit();
   showSweep();
   showCharts();
