@@ -7,6 +7,7 @@ first run may spend a minute compiling). Screenshots go to ``artifacts/``.
 from __future__ import annotations
 
 import contextlib
+import json
 import re
 from collections.abc import Iterator
 from pathlib import Path
@@ -557,3 +558,102 @@ def test_robustness_section_and_audit_badge(
     assert _vega_warnings(console) == [], _vega_warnings(console)[:3]
     assert browser_context.blocked == [], browser_context.blocked
     assert errors == []
+
+
+# ---------------------------------------------------------------------------- previews
+
+#: A longer full fit (4 x 3000 draws) than the preview (one chain per core, 150 + 150), so
+#: that the preview is on screen for a while; the second cell reads the final state.
+SETUP_PREVIEW = """\
+import bbt_widget as bbt
+w = bbt.BBTWidget(bbt.datasets.load_base(), dataset="db", seed=3, d_min=0.2, iter_sampling=3000)
+w"""
+FINAL_CELL = """\
+import json
+w.wait()
+print("FINAL", json.dumps({"preview": w.preview, "d_min": w.result.settings["d_min"],
+    "p": w.summary[["mean", "low", "high"]].round(12).values.tolist(),
+    "pairs": w.summary["pair"].tolist()}))"""
+
+#: Records every (preview marker, badge text, status) the widget shows, from now on.
+_RECORD_PREVIEW = """() => {
+    const el = document.querySelector('.bbt-root').parentElement;
+    const badge = () => el.querySelector('.bbt-diag-badge');
+    const note = () => el.querySelector('.bbt-preview-note');
+    window.__bbtSeen = [];
+    const record = () => window.__bbtSeen.push({
+        preview: el.dataset.preview, badge: badge().textContent,
+        note: !note().hidden, status: el.dataset.status,
+    });
+    new MutationObserver(record).observe(el, {
+        subtree: true, attributes: true, childList: true, characterData: true,
+    });
+}"""
+
+
+def test_dragging_d_min_shows_a_preview_then_the_full_fit(
+    lab: Any, browser_context: Any, artifacts: Path, run_notebook: Any
+) -> None:
+    """Issue 10: dragging the d_min slider shows a preview (marked in the DOM: data-preview,
+    the badge, the note on the decisions), then the full fit, whose numbers equal a direct
+    ``bbt.fit`` with the final settings."""
+    import bbt_widget as bbt
+
+    url = lab.write_notebook("preview.ipynb", [SETUP_PREVIEW, FINAL_CELL])
+    page = browser_context.new_page()
+    run_notebook(page, url, STEP_TIMEOUT_MS)
+    page.wait_for_selector(".bbt-root", timeout=STEP_TIMEOUT_MS)
+    _wait_attr(page, "status", "v === 'done'", FIT_TIMEOUT_MS)
+    _wait_attr(page, "preview", "v === 'false'", STEP_TIMEOUT_MS)
+    page.locator(".jp-OutputArea-output", has_text="FINAL").wait_for(timeout=FIT_TIMEOUT_MS)
+    assert page.locator(".bbt-preview-note").is_hidden()
+    page.evaluate(_RECORD_PREVIEW)
+
+    # drag the slider's thumb from its value (0.2) across most of its range
+    slider = page.locator("input[data-trait=d_min]")
+    slider.scroll_into_view_if_needed()
+    box = slider.bounding_box()
+    low, high = float(slider.get_attribute("min")), float(slider.get_attribute("max"))
+    y = box["y"] + box["height"] / 2
+    page.mouse.move(box["x"] + box["width"] * (0.2 - low) / (high - low), y)
+    page.mouse.down()
+    for i in range(1, 21):
+        page.mouse.move(box["x"] + box["width"] * (0.15 + 0.035 * i), y)
+    page.mouse.up()
+    final_d_min = float(slider.input_value())
+    assert final_d_min > 0.6, final_d_min
+
+    # the preview first (marker on, badge "preview", the decisions' note shown) ...
+    _wait_attr(page, "preview", "v === 'true'", FIT_TIMEOUT_MS)
+    assert page.locator(".bbt-diag-badge").inner_text() == "preview"
+    assert page.locator(".bbt-preview-note").is_visible()
+    _shoot(page, artifacts, "preview_shown")
+    # ... then the full fit: marker gone, the badge says what the diagnostics found
+    _wait_attr(page, "preview", "v === 'false'", FIT_TIMEOUT_MS)
+    _wait_attr(page, "status", "v === 'done'", STEP_TIMEOUT_MS)
+    badge = page.locator(".bbt-diag-badge").inner_text()
+    assert badge.startswith(("diagnostics fine", "check")), badge
+    assert page.locator(".bbt-preview-note").is_hidden()
+    _shoot(page, artifacts, "preview_replaced")
+    seen = page.evaluate("() => window.__bbtSeen")
+    shown = [i for i, s in enumerate(seen) if s["preview"] == "true"]
+    assert shown and all(seen[i]["badge"] == "preview" and seen[i]["note"] for i in shown)
+    assert seen[-1]["preview"] == "false" and max(shown) < len(seen) - 1
+
+    # the final numbers: the kernel's state equals a direct fit with the final settings
+    page.evaluate(
+        """() => {
+            const panel = window.jupyterapp.shell.currentWidget;
+            panel.content.activeCellIndex = 1;
+            return window.jupyterapp.commands.execute('notebook:run-cell');
+        }"""
+    )
+    output = page.locator(".jp-OutputArea-output", has_text=f'"d_min": {final_d_min}')
+    output.wait_for(timeout=FIT_TIMEOUT_MS)
+    state = json.loads(output.inner_text().split("FINAL", 1)[1])
+    assert state["preview"] is False
+    direct = bbt.fit(
+        bbt.datasets.load_base(), dataset="db", seed=3, d_min=final_d_min, iter_sampling=3000
+    ).summary()
+    assert state["pairs"] == direct["pair"].tolist()
+    assert state["p"] == direct[["mean", "low", "high"]].round(12).values.tolist()
