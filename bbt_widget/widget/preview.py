@@ -45,11 +45,18 @@ PREVIEW_DRAWS = 150
 #: gate when its chains are done, when it compiles, fails or is cancelled).
 MAX_HEAD_START_S = 5.0
 
-# A short run's R-hat and ESS routinely miss the thresholds, and the full fit reports the
-# data's problems itself: no warning from a preview reaches the notebook. The filter matches
-# warnings attributed to this module only (``fit`` warns at its caller's line).
-for _category in (DiagnosticsWarning, DisconnectedWarning, UserWarning):
-    warnings.filterwarnings("ignore", category=_category, module=re.escape(__name__) + "$")
+
+def _quiet() -> None:
+    """Keep a preview's warnings out of the notebook.
+
+    A short run's R-hat and ESS routinely miss the thresholds, and the full fit reports the
+    data's problems itself. The filter matches warnings attributed to this module only
+    (``fit`` warns at its caller's line), so no other fit is silenced; it is (re)installed
+    before every preview because ``warnings.catch_warnings`` elsewhere (a test runner, the
+    batch layer) may have restored a filter list without it. Installing it again replaces it.
+    """
+    for category in (DiagnosticsWarning, DisconnectedWarning, UserWarning):
+        warnings.filterwarnings("ignore", category=category, module=re.escape(__name__) + "$")
 
 
 def preview_settings(settings: Mapping[str, Any]) -> dict[str, Any]:
@@ -81,6 +88,7 @@ def fit_preview(
         if progress is not None:
             progress(stage, fraction)
 
+    _quiet()
     try:
         return core_fit(data, progress=relay, cancel=cancel, **settings)
     finally:
