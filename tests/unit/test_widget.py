@@ -465,15 +465,15 @@ def test_a_failing_full_fit_drops_its_preview(
     rather than keep a preview that nothing will replace."""
     w = widget
     good_view, good_badge = w.view_data, w.diagnostics
-    real_fit = bbt.fitting.fit
+    from bbt_widget.core.fitting import fit as real_fit
 
     def full_fit_fails(data: object, **kwargs: object) -> object:
         if kwargs.get("iter_sampling") != 150:
             raise RuntimeError("the sampler exploded")
         return real_fit(data, **kwargs)
 
-    monkeypatch.setattr("bbt_widget.widget.core_fit", full_fit_fails)
-    monkeypatch.setattr("bbt_widget.widget_preview.core_fit", full_fit_fails)
+    monkeypatch.setattr("bbt_widget.widget.app.core_fit", full_fit_fails)
+    monkeypatch.setattr("bbt_widget.widget.preview.core_fit", full_fit_fails)
     w.prior_scale = 0.9
     assert w._preview_runner.wait(FIT_TIMEOUT) and w.preview
     w.wait(FIT_TIMEOUT)
