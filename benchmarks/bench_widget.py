@@ -10,6 +10,10 @@ For the paper's base results (5 algorithms x 20 data sets) and the full PMLB tab
   the new chart data, waiting for the background fit. Baseline: ``bbt.fit`` with the same
   settings, called directly just before. Target: refit <= fit + 0.3 s.
 * ``cache``: going back to settings fitted before (no fit).
+* ``preview`` (issue 10): a fit control change with previews on (the default): time to the
+  preview's chart data and to the full result's, against ``bbt.fit`` alone and against the
+  same widget with ``previews=False``, all interleaved in one loop. Targets: preview <= 0.35x
+  the fit on 16 x 132 and <= 0.5 s on 5 x 20; full result <= 1.1x the fit alone.
 
 ``--browser`` adds what a user sees, in JupyterLab and Debian's headless Chromium (network
 cut, as in ``tests/browser``), at 5 and 16 algorithms:
@@ -50,6 +54,9 @@ from bbt_widget.widget.app import BBTWidget  # noqa: E402
 
 ROPE_TARGET_S = 0.050
 REFIT_OVERHEAD_TARGET_S = 0.3
+PREVIEW_RATIO_TARGET = 0.35  # 16 x 132: preview chart data / fit alone
+PREVIEW_ABS_TARGET_S = 0.5  # 5 x 20
+FULL_RATIO_TARGET = 1.1  # full result with previews / fit alone
 FIRST_CHARTS_TARGET_S = 4.0
 #: Browser cases: name, loader in bbt.datasets, widget keywords.
 BROWSER_CASES = [
@@ -116,19 +123,35 @@ def bench_case(name: str, data: Any, repeat: int, refits: int) -> dict[str, Any]
         python_times.append(w.last_view_seconds)
     w.rope_low = 0.45
 
-    # --- refit: direct fit baseline vs widget refit, same settings, interleaved -----------
-    # (the widget's cache is its own, so the direct fit gives it no head start)
-    fit_times, refit_times = [], []
+    # --- refit: direct fit baseline vs widget refit (previews on and off), same settings,
+    # interleaved (each widget's cache is its own, so no fit gives another a head start)
+    off = BBTWidget(data, previews=False, **kw)
+    assert off.wait(900), (off.status_text, off.error)
+    fit_times, refit_times, off_times, preview_times = [], [], [], []
     scales = [round(0.5 + 0.05 * (i + 1), 3) for i in range(refits)]
+    sent = ["view_data", "fit_data", "diagnostics", "status", "status_text", "preview"]
     for scale in scales:
+        time.sleep(0.3)  # the previous fit's idle workers are replaced between user actions
         t0 = time.perf_counter()
         bbt.fit(data, prior_scale=scale, **kw)
         fit_times.append(time.perf_counter() - t0)
+        time.sleep(0.3)
         t0 = time.perf_counter()
         w.prior_scale = scale
+        assert w._preview_runner.wait(900)  # delivers the preview, as the kernel's loop would
+        assert w.preview, "the preview was not shown"
+        _send_cost(w, sent)
+        preview_times.append(time.perf_counter() - t0)
         assert w.wait(900), (w.status_text, w.error)
-        _send_cost(w, ["view_data", "fit_data", "diagnostics", "status", "status_text"])
+        _send_cost(w, sent)
         refit_times.append(time.perf_counter() - t0)
+        time.sleep(0.3)
+        t0 = time.perf_counter()
+        off.prior_scale = scale
+        assert off.wait(900), (off.status_text, off.error)
+        _send_cost(off, sent)
+        off_times.append(time.perf_counter() - t0)
+    off.close()
 
     # --- cache hit: back to the first scale -----------------------------------------------
     cache_times = []
@@ -140,6 +163,8 @@ def bench_case(name: str, data: Any, repeat: int, refits: int) -> dict[str, Any]
     w.close()
 
     fit_s, refit_s = _median(fit_times), _median(refit_times)
+    preview_s, off_s = _median(preview_times), _median(off_times)
+    big = n_alg >= 16
     rope_s, core_s = _median(widget_times), _median(core_times)
     return {
         "case": name,
@@ -164,6 +189,27 @@ def bench_case(name: str, data: Any, repeat: int, refits: int) -> dict[str, Any]
             "ratio_to_baseline": round(refit_s / fit_s, 3),
             "target": f"refit <= fit + {REFIT_OVERHEAD_TARGET_S} s",
             "meets_target": refit_s <= fit_s + REFIT_OVERHEAD_TARGET_S,
+            "repeat": refits,
+        },
+        "preview": {
+            "preview_chart_data_median_s": round(preview_s, 3),
+            "full_result_median_s": round(refit_s, 3),
+            "baseline_fit_median_s": round(fit_s, 3),
+            "widget_without_preview_median_s": round(off_s, 3),
+            "preview_ratio_to_fit": round(preview_s / fit_s, 3),
+            "full_ratio_to_fit": round(refit_s / fit_s, 3),
+            "full_ratio_to_widget_without_preview": round(refit_s / off_s, 3),
+            "widget_without_preview_ratio_to_fit": round(off_s / fit_s, 3),
+            "preview_target": (
+                f"<= {PREVIEW_RATIO_TARGET}x fit" if big else f"<= {PREVIEW_ABS_TARGET_S} s"
+            ),
+            "meets_preview_target": (
+                preview_s <= PREVIEW_RATIO_TARGET * fit_s
+                if big
+                else preview_s <= PREVIEW_ABS_TARGET_S
+            ),
+            "full_target": f"<= {FULL_RATIO_TARGET}x fit alone",
+            "meets_full_target": refit_s <= FULL_RATIO_TARGET * fit_s,
             "repeat": refits,
         },
         "cache_hit": {
@@ -307,7 +353,7 @@ def _browser_case(
 def main(argv: list[str] | None = None) -> int:
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     parser.add_argument("--repeat", type=int, default=30, help="ROPE changes per case")
-    parser.add_argument("--refits", type=int, default=3, help="refits per case")
+    parser.add_argument("--refits", type=int, default=7, help="refits per case")
     parser.add_argument("--out", type=Path, default=REPO / "benchmarks" / "results" / "widget.json")
     parser.add_argument("--quick", action="store_true", help="base results only")
     parser.add_argument(
@@ -337,7 +383,9 @@ def main(argv: list[str] | None = None) -> int:
         "spec_build_once_s": round(spec_s, 3),
         "note": (
             "rope: control change -> chart data serialised, vs the core's summary() alone; "
-            "refit: control change -> background fit -> chart data, vs bbt.fit() alone"
+            "refit: control change -> background fit -> chart data, vs bbt.fit() alone; "
+            "preview: with previews on, control change -> preview chart data and -> full "
+            "result, vs bbt.fit() alone and vs the widget with previews=False, interleaved"
         ),
         "cases": results,
     }
@@ -352,6 +400,16 @@ def main(argv: list[str] | None = None) -> int:
             f"refit {f['widget_median_s']:.2f} s vs fit {f['baseline_fit_median_s']:.2f} s "
             f"(+{f['overhead_s']:.2f} s, target {'met' if f['meets_target'] else 'MISSED'}); "
             f"cache hit {case['cache_hit']['widget_median_s'] * 1e3:.1f} ms"
+        )
+        pv = case["preview"]
+        print(
+            f"  preview {pv['preview_chart_data_median_s']:.3f} s "
+            f"({pv['preview_ratio_to_fit']}x fit, target {pv['preview_target']}: "
+            f"{'met' if pv['meets_preview_target'] else 'MISSED'}); full "
+            f"{pv['full_result_median_s']:.3f} s ({pv['full_ratio_to_fit']}x fit, "
+            f"{pv['full_ratio_to_widget_without_preview']}x the widget without preview "
+            f"{pv['widget_without_preview_median_s']:.3f} s; target {pv['full_target']}: "
+            f"{'met' if pv['meets_full_target'] else 'MISSED'})"
         )
     print(f"written {args.out}")
     if args.browser:
