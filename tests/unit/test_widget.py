@@ -676,14 +676,14 @@ def test_closing_one_widget_keeps_the_idle_workers_of_another_open_one(
     try:
         assert second.wait(FIT_TIMEOUT), (second.status_text, second.error)
         assert _pystan._idle, "a PyStan fit leaves an idle worker ready for the next one"
-        idle = list(_pystan._idle.values())
+        idle = [worker for ready in _pystan._idle.values() for worker in ready]
         first.close()
-        assert list(_pystan._idle.values()) == idle
+        assert [worker for ready in _pystan._idle.values() for worker in ready] == idle
         assert all(worker.proc.poll() is None for worker in idle)
     finally:
         first.close()
         second.close()
-    assert not _pystan._idle
+    assert not any(_pystan._idle.values())
     assert all(worker.proc.poll() is not None for worker in idle)
 
 
