@@ -493,7 +493,8 @@ def _finish(frame: pd.DataFrame, lower_is_better: bool) -> TidyResults:
             f"({_preview(algorithms)})"
         )
     finite = frame[np.isfinite(frame["score"].to_numpy())]
-    empty = [a for a in algorithms if a not in set(finite["algorithm"])]
+    scored = set(pd.unique(finite["algorithm"]))  # once: in the condition it was per algorithm
+    empty = [a for a in algorithms if a not in scored]
     if empty:
         raise ValueError(
             f"algorithm {empty[0]!r} has no finite score at all; remove it from the results "
