@@ -7,6 +7,7 @@ import pandas as pd
 import pytest
 
 import bbt_widget as bbt
+from bbt_widget.core import checks
 from bbt_widget.outputs.report import methods_text
 
 pytestmark = pytest.mark.stan
@@ -127,6 +128,10 @@ def test_ranking(paper_fit):
 def test_diagnostics_idata_and_information_criteria(paper_fit):
     d = paper_fit.diagnostics()
     assert d.ok, d.messages
+    # the fit's check reads the parameters' draws only; the same numbers as from the full
+    # InferenceData, which it no longer builds for every fit
+    assert "idata" not in vars(paper_fit)
+    assert d == checks.diagnostics(paper_fit.idata, paper_fit.draws)
     assert d.max_rhat < 1.01 and d.min_ess_bulk > 400 and d.divergences == 0
     idata = paper_fit.idata
     for group in ("posterior", "posterior_predictive", "log_likelihood", "observed_data"):
