@@ -155,7 +155,7 @@ class Influence:
         when left out), coloured by whether the decision changes."""
         import altair as alt  # here: altair is slow to import and only charts need it
 
-        from ..charts import DECISION_COLORS
+        from ..core.palette import INFLUENCE_EFFECT_COLORS as colors
 
         top = self.top(pair, n)
         top = top.assign(
@@ -173,10 +173,7 @@ class Influence:
                 ),
                 color=alt.Color(
                     "effect:N",
-                    scale=alt.Scale(
-                        domain=["decision changes", "decision holds"],
-                        range=["#e08214", DECISION_COLORS["no claim"]],
-                    ),
+                    scale=alt.Scale(domain=list(colors), range=list(colors.values())),
                     legend=alt.Legend(title=None, orient="bottom"),
                 ),
                 tooltip=[

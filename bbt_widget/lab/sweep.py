@@ -299,7 +299,7 @@ class SweepResult:
         """Heatmap: pairs (rows, best > worse) x settings (columns), coloured by decision."""
         import altair as alt  # here: altair is slow to import and only charts need it
 
-        from ..charts import SWEEP_DECISION_COLORS as colors
+        from ..core.palette import SWEEP_DECISION_COLORS as colors
 
         col = check_interpretation(interpretation)
         f = self.frame.assign(setting=self._labels(), decision=lambda d: d[col])

@@ -25,7 +25,6 @@ import altair as alt
 import pandas as pd
 
 from .. import charts
-from .. import summary_charts as sc
 from . import export
 from .report import methods_text, render
 from .report_meta import check_provenance, column_definitions, provenance_items
@@ -137,9 +136,9 @@ def _charts(
     n_pairs = len(frames.intervals)
     intervals = charts.intervals_chart(frames.intervals, frames.rope, hdi=hdi)
     overlap = charts.rope_overlap_chart(frames.overlap)
-    if n_pairs > sc.LONG_CHART_ROWS:
-        intervals = sc.with_top_axis(intervals, domain=[0, 1], title="P(a > b)")
-        overlap = sc.with_top_axis(overlap, domain=[0, 1], title="posterior mass", fmt="%")
+    if n_pairs > charts.LONG_CHART_ROWS:
+        intervals = charts.with_top_axis(intervals, domain=[0, 1], title="P(a > b)")
+        overlap = charts.with_top_axis(overlap, domain=[0, 1], title="posterior mass", fmt="%")
     intervals = intervals.properties(
         title=alt.TitleParams(
             f"P(a > b): median, {hdi:.0%} HDI, full range",
@@ -148,19 +147,19 @@ def _charts(
         )
     )
     # the PPC frame holds the histogram's columns: no second pass over the replicates
-    fit = sc.ppc_fit_frame(frames.ppc)
-    worst = sc.worst_ppc_frame(frames.ppc, fit, PPC_WORST_PAIRS)
+    fit = charts.ppc_fit_frame(frames.ppc)
+    worst = charts.worst_ppc_frame(frames.ppc, fit, PPC_WORST_PAIRS)
     shown = set(zip(worst["alg_a"], worst["alg_b"]))
     fit = fit[[p in shown for p in zip(fit["alg1"], fit["alg2"])]].reset_index(drop=True)
-    label = sc.worst_pairs_label(len(shown), frames.ppc["key"].nunique())
-    counts = sc.claim_counts(summary)
+    label = charts.worst_pairs_label(len(shown), frames.ppc["key"].nunique())
+    counts = charts.claim_counts(summary)
     built = {
-        "ranking": sc.ranking_chart(ranking, hdi=hdi),
-        "decisions": sc.decision_matrix_chart(sc.decision_frame(summary, order), counts),
-        "intervals": sc.at_rest(intervals),
-        "rope_overlap": sc.at_rest(overlap),
-        "ppc": sc.static_ppc_chart(worst, label),
-        "win_matrix": sc.at_rest(charts.win_matrix_chart(frames.matrix)),
+        "ranking": charts.ranking_chart(ranking, hdi=hdi),
+        "decisions": charts.decision_matrix_chart(charts.decision_frame(summary, order), counts),
+        "intervals": charts.at_rest(intervals),
+        "rope_overlap": charts.at_rest(overlap),
+        "ppc": charts.static_ppc_chart(worst, label),
+        "win_matrix": charts.at_rest(charts.win_matrix_chart(frames.matrix)),
     }
     return built, fit, label
 
@@ -216,7 +215,7 @@ def write_report(
     summary = result.summary(rope=rope, hdi=hdi, control=control)
     ranking = result.ranking(hdi=hdi)
     built, fit, ppc_label = _charts(result, rope, hdi, control, interpretation, ranking, summary)
-    counts = _Table("claims", "Claims per interpretation", sc.claim_counts(summary))
+    counts = _Table("claims", "Claims per interpretation", charts.claim_counts(summary))
     if fmt == "tex":
         summary = summary.drop(columns=list(_TEX_DROPPED))
     tables = [

@@ -100,7 +100,7 @@ def summary_spec(
     **_runner: Any,
 ) -> dict[str, Any]:
     """The ranking chart and the weak/strong decision matrices of the report
-    (:mod:`bbt_widget.summary_charts`), data inlined, for any number of algorithms.
+    (:mod:`bbt_widget.charts.specs_summary`), data inlined, for any number of algorithms.
 
     Built on a background thread after the charts above are shown (it imports Altair, which
     the first charts never wait for), once the view settings have been quiet for
@@ -110,14 +110,14 @@ def summary_spec(
         raise FitCancelled("a newer view change came")
     import altair as alt
 
-    from .. import summary_charts as sc
+    from .. import charts
 
     summary = result.summary(rope=rope, hdi=hdi)
     ranking = result.ranking(hdi=hdi)
-    decisions = sc.decision_frame(summary, list(ranking["algorithm"]))
+    decisions = charts.decision_frame(summary, list(ranking["algorithm"]))
     chart = alt.vconcat(
-        sc.ranking_chart(ranking, hdi=hdi),
-        sc.decision_matrix_chart(decisions, sc.claim_counts(summary)),
+        charts.ranking_chart(ranking, hdi=hdi),
+        charts.decision_matrix_chart(decisions, charts.claim_counts(summary)),
         spacing=30,
     ).configure_view(stroke=None)
     return _plain_spec(chart)

@@ -340,12 +340,11 @@ def test_html_report_defines_every_column_once(res16, tmp_path):
 
 
 def test_report_ppc_shows_the_worst_pairs_and_static_charts(res16, tmp_path):
-    from bbt_widget import summary_charts as sc
     from bbt_widget.outputs.html_report import PPC_WORST_PAIRS
 
     html = write_report(res16, tmp_path / "r.html").read_text()
     assert not re.search(r"\bclick|\bchoose|\bchosen", html, flags=re.I)  # static output
-    fit = sc.ppc_fit_frame(res16.ppc_histogram())
+    fit = charts.ppc_fit_frame(res16.ppc_histogram())
     worst = fit.head(PPC_WORST_PAIRS)
     assert worst["p_tail"].max() <= fit["p_tail"].iloc[PPC_WORST_PAIRS:].min()
     figure = html.split('id="fig-ppc"', 1)[1].split("</figure>", 1)[0]

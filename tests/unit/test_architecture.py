@@ -8,6 +8,8 @@ The walk is done here, on the source, so the test needs nothing outside the repo
 from __future__ import annotations
 
 import ast
+import subprocess
+import sys
 from pathlib import Path
 
 import pytest
@@ -23,6 +25,7 @@ PACKAGE = Path(bbt_widget.__file__).parent
 #: and the front ends (``widget/``, ``cli``).
 LAYERS = {
     "core.options": 0,
+    "core.palette": 0,
     "core.validation": 1,
     "core.data": 1,
     "engines": 1,
@@ -37,19 +40,15 @@ LAYERS = {
     "baselines": 5,
     "lab": 5,
     "charts": 6,
-    "summary_charts": 6,
     "outputs": 6,
     "cli": 7,
     "widget": 7,
 }
 
-#: Imports that go up a layer today, each with its reason; a new one fails the test. The
-#: batch-level ``chart()`` methods take the decision palette from charts.py (a deferred import);
-#: when charts.py is split (issue 10), the palette moves to a module the batch layer may use.
-KNOWN_UPWARD = {
-    ("bbt_widget.lab.influence", "bbt_widget.charts"),
-    ("bbt_widget.lab.sweep", "bbt_widget.charts"),
-}
+#: Longest module of the chart package (issue 10: frames and specs each under 450 lines).
+CHART_MODULE_MAX_LINES = 450
+#: The chart package's tidy-frame modules: pure pandas and numpy, never Altair.
+FRAME_MODULES = ("pairs", "frames", "frames_ppc", "frames_decisions")
 
 
 def _modules() -> dict[str, tuple[Path, bool]]:
@@ -134,9 +133,47 @@ def test_modules_import_only_their_layer_and_below(module):
     layer = _layer(module)
     if layer is None:  # the package itself, __main__, datasets: the public surface
         return
-    upward = sorted(
-        d
-        for d in _graph()[module]
-        if (dl := _layer(d)) is not None and dl > layer and (module, d) not in KNOWN_UPWARD
-    )
+    upward = sorted(d for d in _graph()[module] if (dl := _layer(d)) is not None and dl > layer)
     assert not upward, f"{module} (layer {layer}) imports higher layers: {upward}"
+
+
+def test_batch_level_charts_take_their_colours_from_the_palette():
+    # sweep and influence draw the decision colours without reaching up into the outputs
+    for module in ("bbt_widget.lab.sweep", "bbt_widget.lab.influence"):
+        assert "bbt_widget.core.palette" in _graph()[module]
+        assert not any(d.startswith("bbt_widget.charts") for d in _graph()[module])
+
+
+@pytest.mark.parametrize("path", sorted((PACKAGE / "charts").glob("*.py")), ids=lambda p: p.name)
+def test_chart_modules_are_small(path: Path):
+    n = len(path.read_text(encoding="utf-8").splitlines())
+    assert n < CHART_MODULE_MAX_LINES, f"{path.name} has {n} lines; split it by what it draws"
+
+
+def _reachable(module: str) -> set[str]:
+    graph, seen, todo = _graph(), set(), [module]
+    while todo:
+        for dep in graph[todo.pop()] - seen:
+            seen.add(dep)
+            todo.append(dep)
+    return seen
+
+
+@pytest.mark.parametrize("name", FRAME_MODULES)
+def test_frame_modules_import_no_altair_nor_specs(name: str):
+    module = f"bbt_widget.charts.{name}"
+    reached = {module, *_reachable(module)}
+    mods = _modules()
+    imported = set().union(*(_imports(mods[m][0], m, mods[m][1]) for m in reached))
+    assert not {d for d in imported if d == "altair" or d.startswith("altair.")}
+    assert not {m for m in reached if m.split(".")[-1].startswith(("specs", "spec_", "encodings"))}
+
+
+def test_importing_the_frames_leaves_altair_unloaded():
+    code = (
+        "import sys\n"
+        + "".join(f"import bbt_widget.charts.{name}\n" for name in FRAME_MODULES)
+        + "print('altair' in sys.modules)\n"
+    )
+    out = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, check=True)
+    assert out.stdout.split() == ["False"]

@@ -10,7 +10,6 @@ import pandas as pd
 import pytest
 
 from bbt_widget import charts
-from bbt_widget import summary_charts as sc
 from bbt_widget.core import posterior
 from bbt_widget.outputs.report_meta import column_definitions
 
@@ -28,7 +27,7 @@ def _summary() -> pd.DataFrame:
 
 
 def test_decision_frame_reads_each_cell_from_the_rows_side():
-    frame = sc.decision_frame(_summary(), ["a", "b", "c"])
+    frame = charts.decision_frame(_summary(), ["a", "b", "c"])
     cell = frame.set_index(["interpretation", "row", "col"])["decision"]
     assert cell["weak", "a", "b"] == "row better" and cell["weak", "b", "a"] == "column better"
     assert cell["weak", "b", "c"] == cell["weak", "c", "b"] == "equivalent"
@@ -39,7 +38,7 @@ def test_decision_frame_reads_each_cell_from_the_rows_side():
 
 
 def test_claim_counts_per_interpretation():
-    counts = sc.claim_counts(_summary()).set_index("interpretation")
+    counts = charts.claim_counts(_summary()).set_index("interpretation")
     assert counts.loc["weak", ["better", "equivalent", "no claim"]].tolist() == [2, 1, 0]
     assert counts.loc["strong", ["better", "equivalent", "no claim"]].tolist() == [2, 0, 1]
     assert (counts["pairs"] == 3).all()
@@ -53,7 +52,7 @@ def _histogram() -> pd.DataFrame:
 
 
 def test_ppc_fit_frame_puts_the_worst_pair_first():
-    fit = sc.ppc_fit_frame(_histogram())
+    fit = charts.ppc_fit_frame(_histogram())
     assert fit[["alg1", "alg2"]].values.tolist() == [["x", "y"], ["x", "z"]]
     # x-y: no replicate reaches 9 -> tail 0; x-z: P(rep <= 3) = P(rep >= 3) = 0.6 -> capped 1
     assert fit["p_tail"].tolist() == [0.0, 1.0]
@@ -63,7 +62,7 @@ def test_ppc_fit_frame_puts_the_worst_pair_first():
 def test_worst_ppc_frame_keeps_and_numbers_the_worst_pairs():
     hist = _histogram()
     ppc = charts.ppc_frame(hist, ["x", "z", "y"])  # x-z comes first in ranking order
-    worst = sc.worst_ppc_frame(ppc, sc.ppc_fit_frame(hist), 1)
+    worst = charts.worst_ppc_frame(ppc, charts.ppc_fit_frame(hist), 1)
     assert set(worst["alg_b"]) == {"y"} and (worst["pair_order"] == 0).all()
 
 
@@ -99,10 +98,10 @@ def test_headline_charts_fit_a_narrow_page_for_5_or_50_algorithms(n, tmp_path):
         0.89,
     )
     ranking = posterior.ranking(beta, names, 0.89)
-    counts = sc.claim_counts(summary)
-    decisions = sc.decision_frame(summary, list(ranking["algorithm"]))
+    counts = charts.claim_counts(summary)
+    decisions = charts.decision_frame(summary, list(ranking["algorithm"]))
     svgs = export.render_charts(
-        [sc.ranking_chart(ranking, hdi=0.89), sc.decision_matrix_chart(decisions, counts)],
+        [charts.ranking_chart(ranking, hdi=0.89), charts.decision_matrix_chart(decisions, counts)],
         ["svg", "svg"],
     )
     for svg in svgs:

@@ -20,6 +20,7 @@ import pytest
 
 import bbt_widget as bbt
 from bbt_widget import charts
+from bbt_widget.charts import spec_cache
 from bbt_widget.widget.app import BBTWidget
 
 REPO = Path(__file__).resolve().parents[2]
@@ -93,14 +94,8 @@ def test_package_names_no_cdn_and_widget_code_no_url() -> None:
         hosts = [h for h in CDN_HOSTS if h in text]
         assert not hosts, f"{path.relative_to(REPO)} names a CDN host: {hosts}"
     # the widget's code (app, views, runner) and the charts it renders
-    code = [
-        *(PACKAGE / "widget").glob("*.py"),
-        *PACKAGE.glob("charts.py"),
-        *PACKAGE.glob("charts/*.py"),
-    ]
-    assert {"app.py", "runner.py", "charts.py"} <= {p.name for p in code} or (
-        PACKAGE / "charts"
-    ).is_dir()
+    code = [*(PACKAGE / "widget").glob("*.py"), *(PACKAGE / "charts").glob("*.py")]
+    assert {"app.py", "runner.py", "specs.py"} <= {p.name for p in code}
     for path in code:
         text = path.read_text(encoding="utf-8")
         assert not re.search(r"https?://", text), f"{path.name} contains a URL"
@@ -607,7 +602,7 @@ def test_first_charts_need_no_altair_import(tmp_path: Path) -> None:
     ]
     assert runs[0]["altair"] is True  # the first widget on a machine builds the spec
     assert runs[1]["altair"] is False  # later ones read it
-    assert runs[1]["spec"] == runs[0]["spec"] == charts._build_spec("view")
+    assert runs[1]["spec"] == runs[0]["spec"] == spec_cache._build_spec("view")
     assert len(list((tmp_path / "specs").glob("view-*.json"))) == 1
 
 
@@ -789,16 +784,14 @@ def test_first_fit_warms_the_other_model_afterwards(
 @pytest.mark.stan
 def test_ranking_and_decision_matrices_are_the_reports(widget: BBTWidget) -> None:
     """Issue 8: the widget shows the report's ranking chart and weak/strong decision matrices
-    (``summary_charts``), for the current ROPE and HDI, built in the background."""
-    from bbt_widget import summary_charts as sc
-
+    (``charts.specs_summary``), for the current ROPE and HDI, built in the background."""
     w = widget
     _restore(w)
     w.rope_low, w.hdi = 0.43, 0.8
     assert w.wait_background(FIT_TIMEOUT)
     summary = w.result.summary(rope=(0.43, 0.55), hdi=0.8)
     ranking = w.result.ranking(hdi=0.8)
-    expected = sc.decision_frame(summary, list(ranking["algorithm"]))
+    expected = charts.decision_frame(summary, list(ranking["algorithm"]))
     rows = {len(d): d for d in w.summary_spec["datasets"].values()}
     shown = pd.DataFrame(rows[len(expected)])  # 2 interpretations x 2 orientations x 10
     assert len(expected) == 40

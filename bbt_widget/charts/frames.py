@@ -1,0 +1,289 @@
+"""Tidy frames of the widget's linked view: pure pandas and numpy, no Altair.
+
+The helpers reshape what :class:`bbt_widget.core.result.BBTResult` returns into the frames that
+:mod:`bbt_widget.charts.specs` draws. They add presentation columns only (labels, order, the
+pair key of :mod:`.pairs`); every statistic comes from the core. The widget sends these frames
+to its front end by column (:func:`to_columns`) without importing Altair.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Sequence
+from dataclasses import dataclass
+from typing import Any
+
+import numpy as np
+import pandas as pd
+
+from ..core.palette import ROPE_REGION_COLORS
+from .frames_ppc import ppc_frame
+from .pairs import decision_text, distinct_labels, match_rows, pair_key, verdict_kind
+
+__all__ = [
+    "FIT_DATASETS",
+    "ROBUSTNESS_DATASETS",
+    "VIEW_DATASETS",
+    "ChartFrames",
+    "build_frames",
+    "coverage_frame",
+    "interval_frame",
+    "matrix_frame",
+    "overlap_frame",
+    "range_frame",
+    "rope_frame",
+    "to_columns",
+    "to_records",
+]
+
+#: Names of the datasets in the widget's spec; "fit" ones change only with a new fit.
+VIEW_DATASETS = ("intervals", "overlap", "rope")
+FIT_DATASETS = ("ppc", "coverage", "matrix")
+#: Names of the datasets of the robustness view (:func:`bbt_widget.charts.robustness_spec`).
+ROBUSTNESS_DATASETS = ("flips", "influence")
+
+
+def range_frame(
+    pair_draws: pd.DataFrame,
+    alg_a: Sequence[str] | None = None,
+    alg_b: Sequence[str] | None = None,
+) -> pd.DataFrame:
+    """Full range of the draws of P(a > b) per pair: pair, [alg_a, alg_b,] min, max.
+
+    It depends on the fit only (not on ROPE, HDI or control), so the widget computes it once
+    per fit, for all pairs. ``alg_a``/``alg_b`` (the two algorithms of each column, e.g. the
+    columns of ``Result.summary()`` in the same order) let :func:`interval_frame` match pairs
+    by algorithms rather than by label, which names containing ``" > "`` can make ambiguous.
+    """
+    values = pair_draws.to_numpy()
+    empty = len(values) == 0
+    frame = pd.DataFrame(
+        {
+            "pair": list(pair_draws.columns),
+            "min": np.full(values.shape[1], np.nan) if empty else values.min(axis=0),
+            "max": np.full(values.shape[1], np.nan) if empty else values.max(axis=0),
+        }
+    )
+    if alg_a is not None and alg_b is not None:
+        if not len(alg_a) == len(alg_b) == values.shape[1]:
+            raise ValueError(
+                f"range_frame: {values.shape[1]} pair columns but {len(alg_a)} alg_a and "
+                f"{len(alg_b)} alg_b names; pass one name each per column"
+            )
+        frame.insert(1, "alg_a", [str(a) for a in alg_a])
+        frame.insert(2, "alg_b", [str(b) for b in alg_b])
+    return frame
+
+
+def interval_frame(
+    summary: pd.DataFrame, ranges: pd.DataFrame, interpretation: str = "weak"
+) -> pd.DataFrame:
+    """Rows of the P(a > b) interval chart, one per pair in summary order.
+
+    Parameters
+    ----------
+    summary
+        ``Result.summary()``: pair, alg_a, alg_b, mean, median, low, high, delta, above_50,
+        in_rope and the decision columns ``weak`` and ``strong``.
+    ranges
+        :func:`range_frame` of ``Result.pair_draws()`` (any superset of the pairs): the full
+        range (min, max) of each pair's draws.
+    interpretation
+        ``"weak"`` or ``"strong"``: which decision column colours the pairs.
+
+    Returns
+    -------
+    pandas.DataFrame
+        The summary columns plus ``order``, ``key``, ``label`` (the pair label, made
+        distinct), ``min``, ``max``, ``decision`` and ``verdict`` (better / equivalent /
+        no claim).
+    """
+    if interpretation not in ("weak", "strong"):
+        raise ValueError(f"interpretation must be 'weak' or 'strong', not {interpretation!r}")
+    frame = summary.reset_index(drop=True).copy()
+    frame["order"] = np.arange(len(frame))
+    frame["key"] = [pair_key(a, b) for a, b in zip(frame["alg_a"], frame["alg_b"], strict=True)]
+    frame["label"] = distinct_labels(frame["pair"].astype(str), frame["key"])
+    rows = match_rows(frame, ranges, "the range frame")
+    frame["min"] = ranges["min"].to_numpy()[rows]
+    frame["max"] = ranges["max"].to_numpy()[rows]
+    frame["decision"] = [
+        decision_text(d, a, b)
+        for d, a, b in zip(frame[interpretation], frame["alg_a"], frame["alg_b"], strict=True)
+    ]
+    frame["verdict"] = [verdict_kind(d) for d in frame["decision"]]
+    return frame
+
+
+def rope_frame(rope: tuple[float, float]) -> pd.DataFrame:
+    """One row with the ROPE bounds (drawn as the gray band)."""
+    low, high = rope
+    return pd.DataFrame({"low": [float(low)], "high": [float(high)]})
+
+
+def overlap_frame(summary: pd.DataFrame, rope_mass: pd.DataFrame) -> pd.DataFrame:
+    """Posterior mass of P(a > b) below, inside and above the ROPE, per pair, long form.
+
+    Parameters
+    ----------
+    summary
+        ``Result.summary()`` (gives the pair order and the two algorithms).
+    rope_mass
+        ``Result.rope_mass()``: pair, below, inside, above (in the summary's order, or
+        any order when the pair labels are unique or it has ``alg_a``/``alg_b``).
+    """
+    n = len(summary)
+    pairs = summary["pair"].to_numpy()
+    rows = match_rows(summary, rope_mass, "the ROPE mass table")
+    mass = rope_mass[["below", "inside", "above"]].to_numpy(float)[rows]
+    keys = [pair_key(a, b) for a, b in zip(summary["alg_a"], summary["alg_b"], strict=True)]
+    labels = distinct_labels(summary["pair"].astype(str), keys)
+    # pair-major: (pair 0: below, in, above), (pair 1: ...), ...
+    return pd.DataFrame(
+        {
+            "pair": np.repeat(pairs, 3),
+            "key": np.repeat(keys, 3),
+            "label": np.repeat(np.array(labels, dtype=object), 3),
+            "alg_a": np.repeat(summary["alg_a"].to_numpy(), 3),
+            "alg_b": np.repeat(summary["alg_b"].to_numpy(), 3),
+            "order": np.repeat(np.arange(n), 3),
+            "region": np.tile(list(ROPE_REGION_COLORS), n),
+            "region_order": np.tile(np.arange(3), n),
+            "mass": mass.ravel(),
+        }
+    )
+
+
+def coverage_frame(ppc_table: pd.DataFrame) -> pd.DataFrame:
+    """The PPC coverage table (paper Table 5; Table 12 under Davidson) in long form.
+
+    Accepts the core's wide form (``hdi, proportion[, proportion_ties]``) or a long form
+    with a ``quantity`` column; returns ``hdi, hdi_label, quantity, proportion`` with
+    quantity ``"wins"`` or ``"ties"``.
+    """
+    if "quantity" in ppc_table.columns:
+        frame = ppc_table[["hdi", "quantity", "proportion"]].copy()
+        frame["quantity"] = frame["quantity"].replace({"win1": "wins"})
+    else:
+        columns = {"proportion": "wins", "proportion_ties": "ties"}
+        present = [c for c in columns if c in ppc_table.columns]
+        frame = (
+            ppc_table[["hdi", *present]]
+            .rename(columns=columns)
+            .melt(id_vars="hdi", var_name="quantity", value_name="proportion")
+        )
+    frame = frame.reset_index(drop=True)
+    frame["hdi_label"] = [f"{h:.0%} HDI" for h in frame["hdi"]]
+    return frame[["hdi", "hdi_label", "quantity", "proportion"]]
+
+
+def matrix_frame(win_table: pd.DataFrame, order: Sequence[str]) -> pd.DataFrame:
+    """Win/loss/tie matrix cells: one row per ordered (row, col) pair of the fitted table.
+
+    Parameters
+    ----------
+    win_table
+        The fitted table: alg1, alg2, win1, win2, ties.
+    order
+        Algorithms best first (ranking order); sets the row and column order.
+    """
+    rank = {name: i for i, name in enumerate(order)}
+    cells: list[dict[str, Any]] = []
+    for rec in win_table.itertuples(index=False):
+        for row, col, wins, losses in (
+            (rec.alg1, rec.alg2, rec.win1, rec.win2),
+            (rec.alg2, rec.alg1, rec.win2, rec.win1),
+        ):
+            total = float(wins) + float(losses) + float(rec.ties)
+            cells.append(
+                {
+                    "row": str(row),
+                    "col": str(col),
+                    "alg_a": str(row),
+                    "alg_b": str(col),
+                    "key": pair_key(row, col),
+                    "wins": float(wins),
+                    "losses": float(losses),
+                    "ties": float(rec.ties),
+                    "share": float(wins) / total if total else np.nan,
+                    "row_order": rank.get(str(row), len(rank)),
+                    "col_order": rank.get(str(col), len(rank)),
+                }
+            )
+    columns = [
+        "row",
+        "col",
+        "alg_a",
+        "alg_b",
+        "key",
+        "wins",
+        "losses",
+        "ties",
+        "share",
+        "row_order",
+        "col_order",
+    ]
+    return pd.DataFrame(cells, columns=columns)
+
+
+@dataclass(frozen=True)
+class ChartFrames:
+    """Every tidy frame the linked view draws."""
+
+    intervals: pd.DataFrame
+    overlap: pd.DataFrame
+    rope: pd.DataFrame
+    ppc: pd.DataFrame
+    coverage: pd.DataFrame
+    matrix: pd.DataFrame
+
+    def as_dict(self) -> dict[str, pd.DataFrame]:
+        """Frames by dataset name."""
+        return {name: getattr(self, name) for name in VIEW_DATASETS + FIT_DATASETS}
+
+
+def build_frames(
+    result: Any,
+    *,
+    rope: tuple[float, float] = (0.45, 0.55),
+    hdi: float = 0.89,
+    control: str | None = None,
+    interpretation: str = "weak",
+) -> ChartFrames:
+    """All chart frames of one result (convenience for scripts and tests)."""
+    summary = result.summary(rope=rope, hdi=hdi, control=control)
+    draws = result.pair_draws(control=control)
+    mass = result.rope_mass(rope=rope, control=control)
+    order = list(result.ranking()["algorithm"])
+    return ChartFrames(
+        intervals=interval_frame(summary, range_frame(draws), interpretation),
+        overlap=overlap_frame(summary, mass),
+        rope=rope_frame(rope),
+        ppc=ppc_frame(result.ppc_histogram(), order),
+        coverage=coverage_frame(result.ppc_table()),
+        matrix=matrix_frame(result.win_table, order),
+    )
+
+
+def to_records(frame: pd.DataFrame) -> list[dict[str, Any]]:
+    """JSON-ready rows: numpy scalars become Python numbers, NaN becomes None."""
+    if frame.isna().to_numpy().any():
+        frame = frame.astype(object).where(frame.notna(), None)
+    return frame.to_dict(orient="records")
+
+
+def to_columns(frame: pd.DataFrame) -> dict[str, list[Any]]:
+    """JSON-ready columns (``{name: [values]}``), NaN as None.
+
+    The widget sends data by column: several times faster to build and to serialise than
+    records, and smaller; the front end turns columns back into rows.
+    """
+    out: dict[str, list[Any]] = {}
+    for name in frame.columns:
+        values = frame[name].to_numpy()
+        if values.dtype.kind == "f" and np.isnan(values).any():
+            out[str(name)] = [None if v != v else v for v in values.tolist()]
+        elif values.dtype.kind == "O":
+            out[str(name)] = [None if v is None or v != v else v for v in values.tolist()]
+        else:
+            out[str(name)] = values.tolist()
+    return out

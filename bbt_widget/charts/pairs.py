@@ -1,0 +1,97 @@
+"""Pair keys and display labels, shared by every chart frame (pure Python and pandas).
+
+Every frame carries ``key`` (the unordered pair as a JSON array of the two sorted names,
+unique whatever the names contain) and ``alg_a``/``alg_b``. Labels such as ``"a > b"`` are for
+display only: names containing ``" > "`` or ``" vs "`` can give two pairs the same label, so
+rows and panels are told apart by key and such labels are made distinct with zero-width
+spaces.
+"""
+
+from __future__ import annotations
+
+import json
+from collections.abc import Hashable, Sequence
+
+import numpy as np
+import pandas as pd
+
+__all__ = ["decision_text", "distinct_labels", "match_rows", "pair_key", "verdict_kind"]
+
+
+def pair_key(a: str, b: str) -> str:
+    """Key of the unordered pair {a, b}: the same whichever algorithm is better.
+
+    A JSON array of the two names, sorted: unique for every pair whatever the names contain
+    (``" vs "``, ``" > "``, quotes), and readable back with ``json.loads``.
+    """
+    return json.dumps(sorted((str(a), str(b))), ensure_ascii=False)
+
+
+def distinct_labels(labels: Sequence[str], keys: Sequence[Hashable]) -> list[str]:
+    """Display labels, made distinct where two keys share one label.
+
+    Names containing ``" > "`` can give two different pairs the same label (``"a > b"`` vs
+    ``"c"`` and ``"a"`` vs ``"b > c"``); a chart that encodes the label would draw both on one
+    row. The later one gets zero-width spaces appended: it reads the same, but is its own row.
+    """
+    owner: dict[str, Hashable] = {}
+    first_label: dict[Hashable, str] = {}
+    out = []
+    for label, key in zip(labels, keys, strict=True):
+        if key in first_label:
+            out.append(first_label[key])
+            continue
+        text = str(label)
+        while text in owner and owner[text] != key:
+            text += "\u200b"
+        owner[text] = key
+        first_label[key] = text
+        out.append(text)
+    return out
+
+
+def decision_text(decision: str, alg_a: str, alg_b: str) -> str:
+    """Readable decision: the core's ``"a better"`` / ``"b better"`` name the algorithm."""
+    text = str(decision)
+    if text == "a better":
+        return f"{alg_a} better"
+    if text == "b better":
+        return f"{alg_b} better"
+    return text
+
+
+def verdict_kind(decision: str) -> str:
+    """Map a core decision string ("xgb better", "equivalent", "no claim") to its colour kind."""
+    text = str(decision)
+    if text.endswith(" better"):
+        return "better"
+    if text == "equivalent":
+        return "equivalent"
+    return "no claim"
+
+
+def match_rows(target: pd.DataFrame, source: pd.DataFrame, what: str) -> np.ndarray:
+    """Row of ``source`` for each row of ``target``: by (alg_a, alg_b) when both have them,
+    by position when the pair labels agree row for row, else by (unique) pair label."""
+    if {"alg_a", "alg_b"} <= set(source.columns):
+        where = {
+            (a, b): i for i, (a, b) in enumerate(zip(source["alg_a"], source["alg_b"], strict=True))
+        }
+        wanted = list(zip(target["alg_a"].astype(str), target["alg_b"].astype(str), strict=True))
+        missing = [f"{a} > {b}" for a, b in wanted if (a, b) not in where]
+        if missing:
+            raise ValueError(f"{what} has no row for the pairs {missing[:5]}")
+        return np.array([where[p] for p in wanted], dtype=int)
+    labels = source["pair"].to_numpy()
+    wanted = target["pair"].to_numpy()
+    if len(labels) == len(wanted) and (labels == wanted).all():
+        return np.arange(len(wanted))
+    if pd.Index(labels).has_duplicates:
+        raise ValueError(
+            f"{what} has two pairs with the same label (algorithm names containing ' > '); "
+            "give it alg_a and alg_b columns, or the pairs in the summary's order"
+        )
+    position = pd.Index(labels).get_indexer(wanted)
+    if (position < 0).any():
+        raise ValueError(f"{what} has no row for the pairs {list(wanted[position < 0][:5])}")
+    return position

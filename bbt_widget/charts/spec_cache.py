@@ -1,0 +1,82 @@
+"""The widget's two Vega-Lite specs (the linked view and the robustness view), data by name,
+built once per machine and kept in the user cache: a new widget reads a small JSON file and
+needs no Altair import."""
+
+from __future__ import annotations
+
+import copy
+import functools
+import hashlib
+import importlib.metadata
+import json
+import os
+import tempfile
+from pathlib import Path
+from typing import Any
+
+from .frames import FIT_DATASETS, ROBUSTNESS_DATASETS, VIEW_DATASETS
+from .specs import linked_chart
+from .specs_robustness import robustness_chart
+
+__all__ = ["robustness_spec", "view_spec"]
+
+
+def robustness_spec() -> dict[str, Any]:
+    """The robustness view's Vega-Lite spec, data by name (cached like :func:`view_spec`)."""
+    return copy.deepcopy(_cached_spec("robustness"))
+
+
+def view_spec() -> dict[str, Any]:
+    """The widget's Vega-Lite spec: structure only, data referenced by dataset name.
+
+    Everything that varies (frames, ROPE, HDI mass, highlight) is data or a parameter, so
+    the spec is the same for every result. Building it needs Altair (an import of seconds
+    plus most of a second to build), so it is built once per machine and kept in the user
+    cache, keyed by the chart modules' source and Altair's version; a new widget then reads a
+    small JSON file. The ``$schema`` URL is dropped: the front end passes the mode
+    explicitly, and the widget sends nothing that looks like a remote address.
+    """
+    return copy.deepcopy(_cached_spec("view"))
+
+
+@functools.lru_cache(maxsize=4)
+def _cached_spec(name: str) -> dict[str, Any]:
+    path = _spec_cache_path(name)
+    try:
+        return json.loads(path.read_text(encoding="utf-8"))
+    except (OSError, ValueError):
+        pass  # not built yet on this machine (or unreadable): build it
+    spec = _build_spec(name)
+    try:
+        path.parent.mkdir(parents=True, exist_ok=True)
+        # written whole, then renamed: a concurrent reader never sees half a file
+        fd, tmp = tempfile.mkstemp(prefix=path.name, suffix=".partial", dir=path.parent)
+        with os.fdopen(fd, "w", encoding="utf-8") as fh:
+            json.dump(spec, fh)
+        os.replace(tmp, path)
+    except OSError:
+        pass  # a read-only cache only costs the build next time
+    return spec
+
+
+def _build_spec(name: str) -> dict[str, Any]:
+    if name == "robustness":
+        chart = robustness_chart({n: n for n in ROBUSTNESS_DATASETS})
+    else:
+        chart = linked_chart({n: n for n in VIEW_DATASETS + FIT_DATASETS})
+    spec = chart.to_dict(validate=False)
+    spec.pop("$schema", None)
+    return spec
+
+
+def _spec_cache_path(name: str = "view") -> Path:
+    from ..engines._cache import cache_root
+
+    # every module that shapes a spec: a change to any of them (or Altair) builds anew
+    here = Path(__file__).parent
+    source = b"".join(
+        f.read_bytes() for f in [*sorted(here.glob("*.py")), here.parent / "core" / "palette.py"]
+    )
+    version = importlib.metadata.version("altair")
+    digest = hashlib.sha256(source + b"\0altair " + version.encode()).hexdigest()[:16]
+    return cache_root() / "specs" / f"{name}-{digest}.json"

@@ -1,0 +1,213 @@
+"""Altair specs of a fit's headline views, for 5 or 50 algorithms: the ranking and the pair x
+pair decision matrix under both interpretations (frames: :mod:`.frames_decisions`).
+
+They are static (no selection, no hints to click): made for reports and the widget's summary.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Sequence
+from typing import Any
+
+import numpy as np
+import pandas as pd
+
+from ..core.options import INTERPRETATIONS
+from ..core.palette import MATRIX_DECISION_COLORS
+from .encodings import alt
+
+__all__ = ["LONG_CHART_ROWS", "decision_matrix_chart", "ranking_chart", "with_top_axis"]
+
+#: Charts with more rows than this get their x axis at the top as well as at the bottom.
+LONG_CHART_ROWS = 25
+
+_ROW_STEP = 16
+
+
+def with_top_axis(
+    chart: Any, *, domain: Sequence[float], title: str | None = None, fmt: str | None = None
+) -> Any:
+    """``chart`` with a second x axis at the top (same scale), for charts too long to read
+    against their bottom axis alone.
+
+    Parameters
+    ----------
+    chart
+        A single-view or layered Altair chart with a quantitative x scale on ``domain``.
+    domain
+        The x scale's domain (the top axis is drawn on the same one).
+    title
+        Title of the top axis (``None``: none).
+    fmt
+        d3 format of its labels (e.g. ``"%"``), as on the bottom axis.
+    """
+    anchor = (
+        alt.Chart(pd.DataFrame({"x": [float(domain[0])]}))
+        .mark_point(opacity=0)
+        .encode(
+            x=alt.X(
+                "x:Q",
+                scale=alt.Scale(domain=list(domain)),
+                axis=alt.Axis(orient="top", title=title, format=fmt or alt.Undefined),
+            )
+        )
+    )
+    return alt.layer(chart, anchor).resolve_axis(x="independent")
+
+
+def _algorithm_axis(n: int, *, labels: bool = True) -> alt.Y:
+    return alt.Y(
+        "algorithm:N",
+        sort=alt.EncodingSortField("order", op="min"),
+        title=None,
+        axis=alt.Axis(labels=labels, ticks=labels, domain=labels),
+    )
+
+
+def _long(panel: Any, n: int, domain: Sequence[float]) -> Any:
+    return with_top_axis(panel, domain=domain) if n > LONG_CHART_ROWS else panel
+
+
+def ranking_chart(ranking: pd.DataFrame, *, hdi: float, width: int = 220) -> alt.HConcatChart:
+    """Ranking, best at the top: mean ability (sum-to-zero) with its HDI, P(best) and the
+    expected rank, side by side on one algorithm axis.
+
+    Parameters
+    ----------
+    ranking
+        ``BBTResult.ranking()``: abilities centred per draw (sum-to-zero, paper Sec. 4),
+        best first.
+    hdi
+        HDI mass (for the title).
+    width
+        Width of the ability panel; the two others are narrower.
+    """
+    frame = ranking.reset_index(drop=True).copy()
+    frame["order"] = np.arange(len(frame))
+    n = len(frame)
+    height = alt.Step(_ROW_STEP)
+    lo = float(min(frame["low"].min(), 0.0))
+    hi = float(max(frame["high"].max(), 0.0))
+    pad = 0.05 * (hi - lo or 1.0)
+    ability_domain = [lo - pad, hi + pad]
+    base = alt.Chart(frame)
+    ability_x = alt.X(
+        "low:Q",
+        scale=alt.Scale(domain=ability_domain, nice=False),
+        title=f"ability − mean ability, {hdi:.0%} HDI",
+    )
+    ability = alt.layer(
+        alt.Chart().mark_rule(color="#636363", strokeDash=[3, 3]).encode(x=alt.datum(0)),
+        base.mark_rule(strokeWidth=3, color="#4393c3").encode(
+            x=ability_x, x2="high:Q", y=_algorithm_axis(n)
+        ),
+        base.mark_point(filled=True, size=50, color="#08306b").encode(
+            x="mean_beta:Q", y=_algorithm_axis(n)
+        ),
+    ).properties(width=width, height=height)
+    best = base.mark_bar(color="#1b7837").encode(
+        x=alt.X("p_best:Q", scale=alt.Scale(domain=[0, 1]), title="P(best)"),
+        y=_algorithm_axis(n, labels=False),
+    )
+    best = best.properties(width=110, height=height)
+    rank = base.mark_point(filled=True, size=50, color="#5e3c99").encode(
+        x=alt.X(
+            "expected_rank:Q",
+            scale=alt.Scale(domain=[1, max(n, 2)], nice=False),
+            title="expected rank (1 = best)",
+            axis=alt.Axis(tickMinStep=1, format="d"),
+        ),
+        y=_algorithm_axis(n, labels=False),
+    )
+    rank = rank.properties(width=130, height=height)
+    return alt.hconcat(
+        _long(ability, n, ability_domain),
+        _long(best, n, [0, 1]),
+        _long(rank, n, [1, max(n, 2)]),
+        spacing=8,
+    ).properties(
+        title=alt.TitleParams(
+            "Ranking: ability (sum-to-zero), P(best), expected rank",
+            subtitle=f"dot: posterior mean; bar: {hdi:.0%} HDI; dashed: the average algorithm",
+            anchor="start",
+        )
+    )
+
+
+def _interpretation_label(counts: pd.DataFrame) -> dict[str, str]:
+    return {
+        r.interpretation: (
+            f"{r.interpretation} ({'Sec. 9.2' if r.interpretation == 'weak' else 'Sec. 9.3'}): "
+            f"{r.better} better, {r.equivalent} equivalent"
+        )
+        for r in counts.itertuples(index=False)
+    }
+
+
+def decision_matrix_chart(
+    decisions: pd.DataFrame, counts: pd.DataFrame, *, size: int = 300
+) -> alt.FacetChart:
+    """Pair x pair decisions, weak and strong side by side: cell (row, column) says whether
+    the row algorithm is claimed better, worse, equivalent or neither.
+
+    Parameters
+    ----------
+    decisions
+        :func:`bbt_widget.charts.decision_frame`.
+    counts
+        :func:`bbt_widget.charts.claim_counts` of the same summary (for the panel headers).
+    size
+        Target side of each matrix in pixels; cells are 5 to 18 px.
+    """
+    n = int(max(decisions["row_order"].max(), decisions["col_order"].max()) + 1)
+    cell = int(min(18, max(5, size // max(n, 1))))
+    frame = decisions.copy()
+    frame["panel"] = frame["interpretation"].map(_interpretation_label(counts))
+    font = 11 if cell >= 10 else 8
+    matrix = (
+        alt.Chart()
+        .mark_rect(stroke="#bdbdbd", strokeWidth=0.5)
+        .encode(
+            x=alt.X(
+                "col:N",
+                sort=alt.EncodingSortField("col_order", op="min"),
+                title="column",
+                axis=alt.Axis(orient="top", labelAngle=-90, labelFontSize=font),
+            ),
+            y=alt.Y(
+                "row:N",
+                sort=alt.EncodingSortField("row_order", op="min"),
+                title="row",
+                axis=alt.Axis(labelFontSize=font),
+            ),
+            color=alt.Color(
+                "decision:N",
+                scale=alt.Scale(
+                    domain=list(MATRIX_DECISION_COLORS), range=list(MATRIX_DECISION_COLORS.values())
+                ),
+                legend=alt.Legend(title="decision (row vs column)", orient="bottom"),
+            ),
+        )
+        .properties(width=alt.Step(cell), height=alt.Step(cell))
+    )
+    order = [
+        _interpretation_label(counts)[i]
+        for i in INTERPRETATIONS
+        if i in set(frame["interpretation"])
+    ]
+    return (
+        matrix.facet(
+            column=alt.Column(
+                "panel:N", sort=order, title=None, header=alt.Header(labelFontSize=12)
+            ),
+            data=frame,
+        )
+        .resolve_axis(y="shared")
+        .properties(
+            title=alt.TitleParams(
+                "Decisions per pair, weak and strong interpretation",
+                subtitle="rows and columns best first; read a cell as 'row vs column'",
+                anchor="start",
+            )
+        )
+    )
