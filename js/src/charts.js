@@ -1,5 +1,5 @@
-// The linked chart view: one Vega-Lite spec (built by bbt_widget/charts.py) embedded with the
-// bundled vega-embed, its data sent separately as named datasets.
+// The linked chart view: one Vega-Lite spec (built by bbt_widget/charts/specs.py) embedded
+// with the bundled vega-embed, its data sent separately as named datasets.
 //
 // Why the split: a ROPE/HDI/control change only changes data, so it is applied with
 // view.change() on the live view (no re-parse, no re-layout of the spec, selection kept).
