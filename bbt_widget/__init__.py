@@ -72,7 +72,7 @@ __all__ = [
 #: ``fit`` does not need.
 _LAZY_MODULES = {
     "baselines": "baselines",
-    "charts": "charts",
+    "charts": "outputs.charts",
     "export": "outputs.export",
     "report": "outputs.report",
 }

@@ -17,7 +17,7 @@ from typing import TYPE_CHECKING, Any
 import numpy as np
 import pandas as pd
 
-from .. import charts
+from . import charts
 
 if TYPE_CHECKING:
     from ..core.result import BBTResult

@@ -24,8 +24,7 @@ from typing import TYPE_CHECKING, Any
 import altair as alt
 import pandas as pd
 
-from .. import charts
-from . import export
+from . import charts, export
 from .report import methods_text, render
 from .report_meta import check_provenance, column_definitions, provenance_items
 from .report_sections import Section

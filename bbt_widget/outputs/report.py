@@ -12,8 +12,8 @@ from collections.abc import Sequence
 from dataclasses import dataclass
 from typing import TYPE_CHECKING
 
-from ..charts import claim_counts
 from ..core.options import MANY_ALGORITHMS
+from .charts import claim_counts
 from .export import ESCAPERS
 
 if TYPE_CHECKING:

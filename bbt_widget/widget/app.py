@@ -1,7 +1,7 @@
 """``BBTWidget``: the interactive Jupyter front end of the BBT comparison.
 
 Traits and observers only. The statistics come from the core (``fit``, ``BBTResult``), the
-chart specs from :mod:`bbt_widget.charts` and the background fits from
+chart specs from :mod:`bbt_widget.outputs.charts` and the background fits from
 :mod:`bbt_widget.widget.runner`. Controls split by cost, as the core does:
 
 * ties, local ROPE / d_min, paired, metric direction, hyper-prior and its scale change the
@@ -37,7 +37,7 @@ import anywidget
 import pandas as pd
 import traitlets as t
 
-from .. import charts, engines
+from .. import engines
 from ..core import options
 from ..core.data import tidy_results
 from ..core.fitting import fit as core_fit
@@ -49,6 +49,7 @@ from ..lab.influence import Influence
 from ..lab.influence import influence as core_influence
 from ..lab.sweep import SweepResult
 from ..lab.sweep import sweep as core_sweep
+from ..outputs import charts
 from .preview import fit_preview, preview_badge, preview_settings, wait_for_head_start
 from .runner import FitEvent, FitRunner, kernel_dispatcher
 from .views import (

@@ -100,7 +100,7 @@ def summary_spec(
     **_runner: Any,
 ) -> dict[str, Any]:
     """The ranking chart and the weak/strong decision matrices of the report
-    (:mod:`bbt_widget.charts.specs_summary`), data inlined, for any number of algorithms.
+    (:mod:`bbt_widget.outputs.charts.specs_summary`), data inlined, for any number of algorithms.
 
     Built on a background thread after the charts above are shown (it imports Altair, which
     the first charts never wait for), once the view settings have been quiet for
@@ -110,7 +110,7 @@ def summary_spec(
         raise FitCancelled("a newer view change came")
     import altair as alt
 
-    from .. import charts
+    from ..outputs import charts
 
     summary = result.summary(rope=rope, hdi=hdi)
     ranking = result.ranking(hdi=hdi)

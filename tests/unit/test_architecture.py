@@ -39,7 +39,6 @@ LAYERS = {
     "core": 0,  # the folder's __init__
     "baselines": 5,
     "lab": 5,
-    "charts": 6,
     "outputs": 6,
     "cli": 7,
     "widget": 7,
@@ -111,6 +110,26 @@ def test_the_walk_sees_deferred_imports():
     assert "bbt_widget.core.wintable" in _graph()["bbt_widget.core.result"]
 
 
+def test_every_module_has_a_layer():
+    # a new module or folder must be placed in ARCHITECTURE.md's layers, not slip through
+    public = {"bbt_widget", "bbt_widget.__main__"}
+    unplaced = sorted(
+        m
+        for m in _modules()
+        if m not in public and not m.startswith("bbt_widget.datasets") and _layer(m) is None
+    )
+    assert not unplaced, f"modules outside every layer: {unplaced}"
+
+
+def test_the_layers_show_in_the_folders():
+    # the core, the lab, the outputs and the widget are folders; at the top only the public
+    # surface: the package, `python -m bbt_widget` and the command line
+    loose = sorted(p.stem for p in PACKAGE.glob("*.py"))
+    assert loose == ["__init__", "__main__", "cli"], loose
+    folders = {p.name for p in PACKAGE.iterdir() if (p / "__init__.py").is_file()}
+    assert folders == {"core", "engines", "baselines", "lab", "outputs", "widget", "datasets"}
+
+
 def test_the_cycle_finder_finds_a_cycle():
     assert _cycles({"a": {"b"}, "b": {"c"}, "c": {"a"}}) == [["a", "b", "c", "a"]]
 
@@ -141,10 +160,12 @@ def test_batch_level_charts_take_their_colours_from_the_palette():
     # sweep and influence draw the decision colours without reaching up into the outputs
     for module in ("bbt_widget.lab.sweep", "bbt_widget.lab.influence"):
         assert "bbt_widget.core.palette" in _graph()[module]
-        assert not any(d.startswith("bbt_widget.charts") for d in _graph()[module])
+        assert not any(d.startswith("bbt_widget.outputs.charts") for d in _graph()[module])
 
 
-@pytest.mark.parametrize("path", sorted((PACKAGE / "charts").glob("*.py")), ids=lambda p: p.name)
+@pytest.mark.parametrize(
+    "path", sorted((PACKAGE / "outputs" / "charts").glob("*.py")), ids=lambda p: p.name
+)
 def test_chart_modules_are_small(path: Path):
     n = len(path.read_text(encoding="utf-8").splitlines())
     assert n < CHART_MODULE_MAX_LINES, f"{path.name} has {n} lines; split it by what it draws"
@@ -161,7 +182,7 @@ def _reachable(module: str) -> set[str]:
 
 @pytest.mark.parametrize("name", FRAME_MODULES)
 def test_frame_modules_import_no_altair_nor_specs(name: str):
-    module = f"bbt_widget.charts.{name}"
+    module = f"bbt_widget.outputs.charts.{name}"
     reached = {module, *_reachable(module)}
     mods = _modules()
     imported = set().union(*(_imports(mods[m][0], m, mods[m][1]) for m in reached))
@@ -172,7 +193,7 @@ def test_frame_modules_import_no_altair_nor_specs(name: str):
 def test_importing_the_frames_leaves_altair_unloaded():
     code = (
         "import sys\n"
-        + "".join(f"import bbt_widget.charts.{name}\n" for name in FRAME_MODULES)
+        + "".join(f"import bbt_widget.outputs.charts.{name}\n" for name in FRAME_MODULES)
         + "print('altair' in sys.modules)\n"
     )
     out = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, check=True)

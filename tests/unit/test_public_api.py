@@ -23,7 +23,7 @@ def _fresh(code: str) -> dict:
 #: attribute -> the module it loads (the outputs live in their layer's folder)
 LAZY = {
     "export": "bbt_widget.outputs.export",
-    "charts": "bbt_widget.charts",
+    "charts": "bbt_widget.outputs.charts",
     "baselines": "bbt_widget.baselines",
     "report": "bbt_widget.outputs.report",
 }

@@ -20,7 +20,7 @@ import pytest
 
 import bbt_widget as bbt
 from bbt_widget import charts
-from bbt_widget.charts import spec_cache
+from bbt_widget.outputs.charts import spec_cache
 from bbt_widget.widget.app import BBTWidget
 
 REPO = Path(__file__).resolve().parents[2]
@@ -556,7 +556,7 @@ def test_a_failure_showing_a_fit_is_the_widgets_error(
     def broken(*args: object, **kwargs: object) -> None:
         raise ValueError("All arrays must be of the same length")
 
-    monkeypatch.setattr("bbt_widget.charts.overlap_frame", broken)
+    monkeypatch.setattr("bbt_widget.outputs.charts.overlap_frame", broken)
     w.prior_scale = 0.65
     assert not w.wait(FIT_TIMEOUT)  # never True with an error, never stuck at 100 %
     assert w.status == "error" and "sampling" not in w.status_text

@@ -12,7 +12,7 @@ from __future__ import annotations
 from collections.abc import Mapping
 from typing import Any
 
-from ..core.palette import ROPE_REGION_COLORS
+from ...core.palette import ROPE_REGION_COLORS
 from .encodings import (
     FOCUS,
     HDI_PARAM,

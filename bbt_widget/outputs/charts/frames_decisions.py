@@ -13,7 +13,7 @@ from collections.abc import Sequence
 import numpy as np
 import pandas as pd
 
-from ..core.options import INTERPRETATIONS
+from ...core.options import INTERPRETATIONS
 from .pairs import decision_text, distinct_labels, pair_key
 
 __all__ = [

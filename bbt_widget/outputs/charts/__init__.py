@@ -19,7 +19,7 @@ The colours are in :mod:`bbt_widget.core.palette`. Every public name is importab
 
 from __future__ import annotations
 
-from ..core.palette import DECISION_COLORS, SWEEP_DECISION_COLORS
+from ...core.palette import DECISION_COLORS, SWEEP_DECISION_COLORS
 from .encodings import (
     FOCUS_PARAM,
     HDI_PARAM,

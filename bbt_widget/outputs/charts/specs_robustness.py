@@ -6,7 +6,7 @@ from __future__ import annotations
 
 from collections.abc import Mapping
 
-from ..core.palette import INFLUENCE_EFFECT_COLORS, SWEEP_DECISION_COLORS
+from ...core.palette import INFLUENCE_EFFECT_COLORS, SWEEP_DECISION_COLORS
 from .encodings import (
     FOCUS,
     LABEL_AXIS,

@@ -107,7 +107,7 @@ def predictive_p(
 
 def _panel_positions(frame: pd.DataFrame) -> pd.DataFrame:
     """Bar and observed-line positions on [0, 1] within each panel, for
-    :func:`bbt_widget.charts.ppc_chart`.
+    :func:`bbt_widget.outputs.charts.ppc_chart`.
 
     A panel spans its lowest to its highest count, replicated or observed, each count a bar
     of width one; bar heights are relative to the panel's tallest bar.
@@ -184,7 +184,7 @@ def ppc_fit_frame(ppc_histogram: pd.DataFrame) -> pd.DataFrame:
 def worst_ppc_frame(ppc: pd.DataFrame, fit: pd.DataFrame, n_pairs: int) -> pd.DataFrame:
     """The rows of :func:`ppc_frame` for the ``n_pairs`` worst-fitting pairs, numbered worst
     first (``pair_order``, ``panel_order``), so that
-    :func:`bbt_widget.charts.ppc_chart` ``(frame, max_pairs=n_pairs)`` draws exactly them.
+    :func:`bbt_widget.outputs.charts.ppc_chart` ``(frame, max_pairs=n_pairs)`` draws exactly them.
 
     Parameters
     ----------

@@ -1,7 +1,7 @@
 """Tidy frames of the widget's linked view: pure pandas and numpy, no Altair.
 
 The helpers reshape what :class:`bbt_widget.core.result.BBTResult` returns into the frames that
-:mod:`bbt_widget.charts.specs` draws. They add presentation columns only (labels, order, the
+:mod:`bbt_widget.outputs.charts.specs` draws. They add presentation columns only (labels, order, the
 pair key of :mod:`.pairs`); every statistic comes from the core. The widget sends these frames
 to its front end by column (:func:`to_columns`) without importing Altair.
 """
@@ -15,7 +15,7 @@ from typing import Any
 import numpy as np
 import pandas as pd
 
-from ..core.palette import ROPE_REGION_COLORS
+from ...core.palette import ROPE_REGION_COLORS
 from .frames_ppc import ppc_frame
 from .pairs import decision_text, distinct_labels, match_rows, pair_key, verdict_kind
 
@@ -38,7 +38,7 @@ __all__ = [
 #: Names of the datasets in the widget's spec; "fit" ones change only with a new fit.
 VIEW_DATASETS = ("intervals", "overlap", "rope")
 FIT_DATASETS = ("ppc", "coverage", "matrix")
-#: Names of the datasets of the robustness view (:func:`bbt_widget.charts.robustness_spec`).
+#: Names of the datasets of the robustness view (:func:`bbt_widget.outputs.charts.robustness_spec`).
 ROBUSTNESS_DATASETS = ("flips", "influence")
 
 

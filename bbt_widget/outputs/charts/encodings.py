@@ -15,7 +15,7 @@ from typing import Any
 
 import pandas as pd
 
-from ..core.palette import DECISION_COLORS
+from ...core.palette import DECISION_COLORS
 
 
 class _Lazy:
@@ -23,7 +23,7 @@ class _Lazy:
 
     Altair takes longer to import than everything else the widget needs together (seconds on
     a busy machine), yet the widget needs it only for the view spec -- cached on disk, see
-    :func:`bbt_widget.charts.view_spec` -- and for ``w.charts``. So the first charts do not
+    :func:`bbt_widget.outputs.charts.view_spec` -- and for ``w.charts``. So the first charts do not
     wait for it.
     """
 
@@ -78,7 +78,7 @@ def highlight_params(selected_pair: str = "", focus: str = "") -> list[alt.Varia
 
 
 def at_rest(chart: Any) -> Any:
-    """A chart of :mod:`bbt_widget.charts` made static: its highlight and focus parameters
+    """A chart of :mod:`bbt_widget.outputs.charts` made static: its highlight and focus parameters
     defined with nothing selected (its expressions read them), for export."""
     chart.params = highlight_params()
     return chart

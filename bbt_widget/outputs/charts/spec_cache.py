@@ -70,12 +70,13 @@ def _build_spec(name: str) -> dict[str, Any]:
 
 
 def _spec_cache_path(name: str = "view") -> Path:
-    from ..engines._cache import cache_root
+    from ...engines._cache import cache_root
 
     # every module that shapes a spec: a change to any of them (or Altair) builds anew
     here = Path(__file__).parent
     source = b"".join(
-        f.read_bytes() for f in [*sorted(here.glob("*.py")), here.parent / "core" / "palette.py"]
+        f.read_bytes()
+        for f in [*sorted(here.glob("*.py")), here.parents[1] / "core" / "palette.py"]
     )
     version = importlib.metadata.version("altair")
     digest = hashlib.sha256(source + b"\0altair " + version.encode()).hexdigest()[:16]
