@@ -301,14 +301,20 @@ def test_the_memory_estimate_matches_a_measured_peak(pystan_models):
     from bbt_widget.core import sizing
 
     n_alg = 60  # 1770 pairs x 4000 draws: a few seconds, a few hundred MB
-    out = subprocess.run(
-        [sys.executable, "-c", _MEASURE, str(n_alg)],
-        env=dict(os.environ, PYTHONPATH=str(REPO)),
-        capture_output=True,
-        text=True,
-        check=True,
-    ).stdout
-    before, peak, n_pairs = map(int, out.split())
+    growths = []
+    # the peak RSS of a Python process is not exact: once in a full run on a loaded machine
+    # it came out 1.5x the usual (not reproduced alone; freed memory not yet reused, we
+    # think); the smaller of two runs measures what the fit needs
+    for _ in range(2):
+        out = subprocess.run(
+            [sys.executable, "-c", _MEASURE, str(n_alg)],
+            env=dict(os.environ, PYTHONPATH=str(REPO)),
+            capture_output=True,
+            text=True,
+            check=True,
+        ).stdout
+        before, peak, n_pairs = map(int, out.split())
+        growths.append(peak - before)
     estimate = sizing.estimate_fit_bytes(n_alg, n_pairs, "bbt", 4, 1000) - sizing._BASE
-    growth = peak - before
+    growth = min(growths)
     assert 0.75 * estimate <= growth <= 1.25 * estimate, (growth / 2**20, estimate / 2**20)
