@@ -16,10 +16,11 @@ every platform:
   stdout is a pipe to us: SIGPIPE / EPIPE), and on POSIX the engine kills the group anyway.
 
 Status lines on stdout, one per event: ``progress <chain> <iteration>`` (from CmdStan's
-``Iteration: 100 / 2000 [  5%]`` lines), then ``done``, or ``failed <chain> <exit code>
-<lines of output>`` (a negative exit code is the signal that ended the chain; the other chains
-are stopped at once: the fit is lost), or ``exec-failed <chain> <reason>`` when the executable
-cannot be started at all.
+``Iteration: 100 / 2000 [  5%]`` lines), ``finished <chain>`` when a chain has ended well (its
+CSV file is complete: the engine reads it while the other chains run), then ``done``, or
+``failed <chain> <exit code> <lines of output>`` (a negative exit code is the signal that ended
+the chain; the other chains are stopped at once: the fit is lost), or ``exec-failed <chain>
+<reason>`` when the executable cannot be started at all.
 
 Self-contained on purpose (stdlib only): it must not import bbt_widget, whose import is slow.
 """
@@ -132,6 +133,8 @@ def main() -> int:
         result = _run_chain(chain, command, out_dir, slots)
         outcome[chain] = result
         failed = isinstance(result, str) or (isinstance(result, tuple) and result[0] != 0)
+        if result is not None and not failed:
+            _send(f"finished {chain}")
         if failed and _first_to_stop():
             # the fit is lost: do not make the user wait for the other chains
             if isinstance(result, str):

@@ -236,35 +236,53 @@ def add_empty_outputs(model: ModelName, params: dict, data: Mapping[str, Any]) -
         params.setdefault(name, np.empty((chains, draws, 0), dtype))
 
 
-def split_outputs(
-    names: Sequence[str], chains: Iterable[np.ndarray], n_chains: int
-) -> tuple[dict[str, np.ndarray], dict[str, np.ndarray]]:
-    """Stan's draws, one (draws, columns) array per chain, as (parameters, sampler outputs).
+class OutputSplitter:
+    """Stan's draws, one (draws, columns) array per chain, copied into one array per output.
 
     ``names`` are Stan's flat column names, as CmdStan's CSV files and httpstan's writers give
     them: ``"lp__"``, ``"sigma"``, ``"beta.3"`` (1-based; our outputs are at most vectors).
     Each output becomes one array shaped (chains, draws) or (chains, draws, size), integer
-    outputs as int64; names ending in ``__`` go to the sampler outputs.
-
-    ``chains`` is consumed one array at a time and each is copied into the final arrays, so
-    that only one chain's block is in memory besides them (pass a generator of loads).
+    outputs as int64 (converted once, in the copy); names ending in ``__`` go to the sampler
+    outputs. Chains may be added in any order, each as soon as it is loaded, so that only one
+    chain's block is in memory besides the final arrays.
     """
-    groups: dict[str, list[int]] = {}
-    for j, name in enumerate(names):
-        groups.setdefault(name.split(".", 1)[0], []).append(j)
-    outputs: dict[str, np.ndarray] = {}
-    for c, chain in enumerate(chains):
-        for base, cols in groups.items():
-            block = chain[:, cols[0] : cols[-1] + 1]
-            if base not in outputs:
+
+    def __init__(self, names: Sequence[str], n_chains: int) -> None:
+        self._names = list(names)
+        self._n_chains = n_chains
+        self._groups: dict[str, list[int]] = {}
+        for j, name in enumerate(self._names):
+            self._groups.setdefault(name.split(".", 1)[0], []).append(j)
+        self._outputs: dict[str, np.ndarray] = {}
+
+    def add(self, chain: int, block: np.ndarray) -> None:
+        """Copy the draws of ``chain`` (0-based), shaped (draws, columns), into the outputs."""
+        for base, cols in self._groups.items():
+            part = block[:, cols[0] : cols[-1] + 1]
+            if base not in self._outputs:
                 dtype = np.int64 if base in INTEGER_OUTPUTS else np.float64
-                outputs[base] = np.empty((n_chains, *block.shape), dtype)
-            outputs[base][c] = block
+                self._outputs[base] = np.empty((self._n_chains, *part.shape), dtype)
+            self._outputs[base][chain] = part
+
+    def result(self) -> tuple[dict[str, np.ndarray], dict[str, np.ndarray]]:
+        """(parameters, sampler outputs), once every chain was added."""
+        params: dict[str, np.ndarray] = {}
+        sampler: dict[str, np.ndarray] = {}
+        for base, values in self._outputs.items():
+            if "." not in self._names[self._groups[base][0]]:  # a scalar: (chains, draws)
+                values = values[..., 0]
+            (sampler if base.endswith("__") else params)[base] = values
+        return params, sampler
+
+
+def split_outputs(
+    names: Sequence[str], chains: Iterable[np.ndarray], n_chains: int
+) -> tuple[dict[str, np.ndarray], dict[str, np.ndarray]]:
+    """(parameters, sampler outputs) of Stan's draws, one (draws, columns) array per chain, in
+    order (see ``OutputSplitter``); ``chains`` is consumed one array at a time (pass a
+    generator of loads)."""
+    splitter = OutputSplitter(names, n_chains)
+    for c, chain in enumerate(chains):
+        splitter.add(c, chain)
         del chain
-    params: dict[str, np.ndarray] = {}
-    sampler: dict[str, np.ndarray] = {}
-    for base, values in outputs.items():
-        if "." not in names[groups[base][0]]:  # a scalar: (chains, draws)
-            values = values[..., 0]
-        (sampler if base.endswith("__") else params)[base] = values
-    return params, sampler
+    return splitter.result()

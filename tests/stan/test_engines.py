@@ -7,8 +7,10 @@ cache. Fits are small (the paper's Table 3) and seeded.
 from __future__ import annotations
 
 import asyncio
+import contextlib
 import json
 import os
+import queue
 import shutil
 import signal
 import threading
@@ -506,13 +508,14 @@ def test_cmdstan_davidson_and_cancel(tmp_path, monkeypatch):
     monkeypatch.chdir(tmp_path)
     d = engines.sample("davidson", bt_data(TABLE_3A), engine="cmdstanpy", seed=5)
     assert d.params["ties_rep"].shape == (4, 1000, 10)
+    before = set(our_processes())  # e.g. the idle PyStan worker of an earlier test's fit
     cancel = threading.Event()
     timer = threading.Timer(1.0, cancel.set)
     timer.start()
     with pytest.raises(FitCancelled):
         engines.sample("bbt", bt_data(), engine="cmdstanpy", iter_warmup=1_000_000, cancel=cancel)
     time.sleep(0.2)
-    assert our_processes() == []
+    assert set(our_processes()) <= before
     assert list(tmp_path.iterdir()) == []
 
 
@@ -762,6 +765,45 @@ def test_cmdstan_worker_kills_its_chains_when_its_stdin_closes(tmp_path):
         worker.wait()
         worker.stdout.close()
         worker.stdin.close()
+
+
+def test_cmdstan_worker_says_when_each_chain_has_finished(tmp_path):
+    """A chain's CSV file is read as soon as that chain ends, while the others still run
+    (reading overlaps sampling): the worker announces each chain that ended well at once."""
+    import subprocess
+    import sys
+
+    from bbt_widget.engines import _cmdstan
+
+    quick = "print('Iteration: 1 / 10 [ 10%]', flush=True)\n"
+    slow = quick + "import time\ntime.sleep(120)\n"
+    request = {
+        "commands": [[sys.executable, "-c", code] for code in (slow, quick)],
+        "parallel": 2,
+        "out_dir": str(tmp_path),
+    }
+    (tmp_path / "request.json").write_text(json.dumps(request))
+    worker = subprocess.Popen(
+        [sys.executable, str(_cmdstan._WORKER_SCRIPT), str(tmp_path / "request.json")],
+        stdin=subprocess.PIPE,
+        stdout=subprocess.PIPE,
+        text=True,
+    )
+    lines: queue.Queue[str] = queue.Queue()
+    threading.Thread(
+        target=lambda: [lines.put(x.strip()) for x in worker.stdout], daemon=True
+    ).start()
+    try:
+        seen = []
+        with contextlib.suppress(queue.Empty):
+            while "finished 2" not in seen:
+                seen.append(lines.get(timeout=10))
+        assert "finished 2" in seen
+        assert worker.poll() is None  # chain 1 is still running
+    finally:
+        worker.stdin.close()
+        worker.wait(timeout=10)
+        worker.stdout.close()
 
 
 @pytest.mark.stan
