@@ -121,15 +121,15 @@ def compile_model(
     """Compile ``model`` for ``engine`` into the cache unless it is there (then a fast no-op).
 
     Reports ``("compiling", nan)`` about once a second while a compile runs. Useful to warm up
-    ahead of the first fit: compiling takes 10-60 s once per machine, and with PyStan this also
-    starts a worker process with the model loaded, which saves the first fit ~0.2 s.
+    ahead of the first fit: compiling takes 10-60 s once per machine; this also starts the
+    engine's worker process for the first fit (with PyStan, with the model loaded: ~0.2 s
+    saved; with CmdStan, an interpreter's start-up).
     """
     check_model(model)
     name = resolve_engine(engine)
     module = _engine_module(name)
     path, _ = module.compile_model(model, progress=progress, verbose=_verbose(verbose))
-    if name == "pystan":
-        module.keep_warm(path)
+    module.keep_warm(path)
 
 
 def _free_cores() -> float:
@@ -167,13 +167,14 @@ def compile_models(
 
 
 def shutdown() -> None:
-    """Stop the idle worker processes the PyStan engine keeps ready (restarted when needed).
+    """Stop the idle worker processes the engines keep ready (restarted when needed).
 
     They also end with the interpreter; this is for callers that want no child process left,
     e.g. a widget being closed.
     """
-    if "bbt_widget.engines._pystan" in sys.modules:
-        _engine_module("pystan").shutdown()
+    for name, module in (("cmdstanpy", "_cmdstan"), ("pystan", "_pystan")):
+        if f"{__name__}.{module}" in sys.modules:  # else it has no idle worker
+            _engine_module(name).shutdown()
 
 
 def stop_all(timeout: float = 10.0) -> None:

@@ -16,6 +16,7 @@ others still run, straight into the final arrays (parsed once, copied once).
 
 from __future__ import annotations
 
+import atexit
 import contextlib
 import hashlib
 import importlib.metadata
@@ -228,19 +229,32 @@ def _commands(exe: Path, data_file: Path, out_dir: Path, settings: dict[str, Any
 
 
 class _Worker:
-    """A ``_cmdstan_worker.py`` process running the chains of one fit; its status lines are
-    read by a thread into a queue (pipes cannot be polled on Windows)."""
+    """A ``_cmdstan_worker.py`` process, waiting on stdin for the fit whose chains it runs; its
+    status lines are read by a thread into a queue (pipes cannot be polled on Windows)."""
 
-    def __init__(self, request_path: Path) -> None:
+    def __init__(self) -> None:
         self.proc = _procs.spawn(
-            [sys.executable, str(_WORKER_SCRIPT), str(request_path)],
-            cwd=request_path.parent,  # never the user's working directory
+            [sys.executable, str(_WORKER_SCRIPT)],
+            cwd=tempfile.gettempdir(),  # never the user's working directory
             stdin=subprocess.PIPE,
             stdout=subprocess.PIPE,
             stderr=subprocess.STDOUT,
         )
         self.lines: queue.Queue[str | None] = queue.Queue()
         threading.Thread(target=self._read, name="bbt-widget-cmdstan-status", daemon=True).start()
+
+    def submit(self, request: dict[str, Any]) -> bool:
+        """Hand the fit to the worker (one line of JSON); False if it has died meanwhile.
+
+        Its stdin stays open: closing it is how the fit is stopped.
+        """
+        try:
+            assert self.proc.stdin is not None
+            self.proc.stdin.write(json.dumps(request).encode() + b"\n")
+            self.proc.stdin.flush()
+        except OSError:
+            return False
+        return self.proc.poll() is None
 
     def _read(self) -> None:
         assert self.proc.stdout is not None
@@ -265,6 +279,49 @@ class _Worker:
         if self.proc.stdin is not None:
             with contextlib.suppress(OSError):
                 self.proc.stdin.close()
+
+
+_idle: _Worker | None = None  # started after a fit, for the next one (of any model)
+_idle_lock = threading.Lock()
+
+
+def _take_worker() -> _Worker:
+    """The idle worker if it is alive, else a new one."""
+    global _idle
+    with _idle_lock:
+        worker, _idle = _idle, None
+    if worker is not None and worker.proc.poll() is None:
+        return worker
+    if worker is not None:
+        worker.stop()
+    return _Worker()
+
+
+def keep_warm(exe: Path | None = None) -> None:
+    """Have an idle worker ready for the next fit (one; it serves every model, ``exe`` is not
+    needed), so that a fit does not wait for an interpreter to start (~25 ms).
+
+    :func:`sample` calls this after a fit, not during it, so that the worker's start-up does
+    not compete with the chains for the CPU. Best effort: a failure here only means the next
+    fit starts its own worker, which reports any real problem.
+    """
+    global _idle
+    with _idle_lock:
+        if _idle is None or _idle.proc.poll() is not None:
+            with contextlib.suppress(OSError):
+                _idle = _Worker()
+
+
+def shutdown() -> None:
+    """Stop the idle worker (the next fit starts one)."""
+    global _idle
+    with _idle_lock:
+        worker, _idle = _idle, None
+    if worker is not None:
+        worker.stop()
+
+
+atexit.register(shutdown)  # after _procs's handler, so it runs before it: a quiet exit
 
 
 def _follow(
@@ -388,10 +445,12 @@ def _run(
         "parallel": min(settings["chains"], os.cpu_count() or 1),
         "out_dir": str(out_dir),
     }
-    request_path = out_dir / "request.json"
-    request_path.write_text(json.dumps(request))
     reader = _ChainReader([out_dir / f"chain-{c}.csv" for c in range(1, settings["chains"] + 1)])
-    worker = _Worker(request_path)
+    worker = _take_worker()
+    if not worker.submit(request):  # died since it was started: start a fresh one
+        worker.stop()
+        worker = _Worker()
+        worker.submit(request)  # a failure shows as the worker's exit, below
     try:
         total = settings["chains"] * (settings["iter_warmup"] + settings["iter_sampling"])
         status, other = _follow(worker, total, progress, cancel, reader.read)
@@ -470,6 +529,11 @@ def sample(
                     still,
                     "the C++ toolchain or the CmdStan installation",
                 ) from None
+    except Exception:
+        keep_warm()  # e.g. a cancelled fit: the next one starts at once
+        raise
+    else:
+        keep_warm()  # not on KeyboardInterrupt or exit: no new process then
     finally:
         shutil.rmtree(out_dir, ignore_errors=True)
     add_empty_outputs(model, params, data)

@@ -1,8 +1,11 @@
 """Run the CmdStan chains of one fit (run as a script, not imported).
 
-Usage: ``python _cmdstan_worker.py REQUEST.json``. The request holds ``commands`` (one CmdStan
-command line per chain), ``parallel`` (chains run at once) and ``out_dir`` (where each chain's
-console output goes, as ``chain-<c>.log``).
+Usage: ``python _cmdstan_worker.py``, then the request as one line of JSON on stdin. The
+request holds ``commands`` (one CmdStan command line per chain), ``parallel`` (chains run at
+once) and ``out_dir`` (where each chain's console output goes, as ``chain-<c>.log``). The
+engine starts a worker ahead of the fit that will use it (after each fit, for the next one),
+so that the interpreter's start-up is not part of a fit; an idle worker whose stdin closes
+before a request exits quietly.
 
 The cmdstanpy engine starts this script as the leader of a process group (a session on POSIX)
 of its own, and the chains are its children, so the fit is one unit that can be stopped on
@@ -122,8 +125,19 @@ def _run_chain(chain: int, command: list[str], out_dir: Path, slots: threading.S
         return proc.wait(), counts[chain]
 
 
+def _read_request() -> dict:
+    """The request: the first line on stdin, read from the raw descriptor (see _watch_stdin)."""
+    data = b""
+    while not data.endswith(b"\n"):
+        chunk = os.read(sys.stdin.fileno(), 1 << 16)
+        if not chunk:  # the engine shut us down, or died, before handing us a fit
+            sys.exit(0)
+        data += chunk
+    return json.loads(data)
+
+
 def main() -> int:
-    request = json.loads(Path(sys.argv[1]).read_text())
+    request = _read_request()
     out_dir = Path(request["out_dir"])
     threading.Thread(target=_watch_stdin, args=(out_dir,), daemon=True).start()
     slots = threading.Semaphore(max(1, int(request["parallel"])))

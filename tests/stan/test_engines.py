@@ -504,18 +504,25 @@ def test_cmdstan_reproduces_the_paper_and_agrees_with_pystan(table_3b_fit):
 @pytest.mark.stan
 @pytest.mark.cmdstan
 def test_cmdstan_davidson_and_cancel(tmp_path, monkeypatch):
+    from bbt_widget.engines import _cmdstan
+
     _cmdstan_or_skip()
     monkeypatch.chdir(tmp_path)
     d = engines.sample("davidson", bt_data(TABLE_3A), engine="cmdstanpy", seed=5)
     assert d.params["ties_rep"].shape == (4, 1000, 10)
-    before = set(our_processes())  # e.g. the idle PyStan worker of an earlier test's fit
+    engines.shutdown()  # the idle workers: every process seen after the fit is the fit's
+    before = set(our_processes())
     cancel = threading.Event()
     timer = threading.Timer(1.0, cancel.set)
     timer.start()
     with pytest.raises(FitCancelled):
         engines.sample("bbt", bt_data(), engine="cmdstanpy", iter_warmup=1_000_000, cancel=cancel)
     time.sleep(0.2)
+    engines.shutdown()  # the worker started for the next fit
     assert set(our_processes()) <= before
+    # no orphan chain either (an orphan is no longer our descendant)
+    exe = str(_cmdstan.compile_model("bbt")[0])
+    assert [p.pid for p in psutil.process_iter(["exe"]) if p.info["exe"] == exe] == []
     assert list(tmp_path.iterdir()) == []
 
 
@@ -725,6 +732,7 @@ def test_cmdstan_cancel_kills_every_process_without_proc(fake_cmdstan, monkeypat
     while time.monotonic() < deadline and any(_alive(p.pid) for p in running):
         time.sleep(0.05)
     assert [p.pid for p in running if _alive(p.pid)] == []
+    engines.shutdown()  # the worker started for the next fit
     assert our_processes() == []
     assert no_proc.hits == []
     assert list(fake_cmdstan.iterdir()) == []
@@ -744,13 +752,14 @@ def test_cmdstan_worker_kills_its_chains_when_its_stdin_closes(tmp_path):
         "parallel": 3,
         "out_dir": str(tmp_path),
     }
-    (tmp_path / "request.json").write_text(json.dumps(request))
     worker = subprocess.Popen(
-        [sys.executable, str(_cmdstan._WORKER_SCRIPT), str(tmp_path / "request.json")],
+        [sys.executable, str(_cmdstan._WORKER_SCRIPT)],
         stdin=subprocess.PIPE,
         stdout=subprocess.PIPE,
         text=True,
     )
+    worker.stdin.write(json.dumps(request) + "\n")  # the fit, as the engine hands it over
+    worker.stdin.flush()
     try:
         progress = sorted(worker.stdout.readline().split()[1] for _ in range(3))
         assert progress == ["1", "2", "3"]
@@ -765,6 +774,41 @@ def test_cmdstan_worker_kills_its_chains_when_its_stdin_closes(tmp_path):
         worker.wait()
         worker.stdout.close()
         worker.stdin.close()
+
+
+@pytest.mark.stan
+def test_a_cmdstan_fit_runs_in_the_worker_kept_ready(fake_cmdstan):
+    """A fit does not wait for an interpreter to start: compile_model and each fit leave a
+    worker ready for the next fit, which hands its chains to it."""
+    from bbt_widget.engines import _cmdstan
+
+    engines.compile_model("bbt", "cmdstanpy")
+    ready = _cmdstan._idle.proc.pid
+    before = {p.pid for p in psutil.Process().children()}  # it, and PyStan's idle workers
+    workers: list[int] = []
+
+    def progress(stage: str, fraction: float) -> None:
+        if stage == "sampling" and 0.0 < fraction < 1.0 and not workers:
+            workers.extend(p.pid for p in psutil.Process().children())
+
+    engines.sample("bbt", bt_data(), seed=1, iter_sampling=100, progress=progress)
+    assert ready in workers and set(workers) <= before  # no worker was started for it
+    assert _cmdstan._idle.proc.pid not in (None, ready)  # another one, for the next fit
+    engines.shutdown()
+    assert our_processes() == []
+
+
+def test_an_idle_cmdstan_worker_exits_when_its_stdin_closes():
+    """An idle worker outlives no engine: when the engine's process dies (or shuts it down),
+    its stdin closes and it exits at once, having started nothing."""
+    import subprocess
+    import sys
+
+    from bbt_widget.engines import _cmdstan
+
+    worker = subprocess.Popen([sys.executable, str(_cmdstan._WORKER_SCRIPT)], stdin=subprocess.PIPE)
+    worker.stdin.close()
+    assert worker.wait(timeout=10) == 0
 
 
 def test_cmdstan_worker_says_when_each_chain_has_finished(tmp_path):
@@ -782,13 +826,14 @@ def test_cmdstan_worker_says_when_each_chain_has_finished(tmp_path):
         "parallel": 2,
         "out_dir": str(tmp_path),
     }
-    (tmp_path / "request.json").write_text(json.dumps(request))
     worker = subprocess.Popen(
-        [sys.executable, str(_cmdstan._WORKER_SCRIPT), str(tmp_path / "request.json")],
+        [sys.executable, str(_cmdstan._WORKER_SCRIPT)],
         stdin=subprocess.PIPE,
         stdout=subprocess.PIPE,
         text=True,
     )
+    worker.stdin.write(json.dumps(request) + "\n")  # the fit, as the engine hands it over
+    worker.stdin.flush()
     lines: queue.Queue[str] = queue.Queue()
     threading.Thread(
         target=lambda: [lines.put(x.strip()) for x in worker.stdout], daemon=True
