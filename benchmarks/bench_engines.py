@@ -13,7 +13,7 @@ calling process and of the sampler processes; then the same with a 1 s pause bef
 (the interactive case: the worker kept ready after a fit has loaded the model meanwhile).
 Where CmdStan is installed, the cmdstanpy engine end to end is also timed against bare cmdstanpy
 sampling (``CmdStanModel.sample``) of the same executable, data and settings (target ratio:
-<= 1.2, on ``paper`` and ``pmlb16``).
+<= 1.2, on ``paper`` and ``pmlb16``), and so is ``bbt.fit`` (``fit_ratio``, for information).
 Baseline: the public PyStan API (``stan.build`` on the cached model + ``posterior.sample``) on
 the same program and data, in a subprocess whose working directory is a scratch directory.
 ``--compile`` also times a cold compile into an empty cache (about a minute per model).
@@ -171,20 +171,47 @@ def bench_compile() -> dict[str, float]:
     return out
 
 
+def _win_table(data: dict[str, Any]):
+    """The case as the win table ``bbt.fit`` takes (algorithms named a1, a2, ...)."""
+    import pandas as pd
+
+    names = [f"a{k}" for k in range(1, data["n_alg"] + 1)]
+    return pd.DataFrame(
+        {
+            "alg1": [names[i - 1] for i in data["i1"]],
+            "alg2": [names[i - 1] for i in data["i2"]],
+            "win1": data["win1"],
+            "win2": data["win2"],
+        }
+    )
+
+
 def bench_cmdstan(data_by_case: dict[str, dict[str, Any]], repeat: int) -> dict[str, Any]:
     """The cmdstanpy engine end to end against bare cmdstanpy sampling of the same executable,
-    data and settings (target: a ratio of at most 1.2), where CmdStan is installed."""
+    data and settings (target: a ratio of at most 1.2), where CmdStan is installed.
+
+    Each repetition runs, in turn: ``engines.sample`` (the engine end to end: the chains, and
+    the draws read into arrays), bare ``CmdStanModel.sample`` (which parses no draw: its
+    result reads the CSV files only when asked) and ``bbt.fit`` on the same counts (also
+    the win-table checks and the diagnostics, for information). Medians; alternated, so that
+    load changes from other processes hit all three alike.
+    """
+    import warnings
+
     import cmdstanpy
 
+    import bbt_widget as bbt
     from bbt_widget.engines import _cmdstan
 
+    engines.compile_model("bbt", "cmdstanpy")  # as a user warms up: also starts the worker
     exe, _ = _cmdstan.compile_model("bbt")
     model = cmdstanpy.CmdStanModel(exe_file=str(exe))
-    out: dict[str, Any] = {"engine_version": _cmdstan.engine_version()}
+    out: dict[str, Any] = {"engine_version": _cmdstan.engine_version(), "repeat": repeat}
     for name, data in data_by_case.items():
         full = engines.prepare_data("bbt", data)
-        ours, bare = [], []
-        for rep in range(repeat):  # alternated, so that load changes hit both alike
+        table = _win_table(data)
+        ours, bare, fits = [], [], []
+        for rep in range(repeat):
             start = time.perf_counter()
             engines.sample("bbt", full, engine="cmdstanpy", seed=rep + 1)
             ours.append(time.perf_counter() - start)
@@ -200,11 +227,21 @@ def bench_cmdstan(data_by_case: dict[str, dict[str, Any]], repeat: int) -> dict[
                     show_progress=False,
                 )
                 bare.append(time.perf_counter() - start)
+            with warnings.catch_warnings():
+                warnings.simplefilter("ignore")  # diagnostics warnings of some seeds
+                start = time.perf_counter()
+                bbt.fit(table, engine="cmdstanpy", seed=rep + 1)
+                fits.append(time.perf_counter() - start)
         out[name] = {
             "engine_median_s": statistics.median(ours),
             "bare_cmdstanpy_median_s": statistics.median(bare),
             "ratio": statistics.median(ours) / statistics.median(bare),
             "target_ratio": 1.2,
+            "fit_median_s": statistics.median(fits),
+            "fit_ratio": statistics.median(fits) / statistics.median(bare),
+            "engine_runs_s": ours,
+            "bare_runs_s": bare,
+            "fit_runs_s": fits,
         }
     return out
 
@@ -268,8 +305,14 @@ def main() -> None:
         print(name, summary, flush=True)
     if "cmdstanpy" in engines.available_engines():
         small = {k: v for k, v in cases(True).items() if k != "large"}
-        report["cmdstanpy"] = bench_cmdstan(small, args.repeat)
-        print("cmdstanpy:", report["cmdstanpy"], flush=True)
+        # each fit is short: more repetitions, against the noise of a shared machine
+        report["cmdstanpy"] = bench_cmdstan(small, max(args.repeat, 11))
+        summary = {
+            name: {k: round(v, 3) for k, v in case.items() if isinstance(v, float)}
+            for name, case in report["cmdstanpy"].items()
+            if isinstance(case, dict)
+        }
+        print("cmdstanpy:", summary, flush=True)
     else:
         report["cmdstanpy"] = "no CmdStan installation found: ratio not measured"
     report["load_average_at_end"] = os.getloadavg()
