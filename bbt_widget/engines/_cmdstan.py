@@ -324,6 +324,17 @@ def shutdown() -> None:
 atexit.register(shutdown)  # after _procs's handler, so it runs before it: a quiet exit
 
 
+def _forget_idle_worker() -> None:
+    """In a forked child: the parent's idle worker is the parent's (its stdin is the parent's
+    pipe: a fit handed to it from here would be the parent's too)."""
+    global _idle, _idle_lock
+    _idle, _idle_lock = None, threading.Lock()
+
+
+if hasattr(os, "register_at_fork"):  # POSIX
+    os.register_at_fork(after_in_child=_forget_idle_worker)
+
+
 def _follow(
     worker: _Worker,
     total: int,

@@ -811,6 +811,23 @@ def test_an_idle_cmdstan_worker_exits_when_its_stdin_closes():
     assert worker.wait(timeout=10) == 0
 
 
+@pytest.mark.skipif(not hasattr(os, "fork"), reason="POSIX fork")
+def test_a_forked_process_does_not_take_the_parents_idle_cmdstan_worker():
+    from bbt_widget.engines import _cmdstan
+
+    _cmdstan.keep_warm()
+    try:
+        assert _cmdstan._idle is not None
+        pid = os.fork()
+        if pid == 0:  # the child: report through the exit code only
+            os._exit(0 if _cmdstan._idle is None else 1)
+        _, status = os.waitpid(pid, 0)
+        assert os.waitstatus_to_exitcode(status) == 0
+        assert _cmdstan._idle is not None  # the parent keeps it
+    finally:
+        _cmdstan.shutdown()
+
+
 def test_cmdstan_worker_says_when_each_chain_has_finished(tmp_path):
     """A chain's CSV file is read as soon as that chain ends, while the others still run
     (reading overlaps sampling): the worker announces each chain that ended well at once."""
