@@ -267,6 +267,7 @@ def main() -> None:
         "engine": engines.sample(
             "bbt", cases(True)["paper"], engine="pystan", iter_sampling=10
         ).info["engine_version"],
+        "scope": "one run: every case, its plain-PyStan baseline and the CmdStan comparison",
         "cases": {},
     }
     if args.compile:

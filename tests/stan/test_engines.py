@@ -526,6 +526,44 @@ def test_cmdstan_davidson_and_cancel(tmp_path, monkeypatch):
     assert list(tmp_path.iterdir()) == []
 
 
+@pytest.mark.stan
+@pytest.mark.cmdstan
+@pytest.mark.parametrize("signum", [signal.SIGKILL, signal.SIGTERM])
+def test_cmdstan_chains_die_with_the_engines_process(tmp_path, signum):
+    """A process killed mid-fit leaves no CmdStan chain (nor worker, nor folder) behind: the
+    worker's stdin closes, and it kills the chains and removes the fit's folder."""
+    import subprocess
+    import sys
+
+    from bbt_widget.engines import _cmdstan
+
+    _cmdstan_or_skip()
+    exe = str(_cmdstan.compile_model("bbt")[0])
+    code = (
+        "import json, sys\nfrom bbt_widget import engines\n"
+        "engines.sample('bbt', json.loads(sys.argv[1]), engine='cmdstanpy', "
+        "iter_warmup=1_000_000)\n"
+    )
+    env = {**os.environ, "TMPDIR": str(tmp_path)}
+    engine = subprocess.Popen([sys.executable, "-c", code, json.dumps(bt_data())], env=env)
+    try:
+        deadline = time.monotonic() + 60
+        procs: list[psutil.Process] = []
+        while time.monotonic() < deadline and sum(p.name() == "bbt" for p in procs) < 2:
+            time.sleep(0.05)
+            procs = psutil.Process(engine.pid).children(recursive=True)
+        assert sum(p.name() == "bbt" for p in procs) >= 2  # chains running
+        engine.send_signal(signum)
+        engine.wait(timeout=30)
+        _, alive = psutil.wait_procs(procs, timeout=10)
+        assert alive == []
+        assert [p.pid for p in psutil.process_iter(["exe"]) if p.info["exe"] == exe] == []
+        assert list(tmp_path.iterdir()) == []
+    finally:
+        engine.kill()
+        engine.wait()
+
+
 # ----------------------------------------------------------------------------- cmdstanpy glue
 # Without a CmdStan installation the cmdstanpy engine is still run end to end, through cmdstanpy
 # itself, against a fake CmdStan: its makefile "compiles" a model into a launcher of
