@@ -455,6 +455,7 @@ def _run(
         "commands": commands,
         "parallel": min(settings["chains"], os.cpu_count() or 1),
         "out_dir": str(out_dir),
+        "env": _procs.child_env(),  # now: the worker was started before the fit, maybe long ago
     }
     reader = _ChainReader([out_dir / f"chain-{c}.csv" for c in range(1, settings["chains"] + 1)])
     worker = _take_worker()

@@ -2,7 +2,9 @@
 
 Usage: ``python _cmdstan_worker.py``, then the request as one line of JSON on stdin. The
 request holds ``commands`` (one CmdStan command line per chain), ``parallel`` (chains run at
-once) and ``out_dir`` (where each chain's console output goes, as ``chain-<c>.log``). The
+once), ``out_dir`` (where each chain's console output goes, as ``chain-<c>.log``) and ``env``
+(the chains' environment, as of the fit: this process may have been started long before;
+absent, they inherit this process's). The
 engine starts a worker ahead of the fit that will use it (after each fit, for the next one),
 so that the interpreter's start-up is not part of a fit; an idle worker whose stdin closes
 before a request exits quietly.
@@ -103,7 +105,13 @@ def _first_to_stop() -> bool:
     return first
 
 
-def _run_chain(chain: int, command: list[str], out_dir: Path, slots: threading.Semaphore):
+def _run_chain(
+    chain: int,
+    command: list[str],
+    out_dir: Path,
+    env: dict[str, str] | None,
+    slots: threading.Semaphore,
+):
     """Run one chain (when a slot is free); return (exit code, lines of output) or the error."""
     counts = {chain: 0}
     with slots:
@@ -117,6 +125,7 @@ def _run_chain(chain: int, command: list[str], out_dir: Path, slots: threading.S
                     stdout=subprocess.PIPE,
                     stderr=subprocess.STDOUT,
                     cwd=out_dir,
+                    env=env,
                 )
                 _procs.append(proc)
         except OSError as exc:  # e.g. a truncated executable: "Exec format error"
@@ -144,7 +153,7 @@ def main() -> int:
     outcome: dict[int, object] = {}
 
     def run(chain: int, command: list[str]) -> None:
-        result = _run_chain(chain, command, out_dir, slots)
+        result = _run_chain(chain, command, out_dir, request.get("env"), slots)
         outcome[chain] = result
         failed = isinstance(result, str) or (isinstance(result, tuple) and result[0] != 0)
         if result is not None and not failed:

@@ -836,6 +836,23 @@ def test_a_cmdstan_fit_runs_in_the_worker_kept_ready(fake_cmdstan):
     assert our_processes() == []
 
 
+@pytest.mark.stan
+def test_cmdstan_chains_get_the_environment_of_their_fit(fake_cmdstan, monkeypatch):
+    """The worker kept ready was started before the fit, maybe long before: its chains still
+    run with the environment as it is when the fit starts."""
+    from bbt_widget.engines import _cmdstan
+
+    engines.compile_model("bbt", "cmdstanpy")
+    engines.shutdown()
+    repo = os.environ["FAKE_CMDSTAN_REPO"]  # the fake chains need it to run at all
+    monkeypatch.delenv("FAKE_CMDSTAN_REPO")
+    _cmdstan.keep_warm()  # started without it
+    monkeypatch.setenv("FAKE_CMDSTAN_REPO", repo)
+    d = engines.sample("bbt", bt_data(), engine="cmdstanpy", seed=4, iter_sampling=50)
+    assert d.params["beta"].shape == (4, 50, 5)
+    engines.shutdown()
+
+
 def test_an_idle_cmdstan_worker_exits_when_its_stdin_closes():
     """An idle worker outlives no engine: when the engine's process dies (or shuts it down),
     its stdin closes and it exits at once, having started nothing."""

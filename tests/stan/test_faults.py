@@ -199,12 +199,14 @@ def test_a_chain_killed_by_sigkill_is_named_with_the_likely_cause(
     tmp_path, monkeypatch, pystan_models
 ):
     monkeypatch.setattr(tempfile, "tempdir", str(tmp_path))  # the fit's folders go here
-    engines.shutdown()  # no idle worker: every process seen mid-fit belongs to this fit
+    engines.shutdown()  # no idle worker: every new process seen mid-fit belongs to this fit
+    before = {p.pid for p in psutil.Process().children(recursive=True)}  # e.g. Dask's helpers
     started: list[psutil.Process] = []
 
     def progress(stage: str, fraction: float) -> None:
         if stage == "sampling" and fraction > 0.01 and not started:
-            started.extend(psutil.Process().children(recursive=True))
+            children = psutil.Process().children(recursive=True)
+            started.extend(p for p in children if p.pid not in before)
             chain = next(p for p in started if p.ppid() != os.getpid())  # a forked chain
             chain.kill()
 
