@@ -362,7 +362,7 @@ def test_fit_controls_refit_and_going_back_is_cached(widget: BBTWidget) -> None:
 def test_rapid_changes_end_on_the_last_settings(widget: BBTWidget) -> None:
     """Slider dragged through many values: one or two fits run, the last value is shown;
     the stale previews are cancelled too, and the final state equals a direct ``fit``."""
-    from bbt_widget.engines import _pystan
+    from bbt_widget.engines import _cmdstan, _pystan
 
     w = widget
     stats, preview_stats = w.fit_stats, dict(w._preview_runner.stats)
@@ -387,6 +387,8 @@ def test_rapid_changes_end_on_the_last_settings(widget: BBTWidget) -> None:
     # engine's idle workers (kept ready for the next fits, at most IDLE_WORKERS per model)
     time.sleep(0.5)
     idle = {worker.proc.pid for ready in _pystan._idle.values() for worker in ready}
+    if _cmdstan._idle is not None:  # where CmdStan is installed, the widget's engine
+        idle.add(_cmdstan._idle.proc.pid)
     assert all(len(ready) <= _pystan.IDLE_WORKERS for ready in _pystan._idle.values())
     assert _child_pids() <= idle, (_child_pids(), idle)
     _restore(w)
