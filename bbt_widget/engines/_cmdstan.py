@@ -10,8 +10,11 @@ cannot be stopped as a unit: a small worker process (``_cmdstan_worker.py``, std
 the chains as its children, relays CmdStan's ``Iteration: 100 / 2000`` lines as progress, and
 kills its chains when told to (its stdin closes) or when the engine's process dies. Cancelling
 a fit closes that pipe and then kills the worker's process group: the same on Linux, macOS and
-Windows, with no ``/proc``. Each chain's CSV file is read as soon as that chain ends, while the
-others still run, straight into the final arrays (parsed once, copied once).
+Windows, with no ``/proc``. One worker is kept ready after each fit (and by ``compile_model``)
+for the next one, which hands it the fit on its stdin: measured with CmdStan 2.35, a fit then
+takes 0.95x the time of bare cmdstanpy sampling on 5 x 20 (bench_engines.py). Each chain's CSV
+file is read as soon as that chain ends, while the others still run, straight into the final
+arrays (parsed once, copied once).
 """
 
 from __future__ import annotations
