@@ -90,7 +90,16 @@ def kill_all() -> None:
                 os.killpg(proc.pid, signal.SIGKILL)
 
 
+def _forget_all() -> None:
+    """In a forked child: the groups are the parent's, not the child's to kill at its exit."""
+    global _live_lock
+    _live.clear()
+    _live_lock = threading.Lock()  # a thread of the parent may have held it at the fork
+
+
 atexit.register(kill_all)
+if hasattr(os, "register_at_fork"):  # POSIX
+    os.register_at_fork(after_in_child=_forget_all)
 
 
 def killed_by(signum: int) -> str:

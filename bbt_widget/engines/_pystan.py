@@ -264,6 +264,17 @@ def shutdown() -> None:
         worker.close()
 
 
+def _forget_idle_workers() -> None:
+    """In a forked child: the idle workers (their stdin pipes) are the parent's to use."""
+    global _idle_lock
+    _idle.clear()
+    _active.clear()
+    _idle_lock = threading.Lock()  # a thread of the parent may have held it at the fork
+
+
+if hasattr(os, "register_at_fork"):  # POSIX
+    os.register_at_fork(after_in_child=_forget_idle_workers)
+
 # At exit, close the idle workers properly (their processes would be killed anyway, by
 # _procs's exit handler, but their log files would be left to the garbage collector, which
 # reports them as "ResourceWarning: unclosed file"). Registered after _procs's handler, so it

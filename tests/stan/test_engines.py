@@ -1105,3 +1105,57 @@ def test_cmdstan_is_found_as_cmdstanpy_finds_it_without_importing_it(tmp_path, m
     env = dict(os.environ, PYTHONPATH=str(Path(__file__).resolve().parents[2]))
     out = subprocess.run([sys.executable, "-c", code], env=env, capture_output=True, text=True)
     assert out.stdout.strip() == "False", out.stderr
+
+
+def _in_a_forked_child(check: str) -> int:
+    """Fork; the child runs ``check`` (Python code setting ``ok``), then the exit handlers
+    of a normal exit, and reports ``ok`` through its exit code."""
+    import atexit
+    import sys
+
+    pid = os.fork()
+    if pid == 0:  # the child: nothing of pytest's machinery, only the exit code
+        code = 1
+        try:
+            scope: dict = {}
+            exec(check, {"sys": sys}, scope)
+            atexit._run_exitfuncs()  # what a child that simply returns would run
+            code = 0 if scope["ok"] else 1
+        finally:
+            os._exit(code)
+    _, status = os.waitpid(pid, 0)
+    return os.waitstatus_to_exitcode(status)
+
+
+def test_a_forked_child_leaves_the_parents_engine_processes_alone():
+    """The exit handler killed every process group the engines started, also in a child made
+    with ``os.fork`` (which inherits the list): a child that exited normally killed its
+    parent's compiles, chains and idle workers."""
+    import sys
+
+    from bbt_widget.engines import _procs
+
+    proc = _procs.spawn([sys.executable, "-c", "import time; time.sleep(60)"])
+    try:
+        check = "from bbt_widget.engines import _procs\nok = not _procs._live\n"
+        assert _in_a_forked_child(check) == 0
+        time.sleep(0.2)
+        assert proc.poll() is None, "the child's exit killed the parent's process group"
+    finally:
+        _procs.kill_group(proc)
+
+
+@pytest.mark.stan
+def test_a_forked_child_does_not_take_the_parents_idle_pystan_worker(pystan_models):
+    from bbt_widget.engines import _pystan
+
+    engines.sample("bbt", bt_data(), engine="pystan", seed=4, iter_sampling=200)
+    try:
+        assert any(_pystan._idle.values())
+        workers = [w for ready in _pystan._idle.values() for w in ready]
+        check = "from bbt_widget.engines import _pystan\nok = not any(_pystan._idle.values())\n"
+        assert _in_a_forked_child(check) == 0
+        assert [w for ready in _pystan._idle.values() for w in ready] == workers
+        assert all(w.proc.poll() is None for w in workers)  # the parent keeps them, alive
+    finally:
+        engines.shutdown()
