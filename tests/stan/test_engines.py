@@ -1108,10 +1108,13 @@ def test_cmdstan_is_found_as_cmdstanpy_finds_it_without_importing_it(tmp_path, m
 
 
 def _in_a_forked_child(check: str) -> int:
-    """Fork; the child runs ``check`` (Python code setting ``ok``), then the exit handlers
-    of a normal exit, and reports ``ok`` through its exit code."""
-    import atexit
+    """Fork; the child runs ``check`` (Python code setting ``ok``), then the engines' exit
+    handlers (what a child that simply returns runs; not the others, which would close what
+    this test process shares with its children, e.g. multiprocessing's resource tracker),
+    and reports ``ok`` through its exit code."""
     import sys
+
+    from bbt_widget.engines import _procs, _pystan
 
     pid = os.fork()
     if pid == 0:  # the child: nothing of pytest's machinery, only the exit code
@@ -1119,7 +1122,8 @@ def _in_a_forked_child(check: str) -> int:
         try:
             scope: dict = {}
             exec(check, {"sys": sys}, scope)
-            atexit._run_exitfuncs()  # what a child that simply returns would run
+            _pystan.shutdown()
+            _procs.kill_all()
             code = 0 if scope["ok"] else 1
         finally:
             os._exit(code)
