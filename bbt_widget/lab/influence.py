@@ -147,7 +147,9 @@ class Influence:
         if rows.empty:
             pairs = ", ".join(repr(p) for p in self.table["pair"].unique()[:10])
             raise ValueError(f"unknown pair {pair!r}; pairs are written 'a > b', e.g. {pairs}")
-        order = rows["delta_mean"].abs().sort_values(ascending=False).index
+        # stable: data sets that move the pair alike keep their input order, as in the
+        # widget's chart (charts.influence_frame sorts the same way)
+        order = rows["delta_mean"].abs().sort_values(ascending=False, kind="stable").index
         return rows.loc[order[:n]].reset_index(drop=True)
 
     def chart(self, pair: str, n: int = 10) -> alt.Chart:

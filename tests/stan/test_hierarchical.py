@@ -88,7 +88,15 @@ def test_agrees_with_baycomp(compiled, tmp_path, monkeypatch):
     difference; with the paper's alpha and beta bounds passed, the predictive probabilities
     for the next data set agree within Monte Carlo and prior error."""
     baycomp = pytest.importorskip("baycomp")
+    import stan
+
     monkeypatch.chdir(tmp_path)  # baycomp pickles its last sample into the working directory
+    # baycomp samples without a seed: now and then a run fell 0.17 away from the others
+    # (seeds 1-11 agree within 0.02); a seeded run is the same reference every time
+    build = stan.build
+    monkeypatch.setattr(
+        stan, "build", lambda code, data=None: build(code, data=data, random_seed=1)
+    )
     data = simulate_cv_results(10, 3, 10, mu0=0.012, sigma0=0.006, sigma=(0.01, 0.02), seed=8)
     res = hierarchical(data, a="a", b="b", engine="pystan", **LAYOUT, **FAST)
     wide = data.pivot_table(index=["dataset", "run", "fold"], columns="algorithm", values="score")

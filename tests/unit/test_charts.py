@@ -432,3 +432,33 @@ def test_flips_frame_beyond_ten_algorithms_shows_only_the_flipping_pairs() -> No
     labels = [f"ties={setting}" for setting in ("spread", "add") for _ in pairs]
     frame = charts.flips_frame(pd.DataFrame(rows), labels)
     assert set(frame.loc[frame["shown"], "key"]) == {charts.pair_key("alg0", "alg1")}
+
+
+def test_influence_chart_and_table_order_equal_effects_alike() -> None:
+    """Data sets that move a pair by the same amount came in different orders in the widget's
+    chart (a stable sort) and ``Influence.top`` (pandas' default quicksort): both keep the
+    data sets' order now."""
+    from bbt_widget.lab.influence import Influence
+
+    n = 60
+    names = [f"d{i:02d}" for i in range(n)]
+    effects = np.random.default_rng(0).choice([0.01, 0.02, 0.03, -0.02, -0.03], n)
+    table = pd.DataFrame(
+        {
+            "dataset": names,
+            "pair": ["xgb > dt"] * n,
+            "alg_a": ["xgb"] * n,
+            "alg_b": ["dt"] * n,
+            "delta_mean": effects,
+            "mean_loo": [0.7] * n,
+            "decision_loo": ["a better"] * n,
+            "changed": [False] * n,
+            "pareto_k": [0.1] * n,
+            "method": ["psis"] * n,
+        }
+    )
+    top = Influence(table, pd.Series(0.1, index=names), "weak").top("xgb > dt", 10)
+    frame = charts.influence_frame(table, charts.pair_key("dt", "xgb"), n=10)
+    largest = [name for name, e in zip(names, effects, strict=True) if abs(e) == 0.03]
+    assert list(top["dataset"]) == largest[:10]  # ties in the data sets' order
+    assert list(frame["dataset"]) == list(top["dataset"])

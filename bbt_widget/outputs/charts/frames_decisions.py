@@ -192,6 +192,7 @@ def influence_frame(
                 "note": [note],
             }
         )
+    # stable, as Influence.top: equal effects keep the data sets' order in both
     top = rows.loc[rows["delta_mean"].abs().sort_values(ascending=False, kind="stable").index[:n]]
     out = top[columns].reset_index(drop=True)
     out["decision_loo"] = [
