@@ -88,7 +88,18 @@ _FIT_TRAITS = (
 _VIEW_TRAITS = ("rope_low", "rope_high", "hdi", "control", "interpretation")
 #: Default ROPE half-width of the correlated t-test (on the scores' scale), as in baselines.
 _TTEST_ROPE = 0.01
+
+
 #: The widget's background runners (attribute names), closed by ``close()``.
+def _warm_while_open(model: str, engine: str) -> None:
+    """:func:`warm_model` for a widget's background thread: when every widget was closed
+    while it compiled, the idle workers it started are stopped again (close() must leave no
+    process behind, and it does not wait for a compile of up to a minute)."""
+    warm_model(model, engine)
+    if not _OPEN:
+        engines.shutdown()
+
+
 #: The widgets of this process not yet closed (weakly: a widget dropped without close()
 #: leaves by itself); the last one to close stops the engine's shared idle workers.
 _OPEN: weakref.WeakSet[BBTWidget] = weakref.WeakSet()
@@ -1139,7 +1150,7 @@ class BBTWidget(anywidget.AnyWidget):
             return
         other = "bbt" if self.ties == "davidson" else "davidson"
         self._warm_thread = threading.Thread(
-            target=warm_model,
+            target=_warm_while_open,
             args=(other, str(self._sampler_kwargs["engine"])),
             name="bbt-warm-model",
             daemon=True,

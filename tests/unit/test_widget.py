@@ -656,9 +656,27 @@ def test_close_cancels_the_fit_drops_the_cache_and_stops_idle_workers(
     w.close()
     assert w._runner.stats["cancelled"] == 1 and not w._runner.busy
     assert w._runner.cached(key) is None
+    if w._warm_thread is not None:  # the other model's warm-up stops its workers when it ends
+        w._warm_thread.join(FIT_TIMEOUT)
     assert not any(_pystan._idle.values())
     assert all(worker.proc.poll() is not None for worker in idle)
     assert w.result is not None  # the last fit stays readable
+
+
+@pytest.mark.stan
+def test_a_warm_up_ending_after_the_last_close_leaves_no_worker(
+    base: pd.DataFrame, no_other_open_widget: None
+) -> None:
+    """The other model's background warm-up started idle workers even when it ended after
+    every widget was closed (on a fresh machine the compile takes a minute): close() left
+    processes behind. The warm-up now stops them when no widget is open."""
+    from bbt_widget.engines import _pystan
+    from bbt_widget.widget import app
+
+    w = BBTWidget(base, dataset="db", seed=11, engine="pystan", autostart=False)
+    w.close()
+    app._warm_while_open("davidson", "pystan")  # what the background thread runs
+    assert not any(_pystan._idle.values())
 
 
 @pytest.mark.stan
@@ -681,6 +699,10 @@ def test_closing_one_widget_keeps_the_idle_workers_of_another_open_one(
     finally:
         first.close()
         second.close()
+    # the other model's background warm-up may end after close(); it stops its workers then
+    for w in (first, second):
+        if w._warm_thread is not None:
+            w._warm_thread.join(FIT_TIMEOUT)
     assert not any(_pystan._idle.values())
     assert all(worker.proc.poll() is not None for worker in idle)
 
