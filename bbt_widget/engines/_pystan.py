@@ -255,10 +255,15 @@ def keep_warm(module: Path) -> None:
                 break
 
 
+def idle_workers() -> list[_Worker]:
+    """The idle workers of every model, in one list."""
+    return [worker for ready in _idle.values() for worker in ready]
+
+
 def shutdown() -> None:
     """Stop the idle worker processes (they are restarted by the next fit)."""
     with _idle_lock:
-        workers = [w for ready in _idle.values() for w in ready]
+        workers = idle_workers()
         _idle.clear()
     for worker in workers:
         worker.close()

@@ -873,11 +873,8 @@ def test_a_forked_process_does_not_take_the_parents_idle_cmdstan_worker():
     _cmdstan.keep_warm()
     try:
         assert _cmdstan._idle is not None
-        pid = os.fork()
-        if pid == 0:  # the child: report through the exit code only
-            os._exit(0 if _cmdstan._idle is None else 1)
-        _, status = os.waitpid(pid, 0)
-        assert os.waitstatus_to_exitcode(status) == 0
+        check = "from bbt_widget.engines import _cmdstan\nok = _cmdstan._idle is None\n"
+        assert _in_a_forked_child(check) == 0
         assert _cmdstan._idle is not None  # the parent keeps it
     finally:
         _cmdstan.shutdown()
@@ -1156,10 +1153,10 @@ def test_a_forked_child_does_not_take_the_parents_idle_pystan_worker(pystan_mode
     engines.sample("bbt", bt_data(), engine="pystan", seed=4, iter_sampling=200)
     try:
         assert any(_pystan._idle.values())
-        workers = [w for ready in _pystan._idle.values() for w in ready]
+        workers = _pystan.idle_workers()
         check = "from bbt_widget.engines import _pystan\nok = not any(_pystan._idle.values())\n"
         assert _in_a_forked_child(check) == 0
-        assert [w for ready in _pystan._idle.values() for w in ready] == workers
+        assert _pystan.idle_workers() == workers
         assert all(w.proc.poll() is None for w in workers)  # the parent keeps them, alive
     finally:
         engines.shutdown()

@@ -387,7 +387,7 @@ def test_rapid_changes_end_on_the_last_settings(widget: BBTWidget) -> None:
     # cancelled samplers leave nothing behind: once idle, every process left is one of the
     # engine's idle workers (kept ready for the next fits, at most IDLE_WORKERS per model)
     time.sleep(0.5)
-    idle = {worker.proc.pid for ready in _pystan._idle.values() for worker in ready}
+    idle = {worker.proc.pid for worker in _pystan.idle_workers()}
     if _cmdstan._idle is not None:  # where CmdStan is installed, the widget's engine
         idle.add(_cmdstan._idle.proc.pid)
     assert all(len(ready) <= _pystan.IDLE_WORKERS for ready in _pystan._idle.values())
@@ -646,7 +646,7 @@ def test_close_cancels_the_fit_drops_the_cache_and_stops_idle_workers(
     assert w.wait(FIT_TIMEOUT), (w.status_text, w.error)
     key = w._result_key
     assert w._runner.cached(key) is not None
-    idle = [worker for ready in _pystan._idle.values() for worker in ready]
+    idle = _pystan.idle_workers()
     # ready for the next preview and full fit (issue 10): both start on a loaded model
     assert len(idle) >= _pystan.IDLE_WORKERS, "a PyStan fit leaves idle workers ready"
     w.ties = "add"  # a new fit, running when the widget is closed
@@ -692,9 +692,9 @@ def test_closing_one_widget_keeps_the_idle_workers_of_another_open_one(
     try:
         assert second.wait(FIT_TIMEOUT), (second.status_text, second.error)
         assert _pystan._idle, "a PyStan fit leaves an idle worker ready for the next one"
-        idle = [worker for ready in _pystan._idle.values() for worker in ready]
+        idle = _pystan.idle_workers()
         first.close()
-        assert [worker for ready in _pystan._idle.values() for worker in ready] == idle
+        assert _pystan.idle_workers() == idle
         assert all(worker.proc.poll() is None for worker in idle)
     finally:
         first.close()
