@@ -90,7 +90,6 @@ _VIEW_TRAITS = ("rope_low", "rope_high", "hdi", "control", "interpretation")
 _TTEST_ROPE = 0.01
 
 
-#: The widget's background runners (attribute names), closed by ``close()``.
 def _warm_while_open(model: str, engine: str) -> None:
     """:func:`warm_model` for a widget's background thread: when every widget was closed
     while it compiled, the idle workers it started are stopped again (close() must leave no
@@ -104,6 +103,7 @@ def _warm_while_open(model: str, engine: str) -> None:
 #: leaves by itself); the last one to close stops the engine's shared idle workers.
 _OPEN: weakref.WeakSet[BBTWidget] = weakref.WeakSet()
 
+#: The widget's background runners (attribute names), closed by ``close()``.
 _RUNNERS = (
     "_sweep_runner",
     "_influence_runner",
