@@ -4,13 +4,14 @@ from __future__ import annotations
 
 import threading
 import warnings
+from dataclasses import dataclass
 from typing import Any
 
 import numpy as np
 import pandas as pd
 
 from .. import engines
-from ..engines.base import ProgressCallback
+from ..engines.base import Draws, ProgressCallback
 from .audit import Audit, DataWarning, audit_validated
 from .data import TidyResults
 from .options import DEFAULT_ADAPT_DELTA, DEFAULT_MAX_TREEDEPTH, HYPERPRIORS
@@ -113,6 +114,155 @@ def fit(
         Bad data or settings, or a win table with no games (nothing to fit).
     """
     ties = check_ties(ties)
+    chains = check_count(chains, "chains")
+    iter_warmup = check_count(iter_warmup, "iter_warmup")
+    iter_sampling = check_count(iter_sampling, "iter_sampling")
+    adapt_delta = check_adapt_delta(adapt_delta)
+    max_treedepth = check_max_treedepth(max_treedepth)
+    job = _prepare(
+        data,
+        dataset=dataset,
+        algorithm=algorithm,
+        fold=fold,
+        score=score,
+        sd=sd,
+        lower_is_better=lower_is_better,
+        d_min=d_min,
+        paired=paired,
+        ties=ties,
+        hyperprior=hyperprior,
+        prior_scale=prior_scale,
+        engine=engine,
+        seed=seed,
+        size=(chains, iter_sampling),
+        stacklevel=3,
+    )
+    draws = engines.sample(
+        job.model,
+        job.stan_data,
+        engine=job.engine,
+        chains=chains,
+        iter_warmup=iter_warmup,
+        iter_sampling=iter_sampling,
+        seed=job.settings["seed"],
+        adapt_delta=adapt_delta,
+        max_treedepth=max_treedepth,
+        progress=progress,
+        cancel=cancel,
+    )
+    run = {
+        "chains": chains,
+        "iter_warmup": iter_warmup,
+        "iter_sampling": iter_sampling,
+        "seed": job.settings["seed"],
+        "adapt_delta": adapt_delta,
+        "max_treedepth": max_treedepth,
+    }
+    result = job.result(draws, run)
+    diag = result.diagnostics()
+    if not diag.ok:
+        warnings.warn(
+            "BBT fit diagnostics failed: " + "; ".join(diag.messages),
+            DiagnosticsWarning,
+            stacklevel=2,
+        )
+    return result
+
+
+def fit_laplace(
+    data: pd.DataFrame,
+    *,
+    draws: int = 1000,
+    progress: ProgressCallback | None = None,
+    cancel: threading.Event | None = None,
+    **settings: Any,
+) -> BBTResult:
+    """The Laplace approximation of the fit that ``fit(data, **settings)`` runs.
+
+    The same data, win table, model and checks as :func:`fit`; instead of NUTS, ``draws``
+    draws from the normal approximation at the posterior mode (:func:`bbt_widget.engines.
+    laplace`), in a fraction of the time. The widget shows it as a preview until the full fit lands.
+    Sampler settings in ``settings`` (chains, iterations, adapt_delta, max_treedepth) are
+    accepted and ignored. The result's ``settings["method"]`` is ``"laplace"`` and its
+    ``diagnostics()`` has no sampler to judge (see :meth:`BBTResult.diagnostics`).
+    """
+    for ignored in ("chains", "iter_warmup", "iter_sampling", "adapt_delta", "max_treedepth"):
+        settings.pop(ignored, None)
+    draws = check_count(draws, "draws")
+    job = _prepare(
+        data,
+        ties=check_ties(settings.pop("ties", "spread")),
+        size=(1, draws),
+        stacklevel=3,
+        **settings,
+    )
+    approximation = engines.laplace(
+        job.model,
+        job.stan_data,
+        engine=job.engine,
+        draws=draws,
+        seed=job.settings["seed"],
+        progress=progress,
+        cancel=cancel,
+    )
+    run = {"method": "laplace", "draws": draws, "seed": job.settings["seed"]}
+    return job.result(approximation, run)
+
+
+@dataclass
+class _Job:
+    """A fit's inputs once read and checked: the model, its Stan data and the settings."""
+
+    model: str
+    engine: str
+    stan_data: dict[str, Any]
+    table: pd.DataFrame
+    algorithms: list[str]
+    fitted: np.ndarray
+    tidy: TidyResults | None
+    components: list[list[str]]
+    audit: Audit
+    settings: dict[str, Any]
+
+    def result(self, draws: Draws, run: dict[str, Any]) -> BBTResult:
+        """The result of ``draws``; ``run`` holds how they were drawn (sampler settings)."""
+        head = {k: v for k, v in self.settings.items() if k not in ("seed", "win_table_input")}
+        settings = {
+            **head,
+            "engine": draws.engine,
+            **run,
+            "win_table_input": self.settings["win_table_input"],
+        }
+        result = BBTResult(
+            draws, self.table, self.algorithms, settings, self.fitted, self.tidy, self.components
+        )
+        result.audit = self.audit
+        return result
+
+
+def _prepare(
+    data: pd.DataFrame,
+    *,
+    dataset: str | None = None,
+    algorithm: str | None = None,
+    fold: str | None = None,
+    score: str | None = None,
+    sd: pd.DataFrame | None = None,
+    lower_is_better: bool = False,
+    d_min: float | None = None,
+    paired: bool = True,
+    ties: str | None,
+    hyperprior: str = "lognormal",
+    prior_scale: float | None = None,
+    engine: str = "auto",
+    seed: int | None = DEFAULT_SEED,
+    size: tuple[int, int],
+    stacklevel: int,
+) -> _Job:
+    """Check the settings, count the wins and warn about the data, as every fit does.
+
+    ``size`` is (chains, draws) for the memory check; warnings point ``stacklevel`` frames up.
+    """
     if ties is None:
         raise ValueError(
             "fit needs a tie policy ('spread', 'add', 'forget' or 'davidson'); ties=None "
@@ -120,12 +270,7 @@ def fit(
         )
     d_min = check_d_min(d_min)
     hyperprior, prior_scale = check_hyperprior(hyperprior, prior_scale)
-    chains = check_count(chains, "chains")
-    iter_warmup = check_count(iter_warmup, "iter_warmup")
-    iter_sampling = check_count(iter_sampling, "iter_sampling")
     seed = check_seed(seed)
-    adapt_delta = check_adapt_delta(adapt_delta)
-    max_treedepth = check_max_treedepth(max_treedepth)
     engine_name = engines.resolve_engine(engine)
 
     raw, tidy = raw_counts(
@@ -149,10 +294,10 @@ def fit(
     stan_data, fitted = stan_inputs(table, algorithms, model, hyperprior, prior_scale)
     if not fitted.any():
         raise ValueError(_no_games_message(raw, tidy, ties, dataset))
-    check_fit_size(len(algorithms), stan_data["n_pairs"], model, chains, iter_sampling)
+    check_fit_size(len(algorithms), stan_data["n_pairs"], model, *size)
     components = comparison_components(raw, algorithms)
     if len(components) > 1:
-        warnings.warn(disconnected_message(components), DisconnectedWarning, stacklevel=2)
+        warnings.warn(disconnected_message(components), DisconnectedWarning, stacklevel=stacklevel)
     found = (
         audit_validated(data, tidy, dataset=dataset, algorithm=algorithm, fold=fold)
         if tidy is not None
@@ -160,20 +305,7 @@ def fit(
     )
     for finding in found.warnings:
         if finding.check != "graph" or len(components) == 1:  # groups: DisconnectedWarning
-            warnings.warn(str(finding), DataWarning, stacklevel=2)
-    draws = engines.sample(
-        model,
-        stan_data,
-        engine=engine_name,
-        chains=chains,
-        iter_warmup=iter_warmup,
-        iter_sampling=iter_sampling,
-        seed=seed,
-        adapt_delta=adapt_delta,
-        max_treedepth=max_treedepth,
-        progress=progress,
-        cancel=cancel,
-    )
+            warnings.warn(str(finding), DataWarning, stacklevel=stacklevel)
     settings: dict[str, Any] = {
         "dataset": dataset,
         "algorithm": algorithm,
@@ -187,25 +319,12 @@ def fit(
         "model": model,
         "hyperprior": hyperprior,
         "prior_scale": prior_scale,
-        "engine": draws.engine,
-        "chains": chains,
-        "iter_warmup": iter_warmup,
-        "iter_sampling": iter_sampling,
         "seed": seed,
-        "adapt_delta": adapt_delta,
-        "max_treedepth": max_treedepth,
         "win_table_input": tidy is None,
     }
-    result = BBTResult(draws, table, algorithms, settings, fitted, tidy, components)
-    result.audit = found
-    diag = result.diagnostics()
-    if not diag.ok:
-        warnings.warn(
-            "BBT fit diagnostics failed: " + "; ".join(diag.messages),
-            DiagnosticsWarning,
-            stacklevel=2,
-        )
-    return result
+    return _Job(
+        model, engine_name, stan_data, table, algorithms, fitted, tidy, components, found, settings
+    )
 
 
 def _no_games_message(

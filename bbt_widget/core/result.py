@@ -245,12 +245,19 @@ class BBTResult:
     def _diagnostics(self) -> checks.Diagnostics:
         # from the parameters' draws only: every fit checks them, and the full InferenceData
         # (predictions, log-likelihood: a third of the time on 16 x 132) is built when asked
+        if self.settings.get("method") == "laplace":
+            # independent draws of an approximation: no chains to compare, no sampler
+            n = float(self.settings["draws"])
+            nan = float("nan")
+            return checks.Diagnostics(nan, n, n, 0, 0, nan, ok=True)
         names = [v for v in ("beta", "sigma", "nu") if v in self.draws.params]
         return checks.draws_diagnostics(self.draws, names)
 
     def diagnostics(self) -> checks.Diagnostics:
         """Max R-hat, min bulk / tail ESS, divergences, tree-depth saturation, min E-BFMI
-        and ``ok``."""
+        and ``ok``. A Laplace approximation (``settings["method"] == "laplace"``, the
+        widget's preview) has no sampler to check: R-hat and E-BFMI are NaN, the ESS is
+        its number of independent draws, and ``ok`` is True."""
         return self._diagnostics
 
     def waic(self):

@@ -293,11 +293,14 @@ def _follow(
     progress: ProgressCallback | None,
     cancel: threading.Event | None,
     events: dict[str, float],
+    until_done: bool = False,
 ) -> str:
     """Relay the worker's progress until it ends; return its last status line.
 
-    ``events`` receives the time the worker had loaded the model. Raises FitCancelled (after
-    killing the worker and its chains) when ``cancel`` is set.
+    ``events`` receives the time the worker had loaded the model. With ``until_done`` it
+    returns at the ``done`` line already (the worker wrote its files; its exit, a few
+    hundredths of a second, need not be waited for). Raises FitCancelled (after killing the
+    worker and its chains) when ``cancel`` is set.
     """
     done_iterations: dict[str, int] = {}
     pending = b""
@@ -324,6 +327,8 @@ def _follow(
                     progress("sampling", min(1.0, sum(done_iterations.values()) / total))
             elif line:
                 last = line
+                if until_done and line == "done":
+                    return last
 
 
 class _LoadFailed(EngineError):
@@ -368,6 +373,12 @@ def _collect(out_dir: Path, chains: int) -> tuple[dict, dict, list[str]]:
     return params, sampler, messages
 
 
+def _collect_laplace(out_dir: Path) -> tuple[dict, dict, list[str]]:
+    meta = json.loads((out_dir / "laplace.json").read_text())
+    params, sampler = split_outputs(meta["names"], [np.load(out_dir / "laplace.npy")], 1)
+    return params, sampler, []
+
+
 def _run(
     module: Path,
     request: dict[str, Any],
@@ -379,25 +390,37 @@ def _run(
     request_path = out_dir / "request.json"
     request_path.write_text(json.dumps(request))
     events = {"start": time.perf_counter()}
+    laplace = request.get("method") == "laplace"
     worker = _take_worker(module)
     try:
         if not worker.submit(request_path):  # the idle worker had died: start afresh
             worker.close()
             worker = _Worker(module)
             worker.submit(request_path)  # should this one die too, its status says why
-        total = request["chains"] * (request["num_warmup"] + request["num_samples"])
-        status = _follow(worker, total, progress, cancel, events)
+        iterations = request.get("num_warmup", 0) + request.get("num_samples", 1)
+        total = request.get("chains", 1) * iterations
+        status = _follow(worker, total, progress, cancel, events, until_done=laplace)
         events["exited"] = time.perf_counter()
-        worker.proc.wait()  # EOF came when the worker and all its chains had exited
-        output = worker.output()
+        if laplace and status == "done":  # its files are complete: stopped below, not awaited
+            output, returncode = worker.output(), 0
+        else:
+            worker.proc.wait()  # EOF came when the worker and all its chains had exited
+            output, returncode = worker.output(), worker.proc.returncode
     finally:
         worker.close()  # also stops it all after an error or interrupt while following
     if verbose:
         sys.stderr.write(output)
-    if status != "done" or worker.proc.returncode != 0:
+    if status != "done" or returncode != 0:
         ready = "ready" in events
-        raise _failure(status, worker.proc.returncode, ready, out_dir, request["chains"], output)
-    params, sampler, messages = _collect(out_dir, request["chains"])
+        error = out_dir / "laplace.error"
+        if laplace and error.exists():
+            raise EngineError(f"Laplace approximation failed: {error.read_text().strip()}")
+        chains = request.get("chains", 0)
+        raise _failure(status, returncode, ready, out_dir, chains, output)
+    if laplace:
+        params, sampler, messages = _collect_laplace(out_dir)
+    else:
+        params, sampler, messages = _collect(out_dir, request["chains"])
     return params, sampler, messages, events
 
 
@@ -428,40 +451,20 @@ def _ended(module: Path) -> None:
         _active[module] -= 1
 
 
-def sample(
+def _serve(
     model: ModelName,
-    data: dict[str, Any],
-    *,
-    chains: int,
-    iter_warmup: int,
-    iter_sampling: int,
-    seed: int | None,
-    max_treedepth: int,
-    adapt_delta: float,
+    request: dict[str, Any],
     progress: ProgressCallback | None,
     cancel: threading.Event | None,
     verbose: bool,
-) -> Draws:
-    """Compile (if needed) and sample ``model``; ``data`` is already validated."""
+) -> tuple[dict, dict, list[str], dict[str, float], Path, float]:
+    """Compile (if needed), hand ``request`` to a worker, and return what it wrote: (params,
+    sampler outputs, Stan's messages, event times, the extension module, compile seconds)."""
     module, compile_seconds = compile_model(
         model, progress=progress, cancel=cancel, verbose=verbose
     )
-    start = time.perf_counter()
     if progress is not None:
         progress("sampling", 0.0)
-    if seed is None:
-        seed = secrets.randbelow(2**31 - 1) + 1
-    request = {
-        "out_dir": "",
-        "data": data,
-        "chains": chains,
-        "seed": seed,
-        "num_warmup": iter_warmup,
-        "num_samples": iter_sampling,
-        "max_depth": max_treedepth,
-        "delta": adapt_delta,
-        "refresh": max(1, (iter_warmup + iter_sampling) // 25),  # ~25 reports per chain
-    }
     out_dir = Path(tempfile.mkdtemp(prefix="bbt-widget-fit-"))
     counted = module  # a rebuild below may give another path
     with _idle_lock:
@@ -500,9 +503,47 @@ def sample(
         shutil.rmtree(out_dir, ignore_errors=True)
     if verbose and messages:
         sys.stderr.write("Stan messages:\n" + "\n".join(messages) + "\n")
-    add_empty_outputs(model, params, data)
+    add_empty_outputs(model, params, request["data"])
     if progress is not None:
         progress("sampling", 1.0)
+    return params, sampler, messages, events, module, compile_seconds
+
+
+def _fresh_seed(seed: int | None) -> int:
+    return secrets.randbelow(2**31 - 1) + 1 if seed is None else seed
+
+
+def sample(
+    model: ModelName,
+    data: dict[str, Any],
+    *,
+    chains: int,
+    iter_warmup: int,
+    iter_sampling: int,
+    seed: int | None,
+    max_treedepth: int,
+    adapt_delta: float,
+    progress: ProgressCallback | None,
+    cancel: threading.Event | None,
+    verbose: bool,
+) -> Draws:
+    """Compile (if needed) and sample ``model``; ``data`` is already validated."""
+    seed = _fresh_seed(seed)
+    request = {
+        "out_dir": "",
+        "data": data,
+        "chains": chains,
+        "seed": seed,
+        "num_warmup": iter_warmup,
+        "num_samples": iter_sampling,
+        "max_depth": max_treedepth,
+        "delta": adapt_delta,
+        "refresh": max(1, (iter_warmup + iter_sampling) // 25),  # ~25 reports per chain
+    }
+    params, sampler, messages, events, module, compile_seconds = _serve(
+        model, request, progress, cancel, verbose
+    )
+    start = events["start"]  # after the compile
     ready = max(events.get("ready", events["start"]), events["start"])
     return Draws(
         params=params,
@@ -528,5 +569,40 @@ def sample(
             "iter_sampling": iter_sampling,
             "adapt_delta": adapt_delta,
             "messages": messages,
+        },
+    )
+
+
+def laplace(
+    model: ModelName,
+    data: dict[str, Any],
+    *,
+    draws: int,
+    seed: int | None,
+    progress: ProgressCallback | None,
+    cancel: threading.Event | None,
+    verbose: bool,
+) -> Draws:
+    """Draws of the Laplace approximation of ``model``'s posterior (``_laplace.py``), computed
+    by a worker that has the model loaded; ``data`` is already validated."""
+    seed = _fresh_seed(seed)
+    request = {"out_dir": "", "method": "laplace", "model": model, "data": data, "draws": draws}
+    request["seed"] = seed
+    params, sampler, _, events, module, compile_seconds = _serve(
+        model, request, progress, cancel, verbose
+    )
+    return Draws(
+        params=params,
+        sampler=sampler,
+        engine="pystan",
+        timings={"compile": compile_seconds, "sample": time.perf_counter() - events["start"]},
+        info={
+            "engine_version": engine_version(),
+            "stan_hash": program_hash(model),
+            "model": model,
+            "compiled_module": str(module),
+            "seed": seed,
+            "method": "laplace",
+            "draws": draws,
         },
     )

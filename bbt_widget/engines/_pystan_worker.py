@@ -20,8 +20,12 @@ from several chains never interleave): ``ready`` once the model is loaded, ``pro
 chain it also writes ``chain-<c>.json`` (column names and Stan's messages) and, on failure,
 ``chain-<c>.error``.
 
-Self-contained on purpose (stdlib, numpy, pysimdjson when present, and ``_orphans.py`` beside
-it): it must not import bbt_widget, whose import is slow and which need not be importable from here.
+A request with ``"method": "laplace"`` gets a Laplace approximation instead (``_laplace.py``):
+``laplace.npy`` and ``laplace.json`` in the output directory, ``laplace.error`` on failure.
+
+Self-contained on purpose (stdlib, numpy, pysimdjson when present, and ``_orphans.py`` and
+``_laplace.py`` beside it): it must not import bbt_widget, whose import is slow and which need
+not be importable from here.
 """
 
 import json
@@ -36,6 +40,7 @@ from importlib.util import module_from_spec, spec_from_file_location
 from pathlib import Path
 
 import numpy as np
+from _laplace import approximate, data_converted_once  # beside this script
 from _orphans import die_with_parent, watch_parent  # beside this script
 
 try:  # PyStan's own dependency; about 8x faster than json for wide draws
@@ -235,6 +240,26 @@ def _run_chain(module, request: dict, chain: int, status_fd: int) -> int:
     return 0
 
 
+def _run_laplace(module, request: dict, status_fd: int) -> int:
+    """A Laplace approximation instead of chains, on this process's main thread (Stan's
+    autodiff needs it): ``laplace.npy`` (draws x columns) and ``laplace.json`` (names)."""
+    out_dir = Path(request["out_dir"])
+    data = request["data"]
+    try:
+        with data_converted_once(data):
+            names, draws, info = approximate(
+                module, request["model"], data, request["draws"], request["seed"]
+            )
+        np.save(out_dir / "laplace.npy", draws)
+        (out_dir / "laplace.json").write_text(json.dumps({"names": names, **info}))
+    except Exception as exc:  # LaplaceError, or Stan rejecting the data
+        _write_error(out_dir / "laplace.error", f"{type(exc).__name__}: {exc}")
+        _send(status_fd, "failed 0 0")
+        return 1
+    _send(status_fd, "done")
+    return 0
+
+
 def _load_module(path: str):
     spec = spec_from_file_location("stan_services", path)
     module = module_from_spec(spec)
@@ -260,6 +285,8 @@ def main() -> int:
         return 0
     sys.stdin.close()
     request = json.loads(Path(request_path).read_text())
+    if request.get("method") == "laplace":
+        return _run_laplace(module, request, status_fd)
 
     # Fork while single-threaded (a fork with threads alive can deadlock the child).
     pids = {}

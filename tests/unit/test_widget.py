@@ -22,6 +22,7 @@ import bbt_widget as bbt
 from bbt_widget import charts
 from bbt_widget.outputs.charts import spec_cache
 from bbt_widget.widget.app import BBTWidget
+from bbt_widget.widget.preview import PREVIEW_DRAWS
 
 REPO = Path(__file__).resolve().parents[2]
 PACKAGE = REPO / "bbt_widget"
@@ -397,8 +398,8 @@ def test_rapid_changes_end_on_the_last_settings(widget: BBTWidget) -> None:
 
 @pytest.mark.stan
 def test_a_new_fit_shows_a_preview_first_never_as_result_or_export(widget: BBTWidget) -> None:
-    """Issue 10: a control that needs a new fit shows a preview (a short run of the same
-    model), marked as such; it is never cached, never ``w.result``, ``w.summary``,
+    """Issue 10: a control that needs a new fit shows a preview (a Laplace approximation of
+    the same model), marked as such; it is never cached, never ``w.result``, ``w.summary``,
     ``w.charts`` or an export; the full fit replaces it."""
     w = widget
     before, summary, charts_before = w.result, w.summary, w.charts
@@ -407,12 +408,13 @@ def test_a_new_fit_shows_a_preview_first_never_as_result_or_export(widget: BBTWi
     assert w._preview_runner.wait(FIT_TIMEOUT)  # delivers the preview here (no kernel loop)
     assert w.preview is True
     assert w.diagnostics["preview"] is True and w.diagnostics["label"] == "preview"
-    assert w.diagnostics["messages"][0].startswith("preview from a short run")
+    assert w.diagnostics["messages"][0].startswith("preview from a Laplace approximation")
     assert "preview" in w.status_text
     # the charts show the preview's decisions ...
     preview = w._preview
     assert preview is not None and preview.result.settings["prior_scale"] == 0.8
-    assert preview.result.settings["iter_sampling"] == 150
+    assert preview.result.settings["method"] == "laplace"
+    assert preview.result.draws.params["beta"].shape[:2] == (1, PREVIEW_DRAWS)
     assert w.view_data["intervals"] != {} and w.fit_data == preview.data
     # ... but the Python side, the cache and the exports keep the last full fit
     assert w.result is before and w._result_key == key_before
@@ -463,15 +465,10 @@ def test_a_failing_full_fit_drops_its_preview(
     rather than keep a preview that nothing will replace."""
     w = widget
     good_view, good_badge = w.view_data, w.diagnostics
-    from bbt_widget.core.fitting import fit as real_fit
-
     def full_fit_fails(data: object, **kwargs: object) -> object:
-        if kwargs.get("iter_sampling") != 150:
-            raise RuntimeError("the sampler exploded")
-        return real_fit(data, **kwargs)
+        raise RuntimeError("the sampler exploded")
 
-    monkeypatch.setattr("bbt_widget.widget.app.core_fit", full_fit_fails)
-    monkeypatch.setattr("bbt_widget.widget.preview.core_fit", full_fit_fails)
+    monkeypatch.setattr("bbt_widget.widget.app.core_fit", full_fit_fails)  # not the preview's
     w.prior_scale = 0.9
     assert w._preview_runner.wait(FIT_TIMEOUT) and w.preview
     w.wait(FIT_TIMEOUT)

@@ -1,0 +1,241 @@
+"""Laplace approximation of a BBT posterior from an httpstan-compiled model (numpy only).
+
+Used by the PyStan worker (``_pystan_worker.py`` imports it from beside itself, so this module
+must not import ``bbt_widget``) for the widget's previews: the normal approximation at the
+posterior mode on Stan's unconstrained scale, with the Jacobian of the constraining transforms
+included (what CmdStan's ``laplace`` method does), mapped back through the model's own
+``write_array``. On the paper's data and the 16 x 132 PMLB table its P(a > b) means and HDIs
+are as close to a full NUTS fit as a short NUTS run of 300 draws is, at a fraction of the cost
+(``benchmarks/bench_laplace.py``).
+
+Stan's autodiff must run on a process's main thread (its stack is thread-local and only set up
+there): call these functions from the worker's main thread, never from a thread pool.
+"""
+
+from __future__ import annotations
+
+import contextlib
+import math
+from collections.abc import Iterator
+from typing import Any
+
+import numpy as np
+
+#: Newton iterations before giving up (the BBT posteriors converge in 4-8).
+MAX_ITERATIONS = 100
+#: Convergence: the largest |gradient| of the log density on the unconstrained scale.
+GRADIENT_TOLERANCE = 1e-6
+#: The ``parameters`` blocks of the programs this approximates. Each is a scalar with bounds or
+#: a vector with a multiplier, so its unconstrained size equals its constrained size, which
+#: counts the unconstrained coordinates from Stan's column names.
+PARAMETERS = {"bbt": ("sigma", "beta_rot"), "davidson": ("sigma", "beta_rot", "nu")}
+
+
+class LaplaceError(RuntimeError):
+    """The mode or the curvature needed by the approximation could not be found."""
+
+
+class _Density:
+    """The log density (with Jacobian) and its gradient, at unconstrained points."""
+
+    def __init__(self, module: Any, data: dict[str, Any]) -> None:
+        self.module = module
+        self.data = data
+
+    def lp(self, x: np.ndarray) -> float:
+        try:
+            return float(self.module.log_prob(self.data, x.tolist(), True))
+        except (RuntimeError, ValueError):  # Stan rejects the point (e.g. an overflow)
+            return -math.inf
+
+    def grad(self, x: np.ndarray) -> np.ndarray:
+        return np.asarray(self.module.log_prob_grad(self.data, x.tolist(), True))
+
+    def hessian(self, x: np.ndarray, g: np.ndarray | None = None) -> np.ndarray:
+        """Finite differences of the (exact, autodiff) gradient: forward during the search
+        (``g`` given, n gradients), central at the mode (2n gradients, for the covariance)."""
+        n = x.size
+        h = 1e-5 * np.maximum(1.0, np.abs(x))
+        rows = np.empty((n, n))
+        for i in range(n):
+            step = np.zeros(n)
+            step[i] = h[i]
+            if g is None:
+                rows[i] = (self.grad(x + step) - self.grad(x - step)) / (2 * h[i])
+            else:
+                rows[i] = (self.grad(x + step) - g) / h[i]
+        return (rows + rows.T) / 2
+
+
+def _newton_step(hessian: np.ndarray, g: np.ndarray) -> np.ndarray:
+    """The Newton direction, damped (Levenberg) until the negative Hessian is positive
+    definite, so that it always climbs."""
+    precision = -hessian
+    damping = 0.0
+    scale = max(1e-8, float(np.max(np.abs(np.diag(precision)))))
+    for _ in range(60):
+        try:
+            factor = np.linalg.cholesky(precision + damping * np.eye(g.size))
+        except np.linalg.LinAlgError:
+            damping = max(2 * damping, 1e-6 * scale)
+            continue
+        return np.linalg.solve(factor.T, np.linalg.solve(factor, g))
+    return g / scale  # no curvature to use: a small gradient step
+
+
+def find_mode(module: Any, data: dict[str, Any], n_params: int) -> tuple[np.ndarray, int]:
+    """The mode of the log density on the unconstrained scale, and the iterations it took.
+
+    Newton's method from the origin (Stan's default initial point, at the centre of its
+    uniform(-2, 2) initialisation) with a backtracking line search.
+
+    Raises
+    ------
+    LaplaceError
+        When the search does not converge within ``MAX_ITERATIONS``.
+    """
+    density = _Density(module, data)
+    x = np.zeros(n_params)
+    lp = density.lp(x)
+    if not math.isfinite(lp):
+        raise LaplaceError("the log density is not finite at the initial point")
+    g = density.grad(x)
+    for iteration in range(1, MAX_ITERATIONS + 1):
+        if np.max(np.abs(g), initial=0.0) < GRADIENT_TOLERANCE:
+            return x, iteration - 1
+        step = _newton_step(density.hessian(x, g), g)
+        t = 1.0
+        while t > 1e-10:
+            candidate = x + t * step
+            lp_new = density.lp(candidate)
+            if math.isfinite(lp_new) and lp_new >= lp - 1e-12 * abs(lp):
+                break
+            t /= 2
+        else:
+            raise LaplaceError(f"the mode search stalled after {iteration} iterations")
+        x, lp = candidate, lp_new
+        g = density.grad(x)
+    if np.max(np.abs(g), initial=0.0) < GRADIENT_TOLERANCE * 1e3:
+        return x, MAX_ITERATIONS  # close enough for a preview
+    raise LaplaceError(f"the mode search did not converge in {MAX_ITERATIONS} iterations")
+
+
+def replicate(
+    model: str,
+    data: dict[str, Any],
+    beta: np.ndarray,
+    nu: np.ndarray | None,
+    rng: np.random.Generator,
+) -> dict[str, np.ndarray]:
+    """The generated quantities of ``stan/bbt.stan`` / ``stan/davidson.stan`` for draws of beta
+    (draws, n_alg) and nu (draws,): replicated counts and the pointwise log-likelihood.
+
+    The same formulas as those programs' ``generated quantities`` blocks. They are repeated
+    here because httpstan's ``write_array`` seeds its random number generator with 0 on every
+    call, so Stan's own replicates would reuse one random stream for every draw. The test
+    suite compares both on the same draws' predictive distributions.
+    """
+    i1 = np.asarray(data["i1"], dtype=np.intp) - 1
+    i2 = np.asarray(data["i2"], dtype=np.intp) - 1
+    win1 = np.asarray(data["win1"], dtype=np.int64)
+    win2 = np.asarray(data["win2"], dtype=np.int64)
+    ties = np.asarray(data.get("ties", np.zeros_like(win1)), dtype=np.int64)
+    n_games = win1 + win2 + (ties if model == "davidson" else 0)
+    b1, b2 = beta[:, i1], beta[:, i2]
+    # log of the multinomial coefficient of each pair's observed counts (a constant per pair)
+    log_coef = np.array(
+        [
+            math.lgamma(n + 1) - math.lgamma(a + 1) - math.lgamma(b + 1) - math.lgamma(c + 1)
+            for n, a, b, c in zip(n_games, win1, win2, ties if model == "davidson" else 0 * win1)
+        ]
+    )
+    if model == "davidson":
+        assert nu is not None
+        eta = np.stack([b1, b2, nu[:, None] + 0.5 * (b1 + b2)], axis=-1)
+        log_p = eta - np.logaddexp.reduce(eta, axis=-1, keepdims=True)
+        rep = rng.multinomial(n_games, np.exp(log_p))
+        counts = np.stack([win1, win2, ties], axis=-1)
+        log_lik = log_coef + np.sum(counts * log_p, axis=-1)
+        return {"win1_rep": rep[..., 0], "ties_rep": rep[..., 2], "log_lik": log_lik}
+    eta = b1 - b2
+    log_p1 = -np.logaddexp(0.0, -eta)  # log inv_logit(eta)
+    log_p2 = -np.logaddexp(0.0, eta)  # log (1 - inv_logit(eta))
+    win1_rep = rng.binomial(n_games, np.exp(log_p1))
+    log_lik = log_coef + win1 * log_p1 + win2 * log_p2
+    return {"win1_rep": win1_rep, "log_lik": log_lik}
+
+
+@contextlib.contextmanager
+def data_converted_once(data: dict[str, Any]) -> Iterator[None]:
+    """Let httpstan convert ``data`` for Stan once instead of on every call.
+
+    Each call into an httpstan model (``log_prob_grad``, ``write_array``) converts the data
+    dict again in Python (``httpstan.utils._split_data``): two thirds of a call's time on the
+    16 x 132 table, and an approximation makes ~600 calls. Within this block that conversion
+    of this very dict (by identity) is computed once, as plain Python numbers, which pybind11
+    also converts faster than numpy scalars. Meant for the worker process, which serves one
+    request and exits; without ``httpstan.utils._split_data`` (another httpstan) it does
+    nothing.
+    """
+    try:
+        import httpstan.utils as utils
+    except ImportError:  # pragma: no cover - the worker always has httpstan
+        yield
+        return
+    split = getattr(utils, "_split_data", None)
+    if split is None:  # pragma: no cover - a future httpstan
+        yield
+        return
+    names_r, values_r, dim_r, names_i, values_i, dim_i = split(data)
+    converted = (
+        names_r,
+        [float(v) for v in values_r],
+        dim_r,
+        names_i,
+        [int(v) for v in values_i],
+        dim_i,
+    )
+
+    def once(candidate: dict[str, Any]) -> tuple:
+        return converted if candidate is data else split(candidate)
+
+    utils._split_data = once
+    try:
+        yield
+    finally:
+        utils._split_data = split
+
+
+def approximate(
+    module: Any, model: str, data: dict[str, Any], draws: int, seed: int
+) -> tuple[list[str], np.ndarray, dict[str, Any]]:
+    """Draws from the Laplace approximation: (Stan's column names, draws x columns, info).
+
+    The columns are those a NUTS fit of the model writes for its parameters, transformed
+    parameters and generated quantities (``beta.1``, ..., ``win1_rep.1``, ..., ``log_lik.1``),
+    without the sampler's ``__`` columns.
+    """
+    names = list(module.constrained_param_names(data))
+    n_params = sum(name.split(".")[0] in PARAMETERS[model] for name in names)
+    mode, iterations = find_mode(module, data, n_params)
+    precision = -_Density(module, data).hessian(mode)
+    try:
+        factor = np.linalg.cholesky(precision)
+    except np.linalg.LinAlgError:
+        raise LaplaceError("the posterior is not curved at its mode (flat direction)") from None
+    rng = np.random.default_rng(seed)
+    # x = mode + L^-T z has covariance (L L^T)^-1 = precision^-1
+    z = rng.standard_normal((draws, n_params))
+    unconstrained = mode + np.linalg.solve(factor.T, z.T).T
+    constrained = np.array(
+        [module.write_array(data, x.tolist(), True, False) for x in unconstrained]
+    )
+    kept = names[: constrained.shape[1]]
+    beta = constrained[:, [j for j, name in enumerate(kept) if name.startswith("beta.")]]
+    nu = constrained[:, kept.index("nu")] if "nu" in kept else None
+    generated = replicate(model, data, beta, nu, rng)
+    columns = [constrained]
+    for base in dict.fromkeys(name.split(".")[0] for name in names[len(kept) :]):
+        columns.append(generated[base])  # Stan's order: each output's elements 1, 2, ...
+    info = {"mode_iterations": iterations, "n_unconstrained": n_params}
+    return names, np.concatenate(columns, axis=1).astype(np.float64), info
