@@ -146,7 +146,7 @@ class _Fitted:
 
     @property
     def preview(self) -> bool:
-        """Whether this is a preview (a short run shown until the full fit lands)."""
+        """Whether this is a preview (an approximation shown until the full fit lands)."""
         return bool(self.badge.get("preview"))
 
     @classmethod
@@ -194,10 +194,10 @@ class BBTWidget(anywidget.AnyWidget):
     autostart
         Start the first fit at once (default). Otherwise call :meth:`refit`.
     previews
-        When a control needs a new fit (not one in the cache), first show a preview: the same
-        model fitted with a short run (one chain per core, 150 warm-up iterations and 150
-        draws, ``bbt_widget.widget.preview``), marked "preview" on the diagnostics badge and
-        the decisions, then replace it with the full fit. A preview is never cached and never
+        When a control needs a new fit (not one in the cache), first show a preview: a
+        Laplace approximation of the same model (``bbt_widget.widget.preview``), marked
+        "preview" on the diagnostics badge and the decisions, then replace it with the full
+        fit. A preview is never cached and never
         becomes :attr:`result`, :attr:`summary` or :attr:`charts`. ``False``: the charts wait
         for the full fit.
     ranking_model
@@ -270,7 +270,7 @@ class BBTWidget(anywidget.AnyWidget):
     # --- state shown by the front end -----------------------------------------------------
     status = t.Unicode("idle").tag(sync=True)
     preview = t.Bool(
-        False, help="the charts show a preview (a short run); the full fit replaces it"
+        False, help="the charts show a preview (an approximation); the full fit replaces it"
     ).tag(sync=True)
     status_text = t.Unicode("").tag(sync=True)
     progress = t.Float(0.0, help="fit progress in [0, 1]; -1 when unknown").tag(sync=True)

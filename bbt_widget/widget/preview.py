@@ -51,9 +51,10 @@ MAX_HEAD_START_S = 5.0
 def _quiet() -> None:
     """Keep a preview's warnings out of the notebook.
 
-    A short run's R-hat and ESS routinely miss the thresholds, and the full fit reports the
-    data's problems itself. The filter matches warnings attributed to this module only
-    (``fit`` warns at its caller's line), so no other fit is silenced; it is (re)installed
+    The data's warnings (missing results, groups that never met) are the full fit's to
+    report; a preview repeating them would say everything twice. The filter matches warnings
+    attributed to this module only (``fit_laplace`` warns at its caller's line), so no other
+    fit is silenced; it is (re)installed
     before every preview because ``warnings.catch_warnings`` elsewhere (a test runner, the
     batch layer) may have restored a filter list without it. Installing it again replaces it.
     """

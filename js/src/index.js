@@ -44,11 +44,11 @@ function render({ model, el }) {
   );
   const message = h("div", { class: "bbt-message", role: "alert" });
   const caveat = h("div", { class: "bbt-caveat" });
-  // Shown while the charts (and so the decisions) come from a preview: a short run of the
-  // same model that the full fit replaces.
+  // Shown while the charts (and so the decisions) come from a preview: a Laplace
+  // approximation of the same model that the full fit replaces.
   const previewNote = h("div", {
     class: "bbt-preview-note",
-    text: "preview: decisions from a short run of the model; the full fit replaces them",
+    text: "preview: decisions from an approximation of the model; the full fit replaces them",
   });
   previewNote.hidden = true;
   const error = h("div", { class: "bbt-error", role: "alert" });
