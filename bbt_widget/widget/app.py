@@ -44,13 +44,13 @@ from ..core.fitting import fit as core_fit
 from ..core.options import D_MIN_RANGE, DEFAULT_SEED, INTERPRETATIONS, TIE_POLICIES
 from ..core.result import BBTResult
 from ..core.validation import check_d_min, check_hdi, check_hyperprior, check_rope, check_ties
-from ..engines.base import FitCancelled
+from ..engines.base import FitCancelled, ProgressCallback
 from ..lab.influence import Influence
 from ..lab.influence import influence as core_influence
 from ..lab.sweep import SweepResult
 from ..lab.sweep import sweep as core_sweep
 from ..outputs import charts
-from .preview import fit_preview, preview_badge, preview_settings, wait_for_head_start
+from .preview import fit_preview, preview_badge, preview_settings, sample_after_head_start
 from .runner import FitEvent, FitRunner, kernel_dispatcher
 from .views import (
     RANKING_MODELS,
@@ -730,11 +730,12 @@ class BBTWidget(anywidget.AnyWidget):
         self,
         gate: threading.Event | None = None,
         cancel: threading.Event | None = None,
+        progress: ProgressCallback | None = None,
         **kwargs: Any,
     ) -> _Fitted:
         # Runs on the runner's worker thread: touches no trait.
-        wait_for_head_start(gate, cancel)
-        return _Fitted.prepare(core_fit(self._data, cancel=cancel, **kwargs))
+        progress = sample_after_head_start(gate, cancel, progress)
+        return _Fitted.prepare(core_fit(self._data, cancel=cancel, progress=progress, **kwargs))
 
     def _run_preview(self, gate: threading.Event, **kwargs: Any) -> _Fitted:
         # On the preview runner's thread, beside the full fit's
