@@ -562,7 +562,7 @@ def test_robustness_section_and_audit_badge(
 
 # ---------------------------------------------------------------------------- previews
 
-#: A longer full fit (4 x 3000 draws) than the preview (one chain per core, 150 + 150), so
+#: A longer full fit (4 x 3000 draws) than the preview (a Laplace approximation), so
 #: that the preview is on screen for a while; the second cell reads the final state.
 SETUP_PREVIEW = """\
 import bbt_widget as bbt
