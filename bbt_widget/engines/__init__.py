@@ -341,10 +341,7 @@ def laplace(
     name = resolve_engine(engine)
     if cancel is not None and cancel.is_set():
         raise FitCancelled("cancelled before it started")
-    module = _engine_module(name)
-    if not hasattr(module, "laplace"):
-        raise EngineError(f"the {name} engine has no Laplace approximation here; use 'pystan'")
-    result = module.laplace(
+    result = _engine_module(name).laplace(
         model,
         stan_data,
         draws=draws,

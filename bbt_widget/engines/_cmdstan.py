@@ -40,7 +40,7 @@ import warnings
 from collections.abc import Callable
 from functools import partial
 from pathlib import Path
-from typing import Any
+from typing import Any, TypeVar
 
 import numpy as np
 
@@ -51,6 +51,7 @@ from ._programs import (
     add_empty_outputs,
     include_dir,
     program_hash,
+    split_outputs,
     stan_source,
 )
 from .base import Draws, EngineError, FitCancelled, ModelName, ProgressCallback
@@ -62,6 +63,8 @@ INSTALL_HINT = (
 
 _BUILD_SCRIPT = Path(__file__).with_name("_cmdstan_build.py")
 _WORKER_SCRIPT = Path(__file__).with_name("_cmdstan_worker.py")
+
+_T = TypeVar("_T")
 
 
 def _version_key(name: str) -> tuple[int, int, int] | None:
@@ -379,30 +382,44 @@ def _tail(text: str, lines: int = 20) -> str:
     return "\n".join(text.strip().splitlines()[-lines:])
 
 
+def _chain_step(chain: str) -> str:
+    return f"chain {chain}"
+
+
 def _failure(
-    model: ModelName, status: str, returncode: int, out_dir: Path, other: list[str]
+    model: ModelName,
+    status: str,
+    returncode: int,
+    out_dir: Path,
+    other: list[str],
+    *,
+    what: str = "sampling",
+    step: Callable[[str], str] = _chain_step,
 ) -> EngineError:
-    """The error for a fit that did not end with ``done``, saying why as well as we know."""
+    """The error for a fit that did not end with ``done``, saying why as well as we know.
+
+    ``what`` names the fit ("sampling") and ``step(n)`` its n-th command ("chain 2").
+    """
     fields = status.split(maxsplit=3)
     if fields and fields[0] == "exec-failed":
-        return _ExeBroken(f"chain {fields[1]} could not start it: {' '.join(fields[2:])}")
-    prefix = f"CmdStan sampling of the {model!r} model failed: "
+        return _ExeBroken(f"{step(fields[1])} could not start it: {' '.join(fields[2:])}")
+    prefix = f"CmdStan {what} of the {model!r} model failed: "
     if fields and fields[0] == "failed":
         chain, code, n_lines = fields[1], int(fields[2]), int(fields[3])
         log = out_dir / f"chain-{chain}.log"
         output = _tail(log.read_text(errors="replace")) if log.exists() else ""
         if code in _NOT_RUNNING_CODES or (code in _LOAD_CRASHES and n_lines == 0):
             how = _procs.killed_by(-code) if code < 0 else f"ended with exit code {code}"
-            return _ExeBroken(f"chain {chain} {how}" + (f": {output}" if output else ""))
+            return _ExeBroken(f"{step(chain)} {how}" + (f": {output}" if output else ""))
         if code < 0:
-            why = f"chain {chain} {_procs.killed_by(-code)}."
+            why = f"{step(chain)} {_procs.killed_by(-code)}."
         else:
-            why = f"chain {chain} ended with exit code {code}."
+            why = f"{step(chain)} ended with exit code {code}."
         return EngineError(prefix + why + (f" CmdStan's output:\n{output}" if output else ""))
     if returncode < 0:
-        why = f"the process running the chains {_procs.killed_by(-returncode)}."
+        why = f"the process running CmdStan {_procs.killed_by(-returncode)}."
     else:
-        why = f"the process running the chains failed (exit code {returncode})."
+        why = f"the process running CmdStan failed (exit code {returncode})."
     output = _tail("\n".join(other))
     return EngineError(prefix + why + (f" Output:\n{output}" if output else ""))
 
@@ -443,6 +460,49 @@ class _ChainReader:
         return self._splitter.result()
 
 
+def _execute(
+    model: ModelName,
+    commands: list[list[str]],
+    parallel: int,
+    out_dir: Path,
+    *,
+    total: int,
+    progress: ProgressCallback | None,
+    cancel: threading.Event | None,
+    finished: Callable[[int], None],
+    verbose: bool,
+    what: str = "sampling",
+    step: Callable[[str], str] = _chain_step,
+) -> None:
+    """Run CmdStan ``commands`` (``parallel`` at once, in order) in a worker process.
+
+    ``total`` is the iterations of all commands (for progress), ``finished(n)`` is called as
+    the n-th command ends well; ``what`` and ``step`` name the fit in errors (``_failure``).
+    """
+    request = {
+        "commands": commands,
+        "parallel": parallel,
+        "out_dir": str(out_dir),
+        "env": _procs.child_env(),  # now: the worker was started before the fit, maybe long ago
+    }
+    worker = _take_worker()
+    if not worker.submit(request):  # died since it was started: start a fresh one
+        worker.stop()
+        worker = _Worker()
+        worker.submit(request)  # a failure shows as the worker's exit, below
+    try:
+        status, other = _follow(worker, total, progress, cancel, finished)
+        worker.proc.wait()
+    finally:
+        worker.stop()  # also stops it all after an error or interrupt while following
+    if verbose:
+        for log in sorted(out_dir.glob("chain-*.log")):
+            sys.stderr.write(log.read_text(errors="replace"))
+    if status != "done" or worker.proc.returncode != 0:
+        returncode = worker.proc.returncode
+        raise _failure(model, status, returncode, out_dir, other, what=what, step=step)
+
+
 def _run(
     model: ModelName,
     exe: Path,
@@ -453,30 +513,18 @@ def _run(
     verbose: bool,
 ) -> tuple[dict, dict]:
     """Run the chains of one fit in a worker process; return (params, sampler)."""
-    commands = _commands(exe, out_dir / "data.json", out_dir, settings)
-    request = {
-        "commands": commands,
-        "parallel": min(settings["chains"], os.cpu_count() or 1),
-        "out_dir": str(out_dir),
-        "env": _procs.child_env(),  # now: the worker was started before the fit, maybe long ago
-    }
     reader = _ChainReader([out_dir / f"chain-{c}.csv" for c in range(1, settings["chains"] + 1)])
-    worker = _take_worker()
-    if not worker.submit(request):  # died since it was started: start a fresh one
-        worker.stop()
-        worker = _Worker()
-        worker.submit(request)  # a failure shows as the worker's exit, below
-    try:
-        total = settings["chains"] * (settings["iter_warmup"] + settings["iter_sampling"])
-        status, other = _follow(worker, total, progress, cancel, reader.read)
-        worker.proc.wait()
-    finally:
-        worker.stop()  # also stops it all after an error or interrupt while following
-    if verbose:
-        for log in sorted(out_dir.glob("chain-*.log")):
-            sys.stderr.write(log.read_text(errors="replace"))
-    if status != "done" or worker.proc.returncode != 0:
-        raise _failure(model, status, worker.proc.returncode, out_dir, other)
+    _execute(
+        model,
+        _commands(exe, out_dir / "data.json", out_dir, settings),
+        min(settings["chains"], os.cpu_count() or 1),
+        out_dir,
+        total=settings["chains"] * (settings["iter_warmup"] + settings["iter_sampling"]),
+        progress=progress,
+        cancel=cancel,
+        finished=reader.read,
+        verbose=verbose,
+    )
     return reader.result()
 
 
@@ -492,10 +540,62 @@ def _rebuild(
     warnings.warn(
         f"the cached CmdStan executable {exe} does not run ({broken}); rebuilding it",
         RuntimeWarning,
-        stacklevel=4,
+        stacklevel=5,  # the caller of engines.sample (via _in_scratch and sample here)
     )
     discard(_target(model))
     return compile_model(model, progress=progress, cancel=cancel, verbose=verbose)
+
+
+def _in_scratch(
+    model: ModelName,
+    data: dict[str, Any],
+    run: Callable[[Path, Path], _T],
+    progress: ProgressCallback | None,
+    cancel: threading.Event | None,
+    verbose: bool,
+) -> tuple[_T, Path, float, float]:
+    """Compile ``model`` if needed, then ``run(exe, out_dir)`` with ``data.json`` written in a
+    fresh temporary ``out_dir`` (removed afterwards, whatever happens).
+
+    An executable that does not run is rebuilt once and run again. Returns (what ``run``
+    returned, the executable, compile seconds, seconds since compiling ended).
+    """
+    exe, compile_seconds = compile_model(model, progress=progress, cancel=cancel, verbose=verbose)
+    start = time.perf_counter()
+    if progress is not None:
+        progress("sampling", 0.0)
+    out_dir = Path(tempfile.mkdtemp(prefix="bbt-widget-cmdstan-"))
+    try:
+        (out_dir / "data.json").write_text(json.dumps(data))
+        try:
+            result = run(exe, out_dir)
+        except _ExeBroken as broken:
+            exe, seconds = _rebuild(model, exe, broken, progress, cancel, verbose)
+            compile_seconds += seconds
+            try:
+                result = run(exe, out_dir)
+            except _ExeBroken as still:
+                raise unusable_build(
+                    f"the compiled CmdStan model {model!r}",
+                    _target(model),
+                    still,
+                    "the C++ toolchain or the CmdStan installation",
+                ) from None
+    except Exception:
+        keep_warm()  # e.g. a cancelled fit: the next one starts at once
+        raise
+    else:
+        keep_warm()  # not on KeyboardInterrupt or exit: no new process then
+    finally:
+        shutil.rmtree(out_dir, ignore_errors=True)
+    if progress is not None:
+        progress("sampling", 1.0)
+    return result, exe, compile_seconds, time.perf_counter() - start
+
+
+def _fresh_seed(seed: int | None) -> int:
+    """``seed``, or a random one to record when there is none."""
+    return secrets.randbelow(2**31 - 1) + 1 if seed is None else seed
 
 
 def sample(
@@ -513,58 +613,150 @@ def sample(
     verbose: bool,
 ) -> Draws:
     """Compile (if needed) and sample ``model`` with CmdStan; ``data`` is already validated."""
-    exe, compile_seconds = compile_model(model, progress=progress, cancel=cancel, verbose=verbose)
-    start = time.perf_counter()
-    if progress is not None:
-        progress("sampling", 0.0)
-    if seed is None:
-        seed = secrets.randbelow(2**31 - 1) + 1
     settings = {
         "chains": chains,
         "iter_warmup": iter_warmup,
         "iter_sampling": iter_sampling,
-        "seed": seed,
+        "seed": _fresh_seed(seed),
         "max_treedepth": max_treedepth,
         "adapt_delta": adapt_delta,
     }
-    out_dir = Path(tempfile.mkdtemp(prefix="bbt-widget-cmdstan-"))
-    try:
-        (out_dir / "data.json").write_text(json.dumps(data))
-        try:
-            params, sampler = _run(model, exe, out_dir, settings, progress, cancel, verbose)
-        except _ExeBroken as broken:
-            exe, seconds = _rebuild(model, exe, broken, progress, cancel, verbose)
-            compile_seconds += seconds
-            try:
-                params, sampler = _run(model, exe, out_dir, settings, progress, cancel, verbose)
-            except _ExeBroken as still:
-                raise unusable_build(
-                    f"the compiled CmdStan model {model!r}",
-                    _target(model),
-                    still,
-                    "the C++ toolchain or the CmdStan installation",
-                ) from None
-    except Exception:
-        keep_warm()  # e.g. a cancelled fit: the next one starts at once
-        raise
-    else:
-        keep_warm()  # not on KeyboardInterrupt or exit: no new process then
-    finally:
-        shutil.rmtree(out_dir, ignore_errors=True)
+
+    def run(exe: Path, out_dir: Path) -> tuple[dict, dict]:
+        return _run(model, exe, out_dir, settings, progress, cancel, verbose)
+
+    (params, sampler), exe, compile_seconds, seconds = _in_scratch(
+        model, data, run, progress, cancel, verbose
+    )
     add_empty_outputs(model, params, data)
-    if progress is not None:
-        progress("sampling", 1.0)
     return Draws(
         params=params,
         sampler=sampler,
         engine="cmdstanpy",
         max_treedepth=max_treedepth,
-        timings={"compile": compile_seconds, "sample": time.perf_counter() - start},
+        timings={"compile": compile_seconds, "sample": seconds},
         info={
             "engine_version": engine_version(),
             "stan_hash": program_hash(model),
             "model": model,
             "executable": str(exe),
             **settings,
+        },
+    )
+
+
+#: The first CmdStan with the ``laplace`` method (and ``optimize jacobian=1``, its mode).
+LAPLACE_SINCE = (2, 32)
+#: The two commands of a Laplace approximation, as ``_failure`` names them.
+_LAPLACE_STEPS = {
+    "1": "the search for the mode (CmdStan's optimize)",
+    "2": "the draws (CmdStan's laplace)",
+}
+
+
+def _check_laplace_version() -> None:
+    """Raise EngineError when the CmdStan installation predates the ``laplace`` method."""
+    path = cmdstan_path()
+    version = _cmdstan_version(path) if path else "unknown"
+    found = re.match(r"(\d+)\.(\d+)", version)
+    if found and (int(found.group(1)), int(found.group(2))) < LAPLACE_SINCE:
+        since = ".".join(map(str, LAPLACE_SINCE))
+        raise EngineError(
+            f"CmdStan {version} ({path}) has no Laplace approximation, which needs CmdStan "
+            f"{since} or newer: install a newer one with `python -m cmdstanpy.install_cmdstan` "
+            "or use engine='pystan'."
+        )
+
+
+def _laplace_commands(exe: Path, out_dir: Path, draws: int, seed: int) -> list[list[str]]:
+    """CmdStan's command lines for a Laplace approximation: the mode, then draws around it.
+
+    Both with ``jacobian=1``: the mode of the density on the unconstrained scale, where
+    ``laplace`` places its normal approximation (it refuses nothing else, but a mode without
+    the Jacobian would put it in the wrong place). The search starts at the origin of the
+    unconstrained scale, as the PyStan engine's does, so that it does not depend on the seed.
+    """
+    common = [str(exe), "random", f"seed={seed}", "data", f"file={out_dir / 'data.json'}"]
+    mode = out_dir / "optimize.csv"
+    return [
+        [*common, "init=0", "output", f"file={mode}", "method=optimize", "jacobian=1"],
+        [
+            *common,
+            "output",
+            f"file={out_dir / 'laplace.csv'}",
+            "method=laplace",
+            f"mode={mode}",
+            "jacobian=1",
+            f"draws={draws}",
+        ],
+    ]
+
+
+def _read_laplace(model: ModelName, path: Path) -> dict[str, np.ndarray]:
+    """The parameters of CmdStan's laplace CSV file, shaped (1, draws, ...)."""
+    names, block = _read_csv(path)
+    # log_p__ and log_q__ (the densities of each draw) are no sampler diagnostics: dropped
+    params, _ = split_outputs(names, [block], 1)
+    for name, values in params.items():
+        if values.dtype.kind == "f" and not np.isfinite(values).all():
+            # Eigen's Cholesky factor of a Hessian that is not negative definite holds NaN
+            raise EngineError(
+                f"CmdStan's Laplace approximation of the {model!r} model failed: {name} has "
+                "non-finite draws (the posterior is not curved at its mode: a flat direction)."
+            )
+    return params
+
+
+def laplace(
+    model: ModelName,
+    data: dict[str, Any],
+    *,
+    draws: int,
+    seed: int | None,
+    progress: ProgressCallback | None,
+    cancel: threading.Event | None,
+    verbose: bool,
+) -> Draws:
+    """Draws of CmdStan's Laplace approximation of ``model``'s posterior (``optimize`` then
+    ``laplace``, one after the other in a worker, cancellable as sampling is); ``data`` is
+    already validated."""
+    _check_laplace_version()
+    seed = _fresh_seed(seed)
+
+    def run(exe: Path, out_dir: Path) -> dict[str, np.ndarray]:
+        def finished(step: int) -> None:
+            if step == 1 and progress is not None:
+                progress("sampling", 0.5)  # the mode found; the draws take about as long
+
+        _execute(
+            model,
+            _laplace_commands(exe, out_dir, draws, seed),
+            1,  # one after the other: laplace reads the mode that optimize wrote
+            out_dir,
+            total=1,  # neither command prints "Iteration:" lines
+            progress=progress,
+            cancel=cancel,
+            finished=finished,
+            verbose=verbose,
+            what="Laplace approximation",
+            step=_LAPLACE_STEPS.__getitem__,
+        )
+        return _read_laplace(model, out_dir / "laplace.csv")
+
+    params, exe, compile_seconds, seconds = _in_scratch(model, data, run, progress, cancel, verbose)
+    add_empty_outputs(model, params, data)
+    return Draws(
+        params=params,
+        sampler={},
+        engine="cmdstanpy",
+        timings={"compile": compile_seconds, "sample": seconds},
+        info={
+            "engine_version": engine_version(),
+            "stan_hash": program_hash(model),
+            "model": model,
+            "executable": str(exe),
+            "seed": seed,
+            "method": "laplace",
+            "draws": draws,
         },
     )

@@ -2,12 +2,14 @@
 
 Usage: ``python _cmdstan_worker.py``, then the request as one line of JSON on stdin. The
 request holds ``commands`` (one CmdStan command line per chain), ``parallel`` (chains run at
-once), ``out_dir`` (where each chain's console output goes, as ``chain-<c>.log``) and ``env``
-(the chains' environment, as of the fit: this process may have been started long before;
-absent, they inherit this process's). The
-engine starts a worker ahead of the fit that will use it (after each fit, for the next one),
-so that the interpreter's start-up is not part of a fit; an idle worker whose stdin closes
-before a request exits quietly.
+once; they start in their order, each only while no chain has failed: with 1, each command
+runs after the one before it has ended well, as the Laplace approximation's ``optimize`` then
+``laplace`` need), ``out_dir`` (where each chain's console output goes, as
+``chain-<c>.log``) and ``env`` (the chains' environment, as of the fit: this process may have
+been started long before; absent, they inherit this process's). The engine starts a worker
+ahead of the fit that will use it (after each fit, for the next one), so that the
+interpreter's start-up is not part of a fit; an idle worker whose stdin closes before a
+request exits quietly.
 
 The cmdstanpy engine starts this script as the leader of a process group (a session on POSIX)
 of its own, and the chains are its children, so the fit is one unit that can be stopped on
@@ -110,28 +112,40 @@ def _run_chain(
     command: list[str],
     out_dir: Path,
     env: dict[str, str] | None,
-    slots: threading.Semaphore,
 ):
-    """Run one chain (when a slot is free); return (exit code, lines of output) or the error."""
+    """Run one chain; return (exit code, lines of output) or the error."""
     counts = {chain: 0}
-    with slots:
-        try:
-            with _lock:  # so that _kill_chains either sees this chain or stops its start
-                if _stopping.is_set():
-                    return None
-                proc = subprocess.Popen(
-                    command,
-                    stdin=subprocess.DEVNULL,
-                    stdout=subprocess.PIPE,
-                    stderr=subprocess.STDOUT,
-                    cwd=out_dir,
-                    env=env,
-                )
-                _procs.append(proc)
-        except OSError as exc:  # e.g. a truncated executable: "Exec format error"
-            return f"{type(exc).__name__}: {exc}"
-        _relay(chain, proc, out_dir / f"chain-{chain}.log", counts)
-        return proc.wait(), counts[chain]
+    try:
+        with _lock:  # so that _kill_chains either sees this chain or stops its start
+            if _stopping.is_set():
+                return None
+            proc = subprocess.Popen(
+                command,
+                stdin=subprocess.DEVNULL,
+                stdout=subprocess.PIPE,
+                stderr=subprocess.STDOUT,
+                cwd=out_dir,
+                env=env,
+            )
+            _procs.append(proc)
+    except OSError as exc:  # e.g. a truncated executable: "Exec format error"
+        return f"{type(exc).__name__}: {exc}"
+    _relay(chain, proc, out_dir / f"chain-{chain}.log", counts)
+    return proc.wait(), counts[chain]
+
+
+def _report(chain: int, result) -> None:
+    """Say how a chain ended (see the module's docstring); the first failure stops the fit."""
+    failed = isinstance(result, str) or (isinstance(result, tuple) and result[0] != 0)
+    if result is not None and not failed:
+        _send(f"finished {chain}")
+    if failed and _first_to_stop():
+        # the fit is lost: do not make the user wait for the other chains
+        if isinstance(result, str):
+            _send(f"exec-failed {chain} {result}"[:2000].replace("\n", " "))
+        else:
+            _send(f"failed {chain} {result[0]} {result[1]}")
+        _kill_chains()
 
 
 def _read_request() -> dict:
@@ -150,28 +164,23 @@ def main() -> int:
     out_dir = Path(request["out_dir"])
     threading.Thread(target=_watch_stdin, args=(out_dir,), daemon=True).start()
     slots = threading.Semaphore(max(1, int(request["parallel"])))
-    outcome: dict[int, object] = {}
 
     def run(chain: int, command: list[str]) -> None:
-        result = _run_chain(chain, command, out_dir, request.get("env"), slots)
-        outcome[chain] = result
-        failed = isinstance(result, str) or (isinstance(result, tuple) and result[0] != 0)
-        if result is not None and not failed:
-            _send(f"finished {chain}")
-        if failed and _first_to_stop():
-            # the fit is lost: do not make the user wait for the other chains
-            if isinstance(result, str):
-                _send(f"exec-failed {chain} {result}"[:2000].replace("\n", " "))
-            else:
-                _send(f"failed {chain} {result[0]} {result[1]}")
-            _kill_chains()
+        try:
+            _report(chain, _run_chain(chain, command, out_dir, request.get("env")))
+        finally:
+            # only now: a failure has stopped the fit before the next command can start
+            slots.release()
 
-    threads = [
-        threading.Thread(target=run, args=(chain, command), daemon=True)
-        for chain, command in enumerate(request["commands"], start=1)
-    ]
-    for thread in threads:
+    threads = []
+    for chain, command in enumerate(request["commands"], start=1):
+        # a slot is taken here, not in the chain's thread: the chains start in their order
+        # (threads waiting on a semaphore wake in no set order), so that with parallel=1 a
+        # command may use what the one before it wrote
+        slots.acquire()
+        thread = threading.Thread(target=run, args=(chain, command), daemon=True)
         thread.start()
+        threads.append(thread)
     for thread in threads:
         thread.join()
     if _cancelled.is_set():  # the chains ended because _watch_stdin killed them: let it finish
