@@ -7,6 +7,14 @@ PyStan engine, after printing CmdStan's progress lines (``Iteration: 100 / 2000 
 every ``refresh`` iterations, ``FAKE_CMDSTAN_ITERATION_SECONDS`` apart). Environment:
 ``FAKE_CMDSTAN_REPO`` (the checkout to import bbt_widget from) and ``FAKE_CMDSTAN_MODELS`` (the
 bbt-widget cache holding the compiled PyStan models).
+
+It also answers the Laplace approximation's two commands as CmdStan 2.35 does: ``method=optimize
+jacobian=1`` writes the mode (one row: ``lp__`` and the model's outputs), and ``method=laplace
+mode=<that file> jacobian=1 draws=N`` writes N draws after ``log_p__`` and ``log_q__`` (from
+the PyStan engine's Laplace approximation). Either fails as CmdStan would without
+``jacobian=1`` (and laplace with a mode file that optimize did not write).
+``FAKE_CMDSTAN_OPTIMIZE`` set to ``fail`` makes optimize fail as a search that cannot converge
+does, to ``slow`` makes it take a minute.
 """
 
 import json
@@ -34,6 +42,8 @@ def main() -> None:
             if key == "file":
                 key = "output_file" if "data_file" in kv else "data_file"
             kv.setdefault(key, value)
+    if kv.get("method") in ("optimize", "laplace"):
+        sys.exit(_laplace_step(os.path.basename(exe), kv))
     model, chain = os.path.basename(exe), int(kv["id"])
     warmup, draws = int(kv["num_warmup"]), int(kv["num_samples"])
     total = warmup + draws
@@ -59,19 +69,9 @@ def main() -> None:
         iter_sampling=draws,
         seed=int(kv["seed"]) + chain,
     )
-    names, cols = [], []
-    for name in SAMPLER:
-        names.append(name)
-        cols.append(d.sampler[name][0])
-    for name, values in d.params.items():
-        values = values[0]
-        if values.ndim == 1:
-            names.append(name)
-            cols.append(values)
-        else:
-            for j in range(values.shape[1]):
-                names.append(f"{name}.{j + 1}")
-                cols.append(values[:, j])
+    names, cols = _columns(d.params)
+    names = [*SAMPLER, *names]
+    cols = [*(d.sampler[name][0] for name in SAMPLER), *cols]
     header = [
         "stan_version_major = 2",
         "stan_version_minor = 36",
@@ -101,17 +101,79 @@ def main() -> None:
         "output",
         f"  file = {kv['output_file']}",
     ]
-    with open(kv["output_file"], "w") as fh:
+    _write_csv(kv["output_file"], header, names, cols, sampled=True)
+
+
+def _columns(params: dict[str, np.ndarray]) -> tuple[list[str], list[np.ndarray]]:
+    """Stan's flat column names and columns of one chain's outputs."""
+    names, cols = [], []
+    for name, values in params.items():
+        values = values[0]
+        if values.ndim == 1:
+            names.append(name)
+            cols.append(values)
+        else:
+            for j in range(values.shape[1]):
+                names.append(f"{name}.{j + 1}")
+                cols.append(values[:, j])
+    return names, cols
+
+
+def _laplace_step(model: str, kv: dict[str, str]) -> int:
+    """Answer ``method=optimize`` or ``method=laplace``; return the exit code."""
+    method = kv["method"]
+    if kv.get("jacobian") != "1":
+        print(f"fake CmdStan: {method} without jacobian=1 is not the Laplace mode", flush=True)
+        return 65
+    with open(kv["data_file"]) as fh:
+        data = json.load(fh)
+    seed = int(kv["seed"])
+    if method == "optimize":
+        print("Initial log joint probability = -100.0", flush=True)
+        behaviour = os.environ.get("FAKE_CMDSTAN_OPTIMIZE", "")
+        if behaviour == "slow":
+            time.sleep(60)
+        if behaviour == "fail":
+            print("Line search failed to achieve a sufficient decrease, no more progress")
+            print("Optimization terminated with error: ", flush=True)
+            return 70
+        # the mean of a wide approximation stands in for the mode: only its layout matters
+        d = engines.laplace(model, data, engine="pystan", draws=200, seed=seed)
+        names, cols = _columns(d.params)
+        header = ["method = optimize", "  optimize", "    jacobian = true"]
+        means = [np.array([c.mean()]) for c in cols]
+        _write_csv(kv["output_file"], header, ["lp__", *names], [np.array([-100.0]), *means])
+        return 0
+    with open(kv["mode"]) as fh:
+        if "method = optimize" not in fh.read():
+            print("CSV file is not output from Stan optimization", flush=True)
+            return 65
+    print("Calculating Hessian\nGenerating draws\niteration: 0", flush=True)
+    draws = int(kv.get("draws", 1000))
+    d = engines.laplace(model, data, engine="pystan", draws=draws, seed=seed)
+    names, cols = _columns(d.params)
+    header = ["method = laplace", "  laplace", f"    mode = {kv['mode']}", "    jacobian = true"]
+    log_p, log_q = np.full(draws, -100.0), np.full(draws, -5.0)
+    _write_csv(kv["output_file"], header, ["log_p__", "log_q__", *names], [log_p, log_q, *cols])
+    return 0
+
+
+def _write_csv(
+    path: str, header: list[str], names: list[str], cols: list, sampled: bool = False
+) -> None:
+    """A Stan CSV file: config comments, column names, the draws (and NUTS's comments)."""
+    with open(path, "w") as fh:
         fh.writelines(f"# {line}\n" for line in header)
         fh.write(",".join(names) + "\n")
-        fh.write("# Adaptation terminated\n# Step size = 0.5\n")
-        fh.write("# Diagonal elements of inverse mass matrix:\n# 1, 1\n")
+        if sampled:
+            fh.write("# Adaptation terminated\n# Step size = 0.5\n")
+            fh.write("# Diagonal elements of inverse mass matrix:\n# 1, 1\n")
         for row in np.column_stack(cols):
             fh.write(",".join(repr(float(x)) for x in row) + "\n")
-        fh.write("# \n#  Elapsed Time: 0.1 seconds (Warm-up)\n")
-        fh.write(
-            "#                0.1 seconds (Sampling)\n#                0.2 seconds (Total)\n# \n"
-        )
+        if sampled:
+            fh.write("# \n#  Elapsed Time: 0.1 seconds (Warm-up)\n")
+            fh.write("#                0.1 seconds (Sampling)\n")
+            fh.write("#                0.2 seconds (Total)\n# \n")
 
 
 if __name__ == "__main__":
