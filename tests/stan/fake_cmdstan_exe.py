@@ -14,7 +14,9 @@ mode=<that file> jacobian=1 draws=N`` writes N draws after ``log_p__`` and ``log
 the PyStan engine's Laplace approximation). Either fails as CmdStan would without
 ``jacobian=1`` (and laplace with a mode file that optimize did not write).
 ``FAKE_CMDSTAN_OPTIMIZE`` set to ``fail`` makes optimize fail as a search that cannot converge
-does, to ``slow`` makes it take a minute.
+does, to ``slow`` makes it take a minute; ``FAKE_CMDSTAN_LAPLACE`` set to ``flat`` makes laplace
+write NaN draws of ``sigma``, as Eigen's Cholesky factor of a Hessian that is not negative
+definite gives.
 """
 
 import json
@@ -152,6 +154,8 @@ def _laplace_step(model: str, kv: dict[str, str]) -> int:
     draws = int(kv.get("draws", 1000))
     d = engines.laplace(model, data, engine="pystan", draws=draws, seed=seed)
     names, cols = _columns(d.params)
+    if os.environ.get("FAKE_CMDSTAN_LAPLACE") == "flat":
+        cols[names.index("sigma")] = np.full(draws, np.nan)
     header = ["method = laplace", "  laplace", f"    mode = {kv['mode']}", "    jacobian = true"]
     log_p, log_q = np.full(draws, -100.0), np.full(draws, -5.0)
     _write_csv(kv["output_file"], header, ["log_p__", "log_q__", *names], [log_p, log_q, *cols])

@@ -181,6 +181,17 @@ def test_cmdstan_laplace_names_the_step_that_failed(fake_cmdstan, monkeypatch):
 
 
 @pytest.mark.stan
+def test_cmdstan_laplace_without_curvature_at_the_mode_is_an_error(fake_cmdstan, monkeypatch):
+    engines.compile_model("bbt", "cmdstanpy")
+    monkeypatch.setenv("FAKE_CMDSTAN_LAPLACE", "flat")
+    with pytest.raises(EngineError, match=r"sigma has non-finite draws.*flat direction"):
+        engines.laplace("bbt", bt_data(), engine="cmdstanpy", draws=10, seed=1)
+    engines.shutdown()
+    assert our_processes() == []
+    assert list(fake_cmdstan.iterdir()) == []
+
+
+@pytest.mark.stan
 def test_cmdstan_laplace_cancelled_mid_search_stops_at_once(fake_cmdstan, monkeypatch):
     engines.compile_model("bbt", "cmdstanpy")
     engines.shutdown()
