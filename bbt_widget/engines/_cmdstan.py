@@ -15,6 +15,10 @@ for the next one, which hands it the fit on its stdin. Each chain's CSV file is 
 that chain ends, while the others still run, straight into the final arrays (parsed once,
 copied once). Measured with CmdStan 2.35, a fit takes 1.0x the time of bare cmdstanpy sampling
 on 5 x 20 and 16 x 132 (bench_engines.py).
+
+The Laplace approximation (the widget's previews) is CmdStan's own: ``optimize jacobian=1``
+then ``laplace`` around that mode, handed to the same worker as two commands run one after
+the other, so that it is cancelled, cleaned up and reported as sampling is (CmdStan 2.32+).
 """
 
 from __future__ import annotations
