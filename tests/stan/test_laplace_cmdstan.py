@@ -90,6 +90,8 @@ def test_cmdstan_laplace_agrees_with_pystans_and_with_nuts(pystan_models, model)
     data = base_stan_data(model)
     d = engines.laplace(model, data, engine="cmdstanpy", draws=400, seed=1)
     check_laplace_draws(d, model, data, 400, 1)
+    again = engines.laplace(model, data, engine="cmdstanpy", draws=400, seed=1)
+    np.testing.assert_array_equal(again.params["beta"], d.params["beta"])  # the seed decides
     if model == "davidson":
         assert d.params["ties_rep"].shape == (1, 400, len(data["i1"]))
     # the comparisons use more draws: with 400, Monte Carlo noise alone moves a mean P(a > b)
