@@ -465,6 +465,7 @@ def test_a_failing_full_fit_drops_its_preview(
     rather than keep a preview that nothing will replace."""
     w = widget
     good_view, good_badge = w.view_data, w.diagnostics
+
     def full_fit_fails(data: object, **kwargs: object) -> object:
         raise RuntimeError("the sampler exploded")
 
