@@ -218,28 +218,36 @@ def ppc_histogram(
     alg1: Sequence[str],
     alg2: Sequence[str],
 ) -> pd.DataFrame:
-    """Per fitted pair and value, how many replicates had that count (paper Fig. 2)."""
+    """Per fitted pair and value, how many replicates had that count (paper Fig. 2).
+
+    Rows by quantity, then pair (fitted order), then value (ascending); one ``bincount`` per
+    quantity over every pair at once, each pair's counts in a band of its own.
+    """
     frames = []
     quantities = [("win1", "win1_rep")]
     if "ties" in observed and "ties_rep" in draws.params:
         quantities.append(("ties", "ties_rep"))
     for name, rep_name in quantities:
         rep = _flat(draws.params[rep_name]).astype(int)
-        for k in range(rep.shape[1]):
-            counts = np.bincount(rep[:, k])
-            values = np.flatnonzero(counts)
-            frames.append(
-                pd.DataFrame(
-                    {
-                        "alg1": alg1[k],
-                        "alg2": alg2[k],
-                        "quantity": name,
-                        "value": values,
-                        "count": counts[values],
-                        "observed": int(observed[name][k]),
-                    }
-                )
+        n_pairs = rep.shape[1]
+        width = int(rep.max()) + 1 if rep.size else 1
+        # pair k's value v lands in bin k * width + v: row-major non-zeros run pair by pair,
+        # values ascending within a pair, as one bincount per pair would give them
+        bins = rep + np.arange(n_pairs) * width
+        counts = np.bincount(bins.ravel(), minlength=n_pairs * width).reshape(n_pairs, width)
+        pair, value = np.nonzero(counts)
+        frames.append(
+            pd.DataFrame(
+                {
+                    "alg1": np.asarray(alg1, dtype=object)[pair],
+                    "alg2": np.asarray(alg2, dtype=object)[pair],
+                    "quantity": name,
+                    "value": value,
+                    "count": counts[pair, value],
+                    "observed": np.asarray(observed[name], dtype=int)[pair],
+                }
             )
+        )
     return pd.concat(frames, ignore_index=True)
 
 

@@ -462,3 +462,34 @@ def test_influence_chart_and_table_order_equal_effects_alike() -> None:
     largest = [name for name, e in zip(names, effects, strict=True) if abs(e) == 0.03]
     assert list(top["dataset"]) == largest[:10]  # ties in the data sets' order
     assert list(frame["dataset"]) == list(top["dataset"])
+
+
+def test_ppc_frame_builds_one_key_per_pair_not_per_row(monkeypatch) -> None:
+    """The PPC frame of 16 algorithms has thousands of rows but 120 pairs: the key (a
+    json.dumps) and the panel title are made once per pair and mapped onto the rows."""
+    from bbt_widget.outputs.charts import frames_ppc
+
+    rng = np.random.default_rng(5)
+    rows = []
+    for a, b in [("dt", "lda"), ("dt", "xgb"), ("lda", "xgb")]:
+        for quantity in ("win1", "ties"):
+            values = np.sort(rng.choice(np.arange(20), size=9, replace=False))
+            for v in values:
+                rows.append((a, b, quantity, int(v), int(rng.integers(1, 500)), 7))
+    hist = pd.DataFrame(rows, columns=["alg1", "alg2", "quantity", "value", "count", "observed"])
+    calls = []
+
+    def counting_key(a: str, b: str) -> str:
+        calls.append((a, b))
+        return charts.pair_key(a, b)
+
+    monkeypatch.setattr(frames_ppc, "pair_key", counting_key)
+    frame = charts.ppc_frame(hist, ["xgb", "lda", "dt"])
+    assert len(calls) == 3 and len(frame) == len(hist) == 54
+    # every row still carries its own pair's key, title and summary-order number
+    for row in frame.itertuples(index=False):
+        assert row.key == charts.pair_key(row.alg_a, row.alg_b)
+        title = f"{row.alg_a} wins vs {row.alg_b}" if row.quantity == "win1" else None
+        assert row.panel == (title or f"ties {row.alg_a}–{row.alg_b}")
+    order = {k: v for k, v in zip(frame["key"], frame["rank_order"], strict=True)}
+    assert order == {'["lda", "xgb"]': 0, '["dt", "xgb"]': 1, '["dt", "lda"]': 2}

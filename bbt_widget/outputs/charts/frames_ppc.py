@@ -40,24 +40,30 @@ def ppc_frame(ppc_histogram: pd.DataFrame, order: Sequence[str] | None = None) -
     frame = ppc_histogram.reset_index(drop=True).copy()
     alg1 = frame["alg1"].astype(str).to_numpy()
     alg2 = frame["alg2"].astype(str).to_numpy()
-    frame["key"] = [pair_key(a, b) for a, b in zip(alg1, alg2, strict=True)]
+    quantity = frame["quantity"].astype(str).to_numpy()
+    # Thousands of rows but few panels: key, title and rank once per (pair, quantity), then
+    # mapped onto the rows (pair_key is a json.dumps; one per row cost half of this frame).
+    panel_of: dict[tuple[str, str, str], int] = {}
+    codes = np.fromiter(
+        (panel_of.setdefault(p, len(panel_of)) for p in zip(alg1, alg2, quantity, strict=True)),
+        dtype=np.intp,
+        count=len(frame),
+    )
+    panels = list(panel_of)
+    keys = {pair: pair_key(*pair) for pair in dict.fromkeys((a, b) for a, b, _ in panels)}
+    frame["key"] = np.array([keys[a, b] for a, b, _ in panels], dtype=object)[codes]
     frame["alg_a"] = alg1
     frame["alg_b"] = alg2
-    quantity = frame["quantity"].astype(str).to_numpy()
-    frame["panel"] = distinct_labels(
-        [
-            f"{a} wins vs {b}" if q == "win1" else f"ties {a}–{b}"
-            for a, b, q in zip(alg1, alg2, quantity, strict=True)
-        ],
-        list(zip(alg1, alg2, quantity, strict=True)),
+    titles = distinct_labels(
+        [f"{a} wins vs {b}" if q == "win1" else f"ties {a}–{b}" for a, b, q in panels], panels
     )
+    frame["panel"] = np.array(titles, dtype=object)[codes]
     names = list(order) if order is not None else list(pd.unique(np.concatenate([alg1, alg2])))
     rank = {name: i for i, name in enumerate(names)}
     k = len(names)
-    first = np.array([min(rank.get(a, k), rank.get(b, k)) for a, b in zip(alg1, alg2, strict=True)])
-    second = np.array(
-        [max(rank.get(a, k), rank.get(b, k)) for a, b in zip(alg1, alg2, strict=True)]
-    )
+    ranks = np.array([(rank.get(a, k), rank.get(b, k)) for a, b, _ in panels], dtype=int)
+    ranks = ranks.reshape(-1, 2)[codes]
+    first, second = ranks.min(axis=1), ranks.max(axis=1)
     # index of pair (i, j), i < j, in the enumeration (0,1), (0,2), ..., (1,2), ...
     frame["rank_order"] = first * k - first * (first + 1) // 2 + (second - first - 1)
     frame["ppp"] = _predictive_p(frame)
