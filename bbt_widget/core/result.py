@@ -180,13 +180,24 @@ class BBTResult:
         return table
 
     def pair_draws(
-        self, control: str | None = None, selected: Iterable[str] | None = None
+        self,
+        control: str | None = None,
+        selected: Iterable[str] | None = None,
+        *,
+        sort: bool = False,
     ) -> pd.DataFrame:
-        """Draws of P(a > b): one column per pair (summary order), one row per draw."""
+        """Draws of P(a > b): one column per pair (summary order), one row per draw.
+
+        With ``sort`` each column is sorted ascending (row ``i`` is then no longer draw
+        ``i``): a copy of the draws the summaries use, computed once per result, for whatever
+        depends on the values only (ranges, quantiles). Otherwise they are computed anew.
+        """
         mask = self._pair_mask(control, selected)
         labels = [lab for lab, m in zip(self._pair_labels, mask) if m]
+        if sort:
+            return pd.DataFrame(self._columns(mask), columns=labels, copy=True)
         pairs = [p for p, m in zip(self._pairs, mask) if m]
-        # computed on demand, not cached: the sorted copy already holds one (draws x pairs)
+        # in draw order, not cached: the sorted copy already holds one (draws x pairs)
         return pd.DataFrame(posterior.pair_probabilities(self.beta, pairs), columns=labels)
 
     def rope_mass(

@@ -124,9 +124,13 @@ _DIAG_NAMES = (
 
 
 def _ranges(result: BBTResult) -> pd.DataFrame:
-    """Full range of every pair's draws, keyed by (alg_a, alg_b): pair labels can collide."""
+    """Full range of every pair's draws, keyed by (alg_a, alg_b): pair labels can collide.
+
+    From the sorted draws the summaries use (the smallest and largest draw do not depend on
+    the order): the draws of P(a > b) are computed once per fit, not once more here.
+    """
     pairs = result.summary()  # all pairs, in the order of pair_draws()' columns
-    return charts.range_frame(result.pair_draws(), pairs["alg_a"], pairs["alg_b"])
+    return charts.range_frame(result.pair_draws(sort=True), pairs["alg_a"], pairs["alg_b"])
 
 
 @dataclass(frozen=True)

@@ -49,6 +49,9 @@ def range_frame(
 ) -> pd.DataFrame:
     """Full range of the draws of P(a > b) per pair: pair, [alg_a, alg_b,] min, max.
 
+    ``pair_draws`` is ``Result.pair_draws()``, in draw order or ``sort=True`` (the same
+    extremes, without computing the draws again).
+
     It depends on the fit only (not on ROPE, HDI or control), so the widget computes it once
     per fit, for all pairs. ``alg_a``/``alg_b`` (the two algorithms of each column, e.g. the
     columns of ``Result.summary()`` in the same order) let :func:`interval_frame` match pairs
@@ -251,7 +254,7 @@ def build_frames(
 ) -> ChartFrames:
     """All chart frames of one result (convenience for scripts and tests)."""
     summary = result.summary(rope=rope, hdi=hdi, control=control)
-    draws = result.pair_draws(control=control)
+    draws = result.pair_draws(control=control, sort=True)  # the range only: no new draws
     mass = result.rope_mass(rope=rope, control=control)
     order = list(result.ranking()["algorithm"])
     return ChartFrames(
