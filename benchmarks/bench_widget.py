@@ -95,8 +95,13 @@ def _median(values: list[float]) -> float:
 
 
 def _send_cost(w: BBTWidget, names: list[str]) -> None:
-    """Serialise the changed traits as ipywidgets would for the comm message."""
-    json.dumps(w.get_state(names), allow_nan=False)
+    """Serialise the changed traits as ipywidgets and the kernel would for the comm message:
+    the state (each trait's ``to_json``), its binary parts split off (sent raw, as buffers),
+    the rest encoded as JSON."""
+    from ipywidgets.widgets.widget import _remove_buffers
+
+    state, _paths, _buffers = _remove_buffers(w.get_state(names))
+    json.dumps(state, allow_nan=False)
 
 
 def bench_case(name: str, data: Any, repeat: int, refits: int) -> dict[str, Any]:

@@ -52,6 +52,7 @@ from ..lab.sweep import sweep as core_sweep
 from ..outputs import charts
 from .preview import fit_preview, preview_badge, preview_settings, sample_after_head_start
 from .runner import FitEvent, FitRunner, kernel_dispatcher
+from .sync import chart_data_json, json_trait, remember_json
 from .views import (
     RANKING_MODELS,
     SWEEP_OPTIONS,
@@ -144,6 +145,8 @@ class _Fitted:
     result: BBTResult
     frames: dict[str, pd.DataFrame]
     data: dict[str, dict[str, list[Any]]]
+    #: ``data`` as the browser gets it (JSON bytes), encoded here rather than on the kernel
+    data_json: bytes
     ranges: pd.DataFrame
     badge: dict[str, Any]
     audit: dict[str, Any]
@@ -162,10 +165,12 @@ class _Fitted:
             "matrix": charts.matrix_frame(result.win_table, order),
         }
         badge = _badge(result.diagnostics())
+        data = {name: charts.to_columns(frame) for name, frame in frames.items()}
         return cls(
             result=result,
             frames=frames,
-            data={name: charts.to_columns(frame) for name, frame in frames.items()},
+            data=data,
+            data_json=chart_data_json(data),
             ranges=_ranges(result),
             badge=preview_badge(badge, result) if preview else badge,
             # a preview's data are those of the full fit that follows: its audit is shown then
@@ -285,8 +290,9 @@ class BBTWidget(anywidget.AnyWidget):
     audit = t.Dict(help="data-audit badge: count, label and the findings").tag(sync=True)
     caveat = t.Unicode("", help="note on the chosen interpretation ('' = none)").tag(sync=True)
     spec = t.Dict().tag(sync=True)
-    fit_data = t.Dict().tag(sync=True)
-    view_data = t.Dict().tag(sync=True)
+    # chart data: dicts here, one JSON buffer each on the wire (widget/sync.py)
+    fit_data = t.Dict().tag(sync=True, to_json=json_trait("fit_data"))
+    view_data = t.Dict().tag(sync=True, to_json=json_trait("view_data"))
 
     # --- robustness section: sweep (flips chart) and influence of the highlighted pair -----
     sweep_status = t.Unicode("idle").tag(sync=True)
@@ -761,7 +767,7 @@ class BBTWidget(anywidget.AnyWidget):
                 self._drop_preview()
                 raise
             self.diagnostics = event.result.badge
-            self.fit_data = event.result.data
+            self._show_fit_data(event.result)
             if self.status != "done":
                 self.status_text = "preview shown; the full fit follows"
 
@@ -776,7 +782,7 @@ class BBTWidget(anywidget.AnyWidget):
             self.fit_data, self.view_data, self.diagnostics = {}, {}, {}
             return
         self.diagnostics = fitted.badge
-        self.fit_data = fitted.data
+        self._show_fit_data(fitted)
         self._refresh_view()
 
     def _check_fit_settings(self) -> str:
@@ -857,10 +863,16 @@ class BBTWidget(anywidget.AnyWidget):
         self.diagnostics = fitted.badge
         self.audit = fitted.audit
         self._set_problem("groups", fitted.result.disconnected_note)  # shown as an alert
-        self.fit_data = fitted.data
+        self._show_fit_data(fitted)
         self._update_influence()
         self._update_ranking_model()
         self._update_ttest()
+
+    def _show_fit_data(self, fitted: _Fitted) -> None:
+        # sent as the JSON the worker thread encoded with the fit (also when it comes back
+        # from the cache): nothing left to encode on the kernel
+        remember_json(self, "fit_data", fitted.data, fitted.data_json)
+        self.fit_data = fitted.data
 
     # ------------------------------------------------------------------ re-summaries
 

@@ -19,6 +19,31 @@ const STATUS_TRAITS = [
 const ROBUST_CHART_TRAITS = ["robustness_spec", "sweep_data", "influence_data", "selected_pair", "focus"];
 const SWEEP_TRAITS = ["sweep_status", "sweep_text", "sweep_progress", "influence_text"];
 
+/**
+ * Chart data arrive as one JSON buffer per trait (a DataView; bbt_widget/widget/sync.py):
+ * a reader that decodes the trait's value once per change, not on every redraw.
+ */
+function jsonTrait(model, name) {
+  let raw;
+  let value = {};
+  return () => {
+    const now = model.get(name);
+    if (now !== raw) {
+      raw = now;
+      value = decodeJson(now);
+    }
+    return value;
+  };
+}
+
+function decodeJson(raw) {
+  if (!raw) return {};
+  if (raw instanceof ArrayBuffer || ArrayBuffer.isView(raw)) {
+    return JSON.parse(new TextDecoder().decode(raw));
+  }
+  return raw; // already an object (e.g. widget state saved by an older version)
+}
+
 function render({ model, el }) {
   // Lumino (JupyterLab's toolkit) runs no keyboard shortcut for keys typed in here.
   const root = h("div", { class: "bbt-root", "data-lm-suppress-shortcuts": "true" });
@@ -221,6 +246,8 @@ function render({ model, el }) {
   // Chart updates waiting (a burst of trait changes not yet drawn) or being drawn.
   let pending = false;
   let drawing = 0;
+  const fitData = jsonTrait(model, "fit_data");
+  const viewData = jsonTrait(model, "view_data");
 
   const showStatus = () => {
     let state = model.get("status") || "idle";
@@ -332,7 +359,7 @@ function render({ model, el }) {
     return charts
       .update(
         model.get("spec"),
-        { ...(model.get("fit_data") || {}), ...(model.get("view_data") || {}) },
+        { ...fitData(), ...viewData() },
         {
           sel_pair: model.get("selected_pair") || "",
           sel_focus: model.get("focus") || "",

@@ -4,14 +4,18 @@ the fit alone)."""
 
 from __future__ import annotations
 
+import json
+
 import numpy as np
 import pandas as pd
 import pytest
+from ipywidgets.widgets.widget import _remove_buffers
 
 import bbt_widget as bbt
 from bbt_widget.core import posterior
 from bbt_widget.core.result import BBTResult
-from bbt_widget.widget.app import _Fitted
+from bbt_widget.widget import sync
+from bbt_widget.widget.app import BBTWidget, _Fitted
 
 pytestmark = pytest.mark.stan
 
@@ -70,3 +74,85 @@ def test_sorted_pair_draws_are_the_draws_sorted_without_a_new_computation(
     before = fitted.summary()
     ordered.iloc[:, :] = 0.5
     pd.testing.assert_frame_equal(fitted.summary(), before, check_exact=True)
+
+
+@pytest.fixture(scope="module")
+def widget(request: pytest.FixtureRequest) -> BBTWidget:
+    w = BBTWidget(bbt.datasets.load_base(), dataset="db", seed=7, previews=False)
+    request.addfinalizer(w.close)
+    assert w.wait(600), (w.status_text, w.error)
+    return w
+
+
+def _sent(w: BBTWidget, monkeypatch) -> list[tuple[dict, dict]]:
+    """Record the comm messages the widget sends: the JSON part, and the binary buffers by
+    trait with that trait's value when it was sent."""
+    messages: list[tuple[dict, dict]] = []
+
+    def send(msg: dict, buffers: list | None = None) -> None:
+        names = [path[0] for path in msg["buffer_paths"]]
+        assert all(len(path) == 1 for path in msg["buffer_paths"])  # whole traits
+        sent = {n: (bytes(b), getattr(w, n)) for n, b in zip(names, buffers or [], strict=True)}
+        messages.append((msg["state"], sent))
+
+    monkeypatch.setattr(w, "_send", send)
+    return messages
+
+
+def test_chart_data_go_out_as_one_json_buffer_each(widget, monkeypatch) -> None:
+    """ipywidgets walks every synced value for binary parts and the kernel encodes the rest
+    as JSON: the chart data (thousands of values) go as one buffer each instead, and the
+    Python attributes stay dicts."""
+    w = widget
+    messages = _sent(w, monkeypatch)
+    w.prior_scale = 0.7  # a new fit: diagnostics, fit data and view data
+    assert w.wait(600), (w.status_text, w.error)
+    w.rope_low = 0.42  # a re-summary: view data only
+    w.prior_scale = 0.5  # back to the first fit: from the cache
+    traits = [sorted(buffers) for _, buffers in messages if buffers]
+    assert traits == [["fit_data", "view_data"], ["view_data"], ["fit_data", "view_data"]]
+    for state, buffers in messages:
+        assert not {"fit_data", "view_data"} & set(state)
+        for encoded, value in buffers.values():
+            assert json.loads(encoded) == value  # the same JSON values as before
+    assert isinstance(w.fit_data, dict) and isinstance(w.view_data, dict)
+    assert set(w.fit_data["ppc"]) >= {"key", "value", "count"}
+    w.rope_low = 0.45
+
+
+def test_fit_data_are_encoded_with_the_fit_not_on_the_kernel(widget, monkeypatch) -> None:
+    """The worker thread encodes a fit's chart data once; showing it (also again from the
+    cache) sends those bytes."""
+    w = widget
+    encoded = []
+    encode = sync.chart_data_json
+    monkeypatch.setattr(
+        sync, "chart_data_json", lambda value: encoded.append(value) or encode(value)
+    )
+    w.prior_scale = 0.65
+    assert w.wait(600), (w.status_text, w.error)
+    w.prior_scale = 0.5  # cached
+    assert w.fit_data is w._fitted.data
+    assert w.get_state(["fit_data"])["fit_data"] is w._fitted.data_json
+    # the kernel encoded the view data of each shown fit, never fit data
+    assert encoded and all(set(value) == set(w.view_data) for value in encoded)
+
+
+def test_non_finite_numbers_are_sent_as_the_kernel_sent_them() -> None:
+    """Today the kernel's packer turns a message with inf into reprs (with a deprecation
+    warning); the buffer carries the same JSON values."""
+    session = pytest.importorskip("jupyter_client.session")
+    value = {"intervals": {"min": [0.1, float("inf"), None], "max": [float("-inf"), 1.0]}}
+    value["rope"] = {"low": [float("nan")], "label": ["a – b", '"q"']}
+    with pytest.warns(UserWarning, match="not JSON compliant"):
+        before = json.loads(session.json_packer(value))
+    assert json.loads(sync.chart_data_json(value)) == before
+    assert before["intervals"]["min"][1] == "inf"  # what the browser got before, too
+    finite = {"ppc": {"value": [1, 2], "h": [0.25, 1.0], "panel": ["x wins vs y"]}}
+    assert json.loads(sync.chart_data_json(finite)) == json.loads(session.json_packer(finite))
+
+
+def test_the_buffers_leave_little_for_ipywidgets_to_walk(widget) -> None:
+    state, paths, buffers = _remove_buffers(widget.get_state(["fit_data", "view_data"]))
+    assert state == {} and sorted(p[0] for p in paths) == ["fit_data", "view_data"]
+    assert all(isinstance(b, bytes) for b in buffers)

@@ -1,0 +1,72 @@
+"""How the widget's chart data travel to the browser: one JSON buffer per trait.
+
+The chart data (``fit_data``, ``view_data``: columns of thousands of values at 16
+algorithms) stay dicts in Python. ipywidgets walks every synced value looking for binary
+parts, and the kernel then encodes the message as JSON: two passes over some 100,000 values
+per fit, the walk alone about as long as the encoding. Sent as bytes, the value is one
+binary buffer that ipywidgets and the kernel pass on untouched, encoded here once (the
+front end decodes it once per change, ``js/src/index.js``).
+"""
+
+from __future__ import annotations
+
+import json
+import math
+from collections.abc import Callable, Mapping
+from typing import Any
+
+__all__ = ["chart_data_json", "json_trait", "remember_json"]
+
+#: Attribute of a widget holding, per trait, the last value encoded and its bytes.
+_MEMO = "_chart_json_memo"
+
+
+def chart_data_json(value: Mapping[str, Any]) -> bytes:
+    """Compact UTF-8 JSON of chart data, as the kernel's message packer would write it.
+
+    Non-finite numbers (``to_columns`` already sends NaN as null) are not JSON: as the
+    kernel's packer does when a message has one (``jupyter_client``'s ``json_clean``), they
+    are sent as their repr (``"inf"``), so the browser sees what it saw before.
+    """
+    try:
+        text = json.dumps(value, allow_nan=False, ensure_ascii=False, separators=(",", ":"))
+    except ValueError:
+        text = json.dumps(_finite(value), ensure_ascii=False, separators=(",", ":"))
+    return text.encode("utf-8", errors="surrogateescape")
+
+
+def _finite(value: Any) -> Any:
+    """``value`` with every non-finite float replaced by its repr (lists, dicts inside)."""
+    if isinstance(value, float) and not math.isfinite(value):
+        return repr(value)
+    if isinstance(value, Mapping):
+        return {k: _finite(v) for k, v in value.items()}
+    if isinstance(value, (list, tuple)):
+        return [_finite(v) for v in value]
+    return value
+
+
+def json_trait(name: str) -> Callable[[Mapping[str, Any], Any], bytes]:
+    """The ``to_json`` serializer of the chart-data trait ``name`` (see the module doc).
+
+    A value is encoded once: sending it again (ipywidgets asks on every sync of the trait)
+    returns the same bytes, and :func:`remember_json` hands over bytes encoded elsewhere
+    (on the fit's worker thread).
+    """
+
+    def to_json(value: Mapping[str, Any], widget: Any) -> bytes:
+        memo = widget.__dict__.setdefault(_MEMO, {})
+        last = memo.get(name)
+        if last is not None and last[0] is value:
+            return last[1]
+        encoded = chart_data_json(value)
+        memo[name] = (value, encoded)  # the value itself: its id cannot be reused meanwhile
+        return encoded
+
+    return to_json
+
+
+def remember_json(widget: Any, name: str, value: Mapping[str, Any], encoded: bytes) -> None:
+    """Tell trait ``name``'s serializer that ``value`` encodes to ``encoded``
+    (:func:`chart_data_json` of it), before ``value`` is set."""
+    widget.__dict__.setdefault(_MEMO, {})[name] = (value, encoded)
