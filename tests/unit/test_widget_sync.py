@@ -156,3 +156,27 @@ def test_the_buffers_leave_little_for_ipywidgets_to_walk(widget) -> None:
     state, paths, buffers = _remove_buffers(widget.get_state(["fit_data", "view_data"]))
     assert state == {} and sorted(p[0] for p in paths) == ["fit_data", "view_data"]
     assert all(isinstance(b, bytes) for b in buffers)
+
+
+def test_ppc_frame_of_a_real_fit_keys_titles_and_numbers_every_row(fitted) -> None:
+    """The PPC frame (keys and titles made once per pair, issue 10) on a Davidson fit: every
+    row carries its own pair's key, panel title and the pair's place in the summary."""
+    from bbt_widget import charts
+
+    order = list(fitted.ranking()["algorithm"])
+    hist = fitted.ppc_histogram()
+    frame = charts.ppc_frame(hist, order)
+    assert len(frame) == len(hist) and set(frame["quantity"]) == {"win1", "ties"}
+    summary = fitted.summary()
+    place = {
+        charts.pair_key(a, b): i
+        for i, (a, b) in enumerate(zip(summary["alg_a"], summary["alg_b"], strict=True))
+    }
+    for row in frame.itertuples(index=False):
+        assert row.key == charts.pair_key(row.alg1, row.alg2)
+        wins = f"{row.alg1} wins vs {row.alg2}"
+        assert row.panel == (wins if row.quantity == "win1" else f"ties {row.alg1}–{row.alg2}")
+        assert row.rank_order == place[row.key]
+    # one panel per (pair, quantity), each numbered once
+    panels = frame.groupby(["key", "quantity"])["panel_order"].nunique()
+    assert (panels == 1).all() and frame["panel_order"].nunique() == len(panels)
