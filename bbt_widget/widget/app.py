@@ -45,13 +45,13 @@ from ..core.fitting import fit as core_fit
 from ..core.options import D_MIN_RANGE, DEFAULT_SEED, INTERPRETATIONS, TIE_POLICIES
 from ..core.result import BBTResult
 from ..core.validation import check_d_min, check_hdi, check_hyperprior, check_rope, check_ties
-from ..engines.base import FitCancelled, ProgressCallback
+from ..engines.base import FitCancelled
 from ..lab.influence import Influence
 from ..lab.influence import influence as core_influence
 from ..lab.sweep import SweepResult
 from ..lab.sweep import sweep as core_sweep
 from ..outputs import charts
-from .preview import fit_preview, preview_badge, preview_settings, sample_after_head_start
+from .preview import fit_preview, preview_badge, preview_settings
 from .runner import FitEvent, FitRunner, kernel_dispatcher
 from .sync import chart_data_json, json_trait, remember_json
 from .views import (
@@ -578,14 +578,11 @@ class BBTWidget(anywidget.AnyWidget):
             self.status, self.progress, self.error = "done", 1.0, ""
             self.status_text = "done (no change)"
             return
-        gate = None
         if self._previews and self._runner.cached(key) is None and not self._runner.is_fitting(key):
-            # the full fit starts once the preview's chains are done (or it compiles)
-            gate = threading.Event()
-            self._preview_runner.submit(key, {**preview_settings(settings), "gate": gate})
+            self._preview_runner.submit(key, preview_settings(settings))
         else:
             self._preview_runner.cancel()  # a stale preview would only cost CPU
-        self._runner.submit(key, {**settings, "gate": gate})
+        self._runner.submit(key, settings)
 
     def wait(self, timeout: float | None = None) -> bool:
         """Block until the running fit is done and shown (scripts, notebooks run top to bottom).
@@ -743,20 +740,13 @@ class BBTWidget(anywidget.AnyWidget):
 
     # ------------------------------------------------------------------ fits
 
-    def _run_fit(
-        self,
-        gate: threading.Event | None = None,
-        cancel: threading.Event | None = None,
-        progress: ProgressCallback | None = None,
-        **kwargs: Any,
-    ) -> _Fitted:
+    def _run_fit(self, cancel: threading.Event | None = None, **kwargs: Any) -> _Fitted:
         # Runs on the runner's worker thread: touches no trait.
-        progress = sample_after_head_start(gate, cancel, progress)
-        return _Fitted.prepare(core_fit(self._data, cancel=cancel, progress=progress, **kwargs))
+        return _Fitted.prepare(core_fit(self._data, cancel=cancel, **kwargs))
 
-    def _run_preview(self, gate: threading.Event, **kwargs: Any) -> _Fitted:
+    def _run_preview(self, **kwargs: Any) -> _Fitted:
         # On the preview runner's thread, beside the full fit's
-        return _Fitted.prepare(fit_preview(self._data, gate, **kwargs), preview=True)
+        return _Fitted.prepare(fit_preview(self._data, **kwargs), preview=True)
 
     def _on_preview_event(self, event: FitEvent[_Fitted]) -> None:
         # Progress and errors are the full fit's to show (a failing preview means a failing

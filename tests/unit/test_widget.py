@@ -1157,3 +1157,14 @@ def test_switching_the_hyperprior_uses_its_default_scale_until_one_is_set(
     w = BBTWidget(base, dataset="db", autostart=False, hyperprior="normal")
     assert w.prior_scale == options.HYPERPRIOR_SCALES["normal"] == 3.0
     w.close()
+
+
+def test_preview_settings_keep_the_model_and_drop_the_sampler() -> None:
+    """The preview fits the same model, data and seed; the sampler settings give way to the
+    approximation's draws."""
+    from bbt_widget.widget.preview import preview_settings
+
+    settings = {"ties": "davidson", "seed": 3, "chains": 4, "iter_sampling": 1000}
+    settings |= {"iter_warmup": 1000, "adapt_delta": 0.9, "max_treedepth": 12, "d_min": 0.4}
+    preview = preview_settings(settings)
+    assert preview == {"ties": "davidson", "seed": 3, "d_min": 0.4, "draws": PREVIEW_DRAWS}
