@@ -7,9 +7,9 @@ settings at once: this preview (the Laplace approximation at the posterior mode,
 loaded) and the full one (the widget's sampler settings, exactly what ``bbt_widget.fit`` runs).
 The approximation costs a few hundredths of a second of one core, so the full fit does not
 wait for it: with the short NUTS runs of earlier versions it waited for their chains, which
-measured no better for either (``benchmarks/bench_widget.py``). On real data its P(a > b)
-intervals are as close to the full fit's as a short NUTS run's (one chain per core, 150
-warm-up iterations and 150 draws: the previews of version 0.x) at a fraction of the cost:
+measured no better for either (``benchmarks/bench_widget.py``). On real data it is about
+as accurate as a short NUTS run (one chain per core, 150 warm-up iterations and 150 draws:
+the earlier previews), with closer HDIs and slightly further means, at a fraction of the cost:
 ``benchmarks/bench_laplace.py``; the widget's latencies: ``benchmarks/bench_widget.py``.
 
 A preview is marked as such everywhere it is shown (the diagnostics badge and the decisions in
@@ -38,7 +38,7 @@ __all__ = [
     "preview_settings",
 ]
 
-#: Draws of a preview's Laplace approximation (benchmarks/bench_laplace.py: as close to the full
+#: Draws of a preview's Laplace approximation (benchmarks/bench_laplace.py: about as close to the
 #: fit as a short NUTS run's 300 draws; each costs a call into the model).
 PREVIEW_DRAWS = 400
 
