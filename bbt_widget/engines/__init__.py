@@ -191,6 +191,24 @@ def stop_all(timeout: float = 10.0) -> None:
     stop_builds(timeout)
 
 
+def _ready(
+    model: ModelName,
+    data: Mapping[str, Any],
+    engine: str,
+    seed: int | None,
+    cancel: threading.Event | None,
+) -> tuple[dict[str, Any], str]:
+    """What every engine call checks first: the seed, the data (converted for Stan) and the
+    engine; raises FitCancelled when ``cancel`` is already set."""
+    if seed is not None and not (isinstance(seed, int) and 0 <= seed < 2**31):
+        raise ValueError(f"seed must be an integer in [0, 2**31 - 1] or None, got {seed!r}")
+    stan_data = prepare_data(model, data)
+    name = resolve_engine(engine)
+    if cancel is not None and cancel.is_set():
+        raise FitCancelled("cancelled before it started")
+    return stan_data, name
+
+
 def sample(
     model: ModelName,
     data: Mapping[str, Any],
@@ -264,12 +282,7 @@ def sample(
             raise ValueError(f"{name} must be an integer >= {low}, got {value!r}")
     if not 0.0 < adapt_delta < 1.0:
         raise ValueError(f"adapt_delta must be in (0, 1), got {adapt_delta!r}")
-    if seed is not None and not (isinstance(seed, int) and 0 <= seed < 2**31):
-        raise ValueError(f"seed must be an integer in [0, 2**31 - 1] or None, got {seed!r}")
-    stan_data = prepare_data(model, data)
-    name = resolve_engine(engine)
-    if cancel is not None and cancel.is_set():
-        raise FitCancelled("cancelled before it started")
+    stan_data, name = _ready(model, data, engine, seed, cancel)
     draws = _engine_module(name).sample(
         model,
         stan_data,
@@ -335,12 +348,7 @@ def laplace(
         raise ValueError(f"the Laplace approximation is for 'bbt' and 'davidson', not {model!r}")
     if not isinstance(draws, int) or draws < 1:
         raise ValueError(f"draws must be an integer >= 1, got {draws!r}")
-    if seed is not None and not (isinstance(seed, int) and 0 <= seed < 2**31):
-        raise ValueError(f"seed must be an integer in [0, 2**31 - 1] or None, got {seed!r}")
-    stan_data = prepare_data(model, data)
-    name = resolve_engine(engine)
-    if cancel is not None and cancel.is_set():
-        raise FitCancelled("cancelled before it started")
+    stan_data, name = _ready(model, data, engine, seed, cancel)
     result = _engine_module(name).laplace(
         model,
         stan_data,

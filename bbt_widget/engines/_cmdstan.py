@@ -32,7 +32,6 @@ import json
 import os
 import queue
 import re
-import secrets
 import shutil
 import signal
 import subprocess
@@ -58,7 +57,7 @@ from ._programs import (
     split_outputs,
     stan_source,
 )
-from .base import Draws, EngineError, FitCancelled, ModelName, ProgressCallback
+from .base import Draws, EngineError, FitCancelled, ModelName, ProgressCallback, fresh_seed
 
 INSTALL_HINT = (
     "Install CmdStan with `python -m cmdstanpy.install_cmdstan` (needs internet and a C++ "
@@ -597,11 +596,6 @@ def _in_scratch(
     return result, exe, compile_seconds, time.perf_counter() - start
 
 
-def _fresh_seed(seed: int | None) -> int:
-    """``seed``, or a random one to record when there is none."""
-    return secrets.randbelow(2**31 - 1) + 1 if seed is None else seed
-
-
 def sample(
     model: ModelName,
     data: dict[str, Any],
@@ -621,7 +615,7 @@ def sample(
         "chains": chains,
         "iter_warmup": iter_warmup,
         "iter_sampling": iter_sampling,
-        "seed": _fresh_seed(seed),
+        "seed": fresh_seed(seed),
         "max_treedepth": max_treedepth,
         "adapt_delta": adapt_delta,
     }
@@ -725,7 +719,7 @@ def laplace(
     ``laplace``, one after the other in a worker, cancellable as sampling is); ``data`` is
     already validated."""
     _check_laplace_version()
-    seed = _fresh_seed(seed)
+    seed = fresh_seed(seed)
 
     def run(exe: Path, out_dir: Path) -> dict[str, np.ndarray]:
         def finished(step: int) -> None:

@@ -29,7 +29,6 @@ import importlib.metadata
 import importlib.util
 import json
 import os
-import secrets
 import select
 import shutil
 import signal
@@ -49,7 +48,7 @@ import numpy as np
 from . import _procs, _toolchain
 from ._cache import cache_root, discard, ensure_built, unusable_build
 from ._programs import add_empty_outputs, program_hash, split_outputs, stan_program
-from .base import Draws, EngineError, FitCancelled, ModelName, ProgressCallback
+from .base import Draws, EngineError, FitCancelled, ModelName, ProgressCallback, fresh_seed
 
 _BUILD_SCRIPT = Path(__file__).with_name("_pystan_build.py")
 #: Flags for httpstan's compile of a model, after Python's own CFLAGS (so they win).
@@ -509,10 +508,6 @@ def _serve(
     return params, sampler, messages, events, module, compile_seconds
 
 
-def _fresh_seed(seed: int | None) -> int:
-    return secrets.randbelow(2**31 - 1) + 1 if seed is None else seed
-
-
 def sample(
     model: ModelName,
     data: dict[str, Any],
@@ -528,7 +523,7 @@ def sample(
     verbose: bool,
 ) -> Draws:
     """Compile (if needed) and sample ``model``; ``data`` is already validated."""
-    seed = _fresh_seed(seed)
+    seed = fresh_seed(seed)
     request = {
         "out_dir": "",
         "data": data,
@@ -585,7 +580,7 @@ def laplace(
 ) -> Draws:
     """Draws of the Laplace approximation of ``model``'s posterior (``_laplace.py``), computed
     by a worker that has the model loaded; ``data`` is already validated."""
-    seed = _fresh_seed(seed)
+    seed = fresh_seed(seed)
     request = {"out_dir": "", "method": "laplace", "model": model, "data": data, "draws": draws}
     request["seed"] = seed
     params, sampler, _, events, module, compile_seconds = _serve(

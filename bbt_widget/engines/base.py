@@ -7,6 +7,7 @@ interchangeable and tested for agreement.
 
 from __future__ import annotations
 
+import secrets
 from collections.abc import Callable
 from dataclasses import dataclass, field
 from typing import Any, Literal
@@ -57,3 +58,8 @@ class Draws:
     max_treedepth: int = 10
     timings: dict[str, float] = field(default_factory=dict)
     info: dict[str, Any] = field(default_factory=dict)
+
+
+def fresh_seed(seed: int | None) -> int:
+    """``seed``, or a random one to record when there is none (Stan's range, not 0)."""
+    return secrets.randbelow(2**31 - 1) + 1 if seed is None else seed
