@@ -139,14 +139,15 @@ def replicate(
     i2 = np.asarray(data["i2"], dtype=np.intp) - 1
     win1 = np.asarray(data["win1"], dtype=np.int64)
     win2 = np.asarray(data["win2"], dtype=np.int64)
-    ties = np.asarray(data.get("ties", np.zeros_like(win1)), dtype=np.int64)
-    n_games = win1 + win2 + (ties if model == "davidson" else 0)
+    # Bradley-Terry has no ties: zeros make one formula serve both models' counts
+    ties = np.asarray(data["ties"], dtype=np.int64) if model == "davidson" else np.zeros_like(win1)
+    n_games = win1 + win2 + ties
     b1, b2 = beta[:, i1], beta[:, i2]
     # log of the multinomial coefficient of each pair's observed counts (a constant per pair)
     log_coef = np.array(
         [
             math.lgamma(n + 1) - math.lgamma(a + 1) - math.lgamma(b + 1) - math.lgamma(c + 1)
-            for n, a, b, c in zip(n_games, win1, win2, ties if model == "davidson" else 0 * win1)
+            for n, a, b, c in zip(n_games, win1, win2, ties)
         ]
     )
     if model == "davidson":
