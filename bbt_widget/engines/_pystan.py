@@ -214,11 +214,21 @@ class _Worker:
 #: Idle workers kept per compiled model: two, so that the widget's preview and its full fit
 #: (issue 10) both start on a loaded model instead of one of them waiting for a new process.
 IDLE_WORKERS = 2
+#: Seconds after a fit before the idle workers beyond the first are started. A worker's
+#: start-up is a tenth of a second of CPU; right after a fit the caller has work of its own
+#: (the result's diagnostics, the widget's chart data), and two start-ups at once took both
+#: cores from it (benchmarks/bench_widget.py). One worker is started at once, so that the next
+#: fit of a loop still starts on a loaded model.
+TOP_UP_DELAY = 0.5
 _idle: dict[Path, list[_Worker]] = {}
 #: Fits of each model running now: idle workers are replaced only once none is, so that
 #: starting a process (a tenth of a second of CPU) never competes with a running fit's chains.
 _active: collections.Counter[Path] = collections.Counter()
 _idle_lock = threading.Lock()
+#: The pending delayed top-ups by model (see :func:`_after_fit`), and the count of
+#: :func:`shutdown` calls: a top-up scheduled before a shutdown starts nothing.
+_top_ups: dict[Path, threading.Timer] = {}
+_shutdowns = 0
 
 
 def _take_worker(module: Path) -> _Worker:
@@ -232,26 +242,51 @@ def _take_worker(module: Path) -> _Worker:
     return _Worker(module)
 
 
-def keep_warm(module: Path) -> None:
-    """Have ``IDLE_WORKERS`` idle workers for ``module`` ready for the next fits.
+def keep_warm(module: Path, count: int = IDLE_WORKERS) -> None:
+    """Have ``count`` idle workers for ``module`` ready for the next fits.
 
-    :func:`sample` calls this after a fit, not during it, so that the workers' start-up does
-    not compete with the chains for the CPU; while another fit of the model runs, the last
-    one to end does it. Best effort: a failure here only means the next fit starts its own
-    worker, which reports any real problem.
+    Not while a fit of the model runs, so that the workers' start-up does not compete with
+    the chains for the CPU: the last fit to end does it (:func:`_after_fit`). Best effort: a
+    failure here only means the next fit starts its own worker, which reports any real
+    problem.
     """
     with _idle_lock:
-        if _active[module] > 0:
-            return
-        ready = _idle.setdefault(module, [])
-        for dead in [w for w in ready if w.proc.poll() is not None]:
-            ready.remove(dead)
-            dead.close()
-        while len(ready) < IDLE_WORKERS:
-            try:
-                ready.append(_Worker(module))
-            except OSError:
-                break
+        _keep_warm_locked(module, count)
+
+
+def _keep_warm_locked(module: Path, count: int) -> None:
+    if _active[module] > 0:
+        return
+    ready = _idle.setdefault(module, [])
+    for dead in [w for w in ready if w.proc.poll() is not None]:
+        ready.remove(dead)
+        dead.close()
+    while len(ready) < count:
+        try:
+            ready.append(_Worker(module))
+        except OSError:
+            break
+
+
+def _after_fit(module: Path) -> None:
+    """After a fit: one idle worker at once, the others ``TOP_UP_DELAY`` seconds later."""
+    with _idle_lock:
+        _keep_warm_locked(module, 1)
+        pending = _top_ups.pop(module, None)
+        if pending is not None:
+            pending.cancel()  # the newest fit's delay counts
+        timer = threading.Timer(TOP_UP_DELAY, _delayed_top_up, (module, _shutdowns))
+        timer.daemon = True  # never holds up the interpreter's exit
+        _top_ups[module] = timer
+        timer.start()
+
+
+def _delayed_top_up(module: Path, shutdowns: int) -> None:
+    with _idle_lock:
+        if _top_ups.get(module) is threading.current_thread():
+            del _top_ups[module]
+        if shutdowns == _shutdowns:  # not stopped meanwhile (e.g. the last widget closed)
+            _keep_warm_locked(module, IDLE_WORKERS)
 
 
 def idle_workers() -> list[_Worker]:
@@ -261,7 +296,12 @@ def idle_workers() -> list[_Worker]:
 
 def shutdown() -> None:
     """Stop the idle worker processes (they are restarted by the next fit)."""
+    global _shutdowns
     with _idle_lock:
+        _shutdowns += 1
+        for timer in _top_ups.values():
+            timer.cancel()
+        _top_ups.clear()
         workers = idle_workers()
         _idle.clear()
     for worker in workers:
@@ -273,6 +313,7 @@ def _forget_idle_workers() -> None:
     global _idle_lock
     _idle.clear()
     _active.clear()
+    _top_ups.clear()  # the parent's timer threads do not exist here
     _idle_lock = threading.Lock()  # a thread of the parent may have held it at the fork
 
 
@@ -490,14 +531,14 @@ def _serve(
                 ) from None
     except Exception:
         _ended(counted)
-        keep_warm(module)  # e.g. a cancelled fit: the next one starts at once
+        _after_fit(module)  # e.g. a cancelled fit: the next one starts at once
         raise
     except BaseException:
         _ended(counted)  # KeyboardInterrupt or exit: no new process then
         raise
     else:
         _ended(counted)
-        keep_warm(module)
+        _after_fit(module)
     finally:
         shutil.rmtree(out_dir, ignore_errors=True)
     if verbose and messages:

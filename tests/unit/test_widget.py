@@ -644,8 +644,12 @@ def test_close_cancels_the_fit_drops_the_cache_and_stops_idle_workers(
     assert w.wait(FIT_TIMEOUT), (w.status_text, w.error)
     key = w._result_key
     assert w._runner.cached(key) is not None
+    # ready for the next preview and full fit (issue 10): both start on a loaded model (one
+    # worker is started at once, the other TOP_UP_DELAY seconds later)
+    deadline = time.monotonic() + FIT_TIMEOUT
+    while len(_pystan.idle_workers()) < _pystan.IDLE_WORKERS and time.monotonic() < deadline:
+        time.sleep(0.05)
     idle = _pystan.idle_workers()
-    # ready for the next preview and full fit (issue 10): both start on a loaded model
     assert len(idle) >= _pystan.IDLE_WORKERS, "a PyStan fit leaves idle workers ready"
     w.ties = "add"  # a new fit, running when the widget is closed
     deadline = time.monotonic() + FIT_TIMEOUT

@@ -138,18 +138,24 @@ def test_fit_data_are_encoded_with_the_fit_not_on_the_kernel(widget, monkeypatch
     assert encoded and all(set(value) == set(w.view_data) for value in encoded)
 
 
-def test_non_finite_numbers_are_sent_as_the_kernel_sent_them() -> None:
-    """Today the kernel's packer turns a message with inf into reprs (with a deprecation
-    warning); the buffer carries the same JSON values."""
+def test_non_finite_numbers_go_out_as_null_and_strings_as_they_are() -> None:
+    """JSON has no NaN or infinity: the buffer carries null for them (``to_columns`` already
+    sends NaN as None), and every other value as the kernel's packer would write it; hostile
+    strings survive, a lone surrogate included (orjson refuses it: the standard library's
+    escape then)."""
     session = pytest.importorskip("jupyter_client.session")
     value = {"intervals": {"min": [0.1, float("inf"), None], "max": [float("-inf"), 1.0]}}
-    value["rope"] = {"low": [float("nan")], "label": ["a – b", '"q"']}
-    with pytest.warns(UserWarning, match="not JSON compliant"):
-        before = json.loads(session.json_packer(value))
-    assert json.loads(sync.chart_data_json(value)) == before
-    assert before["intervals"]["min"][1] == "inf"  # what the browser got before, too
-    finite = {"ppc": {"value": [1, 2], "h": [0.25, 1.0], "panel": ["x wins vs y"]}}
+    value["rope"] = {"low": [float("nan")], "label": ["a – b", '"q"', "</script><b>x"]}
+    assert json.loads(sync.chart_data_json(value)) == {
+        "intervals": {"min": [0.1, None, None], "max": [None, 1.0]},
+        "rope": {"low": [None], "label": ["a – b", '"q"', "</script><b>x"]},
+    }
+    finite = {"ppc": {"value": [1, 2], "h": [0.25, 1.0, 1e-05, 1e22], "panel": ["x wins vs y"]}}
     assert json.loads(sync.chart_data_json(finite)) == json.loads(session.json_packer(finite))
+    lone = {"panel": ["a\udcff", float("inf")]}
+    assert json.loads(sync.chart_data_json(lone)) == {"panel": ["a\udcff", None]}
+    numpy = {"h": np.array([0.5, 1.0]), "n": np.int64(3)}
+    assert json.loads(sync.chart_data_json(numpy)) == {"h": [0.5, 1.0], "n": 3}
 
 
 def test_the_buffers_leave_little_for_ipywidgets_to_walk(widget) -> None:
