@@ -119,7 +119,7 @@ def fit(
     iter_sampling = check_count(iter_sampling, "iter_sampling")
     adapt_delta = check_adapt_delta(adapt_delta)
     max_treedepth = check_max_treedepth(max_treedepth)
-    job = _prepare(
+    job = prepare_fit(
         data,
         dataset=dataset,
         algorithm=algorithm,
@@ -135,38 +135,22 @@ def fit(
         engine=engine,
         seed=seed,
         size=(chains, iter_sampling),
-        stacklevel=3,
     )
-    draws = engines.sample(
-        job.model,
-        job.stan_data,
-        engine=job.engine,
+    job.warn(stacklevel=2)
+    return job.sample(
         chains=chains,
         iter_warmup=iter_warmup,
         iter_sampling=iter_sampling,
-        seed=job.settings["seed"],
         adapt_delta=adapt_delta,
         max_treedepth=max_treedepth,
         progress=progress,
         cancel=cancel,
+        stacklevel=2,
     )
-    run = {
-        "chains": chains,
-        "iter_warmup": iter_warmup,
-        "iter_sampling": iter_sampling,
-        "seed": job.settings["seed"],
-        "adapt_delta": adapt_delta,
-        "max_treedepth": max_treedepth,
-    }
-    result = job.result(draws, run)
-    diag = result.diagnostics()
-    if not diag.ok:
-        warnings.warn(
-            "BBT fit diagnostics failed: " + "; ".join(diag.messages),
-            DiagnosticsWarning,
-            stacklevel=2,
-        )
-    return result
+
+
+#: ``fit``'s sampler settings: what a Laplace approximation of the same fit ignores.
+SAMPLER_SETTINGS = ("chains", "iter_warmup", "iter_sampling", "adapt_delta", "max_treedepth")
 
 
 def fit_laplace(
@@ -186,32 +170,24 @@ def fit_laplace(
     accepted and ignored. The result's ``settings["method"]`` is ``"laplace"`` and its
     ``diagnostics()`` has no sampler to judge (see :meth:`BBTResult.diagnostics`).
     """
-    for ignored in ("chains", "iter_warmup", "iter_sampling", "adapt_delta", "max_treedepth"):
+    for ignored in SAMPLER_SETTINGS:
         settings.pop(ignored, None)
     draws = check_count(draws, "draws")
-    job = _prepare(
-        data,
-        ties=check_ties(settings.pop("ties", "spread")),
-        size=(1, draws),
-        stacklevel=3,
-        **settings,
+    job = prepare_fit(
+        data, ties=check_ties(settings.pop("ties", "spread")), size=(1, draws), **settings
     )
-    approximation = engines.laplace(
-        job.model,
-        job.stan_data,
-        engine=job.engine,
-        draws=draws,
-        seed=job.settings["seed"],
-        progress=progress,
-        cancel=cancel,
-    )
-    run = {"method": "laplace", "draws": draws, "seed": job.settings["seed"]}
-    return job.result(approximation, run)
+    job.warn(stacklevel=2)
+    return job.laplace(draws=draws, progress=progress, cancel=cancel)
 
 
 @dataclass
-class _Job:
-    """A fit's inputs once read and checked: the model, its Stan data and the settings."""
+class PreparedFit:
+    """A fit's inputs once read and checked (:func:`prepare_fit`): the model, its Stan data,
+    the win table and the settings, ready for :meth:`sample` or :meth:`laplace`.
+
+    The widget prepares its settings once for a preview and the full fit that follows (the
+    data read and the wins counted once, not twice at the same moment).
+    """
 
     model: str
     engine: str
@@ -223,6 +199,81 @@ class _Job:
     components: list[list[str]]
     audit: Audit
     settings: dict[str, Any]
+    #: The data's warnings (message, category), issued by :meth:`warn`, not when prepared:
+    #: a preview sharing these inputs must not repeat what its full fit reports.
+    warnings: list[tuple[str, type[Warning]]]
+
+    def warn(self, stacklevel: int = 1) -> None:
+        """Issue the data's warnings (missing results, groups that never met, ...);
+        ``stacklevel`` as for ``warnings.warn`` called where this is called."""
+        for message, category in self.warnings:
+            warnings.warn(message, category, stacklevel=stacklevel + 1)
+
+    def sample(
+        self,
+        *,
+        chains: int = 4,
+        iter_warmup: int = 1000,
+        iter_sampling: int = 1000,
+        adapt_delta: float = DEFAULT_ADAPT_DELTA,
+        max_treedepth: int = DEFAULT_MAX_TREEDEPTH,
+        progress: ProgressCallback | None = None,
+        cancel: threading.Event | None = None,
+        stacklevel: int = 1,
+    ) -> BBTResult:
+        """The NUTS fit (what :func:`fit` returns), with a :class:`DiagnosticsWarning` when the
+        diagnostics fail (``stacklevel`` as for ``warnings.warn`` called where this is)."""
+        draws = engines.sample(
+            self.model,
+            self.stan_data,
+            engine=self.engine,
+            chains=chains,
+            iter_warmup=iter_warmup,
+            iter_sampling=iter_sampling,
+            seed=self.settings["seed"],
+            adapt_delta=adapt_delta,
+            max_treedepth=max_treedepth,
+            progress=progress,
+            cancel=cancel,
+        )
+        run = {
+            "chains": chains,
+            "iter_warmup": iter_warmup,
+            "iter_sampling": iter_sampling,
+            "seed": self.settings["seed"],
+            "adapt_delta": adapt_delta,
+            "max_treedepth": max_treedepth,
+        }
+        result = self.result(draws, run)
+        diag = result.diagnostics()
+        if not diag.ok:
+            warnings.warn(
+                "BBT fit diagnostics failed: " + "; ".join(diag.messages),
+                DiagnosticsWarning,
+                stacklevel=stacklevel + 1,
+            )
+        return result
+
+    def laplace(
+        self,
+        *,
+        draws: int = 1000,
+        progress: ProgressCallback | None = None,
+        cancel: threading.Event | None = None,
+    ) -> BBTResult:
+        """The Laplace approximation (what :func:`fit_laplace` returns)."""
+        draws = check_count(draws, "draws")
+        approximation = engines.laplace(
+            self.model,
+            self.stan_data,
+            engine=self.engine,
+            draws=draws,
+            seed=self.settings["seed"],
+            progress=progress,
+            cancel=cancel,
+        )
+        run = {"method": "laplace", "draws": draws, "seed": self.settings["seed"]}
+        return self.result(approximation, run)
 
     def result(self, draws: Draws, run: dict[str, Any]) -> BBTResult:
         """The result of ``draws``; ``run`` holds how they were drawn (sampler settings)."""
@@ -240,7 +291,7 @@ class _Job:
         return result
 
 
-def _prepare(
+def prepare_fit(
     data: pd.DataFrame,
     *,
     dataset: str | None = None,
@@ -257,17 +308,18 @@ def _prepare(
     engine: str = "auto",
     seed: int | None = DEFAULT_SEED,
     size: tuple[int, int],
-    stacklevel: int,
-) -> _Job:
-    """Check the settings, count the wins and warn about the data, as every fit does.
+) -> PreparedFit:
+    """Check the settings, count the wins and find the data's warnings, as every fit does.
 
-    ``size`` is (chains, draws) for the memory check; warnings point ``stacklevel`` frames up.
+    ``size`` is (chains, draws) for the memory check. The warnings are issued by
+    :meth:`PreparedFit.warn`.
     """
     if ties is None:
         raise ValueError(
             "fit needs a tie policy ('spread', 'add', 'forget' or 'davidson'); ties=None "
             "only makes sense for win_table"
         )
+    ties = check_ties(ties)
     d_min = check_d_min(d_min)
     hyperprior, prior_scale = check_hyperprior(hyperprior, prior_scale)
     seed = check_seed(seed)
@@ -296,8 +348,9 @@ def _prepare(
         raise ValueError(_no_games_message(raw, tidy, ties, dataset))
     check_fit_size(len(algorithms), stan_data["n_pairs"], model, *size)
     components = comparison_components(raw, algorithms)
+    found_warnings: list[tuple[str, type[Warning]]] = []
     if len(components) > 1:
-        warnings.warn(disconnected_message(components), DisconnectedWarning, stacklevel=stacklevel)
+        found_warnings.append((disconnected_message(components), DisconnectedWarning))
     found = (
         audit_validated(data, tidy, dataset=dataset, algorithm=algorithm, fold=fold)
         if tidy is not None
@@ -305,7 +358,7 @@ def _prepare(
     )
     for finding in found.warnings:
         if finding.check != "graph" or len(components) == 1:  # groups: DisconnectedWarning
-            warnings.warn(str(finding), DataWarning, stacklevel=stacklevel)
+            found_warnings.append((str(finding), DataWarning))
     settings: dict[str, Any] = {
         "dataset": dataset,
         "algorithm": algorithm,
@@ -322,8 +375,18 @@ def _prepare(
         "seed": seed,
         "win_table_input": tidy is None,
     }
-    return _Job(
-        model, engine_name, stan_data, table, algorithms, fitted, tidy, components, found, settings
+    return PreparedFit(
+        model,
+        engine_name,
+        stan_data,
+        table,
+        algorithms,
+        fitted,
+        tidy,
+        components,
+        found,
+        settings,
+        found_warnings,
     )
 
 

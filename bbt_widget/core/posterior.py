@@ -37,9 +37,17 @@ SUMMARY_COLUMNS = (
 )
 
 
-def inv_logit(x: np.ndarray) -> np.ndarray:
-    """Numerically stable logistic function."""
-    return np.exp(-np.logaddexp(0.0, -x))
+def inv_logit(x: np.ndarray, out: np.ndarray | None = None) -> np.ndarray:
+    """Numerically stable logistic function (into ``out`` when given, e.g. ``x`` itself).
+
+    scipy's ufunc: five times faster than ``exp(-logaddexp(0, -x))`` in numpy, which the
+    widget paid for every pair after every fit. Imported here, not with the module: scipy.special
+    takes a tenth of a second to import, which ``import bbt_widget`` should not pay (a fit's
+    diagnostics have imported it by the time a summary is asked for).
+    """
+    from scipy.special import expit
+
+    return expit(x, out=out)
 
 
 def hdi_sorted(sorted_draws: np.ndarray, mass: float) -> tuple[np.ndarray, np.ndarray]:
@@ -86,11 +94,7 @@ def pair_probabilities(
     for start in range(0, len(pairs), chunk):
         block = slice(start, start + chunk)
         x = np.subtract(beta[:, a[block]], beta[:, b[block]], out=out[:, block])
-        # inv_logit(x) = exp(-log(1 + exp(-x))), stable for any x
-        np.negative(x, out=x)
-        np.logaddexp(0.0, x, out=x)
-        np.negative(x, out=x)
-        np.exp(x, out=x)
+        inv_logit(x, out=x)
     return out
 
 

@@ -41,7 +41,7 @@ import traitlets as t
 from .. import engines
 from ..core import options
 from ..core.data import tidy_results
-from ..core.fitting import fit as core_fit
+from ..core.fitting import SAMPLER_SETTINGS, PreparedFit, prepare_fit
 from ..core.options import D_MIN_RANGE, DEFAULT_SEED, INTERPRETATIONS, TIE_POLICIES
 from ..core.result import BBTResult
 from ..core.validation import check_d_min, check_hdi, check_hyperprior, check_rope, check_ties
@@ -505,6 +505,9 @@ class BBTWidget(anywidget.AnyWidget):
         )
         self._compile_started: float | None = None
         self._warm_thread: threading.Thread | None = None
+        #: The inputs of the newest fit settings, by their key (see ``_prepared``).
+        self._prepared_lock = threading.Lock()
+        self._last_prepared: tuple[Hashable, PreparedFit] | None = None
         self.observe(self._on_fit_setting, names=list(_FIT_TRAITS))
         self.observe(self._on_view_setting, names=list(_VIEW_TRAITS))
         self.observe(self._on_focus, names=["focus"])
@@ -740,13 +743,33 @@ class BBTWidget(anywidget.AnyWidget):
 
     # ------------------------------------------------------------------ fits
 
-    def _run_fit(self, cancel: threading.Event | None = None, **kwargs: Any) -> _Fitted:
-        # Runs on the runner's worker thread: touches no trait.
-        return _Fitted.prepare(core_fit(self._data, cancel=cancel, **kwargs))
+    def _run_fit(self, **kwargs: Any) -> _Fitted:
+        # Runs on the runner's worker thread: touches no trait. What bbt_widget.fit does, from
+        # the inputs prepared once for this fit and its preview.
+        sampler = {k: kwargs.pop(k) for k in SAMPLER_SETTINGS if k in kwargs}
+        run = {k: kwargs.pop(k) for k in ("progress", "cancel")}
+        job = self._prepared(kwargs)
+        job.warn(stacklevel=1)  # at this line, as bbt_widget.fit's were
+        return _Fitted.prepare(job.sample(**sampler, **run, stacklevel=1))
 
-    def _run_preview(self, **kwargs: Any) -> _Fitted:
+    def _run_preview(self, draws: int, **kwargs: Any) -> _Fitted:
         # On the preview runner's thread, beside the full fit's
-        return _Fitted.prepare(fit_preview(self._data, **kwargs), preview=True)
+        run = {k: kwargs.pop(k) for k in ("progress", "cancel")}
+        preview = fit_preview(self._prepared(kwargs), draws=draws, **run)
+        return _Fitted.prepare(preview, preview=True)
+
+    def _prepared(self, settings: Mapping[str, Any]) -> PreparedFit:
+        """The inputs of a fit of ``settings`` (no sampler settings), prepared once for the
+        preview and the full fit of a control change, whichever thread asks first; the other
+        waits for them (a few hundredths of a second) rather than reading the data again at
+        the same time, which delayed both (issue 10)."""
+        key = _settings_key(settings)
+        with self._prepared_lock:
+            if self._last_prepared is None or self._last_prepared[0] != key:
+                # the full fit's size: the preview fails the memory check as its fit would
+                size = (self._sampler_kwargs["chains"], self._sampler_kwargs["iter_sampling"])
+                self._last_prepared = (key, prepare_fit(self._data, size=size, **settings))
+            return self._last_prepared[1]
 
     def _on_preview_event(self, event: FitEvent[_Fitted]) -> None:
         # Progress and errors are the full fit's to show (a failing preview means a failing

@@ -2,9 +2,11 @@
 lands.
 
 When a control needs a new fit, :class:`bbt_widget.BBTWidget` starts two fits of the same
-settings at once: this preview (the Laplace approximation at the posterior mode,
-:func:`bbt_widget.core.fitting.fit_laplace`, computed by an engine worker that has the model
-loaded) and the full one (the widget's sampler settings, exactly what ``bbt_widget.fit`` runs).
+settings at once, from one :func:`bbt_widget.core.fitting.prepare_fit` of them (the data read and
+the wins counted once): this preview (the Laplace approximation at the posterior mode,
+:meth:`~bbt_widget.core.fitting.PreparedFit.laplace`, computed by an engine worker that has the
+model loaded) and the full one (the widget's sampler settings, exactly what ``bbt_widget.fit``
+runs).
 The approximation costs a few hundredths of a second of one core, so the full fit does not
 wait for it: with the short NUTS runs of earlier versions it waited for their chains, which
 measured no better for either (``benchmarks/bench_widget.py``). On real data it is about
@@ -19,15 +21,11 @@ summary table or the exports.
 
 from __future__ import annotations
 
-import re
 import threading
-import warnings
 from collections.abc import Mapping
 from typing import Any
 
-import pandas as pd
-
-from ..core.fitting import DiagnosticsWarning, DisconnectedWarning, fit_laplace
+from ..core.fitting import SAMPLER_SETTINGS, PreparedFit
 from ..core.result import BBTResult
 from ..engines.base import ProgressCallback
 
@@ -43,39 +41,28 @@ __all__ = [
 PREVIEW_DRAWS = 400
 
 
-def _quiet() -> None:
-    """Keep a preview's warnings out of the notebook.
-
-    The data's warnings (missing results, groups that never met) are the full fit's to
-    report; a preview repeating them would say everything twice. The filter matches warnings
-    attributed to this module only (``fit_laplace`` warns at its caller's line), so no other
-    fit is silenced; it is (re)installed
-    before every preview because ``warnings.catch_warnings`` elsewhere (a test runner, the
-    batch layer) may have restored a filter list without it. Installing it again replaces it.
-    """
-    for category in (DiagnosticsWarning, DisconnectedWarning, UserWarning):
-        warnings.filterwarnings("ignore", category=category, module=re.escape(__name__) + "$")
-
-
 def preview_settings(settings: Mapping[str, Any]) -> dict[str, Any]:
     """The keywords of the preview of ``settings``: the same model, data and seed; the
     sampler settings give way to the approximation's number of draws."""
-    sampler = ("chains", "iter_warmup", "iter_sampling", "adapt_delta", "max_treedepth")
     return {
-        **{k: v for k, v in settings.items() if k not in sampler},
+        **{k: v for k, v in settings.items() if k not in SAMPLER_SETTINGS},
         "draws": PREVIEW_DRAWS,
     }
 
 
 def fit_preview(
-    data: pd.DataFrame,
+    job: PreparedFit,
+    *,
+    draws: int = PREVIEW_DRAWS,
     progress: ProgressCallback | None = None,
     cancel: threading.Event | None = None,
-    **settings: Any,
 ) -> BBTResult:
-    """Fit the preview of ``settings`` (see :func:`preview_settings`), quietly."""
-    _quiet()
-    return fit_laplace(data, progress=progress, cancel=cancel, **settings)
+    """The preview of the fit ``job`` prepares: its Laplace approximation, quietly.
+
+    The data's warnings (missing results, groups that never met) are the full fit's to
+    report: a preview issues none (it never calls ``job.warn``), so nothing is said twice.
+    """
+    return job.laplace(draws=draws, progress=progress, cancel=cancel)
 
 
 def preview_badge(badge: Mapping[str, Any], result: BBTResult) -> dict[str, Any]:

@@ -38,9 +38,9 @@ def pystan_models() -> None:
 
 def _stan_data(results: pd.DataFrame, ties: str) -> tuple[str, dict[str, Any]]:
     """The Stan data ``fit`` builds for ``results`` (dataset column ``db``)."""
-    from bbt_widget.core.fitting import _prepare
+    from bbt_widget.core.fitting import prepare_fit
 
-    job = _prepare(results, dataset="db", ties=ties, size=(1, 1), stacklevel=2)
+    job = prepare_fit(results, dataset="db", ties=ties, size=(1, 1))
     return job.model, job.stan_data
 
 
@@ -226,6 +226,13 @@ def test_fit_laplace_checks_and_warns_like_fit(pystan_models: None, two_groups: 
         warnings.simplefilter("always")
         result = fit_laplace(two_groups, dataset="db", draws=100, chains=9, iter_sampling=5)
     assert any(issubclass(w.category, bbt.DisconnectedWarning) for w in seen)
+    assert {w.filename for w in seen} == {__file__}  # at the caller's line, as fit's
+    with warnings.catch_warnings(record=True) as seen_fit:
+        warnings.simplefilter("always")
+        bbt.fit(two_groups, dataset="db", chains=1, iter_warmup=100, iter_sampling=100)
+    assert any(issubclass(w.category, bbt.DisconnectedWarning) for w in seen_fit)
+    ours = (bbt.DisconnectedWarning, DataWarning, bbt.DiagnosticsWarning)
+    assert {w.filename for w in seen_fit if issubclass(w.category, ours)} == {__file__}
     assert result.settings["method"] == "laplace" and result.settings["draws"] == 100
     assert "chains" not in result.settings and "iter_sampling" not in result.settings
     assert result.draws.params["beta"].shape == (1, 100, 4)

@@ -23,7 +23,7 @@ from test_engines import TABLE_3A, bt_data, our_processes, p_beats
 
 import bbt_widget as bbt
 from bbt_widget import engines
-from bbt_widget.core.fitting import _prepare
+from bbt_widget.core.fitting import prepare_fit
 from bbt_widget.core.posterior import hdi_sorted, pair_probabilities
 from bbt_widget.engines import EngineError, FitCancelled
 
@@ -55,7 +55,7 @@ def base_stan_data(model: str) -> dict:
     ties = "davidson" if model == "davidson" else "spread"
     with warnings.catch_warnings():
         warnings.simplefilter("ignore")  # the data's own warnings are not under test here
-        job = _prepare(bbt.datasets.load_base(), dataset="db", ties=ties, size=(1, 1), stacklevel=2)
+        job = prepare_fit(bbt.datasets.load_base(), dataset="db", ties=ties, size=(1, 1))
     assert job.model == model
     return job.stan_data
 

@@ -2,6 +2,8 @@
 
 from __future__ import annotations
 
+import warnings
+
 import numpy as np
 import pytest
 
@@ -70,6 +72,14 @@ def test_inv_logit_is_stable_at_extremes():
     out = posterior.inv_logit(np.array([-800.0, 0.0, 800.0]))
     assert np.all(np.isfinite(out))
     assert out[0] == 0.0 and out[1] == 0.5 and out[2] == 1.0
+    # and P(a > b) of beta differences that large: 0 and 1 exactly, no warning, no NaN
+    beta = np.array([[0.0, 800.0], [800.0, 0.0], [0.0, -1e-300]])
+    with warnings.catch_warnings():
+        warnings.simplefilter("error")
+        p = posterior.pair_probabilities(beta, [(0, 1)])
+    assert p[:, 0].tolist() == [0.0, 1.0, 0.5]
+    x = np.linspace(-30, 30, 601)
+    assert np.allclose(posterior.inv_logit(x), 1 / (1 + np.exp(-x)), rtol=1e-14, atol=0)
 
 
 def test_ranking_probabilities_and_expected_rank():

@@ -12,6 +12,7 @@ import os
 import queue
 import re
 import time
+import warnings
 from pathlib import Path
 
 import altair as alt
@@ -20,6 +21,7 @@ import pytest
 
 import bbt_widget as bbt
 from bbt_widget import charts
+from bbt_widget.core.fitting import PreparedFit
 from bbt_widget.outputs.charts import spec_cache
 from bbt_widget.widget.app import BBTWidget
 from bbt_widget.widget.preview import PREVIEW_DRAWS
@@ -458,6 +460,37 @@ def test_previews_can_be_turned_off(base: pd.DataFrame) -> None:
 
 
 @pytest.mark.stan
+def test_a_preview_and_its_full_fit_read_the_data_once_and_warn_once(
+    monkeypatch: pytest.MonkeyPatch,
+) -> None:
+    """Issue 10: the preview and the full fit of a control change each read the data and
+    counted the wins, at the same moment, in two threads (which delayed both). They now share
+    one ``prepare_fit``; the data's warnings are still issued, once, by the full fit."""
+    from bbt_widget.core import fitting
+
+    data = bbt.datasets.load_base()
+    data.loc[data["db"] == data["db"].iloc[0], "svm"] = float("nan")  # svm misses a data set
+    counted = []
+    count = fitting.raw_counts
+    monkeypatch.setattr(fitting, "raw_counts", lambda *a, **k: counted.append(1) or count(*a, **k))
+    w = BBTWidget(data, dataset="db", seed=7)
+    try:
+        assert w.wait(FIT_TIMEOUT), (w.status_text, w.error)
+        with warnings.catch_warnings(record=True) as caught:
+            warnings.simplefilter("always")
+            counted.clear()
+            w.prior_scale = 0.85
+            assert w._preview_runner.wait(FIT_TIMEOUT) and w.wait(FIT_TIMEOUT), w.error
+        assert w._runner.stats["started"] == 2 and w._preview_runner.stats["started"] >= 1
+        assert len(counted) == 1, "the preview and the full fit read the data once"
+        missing = [c for c in caught if issubclass(c.category, bbt.DataWarning)]
+        assert len(missing) == 1 and "missing result" in str(missing[0].message)
+        assert w.result.settings["prior_scale"] == 0.85
+    finally:
+        w.close()
+
+
+@pytest.mark.stan
 def test_a_failing_full_fit_drops_its_preview(
     widget: BBTWidget, monkeypatch: pytest.MonkeyPatch
 ) -> None:
@@ -466,10 +499,10 @@ def test_a_failing_full_fit_drops_its_preview(
     w = widget
     good_view, good_badge = w.view_data, w.diagnostics
 
-    def full_fit_fails(data: object, **kwargs: object) -> object:
+    def full_fit_fails(job: object, **kwargs: object) -> object:
         raise RuntimeError("the sampler exploded")
 
-    monkeypatch.setattr("bbt_widget.widget.app.core_fit", full_fit_fails)  # not the preview's
+    monkeypatch.setattr(PreparedFit, "sample", full_fit_fails)  # not the preview's (laplace)
     w.prior_scale = 0.9
     assert w._preview_runner.wait(FIT_TIMEOUT) and w.preview
     w.wait(FIT_TIMEOUT)
@@ -490,7 +523,7 @@ def test_a_failing_fit_shows_its_message_and_keeps_the_charts(
     def broken(*args: object, **kwargs: object) -> None:
         raise RuntimeError("the sampler exploded\n" + "\n".join(f"detail {i}" for i in range(20)))
 
-    monkeypatch.setattr("bbt_widget.widget.app.core_fit", broken)
+    monkeypatch.setattr(PreparedFit, "sample", broken)
     w.hyperprior = "normal"
     w.wait(60)
     assert w.status == "error"
@@ -746,7 +779,7 @@ def test_compile_in_progress_shows_its_elapsed_time(
             time.sleep(1.05)
         raise ValueError("stopped by the test")
 
-    monkeypatch.setattr("bbt_widget.widget.app.core_fit", compiling_fit)
+    monkeypatch.setattr(PreparedFit, "sample", compiling_fit)
     # the kernel's loop, played by this thread: the runner hands it every event as it comes
     loop: queue.Queue = queue.Queue()
     monkeypatch.setattr("bbt_widget.widget.app.kernel_dispatcher", lambda: loop.put)
