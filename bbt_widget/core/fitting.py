@@ -173,9 +173,7 @@ def fit_laplace(
     for ignored in SAMPLER_SETTINGS:
         settings.pop(ignored, None)
     draws = check_count(draws, "draws")
-    job = prepare_fit(
-        data, ties=check_ties(settings.pop("ties", "spread")), size=(1, draws), **settings
-    )
+    job = prepare_fit(data, ties=settings.pop("ties", "spread"), size=(1, draws), **settings)
     job.warn(stacklevel=2)
     return job.laplace(draws=draws, progress=progress, cancel=cancel)
 

@@ -45,13 +45,13 @@ from ..core.fitting import SAMPLER_SETTINGS, PreparedFit, prepare_fit
 from ..core.options import D_MIN_RANGE, DEFAULT_SEED, INTERPRETATIONS, TIE_POLICIES
 from ..core.result import BBTResult
 from ..core.validation import check_d_min, check_hdi, check_hyperprior, check_rope, check_ties
-from ..engines.base import FitCancelled
+from ..engines.base import FitCancelled, ProgressCallback
 from ..lab.influence import Influence
 from ..lab.influence import influence as core_influence
 from ..lab.sweep import SweepResult
 from ..lab.sweep import sweep as core_sweep
 from ..outputs import charts
-from .preview import fit_preview, preview_badge, preview_settings
+from .preview import preview_badge, preview_settings
 from .runner import FitEvent, FitRunner, kernel_dispatcher
 from .sync import chart_data_json, json_trait, remember_json
 from .views import (
@@ -743,19 +743,30 @@ class BBTWidget(anywidget.AnyWidget):
 
     # ------------------------------------------------------------------ fits
 
-    def _run_fit(self, **kwargs: Any) -> _Fitted:
+    def _run_fit(
+        self,
+        progress: ProgressCallback | None = None,
+        cancel: threading.Event | None = None,
+        **kwargs: Any,
+    ) -> _Fitted:
         # Runs on the runner's worker thread: touches no trait. What bbt_widget.fit does, from
         # the inputs prepared once for this fit and its preview.
         sampler = {k: kwargs.pop(k) for k in SAMPLER_SETTINGS if k in kwargs}
-        run = {k: kwargs.pop(k) for k in ("progress", "cancel")}
         job = self._prepared(kwargs)
         job.warn(stacklevel=1)  # at this line, as bbt_widget.fit's were
-        return _Fitted.prepare(job.sample(**sampler, **run, stacklevel=1))
+        result = job.sample(**sampler, progress=progress, cancel=cancel, stacklevel=1)
+        return _Fitted.prepare(result)
 
-    def _run_preview(self, draws: int, **kwargs: Any) -> _Fitted:
-        # On the preview runner's thread, beside the full fit's
-        run = {k: kwargs.pop(k) for k in ("progress", "cancel")}
-        preview = fit_preview(self._prepared(kwargs), draws=draws, **run)
+    def _run_preview(
+        self,
+        draws: int,
+        progress: ProgressCallback | None = None,
+        cancel: threading.Event | None = None,
+        **kwargs: Any,
+    ) -> _Fitted:
+        # On the preview runner's thread, beside the full fit's. No job.warn(): the data's
+        # warnings are the full fit's to report, a preview repeating them would say all twice.
+        preview = self._prepared(kwargs).laplace(draws=draws, progress=progress, cancel=cancel)
         return _Fitted.prepare(preview, preview=True)
 
     def _prepared(self, settings: Mapping[str, Any]) -> PreparedFit:

@@ -16,22 +16,20 @@ the earlier previews), with closer HDIs and slightly further means, at a fractio
 
 A preview is marked as such everywhere it is shown (the diagnostics badge and the decisions in
 the front end), is never cached as a result and never reaches ``BBTWidget.result``, the
-summary table or the exports.
+summary table or the exports. Nor does it issue the data's warnings: they are the full fit's
+to report (the widget never calls the shared inputs' ``warn`` for a preview).
 """
 
 from __future__ import annotations
 
-import threading
 from collections.abc import Mapping
 from typing import Any
 
-from ..core.fitting import SAMPLER_SETTINGS, PreparedFit
+from ..core.fitting import SAMPLER_SETTINGS
 from ..core.result import BBTResult
-from ..engines.base import ProgressCallback
 
 __all__ = [
     "PREVIEW_DRAWS",
-    "fit_preview",
     "preview_badge",
     "preview_settings",
 ]
@@ -48,21 +46,6 @@ def preview_settings(settings: Mapping[str, Any]) -> dict[str, Any]:
         **{k: v for k, v in settings.items() if k not in SAMPLER_SETTINGS},
         "draws": PREVIEW_DRAWS,
     }
-
-
-def fit_preview(
-    job: PreparedFit,
-    *,
-    draws: int = PREVIEW_DRAWS,
-    progress: ProgressCallback | None = None,
-    cancel: threading.Event | None = None,
-) -> BBTResult:
-    """The preview of the fit ``job`` prepares: its Laplace approximation, quietly.
-
-    The data's warnings (missing results, groups that never met) are the full fit's to
-    report: a preview issues none (it never calls ``job.warn``), so nothing is said twice.
-    """
-    return job.laplace(draws=draws, progress=progress, cancel=cancel)
 
 
 def preview_badge(badge: Mapping[str, Any], result: BBTResult) -> dict[str, Any]:
