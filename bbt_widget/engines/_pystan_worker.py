@@ -40,7 +40,7 @@ from importlib.util import module_from_spec, spec_from_file_location
 from pathlib import Path
 
 import numpy as np
-from _laplace import approximate, data_converted_once  # beside this script
+from _laplace import approximate, data_converted_once, warm_up  # beside this script
 from _orphans import die_with_parent, watch_parent  # beside this script
 
 try:  # PyStan's own dependency; about 8x faster than json for wide draws
@@ -276,6 +276,9 @@ def main() -> int:
         return 1
     import httpstan.utils  # noqa: F401  the module imports it on every call; do it once, pre-fork
 
+    # A preview's first approximation in this process would pay numpy's first-use costs while
+    # a fit's chains run beside it; a worker waiting for a request has the time (~8 ms of CPU).
+    warm_up()
     _send(status_fd, "ready")
     # Started ahead of time, we wait here for the fit. No PR_SET_PDEATHSIG for this process:
     # the thread that started us may be gone by the time we run (it is tied to that thread,

@@ -7,6 +7,9 @@ compiled extension module from pytest's main thread (Stan's autodiff needs a mai
 from __future__ import annotations
 
 import math
+import os
+import subprocess
+import sys
 import tempfile
 import threading
 import warnings
@@ -247,3 +250,34 @@ def test_fit_laplace_checks_and_warns_like_fit(pystan_models: None, two_groups: 
         warnings.simplefilter("always")
         fit_laplace(two_groups, dataset="db", draws=10)
     assert any(issubclass(w.category, DataWarning) for w in seen)  # missing results
+
+
+@pytest.mark.skipif(not Path("/proc/self/maps").exists(), reason="reads the worker's /proc maps")
+def test_an_idle_worker_has_numpys_random_loaded_before_it_reports_ready(pystan_models):
+    """Issue 10 (bench_widget): a fresh worker's first approximation paid numpy's first-use
+    costs (importing numpy.random, LAPACK's first call): 28 ms of CPU on the 16 x 132 table
+    instead of 18, taken from the full fit's chains that a preview runs beside. The worker now
+    pays them while it waits for a request (``_laplace.warm_up`` before ``ready``)."""
+    module, _ = _pystan.compile_model("bbt")
+    worker = _pystan._Worker(module)
+    try:
+        received = b""
+        while b"\n" not in received:
+            chunk = os.read(worker.status_fd, 4096)
+            assert chunk, f"the worker ended before it was ready: {worker.output()}"
+            received += chunk
+        assert received.split(b"\n")[0] == b"ready"
+        maps = Path(f"/proc/{worker.proc.pid}/maps").read_text()
+        assert "numpy/random/_generator" in maps
+    finally:
+        worker.close()
+
+
+def test_warm_up_runs_in_a_fresh_interpreter_without_bbt_widget():
+    """``warm_up`` runs where the worker runs it: beside the worker script, with numpy only."""
+    script = (
+        "import sys; sys.path.insert(0, sys.argv[1]); import _laplace; _laplace.warm_up(); "
+        "assert 'bbt_widget' not in sys.modules and 'numpy.random' in sys.modules"
+    )
+    engines_dir = Path(_laplace.__file__).parent
+    subprocess.run([sys.executable, "-c", script, str(engines_dir)], check=True, timeout=60)

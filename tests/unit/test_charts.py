@@ -8,6 +8,7 @@ test); the builders are checked by validating their Vega-Lite against Altair's s
 from __future__ import annotations
 
 import json
+import warnings
 
 import altair as alt
 import numpy as np
@@ -187,6 +188,39 @@ def test_ppc_frame_numbers_pairs_in_summary_order(ppc_histogram) -> None:
     order = dict(zip(frame["key"], frame["pair_order"], strict=False))
     assert order == {'["lda", "xgb"]': 0, '["dt", "xgb"]': 1, '["dt", "lda"]': 2}
     assert frame["panel"].iloc[0] == "dt wins vs lda"
+
+
+def test_ppc_frame_does_not_depend_on_the_order_of_the_histograms_rows(ppc_histogram) -> None:
+    """Issue 10: the frame is built per panel (a panel looked up once per run of its rows),
+    not per row; rows of one panel that are not together must still make one panel."""
+    mixed = ppc_histogram.iloc[[0, 2, 1, 3]]  # dt-lda's rows apart
+    expected = charts.ppc_frame(ppc_histogram, ["xgb", "lda", "dt"])
+    frame = charts.ppc_frame(mixed, ["xgb", "lda", "dt"])
+    pd.testing.assert_frame_equal(frame.iloc[[0, 2, 1, 3]].reset_index(drop=True), expected)
+    assert frame["panel"].nunique() == 3
+
+
+def test_a_ppc_panel_without_replicates_has_no_p_and_no_height_and_no_warning() -> None:
+    """A panel whose counts are all zero (hand-made input) has NaN ``ppp`` and heights, and the
+    other panels keep theirs, without numpy's division warnings (they were issued before)."""
+    hist = pd.DataFrame(
+        {
+            "alg1": ["a", "a", "c"],
+            "alg2": ["b", "b", "d"],
+            "quantity": ["win1"] * 3,
+            "value": [1, 2, 3],
+            "count": [0, 0, 5],
+            "observed": [1, 1, 3],
+        }
+    )
+    with warnings.catch_warnings():
+        warnings.simplefilter("error")
+        frame = charts.ppc_frame(hist, ["a", "b", "c", "d"])
+    assert frame["ppp"].isna().tolist() == [True, True, False]
+    assert frame["h"].isna().tolist() == [True, True, False]
+    assert frame["ppp"].iloc[2] == 1.0 and frame["h"].iloc[2] == 1.0
+    # the pair with a p comes first, the one without last
+    assert frame.set_index("alg_a")["pair_order"].to_dict() == {"c": 0, "a": 1}
 
 
 def test_ppc_frame_places_bars_on_a_fixed_unit_scale_per_panel(ppc_histogram) -> None:
