@@ -6,6 +6,7 @@ compiled extension module from pytest's main thread (Stan's autodiff needs a mai
 
 from __future__ import annotations
 
+import json
 import math
 import os
 import subprocess
@@ -281,3 +282,47 @@ def test_warm_up_runs_in_a_fresh_interpreter_without_bbt_widget():
     )
     engines_dir = Path(_laplace.__file__).parent
     subprocess.run([sys.executable, "-c", script, str(engines_dir)], check=True, timeout=60)
+
+
+def test_a_worker_skips_the_interpreters_teardown_once_its_outputs_are_written(
+    pystan_models, base: pd.DataFrame, tmp_path: Path
+):
+    """Issue 10 (bench_widget): a worker that had served its request returned through the
+    interpreter's teardown (freeing numpy, httpstan and the model: ~25 ms of CPU). A preview's
+    worker exits while its full fit's chains run, so that CPU was theirs. It now ends with
+    ``os._exit`` once its outputs are written and its status sent: an ``atexit`` hook (from a
+    ``sitecustomize`` on its path) never runs, and its outputs are complete."""
+    model, data = _stan_data(base, "spread")
+    module, _ = _pystan.compile_model(model)
+    site = tmp_path / "site"
+    site.mkdir()
+    marker = tmp_path / "teardown-ran"
+    (site / "sitecustomize.py").write_text(
+        f"import atexit, pathlib\natexit.register(pathlib.Path({str(marker)!r}).touch)\n"
+    )
+    out_dir = tmp_path / "out"
+    out_dir.mkdir()
+    request = {"out_dir": str(out_dir), "method": "laplace", "model": model, "data": data}
+    request.update(draws=50, seed=3)
+    request_path = tmp_path / "request.json"
+    request_path.write_text(json.dumps(request))
+    read_fd, write_fd = os.pipe()
+    env = {**os.environ, "PYTHONPATH": str(site)}
+    worker = subprocess.Popen(
+        [sys.executable, str(_pystan._WORKER_SCRIPT), str(module), str(write_fd)],
+        stdin=subprocess.PIPE,
+        pass_fds=(write_fd,),
+        env=env,
+    )
+    os.close(write_fd)
+    try:
+        worker.stdin.write(f"{request_path}\n".encode())
+        worker.stdin.close()
+        assert worker.wait(timeout=60) == 0
+        with os.fdopen(read_fd, "rb") as status:
+            assert status.read().split() == [b"ready", b"done"]
+    finally:
+        worker.kill()
+    assert np.load(out_dir / "laplace.npy").shape[0] == 50
+    assert "names" in json.loads((out_dir / "laplace.json").read_text())
+    assert not marker.exists(), "the worker ran the interpreter's teardown"
