@@ -190,42 +190,37 @@ def matrix_frame(win_table: pd.DataFrame, order: Sequence[str]) -> pd.DataFrame:
         Algorithms best first (ranking order); sets the row and column order.
     """
     rank = {name: i for i, name in enumerate(order)}
-    cells: list[dict[str, Any]] = []
-    for rec in win_table.itertuples(index=False):
-        for row, col, wins, losses in (
-            (rec.alg1, rec.alg2, rec.win1, rec.win2),
-            (rec.alg2, rec.alg1, rec.win2, rec.win1),
-        ):
-            total = float(wins) + float(losses) + float(rec.ties)
-            cells.append(
-                {
-                    "row": str(row),
-                    "col": str(col),
-                    "alg_a": str(row),
-                    "alg_b": str(col),
-                    "key": pair_key(row, col),
-                    "wins": float(wins),
-                    "losses": float(losses),
-                    "ties": float(rec.ties),
-                    "share": float(wins) / total if total else np.nan,
-                    "row_order": rank.get(str(row), len(rank)),
-                    "col_order": rank.get(str(col), len(rank)),
-                }
-            )
-    columns = [
-        "row",
-        "col",
-        "alg_a",
-        "alg_b",
-        "key",
-        "wins",
-        "losses",
-        "ties",
-        "share",
-        "row_order",
-        "col_order",
-    ]
-    return pd.DataFrame(cells, columns=columns)
+    alg1 = win_table["alg1"].astype(str).to_numpy(dtype=object)
+    alg2 = win_table["alg2"].astype(str).to_numpy(dtype=object)
+    win1 = win_table["win1"].to_numpy(float)
+    win2 = win_table["win2"].to_numpy(float)
+    ties = win_table["ties"].to_numpy(float)
+
+    def interleave(first: np.ndarray, second: np.ndarray) -> np.ndarray:
+        # each pair's two cells next to each other: (alg1 vs alg2), then (alg2 vs alg1)
+        return np.stack([first, second], axis=1).reshape(-1)
+
+    # built by column: a dict per cell cost 1.3 ms at 16 x 132, for every fit and preview
+    row, col = interleave(alg1, alg2), interleave(alg2, alg1)
+    wins, losses = interleave(win1, win2), interleave(win2, win1)
+    total = wins + losses + np.repeat(ties, 2)
+    with np.errstate(invalid="ignore", divide="ignore"):
+        share = np.where(total > 0, wins / total, np.nan)
+    return pd.DataFrame(
+        {
+            "row": row,
+            "col": col,
+            "alg_a": row,
+            "alg_b": col,
+            "key": np.array([pair_key(r, c) for r, c in zip(row, col)], dtype=object),
+            "wins": wins,
+            "losses": losses,
+            "ties": np.repeat(ties, 2),
+            "share": share,
+            "row_order": np.array([rank.get(r, len(rank)) for r in row], dtype=np.int64),
+            "col_order": np.array([rank.get(c, len(rank)) for c in col], dtype=np.int64),
+        }
+    )
 
 
 @dataclass(frozen=True)
