@@ -88,6 +88,8 @@ _FIT_TRAITS = (
     "prior_scale",
 )
 _VIEW_TRAITS = ("rope_low", "rope_high", "hdi", "control", "interpretation")
+#: Fit settings that change the model's prior only, not what is read or counted from the data.
+_PRIOR_SETTINGS = ("hyperprior", "prior_scale")
 #: Default ROPE half-width of the correlated t-test (on the scores' scale), as in baselines.
 _TTEST_ROPE = 0.01
 
@@ -507,7 +509,8 @@ class BBTWidget(anywidget.AnyWidget):
         self._warm_thread: threading.Thread | None = None
         #: The inputs of the newest fit settings, by their key (see ``_prepared``).
         self._prepared_lock = threading.Lock()
-        self._last_prepared: tuple[Hashable, PreparedFit] | None = None
+        #: (settings key, key of the settings but the prior, the inputs prepared for them)
+        self._last_prepared: tuple[Hashable, Hashable, PreparedFit] | None = None
         self.observe(self._on_fit_setting, names=list(_FIT_TRAITS))
         self.observe(self._on_view_setting, names=list(_VIEW_TRAITS))
         self.observe(self._on_focus, names=["focus"])
@@ -773,14 +776,22 @@ class BBTWidget(anywidget.AnyWidget):
         """The inputs of a fit of ``settings`` (no sampler settings), prepared once for the
         preview and the full fit of a control change, whichever thread asks first; the other
         waits for them (a few hundredths of a second) rather than reading the data again at
-        the same time, which delayed both (issue 10)."""
+        the same time, which delayed both (issue 10). When only the hyper-prior changed since
+        the last ones, they are those inputs under the new prior (``PreparedFit.with_prior``):
+        the data are the widget's own copy, so nothing read or counted from them can differ."""
         key = _settings_key(settings)
+        data_key = _settings_key({k: v for k, v in settings.items() if k not in _PRIOR_SETTINGS})
         with self._prepared_lock:
-            if self._last_prepared is None or self._last_prepared[0] != key:
-                # the full fit's size: the preview fails the memory check as its fit would
-                size = (self._sampler_kwargs["chains"], self._sampler_kwargs["iter_sampling"])
-                self._last_prepared = (key, prepare_fit(self._data, size=size, **settings))
-            return self._last_prepared[1]
+            last = self._last_prepared
+            if last is None or last[0] != key:
+                if last is not None and last[1] == data_key:
+                    prepared = last[2].with_prior(settings["hyperprior"], settings["prior_scale"])
+                else:
+                    # the full fit's size: the preview fails the memory check as its fit would
+                    size = (self._sampler_kwargs["chains"], self._sampler_kwargs["iter_sampling"])
+                    prepared = prepare_fit(self._data, size=size, **settings)
+                self._last_prepared = (key, data_key, prepared)
+            return self._last_prepared[2]
 
     def _on_preview_event(self, event: FitEvent[_Fitted]) -> None:
         # Progress and errors are the full fit's to show (a failing preview means a failing

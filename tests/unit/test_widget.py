@@ -25,6 +25,7 @@ from bbt_widget.core.fitting import PreparedFit
 from bbt_widget.outputs.charts import spec_cache
 from bbt_widget.widget.app import BBTWidget
 from bbt_widget.widget.preview import PREVIEW_DRAWS
+from bbt_widget.widget.views import audit_badge
 
 REPO = Path(__file__).resolve().parents[2]
 PACKAGE = REPO / "bbt_widget"
@@ -479,13 +480,64 @@ def test_a_preview_and_its_full_fit_read_the_data_once_and_warn_once(
         with warnings.catch_warnings(record=True) as caught:
             warnings.simplefilter("always")
             counted.clear()
-            w.prior_scale = 0.85
+            w.ties = "add"  # the wins are counted again (a prior change reads nothing: below)
             assert w._preview_runner.wait(FIT_TIMEOUT) and w.wait(FIT_TIMEOUT), w.error
         assert w._runner.stats["started"] == 2 and w._preview_runner.stats["started"] >= 1
         assert len(counted) == 1, "the preview and the full fit read the data once"
         missing = [c for c in caught if issubclass(c.category, bbt.DataWarning)]
         assert len(missing) == 1 and "missing result" in str(missing[0].message)
-        assert w.result.settings["prior_scale"] == 0.85
+        assert w.result.settings["ties"] == "add"
+    finally:
+        w.close()
+
+
+@pytest.mark.stan
+def test_a_prior_change_reads_nothing_again_and_fits_what_fit_fits(
+    monkeypatch: pytest.MonkeyPatch,
+) -> None:
+    """Issue 10 (bench_widget): every fit control read the data and counted the wins again
+    before the chains started (6.6 ms at 5 x 20, 13 ms at 16 x 132), also for the
+    hyper-prior, which changes neither. A prior change now reuses them
+    (``PreparedFit.with_prior``); the fit, the data's warnings and the audit are those of
+    ``bbt_widget.fit`` with the new prior."""
+    from bbt_widget.core import fitting
+
+    data = bbt.datasets.load_base()
+    data.loc[data["db"] == data["db"].iloc[0], "svm"] = float("nan")  # svm misses a data set
+    counted = []
+    count = fitting.raw_counts
+    monkeypatch.setattr(fitting, "raw_counts", lambda *a, **k: counted.append(1) or count(*a, **k))
+    w = BBTWidget(data, dataset="db", seed=7, chains=2, iter_sampling=300, previews=False)
+    try:
+        assert w.wait(FIT_TIMEOUT), (w.status_text, w.error)
+        for hyperprior, scale in (("lognormal", 0.85), ("normal", 2.0)):
+            counted.clear()
+            with warnings.catch_warnings(record=True) as caught:
+                warnings.simplefilter("always")
+                w.prior_scale = scale
+                w.hyperprior = hyperprior
+                assert w.wait(FIT_TIMEOUT), w.error
+            assert counted == [], "a prior change read the data again"
+            missing = [c for c in caught if issubclass(c.category, bbt.DataWarning)]
+            assert len(missing) == 1 and "missing result" in str(missing[0].message)
+            with warnings.catch_warnings():
+                warnings.simplefilter("ignore")
+                direct = bbt.fit(
+                    data,
+                    dataset="db",
+                    seed=7,
+                    chains=2,
+                    iter_sampling=300,
+                    hyperprior=hyperprior,
+                    prior_scale=scale,
+                )
+            assert w.result.settings == direct.settings
+            pd.testing.assert_frame_equal(w.result.summary(), direct.summary())
+            assert w.audit == audit_badge(direct)
+        counted.clear()  # (the direct fits above read the data)
+        w.ties = "davidson"  # the data settings changed: read and counted again
+        assert w.wait(FIT_TIMEOUT), w.error
+        assert len(counted) == 1 and w.result.settings["prior_scale"] == 2.0
     finally:
         w.close()
 

@@ -1,0 +1,50 @@
+"""``PreparedFit.with_prior``: a fit's inputs under another hyper-prior (issue 10), without Stan."""
+
+from __future__ import annotations
+
+import pytest
+
+import bbt_widget as bbt
+from bbt_widget.core.fitting import prepare_fit
+
+
+@pytest.mark.parametrize(
+    ("hyperprior", "prior_scale"),
+    [("normal", 2.0), ("cauchy", None), ("lognormal", 0.25), ("lognormal", None)],
+)
+@pytest.mark.parametrize("ties", ["spread", "davidson"])
+def test_with_prior_equals_preparing_with_that_prior(
+    ties: str, hyperprior: str, prior_scale: float | None
+) -> None:
+    data = bbt.datasets.load_base()
+    first = prepare_fit(data, dataset="db", ties=ties, size=(4, 1000))
+    expected = prepare_fit(
+        data,
+        dataset="db",
+        ties=ties,
+        hyperprior=hyperprior,
+        prior_scale=prior_scale,
+        size=(4, 1000),
+    )
+    changed = first.with_prior(hyperprior, prior_scale)
+    assert changed.stan_data == expected.stan_data
+    assert changed.settings == expected.settings
+    assert changed.model == expected.model and changed.algorithms == expected.algorithms
+    assert changed.table.equals(expected.table) and (changed.fitted == expected.fitted).all()
+    assert changed.warnings == expected.warnings and changed.audit == expected.audit
+    # the inputs it came from are unchanged (the widget may still be fitting them)
+    assert first.settings["hyperprior"] == "lognormal" and first.settings["prior_scale"] == 0.5
+    assert first.stan_data["prior_scale"] == 0.5
+
+
+def test_with_prior_checks_the_prior_as_prepare_fit_does() -> None:
+    first = prepare_fit(bbt.datasets.load_base(), dataset="db", ties="spread", size=(4, 1000))
+    with pytest.raises(ValueError, match="hyperprior") as direct:
+        prepare_fit(
+            bbt.datasets.load_base(), dataset="db", ties="spread", hyperprior="gamma", size=(4, 1)
+        )
+    with pytest.raises(ValueError, match="hyperprior") as derived:
+        first.with_prior("gamma", None)
+    assert str(derived.value) == str(direct.value)
+    with pytest.raises(ValueError, match="prior_scale"):
+        first.with_prior("normal", -1.0)
