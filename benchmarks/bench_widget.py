@@ -13,7 +13,10 @@ For the paper's base results (5 algorithms x 20 data sets) and the full PMLB tab
 * ``preview`` (issue 10): a fit control change with previews on (the default): time to the
   preview's chart data and to the full result's, against ``bbt.fit`` alone and against the
   same widget with ``previews=False``, all interleaved in one loop. Targets: preview <= 0.35x
-  the fit on 16 x 132 and <= 0.5 s on 5 x 20; full result <= 1.1x the fit alone.
+  the fit on 16 x 132 and <= 0.5 s on 5 x 20; full result <= 1.1x the fit alone. Two
+  controls: the prior scale (``preview``; the widget reuses the data read and the wins counted
+  for its last fit, which ``bbt.fit`` cannot) and d_min with the local ROPE on
+  (``preview_d_min``; the wins are counted again, as the slider drags).
 
 ``--browser`` adds what a user sees, in JupyterLab and Debian's headless Chromium (network
 cut, as in ``tests/browser``), at 5 and 16 algorithms:
@@ -135,33 +138,22 @@ def bench_case(name: str, data: Any, repeat: int, refits: int) -> dict[str, Any]
     w.rope_low = 0.45
 
     # --- refit: direct fit baseline vs widget refit (previews on and off), same settings,
-    # interleaved (each widget's cache is its own, so no fit gives another a head start)
+    # interleaved (each widget's cache is its own, so no fit gives another a head start).
+    # Two controls: a prior scale (the data read and counted for the last fit still hold)
+    # and d_min with the local ROPE on (the wins are counted again), as the slider drags.
     off = BBTWidget(data, previews=False, **kw)
     assert off.wait(900), (off.status_text, off.error)
-    fit_times, refit_times, off_times, preview_times = [], [], [], []
     scales = [round(0.5 + 0.05 * (i + 1), 3) for i in range(refits)]
-    sent = ["view_data", "fit_data", "diagnostics", "status", "status_text", "preview"]
-    for scale in scales:
-        time.sleep(SETTLE_S)
-        t0 = time.perf_counter()
-        bbt.fit(data, prior_scale=scale, **kw)
-        fit_times.append(time.perf_counter() - t0)
-        time.sleep(SETTLE_S)
-        t0 = time.perf_counter()
-        w.prior_scale = scale
-        assert w._preview_runner.wait(900)  # delivers the preview, as the kernel's loop would
-        assert w.preview, "the preview was not shown"
-        _send_cost(w, sent)
-        preview_times.append(time.perf_counter() - t0)
-        assert w.wait(900), (w.status_text, w.error)
-        _send_cost(w, sent)
-        refit_times.append(time.perf_counter() - t0)
-        time.sleep(SETTLE_S)
-        t0 = time.perf_counter()
-        off.prior_scale = scale
-        assert off.wait(900), (off.status_text, off.error)
-        _send_cost(off, sent)
-        off_times.append(time.perf_counter() - t0)
+    prior = _refit_loop(data, w, off, "prior_scale", scales)
+    for widget in (w, off):
+        widget.local_rope = True
+        assert widget.wait(900), (widget.status_text, widget.error)
+    d_min = _refit_loop(
+        data, w, off, "d_min", [round(0.2 + 0.01 * (i + 1), 3) for i in range(refits)]
+    )
+    for widget in (w, off):
+        widget.local_rope = False
+        assert widget.wait(900), (widget.status_text, widget.error)
     off.close()
 
     # --- cache hit: back to the first scale -----------------------------------------------
@@ -173,9 +165,7 @@ def bench_case(name: str, data: Any, repeat: int, refits: int) -> dict[str, Any]
         cache_times.append(time.perf_counter() - t0)
     w.close()
 
-    fit_s, refit_s = _median(fit_times), _median(refit_times)
-    paired = [full / fit for full, fit in zip(refit_times, fit_times, strict=True)]
-    preview_s, off_s = _median(preview_times), _median(off_times)
+    fit_s, refit_s = _median(prior["fit"]), _median(prior["full"])
     big = n_alg >= 16
     rope_s, core_s = _median(widget_times), _median(core_times)
     return {
@@ -203,38 +193,79 @@ def bench_case(name: str, data: Any, repeat: int, refits: int) -> dict[str, Any]
             "meets_target": refit_s <= fit_s + REFIT_OVERHEAD_TARGET_S,
             "repeat": refits,
         },
-        "preview": {
-            "preview_chart_data_median_s": round(preview_s, 3),
-            "full_result_median_s": round(refit_s, 3),
-            "baseline_fit_median_s": round(fit_s, 3),
-            "widget_without_preview_median_s": round(off_s, 3),
-            "preview_ratio_to_fit": round(preview_s / fit_s, 3),
-            "full_ratio_to_fit": round(refit_s / fit_s, 3),
-            "full_ratio_to_widget_without_preview": round(refit_s / off_s, 3),
-            "widget_without_preview_ratio_to_fit": round(off_s / fit_s, 3),
-            "preview_target": (
-                f"<= {PREVIEW_RATIO_TARGET}x fit" if big else f"<= {PREVIEW_ABS_TARGET_S} s"
-            ),
-            "meets_preview_target": (
-                preview_s <= PREVIEW_RATIO_TARGET * fit_s
-                if big
-                else preview_s <= PREVIEW_ABS_TARGET_S
-            ),
-            # each refit against the fit timed just before it: how far single runs scatter
-            # around the ratio of the medians (which the target is judged on)
-            "full_ratio_per_refit": {
-                "median": round(_median(paired), 3),
-                "min": round(min(paired), 3),
-                "max": round(max(paired), 3),
-            },
-            "full_target": f"<= {FULL_RATIO_TARGET}x fit alone",
-            "meets_full_target": refit_s <= FULL_RATIO_TARGET * fit_s,
-            "repeat": refits,
-        },
+        "preview": _preview_section(prior, big),
+        "preview_d_min": {"control": "d_min (local ROPE on)", **_preview_section(d_min, big)},
         "cache_hit": {
             "widget_median_s": round(_median(cache_times), 5),
             "ratio_to_fit": round(_median(cache_times) / fit_s, 4),
         },
+    }
+
+
+def _refit_loop(
+    data: Any, w: BBTWidget, off: BBTWidget, control: str, values: list[float]
+) -> dict[str, list[float]]:
+    """For each value of ``control``: ``bbt.fit`` alone with the widget's settings, then the
+    widget with previews (to its preview's chart data, and to the full result's), then the
+    widget without previews, each after ``SETTLE_S``."""
+    times: dict[str, list[float]] = {"fit": [], "preview": [], "full": [], "off": []}
+    sent = ["view_data", "fit_data", "diagnostics", "status", "status_text", "preview"]
+    for value in values:
+        settings = {**w.fit_settings, control: value}
+        time.sleep(SETTLE_S)
+        t0 = time.perf_counter()
+        bbt.fit(data, **settings)
+        times["fit"].append(time.perf_counter() - t0)
+        time.sleep(SETTLE_S)
+        t0 = time.perf_counter()
+        setattr(w, control, value)
+        assert w._preview_runner.wait(900)  # delivers the preview, as the kernel's loop would
+        assert w.preview, "the preview was not shown"
+        _send_cost(w, sent)
+        times["preview"].append(time.perf_counter() - t0)
+        assert w.wait(900), (w.status_text, w.error)
+        assert w.result.settings[control] == value
+        _send_cost(w, sent)
+        times["full"].append(time.perf_counter() - t0)
+        time.sleep(SETTLE_S)
+        t0 = time.perf_counter()
+        setattr(off, control, value)
+        assert off.wait(900), (off.status_text, off.error)
+        _send_cost(off, sent)
+        times["off"].append(time.perf_counter() - t0)
+    return times
+
+
+def _preview_section(times: dict[str, list[float]], big: bool) -> dict[str, Any]:
+    """Preview and full-result timings of one control against ``bbt.fit`` alone."""
+    fit_s, full_s = _median(times["fit"]), _median(times["full"])
+    preview_s, off_s = _median(times["preview"]), _median(times["off"])
+    # each refit against the fit timed just before it: how far single runs scatter around
+    # the ratio of the medians (which the target is judged on)
+    paired = [full / fit for full, fit in zip(times["full"], times["fit"], strict=True)]
+    return {
+        "preview_chart_data_median_s": round(preview_s, 3),
+        "full_result_median_s": round(full_s, 3),
+        "baseline_fit_median_s": round(fit_s, 3),
+        "widget_without_preview_median_s": round(off_s, 3),
+        "preview_ratio_to_fit": round(preview_s / fit_s, 3),
+        "full_ratio_to_fit": round(full_s / fit_s, 3),
+        "full_ratio_to_widget_without_preview": round(full_s / off_s, 3),
+        "widget_without_preview_ratio_to_fit": round(off_s / fit_s, 3),
+        "full_ratio_per_refit": {
+            "median": round(_median(paired), 3),
+            "min": round(min(paired), 3),
+            "max": round(max(paired), 3),
+        },
+        "preview_target": (
+            f"<= {PREVIEW_RATIO_TARGET}x fit" if big else f"<= {PREVIEW_ABS_TARGET_S} s"
+        ),
+        "meets_preview_target": (
+            preview_s <= PREVIEW_RATIO_TARGET * fit_s if big else preview_s <= PREVIEW_ABS_TARGET_S
+        ),
+        "full_target": f"<= {FULL_RATIO_TARGET}x fit alone",
+        "meets_full_target": full_s <= FULL_RATIO_TARGET * fit_s,
+        "repeat": len(times["fit"]),
     }
 
 
@@ -420,16 +451,18 @@ def main(argv: list[str] | None = None) -> int:
             f"(+{f['overhead_s']:.2f} s, target {'met' if f['meets_target'] else 'MISSED'}); "
             f"cache hit {case['cache_hit']['widget_median_s'] * 1e3:.1f} ms"
         )
-        pv = case["preview"]
-        print(
-            f"  preview {pv['preview_chart_data_median_s']:.3f} s "
-            f"({pv['preview_ratio_to_fit']}x fit, target {pv['preview_target']}: "
-            f"{'met' if pv['meets_preview_target'] else 'MISSED'}); full "
-            f"{pv['full_result_median_s']:.3f} s ({pv['full_ratio_to_fit']}x fit, "
-            f"{pv['full_ratio_to_widget_without_preview']}x the widget without preview "
-            f"{pv['widget_without_preview_median_s']:.3f} s; target {pv['full_target']}: "
-            f"{'met' if pv['meets_full_target'] else 'MISSED'})"
-        )
+        for section, what in (("preview", "prior scale"), ("preview_d_min", "d_min")):
+            pv = case[section]
+            print(
+                f"  {what}: preview {pv['preview_chart_data_median_s']:.3f} s "
+                f"({pv['preview_ratio_to_fit']}x fit, target {pv['preview_target']}: "
+                f"{'met' if pv['meets_preview_target'] else 'MISSED'}); full "
+                f"{pv['full_result_median_s']:.3f} s ({pv['full_ratio_to_fit']}x fit "
+                f"{pv['baseline_fit_median_s']:.3f} s, "
+                f"{pv['full_ratio_to_widget_without_preview']}x the widget without preview "
+                f"{pv['widget_without_preview_median_s']:.3f} s; target {pv['full_target']}: "
+                f"{'met' if pv['meets_full_target'] else 'MISSED'})"
+            )
     print(f"written {args.out}")
     if args.browser:
         return _write_browser(args)
