@@ -90,6 +90,8 @@ _FIT_TRAITS = (
 _VIEW_TRAITS = ("rope_low", "rope_high", "hdi", "control", "interpretation")
 #: Fit settings that change the model's prior only, not what is read or counted from the data.
 _PRIOR_SETTINGS = ("hyperprior", "prior_scale")
+#: Fit settings that change how the wins are counted, not what is read from the data.
+_COUNT_SETTINGS = ("d_min", "paired", "ties")
 #: Default ROPE half-width of the correlated t-test (on the scores' scale), as in baselines.
 _TTEST_ROPE = 0.01
 
@@ -509,8 +511,9 @@ class BBTWidget(anywidget.AnyWidget):
         self._warm_thread: threading.Thread | None = None
         #: The inputs of the newest fit settings, by their key (see ``_prepared``).
         self._prepared_lock = threading.Lock()
-        #: (settings key, key of the settings but the prior, the inputs prepared for them)
-        self._last_prepared: tuple[Hashable, Hashable, PreparedFit] | None = None
+        #: (key of the settings, of the settings but the prior, of those but the counting
+        #: settings too, the inputs prepared for them)
+        self._last_prepared: tuple[Hashable, Hashable, Hashable, PreparedFit] | None = None
         self.observe(self._on_fit_setting, names=list(_FIT_TRAITS))
         self.observe(self._on_view_setting, names=list(_VIEW_TRAITS))
         self.observe(self._on_focus, names=["focus"])
@@ -776,22 +779,33 @@ class BBTWidget(anywidget.AnyWidget):
         """The inputs of a fit of ``settings`` (no sampler settings), prepared once for the
         preview and the full fit of a control change, whichever thread asks first; the other
         waits for them (a few hundredths of a second) rather than reading the data again at
-        the same time, which delayed both (issue 10). When only the hyper-prior changed since
-        the last ones, they are those inputs under the new prior (``PreparedFit.with_prior``):
-        the data are the widget's own copy, so nothing read or counted from them can differ."""
+        the same time, which delayed both (issue 10). Built from the last ones where it can:
+        the data are the widget's own copy, so nothing read from them can differ. When only
+        the hyper-prior changed, they are those inputs under the new prior
+        (``PreparedFit.with_prior``: nothing read or counted again); when the local ROPE or the
+        tie policy changed too, the wins are counted again from the results already read and
+        audited (``PreparedFit.recount``), as the d_min slider drags."""
         key = _settings_key(settings)
         data_key = _settings_key({k: v for k, v in settings.items() if k not in _PRIOR_SETTINGS})
+        layout_key = _settings_key(
+            {k: v for k, v in settings.items() if k not in _PRIOR_SETTINGS + _COUNT_SETTINGS}
+        )
+        # the full fit's size: the preview fails the memory check as its fit would
+        size = (self._sampler_kwargs["chains"], self._sampler_kwargs["iter_sampling"])
         with self._prepared_lock:
             last = self._last_prepared
             if last is None or last[0] != key:
                 if last is not None and last[1] == data_key:
-                    prepared = last[2].with_prior(settings["hyperprior"], settings["prior_scale"])
+                    prepared = last[3].with_prior(settings["hyperprior"], settings["prior_scale"])
+                elif last is not None and last[2] == layout_key and last[3].tidy is not None:
+                    prepared = last[3].recount(
+                        size=size,
+                        **{k: settings[k] for k in _COUNT_SETTINGS + _PRIOR_SETTINGS},
+                    )
                 else:
-                    # the full fit's size: the preview fails the memory check as its fit would
-                    size = (self._sampler_kwargs["chains"], self._sampler_kwargs["iter_sampling"])
                     prepared = prepare_fit(self._data, size=size, **settings)
-                self._last_prepared = (key, data_key, prepared)
-            return self._last_prepared[2]
+                self._last_prepared = (key, data_key, layout_key, prepared)
+            return self._last_prepared[3]
 
     def _on_preview_event(self, event: FitEvent[_Fitted]) -> None:
         # Progress and errors are the full fit's to show (a failing preview means a failing

@@ -48,3 +48,50 @@ def test_with_prior_checks_the_prior_as_prepare_fit_does() -> None:
     assert str(derived.value) == str(direct.value)
     with pytest.raises(ValueError, match="prior_scale"):
         first.with_prior("normal", -1.0)
+
+
+@pytest.mark.parametrize(
+    "counting",
+    [
+        {"d_min": 0.3, "paired": True, "ties": "spread"},
+        {"d_min": 0.3, "paired": False, "ties": "davidson"},
+        {"d_min": None, "paired": True, "ties": "forget"},
+        {"d_min": 1.5, "paired": True, "ties": "add"},
+    ],
+)
+def test_recount_equals_preparing_with_those_settings(counting: dict) -> None:
+    data = bbt.datasets.load_base()
+    first = prepare_fit(data, dataset="db", ties="spread", size=(4, 1000))
+    prior = {"hyperprior": "normal", "prior_scale": None}
+    expected = prepare_fit(data, dataset="db", size=(4, 1000), **counting, **prior)
+    changed = first.recount(size=(4, 1000), **counting, **prior)
+    assert changed.stan_data == expected.stan_data
+    assert changed.settings == expected.settings
+    assert list(changed.settings) == list(expected.settings)  # the same order, for reports
+    assert changed.table.equals(expected.table) and (changed.fitted == expected.fitted).all()
+    assert changed.components == expected.components
+    assert changed.warnings == expected.warnings and changed.audit == expected.audit
+    assert changed.tidy is first.tidy  # read once
+
+
+def test_recount_refuses_what_prepare_fit_refuses() -> None:
+    data = bbt.datasets.load_base()
+    first = prepare_fit(data, dataset="db", ties="spread", size=(4, 1000))
+    prior = {"hyperprior": "lognormal", "prior_scale": None}
+    for bad in ({"d_min": -1.0}, {"ties": "coin-flip"}):
+        counting = {"d_min": None, "paired": True, "ties": "spread", **bad}
+        with pytest.raises(ValueError) as direct:
+            prepare_fit(data, dataset="db", size=(4, 1000), **counting, **prior)
+        with pytest.raises(ValueError) as derived:
+            first.recount(size=(4, 1000), **counting, **prior)
+        assert str(derived.value) == str(direct.value)
+    # too big for memory: the same check as a first preparation
+    with pytest.raises(ValueError) as direct:
+        prepare_fit(data, dataset="db", ties="spread", size=(4, 10**9))
+    with pytest.raises(ValueError) as derived:
+        first.recount(size=(4, 10**9), d_min=None, paired=True, ties="spread", **prior)
+    assert str(derived.value) == str(direct.value)
+    table = first.table.copy()
+    from_table = prepare_fit(table, ties="spread", size=(4, 1000))
+    with pytest.raises(ValueError, match="ready win table"):
+        from_table.recount(size=(4, 1000), d_min=None, paired=True, ties="add", **prior)

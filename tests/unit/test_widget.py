@@ -472,8 +472,11 @@ def test_a_preview_and_its_full_fit_read_the_data_once_and_warn_once(
     data = bbt.datasets.load_base()
     data.loc[data["db"] == data["db"].iloc[0], "svm"] = float("nan")  # svm misses a data set
     counted = []
-    count = fitting.raw_counts
-    monkeypatch.setattr(fitting, "raw_counts", lambda *a, **k: counted.append(1) or count(*a, **k))
+    for name in ("raw_counts", "count_wins"):  # a first reading, or a count from one (recount)
+        count = getattr(fitting, name)
+        monkeypatch.setattr(
+            fitting, name, lambda *a, _c=count, **k: counted.append(1) or _c(*a, **k)
+        )
     w = BBTWidget(data, dataset="db", seed=7)
     try:
         assert w.wait(FIT_TIMEOUT), (w.status_text, w.error)
@@ -504,20 +507,24 @@ def test_a_prior_change_reads_nothing_again_and_fits_what_fit_fits(
 
     data = bbt.datasets.load_base()
     data.loc[data["db"] == data["db"].iloc[0], "svm"] = float("nan")  # svm misses a data set
-    counted = []
-    count = fitting.raw_counts
-    monkeypatch.setattr(fitting, "raw_counts", lambda *a, **k: counted.append(1) or count(*a, **k))
+    read, counted = [], []
+    reading, counting = fitting.raw_counts, fitting.count_wins
+    monkeypatch.setattr(fitting, "raw_counts", lambda *a, **k: read.append(1) or reading(*a, **k))
+    monkeypatch.setattr(
+        fitting, "count_wins", lambda *a, **k: counted.append(1) or counting(*a, **k)
+    )
     w = BBTWidget(data, dataset="db", seed=7, chains=2, iter_sampling=300, previews=False)
     try:
         assert w.wait(FIT_TIMEOUT), (w.status_text, w.error)
         for hyperprior, scale in (("lognormal", 0.85), ("normal", 2.0)):
+            read.clear()
             counted.clear()
             with warnings.catch_warnings(record=True) as caught:
                 warnings.simplefilter("always")
                 w.prior_scale = scale
                 w.hyperprior = hyperprior
                 assert w.wait(FIT_TIMEOUT), w.error
-            assert counted == [], "a prior change read the data again"
+            assert read == [] and counted == [], "a prior change read the data again"
             missing = [c for c in caught if issubclass(c.category, bbt.DataWarning)]
             assert len(missing) == 1 and "missing result" in str(missing[0].message)
             with warnings.catch_warnings():
@@ -534,10 +541,53 @@ def test_a_prior_change_reads_nothing_again_and_fits_what_fit_fits(
             assert w.result.settings == direct.settings
             pd.testing.assert_frame_equal(w.result.summary(), direct.summary())
             assert w.audit == audit_badge(direct)
-        counted.clear()  # (the direct fits above read the data)
-        w.ties = "davidson"  # the data settings changed: read and counted again
+        read.clear()  # (the direct fits above read the data)
+        counted.clear()
+        w.ties = "davidson"  # counted again (test below), from the results already read
         assert w.wait(FIT_TIMEOUT), w.error
-        assert len(counted) == 1 and w.result.settings["prior_scale"] == 2.0
+        assert read == [] and len(counted) == 1 and w.result.settings["prior_scale"] == 2.0
+    finally:
+        w.close()
+
+
+@pytest.mark.stan
+def test_a_d_min_or_tie_change_counts_the_wins_again_from_the_results_already_read(
+    monkeypatch: pytest.MonkeyPatch,
+) -> None:
+    """Issue 10: while the d_min slider drags, every fit read the data, validated and audited
+    them again (two thirds of preparing a fit at 16 x 132) before counting the wins. The
+    widget now counts again from the results it read (``PreparedFit.recount``); each fit is
+    still ``bbt_widget.fit``'s with the same settings (summary, settings, warnings, audit)."""
+    from bbt_widget.core import fitting
+
+    data = bbt.datasets.load_base()
+    data.loc[data["db"] == data["db"].iloc[0], "svm"] = float("nan")  # svm misses a data set
+    read = []
+    reading = fitting.raw_counts
+    monkeypatch.setattr(fitting, "raw_counts", lambda *a, **k: read.append(1) or reading(*a, **k))
+    kw = {"dataset": "db", "seed": 7, "chains": 2, "iter_sampling": 300}
+    w = BBTWidget(data, previews=False, **kw)
+    try:
+        assert w.wait(FIT_TIMEOUT), (w.status_text, w.error)
+        changes = [("local_rope", True), ("d_min", 0.25), ("paired", False), ("ties", "add")]
+        for name, value in changes:
+            read.clear()
+            with warnings.catch_warnings(record=True) as caught:
+                warnings.simplefilter("always")
+                setattr(w, name, value)
+                assert w.wait(FIT_TIMEOUT), w.error
+            assert read == [], f"changing {name} read the data again"
+            missing = [c for c in caught if issubclass(c.category, bbt.DataWarning)]
+            assert len(missing) == 1 and "missing result" in str(missing[0].message)
+            settings = {k: v for k, v in w.fit_settings.items() if v is not None}
+            with warnings.catch_warnings():
+                warnings.simplefilter("ignore")
+                direct = bbt.fit(data, **settings)
+            assert w.result.settings == direct.settings
+            pd.testing.assert_frame_equal(w.result.win_table, direct.win_table)
+            pd.testing.assert_frame_equal(w.result.summary(), direct.summary())
+            assert w.audit == audit_badge(direct)
+        assert w.result.settings["d_min"] == 0.25 and w.result.settings["ties"] == "add"
     finally:
         w.close()
 
