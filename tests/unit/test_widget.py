@@ -525,22 +525,8 @@ def test_a_prior_change_reads_nothing_again_and_fits_what_fit_fits(
                 w.hyperprior = hyperprior
                 assert w.wait(FIT_TIMEOUT), w.error
             assert read == [] and counted == [], "a prior change read the data again"
-            missing = [c for c in caught if issubclass(c.category, bbt.DataWarning)]
-            assert len(missing) == 1 and "missing result" in str(missing[0].message)
-            with warnings.catch_warnings():
-                warnings.simplefilter("ignore")
-                direct = bbt.fit(
-                    data,
-                    dataset="db",
-                    seed=7,
-                    chains=2,
-                    iter_sampling=300,
-                    hyperprior=hyperprior,
-                    prior_scale=scale,
-                )
-            assert w.result.settings == direct.settings
-            pd.testing.assert_frame_equal(w.result.summary(), direct.summary())
-            assert w.audit == audit_badge(direct)
+            _assert_fitted_as_fit_fits(w, data, caught)
+            assert w.result.settings["hyperprior"] == hyperprior
         read.clear()  # (the direct fits above read the data)
         counted.clear()
         w.ties = "davidson"  # counted again (test below), from the results already read
@@ -577,19 +563,26 @@ def test_a_d_min_or_tie_change_counts_the_wins_again_from_the_results_already_re
                 setattr(w, name, value)
                 assert w.wait(FIT_TIMEOUT), w.error
             assert read == [], f"changing {name} read the data again"
-            missing = [c for c in caught if issubclass(c.category, bbt.DataWarning)]
-            assert len(missing) == 1 and "missing result" in str(missing[0].message)
-            settings = {k: v for k, v in w.fit_settings.items() if v is not None}
-            with warnings.catch_warnings():
-                warnings.simplefilter("ignore")
-                direct = bbt.fit(data, **settings)
-            assert w.result.settings == direct.settings
-            pd.testing.assert_frame_equal(w.result.win_table, direct.win_table)
-            pd.testing.assert_frame_equal(w.result.summary(), direct.summary())
-            assert w.audit == audit_badge(direct)
+            _assert_fitted_as_fit_fits(w, data, caught)
         assert w.result.settings["d_min"] == 0.25 and w.result.settings["ties"] == "add"
     finally:
         w.close()
+
+
+def _assert_fitted_as_fit_fits(
+    w: BBTWidget, data: pd.DataFrame, caught: list[warnings.WarningMessage]
+) -> None:
+    """The widget's fit is ``bbt_widget.fit``'s with its settings (win table, summary,
+    settings, audit), and it warned once of the svm result missing from one data set."""
+    missing = [c for c in caught if issubclass(c.category, bbt.DataWarning)]
+    assert len(missing) == 1 and "missing result" in str(missing[0].message)
+    with warnings.catch_warnings():
+        warnings.simplefilter("ignore")
+        direct = bbt.fit(data, **{k: v for k, v in w.fit_settings.items() if v is not None})
+    assert w.result.settings == direct.settings
+    pd.testing.assert_frame_equal(w.result.win_table, direct.win_table)
+    pd.testing.assert_frame_equal(w.result.summary(), direct.summary())
+    assert w.audit == audit_badge(direct)
 
 
 @pytest.mark.stan
