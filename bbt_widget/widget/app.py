@@ -43,6 +43,7 @@ from ..core import options
 from ..core.data import tidy_results
 from ..core.fitting import SAMPLER_SETTINGS, PreparedFit, prepare_fit
 from ..core.options import D_MIN_RANGE, DEFAULT_SEED, INTERPRETATIONS, TIE_POLICIES
+from ..core.posterior import algorithm_order
 from ..core.result import BBTResult
 from ..core.validation import check_d_min, check_hdi, check_hyperprior, check_rope, check_ties
 from ..engines.base import FitCancelled, ProgressCallback
@@ -168,7 +169,8 @@ class _Fitted:
         # PPC frames and their JSON (pandas, json); right after a fit the other core is idle.
         with ThreadPoolExecutor(1, thread_name_prefix="bbt-prepare") as helper:
             ranges = helper.submit(_ranges, result)
-            order = list(result.ranking()["algorithm"])
+            # best first, as ranking() orders them (only the order: not its intervals)
+            order = [result.algorithms[i] for i in algorithm_order(result.beta)]
             frames = {
                 "ppc": charts.ppc_frame(result.ppc_histogram(), order),
                 "coverage": charts.coverage_frame(result.ppc_table()),

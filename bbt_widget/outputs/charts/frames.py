@@ -169,10 +169,18 @@ def coverage_frame(ppc_table: pd.DataFrame) -> pd.DataFrame:
     else:
         columns = {"proportion": "wins", "proportion_ties": "ties"}
         present = [c for c in columns if c in ppc_table.columns]
-        frame = (
-            ppc_table[["hdi", *present]]
-            .rename(columns=columns)
-            .melt(id_vars="hdi", var_name="quantity", value_name="proportion")
+        hdi = ppc_table["hdi"].to_numpy()
+        # long form, quantity by quantity (what melt gives, without its ~1 ms per fit)
+        frame = pd.DataFrame(
+            {
+                "hdi": np.tile(hdi, len(present)),
+                "quantity": pd.Series(
+                    [columns[c] for c in present for _ in range(len(hdi))], dtype=str
+                ),
+                "proportion": np.concatenate(
+                    [ppc_table[c].to_numpy() for c in present] or [np.zeros(0)]
+                ),
+            }
         )
     frame = frame.reset_index(drop=True)
     frame["hdi_label"] = [f"{h:.0%} HDI" for h in frame["hdi"]]
