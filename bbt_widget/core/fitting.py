@@ -154,6 +154,11 @@ SAMPLER_SETTINGS = ("chains", "iter_warmup", "iter_sampling", "adapt_delta", "ma
 #: The settings of how results are read (keys of a fit's ``settings``; ``sd`` is whether
 #: standard deviations were given): :meth:`PreparedFit.recount` keeps them.
 LAYOUT_SETTINGS = ("dataset", "algorithm", "fold", "score", "sd", "lower_is_better")
+#: The settings of how the wins are counted from the results read (:meth:`PreparedFit.recount`).
+COUNT_SETTINGS = ("d_min", "paired", "ties")
+#: The settings of the hyper-prior only, which touch neither the data nor the wins
+#: (:meth:`PreparedFit.with_prior`).
+PRIOR_SETTINGS = ("hyperprior", "prior_scale")
 
 
 def fit_laplace(
@@ -250,11 +255,7 @@ class PreparedFit:
         Equal to :func:`prepare_fit` with the new prior.
         """
         hyperprior, prior_scale = check_hyperprior(hyperprior, prior_scale)
-        stan_data = {
-            **self.stan_data,
-            "hyperprior": HYPERPRIORS[hyperprior],
-            "prior_scale": float(prior_scale),
-        }
+        stan_data = {**self.stan_data, **_prior_data(hyperprior, prior_scale)}
         settings = {**self.settings, "hyperprior": hyperprior, "prior_scale": prior_scale}
         return replace(self, stan_data=stan_data, settings=settings)
 
@@ -493,6 +494,11 @@ def _no_games_message(
     )
 
 
+def _prior_data(hyperprior: str, prior_scale: float) -> dict[str, Any]:
+    """The Stan data of a (checked) hyper-prior on sigma: the family's code and its scale."""
+    return {"hyperprior": HYPERPRIORS[hyperprior], "prior_scale": float(prior_scale)}
+
+
 def stan_inputs(
     table: pd.DataFrame,
     algorithms: list[str],
@@ -516,8 +522,7 @@ def stan_inputs(
         "i2": [idx[a] for a in t["alg2"]],
         "win1": t["win1"].astype(int).tolist(),
         "win2": t["win2"].astype(int).tolist(),
-        "hyperprior": HYPERPRIORS[hyperprior],
-        "prior_scale": float(prior_scale),
+        **_prior_data(hyperprior, prior_scale),
     }
     if model == "davidson":
         data["ties"] = t["ties"].astype(int).tolist()

@@ -41,7 +41,13 @@ import traitlets as t
 from .. import engines
 from ..core import options
 from ..core.data import tidy_results
-from ..core.fitting import SAMPLER_SETTINGS, PreparedFit, prepare_fit
+from ..core.fitting import (
+    COUNT_SETTINGS,
+    PRIOR_SETTINGS,
+    SAMPLER_SETTINGS,
+    PreparedFit,
+    prepare_fit,
+)
 from ..core.options import D_MIN_RANGE, DEFAULT_SEED, INTERPRETATIONS, TIE_POLICIES
 from ..core.posterior import algorithm_order
 from ..core.result import BBTResult
@@ -89,10 +95,6 @@ _FIT_TRAITS = (
     "prior_scale",
 )
 _VIEW_TRAITS = ("rope_low", "rope_high", "hdi", "control", "interpretation")
-#: Fit settings that change the model's prior only, not what is read or counted from the data.
-_PRIOR_SETTINGS = ("hyperprior", "prior_scale")
-#: Fit settings that change how the wins are counted, not what is read from the data.
-_COUNT_SETTINGS = ("d_min", "paired", "ties")
 #: Default ROPE half-width of the correlated t-test (on the scores' scale), as in baselines.
 _TTEST_ROPE = 0.01
 
@@ -788,9 +790,9 @@ class BBTWidget(anywidget.AnyWidget):
         tie policy changed too, the wins are counted again from the results already read and
         audited (``PreparedFit.recount``), as the d_min slider drags."""
         key = _settings_key(settings)
-        data_key = _settings_key({k: v for k, v in settings.items() if k not in _PRIOR_SETTINGS})
+        data_key = _settings_key({k: v for k, v in settings.items() if k not in PRIOR_SETTINGS})
         layout_key = _settings_key(
-            {k: v for k, v in settings.items() if k not in _PRIOR_SETTINGS + _COUNT_SETTINGS}
+            {k: v for k, v in settings.items() if k not in PRIOR_SETTINGS + COUNT_SETTINGS}
         )
         # the full fit's size: the preview fails the memory check as its fit would
         size = (self._sampler_kwargs["chains"], self._sampler_kwargs["iter_sampling"])
@@ -802,7 +804,7 @@ class BBTWidget(anywidget.AnyWidget):
                 elif last is not None and last[2] == layout_key and last[3].tidy is not None:
                     prepared = last[3].recount(
                         size=size,
-                        **{k: settings[k] for k in _COUNT_SETTINGS + _PRIOR_SETTINGS},
+                        **{k: settings[k] for k in COUNT_SETTINGS + PRIOR_SETTINGS},
                     )
                 else:
                     prepared = prepare_fit(self._data, size=size, **settings)
