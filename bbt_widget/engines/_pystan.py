@@ -211,9 +211,12 @@ class _Worker:
         self.log.close()
 
 
-#: Idle workers kept per compiled model: two, so that the widget's preview and its full fit
-#: (issue 10) both start on a loaded model instead of one of them waiting for a new process.
-IDLE_WORKERS = 2
+#: Idle workers kept per compiled model: three. The widget's preview and its full fit (issue
+#: 10) take two, so both start on a loaded model instead of one waiting for a new process; the
+#: third is still there when the full fit ends, so that its end starts no process (a tenth of a
+#: second of CPU, see TOP_UP_DELAY) while the widget builds its chart data: with two, the full
+#: result came 5-8% later (benchmarks/bench_widget.py). An idle worker holds about 26 MB.
+IDLE_WORKERS = 3
 #: Seconds after a fit before the idle workers beyond the first are started. A worker's
 #: start-up is a tenth of a second of CPU; right after a fit the caller has work of its own
 #: (the result's diagnostics, the widget's chart data), and two start-ups at once took both
