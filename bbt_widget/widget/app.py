@@ -97,6 +97,42 @@ _FIT_TRAITS = (
 _VIEW_TRAITS = ("rope_low", "rope_high", "hdi", "control", "interpretation")
 #: Default ROPE half-width of the correlated t-test (on the scores' scale), as in baselines.
 _TTEST_ROPE = 0.01
+#: Keywords handed on to ipywidgets (how the widget sits in its page); any other keyword the
+#: constructor does not name is refused: traitlets would only warn, hidden, and a typo such as
+#: ``dmin=0.3`` would fit without the setting the user asked for.
+_DISPLAY_KWARGS = ("layout", "tabbable", "tooltip")
+
+
+def _check_extra_kwargs(kwargs: Mapping[str, Any]) -> None:
+    """Refuse the keywords of ``BBTWidget(...)`` that are neither its own nor ipywidgets'
+    display keywords, naming the argument that was probably meant.
+
+    Raises
+    ------
+    TypeError
+        For the first such keyword.
+    """
+    import difflib
+    import inspect
+
+    for name in kwargs:
+        if name in _DISPLAY_KWARGS:
+            continue
+        params = [
+            p.name
+            for p in inspect.signature(BBTWidget.__init__).parameters.values()
+            if p.kind is p.KEYWORD_ONLY
+        ]
+        if name == "local_rope":
+            hint = "the local ROPE is on when d_min is given: pass d_min=0.4 (the paper's value)"
+        elif name in ("rope_low", "rope_high"):
+            hint = "pass rope=(low, high)"
+        elif name in BBTWidget.class_trait_names():
+            hint = f"{name!r} is one of the widget's traits, not an argument: use w.{name}"
+        else:
+            close = difflib.get_close_matches(name, params, n=1)
+            hint = f"did you mean {close[0]!r}?" if close else "its arguments: " + ", ".join(params)
+        raise TypeError(f"BBTWidget() got an unexpected keyword argument {name!r}; {hint}")
 
 
 def _warm_while_open(model: str, engine: str) -> None:
@@ -237,11 +273,14 @@ class BBTWidget(anywidget.AnyWidget):
         Keywords for the robustness section's sweep (:func:`bbt_widget.sweep`), any of
         ``SWEEP_OPTIONS``: e.g. ``{"grid": {"ties": ["spread", "davidson"]}, "chains": 2,
         "iter_sampling": 300}``. Default: the default grid with the widget's sampler settings.
+    layout, tabbable, tooltip
+        Handed on to ipywidgets (e.g. ``layout={"width": "900px"}``).
 
     Raises
     ------
     TypeError, ValueError
-        The core's message when ``data`` or a setting is invalid.
+        The core's message when ``data`` or a setting is invalid; TypeError for a keyword
+        that is none of the above (e.g. a misspelt setting), naming the one probably meant.
 
     Examples
     --------
@@ -252,6 +291,8 @@ class BBTWidget(anywidget.AnyWidget):
     >>> w.wait(); w.summary  # doctest: +SKIP
     """
 
+    #: Set once the constructor has checked its arguments and the widget counts as open.
+    _opened = False
     _esm = _STATIC / "widget.js"
     _css = _STATIC / "widget.css"
 
@@ -364,6 +405,7 @@ class BBTWidget(anywidget.AnyWidget):
         **kwargs: Any,
     ) -> None:
         # Bad data or settings raise the core's own message here, before anything is shown.
+        _check_extra_kwargs(kwargs)
         tidy = tidy_results(
             data,
             dataset=dataset,
@@ -526,6 +568,7 @@ class BBTWidget(anywidget.AnyWidget):
         self.observe(self._on_clicked_dataset, names=["clicked_dataset", "selected_pair"])
         self.on_msg(self._on_front_end_message)
         _OPEN.add(self)
+        self._opened = True
         if autostart:
             self.refit()
 
@@ -622,11 +665,13 @@ class BBTWidget(anywidget.AnyWidget):
             if runner is not None:
                 runner.close(timeout=5.0)
         _OPEN.discard(self)
-        # after the runners: a fit that was running has released its worker by now
-        if not _OPEN:
+        # after the runners: a fit that was running has released its worker by now. Not for a
+        # widget whose constructor refused its arguments (ipywidgets' __del__ closes it too):
+        # it never opened, and the workers are kept warm for the fits of others.
+        if self._opened and not _OPEN:
             engines.shutdown()
         self._sweep = self._influence = None
-        self._pl_fits.clear()
+        self._pl_fits = {}
         super().close()
 
     @property

@@ -145,6 +145,57 @@ def test_bad_initial_settings_raise(base: pd.DataFrame, kwargs: dict, match: str
         BBTWidget(base, dataset="db", autostart=False, **kwargs)
 
 
+@pytest.mark.parametrize(
+    ("kwargs", "match"),
+    [
+        # traitlets only warned (hidden) and the fit ran without the setting asked for
+        ({"dmin": 0.3}, "unexpected keyword argument 'dmin'; did you mean 'd_min'"),
+        ({"hyper_prior": "cauchy"}, "did you mean 'hyperprior'"),
+        # the constructor sets these traits itself: ipywidgets said "multiple values"
+        ({"local_rope": True}, "'local_rope'; the local ROPE is on when d_min is given"),
+        ({"rope_low": 0.4}, r"'rope_low'; pass rope=\(low, high\)"),
+        ({"status": "done"}, "'status' is one of the widget's traits, not an argument"),
+        ({"zzz": 1}, "its arguments: dataset, algorithm"),
+    ],
+)
+def test_an_unknown_keyword_is_refused_naming_the_one_meant(
+    base: pd.DataFrame, kwargs: dict, match: str
+) -> None:
+    with pytest.raises(TypeError, match=match):
+        BBTWidget(base, dataset="db", autostart=False, **kwargs)
+
+
+def test_display_keywords_go_to_ipywidgets(base: pd.DataFrame) -> None:
+    w = BBTWidget(base, dataset="db", autostart=False, layout={"width": "640px"}, tooltip="t")
+    try:
+        assert (w.layout.width, w.tooltip) == ("640px", "t")
+    finally:
+        w.close()
+
+
+def test_a_refused_widget_leaves_nothing_behind(base: pd.DataFrame, monkeypatch) -> None:
+    """A constructor's clear error came with a second traceback: ipywidgets' ``__del__``
+    closed the half-made widget, whose ``close()`` failed (AttributeError, printed as
+    "Exception ignored") after stopping the engine's idle workers, which another user of the
+    engine keeps warm."""
+    import gc
+    import sys
+
+    from bbt_widget.widget import app
+
+    unraisable: list = []
+    stopped: list = []
+    monkeypatch.setattr(sys, "unraisablehook", lambda u: unraisable.append(repr(u.exc_value)))
+    monkeypatch.setattr(app.engines, "shutdown", lambda: stopped.append(True))
+    monkeypatch.setattr(app, "_OPEN", type(app._OPEN)())  # no other widget open
+    for kwargs in ({"hyperprior": "gamma"}, {"dmin": 0.3}):
+        with pytest.raises((TypeError, ValueError)):
+            BBTWidget(base, dataset="db", autostart=False, **kwargs)
+        gc.collect()
+    assert unraisable == []
+    assert stopped == []
+
+
 def test_initial_traits_follow_the_arguments(base: pd.DataFrame) -> None:
     w = BBTWidget(
         base,
