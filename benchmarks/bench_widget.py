@@ -123,6 +123,9 @@ def bench_case(name: str, data: Any, repeat: int, refits: int) -> dict[str, Any]
     n_alg = len(res.algorithms)
 
     # --- ROPE change: core baseline vs widget ------------------------------------------
+    # after what follows the first fit (the other model's and the idle workers' start-ups,
+    # the ranking view), as for every timing below
+    time.sleep(SETTLE_S)
     lows = [0.40 + 0.001 * (i % 40) for i in range(repeat)]
     core_times, widget_times, python_times = [], [], []
     for low in lows:
