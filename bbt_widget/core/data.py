@@ -36,6 +36,7 @@ from .validation import (
     check_algorithms,
     check_count,
     check_d_min,
+    check_flag,
     check_hdi,
     check_hyperprior,
     check_interpretation,
@@ -237,8 +238,7 @@ def tidy_results(
             "c)).strip('_') for c in data.columns], or select one level with "
             "data.droplevel(1, axis=1)"
         )
-    if not isinstance(lower_is_better, (bool, np.bool_)):
-        raise TypeError(f"lower_is_better must be True or False, got {lower_is_better!r}")
+    check_flag(lower_is_better, "lower_is_better")
     if (algorithm is None) != (score is None):
         missing = "score" if score is None else "algorithm"
         raise ValueError(

@@ -33,6 +33,7 @@ __all__ = [
     "check_algorithms",
     "check_count",
     "check_d_min",
+    "check_flag",
     "check_hdi",
     "check_hyperprior",
     "check_interpretation",
@@ -56,6 +57,15 @@ def check_ties(ties: str | None) -> str | None:
     raise ValueError(
         f"unknown tie policy {ties!r}; use one of {', '.join(map(repr, TIE_POLICIES))} or None"
     )
+
+
+def check_flag(value: bool, name: str) -> bool:
+    """Validate a yes/no setting: ``True`` or ``False`` only (numpy's too), so that a string
+    such as ``"no"`` or ``"False"``, true as Python reads it, is refused rather than taken as
+    yes."""
+    if not isinstance(value, (bool, np.bool_)):
+        raise TypeError(f"{name} must be True or False, got {value!r}")
+    return bool(value)
 
 
 def check_d_min(d_min: float | None) -> float | None:

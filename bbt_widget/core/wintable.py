@@ -23,7 +23,14 @@ import numpy as np
 import pandas as pd
 
 from .data import TidyResults, tidy_results
-from .validation import WIN_TABLE_COLUMNS, check_d_min, check_ties, check_win_table, is_win_table
+from .validation import (
+    WIN_TABLE_COLUMNS,
+    check_d_min,
+    check_flag,
+    check_ties,
+    check_win_table,
+    is_win_table,
+)
 
 #: Relative tolerance below which two means are equal (see the module docstring).
 REL_TOL = 1e-12
@@ -119,6 +126,7 @@ def raw_counts(
     and count raw results cannot apply to it and are refused.
     """
     d_min = check_d_min(d_min)
+    paired = check_flag(paired, "paired")
     if is_win_table(data):
         given = {
             "dataset": dataset,
@@ -177,6 +185,7 @@ def count_wins(
 ) -> pd.DataFrame:
     """Raw win/loss/tie counts (no tie policy) from validated results."""
     d_min = check_d_min(d_min)
+    paired = check_flag(paired, "paired")
     if d_min is not None:
         _check_local_rope(tidy, paired)
     raw = tidy.cube

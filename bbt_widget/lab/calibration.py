@@ -19,7 +19,7 @@ import pandas as pd
 from ..core import posterior
 from ..core.data import tidy_results
 from ..core.result import BBTResult
-from ..core.validation import DEFAULT_SEED, check_count, check_hyperprior, check_seed
+from ..core.validation import DEFAULT_SEED, check_count, check_flag, check_hyperprior, check_seed
 from ..core.wintable import count_wins
 from ..engines.base import ProgressCallback
 from .batch import FitRequest, run_batch, spawn_seeds
@@ -301,6 +301,7 @@ def calibration(
     repeats = check_count(repeats, "repeats")
     seed = check_seed(seed)
     hyperprior, prior_scale = check_hyperprior(hyperprior, prior_scale)
+    paired = check_flag(paired, "paired")
     tidy = tidy_results(
         data,
         dataset=dataset,

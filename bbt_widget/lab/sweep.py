@@ -30,6 +30,7 @@ from ..core.validation import (
     DEFAULT_SEED,
     check_count,
     check_d_min,
+    check_flag,
     check_hdi,
     check_hyperprior,
     check_interpretation,
@@ -75,9 +76,7 @@ def _check_value(key: str, value: Any) -> Any:
         if key == "d_min":
             return check_d_min(value)
         if key == "paired":
-            if not isinstance(value, (bool, np.bool_)):
-                raise ValueError(f"paired must be True or False, got {value!r}")
-            return bool(value)
+            return check_flag(value, "paired")
         if key == "hyperprior":
             return check_hyperprior(value, 1.0)[0]
         if key == "prior_scale":

@@ -51,7 +51,14 @@ from ..core.fitting import (
 from ..core.options import D_MIN_RANGE, DEFAULT_SEED, INTERPRETATIONS, TIE_POLICIES
 from ..core.posterior import algorithm_order
 from ..core.result import BBTResult
-from ..core.validation import check_d_min, check_hdi, check_hyperprior, check_rope, check_ties
+from ..core.validation import (
+    check_d_min,
+    check_flag,
+    check_hdi,
+    check_hyperprior,
+    check_rope,
+    check_ties,
+)
 from ..engines.base import FitCancelled, ProgressCallback
 from ..lab.influence import Influence
 from ..lab.influence import influence as core_influence
@@ -449,8 +456,8 @@ class BBTWidget(anywidget.AnyWidget):
             ties=ties,
             local_rope=d_min is not None,
             d_min=0.4 if d_min is None else d_min,
-            paired=bool(paired) and tidy.paired_ok,
-            lower_is_better=bool(lower_is_better),
+            paired=check_flag(paired, "paired") and tidy.paired_ok,
+            lower_is_better=lower_is_better,  # checked by tidy_results
             hyperprior=hyperprior,
             prior_scale=prior_scale,
             rope_low=rope[0],

@@ -7,6 +7,7 @@ worked out by hand in the test; none is copied from the code's output.
 from __future__ import annotations
 
 import hashlib
+import re
 import statistics
 from importlib.resources import files
 from pathlib import Path
@@ -503,6 +504,44 @@ def test_missing_fold_labels(small_folds):
 def test_lower_is_better_must_be_bool(base):
     with pytest.raises(TypeError, match=r"lower_is_better must be True or False"):
         D.tidy_results(base, dataset="db", lower_is_better="yes")
+
+
+@pytest.mark.parametrize("value", ["no", "False", 0, None])
+def test_paired_must_be_bool_wherever_it_is_taken(base, value):
+    """``paired="no"`` was taken as yes (a non-empty string is true): the local ROPE used
+    paired d_z and the result's settings said ``paired: 'no'``. Now every entry refuses it,
+    before anything is counted or fitted."""
+    from bbt_widget.core.fitting import prepare_fit
+    from bbt_widget.widget.app import BBTWidget
+
+    message = rf"paired must be True or False, got {value!r}"
+    tidy = D.tidy_results(base, dataset="db")
+    calls = {
+        "prepare_fit": lambda: prepare_fit(
+            base, dataset="db", d_min=0.4, paired=value, ties="spread", size=(4, 1000)
+        ),
+        "win_table": lambda: bbt.win_table(base, dataset="db", d_min=0.4, paired=value),
+        "count_wins": lambda: bbt.core.wintable.count_wins(tidy, d_min=0.4, paired=value),
+        "calibration": lambda: bbt.calibration(base, dataset="db", d_min=0.4, paired=value),
+        "widget": lambda: BBTWidget(base, dataset="db", paired=value, autostart=False),
+    }
+    for name, call in calls.items():
+        try:
+            call()
+        except TypeError as exc:
+            assert re.search(message, str(exc)), (name, exc)
+        else:
+            pytest.fail(f"{name} accepted paired={value!r}")
+    prepared = prepare_fit(base, dataset="db", ties="spread", size=(4, 1000))
+    with pytest.raises(TypeError, match=message):
+        prepared.recount(
+            d_min=0.4,
+            paired=value,
+            ties="spread",
+            hyperprior="lognormal",
+            prior_scale=0.5,
+            size=(4, 1000),
+        )
 
 
 # --- sd table
