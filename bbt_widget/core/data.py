@@ -256,9 +256,15 @@ def tidy_results(
 def _require_columns(data: pd.DataFrame, **columns: str | None) -> None:
     for role, col in columns.items():
         if col is not None and col not in data.columns:
+            # groupby, pivot and set_index leave the names in the index, a frequent slip
+            where = (
+                "; it is a level of the index: pass data.reset_index()"
+                if col in data.index.names
+                else ""
+            )
             raise ValueError(
                 f"{role}={col!r} is not a column of the results; columns are "
-                f"{_preview(map(str, data.columns))}"
+                f"{_preview(map(str, data.columns))}{where}"
             )
 
 

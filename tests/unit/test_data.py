@@ -501,6 +501,18 @@ def test_missing_fold_labels(small_folds):
         D.tidy_results(small_folds, dataset="ds", fold="cv")
 
 
+def test_a_column_left_in_the_index_says_reset_index(base):
+    """After groupby, pivot or set_index the data sets' names are the index: the message
+    only listed the columns, without the fix."""
+    wide = base.set_index("db")
+    with pytest.raises(ValueError, match=r"dataset='db' is not a column.*level of the index: "):
+        D.tidy_results(wide, dataset="db")
+    long = base.melt(id_vars="db", var_name="alg", value_name="acc").set_index(["alg"])
+    with pytest.raises(ValueError, match=r"algorithm='alg' .*pass data.reset_index\(\)"):
+        D.tidy_results(long, dataset="db", algorithm="alg", score="acc")
+    assert len(D.tidy_results(wide.reset_index(), dataset="db").datasets) == len(base)
+
+
 def test_lower_is_better_must_be_bool(base):
     with pytest.raises(TypeError, match=r"lower_is_better must be True or False"):
         D.tidy_results(base, dataset="db", lower_is_better="yes")
