@@ -7,6 +7,7 @@ from __future__ import annotations
 import base64
 import json
 import math
+import re
 import signal
 import subprocess
 import sys
@@ -17,6 +18,7 @@ from typing import TYPE_CHECKING, Any
 import numpy as np
 import pandas as pd
 
+from ..core.validation import check_flag
 from . import charts
 
 if TYPE_CHECKING:
@@ -128,6 +130,10 @@ def _numeric_columns(df: pd.DataFrame) -> list[bool]:
     ]
 
 
+#: What a ``\label`` key may hold here.
+_TEX_LABEL = re.compile(r"[A-Za-z0-9.:_-]+")
+
+
 def to_latex(
     df: pd.DataFrame,
     *,
@@ -155,6 +161,12 @@ def to_latex(
         ``"\\footnotesize\\setlength{\\tabcolsep}{3pt}"`` (a float resets the font size, so
         it must go inside).
     """
+    long = check_flag(long, "long")
+    if label is not None and not _TEX_LABEL.fullmatch(label):
+        # written as is (a label is a key, not text), so nothing that would end the command
+        raise ValueError(
+            f"label {label!r}: use letters, digits and . : _ - only (e.g. 'tab:summary')"
+        )
     numeric = _numeric_columns(df)
     wrap = dict(wrap or {})
     align = "".join(
@@ -271,6 +283,7 @@ def save_table(
     **kwargs
         ``caption`` and ``label`` for ``.tex``.
     """
+    formula_safe = check_flag(formula_safe, "formula_safe")
     path = Path(path)
     fmt = path.suffix.lstrip(".").lower()
     if fmt == "tex":
@@ -415,6 +428,13 @@ def export_all(
     ``formula_safe`` is passed to :func:`save_table`: by default CSV cells that a
     spreadsheet would run as a formula start with ``'``.
     """
+    # before anything is written: no half-written folder for a bad argument
+    formula_safe = check_flag(formula_safe, "formula_safe")
+    unknown = [f for f in formats if f not in TABLE_FORMATS]
+    if unknown:
+        raise ValueError(
+            f"unknown table format {unknown[0]!r}; use any of {', '.join(TABLE_FORMATS)}"
+        )
     folder = Path(folder)
     folder.mkdir(parents=True, exist_ok=True)
     tables = {

@@ -93,6 +93,31 @@ def test_save_table_round_trips_csv_and_rejects_unknown_formats(res, tmp_path):
         export.save_table(wt, tmp_path / "w.xlsx")
 
 
+def test_export_flags_and_labels_are_checked_before_anything_is_written(res, tmp_path):
+    """``formula_safe="no"`` was taken as yes and ``0`` as no, ``long="no"`` wrote a
+    longtable; a ``label`` went into ``\\label{...}`` as given, so ``}`` ended the command
+    and the rest ran as TeX; ``export_all`` with an unknown format wrote the tables before it
+    and then failed, leaving a half-written folder."""
+    wt = res.win_table
+    with pytest.raises(TypeError, match=r"formula_safe must be True or False, got 'no'"):
+        export.save_table(wt, tmp_path / "w.csv", formula_safe="no")
+    with pytest.raises(TypeError, match=r"long must be True or False, got 'no'"):
+        export.to_latex(wt, long="no")
+    with pytest.raises(ValueError, match=r"label 'x}.*passwd': use letters, digits"):
+        export.to_latex(wt, label="x}\\input{/etc/passwd")
+    assert r"\label{tab:bbt-wins_2}" in export.to_latex(wt, label="tab:bbt-wins_2")
+    for kwargs, match in [
+        ({"formula_safe": 0}, "formula_safe must be True or False, got 0"),
+        ({"formats": ("csv", "xlsx")}, "unknown table format 'xlsx'"),
+        ({"formats": "csv"}, "unknown table format 'c'"),
+    ]:
+        folder = tmp_path / "out"
+        with pytest.raises((TypeError, ValueError), match=match):
+            export.export_all(res, folder, **kwargs)
+        assert not folder.exists()
+    assert not list(tmp_path.iterdir())
+
+
 def test_charts_export_offline_to_svg_png_pdf(res, tmp_path):
     chart_set = charts.result_charts(res)
     magic = {"svg": b"<svg", "png": b"\x89PNG", "pdf": b"%PDF"}
