@@ -23,14 +23,10 @@ inline and keeps the last good charts.
 
 from __future__ import annotations
 
-import json
-import re
 import threading
 import time
 import weakref
 from collections.abc import Hashable, Mapping, Sequence
-from concurrent.futures import ThreadPoolExecutor
-from dataclasses import dataclass
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
@@ -49,7 +45,6 @@ from ..core.fitting import (
     prepare_fit,
 )
 from ..core.options import D_MIN_RANGE, DEFAULT_SEED, INTERPRETATIONS, TIE_POLICIES
-from ..core.posterior import algorithm_order
 from ..core.result import BBTResult
 from ..core.validation import (
     check_d_min,
@@ -65,13 +60,14 @@ from ..lab.influence import influence as core_influence
 from ..lab.sweep import SweepResult
 from ..lab.sweep import sweep as core_sweep
 from ..outputs import charts
-from .preview import preview_badge, preview_settings
+from .fitted import Fitted
+from .keys import pair_of, settings_key
+from .messages import check_extra_kwargs, check_ranking_model, error_text, paired_note
+from .preview import preview_settings
 from .runner import FitEvent, FitRunner, kernel_dispatcher
-from .sync import chart_data_json, json_trait, remember_json
+from .sync import json_trait, remember_json
 from .views import (
-    RANKING_MODELS,
     SWEEP_OPTIONS,
-    audit_badge,
     ranking_model_spec,
     summary_spec,
     ttest_spec,
@@ -104,42 +100,6 @@ _FIT_TRAITS = (
 _VIEW_TRAITS = ("rope_low", "rope_high", "hdi", "control", "interpretation")
 #: Default ROPE half-width of the correlated t-test (on the scores' scale), as in baselines.
 _TTEST_ROPE = 0.01
-#: Keywords handed on to ipywidgets (how the widget sits in its page); any other keyword the
-#: constructor does not name is refused: traitlets would only warn, hidden, and a typo such as
-#: ``dmin=0.3`` would fit without the setting the user asked for.
-_DISPLAY_KWARGS = ("layout", "tabbable", "tooltip")
-
-
-def _check_extra_kwargs(kwargs: Mapping[str, Any]) -> None:
-    """Refuse the keywords of ``BBTWidget(...)`` that are neither its own nor ipywidgets'
-    display keywords, naming the argument that was probably meant.
-
-    Raises
-    ------
-    TypeError
-        For the first such keyword.
-    """
-    import difflib
-    import inspect
-
-    for name in kwargs:
-        if name in _DISPLAY_KWARGS:
-            continue
-        params = [
-            p.name
-            for p in inspect.signature(BBTWidget.__init__).parameters.values()
-            if p.kind is p.KEYWORD_ONLY
-        ]
-        if name == "local_rope":
-            hint = "the local ROPE is on when d_min is given: pass d_min=0.4 (the paper's value)"
-        elif name in ("rope_low", "rope_high"):
-            hint = "pass rope=(low, high)"
-        elif name in BBTWidget.class_trait_names():
-            hint = f"{name!r} is one of the widget's traits, not an argument: use w.{name}"
-        else:
-            close = difflib.get_close_matches(name, params, n=1)
-            hint = f"did you mean {close[0]!r}?" if close else "its arguments: " + ", ".join(params)
-        raise TypeError(f"BBTWidget() got an unexpected keyword argument {name!r}; {hint}")
 
 
 def _warm_while_open(model: str, engine: str) -> None:
@@ -165,75 +125,6 @@ _RUNNERS = (
     "_preview_runner",
     "_runner",
 )
-#: Diagnostics message keywords -> what the badge names.
-_DIAG_NAMES = (
-    ("R-hat", "R-hat"),
-    ("ESS", "ESS"),
-    ("divergent", "divergences"),
-    ("tree depth", "tree depth"),
-    ("E-BFMI", "E-BFMI"),
-)
-
-
-def _ranges(result: BBTResult) -> pd.DataFrame:
-    """Full range of every pair's draws, keyed by (alg_a, alg_b): pair labels can collide.
-
-    From the sorted draws the summaries use (the smallest and largest draw do not depend on
-    the order): the draws of P(a > b) are computed once per fit, not once more here.
-    """
-    pairs = result.summary()  # all pairs, in the order of pair_draws()' columns
-    return charts.range_frame(result.pair_draws(sort=True), pairs["alg_a"], pairs["alg_b"])
-
-
-@dataclass(frozen=True)
-class _Fitted:
-    """A fit plus everything the charts need from it that ROPE/HDI/control do not change.
-
-    Built on the runner's worker thread (so the kernel is not blocked for it) and cached with
-    the result, so going back to earlier settings redraws without recomputing anything.
-    """
-
-    result: BBTResult
-    frames: dict[str, pd.DataFrame]
-    data: dict[str, dict[str, list[Any]]]
-    #: ``data`` as the browser gets it (JSON bytes), encoded here rather than on the kernel
-    data_json: bytes
-    ranges: pd.DataFrame
-    badge: dict[str, Any]
-    audit: dict[str, Any]
-
-    @property
-    def preview(self) -> bool:
-        """Whether this is a preview (an approximation shown until the full fit lands)."""
-        return bool(self.badge.get("preview"))
-
-    @classmethod
-    def prepare(cls, result: BBTResult, *, preview: bool = False) -> _Fitted:
-        # The draws of P(a > b), sorted, for the ranges (and every summary after): numpy
-        # work that lets go of the GIL, done on a second thread while this one builds the
-        # PPC frames and their JSON (pandas, json); right after a fit the other core is idle.
-        with ThreadPoolExecutor(1, thread_name_prefix="bbt-prepare") as helper:
-            ranges = helper.submit(_ranges, result)
-            # best first, as ranking() orders them (only the order: not its intervals)
-            order = [result.algorithms[i] for i in algorithm_order(result.beta)]
-            frames = {
-                "ppc": charts.ppc_frame(result.ppc_histogram(), order),
-                "coverage": charts.coverage_frame(result.ppc_table()),
-                "matrix": charts.matrix_frame(result.win_table, order),
-            }
-            badge = _badge(result.diagnostics())
-            data = {name: charts.to_columns(frame) for name, frame in frames.items()}
-            data_json = chart_data_json(data)
-        return cls(
-            result=result,
-            frames=frames,
-            data=data,
-            data_json=data_json,
-            ranges=ranges.result(),
-            badge=preview_badge(badge, result) if preview else badge,
-            # a preview's data are those of the full fit that follows: its audit is shown then
-            audit={} if preview else audit_badge(result),
-        )
 
 
 class BBTWidget(anywidget.AnyWidget):
@@ -412,7 +303,7 @@ class BBTWidget(anywidget.AnyWidget):
         **kwargs: Any,
     ) -> None:
         # Bad data or settings raise the core's own message here, before anything is shown.
-        _check_extra_kwargs(kwargs)
+        check_extra_kwargs(type(self), kwargs)
         tidy = tidy_results(
             data,
             dataset=dataset,
@@ -433,7 +324,7 @@ class BBTWidget(anywidget.AnyWidget):
             raise ValueError(f"control {control!r} is not one of the algorithms {algorithms}")
         if interpretation not in INTERPRETATIONS:
             raise ValueError(f"interpretation must be 'weak' or 'strong', not {interpretation!r}")
-        _check_ranking_model(ranking_model)
+        check_ranking_model(ranking_model)
         if rho is not None or ttest_rope != _TTEST_ROPE:
             # the baselines import Altair: only for values that are not the (valid) defaults
             from ..baselines._cv import check_rho, check_rope_width
@@ -450,7 +341,7 @@ class BBTWidget(anywidget.AnyWidget):
         super().__init__(
             algorithms=algorithms,
             paired_available=tidy.paired_ok,
-            paired_reason=_paired_note(tidy.paired_problem),
+            paired_reason=paired_note(tidy.paired_problem),
             local_rope_available=local_ok,
             local_rope_reason="" if local_ok else "no fold-level scores",
             ties=ties,
@@ -494,10 +385,10 @@ class BBTWidget(anywidget.AnyWidget):
         self._setting_default_scale = False
         self._sweep_options: dict[str, Any] = {}
         self.sweep_options = {**self._sampler_kwargs, **dict(sweep_options or {})}
-        self._fitted: _Fitted | None = None
+        self._fitted: Fitted | None = None
         self._previews = bool(previews)
         #: The preview the charts show (None when they show the full fit ``_fitted``).
-        self._preview: _Fitted | None = None
+        self._preview: Fitted | None = None
         self._result_key: Hashable | None = None
         self._summary: pd.DataFrame | None = None
         self._frames: dict[str, pd.DataFrame] = {}
@@ -506,14 +397,14 @@ class BBTWidget(anywidget.AnyWidget):
         #: Python seconds of the last re-summary (control change -> new chart data).
         self.last_view_seconds = 0.0
         dispatcher = kernel_dispatcher()
-        self._runner: FitRunner[_Fitted] = FitRunner(
+        self._runner: FitRunner[Fitted] = FitRunner(
             self._run_fit,
             self._on_fit_event,
             dispatcher=dispatcher,
             cancelled_types=(FitCancelled,),
         )
         # Previews: the newest request wins here too; a preview is never cached (cache_size=0)
-        self._preview_runner: FitRunner[_Fitted] = FitRunner(
+        self._preview_runner: FitRunner[Fitted] = FitRunner(
             self._run_preview,
             self._on_preview_event,
             dispatcher=dispatcher,
@@ -631,7 +522,7 @@ class BBTWidget(anywidget.AnyWidget):
         if problem:
             return
         settings = self.fit_settings
-        key = _settings_key(settings)
+        key = settings_key(settings)
         self._requested_key = key
         if key == self._result_key:
             # e.g. d_min moved while the local ROPE is off: the charts already show this fit
@@ -727,7 +618,7 @@ class BBTWidget(anywidget.AnyWidget):
         """
         options = {**self._data_kwargs, "lower_is_better": self.lower_is_better}
         options.update(self._sweep_options)
-        self._sweep_runner.submit(_settings_key(options), options)
+        self._sweep_runner.submit(settings_key(options), options)
 
     def cancel_sweep(self) -> None:
         """Stop the running sweep (its fits are killed; nothing is shown for it)."""
@@ -798,7 +689,7 @@ class BBTWidget(anywidget.AnyWidget):
                 f"focus: {value!r} is not one of the algorithms ({', '.join(self.algorithms)})"
             )
         self._set_problem("focus", problem)
-        if value and self.selected_pair and value not in _pair_of(self.selected_pair):
+        if value and self.selected_pair and value not in pair_of(self.selected_pair):
             # the highlighted pair is not among the pairs now shown: keeping it would dim
             # every pair of the new view
             self.selected_pair = ""
@@ -810,14 +701,14 @@ class BBTWidget(anywidget.AnyWidget):
         progress: ProgressCallback | None = None,
         cancel: threading.Event | None = None,
         **kwargs: Any,
-    ) -> _Fitted:
+    ) -> Fitted:
         # Runs on the runner's worker thread: touches no trait. What bbt_widget.fit does, from
         # the inputs prepared once for this fit and its preview.
         sampler = {k: kwargs.pop(k) for k in SAMPLER_SETTINGS if k in kwargs}
         job = self._prepared(kwargs)
         job.warn(stacklevel=1)  # at this line, as bbt_widget.fit's were
         result = job.sample(**sampler, progress=progress, cancel=cancel, stacklevel=1)
-        return _Fitted.prepare(result)
+        return Fitted.prepare(result)
 
     def _run_preview(
         self,
@@ -825,11 +716,11 @@ class BBTWidget(anywidget.AnyWidget):
         progress: ProgressCallback | None = None,
         cancel: threading.Event | None = None,
         **kwargs: Any,
-    ) -> _Fitted:
+    ) -> Fitted:
         # On the preview runner's thread, beside the full fit's. No job.warn(): the data's
         # warnings are the full fit's to report, a preview repeating them would say all twice.
         preview = self._prepared(kwargs).laplace(draws=draws, progress=progress, cancel=cancel)
-        return _Fitted.prepare(preview, preview=True)
+        return Fitted.prepare(preview, preview=True)
 
     def _prepared(self, settings: Mapping[str, Any]) -> PreparedFit:
         """The inputs of a fit of ``settings`` (no sampler settings), prepared once for the
@@ -841,9 +732,9 @@ class BBTWidget(anywidget.AnyWidget):
         (``PreparedFit.with_prior``: nothing read or counted again); when the local ROPE or the
         tie policy changed too, the wins are counted again from the results already read and
         audited (``PreparedFit.recount``), as the d_min slider drags."""
-        key = _settings_key(settings)
-        data_key = _settings_key({k: v for k, v in settings.items() if k not in PRIOR_SETTINGS})
-        layout_key = _settings_key(
+        key = settings_key(settings)
+        data_key = settings_key({k: v for k, v in settings.items() if k not in PRIOR_SETTINGS})
+        layout_key = settings_key(
             {k: v for k, v in settings.items() if k not in PRIOR_SETTINGS + COUNT_SETTINGS}
         )
         # the full fit's size: the preview fails the memory check as its fit would
@@ -863,7 +754,7 @@ class BBTWidget(anywidget.AnyWidget):
                 self._last_prepared = (key, data_key, layout_key, prepared)
             return self._last_prepared[3]
 
-    def _on_preview_event(self, event: FitEvent[_Fitted]) -> None:
+    def _on_preview_event(self, event: FitEvent[Fitted]) -> None:
         # Progress and errors are the full fit's to show (a failing preview means a failing
         # fit, which says why); only a preview of the settings still being fitted is shown.
         if event.kind != "done" or event.result is None:
@@ -913,7 +804,7 @@ class BBTWidget(anywidget.AnyWidget):
             return str(exc)
         return ""
 
-    def _on_fit_event(self, event: FitEvent[_Fitted]) -> None:
+    def _on_fit_event(self, event: FitEvent[Fitted]) -> None:
         # Runs on the kernel's loop (or in wait()): the only place traits follow a fit.
         if event.kind != "progress" or event.stage != "compiling":
             self._compile_started = None
@@ -953,12 +844,12 @@ class BBTWidget(anywidget.AnyWidget):
             if event.stage == "display":
                 # the fit ran, but turning it into charts failed (a bug, reported as such)
                 self.status_text = "could not show the fit (charts show the last good fit)"
-                self.error = f"Could not show the fit: {_error_text(event.error)}"
+                self.error = f"Could not show the fit: {error_text(event.error)}"
             else:
                 self.status_text = "fit failed (charts show the last good fit)"
-                self.error = f"Fit failed: {_error_text(event.error)}"
+                self.error = f"Fit failed: {error_text(event.error)}"
 
-    def _show_result(self, key: Hashable, fitted: _Fitted | None) -> None:
+    def _show_result(self, key: Hashable, fitted: Fitted | None) -> None:
         if fitted is None:  # pragma: no cover - "done" always carries a result
             return
         previous = self._fitted, self._result_key, self._preview
@@ -980,7 +871,7 @@ class BBTWidget(anywidget.AnyWidget):
         self._update_ranking_model()
         self._update_ttest()
 
-    def _show_fit_data(self, fitted: _Fitted) -> None:
+    def _show_fit_data(self, fitted: Fitted) -> None:
         # sent as the JSON the worker thread encoded with the fit (also when it comes back
         # from the cache): nothing left to encode on the kernel
         remember_json(self, "fit_data", fitted.data, fitted.data_json)
@@ -1016,7 +907,7 @@ class BBTWidget(anywidget.AnyWidget):
         except Exception as exc:
             if strict:
                 raise
-            self._set_problem("view", f"could not redraw: {_error_text(exc)}")
+            self._set_problem("view", f"could not redraw: {error_text(exc)}")
             return
         self.view_data = {name: charts.to_columns(frames[name]) for name in charts.VIEW_DATASETS}
         self.last_view_seconds = time.perf_counter() - started
@@ -1035,7 +926,7 @@ class BBTWidget(anywidget.AnyWidget):
         if event.kind == "done" and event.result is not None:
             self.summary_spec = event.result
         elif event.kind == "error":  # a bug: shown, and the other views carry on
-            self._set_problem("summary", f"could not draw the ranking: {_error_text(event.error)}")
+            self._set_problem("summary", f"could not draw the ranking: {error_text(event.error)}")
 
     # ------------------------------------------------------------------ robustness
 
@@ -1076,7 +967,7 @@ class BBTWidget(anywidget.AnyWidget):
                 self.sweep_text = self._sweep_summary(sweep, event.seconds, event.cached)
         elif event.kind == "error":
             self.sweep_status, self.sweep_progress = "error", 0.0
-            self.sweep_text = f"Sweep failed: {_error_text(event.error)}"
+            self.sweep_text = f"Sweep failed: {error_text(event.error)}"
 
     def _sweep_summary(self, sweep: SweepResult, seconds: float, cached: bool) -> str:
         flips = self.sweep_data.get("flips", [])
@@ -1142,7 +1033,7 @@ class BBTWidget(anywidget.AnyWidget):
             if event.key == self._influence_key():
                 self._update_influence()
         elif event.kind == "error":
-            self.influence_text = f"Influence unavailable: {_error_text(event.error)}"
+            self.influence_text = f"Influence unavailable: {error_text(event.error)}"
 
     # ------------------------------------------------------------------ ranking models
 
@@ -1154,7 +1045,7 @@ class BBTWidget(anywidget.AnyWidget):
 
     def _pl_key(self) -> Hashable:
         # Plackett-Luce ranks the scores: ties, ROPE and the hyper-prior do not change it
-        return _settings_key(self._pl_settings())
+        return settings_key(self._pl_settings())
 
     def _pl_settings(self) -> dict[str, Any]:
         return {
@@ -1166,7 +1057,7 @@ class BBTWidget(anywidget.AnyWidget):
     def _on_ranking_model(self, change: dict[str, Any]) -> None:
         problem = ""
         try:
-            _check_ranking_model(self.ranking_model)
+            check_ranking_model(self.ranking_model)
         except ValueError as exc:
             problem = str(exc)
         self._set_problem("ranking_model", problem)
@@ -1213,7 +1104,7 @@ class BBTWidget(anywidget.AnyWidget):
                 self.ranking_model_spec = event.result
             self.ranking_model_text = ""
         elif event.kind == "error":
-            self.ranking_model_text = f"Plackett-Luce unavailable: {_error_text(event.error)}"
+            self.ranking_model_text = f"Plackett-Luce unavailable: {error_text(event.error)}"
 
     # ------------------------------------------------------------------ correlated t-test
 
@@ -1223,7 +1114,7 @@ class BBTWidget(anywidget.AnyWidget):
     def _update_ttest(self) -> None:
         """The correlated t-test posterior of the clicked data set for the highlighted pair
         (paper 001, Eq. 6), or one line saying why there is none."""
-        name, pair = self.clicked_dataset, _pair_of(self.selected_pair)
+        name, pair = self.clicked_dataset, pair_of(self.selected_pair)
         if not name or len(pair) != 2:
             self.ttest_spec, self.ttest_text = {}, ""
             return
@@ -1251,7 +1142,7 @@ class BBTWidget(anywidget.AnyWidget):
         }
         self.ttest_text = f"computing the correlated t-test on {name}..."
         self._ttest_runner.submit(
-            _settings_key({**options, "pair": pair, "on": name}),
+            settings_key({**options, "pair": pair, "on": name}),
             {"data": self._data, "a": pair[0], "b": pair[1], "on": name, **options},
         )
 
@@ -1260,7 +1151,7 @@ class BBTWidget(anywidget.AnyWidget):
             self.ttest_spec, self.ttest_text = event.result, ""
         elif event.kind == "error":
             self.ttest_spec = {}
-            self.ttest_text = f"No correlated t-test here: {_error_text(event.error)}"
+            self.ttest_text = f"No correlated t-test here: {error_text(event.error)}"
 
     # ------------------------------------------------------------------ engines
 
@@ -1313,103 +1204,8 @@ class BBTWidget(anywidget.AnyWidget):
         self.message = "\n".join(self._problems.values())
 
 
-#: Advice the core gives to callers of ``fit`` ("use paired=False ..."): wrong in the widget,
-#: where the user may well have passed paired=False already and the checkbox is greyed out.
-_ARGUMENT_ADVICE = re.compile(r"\s*[:;,]\s*(?:use|pass)\s+paired\s*=\s*False\b.*$", re.DOTALL)
-
-
-def _check_ranking_model(value: str) -> None:
-    if value not in RANKING_MODELS:
-        raise ValueError(
-            f"ranking_model must be one of {', '.join(map(repr, RANKING_MODELS))}, not {value!r}"
-        )
-
-
-def _paired_note(problem: str) -> str:
-    """Why paired mode is off, worded for the widget (one line; '' when it is available).
-
-    The core explains the problem for ``fit(...)`` callers and ends with what argument to
-    pass; the widget states the reason only.
-    """
-    reason = _ARGUMENT_ADVICE.sub("", problem.strip()).strip().rstrip(".")
-    if not reason:
-        return ""
-    return f"paired mode is off: {' '.join(reason.split())}"
-
-
 def _own_copy(value: Any) -> Any:
     """A deep copy of a pandas object (the widget's own), else the value itself."""
     if isinstance(value, (pd.DataFrame, pd.Series)):
         return value.copy(deep=True)
     return value
-
-
-def _pair_of(key: str) -> tuple[str, ...]:
-    """The two algorithms of a pair key (:func:`charts.pair_key`); () when it is not one."""
-    try:
-        names = json.loads(key)
-    except ValueError:
-        return ()
-    return tuple(str(n) for n in names) if isinstance(names, list) else ()
-
-
-def _settings_key(settings: Mapping[str, Any]) -> Hashable:
-    return tuple(sorted((k, _hashable(v)) for k, v in settings.items()))
-
-
-def _hashable(value: Any) -> Hashable:
-    """A cache-key form of a setting: grids (dicts, lists) by content; frames (sd, fixed per
-    widget) and other unhashable objects (a Dask client) by identity, enough inside one cache."""
-    if isinstance(value, Mapping):
-        return tuple(sorted((str(k), _hashable(v)) for k, v in value.items()))
-    if isinstance(value, (list, tuple)):
-        return tuple(_hashable(v) for v in value)
-    if isinstance(value, (pd.DataFrame, pd.Series)):
-        return ("id", id(value))
-    try:
-        hash(value)
-    except TypeError:
-        return ("id", id(value))
-    return value
-
-
-def _error_text(error: BaseException | None, max_lines: int = 8, max_chars: int = 1500) -> str:
-    """The exception's own message, shortened; never a traceback."""
-    if error is None:  # pragma: no cover
-        return "unknown error"
-    text = str(error).strip() or type(error).__name__
-    lines = text.splitlines()
-    if len(lines) > max_lines:
-        text = "\n".join([*lines[:max_lines], "(...)"])
-    return text if len(text) <= max_chars else text[:max_chars] + " (...)"
-
-
-def _badge(diag: Any) -> dict[str, Any]:
-    """The diagnostics badge: fine, or a warning naming what failed."""
-    messages = [str(m) for m in getattr(diag, "messages", [])]
-    ok = bool(diag["ok"])
-    if ok:
-        label = "diagnostics fine"
-    else:
-        failed = [name for key, name in _DIAG_NAMES if any(key in m for m in messages)]
-        label = "check " + ", ".join(failed or ["diagnostics"])
-    numbers = {
-        k: _plain(diag[k])
-        for k in (
-            "max_rhat",
-            "min_ess_bulk",
-            "min_ess_tail",
-            "divergences",
-            "treedepth_saturated",
-            "min_ebfmi",
-        )
-    }
-    return {"ok": ok, "label": label, "messages": messages, **numbers}
-
-
-def _plain(value: Any) -> Any:
-    try:
-        number = float(value)
-    except (TypeError, ValueError):
-        return str(value)
-    return number if number == number else None

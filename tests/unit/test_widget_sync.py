@@ -15,7 +15,8 @@ import bbt_widget as bbt
 from bbt_widget.core import posterior
 from bbt_widget.core.result import BBTResult
 from bbt_widget.widget import sync
-from bbt_widget.widget.app import BBTWidget, _Fitted
+from bbt_widget.widget.app import BBTWidget
+from bbt_widget.widget.fitted import Fitted
 
 pytestmark = pytest.mark.stan
 
@@ -48,7 +49,7 @@ def test_prepare_computes_the_draws_of_p_a_beats_b_once(fitted, monkeypatch) -> 
 
     monkeypatch.setattr(posterior, "pair_probabilities", counting)
     result = _fresh(fitted)
-    prepared = _Fitted.prepare(result)
+    prepared = Fitted.prepare(result)
     assert len(calls) == 1 and len(calls[0]) == 10  # all pairs, once
     # and the summary the widget shows next reads the same draws
     result.summary(rope=(0.4, 0.6), hdi=0.95)
