@@ -17,6 +17,13 @@ across the settings; highlighting a pair also shows the data sets that move it m
 (``bbt_widget.influence(result)``, computed in the background the first time a pair is highlighted).
 The data audit (``result.audit``, the warnings ``fit`` issues) is a badge.
 
+The class is written in parts: this module holds the traits, the constructor, the fits and
+the re-summaries; :mod:`~bbt_widget.widget.robustness` the sweep and influence methods and
+:mod:`~bbt_widget.widget.rankings` the Plackett-Luce and correlated t-test ones (classes
+``BBTWidget`` inherits from); :mod:`~bbt_widget.widget.fitted` what the charts need from a
+fit, :mod:`~bbt_widget.widget.keys` the cache keys and :mod:`~bbt_widget.widget.messages`
+what the widget says about bad arguments and failures.
+
 Invalid control values never raise from the front end: the widget shows what is wrong
 inline and keeps the last good charts.
 """
@@ -56,19 +63,17 @@ from ..core.validation import (
 )
 from ..engines.base import FitCancelled, ProgressCallback
 from ..lab.influence import Influence
-from ..lab.influence import influence as core_influence
 from ..lab.sweep import SweepResult
-from ..lab.sweep import sweep as core_sweep
 from ..outputs import charts
 from .fitted import Fitted
 from .keys import pair_of, settings_key
 from .messages import check_extra_kwargs, check_ranking_model, error_text, paired_note
 from .preview import preview_settings
+from .rankings import RankingSection
+from .robustness import RobustnessSection
 from .runner import FitEvent, FitRunner, kernel_dispatcher
 from .sync import json_trait, remember_json
 from .views import (
-    SWEEP_OPTIONS,
-    ranking_model_spec,
     summary_spec,
     ttest_spec,
     warm_model,
@@ -127,7 +132,7 @@ _RUNNERS = (
 )
 
 
-class BBTWidget(anywidget.AnyWidget):
+class BBTWidget(RobustnessSection, RankingSection, anywidget.AnyWidget):
     """Interactive Bayesian Bradley-Terry comparison of algorithms on data sets.
 
     Parameters
@@ -577,59 +582,6 @@ class BBTWidget(anywidget.AnyWidget):
         """Counters of the background runner: started, finished, cancelled, cache_hits..."""
         return dict(self._runner.stats)
 
-    # ------------------------------------------------------------------ robustness API
-
-    @property
-    def sweep_options(self) -> dict[str, Any]:
-        """Keywords of :func:`bbt_widget.sweep` for :meth:`run_sweep` (see ``SWEEP_OPTIONS``)."""
-        return dict(self._sweep_options)
-
-    @sweep_options.setter
-    def sweep_options(self, options: Mapping[str, Any]) -> None:
-        unknown = sorted(set(options) - set(SWEEP_OPTIONS))
-        if unknown:
-            raise ValueError(
-                f"sweep_options: unknown option {unknown[0]!r}; valid options: "
-                f"{', '.join(SWEEP_OPTIONS)} (the data layout, ROPE and HDI come from the "
-                "widget)"
-            )
-        self._sweep_options = dict(options)
-
-    @property
-    def sweep(self) -> SweepResult | None:
-        """The last sweep of the robustness section (``None`` before the first one)."""
-        return self._sweep
-
-    @property
-    def influence(self) -> Influence | None:
-        """Influence of each data set on the fit shown, at the current ROPE and
-        interpretation (``None`` until a pair was highlighted and it was computed)."""
-        if self._influence is None or self._influence[0] != self._influence_key():
-            return None
-        return self._influence[1]
-
-    def run_sweep(self) -> None:
-        """Run the robustness sweep in the background (the section's button does this).
-
-        ``bbt.sweep`` with the widget's data and ``sweep_options``, through the batch layer
-        (all local cores, or the Dask client given as ``executor``); progress in
-        ``sweep_status``/``sweep_text``, the flips chart when done. A sweep of the same data
-        and options is taken from the cache.
-        """
-        options = {**self._data_kwargs, "lower_is_better": self.lower_is_better}
-        options.update(self._sweep_options)
-        self._sweep_runner.submit(settings_key(options), options)
-
-    def cancel_sweep(self) -> None:
-        """Stop the running sweep (its fits are killed; nothing is shown for it)."""
-        if not self._sweep_runner.busy:
-            return
-        self._sweep_runner.cancel()
-        self.sweep_status, self.sweep_progress = "cancelled", 0.0
-        self.sweep_text = "sweep cancelled" + (
-            " (the chart shows the previous sweep)" if self._sweep is not None else ""
-        )
-
     def wait_background(self, timeout: float | None = None) -> bool:
         """Block until the background views are done and shown: the sweep, the influence of
         the highlighted pair, the ranking chart and decision matrices, the Plackett-Luce
@@ -927,231 +879,6 @@ class BBTWidget(anywidget.AnyWidget):
             self.summary_spec = event.result
         elif event.kind == "error":  # a bug: shown, and the other views carry on
             self._set_problem("summary", f"could not draw the ranking: {error_text(event.error)}")
-
-    # ------------------------------------------------------------------ robustness
-
-    def _on_front_end_message(self, _widget: Any, content: Any, _buffers: Any) -> None:
-        # the section's buttons: actions, not state, so custom messages rather than traits
-        action = content.get("action") if isinstance(content, dict) else None
-        if action == "run_sweep":
-            self.run_sweep()
-        elif action == "cancel_sweep":
-            self.cancel_sweep()
-
-    def _run_sweep(self, **kwargs: Any) -> SweepResult:
-        # Runs on the sweep runner's thread: the batch layer runs the fits in parallel.
-        charts.robustness_spec()  # built (or read) here, not on the kernel's thread
-        return core_sweep(self._data, **kwargs)
-
-    def _on_sweep_event(self, event: FitEvent[SweepResult]) -> None:
-        if event.kind == "queued":
-            self.sweep_status, self.sweep_progress = "queued", -1.0
-            self.sweep_text = "sweep queued"
-        elif event.kind == "progress":
-            known = 0.0 <= event.fraction <= 1.0
-            self.sweep_status = event.stage or "fitting"
-            self.sweep_progress = event.fraction if known else -1.0
-            self.sweep_text = (
-                f"sweep: fitting {event.fraction:.0%}"
-                if known
-                else f"sweep: {event.stage or 'starting'}"
-            )
-        elif event.kind == "done" and event.result is not None:
-            sweep = event.result
-            with self.hold_sync():
-                self._sweep = sweep
-                if not self.robustness_spec:
-                    self.robustness_spec = charts.robustness_spec()
-                self._refresh_sweep_view()
-                self.sweep_status, self.sweep_progress = "done", 1.0
-                self.sweep_text = self._sweep_summary(sweep, event.seconds, event.cached)
-        elif event.kind == "error":
-            self.sweep_status, self.sweep_progress = "error", 0.0
-            self.sweep_text = f"Sweep failed: {error_text(event.error)}"
-
-    def _sweep_summary(self, sweep: SweepResult, seconds: float, cached: bool) -> str:
-        flips = self.sweep_data.get("flips", [])
-        keys = self.sweep_data.get("key", [])
-        n_pairs = len(set(keys))
-        n_flips = len({k for k, f in zip(keys, flips) if f})
-        fits = len(sweep.settings)
-        when = "cached" if cached else f"in {seconds:.0f} s"
-        text = (
-            f"{fits} fits ({when}): {n_flips} of {n_pairs} pairs change their "
-            f"{self.interpretation} decision across the settings"
-        )
-        return text + (f"; {sweep.n_failed} fits failed" if sweep.n_failed else "")
-
-    def _refresh_sweep_view(self) -> None:
-        sweep = self._sweep
-        if sweep is None or self._check_view_settings():
-            return
-        table = sweep.table(rope=(self.rope_low, self.rope_high), hdi=self.hdi)
-        frame = charts.flips_frame(table, list(sweep.setting_labels()), self.interpretation)
-        self.sweep_data = charts.to_columns(frame)
-
-    def _influence_key(self) -> Hashable:
-        return (self._result_key, self.interpretation, self.rope_low, self.rope_high)
-
-    def _on_selected_pair(self, change: dict[str, Any]) -> None:
-        self._update_influence()
-
-    def _update_influence(self) -> None:
-        """Show the influence chart of the highlighted pair; the first time a pair is
-        highlighted for a fit (and ROPE / interpretation), compute it in the background."""
-        pair = self.selected_pair
-        fitted = self._fitted
-        key = self._influence_key()
-        if self._influence is not None and self._influence[0] == key:
-            frame = charts.influence_frame(self._influence[1].table, pair)
-            self.influence_data = charts.to_columns(frame)
-            return
-        pending = bool(pair) and fitted is not None and not self._check_view_settings()
-        note = "computing the influence of each data set..." if pending else ""
-        self.influence_data = charts.to_columns(charts.influence_frame(None, pair, note=note))
-        if not pending:
-            return
-        self._influence_runner.submit(
-            key,
-            {
-                "result": fitted.result,
-                "interpretation": self.interpretation,
-                "rope": (self.rope_low, self.rope_high),
-            },
-        )
-
-    @staticmethod
-    def _run_influence(result: BBTResult, **kwargs: Any) -> Influence:
-        return core_influence(result, **kwargs)
-
-    def _on_influence_event(self, event: FitEvent[Influence]) -> None:
-        if event.kind in ("queued", "progress"):
-            self.influence_text = "computing the influence of each data set (once per fit)..."
-        elif event.kind == "done" and event.result is not None:
-            self._influence = (event.key, event.result)
-            self.influence_text = ""
-            if event.key == self._influence_key():
-                self._update_influence()
-        elif event.kind == "error":
-            self.influence_text = f"Influence unavailable: {error_text(event.error)}"
-
-    # ------------------------------------------------------------------ ranking models
-
-    @property
-    def plackett_luce(self) -> RankingModelResult | None:
-        """The Plackett-Luce fit of the ranking view (``None`` until it was asked for, with
-        ``ranking_model`` ``'plackett-luce'`` or ``'both'``, and has finished)."""
-        return self._pl_fits.get(self._pl_key())
-
-    def _pl_key(self) -> Hashable:
-        # Plackett-Luce ranks the scores: ties, ROPE and the hyper-prior do not change it
-        return settings_key(self._pl_settings())
-
-    def _pl_settings(self) -> dict[str, Any]:
-        return {
-            **self._data_kwargs,
-            "lower_is_better": self.lower_is_better,
-            **self._sampler_kwargs,
-        }
-
-    def _on_ranking_model(self, change: dict[str, Any]) -> None:
-        problem = ""
-        try:
-            check_ranking_model(self.ranking_model)
-        except ValueError as exc:
-            problem = str(exc)
-        self._set_problem("ranking_model", problem)
-        self._update_ranking_model()
-
-    def _update_ranking_model(self) -> None:
-        """Fit Plackett-Luce in the background the first time it is asked for (once per data
-        settings), then draw it against the BBT fit shown."""
-        fitted = self._fitted
-        if self.ranking_model not in ("plackett-luce", "both") or fitted is None:
-            return
-        key = (self._pl_key(), self._result_key)
-        self._pl_runner.submit(
-            key, {"pl_key": key[0], "settings": self._pl_settings(), "result": fitted.result}
-        )
-
-    def _run_ranking_model(
-        self,
-        pl_key: Hashable,
-        settings: dict[str, Any],
-        result: BBTResult,
-        progress: Any = None,
-        cancel: threading.Event | None = None,
-    ) -> dict[str, Any]:
-        # On the runner's thread: the fit (once per data settings), then the spec.
-        pl = self._pl_fits.get(pl_key)
-        if pl is None:
-            from ..baselines._plackett_luce import ranking_model as core_ranking_model
-
-            pl = core_ranking_model(self._data, progress=progress, **settings)
-            self._pl_fits[pl_key] = pl
-        return ranking_model_spec(pl, result)
-
-    def _on_ranking_model_event(self, event: FitEvent[dict[str, Any]]) -> None:
-        if event.kind in ("queued", "progress"):
-            fitting = self._pl_fits.get(event.key[0]) is None
-            self.ranking_model_text = (
-                "fitting Plackett-Luce to the rankings (once per data)..."
-                if fitting
-                else "drawing BBT vs Plackett-Luce..."
-            )
-        elif event.kind == "done" and event.result is not None:
-            if event.key[1] == self._result_key:
-                self.ranking_model_spec = event.result
-            self.ranking_model_text = ""
-        elif event.kind == "error":
-            self.ranking_model_text = f"Plackett-Luce unavailable: {error_text(event.error)}"
-
-    # ------------------------------------------------------------------ correlated t-test
-
-    def _on_clicked_dataset(self, change: dict[str, Any]) -> None:
-        self._update_ttest()
-
-    def _update_ttest(self) -> None:
-        """The correlated t-test posterior of the clicked data set for the highlighted pair
-        (paper 001, Eq. 6), or one line saying why there is none."""
-        name, pair = self.clicked_dataset, pair_of(self.selected_pair)
-        if not name or len(pair) != 2:
-            self.ttest_spec, self.ttest_text = {}, ""
-            return
-        if not self._ttest_options["has_folds"]:
-            self.ttest_spec = {}
-            self.ttest_text = (
-                f"No correlated t-test for {name}: it needs fold-level scores, and these "
-                "results have one score per data set and algorithm."
-            )
-            return
-        if self._ttest_options["rho"] is None:
-            # the test needs rho; the widget has no run= column to infer it from (k folds)
-            self.ttest_spec = {}
-            self.ttest_text = (
-                f"No correlated t-test for {name}: it needs rho, the correlation of results "
-                "from overlapping training sets; pass BBTWidget(..., rho=1/k) for k-fold "
-                "cross-validation."
-            )
-            return
-        options = {
-            **self._data_kwargs,
-            "lower_is_better": self.lower_is_better,
-            "rope": self._ttest_options["rope"],
-            "rho": self._ttest_options["rho"],
-        }
-        self.ttest_text = f"computing the correlated t-test on {name}..."
-        self._ttest_runner.submit(
-            settings_key({**options, "pair": pair, "on": name}),
-            {"data": self._data, "a": pair[0], "b": pair[1], "on": name, **options},
-        )
-
-    def _on_ttest_event(self, event: FitEvent[dict[str, Any]]) -> None:
-        if event.kind == "done" and event.result is not None:
-            self.ttest_spec, self.ttest_text = event.result, ""
-        elif event.kind == "error":
-            self.ttest_spec = {}
-            self.ttest_text = f"No correlated t-test here: {error_text(event.error)}"
 
     # ------------------------------------------------------------------ engines
 

@@ -1,0 +1,189 @@
+"""The widget's Robustness section: :func:`bbt_widget.sweep` in the background on request (its
+own runner, through the batch layer; progress and cancel), the flips chart of the pairs that
+change their decision across the settings, and the data sets that move the highlighted pair
+most (:func:`bbt_widget.influence`, computed in the background the first time a pair is
+highlighted for a fit).
+
+A part of :class:`~bbt_widget.widget.app.BBTWidget` in a module of its own, not a class to
+use alone: its methods read the widget's traits (ROPE, HDI, interpretation, highlighted pair)
+and the runners and state its constructor sets (``_sweep_runner``, ``_influence_runner``,
+``_sweep``, ``_influence``, ``_fitted``).
+"""
+
+from __future__ import annotations
+
+from collections.abc import Hashable, Mapping
+from typing import Any
+
+from ..core.result import BBTResult
+from ..lab.influence import Influence
+from ..lab.influence import influence as core_influence
+from ..lab.sweep import SweepResult
+from ..lab.sweep import sweep as core_sweep
+from ..outputs import charts
+from .keys import settings_key
+from .messages import error_text
+from .runner import FitEvent
+from .views import SWEEP_OPTIONS
+
+__all__ = ["RobustnessSection"]
+
+
+class RobustnessSection:
+    """The sweep and influence methods of ``BBTWidget`` (see the module doc)."""
+
+    @property
+    def sweep_options(self) -> dict[str, Any]:
+        """Keywords of :func:`bbt_widget.sweep` for :meth:`run_sweep` (see ``SWEEP_OPTIONS``)."""
+        return dict(self._sweep_options)
+
+    @sweep_options.setter
+    def sweep_options(self, options: Mapping[str, Any]) -> None:
+        unknown = sorted(set(options) - set(SWEEP_OPTIONS))
+        if unknown:
+            raise ValueError(
+                f"sweep_options: unknown option {unknown[0]!r}; valid options: "
+                f"{', '.join(SWEEP_OPTIONS)} (the data layout, ROPE and HDI come from the "
+                "widget)"
+            )
+        self._sweep_options = dict(options)
+
+    @property
+    def sweep(self) -> SweepResult | None:
+        """The last sweep of the robustness section (``None`` before the first one)."""
+        return self._sweep
+
+    @property
+    def influence(self) -> Influence | None:
+        """Influence of each data set on the fit shown, at the current ROPE and
+        interpretation (``None`` until a pair was highlighted and it was computed)."""
+        if self._influence is None or self._influence[0] != self._influence_key():
+            return None
+        return self._influence[1]
+
+    def run_sweep(self) -> None:
+        """Run the robustness sweep in the background (the section's button does this).
+
+        ``bbt.sweep`` with the widget's data and ``sweep_options``, through the batch layer
+        (all local cores, or the Dask client given as ``executor``); progress in
+        ``sweep_status``/``sweep_text``, the flips chart when done. A sweep of the same data
+        and options is taken from the cache.
+        """
+        options = {**self._data_kwargs, "lower_is_better": self.lower_is_better}
+        options.update(self._sweep_options)
+        self._sweep_runner.submit(settings_key(options), options)
+
+    def cancel_sweep(self) -> None:
+        """Stop the running sweep (its fits are killed; nothing is shown for it)."""
+        if not self._sweep_runner.busy:
+            return
+        self._sweep_runner.cancel()
+        self.sweep_status, self.sweep_progress = "cancelled", 0.0
+        self.sweep_text = "sweep cancelled" + (
+            " (the chart shows the previous sweep)" if self._sweep is not None else ""
+        )
+
+    def _on_front_end_message(self, _widget: Any, content: Any, _buffers: Any) -> None:
+        # the section's buttons: actions, not state, so custom messages rather than traits
+        action = content.get("action") if isinstance(content, dict) else None
+        if action == "run_sweep":
+            self.run_sweep()
+        elif action == "cancel_sweep":
+            self.cancel_sweep()
+
+    def _run_sweep(self, **kwargs: Any) -> SweepResult:
+        # Runs on the sweep runner's thread: the batch layer runs the fits in parallel.
+        charts.robustness_spec()  # built (or read) here, not on the kernel's thread
+        return core_sweep(self._data, **kwargs)
+
+    def _on_sweep_event(self, event: FitEvent[SweepResult]) -> None:
+        if event.kind == "queued":
+            self.sweep_status, self.sweep_progress = "queued", -1.0
+            self.sweep_text = "sweep queued"
+        elif event.kind == "progress":
+            known = 0.0 <= event.fraction <= 1.0
+            self.sweep_status = event.stage or "fitting"
+            self.sweep_progress = event.fraction if known else -1.0
+            self.sweep_text = (
+                f"sweep: fitting {event.fraction:.0%}"
+                if known
+                else f"sweep: {event.stage or 'starting'}"
+            )
+        elif event.kind == "done" and event.result is not None:
+            sweep = event.result
+            with self.hold_sync():
+                self._sweep = sweep
+                if not self.robustness_spec:
+                    self.robustness_spec = charts.robustness_spec()
+                self._refresh_sweep_view()
+                self.sweep_status, self.sweep_progress = "done", 1.0
+                self.sweep_text = self._sweep_summary(sweep, event.seconds, event.cached)
+        elif event.kind == "error":
+            self.sweep_status, self.sweep_progress = "error", 0.0
+            self.sweep_text = f"Sweep failed: {error_text(event.error)}"
+
+    def _sweep_summary(self, sweep: SweepResult, seconds: float, cached: bool) -> str:
+        flips = self.sweep_data.get("flips", [])
+        keys = self.sweep_data.get("key", [])
+        n_pairs = len(set(keys))
+        n_flips = len({k for k, f in zip(keys, flips) if f})
+        fits = len(sweep.settings)
+        when = "cached" if cached else f"in {seconds:.0f} s"
+        text = (
+            f"{fits} fits ({when}): {n_flips} of {n_pairs} pairs change their "
+            f"{self.interpretation} decision across the settings"
+        )
+        return text + (f"; {sweep.n_failed} fits failed" if sweep.n_failed else "")
+
+    def _refresh_sweep_view(self) -> None:
+        sweep = self._sweep
+        if sweep is None or self._check_view_settings():
+            return
+        table = sweep.table(rope=(self.rope_low, self.rope_high), hdi=self.hdi)
+        frame = charts.flips_frame(table, list(sweep.setting_labels()), self.interpretation)
+        self.sweep_data = charts.to_columns(frame)
+
+    def _influence_key(self) -> Hashable:
+        return (self._result_key, self.interpretation, self.rope_low, self.rope_high)
+
+    def _on_selected_pair(self, change: dict[str, Any]) -> None:
+        self._update_influence()
+
+    def _update_influence(self) -> None:
+        """Show the influence chart of the highlighted pair; the first time a pair is
+        highlighted for a fit (and ROPE / interpretation), compute it in the background."""
+        pair = self.selected_pair
+        fitted = self._fitted
+        key = self._influence_key()
+        if self._influence is not None and self._influence[0] == key:
+            frame = charts.influence_frame(self._influence[1].table, pair)
+            self.influence_data = charts.to_columns(frame)
+            return
+        pending = bool(pair) and fitted is not None and not self._check_view_settings()
+        note = "computing the influence of each data set..." if pending else ""
+        self.influence_data = charts.to_columns(charts.influence_frame(None, pair, note=note))
+        if not pending:
+            return
+        self._influence_runner.submit(
+            key,
+            {
+                "result": fitted.result,
+                "interpretation": self.interpretation,
+                "rope": (self.rope_low, self.rope_high),
+            },
+        )
+
+    @staticmethod
+    def _run_influence(result: BBTResult, **kwargs: Any) -> Influence:
+        return core_influence(result, **kwargs)
+
+    def _on_influence_event(self, event: FitEvent[Influence]) -> None:
+        if event.kind in ("queued", "progress"):
+            self.influence_text = "computing the influence of each data set (once per fit)..."
+        elif event.kind == "done" and event.result is not None:
+            self._influence = (event.key, event.result)
+            self.influence_text = ""
+            if event.key == self._influence_key():
+                self._update_influence()
+        elif event.kind == "error":
+            self.influence_text = f"Influence unavailable: {error_text(event.error)}"
