@@ -150,6 +150,11 @@ def to_latex(
 
     Parameters
     ----------
+    caption
+        Text (escaped).
+    label
+        The ``\\label`` key, written as it is: letters, digits and ``. : _ -`` only
+        (ValueError otherwise).
     long
         Write a ``longtable`` (needs ``\\usepackage{longtable}``), which breaks across pages
         and repeats its header, instead of a ``table`` float.
