@@ -9,6 +9,7 @@ allowed values come from :mod:`bbt_widget.options`.
 from __future__ import annotations
 
 from collections.abc import Iterable, Sequence
+from typing import Any
 
 import numpy as np
 import pandas as pd
@@ -194,30 +195,51 @@ def is_win_table(data: object) -> bool:
 
 def check_win_table(table: pd.DataFrame) -> pd.DataFrame:
     """Validate a ready win table and return it with a ``ties`` column and int counts."""
-    out = table.copy()
-    out.columns = [str(c) for c in out.columns]
-    if "ties" not in out.columns:
-        out["ties"] = 0
-    out = out[list(WIN_TABLE_COLUMNS)].reset_index(drop=True)
+    # Checked on numpy arrays, column by column: every fit's counted table passes here too
+    # (apply_ties), as does each of the influence lab's leave-one-out tables; the row-wise
+    # pandas version took 2.5 ms of the 3 ms a d_min change spends before its chains start.
+    columns = [str(c) for c in table.columns]
+    present = dict(zip(columns, range(len(columns)), strict=True))
+    if len(present) < len(columns):  # two columns with one name: take the first, as before
+        present = {name: columns.index(name) for name in present}
+    missing = [c for c in ("alg1", "alg2", "win1", "win2") if c not in present]
+    if missing:
+        raise ValueError(
+            f"a win table needs the columns alg1, alg2, win1, win2 (and ties); "
+            f"{', '.join(map(repr, missing))} missing from {columns}"
+        )
+    out: dict[str, Any] = {}
     for col in ("alg1", "alg2"):
-        if out[col].isna().any():
+        names = table.iloc[:, present[col]]
+        if names.isna().any():
             raise ValueError(f"win table column {col!r} has a missing algorithm name")
-        out[col] = out[col].astype(str)
-    given = out[["win1", "win2", "ties"]].copy()
+        out[col] = names.astype(str).to_numpy(dtype=object)
     for col in ("win1", "win2", "ties"):
-        vals = _numeric(out[col], f"win table column {col!r}")
-        if vals.isna().any() or (vals < 0).any() or (vals != np.round(vals)).any():
-            i = int(np.flatnonzero(vals.isna() | (vals < 0) | (vals != np.round(vals)))[0])
+        if col not in present:  # no ties column: none
+            out[col] = np.zeros(len(table), dtype=np.int64)
+            continue
+        given = table.iloc[:, present[col]].reset_index(drop=True)
+        what = f"win table column {col!r}"
+        kind = given.dtype.kind if isinstance(given.dtype, np.dtype) else ""
+        if kind == "i" or (kind == "u" and given.dtype.itemsize < 8):
+            # numpy integers (counted tables): no NaN, no fractions, no overflow in int64
+            vals = given.to_numpy(dtype=np.int64)
+            bad = vals < 0
+        else:
+            vals = _numeric(given, what).to_numpy(dtype=float)
+            with np.errstate(invalid="ignore"):
+                bad = np.isnan(vals) | (vals < 0) | (vals != np.round(vals))
+        if bad.any():
+            i = int(np.flatnonzero(bad)[0])
             raise ValueError(
-                f"win table column {col!r} must hold counts (integers >= 0); row {i} has "
-                f"{_plain(given[col].iloc[i])!r}"
+                f"{what} must hold counts (integers >= 0); row {i} has {_plain(given.iloc[i])!r}"
             )
         # Stan's int is 32-bit, and win1 + win2 (+ ties) must fit too: check before casting
         # so the message shows the value given, not an overflowed one
         if (vals > MAX_COUNT).any():
             i = int(np.flatnonzero(vals > MAX_COUNT)[0])
             raise ValueError(
-                f"win table column {col!r} row {i} has {_plain(given[col].iloc[i])!r}, more "
+                f"{what} row {i} has {_plain(given.iloc[i])!r}, more "
                 f"games than Stan can count (at most {MAX_COUNT} per pair)"
             )
         out[col] = vals.astype(np.int64)
@@ -225,22 +247,28 @@ def check_win_table(table: pd.DataFrame) -> pd.DataFrame:
     if (total > MAX_COUNT).any():
         i = int(np.flatnonzero(total > MAX_COUNT)[0])
         raise ValueError(
-            f"win table row {i} has {int(total.iloc[i])} games in all (win1 + win2 + ties), "
+            f"win table row {i} has {int(total[i])} games in all (win1 + win2 + ties), "
             f"more than Stan can count (at most {MAX_COUNT} per pair)"
         )
-    same = out["alg1"] == out["alg2"]
+    alg1, alg2 = out["alg1"], out["alg2"]
+    same = alg1 == alg2
     if same.any():
+        i = int(np.flatnonzero(same)[0])
         raise ValueError(
-            f"win table row {int(np.flatnonzero(same)[0])} pairs {out['alg1'][same].iloc[0]!r} "
-            "with itself; each row must be two different algorithms"
+            f"win table row {i} pairs {alg1[i]!r} with itself; each row must be two different "
+            "algorithms"
         )
-    key = out[["alg1", "alg2"]].apply(lambda r: tuple(sorted(r)), axis=1)
-    if key.duplicated().any():
-        a, b = key[key.duplicated()].iloc[0]
-        raise ValueError(f"win table has the pair {a!r}-{b!r} twice; keep one row per pair")
-    if len(pd.unique(pd.concat([out["alg1"], out["alg2"]]))) < 2:
+    seen: set[tuple[str, str]] = set()
+    for a, b in zip(alg1, alg2, strict=True):
+        pair = (a, b) if a < b else (b, a)
+        if pair in seen:
+            raise ValueError(
+                f"win table has the pair {pair[0]!r}-{pair[1]!r} twice; keep one row per pair"
+            )
+        seen.add(pair)
+    if len(set(alg1) | set(alg2)) < 2:
         raise ValueError("a win table needs at least 2 algorithms")
-    return out
+    return pd.DataFrame(out, columns=list(WIN_TABLE_COLUMNS))
 
 
 def check_interpretation(interpretation: str) -> str:

@@ -808,7 +808,7 @@ class BBTWidget(RobustnessSection, RankingSection, anywidget.AnyWidget):
         self._fitted, self._result_key, self._preview = fitted, key, None
         self._preview_runner.cancel()  # its preview, if still running, is not needed now
         try:
-            self._refresh_view(strict=True)
+            refreshed = self._refresh_view(strict=True)
         except Exception:
             # keep showing the last good fit; the runner reports the error
             self._fitted, self._result_key, self._preview = previous
@@ -819,7 +819,8 @@ class BBTWidget(RobustnessSection, RankingSection, anywidget.AnyWidget):
         self.audit = fitted.audit
         self._set_problem("groups", fitted.result.disconnected_note)  # shown as an alert
         self._show_fit_data(fitted)
-        self._update_influence()
+        if not refreshed:  # the view's own refresh updates it (the same frame twice, before)
+            self._update_influence()
         self._update_ranking_model()
         self._update_ttest()
 
@@ -831,11 +832,13 @@ class BBTWidget(RobustnessSection, RankingSection, anywidget.AnyWidget):
 
     # ------------------------------------------------------------------ re-summaries
 
-    def _refresh_view(self, strict: bool = False) -> None:
+    def _refresh_view(self, strict: bool = False) -> bool:
         """New chart data from the draws already there; no fit.
 
         With ``strict`` a failure to build the chart data raises (a new fit: the runner
         shows it as the widget's error); otherwise it is shown as the view's problem.
+        Returns whether the views built on the full fit (summary, sweep, influence) were
+        updated too: not for a preview, nor when the view's settings are invalid.
         """
         started = time.perf_counter()
         problem = self._check_view_settings()
@@ -845,7 +848,7 @@ class BBTWidget(RobustnessSection, RankingSection, anywidget.AnyWidget):
         preview = self._preview
         fitted = self._fitted if preview is None else preview
         if problem or fitted is None:
-            return
+            return False
         rope = (self.rope_low, self.rope_high)
         control = self.control or None
         try:
@@ -860,11 +863,11 @@ class BBTWidget(RobustnessSection, RankingSection, anywidget.AnyWidget):
             if strict:
                 raise
             self._set_problem("view", f"could not redraw: {error_text(exc)}")
-            return
+            return False
         self.view_data = {name: charts.to_columns(frames[name]) for name in charts.VIEW_DATASETS}
         self.last_view_seconds = time.perf_counter() - started
         if preview is not None:
-            return  # the summary, the exports and the views built on a fit wait for the full fit
+            return False  # the summary, the exports and the views built on a fit wait for it
         self._summary = summary
         self._frames.update(frames)
         self._refresh_sweep_view()
@@ -873,6 +876,7 @@ class BBTWidget(RobustnessSection, RankingSection, anywidget.AnyWidget):
             (self._result_key, rope, self.hdi),
             {"result": fitted.result, "rope": rope, "hdi": self.hdi},
         )
+        return True
 
     def _on_summary_event(self, event: FitEvent[dict[str, Any]]) -> None:
         if event.kind == "done" and event.result is not None:

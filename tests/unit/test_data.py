@@ -824,6 +824,22 @@ def test_check_win_table_rejects_self_pairs(ready):
         D.check_win_table(ready)
 
 
+def test_check_win_table_names_a_missing_column(ready):
+    # a FitRequest's win table reaches check_win_table as given: pandas' KeyError before
+    with pytest.raises(ValueError, match=r"needs the columns alg1, alg2, win1, win2.*'win2'"):
+        D.check_win_table(ready.drop(columns="win2"))
+
+
+def test_check_win_table_keeps_the_given_value_in_its_messages(ready):
+    # counts in pandas' nullable integers: a missing one is named, not a numpy cast error
+    ready["win1"] = pd.array([3, None, 5], dtype="Int64")
+    with pytest.raises(ValueError, match=r"'win1' must hold counts.*row 1 has <NA>"):
+        D.check_win_table(ready)
+    ready["win1"] = np.array([3, 2**40, 5], dtype=np.uint64)
+    with pytest.raises(ValueError, match=r"'win1' row 1 has 1099511627776, more games"):
+        D.check_win_table(ready)
+
+
 def test_check_win_table_rejects_text_counts(ready):
     ready["win1"] = ["3", "x", "5"]
     with pytest.raises(TypeError, match=r"'win1'.*'x'"):

@@ -1139,6 +1139,32 @@ def test_a_running_sweep_can_be_cancelled(widget: BBTWidget) -> None:
 
 
 @pytest.mark.stan
+def test_showing_a_fit_builds_its_influence_view_once(widget: BBTWidget, monkeypatch) -> None:
+    """The view's refresh updates the influence chart; showing a fit did it a second time
+    (the same frame, built and compared again on the kernel, for every fit)."""
+    w = widget
+    _restore(w)
+    built = []
+    real = charts.influence_frame
+
+    def counted(*args, **kwargs):
+        built.append(args)
+        return real(*args, **kwargs)
+
+    monkeypatch.setattr(charts, "influence_frame", counted)
+    scale = w.prior_scale
+    try:
+        for value in (scale + 0.05, scale):  # a new fit (its preview builds none), then cached
+            built.clear()
+            w.prior_scale = value
+            assert w.wait(FIT_TIMEOUT), (w.status_text, w.error)
+            assert len(built) == 1
+    finally:
+        w.prior_scale = scale
+        w.wait(FIT_TIMEOUT)
+
+
+@pytest.mark.stan
 def test_highlighting_a_pair_shows_its_influential_data_sets(widget: BBTWidget) -> None:
     """Computed once per fit in the background the first time a pair is highlighted; other
     pairs then come from it at once."""
