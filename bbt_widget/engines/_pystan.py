@@ -15,6 +15,8 @@ So we use httpstan's two building blocks directly:
 - sample: a subprocess (``_pystan_worker.py``) loads the compiled extension module, forks one
   process per chain and calls its ``hmc_nuts_diag_e_adapt_wrapper``, the same function PyStan's
   ``sample`` ends up calling with the same defaults. Cancelling kills that process group.
+  A Laplace approximation (the widget's previews) runs in such a worker too, which is then
+  kept to serve the next one (see :func:`_keep_laplace_worker`).
 
 Nothing here uses asyncio, changes the working directory or touches the process's stdio, so it
 runs from any thread, with or without an event loop.
@@ -161,6 +163,9 @@ class _Worker:
 
     def __init__(self, module: Path) -> None:
         self.module = module
+        #: Requests this worker has taken: a Laplace worker serves several (one at a time).
+        self.requests = 0
+        self._log_start = 0
         read_fd, write_fd = os.pipe()
         # its output (and that of Stan's C++, which may print) goes to an unnamed temp file
         self.log = tempfile.TemporaryFile(prefix="bbt-widget-worker-")
@@ -181,18 +186,25 @@ class _Worker:
             os.close(write_fd)  # the worker has its copy: EOF on read_fd means it is gone
         self.status_fd = read_fd
 
-    def submit(self, request_path: Path) -> bool:
-        """Hand the fit to the worker; False if it has died meanwhile."""
+    def submit(self, request_path: Path, *, more: bool = False) -> bool:
+        """Hand the fit to the worker; False if it has died meanwhile. With ``more`` its
+        stdin stays open for the next request (Laplace approximations only)."""
+        self.requests += 1
+        self._log_start = self.log.seek(0, os.SEEK_END)  # this request's output starts here
         try:
             assert self.proc.stdin is not None
             self.proc.stdin.write(f"{request_path}\n".encode())
-            self.proc.stdin.close()
+            if more:
+                self.proc.stdin.flush()
+            else:
+                self.proc.stdin.close()
         except OSError:
             return False
         return self.proc.poll() is None
 
     def output(self) -> str:
-        self.log.seek(0)
+        """What the worker printed while serving its current request."""
+        self.log.seek(self._log_start)
         return self.log.read().decode(errors="replace")
 
     def close(self) -> None:
@@ -232,6 +244,18 @@ _idle_lock = threading.Lock()
 #: :func:`shutdown` calls: a top-up scheduled before a shutdown starts nothing.
 _top_ups: dict[Path, threading.Timer] = {}
 _shutdowns = 0
+#: One kept Laplace worker per model: a worker serves Laplace approximations one after the
+#: other for as long as it lives. A widget asks one per control change; when they took a new
+#: worker each, a burst of changes (a key held on a slider, a script's loop) used up the idle
+#: workers by the third and then started a process per change (a tenth of a second of CPU):
+#: in a burst of changes 0.1 s apart, a preview was shown for 2 of 12 of them. A worker that
+#: approximated is never handed a NUTS fit: it would fork chains after numpy's linear algebra
+#: may have started threads.
+_laplace_workers: dict[Path, _Worker] = {}
+#: Seconds a cancelled Laplace approximation has to end before its worker is killed: in a
+#: burst of changes the widget cancels a preview when the next change comes, and one ending
+#: (a few hundredths of a second) keeps its worker for the next preview.
+LAPLACE_FINISH_WITHIN = 0.25
 
 
 def _take_worker(module: Path) -> _Worker:
@@ -243,6 +267,29 @@ def _take_worker(module: Path) -> _Worker:
     if worker is not None:
         worker.close()
     return _Worker(module)
+
+
+def _take_laplace_worker(module: Path) -> tuple[_Worker, int]:
+    """The model's kept Laplace worker if it is alive, else an idle (or new) one; and the
+    shutdown count now (a worker taken before a shutdown is not kept after it)."""
+    with _idle_lock:
+        worker = _laplace_workers.pop(module, None)
+        shutdowns = _shutdowns
+    if worker is not None and worker.proc.poll() is None:
+        return worker, shutdowns
+    if worker is not None:
+        worker.close()
+    return _take_worker(module), shutdowns
+
+
+def _keep_laplace_worker(module: Path, worker: _Worker, shutdowns: int) -> bool:
+    """Keep ``worker`` (its Laplace approximation done) for the model's next one; False when
+    it is not kept (the engine was shut down meanwhile, or another is kept already)."""
+    with _idle_lock:
+        if shutdowns != _shutdowns or module in _laplace_workers or worker.proc.poll() is not None:
+            return False
+        _laplace_workers[module] = worker
+        return True
 
 
 def keep_warm(module: Path, count: int = IDLE_WORKERS) -> None:
@@ -293,8 +340,10 @@ def _delayed_top_up(module: Path, shutdowns: int) -> None:
 
 
 def idle_workers() -> list[_Worker]:
-    """The idle workers of every model, in one list."""
-    return [worker for ready in _idle.values() for worker in ready]
+    """The idle workers of every model, in one list (the kept Laplace workers last)."""
+    return [worker for ready in _idle.values() for worker in ready] + list(
+        _laplace_workers.values()
+    )
 
 
 def shutdown() -> None:
@@ -307,6 +356,7 @@ def shutdown() -> None:
         _top_ups.clear()
         workers = idle_workers()
         _idle.clear()
+        _laplace_workers.clear()
     for worker in workers:
         worker.close()
 
@@ -315,6 +365,7 @@ def _forget_idle_workers() -> None:
     """In a forked child: the idle workers (their stdin pipes) are the parent's to use."""
     global _idle_lock
     _idle.clear()
+    _laplace_workers.clear()
     _active.clear()
     _top_ups.clear()  # the parent's timer threads do not exist here
     _idle_lock = threading.Lock()  # a thread of the parent may have held it at the fork
@@ -337,22 +388,29 @@ def _follow(
     cancel: threading.Event | None,
     events: dict[str, float],
     until_done: bool = False,
+    finish_within: float = 0.0,
 ) -> str:
     """Relay the worker's progress until it ends; return its last status line.
 
     ``events`` receives the time the worker had loaded the model. With ``until_done`` it
     returns at the ``done`` line already (the worker wrote its files; its exit, a few
     hundredths of a second, need not be waited for). Raises FitCancelled (after killing the
-    worker and its chains) when ``cancel`` is set.
+    worker and its chains) when ``cancel`` is set; with ``finish_within`` (seconds), the
+    worker first has that long to end its request, and if it does its last line is returned
+    (the caller sees ``cancel`` set).
     """
     done_iterations: dict[str, int] = {}
     pending = b""
     last = ""
+    deadline = None
     while True:
         if cancel is not None and cancel.is_set():
-            worker.close()
-            raise FitCancelled("sampling cancelled")
-        ready, _, _ = select.select([worker.status_fd], [], [], 0.05)
+            now = time.perf_counter()
+            deadline = now + finish_within if deadline is None else deadline
+            if now >= deadline:
+                worker.close()
+                raise FitCancelled("sampling cancelled")
+        ready, _, _ = select.select([worker.status_fd], [], [], 0.05 if deadline is None else 0.01)
         if not ready:
             continue
         chunk = os.read(worker.status_fd, 1 << 16)
@@ -434,23 +492,37 @@ def _run(
     request_path.write_text(json.dumps(request))
     events = {"start": time.perf_counter()}
     laplace = request.get("method") == "laplace"
-    worker = _take_worker(module)
+    if laplace:
+        worker, shutdowns = _take_laplace_worker(module)
+    else:
+        worker = _take_worker(module)
+    kept = False
     try:
-        if not worker.submit(request_path):  # the idle worker had died: start afresh
+        if worker.requests:  # a kept Laplace worker: it said "ready" for an earlier request
+            events["ready"] = events["start"]
+        if not worker.submit(request_path, more=laplace):  # it had died: start afresh
             worker.close()
             worker = _Worker(module)
-            worker.submit(request_path)  # should this one die too, its status says why
+            # should this one die too, its status says why
+            worker.submit(request_path, more=laplace)
         iterations = request.get("num_warmup", 0) + request.get("num_samples", 1)
         total = request.get("chains", 1) * iterations
-        status = _follow(worker, total, progress, cancel, events, until_done=laplace)
+        # a Laplace worker cancelled mid-request may end it (a few hundredths of a second)
+        # and be kept, rather than be killed and the next approximation wait for a new one
+        finish = LAPLACE_FINISH_WITHIN if laplace else 0.0
+        status = _follow(worker, total, progress, cancel, events, laplace, finish)
         events["exited"] = time.perf_counter()
-        if laplace and status == "done":  # its files are complete: stopped below, not awaited
+        if laplace and status == "done":  # its files are complete: kept for the next one
             output, returncode = worker.output(), 0
+            kept = _keep_laplace_worker(module, worker, shutdowns)
+            if cancel is not None and cancel.is_set():
+                raise FitCancelled("approximation cancelled")
         else:
             worker.proc.wait()  # EOF came when the worker and all its chains had exited
             output, returncode = worker.output(), worker.proc.returncode
     finally:
-        worker.close()  # also stops it all after an error or interrupt while following
+        if not kept:
+            worker.close()  # also stops it all after an error or interrupt while following
     if verbose:
         sys.stderr.write(output)
     if status != "done" or returncode != 0:
@@ -483,7 +555,8 @@ def _rebuild(
     )
     with _idle_lock:
         stale = _idle.pop(module, [])
-    for worker in stale:
+        kept = _laplace_workers.pop(module, None)
+    for worker in [*stale, *([kept] if kept is not None else [])]:
         worker.close()
     discard(_target(model))
     return compile_model(model, progress=progress, cancel=cancel, verbose=verbose)

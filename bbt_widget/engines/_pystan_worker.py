@@ -260,6 +260,26 @@ def _run_laplace(module, request: dict, status_fd: int) -> int:
     return 0
 
 
+def _serve_laplace(module, request: dict, status_fd: int) -> int:
+    """Laplace approximations, the first ``request`` and then one per line of stdin, until
+    the engine closes it (a widget asks one per control change: no process start each)."""
+    while True:
+        code = _run_laplace(module, request, status_fd)
+        if code:
+            return code
+        request_path = sys.stdin.readline().strip()
+        if not request_path:
+            return 0
+        request = json.loads(Path(request_path).read_text())
+        if request.get("method") != "laplace":
+            # chains are forked only by a worker that has run nothing (numpy's linear algebra
+            # may have started threads, and a fork with threads alive can deadlock): the
+            # engine never sends one here
+            _write_error(Path(request["out_dir"]) / "laplace.error", "a Laplace worker got a fit")
+            _send(status_fd, "failed 0 0")
+            return 1
+
+
 def _load_module(path: str):
     spec = spec_from_file_location("stan_services", path)
     module = module_from_spec(spec)
@@ -286,10 +306,10 @@ def main() -> int:
     request_path = sys.stdin.readline().strip()
     if not request_path:
         return 0
-    sys.stdin.close()
     request = json.loads(Path(request_path).read_text())
     if request.get("method") == "laplace":
-        return _run_laplace(module, request, status_fd)
+        return _serve_laplace(module, request, status_fd)
+    sys.stdin.close()
 
     # Fork while single-threaded (a fork with threads alive can deadlock the child).
     pids = {}

@@ -13,6 +13,7 @@ import subprocess
 import sys
 import tempfile
 import threading
+import time
 import warnings
 from importlib.util import module_from_spec, spec_from_file_location
 from pathlib import Path
@@ -244,6 +245,73 @@ def test_the_mode_search_reports_a_posterior_without_a_mode() -> None:
 
     with pytest.raises(_laplace.LaplaceError, match=r"did not converge|stalled"):
         _laplace.find_mode(Unbounded(), {}, 3)
+
+
+def test_approximations_one_after_another_are_served_by_one_kept_worker(
+    pystan_models: None, base: pd.DataFrame, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """Issue 10 (a burst of control changes in the widget, e.g. a key held on a slider): each
+    approximation took an idle worker and ended it, so in a loop every one from the fourth on
+    started a process (a tenth of a second of CPU), and in a burst of changes 0.1 s apart the
+    widget showed a preview for 2 of 12. Now the worker that approximated is kept for the
+    next approximation, which gives the same draws as a fresh worker would."""
+    model, data = _stan_data(base, "spread")
+    started: list[int] = []
+    real_init = _pystan._Worker.__init__
+
+    def counted(self: Any, module: Path) -> None:
+        real_init(self, module)
+        started.append(self.proc.pid)
+
+    engines.shutdown()
+    monkeypatch.setattr(_pystan._Worker, "__init__", counted)
+    monkeypatch.setattr(_pystan, "TOP_UP_DELAY", 60.0)  # no delayed top-up within the test
+    try:
+        first = engines.laplace(model, data, engine="pystan", draws=60, seed=1)
+        (kept,) = _pystan._laplace_workers.values()
+        for seed in range(2, 8):
+            engines.laplace(model, data, engine="pystan", draws=60, seed=seed)
+        again = engines.laplace(model, data, engine="pystan", draws=60, seed=1)
+        assert list(_pystan._laplace_workers.values()) == [kept]
+        assert kept.requests == 8 and kept.proc.poll() is None
+        # the kept worker, and the one idle worker started at once after the first (for a fit)
+        assert len(started) == 2, started
+        assert kept in _pystan.idle_workers()
+        for name, values in first.params.items():
+            np.testing.assert_array_equal(again.params[name], values)
+    finally:
+        engines.shutdown()
+    assert not _pystan._laplace_workers and kept.proc.poll() is not None
+
+
+def test_a_cancelled_approximation_keeps_its_worker_only_if_it_ends_soon(
+    pystan_models: None, base: pd.DataFrame
+) -> None:
+    """A cancelled approximation has LAPLACE_FINISH_WITHIN seconds to end: one that does
+    keeps its worker for the next (in a burst of changes the widget cancels each preview
+    when the next change comes); a long one is stopped, and the next starts on another."""
+    model, data = _stan_data(base, "spread")
+    engines.shutdown()
+    try:
+        engines.laplace(model, data, engine="pystan", draws=60, seed=1)
+        (kept,) = _pystan._laplace_workers.values()
+        cancel = threading.Event()
+        threading.Timer(0.001, cancel.set).start()
+        with pytest.raises(FitCancelled):  # ~0.02 s of work: it ends, then counts as cancelled
+            engines.laplace(model, data, engine="pystan", draws=2000, seed=2, cancel=cancel)
+        assert list(_pystan._laplace_workers.values()) == [kept]
+        cancel = threading.Event()
+        threading.Timer(0.005, cancel.set).start()
+        started = time.perf_counter()
+        with pytest.raises(FitCancelled):  # seconds of work: stopped
+            engines.laplace(model, data, engine="pystan", draws=400_000, seed=2, cancel=cancel)
+        assert time.perf_counter() - started < _pystan.LAPLACE_FINISH_WITHIN + 1.0
+        kept.proc.wait(10)
+        assert not _pystan._laplace_workers
+        again = engines.laplace(model, data, engine="pystan", draws=60, seed=1)
+        assert again.params["beta"].shape == (1, 60, 5)
+    finally:
+        engines.shutdown()
 
 
 def test_cancel_before_it_starts_and_bad_arguments(pystan_models: None, base: pd.DataFrame):

@@ -11,6 +11,7 @@ import json
 import os
 import queue
 import re
+import threading
 import time
 import warnings
 from pathlib import Path
@@ -447,6 +448,57 @@ def test_rapid_changes_end_on_the_last_settings(widget: BBTWidget) -> None:
         idle.add(_cmdstan._idle.proc.pid)
     assert all(len(ready) <= _pystan.IDLE_WORKERS for ready in _pystan._idle.values())
     assert _child_pids() - earlier <= idle, (_child_pids() - earlier, idle)
+    _restore(w)
+
+
+@pytest.mark.stan
+def test_a_burst_of_changes_shows_previews_from_one_worker(
+    widget: BBTWidget, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """Issue 10: changes 0.15 s apart (a key held on the d_min slider, a script's loop). Each
+    preview took an engine worker and ended it, so from the third change on every preview
+    started a process (a tenth of a second of CPU, beside the fits' chains) and often came
+    after the next change: previews were shown for 2 of 12 changes 0.1 s apart. Now one kept
+    worker serves the previews one after another."""
+    from bbt_widget.engines import _pystan
+
+    w = widget
+    _restore(w)
+    w.local_rope = True
+    assert w.wait(FIT_TIMEOUT), w.error
+    time.sleep(1.0)  # what follows a fit (the ranking view, idle workers' top-up) is over
+    shown: set = set()
+    started_by: list[threading.Thread] = []
+    real_init = _pystan._Worker.__init__
+
+    def counted(self, module) -> None:
+        started_by.append(threading.current_thread())
+        real_init(self, module)
+
+    def on_view(change: dict) -> None:
+        if w.preview:
+            shown.add(w._requested_key)
+
+    monkeypatch.setattr(_pystan._Worker, "__init__", counted)
+    w.observe(on_view, names="view_data")
+    requested = []
+    try:
+        for i in range(8):
+            w.d_min = round(0.31 + 0.02 * i, 2)
+            requested.append(w._requested_key)
+            end = time.monotonic() + 0.15
+            while time.monotonic() < end:  # what the kernel's loop does between two changes
+                w._preview_runner.drain()
+                w._runner.drain()
+                time.sleep(0.005)
+        assert w.wait(FIT_TIMEOUT), w.error
+    finally:
+        w.unobserve(on_view, names="view_data")
+    assert w.result.settings["d_min"] == 0.45
+    previews = w._preview_runner._thread
+    assert sum(t is previews for t in started_by) <= 1, "the previews started their own workers"
+    # measured here: 6 to 8 of 8 (2 of 12 at 0.1 s before)
+    assert len(shown & set(requested)) >= 4, f"previews shown for {len(shown)} of 8 changes"
     _restore(w)
 
 
