@@ -223,11 +223,13 @@ class _Worker:
         self.log.close()
 
 
-#: Idle workers kept per compiled model: three. The widget's preview and its full fit (issue
-#: 10) take two, so both start on a loaded model instead of one waiting for a new process; the
-#: third is still there when the full fit ends, so that its end starts no process (a tenth of a
-#: second of CPU, see TOP_UP_DELAY) while the widget builds its chart data: with two, the full
-#: result came 5-8% later (benchmarks/bench_widget.py). An idle worker holds about 26 MB.
+#: Worker processes kept per compiled model, the kept Laplace worker (see _laplace_workers)
+#: among them: three. The widget's first preview and its full fit (issue 10) take two, so
+#: both start on a loaded model instead of one waiting for a new process, and the third is
+#: still there when the full fit ends, so that its end starts no process (a tenth of a second
+#: of CPU, see TOP_UP_DELAY) while the widget builds its chart data: with two, the full result
+#: came 5-8% later (benchmarks/bench_widget.py). Later previews use the kept Laplace worker,
+#: so two idle ones do the same. A worker holds about 26 MB.
 IDLE_WORKERS = 3
 #: Seconds after a fit before the idle workers beyond the first are started. A worker's
 #: start-up is a tenth of a second of CPU; right after a fit the caller has work of its own
@@ -293,7 +295,8 @@ def _keep_laplace_worker(module: Path, worker: _Worker, shutdowns: int) -> bool:
 
 
 def keep_warm(module: Path, count: int = IDLE_WORKERS) -> None:
-    """Have ``count`` idle workers for ``module`` ready for the next fits.
+    """Have ``count`` worker processes for ``module`` ready for the next fits (its kept
+    Laplace worker, if any, among them).
 
     Not while a fit of the model runs, so that the workers' start-up does not compete with
     the chains for the CPU: the last fit to end does it (:func:`_after_fit`). Best effort: a
@@ -301,10 +304,11 @@ def keep_warm(module: Path, count: int = IDLE_WORKERS) -> None:
     problem.
     """
     with _idle_lock:
-        _keep_warm_locked(module, count)
+        _keep_warm_locked(module, count - int(module in _laplace_workers))
 
 
 def _keep_warm_locked(module: Path, count: int) -> None:
+    """At least ``count`` idle workers for NUTS fits of ``module`` (none while one runs)."""
     if _active[module] > 0:
         return
     ready = _idle.setdefault(module, [])
@@ -336,7 +340,7 @@ def _delayed_top_up(module: Path, shutdowns: int) -> None:
         if _top_ups.get(module) is threading.current_thread():
             del _top_ups[module]
         if shutdowns == _shutdowns:  # not stopped meanwhile (e.g. the last widget closed)
-            _keep_warm_locked(module, IDLE_WORKERS)
+            _keep_warm_locked(module, IDLE_WORKERS - int(module in _laplace_workers))
 
 
 def idle_workers() -> list[_Worker]:

@@ -22,6 +22,9 @@ chain it also writes ``chain-<c>.json`` (column names and Stan's messages) and, 
 
 A request with ``"method": "laplace"`` gets a Laplace approximation instead (``_laplace.py``):
 ``laplace.npy`` and ``laplace.json`` in the output directory, ``laplace.error`` on failure.
+Such a worker then serves further Laplace requests, one path per line of stdin (``done`` or
+``failed 0 0`` after each), until stdin closes: the engine keeps it for the widget's next
+preview. It never forks chains afterwards.
 
 Self-contained on purpose (stdlib, numpy, pysimdjson when present, and ``_orphans.py`` and
 ``_laplace.py`` beside it): it must not import bbt_widget, whose import is slow and which need

@@ -284,6 +284,24 @@ def test_approximations_one_after_another_are_served_by_one_kept_worker(
     assert not _pystan._laplace_workers and kept.proc.poll() is not None
 
 
+def test_the_kept_laplace_worker_counts_among_the_idle_workers(
+    pystan_models: None, base: pd.DataFrame, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """A model keeps IDLE_WORKERS processes in all, the kept Laplace worker among them (not
+    one more per model: each holds about 26 MB)."""
+    model, data = _stan_data(base, "spread")
+    monkeypatch.setattr(_pystan, "TOP_UP_DELAY", 0.1)
+    engines.shutdown()
+    try:
+        engines.laplace(model, data, engine="pystan", draws=60, seed=1)
+        engines.sample(model, data, engine="pystan", seed=1, iter_warmup=100, iter_sampling=100)
+        time.sleep(1.5)  # the delayed top-up
+        assert len(_pystan._laplace_workers) == 1
+        assert len(_pystan.idle_workers()) == _pystan.IDLE_WORKERS
+    finally:
+        engines.shutdown()
+
+
 def test_a_cancelled_approximation_keeps_its_worker_only_if_it_ends_soon(
     pystan_models: None, base: pd.DataFrame
 ) -> None:
