@@ -506,6 +506,7 @@ def _run(
             events["ready"] = events["start"]
         if not worker.submit(request_path, more=laplace):  # it had died: start afresh
             worker.close()
+            events.pop("ready", None)  # the new one says it
             worker = _Worker(module)
             # should this one die too, its status says why
             worker.submit(request_path, more=laplace)

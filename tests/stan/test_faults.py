@@ -111,8 +111,16 @@ def _start_cli(tmp_path: Path, results: Path, *extra: str, cache: Path | None = 
         stderr=subprocess.PIPE,
         text=True,
         start_new_session=True,
+        # SIGINT as in a terminal: a test run started in the background (`pytest &`, a
+        # non-interactive shell's `&`) passes SIGINT on ignored, and Python then never turns
+        # it into KeyboardInterrupt: the CLI would run to its end whatever the test sends
+        preexec_fn=_default_sigint,
     )
     return proc, tmp
+
+
+def _default_sigint() -> None:
+    signal.signal(signal.SIGINT, signal.SIG_DFL)
 
 
 def _signal_and_check(proc: subprocess.Popen, tmp: Path, sig: int, ready: Callable) -> str:
