@@ -196,8 +196,9 @@ def is_win_table(data: object) -> bool:
 def check_win_table(table: pd.DataFrame) -> pd.DataFrame:
     """Validate a ready win table and return it with a ``ties`` column and int counts."""
     # Checked on numpy arrays, column by column: every fit's counted table passes here too
-    # (apply_ties), as does each of the influence lab's leave-one-out tables; the row-wise
-    # pandas version took 2.5 ms of the 3 ms a d_min change spends before its chains start.
+    # (apply_ties), as do each d_min change of the widget and each of the influence lab's
+    # leave-one-out tables; with pandas (a row-wise apply for the pairs) it took 2.5 ms at
+    # 16 x 132, now 0.4.
     columns = [str(c) for c in table.columns]
     present = dict(zip(columns, range(len(columns)), strict=True))
     if len(present) < len(columns):  # two columns with one name: take the first, as before
