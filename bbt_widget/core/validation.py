@@ -200,9 +200,9 @@ def check_win_table(table: pd.DataFrame) -> pd.DataFrame:
     # leave-one-out tables; with pandas (a row-wise apply for the pairs) it took 2.5 ms at
     # 16 x 132, now 0.4.
     columns = [str(c) for c in table.columns]
-    present = dict(zip(columns, range(len(columns)), strict=True))
-    if len(present) < len(columns):  # two columns with one name: take the first, as before
-        present = {name: columns.index(name) for name in present}
+    present: dict[str, int] = {}
+    for i, name in enumerate(columns):
+        present.setdefault(name, i)  # two columns with one name: the first, as before
     missing = [c for c in ("alg1", "alg2", "win1", "win2") if c not in present]
     if missing:
         raise ValueError(

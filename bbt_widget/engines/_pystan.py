@@ -304,7 +304,12 @@ def keep_warm(module: Path, count: int = IDLE_WORKERS) -> None:
     problem.
     """
     with _idle_lock:
-        _keep_warm_locked(module, count - int(module in _laplace_workers))
+        _keep_processes_locked(module, count)
+
+
+def _keep_processes_locked(module: Path, count: int) -> None:
+    """``count`` worker processes for ``module``: its kept Laplace worker and idle ones."""
+    _keep_warm_locked(module, count - int(module in _laplace_workers))
 
 
 def _keep_warm_locked(module: Path, count: int) -> None:
@@ -340,7 +345,7 @@ def _delayed_top_up(module: Path, shutdowns: int) -> None:
         if _top_ups.get(module) is threading.current_thread():
             del _top_ups[module]
         if shutdowns == _shutdowns:  # not stopped meanwhile (e.g. the last widget closed)
-            _keep_warm_locked(module, IDLE_WORKERS - int(module in _laplace_workers))
+            _keep_processes_locked(module, IDLE_WORKERS)
 
 
 def idle_workers() -> list[_Worker]:

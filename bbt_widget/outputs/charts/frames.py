@@ -17,7 +17,7 @@ import pandas as pd
 
 from ...core.palette import ROPE_REGION_COLORS
 from .frames_ppc import ppc_frame
-from .pairs import decision_text, distinct_labels, match_rows, pair_key, verdict_kind
+from .pairs import decision_text, keys_and_labels, match_rows, pair_key, verdict_kind
 
 __all__ = [
     "FIT_DATASETS",
@@ -104,7 +104,7 @@ def interval_frame(
         raise ValueError(f"interpretation must be 'weak' or 'strong', not {interpretation!r}")
     frame = summary.reset_index(drop=True)
     alg_a, alg_b = frame["alg_a"].to_numpy(), frame["alg_b"].to_numpy()
-    keys = [pair_key(a, b) for a, b in zip(alg_a, alg_b, strict=True)]
+    keys, labels = keys_and_labels(frame)
     rows = match_rows(frame, ranges, "the range frame")
     decisions = [
         decision_text(d, a, b)
@@ -117,7 +117,7 @@ def interval_frame(
             **{name: frame[name] for name in frame.columns},
             "order": np.arange(len(frame)),
             "key": keys,
-            "label": distinct_labels(frame["pair"].astype(str), keys),
+            "label": labels,
             "min": ranges["min"].to_numpy()[rows],
             "max": ranges["max"].to_numpy()[rows],
             "decision": decisions,
@@ -148,8 +148,7 @@ def overlap_frame(summary: pd.DataFrame, rope_mass: pd.DataFrame) -> pd.DataFram
     pairs = summary["pair"].to_numpy()
     rows = match_rows(summary, rope_mass, "the ROPE mass table")
     mass = rope_mass[["below", "inside", "above"]].to_numpy(float)[rows]
-    keys = [pair_key(a, b) for a, b in zip(summary["alg_a"], summary["alg_b"], strict=True)]
-    labels = distinct_labels(summary["pair"].astype(str), keys)
+    keys, labels = keys_and_labels(summary)
     # pair-major: (pair 0: below, in, above), (pair 1: ...), ...
     return pd.DataFrame(
         {

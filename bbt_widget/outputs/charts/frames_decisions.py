@@ -14,7 +14,7 @@ import numpy as np
 import pandas as pd
 
 from ...core.options import INTERPRETATIONS
-from .pairs import decision_text, distinct_labels, pair_key
+from .pairs import decision_text, keys_and_labels, pair_key
 
 __all__ = [
     "FLIPS_ALL_PAIRS",
@@ -133,11 +133,11 @@ def flips_frame(
         )
     frame = table.reset_index(drop=True)
     alg_a, alg_b = frame["alg_a"].astype(str), frame["alg_b"].astype(str)
-    keys = [pair_key(a, b) for a, b in zip(alg_a, alg_b, strict=True)]
+    keys, labels = keys_and_labels(frame)
     out = pd.DataFrame(
         {
             "key": keys,
-            "label": distinct_labels(frame["pair"].astype(str), keys),
+            "label": labels,
             "alg_a": alg_a,
             "alg_b": alg_b,
             "setting": [str(x) for x in settings],

@@ -136,9 +136,8 @@ def _panel_positions(frame: pd.DataFrame, codes: np.ndarray, n: int) -> dict[str
     A panel spans its lowest to its highest count, replicated or observed, each count a bar
     of width one; bar heights are relative to the panel's tallest bar.
     """
-    names = ("x0", "x1", "h", "obs_x", "range_low", "range_high")
     if frame.empty:
-        return {name: np.zeros(0) for name in names}
+        return {name: np.zeros(0) for name in ("x0", "x1", "h", "obs_x", "range_low", "range_high")}
     value = frame["value"].to_numpy(float)
     observed = frame["observed"].to_numpy(float)
     count = frame["count"].to_numpy(float)
@@ -152,20 +151,14 @@ def _panel_positions(frame: pd.DataFrame, codes: np.ndarray, n: int) -> dict[str
         h = count / tallest[codes]
     # in the counts' own type (integers from a histogram), as the chart's axis labels show them
     kind = np.result_type(frame["value"].dtype, frame["observed"].dtype)
-    return dict(
-        zip(
-            names,
-            (
-                (value - 0.5 - start) / span,
-                (value + 0.5 - start) / span,
-                h,
-                (observed - start) / span,
-                low.astype(kind),
-                high.astype(kind),
-            ),
-            strict=True,
-        )
-    )
+    return {
+        "x0": (value - 0.5 - start) / span,
+        "x1": (value + 0.5 - start) / span,
+        "h": h,
+        "obs_x": (observed - start) / span,
+        "range_low": low.astype(kind),
+        "range_high": high.astype(kind),
+    }
 
 
 def ppc_fit_frame(ppc_histogram: pd.DataFrame) -> pd.DataFrame:

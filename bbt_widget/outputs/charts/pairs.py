@@ -15,7 +15,14 @@ from collections.abc import Hashable, Sequence
 import numpy as np
 import pandas as pd
 
-__all__ = ["decision_text", "distinct_labels", "match_rows", "pair_key", "verdict_kind"]
+__all__ = [
+    "decision_text",
+    "distinct_labels",
+    "keys_and_labels",
+    "match_rows",
+    "pair_key",
+    "verdict_kind",
+]
 
 
 def pair_key(a: str, b: str) -> str:
@@ -48,6 +55,13 @@ def distinct_labels(labels: Sequence[str], keys: Sequence[Hashable]) -> list[str
         first_label[key] = text
         out.append(text)
     return out
+
+
+def keys_and_labels(rows: pd.DataFrame) -> tuple[list[str], list[str]]:
+    """The :func:`pair_key` of each row of a pair table (``alg_a``, ``alg_b``, ``pair``) and
+    its ``pair`` label, made distinct (:func:`distinct_labels`)."""
+    keys = [pair_key(a, b) for a, b in zip(rows["alg_a"], rows["alg_b"], strict=True)]
+    return keys, distinct_labels(rows["pair"].astype(str), keys)
 
 
 def decision_text(decision: str, alg_a: str, alg_b: str) -> str:
