@@ -179,6 +179,48 @@ class BBTResult:
         )
         return table
 
+    def pair(
+        self,
+        a: str,
+        b: str,
+        rope: Sequence[float] = (0.45, 0.55),
+        hdi: float = 0.89,
+    ) -> pd.Series:
+        """The summary of P(a > b) for one pair, oriented as asked.
+
+        :meth:`summary` orders each pair best first, so ``summary()`` may hold "b > a" where
+        the reader asked about a against b. This gives the same statistics with ``a`` first:
+        the draws of P(b > a) turned into 1 - P(b > a), so the mean, the HDI, ``above_50``,
+        ``in_rope`` and the decisions all read as "a against b".
+
+        Parameters
+        ----------
+        a, b
+            Two different algorithms of the fit.
+        rope, hdi
+            As for :meth:`summary`.
+
+        Returns
+        -------
+        pandas.Series
+            The :meth:`summary` columns for the pair "a > b" (``weak``/``strong`` say
+            ``"a better"`` when ``a`` wins).
+        """
+        rope = check_rope(rope)
+        hdi = check_hdi(hdi)
+        a, b = check_algorithms([a, b], self.algorithms, "pair")
+        if a == b:
+            raise ValueError(f"pair needs two different algorithms, got {a!r} twice")
+        idx = {name: k for k, name in enumerate(self.algorithms)}
+        i, j = idx[a], idx[b]
+        # the sorted draws of the pair as stored; flipping the orientation reverses the order
+        k = next(k for k, p in enumerate(self._pairs) if set(p) == {i, j})
+        p = self._p_sorted[:, k : k + 1]
+        if self._pairs[k] != (i, j):
+            p = 1.0 - p[::-1]
+        table = posterior.summarise(p, [f"{a} > {b}"], [a], [b], rope, hdi, self._compared[[k]])
+        return table.iloc[0]
+
     def pair_draws(
         self,
         control: str | None = None,

@@ -308,3 +308,28 @@ def test_fit_refuses_a_win_table_with_no_games():
     all_ties = TABLE_3B.assign(win1=0, win2=0, ties=3)
     with pytest.raises(ValueError, match=r"every game is a tie.*'forget'.*'davidson'"):
         bbt.fit(all_ties, ties="forget", progress=_never_called)
+
+
+def test_pair_reads_one_pair_in_the_orientation_asked(paper_fit):
+    s = paper_fit.summary().set_index("pair")
+    # as stored (best first): the same row as summary()
+    same = paper_fit.pair("xgb", "dt")
+    pd.testing.assert_series_equal(
+        same.drop("pair"), s.loc["xgb > dt"], check_names=False, check_exact=False
+    )
+    # flipped: P(dt > xgb) = 1 - P(xgb > dt), the HDI mirrored, the decision reversed
+    flip = paper_fit.pair("dt", "xgb")
+    row = s.loc["xgb > dt"]
+    assert flip["pair"] == "dt > xgb" and (flip["alg_a"], flip["alg_b"]) == ("dt", "xgb")
+    assert flip["mean"] == pytest.approx(1 - row["mean"])
+    assert flip["median"] == pytest.approx(1 - row["median"])
+    assert (flip["low"], flip["high"]) == pytest.approx((1 - row["high"], 1 - row["low"]))
+    assert flip["above_50"] == pytest.approx(1 - row["above_50"])
+    assert flip["in_rope"] == pytest.approx(row["in_rope"])
+    assert (flip["weak"], flip["strong"]) == ("b better", "b better")
+    # an equivalence stays an equivalence either way round
+    assert paper_fit.pair("lgbm", "xgb")["strong"] == "equivalent"
+    with pytest.raises(ValueError, match="'knn' is not an algorithm"):
+        paper_fit.pair("knn", "dt")
+    with pytest.raises(ValueError, match="two different algorithms"):
+        paper_fit.pair("dt", "dt")

@@ -94,6 +94,8 @@ def test_quickstart_notebook_runs_top_to_bottom(tmp_path: Path) -> None:
         if "application/vnd.jupyter.widget-view+json" in output.get("data", {})
     ]
     assert widget_views, "the widget was not displayed"
+    # a user runs it inside the checkout: it must not write files there
+    assert not any(tmp_path.iterdir()), "the notebook left files in its working directory"
 
 
 @pytest.mark.stan
@@ -169,6 +171,11 @@ def test_paper_drafting_notebook_writes_tables_figures_and_report(tmp_path: Path
 @pytest.mark.stan
 def test_robustness_notebook_audits_sweeps_and_calibrates(tmp_path: Path) -> None:
     notebook = _execute("04_robustness.ipynb", tmp_path)
+    # the strong rule is told as the code applies it: the posterior mean against 0.70
+    from bbt_widget.core.posterior import STRONG_THRESHOLD
+
+    told = next(c.source for c in notebook.cells if "(Sec. 9.3)" in c.source)
+    assert f"{STRONG_THRESHOLD:.2f}" in told and "posterior mean" in told, told
     stdout = _stdout(notebook)
     assert "Audit: 0 errors" in stdout
     assert "12 settings, 0 failed" in stdout
