@@ -48,7 +48,7 @@ from typing import Any, TypeVar
 import numpy as np
 
 from . import _procs, _toolchain
-from ._cache import cache_root, discard, ensure_built, unusable_build
+from ._cache import cache_root, check_private, discard, ensure_built, unusable_build
 from ._programs import (
     OutputSplitter,
     add_empty_outputs,
@@ -183,7 +183,11 @@ def compile_model(
     cancel: threading.Event | None = None,
     verbose: bool = False,
 ) -> tuple[Path, float]:
-    """Compile ``model`` unless cached; return the executable and the seconds spent."""
+    """Compile ``model`` unless cached; return the executable and the seconds spent.
+
+    Raises :class:`~._cache.UnsafeCacheError` when another user could have written the
+    executable or a folder above it (it is then never run).
+    """
     target = _target(model)
     exe = target / _exe_name(model)
     seconds = ensure_built(
@@ -193,6 +197,7 @@ def compile_model(
         progress=progress,
         cancel=cancel,
     )
+    check_private(exe)
     return exe, seconds
 
 

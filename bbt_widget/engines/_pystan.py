@@ -48,7 +48,7 @@ from typing import Any
 import numpy as np
 
 from . import _procs, _toolchain
-from ._cache import cache_root, discard, ensure_built, unusable_build
+from ._cache import cache_root, check_private, discard, ensure_built, unusable_build
 from ._programs import add_empty_outputs, program_hash, split_outputs, stan_program
 from .base import Draws, EngineError, FitCancelled, ModelName, ProgressCallback, fresh_seed
 
@@ -143,7 +143,11 @@ def compile_model(
     cancel: threading.Event | None = None,
     verbose: bool = False,
 ) -> tuple[Path, float]:
-    """Compile ``model`` unless cached; return the extension module and seconds spent."""
+    """Compile ``model`` unless cached; return the extension module and seconds spent.
+
+    Raises :class:`~._cache.UnsafeCacheError` when another user could have written the
+    module or a folder above it (it is then never loaded: loading runs its code).
+    """
     target = _target(model)
     seconds = ensure_built(
         target,
@@ -155,6 +159,7 @@ def compile_model(
     module = _module_file(target)
     if module is None:  # removed between the build and now (cache cleared)
         raise EngineError(f"compiled model vanished from {target}; please retry")
+    check_private(module)
     return module, seconds
 
 
