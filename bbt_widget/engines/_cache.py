@@ -83,8 +83,7 @@ def _check_entry(path: Path, info: os.stat_result) -> None:
             f"the bbt-widget cache {kind} {path} belongs to {_user(info.st_uid)}, not to you "
             f"({_user(me)}): another user could have put compiled code there, which a fit "
             f"would run as you, so nothing in it is loaded. Delete it "
-            f"(`rm -rf {shlex.quote(str(path))}`), or "
-            f"{private}."
+            f"(`rm -rf {shlex.quote(str(path))}`), or {private}."
         )
     mode = stat.S_IMODE(info.st_mode)
     if mode & 0o022:
@@ -222,11 +221,11 @@ def ensure_built(
 
     First checks that the cache folders down to ``target`` are private (:func:`check_private`;
     the caller checks the built file it loads the same way). Returns at once (0.0) when
-    ``is_built(target)``. Otherwise starts the build (or joins the
-    one already running in this process) and waits, reporting ``("compiling", nan)`` about
-    once a second. Raises :class:`FitCancelled` if ``cancel`` is set meanwhile (the build goes
-    on in the background, and the next call joins it) and re-raises the build's error if it
-    fails (the next call retries).
+    ``is_built(target)``. Otherwise starts the build (or joins the one already running in this
+    process) and waits, reporting ``("compiling", nan)`` about once a second. Raises
+    :class:`FitCancelled` if ``cancel`` is set meanwhile (the build goes on in the background,
+    and the next call joins it) and re-raises the build's error if it fails (the next call
+    retries).
     """
     check_private(target)
     if is_built(target):
