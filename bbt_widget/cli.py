@@ -730,7 +730,7 @@ def _add_model_options(p: argparse.ArgumentParser) -> None:
         "--engine",
         default="auto",
         choices=["auto", "pystan", "cmdstanpy"],
-        help="Stan engine; auto takes CmdStan when installed, else PyStan",
+        help="Stan engine; auto takes CmdStan when a working one is installed, else PyStan",
     )
     g.add_argument("--chains", type=int, default=4, help="Markov chains")
     g.add_argument("--iter-warmup", type=int, default=1000, help="warm-up iterations per chain")

@@ -87,7 +87,8 @@ def fit(
         half-Cauchy, 3.0 for half-normal (``bbt_widget.core.options.HYPERPRIOR_SCALES``); the scale
         used is recorded in ``result.settings["prior_scale"]``.
     engine
-        ``"auto"`` (CmdStan when installed, else PyStan), ``"cmdstanpy"`` or ``"pystan"``.
+        ``"auto"`` (CmdStan when a working one is installed, else PyStan), ``"cmdstanpy"`` or
+        ``"pystan"``.
     chains, iter_warmup, iter_sampling, seed
         Sampler settings. The default seed (``bbt_widget.DEFAULT_SEED``, 1) makes a rerun give
         the same numbers; ``seed=None`` draws a fresh one (recorded in ``result.settings``).

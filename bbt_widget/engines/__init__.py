@@ -5,10 +5,11 @@
 >>> draws.params["beta"].shape  # doctest: +SKIP
 (4, 1000, 3)
 
-``engine="auto"`` picks cmdstanpy when a CmdStan installation is found, else PyStan; the engine
-used is ``Draws.engine``. Models are compiled once per machine into a user cache directory
-(``$BBT_WIDGET_CACHE`` overrides it) and reused. Set ``BBT_WIDGET_VERBOSE=1`` (or pass
-``verbose=True``) to see the compiler's and Stan's output; by default the engines are silent.
+``engine="auto"`` picks cmdstanpy when a working CmdStan installation is found (built, and its
+``stanc`` runs here), else PyStan; the engine used is ``Draws.engine``. Models are compiled once
+per machine into a user cache directory (``$BBT_WIDGET_CACHE`` overrides it; it must be private:
+see ``_cache.check_private``) and reused. Set ``BBT_WIDGET_VERBOSE=1`` (or pass ``verbose=True``)
+to see the compiler's and Stan's output; by default the engines are silent.
 """
 
 from __future__ import annotations
@@ -17,6 +18,7 @@ import os
 import sys
 import threading
 import time
+import warnings
 from collections.abc import Mapping
 from concurrent.futures import ThreadPoolExecutor
 from types import ModuleType
@@ -82,8 +84,9 @@ def resolve_engine(engine: str = "auto") -> str:
     Parameters
     ----------
     engine
-        ``"auto"`` (cmdstanpy when a CmdStan installation is found, else PyStan),
-        ``"cmdstanpy"`` or ``"pystan"``.
+        ``"auto"`` (cmdstanpy when a working CmdStan installation is found, else PyStan,
+        with a warning when CmdStan was found but does not work), ``"cmdstanpy"`` or
+        ``"pystan"``.
 
     Raises
     ------
@@ -96,14 +99,23 @@ def resolve_engine(engine: str = "auto") -> str:
     if engine == "auto":
         for name in ENGINES:
             if _engine_module(name).available():
+                skipped = _broken(ENGINES[0]) if name != ENGINES[0] else None
+                if skipped:
+                    warnings.warn(f"{skipped} Using {name}.", RuntimeWarning, stacklevel=3)
                 return name
         raise EngineError("No Stan engine can run here. " + " ".join(_FIXES.values()))
     if engine not in ENGINES:
         valid = ", ".join(repr(e) for e in ("auto", *ENGINES))
         raise ValueError(f"unknown Stan engine {engine!r}; valid engines: {valid}")
     if not _engine_module(engine).available():
-        raise EngineError(_FIXES[engine])
+        raise EngineError(_broken(engine) or _FIXES[engine])
     return engine
+
+
+def _broken(engine: str) -> str | None:
+    """Why the engine's installation, found here, does not work (None: none found, or it
+    works)."""
+    return _engine_module(engine).problem() if engine == "cmdstanpy" else None
 
 
 def _verbose(verbose: bool | None) -> bool:

@@ -6,6 +6,12 @@ one directory per (engine, program hash, toolchain), never next to the installed
 that two processes never build the same model at once, into a scratch directory renamed into
 place when complete, so that a half-built model is never seen. Callers only wait for the build:
 a cancelled fit stops waiting while the build goes on, and the next fit picks it up.
+
+Loading a compiled model runs its code as the user who fits, so the cache must be private: a
+folder others can write (a team's shared ``BBT_WIDGET_CACHE`` of mode 777, say) would let them
+plant a module that the next fit loads. :func:`check_private` refuses any folder from the cache
+root down, and any file, that is not owned by this user (or root) or that group or others may
+write; every folder the cache creates is made with mode 0700, whatever the umask.
 """
 
 from __future__ import annotations
@@ -15,7 +21,9 @@ import concurrent.futures
 import contextlib
 import math
 import os
+import shlex
 import shutil
+import stat
 import tempfile
 import threading
 import time
@@ -34,6 +42,11 @@ except ImportError:  # Windows: only the cmdstanpy engine runs there; builds are
 from . import _procs
 from .base import EngineError, FitCancelled, ProgressCallback
 
+try:
+    import pwd
+except ImportError:  # Windows
+    pwd = None  # type: ignore[assignment]
+
 #: Build function: writes the compiled model into the given (empty) scratch directory.
 Builder = Callable[[Path], None]
 
@@ -47,13 +60,116 @@ def cache_root() -> Path:
     return Path(env).expanduser() if env else Path(platformdirs.user_cache_dir("bbt-widget"))
 
 
+class UnsafeCacheError(EngineError):
+    """A folder or file of the cache that another user could have written: nothing in it is
+    loaded or run."""
+
+
+def _user(uid: int) -> str:
+    try:
+        return pwd.getpwuid(uid).pw_name if pwd is not None else f"uid {uid}"
+    except KeyError:
+        return f"uid {uid}"
+
+
+def _check_entry(path: Path, info: os.stat_result) -> None:
+    """Raise :class:`UnsafeCacheError` unless ``path`` (``info`` its stat) is owned by this
+    user or root and not writable by group or others."""
+    me = os.geteuid()
+    kind = "folder" if stat.S_ISDIR(info.st_mode) else "file"
+    private = "set BBT_WIDGET_CACHE to a folder of your own (e.g. `mkdir -m 700 ~/bbt-cache`)"
+    if info.st_uid not in (me, 0):
+        raise UnsafeCacheError(
+            f"the bbt-widget cache {kind} {path} belongs to {_user(info.st_uid)}, not to you "
+            f"({_user(me)}): another user could have put compiled code there, which a fit "
+            f"would run as you, so nothing in it is loaded. Delete it "
+            f"(`rm -rf {shlex.quote(str(path))}`), or {private}."
+        )
+    mode = stat.S_IMODE(info.st_mode)
+    if mode & 0o022:
+        who = "all users" if mode & 0o002 else "its group"
+        if info.st_uid == me:
+            chmod = "700" if kind == "folder" else "go-w"
+            fix = f"make it private with `chmod {chmod} {shlex.quote(str(path))}`, or "
+        else:
+            fix = ""
+        raise UnsafeCacheError(
+            f"the bbt-widget cache {kind} {path} is writable by {who} (mode {mode:o}): "
+            "another user could put compiled code there, which a fit would run as you, so "
+            f"nothing in it is loaded. To fix it, {fix}{private}."
+        )
+
+
+def check_private(path: Path) -> None:
+    """Refuse ``path`` in the cache unless only this user (or root) can have written it.
+
+    Every folder from the cache root down to ``path``, and ``path`` itself, must be owned by
+    this user or root and not writable by group or others (a world-writable folder with the
+    sticky bit, like ``/tmp``, is refused too: others may still add files to it). Otherwise
+    another user could have put a compiled model there, or replaced one, whose code would run
+    as this user when it is loaded. The check stops at the first that does not exist yet (the
+    cache creates it private). A no-op on Windows, where permissions are access lists.
+
+    Parameters
+    ----------
+    path
+        A folder or file at or below :func:`cache_root`.
+
+    Raises
+    ------
+    UnsafeCacheError
+        Naming the folder or file, why it is unsafe and how to fix it.
+    ValueError
+        ``path`` is not in the cache.
+    """
+    if not hasattr(os, "geteuid"):
+        return
+    root = cache_root()
+    current = root
+    for part in ("", *path.relative_to(root).parts):
+        current = current / part
+        try:
+            info = os.stat(current)
+        except (FileNotFoundError, NotADirectoryError):
+            return
+        _check_entry(current, info)
+
+
+def make_private_dirs(folder: Path) -> None:
+    """Create ``folder`` and its missing parents with mode 0700, whatever the umask (a plain
+    ``mkdir(parents=True)`` gives the parents the umask's mode: 0777 under ``umask 000``)."""
+    missing = []
+    current = folder
+    while not current.exists() and current.parent != current:
+        missing.append(current)
+        current = current.parent
+    for path in reversed(missing):
+        try:
+            os.mkdir(path, 0o700)
+        except FileExistsError:  # made meanwhile by another process: checked as any other
+            continue
+        os.chmod(path, 0o700)  # the umask may have removed bits of the owner's too
+
+
+def _drop_others_write(folder: Path) -> None:
+    """Clear the group and others write bits of everything in ``folder`` (a build's files
+    get the umask's mode: a linker under ``umask 000`` writes a module of mode 777)."""
+    for parent, folders, files in os.walk(folder):
+        for name in folders + files:
+            path = os.path.join(parent, name)
+            info = os.lstat(path)
+            if not stat.S_ISLNK(info.st_mode) and info.st_mode & 0o022:
+                os.chmod(path, stat.S_IMODE(info.st_mode) & ~0o022)
+    os.chmod(folder, 0o700)
+
+
 @contextlib.contextmanager
 def _file_lock(path: Path) -> Iterator[None]:
-    path.parent.mkdir(parents=True, exist_ok=True)
+    make_private_dirs(path.parent)
     if fcntl is None:
         yield
         return
-    with open(path, "a") as fh:
+    with os.fdopen(os.open(path, os.O_WRONLY | os.O_CREAT | os.O_APPEND, 0o600), "a") as fh:
         fcntl.flock(fh, fcntl.LOCK_EX)  # blocks this build thread only, never the caller
         try:
             yield
@@ -72,6 +188,7 @@ def _build(target: Path, is_built: Callable[[Path], bool], builder: Builder) -> 
         scratch = Path(tempfile.mkdtemp(prefix=target.name + ".partial-", dir=target.parent))
         try:
             builder(scratch)
+            _drop_others_write(scratch)
             if target.exists():  # a broken earlier build (is_built said no): replace it
                 shutil.rmtree(target)
             try:
@@ -102,21 +219,25 @@ def ensure_built(
 ) -> float:
     """Make sure ``target`` holds a complete build; return the seconds spent waiting for it.
 
-    Returns at once (0.0) when ``is_built(target)``. Otherwise starts the build (or joins the
-    one already running in this process) and waits, reporting ``("compiling", nan)`` about
-    once a second. Raises :class:`FitCancelled` if ``cancel`` is set meanwhile (the build goes
-    on in the background, and the next call joins it) and re-raises the build's error if it
-    fails (the next call retries).
+    First checks that the cache folders down to ``target`` are private (:func:`check_private`;
+    the caller checks the built file it loads the same way). Returns at once (0.0) when
+    ``is_built(target)``. Otherwise starts the build (or joins the one already running in this
+    process) and waits, reporting ``("compiling", nan)`` about once a second. Raises
+    :class:`FitCancelled` if ``cancel`` is set meanwhile (the build goes on in the background,
+    and the next call joins it) and re-raises the build's error if it fails (the next call
+    retries).
     """
+    check_private(target)
     if is_built(target):
         return 0.0
     try:
-        target.parent.mkdir(parents=True, exist_ok=True)
+        make_private_dirs(target.parent)
     except OSError as exc:
         raise EngineError(
             f"cannot create the compiled-model cache {target.parent} ({exc}); "
             "set BBT_WIDGET_CACHE to a writable directory"
         ) from exc
+    check_private(target)  # a folder another process made meanwhile is checked too
     with _jobs_lock:
         future = _jobs.get(target)
         # a finished job is stale here: it failed, or its result has since been removed

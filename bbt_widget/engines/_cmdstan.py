@@ -1,9 +1,9 @@
 """The cmdstanpy engine: CmdStan executables built once into our cache.
 
-Used when a CmdStan installation is found (``$CMDSTAN`` or ``~/.cmdstan``, as cmdstanpy looks
-for it): CmdStan's sampler is the fastest way to run the models. The executable is compiled by
-cmdstanpy in a subprocess (killable, and its output captured) from a copy of the program in the
-cache directory, and lives beside it.
+Used when a working CmdStan installation is found (``$CMDSTAN`` or ``~/.cmdstan``, as cmdstanpy
+looks for it; built, and its ``stanc`` runs here: :func:`problem`): CmdStan's sampler is the
+fastest way to run the models. The executable is compiled by cmdstanpy in a subprocess (killable,
+and its output captured) from a copy of the program in the cache directory, and lives beside it.
 
 Sampling does not go through cmdstanpy, whose chains run in threads of the caller's process and
 cannot be stopped as a unit: a small worker process (``_cmdstan_worker.py``, stdlib only) runs
@@ -25,6 +25,7 @@ from __future__ import annotations
 
 import atexit
 import contextlib
+import functools
 import hashlib
 import importlib.metadata
 import importlib.util
@@ -48,7 +49,7 @@ from typing import Any, TypeVar
 import numpy as np
 
 from . import _procs, _toolchain
-from ._cache import cache_root, discard, ensure_built, unusable_build
+from ._cache import cache_root, check_private, discard, ensure_built, unusable_build
 from ._programs import (
     OutputSplitter,
     add_empty_outputs,
@@ -110,8 +111,62 @@ def cmdstan_path() -> str | None:
 
 
 def available() -> bool:
-    """Whether a CmdStan installation is found (and cmdstanpy, which builds the models)."""
-    return cmdstan_path() is not None and importlib.util.find_spec("cmdstanpy") is not None
+    """Whether a working CmdStan installation is found (see :func:`problem`), and cmdstanpy,
+    which builds the models."""
+    return (
+        cmdstan_path() is not None
+        and importlib.util.find_spec("cmdstanpy") is not None
+        and problem() is None
+    )
+
+
+#: What to do about a CmdStan installation that was found but does not work.
+REPAIR_HINT = (
+    "Reinstall it with `python -m cmdstanpy.install_cmdstan --overwrite` (needs internet and a "
+    "C++ toolchain) or point $CMDSTAN at a working installation; or use engine='pystan'."
+)
+
+
+def problem() -> str | None:
+    """Why the CmdStan installation found does not work here, or None (also when none is found).
+
+    A working installation is built (an interrupted ``install_cmdstan`` leaves a makefile
+    but no ``bin/stanc``) and its Stan compiler runs on this machine: ``bin/stanc --version``
+    is run once per process (a few milliseconds), and again only when that file changes.
+    """
+    path = cmdstan_path()
+    if path is None:
+        return None
+    stanc = Path(path) / "bin" / ("stanc.exe" if sys.platform == "win32" else "stanc")
+    try:
+        info = stanc.stat()
+    except OSError:
+        return f"The CmdStan installation {path} is not built (it has no {stanc}). " + REPAIR_HINT
+    return _stanc_fails(str(stanc), (info.st_ino, info.st_size, info.st_mtime_ns))
+
+
+@functools.lru_cache(maxsize=8)
+def _stanc_fails(stanc: str, version: tuple[int, int, int]) -> str | None:
+    """What ``stanc --version`` did wrong, or None if it ran (``version``: the file's inode,
+    size and time, so that a rebuilt stanc is run again)."""
+    try:
+        proc = subprocess.run(
+            [stanc, "--version"], stdin=subprocess.DEVNULL, capture_output=True, timeout=60
+        )
+    except (OSError, subprocess.TimeoutExpired) as exc:
+        why = f"could not run ({exc})"
+    else:
+        if proc.returncode == 0:
+            return None
+        if proc.returncode < 0:
+            why = _procs.killed_by(-proc.returncode)
+        else:
+            why = f"failed (exit code {proc.returncode})"
+    installation = Path(stanc).parents[1]
+    return (
+        f"The CmdStan installation {installation} does not work here: `{stanc} --version` "
+        f"{why}. " + REPAIR_HINT
+    )
 
 
 def _cmdstan_version(path: str) -> str:
@@ -183,7 +238,11 @@ def compile_model(
     cancel: threading.Event | None = None,
     verbose: bool = False,
 ) -> tuple[Path, float]:
-    """Compile ``model`` unless cached; return the executable and the seconds spent."""
+    """Compile ``model`` unless cached; return the executable and the seconds spent.
+
+    Raises :class:`~._cache.UnsafeCacheError` when another user could have written the
+    executable or a folder above it (it is then never run).
+    """
     target = _target(model)
     exe = target / _exe_name(model)
     seconds = ensure_built(
@@ -193,6 +252,7 @@ def compile_model(
         progress=progress,
         cancel=cancel,
     )
+    check_private(exe)
     return exe, seconds
 
 

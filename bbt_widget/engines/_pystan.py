@@ -48,7 +48,7 @@ from typing import Any
 import numpy as np
 
 from . import _procs, _toolchain
-from ._cache import cache_root, discard, ensure_built, unusable_build
+from ._cache import cache_root, check_private, discard, ensure_built, unusable_build
 from ._programs import add_empty_outputs, program_hash, split_outputs, stan_program
 from .base import Draws, EngineError, FitCancelled, ModelName, ProgressCallback, fresh_seed
 
@@ -143,7 +143,11 @@ def compile_model(
     cancel: threading.Event | None = None,
     verbose: bool = False,
 ) -> tuple[Path, float]:
-    """Compile ``model`` unless cached; return the extension module and seconds spent."""
+    """Compile ``model`` unless cached; return the extension module and seconds spent.
+
+    Raises :class:`~._cache.UnsafeCacheError` when another user could have written the
+    module or a folder above it (it is then never loaded: loading runs its code).
+    """
     target = _target(model)
     seconds = ensure_built(
         target,
@@ -155,6 +159,7 @@ def compile_model(
     module = _module_file(target)
     if module is None:  # removed between the build and now (cache cleared)
         raise EngineError(f"compiled model vanished from {target}; please retry")
+    check_private(module)
     return module, seconds
 
 
@@ -442,11 +447,25 @@ def _follow(
 
 
 class _LoadFailed(EngineError):
-    """The compiled model in the cache does not load (e.g. a truncated file)."""
+    """The compiled model in the cache does not load (e.g. a truncated file); ``crashed``:
+    the process loading it died by a signal."""
+
+    def __init__(self, reason: str, crashed: bool = False) -> None:
+        super().__init__(reason)
+        self.crashed = crashed
 
 
 # how a damaged extension module ends a process in dlopen: a truncated file gives SIGBUS
 _LOAD_CRASHES = {-signal.SIGBUS, -signal.SIGSEGV, -signal.SIGILL}
+#: Signals by which a chain crashed (rather than was killed from outside): PyStan's compiled
+#: model can crash this way on some platforms (e.g. a gVisor sandbox loses every chain to
+#: SIGSEGV), where CmdStan may still run.
+_CRASHES = {signal.SIGSEGV, signal.SIGBUS, signal.SIGILL, signal.SIGFPE, signal.SIGABRT}
+#: What to do when the PyStan engine crashed.
+CRASH_ADVICE = (
+    "the PyStan engine crashed on this platform; install CmdStan "
+    '(`python -m cmdstanpy.install_cmdstan`) and use engine="cmdstanpy"'
+)
 
 
 def _failure(
@@ -455,18 +474,25 @@ def _failure(
     """The error for a fit whose worker ended without ``done``, saying why as well as we know."""
     if status.startswith("load-failed") or (not ready and returncode in _LOAD_CRASHES):
         reason = status.removeprefix("load-failed").strip()
-        return _LoadFailed(reason or f"the process loading it {_procs.killed_by(-returncode)}")
+        if reason:
+            return _LoadFailed(reason)
+        return _LoadFailed(f"the process loading it {_procs.killed_by(-returncode)}", True)
     for chain in range(1, chains + 1):
         path = out_dir / f"chain-{chain}.error"
         if path.exists():
             return EngineError(f"PyStan sampling failed: chain {chain}: {path.read_text().strip()}")
     fields = status.split()
+    signum = 0
     if len(fields) == 3 and fields[0] == "failed" and int(fields[2]) > 0:
-        why = f"chain {fields[1]} {_procs.killed_by(int(fields[2]))}"
+        signum = int(fields[2])
+        why = f"chain {fields[1]} {_procs.killed_by(signum)}"
     elif returncode < 0:
-        why = f"the sampler process {_procs.killed_by(-returncode)}"
+        signum = -returncode
+        why = f"the sampler process {_procs.killed_by(signum)}"
     else:
         why = f"the sampler process failed (exit code {returncode})"
+    if signum in _CRASHES:
+        why += f": {CRASH_ADVICE}"
     tail = "\n".join(output.strip().splitlines()[-20:])
     return EngineError(f"PyStan sampling failed: {why}" + (f"; output:\n{tail}" if tail else ""))
 
@@ -609,12 +635,15 @@ def _serve(
                     module, request, out_dir, progress, cancel, verbose
                 )
             except _LoadFailed as still:
-                raise unusable_build(
+                error = unusable_build(
                     f"the compiled Stan model {model!r}",
                     _target(model),
                     still,
                     "the C++ compiler or the httpstan installation",
-                ) from None
+                )
+                if still.crashed:  # a fresh build that crashes as it loads: the platform
+                    error = EngineError(f"{error} If it crashes after every build, {CRASH_ADVICE}.")
+                raise error from None
     except Exception:
         _ended(counted)
         _after_fit(module)  # e.g. a cancelled fit: the next one starts at once

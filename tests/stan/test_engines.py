@@ -8,6 +8,7 @@ from __future__ import annotations
 
 import asyncio
 import contextlib
+import importlib.util
 import json
 import os
 import queue
@@ -15,6 +16,7 @@ import shutil
 import signal
 import threading
 import time
+import warnings
 from pathlib import Path
 
 import numpy as np
@@ -133,6 +135,46 @@ def test_auto_prefers_cmdstan_then_pystan():
     assert set(available) <= {"cmdstanpy", "pystan"}
     if available:
         assert engines.resolve_engine("auto") == available[0]
+
+
+def fake_stanc(home: Path, script: str = 'echo "stanc3 v2.36.0 (Unix)"') -> None:
+    """Give the CmdStan installation ``home`` a ``bin/stanc`` that runs the shell ``script``."""
+    stanc = home / "bin" / "stanc"
+    stanc.parent.mkdir(parents=True, exist_ok=True)
+    stanc.write_text(f"#!/bin/sh\n{script}\n")
+    stanc.chmod(0o755)
+
+
+@pytest.mark.parametrize(
+    ("stanc", "why"),
+    [
+        (None, r"is not built \(it has no .*bin/stanc\)"),  # an interrupted install_cmdstan
+        ("exit 2", r"`.*bin/stanc --version` failed \(exit code 2\)"),
+        ("kill -SEGV $$", r"`.*bin/stanc --version` was killed by SIGSEGV"),
+    ],
+)
+def test_auto_prefers_a_working_cmdstan_only(tmp_path, monkeypatch, stanc, why):
+    """A CmdStan installation that is found but does not work here is passed over by "auto"
+    (with a warning saying why), and asked for by name it is refused with the reason and the
+    fix; once it works, "auto" picks it."""
+    if importlib.util.find_spec("cmdstanpy") is None:
+        pytest.skip("cmdstanpy is not installed")
+    home = tmp_path / "cmdstan-2.36.0"
+    home.mkdir()
+    (home / "makefile").write_text("CMDSTAN_VERSION := 2.36.0\n")
+    if stanc is not None:
+        fake_stanc(home, stanc)
+    monkeypatch.setenv("CMDSTAN", str(home))
+    if "pystan" in engines.available_engines():
+        with pytest.warns(RuntimeWarning, match=why + r".*install_cmdstan --overwrite.*pystan"):
+            assert engines.resolve_engine("auto") == "pystan"
+    assert "cmdstanpy" not in engines.available_engines()
+    with pytest.raises(EngineError, match=rf"{why}.*install_cmdstan --overwrite"):
+        engines.resolve_engine("cmdstanpy")
+    fake_stanc(home)  # repaired (a new stanc: checked afresh)
+    with warnings.catch_warnings():
+        warnings.simplefilter("error")
+        assert engines.resolve_engine("auto") == "cmdstanpy"
 
 
 def test_stan_programs_are_found_and_hashed():
@@ -590,6 +632,7 @@ def fake_cmdstan(pystan_models, tmp_path, monkeypatch) -> Path:
     home.mkdir()
     fake_exe = Path(__file__).with_name("fake_cmdstan_exe.py")
     (home / "makefile").write_text(FAKE_MAKEFILE.format(python=sys.executable, fake_exe=fake_exe))
+    fake_stanc(home)  # a working installation has a Stan compiler that runs
     monkeypatch.setenv("FAKE_CMDSTAN_REPO", str(Path(__file__).resolve().parents[2]))
     monkeypatch.setenv("FAKE_CMDSTAN_MODELS", str(cache_root()))
     monkeypatch.setenv("CMDSTAN", str(home))

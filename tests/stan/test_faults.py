@@ -10,6 +10,7 @@ runs, so they cost seconds, not the minute of a whole compile.
 from __future__ import annotations
 
 import os
+import re
 import shutil
 import signal
 import subprocess
@@ -228,6 +229,42 @@ def test_a_chain_killed_by_sigkill_is_named_with_the_likely_cause(
     assert list(tmp_path.iterdir()) == []
 
 
+@pytest.mark.stan
+def test_a_chain_that_crashes_says_to_use_cmdstan(tmp_path, monkeypatch, pystan_models):
+    """A chain lost to SIGSEGV, as on a platform where PyStan's compiled model crashes (a
+    gVisor sandbox loses every chain so): the error names the signal and says what to do."""
+    import resource
+
+    monkeypatch.setattr(tempfile, "tempdir", str(tmp_path))  # the fit's folders go here
+    engines.shutdown()  # no idle worker: the new ones inherit the limit below
+    core = resource.getrlimit(resource.RLIMIT_CORE)
+    resource.setrlimit(resource.RLIMIT_CORE, (0, core[1]))  # no core file of the crash
+    before = {p.pid for p in psutil.Process().children(recursive=True)}  # e.g. Dask's helpers
+    crashed: list[psutil.Process] = []
+
+    def progress(stage: str, fraction: float) -> None:
+        if stage == "sampling" and fraction > 0.01 and not crashed:
+            children = psutil.Process().children(recursive=True)
+            chains = [p for p in children if p.pid not in before and p.ppid() != os.getpid()]
+            crashed.append(chains[0])
+            chains[0].send_signal(signal.SIGSEGV)
+
+    try:
+        with pytest.raises(EngineError) as info:
+            engines.sample(
+                "bbt", BT_DATA, engine="pystan", seed=3, iter_warmup=200_000, progress=progress
+            )
+    finally:
+        resource.setrlimit(resource.RLIMIT_CORE, core)
+        engines.shutdown()
+    message = str(info.value)
+    assert re.search(r"chain \d was killed by SIGSEGV", message), message
+    assert "the PyStan engine crashed on this platform" in message
+    assert "`python -m cmdstanpy.install_cmdstan`" in message
+    assert 'engine="cmdstanpy"' in message
+    assert list(tmp_path.iterdir()) == []
+
+
 def _copy_build(source: Path, damage: bool, calls: list[Path]):
     """A stand-in for the compiler: copies a good build (or a truncated one) into scratch."""
 
@@ -281,6 +318,8 @@ def test_a_model_that_still_does_not_load_names_the_folder_to_delete(damaged_cac
         with pytest.warns(RuntimeWarning):
             engines.sample("bbt", BT_DATA, engine="pystan", seed=4, iter_sampling=200)
     assert str(damaged) in str(info.value)
+    # the loading process crashed (SIGBUS) after a fresh build too: the platform may be at fault
+    assert "If it crashes after every build, the PyStan engine crashed" in str(info.value)
     assert len(calls) == 1  # rebuilt once, not in a loop
     engines.shutdown()
 

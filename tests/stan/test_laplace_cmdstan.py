@@ -244,6 +244,7 @@ def test_a_cmdstan_without_laplace_says_which_version_is_needed(tmp_path, monkey
     home = tmp_path / "cmdstan-2.31.0"
     home.mkdir()
     (home / "makefile").write_text("CMDSTAN_VERSION := 2.31.0\n")
+    test_engines.fake_stanc(home)
     monkeypatch.setenv("CMDSTAN", str(home))
     monkeypatch.setenv("BBT_WIDGET_CACHE", str(tmp_path / "cache"))
     with pytest.raises(EngineError, match=r"CmdStan 2\.31\.0 .*needs CmdStan 2\.32 or newer"):

@@ -1,6 +1,12 @@
 """The widget's two Vega-Lite specs (the linked view and the robustness view), data by name,
 built once per machine and kept in the user cache: a new widget reads a small JSON file and
-needs no Altair import."""
+needs no Altair import.
+
+A spec file is read (and written) only where no other user can have written it, by the same
+rule as the compiled models (``engines._cache.check_private``): a spec planted by someone else
+would put its content into every widget. In a cache that is not private the spec is built
+afresh each time, with a warning that says how to make the cache private.
+"""
 
 from __future__ import annotations
 
@@ -11,6 +17,7 @@ import importlib.metadata
 import json
 import os
 import tempfile
+import warnings
 from pathlib import Path
 from typing import Any
 
@@ -41,14 +48,21 @@ def view_spec() -> dict[str, Any]:
 
 @functools.lru_cache(maxsize=4)
 def _cached_spec(name: str) -> dict[str, Any]:
+    from ...engines._cache import UnsafeCacheError, check_private, make_private_dirs
+
     path = _spec_cache_path(name)
+    try:
+        check_private(path)
+    except UnsafeCacheError as unsafe:
+        warnings.warn(f"chart specs are not cached: {unsafe}", RuntimeWarning, stacklevel=4)
+        return _build_spec(name)
     try:
         return json.loads(path.read_text(encoding="utf-8"))
     except (OSError, ValueError):
         pass  # not built yet on this machine (or unreadable): build it
     spec = _build_spec(name)
     try:
-        path.parent.mkdir(parents=True, exist_ok=True)
+        make_private_dirs(path.parent)
         # written whole, then renamed: a concurrent reader never sees half a file
         fd, tmp = tempfile.mkstemp(prefix=path.name, suffix=".partial", dir=path.parent)
         with os.fdopen(fd, "w", encoding="utf-8") as fh:

@@ -1,0 +1,305 @@
+"""A cache that others can write never runs their code.
+
+A team may point ``BBT_WIDGET_CACHE`` at a shared folder of mode 777. Another user can then
+create the (predictable) folder of a compiled model and put a module or executable there; a
+fit that loaded it would run that user's code as the fitting user. These tests plant one as a
+second user (``nobody``, through ``setpriv``: CI runs as root) whose constructor writes a
+marker file, and show that the fit refuses, names the folder and the fix, and never loads it.
+The same holds for a folder or file in the chain that its group or others may write, for
+CmdStan executables and for the widget's cached chart specs; and the folders the cache creates
+are private whatever the umask.
+"""
+
+from __future__ import annotations
+
+import json
+import os
+import shutil
+import stat
+import subprocess
+import tempfile
+import textwrap
+from collections.abc import Iterator
+from importlib.machinery import EXTENSION_SUFFIXES
+from pathlib import Path
+
+import pytest
+
+from bbt_widget import engines
+from bbt_widget.engines import EngineError, _cache, _cmdstan, _pystan
+from bbt_widget.outputs.charts import spec_cache
+
+BT_DATA = {  # paper Table 3b
+    "n_alg": 5,
+    "i1": [1, 1, 1, 1, 2, 2, 2, 3, 3, 4],
+    "i2": [2, 3, 4, 5, 3, 4, 5, 4, 5, 5],
+    "win1": [7, 2, 2, 6, 7, 6, 5, 11, 11, 12],
+    "win2": [14, 19, 19, 15, 14, 15, 15, 10, 10, 9],
+}
+SETPRIV = ["setpriv", "--reuid=nobody", "--regid=nogroup", "--clear-groups", "--"]
+
+
+def _needs_second_user() -> None:
+    if not hasattr(os, "geteuid") or os.geteuid() != 0:
+        pytest.skip("acting as a second user needs root (as in CI)")
+    if shutil.which("setpriv") is None:
+        pytest.skip("setpriv is not installed")
+
+
+def as_nobody(script: str, *args: str) -> None:
+    """Run the shell ``script`` (its arguments as $1, $2...) as the user ``nobody``."""
+    subprocess.run([*SETPRIV, "sh", "-ec", script, "sh", *args], check=True)
+
+
+@pytest.fixture
+def shared() -> Iterator[Path]:
+    """A folder under /tmp that every user can enter (pytest's tmp_path is root's alone),
+    removed afterwards with whatever the other user left in it."""
+    base = Path(tempfile.mkdtemp(prefix="bbt-widget-shared-"))
+    base.chmod(0o711)
+    try:
+        yield base
+    finally:
+        shutil.rmtree(base, ignore_errors=True)
+
+
+@pytest.fixture
+def team_cache(shared: Path, monkeypatch) -> Path:
+    """``BBT_WIDGET_CACHE`` on a folder of mode 777 (a team's shared model cache)."""
+    root = shared / "team-cache"
+    root.mkdir()
+    root.chmod(0o777)
+    monkeypatch.setenv("BBT_WIDGET_CACHE", str(root))
+    return root
+
+
+@pytest.fixture(scope="module")
+def good_build() -> Path:
+    """The folder of a complete PyStan build of the bbt model (in the default cache)."""
+    if "pystan" not in engines.available_engines():
+        pytest.skip("PyStan is not available here")
+    module, _ = _pystan.compile_model("bbt")
+    return module.parent
+
+
+@pytest.fixture
+def copy_build(good_build: Path, monkeypatch) -> list[Path]:
+    """Builds in this test copy ``good_build`` instead of compiling for a minute (so that
+    code that wrongly builds or loads finishes quickly, and the test fails at its assert)."""
+    calls: list[Path] = []
+
+    def build(model: str, scratch: Path, *, verbose: bool) -> None:
+        calls.append(scratch)
+        for item in good_build.iterdir():
+            shutil.copy2(item, scratch / item.name)
+
+    monkeypatch.setattr(_pystan, "_build", build)
+    return calls
+
+
+def _planted_module(folder: Path, marker: Path) -> Path:
+    """A shared library whose constructor, which ``dlopen`` runs, writes ``marker``."""
+    if shutil.which("gcc") is None:
+        pytest.skip("gcc is not installed")
+    source = folder / "planted.c"
+    source.write_text(
+        textwrap.dedent(
+            f"""
+            #include <stdio.h>
+            __attribute__((constructor)) static void planted(void) {{
+                FILE *f = fopen({json.dumps(str(marker))}, "w");
+                if (f) {{ fputs("planted code ran", f); fclose(f); }}
+            }}
+            """
+        )
+    )
+    library = folder / "planted.so"
+    subprocess.run(["gcc", "-shared", "-fPIC", "-o", str(library), str(source)], check=True)
+    library.chmod(0o755)
+    return library
+
+
+def _fit(engine: str) -> None:
+    engines.sample("bbt", BT_DATA, engine=engine, seed=1, iter_warmup=50, iter_sampling=50)
+
+
+def _refuses_and_names(engine: str, folder: Path, marker: Path, *words: str) -> None:
+    with pytest.raises(EngineError) as info:
+        _fit(engine)
+    engines.shutdown()
+    message = str(info.value)
+    assert f"{folder} " in message, message
+    for word in words:
+        assert word in message, message
+    assert not marker.exists(), "the planted code ran"
+
+
+# ----------------------------------------------------------------------------- PyStan modules
+
+
+@pytest.mark.stan
+def test_a_module_planted_in_a_shared_cache_is_never_loaded(shared, team_cache, copy_build):
+    _needs_second_user()
+    marker = shared / "marker"
+    library = _planted_module(shared, marker)
+    target = _pystan._target("bbt")
+    # the other user creates the model's folder and puts the module there, as the engine names it
+    as_nobody(
+        'mkdir -p "$1" && cp "$2" "$1/stan_services_model_planted$3"',
+        str(target),
+        str(library),
+        EXTENSION_SUFFIXES[0],
+    )
+    assert target.stat().st_uid != 0
+    _refuses_and_names("pystan", team_cache, marker, "writable by", f"chmod 700 {team_cache}")
+    # following that advice: the cache root is private now, but the model's folders are still
+    # the other user's, and are named with the fix
+    team_cache.chmod(0o700)
+    _refuses_and_names("pystan", team_cache / "pystan", marker, "belongs to nobody", "rm -rf")
+    assert copy_build == []  # neither built nor loaded
+
+
+@pytest.mark.stan
+def test_a_module_file_of_another_user_is_never_loaded(tmp_path, monkeypatch, copy_build):
+    """A private chain of folders, but the module itself is not ours: refused too."""
+    _needs_second_user()
+    monkeypatch.setenv("BBT_WIDGET_CACHE", str(tmp_path / "cache"))
+    module, _ = _pystan.compile_model("bbt")
+    marker = tmp_path / "marker"
+    os.replace(_planted_module(tmp_path, marker), module)
+    os.chown(module, 65534, 65534)  # as if another user had replaced it
+    _refuses_and_names("pystan", module, marker, "belongs to nobody")
+
+
+@pytest.mark.parametrize(
+    ("where", "mode", "words"),
+    [
+        ("root", 0o777, ["writable by all users", "chmod 700"]),
+        ("root", 0o1777, ["writable by all users", "mode 1777"]),  # /tmp-like, sticky
+        ("root", 0o775, ["writable by its group"]),
+        ("engine", 0o770, ["writable by its group", "chmod 700"]),
+        ("model", 0o757, ["writable by all users"]),
+        ("module", 0o666, ["file", "chmod go-w"]),
+    ],
+)
+def test_a_folder_or_module_others_can_write_is_refused(
+    tmp_path, monkeypatch, copy_build, where, mode, words
+):
+    monkeypatch.setenv("BBT_WIDGET_CACHE", str(tmp_path / "cache"))
+    module, _ = _pystan.compile_model("bbt")  # a build of our own, in a private cache
+    chain = {"root": tmp_path / "cache", "engine": tmp_path / "cache" / "pystan"}
+    chain |= {"model": module.parent, "module": module}
+    chain[where].chmod(mode)
+    with pytest.raises(EngineError) as info:
+        _pystan.compile_model("bbt")
+    message = str(info.value)
+    assert f"{chain[where]} " in message and "BBT_WIDGET_CACHE" in message, message
+    for word in words:
+        assert word in message, message
+    assert len(copy_build) == 1  # the first compile only
+
+
+def test_cache_folders_are_private_whatever_the_umask(tmp_path, monkeypatch):
+    """Under ``umask 000`` the folders (new parents included) are 0700, and a build's files,
+    which a compiler writes with the umask's mode, are not writable by others."""
+    root = tmp_path / "new" / "cache"
+    monkeypatch.setenv("BBT_WIDGET_CACHE", str(root))
+    target = root / "pystan" / "model-1234"
+
+    def build(scratch: Path) -> None:
+        (scratch / "module.so").write_bytes(b"\x7fELF")
+        (scratch / "module.so").chmod(0o777)  # as a linker writes it under umask 000
+
+    old = os.umask(0)
+    try:
+        _cache.ensure_built(target, lambda t: (t / "module.so").exists(), build)
+    finally:
+        os.umask(old)
+    for folder in (tmp_path / "new", root, root / "pystan", target):
+        assert stat.S_IMODE(folder.stat().st_mode) == 0o700, folder
+    assert stat.S_IMODE((target / "module.so").stat().st_mode) & 0o022 == 0
+    lock = root / "pystan" / "model-1234.lock"
+    assert stat.S_IMODE(lock.stat().st_mode) & 0o077 == 0
+    _cache.check_private(target / "module.so")  # our own build passes
+
+
+# ----------------------------------------------------------------------------- CmdStan
+
+
+@pytest.fixture
+def fake_cmdstan_home(tmp_path, monkeypatch) -> Path:
+    """A CmdStan installation that is found and works (its ``stanc`` runs); it cannot build
+    models, so a fit can only use an executable already in the cache."""
+    home = tmp_path / "cmdstan-2.36.0"
+    (home / "bin").mkdir(parents=True)
+    (home / "makefile").write_text("CMDSTAN_VERSION := 2.36.0\n")
+    stanc = home / "bin" / "stanc"
+    stanc.write_text('#!/bin/sh\necho "stanc3 v2.36.0 (Unix)"\n')
+    stanc.chmod(0o755)
+    monkeypatch.setenv("CMDSTAN", str(home))
+    return home
+
+
+def test_a_cmdstan_executable_planted_in_a_shared_cache_is_never_run(
+    shared, team_cache, fake_cmdstan_home
+):
+    _needs_second_user()
+    marker = shared / "marker"
+    target = _cmdstan._target("bbt")
+    as_nobody(
+        'mkdir -p "$1" && printf "#!/bin/sh\\necho planted code ran > %s\\n" "$2" > "$1/bbt" '
+        '&& chmod 755 "$1/bbt"',
+        str(target),
+        str(marker),
+    )
+    _refuses_and_names("cmdstanpy", team_cache, marker, "writable by all users", "chmod 700")
+    team_cache.chmod(0o700)
+    _refuses_and_names("cmdstanpy", team_cache / "cmdstan", marker, "belongs to nobody")
+
+
+def test_a_cmdstan_executable_others_can_write_is_refused(tmp_path, monkeypatch):
+    """The check the engine applies to its executable, on one that its group may write."""
+    monkeypatch.setenv("BBT_WIDGET_CACHE", str(tmp_path / "cache"))
+    exe = tmp_path / "cache" / "cmdstan" / "bbt-1234" / "bbt"
+    _cache.make_private_dirs(exe.parent)
+    exe.write_text("#!/bin/sh\n")
+    exe.chmod(0o775)
+    with pytest.raises(_cache.UnsafeCacheError, match=f"file {exe} is writable by its group"):
+        _cache.check_private(exe)
+    exe.chmod(0o755)
+    _cache.check_private(exe)
+
+
+# ----------------------------------------------------------------------------- chart specs
+
+
+@pytest.fixture
+def fresh_specs() -> Iterator[None]:
+    spec_cache._cached_spec.cache_clear()
+    yield
+    spec_cache._cached_spec.cache_clear()  # later tests read the default cache again
+
+
+@pytest.mark.usefixtures("fresh_specs")
+def test_a_chart_spec_planted_in_a_shared_cache_is_ignored(team_cache):
+    _needs_second_user()
+    path = spec_cache._spec_cache_path("view")
+    planted = {"planted": True, "title": "<img src=x onerror=alert(1)>"}
+    as_nobody(
+        'mkdir -p "$1" && printf %s "$2" > "$3"', str(path.parent), json.dumps(planted), str(path)
+    )
+    with pytest.warns(RuntimeWarning, match=rf"not cached: .*{team_cache} is writable"):
+        spec = spec_cache.view_spec()
+    assert "planted" not in spec and "vconcat" in json.dumps(spec)
+    assert json.loads(path.read_text()) == planted  # neither read nor replaced
+
+    # with the root made private, the folder and the file are still the other user's
+    team_cache.chmod(0o700)
+    spec_cache._cached_spec.cache_clear()
+    with pytest.warns(RuntimeWarning, match=rf"{path.parent} belongs to nobody"):
+        assert "planted" not in spec_cache.view_spec()
+    # in a folder of ours, a file of another user's is ignored as well
+    os.chown(path.parent, 0, 0)
+    spec_cache._cached_spec.cache_clear()
+    with pytest.warns(RuntimeWarning, match=rf"file {path} belongs to nobody"):
+        assert "planted" not in spec_cache.view_spec()
