@@ -248,9 +248,10 @@ def ranking_model_section(pl: RankingModelResult, bbt: BBTResult) -> Section:
 
 def pairwise_section(agreement: AgreementResult) -> Section:
     """The hierarchical correlated t-test for every pair, joined to BBT and the classical
-    tests by :func:`bbt_widget.baselines.agreement`."""
+    tests by :func:`bbt_widget.baselines.agreement`, with the posterior of one pair in the
+    probability simplex (:func:`simplex_pair`) by the hierarchical and the signed-rank test."""
     cols = ["pair", "bbt", "hierarchical", "hier_p_left", "hier_p_rope", "hier_p_right"]
-    cols += ["bsr", "wilcoxon", "nemenyi"]
+    cols += ["bsr", "sign", "wilcoxon", "nemenyi"]
     frame = agreement.table[cols]
     same = int((frame["bbt"] == frame["hierarchical"]).sum())
     rope = agreement.hierarchical.rope if agreement.hierarchical is not None else None
@@ -265,10 +266,44 @@ def pairwise_section(agreement: AgreementResult) -> Section:
         Styled(TTEST_PAPER, "em"),
         f", Sec. 4.3; ROPE +-{rope:g}); it agrees with BBT on {same} of {_n(len(frame), 'pair')}.",
     ]
+    charts: dict[str, tuple[Any, str]] = {}
+    if agreement.hierarchical is not None and len(frame):
+        a, b, why = simplex_pair(agreement)
+        fits = agreement.hierarchical.fits
+        fit = fits.get((a, b)) or fits[(b, a)]
+        first, second = fit.table.iloc[0][["alg_a", "alg_b"]]
+        shown = f"{first} vs {second}"
+        charts["pairwise_simplex"] = (
+            fit.simplex(),
+            f"The hierarchical test's posterior of {shown} ({why}) in the probability "
+            "simplex: each point is a draw of the probabilities that the next data set "
+            f"favours {first}, is practically equivalent or favours {second}; the shaded "
+            "regions are where each of the three is the largest.",
+        )
+        charts["pairwise_simplex_bsr"] = (
+            agreement.bsr.simplex(first, second),
+            f"The Bayesian signed-rank test's posterior of {shown} on the per-data-set "
+            "means, in the same simplex.",
+        )
     return Section(
         key="pairwise",
         heading="Pairwise tests",
         text=text,
         tables=[Table("pairwise", "Hierarchical correlated t-test and BBT per pair", frame)],
+        charts=charts,
         methods=methods,
     )
+
+
+def simplex_pair(agreement: AgreementResult) -> tuple[str, str, str]:
+    """The pair whose simplex the report draws, and why: the first pair (BBT's order) on
+    which the hierarchical test and BBT decide differently, else the pair whose hierarchical
+    decision is the closest call (the smallest largest probability)."""
+    t = agreement.table
+    differ = t[t["bbt"] != t["hierarchical"]]
+    if len(differ):
+        row = differ.iloc[0]
+        return row["alg_a"], row["alg_b"], "the first pair on which it and BBT differ"
+    largest = t[["hier_p_left", "hier_p_rope", "hier_p_right"]].max(axis=1)
+    row = t.loc[largest.idxmin()]
+    return row["alg_a"], row["alg_b"], "the closest call of the pairs"
