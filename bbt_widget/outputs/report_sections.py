@@ -11,12 +11,13 @@ from __future__ import annotations
 from dataclasses import dataclass, field
 from typing import TYPE_CHECKING, Any
 
+import numpy as np
 import pandas as pd
 
 from .report import Styled
 
 if TYPE_CHECKING:
-    from ..baselines import AgreementResult
+    from ..baselines import AgreementResult, HierarchicalResult
     from ..baselines._plackett_luce import RankingModelResult
     from ..core.result import BBTResult
     from ..lab.influence import Influence
@@ -267,10 +268,9 @@ def pairwise_section(agreement: AgreementResult) -> Section:
         f", Sec. 4.3; ROPE +-{rope:g}); it agrees with BBT on {same} of {_n(len(frame), 'pair')}.",
     ]
     charts: dict[str, tuple[Any, str]] = {}
-    if agreement.hierarchical is not None and len(frame):
-        a, b, why = simplex_pair(agreement)
-        fits = agreement.hierarchical.fits
-        fit = fits.get((a, b)) or fits[(b, a)]
+    chosen = simplex_pair(agreement)
+    if chosen is not None:
+        fit, why = chosen
         first, second = fit.table.iloc[0][["alg_a", "alg_b"]]
         shown = f"{first} vs {second}"
         charts["pairwise_simplex"] = (
@@ -295,15 +295,23 @@ def pairwise_section(agreement: AgreementResult) -> Section:
     )
 
 
-def simplex_pair(agreement: AgreementResult) -> tuple[str, str, str]:
-    """The pair whose simplex the report draws, and why: the first pair (BBT's order) on
-    which the hierarchical test and BBT decide differently, else the pair whose hierarchical
-    decision is the closest call (the smallest largest probability)."""
+def simplex_pair(agreement: AgreementResult) -> tuple[HierarchicalResult, str] | None:
+    """The hierarchical fit whose simplex the report draws, and why: the first pair (BBT's
+    order) on which the hierarchical test and BBT decide differently, else the pair whose
+    hierarchical decision is the closest call (the smallest largest probability). ``None``
+    when no pair has a fit."""
+    if agreement.hierarchical is None:
+        return None
+    fits = agreement.hierarchical.fits
     t = agreement.table
-    differ = t[t["bbt"] != t["hierarchical"]]
-    if len(differ):
-        row = differ.iloc[0]
-        return row["alg_a"], row["alg_b"], "the first pair on which it and BBT differ"
-    largest = t[["hier_p_left", "hier_p_rope", "hier_p_right"]].max(axis=1)
-    row = t.loc[largest.idxmin()]
-    return row["alg_a"], row["alg_b"], "the closest call of the pairs"
+    found = [fits.get((a, b)) or fits.get((b, a)) for a, b in zip(t["alg_a"], t["alg_b"])]
+    has_fit = [f is not None for f in found]
+    if not any(has_fit):
+        return None
+    differ = [
+        k for k, ok in enumerate(has_fit) if ok and t["bbt"].iat[k] != t["hierarchical"].iat[k]
+    ]
+    if differ:
+        return found[differ[0]], "the first pair on which it and BBT differ"
+    largest = t[["hier_p_left", "hier_p_rope", "hier_p_right"]].max(axis=1).where(has_fit)
+    return found[int(np.nanargmin(largest.to_numpy()))], "the closest call of the pairs"

@@ -201,3 +201,37 @@ def test_chart_renders_offline():
     svg = vlc.vegalite_to_svg(chart.to_dict())
     assert svg.count("<circle") + svg.count("<path") > 100
     assert "&lt;b&gt; better" in svg
+
+
+def test_the_report_draws_the_first_disagreement_else_the_closest_call():
+    from types import SimpleNamespace
+
+    from bbt_widget.outputs.report_sections import simplex_pair
+
+    table = pd.DataFrame(
+        {
+            "alg_a": ["x", "x", "y"],
+            "alg_b": ["y", "z", "z"],
+            "bbt": ["a better", "a better", "no claim"],
+            "hierarchical": ["a better", "no claim", "no claim"],
+            "hier_p_left": [0.99, 0.5, 0.45],
+            "hier_p_rope": [0.01, 0.3, 0.10],
+            "hier_p_right": [0.0, 0.2, 0.45],
+        }
+    )
+    # the fits are keyed in the hierarchical test's own order, which may be the other way
+    fits = {("x", "y"): "fit xy", ("z", "x"): "fit zx", ("y", "z"): "fit yz"}
+
+    def agreement(table, fits):
+        return SimpleNamespace(table=table, hierarchical=SimpleNamespace(fits=fits))
+
+    assert simplex_pair(agreement(table, fits)) == (
+        "fit zx",
+        "the first pair on which it and BBT differ",
+    )
+    same = table.assign(hierarchical=table["bbt"])
+    assert simplex_pair(agreement(same, fits)) == ("fit yz", "the closest call of the pairs")
+    # a pair without a fit (a failed one) is never drawn; no fit at all: no chart
+    assert simplex_pair(agreement(table, {("x", "y"): "fit xy"}))[0] == "fit xy"
+    assert simplex_pair(agreement(table, {})) is None
+    assert simplex_pair(SimpleNamespace(table=table, hierarchical=None)) is None
