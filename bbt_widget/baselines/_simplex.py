@@ -27,6 +27,9 @@ from ..core.palette import SWEEP_DECISION_COLORS
 
 #: Most draws a chart shows (evenly thinned beyond): enough to see the shape, a small spec.
 MAX_POINTS = 3000
+#: Decimals of the plotted coordinates and thetas: 1e-4 of the triangle's side is far below
+#: a pixel, and the spec (sent to the browser, inlined in reports) is half the size.
+POINT_DECIMALS = 4
 #: Names longer than this many characters (code points) end in an ellipsis on the chart.
 NAME_MAX_CHARS = 40
 REGIONS = ("left", "rope", "right")
@@ -64,20 +67,22 @@ def thinning_step(n: int, max_points: int = MAX_POINTS) -> int:
 def simplex_points(
     theta: np.ndarray, max_points: int = MAX_POINTS, labels: Sequence[str] | None = None
 ) -> pd.DataFrame:
-    """The draws to plot: ``x, y``, the three thetas and ``region`` (where the draw falls),
-    evenly thinned to at most ``max_points`` rows; ``labels`` (one per draw, e.g. data set
-    names) become a ``label`` column."""
+    """The draws to plot: ``x, y``, the three thetas (rounded to ``POINT_DECIMALS``) and
+    ``region`` (where the draw falls, from the unrounded thetas), evenly thinned to at most
+    ``max_points`` rows; ``labels`` (one per draw, e.g. data set names) become a ``label``
+    column."""
     theta = np.asarray(theta, dtype=float)
     step = thinning_step(len(theta), max_points)
     kept = theta[::step]
-    xy = barycentric(kept)
+    xy = barycentric(kept).round(POINT_DECIMALS)
+    shown = kept.round(POINT_DECIMALS)
     frame = pd.DataFrame(
         {
             "x": xy[:, 0],
             "y": xy[:, 1],
-            "theta_left": kept[:, 0],
-            "theta_rope": kept[:, 1],
-            "theta_right": kept[:, 2],
+            "theta_left": shown[:, 0],
+            "theta_rope": shown[:, 1],
+            "theta_right": shown[:, 2],
             "region": winning_region(kept),
         }
     )

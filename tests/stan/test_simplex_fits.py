@@ -58,7 +58,7 @@ def test_hierarchical_simplex_draws_its_thetas(three):
     points = pd.DataFrame(_layer_rows(spec, "circle"))
     theta = fit.theta[["theta_left", "theta_rope", "theta_right"]].to_numpy()
     assert len(points) == len(theta) == 2000  # 4 chains x 500 draws, none thinned
-    np.testing.assert_allclose(points[["x", "y"]].to_numpy(), barycentric(theta))
+    np.testing.assert_allclose(points[["x", "y"]].to_numpy(), barycentric(theta), atol=5e-5)
     assert points["region"].tolist() == winning_region(theta).tolist()
     assert "Hierarchical" in spec["title"] and "2000 draws" in spec["title"]
 

@@ -94,7 +94,9 @@ def test_draws_are_thinned_evenly_to_at_most_max_points():
     theta = np.random.default_rng(1).dirichlet([2, 3, 4], 50_000)
     points = simplex_points(theta)
     assert 1000 <= len(points) <= MAX_POINTS
-    np.testing.assert_array_equal(points["theta_rope"], theta[::17, 1])
+    np.testing.assert_allclose(points["theta_rope"], theta[::17, 1], rtol=0, atol=5e-5)
+    np.testing.assert_allclose(points[["x", "y"]], barycentric(theta[::17]), rtol=0, atol=5e-5)
+    assert points["region"].tolist() == winning_region(theta[::17]).tolist()
     assert len(simplex_points(theta[:4000])) == 2000
     assert len(simplex_points(theta[:500])) == 500
     assert len(simplex_points(theta, max_points=100)) == 100
@@ -150,7 +152,7 @@ def test_correlated_simplex_places_each_data_set_at_its_masses(base):
     assert labels == res.table["dataset"].tolist()
     theta = res.table[["p_left", "p_rope", "p_right"]].to_numpy()
     xy = barycentric(theta)
-    np.testing.assert_allclose(_values(spec, "circle", "x"), xy[:, 0])
+    np.testing.assert_allclose(_values(spec, "circle", "x"), xy[:, 0], rtol=0, atol=5e-5)
     counts = np.bincount(theta.argmax(axis=1), minlength=3)
     assert _values(spec, "text", "note") == [f"{c} data set{'' if c == 1 else 's'}" for c in counts]
     assert _values(spec, "text", "name") == ["svm better", "rope", "lgbm better"]
