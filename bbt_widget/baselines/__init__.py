@@ -6,12 +6,14 @@
   adjustment, as R's ``pairwise.wilcox.test`` (Sec. 7.2, Table 14);
 * :func:`bayesian_signed_rank`: Benavoli et al.'s Bayesian signed-rank test with a ROPE
   (Sec. 7.3, Table 15);
+* :func:`bayesian_sign_test`: the Bayesian sign test with a ROPE (Benavoli et al. 2017,
+  Sec. 4.1; baycomp's ``SignTest``), on the per-data-set means;
 * :func:`correlated_ttest`: the Bayesian correlated t-test on each data set (Benavoli et
   al. 2017, Sec. 3), from the fold-level differences of one pair;
 * :func:`hierarchical` and :func:`hierarchical_pairs`: the Bayesian hierarchical correlated
   t-test over all data sets (Corani et al. 2017; Benavoli et al. 2017, Sec. 4.3), a Stan fit
   per pair;
-* :func:`agreement`: a BBT fit's decision for each pair next to the three baselines'.
+* :func:`agreement`: a BBT fit's decision for each pair next to the baselines'.
 
 Conventions shared by all of them:
 
@@ -23,7 +25,10 @@ Conventions shared by all of them:
   pairwise tests use the data sets where both algorithms have a result;
 * per-pair tables read ``"a > b"`` with a ranked above b by that method, and decide with
   the vocabulary of :meth:`bbt_widget.BBTResult.summary`: ``"a better"``,
-  ``"equivalent"``, ``"no claim"``, ``"b better"``.
+  ``"equivalent"``, ``"no claim"``, ``"b better"``;
+* the results with ``p_left``, ``p_rope``, ``p_right`` (signed-rank, sign, correlated and
+  hierarchical t-tests) draw their posterior in the probability simplex with
+  ``simplex()`` (Benavoli et al. 2017's triangle).
 """
 
 from __future__ import annotations
@@ -38,11 +43,13 @@ from ._hierarchical import (
     hierarchical,
     hierarchical_pairs,
 )
+from ._sign import BayesianSignTestResult, bayesian_sign_test
 from ._signed_rank import BayesianSignedRankResult, bayesian_signed_rank
 from ._wilcoxon import WilcoxonResult, hochberg, holm, wilcoxon_holm
 
 __all__ = [
     "AgreementResult",
+    "BayesianSignTestResult",
     "BayesianSignedRankResult",
     "CorrelatedTTestResult",
     "FriedmanResult",
@@ -52,6 +59,7 @@ __all__ = [
     "NemenyiResult",
     "WilcoxonResult",
     "agreement",
+    "bayesian_sign_test",
     "bayesian_signed_rank",
     "cd_diagram",
     "correlated_ttest",

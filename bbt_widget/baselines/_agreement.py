@@ -3,7 +3,7 @@
 The paper compares BBT's weak decision (``above_50 >= 0.95``, Sec. 9.2) with a significant
 Nemenyi or Wilcoxon difference, and counts the pairs where only one of them claims
 something. The frequentist tests can only claim a difference; BBT and the Bayesian
-signed-rank test can also claim equivalence.
+signed-rank and sign tests can also claim equivalence.
 """
 
 from __future__ import annotations
@@ -23,15 +23,17 @@ from ._common import (
     check_positive,
     dataset_means,
     flip_decision,
+    selected_pairs,
 )
 from ._demsar import NemenyiResult, complete_blocks, nemenyi_from_means
 from ._hierarchical import HierarchicalPairsResult
+from ._sign import BayesianSignTestResult, sign_from_means
 from ._signed_rank import BayesianSignedRankResult, signed_rank_from_means
 from ._wilcoxon import ADJUSTMENTS, WilcoxonResult, wilcoxon_from_means
 
 INTERPRETATIONS = ("weak", "strong")
 _SUMMARY_COLUMNS = ("pair", "alg_a", "alg_b", "above_50", "in_rope", "weak", "strong")
-BASELINES = ("nemenyi", "wilcoxon", "bsr")
+BASELINES = ("nemenyi", "wilcoxon", "bsr", "sign")
 
 
 class SummaryResult(Protocol):
@@ -48,11 +50,12 @@ class AgreementResult:
     ----------
     table
         One row per pair in BBT's order (``"a > b"`` as in ``result.summary()``): ``pair,
-        alg_a, alg_b``; the decisions ``bbt``, ``nemenyi``, ``wilcoxon``, ``bsr`` (each
-        ``"a better"``, ``"equivalent"``, ``"no claim"`` or ``"b better"``, seen from a);
-        and the numbers behind them: ``bbt_above_50``, ``bbt_in_rope``,
+        alg_a, alg_b``; the decisions ``bbt``, ``nemenyi``, ``wilcoxon``, ``bsr``, ``sign``
+        (each ``"a better"``, ``"equivalent"``, ``"no claim"`` or ``"b better"``, seen from
+        a); and the numbers behind them: ``bbt_above_50``, ``bbt_in_rope``,
         ``nemenyi_rank_diff`` (mean rank of b minus that of a), ``wilcoxon_p`` (adjusted),
-        ``bsr_p_left`` (a better), ``bsr_p_rope``, ``bsr_p_right`` (b better). With
+        ``bsr_p_left`` (a better), ``bsr_p_rope``, ``bsr_p_right`` (b better), ``sign_p_left``,
+        ``sign_p_rope``, ``sign_p_right`` (the Bayesian sign test's). With
         ``hierarchical=``, also the decision ``hierarchical`` and ``hier_p_left``,
         ``hier_p_rope``, ``hier_p_right``.
     counts
@@ -62,7 +65,7 @@ class AgreementResult:
     rankings
         The algorithms best first by each method (BBT: its summary order; Nemenyi: mean
         rank; Wilcoxon and BSR: median), one column per method.
-    nemenyi, wilcoxon, bsr, hierarchical
+    nemenyi, wilcoxon, bsr, hierarchical, sign
         The baseline results the table was built from (``hierarchical`` is None unless
         passed).
     interpretation
@@ -77,6 +80,7 @@ class AgreementResult:
     bsr: BayesianSignedRankResult
     interpretation: str
     hierarchical: HierarchicalPairsResult | None = None
+    sign: BayesianSignTestResult | None = None
 
 
 def agreement(
@@ -96,11 +100,13 @@ def agreement(
     adjust: str = "holm",
     bsr_rope: float = 0.01,
     prior_strength: float = 0.5,
+    sign_prior_strength: float = 1.0,
     n_samples: int = 50_000,
     seed: int | None = None,
     hierarchical: HierarchicalPairsResult | None = None,
 ) -> AgreementResult:
-    """Put BBT's decision for every pair next to Nemenyi's, Wilcoxon's and the BSR's.
+    """Put BBT's decision for every pair next to Nemenyi's, Wilcoxon's, the Bayesian
+    signed-rank test's (BSR) and the Bayesian sign test's.
 
     Parameters
     ----------
@@ -128,7 +134,11 @@ def agreement(
         Wilcoxon's p-value adjustment: ``"holm"`` or ``"hochberg"`` (the paper's).
     bsr_rope, prior_strength, n_samples, seed
         The Bayesian signed-rank test's ROPE half-width on the scores' scale and its
-        settings; see :func:`bayesian_signed_rank`.
+        settings; see :func:`bayesian_signed_rank`. The sign test uses the same ROPE,
+        number of draws and seed.
+    sign_prior_strength
+        The Bayesian sign test's prior strength, on the ROPE; see
+        :func:`bayesian_sign_test`.
     hierarchical
         A :func:`hierarchical_pairs` result on the same data (it is a Stan fit per pair, so
         it is computed once by the caller and joined here): adds its decision per pair.
@@ -153,6 +163,7 @@ def agreement(
     prior_strength = check_positive(prior_strength, "prior_strength", "0.5")
     if prior_strength == 0:
         raise ValueError("prior_strength must be > 0 (Benavoli et al. use 0.5)")
+    sign_prior_strength = check_positive(sign_prior_strength, "sign_prior_strength", "1")
     n_samples = check_count(n_samples, "n_samples")
     seed = check_seed(seed)
     _check_orientation(result, lower_is_better)
@@ -171,7 +182,11 @@ def agreement(
     nem = nemenyi_from_means(complete, dropped, alpha)
     wil = wilcoxon_from_means(means, alpha, adjust)
     bsr = signed_rank_from_means(means, bsr_rope, prior_strength, n_samples, seed)
-    table = _side_by_side(summary, interpretation, nem, wil, bsr, hierarchical)
+    names, pairs = selected_pairs(means, None, None)
+    sign = sign_from_means(
+        means, names, pairs, bsr_rope, sign_prior_strength, "rope", n_samples, seed
+    )
+    table = _side_by_side(summary, interpretation, nem, wil, bsr, hierarchical, sign)
     return AgreementResult(
         table=table,
         counts=_counts(table),
@@ -181,6 +196,7 @@ def agreement(
         bsr=bsr,
         interpretation=interpretation,
         hierarchical=hierarchical,
+        sign=sign,
     )
 
 
@@ -260,6 +276,7 @@ def _side_by_side(
     wil: WilcoxonResult,
     bsr: BayesianSignedRankResult,
     hierarchical: HierarchicalPairsResult | None = None,
+    sign: BayesianSignTestResult | None = None,
 ) -> pd.DataFrame:
     out = summary[["pair", "alg_a", "alg_b"]].copy()
     out["bbt"] = summary[interpretation].astype(str)
@@ -288,6 +305,20 @@ def _side_by_side(
             {"decision": "decision", "p_left": "p_right", "p_right": "p_left"},
         ),
     ]
+    if sign is not None:
+        parts.append(
+            _oriented(
+                summary,
+                sign.table,
+                {
+                    "decision": "sign",
+                    "p_left": "sign_p_left",
+                    "p_rope": "sign_p_rope",
+                    "p_right": "sign_p_right",
+                },
+                {"decision": "decision", "p_left": "p_right", "p_right": "p_left"},
+            )
+        )
     if hierarchical is not None:
         _check_covers(summary, hierarchical)
         parts.append(

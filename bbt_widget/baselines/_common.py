@@ -17,6 +17,7 @@ import numpy as np
 import pandas as pd
 
 from ..core.data import tidy_results
+from ..core.posterior import ordered_pairs
 from ..core.validation import _preview, check_algorithms
 from ..core.wintable import REL_TOL
 
@@ -118,6 +119,49 @@ def pair_frame(names: Sequence[str], pairs: Sequence[tuple[int, int]]) -> pd.Dat
     a = [names[i] for i, _ in pairs]
     b = [names[j] for _, j in pairs]
     return pd.DataFrame({"pair": [f"{x} > {y}" for x, y in zip(a, b)], "alg_a": a, "alg_b": b})
+
+
+def selected_pairs(
+    means: Means, a: str | None, b: str | None
+) -> tuple[list[str], list[tuple[int, int]]]:
+    """The algorithms and pairs (indices into them) a pairwise test compares.
+
+    Without ``a`` and ``b``: every pair, the algorithms ordered by median and each pair read
+    ``"a > b"`` with a the higher median (the paper's Table 15). With both: only ``(a, b)``,
+    in the order given (*left* means ``a`` is better).
+    """
+    if a is None and b is None:
+        names = list(means.medians().index)
+        return names, ordered_pairs(list(range(len(names))))
+    if a is None or b is None:
+        raise ValueError(
+            "name both algorithms of the pair (a= and b=), or neither to test every pair"
+        )
+    if isinstance(a, str) and a == b:
+        raise ValueError(f"a and b are the same algorithm ({a!r}); name two different ones")
+    return check_algorithms([a, b], means.algorithms, "a/b"), [(0, 1)]
+
+
+def find_pair(table: pd.DataFrame, a: str | None, b: str | None) -> tuple[pd.Series, bool]:
+    """The row of a per-pair table for ``{a, b}`` and whether it reads ``b > a`` (swapped).
+
+    ``a`` and ``b`` may be left out when the table has a single row.
+    """
+    if a is None and b is None:
+        if len(table) == 1:
+            return table.iloc[0], False
+        raise ValueError(
+            f"this result holds {len(table)} pairs: name one with a= and b= "
+            f"(e.g. a={table['alg_a'].iloc[0]!r}, b={table['alg_b'].iloc[0]!r})"
+        )
+    for swapped, (x, y) in ((False, (a, b)), (True, (b, a))):
+        hit = table[(table["alg_a"] == x) & (table["alg_b"] == y)]
+        if len(hit):
+            return hit.iloc[0], swapped
+    names = pd.unique(pd.concat([table["alg_a"], table["alg_b"]]))
+    raise ValueError(
+        f"no test of {a!r} vs {b!r} in this result; its algorithms are {_preview(names, 20)}"
+    )
 
 
 def flip_decision(decision: str) -> str:

@@ -24,6 +24,7 @@ from scipy import stats
 
 from ..core.validation import check_hdi
 from ._cv import FoldDifferences, check_rope_width, fold_differences
+from ._simplex import MAX_POINTS, REGIONS, simplex_chart
 
 #: Benavoli et al.: decide when a region's posterior probability reaches 0.95.
 DECISION_THRESHOLD = 0.95
@@ -103,6 +104,29 @@ class CorrelatedTTestResult:
         )
         return alt.layer(band, curve).properties(title=title, width=360, height=200)
 
+    def simplex(self, *, max_points: int = MAX_POINTS) -> alt.LayerChart:
+        """Every data set in the probability simplex, at its ``(p_left, p_rope, p_right)``.
+
+        The triangle of Benavoli et al. (2017) with the vertices "a better", "rope", "b
+        better" and the regions where each is the most probable shaded. The correlated
+        t-test's posterior is one-dimensional (the mean difference): each of its draws lies
+        in exactly one region, so drawn as points of the simplex every draw would sit on a
+        vertex. What places a data set inside the triangle is its three posterior masses, so
+        this chart shows one point per data set there (its name in the tooltip) and, at the
+        vertices, how many data sets have that region as the most probable one.
+        """
+        t = self.table
+        theta = t[["p_left", "p_rope", "p_right"]].to_numpy(dtype=float)
+        counts = np.bincount(np.argmax(theta, axis=1), minlength=len(REGIONS))
+        notes = [f"{c} data set{'' if c == 1 else 's'}" for c in counts]
+        title = (
+            f"Bayesian correlated t-test, ROPE +-{self.rope:g}: "
+            f"posterior masses of {len(t)} data set{'' if len(t) == 1 else 's'}"
+        )
+        a, b = t["alg_a"].iloc[0], t["alg_b"].iloc[0]
+        labels = t["dataset"].astype(str).tolist()
+        return simplex_chart(theta, a, b, notes, title=title, max_points=max_points, labels=labels)
+
 
 def correlated_ttest(
     data: pd.DataFrame,
@@ -151,7 +175,8 @@ def correlated_ttest(
     Returns
     -------
     CorrelatedTTestResult
-        ``table`` with one row per data set, ``density()`` and ``chart()``.
+        ``table`` with one row per data set, ``density()``, ``chart()`` and
+        ``simplex()``.
 
     Raises
     ------

@@ -42,6 +42,7 @@ from ._cv import (
     pair_differences,
 )
 from ._signed_rank import _winners
+from ._simplex import MAX_POINTS, prob_notes, simplex_chart
 
 #: Fewest data sets the hierarchical model is fitted on (it estimates their spread).
 MIN_DATASETS = 2
@@ -126,6 +127,26 @@ class HierarchicalResult:
         )
         return alt.layer(band, rule, observed, shrunk).properties(
             title=title, width=360, height=alt.Step(12)
+        )
+
+    def simplex(self, *, max_points: int = MAX_POINTS) -> alt.LayerChart:
+        """The draws of ``theta`` in the probability simplex (paper 001, Fig. 13): vertices
+        "a better", "rope", "b better", the regions where each is the most probable shaded,
+        at most ``max_points`` draws shown (evenly thinned)."""
+        row = self.table.iloc[0]
+        theta = self.theta[["theta_left", "theta_rope", "theta_right"]].to_numpy(dtype=float)
+        probs = row[["p_left", "p_rope", "p_right"]].to_numpy(dtype=float)
+        title = (
+            f"Hierarchical correlated t-test, {row['n_datasets']} data sets, "
+            f"ROPE +-{self.rope:g}: {len(theta)} draws"
+        )
+        return simplex_chart(
+            theta,
+            row["alg_a"],
+            row["alg_b"],
+            prob_notes(probs),
+            title=title,
+            max_points=max_points,
         )
 
 

@@ -29,20 +29,23 @@ which other algorithms are in the table.
 
 from __future__ import annotations
 
-from dataclasses import dataclass
+from dataclasses import dataclass, field
+from typing import Any
 
 import numpy as np
 import pandas as pd
 
-from ..core.posterior import ordered_pairs
 from ..core.validation import check_count, check_seed
 from ._common import (
     Means,
     check_positive,
     dataset_means,
+    find_pair,
     noise_level,
     pair_frame,
+    selected_pairs,
 )
+from ._simplex import MAX_POINTS, prob_notes, simplex_chart
 
 #: Benavoli et al.: decide when a region's posterior probability reaches 0.95.
 DECISION_THRESHOLD = 0.95
@@ -60,7 +63,8 @@ class BayesianSignedRankResult:
     ----------
     table
         One row per pair, ordered by median (``"a > b"``: a has the higher median, as in
-        the paper's Table 15): ``pair, alg_a, alg_b, n`` (data sets where both have a
+        the paper's Table 15; with ``a=`` and ``b=`` the one pair as asked): ``pair, alg_a,
+        alg_b, n`` (data sets where both have a
         result); ``p_left`` (a practically better), ``p_rope`` (practically equivalent),
         ``p_right`` (b practically better); ``p_left_0`` and ``p_right_0``: the same on the
         same draws with no ROPE (the paper's ``above.0`` is ``p_left_0``); ``decision``:
@@ -78,6 +82,8 @@ class BayesianSignedRankResult:
         The seed used (drawn when none was given), so the table can be reproduced.
     medians
         Median of the per-data-set means per algorithm, best first.
+    means
+        The per-data-set means the table was computed from (for :meth:`posterior`).
     """
 
     table: pd.DataFrame
@@ -86,11 +92,61 @@ class BayesianSignedRankResult:
     n_samples: int
     seed: int
     medians: pd.Series
+    means: Means | None = field(default=None, repr=False, compare=False)
+
+    def posterior(self, a: str | None = None, b: str | None = None) -> pd.DataFrame:
+        """The draws of ``theta_left`` (a better), ``theta_rope``, ``theta_right`` (Eq. 11)
+        of a pair, one row per Monte Carlo sample: those behind ``p_*`` in the table.
+
+        ``a`` and ``b`` name the pair in either order (left is then ``a``); they may be left
+        out when the result holds one pair.
+        """
+        row, swapped = find_pair(self.table, a, b)
+        if self.means is None:
+            raise ValueError("this result does not hold the means its draws were made from")
+        idx = [self.means.algorithms.index(name) for name in (row["alg_a"], row["alg_b"])]
+        values = self.means.values[:, idx]
+        z = values[:, 1] - values[:, 0]
+        z = z[np.isfinite(z)]
+        weights_t = dirichlet_weights(z.size, self.prior_strength, self.n_samples, self.seed)
+        order, ((below, upto),) = _staircase(z, (self.rope,), noise_level(values))
+        theta = np.empty((3, self.n_samples))
+        for start in range(0, self.n_samples, _CHUNK):
+            w, cum = _sorted_cumsum(weights_t[:, start : start + _CHUNK], order)
+            theta[:, start : start + _CHUNK] = _thetas(w, cum, below, upto)
+        theta = theta[::-1] if swapped else theta
+        return pd.DataFrame(theta.T, columns=["theta_left", "theta_rope", "theta_right"])
+
+    def simplex(
+        self, a: str | None = None, b: str | None = None, *, max_points: int = MAX_POINTS
+    ) -> Any:
+        """The posterior draws of a pair in the probability simplex (Benavoli et al. 2017,
+        Fig. 9): vertices "a better", "rope", "b better", the regions where each is the most
+        probable shaded, at most ``max_points`` draws shown (evenly thinned)."""
+        row, swapped = find_pair(self.table, a, b)
+        if row["n"] == 0:
+            raise ValueError(
+                f"{row['alg_a']!r} and {row['alg_b']!r} have no data set in common: "
+                "there is no posterior to draw"
+            )
+        first, second = (row["alg_b"], row["alg_a"]) if swapped else (row["alg_a"], row["alg_b"])
+        theta = self.posterior(first, second).to_numpy()
+        probs = row[["p_left", "p_rope", "p_right"]].to_numpy(dtype=float)
+        probs = probs[::-1] if swapped else probs
+        title = (
+            f"Bayesian signed-rank test, {row['n']} data sets, ROPE +-{self.rope:g}: "
+            f"{self.n_samples} draws"
+        )
+        return simplex_chart(
+            theta, first, second, prob_notes(probs), title=title, max_points=max_points
+        )
 
 
 def bayesian_signed_rank(
     data: pd.DataFrame,
     *,
+    a: str | None = None,
+    b: str | None = None,
     dataset: str | None = None,
     algorithm: str | None = None,
     fold: str | None = None,
@@ -108,6 +164,9 @@ def bayesian_signed_rank(
     ----------
     data
         Results in any layout :func:`bbt_widget.win_table` accepts.
+    a, b
+        One pair to test (differences ``b - a``: *left* means a is better); leave both out
+        to test every pair.
     dataset, algorithm, fold, score, lower_is_better
         How to read the results; see :func:`bbt_widget.core.data.tidy_results`. With
         ``lower_is_better`` the differences are oriented so that *left* still means the
@@ -128,7 +187,8 @@ def bayesian_signed_rank(
     Returns
     -------
     BayesianSignedRankResult
-        The per-pair ``table`` of posterior probabilities and the settings used.
+        The per-pair ``table`` of posterior probabilities and the settings used;
+        ``posterior()`` (the draws of a pair) and ``simplex()``.
     """
     rope = check_positive(rope, "rope", "0.01")
     prior_strength = check_positive(prior_strength, "prior_strength", "0.5")
@@ -145,16 +205,25 @@ def bayesian_signed_rank(
         sd=sd,
         lower_is_better=lower_is_better,
     )
-    return signed_rank_from_means(means, rope, prior_strength, n_samples, seed)
+    names, pairs = selected_pairs(means, a, b)
+    return signed_rank_from_means(means, rope, prior_strength, n_samples, seed, names, pairs)
 
 
 def signed_rank_from_means(
-    means: Means, rope: float, prior_strength: float, n_samples: int, seed: int
+    means: Means,
+    rope: float,
+    prior_strength: float,
+    n_samples: int,
+    seed: int,
+    names: list[str] | None = None,
+    pairs: list[tuple[int, int]] | None = None,
 ) -> BayesianSignedRankResult:
+    """The tests of ``pairs`` (indices into ``names``; default: every pair, by median) on
+    validated means."""
     medians = means.medians()
-    names = list(medians.index)
+    if names is None or pairs is None:
+        names, pairs = selected_pairs(means, None, None)
     values = means.values[:, [means.algorithms.index(a) for a in names]]
-    pairs = ordered_pairs(list(range(len(names))))
     weights: dict[int, np.ndarray] = {}  # one draw per number of data sets (see module doc)
     rows = []
     for i, j in pairs:
@@ -194,6 +263,7 @@ def signed_rank_from_means(
         n_samples=n_samples,
         seed=seed,
         medians=medians,
+        means=means,
     )
 
 

@@ -117,6 +117,7 @@ def column_definitions(
         "hier_p_rope": "hierarchical test: share of draws in which the ROPE is most probable.",
         "hier_p_right": "hierarchical test: share of draws in which b is practically better.",
         "bsr": "the Bayesian signed-rank test's decision on the per-data-set means.",
+        "sign": "the Bayesian sign test's decision on the per-data-set means.",
         "wilcoxon": "the pairwise Wilcoxon signed-rank test's decision (adjusted p-values).",
         "nemenyi": "the Nemenyi test's decision on the mean ranks.",
     }

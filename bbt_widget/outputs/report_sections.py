@@ -11,12 +11,13 @@ from __future__ import annotations
 from dataclasses import dataclass, field
 from typing import TYPE_CHECKING, Any
 
+import numpy as np
 import pandas as pd
 
 from .report import Styled
 
 if TYPE_CHECKING:
-    from ..baselines import AgreementResult
+    from ..baselines import AgreementResult, HierarchicalResult
     from ..baselines._plackett_luce import RankingModelResult
     from ..core.result import BBTResult
     from ..lab.influence import Influence
@@ -248,9 +249,10 @@ def ranking_model_section(pl: RankingModelResult, bbt: BBTResult) -> Section:
 
 def pairwise_section(agreement: AgreementResult) -> Section:
     """The hierarchical correlated t-test for every pair, joined to BBT and the classical
-    tests by :func:`bbt_widget.baselines.agreement`."""
+    tests by :func:`bbt_widget.baselines.agreement`, with the posterior of one pair in the
+    probability simplex (:func:`simplex_pair`) by the hierarchical and the signed-rank test."""
     cols = ["pair", "bbt", "hierarchical", "hier_p_left", "hier_p_rope", "hier_p_right"]
-    cols += ["bsr", "wilcoxon", "nemenyi"]
+    cols += ["bsr", "sign", "wilcoxon", "nemenyi"]
     frame = agreement.table[cols]
     same = int((frame["bbt"] == frame["hierarchical"]).sum())
     rope = agreement.hierarchical.rope if agreement.hierarchical is not None else None
@@ -265,10 +267,51 @@ def pairwise_section(agreement: AgreementResult) -> Section:
         Styled(TTEST_PAPER, "em"),
         f", Sec. 4.3; ROPE +-{rope:g}); it agrees with BBT on {same} of {_n(len(frame), 'pair')}.",
     ]
+    charts: dict[str, tuple[Any, str]] = {}
+    chosen = simplex_pair(agreement)
+    if chosen is not None:
+        fit, why = chosen
+        first, second = fit.table.iloc[0][["alg_a", "alg_b"]]
+        shown = f"{first} vs {second}"
+        charts["pairwise_simplex"] = (
+            fit.simplex(),
+            f"The hierarchical test's posterior of {shown} ({why}) in the probability "
+            "simplex: each point is a draw of the probabilities that the next data set "
+            f"favours {first}, is practically equivalent or favours {second}; the shaded "
+            "regions are where each of the three is the largest.",
+        )
+        charts["pairwise_simplex_bsr"] = (
+            agreement.bsr.simplex(first, second),
+            f"The Bayesian signed-rank test's posterior of {shown} on the per-data-set "
+            "means, in the same simplex.",
+        )
     return Section(
         key="pairwise",
         heading="Pairwise tests",
         text=text,
         tables=[Table("pairwise", "Hierarchical correlated t-test and BBT per pair", frame)],
+        charts=charts,
         methods=methods,
     )
+
+
+def simplex_pair(agreement: AgreementResult) -> tuple[HierarchicalResult, str] | None:
+    """The hierarchical fit whose simplex the report draws, and why: the first pair (BBT's
+    order) on which the hierarchical test and BBT decide differently, else the pair whose
+    hierarchical decision is the closest call (the smallest largest probability). ``None``
+    when no pair has a fit."""
+    if agreement.hierarchical is None:
+        return None
+    fits = agreement.hierarchical.fits
+    t = agreement.table
+    found = [fits.get((a, b)) or fits.get((b, a)) for a, b in zip(t["alg_a"], t["alg_b"])]
+    has_fit = [f is not None for f in found]
+    if not any(has_fit):
+        return None
+    differ = [
+        k for k, ok in enumerate(has_fit) if ok and t["bbt"].iat[k] != t["hierarchical"].iat[k]
+    ]
+    if differ:
+        return found[differ[0]], "the first pair on which it and BBT differ"
+    largest = t[["hier_p_left", "hier_p_rope", "hier_p_right"]].max(axis=1).where(has_fit)
+    return found[int(np.nanargmin(largest.to_numpy()))], "the closest call of the pairs"

@@ -170,8 +170,10 @@ class BBTWidget(RobustnessSection, RankingSection, anywidget.AnyWidget):
     rho, ttest_rope
         Correlation of the fold results (``1/k`` for k-fold cross-validation) and ROPE
         half-width (scores' scale) of the correlated t-test shown for a data set clicked in
-        the influence chart (:func:`bbt_widget.baselines.correlated_ttest`). Without
-        ``rho`` the widget says that the test needs it.
+        the influence chart (:func:`bbt_widget.baselines.correlated_ttest`), beside the
+        highlighted pair's Bayesian signed-rank test over every data set in the probability
+        simplex (same ROPE, the widget's seed). Without ``rho`` the widget says that the
+        test needs it.
     sweep_options
         Keywords for the robustness section's sweep (:func:`bbt_widget.sweep`), any of
         ``SWEEP_OPTIONS``: e.g. ``{"grid": {"ties": ["spread", "davidson"]}, "chains": 2,
@@ -272,7 +274,9 @@ class BBTWidget(RobustnessSection, RankingSection, anywidget.AnyWidget):
     clicked_dataset = t.Unicode("", help="data set clicked in the influence chart ('' = none)").tag(
         sync=True
     )
-    ttest_spec = t.Dict(help="correlated t-test posterior of the clicked data set").tag(sync=True)
+    ttest_spec = t.Dict(
+        help="correlated t-test posterior of the clicked data set, the pair's simplex"
+    ).tag(sync=True)
     ttest_text = t.Unicode("", help="why no t-test posterior is shown ('' = it is)").tag(sync=True)
 
     def __init__(

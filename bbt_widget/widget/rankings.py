@@ -1,7 +1,7 @@
 """The widget's ranking views beyond BBT: Plackett-Luce fitted to the rankings and drawn
 against the BBT fit (once per data settings, in the background, when ``ranking_model`` asks
 for it), and the correlated t-test of the data set clicked in the influence chart for the
-highlighted pair.
+highlighted pair, beside that pair's Bayesian signed-rank test in the probability simplex.
 
 A part of :class:`~bbt_widget.widget.app.BBTWidget` in a module of its own, not a class to
 use alone: its methods read the widget's traits and the runners and state its constructor
@@ -105,7 +105,8 @@ class RankingSection:
 
     def _update_ttest(self) -> None:
         """The correlated t-test posterior of the clicked data set for the highlighted pair
-        (paper 001, Eq. 6), or one line saying why there is none."""
+        (paper 001, Eq. 6) and the pair's signed-rank simplex (Fig. 9), or one line saying
+        why there is none."""
         name, pair = self.clicked_dataset, pair_of(self.selected_pair)
         if not name or len(pair) != 2:
             self.ttest_spec, self.ttest_text = {}, ""
@@ -131,6 +132,7 @@ class RankingSection:
             "lower_is_better": self.lower_is_better,
             "rope": self._ttest_options["rope"],
             "rho": self._ttest_options["rho"],
+            "seed": self._sampler_kwargs["seed"],
         }
         self.ttest_text = f"computing the correlated t-test on {name}..."
         self._ttest_runner.submit(

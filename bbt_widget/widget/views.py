@@ -140,12 +140,26 @@ def ranking_model_spec(pl: Any, result: BBTResult, **_runner: Any) -> dict[str, 
 
 
 def ttest_spec(
-    data: Any, *, a: str, b: str, on: str, cancel: threading.Event | None = None, **options: Any
+    data: Any,
+    *,
+    a: str,
+    b: str,
+    on: str,
+    seed: int | None = None,
+    cancel: threading.Event | None = None,
+    **options: Any,
 ) -> dict[str, Any]:
     """The correlated t-test posterior of ``b - a`` on data set ``on`` (paper 001, Eq. 6) as
-    a density with the ROPE band; ``options`` are the layout, ``rope`` and ``rho``."""
+    a density with the ROPE band, beside the pair's Bayesian signed-rank test over every data
+    set in the probability simplex (same ROPE; ``seed`` seeds its draws). ``options`` are the
+    layout, ``lower_is_better``, ``rope`` and ``rho``."""
     options.pop("progress", None)
-    from ..baselines import correlated_ttest
+    import altair as alt
+
+    from ..baselines import bayesian_signed_rank, correlated_ttest
 
     test = correlated_ttest(data, a=a, b=b, on=on, **options)
-    return _plain_spec(test.chart(on))
+    means_options = {k: v for k, v in options.items() if k != "rho"}
+    signed_rank = bayesian_signed_rank(data, a=a, b=b, seed=seed, **means_options)
+    chart = alt.hconcat(test.chart(on), signed_rank.simplex(), spacing=30)
+    return _plain_spec(chart)

@@ -544,7 +544,12 @@ def test_robustness_section_and_audit_badge(
     title = page.locator(f"{ttest} g.role-title text").first.text_content() or ""
     assert "P(rope)" in title, title
     assert page.locator(f"{ttest} g.mark-rect.role-mark path").count() == 1  # the ROPE band
-    assert page.locator(f"{ttest} g.mark-area.role-mark path").count() == 1  # the density
+    # the density, and beside it the pair's signed-rank simplex: its three shaded regions,
+    # its draws (50000, thinned to at most 3000) and the labels of its three vertices
+    assert page.locator(f"{ttest} g.mark-area.role-mark path").count() == 1 + 3
+    assert 1000 <= page.locator(f"{ttest} g.mark-symbol.role-mark path").count() <= 3000
+    vertices = page.locator(f"{ttest} g.mark-text.role-mark text").all_text_contents()
+    assert "rope" in vertices and sum(v.endswith(" better") for v in vertices) == 2, vertices
     assert page.locator(_INFLUENCE).count() == 10  # the highlight was kept
     # the "Ranking model" switch: Plackett-Luce fitted in the background, beside BBT
     page.locator(".bbt-ranking-model").select_option("both")

@@ -449,6 +449,31 @@ def test_bsr_is_seeded_and_a_pair_does_not_depend_on_the_others(base):
     assert isinstance(drawn.seed, int)
 
 
+def test_bsr_of_one_pair_is_its_row_and_its_draws_give_the_table(base):
+    every = bayesian_signed_rank(base, dataset="db", seed=6, n_samples=8000)
+    row = every.table.set_index("pair").loc["lgbm > svm"]
+    one = bayesian_signed_rank(base, dataset="db", a="svm", b="lgbm", seed=6, n_samples=8000)
+    mine = one.table.iloc[0]
+    assert (mine["pair"], mine["n"]) == ("svm > lgbm", row["n"])
+    assert mine[["p_left", "p_rope", "p_right"]].tolist() == pytest.approx(
+        row[["p_right", "p_rope", "p_left"]].tolist(), abs=1e-12
+    )
+    for res, (a, b) in ((every, ("lgbm", "svm")), (one, ("svm", "lgbm"))):
+        theta = res.posterior(a, b).to_numpy()
+        np.testing.assert_allclose(theta.sum(axis=1), 1.0)
+        shares = np.bincount(theta.argmax(axis=1), minlength=3) / len(theta)
+        r = res.table.iloc[0] if res is one else row
+        assert shares.tolist() == pytest.approx(
+            r[["p_left", "p_rope", "p_right"]].tolist(), abs=1e-12
+        )
+    # the same draws summed in another order
+    np.testing.assert_allclose(
+        every.posterior("svm", "lgbm").to_numpy(), one.posterior().to_numpy(), atol=1e-12
+    )
+    with pytest.raises(ValueError, match="name both algorithms"):
+        bayesian_signed_rank(base, dataset="db", b="svm")
+
+
 def test_bsr_probabilities_and_decisions(base):
     t = bayesian_signed_rank(base, dataset="db", seed=1, n_samples=20_000).table
     sums = t[["p_left", "p_rope", "p_right"]].sum(axis=1)
@@ -573,6 +598,14 @@ def test_agreement_puts_each_baseline_next_to_bbt(base):
     assert t.loc["dt > svm", "bsr"] == "b better"
     assert t.loc["dt > svm", "wilcoxon_p"] == wil.loc["svm > dt", "p_holm"]
     assert t.loc["xgb > lgbm", "bsr_p_right"] == bsr.loc["lgbm > xgb", "p_left"]
+    # the Bayesian sign test joins the same way, on the same ROPE, draws and seed
+    sign = res.sign.table.set_index("pair")
+    assert res.sign.rope == 0.01 and res.sign.n_samples == 4000 and res.sign.seed == 1
+    assert t.loc["lgbm > dt", "sign_p_left"] == sign.loc["lgbm > dt", "p_left"]
+    assert t.loc["dt > svm", "sign_p_left"] == sign.loc["svm > dt", "p_right"]
+    assert t.loc["dt > svm", "sign"] == "b better" == "b" + sign.loc["svm > dt", "decision"][1:]
+    assert t.loc["xgb > lgbm", "sign_p_rope"] == sign.loc["lgbm > xgb", "p_rope"]
+    assert "sign" in set(res.counts["baseline"])
     assert t.loc["lda > dt", "bbt"] == "equivalent"
     assert t.loc["xgb > lda", "bbt_above_50"] == 1.0
 

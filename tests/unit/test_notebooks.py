@@ -113,12 +113,19 @@ def test_teaching_notebook_runs_top_to_bottom(tmp_path: Path) -> None:
     for setting in ("means, ties=spread", "d_min=0.8, ties=spread", "d_min=0.4, ties=davidson"):
         assert setting in stdout
     assert "weak and strong agree on" in stdout
-    # signed-rank, hierarchical and BBT on the same pair: one line each, a real decision
+    # signed-rank, hierarchical, BBT and the sign test on the same pair: one line each, a
+    # real decision; the sign test's counts of data sets add up to the 20
     decisions = ("a better", "b better", "equivalent", "no claim")
-    for test in ("signed-rank", "hierarchical", "BBT (weak)"):
+    for test in ("signed-rank", "hierarchical", "BBT (weak)", "sign"):
         line = next(x for x in stdout.splitlines() if x.startswith(f"svm vs lda, {test}: "))
         assert line.split(": ", 1)[1] in decisions, line
     assert "hierarchical: diagnostics" in stdout
+    counts = next(x for x in stdout.splitlines() if x.startswith("data sets left of, in,"))
+    assert sum(int(n) for n in counts.split(": ", 1)[1].split(", ")) == 20, counts
+    # the three posteriors in the probability simplex: one figure of three triangles
+    simplex = next(c for c in notebook.cells if ".simplex()" in c.source)
+    svg = "".join(o.get("data", {}).get("image/svg+xml", "") for o in simplex.outputs)
+    assert svg.count(">rope</text>") == 3 and svg.count(">svm better</text>") == 3, svg[:200]
     assert _has_mime(notebook, "image/svg+xml"), "no chart was drawn"
     assert _has_mime(notebook, "application/vnd.jupyter.widget-view+json"), "no widget shown"
     # the last cell waited for the widget's fit

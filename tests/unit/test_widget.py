@@ -1284,11 +1284,14 @@ def test_clicked_data_set_shows_its_correlated_ttest_for_the_highlighted_pair(
     base: pd.DataFrame,
 ) -> None:
     """Issue 11: the posterior of the mean difference on the clicked data set, for the
-    highlighted pair, is ``correlated_ttest(...).chart(data set)`` (density, ROPE band)."""
-    from bbt_widget.baselines import correlated_ttest
+    highlighted pair, is ``correlated_ttest(...).chart(data set)`` (density, ROPE band),
+    beside the pair's signed-rank test in the probability simplex (same ROPE and seed)."""
+    import altair as alt
+
+    from bbt_widget.baselines import bayesian_signed_rank, correlated_ttest
 
     name = _first_dataset(base)
-    w = BBTWidget(base, dataset="db", autostart=False, rho=0.25, ttest_rope=0.02)
+    w = BBTWidget(base, dataset="db", autostart=False, rho=0.25, ttest_rope=0.02, seed=5)
     try:
         w.selected_pair = charts.pair_key("svm", "lda")
         w.clicked_dataset = name
@@ -1296,10 +1299,13 @@ def test_clicked_data_set_shows_its_correlated_ttest_for_the_highlighted_pair(
         assert w.wait_background(120)
         a, b = json.loads(w.selected_pair)  # the pair's key names its two algorithms
         test = correlated_ttest(base, dataset="db", a=a, b=b, on=name, rho=0.25, rope=0.02)
-        expected = test.chart(name).to_dict(validate=False)
+        bsr = bayesian_signed_rank(base, dataset="db", a=a, b=b, rope=0.02, seed=5)
+        expected = alt.hconcat(test.chart(name), bsr.simplex(), spacing=30).to_dict(validate=False)
         expected.pop("$schema", None)
         assert w.ttest_text == "" and w.ttest_spec == expected
-        assert "P(rope)" in str(w.ttest_spec["title"])
+        density, simplex = w.ttest_spec["hconcat"]
+        assert "P(rope)" in str(density["title"])
+        assert "signed-rank" in simplex["title"] and "ROPE +-0.02" in simplex["title"]
         w.selected_pair = ""  # no pair: nothing to test
         assert w.ttest_spec == {} and w.ttest_text == ""
     finally:

@@ -1,0 +1,233 @@
+"""The probability simplex of a Bayesian pairwise test (Benavoli et al. 2017, Figs. 8-13).
+
+A test with a ROPE has, per posterior draw, three probabilities that sum to 1:
+``(theta_left, theta_rope, theta_right)`` (a practically better, practically equivalent, b
+practically better). Each draw is a point of the triangle with these three as barycentric
+coordinates: the vertex "a better" at the bottom left, "b better" at the bottom right (the
+orientation of the paper's figures and of baycomp's ``plot_simplex``) and "rope" at the top.
+The triangle splits into three regions, where one of the three is the largest; ``p_left``,
+``p_rope`` and ``p_right`` are the shares of draws in each region.
+
+The frames (:func:`barycentric`, :func:`simplex_points`, :func:`region_frame`) are pure numpy
+and pandas; :func:`simplex_chart` draws them with Altair, imported on first use. They live
+beside the tests (not in :mod:`bbt_widget.outputs.charts`) because the results' ``simplex()``
+methods draw them and a layer may not import the outputs above it: the same arrangement as
+the ``chart()`` methods of the sweep and the influence analysis, on the shared palette.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Sequence
+from typing import Any
+
+import numpy as np
+import pandas as pd
+
+from ..core.palette import SWEEP_DECISION_COLORS
+
+#: Most draws a chart shows (evenly thinned beyond): enough to see the shape, a small spec.
+MAX_POINTS = 3000
+#: Decimals of the plotted coordinates and thetas: 1e-4 of the triangle's side is far below
+#: a pixel, and the spec (sent to the browser, inlined in reports) is half the size.
+POINT_DECIMALS = 4
+#: Names longer than this many characters (code points) end in an ellipsis on the chart.
+NAME_MAX_CHARS = 40
+REGIONS = ("left", "rope", "right")
+#: Region -> the decision it stands for, whose colour it gets.
+_REGION_DECISIONS = {"left": "a better", "rope": "equivalent", "right": "b better"}
+_H = np.sqrt(3) / 2  # height of the unit triangle
+#: Vertices in barycentric order: left (a better), rope, right (b better).
+VERTICES = np.array([[0.0, 0.0], [0.5, _H], [1.0, 0.0]])
+#: Distance between a vertex and its label lines, in units of the triangle's side.
+_LABEL_GAP = 0.065
+
+
+def barycentric(theta: np.ndarray) -> np.ndarray:
+    """Plane coordinates ``(x, y)`` of points with barycentric coordinates ``theta``.
+
+    ``theta`` has shape (n, 3), columns (left, rope, right), rows summing to 1; the result
+    has shape (n, 2): left -> (0, 0), rope -> (1/2, sqrt(3)/2), right -> (1, 0).
+    """
+    theta = np.asarray(theta, dtype=float)
+    if theta.ndim != 2 or theta.shape[1] != 3:
+        raise ValueError(f"theta must have shape (n, 3), got {theta.shape}")
+    return theta @ VERTICES
+
+
+def winning_region(theta: np.ndarray) -> np.ndarray:
+    """Per row, the region whose probability is the largest (the first of equal ones)."""
+    return np.asarray(REGIONS)[np.argmax(np.asarray(theta, dtype=float), axis=1)]
+
+
+def thinning_step(n: int, max_points: int = MAX_POINTS) -> int:
+    """Keep every ``step``-th of ``n`` draws so that at most ``max_points`` remain."""
+    return max(1, -(-n // max_points))
+
+
+def simplex_points(
+    theta: np.ndarray, max_points: int = MAX_POINTS, labels: Sequence[str] | None = None
+) -> pd.DataFrame:
+    """The draws to plot: ``x, y``, the three thetas (rounded to ``POINT_DECIMALS``) and
+    ``region`` (where the draw falls, from the unrounded thetas), evenly thinned to at most
+    ``max_points`` rows; ``labels`` (one per draw, e.g. data set names) become a ``label``
+    column."""
+    theta = np.asarray(theta, dtype=float)
+    step = thinning_step(len(theta), max_points)
+    kept = theta[::step]
+    xy = barycentric(kept).round(POINT_DECIMALS)
+    shown = kept.round(POINT_DECIMALS)
+    frame = pd.DataFrame(
+        {
+            "x": xy[:, 0],
+            "y": xy[:, 1],
+            "theta_left": shown[:, 0],
+            "theta_rope": shown[:, 1],
+            "theta_right": shown[:, 2],
+            "region": winning_region(kept),
+        }
+    )
+    if labels is not None:
+        frame.insert(0, "label", [str(v) for v in list(labels)[::step]])
+    return frame
+
+
+def region_frame() -> pd.DataFrame:
+    """The three regions as areas over x (``x, y`` the upper edge, ``y2`` the lower).
+
+    A region is where its probability is the largest: the quadrilateral between its vertex,
+    the midpoints of the two sides at that vertex and the centre of the triangle.
+    """
+    c = _H / 3  # the centre (1/2, sqrt(3)/6): all three equal
+    m = _H / 2  # midpoints of the slanted sides, at x = 1/4 and 3/4
+    rows = [
+        ("left", [0.0, 0.25, 0.5], [0.0, m, c], [0.0, 0.0, 0.0]),
+        ("rope", [0.25, 0.5, 0.75], [m, _H, m], [m, c, m]),
+        ("right", [0.5, 0.75, 1.0], [c, m, 0.0], [0.0, 0.0, 0.0]),
+    ]
+    return pd.DataFrame(
+        [
+            {"region": r, "x": x, "y": y, "y2": y2}
+            for r, xs, ys, y2s in rows
+            for x, y, y2 in zip(xs, ys, y2s)
+        ]
+    )
+
+
+def short_name(name: object, max_chars: int = NAME_MAX_CHARS) -> str:
+    """A name cut to ``max_chars`` code points (never inside a character) with an ellipsis."""
+    text = str(name)
+    return text if len(text) <= max_chars else text[:max_chars] + "…"
+
+
+def prob_notes(probs: Sequence[float]) -> list[str]:
+    """The vertex notes of a test: each region's posterior probability."""
+    return [f"P = {p:.3f}" if np.isfinite(p) else "P = n/a" for p in probs]
+
+
+def vertex_frame(a: str, b: str, notes: Sequence[str]) -> pd.DataFrame:
+    """The vertex labels: ``region``, ``name`` ("<a> better", "rope", "<b> better") and
+    ``note`` (e.g. the region's posterior probability) with their positions ``x``,
+    ``name_y`` and ``note_y``: below the bottom vertices, above the top one."""
+    names = [f"{short_name(a)} better", "rope", f"{short_name(b)} better"]
+    return pd.DataFrame(
+        {
+            "x": VERTICES[:, 0],
+            "region": list(REGIONS),
+            "name": names,
+            "note": [str(n) for n in notes],
+            "name_y": [-_LABEL_GAP, _H + 2 * _LABEL_GAP, -_LABEL_GAP],
+            "note_y": [-2 * _LABEL_GAP, _H + _LABEL_GAP, -2 * _LABEL_GAP],
+        }
+    )
+
+
+def simplex_chart(
+    theta: np.ndarray,
+    a: str,
+    b: str,
+    notes: Sequence[str],
+    *,
+    title: str,
+    max_points: int = MAX_POINTS,
+    labels: Sequence[str] | None = None,
+    size: int = 320,
+) -> Any:
+    """An Altair chart of posterior draws in the probability simplex.
+
+    Parameters
+    ----------
+    theta
+        Draws of ``(theta_left, theta_rope, theta_right)``, shape (n, 3).
+    a, b
+        The pair: *left* means ``a`` is practically better.
+    notes
+        A line of text under each vertex name, in the order left, rope, right: e.g.
+        :func:`prob_notes` of ``(p_left, p_rope, p_right)`` (computed from every draw, not
+        only the ones shown).
+    title
+        The chart's title (plain text).
+    max_points
+        Most draws drawn (evenly thinned beyond).
+    labels
+        Optional tooltip label per draw (e.g. a data set name).
+    size
+        Width of the chart in pixels.
+
+    Returns
+    -------
+    altair.LayerChart
+        Shaded regions, the triangle's outline, the draws coloured by region and the vertex
+        labels, with plain x/y scales hidden (the triangle is drawn to scale).
+    """
+    import altair as alt
+
+    colors = [SWEEP_DECISION_COLORS[_REGION_DECISIONS[r]] for r in REGIONS]
+    color = alt.Color("region:N", scale=alt.Scale(domain=list(REGIONS), range=colors), legend=None)
+    pad_x, pad_low, pad_high = 0.22, 2.6 * _LABEL_GAP, 2.6 * _LABEL_GAP
+    x = alt.X("x:Q", axis=None, scale=alt.Scale(domain=[-pad_x, 1 + pad_x], nice=False))
+    y_scale = alt.Scale(domain=[-pad_low, _H + pad_high], nice=False)
+    y = alt.Y("y:Q", axis=None, scale=y_scale)
+    height = round(size * (_H + pad_low + pad_high) / (1 + 2 * pad_x))
+    regions = (
+        alt.Chart(region_frame())
+        .mark_area(opacity=0.12, interpolate="linear")
+        .encode(x=x, y=y, y2="y2:Q", color=color, detail="region:N")
+    )
+    outline_xy = np.vstack([VERTICES, VERTICES[:1]])
+    outline = (
+        alt.Chart(pd.DataFrame({"x": outline_xy[:, 0], "y": outline_xy[:, 1], "k": range(4)}))
+        .mark_line(color="#555555", strokeWidth=1)
+        .encode(x=x, y=y, order="k:Q")
+    )
+    centre = np.array([0.5, _H / 3])
+    spokes = pd.DataFrame(
+        [
+            {"spoke": i, "k": k, "x": p[0], "y": p[1]}
+            for i, mid in enumerate((VERTICES[[0, 1]], VERTICES[[1, 2]], VERTICES[[0, 2]]))
+            for k, p in enumerate((mid.mean(axis=0), centre))
+        ]
+    )
+    borders = (
+        alt.Chart(spokes)
+        .mark_line(color="#555555", strokeWidth=0.8, strokeDash=[3, 3])
+        .encode(x=x, y=y, detail="spoke:N", order="k:Q")
+    )
+    points_frame = simplex_points(theta, max_points, labels)
+    tooltip = ["theta_left:Q", "theta_rope:Q", "theta_right:Q"]
+    if labels is not None:
+        tooltip = ["label:N", *tooltip]
+    points = (
+        alt.Chart(points_frame)
+        .mark_circle(size=9 if labels is None else 40, opacity=0.35 if labels is None else 0.8)
+        .encode(x=x, y=y, color=color, tooltip=tooltip)
+    )
+    vertex = alt.Chart(vertex_frame(a, b, notes)).encode(x=x, color=color)
+    name_text = vertex.mark_text(fontSize=12, fontWeight="bold").encode(
+        y=alt.Y("name_y:Q", axis=None, scale=y_scale), text="name:N"
+    )
+    note_text = vertex.mark_text(fontSize=11).encode(
+        y=alt.Y("note_y:Q", axis=None, scale=y_scale), text="note:N"
+    )
+    return alt.layer(regions, outline, borders, points, name_text, note_text).properties(
+        title=title, width=size, height=height, view={"stroke": None}
+    )
