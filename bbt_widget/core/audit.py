@@ -17,19 +17,22 @@ from dataclasses import dataclass, field
 import numpy as np
 import pandas as pd
 
-from .data import TidyResults, tidy_results
+# DataWarning lives with the reading of the results, which issues it too (``win_table``); it
+# is importable from here, its first home.
+from .data import DataWarning, TidyResults, tidy_results
 from .validation import is_win_table
 
+__all__ = [
+    "SEVERITIES",
+    "Audit",
+    "DataWarning",
+    "Finding",
+    "audit",
+    "audit_tidy",
+    "audit_validated",
+]
+
 SEVERITIES = ("error", "warning", "info")
-
-
-class DataWarning(UserWarning):
-    """The audit found something in the results that may make a result mislead.
-
-    ``fit`` issues one per warning finding; silence them with
-    ``warnings.simplefilter("ignore", bbt_widget.DataWarning)``.
-    """
-
 
 #: Float-noise examples shown per finding (the count covers all).
 _EXAMPLES = 3
@@ -177,8 +180,10 @@ def audit_validated(
 
 
 def audit_tidy(tidy: TidyResults) -> list[Finding]:
-    """The checks that need validated results (all but the raw-column checks)."""
-    out = [_shape(tidy)]
+    """The checks that need validated results (all but the raw-column checks), whatever the
+    layout they were read from."""
+    out = [Finding("warning", note.check, note.what, "", note.fix) for note in tidy.notes]
+    out.append(_shape(tidy))
     out += _missing(tidy)
     out += _graph(tidy)
     out += _shared_folds(tidy)
