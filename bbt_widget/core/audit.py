@@ -17,19 +17,22 @@ from dataclasses import dataclass, field
 import numpy as np
 import pandas as pd
 
-from .data import TidyResults, tidy_results
+# DataWarning lives with the reading of the results, which issues it too (``win_table``); it
+# is importable from here, its first home.
+from .data import DataWarning, TidyResults, tidy_results
 from .validation import is_win_table
 
+__all__ = [
+    "SEVERITIES",
+    "Audit",
+    "DataWarning",
+    "Finding",
+    "audit",
+    "audit_tidy",
+    "audit_validated",
+]
+
 SEVERITIES = ("error", "warning", "info")
-
-
-class DataWarning(UserWarning):
-    """The audit found something in the results that may make a result mislead.
-
-    ``fit`` issues one per warning finding; silence them with
-    ``warnings.simplefilter("ignore", bbt_widget.DataWarning)``.
-    """
-
 
 #: Float-noise examples shown per finding (the count covers all).
 _EXAMPLES = 3
@@ -137,11 +140,12 @@ def audit(
     Returns
     -------
     Audit
-        Findings with severity, what, where and the fix: shape, missing results, the
-        comparison graph (components, pairs that never met), folds shared by each pair,
-        float-noise ties, suspicious columns (ID-like integers, constant columns, mixed
-        percent/fraction scales), data sets where every algorithm scored the same, and
-        duplicate keys. ``fit``'s own refusal, if any, is an ``error`` finding.
+        Findings with severity, what, where and the fix: what reading the results changed
+        (names merged, data sets left out), shape, missing results, the comparison graph
+        (components, pairs that never met), folds shared by each pair, float-noise ties,
+        mixed percent/fraction scales, suspicious columns (ID-like integers, constant
+        columns), data sets where every algorithm scored the same, and duplicate keys.
+        ``fit``'s own refusal, if any, is an ``error`` finding.
     """
     if isinstance(data, pd.DataFrame) and is_win_table(data):
         return Audit((Finding("info", "shape", "a ready win table: nothing to audit"),))
@@ -159,6 +163,14 @@ def audit(
         found = [Finding("error", "input", f"fit refuses these data: {err}")]
         if isinstance(data, pd.DataFrame) and algorithm is None:
             found += _column_findings(data, dataset, fold)
+            if not isinstance(data.columns, pd.MultiIndex):
+                # the scales of the columns as given; integer columns (IDs, counts) have none
+                floats = [
+                    c
+                    for c in data.columns
+                    if c not in (dataset, fold) and pd.api.types.is_float_dtype(data[c])
+                ]
+                found += _mixed_scale((str(c), data[c].dropna()) for c in floats)
         return Audit(_ordered(found))
     return audit_validated(data, tidy, dataset=dataset, algorithm=algorithm, fold=fold)
 
@@ -177,9 +189,12 @@ def audit_validated(
 
 
 def audit_tidy(tidy: TidyResults) -> list[Finding]:
-    """The checks that need validated results (all but the raw-column checks)."""
-    out = [_shape(tidy)]
+    """The checks that need validated results (all but the raw-column checks), whatever the
+    layout they were read from."""
+    out = [Finding("warning", note.check, note.what, "", note.fix) for note in tidy.notes]
+    out.append(_shape(tidy))
     out += _missing(tidy)
+    out += _mixed_scale(tidy.frame.groupby("algorithm", sort=False)["score"])
     out += _graph(tidy)
     out += _shared_folds(tidy)
     out += _float_noise(tidy)
@@ -339,12 +354,12 @@ def _float_noise(tidy: TidyResults) -> list[Finding]:
 
 
 def _all_equal(tidy: TidyResults) -> list[Finding]:
-    means = tidy.means
-    with np.errstate(invalid="ignore"):
-        spread = np.nanmax(means, axis=1) - np.nanmin(means, axis=1)
+    # only data sets with two or more results: a row of NaN has no max (numpy would warn)
+    rows = np.flatnonzero((tidy.fold_counts > 0).sum(axis=1) > 1)
+    means = tidy.means[rows]
+    spread = np.nanmax(means, axis=1) - np.nanmin(means, axis=1)
     scale = np.nanmax(np.abs(means), axis=1)
-    n = (tidy.fold_counts > 0).sum(axis=1)
-    same = [tidy.datasets[d] for d in np.flatnonzero((n > 1) & (spread <= 1e-12 * scale))]
+    same = [tidy.datasets[d] for d in rows[spread <= 1e-12 * scale]]
     if not same:
         return []
     return [
@@ -354,6 +369,37 @@ def _all_equal(tidy: TidyResults) -> list[Finding]:
             f"{_n(len(same), 'data set')} where every algorithm scored the same (all ties)",
             _names(same),
             "they add ties only; check they are not a copy or a failed run",
+        )
+    ]
+
+
+def _mixed_scale(scores: Iterable[tuple[str, pd.Series]]) -> list[Finding]:
+    """Algorithms whose scores look like fractions (at most 1) next to others that look like
+    percentages (above 1, up to 100): ``scores`` are (algorithm, its scores as given), from
+    the tidy frame in any layout (or from the columns of wide results that fit refuses).
+
+    An algorithm whose scores are all whole numbers (counts, ranks, 0/1 outcomes) shows no
+    fraction scale; percentages that happen to be whole (85, 90) still count as percentages
+    when another algorithm has fractional scores.
+    """
+    fractions, percents = [], []
+    for name, values in scores:
+        top = float(values.abs().max()) if len(values) else np.nan
+        if top <= 1.0 and not (values == np.round(values)).all():
+            fractions.append(name)
+        elif 1.0 < top <= 100.0:
+            percents.append(name)
+    if not fractions or not percents:
+        return []
+    return [
+        Finding(
+            "warning",
+            "mixed-scale",
+            "some algorithms have scores that look like fractions (at most 1) and others "
+            "like percentages (up to 100)",
+            f"fractions: {_names(map(repr, fractions), 4)}; percentages: "
+            f"{_names(map(repr, percents), 4)}",
+            "put every algorithm on the same scale (e.g. divide the percentages by 100)",
         )
     ]
 
@@ -388,23 +434,4 @@ def _column_findings(data: pd.DataFrame, dataset: str | None, fold: str | None) 
                     "a constant column ties or wins everywhere; check it is an algorithm",
                 )
             )
-    scales = {}
-    for c in numeric:
-        values = data[c].dropna().abs()
-        if len(values) and not pd.api.types.is_integer_dtype(data[c]):
-            scales[c] = float(values.max())
-    fractions = [c for c, m in scales.items() if m <= 1.0]
-    percents = [c for c, m in scales.items() if 1.0 < m <= 100.0]
-    if fractions and percents:
-        out.append(
-            Finding(
-                "warning",
-                "mixed-scale",
-                "some columns look like fractions (at most 1) and others like percentages "
-                "(up to 100)",
-                f"fractions: {_names(map(repr, fractions), 4)}; percentages: "
-                f"{_names(map(repr, percents), 4)}",
-                "put every algorithm on the same scale (e.g. divide the percentages by 100)",
-            )
-        )
     return out

@@ -13,15 +13,34 @@ Accepted shapes (see :func:`tidy_results`):
 * **long / tidy**: columns for data set, algorithm, score and optionally fold;
 * **means + sd**: a wide means table plus a same-shaped ``sd`` table (unpaired local ROPE
   without fold scores).
+
+Names are compared as :func:`~bbt_widget.core.names.clean_name` gives them (surrounding
+whitespace removed, Unicode composed, NFC): "rf" and "rf ", or "café" typed and pasted, name
+one algorithm (data set, fold label). Raw names merged that way, and data sets left out because
+fewer than two algorithms have a score there, are the reading's :attr:`TidyResults.notes`:
+``fit`` (through the audit) and ``win_table`` issue them as :class:`DataWarning`.
 """
 
 from __future__ import annotations
 
+from collections.abc import Sequence
 from dataclasses import dataclass
 from functools import cached_property
+from typing import NamedTuple
 
 import numpy as np
 import pandas as pd
+
+from .names import (
+    MERGE_FIX,
+    SHOWN,
+    check_merged,
+    clean_name,
+    cleaned,
+    joined,
+    merge_columns,
+    shown,
+)
 
 #: Option checks and constants live in .validation and .options; they are re-exported here
 #: because ``bbt_widget.data`` was their home (users and older code import them from it).
@@ -53,6 +72,8 @@ __all__ = [
     "MAX_COUNT",
     "TIE_POLICIES",
     "WIN_TABLE_COLUMNS",
+    "DataWarning",
+    "ReadingNote",
     "TidyResults",
     "check_algorithms",
     "check_count",
@@ -69,6 +90,35 @@ __all__ = [
 ]
 
 
+class DataWarning(UserWarning):
+    """Something in the results may make a result mislead: names that were merged or data
+    sets left out when the results were read, or a warning of the data audit (missing
+    results, mixed scales, ...).
+
+    ``fit`` issues one per warning of its audit, ``win_table`` one per note of the reading;
+    silence them with ``warnings.simplefilter("ignore", bbt_widget.DataWarning)``.
+    """
+
+
+class ReadingNote(NamedTuple):
+    """What reading the results changed in them: raw names merged, data sets left out.
+
+    Attributes
+    ----------
+    check
+        Short name, as for an audit finding: ``"names"`` or ``"no-comparison"``.
+    what, fix
+        What was done, and what to do if it is not what was meant.
+    """
+
+    check: str
+    what: str
+    fix: str
+
+    def __str__(self) -> str:
+        return f"{self.what}; {self.fix}"
+
+
 @dataclass(frozen=True)
 class TidyResults:
     """Validated results in one internal form.
@@ -82,15 +132,23 @@ class TidyResults:
     algorithms
         Algorithm names in order of first appearance.
     datasets
-        Data-set names in order of first appearance.
+        Names of the data sets that give a comparison (at least two algorithms with a
+        score), in order of first appearance.
     lower_is_better
         Whether smaller scores are better (errors, times, RMSE).
+    notes
+        What reading the results changed: raw names merged by :func:`clean_name`, data sets
+        left out (see ``dropped_datasets``).
+    dropped_datasets
+        Data sets left out because fewer than two algorithms have a score there.
     """
 
     frame: pd.DataFrame
     algorithms: tuple[str, ...]
     datasets: tuple[str, ...]
     lower_is_better: bool = False
+    notes: tuple[ReadingNote, ...] = ()
+    dropped_datasets: tuple[str, ...] = ()
 
     @property
     def has_sd(self) -> bool:
@@ -219,12 +277,20 @@ def tidy_results(
     lower_is_better
         ``True`` for errors, times, RMSE.
 
+    Returns
+    -------
+    TidyResults
+        The results, with names compared as :func:`clean_name` gives them; raw names merged
+        that way and data sets with fewer than two scored algorithms (left out) are its
+        ``notes``.
+
     Raises
     ------
     TypeError
         ``data`` is not a DataFrame, or scores are not numeric.
     ValueError
-        Any other problem; the message names the column or value and the fix.
+        Any other problem, including two results for one key once names are cleaned; the
+        message names the column or value and the fix.
     """
     if not isinstance(data, pd.DataFrame):
         raise TypeError(
@@ -244,13 +310,14 @@ def tidy_results(
         raise ValueError(
             f"long-form results need both algorithm= and score=; {missing}= is missing"
         )
+    notes: list[ReadingNote] = []
     if algorithm is not None:
         if sd is not None:
             raise ValueError("sd= applies to a wide means table, not to long-form results")
-        frame = _from_long(data, dataset, algorithm, fold, score)
+        frame = _from_long(data, dataset, algorithm, fold, score, notes)
     else:
-        frame = _from_wide(data, dataset, fold, sd)
-    return _finish(frame, bool(lower_is_better))
+        frame = _from_wide(data, dataset, fold, sd, notes)
+    return _finish(frame, bool(lower_is_better), notes, names_from_index=dataset is None)
 
 
 def _require_columns(data: pd.DataFrame, **columns: str | None) -> None:
@@ -269,20 +336,36 @@ def _require_columns(data: pd.DataFrame, **columns: str | None) -> None:
 
 
 def _from_long(
-    data: pd.DataFrame, dataset: str | None, algorithm: str, fold: str | None, score: str
+    data: pd.DataFrame,
+    dataset: str | None,
+    algorithm: str,
+    fold: str | None,
+    score: str,
+    notes: list[ReadingNote],
 ) -> pd.DataFrame:
     _require_columns(data, dataset=dataset, algorithm=algorithm, fold=fold, score=score)
-    ds = _names(data[dataset] if dataset is not None else data.index.to_series(), "dataset")
+    raw = pd.DataFrame(
+        {
+            "data set": _names(
+                data[dataset] if dataset is not None else data.index.to_series(), "dataset"
+            ),
+            "algorithm": _names(data[algorithm], "algorithm"),
+        }
+    )
+    if fold is not None:
+        raw["fold"] = _fold_labels(data[fold])
+    clean = _cleaned(raw, notes)
+    check_merged(raw, clean)
     out = pd.DataFrame(
         {
-            "dataset": ds.to_numpy(),
-            "algorithm": _names(data[algorithm], "algorithm").to_numpy(),
+            "dataset": clean["data set"].to_numpy(),
+            "algorithm": clean["algorithm"].to_numpy(),
             "score": _numeric(data[score], f"score column {score!r}").to_numpy(),
         }
     )
     labels = None
     if fold is not None:
-        out["fold"] = _fold_codes(data[fold], out["dataset"])
+        out["fold"] = _fold_codes(clean["fold"], out["dataset"])
         labels = data[fold].reset_index(drop=True)
     else:
         dup = out.duplicated(["dataset", "algorithm"], keep=False)
@@ -299,10 +382,20 @@ def _from_long(
 
 
 def _from_wide(
-    data: pd.DataFrame, dataset: str | None, fold: str | None, sd: pd.DataFrame | None
+    data: pd.DataFrame,
+    dataset: str | None,
+    fold: str | None,
+    sd: pd.DataFrame | None,
+    notes: list[ReadingNote],
 ) -> pd.DataFrame:
     _require_columns(data, dataset=dataset, fold=fold)
-    ds = _names(data[dataset] if dataset is not None else data.index.to_series(), "dataset")
+    raw = pd.DataFrame(
+        {
+            "data set": _names(
+                data[dataset] if dataset is not None else data.index.to_series(), "dataset"
+            )
+        }
+    )
     alg_cols = [c for c in data.columns if c not in (dataset, fold)]
     if len(alg_cols) < 2:
         raise ValueError(
@@ -327,8 +420,18 @@ def _from_wide(
                 )
     _check_id_columns(data, names, alg_cols)
     scores = {name: _numeric(data[c], f"column {name!r}") for name, c in zip(names, alg_cols)}
+    scores, merge = merge_columns(scores)
+    if merge is not None:
+        notes.append(ReadingNote("names", merge, MERGE_FIX))
+    names = list(scores)
     if fold is not None:
-        folds = _fold_codes(data[fold], ds)
+        raw["fold"] = _fold_labels(data[fold])
+    clean = _cleaned(raw, notes)
+    if fold is not None:  # without one, the rows of a data set are its folds
+        check_merged(raw, clean)
+    ds = clean["data set"]
+    if fold is not None:
+        folds = _fold_codes(clean["fold"], ds)
     else:
         folds = ds.groupby(ds, sort=False).cumcount().to_numpy()
     wide = pd.DataFrame(scores)
@@ -392,13 +495,21 @@ def _sd_table(
         raise TypeError(f"sd must be a pandas DataFrame, got {type(sd).__name__}")
     sd_ds = sd[dataset] if dataset is not None and dataset in sd.columns else None
     sd = sd.drop(columns=[dataset]) if sd_ds is not None else sd
-    sd_names = [str(c) for c in sd.columns]
+    sd_names = [clean_name(str(c)) for c in sd.columns]
+    if len(set(sd_names)) < len(sd_names):
+        twice = [str(c) for c, n in zip(sd.columns, sd_names) if sd_names.count(n) > 1]
+        raise ValueError(
+            f"the sd table's columns {joined(shown(twice))} name one algorithm once "
+            "surrounding whitespace is removed and Unicode is normalised (NFC); keep one "
+            "column per algorithm"
+        )
     if sorted(sd_names) != sorted(names):
         raise ValueError(
             "the sd table's columns must be the same algorithms as the means: "
             f"means have {_preview(names)}, sd has {_preview(sd_names)}"
         )
-    sd_index = (sd_ds if sd_ds is not None else sd.index.to_series()).astype(str).to_numpy()
+    sd_index = (sd_ds if sd_ds is not None else sd.index.to_series()).astype(str)
+    sd_index = sd_index.map(clean_name).to_numpy()
     if len(sd_index) != len(ds) or set(sd_index) != set(ds):
         only_means = [d for d in pd.unique(ds) if d not in set(sd_index)]
         only_sd = [d for d in pd.unique(sd_index) if d not in set(ds)]
@@ -443,11 +554,25 @@ def _names(s: pd.Series, role: str) -> pd.Series:
     return text
 
 
-def _fold_codes(s: pd.Series, ds: pd.Series) -> np.ndarray:
-    """Number the folds 0..k-1 within each data set, by their order of appearance."""
+def _cleaned(raw: pd.DataFrame, notes: list[ReadingNote]) -> pd.DataFrame:
+    """:func:`~bbt_widget.core.names.cleaned` names, with a note for each role that had a
+    merge."""
+    clean, merges = cleaned(raw)
+    notes.extend(ReadingNote("names", said, MERGE_FIX) for said in merges)
+    return clean
+
+
+def _fold_labels(s: pd.Series) -> pd.Series:
+    """The fold labels as text (as given); missing labels are refused."""
     if s.isna().any():
         raise ValueError(f"the fold column {s.name!r} has missing values; number every fold")
-    key = pd.DataFrame({"dataset": ds.to_numpy(), "fold": s.astype(str).to_numpy()})
+    return s.astype(str).reset_index(drop=True)
+
+
+def _fold_codes(labels: pd.Series, ds: pd.Series) -> np.ndarray:
+    """Number the folds 0..k-1 within each data set, by the order of appearance of their
+    labels (text)."""
+    key = pd.DataFrame({"dataset": ds.to_numpy(), "fold": labels.to_numpy()})
     return (
         key.groupby("dataset", sort=False)["fold"]
         .transform(lambda f: pd.factorize(f)[0])
@@ -491,7 +616,13 @@ def _check_duplicates(
         raise ValueError(text)
 
 
-def _finish(frame: pd.DataFrame, lower_is_better: bool) -> TidyResults:
+def _finish(
+    frame: pd.DataFrame,
+    lower_is_better: bool,
+    notes: list[ReadingNote],
+    *,
+    names_from_index: bool,
+) -> TidyResults:
     algorithms = tuple(pd.unique(frame["algorithm"]))
     if len(algorithms) < 2:
         raise ValueError(
@@ -514,12 +645,55 @@ def _finish(frame: pd.DataFrame, lower_is_better: bool) -> TidyResults:
                 f"the sd of data set {row['dataset']!r}, algorithm {row['algorithm']!r} is "
                 "missing although its mean is given; give every mean its sd"
             )
-    datasets = tuple(pd.unique(frame["dataset"]))
+    every = pd.Index(pd.unique(frame["dataset"]))
+    scored = np.zeros((len(every), len(algorithms)), dtype=bool)  # who has a score where
+    scored[
+        every.get_indexer(finite["dataset"]), pd.Index(algorithms).get_indexer(finite["algorithm"])
+    ] = True
+    keep = scored.sum(axis=1) >= 2
+    datasets, dropped = tuple(every[keep]), tuple(every[~keep])
+    if not datasets:
+        hint = (
+            "; without dataset= every row is its own data set: pass dataset='<column naming "
+            "the data sets>'"
+            if names_from_index
+            else ""
+        )
+        raise ValueError(
+            "no two algorithms have a result on the same data set, so there are no games and "
+            f"nothing to fit ({len(every)} data sets, each with a score for at most one "
+            f"algorithm){hint}"
+        )
+    if dropped:
+        only = {
+            every[d]: algorithms[int(np.argmax(scored[d]))]
+            for d in np.flatnonzero(scored.sum(axis=1) == 1)
+        }
+        notes.append(_dropped_note(dropped, only))
+        finite = finite[finite["dataset"].isin(set(datasets))]
     finite = finite.reset_index(drop=True)
     finite["fold"] = finite["fold"].astype(int)
-    tidy = TidyResults(finite, algorithms, datasets, lower_is_better)
+    tidy = TidyResults(finite, algorithms, datasets, lower_is_better, tuple(notes), tuple(dropped))
     _check_overflow(tidy)
     return tidy
+
+
+def _dropped_note(dropped: Sequence[str], only: dict[str, str]) -> ReadingNote:
+    """The note on data sets left out: fewer than two algorithms have a score there
+    (``only``: the one algorithm with a score, for those that have one)."""
+    said = [
+        f"{name!r} (" + (f"only {only[name]!r}" if name in only else "no score") + ")"
+        for name in dropped[:SHOWN]
+    ]
+    more = f" and {len(dropped) - SHOWN} more" if len(dropped) > SHOWN else ""
+    n = len(dropped)
+    return ReadingNote(
+        "no-comparison",
+        f"{n} data set{'s' * (n != 1)} left out: fewer than two algorithms have a score there, "
+        f"so {'they give' if n != 1 else 'it gives'} no comparison ({', '.join(said)}{more})",
+        "fill in the missing results if they exist; every count (win table, audit, methods "
+        "text) is of the data sets that remain",
+    )
 
 
 def _check_overflow(tidy: TidyResults) -> None:

@@ -17,12 +17,13 @@ are given never changes a table.
 
 from __future__ import annotations
 
+import warnings
 from collections.abc import Sequence
 
 import numpy as np
 import pandas as pd
 
-from .data import TidyResults, tidy_results
+from .data import DataWarning, TidyResults, tidy_results
 from .validation import (
     WIN_TABLE_COLUMNS,
     check_d_min,
@@ -83,6 +84,12 @@ def win_table(
         Columns ``alg1, alg2, win1, win2, ties``, one row per unordered pair, pairs in
         order of first appearance of the algorithms.
 
+    Warns
+    -----
+    DataWarning
+        When reading the results merged names that differ only by surrounding whitespace or
+        Unicode form, or left out data sets where fewer than two algorithms have a score.
+
     Examples
     --------
     >>> import bbt_widget as bbt
@@ -93,7 +100,7 @@ def win_table(
     1   dt  lgbm     0    17     3
     """
     ties = check_ties(ties)
-    raw, _ = raw_counts(
+    raw, tidy = raw_counts(
         data,
         dataset=dataset,
         algorithm=algorithm,
@@ -104,6 +111,8 @@ def win_table(
         d_min=d_min,
         paired=paired,
     )
+    for note in tidy.notes if tidy is not None else ():
+        warnings.warn(str(note), DataWarning, stacklevel=2)
     return apply_ties(raw, ties)
 
 

@@ -121,8 +121,13 @@ def methods_text(
     parts: list[str | list[str | Styled]] = []
     n_alg = len(result.algorithms)
     if result.tidy is not None:
-        n_ds = len(result.tidy.datasets)
+        n_ds = len(result.tidy.datasets)  # those that give a comparison
         what = f"{n_alg} algorithms on {n_ds} data sets"
+        if n_out := len(result.tidy.dropped_datasets):
+            what += (
+                f" ({n_out} further data set{'s' * (n_out != 1)}, with a score for fewer than "
+                f"two algorithms, {'were' if n_out != 1 else 'was'} left out)"
+            )
         direction = "lower" if s["lower_is_better"] else "higher"
         count = f"Wins were counted per data set ({direction} scores are better)"
         if s["d_min"] is None:

@@ -2,11 +2,14 @@
 
 from __future__ import annotations
 
+import warnings
+
 import numpy as np
 import pandas as pd
 import pytest
 
-from bbt_widget.core.audit import Audit, audit
+from bbt_widget.core.audit import Audit, audit, audit_tidy
+from bbt_widget.core.data import TidyResults, tidy_results
 
 
 def _checks(result: Audit, severity: str | None = None) -> list[str]:
@@ -94,3 +97,74 @@ def test_repr_lists_counts_and_findings(base):
     text = repr(audit(base.assign(const=0.5), dataset="db"))
     assert text.splitlines()[0] == "Audit: 0 errors, 1 warnings, 3 notes"
     assert "[warning] column 'const'" in text
+
+
+def _long(base: pd.DataFrame) -> pd.DataFrame:
+    return base.assign(fold=base.groupby("db").cumcount()).melt(
+        id_vars=["db", "fold"], var_name="algorithm", value_name="acc"
+    )
+
+
+LONG = {"dataset": "db", "algorithm": "algorithm", "fold": "fold", "score": "acc"}
+
+
+@pytest.mark.parametrize("layout", ["wide by fold", "fold column", "wide means", "long"])
+def test_mixed_scales_are_found_in_every_layout(base, layout):
+    """dt in percent among fractions: in long form it was ranked first with no warning."""
+    pct = base.assign(dt=base["dt"] * 100)
+    if layout == "wide by fold":
+        result = audit(pct, dataset="db")
+    elif layout == "fold column":
+        result = audit(pct.assign(k=pct.groupby("db").cumcount()), dataset="db", fold="k")
+    elif layout == "wide means":
+        result = audit(pct.groupby("db", sort=False).mean())
+    else:
+        result = audit(_long(pct), **LONG)
+    [found] = [f for f in result.warnings if f.check == "mixed-scale"]
+    assert found.where == "fractions: 'lda', 'lgbm', 'xgb', 'svm'; percentages: 'dt'"
+    assert "divide the percentages by 100" in found.fix
+
+
+def test_whole_percentages_count_but_whole_counts_do_not(base):
+    long = _long(base)
+    is_dt = long["algorithm"] == "dt"
+    rounded = long.assign(acc=np.where(is_dt, np.round(long["acc"] * 100), long["acc"]))
+    assert "mixed-scale" in _checks(audit(rounded, **LONG), "warning")
+    counts = long.assign(acc=np.round(long["acc"] * np.where(is_dt, 100, 1)))  # all whole
+    assert "mixed-scale" not in _checks(audit(counts, **LONG))
+
+
+def test_a_data_set_without_results_is_left_out_without_numpy_warnings(base):
+    """It was counted (20 data sets), and numpy warned 'All-NaN slice encountered'."""
+    base.loc[base["db"] == "vote", ["dt", "lda", "lgbm", "xgb", "svm"]] = np.nan
+    with warnings.catch_warnings():
+        warnings.simplefilter("error")
+        result = audit(base, dataset="db")
+    [left_out] = [f for f in result.warnings if f.check == "no-comparison"]
+    assert left_out.what.startswith("1 data set left out") and "'vote' (no score)" in left_out.what
+    assert "missing" not in _checks(result)  # its five missing results are not counted
+    shape = next(f for f in result.findings if f.check == "shape")
+    assert shape.what == "5 algorithms, 19 data sets (4 folds on 19 data sets)"
+
+
+def test_all_equal_check_on_results_with_an_empty_data_set(base):
+    """Results built by hand (as subsets are) may list a data set with no score at all."""
+    tidy = tidy_results(base, dataset="db")
+    with_empty = TidyResults(tidy.frame, tidy.algorithms, (*tidy.datasets, "empty"))
+    with warnings.catch_warnings():
+        warnings.simplefilter("error")
+        found = audit_tidy(with_empty)
+    assert "all-equal" not in [f.check for f in found]
+
+
+def test_merged_names_are_warnings_of_the_audit(base):
+    long = _long(base)
+    long.loc[long["algorithm"] == "svm", "algorithm"] = [" svm", "svm"] * 40
+    result = audit(long, **LONG)
+    [merged] = [f for f in result.warnings if f.check == "names"]
+    assert str(merged) == (
+        "algorithm names that differ only by surrounding whitespace or Unicode form (NFC) were "
+        "merged: ' svm' and 'svm' into 'svm'; if they are different, rename them so that they "
+        "differ in more than that"
+    )
+    assert result.findings[1].what.startswith("5 algorithms, 20 data sets")

@@ -290,17 +290,22 @@ def test_long_without_fold_and_names_in_index():
 
 
 def test_long_form_absent_row_is_a_missing_result():
-    long = pd.DataFrame({"ds": ["d1", "d1", "d2"], "alg": ["a", "b", "a"], "acc": [0.5, 0.7, 0.6]})
+    long = pd.DataFrame(
+        {"ds": ["d1", "d1", "d2", "d2"], "alg": ["a", "b", "a", "c"], "acc": [0.5, 0.7, 0.6, 0.4]}
+    )
     tidy = D.tidy_results(long, dataset="ds", algorithm="alg", score="acc")
     assert tidy.datasets == ("d1", "d2")
-    assert np.isnan(tidy.cube[1, 1, 0])
+    assert np.isnan(tidy.cube[1, 1, 0])  # b on d2
 
 
 def test_missing_values_in_text_columns_are_missing_results():
     """A column read as text with empty cells / None still holds numbers."""
-    df = pd.DataFrame({"a": [0.5, 0.6], "b": pd.Series(["0.7", None], dtype=object)})
+    df = pd.DataFrame(
+        {"a": [0.5, 0.6], "b": pd.Series(["0.7", None], dtype=object), "c": [0.4, 0.3]}
+    )
     tidy = D.tidy_results(df)
-    assert _rows(tidy) == sorted([("0", "a", 0, 0.5), ("0", "b", 0, 0.7), ("1", "a", 0, 0.6)])
+    first = [("0", "a", 0, 0.5), ("0", "b", 0, 0.7), ("0", "c", 0, 0.4)]
+    assert _rows(tidy) == sorted([*first, ("1", "a", 0, 0.6), ("1", "c", 0, 0.3)])
 
 
 def test_means_plus_sd():
@@ -324,10 +329,12 @@ def test_means_plus_sd_aligned_by_data_set_names():
 
 
 def test_sd_of_a_missing_mean_may_be_missing():
-    means = pd.DataFrame({"a": [0.5, np.nan], "b": [0.7, 0.4]}, index=["d1", "d2"])
-    sd = pd.DataFrame({"a": [0.01, np.nan], "b": [0.03, 0.04]}, index=["d1", "d2"])
+    means = pd.DataFrame({"a": [0.5, np.nan], "b": [0.7, 0.4], "c": [0.6, 0.5]}, index=["d1", "d2"])
+    sd = pd.DataFrame(
+        {"a": [0.01, np.nan], "b": [0.03, 0.04], "c": [0.02, 0.02]}, index=["d1", "d2"]
+    )
     tidy = D.tidy_results(means, sd=sd)
-    assert len(tidy.frame) == 3
+    assert len(tidy.frame) == 5
 
 
 def test_base_results_in_every_shape_give_the_same_tidy_rows(base, base_means):
@@ -988,3 +995,132 @@ def test_folds_restarting_in_each_run_name_the_run_column():
     df["fold_id"] = df["run"].astype(str) + "-" + df["fold"].astype(str)
     tidy = D.tidy_results(df, dataset="db", algorithm="alg", fold="fold_id", score="acc")
     assert tidy.fold_counts.max() == 6
+
+
+# ====================================================== names compared as clean_name gives them
+
+
+def _base_long(base: pd.DataFrame) -> pd.DataFrame:
+    """The paper's 5 x 20 base results in long form (fold labels 0-3)."""
+    return base.assign(fold=base.groupby("db").cumcount()).melt(
+        id_vars=["db", "fold"], var_name="algorithm", value_name="acc"
+    )
+
+
+LONG = {"dataset": "db", "algorithm": "algorithm", "fold": "fold", "score": "acc"}
+
+
+def test_long_form_name_with_a_trailing_space_is_the_same_algorithm(base):
+    """'svm' and 'svm ' in half of the rows each were two algorithms, ranked 1st and 4th."""
+    long = _base_long(base)
+    split = long.assign(
+        algorithm=np.where(
+            (long["algorithm"] == "svm") & (long.index % 2 == 0), "svm ", long["algorithm"]
+        )
+    )
+    tidy = D.tidy_results(split, **LONG)
+    assert tidy.algorithms == ("dt", "lda", "lgbm", "xgb", "svm")
+    assert _rows(tidy) == _rows(D.tidy_results(long, **LONG))
+    [note] = tidy.notes
+    assert note.check == "names"
+    assert "algorithm names" in note.what and "'svm ' and 'svm' into 'svm'" in note.what
+    with pytest.warns(bbt.DataWarning, match=r"'svm ' and 'svm' into 'svm'"):
+        table = bbt.win_table(split, **LONG)
+    pd.testing.assert_frame_equal(table, bbt.win_table(base, dataset="db"))
+
+
+def test_nfc_and_nfd_names_are_one_data_set_and_one_algorithm(base):
+    """'é' typed (NFC) and pasted as e + combining accent (NFD) look the same: they were two
+    data sets (and two wide columns with identical labels)."""
+    nfc, nfd = "décision", "de\u0301cision"
+    clean = base.rename(columns={"dt": nfc}).replace({"db": {"cmc": "cmç"}})
+    mixed = clean.copy()
+    cmc = mixed.index[mixed["db"] == "cmç"]
+    mixed.loc[cmc[:2], "db"] = "cmc\u0327"  # NFD of the same name, on two of its four folds
+    # the column split in two: NFC on even rows, NFD on odd rows (two tables concatenated)
+    mixed[nfd] = mixed[nfc].where(mixed.index % 2 == 1)
+    mixed[nfc] = mixed[nfc].where(mixed.index % 2 == 0)
+    tidy = D.tidy_results(mixed, dataset="db")
+    assert tidy.algorithms == (nfc, "lda", "lgbm", "xgb", "svm")
+    assert len(tidy.datasets) == 20 and tidy.n_folds == 4
+    assert _rows(tidy) == _rows(D.tidy_results(clean, dataset="db"))
+    said = " | ".join(n.what for n in tidy.notes)
+    # both spellings print alike, so the note shows them escaped
+    assert "'cmc\\u0327' and 'cm\\xe7' into 'cmç'" in said
+    assert "'d\\xe9cision' and 'de\\u0301cision' into 'décision'" in said
+
+
+def test_names_are_stripped_without_a_note_when_nothing_merges(base_means):
+    """A CSV written with ', ' gives every name a leading space: cleaned, nothing merged."""
+    spaced = base_means.rename(index=lambda d: " " + d, columns=lambda a: " " + a)
+    tidy = D.tidy_results(spaced)
+    assert tidy.datasets == tuple(base_means.index) and tidy.notes == ()
+    assert tidy.algorithms == ("dt", "lda", "lgbm", "xgb", "svm")
+
+
+def test_fold_labels_that_differ_by_whitespace_pair_up(base):
+    """Fold labels 'k1' and 'k1 ' for different algorithms are one fold: the paired local
+    ROPE compares those folds (with two labels it had no common folds at all)."""
+    long = _long(base, "db")
+    spaced = long.assign(fold=np.where(long["alg"] == "svm", long["fold"] + " ", long["fold"]))
+    keys = {"dataset": "db", "algorithm": "alg", "fold": "fold", "score": "acc"}
+    tidy = D.tidy_results(spaced, **keys)
+    assert tidy.n_folds == 4 and tidy.fold_mismatch_datasets == ()
+    assert "fold labels" in tidy.notes[0].what and "'k1' and 'k1 ' into 'k1'" in tidy.notes[0].what
+    with pytest.warns(bbt.DataWarning):
+        table = bbt.win_table(spaced, **keys, d_min=0.4)
+    pd.testing.assert_frame_equal(table, bbt.win_table(base, dataset="db", d_min=0.4))
+
+
+def test_wide_columns_that_hold_the_same_algorithm_twice_are_refused(base):
+    twice = base.assign(**{"svm ": base["svm"]})
+    with pytest.raises(ValueError, match=r"columns 'svm' and 'svm ' are one algorithm") as err:
+        D.tidy_results(twice, dataset="db")
+    assert "score on row 0" in str(err.value) and "data.drop(columns=['svm '])" in str(err.value)
+
+
+def test_long_rows_that_become_one_key_are_refused_with_the_raw_names(base):
+    long = _base_long(base)
+    extra = long.iloc[[0]].assign(algorithm="dt ")  # biomed, dt, fold 0 again, as 'dt '
+    with pytest.raises(ValueError) as err:
+        D.tidy_results(pd.concat([long, extra], ignore_index=True), **LONG)
+    text = str(err.value)
+    assert "rows 0 and 400 give two results for one (data set, algorithm, fold)" in text
+    assert "data set 'biomed', algorithm 'dt' and 'dt ', fold '0'" in text
+    assert "keep one of the two rows" in text
+
+
+def test_wide_rows_that_become_one_data_set_and_fold_are_refused(small_folds):
+    df = small_folds.assign(fold=[1, 2, 1, 2])
+    df.loc[1, ["ds", "fold"]] = ["d1 ", 1]  # d1's fold 1 twice, once as 'd1 '
+    with pytest.raises(ValueError, match=r"data set 'd1' and 'd1 ', fold '1'"):
+        D.tidy_results(df, dataset="ds", fold="fold")
+
+
+# ========================================================= data sets that give no comparison
+
+
+def test_data_sets_with_fewer_than_two_scored_algorithms_are_left_out(base):
+    """A data set where every algorithm is missing was counted ('5 algorithms on 20 data
+    sets'); one where only svm has a score gives no comparison either."""
+    algs = ["dt", "lda", "lgbm", "xgb", "svm"]
+    holes = base.copy()
+    holes.loc[holes["db"] == "vote", algs] = np.nan
+    holes.loc[holes["db"] == "cmc", algs[:4]] = np.nan
+    tidy = D.tidy_results(holes, dataset="db")
+    assert len(tidy.datasets) == 18 and tidy.dropped_datasets == ("vote", "cmc")
+    assert not {"cmc", "vote"} & set(tidy.frame["dataset"])
+    [note] = tidy.notes
+    assert note.check == "no-comparison"
+    assert note.what.startswith("2 data sets left out: fewer than two algorithms have a score")
+    assert "('vote' (no score), 'cmc' (only 'svm'))" in note.what
+    kept = base[~base["db"].isin(["cmc", "vote"])]
+    with pytest.warns(bbt.DataWarning, match="2 data sets left out"):
+        table = bbt.win_table(holes, dataset="db")
+    pd.testing.assert_frame_equal(table, bbt.win_table(kept, dataset="db"))
+
+
+def test_results_without_any_comparison_are_refused():
+    long = pd.DataFrame({"alg": ["a", "b", "a"], "acc": [0.5, 0.7, 0.6]})
+    with pytest.raises(ValueError, match=r"nothing to fit.*pass dataset="):
+        D.tidy_results(long, algorithm="alg", score="acc")
