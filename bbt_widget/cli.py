@@ -595,13 +595,20 @@ def calibrate(args: argparse.Namespace) -> int:
     import bbt_widget as bbt
     from bbt_widget.core.data import check_count
     from bbt_widget.engines.base import EngineError
-    from bbt_widget.lab.batch import text_progress
+    from bbt_widget.lab.batch import check_executor, text_progress
     from bbt_widget.outputs.export import CHART_FORMATS, save_chart
 
     out = Path(args.output)
     _check_output(out, args.output, CHART_FORMATS, what="the chart")
     for name in ("n_train", "n_test", "repeats"):
         check_count(getattr(args, name), "--" + name.replace("_", "-"))
+    try:
+        check_executor(args.scheduler, "--scheduler")
+    except ValueError:
+        raise InputError(
+            f"--scheduler {args.scheduler!r} is not a Dask scheduler address; give one with its "
+            "port, such as tcp://host:8786, or leave --scheduler out to use the local cores"
+        ) from None
     df = read_results(args.results)
     dataset = _guess_dataset(df, args)
     _check_before_fit(df, args, dataset)

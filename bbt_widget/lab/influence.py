@@ -29,7 +29,7 @@ from ..core.result import BBTResult
 from ..core.validation import WIN_TABLE_COLUMNS, check_interpretation, check_rope
 from ..core.wintable import apply_ties, count_wins
 from ..engines.base import ProgressCallback
-from .batch import FitRequest, run_batch
+from .batch import FitRequest, check_executor, run_batch
 
 if TYPE_CHECKING:
     import altair as alt
@@ -236,7 +236,18 @@ def influence(
     check_interpretation(interpretation)
     if refit not in ("auto", "all", "none"):
         raise ValueError(f"refit must be 'auto', 'all' or 'none', got {refit!r}")
+    if (
+        isinstance(k_threshold, bool)
+        or not isinstance(k_threshold, (int, float, np.number))
+        or not np.isfinite(k_threshold)
+    ):
+        raise ValueError(
+            f"k_threshold must be a finite number (data sets whose Pareto k exceeds it are "
+            f"refitted; {K_THRESHOLD} is the usual limit), got {k_threshold!r}; for no refits "
+            "pass refit='none'"
+        )
     rope = check_rope(rope)
+    check_executor(executor)
     tidy = result.tidy
     if tidy is None:
         raise ValueError(

@@ -217,6 +217,19 @@ def test_calibrate_checks_its_options_before_any_fit(base_csv, tmp_path, capsys,
     assert "--d-min must be" in capsys.readouterr().err
 
 
+@pytest.mark.parametrize("scheduler", ["bogus", "local", "tcp://host"])
+def test_calibrate_refuses_a_scheduler_that_is_not_an_address(
+    base_csv, tmp_path, capsys, monkeypatch, scheduler
+):
+    # distributed's "missing port number in address" named neither --scheduler nor the fix
+    monkeypatch.setattr(cli, "read_results", lambda *a, **k: pytest.fail("data read"))
+    args = ["calibrate", str(base_csv), "-o", str(tmp_path / "c.svg"), "--scheduler", scheduler]
+    assert cli.main(args) == cli.EXIT_INPUT
+    err = capsys.readouterr().err
+    assert f"--scheduler {scheduler!r} is not a Dask scheduler address" in err
+    assert "tcp://host:8786" in err and "leave --scheduler out" in err
+
+
 def test_calibrate_names_the_options_when_the_data_are_too_small(base_csv, tmp_path, capsys):
     # 20 data sets cannot give 20 for training and 10 for testing; refused before any fit
     assert cli.main(["calibrate", str(base_csv), "-o", str(tmp_path / "c.svg")]) == 2
