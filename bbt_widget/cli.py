@@ -398,17 +398,38 @@ def _other_methods(
         score=args.score,
         lower_is_better=args.lower_is_better,
     )
+    from bbt_widget.baselines._plackett_luce import MIN_RANKED_DATASETS, ranked_data_sets
+    from bbt_widget.lab.influence import MIN_DATASETS
+
+    if args.robustness and len(tidy.datasets) < MIN_DATASETS:
+        raise InputError(
+            f"--robustness leaves each data set out in turn and needs at least {MIN_DATASETS} "
+            f"data sets; these results have {len(tidy.datasets)}"
+        )
+    ranked = int(ranked_data_sets(tidy)[1].sum())
     if args.with_methods is None:
         html = out.suffix.lower() == ".html"
-        return ["plackett-luce"] if html and tidy.has_folds else []
-    words = [w.strip() for w in args.with_methods.split(",") if w.strip()]
-    unknown = [w for w in words if w not in (*OTHER_METHODS, "none")]
-    if unknown or not words or ("none" in words and len(words) > 1):
+        can_rank = tidy.has_folds and ranked >= MIN_RANKED_DATASETS
+        methods = ["plackett-luce"] if html and can_rank else []
+    else:
+        words = [w.strip() for w in args.with_methods.split(",") if w.strip()]
+        unknown = [w for w in words if w not in (*OTHER_METHODS, "none")]
+        if unknown or not words or ("none" in words and len(words) > 1):
+            raise InputError(
+                f"--with {args.with_methods!r}: give 'none' or a comma-separated list of "
+                f"{', '.join(OTHER_METHODS)} (e.g. --with hierarchical,plackett-luce)"
+            )
+        methods = [m for m in OTHER_METHODS if m in words]
+    if "plackett-luce" in methods and ranked < MIN_RANKED_DATASETS:
         raise InputError(
-            f"--with {args.with_methods!r}: give 'none' or a comma-separated list of "
-            f"{', '.join(OTHER_METHODS)} (e.g. --with hierarchical,plackett-luce)"
+            f"--with plackett-luce needs at least {MIN_RANKED_DATASETS} data sets where 2 or "
+            f"more algorithms have a result; these results have {ranked}"
         )
-    methods = [m for m in OTHER_METHODS if m in words]
+    if args.rho is not None and "hierarchical" not in methods:
+        raise InputError(
+            f"--rho {args.rho:g} is used only by the hierarchical t-test; add --with "
+            "hierarchical or leave --rho out"
+        )
     if "hierarchical" in methods:
         if not tidy.has_folds:
             raise InputError(
@@ -527,9 +548,14 @@ def _check_output(
     folder = out.parent
     if not folder.is_dir():
         raise InputError(f"-o {given!r}: folder {str(folder)!r} does not exist")
-    figures = out.with_name(out.stem + "_figures")
-    if out.suffix.lower() != ".html" and figures.exists() and not figures.is_dir():
-        raise InputError(f"-o {given!r}: {str(figures)!r} (for the figures) is a file")
+    from bbt_widget.outputs.html_report import figures_folder
+
+    figures = figures_folder(out) if what == "the report" else None
+    if figures is not None and figures.exists() and not figures.is_dir():
+        raise InputError(
+            f"-o {given!r}: {str(figures)!r} (for the figures) is a file; move it away or "
+            "choose another report name"
+        )
     # a real write, not os.access: that ignores read-only mounts, ACLs and root's rights
     try:
         if out.exists():

@@ -36,6 +36,8 @@ if TYPE_CHECKING:
 
 #: PSIS reliability threshold (Vehtari et al. 2024): above it, refit exactly.
 K_THRESHOLD = 0.7
+#: Leaving one data set out needs at least one other.
+MIN_DATASETS = 2
 _COUNTS = list(WIN_TABLE_COLUMNS[2:])  # win1, win2, ties
 
 
@@ -254,8 +256,10 @@ def influence(
             "influence needs the results per data set, but this fit was given a ready win "
             "table; fit the raw results (one row per data set or fold) instead"
         )
-    if len(tidy.datasets) < 2:
-        raise ValueError("influence needs at least 2 data sets (one is left out at a time)")
+    if len(tidy.datasets) < MIN_DATASETS:
+        raise ValueError(
+            f"influence needs at least {MIN_DATASETS} data sets (one is left out at a time)"
+        )
     s = result.settings
     per_set = data_set_counts(tidy, s["d_min"], bool(s["paired"]))
     raw = count_wins(tidy, d_min=s["d_min"], paired=bool(s["paired"]))

@@ -279,11 +279,19 @@ def write_report(
     return path
 
 
+def figures_folder(path: str | Path) -> Path | None:
+    """The folder beside a report where it writes its figures: ``<stem>_md_figures`` for
+    ``.md``, ``<stem>_tex_figures`` for ``.tex`` (a .md and a .tex report of the same name
+    keep their own figures); ``None`` for HTML, whose charts are inline."""
+    path = Path(path)
+    fmt = path.suffix.lstrip(".").lower()
+    return path.with_name(f"{path.stem}_{fmt}_figures") if fmt in ("md", "tex") else None
+
+
 def _write_figures(path: Path, fmt: str, rendered: dict[str, bytes], suffix: str) -> dict[str, str]:
-    """Write the figures into ``<report>_<fmt>_figures/``; their paths relative to the
-    report. Each format has its own folder: a .md and a .tex report of the same name keep
-    their own figures."""
-    folder = path.with_name(f"{path.stem}_{fmt}_figures")
+    """Write the figures into :func:`figures_folder`; their paths relative to the report."""
+    folder = figures_folder(path)
+    assert folder is not None, fmt  # only .md and .tex reports have a figures folder
     folder.mkdir(parents=True, exist_ok=True)
     rel = {}
     for name, data in rendered.items():

@@ -78,6 +78,47 @@ def test_paired_mode_is_checked_against_the_data_before_the_fit(tmp_path, capsys
     assert "bbt-widget: error:" in err and "d_min" not in err
 
 
+@pytest.fixture
+def one_dataset_csv(tmp_path: Path, base: pd.DataFrame) -> Path:
+    """The four folds of one data set of the base results."""
+    path = tmp_path / "one.csv"
+    base[base["db"] == base["db"].iloc[0]].to_csv(path, index=False)
+    return path
+
+
+@pytest.mark.parametrize(
+    ("option", "message"),
+    [
+        # each failed only after the BBT fit (and the sweep's fits)
+        (["--robustness"], "--robustness leaves each data set out in turn and needs at least 2"),
+        (["--with", "plackett-luce"], "--with plackett-luce needs at least 2 data sets where"),
+    ],
+)
+def test_methods_that_need_more_data_sets_fail_before_the_fit(
+    one_dataset_csv, tmp_path, capsys, no_fit, option, message
+):
+    code = cli.main(["report", str(one_dataset_csv), "-o", str(tmp_path / "r.html"), *option])
+    assert code == cli.EXIT_INPUT
+    err = capsys.readouterr().err
+    assert message in err and "these results have 1" in err
+
+
+def test_default_ranking_model_is_left_out_where_it_cannot_run(one_dataset_csv, base_csv):
+    args = cli._parser().parse_args(["report", str(one_dataset_csv)])
+    for path, expected in ((one_dataset_csv, []), (base_csv, ["plackett-luce"])):
+        df = cli.read_results(str(path))
+        assert cli._other_methods(df, args, "db", Path("r.html")) == expected
+
+
+def test_rho_without_the_hierarchical_test_is_refused(base_csv, tmp_path, capsys, no_fit):
+    # it was accepted and ignored
+    args = ["report", str(base_csv), "-o", str(tmp_path / "r.html"), "--rho", "7"]
+    assert cli.main(args) == cli.EXIT_INPUT
+    err = capsys.readouterr().err
+    assert "--rho 7 is used only by the hierarchical t-test" in err
+    assert "add --with hierarchical or leave --rho out" in err
+
+
 def test_long_form_guesses_the_dataset_column(long_csv, tmp_path, capsys, monkeypatch):
     seen = {}
 
