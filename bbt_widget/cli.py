@@ -5,9 +5,11 @@ writes a standalone offline report (``.html``, ``.md`` or ``.tex``). ``bbt-widge
 runs the paper's base analysis and prints its tables.
 
 Exit codes (for scripts): 0 success; 2 bad arguments, file or data (the message says what
-to fix); 3 the Stan engine failed (compile or sampling); 4 the report was written but the
-convergence diagnostics failed; 5 the report was written without its charts (the chart
-renderer failed, e.g. under ``ulimit -v``); 1 anything unexpected; 130 / 143 stopped by
+to fix), or a file that cannot be read or written ("no space left on device: <path>"; an
+output is written whole or not at all, so the old one is then unchanged); 3 the Stan engine
+failed (compile or sampling); 4 the report was written but the convergence diagnostics
+failed; 5 the report was written without its charts (the chart renderer failed, e.g. under
+``ulimit -v``); 1 anything unexpected; 130 / 143 stopped by
 SIGINT (Ctrl-C) / SIGTERM (``timeout``, CI, a job scheduler), after stopping every Stan
 process it started.
 """
@@ -16,6 +18,7 @@ from __future__ import annotations
 
 import argparse
 import csv
+import errno
 import math
 import os
 import re
@@ -556,19 +559,21 @@ def _check_output(
             f"-o {given!r}: {str(figures)!r} (for the figures) is a file; move it away or "
             "choose another report name"
         )
-    # a real write, not os.access: that ignores read-only mounts, ACLs and root's rights
-    try:
-        if out.exists():
-            with open(out, "a", encoding="utf-8"):
-                pass
-        else:
-            with tempfile.TemporaryFile(dir=folder):
-                pass
-    except OSError as err:
-        raise InputError(
-            f"-o {given!r}: cannot write to {str(out if out.exists() else folder)!r} "
-            f"({os.strerror(err.errno) if err.errno else err}); choose a writable folder"
-        ) from None
+    # a real write, not os.access: that ignores read-only mounts, ACLs and root's rights;
+    # outputs are written beside their final name and renamed, so the folder must take a file
+    for target in ([out] if out.exists() else []) + [folder]:
+        try:
+            if target is out:
+                with open(out, "a", encoding="utf-8"):
+                    pass
+            else:
+                with tempfile.TemporaryFile(dir=folder):
+                    pass
+        except OSError as err:
+            raise InputError(
+                f"-o {given!r}: cannot write to {str(target)!r} "
+                f"({os.strerror(err.errno) if err.errno else err}); choose a writable folder"
+            ) from None
 
 
 def _fixed(frame: pd.DataFrame) -> str:
@@ -791,7 +796,8 @@ def _parser() -> argparse.ArgumentParser:
     parser = argparse.ArgumentParser(
         prog="bbt-widget",
         description="Bayesian Bradley-Terry comparison of ML algorithms.",
-        epilog="Exit codes: 0 ok; 2 bad arguments or input; 3 Stan engine failed; "
+        epilog="Exit codes: 0 ok; 2 bad arguments or input, or a file that cannot be "
+        "written (full disk, no permission; the old file is kept); 3 Stan engine failed; "
         "4 report written but diagnostics failed; 5 report written without charts; "
         "1 unexpected error.",
     )
@@ -956,6 +962,11 @@ def main(argv: list[str] | None = None) -> int:
                 signal.signal(sig, handler)
 
 
+#: Errors of the files the command reads or writes that the user can fix: exit code 2 with
+#: "no space left on device: <path>", not an unexpected error.
+_FILE_ERRORS = {errno.ENOSPC, errno.EDQUOT, errno.EFBIG, errno.EACCES, errno.EPERM, errno.EROFS}
+
+
 def _run(argv: list[str] | None) -> int:
     args = _parser().parse_args(argv)
     args.reproduce = _reproduce(argv, args)
@@ -965,6 +976,11 @@ def _run(argv: list[str] | None) -> int:
         print(f"bbt-widget: error: {_as_options(str(err))}", file=sys.stderr)
         return EXIT_INPUT
     except Exception as err:  # last resort: a message, not a traceback
+        if isinstance(err, OSError) and err.errno in _FILE_ERRORS:
+            # a full disk, no permission: the outputs were kept whole (see outputs/_atomic)
+            where = f": {err.filename}" if err.filename else ""
+            print(f"bbt-widget: error: {os.strerror(err.errno).lower()}{where}", file=sys.stderr)
+            return EXIT_INPUT
         print(f"bbt-widget: unexpected error: {type(err).__name__}: {err}", file=sys.stderr)
         return EXIT_UNEXPECTED
 
