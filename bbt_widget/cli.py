@@ -17,7 +17,6 @@ process it started.
 from __future__ import annotations
 
 import argparse
-import csv
 import errno
 import math
 import os
@@ -138,62 +137,15 @@ class _Silent(_Progress):
         pass
 
 
-def read_results(path: str) -> pd.DataFrame:
-    """Read a CSV / TSV results file, with errors that name the file and the fix."""
-    p = Path(path)
-    if not p.exists():
-        raise InputError(f"results file {path!r} does not exist")
-    if p.is_dir():
-        raise InputError(f"{path!r} is a folder; give the results file (.csv or .tsv)")
-    sep = "\t" if p.suffix.lower() in (".tsv", ".tab") else ","
-    _check_layout(p, sep)
+def read_results(path: str, sep: str | None = None, decimal: str | None = None) -> pd.DataFrame:
+    """Read a CSV / TSV results file (separator and decimal mark detected unless given; see
+    :func:`bbt_widget.core.csvfile.read_results`), with errors that name the file and the fix."""
+    from bbt_widget.core.csvfile import read_results as read
+
     try:
-        # index_col=False: a row with one field too many must not turn the first column
-        # into the index (every score would shift one column); _check_layout refused it
-        df = pd.read_csv(p, sep=sep, index_col=False)
-    except pd.errors.EmptyDataError:
-        raise InputError(f"results file {path!r} is empty") from None
-    except (pd.errors.ParserError, UnicodeDecodeError) as err:
-        raise InputError(
-            f"cannot read {path!r} as {'TSV' if sep == chr(9) else 'CSV'}: {err}"
-        ) from None
-    if df.shape[1] < 2:
-        raise InputError(
-            f"{path!r} has {df.shape[1]} column; a results table needs a data-set column and "
-            "a column per algorithm (or --algorithm/--score for long form)"
-        )
-    return df
-
-
-def _check_layout(path: Path, sep: str) -> None:
-    """Refuse duplicate header names and rows with more or fewer fields than the header.
-
-    pandas would rename a second ``a`` to ``a.1`` (a new algorithm) and, given one extra
-    field in the first data row, silently use the first column as the row index.
-    """
-    try:
-        with path.open(newline="", encoding="utf-8-sig") as f:
-            rows = csv.reader(f, delimiter=sep)
-            header = next(rows, None)
-            if header is None:
-                return  # empty: pandas says so
-            seen: set[str] = set()
-            for name in header:
-                if name in seen and name.strip():
-                    raise InputError(
-                        f"{str(path)!r}: the header names column {name!r} twice; give every "
-                        "column its own name"
-                    )
-                seen.add(name)
-            for row in rows:
-                if row and len(row) != len(header):  # blank lines are skipped, as pandas does
-                    raise InputError(
-                        f"{str(path)!r} line {rows.line_num}: {len(row)} fields, but the "
-                        f"header has {len(header)}; fix that row (a missing result is an "
-                        "empty field, e.g. 'a,,c')"
-                    )
-    except (UnicodeDecodeError, csv.Error) as err:
-        raise InputError(f"cannot read {str(path)!r}: {err}") from None
+        return read(path, sep=sep, decimal=decimal)
+    except ValueError as err:
+        raise InputError(_as_options(str(err))) from None
 
 
 def _guess_dataset(df: pd.DataFrame, args: argparse.Namespace) -> str | None:
@@ -315,7 +267,7 @@ def report(args: argparse.Namespace) -> int:
 
     out = Path(args.output)
     _check_output(out, args.output, REPORT_FORMATS)
-    df = read_results(args.results)
+    df = read_results(args.results, args.sep, args.decimal)
     dataset = _guess_dataset(df, args)
     _check_summaries(args)
     from bbt_widget.core.validation import check_adapt_delta, check_max_treedepth
@@ -640,7 +592,7 @@ def calibrate(args: argparse.Namespace) -> int:
             f"--scheduler {args.scheduler!r} is not a Dask scheduler address; give one with its "
             "port, such as tcp://host:8786, or leave --scheduler out to use the local cores"
         ) from None
-    df = read_results(args.results)
+    df = read_results(args.results, args.sep, args.decimal)
     dataset = _guess_dataset(df, args)
     _check_before_fit(df, args, dataset)
     executor = args.scheduler  # a Dask scheduler address, or None: the local cores
@@ -718,6 +670,19 @@ def _add_data_options(p: argparse.ArgumentParser) -> None:
     g.add_argument(
         "--dataset",
         help="column naming the data sets (default: the only text column that can be it)",
+    )
+    g.add_argument(
+        "--sep",
+        default=None,
+        help="column separator: one character such as ';' or '|', or 'tab' (default: "
+        "detected from the first lines: , ; tab or |)",
+    )
+    g.add_argument(
+        "--decimal",
+        default=None,
+        choices=[".", ","],
+        help="decimal mark (default: ',' when the separator is not ',' and the numbers are "
+        "written like 0,85, else '.')",
     )
     g.add_argument("--algorithm", help="long form: column naming the algorithm")
     g.add_argument("--score", help="long form: column holding the score")
@@ -924,7 +889,7 @@ _OPTIONS = {
 _KEYWORD = re.compile(
     r"\b(dataset|algorithm|score|fold|d_min|ties|hyperprior|prior_scale|seed|chains|"
     r"iter_warmup|iter_sampling|lower_is_better|control|n_train|n_test|repeats|adapt_delta|"
-    r"max_treedepth)="
+    r"max_treedepth|sep|decimal)="
     r"(?=([^\s;,.)]?))"
     r"|\b(d_min|prior_scale|iter_warmup|iter_sampling|lower_is_better|n_train|n_test|"
     r"adapt_delta|max_treedepth)\b"

@@ -28,6 +28,7 @@ LAYERS = {
     "core.palette": 0,
     "core.validation": 1,
     "core.data": 1,
+    "core.csvfile": 1,
     "engines": 1,
     "core.wintable": 2,
     "core.sizing": 2,
