@@ -336,14 +336,19 @@ OTHER_METHODS = ("hierarchical", "plackett-luce")
 def _other_methods(
     df: pd.DataFrame, args: argparse.Namespace, dataset: str | None, out: Path
 ) -> list[str]:
-    """The methods ``--with`` asks for (checked against the data before any fit).
+    """The methods ``--with`` asks for, checked against the data before any fit, as are
+    ``--robustness`` (leaving a data set out needs another) and ``--rho`` (only for the
+    hierarchical t-test).
 
-    Without ``--with``: Plackett-Luce in an HTML report of data with folds, nothing else.
+    Without ``--with``: Plackett-Luce in an HTML report of data with folds where it can run,
+    nothing else.
     The hierarchical t-test is one Stan fit per pair: on the shipped 16 x 132 results 3 pairs
     took 223 s (74 s a pair on 2 busy cores; 120 pairs: over 2 hours; Plackett-Luce: 7.5 s),
     so it runs only when asked for.
     """
+    from bbt_widget.baselines._plackett_luce import MIN_RANKED_DATASETS, ranked_data_sets
     from bbt_widget.core.data import tidy_results
+    from bbt_widget.lab.influence import MIN_DATASETS
 
     tidy = tidy_results(
         df,
@@ -353,9 +358,6 @@ def _other_methods(
         score=args.score,
         lower_is_better=args.lower_is_better,
     )
-    from bbt_widget.baselines._plackett_luce import MIN_RANKED_DATASETS, ranked_data_sets
-    from bbt_widget.lab.influence import MIN_DATASETS
-
     if args.robustness and len(tidy.datasets) < MIN_DATASETS:
         raise InputError(
             f"--robustness leaves each data set out in turn and needs at least {MIN_DATASETS} "
@@ -513,19 +515,19 @@ def _check_output(
         )
     # a real write, not os.access: that ignores read-only mounts, ACLs and root's rights;
     # outputs are written beside their final name and renamed, so the folder must take a file
-    for target in ([out] if out.exists() else []) + [folder]:
-        try:
-            if target is out:
-                with open(out, "a", encoding="utf-8"):
-                    pass
-            else:
-                with tempfile.TemporaryFile(dir=folder):
-                    pass
-        except OSError as err:
-            raise InputError(
-                f"-o {given!r}: cannot write to {str(target)!r} "
-                f"({os.strerror(err.errno) if err.errno else err}); choose a writable folder"
-            ) from None
+    target = out
+    try:
+        if out.exists():
+            with open(out, "a", encoding="utf-8"):
+                pass
+        target = folder
+        with tempfile.TemporaryFile(dir=folder):
+            pass
+    except OSError as err:
+        raise InputError(
+            f"-o {given!r}: cannot write to {str(target)!r} "
+            f"({os.strerror(err.errno) if err.errno else err}); choose a writable folder"
+        ) from None
 
 
 def _fixed(frame: pd.DataFrame) -> str:
