@@ -400,6 +400,20 @@ def _other_methods(
             )
         if not 0.0 < args.rho < 1.0:
             raise InputError(f"--rho {args.rho:g}: must lie strictly between 0 and 1")
+        from bbt_widget.baselines._hierarchical import check_pairs
+
+        try:  # every pair has enough data sets with common folds
+            check_pairs(
+                df,
+                dataset=dataset,
+                algorithm=args.algorithm,
+                fold=args.fold,
+                score=args.score,
+                lower_is_better=args.lower_is_better,
+                rho=args.rho,
+            )
+        except ValueError as err:
+            raise InputError(f"--with hierarchical: {err}") from None
     return methods
 
 

@@ -103,6 +103,17 @@ def test_methods_that_need_more_data_sets_fail_before_the_fit(
     assert message in err and "these results have 1" in err
 
 
+def test_hierarchical_pairs_without_enough_data_sets_fail_before_the_fit(
+    one_dataset_csv, tmp_path, capsys, no_fit
+):
+    # it failed after the BBT fit (and the Plackett-Luce fit), at the first pair's check
+    args = ["report", str(one_dataset_csv), "-o", str(tmp_path / "r.md")]
+    assert cli.main([*args, "--with", "hierarchical", "--rho", "0.25"]) == cli.EXIT_INPUT
+    err = capsys.readouterr().err
+    assert "--with hierarchical: the hierarchical test of" in err
+    assert "needs at least 2 data sets with 2 or more common folds; found 1" in err
+
+
 def test_default_ranking_model_is_left_out_where_it_cannot_run(one_dataset_csv, base_csv):
     args = cli._parser().parse_args(["report", str(one_dataset_csv)])
     for path, expected in ((one_dataset_csv, []), (base_csv, ["plackett-luce"])):
