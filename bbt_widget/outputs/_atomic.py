@@ -75,8 +75,11 @@ def atomic_path(path: str | Path) -> Iterator[Path]:
     """
     target = _target(path)
     tmp = _temporary_name(target)
-    # 0o666 and the umask, as open(path, "w") would give a new file
-    os.close(os.open(tmp, os.O_WRONLY | os.O_CREAT | os.O_EXCL, 0o666))
+    try:
+        # 0o666 and the umask, as open(path, "w") would give a new file
+        os.close(os.open(tmp, os.O_WRONLY | os.O_CREAT | os.O_EXCL, 0o666))
+    except OSError as err:  # e.g. a folder without write permission
+        _reraise(err, tmp, target)
     try:
         yield tmp
         _fsync(tmp)
@@ -121,7 +124,10 @@ def atomic_replace_dir(folder: str | Path) -> Iterator[Path]:
             "or choose another name"
         )
     tmp = _temporary_name(target)
-    os.mkdir(tmp)
+    try:
+        os.mkdir(tmp)
+    except OSError as err:
+        _reraise(err, tmp, target)
     old: Path | None = None
     try:
         yield tmp

@@ -146,3 +146,17 @@ def test_save_chart_on_a_full_disk_keeps_the_old_chart(tmp_path, monkeypatch):
     monkeypatch.setattr(export, "render_charts", lambda *a, **k: [b"<svg>new</svg>"])
     export.save_chart({"mark": "point"}, path)
     assert _snapshot(tmp_path) == {"chart.svg": b"<svg>new</svg>"}
+
+
+def test_a_folder_that_takes_no_file_is_named_by_the_callers_file(tmp_path):
+    folder = tmp_path / "ro"
+    folder.mkdir()
+    folder.chmod(0o555)
+    if os.access(folder, os.W_OK):  # root ignores modes; sysfs refuses new files even to it
+        folder = Path("/sys")
+    with pytest.raises(PermissionError) as caught:
+        atomic_write_text(folder / "r.html", "report")
+    assert caught.value.filename == str(folder / "r.html")
+    with pytest.raises(PermissionError) as caught, atomic_replace_dir(folder / "r_md_figures"):
+        pass
+    assert caught.value.filename == str(folder / "r_md_figures")
