@@ -5,9 +5,11 @@ writes a standalone offline report (``.html``, ``.md`` or ``.tex``). ``bbt-widge
 runs the paper's base analysis and prints its tables.
 
 Exit codes (for scripts): 0 success; 2 bad arguments, file or data (the message says what
-to fix); 3 the Stan engine failed (compile or sampling); 4 the report was written but the
-convergence diagnostics failed; 5 the report was written without its charts (the chart
-renderer failed, e.g. under ``ulimit -v``); 1 anything unexpected; 130 / 143 stopped by
+to fix), or a file that cannot be read or written ("no space left on device: <path>"; an
+output is written whole or not at all, so the old one is then unchanged); 3 the Stan engine
+failed (compile or sampling); 4 the report was written but the convergence diagnostics
+failed; 5 the report was written without its charts (the chart renderer failed, e.g. under
+``ulimit -v``); 1 anything unexpected; 130 / 143 stopped by
 SIGINT (Ctrl-C) / SIGTERM (``timeout``, CI, a job scheduler), after stopping every Stan
 process it started.
 """
@@ -15,7 +17,7 @@ process it started.
 from __future__ import annotations
 
 import argparse
-import csv
+import errno
 import math
 import os
 import re
@@ -135,62 +137,15 @@ class _Silent(_Progress):
         pass
 
 
-def read_results(path: str) -> pd.DataFrame:
-    """Read a CSV / TSV results file, with errors that name the file and the fix."""
-    p = Path(path)
-    if not p.exists():
-        raise InputError(f"results file {path!r} does not exist")
-    if p.is_dir():
-        raise InputError(f"{path!r} is a folder; give the results file (.csv or .tsv)")
-    sep = "\t" if p.suffix.lower() in (".tsv", ".tab") else ","
-    _check_layout(p, sep)
+def read_results(path: str, sep: str | None = None, decimal: str | None = None) -> pd.DataFrame:
+    """Read a CSV / TSV results file (separator and decimal mark detected unless given; see
+    :func:`bbt_widget.core.csvfile.read_results`), with errors that name the file and the fix."""
+    from bbt_widget.core.csvfile import read_results as read
+
     try:
-        # index_col=False: a row with one field too many must not turn the first column
-        # into the index (every score would shift one column); _check_layout refused it
-        df = pd.read_csv(p, sep=sep, index_col=False)
-    except pd.errors.EmptyDataError:
-        raise InputError(f"results file {path!r} is empty") from None
-    except (pd.errors.ParserError, UnicodeDecodeError) as err:
-        raise InputError(
-            f"cannot read {path!r} as {'TSV' if sep == chr(9) else 'CSV'}: {err}"
-        ) from None
-    if df.shape[1] < 2:
-        raise InputError(
-            f"{path!r} has {df.shape[1]} column; a results table needs a data-set column and "
-            "a column per algorithm (or --algorithm/--score for long form)"
-        )
-    return df
-
-
-def _check_layout(path: Path, sep: str) -> None:
-    """Refuse duplicate header names and rows with more or fewer fields than the header.
-
-    pandas would rename a second ``a`` to ``a.1`` (a new algorithm) and, given one extra
-    field in the first data row, silently use the first column as the row index.
-    """
-    try:
-        with path.open(newline="", encoding="utf-8-sig") as f:
-            rows = csv.reader(f, delimiter=sep)
-            header = next(rows, None)
-            if header is None:
-                return  # empty: pandas says so
-            seen: set[str] = set()
-            for name in header:
-                if name in seen and name.strip():
-                    raise InputError(
-                        f"{str(path)!r}: the header names column {name!r} twice; give every "
-                        "column its own name"
-                    )
-                seen.add(name)
-            for row in rows:
-                if row and len(row) != len(header):  # blank lines are skipped, as pandas does
-                    raise InputError(
-                        f"{str(path)!r} line {rows.line_num}: {len(row)} fields, but the "
-                        f"header has {len(header)}; fix that row (a missing result is an "
-                        "empty field, e.g. 'a,,c')"
-                    )
-    except (UnicodeDecodeError, csv.Error) as err:
-        raise InputError(f"cannot read {str(path)!r}: {err}") from None
+        return read(path, sep=sep, decimal=decimal)
+    except ValueError as err:
+        raise InputError(_as_options(str(err))) from None
 
 
 def _guess_dataset(df: pd.DataFrame, args: argparse.Namespace) -> str | None:
@@ -312,7 +267,7 @@ def report(args: argparse.Namespace) -> int:
 
     out = Path(args.output)
     _check_output(out, args.output, REPORT_FORMATS)
-    df = read_results(args.results)
+    df = read_results(args.results, args.sep, args.decimal)
     dataset = _guess_dataset(df, args)
     _check_summaries(args)
     from bbt_widget.core.validation import check_adapt_delta, check_max_treedepth
@@ -381,14 +336,19 @@ OTHER_METHODS = ("hierarchical", "plackett-luce")
 def _other_methods(
     df: pd.DataFrame, args: argparse.Namespace, dataset: str | None, out: Path
 ) -> list[str]:
-    """The methods ``--with`` asks for (checked against the data before any fit).
+    """The methods ``--with`` asks for, checked against the data before any fit, as are
+    ``--robustness`` (leaving a data set out needs another) and ``--rho`` (only for the
+    hierarchical t-test).
 
-    Without ``--with``: Plackett-Luce in an HTML report of data with folds, nothing else.
+    Without ``--with``: Plackett-Luce in an HTML report of data with folds where it can run,
+    nothing else.
     The hierarchical t-test is one Stan fit per pair: on the shipped 16 x 132 results 3 pairs
     took 223 s (74 s a pair on 2 busy cores; 120 pairs: over 2 hours; Plackett-Luce: 7.5 s),
     so it runs only when asked for.
     """
+    from bbt_widget.baselines._plackett_luce import MIN_RANKED_DATASETS, ranked_data_sets
     from bbt_widget.core.data import tidy_results
+    from bbt_widget.lab.influence import MIN_DATASETS
 
     tidy = tidy_results(
         df,
@@ -398,17 +358,35 @@ def _other_methods(
         score=args.score,
         lower_is_better=args.lower_is_better,
     )
+    if args.robustness and len(tidy.datasets) < MIN_DATASETS:
+        raise InputError(
+            f"--robustness leaves each data set out in turn and needs at least {MIN_DATASETS} "
+            f"data sets; these results have {len(tidy.datasets)}"
+        )
+    ranked = int(ranked_data_sets(tidy)[1].sum())
     if args.with_methods is None:
         html = out.suffix.lower() == ".html"
-        return ["plackett-luce"] if html and tidy.has_folds else []
-    words = [w.strip() for w in args.with_methods.split(",") if w.strip()]
-    unknown = [w for w in words if w not in (*OTHER_METHODS, "none")]
-    if unknown or not words or ("none" in words and len(words) > 1):
+        can_rank = tidy.has_folds and ranked >= MIN_RANKED_DATASETS
+        methods = ["plackett-luce"] if html and can_rank else []
+    else:
+        words = [w.strip() for w in args.with_methods.split(",") if w.strip()]
+        unknown = [w for w in words if w not in (*OTHER_METHODS, "none")]
+        if unknown or not words or ("none" in words and len(words) > 1):
+            raise InputError(
+                f"--with {args.with_methods!r}: give 'none' or a comma-separated list of "
+                f"{', '.join(OTHER_METHODS)} (e.g. --with hierarchical,plackett-luce)"
+            )
+        methods = [m for m in OTHER_METHODS if m in words]
+    if "plackett-luce" in methods and ranked < MIN_RANKED_DATASETS:
         raise InputError(
-            f"--with {args.with_methods!r}: give 'none' or a comma-separated list of "
-            f"{', '.join(OTHER_METHODS)} (e.g. --with hierarchical,plackett-luce)"
+            f"--with plackett-luce needs at least {MIN_RANKED_DATASETS} data sets where 2 or "
+            f"more algorithms have a result; these results have {ranked}"
         )
-    methods = [m for m in OTHER_METHODS if m in words]
+    if args.rho is not None and "hierarchical" not in methods:
+        raise InputError(
+            f"--rho {args.rho:g} is used only by the hierarchical t-test; add --with "
+            "hierarchical or leave --rho out"
+        )
     if "hierarchical" in methods:
         if not tidy.has_folds:
             raise InputError(
@@ -422,6 +400,20 @@ def _other_methods(
             )
         if not 0.0 < args.rho < 1.0:
             raise InputError(f"--rho {args.rho:g}: must lie strictly between 0 and 1")
+        from bbt_widget.baselines._hierarchical import check_pairs
+
+        try:  # every pair has enough data sets with common folds
+            check_pairs(
+                df,
+                dataset=dataset,
+                algorithm=args.algorithm,
+                fold=args.fold,
+                score=args.score,
+                lower_is_better=args.lower_is_better,
+                rho=args.rho,
+            )
+        except ValueError as err:
+            raise InputError(f"--with hierarchical: {err}") from None
     return methods
 
 
@@ -527,20 +519,27 @@ def _check_output(
     folder = out.parent
     if not folder.is_dir():
         raise InputError(f"-o {given!r}: folder {str(folder)!r} does not exist")
-    figures = out.with_name(out.stem + "_figures")
-    if out.suffix.lower() != ".html" and figures.exists() and not figures.is_dir():
-        raise InputError(f"-o {given!r}: {str(figures)!r} (for the figures) is a file")
-    # a real write, not os.access: that ignores read-only mounts, ACLs and root's rights
+    from bbt_widget.outputs.html_report import figures_folder
+
+    figures = figures_folder(out) if what == "the report" else None
+    if figures is not None and figures.exists() and not figures.is_dir():
+        raise InputError(
+            f"-o {given!r}: {str(figures)!r} (for the figures) is a file; move it away or "
+            "choose another report name"
+        )
+    # a real write, not os.access: that ignores read-only mounts, ACLs and root's rights;
+    # outputs are written beside their final name and renamed, so the folder must take a file
+    target = out
     try:
         if out.exists():
             with open(out, "a", encoding="utf-8"):
                 pass
-        else:
-            with tempfile.TemporaryFile(dir=folder):
-                pass
+        target = folder
+        with tempfile.TemporaryFile(dir=folder):
+            pass
     except OSError as err:
         raise InputError(
-            f"-o {given!r}: cannot write to {str(out if out.exists() else folder)!r} "
+            f"-o {given!r}: cannot write to {str(target)!r} "
             f"({os.strerror(err.errno) if err.errno else err}); choose a writable folder"
         ) from None
 
@@ -595,14 +594,21 @@ def calibrate(args: argparse.Namespace) -> int:
     import bbt_widget as bbt
     from bbt_widget.core.data import check_count
     from bbt_widget.engines.base import EngineError
-    from bbt_widget.lab.batch import text_progress
+    from bbt_widget.lab.batch import check_executor, text_progress
     from bbt_widget.outputs.export import CHART_FORMATS, save_chart
 
     out = Path(args.output)
     _check_output(out, args.output, CHART_FORMATS, what="the chart")
     for name in ("n_train", "n_test", "repeats"):
         check_count(getattr(args, name), "--" + name.replace("_", "-"))
-    df = read_results(args.results)
+    try:
+        check_executor(args.scheduler, "--scheduler")
+    except ValueError:
+        raise InputError(
+            f"--scheduler {args.scheduler!r} is not a Dask scheduler address; give one with its "
+            "port, such as tcp://host:8786, or leave --scheduler out to use the local cores"
+        ) from None
+    df = read_results(args.results, args.sep, args.decimal)
     dataset = _guess_dataset(df, args)
     _check_before_fit(df, args, dataset)
     executor = args.scheduler  # a Dask scheduler address, or None: the local cores
@@ -681,6 +687,19 @@ def _add_data_options(p: argparse.ArgumentParser) -> None:
         "--dataset",
         help="column naming the data sets (default: the only text column that can be it)",
     )
+    g.add_argument(
+        "--sep",
+        default=None,
+        help="column separator: one character such as ';' or '|', or 'tab' (default: "
+        "detected from the first lines: , ; tab or |)",
+    )
+    g.add_argument(
+        "--decimal",
+        default=None,
+        choices=[".", ","],
+        help="decimal mark (default: ',' when the separator is not ',' and the numbers are "
+        "written like 0,85, else '.')",
+    )
     g.add_argument("--algorithm", help="long form: column naming the algorithm")
     g.add_argument("--score", help="long form: column holding the score")
     g.add_argument("--fold", help="column numbering the cross-validation folds")
@@ -758,7 +777,8 @@ def _parser() -> argparse.ArgumentParser:
     parser = argparse.ArgumentParser(
         prog="bbt-widget",
         description="Bayesian Bradley-Terry comparison of ML algorithms.",
-        epilog="Exit codes: 0 ok; 2 bad arguments or input; 3 Stan engine failed; "
+        epilog="Exit codes: 0 ok; 2 bad arguments or input, or a file that cannot be "
+        "written (full disk, no permission; the old file is kept); 3 Stan engine failed; "
         "4 report written but diagnostics failed; 5 report written without charts; "
         "1 unexpected error.",
     )
@@ -885,7 +905,7 @@ _OPTIONS = {
 _KEYWORD = re.compile(
     r"\b(dataset|algorithm|score|fold|d_min|ties|hyperprior|prior_scale|seed|chains|"
     r"iter_warmup|iter_sampling|lower_is_better|control|n_train|n_test|repeats|adapt_delta|"
-    r"max_treedepth)="
+    r"max_treedepth|sep|decimal)="
     r"(?=([^\s;,.)]?))"
     r"|\b(d_min|prior_scale|iter_warmup|iter_sampling|lower_is_better|n_train|n_test|"
     r"adapt_delta|max_treedepth)\b"
@@ -923,6 +943,11 @@ def main(argv: list[str] | None = None) -> int:
                 signal.signal(sig, handler)
 
 
+#: Errors of the files the command reads or writes that the user can fix: exit code 2 with
+#: "no space left on device: <path>", not an unexpected error.
+_FILE_ERRORS = {errno.ENOSPC, errno.EDQUOT, errno.EFBIG, errno.EACCES, errno.EPERM, errno.EROFS}
+
+
 def _run(argv: list[str] | None) -> int:
     args = _parser().parse_args(argv)
     args.reproduce = _reproduce(argv, args)
@@ -932,6 +957,11 @@ def _run(argv: list[str] | None) -> int:
         print(f"bbt-widget: error: {_as_options(str(err))}", file=sys.stderr)
         return EXIT_INPUT
     except Exception as err:  # last resort: a message, not a traceback
+        if isinstance(err, OSError) and err.errno in _FILE_ERRORS:
+            # a full disk, no permission: the outputs were kept whole (see outputs/_atomic)
+            where = f": {err.filename}" if err.filename else ""
+            print(f"bbt-widget: error: {os.strerror(err.errno).lower()}{where}", file=sys.stderr)
+            return EXIT_INPUT
         print(f"bbt-widget: unexpected error: {type(err).__name__}: {err}", file=sys.stderr)
         return EXIT_UNEXPECTED
 

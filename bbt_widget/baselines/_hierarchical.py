@@ -304,6 +304,57 @@ def hierarchical_pairs(
     rope = check_rope_width(rope)
     hdi = check_hdi(hdi)
     settings = _sampler_settings(chains, iter_warmup, iter_sampling, adapt_delta, seed)
+    medians, pairs, all_diffs = check_pairs(
+        data,
+        algorithms=algorithms,
+        dataset=dataset,
+        algorithm=algorithm,
+        fold=fold,
+        score=score,
+        run=run,
+        sd=sd,
+        lower_is_better=lower_is_better,
+        rho=rho,
+    )
+    names = list(medians.index)
+    fits, rows = {}, []
+    for (i, j), diffs in zip(pairs, all_diffs):
+        res = _fit(diffs, rope, hdi, engine, settings, None)
+        fits[(names[i], names[j])] = res
+        row = res.table.iloc[0].to_dict()
+        row["max_rhat"] = res.diagnostics.max_rhat
+        row["divergences"] = res.diagnostics.divergences
+        rows.append(row)
+    table = pd.DataFrame(rows)
+    table = pd.concat(
+        [pair_frame(names, pairs), table.drop(columns=["pair", "alg_a", "alg_b"])], axis=1
+    )
+    return HierarchicalPairsResult(table=table, fits=fits, medians=medians, rope=rope)
+
+
+def check_pairs(
+    data: pd.DataFrame,
+    *,
+    algorithms: list[str] | None = None,
+    dataset: str | None = None,
+    algorithm: str | None = None,
+    fold: str | None = None,
+    score: str | None = None,
+    run: str | None = None,
+    sd: pd.DataFrame | None = None,
+    lower_is_better: bool = False,
+    rho: float | None = None,
+) -> tuple[pd.Series, list[tuple[int, int]], list[FoldDifferences]]:
+    """Every pair :func:`hierarchical_pairs` would fit, checked in milliseconds before any
+    (slow) fit: the medians that order the algorithms, the pairs (indices into them) and each
+    pair's fold differences.
+
+    Raises
+    ------
+    ValueError
+        Fewer than 2 algorithms, or a pair with fewer than :data:`MIN_DATASETS` data sets of
+        2 or more common folds (the message names the pair).
+    """
     results = fold_results(
         data,
         dataset=dataset,
@@ -325,21 +376,9 @@ def hierarchical_pairs(
     names = list(medians.index)
     pairs = ordered_pairs(list(range(len(names))))
     all_diffs = [pair_differences(results, names[i], names[j]) for i, j in pairs]
-    for diffs in all_diffs:  # every pair is checked before the first (slow) fit
+    for diffs in all_diffs:
         _check_enough(diffs)
-    fits, rows = {}, []
-    for (i, j), diffs in zip(pairs, all_diffs):
-        res = _fit(diffs, rope, hdi, engine, settings, None)
-        fits[(names[i], names[j])] = res
-        row = res.table.iloc[0].to_dict()
-        row["max_rhat"] = res.diagnostics.max_rhat
-        row["divergences"] = res.diagnostics.divergences
-        rows.append(row)
-    table = pd.DataFrame(rows)
-    table = pd.concat(
-        [pair_frame(names, pairs), table.drop(columns=["pair", "alg_a", "alg_b"])], axis=1
-    )
-    return HierarchicalPairsResult(table=table, fits=fits, medians=medians, rope=rope)
+    return medians, pairs, all_diffs
 
 
 def _sampler_settings(

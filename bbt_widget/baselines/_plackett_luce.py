@@ -47,7 +47,7 @@ import pandas as pd
 
 from .. import engines
 from ..core.checks import Diagnostics, draws_diagnostics
-from ..core.data import tidy_results
+from ..core.data import TidyResults, tidy_results
 from ..core.posterior import hdi_sorted
 from ..core.validation import DEFAULT_SEED, _preview, check_count, check_hdi, check_seed
 from ..engines.base import Draws, ProgressCallback
@@ -186,6 +186,17 @@ class RankingModelResult:
         )
 
 
+#: A ranking model needs this many data sets that rank 2 or more algorithms.
+MIN_RANKED_DATASETS = 2
+
+
+def ranked_data_sets(tidy: TidyResults) -> tuple[np.ndarray, np.ndarray]:
+    """The data sets' mean scores (equal up to floating-point noise snapped together) and,
+    per data set, whether it ranks 2 or more algorithms: the data sets a ranking model uses."""
+    means = snap_ties(tidy.means)
+    return means, np.isfinite(means).sum(axis=1) >= 2
+
+
 def ranking_model(
     data: pd.DataFrame,
     *,
@@ -264,15 +275,13 @@ def ranking_model(
         sd=sd,
         lower_is_better=lower_is_better,
     )
-    means = snap_ties(tidy.means)
-    present = np.isfinite(means).sum(axis=1)
-    kept = present >= 2
+    means, kept = ranked_data_sets(tidy)
     datasets = tuple(d for d, k in zip(tidy.datasets, kept) if k)
     dropped = tuple(d for d, k in zip(tidy.datasets, kept) if not k)
-    if len(datasets) < 2:
+    if len(datasets) < MIN_RANKED_DATASETS:
         raise ValueError(
-            f"need at least 2 data sets where 2 or more algorithms have a result to fit a "
-            f"ranking model; found {len(datasets)}"
+            f"need at least {MIN_RANKED_DATASETS} data sets where 2 or more algorithms have a "
+            f"result to fit a ranking model; found {len(datasets)}"
         )
     rng = np.random.default_rng(settings["seed"])
     orders, weights = expand_rankings(means[kept], ties, rng)

@@ -25,6 +25,7 @@ running fit has stopped, so no sampler process is left behind.
 from __future__ import annotations
 
 import os
+import re
 import sys
 import threading
 import time
@@ -298,8 +299,47 @@ def _run_local(
 # --------------------------------------------------------------------------- Dask
 
 
+#: A Dask scheduler address: an optional protocol, then host (a name, an IPv4 address or an
+#: IPv6 address in brackets) and port, e.g. ``tcp://host:8786`` or ``10.0.0.5:8786``; or the
+#: in-process address of a ``LocalCluster(processes=False)``.
+_SCHEDULER_ADDRESS = re.compile(
+    r"^(?:inproc://\S+"
+    r"|(?:(?:tcp|tls|ucx|ws|wss)://)?(?:\[[0-9A-Fa-f:.]+\]|[^\s/:\[\]]+):[0-9]{1,5})$"
+)
+#: The executors a batch accepts, for the messages that refuse another.
+EXECUTOR_FORMS = (
+    "None (the local cores), a dask.distributed.Client, or a scheduler address with its "
+    "port such as 'tcp://host:8786'"
+)
+
+
+def check_executor(executor: Any, name: str = "executor") -> Any:
+    """Refuse an executor no batch can run on, before the data are read or a fit starts.
+
+    Only the form is checked (no connection is made): ``None``, a string that is a scheduler
+    address, or another object (a Dask client, checked when the batch starts). ``name`` is
+    what the message calls the argument.
+
+    Raises
+    ------
+    ValueError
+        A string that is not a scheduler address (e.g. ``"local"``: pass ``None``).
+    TypeError
+        A number or bytes.
+    """
+    if executor is None:
+        return None
+    if isinstance(executor, str):
+        if not _SCHEDULER_ADDRESS.match(executor):
+            raise ValueError(f"{name} {executor!r} is not an executor; give {EXECUTOR_FORMS}")
+    elif isinstance(executor, (bytes, int, float)):
+        raise TypeError(f"{name} must be {EXECUTOR_FORMS}; got {type(executor).__name__}")
+    return executor
+
+
 def _dask_client(executor: Any) -> Any:
     """The Dask client to use, with a clear error when there is no usable cluster."""
+    check_executor(executor)
     try:
         from distributed import Client
     except ImportError:
@@ -317,10 +357,7 @@ def _dask_client(executor: Any) -> Any:
                 "cores"
             ) from None
     if not isinstance(executor, Client):
-        raise TypeError(
-            "executor must be None (local cores), a dask.distributed.Client or a scheduler "
-            f"address like 'tcp://host:8786'; got {type(executor).__name__}"
-        )
+        raise TypeError(f"executor must be {EXECUTOR_FORMS}; got {type(executor).__name__}")
     if executor.status != "running":
         raise ConnectionError(
             f"the Dask client is {executor.status!r}, not connected to a scheduler; create a "

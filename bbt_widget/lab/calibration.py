@@ -22,7 +22,7 @@ from ..core.result import BBTResult
 from ..core.validation import DEFAULT_SEED, check_count, check_flag, check_hyperprior, check_seed
 from ..core.wintable import count_wins
 from ..engines.base import ProgressCallback
-from .batch import FitRequest, run_batch, spawn_seeds
+from .batch import FitRequest, check_executor, run_batch, spawn_seeds
 from .influence import tidy_subset
 
 if TYPE_CHECKING:
@@ -302,6 +302,7 @@ def calibration(
     seed = check_seed(seed)
     hyperprior, prior_scale = check_hyperprior(hyperprior, prior_scale)
     paired = check_flag(paired, "paired")
+    check_executor(executor)
     tidy = tidy_results(
         data,
         dataset=dataset,

@@ -29,13 +29,15 @@ from ..core.result import BBTResult
 from ..core.validation import WIN_TABLE_COLUMNS, check_interpretation, check_rope
 from ..core.wintable import apply_ties, count_wins
 from ..engines.base import ProgressCallback
-from .batch import FitRequest, run_batch
+from .batch import FitRequest, check_executor, run_batch
 
 if TYPE_CHECKING:
     import altair as alt
 
 #: PSIS reliability threshold (Vehtari et al. 2024): above it, refit exactly.
 K_THRESHOLD = 0.7
+#: Leaving one data set out needs at least one other.
+MIN_DATASETS = 2
 _COUNTS = list(WIN_TABLE_COLUMNS[2:])  # win1, win2, ties
 
 
@@ -236,15 +238,28 @@ def influence(
     check_interpretation(interpretation)
     if refit not in ("auto", "all", "none"):
         raise ValueError(f"refit must be 'auto', 'all' or 'none', got {refit!r}")
+    if (
+        isinstance(k_threshold, bool)
+        or not isinstance(k_threshold, (int, float, np.number))
+        or not np.isfinite(k_threshold)
+    ):
+        raise ValueError(
+            f"k_threshold must be a finite number (data sets whose Pareto k exceeds it are "
+            f"refitted; {K_THRESHOLD} is the usual limit), got {k_threshold!r}; for no refits "
+            "pass refit='none'"
+        )
     rope = check_rope(rope)
+    check_executor(executor)
     tidy = result.tidy
     if tidy is None:
         raise ValueError(
             "influence needs the results per data set, but this fit was given a ready win "
             "table; fit the raw results (one row per data set or fold) instead"
         )
-    if len(tidy.datasets) < 2:
-        raise ValueError("influence needs at least 2 data sets (one is left out at a time)")
+    if len(tidy.datasets) < MIN_DATASETS:
+        raise ValueError(
+            f"influence needs at least {MIN_DATASETS} data sets (one is left out at a time)"
+        )
     s = result.settings
     per_set = data_set_counts(tidy, s["d_min"], bool(s["paired"]))
     raw = count_wins(tidy, d_min=s["d_min"], paired=bool(s["paired"]))

@@ -15,7 +15,7 @@ from __future__ import annotations
 
 import itertools
 import threading
-from collections.abc import Mapping, Sequence
+from collections.abc import Iterable, Mapping, Sequence
 from types import MappingProxyType
 from typing import TYPE_CHECKING, Any
 
@@ -39,7 +39,7 @@ from ..core.validation import (
 )
 from ..core.wintable import comparison_components, count_wins
 from ..engines.base import ProgressCallback
-from .batch import FitRequest, run_batch
+from .batch import FitRequest, check_executor, run_batch
 
 if TYPE_CHECKING:
     import altair as alt
@@ -81,14 +81,38 @@ def _check_value(key: str, value: Any) -> Any:
             return check_hyperprior(value, 1.0)[0]
         if key == "prior_scale":
             return check_hyperprior("lognormal", value)[1]
-        name, scale = value  # "prior": (hyperprior, scale)
+        if isinstance(value, str) or not isinstance(value, Sequence) or len(value) != 2:
+            raise ValueError(
+                "a prior is a (family, scale) pair such as ('cauchy', 1.0), and 'prior' a list "
+                "of them, e.g. grid={'prior': [('lognormal', 0.5), ('cauchy', 1.0)]} or "
+                "bbt.sweep.APPENDIX_A; to vary the family alone use 'hyperprior'"
+            )
+        name, scale = value
         return check_hyperprior(name, scale)
     except (TypeError, ValueError) as exc:
         raise ValueError(f"sweep grid {key!r}: invalid value {value!r}: {exc}") from None
 
 
+def _check_grid(grid: Any) -> None:
+    """The grid's shape: a non-empty dict of setting -> list of values (checked before the
+    data are read; the values themselves are checked by :func:`_settings`)."""
+    example = "e.g. grid={'ties': ['spread', 'davidson'], 'd_min': [None, 0.4]}"
+    if not isinstance(grid, Mapping):
+        raise TypeError(
+            f"grid must be a dict of setting -> list of values ({example}) or None for the "
+            f"default grid; got {type(grid).__name__} {grid!r}"
+        )
+    if not grid:
+        raise ValueError(
+            "grid is empty, so there is nothing to sweep (one fit cannot show which claims "
+            f"are stable); give at least one setting to vary ({example}) or grid=None for "
+            "the default grid"
+        )
+
+
 def _settings(grid: Mapping[str, Sequence[Any]], base: dict[str, Any]) -> list[dict[str, Any]]:
     """Every combination of the grid, validated, ``paired`` dropped where d_min is None."""
+    _check_grid(grid)
     unknown = [k for k in grid if k not in GRID_KEYS]
     if unknown:
         raise ValueError(
@@ -101,7 +125,25 @@ def _settings(grid: Mapping[str, Sequence[Any]], base: dict[str, Any]) -> list[d
         )
     values: dict[str, list[Any]] = {}
     for key, vals in grid.items():
-        vals = [vals] if isinstance(vals, (str, bool)) or vals is None else list(vals)
+        if (
+            key == "prior"
+            and isinstance(vals, tuple)
+            and len(vals) == 2
+            and isinstance(vals[0], str)
+        ):
+            raise ValueError(
+                f"sweep grid 'prior': {vals!r} is one (family, scale) pair; 'prior' takes a "
+                f"list of them, e.g. grid={{'prior': [{vals!r}]}}"
+            )
+        if isinstance(vals, (str, bool)) or vals is None:
+            vals = [vals]
+        elif isinstance(vals, Iterable) and not isinstance(vals, Mapping):
+            vals = list(vals)
+        else:
+            raise TypeError(
+                f"sweep grid {key!r}: give a list of values, e.g. {{{key!r}: [{vals!r}]}}; "
+                f"got {type(vals).__name__} {vals!r}"
+            )
         if not vals:
             raise ValueError(f"sweep grid {key!r}: no values; give at least one")
         values[key] = [_check_value(key, v) for v in vals]
@@ -385,11 +427,11 @@ class _Sweep:
         data, dataset, algorithm, fold, score, sd, lower_is_better
             The results and how to read them, as for :func:`bbt_widget.fit`.
         grid
-            Setting -> list of values: ``ties``, ``d_min`` (``None`` = no local ROPE),
-            ``paired``, ``hyperprior``, ``prior_scale``, or ``prior`` with (hyperprior, scale)
-            pairs such as ``bbt.sweep.APPENDIX_A``. Settings not in the grid keep fit's
-            defaults. Default: :func:`default_grid` (ties x d_min {None, 0.2, 0.4}, paired
-            where the data allow it). Every value is checked before any fit starts.
+            A non-empty dict, setting -> list of values: ``ties``, ``d_min`` (``None`` = no
+            local ROPE), ``paired``, ``hyperprior``, ``prior_scale``, or ``prior`` with
+            (hyperprior, scale) pairs such as ``bbt.sweep.APPENDIX_A``. Settings not in the
+            grid keep fit's defaults. Default: :func:`default_grid` (ties x d_min {None, 0.2,
+            0.4}, paired where the data allow it). Every value is checked before any fit starts.
         seeds
             Fits per setting with different seeds (``replicate`` column): shows which flips
             are Monte Carlo noise.
@@ -413,6 +455,9 @@ class _Sweep:
         """
         rope, hdi = check_rope(rope), check_hdi(hdi)
         replicates = check_count(seeds, "seeds")
+        check_executor(executor)
+        if grid is not None:
+            _check_grid(grid)
         tidy = tidy_results(
             data,
             dataset=dataset,

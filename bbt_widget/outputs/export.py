@@ -5,6 +5,7 @@ and PDF without a browser or internet (vl-convert); the posterior to netCDF (Arv
 from __future__ import annotations
 
 import base64
+import contextlib
 import json
 import math
 import re
@@ -20,6 +21,7 @@ import pandas as pd
 
 from ..core.validation import check_flag
 from . import charts
+from ._atomic import atomic_path, atomic_write_bytes
 
 if TYPE_CHECKING:
     from ..core.result import BBTResult
@@ -290,22 +292,35 @@ def save_table(
     """
     formula_safe = check_flag(formula_safe, "formula_safe")
     path = Path(path)
+    fmt = _table_format(path)
+    with atomic_path(path) as tmp:
+        _write_table(df, tmp, fmt, digits=digits, formula_safe=formula_safe, **kwargs)
+    return path
+
+
+def _table_format(path: Path) -> str:
     fmt = path.suffix.lstrip(".").lower()
-    if fmt == "tex":
-        path.write_text(to_latex(df, digits=digits, **kwargs), encoding="utf-8")
-    elif fmt == "md":
-        path.write_text(to_markdown(df, digits=digits), encoding="utf-8")
-    elif fmt == "csv":
-        # CRLF rows (RFC 4180): the csv writer then quotes every cell holding a \r or \n,
-        # where with "\n" alone a carriage return in a name would split the row for readers
-        out = csv_safe(df) if formula_safe else df
-        out.to_csv(path, index=False, lineterminator="\r\n")
-    else:
+    if fmt not in TABLE_FORMATS:
         raise ValueError(
             f"unknown table format {path.suffix!r} for {path.name!r}; use one of "
             + ", ".join(f".{f}" for f in TABLE_FORMATS)
         )
-    return path
+    return fmt
+
+
+def _write_table(
+    df: pd.DataFrame, path: Path, fmt: str, *, digits: int, formula_safe: bool, **kwargs: Any
+) -> None:
+    """Write the table in format ``fmt`` to ``path`` (a temporary file of :func:`save_table`)."""
+    if fmt == "tex":
+        path.write_text(to_latex(df, digits=digits, **kwargs), encoding="utf-8")
+    elif fmt == "md":
+        path.write_text(to_markdown(df, digits=digits), encoding="utf-8")
+    else:
+        # CRLF rows (RFC 4180): the csv writer then quotes every cell holding a \r or \n,
+        # where with "\n" alone a carriage return in a name would split the row for readers
+        out = csv_safe(df) if formula_safe else df
+        out.to_csv(path, index=False, lineterminator="\r\n")
 
 
 class ChartRenderError(RuntimeError):
@@ -407,15 +422,15 @@ def save_chart(chart: Any, path: str | Path, *, scale: float = 2.0) -> Path:
     no network (rendered in a child process, see :func:`render_charts`)."""
     path = Path(path)
     (data,) = render_charts([chart], [_chart_format(path)], scale=scale)
-    path.write_bytes(data)
-    return path
+    return atomic_write_bytes(path, data)
 
 
 def save_posterior(result: BBTResult, path: str | Path) -> Path:
     """Write the ArviZ InferenceData (posterior, predictive, log-likelihood, observed data,
     sample stats) to netCDF."""
     path = Path(path)
-    result.idata.to_netcdf(str(path))
+    with atomic_path(path) as tmp:
+        result.idata.to_netcdf(str(tmp))
     return path
 
 
@@ -441,16 +456,30 @@ def export_all(
             f"unknown table format {unknown[0]!r}; use any of {', '.join(TABLE_FORMATS)}"
         )
     folder = Path(folder)
-    folder.mkdir(parents=True, exist_ok=True)
     tables = {
         "summary": result.summary(rope=rope, hdi=hdi),
         "ranking": result.ranking(hdi=hdi),
         "win_table": result.win_table,
     }
-    written = [
-        save_table(df, folder / f"{name}.{fmt}", formula_safe=formula_safe)
-        for name, df in tables.items()
-        for fmt in formats
-    ]
-    written.append(save_posterior(result, folder / "posterior.nc"))
+    created = not folder.exists()
+    folder.mkdir(parents=True, exist_ok=True)
+    written = []
+    try:
+        # every file is written under a temporary name first and all are renamed into place
+        # at the end: a failure (a full disk) leaves the old files, none half-replaced
+        with contextlib.ExitStack() as stack:
+            for name, df in tables.items():
+                for fmt in formats:
+                    path = folder / f"{name}.{fmt}"
+                    tmp = stack.enter_context(atomic_path(path))
+                    _write_table(df, tmp, fmt, digits=2, formula_safe=formula_safe)
+                    written.append(path)
+            path = folder / "posterior.nc"
+            result.idata.to_netcdf(str(stack.enter_context(atomic_path(path))))
+            written.append(path)
+    except BaseException:
+        if created:  # a folder made for this call is not left behind empty
+            with contextlib.suppress(OSError):
+                folder.rmdir()
+        raise
     return written

@@ -14,6 +14,7 @@ complete ``article`` that compiles with ``pdflatex``.
 
 from __future__ import annotations
 
+import contextlib
 import urllib.parse
 import warnings
 from collections.abc import Mapping, Sequence
@@ -25,6 +26,7 @@ import altair as alt
 import pandas as pd
 
 from . import charts, export
+from ._atomic import atomic_path, atomic_replace_dir
 from .report import methods_text, render
 from .report_meta import check_provenance, column_definitions, provenance_items
 from .report_sections import Section
@@ -177,6 +179,10 @@ def write_report(
 ) -> Path:
     """Write the report; the format follows the suffix (``.html``, ``.md``, ``.tex``).
 
+    The report (and its figures folder) is written under a temporary name and renamed into
+    place when complete: when writing fails (a full disk), the old report and figures are
+    left as they were and no partial file remains.
+
     Every name and title goes through the format's escaper (:data:`export.ESCAPERS`), so
     it prints literally and no HTML in it runs. When the charts cannot be rendered (see
     :func:`export.render_charts`), the report is written without them, says why, and a
@@ -244,8 +250,15 @@ def write_report(
     except export.ChartRenderError as err:
         warnings.warn(f"could not render charts: {err}", export.ChartRenderWarning, stacklevel=2)
         figures = f"Charts could not be rendered: {err}."
+    figure_files: dict[str, bytes] = {}  # file name in the figures folder -> content
     if fmt != "html" and isinstance(figures, dict):
-        figures = _write_figures(path, fmt, figures, suffix)
+        folder = figures_folder(path)
+        assert folder is not None, fmt  # .md and .tex reports have a figures folder
+        figure_files = {f"{name}.{suffix}": data for name, data in figures.items()}
+        figures = {
+            name: (folder / f"{name}.{suffix}").relative_to(path.parent).as_posix()
+            for name in figures
+        }
     diag = result.diagnostics()
     content = _Content(
         title=title,
@@ -275,22 +288,33 @@ def write_report(
     captions = _figure_captions(hdi, interpretation, ppc_label)
     captions.update({n: cap for sec in sections for n, (_, cap) in sec.charts.items()})
     writer = {"html": _html, "md": _md, "tex": _tex}[fmt]
-    path.write_text(writer(content, captions), encoding="utf-8")
+    _write(path, writer(content, captions), figure_files)
     return path
 
 
-def _write_figures(path: Path, fmt: str, rendered: dict[str, bytes], suffix: str) -> dict[str, str]:
-    """Write the figures into ``<report>_<fmt>_figures/``; their paths relative to the
-    report. Each format has its own folder: a .md and a .tex report of the same name keep
-    their own figures."""
-    folder = path.with_name(f"{path.stem}_{fmt}_figures")
-    folder.mkdir(parents=True, exist_ok=True)
-    rel = {}
-    for name, data in rendered.items():
-        file = folder / f"{name}.{suffix}"
-        file.write_bytes(data)
-        rel[name] = file.relative_to(path.parent).as_posix()
-    return rel
+def _write(path: Path, text: str, figure_files: Mapping[str, bytes]) -> None:
+    """Write the report and its figures folder whole, or leave the old ones as they were.
+
+    Both are written under temporary names first; then the figures folder replaces the old
+    one as a whole (no stale figure survives) and the report file replaces the old report.
+    """
+    folder = figures_folder(path)
+    with contextlib.ExitStack() as stack:
+        report = stack.enter_context(atomic_path(path))
+        if figure_files and folder is not None:
+            new_folder = stack.enter_context(atomic_replace_dir(folder))
+            for name, data in figure_files.items():
+                (new_folder / name).write_bytes(data)
+        report.write_text(text, encoding="utf-8")
+
+
+def figures_folder(path: str | Path) -> Path | None:
+    """The folder beside a report where it writes its figures: ``<stem>_md_figures`` for
+    ``.md``, ``<stem>_tex_figures`` for ``.tex`` (a .md and a .tex report of the same name
+    keep their own figures); ``None`` for HTML, whose charts are inline."""
+    path = Path(path)
+    fmt = path.suffix.lstrip(".").lower()
+    return path.with_name(f"{path.stem}_{fmt}_figures") if fmt in ("md", "tex") else None
 
 
 # --------------------------------------------------------------------------- HTML

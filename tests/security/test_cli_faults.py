@@ -65,10 +65,20 @@ def test_output_into_a_read_only_folder_fails_before_the_fit(base_csv, tmp_path,
     assert no_fit == [] and not out.exists()
 
 
-def test_figures_path_taken_by_a_file_fails_before_the_fit(base_csv, tmp_path, capsys, no_fit):
-    (tmp_path / "r_figures").write_text("not a folder")
-    assert cli.main(["report", str(base_csv), "-o", str(tmp_path / "r.tex")]) == cli.EXIT_INPUT
-    assert "r_figures" in capsys.readouterr().err and no_fit == []
+@pytest.mark.parametrize("suffix", ["md", "tex"])
+def test_figures_path_taken_by_a_file_fails_before_the_fit(
+    base_csv, tmp_path, capsys, no_fit, suffix
+):
+    # the folder the report writes (the check looked at r_figures, which none writes)
+    from bbt_widget.outputs.html_report import figures_folder
+
+    in_the_way = tmp_path / f"r_{suffix}_figures"
+    assert figures_folder(tmp_path / f"r.{suffix}") == in_the_way
+    in_the_way.write_text("not a folder")
+    out = str(tmp_path / f"r.{suffix}")
+    assert cli.main(["report", str(base_csv), "-o", out]) == cli.EXIT_INPUT
+    assert f"{str(in_the_way)!r} (for the figures) is a file" in capsys.readouterr().err
+    assert no_fit == [] and in_the_way.read_text() == "not a folder"
 
 
 @pytest.mark.skipif(sys.platform != "linux", reason="RLIMIT_AS as on Linux HPC nodes")

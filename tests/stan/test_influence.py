@@ -50,3 +50,30 @@ def test_influence_needs_data_sets():
         result = bbt.fit(table, iter_warmup=100, iter_sampling=100)
     with pytest.raises(ValueError, match="ready win table"):
         bbt.influence(result)
+
+
+@pytest.fixture(scope="module")
+def short_fit() -> bbt.BBTResult:
+    with warnings.catch_warnings():  # 100 iterations: only the errors below matter
+        warnings.simplefilter("ignore", bbt.DiagnosticsWarning)
+        return bbt.fit(bbt.datasets.load_base(), dataset="db", iter_warmup=100, iter_sampling=100)
+
+
+@pytest.mark.parametrize(
+    ("keywords", "match"),
+    [
+        ({"k_threshold": float("nan")}, r"k_threshold must be a finite number.*refit='none'"),
+        ({"k_threshold": float("inf")}, r"k_threshold must be a finite number"),
+        ({"k_threshold": "0.7"}, r"k_threshold must be a finite number"),
+        ({"executor": "local"}, r"executor 'local' is not an executor"),
+    ],
+)
+def test_bad_arguments_are_refused_before_any_refit(short_fit, monkeypatch, keywords, match):
+    from bbt_widget.lab import influence as module
+
+    def refuse(*args, **kwargs):
+        raise AssertionError("refits started although an argument was invalid")
+
+    monkeypatch.setattr(module, "run_batch", refuse)
+    with pytest.raises(ValueError, match=match):
+        bbt.influence(short_fit, refit="all", **keywords)

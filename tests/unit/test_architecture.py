@@ -29,6 +29,7 @@ LAYERS = {
     "core.validation": 1,
     "core.data": 1,
     "core.names": 1,
+    "core.csvfile": 1,
     "engines": 1,
     "core.wintable": 2,
     "core.sizing": 2,

@@ -78,6 +78,58 @@ def test_paired_mode_is_checked_against_the_data_before_the_fit(tmp_path, capsys
     assert "bbt-widget: error:" in err and "d_min" not in err
 
 
+@pytest.fixture
+def one_dataset_csv(tmp_path: Path, base: pd.DataFrame) -> Path:
+    """The four folds of one data set of the base results."""
+    path = tmp_path / "one.csv"
+    base[base["db"] == base["db"].iloc[0]].to_csv(path, index=False)
+    return path
+
+
+@pytest.mark.parametrize(
+    ("option", "message"),
+    [
+        # each failed only after the BBT fit (and the sweep's fits)
+        (["--robustness"], "--robustness leaves each data set out in turn and needs at least 2"),
+        (["--with", "plackett-luce"], "--with plackett-luce needs at least 2 data sets where"),
+    ],
+)
+def test_methods_that_need_more_data_sets_fail_before_the_fit(
+    one_dataset_csv, tmp_path, capsys, no_fit, option, message
+):
+    code = cli.main(["report", str(one_dataset_csv), "-o", str(tmp_path / "r.html"), *option])
+    assert code == cli.EXIT_INPUT
+    err = capsys.readouterr().err
+    assert message in err and "these results have 1" in err
+
+
+def test_hierarchical_pairs_without_enough_data_sets_fail_before_the_fit(
+    one_dataset_csv, tmp_path, capsys, no_fit
+):
+    # it failed after the BBT fit (and the Plackett-Luce fit), at the first pair's check
+    args = ["report", str(one_dataset_csv), "-o", str(tmp_path / "r.md")]
+    assert cli.main([*args, "--with", "hierarchical", "--rho", "0.25"]) == cli.EXIT_INPUT
+    err = capsys.readouterr().err
+    assert "--with hierarchical: the hierarchical test of" in err
+    assert "needs at least 2 data sets with 2 or more common folds; found 1" in err
+
+
+def test_default_ranking_model_is_left_out_where_it_cannot_run(one_dataset_csv, base_csv):
+    args = cli._parser().parse_args(["report", str(one_dataset_csv)])
+    for path, expected in ((one_dataset_csv, []), (base_csv, ["plackett-luce"])):
+        df = cli.read_results(str(path))
+        assert cli._other_methods(df, args, "db", Path("r.html")) == expected
+
+
+def test_rho_without_the_hierarchical_test_is_refused(base_csv, tmp_path, capsys, no_fit):
+    # it was accepted and ignored
+    args = ["report", str(base_csv), "-o", str(tmp_path / "r.html"), "--rho", "7"]
+    assert cli.main(args) == cli.EXIT_INPUT
+    err = capsys.readouterr().err
+    assert "--rho 7 is used only by the hierarchical t-test" in err
+    assert "add --with hierarchical or leave --rho out" in err
+
+
 def test_long_form_guesses_the_dataset_column(long_csv, tmp_path, capsys, monkeypatch):
     seen = {}
 
@@ -215,6 +267,19 @@ def test_calibrate_checks_its_options_before_any_fit(base_csv, tmp_path, capsys,
     assert "--repeats must be an integer >= 1" in capsys.readouterr().err
     assert cli.main([*args, "-o", str(tmp_path / "c.svg"), "--d-min", "-1"]) == cli.EXIT_INPUT
     assert "--d-min must be" in capsys.readouterr().err
+
+
+@pytest.mark.parametrize("scheduler", ["bogus", "local", "tcp://host"])
+def test_calibrate_refuses_a_scheduler_that_is_not_an_address(
+    base_csv, tmp_path, capsys, monkeypatch, scheduler
+):
+    # distributed's "missing port number in address" named neither --scheduler nor the fix
+    monkeypatch.setattr(cli, "read_results", lambda *a, **k: pytest.fail("data read"))
+    args = ["calibrate", str(base_csv), "-o", str(tmp_path / "c.svg"), "--scheduler", scheduler]
+    assert cli.main(args) == cli.EXIT_INPUT
+    err = capsys.readouterr().err
+    assert f"--scheduler {scheduler!r} is not a Dask scheduler address" in err
+    assert "tcp://host:8786" in err and "leave --scheduler out" in err
 
 
 def test_calibrate_names_the_options_when_the_data_are_too_small(base_csv, tmp_path, capsys):

@@ -53,6 +53,64 @@ def test_invalid_grid_fails_before_any_fit(base, no_fits, grid, match):
         bbt.sweep(base, dataset="db", grid=grid)
 
 
+@pytest.mark.parametrize(
+    ("grid", "error", "match"),
+    [
+        # an empty grid ran one fit and called every claim of it "stable"
+        ({}, ValueError, r"grid is empty, so there is nothing to sweep.*grid=None"),
+        # a bare value: "'float' object is not iterable"
+        (
+            {"d_min": 0.2},
+            TypeError,
+            r"grid 'd_min': give a list of values, e\.g\. \{'d_min': \[0\.2\]\}",
+        ),
+        # a family alone: "too many values to unpack"
+        ({"prior": "lognormal"}, ValueError, r"grid 'prior'.*a prior is a \(family, scale\) pair"),
+        ({"prior": ["cauchy", 1.0]}, ValueError, r"a prior is a \(family, scale\) pair"),
+        # one pair where a list of pairs belongs
+        (
+            {"prior": ("cauchy", 1.0)},
+            ValueError,
+            r"one \(family, scale\) pair; 'prior' takes a list",
+        ),
+        # a string: "unknown setting 't'"
+        ("ties", TypeError, r"grid must be a dict of setting -> list of values"),
+        (["ties", "d_min"], TypeError, r"grid must be a dict"),
+    ],
+)
+def test_grid_shape_errors_name_the_grid_and_the_fix(base, no_fits, grid, error, match):
+    with pytest.raises(error, match=match):
+        bbt.sweep(base, dataset="db", grid=grid)
+
+
+@pytest.mark.parametrize("executor", ["local", "bogus", "tcp://host", "localhost:port"])
+def test_an_executor_that_is_not_one_is_refused_before_the_data_are_read(executor, no_fits):
+    # distributed said "missing port number in address" after the data were read
+    with pytest.raises(ValueError, match=r"executor .* is not an executor; give None \(the local"):
+        bbt.sweep(pd.DataFrame(), grid={"ties": ["add"]}, executor=executor)
+    with pytest.raises(ValueError, match=r"scheduler address with its port"):
+        bbt.calibration(pd.DataFrame(), executor=executor)
+    with pytest.raises(TypeError, match=r"executor must be None \(the local cores\)"):
+        bbt.sweep(pd.DataFrame(), grid={"ties": ["add"]}, executor=4)
+
+
+@pytest.mark.parametrize(
+    "address",
+    [
+        "tcp://127.0.0.1:8786",
+        "10.0.0.5:8786",
+        "tls://host.example:8786",
+        "tcp://[::1]:8786",
+        "inproc://10.0.0.5/4242/1",
+    ],
+)
+def test_scheduler_addresses_pass_the_executor_check(address):
+    from bbt_widget.lab.batch import check_executor
+
+    assert check_executor(address) == address
+    assert check_executor(None) is None
+
+
 def test_local_rope_on_means_only_names_the_setting(base_means, no_fits):
     with pytest.raises(ValueError, match=r"d_min=0\.2.*fold-level scores"):
         bbt.sweep(base_means, grid={"d_min": [None, 0.2]})

@@ -1,0 +1,199 @@
+"""Reading a results file (CSV, TSV, and the ``;``-separated, decimal-comma CSV that
+spreadsheets write in much of Europe), with errors that name the file, the line and the fix.
+
+The separator is detected from the first lines unless given: ``,`` when every line splits
+into the same number of fields (more than one) with it, else the one of ``;``, tab and ``|``
+that does so with the most fields (``.tsv`` / ``.tab`` files: tab). The decimal mark is ``,``
+when the separator is not ``,`` and the numbers are written like ``0,85`` (and none like
+``0.85``); else ``.``.
+"""
+
+from __future__ import annotations
+
+import csv
+import re
+from pathlib import Path
+
+import pandas as pd
+
+__all__ = ["DECIMALS", "SEPARATORS", "read_results", "sniff_separator"]
+
+#: The separators detected, in order of preference.
+SEPARATORS = (",", ";", "\t", "|")
+#: The decimal marks accepted.
+DECIMALS = (".", ",")
+#: Lines read to detect the separator and the decimal mark.
+_SNIFF_LINES = 50
+_COMMA_NUMBER = re.compile(r"^\s*[+-]?\d+,\d+(?:[eE][+-]?\d+)?\s*$")
+_POINT_NUMBER = re.compile(r"^\s*[+-]?\d*\.\d+(?:[eE][+-]?\d+)?\s*$")
+_NAMES = {",": "','", ";": "';'", "\t": "tab", "|": "'|'"}
+
+
+def _name(sep: str) -> str:
+    return _NAMES.get(sep, repr(sep))
+
+
+def _head(path: Path) -> list[str]:
+    """The file's first lines (after a byte-order mark)."""
+    lines = []
+    with path.open(newline="", encoding="utf-8-sig") as f:
+        for line in f:
+            lines.append(line)
+            if len(lines) >= _SNIFF_LINES:
+                break
+    return lines
+
+
+def _rows(lines: list[str], sep: str) -> list[list[str]]:
+    try:
+        return [row for row in csv.reader(lines, delimiter=sep) if row]
+    except csv.Error:
+        return []
+
+
+def sniff_separator(lines: list[str]) -> str | None:
+    """The separator that splits every one of ``lines`` into the same number of fields,
+    more than one: ``,`` if it does, else the one of :data:`SEPARATORS` giving the most
+    fields; ``None`` when none does."""
+    best, best_fields = None, 1
+    for sep in SEPARATORS:
+        counts = {len(row) for row in _rows(lines, sep)}
+        if len(counts) == 1 and (fields := counts.pop()) > best_fields:
+            if sep == ",":
+                return sep
+            best, best_fields = sep, fields
+    return best
+
+
+def _header_guess(lines: list[str], sep: str) -> str | None:
+    """Another separator that splits the header into more fields than ``sep``: the
+    separator the file seems to use when ``sep`` reads it as one column."""
+    rows = [_rows(lines[:1], s) for s in SEPARATORS]
+    fields = {s: len(r[0]) if r else 0 for s, r in zip(SEPARATORS, rows)}
+    guess = max(SEPARATORS, key=lambda s: fields[s])
+    return guess if guess != sep and fields[guess] > max(fields.get(sep, 1), 1) else None
+
+
+def _seems(lines: list[str], sep: str) -> str:
+    """``; it seems to use ';' (pass sep=';')`` or nothing."""
+    guess = _header_guess(lines, sep)
+    return "" if guess is None else f"; it seems to use {_name(guess)} (pass sep={guess!r})"
+
+
+def _sniff_decimal(lines: list[str], sep: str) -> str:
+    if sep == ",":
+        return "."
+    cells = [cell for row in _rows(lines, sep)[1:] for cell in row]
+    comma = any(_COMMA_NUMBER.match(c) for c in cells)
+    return "," if comma and not any(_POINT_NUMBER.match(c) for c in cells) else "."
+
+
+def _check_options(sep: str | None, decimal: str | None) -> str | None:
+    if sep is not None:
+        sep = {"tab": "\t", "\\t": "\t"}.get(sep, sep) if isinstance(sep, str) else sep
+        if not isinstance(sep, str) or len(sep) != 1 or sep.isalnum() or sep in "\"'\r\n.":
+            raise ValueError(
+                f"sep={sep!r}: give the one character that separates the columns (not a "
+                "letter, digit, quote or '.'), such as ',' ';' '|' or 'tab', or leave it out "
+                "to detect it"
+            )
+    if decimal is not None:
+        if decimal not in DECIMALS:
+            raise ValueError(f"decimal={decimal!r}: the decimal mark is '.' or ','")
+        if decimal == sep:
+            raise ValueError(
+                f"sep={sep!r} and decimal={decimal!r}: the decimal mark cannot also separate "
+                "the columns; a file with decimal commas uses another separator, e.g. sep=';'"
+            )
+    return sep
+
+
+def read_results(
+    path: str | Path, *, sep: str | None = None, decimal: str | None = None
+) -> pd.DataFrame:
+    """Read a results file; the separator and the decimal mark are detected unless given.
+
+    Parameters
+    ----------
+    path
+        The file (CSV, TSV, or ``;``-separated with decimal commas).
+    sep
+        The column separator (one character; ``"tab"`` for a tab). Default: detected from the
+        first lines (see the module's documentation).
+    decimal
+        ``"."`` or ``","``. Default: ``","`` when the separator is not ``,`` and the numbers
+        are written like ``0,85``.
+
+    Raises
+    ------
+    ValueError
+        The file is missing, empty, not text, or its rows do not match the header (the
+        message names the line); the header names a column twice (pandas would rename the
+        second ``a`` to ``a.1``, a new algorithm); or it reads as one column (the message
+        names the separator it seems to use).
+    """
+    sep = _check_options(sep, decimal)
+    p = Path(path)
+    if not p.exists():
+        raise ValueError(f"results file {str(path)!r} does not exist")
+    if p.is_dir():
+        raise ValueError(f"{str(path)!r} is a folder; give the results file (.csv or .tsv)")
+    try:
+        lines = _head(p)
+    except UnicodeDecodeError as err:
+        raise ValueError(f"cannot read {str(path)!r}: {err}") from None
+    if sep is None:
+        tsv = p.suffix.lower() in (".tsv", ".tab")
+        sep = "\t" if tsv else (sniff_separator(lines) or ",")
+    if decimal is None:
+        decimal = _sniff_decimal(lines, sep)
+    _check_layout(p, sep, lines)
+    try:
+        # index_col=False: a row with one field too many must not turn the first column
+        # into the index (every score would shift one column); _check_layout refused it
+        df = pd.read_csv(p, sep=sep, decimal=decimal, index_col=False)
+    except pd.errors.EmptyDataError:
+        raise ValueError(f"results file {str(path)!r} is empty") from None
+    except (pd.errors.ParserError, UnicodeDecodeError) as err:
+        raise ValueError(f"cannot read {str(path)!r} with separator {_name(sep)}: {err}") from None
+    if df.shape[1] < 2:
+        raise ValueError(
+            f"{str(path)!r} reads as {df.shape[1]} column with separator {_name(sep)}"
+            f"{_seems(lines, sep)}; a results table needs a data-set column and a column per "
+            "algorithm (or algorithm= and score= for long form)"
+        )
+    return df
+
+
+def _check_layout(path: Path, sep: str, head: list[str]) -> None:
+    """Refuse duplicate header names and rows with more or fewer fields than the header.
+
+    pandas would rename a second ``a`` to ``a.1`` (a new algorithm) and, given one extra
+    field in the first data row, silently use the first column as the row index.
+    """
+    try:
+        with path.open(newline="", encoding="utf-8-sig") as f:
+            rows = csv.reader(f, delimiter=sep)
+            header = next(rows, None)
+            if header is None:
+                return  # empty: pandas says so
+            seen: set[str] = set()
+            for name in header:
+                if name in seen and name.strip():
+                    raise ValueError(
+                        f"{str(path)!r}: the header names column {name!r} twice; give every "
+                        "column its own name"
+                    )
+                seen.add(name)
+            for row in rows:
+                if row and len(row) != len(header):  # blank lines are skipped, as pandas does
+                    where = f"{str(path)!r} line {rows.line_num}"
+                    fix = _seems(head, sep) or (
+                        "; fix that row (a missing result is an empty field, e.g. 'a,,c')"
+                    )
+                    raise ValueError(
+                        f"{where}: {len(row)} fields, but the header has {len(header)} (with "
+                        f"separator {_name(sep)}){fix}"
+                    )
+    except (UnicodeDecodeError, csv.Error) as err:
+        raise ValueError(f"cannot read {str(path)!r}: {err}") from None

@@ -1,0 +1,142 @@
+"""Reading results files: the separator and the decimal mark detected or given (``--sep``,
+``--decimal``), and errors that say which separator a file seems to use."""
+
+from __future__ import annotations
+
+from pathlib import Path
+
+import numpy as np
+import pandas as pd
+import pytest
+
+import bbt_widget as bbt
+from bbt_widget import cli
+
+#: As a spreadsheet in much of Europe saves it: ';' between columns, decimal commas.
+EUROPEAN = (
+    "db;rf;svm;knn;dt;lr\n"
+    "iris;0,85;0,9;0,8;0,7;0,75\n"
+    "wine;0,95;0,92;0,9;0,85;0,88\n"
+    "glass;0,7;0,72;0,65;0,6;0,66\n"
+)
+EXPECTED = pd.DataFrame(
+    {
+        "db": ["iris", "wine", "glass"],
+        "rf": [0.85, 0.95, 0.7],
+        "svm": [0.9, 0.92, 0.72],
+        "knn": [0.8, 0.9, 0.65],
+        "dt": [0.7, 0.85, 0.6],
+        "lr": [0.75, 0.88, 0.66],
+    }
+)
+
+
+def read_results(path, **kwargs):
+    """The Python reader the command uses (imported here: the tests of the command run on
+    their own without it)."""
+    from bbt_widget.core.csvfile import read_results
+
+    return read_results(path, **kwargs)
+
+
+def sniff_separator(lines):
+    from bbt_widget.core.csvfile import sniff_separator
+
+    return sniff_separator(lines)
+
+
+def _write(tmp_path: Path, text: str, name: str = "r.csv") -> Path:
+    path = tmp_path / name
+    path.write_text(text, encoding="utf-8")
+    return path
+
+
+def _same(df: pd.DataFrame) -> None:
+    pd.testing.assert_frame_equal(df, EXPECTED, check_dtype=False)
+    assert all(pd.api.types.is_float_dtype(df[c]) for c in EXPECTED.columns[1:])
+
+
+def test_a_european_csv_is_read_with_its_separator_and_decimal_commas(tmp_path):
+    # it was "line 2: 6 fields, but the header has 1"
+    path = _write(tmp_path, EUROPEAN)
+    _same(cli.read_results(str(path)))
+    _same(read_results(path, sep=";", decimal=","))
+    _same(read_results(path, sep=";"))  # the decimal comma detected for the given separator
+
+
+@pytest.mark.parametrize(
+    ("text", "name"),
+    [
+        (EUROPEAN.replace(",", "."), "r.csv"),  # ';' with decimal points
+        (EUROPEAN.replace(";", "\t"), "r.csv"),  # tabs in a .csv, decimal commas
+        (EUROPEAN.replace(",", ".").replace(";", "|"), "r.txt"),
+        (EUROPEAN.replace(",", ".").replace(";", ","), "r.csv"),  # the plain CSV
+    ],
+)
+def test_other_separators_are_detected(tmp_path, text, name):
+    _same(read_results(_write(tmp_path, text, name)))
+
+
+def test_a_tab_can_be_given_by_name(tmp_path):
+    _same(read_results(_write(tmp_path, EUROPEAN.replace(";", "\t")), sep="tab"))
+
+
+def test_a_comma_file_stays_a_comma_file():
+    # a name holding ';' and a quoted field: ',' still splits every line alike
+    lines = ["db,a,b\n", '"x;y",0.5,0.6\n', "z;w,0.4,0.3\n"]
+    assert sniff_separator(lines) == ","
+    # where ',' splits the lines unevenly, the separator that splits them alike is taken
+    assert sniff_separator(["db;a;b\n", "x;0.5;0,6\n"]) == ";"
+    assert sniff_separator(["one column\n", "x\n"]) is None
+
+
+def test_mixed_decimal_marks_keep_the_point(tmp_path):
+    path = _write(tmp_path, "db;a;b\nx;0.5;0,6\ny;0.25;0.5\n")
+    df = read_results(path)
+    assert df["a"].tolist() == [0.5, 0.25] and df["b"].tolist() == ["0,6", "0.5"]
+
+
+def test_a_file_read_with_the_wrong_separator_names_the_one_it_seems_to_use(tmp_path):
+    path = _write(tmp_path, EUROPEAN)
+    with pytest.raises(
+        cli.InputError,
+        match=r"header has 1 \(with separator ','\); it seems to use ';' \(pass --sep ';'\)",
+    ):
+        cli.read_results(str(path), sep=",")
+    header_only = _write(tmp_path, "db;rf;svm\n", "h.csv")
+    with pytest.raises(
+        ValueError,
+        match=r"reads as 1 column with separator '\|'; it seems to use ';' \(pass sep=';'\)",
+    ):
+        read_results(header_only, sep="|")
+
+
+@pytest.mark.parametrize(
+    ("options", "message"),
+    [
+        (["--sep", "ab"], "--sep 'ab': give the one character that separates the columns"),
+        (["--sep", "x"], "--sep 'x': give the one character"),
+        (["--sep", ",", "--decimal", ","], "the decimal mark cannot also separate the columns"),
+    ],
+)
+def test_bad_separator_options_fail_before_the_fit(tmp_path, capsys, monkeypatch, options, message):
+    monkeypatch.setattr(bbt, "fit", lambda *a, **k: pytest.fail("fitted"))
+    path = _write(tmp_path, EUROPEAN)
+    assert cli.main(["report", str(path), "-o", str(tmp_path / "r.html"), *options]) == 2
+    assert message in capsys.readouterr().err
+
+
+@pytest.mark.parametrize("options", [[], ["--sep", ";", "--decimal", ","], ["--sep", ";"]])
+def test_the_report_command_reads_a_european_csv(tmp_path, monkeypatch, options):
+    seen = {}
+
+    def record(data, **kwargs):
+        seen["data"] = data
+        raise KeyboardInterrupt  # stop before sampling
+
+    monkeypatch.setattr(bbt, "fit", record)
+    path = _write(tmp_path, EUROPEAN)
+    code = cli.main(["report", str(path), "-o", str(tmp_path / "r.html"), *options])
+    assert code == 130
+    _same(seen["data"])
+    assert np.isclose(seen["data"]["rf"].sum(), 2.5)
