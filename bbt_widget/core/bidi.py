@@ -54,17 +54,12 @@ def needs_isolation(text: str) -> bool:
     return any(unicodedata.bidirectional(ch) in _REORDERING for ch in str(text))
 
 
-def balance(text: object) -> str:
-    """``text`` with its bidi controls paired, so nothing it opens stays open after it.
-
-    An isolate initiator (LRI, RLI, FSI) is closed by the next unmatched PDI, which also ends
-    the embeddings and overrides opened inside it (as the Unicode bidi algorithm does); a PDF
-    closes the last embedding or override when no isolate was opened after it. PDIs and PDFs
-    that close nothing are dropped, and whatever is still open at the end is closed there.
-    """
+def _pair(text: str) -> tuple[str, list[str]]:
+    """``text`` without the PDIs and PDFs that close nothing, and what it leaves open ("e" per
+    embedding or override, "i" per isolate, innermost last)."""
     out: list[str] = []
-    stack: list[str] = []  # "e" per open embedding or override, "i" per open isolate
-    for ch in str(text):
+    stack: list[str] = []
+    for ch in text:
         if ch in _EMBEDDINGS:
             stack.append("e")
         elif ch in _ISOLATES:
@@ -76,18 +71,37 @@ def balance(text: object) -> str:
         elif ch == PDI:
             if "i" not in stack:
                 continue
+            # a PDI also ends the embeddings opened after its isolate
             while stack.pop() != "i":
                 pass
         out.append(ch)
-    out += [_PDF if kind == "e" else PDI for kind in reversed(stack)]
-    return "".join(out)
+    return "".join(out), stack
+
+
+def balance(text: object) -> str:
+    """``text`` with its bidi controls paired, so nothing it opens stays open after it.
+
+    An isolate initiator (LRI, RLI, FSI) is closed by the next unmatched PDI, which also ends
+    the embeddings and overrides opened inside it (as the Unicode bidi algorithm does); a PDF
+    closes the last embedding or override when no isolate was opened after it. PDIs and PDFs
+    that close nothing are dropped, and whatever is still open at the end is closed there.
+    """
+    out, stack = _pair(str(text))
+    return out + "".join(_PDF if kind == "e" else PDI for kind in reversed(stack))
 
 
 def isolate(name: object) -> str:
-    """``name`` as it must be written among other text: wrapped in FSI ... PDI (its own
-    controls paired by :func:`balance`) when it can reorder text, else unchanged."""
+    """``name`` as it must be written among other text: wrapped in FSI ... PDI when it can
+    reorder text, else unchanged.
+
+    Inside, the name's own isolates are paired (a stray PDI dropped, an open one closed) so
+    that the final PDI closes this isolate; an override or embedding left open ends there.
+    """
     text = str(name)
-    return FSI + balance(text) + PDI if needs_isolation(text) else text
+    if not needs_isolation(text):
+        return text
+    out, stack = _pair(text)
+    return FSI + out + PDI * stack.count("i") + PDI
 
 
 def pair_label(a: object, b: object) -> str:

@@ -132,13 +132,17 @@ _HTML_ISOLATES = {
 }
 
 
-def html_escape(text: object) -> str:
+def html_escape(text: object, *, tags: bool = True) -> str:
     """Escape a user string for HTML text (quotes too); a line break becomes ``<br>``.
 
     Bidi controls are paired (:func:`bbt_widget.core.bidi.balance`) and each isolate becomes
     a ``<bdi>`` element (an isolated name, :func:`bbt_widget.core.bidi.isolate`, is shown in
-    ``<bdi>...</bdi>``), so nothing the text opens reverses what follows it.
+    ``<bdi>...</bdi>``), so nothing the text opens reverses what follows it. ``tags=False``
+    writes no element at all (for text where markup is not read, such as ``<title>``): line
+    breaks stay line breaks and the isolates stay characters.
     """
+    if not tags:
+        return "".join(_HTML_SPECIALS.get(ch, ch) if ch != "\n" else ch for ch in balance(text))
     return "".join(
         _HTML_SPECIALS.get(ch) or _HTML_ISOLATES.get(ch) or ch
         for ch in balance(_unix_newlines(text))

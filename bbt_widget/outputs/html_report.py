@@ -323,7 +323,7 @@ def _html(c: _Content, captions: dict[str, str]) -> str:
         "<!doctype html>",
         '<html lang="en"><head><meta charset="utf-8">',
         '<meta name="viewport" content="width=device-width, initial-scale=1">',
-        f"<title>{esc(c.title)}</title><style>{_CSS}</style></head><body>",
+        f"<title>{esc(c.title, tags=False)}</title><style>{_CSS}</style></head><body>",
         f"<h1>{esc(c.title)}</h1>",
         f'<p class="{"ok" if c.diagnostics_ok else "bad"}">{esc(c.diagnostics)}</p>',
         *(f'<p class="bad">{esc(n)}</p>' for n in c.notes),

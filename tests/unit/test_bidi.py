@@ -68,6 +68,10 @@ def test_html_escape_writes_isolates_as_bdi_and_closes_what_is_open():
     assert html == (f"<bdi>{RLO}&lt;b&gt;</bdi> &gt; <bdi>{HEBREW}</bdi> and {RLO}rest{PDF}")
     assert export.html_escape(RLI + "x" + PDI) == '<bdi dir="rtl">x</bdi>'
     assert export.html_escape(PDI + "x") == "x"  # closes nothing: dropped
+    # where markup is not read (<title>), the isolates stay characters
+    assert export.html_escape(isolate(RLO + "<t>") + "\n", tags=False) == (
+        f"{FSI}{RLO}&lt;t&gt;{PDI}\n"
+    )
 
 
 def test_markdown_escape_pairs_controls():
