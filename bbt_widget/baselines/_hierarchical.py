@@ -27,6 +27,7 @@ import numpy as np
 import pandas as pd
 
 from .. import engines
+from ..core.bidi import pair_label
 from ..core.checks import Diagnostics, draws_diagnostics
 from ..core.fitting import DiagnosticsWarning
 from ..core.posterior import hdi_sorted, ordered_pairs
@@ -465,7 +466,7 @@ def _fit(
         float(np.mean(p["mu0"] > rope)),
     ]
     row = {
-        "pair": f"{diffs.a} > {diffs.b}",
+        "pair": pair_label(diffs.a, diffs.b),
         "alg_a": diffs.a,
         "alg_b": diffs.b,
         "n_datasets": len(diffs.datasets),

@@ -46,6 +46,7 @@ import numpy as np
 import pandas as pd
 
 from .. import engines
+from ..core.bidi import pair_label
 from ..core.checks import Diagnostics, draws_diagnostics
 from ..core.data import TidyResults, tidy_results
 from ..core.posterior import hdi_sorted
@@ -453,7 +454,7 @@ def _before(theta: np.ndarray, names: list[str], order: list[int], hdi: float) -
             )
             rows.append(
                 {
-                    "pair": f"{names[i]} > {names[j]}",
+                    "pair": pair_label(names[i], names[j]),
                     "alg_a": names[i],
                     "alg_b": names[j],
                     "p": p,

@@ -12,6 +12,7 @@ from collections.abc import Sequence
 from dataclasses import dataclass
 from typing import TYPE_CHECKING
 
+from ..core.bidi import isolate
 from ..core.options import MANY_ALGORITHMS
 from .charts import claim_counts
 from .export import ESCAPERS
@@ -304,20 +305,24 @@ def _claims(summary, interpretation: str, rope: tuple[float, float], hdi: float)
     if interpretation == "weak":
 
         def better_txt(r) -> str:
-            return f"{r.alg_a} is better than {r.alg_b} (above.50 = {_fmt(r.above_50)})"
+            return (
+                f"{isolate(r.alg_a)} is better than {isolate(r.alg_b)} "
+                f"(above.50 = {_fmt(r.above_50)})"
+            )
 
         def equiv_txt(r) -> str:
-            return f"{r.alg_a} and {r.alg_b} (in.rope = {_fmt(r.in_rope)})"
+            return f"{isolate(r.alg_a)} and {isolate(r.alg_b)} (in.rope = {_fmt(r.in_rope)})"
     else:
 
         def better_txt(r) -> str:
             return (
-                f"{r.alg_a} is better than {r.alg_b} (mean P = {_fmt(r.mean)}, {mass} HDI "
+                f"{isolate(r.alg_a)} is better than {isolate(r.alg_b)} (mean P = {_fmt(r.mean)}, "
+                f"{mass} HDI "
                 f"[{_fmt(r.low)}, {_fmt(r.high)}])"
             )
 
         def equiv_txt(r) -> str:
-            return f"{r.alg_a} and {r.alg_b} (mean P = {_fmt(r.mean)})"
+            return f"{isolate(r.alg_a)} and {isolate(r.alg_b)} (mean P = {_fmt(r.mean)})"
 
     n_claims = len(better) + len(equiv)
     if n_claims == 0:

@@ -14,6 +14,7 @@ from typing import TYPE_CHECKING, Any
 import numpy as np
 import pandas as pd
 
+from ..core.bidi import isolate
 from .report import Styled
 
 if TYPE_CHECKING:
@@ -141,7 +142,7 @@ def influence_section(influence: Influence) -> Section:
     for pair, g in claimed.groupby("pair", sort=False):
         changing = g[g["changed"]].sort_values("delta_mean", key=abs, ascending=False)
         names = list(changing["dataset"])
-        shown = ", ".join(map(str, names[:MAX_NAMED_DATASETS]))
+        shown = ", ".join(map(isolate, names[:MAX_NAMED_DATASETS]))
         if len(names) > MAX_NAMED_DATASETS:
             shown += f" and {len(names) - MAX_NAMED_DATASETS} more"
         rows.append(
@@ -207,8 +208,8 @@ def ranking_model_section(pl: RankingModelResult, bbt: BBTResult) -> Section:
             "expected_rank_pl": wide[("expected_rank", "Plackett-Luce")].reindex(order).to_numpy(),
         }
     )
-    bbt_first = str(bbt.ranking()["algorithm"].iloc[0])
-    pl_first = order[0]
+    bbt_first = isolate(bbt.ranking()["algorithm"].iloc[0])
+    pl_first = isolate(order[0])
     agree = (
         f"Both models rank {pl_first} first."
         if bbt_first == pl_first

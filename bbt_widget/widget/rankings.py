@@ -14,6 +14,7 @@ import threading
 from collections.abc import Hashable
 from typing import TYPE_CHECKING, Any
 
+from ..core.bidi import isolate
 from ..core.result import BBTResult
 from .keys import pair_of, settings_key
 from .messages import check_ranking_model, error_text
@@ -111,10 +112,11 @@ class RankingSection:
         if not name or len(pair) != 2:
             self.ttest_spec, self.ttest_text = {}, ""
             return
+        shown = isolate(name)  # the data set's name among the sentence's words
         if not self._ttest_options["has_folds"]:
             self.ttest_spec = {}
             self.ttest_text = (
-                f"No correlated t-test for {name}: it needs fold-level scores, and these "
+                f"No correlated t-test for {shown}: it needs fold-level scores, and these "
                 "results have one score per data set and algorithm."
             )
             return
@@ -122,7 +124,7 @@ class RankingSection:
             # the test needs rho; the widget has no run= column to infer it from (k folds)
             self.ttest_spec = {}
             self.ttest_text = (
-                f"No correlated t-test for {name}: it needs rho, the correlation of results "
+                f"No correlated t-test for {shown}: it needs rho, the correlation of results "
                 "from overlapping training sets; pass BBTWidget(..., rho=1/k) for k-fold "
                 "cross-validation."
             )
@@ -134,7 +136,7 @@ class RankingSection:
             "rho": self._ttest_options["rho"],
             "seed": self._sampler_kwargs["seed"],
         }
-        self.ttest_text = f"computing the correlated t-test on {name}..."
+        self.ttest_text = f"computing the correlated t-test on {shown}..."
         self._ttest_runner.submit(
             settings_key({**options, "pair": pair, "on": name}),
             {"data": self._data, "a": pair[0], "b": pair[1], "on": name, **options},

@@ -26,6 +26,7 @@ PACKAGE = Path(bbt_widget.__file__).parent
 LAYERS = {
     "core.options": 0,
     "core.palette": 0,
+    "core.bidi": 0,
     "core.validation": 1,
     "core.data": 1,
     "core.names": 1,
