@@ -375,7 +375,7 @@ def report(args: argparse.Namespace) -> int:
 
 
 #: What ``--with`` can add to the report, besides ``none``.
-OTHER_METHODS = ("hierarchical", "plackett-luce")
+OTHER_METHODS = ("hierarchical", "plackett-luce", "mallows")
 
 
 def _other_methods(
@@ -487,12 +487,26 @@ def _sections(res, df, args, dataset, methods: list[str], progress: _Progress) -
             f"{time.perf_counter() - start:.1f} s"
         )
         out.append(rs.influence_section(infl))
+    ranking_models = []
     if "plackett-luce" in methods:
         pl = bbt.ranking_model(
             df, **layout, hdi=args.hdi, **sampler, progress=_stage(progress, "Plackett-Luce")
         )
         progress.done()
-        out.append(rs.ranking_model_section(pl, res))
+        ranking_models.append(pl)
+    if "mallows" in methods:
+        mallows = bbt.ranking_model(
+            df,
+            **layout,
+            model="mallows",
+            hdi=args.hdi,
+            **{k: v for k, v in sampler.items() if k != "engine"},  # numpy, not Stan
+            progress=_stage(progress, "Mallows"),
+        )
+        progress.done()
+        ranking_models.append(mallows)
+    if ranking_models:
+        out.append(rs.ranking_model_section(ranking_models, res))
     if "hierarchical" in methods:
         from bbt_widget.baselines import agreement, hierarchical_pairs
 
@@ -820,8 +834,10 @@ def _parser() -> argparse.ArgumentParser:
         dest="with_methods",
         default=None,
         metavar="METHODS",
-        help="other methods beside BBT, comma-separated: plackett-luce (a 'Ranking models' "
-        "section), hierarchical (a 'Pairwise tests' section: the hierarchical correlated "
+        help="other methods beside BBT, comma-separated: plackett-luce and mallows (a "
+        "'Ranking models' section; mallows: the Mallows model with Kendall's distance, "
+        "--iter-warmup and --iter-sampling its burn-in and kept draws), hierarchical (a "
+        "'Pairwise tests' section: the hierarchical correlated "
         "t-test for every pair, needs --rho), or none. Default: plackett-luce in an HTML "
         "report of data with folds; hierarchical only when asked, as it is a Stan fit per "
         "pair (measured on 16 algorithms x 132 data sets: about 74 s a pair, over 2 hours "

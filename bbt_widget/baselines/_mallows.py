@@ -47,6 +47,7 @@ import warnings
 from dataclasses import dataclass, field
 from typing import Any, ClassVar
 
+import altair as alt
 import numpy as np
 import pandas as pd
 
@@ -139,6 +140,24 @@ class MallowsResult(RankingCharts):
     settings: dict[str, Any] = field(default_factory=dict)
 
     model_label: ClassVar[str] = "Mallows"
+
+    def chart_rank_probabilities(self) -> alt.Chart:
+        """Heat map: P(algorithm holds rank r in the consensus), algorithms in the
+        consensus order."""
+        frame = self.rank_probabilities.reset_index().melt(
+            id_vars="algorithm", var_name="rank", value_name="p"
+        )
+        return (
+            alt.Chart(frame)
+            .mark_rect()
+            .encode(
+                x=alt.X("rank:O", title="rank in the consensus (1 = best)"),
+                y=alt.Y("algorithm:N", sort=list(self.consensus.order), title=None),
+                color=alt.Color("p:Q", title="probability", scale=alt.Scale(domain=[0, 1])),
+                tooltip=["algorithm", "rank", alt.Tooltip("p:Q", format=".3f")],
+            )
+            .properties(title="Mallows: consensus rank probabilities")
+        )
 
 
 def mallows_model(
