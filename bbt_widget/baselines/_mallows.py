@@ -27,8 +27,8 @@ truncation at 1e-6 would pin beta at 0, every ranking equally likely, whatever t
 Vitelli et al. write ``exp(-alpha d / n)``: their alpha is n beta.
 
 Sampler settings (defaults; the sampler is in :mod:`._mallows_sampler`): 4 chains from
-random consensus rankings and dispersions; ``thin`` = 10 iterations per kept draw; burn-in
-1000 x 10 iterations, then 1000 kept draws per chain (1000 x 10 iterations); one iteration is
+random consensus rankings and dispersions; ``thin`` = 20 iterations per kept draw; burn-in
+1000 x 20 iterations, then 1000 kept draws per chain (1000 x 20 iterations); one iteration is
 a leap-and-shift proposal for rho with reach ``leap`` = max(1, n // 5) (BayesMallows'
 default), a log-normal step for beta (its scale tuned in burn-in to accept 30%) and a Gibbs
 step for every missing result. Diagnostics: R-hat on beta and on the consensus rank of every
@@ -69,8 +69,9 @@ TIE_RULES = ("split", "random")
 RATE = 0.1
 #: Truncation of that prior (paper 003 prints 1.0e-6: see the module documentation).
 BETA_MAX = 1e6
-#: Iterations per kept draw.
-THIN = 10
+#: Iterations per kept draw (on the shipped 16 x 132 results, R-hat of the consensus ranks
+#: stayed <= 1.008 over six seeds with 20; with 10 it passed 1.01 for two of them).
+THIN = 20
 #: Posterior draws used for the posterior-predictive check (evenly thinned).
 PPC_DRAWS = 500
 

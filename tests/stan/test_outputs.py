@@ -534,7 +534,7 @@ def test_cli_report_with_both_ranking_models(three_csv, tmp_path, capsys):
     methods = html.split('<div class="methods">', 1)[1].split("</div>", 1)[0]
     assert "<em>Bayesian Performance Analysis for Algorithm Ranking Comparison</em>" in methods
     assert "<em>Probabilistic Preference Learning with the Mallows Rank Model</em>" in methods
-    assert "300 draws kept one every 10 iterations" in methods
+    assert "300 draws kept one every 20 iterations" in methods
     tables, defined = _tables_and_definitions(html)
     assert tables <= set(defined) and len(defined) == len(set(defined))
 

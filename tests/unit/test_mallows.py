@@ -257,7 +257,7 @@ def test_shipped_results_in_a_minute(pmlb16):
     in benchmarks/bench_methods.py): the sampler converges; settings are recorded."""
     res = bbt.ranking_model(pmlb16, dataset="db", model="mallows")
     assert res.diagnostics.ok, res.diagnostics
-    assert {"thin": 10, "leap": 3, "rate": 0.1, "beta_max": 1e6}.items() <= res.settings.items()
+    assert {"thin": 20, "leap": 3, "rate": 0.1, "beta_max": 1e6}.items() <= res.settings.items()
     assert len(res.consensus.order) == 16 and 0 < res.consensus.probability <= 1
     assert res.dispersion.low < res.dispersion.mean < res.dispersion.high
     assert res.draws.params["rank"].shape == (4, 1000, 16)
