@@ -92,13 +92,13 @@ def sample_rankings(
     consensus = np.asarray(consensus)
     n = consensus.shape[-1]
     lead = consensus.shape[:-1]
-    q = np.exp(-np.maximum(np.asarray(beta, dtype=float), 1e-12))[..., None]
+    b = np.maximum(np.asarray(beta, dtype=float), 1e-12)[..., None]
     pos = np.zeros((*lead, size, n), dtype=np.int64)  # by consensus rank
     for k in range(n):
         u = rng.random((*lead, size))
-        top = 1.0 - q ** (k + 1)
+        top = -np.expm1(-(k + 1) * b)  # 1 - q^(k+1), q = exp(-beta)
         # inverse CDF of the truncated geometric: P(V <= v) = (1 - q^(v+1)) / (1 - q^(k+1))
-        v = np.floor(np.log1p(-u * top) / np.log(q)).astype(np.int64)
+        v = np.floor(np.log1p(-u * top) / -b).astype(np.int64)
         v = np.clip(v, 0, k)
         place = (k - v)[..., None]
         shift = (pos[..., :k] >= place).astype(np.int64)
@@ -117,8 +117,9 @@ def position_probabilities(beta: np.ndarray, n: int) -> np.ndarray:
     down each time a later item k is inserted at or above it, with probability
     ``(q^(k-x) - q^(k+1)) / (1 - q^(k+1))`` from place x (q = exp(-beta)).
     """
-    q = np.exp(-np.maximum(np.asarray(beta, dtype=float).ravel(), 1e-12))[:, None]
-    dist = np.zeros((q.shape[0], n, n))
+    b = np.maximum(np.asarray(beta, dtype=float).ravel(), 1e-12)[:, None]
+    q = np.exp(-b)
+    dist = np.zeros((b.shape[0], n, n))
     x = np.arange(n)
     for k in range(n):
         # insert item k: P(place x) = q^(k-x) / sum_{v<=k} q^v for x = 0..k
@@ -127,7 +128,9 @@ def position_probabilities(beta: np.ndarray, n: int) -> np.ndarray:
         if k == 0:
             continue
         # the items inserted before k move down when k goes at or above them
-        s = np.where(x < k, (q ** np.clip(k - x, 0, None) - q ** (k + 1)) / (1 - q ** (k + 1)), 0)
+        # q^(k-x) - q^(k+1) = q^(k-x) (1 - q^(x+1)), with expm1 for beta near 0
+        gain = q ** np.clip(k - x, 0, None) * -np.expm1(-(x + 1) * b)
+        s = np.where(x < k, gain / -np.expm1(-(k + 1) * b), 0.0)
         old = dist[:, :k, :]
         moved = old * s[:, None, :]
         new = old - moved
@@ -142,9 +145,9 @@ def before_probability(beta: np.ndarray, gap: np.ndarray) -> np.ndarray:
     ``(g + 1) / (1 - q^(g+1)) - g / (1 - q^g)`` with q = exp(-beta), g = gap >= 1 (Mallows
     1957; 1 / (1 + q) for neighbours); ``beta`` and ``gap`` broadcast.
     """
-    q = np.exp(-np.maximum(np.asarray(beta, dtype=float), 1e-9))
+    b = np.maximum(np.asarray(beta, dtype=float), 1e-9)
     g = np.asarray(gap, dtype=float)
-    return (g + 1) / -np.expm1((g + 1) * np.log(q)) - g / -np.expm1(g * np.log(q))
+    return (g + 1) / -np.expm1(-(g + 1) * b) - g / -np.expm1(-g * b)
 
 
 @dataclass
