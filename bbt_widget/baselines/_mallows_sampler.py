@@ -139,15 +139,22 @@ def position_probabilities(beta: np.ndarray, n: int) -> np.ndarray:
     return dist
 
 
-def before_probability(beta: np.ndarray, gap: np.ndarray) -> np.ndarray:
+def before_probability(beta: np.ndarray | float, gap: np.ndarray) -> np.ndarray:
     """P(an item comes before one ``gap`` consensus ranks below it), Mallows-Kendall.
 
-    ``(g + 1) / (1 - q^(g+1)) - g / (1 - q^g)`` with q = exp(-beta), g = gap >= 1 (Mallows
-    1957; 1 / (1 + q) for neighbours); ``beta`` and ``gap`` broadcast.
+    ``(g + 1) / (1 - q^(g+1)) - g / (1 - q^g)`` with q = exp(-beta), g = gap >= 1 (1 / (1 + q)
+    for neighbours), computed as ``sum_{j=1..g} j q^(j-1) / (S_g S_(g+1))`` with
+    ``S_m = sum_{j<m} q^j``: sums of positive terms, exact also where the two fractions above
+    are huge and nearly equal (beta near 0). ``beta`` and ``gap`` broadcast.
     """
-    b = np.maximum(np.asarray(beta, dtype=float), 1e-9)
-    g = np.asarray(gap, dtype=float)
-    return (g + 1) / -np.expm1(-(g + 1) * b) - g / -np.expm1(-g * b)
+    b, g = np.broadcast_arrays(np.asarray(beta, dtype=float), np.asarray(gap, dtype=np.int64))
+    j = np.arange(int(g.max()) + 1)  # 0..max gap
+    powers = np.exp(-j * b[..., None])  # q^j
+    within = j <= g[..., None]
+    s_g = np.sum(powers * (j < g[..., None]), axis=-1)
+    s_g1 = np.sum(powers * within, axis=-1)
+    weighted = np.sum((j + 1) * powers * (j < g[..., None]), axis=-1)  # sum_{j=1..g} j q^(j-1)
+    return weighted / (s_g * s_g1)
 
 
 @dataclass

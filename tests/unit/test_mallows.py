@@ -74,6 +74,14 @@ def test_partition_function_and_marginals_equal_enumeration(beta):
                 assert before_probability(beta, rho[j] - rho[i]) == pytest.approx(p, abs=1e-12)
 
 
+def test_marginals_at_a_dispersion_near_zero_are_uniform():
+    """beta -> 0 is the uniform distribution over rankings: every place 1/n, every pair 1/2
+    (1 - exp(-k beta) taken as is would lose six digits at beta = 1e-10)."""
+    p = position_probabilities(np.array([1e-10]), 7)[0]
+    np.testing.assert_allclose(p, 1 / 7, atol=1e-9)
+    np.testing.assert_allclose(before_probability(1e-10, np.arange(1, 7)), 0.5, atol=1e-9)
+
+
 def test_repeated_insertion_draws_follow_the_model():
     rho = np.array([1, 3, 0, 2])
     perms, pmf = mallows_pmf(rho, 0.8)
