@@ -243,8 +243,9 @@ _SUFFIX = {"Plackett-Luce": "pl", "Mallows": "mallows"}
 
 def _agree(fit: Any, bbt_first: str) -> str:
     first = str(fit.ranking["algorithm"].iloc[0])
+    both = "Both models" if fit.model_label == "Plackett-Luce" else f"BBT and {fit.model_label}"
     return (
-        f"Both models rank {first} first."
+        f"{both} rank {first} first."
         if bbt_first == first
         else f"BBT ranks {bbt_first} first, {fit.model_label} {first}."
     )
@@ -274,7 +275,8 @@ def _ranking_methods(fit: Any, bbt_first: str) -> list[str | Styled]:
         return [
             "A Mallows model with Kendall's distance of the per-data-set rankings (uniform "
             "prior on the consensus ranking, exponential prior with rate "
-            f"{s.get('rate', 0.1):g} on the dispersion, ties split symmetrically, missing "
+            f"{s.get('rate', 0.1):g} on the dispersion truncated at {s.get('beta_max', 1e6):g}, "
+            "ties split symmetrically, missing "
             "results as latent ranks) was fitted as in ",
             Styled(PL_PAPER, "em"),
             " (Rojas-Delgado et al., IEEE Trans. Evol. Comput., 2022), with the "
