@@ -34,7 +34,8 @@ and 4.1. Each iteration, in every chain at once (arrays with a leading chain axi
    algorithm has no result ranks the others only. Its full ranking is latent: each missing
    algorithm is taken out of the current latent ranking and put back at one of the n
    places, drawn from its exact conditional ``prop. to exp(-beta * d(latent, rho))`` (a Gibbs
-   step: the ranks of the algorithms with results keep their order). The posterior of
+   step: the ranks of the algorithms with results keep their order), once every ``thin``
+   iterations (each sweep costs more than a step of rho). The posterior of
    (rho, beta) is then the one of the observed partial rankings, each a marginal of the
    model (missing at random).
 """
@@ -264,8 +265,8 @@ def run_chains(
             ok_b = (prop <= beta_max) & (log_u_beta[t] < log_ratio)
             beta = np.where(ok_b, prop, beta)
             logz = np.where(ok_b, logz_prop, logz)
-            # 3. the latent places of missing results
-            if latent is not None:
+            # 3. the latent places of missing results, a Gibbs sweep once per kept draw
+            if latent is not None and (it + 1) % thin == 0:
                 latent.update(rank, beta)
                 W = pairs[None] + latent.pair_counts()
                 A = W - np.swapaxes(W, 1, 2)
@@ -335,27 +336,34 @@ class _LatentRankings:
 
     def update(self, rank: np.ndarray, beta: np.ndarray) -> None:
         """One Gibbs step for every missing algorithm: its place given the rest."""
-        _, k, n = self.place.shape
+        chains, k, n = self.place.shape
         rows = np.arange(k)
-        for slot in self.slots.T:
+        grid_c, grid_k = np.arange(chains)[:, None, None], rows[None, :, None]
+        uniforms = self.rng.random((self.slots.shape[1], chains, k))
+        for slot, u in zip(self.slots.T, uniforms):
             active = slot >= 0
             m = np.where(active, slot, 0)
             own = self.place[:, rows, m]  # (c, k)
             # the others' places with m taken out: 0..n-2
             others = self.place - (self.place > own[:, :, None])
             # disagree[x]: with m inserted at place x, the pairs (m, v) that disagree with
-            # the consensus; m is above v iff x <= others[v]
-            m_above = rank[:, None, :] > rank[:, m][:, :, None]  # consensus: m above v
-            is_other = np.ones((k, n), dtype=bool)
-            is_other[rows, m] = False
-            x = np.arange(n)
-            above_in_latent = x[None, None, :, None] <= others[:, :, None, :]  # [c,k,x,v]
-            disagree = np.sum(
-                (above_in_latent != m_above[:, :, None, :]) & is_other[None, :, None, :], axis=3
-            )
-            logp = -beta[:, None, None] * disagree
-            g = self.rng.gumbel(size=logp.shape)
-            x_new = np.argmax(logp + g, axis=2)  # (c, k)
+            # the consensus. The others fill places 0..n-2, one each: m lands below those at
+            # places < x (a disagreement where the consensus puts m above) and above the rest
+            # (a disagreement where it puts m below), so two running sums over the places.
+            m_above = rank[:, None, :] > rank[:, m][:, :, None]  # [c, k, v]: m above v
+            slot_of = np.where(np.arange(n) == m[:, None], n - 1, others)  # m: a spare slot
+            flag = np.zeros(others.shape)  # by place: 1 when the consensus puts m above
+            flag[grid_c, grid_k, slot_of] = m_above
+            flag[:, :, n - 1] = 0.0
+            above_before = np.concatenate(
+                [np.zeros((*flag.shape[:2], 1)), np.cumsum(flag[:, :, : n - 1], axis=2)], axis=2
+            )  # sum over places < x
+            below_after = (n - 1 - np.arange(n)) - (above_before[:, :, -1:] - above_before)
+            disagree = above_before + below_after
+            # draw the place from exp(-beta disagree) by its inverse CDF
+            weight = np.exp(-beta[:, None, None] * (disagree - disagree.min(axis=2, keepdims=True)))
+            cdf = np.cumsum(weight, axis=2)
+            x_new = np.minimum(np.sum(cdf < u[:, :, None] * cdf[:, :, -1:], axis=2), n - 1)
             moved = others + (others >= x_new[:, :, None])
             moved[:, rows, m] = x_new
             self.place = np.where(active[None, :, None], moved, self.place)
