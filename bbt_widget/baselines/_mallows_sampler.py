@@ -34,8 +34,9 @@ and 4.1. Each iteration, in every chain at once (arrays with a leading chain axi
    algorithm has no result ranks the others only. Its full ranking is latent: each missing
    algorithm is taken out of the current latent ranking and put back at one of the n
    places, drawn from its exact conditional ``prop. to exp(-beta * d(latent, rho))`` (a Gibbs
-   step: the ranks of the algorithms with results keep their order), once every ``thin``
-   iterations (each sweep costs more than a step of rho). The posterior of
+   step: the ranks of the algorithms with results keep their order). Once every ``thin``
+   iterations, every latent ranking moves one of its missing algorithms, drawn uniformly (a
+   random-scan Gibbs step: each costs more than a step of rho). The posterior of
    (rho, beta) is then the one of the observed partial rankings, each a marginal of the
    model (missing at random).
 """
@@ -265,7 +266,7 @@ def run_chains(
             ok_b = (prop <= beta_max) & (log_u_beta[t] < log_ratio)
             beta = np.where(ok_b, prop, beta)
             logz = np.where(ok_b, logz_prop, logz)
-            # 3. the latent places of missing results, a Gibbs sweep once per kept draw
+            # 3. the latent places of missing results, a Gibbs step once per kept draw
             if latent is not None and (it + 1) % thin == 0:
                 latent.update(rank, beta)
                 W = pairs[None] + latent.pair_counts()
@@ -321,9 +322,9 @@ class _LatentRankings:
         # a pair counts in the latent part when at least one of the two is missing
         self.latent_pair = missing[:, :, None] | missing[:, None, :]
         np.einsum("kii->ki", self.latent_pair)[:] = False
-        # the j-th missing algorithm of each row (-1: none), to update all rows at once
-        counts = missing.sum(axis=1)
-        self.slots = np.full((k, int(counts.max())), -1)
+        # the j-th missing algorithm of each row (-1: none) and how many a row has
+        self.counts = missing.sum(axis=1)
+        self.slots = np.full((k, int(self.counts.max())), -1)
         for row in range(k):
             m = np.flatnonzero(missing[row])
             self.slots[row, : len(m)] = m
@@ -335,35 +336,31 @@ class _LatentRankings:
         return np.sum(before & self.latent_pair[None], axis=1).astype(float)
 
     def update(self, rank: np.ndarray, beta: np.ndarray) -> None:
-        """One Gibbs step for every missing algorithm: its place given the rest."""
+        """A Gibbs step (random scan): in every chain and latent ranking, one of its missing
+        algorithms, drawn uniformly, gets a new place from its exact conditional."""
         chains, k, n = self.place.shape
-        rows = np.arange(k)
-        grid_c, grid_k = np.arange(chains)[:, None, None], rows[None, :, None]
-        uniforms = self.rng.random((self.slots.shape[1], chains, k))
-        for slot, u in zip(self.slots.T, uniforms):
-            active = slot >= 0
-            m = np.where(active, slot, 0)
-            own = self.place[:, rows, m]  # (c, k)
-            # the others' places with m taken out: 0..n-2
-            others = self.place - (self.place > own[:, :, None])
-            # disagree[x]: with m inserted at place x, the pairs (m, v) that disagree with
-            # the consensus. The others fill places 0..n-2, one each: m lands below those at
-            # places < x (a disagreement where the consensus puts m above) and above the rest
-            # (a disagreement where it puts m below), so two running sums over the places.
-            m_above = rank[:, None, :] > rank[:, m][:, :, None]  # [c, k, v]: m above v
-            slot_of = np.where(np.arange(n) == m[:, None], n - 1, others)  # m: a spare slot
-            flag = np.zeros(others.shape)  # by place: 1 when the consensus puts m above
-            flag[grid_c, grid_k, slot_of] = m_above
-            flag[:, :, n - 1] = 0.0
-            above_before = np.concatenate(
-                [np.zeros((*flag.shape[:2], 1)), np.cumsum(flag[:, :, : n - 1], axis=2)], axis=2
-            )  # sum over places < x
-            below_after = (n - 1 - np.arange(n)) - (above_before[:, :, -1:] - above_before)
-            disagree = above_before + below_after
-            # draw the place from exp(-beta disagree) by its inverse CDF
-            weight = np.exp(-beta[:, None, None] * (disagree - disagree.min(axis=2, keepdims=True)))
-            cdf = np.cumsum(weight, axis=2)
-            x_new = np.minimum(np.sum(cdf < u[:, :, None] * cdf[:, :, -1:], axis=2), n - 1)
-            moved = others + (others >= x_new[:, :, None])
-            moved[:, rows, m] = x_new
-            self.place = np.where(active[None, :, None], moved, self.place)
+        cc, kk = np.arange(chains)[:, None], np.arange(k)[None, :]
+        pick = (self.rng.random((chains, k)) * self.counts).astype(np.int64)
+        m = self.slots[kk, pick]  # (c, k): the algorithm moved
+        own = self.place[cc, kk, m]
+        others = self.place - (self.place > own[:, :, None])  # the rest at places 0..n-2
+        # disagree[x]: with m inserted at place x, the pairs (m, v) that disagree with the
+        # consensus. The others fill places 0..n-2, one each: m lands below those at places
+        # < x (a disagreement where the consensus puts m above) and above the rest (a
+        # disagreement where it puts m below): two running sums over the places.
+        m_above = rank[:, None, :] > rank[cc, m][:, :, None]  # [c, k, v]: m above v
+        slot_of = np.where(np.arange(n) == m[:, :, None], n - 1, others)  # m: a spare slot
+        flag = np.zeros(others.shape)  # by place: 1 where the consensus puts m above
+        flag[cc[:, :, None], kk[:, :, None], slot_of] = m_above
+        flag[:, :, n - 1] = 0.0
+        above_before = np.cumsum(flag, axis=2) - flag  # sum over the places < x
+        below_after = (n - 1 - np.arange(n)) - (above_before[:, :, -1:] - above_before)
+        disagree = above_before + below_after
+        # draw the place from exp(-beta disagree) by its inverse CDF
+        weight = np.exp(-beta[:, None, None] * (disagree - disagree.min(axis=2, keepdims=True)))
+        cdf = np.cumsum(weight, axis=2)
+        u = self.rng.random((chains, k, 1)) * cdf[:, :, -1:]
+        x_new = np.minimum(np.sum(cdf < u, axis=2), n - 1)
+        moved = others + (others >= x_new[:, :, None])
+        moved[cc, kk, m] = x_new
+        self.place = moved
