@@ -30,9 +30,10 @@ Sampler settings (defaults; the sampler is in :mod:`._mallows_sampler`): 4 chain
 random consensus rankings and dispersions; ``thin`` = 20 iterations per kept draw; burn-in
 1000 x 20 iterations, then 1000 kept draws per chain (1000 x 20 iterations); one iteration is
 a leap-and-shift proposal for rho with reach ``leap`` = max(1, n // 5) (BayesMallows'
-default), a log-normal step for beta (its scale tuned in burn-in to accept 30%) and a Gibbs
-step for every missing result. Diagnostics: R-hat on beta and on the consensus rank of every
-algorithm that moves, bulk and tail ESS on beta.
+default) and a log-normal step for beta (its scale tuned in burn-in to accept 30%); with
+missing results, once per kept draw, each latent ranking moves one of its missing algorithms
+(a Gibbs step). Diagnostics: R-hat on beta and on the consensus rank of every algorithm that
+moves, bulk and tail ESS on beta.
 
 Summaries, per posterior draw (rho, beta) and then mean and HDI over draws, all exact (the
 position of each algorithm in a ranking drawn from the model: :func:`position_probabilities`):
