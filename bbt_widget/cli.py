@@ -330,7 +330,7 @@ def report(args: argparse.Namespace) -> int:
 
 
 #: What ``--with`` can add to the report, besides ``none``.
-OTHER_METHODS = ("hierarchical", "plackett-luce")
+OTHER_METHODS = ("hierarchical", "plackett-luce", "mallows")
 
 
 def _other_methods(
@@ -346,7 +346,7 @@ def _other_methods(
     took 223 s (74 s a pair on 2 busy cores; 120 pairs: over 2 hours; Plackett-Luce: 7.5 s),
     so it runs only when asked for.
     """
-    from bbt_widget.baselines._plackett_luce import MIN_RANKED_DATASETS, ranked_data_sets
+    from bbt_widget.baselines._ranking_common import MIN_RANKED_DATASETS, ranked_data_sets
     from bbt_widget.core.data import tidy_results
     from bbt_widget.lab.influence import MIN_DATASETS
 
@@ -377,11 +377,12 @@ def _other_methods(
                 f"{', '.join(OTHER_METHODS)} (e.g. --with hierarchical,plackett-luce)"
             )
         methods = [m for m in OTHER_METHODS if m in words]
-    if "plackett-luce" in methods and ranked < MIN_RANKED_DATASETS:
-        raise InputError(
-            f"--with plackett-luce needs at least {MIN_RANKED_DATASETS} data sets where 2 or "
-            f"more algorithms have a result; these results have {ranked}"
-        )
+    for model in ("plackett-luce", "mallows"):
+        if model in methods and ranked < MIN_RANKED_DATASETS:
+            raise InputError(
+                f"--with {model} needs at least {MIN_RANKED_DATASETS} data sets where 2 or "
+                f"more algorithms have a result; these results have {ranked}"
+            )
     if args.rho is not None and "hierarchical" not in methods:
         raise InputError(
             f"--rho {args.rho:g} is used only by the hierarchical t-test; add --with "
@@ -479,12 +480,26 @@ def _sections(res, df, args, dataset, methods: list[str], progress: _Progress) -
             f"{time.perf_counter() - start:.1f} s"
         )
         out.append(rs.influence_section(infl))
+    ranking_models = []
     if "plackett-luce" in methods:
         pl = bbt.ranking_model(
             df, **layout, hdi=args.hdi, **sampler, progress=_stage(progress, "Plackett-Luce")
         )
         progress.done()
-        out.append(rs.ranking_model_section(pl, res))
+        ranking_models.append(pl)
+    if "mallows" in methods:
+        mallows = bbt.ranking_model(
+            df,
+            **layout,
+            model="mallows",
+            hdi=args.hdi,
+            **{k: v for k, v in sampler.items() if k != "engine"},  # numpy, not Stan
+            progress=_stage(progress, "Mallows"),
+        )
+        progress.done()
+        ranking_models.append(mallows)
+    if ranking_models:
+        out.append(rs.ranking_model_section(ranking_models, res))
     if "hierarchical" in methods:
         from bbt_widget.baselines import agreement, hierarchical_pairs
 
@@ -840,8 +855,10 @@ def _parser() -> argparse.ArgumentParser:
         dest="with_methods",
         default=None,
         metavar="METHODS",
-        help="other methods beside BBT, comma-separated: plackett-luce (a 'Ranking models' "
-        "section), hierarchical (a 'Pairwise tests' section: the hierarchical correlated "
+        help="other methods beside BBT, comma-separated: plackett-luce and mallows (a "
+        "'Ranking models' section; mallows: the Mallows model with Kendall's distance, "
+        "--iter-warmup and --iter-sampling its burn-in and kept draws), hierarchical (a "
+        "'Pairwise tests' section: the hierarchical correlated "
         "t-test for every pair, needs --rho), or none. Default: plackett-luce in an HTML "
         "report of data with folds; hierarchical only when asked, as it is a Stan fit per "
         "pair (measured on 16 algorithms x 132 data sets: about 74 s a pair, over 2 hours "

@@ -1,5 +1,6 @@
 """The report's optional sections: robustness (a sweep over analysis choices and the influence
-of single data sets) and the other methods (Plackett-Luce ranking model, pairwise tests).
+of single data sets) and the other methods (Plackett-Luce and Mallows ranking models,
+pairwise tests).
 
 Each builder turns a finished analysis into a :class:`Section`: its text, tables and charts,
 all user text still unescaped (the format writers of :mod:`bbt_widget.outputs.html_report` escape
@@ -8,6 +9,7 @@ it), and the sentences it adds to the methods paragraph, citing the paper of wha
 
 from __future__ import annotations
 
+from collections.abc import Sequence
 from dataclasses import dataclass, field
 from typing import TYPE_CHECKING, Any
 
@@ -19,6 +21,7 @@ from .report import Styled
 
 if TYPE_CHECKING:
     from ..baselines import AgreementResult, HierarchicalResult
+    from ..baselines._mallows import MallowsResult
     from ..baselines._plackett_luce import RankingModelResult
     from ..core.result import BBTResult
     from ..lab.influence import Influence
@@ -26,6 +29,7 @@ if TYPE_CHECKING:
 
 #: Papers cited by the methods sentences of the optional sections.
 PL_PAPER = "Bayesian Performance Analysis for Algorithm Ranking Comparison"
+MALLOWS_PAPER = "Probabilistic Preference Learning with the Mallows Rank Model"
 TTEST_PAPER = (
     "Time for a Change: a Tutorial for Comparing Multiple Classifiers Through Bayesian Analysis"
 )
@@ -194,58 +198,130 @@ def influence_section(influence: Influence) -> Section:
 # --------------------------------------------------------------------------- other methods
 
 
-def ranking_model_section(pl: RankingModelResult, bbt: BBTResult) -> Section:
-    """Plackett-Luce next to BBT: P(best) and expected rank from both, P(top-k)."""
-    both = pl.compare(bbt)
-    wide = both.pivot(index="algorithm", columns="model", values=["p_best", "expected_rank"])
-    order = list(pl.ranking["algorithm"])
-    frame = pd.DataFrame(
-        {
-            "algorithm": order,
-            "p_best_bbt": wide[("p_best", "BBT")].reindex(order).to_numpy(),
-            "p_best_pl": wide[("p_best", "Plackett-Luce")].reindex(order).to_numpy(),
-            "expected_rank_bbt": wide[("expected_rank", "BBT")].reindex(order).to_numpy(),
-            "expected_rank_pl": wide[("expected_rank", "Plackett-Luce")].reindex(order).to_numpy(),
-        }
-    )
-    bbt_first = isolate(bbt.ranking()["algorithm"].iloc[0])
-    pl_first = isolate(order[0])
-    agree = (
-        f"Both models rank {pl_first} first."
-        if bbt_first == pl_first
-        else f"BBT ranks {bbt_first} first, Plackett-Luce {pl_first}."
-    )
-    n_ds = len(pl.datasets)
-    text = [
-        f"The Plackett-Luce model was fitted to the rankings of the algorithms on each of the "
-        f"{n_ds} data sets (whole rankings rather than pairwise wins). {agree}"
-    ]
-    s = pl.settings
-    methods: list[str | Styled] = [
-        "As a second view of the ranking, a Plackett-Luce model of the per-data-set rankings "
-        "(Dirichlet prior on the weights, ties split symmetrically) was fitted as in ",
-        Styled(PL_PAPER, "em"),
-        f" ({s.get('chains', 4)} chains, seed {s.get('seed')}). {agree}",
-    ]
+def ranking_model_section(
+    models: RankingModelResult | MallowsResult | Sequence[RankingModelResult | MallowsResult],
+    bbt: BBTResult,
+) -> Section:
+    """Ranking models next to BBT: P(best) and expected rank from each, P(top-k); for
+    Mallows also the consensus, the dispersion and the consensus-rank probabilities.
+
+    ``models``: a Plackett-Luce and/or a Mallows result of
+    :func:`bbt_widget.ranking_model`, fitted to the same results as ``bbt``.
+    """
+    fits = list(models) if isinstance(models, (list, tuple)) else [models]
+    order = list(fits[0].ranking["algorithm"])
+    bbt_rank = bbt.ranking().set_index("algorithm").reindex(order)
+    columns: dict[str, Any] = {"algorithm": order, "p_best_bbt": bbt_rank["p_best"].to_numpy()}
+    for fit in fits:
+        own = fit.ranking.set_index("algorithm").reindex(order)
+        columns[f"p_best_{_SUFFIX[fit.model_label]}"] = own["p_first"].to_numpy()
+    columns["expected_rank_bbt"] = bbt_rank["expected_rank"].to_numpy()
+    for fit in fits:
+        own = fit.ranking.set_index("algorithm").reindex(order)
+        columns[f"expected_rank_{_SUFFIX[fit.model_label]}"] = own["expected_rank"].to_numpy()
+    frame = pd.DataFrame(columns)
+    bbt_first = isolate(str(bbt.ranking()["algorithm"].iloc[0]))
+    labels = " and ".join(f.model_label for f in fits)
+    text: list[str] = []
+    methods: list[str | Styled] = []
+    charts: dict[str, tuple[Any, str]] = {}
+    for fit in fits:
+        text.append(_ranking_text(fit, bbt_first))
+        methods.extend([" "] * bool(methods) + _ranking_methods(fit, bbt_first))
+        charts.update(_ranking_charts(fit, bbt))
     return Section(
         key="ranking-models",
         heading="Ranking models",
         text=text,
-        tables=[Table("ranking-models", "BBT and Plackett-Luce: P(best), expected rank", frame)],
-        charts={
-            "bbt_vs_pl": (
-                pl.chart_vs_bbt(bbt),
-                "BBT vs Plackett-Luce: the probability of being the best and the expected "
-                "rank from each model.",
-            ),
-            "top_k": (
-                pl.chart_top_k(),
-                "Plackett-Luce: the probability that each algorithm is among the top k, with "
-                "HDIs (paper 003, Fig. 3).",
-            ),
-        },
+        tables=[Table("ranking-models", f"BBT and {labels}: P(best), expected rank", frame)],
+        charts=charts,
         methods=methods,
     )
+
+
+#: Column suffix of each ranking model in the report's table.
+_SUFFIX = {"Plackett-Luce": "pl", "Mallows": "mallows"}
+
+
+def _agree(fit: Any, bbt_first: str) -> str:
+    first = isolate(str(fit.ranking["algorithm"].iloc[0]))
+    both = "Both models" if fit.model_label == "Plackett-Luce" else f"BBT and {fit.model_label}"
+    return (
+        f"{both} rank {first} first."
+        if bbt_first == first
+        else f"BBT ranks {bbt_first} first, {fit.model_label} {first}."
+    )
+
+
+def _ranking_text(fit: Any, bbt_first: str) -> str:
+    agree = _agree(fit, bbt_first)
+    n_ds = len(fit.datasets)
+    if fit.model_label == "Mallows":
+        d = fit.dispersion
+        return (
+            f"The Mallows model with Kendall's distance was fitted to the rankings of the "
+            f"algorithms on each of the {n_ds} data sets. Its most probable consensus ranking "
+            f"is {' > '.join(map(isolate, fit.consensus.order))} (posterior probability "
+            f"{fit.consensus.probability:.2f}); dispersion beta {d.mean:.3g} "
+            f"({d.hdi:.0%} HDI {d.low:.3g} to {d.high:.3g}). {agree}"
+        )
+    return (
+        f"The Plackett-Luce model was fitted to the rankings of the algorithms on each of the "
+        f"{n_ds} data sets (whole rankings rather than pairwise wins). {agree}"
+    )
+
+
+def _ranking_methods(fit: Any, bbt_first: str) -> list[str | Styled]:
+    s = fit.settings
+    if fit.model_label == "Mallows":
+        return [
+            "A Mallows model with Kendall's distance of the per-data-set rankings (uniform "
+            "prior on the consensus ranking, exponential prior with rate "
+            f"{s.get('rate', 0.1):g} on the dispersion truncated at {s.get('beta_max', 1e6):g}, "
+            "ties split symmetrically, missing "
+            "results as latent ranks) was fitted as in ",
+            Styled(PL_PAPER, "em"),
+            " (Rojas-Delgado et al., IEEE Trans. Evol. Comput., 2022), with the "
+            "Metropolis-Hastings sampler of ",
+            Styled(MALLOWS_PAPER, "em"),
+            f" (Vitelli et al., JMLR 18(158), 2018; {s.get('chains', 4)} chains, "
+            f"{s.get('iter_warmup')} x {s.get('thin')} burn-in iterations, "
+            f"{s.get('iter_sampling')} draws kept one every {s.get('thin')} iterations, "
+            f"leap-and-shift reach {s.get('leap')}, seed {s.get('seed')}). "
+            + _agree(fit, bbt_first),
+        ]
+    return [
+        "As a second view of the ranking, a Plackett-Luce model of the per-data-set rankings "
+        "(Dirichlet prior on the weights, ties split symmetrically) was fitted as in ",
+        Styled(PL_PAPER, "em"),
+        f" ({s.get('chains', 4)} chains, seed {s.get('seed')}). {_agree(fit, bbt_first)}",
+    ]
+
+
+def _ranking_charts(fit: Any, bbt: BBTResult) -> dict[str, tuple[Any, str]]:
+    label = fit.model_label
+    if label == "Plackett-Luce":  # the names the report has always used
+        vs, top = "bbt_vs_pl", "top_k"
+    else:
+        vs, top = f"bbt_vs_{_SUFFIX[label]}", f"top_k_{_SUFFIX[label]}"
+    charts = {
+        vs: (
+            fit.chart_vs_bbt(bbt),
+            f"BBT vs {label}: the probability of being the best and the expected rank from "
+            "each model.",
+        ),
+        top: (
+            fit.chart_top_k(),
+            f"{label}: the probability that each algorithm is among the top k, with HDIs "
+            "(paper 003, Fig. 3).",
+        ),
+    }
+    if label == "Mallows":
+        charts["rank_probabilities_mallows"] = (
+            fit.chart_rank_probabilities(),
+            "Mallows: the posterior probability of each algorithm's rank in the consensus ranking.",
+        )
+    return charts
 
 
 def pairwise_section(agreement: AgreementResult) -> Section:

@@ -19,7 +19,7 @@ The data audit (``result.audit``, the warnings ``fit`` issues) is a badge.
 
 The class is written in parts: this module holds the traits, the constructor, the fits and
 the re-summaries; :mod:`~bbt_widget.widget.robustness` the sweep and influence methods and
-:mod:`~bbt_widget.widget.rankings` the Plackett-Luce and correlated t-test ones (classes
+:mod:`~bbt_widget.widget.rankings` the ranking-model and correlated t-test ones (classes
 ``BBTWidget`` inherits from); :mod:`~bbt_widget.widget.fitted` what the charts need from a
 fit, :mod:`~bbt_widget.widget.keys` the cache keys and :mod:`~bbt_widget.widget.messages`
 what the widget says about bad arguments and failures.
@@ -81,6 +81,7 @@ from .views import (
 )
 
 if TYPE_CHECKING:  # both import Altair, which the first charts must not wait for
+    from ..baselines._mallows import MallowsResult
     from ..baselines._plackett_luce import RankingModelResult
 
 __all__ = ["D_MIN_RANGE", "BBTWidget"]
@@ -164,9 +165,10 @@ class BBTWidget(RobustnessSection, RankingSection, anywidget.AnyWidget):
         becomes :attr:`result`, :attr:`summary` or :attr:`charts`. ``False``: the charts wait
         for the full fit.
     ranking_model
-        What the ranking view shows: ``"bbt"`` (default), ``"plackett-luce"`` or ``"both"``.
-        Plackett-Luce (:func:`bbt_widget.ranking_model`) is fitted in the background the
-        first time it is asked for, once per data settings, and drawn against BBT.
+        What the ranking view shows: ``"bbt"`` (default), ``"plackett-luce"``, ``"mallows"``
+        or ``"both"`` (BBT and Plackett-Luce). Plackett-Luce or Mallows
+        (:func:`bbt_widget.ranking_model`) is fitted in the background the first time it is
+        asked for, once per data settings, and drawn against BBT.
     rho, ttest_rope
         Correlation of the fold results (``1/k`` for k-fold cross-validation) and ROPE
         half-width (scores' scale) of the correlated t-test shown for a data set clicked in
@@ -266,10 +268,12 @@ class BBTWidget(RobustnessSection, RankingSection, anywidget.AnyWidget):
     influence_text = t.Unicode("").tag(sync=True)
 
     # --- ranking models and the per-data-set correlated t-test -----------------------------
-    ranking_model = t.Unicode("bbt", help="ranking view: 'bbt', 'plackett-luce' or 'both'").tag(
+    ranking_model = t.Unicode(
+        "bbt", help="ranking view: 'bbt', 'plackett-luce', 'mallows' or 'both'"
+    ).tag(sync=True)
+    ranking_model_spec = t.Dict(help="BBT vs Plackett-Luce or Mallows, P(top-k) charts").tag(
         sync=True
     )
-    ranking_model_spec = t.Dict(help="BBT vs Plackett-Luce and P(top-k) charts").tag(sync=True)
     ranking_model_text = t.Unicode("").tag(sync=True)
     clicked_dataset = t.Unicode("", help="data set clicked in the influence chart ('' = none)").tag(
         sync=True
@@ -444,8 +448,9 @@ class BBTWidget(RobustnessSection, RankingSection, anywidget.AnyWidget):
             cancelled_types=(FitCancelled,),
         )
         self._ttest_options = {"rope": ttest_rope, "rho": rho, "has_folds": tidy.has_folds}
-        #: Plackett-Luce fits by data settings (fitted at most once each, on the runner's thread).
-        self._pl_fits: dict[Hashable, RankingModelResult] = {}
+        #: Plackett-Luce and Mallows fits by data settings and model (fitted at most once
+        #: each, on the runner's thread).
+        self._pl_fits: dict[Hashable, RankingModelResult | MallowsResult] = {}
         self._pl_runner: FitRunner[dict[str, Any]] = FitRunner(
             self._run_ranking_model,
             self._on_ranking_model_event,

@@ -81,13 +81,15 @@ function render({ model, el }) {
   // The report's headline views (ranking, weak/strong decision matrices), any number of
   // algorithms; built in the kernel's background after each fit, data inside the spec.
   const summaryBox = h("div", { class: "bbt-charts bbt-summary-charts" });
-  // "Ranking model" switch: BBT's ranking, Plackett-Luce's (fitted in the kernel's
-  // background the first time it is asked for) or both, side by side with BBT.
+  // "Ranking model" switch: BBT's ranking, Plackett-Luce's or Mallows' (fitted in the
+  // kernel's background the first time it is asked for, drawn against BBT), or BBT's
+  // ranking and Plackett-Luce's one below the other ("both").
   const modelSwitch = h("select", { class: "bbt-ranking-model", title: "ranking model" });
   for (const [value, label] of [
     ["bbt", "BBT"],
     ["plackett-luce", "Plackett-Luce"],
-    ["both", "both"],
+    ["mallows", "Mallows"],
+    ["both", "BBT + Plackett-Luce"],
   ]) {
     modelSwitch.append(h("option", { value, text: label }));
   }
@@ -226,7 +228,7 @@ function render({ model, el }) {
     const mode = model.get("ranking_model") || "bbt";
     modelSwitch.value = mode;
     el.dataset.rankingModel = mode;
-    summaryBox.hidden = mode === "plackett-luce";
+    summaryBox.hidden = mode === "plackett-luce" || mode === "mallows";
     const pl = mode !== "bbt";
     plBox.hidden = !pl;
     const text = pl ? model.get("ranking_model_text") || "" : "";

@@ -1336,7 +1336,7 @@ def test_ttest_says_why_when_it_cannot_be_shown(base: pd.DataFrame, base_means) 
 @pytest.mark.parametrize(
     ("kwargs", "match"),
     [
-        ({"ranking_model": "mallows"}, "ranking_model must be one of"),
+        ({"ranking_model": "bradley-terry"}, "ranking_model must be one of"),
         ({"rho": 1.5}, "rho"),
         ({"ttest_rope": 0.0}, "rope"),
     ],
@@ -1372,6 +1372,34 @@ def test_ranking_model_switch_fits_plackett_luce_once_in_the_background(
     w.ranking_model = "plackett-luce"
     assert w.wait_background(FIT_TIMEOUT)
     assert len(w._pl_fits) == fits == 1  # never fitted again for the same data
+    w.ranking_model = "bbt"
+
+
+@pytest.mark.stan
+def test_ranking_model_switch_offers_mallows(widget: BBTWidget) -> None:
+    """The switch's "mallows": the Mallows model fitted once per data settings in the
+    background (beside any Plackett-Luce fit, not instead of it), drawn against BBT with its
+    consensus-rank probabilities."""
+    w = widget
+    _restore(w)
+    w.ranking_model = "mallows"
+    assert "Mallows" in w.ranking_model_text
+    assert w.wait_background(FIT_TIMEOUT), w.ranking_model_text
+    assert w.ranking_model_text == ""
+    expected = bbt.ranking_model(bbt.datasets.load_base(), dataset="db", model="mallows", seed=7)
+    pd.testing.assert_frame_equal(w.mallows.ranking, expected.ranking)
+    assert w.mallows.consensus == expected.consensus
+    spec = json.dumps(w.ranking_model_spec)
+    assert "BBT vs Mallows" in spec and "consensus rank probabilities" in spec
+    fits = dict(w._pl_fits)
+    w.ranking_model = "plackett-luce"
+    assert w.wait_background(FIT_TIMEOUT)
+    assert "BBT vs Plackett-Luce" in json.dumps(w.ranking_model_spec)
+    assert w.plackett_luce is not None and w.mallows is not None
+    w.ranking_model = "mallows"
+    assert w.wait_background(FIT_TIMEOUT)
+    assert "BBT vs Mallows" in json.dumps(w.ranking_model_spec)
+    assert all(w._pl_fits[k] is v for k, v in fits.items())  # never fitted again
     w.ranking_model = "bbt"
 
 
