@@ -39,6 +39,7 @@ __all__ = [
     "compile_models",
     "laplace",
     "prepare_data",
+    "prestart",
     "program_hash",
     "resolve_engine",
     "sample",
@@ -97,19 +98,24 @@ def resolve_engine(engine: str = "auto") -> str:
         says how to fix it.
     """
     if engine == "auto":
-        for name in ENGINES:
-            if _engine_module(name).available():
-                skipped = _broken(ENGINES[0]) if name != ENGINES[0] else None
-                if skipped:
-                    warnings.warn(f"{skipped} Using {name}.", RuntimeWarning, stacklevel=3)
-                return name
-        raise EngineError("No Stan engine can run here. " + " ".join(_FIXES.values()))
+        name = _first_available()
+        if name is None:
+            raise EngineError("No Stan engine can run here. " + " ".join(_FIXES.values()))
+        skipped = _broken(ENGINES[0]) if name != ENGINES[0] else None
+        if skipped:
+            warnings.warn(f"{skipped} Using {name}.", RuntimeWarning, stacklevel=3)
+        return name
     if engine not in ENGINES:
         valid = ", ".join(repr(e) for e in ("auto", *ENGINES))
         raise ValueError(f"unknown Stan engine {engine!r}; valid engines: {valid}")
     if not _engine_module(engine).available():
         raise EngineError(_broken(engine) or _FIXES[engine])
     return engine
+
+
+def _first_available() -> str | None:
+    """The engine ``"auto"`` designates here (None: none can run)."""
+    return next((name for name in ENGINES if _engine_module(name).available()), None)
 
 
 def _broken(engine: str) -> str | None:
@@ -143,6 +149,34 @@ def compile_model(
     module = _engine_module(name)
     path, _ = module.compile_model(model, progress=progress, verbose=_verbose(verbose))
     module.keep_warm(path)
+
+
+def prestart(models: tuple[ModelName, ...], engine: str = "auto") -> None:
+    """Start now the worker processes that coming fits of ``models`` will take, for those
+    already compiled, so that their start-up (an interpreter, numpy and, with PyStan, the
+    model: a few tenths of a second in a fresh process) overlaps with the caller's own work,
+    e.g. reading and checking the data. :func:`bbt_widget.fit` and the ``bbt-widget``
+    command call it first.
+
+    Best effort and silent: it never compiles, never warns and never raises (the fit that
+    follows reports any problem); a worker started for a fit that does not come is killed
+    with the interpreter, as the idle workers are.
+    """
+    try:
+        for model in models:
+            check_model(model)
+        name = _first_available() if engine == "auto" else engine
+        if name not in ENGINES:
+            return
+        module = _engine_module(name)
+        if not module.available():
+            return
+        for model in models:
+            path = module.compiled(model)
+            if path is not None:
+                module.prestart(path)
+    except Exception:  # the fit that follows reports it
+        pass
 
 
 def _free_cores() -> float:
