@@ -14,6 +14,7 @@ to see the compiler's and Stan's output; by default the engines are silent.
 
 from __future__ import annotations
 
+import math
 import os
 import sys
 import threading
@@ -21,6 +22,7 @@ import time
 import warnings
 from collections.abc import Mapping
 from concurrent.futures import ThreadPoolExecutor
+from concurrent.futures import TimeoutError as FutureTimeout
 from types import ModuleType
 from typing import Any
 
@@ -37,7 +39,9 @@ __all__ = [
     "available_engines",
     "compile_model",
     "compile_models",
+    "compiles_in_parallel",
     "laplace",
+    "models_to_compile",
     "prepare_data",
     "prestart",
     "program_hash",
@@ -189,28 +193,59 @@ def _free_cores() -> float:
         return float(cores)
 
 
+def models_to_compile(models: tuple[ModelName, ...], engine: str = "auto") -> list[ModelName]:
+    """The models of ``models`` not yet compiled for ``engine`` here (nothing is built).
+
+    Raises
+    ------
+    EngineError
+        The engine cannot run here, or the cache is not private (see ``_cache``).
+    """
+    for model in models:
+        check_model(model)
+    module = _engine_module(resolve_engine(engine))
+    return [model for model in dict.fromkeys(models) if module.compiled(model) is None]
+
+
+def compiles_in_parallel(count: int) -> bool:
+    """Whether :func:`compile_models` compiles ``count`` models at once: when the machine has
+    a free core for each (else one after the other, so that a busy machine is not
+    oversubscribed further)."""
+    return count > 1 and _free_cores() >= count
+
+
 def compile_models(
     models: tuple[ModelName, ...] = ("bbt", "davidson"),
     engine: str = "auto",
     *,
+    progress: ProgressCallback | None = None,
     verbose: bool | None = None,
 ) -> None:
     """Compile several models into the cache (each a fast no-op when cached), e.g. to warm up.
 
-    They compile in parallel when the machine has a free core for each (on 2 cores, both
-    programs took 0.76x the time of one after the other: ``benchmarks/bench_cold.py``),
-    else one after the other, so that a busy machine is not oversubscribed further.
+    They compile in parallel when :func:`compiles_in_parallel` (on 2 cores, both programs
+    took 0.76x the time of one after the other: ``benchmarks/bench_cold.py``), else one after
+    the other. ``progress("compiling", nan)`` is called from this thread about once a second
+    while they compile.
     """
     for model in models:
         check_model(model)
     resolve_engine(engine)
-    if len(models) > 1 and _free_cores() >= len(models):
-        with ThreadPoolExecutor(len(models), thread_name_prefix="bbt-widget-compile") as pool:
-            for future in [pool.submit(compile_model, m, engine, verbose=verbose) for m in models]:
-                future.result()
-    else:
+    if not compiles_in_parallel(len(models)):
         for model in models:
-            compile_model(model, engine, verbose=verbose)
+            compile_model(model, engine, progress, verbose=verbose)
+        return
+    with ThreadPoolExecutor(len(models), thread_name_prefix="bbt-widget-compile") as pool:
+        futures = [pool.submit(compile_model, m, engine, verbose=verbose) for m in models]
+        for future in futures:
+            while True:
+                if progress is not None:
+                    progress("compiling", math.nan)
+                try:
+                    future.result(timeout=1.0)
+                    break
+                except FutureTimeout:
+                    pass
 
 
 def shutdown() -> None:

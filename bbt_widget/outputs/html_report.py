@@ -25,7 +25,7 @@ import altair as alt
 import pandas as pd
 
 from . import charts, export
-from .report import methods_text, render
+from .report import REPORT_FORMATS, methods_text, render
 from .report_meta import check_provenance, column_definitions, provenance_items
 from .report_sections import Section
 from .report_sections import Table as _Table
@@ -33,7 +33,6 @@ from .report_sections import Table as _Table
 if TYPE_CHECKING:
     from ..core.result import BBTResult
 
-REPORT_FORMATS = ("html", "md", "tex")
 #: How many of the worst-fitting pairs the PPC figure and table show.
 PPC_WORST_PAIRS = 12
 #: LaTeX tables longer than this are longtables, which break across pages.
