@@ -213,6 +213,10 @@ def fresh_case(runs: int, baseline: Path | None) -> dict[str, Any]:
             "same_draws_first_and_second": all(r["same_draws"] for r in tree_rows),
             "runs": tree_rows,
         }
+    if baseline is not None:
+        out["first_fit_to_baseline_first_fit"] = statistics.median(
+            a["first_fit_s"] / b["first_fit_s"] for a, b in zip(rows["this"], rows["baseline"])
+        )
     return out
 
 
