@@ -311,11 +311,14 @@ def _reproduce(argv: list[str] | None, args: argparse.Namespace) -> str:
 def report(args: argparse.Namespace) -> int:
     """Fit a results file and write the report."""
     import bbt_widget as bbt
+    from bbt_widget import engines
     from bbt_widget.engines.base import EngineError
     from bbt_widget.outputs.report import REPORT_FORMATS
 
     out = Path(args.output)
     _check_output(out, args.output, REPORT_FORMATS)
+    # the fit's worker starts now and loads while the results are read and checked
+    engines.prestart(_models(args, [])[:1], args.engine)  # type: ignore[arg-type]
     df = read_results(args.results)
     dataset = _guess_dataset(df, args)
     _check_summaries(args)
