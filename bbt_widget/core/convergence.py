@@ -12,6 +12,7 @@ results: a fresh process's first fit paid it. ArviZ stays for what needs its Inf
 
 from __future__ import annotations
 
+import contextlib
 import importlib
 import sys
 import threading
@@ -31,13 +32,15 @@ def preload() -> None:
     import overlaps with the sampling, which runs in other processes, rather than delaying
     the diagnostics after it. An import the caller then needs waits for this one to end."""
     if "scipy.special" not in sys.modules:
-        thread = threading.Thread(
-            target=importlib.import_module,
-            args=("scipy.special",),
-            name="bbt-widget-preload",
-            daemon=True,
-        )
+        thread = threading.Thread(target=_import_special, name="bbt-widget-preload", daemon=True)
         thread.start()
+
+
+def _import_special() -> None:
+    # an error here (a broken installation) is raised again, with its message, where the
+    # diagnostics import the module
+    with contextlib.suppress(Exception):
+        importlib.import_module("scipy.special")
 
 
 def rhat(ary: np.ndarray) -> float:
