@@ -235,7 +235,8 @@ def compile_models(
         for model in models:
             compile_model(model, engine, progress, verbose=verbose)
         return
-    with ThreadPoolExecutor(len(models), thread_name_prefix="bbt-widget-compile") as pool:
+    pool = ThreadPoolExecutor(len(models), thread_name_prefix="bbt-widget-compile")
+    try:
         futures = [pool.submit(compile_model, m, engine, verbose=verbose) for m in models]
         for future in futures:
             while True:
@@ -246,6 +247,10 @@ def compile_models(
                     break
                 except FutureTimeout:
                     pass
+    finally:
+        # after an error or Ctrl-C, not waiting here for the other compile: it goes on for
+        # the next call, or stop_all() ends it
+        pool.shutdown(wait=False, cancel_futures=True)
 
 
 def shutdown() -> None:
