@@ -17,7 +17,9 @@ process it started.
 from __future__ import annotations
 
 import argparse
+import contextlib
 import errno
+import importlib
 import math
 import os
 import re
@@ -83,11 +85,12 @@ class _Progress:
             if stage != self.stage:
                 self._end_stage()
                 self.stage, self.started, self.shown = stage, time.perf_counter(), -1
-                note = " (first run on this machine, then cached)" if stage == "compiling" else ""
+                compiling = stage.startswith("compiling")
+                note = " (first run on this machine, then cached)" if compiling else ""
                 self._write(f"{stage}{note}...", newline=not self.tty)
-                if stage == "compiling":
+                if compiling:
                     self._stop.clear()
-                    threading.Thread(target=self._tick, daemon=True).start()
+                    threading.Thread(target=self._tick, args=(stage,), daemon=True).start()
             pct = int(fraction * 100) if fraction == fraction else -1  # NaN: unknown
             if self.tty and pct >= 0 and pct != self.shown:
                 self._write(f"\r{stage}... {pct:3d}%", newline=False)
@@ -114,16 +117,18 @@ class _Progress:
             elif took >= 0.5:
                 self._write(f"{self.stage}: done in {took:.1f} s", newline=True)
 
-    def _tick(self) -> None:
+    def _tick(self, stage: str) -> None:
         while not self._stop.wait(self.every):
             with self._lock:
-                if self.stage != "compiling" or self._stop.is_set():
+                if self.stage != stage or self._stop.is_set():
                     return
                 took = time.perf_counter() - self.started
+                # the engines' own stage is "compiling": say what
+                what = "compiling the Stan model" if stage == "compiling" else stage
                 if self.tty:
-                    self._write(f"\rcompiling the Stan model... {took:.0f} s", newline=False)
+                    self._write(f"\r{what}... {took:.0f} s", newline=False)
                 else:
-                    self._write(f"compiling the Stan model... {took:.0f} s", newline=True)
+                    self._write(f"{what}... {took:.0f} s", newline=True)
 
     def _write(self, text: str, *, newline: bool) -> None:
         self.stream.write(text + ("\n" if newline else ""))
@@ -261,12 +266,14 @@ def _reproduce(argv: list[str] | None, args: argparse.Namespace) -> str:
 def report(args: argparse.Namespace) -> int:
     """Fit a results file and write the report."""
     import bbt_widget as bbt
+    from bbt_widget import engines
     from bbt_widget.engines.base import EngineError
-    from bbt_widget.outputs.export import ChartRenderWarning
-    from bbt_widget.outputs.html_report import REPORT_FORMATS, write_report
+    from bbt_widget.outputs.report import REPORT_FORMATS
 
     out = Path(args.output)
     _check_output(out, args.output, REPORT_FORMATS)
+    # the fit's worker starts now and loads while the results are read and checked
+    engines.prestart(_models(args, [])[:1], args.engine)  # type: ignore[arg-type]
     df = read_results(args.results, args.sep, args.decimal)
     dataset = _guess_dataset(df, args)
     _check_summaries(args)
@@ -277,8 +284,11 @@ def report(args: argparse.Namespace) -> int:
     _check_control(args.control, _check_before_fit(df, args, dataset))
     methods = _other_methods(df, args, dataset, out)
     progress = _Silent() if args.quiet else _Progress()
+    models = _models(args, methods)
     start = time.perf_counter()
     try:
+        _compile(models, args.engine, progress)
+        _get_ready(models, args.engine)
         with warnings.catch_warnings(record=True) as caught:
             warnings.simplefilter("always")
             res = bbt.fit(
@@ -301,6 +311,9 @@ def report(args: argparse.Namespace) -> int:
     for w in caught:
         if issubclass(w.category, (bbt.DataWarning, bbt.DisconnectedWarning)):
             print(f"bbt-widget: warning: {_as_options(str(w.message))}", file=sys.stderr)
+    from bbt_widget.outputs.export import ChartRenderWarning
+    from bbt_widget.outputs.html_report import write_report  # imported meanwhile: _get_ready
+
     start = time.perf_counter()
     progress.step(f"writing {out.name}")
     with warnings.catch_warnings(record=True) as while_writing:
@@ -327,6 +340,93 @@ def report(args: argparse.Namespace) -> int:
         print("bbt-widget: diagnostics FAILED: " + "; ".join(diag.messages), file=sys.stderr)
         return EXIT_DIAGNOSTICS
     return EXIT_CHARTS if no_charts else EXIT_OK
+
+
+def _models(args: argparse.Namespace, methods: list[str]) -> tuple[str, ...]:
+    """The Stan models the report samples: BBT's (or Davidson's), and the other methods'."""
+    models = ["davidson" if args.ties == "davidson" else "bbt"]
+    if "plackett-luce" in methods:
+        models.append("plackett_luce")
+    if "hierarchical" in methods:
+        models.append("hierarchical_ttest")
+    return tuple(models)
+
+
+def _compile(models: tuple[str, ...], engine: str, progress: _Progress) -> None:
+    """Compile the models the report needs and the cache lacks, all before the first fit:
+    at once when the machine has a core free for each, the progress line says which."""
+    from bbt_widget import engines
+
+    missing = engines.models_to_compile(models, engine)  # type: ignore[arg-type]
+    if not missing:
+        return
+    if len(missing) == 1:
+        label = f"compiling the Stan model {missing[0]}"
+    elif engines.compiles_in_parallel(len(missing)):
+        label = f"compiling the Stan models {' and '.join(missing)} in parallel"
+    else:
+        label = (
+            f"compiling the Stan models {', then '.join(missing)}, one after the other "
+            "(the machine's cores are busy)"
+        )
+    engines.compile_models(
+        tuple(missing),  # type: ignore[arg-type]
+        engine,
+        progress=lambda _stage, fraction: progress(label, fraction),
+    )
+    progress.done()
+
+
+def _get_ready(models: tuple[str, ...], engine: str) -> None:
+    """Once the input is checked, start what the report will wait for, so that it gets
+    ready while the command fits (which waits on Stan's processes): the Stan worker of each
+    model the report samples (:func:`bbt_widget.engines.prestart`), the chart renderer
+    (:func:`~bbt_widget.outputs.export.prestart_renderer`), and, in a thread, the imports of
+    the report writer and of the other methods (Altair, SciPy's statistics: seconds on a
+    loaded machine). The command's own imports of these modules then wait for the thread's
+    to end; an import that fails there fails again, with its error, where the command
+    imports the module.
+    """
+    from bbt_widget import engines
+    from bbt_widget.outputs.export import prestart_renderer
+
+    engines.prestart(models, engine)  # type: ignore[arg-type]
+    prestart_renderer()
+    modules = ["bbt_widget.outputs.html_report"]
+    if len(models) > 1:
+        modules.append("bbt_widget.baselines")
+    threading.Thread(
+        target=_import_all, args=(modules,), name="bbt-widget-imports", daemon=True
+    ).start()
+
+
+def _import_all(modules: list[str]) -> None:
+    """Import ``modules`` (see :func:`_get_ready`), jsonschema first without its IRI format
+    checks (see :func:`_import_jsonschema`); errors are left to the command's own import."""
+    with contextlib.suppress(Exception):
+        _import_jsonschema()
+        for name in modules:
+            importlib.import_module(name)
+
+
+def _import_jsonschema() -> None:
+    """Import jsonschema, which Altair validates chart specs with, without the optional
+    ``rfc3987_syntax``: that module builds some 35 Earley parsers as it is imported (1-2 s
+    of CPU, most of Altair's import), only to check the "iri" and "iri-reference" string
+    formats, which no Vega-Lite schema uses (``tests/unit/test_cli_warm.py`` checks the
+    schema). It stays importable afterwards; only this process's jsonschema format checker
+    goes without those two formats.
+    """
+    if "jsonschema" in sys.modules:
+        return
+    blocked = "rfc3987_syntax" not in sys.modules
+    if blocked:
+        sys.modules["rfc3987_syntax"] = None  # type: ignore[assignment]  # "import" fails
+    try:
+        import jsonschema  # noqa: F401
+    finally:
+        if blocked and sys.modules.get("rfc3987_syntax", False) is None:
+            del sys.modules["rfc3987_syntax"]
 
 
 #: What ``--with`` can add to the report, besides ``none``.
@@ -422,7 +522,7 @@ def _stage(progress: _Progress, name: str):
     """``progress`` for one step of the report: its stages prefixed with the step's name."""
 
     def report(stage: str, fraction: float) -> None:
-        progress(stage if stage == "compiling" else f"{name}: {stage}", fraction)
+        progress(stage if stage.startswith("compiling") else f"{name}: {stage}", fraction)
 
     return report
 

@@ -4,14 +4,17 @@ and PDF without a browser or internet (vl-convert); the posterior to netCDF (Arv
 
 from __future__ import annotations
 
+import atexit
 import base64
 import contextlib
 import json
 import math
+import os
 import re
 import signal
 import subprocess
 import sys
+import threading
 import unicodedata
 from collections.abc import Mapping, Sequence
 from pathlib import Path
@@ -385,6 +388,11 @@ import sys
 sys.path = [p for p in sys.path if p not in ("", ".")]
 import base64, json
 import vl_convert as vlc
+if "--warm" in sys.argv:  # started ahead of time: start the JavaScript engine while waiting
+    try:
+        vlc.vegalite_to_svg({"mark": "point", "data": {"values": [{"x": 1}]}})
+    except Exception:
+        pass  # the charts asked for next fail the same way, and say why
 out = []
 for spec, fmt, scale in json.load(sys.stdin):
     if fmt == "svg":
@@ -436,11 +444,70 @@ def _render_failure(proc: subprocess.CompletedProcess) -> str:
     return f"the chart renderer (vl-convert) failed: {last}"
 
 
+#: The renderer process started ahead of time by :func:`prestart_renderer`, for the next
+#: :func:`render_charts` of this process.
+_prestarted: subprocess.Popen | None = None
+_prestarted_lock = threading.Lock()
+
+
+def _start_renderer(*extra: str) -> subprocess.Popen:
+    return subprocess.Popen(
+        [sys.executable, "-c", _RENDER_SCRIPT, *extra],
+        stdin=subprocess.PIPE,
+        stdout=subprocess.PIPE,
+        stderr=subprocess.PIPE,
+        text=True,
+        encoding="utf-8",
+    )
+
+
+def prestart_renderer() -> None:
+    """Start the chart renderer's process now, for the next :func:`render_charts` of this
+    process: Python, vl-convert and its JavaScript engine (started on a one-point chart)
+    then get ready while the caller fits, where the first chart of a fresh renderer waits
+    for them (about a second; several on a loaded machine). The ``bbt-widget report``
+    command calls it as it starts. Best effort: if it cannot start, rendering starts its own.
+    """
+    global _prestarted
+    with _prestarted_lock:
+        if _prestarted is None or _prestarted.poll() is not None:
+            with contextlib.suppress(OSError):
+                _prestarted = _start_renderer("--warm")
+
+
+def _take_renderer() -> subprocess.Popen:
+    global _prestarted
+    with _prestarted_lock:
+        proc, _prestarted = _prestarted, None
+    return proc if proc is not None else _start_renderer()
+
+
+def _stop_prestarted() -> None:
+    """At exit: a renderer started ahead of time and never used is ended, not left waiting."""
+    global _prestarted
+    with _prestarted_lock:
+        proc, _prestarted = _prestarted, None
+    if proc is not None:
+        proc.kill()
+        proc.communicate()
+
+
+def _forget_prestarted() -> None:
+    """In a forked child: the renderer (its pipes) is the parent's."""
+    global _prestarted, _prestarted_lock
+    _prestarted, _prestarted_lock = None, threading.Lock()
+
+
+atexit.register(_stop_prestarted)
+if hasattr(os, "register_at_fork"):  # POSIX
+    os.register_at_fork(after_in_child=_forget_prestarted)
+
+
 def render_charts(
     charts: Sequence[Any], formats: Sequence[str], *, scale: float = 2.0
 ) -> list[bytes]:
     """Render Altair charts (or Vega-Lite dicts) to SVG, PNG or PDF bytes, offline, in one
-    child process.
+    child process (the one :func:`prestart_renderer` started, if any).
 
     Raises
     ------
@@ -449,14 +516,14 @@ def render_charts(
         process is unharmed and can still write everything else.
     """
     jobs = [[_spec(c), fmt, scale] for c, fmt in zip(charts, formats, strict=True)]
-    proc = subprocess.run(
-        [sys.executable, "-c", _RENDER_SCRIPT],
-        input=json.dumps(jobs),
-        capture_output=True,
-        text=True,
-        encoding="utf-8",
-        check=False,
-    )
+    renderer = _take_renderer()
+    try:
+        stdout, stderr = renderer.communicate(json.dumps(jobs))
+    finally:
+        if renderer.poll() is None:  # interrupted: never leave it running
+            renderer.kill()
+            renderer.communicate()
+    proc = subprocess.CompletedProcess(renderer.args, renderer.returncode, stdout, stderr)
     if proc.returncode != 0:
         raise ChartRenderError(_render_failure(proc))
     return [base64.b64decode(data) for data in json.loads(proc.stdout)]

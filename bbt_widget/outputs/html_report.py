@@ -27,7 +27,7 @@ import pandas as pd
 
 from . import charts, export
 from ._atomic import atomic_path, atomic_replace_dir
-from .report import methods_text, render
+from .report import REPORT_FORMATS, methods_text, render
 from .report_meta import check_provenance, column_definitions, provenance_items
 from .report_sections import Section
 from .report_sections import Table as _Table
@@ -36,7 +36,6 @@ from .tex_chars import REPLACED_MARK
 if TYPE_CHECKING:
     from ..core.result import BBTResult
 
-REPORT_FORMATS = ("html", "md", "tex")
 #: How many of the worst-fitting pairs the PPC figure and table show.
 PPC_WORST_PAIRS = 12
 #: LaTeX tables longer than this are longtables, which break across pages.

@@ -20,6 +20,10 @@ from .export import ESCAPERS
 if TYPE_CHECKING:
     from ..core.result import BBTResult
 
+#: The report's formats, by file suffix (here, not with the writer, which imports Altair: the
+#: command checks its output's suffix before any fit, with nothing slow imported).
+REPORT_FORMATS = ("html", "md", "tex")
+
 PAPER = (
     "Wainer, A Bayesian Bradley-Terry model to compare multiple ML algorithms on multiple data sets"
 )

@@ -36,6 +36,7 @@ LAYERS = {
     "core.sizing": 2,
     "core.posterior": 2,
     "core.checks": 2,
+    "core.convergence": 2,
     "core.audit": 2,
     "core.result": 3,
     "core.fitting": 4,
