@@ -7,6 +7,7 @@ that build and the README honest.
 
 from __future__ import annotations
 
+import importlib.util
 import re
 from pathlib import Path
 
@@ -62,3 +63,14 @@ def test_every_page_in_the_site_navigation_exists():
         assert (REPO / "docs" / page).exists(), page
     # the site builds offline: no web fonts fetched from Google
     assert re.search(r"(?m)^\s+font: false", config)
+
+
+def test_the_site_hook_shows_sphinx_roles_as_code_names():
+    spec = importlib.util.spec_from_file_location("mkdocs_hooks", REPO / "mkdocs_hooks.py")
+    hooks = importlib.util.module_from_spec(spec)
+    spec.loader.exec_module(hooks)
+    html = "<p>See :func:<code>bbt_widget.fit</code> and :meth:<code>refit</code>; a:b:c.</p>"
+    assert hooks.on_page_content(html) == (
+        "<p>See <code>bbt_widget.fit</code> and <code>refit</code>; a:b:c.</p>"
+    )
+    assert "mkdocs_hooks.py" in (REPO / "mkdocs.yml").read_text()
