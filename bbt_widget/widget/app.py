@@ -180,8 +180,9 @@ class BBTWidget(RobustnessSection, RankingSection, anywidget.AnyWidget):
         Keywords for the robustness section's sweep (:func:`bbt_widget.sweep`), any of
         ``SWEEP_OPTIONS``: e.g. ``{"grid": {"ties": ["spread", "davidson"]}, "chains": 2,
         "iter_sampling": 300}``. Default: the default grid with the widget's sampler settings.
-    layout, tabbable, tooltip
-        Handed on to ipywidgets (e.g. ``layout={"width": "900px"}``).
+    **kwargs
+        Handed on to ipywidgets: ``layout``, ``tabbable`` or ``tooltip`` (e.g.
+        ``layout={"width": "900px"}``).
 
     Raises
     ------

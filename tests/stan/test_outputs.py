@@ -416,9 +416,9 @@ def test_report_has_audit_and_disconnected_note_in_every_format(
     compile_latex(tmp_path / "g.tex")
 
 
-def test_readme_lists_every_exit_code_and_the_report_layout():
-    readme = (Path(__file__).resolve().parents[2] / "README.md").read_text()
-    section = readme.split("## Without Jupyter: a report", 1)[1].split("\n## ", 1)[0]
+def test_docs_list_every_exit_code_and_the_report_layout():
+    page = Path(__file__).resolve().parents[2] / "docs" / "reports.md"
+    section = page.read_text().split("\n## ", 1)[0]  # the page's first section
     codes = {
         cli.EXIT_OK: "ok",
         cli.EXIT_INPUT: "bad arguments",
