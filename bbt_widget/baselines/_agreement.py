@@ -25,7 +25,7 @@ from ._common import (
     flip_decision,
 )
 from ._demsar import NemenyiResult, complete_blocks, nemenyi_from_means
-from ._hierarchical import HierarchicalPairsResult
+from ._hierarchical_pairs import HierarchicalPairsResult
 from ._signed_rank import BayesianSignedRankResult, signed_rank_from_means
 from ._wilcoxon import ADJUSTMENTS, WilcoxonResult, wilcoxon_from_means
 
