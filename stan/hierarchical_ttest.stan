@@ -25,7 +25,7 @@
 //   E_{alpha, beta}[Gamma(nu' | alpha, beta)], and the integral over beta is closed:
 //   (alpha / nu'^2) (Q(alpha + 1, beta_low nu') - Q(alpha + 1, beta_high nu')) / (beta_high -
 //   beta_low), Q the regularised upper incomplete gamma; the integral over alpha is
-//   Gauss-Legendre quadrature (nodes and weights from the caller, exact to 1e-10).
+//   Gauss-Legendre quadrature (nodes and weights from the caller, relative error < 1e-6).
 // * The sampler works on the differences divided by `scale` (the mean within-data-set
 //   sd): mu0_s, sigma0_s and sigma_s are in those units, nu and mu in the scores' units.
 data {
