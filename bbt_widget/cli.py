@@ -380,8 +380,8 @@ OTHER_METHODS = ("hierarchical", "plackett-luce")
 _SAMPLER_DEFAULTS = {"iter_warmup": 1000, "iter_sampling": 1000}
 #: Largest pairs x data sets for which an HTML report runs the hierarchical t-test without
 #: ``--with`` (given ``--rho``): 10 pairs x 132 data sets, e.g. 5 algorithms on the shipped
-#: results' 132 data sets, a few minutes on two cores (a pair of 132 data sets x 4 folds takes
-#: 10-30 s there, ``benchmarks/results/methods.json``).
+#: results' 132 data sets, a few minutes on two cores (pairs of 132 data sets x 4 folds ran at
+#: about 50 s a pair, two at a time, on two busy cores: ``benchmarks/results/methods.json``).
 PAIRWISE_DEFAULT_MAX = 10 * 132
 
 
