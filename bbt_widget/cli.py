@@ -431,6 +431,12 @@ def _import_jsonschema() -> None:
 
 #: What ``--with`` can add to the report, besides ``none``.
 OTHER_METHODS = ("hierarchical", "plackett-luce", "mallows")
+#: The sampler options' defaults (the hierarchical t-test keeps its own unless they are set).
+_SAMPLER_DEFAULTS = {"iter_warmup": 1000, "iter_sampling": 1000}
+#: Largest pairs x data sets for which an HTML report runs the hierarchical t-test without
+#: ``--with`` (given ``--rho``): 10 pairs x 132 data sets, e.g. 5 algorithms on the shipped
+#: results' 132 data sets, a few minutes on two cores (``benchmarks/results/methods.json``).
+PAIRWISE_DEFAULT_MAX = 10 * 132
 
 
 def _other_methods(
@@ -441,10 +447,8 @@ def _other_methods(
     hierarchical t-test).
 
     Without ``--with``: Plackett-Luce in an HTML report of data with folds where it can run,
-    nothing else.
-    The hierarchical t-test is one Stan fit per pair: on the shipped 16 x 132 results 3 pairs
-    took 223 s (74 s a pair on 2 busy cores; 120 pairs: over 2 hours; Plackett-Luce: 7.5 s),
-    so it runs only when asked for.
+    and the hierarchical t-test too when ``--rho`` is given and pairs x data sets is at most
+    :data:`PAIRWISE_DEFAULT_MAX` (it is one Stan fit per pair).
     """
     from bbt_widget.baselines._ranking_common import MIN_RANKED_DATASETS, ranked_data_sets
     from bbt_widget.core.data import tidy_results
@@ -468,6 +472,10 @@ def _other_methods(
         html = out.suffix.lower() == ".html"
         can_rank = tidy.has_folds and ranked >= MIN_RANKED_DATASETS
         methods = ["plackett-luce"] if html and can_rank else []
+        n_alg, n_data = len(tidy.algorithms), len(tidy.datasets)
+        small = n_alg * (n_alg - 1) // 2 * n_data <= PAIRWISE_DEFAULT_MAX
+        if html and tidy.has_folds and small and args.rho is not None:
+            methods.insert(0, "hierarchical")
     else:
         words = [w.strip() for w in args.with_methods.split(",") if w.strip()]
         unknown = [w for w in words if w not in (*OTHER_METHODS, "none")]
@@ -501,7 +509,7 @@ def _other_methods(
             )
         if not 0.0 < args.rho < 1.0:
             raise InputError(f"--rho {args.rho:g}: must lie strictly between 0 and 1")
-        from bbt_widget.baselines._hierarchical import check_pairs
+        from bbt_widget.baselines._hierarchical_pairs import check_pairs
 
         try:  # every pair has enough data sets with common folds
             check_pairs(
@@ -605,7 +613,20 @@ def _sections(res, df, args, dataset, methods: list[str], progress: _Progress) -
 
         n_alg = len(res.algorithms)
         progress.step(f"hierarchical t-test: {n_alg * (n_alg - 1) // 2} pairs")
-        pairs = hierarchical_pairs(df, **layout, rho=args.rho, **sampler)
+        # the test's own iteration defaults (4 x 500 + 500 give ESS >= 400) unless the user
+        # set --iter-warmup / --iter-sampling
+        iters = {k: getattr(args, k) for k in ("iter_warmup", "iter_sampling")}
+        iters = {k: v for k, v in iters.items() if v != _SAMPLER_DEFAULTS[k]}
+        pairs = hierarchical_pairs(
+            df,
+            **layout,
+            rho=args.rho,
+            engine=args.engine,
+            chains=args.chains,
+            seed=args.seed,
+            **iters,
+            progress=_stage(progress, "hierarchical t-test"),
+        )
         agree = agreement(
             df,
             res,
@@ -867,8 +888,18 @@ def _add_model_options(p: argparse.ArgumentParser) -> None:
         help="Stan engine; auto takes CmdStan when a working one is installed, else PyStan",
     )
     g.add_argument("--chains", type=int, default=4, help="Markov chains")
-    g.add_argument("--iter-warmup", type=int, default=1000, help="warm-up iterations per chain")
-    g.add_argument("--iter-sampling", type=int, default=1000, help="draws per chain")
+    g.add_argument(
+        "--iter-warmup",
+        type=int,
+        default=_SAMPLER_DEFAULTS["iter_warmup"],
+        help="warm-up iterations per chain",
+    )
+    g.add_argument(
+        "--iter-sampling",
+        type=int,
+        default=_SAMPLER_DEFAULTS["iter_sampling"],
+        help="draws per chain",
+    )
     g.add_argument(
         "--seed",
         type=int,
@@ -958,11 +989,10 @@ def _parser() -> argparse.ArgumentParser:
         help="other methods beside BBT, comma-separated: plackett-luce and mallows (a "
         "'Ranking models' section; mallows: the Mallows model with Kendall's distance, "
         "--iter-warmup and --iter-sampling its burn-in and kept draws), hierarchical (a "
-        "'Pairwise tests' section: the hierarchical correlated "
-        "t-test for every pair, needs --rho), or none. Default: plackett-luce in an HTML "
-        "report of data with folds; hierarchical only when asked, as it is a Stan fit per "
-        "pair (measured on 16 algorithms x 132 data sets: about 74 s a pair, over 2 hours "
-        "for the 120 pairs; Plackett-Luce: 8 s)",
+        "'Pairwise tests' section: the hierarchical correlated t-test for every pair, needs "
+        "--rho), or none. Default in an HTML report of data with folds: plackett-luce, and "
+        "hierarchical when --rho is given and pairs x data sets <= 10 x 132 (e.g. 5 "
+        "algorithms x 132 data sets: a few minutes on two cores)",
     )
     g.add_argument(
         "--rho",

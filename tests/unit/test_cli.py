@@ -302,3 +302,23 @@ def test_family_default_scale_and_nuts_options_reach_fit(base_csv, tmp_path, mon
     # no --prior-scale: fit picks the family's Appendix A default
     assert seen["hyperprior"] == "cauchy" and seen["prior_scale"] is None
     assert seen["adapt_delta"] == 0.95 and seen["max_treedepth"] == 12
+
+
+@pytest.mark.parametrize(
+    ("n_alg", "rho", "expected"),
+    [
+        (5, 0.25, ["hierarchical", "plackett-luce"]),  # 10 pairs x 132 data sets: on
+        (6, 0.25, ["plackett-luce"]),  # 15 pairs x 132: over PAIRWISE_DEFAULT_MAX
+        (5, None, ["plackett-luce"]),  # rho unknown: the test cannot run
+    ],
+)
+def test_report_runs_the_pairwise_tests_by_default_on_small_data(n_alg, rho, expected):
+    """Without --with, an HTML report of fold results adds the hierarchical t-test when
+    --rho is given and pairs x data sets is at most PAIRWISE_DEFAULT_MAX."""
+    data = bbt.datasets.load_pmlb16()
+    data = data[["db", *data.columns[1 : 1 + n_alg]]]
+    args = argparse.Namespace(
+        with_methods=None, rho=rho, algorithm=None, fold=None, score=None, lower_is_better=False
+    )
+    assert cli._other_methods(data, args, "db", Path("r.html")) == expected
+    assert cli._other_methods(data, args, "db", Path("r.md")) == []
