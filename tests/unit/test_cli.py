@@ -123,10 +123,11 @@ def test_default_ranking_model_is_left_out_where_it_cannot_run(one_dataset_csv, 
 
 def test_rho_without_the_hierarchical_test_is_refused(base_csv, tmp_path, capsys, no_fit):
     # it was accepted and ignored
-    args = ["report", str(base_csv), "-o", str(tmp_path / "r.html"), "--rho", "7"]
+    # (a Markdown report: an HTML one of these small fold results runs the test by default)
+    args = ["report", str(base_csv), "-o", str(tmp_path / "r.md"), "--rho", "0.25"]
     assert cli.main(args) == cli.EXIT_INPUT
     err = capsys.readouterr().err
-    assert "--rho 7 is used only by the hierarchical t-test" in err
+    assert "--rho 0.25 is used only by the hierarchical t-test" in err
     assert "add --with hierarchical or leave --rho out" in err
 
 
@@ -308,17 +309,28 @@ def test_family_default_scale_and_nuts_options_reach_fit(base_csv, tmp_path, mon
     ("n_alg", "rho", "expected"),
     [
         (5, 0.25, ["hierarchical", "plackett-luce"]),  # 10 pairs x 132 data sets: on
-        (6, 0.25, ["plackett-luce"]),  # 15 pairs x 132: over PAIRWISE_DEFAULT_MAX
+        (6, 0.25, None),  # 15 pairs x 132: over PAIRWISE_DEFAULT_MAX, so --rho is refused
         (5, None, ["plackett-luce"]),  # rho unknown: the test cannot run
     ],
 )
 def test_report_runs_the_pairwise_tests_by_default_on_small_data(n_alg, rho, expected):
     """Without --with, an HTML report of fold results adds the hierarchical t-test when
-    --rho is given and pairs x data sets is at most PAIRWISE_DEFAULT_MAX."""
+    --rho is given and pairs x data sets is at most PAIRWISE_DEFAULT_MAX; a --rho that no
+    test would use is refused rather than ignored."""
     data = bbt.datasets.load_pmlb16()
     data = data[["db", *data.columns[1 : 1 + n_alg]]]
     args = argparse.Namespace(
-        with_methods=None, rho=rho, algorithm=None, fold=None, score=None, lower_is_better=False
+        with_methods=None,
+        rho=rho,
+        algorithm=None,
+        fold=None,
+        score=None,
+        lower_is_better=False,
+        robustness=False,
     )
-    assert cli._other_methods(data, args, "db", Path("r.html")) == expected
-    assert cli._other_methods(data, args, "db", Path("r.md")) == []
+    for out, wanted in ((Path("r.html"), expected), (Path("r.md"), [])):
+        if rho is not None and wanted in (None, []):
+            with pytest.raises(cli.InputError, match="used only by the hierarchical t-test"):
+                cli._other_methods(data, args, "db", out)
+        else:
+            assert cli._other_methods(data, args, "db", out) == wanted
