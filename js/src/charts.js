@@ -214,6 +214,7 @@ export class ChartView {
       if (layout.stack) this._stackRatio = Math.min(1, width / drawn);
     }
     this.drawnWidth = width;
+    this.specKey = keyOf(spec); // finalize() of the narrower tries cleared it
     if (this.container.dataset) this.container.dataset.level = String(this.level);
   }
 

@@ -6,7 +6,7 @@ import { buildControls, h } from "./controls.js";
 import "./widget.css";
 
 /** Traits whose change may alter what is drawn. */
-const CHART_TRAITS = ["spec", "fit_data", "view_data", "selected_pair", "focus", "hdi"];
+const CHART_TRAITS = ["spec", "view_data", "selected_pair", "focus", "hdi"];
 const CHECKS_TRAITS = ["checks_spec", "fit_data", "selected_pair", "focus", "hdi"];
 const STATUS_TRAITS = [
   "status",
@@ -481,7 +481,7 @@ function render({ model, el }) {
     return charts
       .update(
         model.get("spec"),
-        { ...fitData(), ...viewData() },
+        viewData(), // the pairwise view's data; the model checks draw fit_data
         {
           sel_pair: model.get("selected_pair") || "",
           sel_focus: model.get("focus") || "",

@@ -59,7 +59,8 @@ def _shoot(page: Any, artifacts: Path, name: str) -> None:
 
 
 def _marks(page: Any) -> int:
-    return page.locator(".bbt-vega svg .role-mark").count()
+    # the pairwise view and the model checks (drawn once their section is opened)
+    return page.locator(".bbt-vega svg .role-mark, .bbt-vega-checks svg .role-mark").count()
 
 
 def test_widget_renders_refits_and_resummarises_offline(
@@ -77,9 +78,9 @@ def test_widget_renders_refits_and_resummarises_offline(
 
     # 1. the charts drew: vega marks of every chart are in the SVG (the model checks once
     # their section is opened)
-    assert _marks(page) > 10
     page.locator(".bbt-checks > summary").click()
     _wait_attr(page, "checksRendered", "Number(v) > 0", STEP_TIMEOUT_MS)
+    assert _marks(page) > 10
     for mark in ("mark-rule", "mark-symbol", "mark-rect", "mark-text"):
         assert page.locator(f".bbt-root svg g.{mark}").count() > 0, mark
     assert page.locator(".bbt-diag-badge").inner_text().startswith(("diagnostics fine", "check"))
@@ -266,7 +267,7 @@ def test_widget_at_16_algorithms(
         f"() => document.querySelectorAll('{_DOTS}').length === 15", timeout=STEP_TIMEOUT_MS
     )
     assert page.locator("select[data-trait=focus]").input_value() != ""
-    page.select_option("select[data-trait=focus]", "")
+    page.select_option("select[data-trait=focus]", index=0)  # "all algorithms"
     page.wait_for_function(
         f"() => document.querySelectorAll('{_DOTS}').length === 120", timeout=STEP_TIMEOUT_MS
     )
@@ -431,8 +432,11 @@ def test_hostile_names_are_shown_literally(
         "x vs y",
     ):
         assert name in options, options
+    page.locator(".bbt-checks > summary").click()  # the win matrix: in the model checks
+    _wait_attr(page, "checksRendered", "Number(v) > 0", STEP_TIMEOUT_MS)
     texts = page.evaluate(
-        "() => [...document.querySelectorAll('.bbt-vega svg text')].map((t) => t.textContent)"
+        "() => [...document.querySelectorAll('.bbt-vega svg text, .bbt-vega-checks svg text')]"
+        ".map((t) => t.textContent)"
     )
     assert any(t.startswith("<img src=x") for t in texts), texts[:20]
     assert any(t.startswith("<script>") for t in texts)

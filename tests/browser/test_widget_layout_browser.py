@@ -126,6 +126,9 @@ def test_layout_leads_with_the_answer_and_fits_a_narrow_notebook(
     # the charts reflow to the new width (ResizeObserver), the model checks open
     page.locator(".bbt-checks > summary").click()
     _wait_attr(page, "checksRendered", "Number(v) > 0", STEP_TIMEOUT_MS)
+    if n == 16:  # Plackett-Luce beside BBT: its P(top k) row was 3,426 px wide
+        page.select_option("select.bbt-ranking-model", "both")
+        _wait_attr(page, "plRendered", "Number(v) > 0", FIT_TIMEOUT_MS)
     page.wait_for_timeout(1500)
 
     headline = page.locator(".bbt-headline")
@@ -177,6 +180,31 @@ def _check_layout(page: Any, n: int, width: float) -> None:
         assert focus, "no algorithm chosen in 'Show pairs of'"
         dots = ".bbt-main-charts svg g.mark-symbol.role-mark path"
         assert page.locator(dots).count() == n - 1
+        # a highlighted pair that the chosen algorithm's pairs do not include: a chip says so
+        others = page.evaluate(
+            "(focus) => [...document.querySelectorAll('select[data-trait=focus] option')]"
+            ".map((o) => o.value).filter((v) => v && v !== focus).slice(0, 2)",
+            focus,
+        )
+        chip = page.locator(".bbt-chip")
+        assert not chip.is_visible()
+        _run_in_kernel(page, f"w.selected_pair = bbt.charts.pair_key({others[0]!r}, {others[1]!r})")
+        chip.wait_for(state="visible", timeout=STEP_TIMEOUT_MS)
+        text = chip.inner_text()
+        assert text.startswith("highlighted: ") and "(not shown)" in text, text
+        assert all(name in text for name in others), (text, others)  # in the key's order
+        assert page.locator(".bbt-chip-clear").get_attribute("title")
+        page.locator(".bbt-chip-clear").click()
+        chip.wait_for(state="hidden", timeout=STEP_TIMEOUT_MS)
+
+
+def _run_in_kernel(page: Any, code: str) -> None:
+    """Run code in the notebook's kernel (as a cell would, without adding one)."""
+    page.evaluate(
+        """(code) => window.jupyterapp.shell.currentWidget.sessionContext.session.kernel
+            .requestExecute({ code }).done""",
+        code,
+    )
 
 
 def _shoot_whole(page: Any, path: Path) -> None:

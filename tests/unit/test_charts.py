@@ -306,13 +306,15 @@ def test_every_builder_gives_valid_vega_lite(
 
 
 @pytest.mark.parametrize(
-    ("build", "datasets", "kind"),
+    ("name", "datasets", "kind"),
     [
-        (charts.view_spec, charts.VIEW_DATASETS, alt.HConcatChart),
-        (charts.checks_spec, charts.FIT_DATASETS, alt.VConcatChart),
+        ("view_spec", charts.VIEW_DATASETS, alt.HConcatChart),
+        ("checks_spec", charts.FIT_DATASETS, alt.VConcatChart),
     ],
 )
-def test_widget_view_specs_are_data_free_and_constant(build, datasets, kind) -> None:
+def test_widget_view_specs_are_data_free_and_constant(name, datasets, kind) -> None:
+    """The pairwise view and the model checks: two specs, each with its own datasets."""
+    build = getattr(charts, name)
     spec = build()
     text = json.dumps(spec)
     assert "$schema" not in spec
@@ -644,7 +646,7 @@ def test_intervals_zoom_to_the_data_and_carry_a_top_axis(
     assert spec["resolve"]["axis"]["x"] == "independent"
     assert '"domain": [0, 1]' not in text
     scales = [layer["encoding"]["x"].get("scale") for layer in spec["layer"]]
-    assert {"zero": False, "nice": True, "padding": 4} in scales
+    assert {"zero": False, "nice": False, "padding": 8} in scales
 
 
 @pytest.mark.parametrize("n", [3, 5, 16])
@@ -673,3 +675,21 @@ def test_decision_matrix_headers_do_not_overlap(n: int) -> None:
     )
     # 12 px labels: about 6.5 px per character
     assert n * cell + spec["spacing"] >= 6.5 * longest, (n, cell, spec["spacing"])
+
+
+def test_robustness_view_names_the_pair_and_says_only_what_is_true() -> None:
+    """The influence chart's title names the highlighted pair, its axis stays hidden until a
+    pair is picked and its ticks keep distinct labels; the sweep's columns are two short
+    lines; the "beyond 45 pairs" title only when the sweep has more pairs."""
+    spec = charts.robustness_spec()
+    flips, influence = spec["hconcat"]
+    title = influence["title"]["text"]["expr"]
+    assert "'Influence on '" in title and "sel_pair" in title
+    axis = influence["layer"][0]["encoding"]["x"]["axis"]
+    assert axis["format"] == "+.2~r"  # not "+.2f": -0.004 and +0.003 read "-0.00, +0.00"
+    assert "sel_pair == ''" in axis["labelOpacity"]["expr"]
+    x_axis = flips["encoding"]["x"]["axis"]
+    assert x_axis["labelAngle"] == 0 and "split(" in x_axis["labelExpr"]
+    assert "n_pairs > 45" in flips["title"]["text"]["expr"]
+    table, labels = _sweep_table()
+    assert set(charts.flips_frame(table, labels)["n_pairs"]) == {2}

@@ -1049,6 +1049,23 @@ def test_sweep_options_are_checked(base: pd.DataFrame) -> None:
         w.close()
 
 
+def test_the_sweep_refits_with_the_widgets_paired_setting(base: pd.DataFrame) -> None:
+    """The default sweep grid takes "paired" from the widget (paired=False here), not from
+    what the data allow: the sweep's columns said paired=True in a widget with paired off."""
+    w = BBTWidget(base, dataset="db", autostart=False, paired=False)
+    sent: list[dict] = []
+    try:
+        w._sweep_runner.submit = lambda key, options: sent.append(options)  # no fits here
+        w.run_sweep()
+        assert sent[0]["grid"]["paired"] == [False]
+        assert sent[0]["grid"]["ties"] == list(bbt.sweep.DEFAULT_GRID["ties"])
+        w.sweep_options = {**w.sweep_options, "grid": {"ties": ["add"]}}
+        w.run_sweep()
+        assert sent[1]["grid"] == {"ties": ["add"]}  # a grid of one's own stays as given
+    finally:
+        w.close()
+
+
 @pytest.mark.stan
 def test_first_fit_warms_the_other_model_afterwards(
     base: pd.DataFrame, monkeypatch: pytest.MonkeyPatch

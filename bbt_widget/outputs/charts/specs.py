@@ -54,8 +54,8 @@ def intervals_chart(
     """
     base = alt.Chart(chart_data(intervals)).transform_filter(FOCUS)
     # zoomed to the data: the layers share this scale, so the ROPE band and the 0.5 rule
-    # stay inside the domain
-    x_scale = alt.Scale(zero=False, nice=True, padding=4)
+    # stay inside the domain; not "nice", which would run past 1
+    x_scale = alt.Scale(zero=False, nice=False, padding=8)
     tooltip = [
         alt.Tooltip("pair:N"),
         alt.Tooltip("decision:N"),
