@@ -109,7 +109,7 @@ def _figure_captions(hdi: float, interpretation: str, ppc_label: str) -> dict[st
         "ppc": (
             f"Posterior predictive check of {ppc_label}: the worst fit is the observed win "
             "count least likely under the model (smallest p_tail); replicated win counts over "
-            "the posterior draws, observed count in red (paper Fig. 2)."
+            "the posterior draws, observed count in black (paper Fig. 2)."
         ),
         "win_matrix": "The win/loss/tie table that was fitted: wins of the row over the column.",
     }

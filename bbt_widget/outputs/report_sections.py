@@ -177,7 +177,7 @@ def influence_section(influence: Influence) -> Section:
         charts["influence"] = (
             influence.chart(top),
             f"The data sets whose removal moves mean P(a > b) of {top} the most (the most "
-            "influential claimed pair); orange: leaving it out changes the decision.",
+            "influential claimed pair); black: leaving it out changes the decision.",
         )
     methods: list[str | Styled] = [
         f"The influence of single data sets was estimated by leaving each out in turn, with "

@@ -65,6 +65,7 @@ from ..engines.base import FitCancelled, ProgressCallback
 from ..lab.influence import Influence
 from ..lab.sweep import SweepResult
 from ..outputs import charts
+from ..outputs.headline import headline
 from .fitted import Fitted
 from .keys import pair_of, settings_key
 from .messages import check_extra_kwargs, check_ranking_model, error_text, paired_note
@@ -103,6 +104,8 @@ _FIT_TRAITS = (
     "hyperprior",
     "prior_scale",
 )
+#: Beyond this many algorithms the pairwise charts open on the top-ranked algorithm's pairs.
+FOCUS_ALGORITHMS = 8
 _VIEW_TRAITS = ("rope_low", "rope_high", "hdi", "control", "interpretation")
 #: Default ROPE half-width of the correlated t-test (on the scores' scale), as in baselines.
 _TTEST_ROPE = 0.01
@@ -253,7 +256,11 @@ class BBTWidget(RobustnessSection, RankingSection, anywidget.AnyWidget):
     diagnostics = t.Dict().tag(sync=True)
     audit = t.Dict(help="data-audit badge: count, label and the findings").tag(sync=True)
     caveat = t.Unicode("", help="note on the chosen interpretation ('' = none)").tag(sync=True)
-    spec = t.Dict().tag(sync=True)
+    spec = t.Dict(help="pairwise view: P(a > b) intervals and ROPE overlap").tag(sync=True)
+    checks_spec = t.Dict(help="model checks: PPC, coverage and win matrix").tag(sync=True)
+    headline = t.Unicode(
+        "", help="the answer in one sentence (outputs.headline), names unescaped"
+    ).tag(sync=True)
     # chart data: dicts here, one JSON buffer each on the wire (widget/sync.py)
     fit_data = t.Dict().tag(sync=True, to_json=json_trait("fit_data"))
     view_data = t.Dict().tag(sync=True, to_json=json_trait("view_data"))
@@ -372,6 +379,7 @@ class BBTWidget(RobustnessSection, RankingSection, anywidget.AnyWidget):
             interpretation=interpretation,
             caveat=weak_rule_caveat(len(algorithms), interpretation),
             spec=charts.view_spec(),
+            checks_spec=charts.checks_spec(),
             option_lists=options.as_dict(),
             ranking_model=ranking_model,
             **kwargs,
@@ -408,6 +416,9 @@ class BBTWidget(RobustnessSection, RankingSection, anywidget.AnyWidget):
         self._frames: dict[str, pd.DataFrame] = {}
         self._problems: dict[str, str] = {}
         self._requested_key: Hashable | None = None
+        #: Whether "Show pairs of" was set for the user: once, at the first fit with more
+        #: than FOCUS_ALGORITHMS algorithms (the top-ranked algorithm's pairs).
+        self._focus_defaulted = bool(kwargs.get("focus"))
         #: Python seconds of the last re-summary (control change -> new chart data).
         self.last_view_seconds = 0.0
         dispatcher = kernel_dispatcher()
@@ -875,6 +886,7 @@ class BBTWidget(RobustnessSection, RankingSection, anywidget.AnyWidget):
             self._set_problem("view", f"could not redraw: {error_text(exc)}")
             return False
         self.view_data = {name: charts.to_columns(frames[name]) for name in charts.VIEW_DATASETS}
+        self._show_headline(fitted.result, summary if control is None else None)
         self.last_view_seconds = time.perf_counter() - started
         if preview is not None:
             return False  # the summary, the exports and the views built on a fit wait for it
@@ -887,6 +899,20 @@ class BBTWidget(RobustnessSection, RankingSection, anywidget.AnyWidget):
             {"result": fitted.result, "rope": rope, "hdi": self.hdi},
         )
         return True
+
+    def _show_headline(self, result: BBTResult, summary: pd.DataFrame | None) -> None:
+        """The headline sentence of the decisions over every pair, and, the first time there
+        are many algorithms, "Show pairs of" set to the top-ranked one: the intervals of
+        120 or more pairs cannot be read at once (the control shows the choice)."""
+        rope = (self.rope_low, self.rope_high)
+        if summary is None:  # the view's summary is against a control: not every pair
+            summary = result.summary(rope=rope, hdi=self.hdi)
+        ranking = result.ranking(hdi=self.hdi)
+        self.headline = headline(summary, ranking, self.interpretation)
+        if not self._focus_defaulted and len(self.algorithms) > FOCUS_ALGORITHMS:
+            self._focus_defaulted = True
+            if not self.focus:
+                self.focus = str(ranking["algorithm"].iloc[0])
 
     def _on_summary_event(self, event: FitEvent[dict[str, Any]]) -> None:
         if event.kind == "done" and event.result is not None:

@@ -355,6 +355,45 @@ def test_widget_shows_exactly_what_fit_and_summary_give(widget: BBTWidget) -> No
 
 
 @pytest.mark.stan
+def test_headline_leads_with_the_decisions_of_every_pair(widget: BBTWidget) -> None:
+    """The sentence under the status line is outputs.headline of every pair's decisions,
+    under the chosen interpretation, also when the view is against a control."""
+    from bbt_widget.outputs.headline import headline
+
+    w = widget
+    try:
+        for interpretation, control in [("weak", ""), ("strong", ""), ("strong", "dt")]:
+            with w.hold_trait_notifications():
+                w.interpretation, w.control = interpretation, control
+            summary = w.result.summary(rope=(w.rope_low, w.rope_high), hdi=w.hdi)
+            expected = headline(summary, w.result.ranking(hdi=w.hdi), interpretation)
+            assert w.headline == expected
+            assert f"of 10 pairs decided under the {interpretation} rule" in w.headline
+    finally:
+        _restore(w)
+
+
+@pytest.mark.stan
+def test_many_algorithms_open_on_the_top_ranked_ones_pairs(pmlb16: pd.DataFrame) -> None:
+    """Beyond 8 algorithms the pairwise charts show the top-ranked algorithm's pairs (the
+    choice is in "Show pairs of"), once: the user's later choice, "all", stays."""
+    w = BBTWidget(pmlb16, dataset="db", paired=False, seed=1, previews=False)
+    try:
+        assert w.wait(FIT_TIMEOUT), (w.status_text, w.error)
+        assert w.focus == w.result.ranking()["algorithm"].iloc[0]
+        w.focus = ""
+        w.rope_low = 0.4
+        assert w.focus == ""
+    finally:
+        w.close()
+
+
+@pytest.mark.stan
+def test_a_few_algorithms_show_every_pair(widget: BBTWidget) -> None:
+    assert widget.focus == ""
+
+
+@pytest.mark.stan
 def test_view_controls_resummarise_without_a_fit(widget: BBTWidget) -> None:
     w = widget
     fits, started = w.fit_count, w.fit_stats.get("started", 0)
@@ -1006,6 +1045,23 @@ def test_sweep_options_are_checked(base: pd.DataFrame) -> None:
     w = BBTWidget(base, dataset="db", autostart=False, sweep_options={"chains": 2})
     try:
         assert w.sweep_options["chains"] == 2 and w.sweep_options["seed"] == bbt.DEFAULT_SEED
+    finally:
+        w.close()
+
+
+def test_the_sweep_refits_with_the_widgets_paired_setting(base: pd.DataFrame) -> None:
+    """The default sweep grid takes "paired" from the widget (paired=False here), not from
+    what the data allow: the sweep's columns said paired=True in a widget with paired off."""
+    w = BBTWidget(base, dataset="db", autostart=False, paired=False)
+    sent: list[dict] = []
+    try:
+        w._sweep_runner.submit = lambda key, options: sent.append(options)  # no fits here
+        w.run_sweep()
+        assert sent[0]["grid"]["paired"] == [False]
+        assert sent[0]["grid"]["ties"] == list(bbt.sweep.DEFAULT_GRID["ties"])
+        w.sweep_options = {**w.sweep_options, "grid": {"ties": ["add"]}}
+        w.run_sweep()
+        assert sent[1]["grid"] == {"ties": ["add"]}  # a grid of one's own stays as given
     finally:
         w.close()
 
