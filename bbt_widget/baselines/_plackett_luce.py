@@ -64,6 +64,20 @@ TOPK_SIMULATIONS = 200
 SUMMARY_DRAWS = 1000
 
 
+#: The top-k chart shows every k (below the number of algorithms) up to this many panels ...
+TOP_K_PANELS = 6
+#: ... else only these k: the first places and a few broader cuts.
+TOP_K_SHOWN = (1, 2, 3, 5, 10)
+#: Panels per row of the top-k chart.
+TOP_K_COLUMNS = 3
+
+
+def top_k_shown(n_algorithms: int) -> list[int]:
+    """The k the top-k chart shows for ``n_algorithms`` (top-n is 1 for everyone)."""
+    every = list(range(1, n_algorithms))
+    return every if len(every) <= TOP_K_PANELS else [k for k in TOP_K_SHOWN if k < n_algorithms]
+
+
 @dataclass(frozen=True)
 class RankingModelResult:
     """A Plackett-Luce fit of the per-data-set rankings.
@@ -126,9 +140,12 @@ class RankingModelResult:
         return out[["algorithm", "model", "p_best", "expected_rank"]]
 
     def chart_top_k(self) -> alt.FacetChart:
-        """P(top-k) per algorithm and k with HDIs, one panel per k (paper 003, Fig. 3)."""
+        """P(top-k) per algorithm with HDIs, one panel per k (Rojas-Delgado et al. 2022,
+        Fig. 3): every k below the number of algorithms up to :data:`TOP_K_PANELS` panels,
+        else the k of :data:`TOP_K_SHOWN`; :data:`TOP_K_COLUMNS` panels a row."""
         order = list(self.ranking["algorithm"])
-        frame = self.top_k[self.top_k["k"] < len(order)]  # top-n is 1 for everyone
+        ks = top_k_shown(len(order))
+        frame = self.top_k[self.top_k["k"].isin(ks)]
         base = alt.Chart(frame).encode(
             x=alt.X("algorithm:N", sort=order, title=None),
         )
@@ -139,8 +156,13 @@ class RankingModelResult:
         )
         return (
             alt.layer(bars, points)
-            .properties(width=200, height=160)
-            .facet(column=alt.Column("k:O", title="top k"))
+            .properties(width=max(160, 14 * len(order)), height=160)
+            .facet(
+                facet=alt.Facet(
+                    "k:O", title="top k", header=alt.Header(labelExpr="'top ' + datum.value")
+                ),
+                columns=TOP_K_COLUMNS,
+            )
         )
 
     def chart_vs_bbt(self, bbt: Any) -> alt.HConcatChart:

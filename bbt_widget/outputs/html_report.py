@@ -1,9 +1,11 @@
 """A standalone, offline report of one fit: HTML (charts inlined as SVG), Markdown or LaTeX.
 
-Every format has the same layout, headline first: provenance (seed, input, date, versions,
-the command that reproduces the report), the counts of claims, the ranking chart and the
-pair x pair decision matrix; then the methods paragraph, the data audit, the detailed charts,
-the tables and one definition of every table column.
+Every format has the same layout, the answer first: under the diagnostics line, the result
+in one sentence (:func:`bbt_widget.outputs.headline.headline`), the ranking chart, the counts
+of claims and the pair x pair decision matrix; then the methods paragraph, the data audit,
+the optional sections, the detailed charts, the tables, one definition of every table column
+and, last, the provenance (seed, input, date, versions, the command that reproduces the
+report).
 
 Charts are rendered by vl-convert (in a child process), so the HTML file needs no
 JavaScript, no CDN and no network to open; Markdown and LaTeX reports write their figures
@@ -25,8 +27,10 @@ from typing import TYPE_CHECKING, Any
 import altair as alt
 import pandas as pd
 
+from ..core.options import DEFAULT_INTERPRETATION, resolve_interpretation
 from . import charts, export
 from ._atomic import atomic_path, atomic_replace_dir
+from .headline import headline
 from .report import methods_text, render
 from .report_meta import check_provenance, column_definitions, provenance_items
 from .report_sections import Section
@@ -66,6 +70,7 @@ code{white-space:pre-wrap;word-break:break-all}
 dt{font-weight:600;margin-top:.4rem}dd{margin-left:1.5rem}
 .provenance th{white-space:nowrap;vertical-align:top}
 .methods{background:#f7f7f9;padding:.8rem 1rem;border-radius:6px}
+.headline{font-size:1.1rem}
 """
 
 
@@ -75,6 +80,7 @@ class _Content:
     writer escapes it for its format), the methods paragraph already in that format."""
 
     title: str
+    headline: str
     provenance: list[tuple[str, str]]
     diagnostics_ok: bool
     diagnostics: str
@@ -171,7 +177,7 @@ def write_report(
     *,
     rope: Sequence[float] = (0.45, 0.55),
     hdi: float = 0.89,
-    interpretation: str = "weak",
+    interpretation: str = DEFAULT_INTERPRETATION,
     control: str | None = None,
     title: str = "Bayesian Bradley-Terry comparison",
     provenance: Mapping[str, str] | None = None,
@@ -195,8 +201,12 @@ def write_report(
     path
         The report file; ``.md`` and ``.tex`` reports write their figures into
         ``<stem>_md_figures/`` and ``<stem>_tex_figures/`` beside it.
-    rope, hdi, interpretation, control
-        As for :meth:`BBTResult.summary` and :meth:`BBTResult.report`.
+    rope, hdi, control
+        As for :meth:`BBTResult.summary`.
+    interpretation
+        The decision rule the claims follow: ``"auto"`` (strong with more than
+        :data:`~bbt_widget.core.options.MANY_ALGORITHMS` algorithms, weak otherwise; see
+        :func:`~bbt_widget.core.options.resolve_interpretation`), ``"weak"`` or ``"strong"``.
     title
         The report's title.
     provenance
@@ -216,10 +226,12 @@ def write_report(
             f"unknown report format {path.suffix!r} for {path.name!r}; use .html, .md or .tex"
         )
     given = check_provenance(provenance)
+    rule = resolve_interpretation(interpretation, len(result.algorithms)).rule
     rope = (float(rope[0]), float(rope[1]))
     summary = result.summary(rope=rope, hdi=hdi, control=control)
     ranking = result.ranking(hdi=hdi)
-    built, fit, ppc_label = _charts(result, rope, hdi, control, interpretation, ranking, summary)
+    built, fit, ppc_label = _charts(result, rope, hdi, control, rule, ranking, summary)
+    sentence = headline(summary, ranking, rule)
     counts = _Table("claims", "Claims per interpretation", charts.claim_counts(summary))
     if fmt == "tex":
         summary = summary.drop(columns=list(_TEX_DROPPED))
@@ -262,6 +274,7 @@ def write_report(
     diag = result.diagnostics()
     content = _Content(
         title=title,
+        headline=sentence,
         provenance=provenance_items(
             result,
             path.name,
@@ -285,7 +298,7 @@ def write_report(
         columns=column_definitions([c for f in frames for c in f.columns], hdi=hdi, rope=rope),
         sections=sections,
     )
-    captions = _figure_captions(hdi, interpretation, ppc_label)
+    captions = _figure_captions(hdi, rule, ppc_label)
     captions.update({n: cap for sec in sections for n, (_, cap) in sec.charts.items()})
     writer = {"html": _html, "md": _md, "tex": _tex}[fmt]
     _write(path, writer(content, captions), figure_files)
@@ -350,18 +363,11 @@ def _html(c: _Content, captions: dict[str, str]) -> str:
         f"<h1>{esc(c.title)}</h1>",
         f'<p class="{"ok" if c.diagnostics_ok else "bad"}">{esc(c.diagnostics)}</p>',
         *(f'<p class="bad">{esc(n)}</p>' for n in c.notes),
-        '<h2 id="provenance">Provenance</h2>',
-        '<table class="provenance">'
-        + "".join(
-            f'<tr><th class="txt">{esc(k)}</th><td class="txt"><code>{esc(v)}</code></td></tr>'
-            if k == "command"
-            else f'<tr><th class="txt">{esc(k)}</th><td class="txt">{esc(v)}</td></tr>'
-            for k, v in c.provenance
-        )
-        + "</table>",
-        '<h2 id="headline">Headline</h2>',
+        '<h2 id="headline">Result</h2>',
+        f'<p class="headline">{esc(c.headline)}</p>',
+        *figures(_HEADLINE_FIGURES[:1]),
         *table(c.counts),
-        *figures(_HEADLINE_FIGURES),
+        *figures(_HEADLINE_FIGURES[1:]),
         '<h2 id="methods">Methods and results</h2>',
         f'<div class="methods">{c.methods}</div>',
         '<h2 id="audit">Data audit</h2>',
@@ -385,6 +391,15 @@ def _html(c: _Content, captions: dict[str, str]) -> str:
     parts += [
         '<h2 id="columns">Column definitions</h2>',
         definitions(c.columns),
+        '<h2 id="provenance">Provenance</h2>',
+        '<table class="provenance">'
+        + "".join(
+            f'<tr><th class="txt">{esc(k)}</th><td class="txt"><code>{esc(v)}</code></td></tr>'
+            if k == "command"
+            else f'<tr><th class="txt">{esc(k)}</th><td class="txt">{esc(v)}</td></tr>'
+            for k, v in c.provenance
+        )
+        + "</table>",
         "</body></html>",
     ]
     return "\n".join(parts)
@@ -418,13 +433,13 @@ def _md(c: _Content, captions: dict[str, str]) -> str:
         f"**Diagnostics:** {esc(c.diagnostics)}",
         "",
         *(line for n in c.notes for line in (f"**{esc(n)}**", "")),
-        "## Provenance",
+        "## Result",
         "",
-        *pairs(c.provenance),
-        "## Headline",
+        esc(c.headline),
         "",
+        *figures(_HEADLINE_FIGURES[:1]),
         *table(c.counts),
-        *figures(_HEADLINE_FIGURES),
+        *figures(_HEADLINE_FIGURES[1:]),
         "## Methods and results",
         "",
         c.methods,
@@ -451,7 +466,8 @@ def _md(c: _Content, captions: dict[str, str]) -> str:
     ]
     for t in c.tables:
         parts += table(t)
-    parts += ["## Column definitions", "", *pairs(c.columns)]
+    parts += ["## Column definitions", "", *pairs(c.columns), "## Provenance", ""]
+    parts += pairs(c.provenance)
     return "\n".join(parts)
 
 
@@ -527,11 +543,12 @@ def _tex(c: _Content, captions: dict[str, str]) -> str:
         r"\maketitle",
         rf"\paragraph{{Diagnostics}} {esc(c.diagnostics)}",
         *(rf"\paragraph{{Note}} {esc(n)}" for n in c.notes),
-        r"\section*{Provenance}",
-        *pairs(c.provenance, breakable=True),
-        r"\section*{Headline}",
+        r"\section*{Result}",
+        esc(c.headline),
+        "",
+        *figures(_HEADLINE_FIGURES[:1]),
         _tex_table(c.counts),
-        *figures(_HEADLINE_FIGURES),
+        *figures(_HEADLINE_FIGURES[1:]),
         r"\section*{Methods and results}",
         c.methods,
         "",
@@ -553,6 +570,8 @@ def _tex(c: _Content, captions: dict[str, str]) -> str:
         *(_tex_table(t) for t in c.tables),
         r"\section*{Column definitions}",
         *pairs(c.columns),
+        r"\section*{Provenance}",
+        *pairs(c.provenance, breakable=True),
         r"\end{document}",
     ]
     return "\n".join(parts) + "\n"

@@ -12,7 +12,7 @@ from collections.abc import Sequence
 from dataclasses import dataclass
 from typing import TYPE_CHECKING
 
-from ..core.options import MANY_ALGORITHMS
+from ..core.options import DEFAULT_INTERPRETATION, resolve_interpretation
 from .charts import claim_counts
 from .export import ESCAPERS
 
@@ -84,7 +84,7 @@ def methods_text(
     result: BBTResult,
     *,
     format: str = "md",
-    interpretation: str = "weak",
+    interpretation: str = DEFAULT_INTERPRETATION,
     rope: Sequence[float] = (0.45, 0.55),
     hdi: float = 0.89,
 ) -> str:
@@ -97,14 +97,16 @@ def methods_text(
     format
         ``"md"`` (Markdown), ``"tex"`` (LaTeX) or ``"html"`` (an HTML fragment).
     interpretation
-        ``"weak"`` (Sec. 9.2) or ``"strong"`` (Sec. 9.3).
+        The rule the named claims follow: ``"auto"`` (strong with more than 10 algorithms,
+        weak otherwise, :func:`bbt_widget.core.options.resolve_interpretation`), ``"weak"``
+        (Sec. 9.2) or ``"strong"`` (Sec. 9.3). The paragraph says which and why.
     rope, hdi
         ROPE and HDI mass of the claims.
     """
     if format not in _STYLES:
         raise ValueError(f"format must be 'md', 'tex' or 'html', got {format!r}")
-    if interpretation not in ("weak", "strong"):
-        raise ValueError(f"interpretation must be 'weak' or 'strong', got {interpretation!r}")
+    rule = resolve_interpretation(interpretation, len(result.algorithms))
+    interpretation = rule.rule
     s = result.settings
     summary = result.summary(rope=rope, hdi=hdi)
     rope = tuple(float(v) for v in rope)
@@ -156,17 +158,7 @@ def methods_text(
     parts.append(
         [f"We compared {what} with the Bayesian Bradley-Terry (BBT) model (", em(PAPER), ")."]
     )
-    if n_alg > MANY_ALGORITHMS:
-        parts.append(
-            f"With {n_alg} algorithms the strong interpretation is the one to report: the weak "
-            "interpretation grows more confident as more algorithms are compared, while the "
-            "strong interpretation does not (Sec. 5.6 of the BBT paper)"
-            + (
-                "; the claims named below follow the weak interpretation, as requested."
-                if interpretation == "weak"
-                else "."
-            )
-        )
+    parts.append(rule.reason)
     parts.append(count)
     n_ties = int(result.win_table["ties"].sum()) if s["ties"] == "davidson" else None
     tie_text = _TIES[s["ties"]]
@@ -207,7 +199,8 @@ def methods_text(
         f"In the posterior predictive check, {ppc[0.9]:.0%} of the observed win counts fell "
         f"inside the 90% HDI of their replicates ({ppc[0.5]:.0%} inside the 50% HDI)."
     )
-    parts += _claims(summary, interpretation, rope, hdi)
+    order = [str(a) for a in result.ranking(hdi=hdi)["algorithm"]]
+    parts += _claims(summary, interpretation, rope, hdi, order)
     parts.append(
         "Software: "
         + ", ".join(
@@ -225,10 +218,6 @@ def methods_text(
     for k, part in enumerate(parts):
         spans += ([" "] if k else []) + ([part] if isinstance(part, str) else part)
     return render(spans, format)
-
-
-#: At most this many claims are named in the paragraph; the table holds the others.
-MAX_NAMED_CLAIMS = 10
 
 
 def rules(rope: Sequence[float]) -> dict[str, str]:
@@ -271,8 +260,12 @@ def _clearest(summary, interpretation: str) -> tuple[list, list]:
     return list(better.itertuples(index=False)), list(equiv.itertuples(index=False))
 
 
-def _claims(summary, interpretation: str, rope: tuple[float, float], hdi: float) -> list[str]:
-    """Sentences: both rules, the counts under each, and the clearest claims by name."""
+def _claims(
+    summary, interpretation: str, rope: tuple[float, float], hdi: float, order: Sequence[str]
+) -> list[str]:
+    """Sentences: both rules, the counts under each, and by name the claims a reader needs:
+    those between neighbours in the ranking (``order``, best first) and every equivalence;
+    the table holds the others."""
     rule = rules(rope)
     out = [
         "Two decision rules were applied: "
@@ -298,8 +291,6 @@ def _claims(summary, interpretation: str, rope: tuple[float, float], hdi: float)
             "never met on a common data set were not compared."
         )
     better, equiv = _clearest(summary, interpretation)
-    n_equiv = min(len(equiv), max(3, MAX_NAMED_CLAIMS - len(better)))
-    n_better = min(len(better), MAX_NAMED_CLAIMS - n_equiv)
     mass = f"{hdi:.0%}"
     if interpretation == "weak":
 
@@ -323,30 +314,38 @@ def _claims(summary, interpretation: str, rope: tuple[float, float], hdi: float)
     if n_claims == 0:
         out.append(f"No pair supports a claim under the {interpretation} interpretation.")
         return out
-    clearest = n_better + n_equiv < n_claims
-    if clearest:
+    # the claims between neighbours in the ranking, in ranking order
+    rank = {name: k for k, name in enumerate(order)}
+    neighbours = sorted(
+        (r for r in better if abs(rank[str(r.alg_a)] - rank[str(r.alg_b)]) == 1),
+        key=lambda r: min(rank[str(r.alg_a)], rank[str(r.alg_b)]),
+    )
+    named = len(neighbours) + len(equiv)
+    if neighbours:
         out.append(
-            f"The {n_better + n_equiv} clearest of the {n_claims} claims under the "
-            f"{interpretation} interpretation follow."
+            f"Under the {interpretation} interpretation, between neighbours in the ranking we "
+            "claim that " + _join([better_txt(r) for r in neighbours]) + "."
         )
-    else:
+    elif better:
         out.append(
-            f"{'All' if n_claims > 1 else 'The'} {_n(n_claims, 'claim')} under the "
-            f"{interpretation} interpretation follow{'s' if n_claims == 1 else ''}."
+            f"Under the {interpretation} interpretation, no algorithm is claimed better than "
+            "its neighbour in the ranking."
         )
-    if n_better:
-        out.append("We claim that " + _join([better_txt(r) for r in better[:n_better]]) + ".")
-    if n_equiv:
+    if equiv:
         out.append(
-            "We claim practical equivalence of "
-            + _join([equiv_txt(r) for r in equiv[:n_equiv]])
+            (
+                "We claim"
+                if neighbours or better
+                else f"Under the {interpretation} interpretation we claim"
+            )
+            + " practical equivalence of "
+            + _join([equiv_txt(r) for r in equiv])
             + "."
         )
-    if clearest:
-        rest = n_claims - n_better - n_equiv
+    if rest := n_claims - named:
         out.append(
-            f"The other {_n(rest, 'claim')} {'are' if rest > 1 else 'is'} in the table of P(a > b) "
-            f"per pair (column {interpretation})."
+            f"The other {_n(rest, 'claim')} {'are' if rest > 1 else 'is'} in the table of "
+            f"P(a > b) per pair (column {interpretation})."
         )
     return out
 

@@ -193,8 +193,53 @@ def influence_section(influence: Influence) -> Section:
 # --------------------------------------------------------------------------- other methods
 
 
-def ranking_model_section(pl: RankingModelResult, bbt: BBTResult) -> Section:
-    """Plackett-Luce next to BBT: P(best) and expected rank from both, P(top-k)."""
+def first_places(
+    frame: pd.DataFrame, bbt: BBTResult, interpretation: str, rope: tuple[float, float]
+) -> str:
+    """Which algorithm each model ranks first, in a sentence: when the two differ and BBT
+    claims them practically equivalent under ``interpretation``, they tie for first place;
+    without a claim between them, the first place is not settled. ``frame``: the section's
+    table (``algorithm``, ``p_best_bbt``, ``p_best_pl``)."""
+    bbt_first = str(bbt.ranking()["algorithm"].iloc[0])
+    pl_first = str(frame["algorithm"].iloc[0])
+    if bbt_first == pl_first:
+        return f"Both models rank {pl_first} first."
+    p = frame.set_index("algorithm")
+    odds = (
+        f"P(best) {p.at[bbt_first, 'p_best_bbt']:.3f} and {p.at[pl_first, 'p_best_bbt']:.3f} "
+        f"under BBT, {p.at[bbt_first, 'p_best_pl']:.3f} and {p.at[pl_first, 'p_best_pl']:.3f} "
+        "under Plackett-Luce"
+    )
+    summary = bbt.summary(rope=rope)
+    row = summary[
+        ((summary["alg_a"] == bbt_first) & (summary["alg_b"] == pl_first))
+        | ((summary["alg_a"] == pl_first) & (summary["alg_b"] == bbt_first))
+    ]
+    decision = str(row[interpretation].iloc[0]) if len(row) else "no claim"
+    if decision == "equivalent":
+        return (
+            f"{bbt_first} and {pl_first} tie for first place: BBT claims them practically "
+            f"equivalent ({interpretation} interpretation), and the two models order them "
+            f"differently ({odds})."
+        )
+    if decision in ("a better", "b better"):
+        return f"BBT ranks {bbt_first} first, Plackett-Luce {pl_first} ({odds})."
+    return (
+        f"The first place is not settled: BBT ranks {bbt_first} first, Plackett-Luce "
+        f"{pl_first}, and BBT makes no claim between the two ({interpretation} "
+        f"interpretation; {odds})."
+    )
+
+
+def ranking_model_section(
+    pl: RankingModelResult,
+    bbt: BBTResult,
+    *,
+    interpretation: str = "weak",
+    rope: tuple[float, float] = (0.45, 0.55),
+) -> Section:
+    """Plackett-Luce next to BBT: P(best) and expected rank from both, P(top-k); which
+    algorithm each ranks first, read with BBT's claims under ``interpretation``."""
     both = pl.compare(bbt)
     wide = both.pivot(index="algorithm", columns="model", values=["p_best", "expected_rank"])
     order = list(pl.ranking["algorithm"])
@@ -207,13 +252,7 @@ def ranking_model_section(pl: RankingModelResult, bbt: BBTResult) -> Section:
             "expected_rank_pl": wide[("expected_rank", "Plackett-Luce")].reindex(order).to_numpy(),
         }
     )
-    bbt_first = str(bbt.ranking()["algorithm"].iloc[0])
-    pl_first = order[0]
-    agree = (
-        f"Both models rank {pl_first} first."
-        if bbt_first == pl_first
-        else f"BBT ranks {bbt_first} first, Plackett-Luce {pl_first}."
-    )
+    agree = first_places(frame, bbt, interpretation, rope)
     n_ds = len(pl.datasets)
     text = [
         f"The Plackett-Luce model was fitted to the rankings of the algorithms on each of the "

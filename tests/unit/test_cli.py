@@ -115,10 +115,11 @@ def test_hierarchical_pairs_without_enough_data_sets_fail_before_the_fit(
 
 
 def test_default_ranking_model_is_left_out_where_it_cannot_run(one_dataset_csv, base_csv):
-    args = cli._parser().parse_args(["report", str(one_dataset_csv)])
+    from bbt_widget.outputs.report_build import check_methods
+
     for path, expected in ((one_dataset_csv, []), (base_csv, ["plackett-luce"])):
         df = cli.read_results(str(path))
-        assert cli._other_methods(df, args, "db", Path("r.html")) == expected
+        assert check_methods(df, {"dataset": "db"}, path="r.html") == expected
 
 
 def test_rho_without_the_hierarchical_test_is_refused(base_csv, tmp_path, capsys, no_fit):
@@ -200,7 +201,7 @@ def test_help_documents_every_option_with_its_default(capsys):
         f"(default: {bbt.DEFAULT_SEED})",
         "(default: [0.45, 0.55])",
         "(default: 0.89)",
-        "(default: weak)",
+        "(default: auto)",
         "(default: report.html)",
     ):
         assert shown in text
@@ -302,3 +303,19 @@ def test_family_default_scale_and_nuts_options_reach_fit(base_csv, tmp_path, mon
     # no --prior-scale: fit picks the family's Appendix A default
     assert seen["hyperprior"] == "cauchy" and seen["prior_scale"] is None
     assert seen["adapt_delta"] == 0.95 and seen["max_treedepth"] == 12
+
+
+def test_long_form_read_as_wide_suggests_the_exact_options(long_csv, tmp_path, capsys, no_fit):
+    # it said only "column 'algorithm' must hold numbers, but row 0 is ..."
+    code = cli.main(["report", str(long_csv), "-o", str(tmp_path / "r.html")])
+    assert code == cli.EXIT_INPUT
+    err = capsys.readouterr().err
+    assert "these results look like long form" in err
+    command = err.split("read them with: ", 1)[1].strip()
+    assert command == (
+        f"bbt-widget report {long_csv} --dataset db --algorithm algorithm --score acc --fold fold"
+    )
+    # the options suggested read the file: the same win table as the wide original
+    args = cli._parser().parse_args(command.split()[1:])
+    df = cli.read_results(str(long_csv))
+    assert sorted(cli._check_before_fit(df, args, "db")) == ["dt", "lda", "lgbm", "svm", "xgb"]
