@@ -709,7 +709,7 @@ def _parser() -> argparse.ArgumentParser:
         type=float,
         default=None,
         help="for --with hierarchical: correlation of fold results, 1/k for k-fold "
-        "cross-validation (paper 001, Eq. 1-2)",
+        "cross-validation (Nadeau and Bengio 2003; Benavoli et al. 2017, Eq. 1-2)",
     )
     r.set_defaults(func=report)
 

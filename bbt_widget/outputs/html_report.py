@@ -28,8 +28,10 @@ import altair as alt
 import pandas as pd
 
 from ..core.options import DEFAULT_INTERPRETATION, resolve_interpretation
+from ..core.wintable import count_wins, with_raw_counts
 from . import charts, export
 from ._atomic import atomic_path, atomic_replace_dir
+from .citations import bibtex, references
 from .headline import headline
 from .report import methods_text, render
 from .report_meta import check_provenance, column_definitions, provenance_items
@@ -92,6 +94,7 @@ class _Content:
     tables: list[_Table]
     columns: list[tuple[str, str]]
     sections: list[Section]
+    references: list[str]
 
 
 def _figure_captions(hdi: float, interpretation: str, ppc_label: str) -> dict[str, str]:
@@ -117,7 +120,10 @@ def _figure_captions(hdi: float, interpretation: str, ppc_label: str) -> dict[st
             "count least likely under the model (smallest p_tail); replicated win counts over "
             "the posterior draws, observed count in red (paper Fig. 2)."
         ),
-        "win_matrix": "The win/loss/tie table that was fitted: wins of the row over the column.",
+        "win_matrix": (
+            "The win/loss/tie counts given to the model, after the tie policy: wins of the "
+            "row over the column (the raw counts are in the win/loss table)."
+        ),
     }
 
 
@@ -244,11 +250,16 @@ def write_report(
             f"Posterior predictive check: {ppc_label}",
             fit,
         ),
-        _Table("wins", "Win/loss table", result.win_table),
+        _Table(
+            "wins",
+            "Win/loss table: the raw counts and the counts given to the model",
+            _win_counts(result),
+        ),
     ]
     findings = result.audit.to_frame()
     audit = _Table("audit", "Findings of the data audit", findings) if len(findings) else None
     sections = list(sections)
+    cited = [part for sec in sections for part in sec.cites]
     frames = [counts.frame] + [t.frame for t in tables] + ([findings] if audit else [])
     frames += [t.frame for sec in sections for t in sec.tables]
     suffix = {"html": "svg", "md": "svg", "tex": "pdf"}[fmt]
@@ -297,22 +308,49 @@ def write_report(
         tables=tables,
         columns=column_definitions([c for f in frames for c in f.columns], hdi=hdi, rope=rope),
         sections=sections,
+        references=[r.text for r in references(result, cited)],
     )
     captions = _figure_captions(hdi, rule, ppc_label)
     captions.update({n: cap for sec in sections for n, (_, cap) in sec.charts.items()})
     writer = {"html": _html, "md": _md, "tex": _tex}[fmt]
-    _write(path, writer(content, captions), figure_files)
+    extra = {bib_path(path): bibtex(result, cited).encode("utf-8")} if fmt == "tex" else {}
+    _write(path, writer(content, captions), figure_files, extra)
     return path
 
 
-def _write(path: Path, text: str, figure_files: Mapping[str, bytes]) -> None:
-    """Write the report and its figures folder whole, or leave the old ones as they were.
+def _win_counts(result: BBTResult) -> pd.DataFrame:
+    """The fitted win table with the raw counts beside the model's (``raw_win1, raw_win2,
+    raw_ties``, before the tie policy); a win table given as data has only its own counts."""
+    if result.tidy is None:
+        return result.win_table
+    s = result.settings
+    paired = True if s.get("paired") is None else bool(s["paired"])
+    raw = count_wins(result.tidy, d_min=s.get("d_min"), paired=paired)
+    return with_raw_counts(result.win_table, raw)
 
-    Both are written under temporary names first; then the figures folder replaces the old
-    one as a whole (no stale figure survives) and the report file replaces the old report.
+
+def bib_path(path: str | Path) -> Path:
+    """The BibTeX file a LaTeX report writes beside it: ``<stem>.bib``, the references of
+    the methods it ran (``\\bibliography{<stem>}`` in a manuscript cites them)."""
+    return Path(path).with_suffix(".bib")
+
+
+def _write(
+    path: Path,
+    text: str,
+    figure_files: Mapping[str, bytes],
+    extra: Mapping[Path, bytes] | None = None,
+) -> None:
+    """Write the report, its figures folder and ``extra`` files beside it (the ``.bib`` of a
+    LaTeX report) whole, or leave the old ones as they were.
+
+    All are written under temporary names first; then the figures folder replaces the old
+    one as a whole (no stale figure survives) and each file replaces its old version.
     """
     folder = figures_folder(path)
     with contextlib.ExitStack() as stack:
+        for other, data in (extra or {}).items():
+            stack.enter_context(atomic_path(other)).write_bytes(data)
         report = stack.enter_context(atomic_path(path))
         if figure_files and folder is not None:
             new_folder = stack.enter_context(atomic_replace_dir(folder))
@@ -391,6 +429,8 @@ def _html(c: _Content, captions: dict[str, str]) -> str:
     parts += [
         '<h2 id="columns">Column definitions</h2>',
         definitions(c.columns),
+        '<h2 id="references">References</h2>',
+        "<ol>" + "".join(f"<li>{esc(r)}</li>" for r in c.references) + "</ol>",
         '<h2 id="provenance">Provenance</h2>',
         '<table class="provenance">'
         + "".join(
@@ -466,7 +506,8 @@ def _md(c: _Content, captions: dict[str, str]) -> str:
     ]
     for t in c.tables:
         parts += table(t)
-    parts += ["## Column definitions", "", *pairs(c.columns), "## Provenance", ""]
+    parts += ["## Column definitions", "", *pairs(c.columns), "## References", ""]
+    parts += [f"{k}. {esc(r)}" for k, r in enumerate(c.references, 1)] + ["", "## Provenance", ""]
     parts += pairs(c.provenance)
     return "\n".join(parts)
 
@@ -570,6 +611,12 @@ def _tex(c: _Content, captions: dict[str, str]) -> str:
         *(_tex_table(t) for t in c.tables),
         r"\section*{Column definitions}",
         *pairs(c.columns),
+        r"\section*{References}",
+        r"\begin{flushleft}",  # ragged right: a DOI breaks after its slashes, never overfull
+        r"\begin{enumerate}",
+        *(rf"\item {_tex_breakable(r)}" for r in c.references),
+        r"\end{enumerate}",
+        r"\end{flushleft}",
         r"\section*{Provenance}",
         *pairs(c.provenance, breakable=True),
         r"\end{document}",

@@ -28,10 +28,11 @@ _TIES = {
     "forget": "ties were discarded (forget policy)",
     "davidson": "ties were modelled explicitly with Davidson's extension (trinomial likelihood)",
 }
+#: The hyper-prior on sigma per family: (LaTeX, plain text with Greek letters).
 _PRIORS = {
-    "lognormal": "LogNormal(0, {s})",
-    "cauchy": "half-Cauchy(0, {s})",
-    "normal": "half-Normal(0, {s})",
+    "lognormal": (r"\mathrm{LogNormal}(0, {s})", "LogNormal(0, {s})"),
+    "cauchy": (r"\mbox{half-Cauchy}(0, {s})", "half-Cauchy(0, {s})"),
+    "normal": (r"\mbox{half-Normal}(0, {s})", "half-Normal(0, {s})"),
 }
 
 
@@ -49,17 +50,20 @@ def _fmt(x: float) -> str:
 
 @dataclass(frozen=True)
 class Styled:
-    """A span of the paragraph in a style (``"em"`` or ``"code"``); plain spans are str."""
+    """A span of the paragraph in a style (``"em"``, ``"code"`` or ``"math"``); plain spans
+    are str. A math span's ``text`` is LaTeX, set as inline math in LaTeX and Markdown
+    (``$...$``); HTML shows ``plain``, the same formula in text with Greek letters."""
 
     text: str
     style: str
+    plain: str = ""
 
 
 #: (opening, closing) markup of each style per format; the text between is escaped.
 _STYLES = {
-    "md": {"em": ("*", "*"), "code": ("`", "`")},
-    "tex": {"em": ("\\emph{", "}"), "code": ("\\texttt{", "}")},
-    "html": {"em": ("<em>", "</em>"), "code": ("<code>", "</code>")},
+    "md": {"em": ("*", "*"), "code": ("`", "`"), "math": ("$", "$")},
+    "tex": {"em": ("\\emph{", "}"), "code": ("\\texttt{", "}"), "math": ("$", "$")},
+    "html": {"em": ("<em>", "</em>"), "code": ("<code>", "</code>"), "math": ("", "")},
 }
 
 
@@ -72,7 +76,12 @@ def render(spans: Sequence[str | Styled], format: str) -> str:
         if isinstance(span, Styled):
             # code spans hold our own identifiers (file name, hash); Markdown code spans
             # print backslashes literally, so they are not backslash-escaped there
-            text = span.text if (format, span.style) == ("md", "code") else escape(span.text)
+            if span.style == "math":  # our own LaTeX, not user text; HTML prints it as text
+                text = escape(span.plain) if format == "html" else span.text
+            elif (format, span.style) == ("md", "code"):
+                text = span.text
+            else:
+                text = escape(span.text)
             opening, closing = _STYLES[format][span.style]
             out.append(opening + text + closing)
         else:
@@ -156,7 +165,11 @@ def methods_text(
         what = f"{n_alg} algorithms from a given win/loss table"
         count = "The win/loss counts were taken as given."
     parts.append(
-        [f"We compared {what} with the Bayesian Bradley-Terry (BBT) model (", em(PAPER), ")."]
+        [
+            f"We compared {what} with the Bayesian Bradley-Terry (BBT) model of Wainer (2022, ",
+            em(PAPER),
+            ", arXiv:2208.04935), which extends Bradley and Terry (1952).",
+        ]
     )
     parts.append(rule.reason)
     parts.append(count)
@@ -165,7 +178,14 @@ def methods_text(
     if n_ties is not None:
         tie_text += f" ({n_ties} ties in all)"
     parts.append(tie_text[0].upper() + tie_text[1:] + ".")
-    prior = _PRIORS[s["hyperprior"]].format(s=f"{s['prior_scale']:g}")
+    prior_tex, prior_txt = (
+        f.replace("{s}", f"{s['prior_scale']:g}") for f in _PRIORS[s["hyperprior"]]
+    )
+    model = Styled(
+        rf"\beta_i \sim \mathcal{{N}}(0, \sigma),\ \sigma \sim {prior_tex}",
+        "math",
+        f"\u03b2\u1d62 ~ Normal(0, \u03c3), \u03c3 ~ {prior_txt}",
+    )
     info = result.draws.info
     engine = s["engine"]
     engine_v = info.get("engine_version") or package_version(engine)
@@ -173,8 +193,9 @@ def methods_text(
     stan_hash = info.get("stan_hash", "")
     parts.append(
         [
-            f"The abilities were given a hierarchical prior beta_i ~ Normal(0, sigma), sigma ~ "
-            f"{prior}, and the model was sampled with Stan through {engine_v} "
+            "The abilities were given a hierarchical prior ",
+            model,
+            f", and the model was sampled with Stan (Carpenter et al. 2017) through {engine_v} "
             f"({s['chains']} chains of {s['iter_warmup']} warm-up and {s['iter_sampling']} "
             f"sampling iterations, seed {s['seed']}; Stan program ",
             code(s["model"] + ".stan"),

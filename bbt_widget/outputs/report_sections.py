@@ -56,6 +56,9 @@ class Section:
         Its tables.
     charts
         Name -> (Altair chart, caption); names are unique across the report.
+    cites
+        The parts of :data:`bbt_widget.outputs.citations.CITED_BY` whose works the section
+        rests on (listed in the report's references).
     methods
         Spans appended to the methods paragraph (:class:`bbt_widget.outputs.report.Styled` for the
         cited titles).
@@ -67,6 +70,7 @@ class Section:
     tables: list[Table]
     charts: dict[str, tuple[Any, str]] = field(default_factory=dict)
     methods: list[str | Styled] = field(default_factory=list)
+    cites: tuple[str, ...] = ()
 
 
 def _n(count: int, word: str) -> str:
@@ -187,6 +191,7 @@ def influence_section(influence: Influence) -> Section:
         tables=[Table("influence", "Data sets that change a claim when left out", frame)],
         charts=charts,
         methods=methods,
+        cites=("robustness",),
     )
 
 
@@ -261,13 +266,16 @@ def ranking_model_section(
     s = pl.settings
     methods: list[str | Styled] = [
         "As a second view of the ranking, a Plackett-Luce model of the per-data-set rankings "
-        "(Dirichlet prior on the weights, ties split symmetrically) was fitted as in ",
+        "(Plackett 1975; Luce 1959; Dirichlet prior on the weights, ties split symmetrically) "
+        "was fitted as in Rojas-Delgado et al. (2022, ",
         Styled(PL_PAPER, "em"),
-        f" ({s.get('chains', 4)} chains, seed {s.get('seed')}). {agree}",
+        f", doi:10.1109/TEVC.2022.3208110; {s.get('chains', 4)} chains, seed {s.get('seed')}). "
+        f"{agree}",
     ]
     return Section(
         key="ranking-models",
         heading="Ranking models",
+        cites=("plackett-luce",),
         text=text,
         tables=[Table("ranking-models", "BBT and Plackett-Luce: P(best), expected rank", frame)],
         charts={
@@ -279,7 +287,7 @@ def ranking_model_section(
             "top_k": (
                 pl.chart_top_k(),
                 "Plackett-Luce: the probability that each algorithm is among the top k, with "
-                "HDIs (paper 003, Fig. 3).",
+                "HDIs (Rojas-Delgado et al. 2022, Fig. 3).",
             ),
         },
         methods=methods,
@@ -302,9 +310,10 @@ def pairwise_section(agreement: AgreementResult) -> Section:
     ]
     methods: list[str | Styled] = [
         "Every pair was also compared with the Bayesian hierarchical correlated t-test on the "
-        "fold results (",
+        "fold results (Corani et al. 2017, doi:10.1007/s10994-017-5641-9; Benavoli et al. 2017, ",
         Styled(TTEST_PAPER, "em"),
-        f", Sec. 4.3; ROPE +-{rope:g}); it agrees with BBT on {same} of {_n(len(frame), 'pair')}.",
+        f", Sec. 4.3; ROPE +-{rope:g}; correlation of the folds after Nadeau and Bengio 2003); "
+        f"it agrees with BBT on {same} of {_n(len(frame), 'pair')}.",
     ]
     charts: dict[str, tuple[Any, str]] = {}
     chosen = simplex_pair(agreement)
@@ -327,6 +336,7 @@ def pairwise_section(agreement: AgreementResult) -> Section:
     return Section(
         key="pairwise",
         heading="Pairwise tests",
+        cites=("hierarchical",),
         text=text,
         tables=[Table("pairwise", "Hierarchical correlated t-test and BBT per pair", frame)],
         charts=charts,

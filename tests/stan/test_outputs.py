@@ -38,7 +38,7 @@ def base_csv(tmp_path_factory) -> Path:
 def test_methods_text_states_what_was_run_and_the_claims(res):
     text = methods_text(res)
     assert "5 algorithms on 20 data sets" in text
-    assert "spread policy" in text and "LogNormal(0, 0.5)" in text
+    assert "spread policy" in text and "\\mathrm{LogNormal}(0, 0.5)" in text
     assert "4 chains of 1000 warm-up and 1000 sampling iterations, seed 7" in text
     assert res.engine in text and res.draws.info["stan_hash"] in text
     assert "All convergence diagnostics passed" in text
@@ -50,13 +50,22 @@ def test_methods_text_states_what_was_run_and_the_claims(res):
         named = f"{row.alg_a} is better than {row.alg_b}" in text
         assert named == ((row.alg_a, row.alg_b) in neighbours)
     assert f"bbt-widget {bbt.__version__}" in text
+    # cited with author, year and arXiv id; the model as Markdown math
+    assert "model of Wainer (2022, *" in text and "arXiv:2208.04935" in text
+    assert "$\\beta_i \\sim \\mathcal{N}(0, \\sigma)" in text and "beta_i ~" not in text
     strong = methods_text(res, interpretation="strong")
     assert "strong interpretation" in strong and "mean P = " in strong
     assert "equivalence of xgb and lgbm" in strong  # mean 0.51 < 0.55
     tex = methods_text(res, format="tex")
     assert "\\emph{" in tex and "95\\%" in tex and "`" not in tex
-    # every character escaped: no bare underscore, tilde or comparison outside math
-    assert not re.search(r"(?<!\\)_", tex) and "~" not in tex
+    # the model set as math; outside it every character escaped: no bare underscore, tilde
+    # or comparison
+    assert (
+        "$\\beta_i \\sim \\mathcal{N}(0, \\sigma),\\ \\sigma \\sim \\mathrm{LogNormal}(0, 0.5)$"
+        in tex
+    )
+    prose = re.sub(r"(?<!\\)\$[^$]*\\beta_i[^$]*\$", "", tex)
+    assert not re.search(r"(?<!\\)_", prose) and "~" not in prose
     assert "$\\geq$" in tex and not re.search(r"(?<!\$)>", tex)
     with pytest.raises(ValueError, match="format"):
         methods_text(res, format="docx")
@@ -174,6 +183,31 @@ def test_standalone_report(res, tmp_path, suffix):
         assert sorted(p.suffix for p in figures.iterdir()) == [f".{ext}"] * 6
 
 
+def test_report_win_table_shows_raw_and_model_counts(res, tmp_path):
+    """The win/loss table said "win1: data sets where alg1 beat alg2" over counts that the
+    spread policy had raised by half the ties: now both, each with its own definition."""
+    html = write_report(res, tmp_path / "r.html").read_text()
+    wins = _html_table(html, "wins")
+    assert list(wins.columns) == [
+        "alg1",
+        "alg2",
+        "win1",
+        "win2",
+        "ties",
+        "raw_win1",
+        "raw_win2",
+        "raw_ties",
+    ]
+    assert (wins[["raw_win1", "raw_win2", "raw_ties"]].sum(axis=1) == 20).all()  # data sets
+    half_up = (wins["raw_ties"] + 1) // 2  # the spread policy
+    assert (wins["win1"] == wins["raw_win1"] + half_up).all() and (wins["ties"] == 0).all()
+    row = wins[(wins["alg1"] == "dt") & (wins["alg2"] == "lda")].iloc[0]
+    assert (row["win1"], row["win2"], row["raw_win1"], row["raw_win2"]) == (7, 14, 6, 13)
+    defined = dict(re.findall(r"<dt>(.*?)</dt><dd>(.*?)</dd>", html))
+    assert defined["raw_win1"].startswith("data sets where alg1 beat alg2")
+    assert defined["win1"].startswith("wins of alg1 given to the model")
+
+
 def test_md_and_tex_reports_keep_their_own_figures(res, tmp_path):
     md = write_report(res, tmp_path / "paper.md").read_text()
     tex = write_report(res, tmp_path / "paper.tex").read_text()
@@ -185,6 +219,14 @@ def test_md_and_tex_reports_keep_their_own_figures(res, tmp_path):
         assert (tmp_path / link).exists(), link
     for link in re.findall(r"\\includegraphics\[[^]]*\]\{([^}]+)\}", tex):
         assert (tmp_path / link).exists(), link
+    # the works cited, in full at the end and as BibTeX beside the LaTeX report
+    refs = tex.split("\\section*{References}", 1)[1].split("\\section*{Provenance}", 1)[0]
+    assert "Wainer. A Bayesian Bradley-Terry model" in refs and "arXiv:2208.04935, 2022" in refs
+    assert "doi:10.2307/\\allowbreak{}2334029" in refs  # Bradley and Terry 1952, breakable
+    bib = (tmp_path / "paper.bib").read_text()
+    assert bib == bbt.report.bibtex(res)
+    assert "@misc{wainer2022bbt," in bib and "eprint = {2208.04935}" in bib
+    assert "## References" in md and "1. J. Wainer." in md
 
 
 def _provenance(text: str) -> dict[str, str]:
@@ -520,6 +562,11 @@ def test_cli_report_with_robustness_and_other_methods(three_csv, tmp_path, capsy
     assert "leaving each out in turn" in methods
     assert "<em>Bayesian Performance Analysis for Algorithm Ranking Comparison</em>" in methods
     assert "<em>Time for a Change" in methods and "Sec. 4.3" in methods
+    assert "doi:10.1109/TEVC.2022.3208110" in methods and "Corani et al. 2017" in methods
+    assert "Rojas-Delgado et al. 2022, Fig. 3" in html and "paper 00" not in html
+    refs = html.split('id="references"', 1)[1].split('id="provenance"', 1)[0]
+    for cited in ("Plackett", "Luce", "Corani", "Nadeau", "Vehtari", "Wainer"):
+        assert cited in refs, cited
     # every new column is defined once
     tables, defined = _tables_and_definitions(html)
     assert tables <= set(defined) and len(defined) == len(set(defined))
