@@ -1,4 +1,5 @@
-"""``ranking_model``: a Plackett-Luce model of the per-data-set rankings (paper 003).
+"""``ranking_model``: a Plackett-Luce model of the per-data-set rankings (Rojas-Delgado et
+al. 2022, doi:10.1109/TEVC.2022.3208110).
 
 Each data set ranks the algorithms by their mean score over folds, with the direction and
 missing-data rules of :func:`bbt_widget.win_table`: scores are oriented by
