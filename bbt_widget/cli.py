@@ -17,7 +17,9 @@ process it started.
 from __future__ import annotations
 
 import argparse
+import contextlib
 import errno
+import importlib
 import math
 import os
 import re
@@ -83,11 +85,12 @@ class _Progress:
             if stage != self.stage:
                 self._end_stage()
                 self.stage, self.started, self.shown = stage, time.perf_counter(), -1
-                note = " (first run on this machine, then cached)" if stage == "compiling" else ""
+                compiling = stage.startswith("compiling")
+                note = " (first run on this machine, then cached)" if compiling else ""
                 self._write(f"{stage}{note}...", newline=not self.tty)
-                if stage == "compiling":
+                if compiling:
                     self._stop.clear()
-                    threading.Thread(target=self._tick, daemon=True).start()
+                    threading.Thread(target=self._tick, args=(stage,), daemon=True).start()
             pct = int(fraction * 100) if fraction == fraction else -1  # NaN: unknown
             if self.tty and pct >= 0 and pct != self.shown:
                 self._write(f"\r{stage}... {pct:3d}%", newline=False)
@@ -114,16 +117,18 @@ class _Progress:
             elif took >= 0.5:
                 self._write(f"{self.stage}: done in {took:.1f} s", newline=True)
 
-    def _tick(self) -> None:
+    def _tick(self, stage: str) -> None:
         while not self._stop.wait(self.every):
             with self._lock:
-                if self.stage != "compiling" or self._stop.is_set():
+                if self.stage != stage or self._stop.is_set():
                     return
                 took = time.perf_counter() - self.started
+                # the engines' own stage is "compiling": say what
+                what = "compiling the Stan model" if stage == "compiling" else stage
                 if self.tty:
-                    self._write(f"\rcompiling the Stan model... {took:.0f} s", newline=False)
+                    self._write(f"\r{what}... {took:.0f} s", newline=False)
                 else:
-                    self._write(f"compiling the Stan model... {took:.0f} s", newline=True)
+                    self._write(f"{what}... {took:.0f} s", newline=True)
 
     def _write(self, text: str, *, newline: bool) -> None:
         self.stream.write(text + ("\n" if newline else ""))
@@ -286,15 +291,18 @@ def _reproduce(argv: list[str] | None, args: argparse.Namespace) -> str:
 def report(args: argparse.Namespace) -> int:
     """Fit a results file and write the report (:func:`bbt_widget.report.write`)."""
     import bbt_widget as bbt
+    from bbt_widget import engines
     from bbt_widget.core.options import resolve_interpretation
     from bbt_widget.core.validation import check_adapt_delta, check_max_treedepth
     from bbt_widget.engines.base import EngineError
     from bbt_widget.outputs.export import ChartRenderWarning
-    from bbt_widget.outputs.html_report import REPORT_FORMATS
+    from bbt_widget.outputs.report import REPORT_FORMATS
     from bbt_widget.outputs.report_build import check_methods
 
     out = Path(args.output)
     _check_output(out, args.output, REPORT_FORMATS)
+    # the fit's worker starts now and loads while the results are read and checked
+    engines.prestart(_models(args, [])[:1], args.engine)  # type: ignore[arg-type]
     df = read_results(args.results, args.sep, args.decimal)
     dataset = _guess_dataset(df, args)
     _check_summaries(args)
@@ -307,8 +315,11 @@ def report(args: argparse.Namespace) -> int:
         df, layout, path=out, methods=args.with_methods, robustness=args.robustness, rho=args.rho
     )
     progress = _Silent() if args.quiet else _Progress()
+    models = _models(args, methods)
     start = time.perf_counter()
     try:
+        _compile(models, args.engine, progress)
+        _get_ready(models, args.engine)
         with warnings.catch_warnings(record=True) as caught:
             warnings.simplefilter("always")
             res = bbt.fit(
@@ -359,6 +370,93 @@ def report(args: argparse.Namespace) -> int:
         print("bbt-widget: diagnostics FAILED: " + "; ".join(diag.messages), file=sys.stderr)
         return EXIT_DIAGNOSTICS
     return EXIT_CHARTS if no_charts else EXIT_OK
+
+
+def _models(args: argparse.Namespace, methods: list[str]) -> tuple[str, ...]:
+    """The Stan models the report samples: BBT's (or Davidson's), and the other methods'."""
+    models = ["davidson" if args.ties == "davidson" else "bbt"]
+    if "plackett-luce" in methods:
+        models.append("plackett_luce")
+    if "hierarchical" in methods:
+        models.append("hierarchical_ttest")
+    return tuple(models)
+
+
+def _compile(models: tuple[str, ...], engine: str, progress: _Progress) -> None:
+    """Compile the models the report needs and the cache lacks, all before the first fit:
+    at once when the machine has a core free for each, the progress line says which."""
+    from bbt_widget import engines
+
+    missing = engines.models_to_compile(models, engine)  # type: ignore[arg-type]
+    if not missing:
+        return
+    if len(missing) == 1:
+        label = f"compiling the Stan model {missing[0]}"
+    elif engines.compiles_in_parallel(len(missing)):
+        label = f"compiling the Stan models {' and '.join(missing)} in parallel"
+    else:
+        label = (
+            f"compiling the Stan models {', then '.join(missing)}, one after the other "
+            "(the machine's cores are busy)"
+        )
+    engines.compile_models(
+        tuple(missing),  # type: ignore[arg-type]
+        engine,
+        progress=lambda _stage, fraction: progress(label, fraction),
+    )
+    progress.done()
+
+
+def _get_ready(models: tuple[str, ...], engine: str) -> None:
+    """Once the input is checked, start what the report will wait for, so that it gets
+    ready while the command fits (which waits on Stan's processes): the Stan worker of each
+    model the report samples (:func:`bbt_widget.engines.prestart`), the chart renderer
+    (:func:`~bbt_widget.outputs.export.prestart_renderer`), and, in a thread, the imports of
+    the report writer and of the other methods (Altair, SciPy's statistics: seconds on a
+    loaded machine). The command's own imports of these modules then wait for the thread's
+    to end; an import that fails there fails again, with its error, where the command
+    imports the module.
+    """
+    from bbt_widget import engines
+    from bbt_widget.outputs.export import prestart_renderer
+
+    engines.prestart(models, engine)  # type: ignore[arg-type]
+    prestart_renderer()
+    modules = ["bbt_widget.outputs.html_report", "bbt_widget.outputs.report_sections"]
+    if len(models) > 1:
+        modules.append("bbt_widget.baselines")
+    threading.Thread(
+        target=_import_all, args=(modules,), name="bbt-widget-imports", daemon=True
+    ).start()
+
+
+def _import_all(modules: list[str]) -> None:
+    """Import ``modules`` (see :func:`_get_ready`), jsonschema first without its IRI format
+    checks (see :func:`_import_jsonschema`); errors are left to the command's own import."""
+    with contextlib.suppress(Exception):
+        _import_jsonschema()
+        for name in modules:
+            importlib.import_module(name)
+
+
+def _import_jsonschema() -> None:
+    """Import jsonschema, which Altair validates chart specs with, without the optional
+    ``rfc3987_syntax``: that module builds some 35 Earley parsers as it is imported (1-2 s
+    of CPU, most of Altair's import), only to check the "iri" and "iri-reference" string
+    formats, which no Vega-Lite schema uses (``tests/unit/test_cli_warm.py`` checks the
+    schema). It stays importable afterwards; only this process's jsonschema format checker
+    goes without those two formats.
+    """
+    if "jsonschema" in sys.modules:
+        return
+    blocked = "rfc3987_syntax" not in sys.modules
+    if blocked:
+        sys.modules["rfc3987_syntax"] = None  # type: ignore[assignment]  # "import" fails
+    try:
+        import jsonschema  # noqa: F401
+    finally:
+        if blocked and sys.modules.get("rfc3987_syntax", False) is None:
+            del sys.modules["rfc3987_syntax"]
 
 
 def _check_output(
@@ -585,6 +683,7 @@ def _add_data_options(p: argparse.ArgumentParser) -> None:
 def _add_model_options(p: argparse.ArgumentParser) -> None:
     """The model and the sampler: the same for every command that fits."""
     from bbt_widget.core.options import DEFAULT_HYPERPRIOR, DEFAULT_SEED, HYPERPRIOR_SCALES
+    from bbt_widget.outputs.report_build import SAMPLER_DEFAULTS
 
     g = p.add_argument_group("model and sampler")
     g.add_argument(
@@ -607,8 +706,18 @@ def _add_model_options(p: argparse.ArgumentParser) -> None:
         help="Stan engine; auto takes CmdStan when a working one is installed, else PyStan",
     )
     g.add_argument("--chains", type=int, default=4, help="Markov chains")
-    g.add_argument("--iter-warmup", type=int, default=1000, help="warm-up iterations per chain")
-    g.add_argument("--iter-sampling", type=int, default=1000, help="draws per chain")
+    g.add_argument(
+        "--iter-warmup",
+        type=int,
+        default=SAMPLER_DEFAULTS["iter_warmup"],
+        help="warm-up iterations per chain",
+    )
+    g.add_argument(
+        "--iter-sampling",
+        type=int,
+        default=SAMPLER_DEFAULTS["iter_sampling"],
+        help="draws per chain",
+    )
     g.add_argument(
         "--seed",
         type=int,
@@ -697,12 +806,13 @@ def _parser() -> argparse.ArgumentParser:
         dest="with_methods",
         default=None,
         metavar="METHODS",
-        help="other methods beside BBT, comma-separated: plackett-luce (a 'Ranking models' "
-        "section), hierarchical (a 'Pairwise tests' section: the hierarchical correlated "
-        "t-test for every pair, needs --rho), or none. Default: plackett-luce in an HTML "
-        "report of data with folds; hierarchical only when asked, as it is a Stan fit per "
-        "pair (measured on 16 algorithms x 132 data sets: about 74 s a pair, over 2 hours "
-        "for the 120 pairs; Plackett-Luce: 8 s)",
+        help="other methods beside BBT, comma-separated: plackett-luce and mallows (a "
+        "'Ranking models' section; mallows: the Mallows model with Kendall's distance, "
+        "--iter-warmup and --iter-sampling its burn-in and kept draws), hierarchical (a "
+        "'Pairwise tests' section: the hierarchical correlated t-test for every pair, needs "
+        "--rho), or none. Default in an HTML report of data with folds: plackett-luce, and "
+        "hierarchical when --rho is given and pairs x data sets <= 10 x 132 (e.g. 5 "
+        "algorithms x 132 data sets: a few minutes on two cores)",
     )
     g.add_argument(
         "--rho",

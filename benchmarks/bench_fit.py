@@ -17,7 +17,16 @@ Cases (4 chains x 1000 warm-up + 1000 draws, BT model, spread ties, lognormal pr
 ``--cold`` also times a first fit with an empty model cache (compile included; about a
 minute per model on PyStan). Results go to ``benchmarks/results/fit.json``.
 
-Run: ``python benchmarks/bench_fit.py [--repeat 3] [--skip-synthetic] [--cold]``.
+Fresh processes (``--fresh N``, default 3; ``--only-fresh`` runs this case alone and writes
+``benchmarks/results/fit_fresh.json``): what every new kernel and every command pays. Each of
+N new Python processes imports bbt_widget, fits ``pmlb16`` (the first fit of the process),
+waits a second (as a user's next call would) and fits again (warm, the baseline): ``ratio``
+is first / second, in the same process. Target on a 2-core machine, model compiled: <= 1.3.
+``--baseline-tree PATH`` runs the same processes on another checkout (e.g. the code before a
+change, from ``git archive``), interleaved with this one's, so both see the same load.
+
+Run: ``python benchmarks/bench_fit.py [--repeat 3] [--skip-synthetic] [--cold]
+[--fresh 3] [--only-fresh] [--baseline-tree PATH]``.
 """
 
 from __future__ import annotations
@@ -28,6 +37,7 @@ import os
 import platform
 import resource
 import statistics
+import subprocess
 import sys
 import tempfile
 import time
@@ -135,21 +145,119 @@ def cold_fit(engine: str) -> dict[str, float]:
     return {"end_to_end_s": total, **{f"timing_{k}_s": v for k, v in res.draws.timings.items()}}
 
 
+FRESH_TARGET_RATIO = 1.3
+#: One fresh process: import, first fit, a pause, second fit; prints a JSON line.
+_FRESH_SCRIPT = """
+import json, sys, time
+t0 = time.perf_counter()
+import numpy as np
+import bbt_widget as bbt
+imported = time.perf_counter() - t0
+df = bbt.datasets.load_pmlb16()
+def one():
+    start = time.perf_counter()
+    res = bbt.fit(df, dataset="db", seed=1)
+    return time.perf_counter() - start, res
+first_s, first = one()
+time.sleep(1.0)
+second_s, second = one()
+same = all(np.array_equal(first.draws.params[k], second.draws.params[k]) for k in ("beta", "sigma"))
+print(json.dumps({"import_s": imported, "first_fit_s": first_s, "second_fit_s": second_s,
+                  "ratio": first_s / second_s, "same_draws": bool(same),
+                  "first_timings": first.draws.timings, "second_timings": second.draws.timings}))
+"""
+
+
+def fresh_process(tree: Path) -> dict[str, Any]:
+    """One new interpreter importing bbt_widget from ``tree``: its first and second fit."""
+    env = {**os.environ, "PYTHONPATH": str(tree)}
+    start = time.perf_counter()
+    out = subprocess.run(
+        [sys.executable, "-c", _FRESH_SCRIPT],
+        env=env,
+        cwd=tempfile.gettempdir(),
+        capture_output=True,
+        text=True,
+        check=True,
+    )
+    row = json.loads(out.stdout.strip().splitlines()[-1])
+    row["process_wall_s"] = time.perf_counter() - start
+    return row
+
+
+def fresh_case(runs: int, baseline: Path | None) -> dict[str, Any]:
+    """``runs`` fresh processes of this tree (and of ``baseline``, interleaved)."""
+    trees = {"this": REPO} if baseline is None else {"this": REPO, "baseline": baseline}
+    rows: dict[str, list[dict[str, Any]]] = {name: [] for name in trees}
+    for _ in range(runs):
+        for name, tree in trees.items():
+            row = fresh_process(tree)
+            row["load_average"] = os.getloadavg()[0]
+            rows[name].append(row)
+            print(
+                f"fresh {name:8s} first {row['first_fit_s']:.2f} s, second "
+                f"{row['second_fit_s']:.2f} s, x{row['ratio']:.2f} "
+                f"(load {row['load_average']:.1f})",
+                flush=True,
+            )
+    out: dict[str, Any] = {"target_ratio": FRESH_TARGET_RATIO}
+    for name, tree_rows in rows.items():
+        ratio = statistics.median(r["ratio"] for r in tree_rows)
+        out[name] = {
+            "tree": str(trees[name]),
+            "median_ratio_first_to_second": ratio,
+            "median_first_fit_s": statistics.median(r["first_fit_s"] for r in tree_rows),
+            "median_second_fit_s": statistics.median(r["second_fit_s"] for r in tree_rows),
+            "median_import_s": statistics.median(r["import_s"] for r in tree_rows),
+            "meets_target": ratio <= FRESH_TARGET_RATIO,
+            "same_draws_first_and_second": all(r["same_draws"] for r in tree_rows),
+            "runs": tree_rows,
+        }
+    if baseline is not None:
+        out["first_fit_to_baseline_first_fit"] = statistics.median(
+            a["first_fit_s"] / b["first_fit_s"] for a, b in zip(rows["this"], rows["baseline"])
+        )
+    return out
+
+
+def _machine() -> dict[str, Any]:
+    return {
+        "platform": platform.platform(),
+        "python": platform.python_version(),
+        "cpus": os.cpu_count(),
+        "load_average_at_start": os.getloadavg(),
+    }
+
+
 def main() -> None:
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     parser.add_argument("--repeat", type=int, default=3)
     parser.add_argument("--skip-synthetic", action="store_true")
     parser.add_argument("--cold", action="store_true")
-    parser.add_argument("--out", default=str(REPO / "benchmarks" / "results" / "fit.json"))
+    parser.add_argument("--fresh", type=int, default=3, help="fresh processes (0: none)")
+    parser.add_argument("--only-fresh", action="store_true")
+    parser.add_argument("--baseline-tree", type=Path, default=None)
+    parser.add_argument("--note", default="", help="recorded with the results (e.g. the load)")
+    parser.add_argument("--out", default=None)
     args = parser.parse_args()
+    results = REPO / "benchmarks" / "results"
+    if args.only_fresh:
+        engines.compile_model("bbt")  # compiled: the case is the process, not the compiler
+        report = {
+            "machine": _machine(),
+            "note": args.note,
+            "case": "pmlb16 (16 x 132, fold rows), default fit settings, seed 1",
+            "fresh_process": fresh_case(args.fresh, args.baseline_tree),
+        }
+        out = Path(args.out or results / "fit_fresh.json")
+        out.write_text(json.dumps(report, indent=1) + "\n")
+        print(f"wrote {out}")
+        return
+    args.out = args.out or str(results / "fit.json")
 
     report: dict[str, Any] = {
-        "machine": {
-            "platform": platform.platform(),
-            "python": platform.python_version(),
-            "cpus": os.cpu_count(),
-            "load_average_at_start": os.getloadavg(),
-        },
+        "machine": _machine(),
+        "note": args.note,
         "settings": "4 chains x 1000 warm-up + 1000 draws, BT model, spread ties",
         "engines": {},
     }
@@ -175,6 +283,8 @@ def main() -> None:
             per_engine["cold_first_fit"] = cold_fit(engine)
             print(f"{engine:9s} cold first fit {per_engine['cold_first_fit']}", flush=True)
         report["engines"][engine] = per_engine
+    if args.fresh:
+        report["fresh_process"] = fresh_case(args.fresh, args.baseline_tree)
     fitting = [e["peak_memory_mb_fitting"] for e in report["engines"].values()]
     report["peak_memory_under_1_gib"] = all(v < 1024 for f in fitting for v in f.values())
     print(f"peak memory while fitting (MB): {fitting}")

@@ -1,12 +1,18 @@
-"""Time of the other Bayesian methods (issue 11), as ratios to a BBT fit in the same run.
+"""Time of the other Bayesian methods, as ratios to a BBT fit in the same run, and the
+hierarchical t-test against baycomp's ``HierarchicalTest`` (the reference implementation).
 
-Cases, warm (models compiled; the first call of each is discarded), 4 chains x 1000 + 1000:
+Cases, warm (models compiled; the first call of each is discarded), default settings:
 
 * ``hierarchical``: :func:`bbt_widget.baselines.hierarchical` on one pair, 54 data sets x
-  100 results (10 runs of 10-fold cross-validation, the size of paper 001's experiment),
-  simulated from the model (``_simulate.simulate_cv_results``). Target: <= 20 s per pair on
-  this machine (the paper: about 3 minutes with its Stan program).
+  100 results (10 runs of 10-fold cross-validation, the size of Benavoli et al. 2017's
+  Table 12), simulated from the model (``_simulate.simulate_cv_results``); next to it
+  ``baycomp``: baycomp's ``HierarchicalTest`` on the same pair at 4 chains x 1500 draws,
+  timed once (it builds its Stan program with PyStan; the build is cached and not timed),
+  with both answers and ``speedup_vs_baycomp``.
 * ``hierarchical_pmlb16``: rf vs svm on ``pmlb16_4fold.csv`` (132 data sets x 4 folds).
+* ``hierarchical_pairs_pmlb16``: :func:`bbt_widget.baselines.hierarchical_pairs`, all 120
+  pairs of the shipped 16 x 132 results (rho 1/4) through the batch layer on the local
+  cores, timed once; target <= 300 s with >= 114 pairs converged.
 * ``correlated_ttest``: every data set of the 54 x 100 case (closed form, no Stan).
 * ``plackett_luce``: :func:`bbt_widget.ranking_model` on ``pmlb16_4fold.csv`` (16 x 132).
 
@@ -14,13 +20,14 @@ The baseline is :func:`bbt_widget.fit` (BT model, spread ties) on the same resul
 right before in the same process, so ``ratio`` survives a noisy, shared machine. Results go
 to ``benchmarks/results/methods.json``.
 
-Run: ``python benchmarks/bench_methods.py [--repeat 2] [--engine pystan]``.
+Run: ``python benchmarks/bench_methods.py [--repeat 2] [--engine pystan] [--no-baycomp]``.
 """
 
 from __future__ import annotations
 
 import argparse
 import json
+import os
 import platform
 import statistics
 import sys
@@ -34,10 +41,17 @@ sys.path.insert(0, str(REPO))
 
 import bbt_widget as bbt  # noqa: E402
 from bbt_widget import engines  # noqa: E402
-from bbt_widget.baselines import correlated_ttest, hierarchical  # noqa: E402
+from bbt_widget.baselines import (  # noqa: E402
+    correlated_ttest,
+    hierarchical,
+    hierarchical_pairs,
+)
 from bbt_widget.baselines._simulate import simulate_cv_results  # noqa: E402
+from bbt_widget.lab.batch import text_progress  # noqa: E402
 
-TARGET_S = {"hierarchical": 20.0}
+TARGET_S = {"hierarchical": 20.0, "hierarchical_pairs_pmlb16": 300.0}
+#: Pairs of the shipped results that must pass the diagnostics (of 120).
+MIN_CONVERGED = 114
 LONG = dict(dataset="dataset", algorithm="algorithm", score="score", fold="fold", run="run")
 
 
@@ -55,6 +69,13 @@ def main() -> None:
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     parser.add_argument("--repeat", type=int, default=2)
     parser.add_argument("--engine", default="auto")
+    parser.add_argument("--no-baycomp", action="store_true", help="skip baycomp's timing")
+    parser.add_argument(
+        "--algorithms",
+        type=int,
+        default=16,
+        help="hierarchical_pairs on the first this many algorithms of the shipped results",
+    )
     args = parser.parse_args()
     engine = engines.resolve_engine(args.engine)
     warnings.simplefilter("ignore")  # diagnostics are reported in the results instead
@@ -63,6 +84,16 @@ def main() -> None:
     flat = sim.assign(cv=sim["run"] * 10 + sim["fold"])
     pmlb = bbt.datasets.load_pmlb16()
     cases: dict[str, dict[str, Any]] = {}
+    path = REPO / "benchmarks" / "results" / "methods.json"
+
+    def write() -> None:  # after every case: a long run killed midway keeps what it measured
+        out = {
+            "engine": engine,
+            "machine": f"{platform.machine()}, {platform.python_version()}, {os.cpu_count()} cores",
+            "repeat": args.repeat,
+            "cases": cases,
+        }
+        path.write_text(json.dumps(out, indent=2) + "\n")
 
     def case(name: str, baseline, method, note: str, diag=None) -> None:
         base_s, _ = _timed(baseline, args.repeat)
@@ -78,6 +109,7 @@ def main() -> None:
         if diag is not None:
             cases[name]["diagnostics"] = diag(out)
         print(name, cases[name], flush=True)
+        write()
 
     def hier_diag(res) -> dict[str, Any]:
         d = res.diagnostics
@@ -99,6 +131,10 @@ def main() -> None:
         "of the same 2 algorithms",
         hier_diag,
     )
+    if not args.no_baycomp:
+        cases["hierarchical"]["baycomp"] = _baycomp(sim, cases["hierarchical"]["seconds"])
+        print("baycomp", cases["hierarchical"]["baycomp"], flush=True)
+        write()
     case(
         "correlated_ttest",
         fit_sim,
@@ -119,15 +155,71 @@ def main() -> None:
         lambda: bbt.ranking_model(pmlb, dataset="db", engine=engine),
         "16 algorithms x 132 data sets (ties split); baseline: BBT fit of the same results",
     )
-    out = {
-        "engine": engine,
-        "machine": f"{platform.machine()}, {platform.python_version()}",
-        "repeat": args.repeat,
-        "cases": cases,
+    start = time.perf_counter()
+    algorithms = list(pmlb.columns[1 : 1 + args.algorithms])
+    pairs = hierarchical_pairs(
+        pmlb,
+        algorithms=algorithms,
+        dataset="db",
+        rho=0.25,
+        engine=engine,
+        progress=text_progress(),
+    )
+    seconds = time.perf_counter() - start
+    converged = int(pairs.table["diagnostics_ok"].sum())
+    cases["hierarchical_pairs_pmlb16"] = {
+        "seconds": round(seconds, 1),
+        "pairs": len(pairs.table),
+        "seconds_per_pair": round(seconds / len(pairs.table), 1),
+        "converged": converged,
+        "max_rhat": round(float(pairs.table["max_rhat"].max()), 3),
+        "min_ess_bulk": round(float(pairs.table["min_ess_bulk"].min())),
+        "min_ess_tail": round(float(pairs.table["min_ess_tail"].min())),
+        "divergences": int(pairs.table["divergences"].sum()),
+        "target_s": TARGET_S["hierarchical_pairs_pmlb16"],
+        "meets_target": len(pairs.table) == 120
+        and seconds <= TARGET_S["hierarchical_pairs_pmlb16"]
+        and converged >= MIN_CONVERGED,
+        "note": f"the pairs of {len(algorithms)} of the shipped 16 algorithms x 132 data sets "
+        "(4 folds, rho 1/4), local cores, timed once; target for all 120 pairs: <= 300 s "
+        f"with >= {MIN_CONVERGED} converged",
     }
-    path = REPO / "benchmarks" / "results" / "methods.json"
-    path.write_text(json.dumps(out, indent=2) + "\n")
+    print("hierarchical_pairs_pmlb16", cases["hierarchical_pairs_pmlb16"], flush=True)
+    write()
     print("wrote", path)
+
+
+def _baycomp(sim, ours_seconds: float) -> dict[str, Any]:
+    """baycomp's HierarchicalTest on the simulated pair: 4 chains x 1500 draws, timed once
+    after a short run that builds (and caches) its Stan program."""
+    import tempfile
+
+    import baycomp
+    import numpy as np
+
+    wide = sim.pivot_table(index=["dataset", "run", "fold"], columns="algorithm", values="score")
+    x, y = (wide[k].to_numpy().reshape(54, 100) for k in ("a", "b"))
+    here = os.getcwd()
+    with tempfile.TemporaryDirectory() as tmp:
+        os.chdir(tmp)  # baycomp pickles its last sample into the working directory
+        try:
+            baycomp.HierarchicalTest.sample(x[:3], y[:3], 0.01, runs=10, chains=1, nsamples=10)
+            os.remove("last-sample.pickle")
+            start = time.perf_counter()
+            theta = baycomp.HierarchicalTest.sample(x, y, 0.01, runs=10, chains=4, nsamples=1500)
+            seconds = time.perf_counter() - start
+        finally:
+            os.chdir(here)
+    ours = hierarchical(sim, a="a", b="b", **LONG).table.iloc[0]
+    return {
+        "seconds": round(seconds, 1),
+        "speedup_vs_baycomp": round(seconds / ours_seconds, 1),
+        "p_baycomp": [
+            round(float(v), 3) for v in np.bincount(theta.argmax(1), minlength=3) / len(theta)
+        ],
+        "p_ours": [round(float(ours[k]), 3) for k in ("p_left", "p_rope", "p_right")],
+        "note": "baycomp 4 chains x 1500 draws (+1000 warm-up) on the same pair, same run",
+    }
 
 
 if __name__ == "__main__":

@@ -12,7 +12,7 @@
   al. 2017, Sec. 3), from the fold-level differences of one pair;
 * :func:`hierarchical` and :func:`hierarchical_pairs`: the Bayesian hierarchical correlated
   t-test over all data sets (Corani et al. 2017; Benavoli et al. 2017, Sec. 4.3), a Stan fit
-  per pair;
+  per pair, the pairs run through the batch layer as sweeps are;
 * :func:`agreement`: a BBT fit's decision for each pair next to the baselines'.
 
 Conventions shared by all of them:
@@ -37,12 +37,8 @@ from ._agreement import AgreementResult, agreement
 from ._cd_diagram import cd_diagram
 from ._correlated import CorrelatedTTestResult, correlated_ttest
 from ._demsar import FriedmanResult, IncompleteBlocksWarning, NemenyiResult, friedman, nemenyi
-from ._hierarchical import (
-    HierarchicalPairsResult,
-    HierarchicalResult,
-    hierarchical,
-    hierarchical_pairs,
-)
+from ._hierarchical import HierarchicalResult, hierarchical
+from ._hierarchical_pairs import HierarchicalPairsResult, hierarchical_pairs
 from ._sign import BayesianSignTestResult, bayesian_sign_test
 from ._signed_rank import BayesianSignedRankResult, bayesian_signed_rank
 from ._wilcoxon import WilcoxonResult, hochberg, holm, wilcoxon_holm

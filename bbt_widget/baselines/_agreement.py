@@ -26,7 +26,7 @@ from ._common import (
     selected_pairs,
 )
 from ._demsar import NemenyiResult, complete_blocks, nemenyi_from_means
-from ._hierarchical import HierarchicalPairsResult
+from ._hierarchical_pairs import HierarchicalPairsResult
 from ._sign import BayesianSignTestResult, sign_from_means
 from ._signed_rank import BayesianSignedRankResult, signed_rank_from_means
 from ._wilcoxon import ADJUSTMENTS, WilcoxonResult, wilcoxon_from_means

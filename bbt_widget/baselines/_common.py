@@ -16,6 +16,7 @@ from dataclasses import dataclass
 import numpy as np
 import pandas as pd
 
+from ..core.bidi import pair_label
 from ..core.data import tidy_results
 from ..core.posterior import ordered_pairs
 from ..core.validation import _preview, check_algorithms
@@ -118,7 +119,7 @@ def pair_frame(names: Sequence[str], pairs: Sequence[tuple[int, int]]) -> pd.Dat
     """The leading columns of every per-pair table: ``pair`` ("a > b"), ``alg_a``, ``alg_b``."""
     a = [names[i] for i, _ in pairs]
     b = [names[j] for _, j in pairs]
-    return pd.DataFrame({"pair": [f"{x} > {y}" for x, y in zip(a, b)], "alg_a": a, "alg_b": b})
+    return pd.DataFrame({"pair": [pair_label(x, y) for x, y in zip(a, b)], "alg_a": a, "alg_b": b})
 
 
 def selected_pairs(

@@ -22,6 +22,7 @@ import numpy as np
 import pandas as pd
 from scipy import stats
 
+from ..core.bidi import isolate
 from ..core.validation import check_hdi
 from ._cv import FoldDifferences, check_rope_width, fold_differences
 from ._simplex import MAX_POINTS, REGIONS, simplex_chart
@@ -84,8 +85,9 @@ class CorrelatedTTestResult:
         """The posterior density of one data set with the ROPE band (paper 001, Fig. 4)."""
         dens = self.density(dataset)
         row = self.table[self.table["dataset"] == dataset].iloc[0]
+        a, b = isolate(row["alg_a"]), isolate(row["alg_b"])
         title = (
-            f"{dataset}: {row['alg_b']} - {row['alg_a']}  "
+            f"{isolate(dataset)}: {b} - {a}  "
             f"P(left) {row['p_left']:.3f}, P(rope) {row['p_rope']:.3f}, "
             f"P(right) {row['p_right']:.3f}"
         )
@@ -98,7 +100,7 @@ class CorrelatedTTestResult:
             alt.Chart(dens.replace(np.inf, np.nan).dropna())
             .mark_area(opacity=0.6, line=True)
             .encode(
-                x=alt.X("mu:Q", title=f"mean difference {row['alg_b']} - {row['alg_a']}"),
+                x=alt.X("mu:Q", title=f"mean difference {b} - {a}"),
                 y=alt.Y("density:Q", title="posterior density"),
             )
         )

@@ -1,25 +1,42 @@
-"""Bayesian hierarchical correlated t-test (Corani et al. 2017; paper 001, Sec. 4.3).
+"""Bayesian hierarchical correlated t-test.
+
+References: G. Corani, A. Benavoli, J. Demšar, F. Mangili and M. Zaffalon (2017),
+"Statistical comparison of classifiers through Bayesian hierarchical modelling", Machine
+Learning 106(11), 1817-1837, doi:10.1007/s10994-017-5641-9; A. Benavoli, G. Corani, J.
+Demšar and M. Zaffalon (2017), "Time for a change: a tutorial for comparing multiple
+classifiers through Bayesian analysis", Journal of Machine Learning Research 18(77), 1-36,
+Sec. 4.3 (paper 001). The reference implementation is baycomp's ``HierarchicalTest``
+(by the same authors).
 
 Model (``stan/hierarchical_ttest.stan``, Eq. 12-19): the fold differences ``x_i = b - a``
 of data set i are multivariate normal with mean ``mu_i``, sd ``sigma_i`` and correlation
 ``rho`` (1/k, Nadeau and Bengio); ``mu_i ~ t(mu_0, sigma_0, nu)``; ``sigma_i ~ unif(0, 1000
-mean sd)``; ``nu ~ Gamma(alpha, beta)``, ``alpha ~ unif(0.5, 5)``, ``beta ~ unif(0.05,
-0.15)``; ``mu_0 ~ unif(-1, 1)`` (the paper's bound for scores within [-1, 1]; wider when the
-differences are larger, see :func:`hierarchical`); ``sigma_0 ~ unif(0, 1000 sd(xbar))``.
+mean sd)``; ``nu - shift ~ Gamma(alpha, beta)`` with ``alpha`` and ``beta`` uniform (see
+:data:`NU_PRIORS`: the paper's printed bounds, or baycomp's, the default); ``mu_0 ~ unif(-1,
+1)`` (the paper's bound for scores within [-1, 1]; wider when the differences are larger);
+``sigma_0 ~ unif(0, 1000 sd(xbar))``. A data set whose differences are all equal gets the sd
+of differences spread over the ROPE, as in baycomp (:func:`stan_data`).
 
-Decision the paper's way (Sec. 4.3.2): for each posterior draw of ``(mu_0, sigma_0, nu)``
-the next data set's mean difference is ``t(mu_0, sigma_0, nu)``; its masses left of
-``-rope``, inside the ROPE and right of ``rope`` are ``(theta_left, theta_rope,
-theta_right)``; ``p_left``, ``p_rope``, ``p_right`` are the shares of draws in which each is
-the largest (the counts of the paper's Table 12 and Fig. 13, as for the signed-rank test).
-The means of the thetas (the posterior predictive probabilities for the next data set) and
-the posterior of ``mu_0`` against the ROPE are reported next to them.
+The Stan program samples the same posterior in a form NUTS mixes well on (its header): the
+likelihood through each data set's mean and sum of squares, the Student t as a scale
+mixture of normals with the per-data-set means integrated out (drawn afterwards from their
+normal conditional), the mixing weights non-centred, alpha and beta integrated out, all on
+the scale of the mean within-data-set sd.
+
+Decision the paper's way (Sec. 4.3.2) and baycomp's (``Posterior.probs``): for each
+posterior draw of ``(mu_0, sigma_0, nu)`` the next data set's mean difference is ``t(mu_0,
+sigma_0, nu)``; its masses left of ``-rope``, inside the ROPE and right of ``rope`` are
+``(theta_left, theta_rope, theta_right)``; ``p_left``, ``p_rope``, ``p_right`` are the
+shares of draws in which each is the largest (the counts of the paper's Table 12 and Fig.
+13). The means of the thetas (the posterior predictive probabilities for the next data
+set) and the posterior of ``mu_0`` against the ROPE are reported next to them.
 """
 
 from __future__ import annotations
 
+import threading
 import warnings
-from dataclasses import dataclass, field
+from dataclasses import dataclass, field, replace
 from typing import Any
 
 import altair as alt
@@ -27,30 +44,37 @@ import numpy as np
 import pandas as pd
 
 from .. import engines
+from ..core.bidi import pair_label
 from ..core.checks import Diagnostics, draws_diagnostics
 from ..core.fitting import DiagnosticsWarning
-from ..core.posterior import hdi_sorted, ordered_pairs
+from ..core.posterior import hdi_sorted
 from ..core.validation import DEFAULT_SEED, check_count, check_hdi, check_seed
 from ..engines.base import Draws, ProgressCallback
-from ._common import Means, pair_frame, snap_ties
 from ._correlated import DECISION_THRESHOLD, student_regions
 from ._cv import (
     FoldDifferences,
     check_rope_width,
     fold_differences,
-    fold_results,
-    pair_differences,
 )
 from ._signed_rank import _winners
 from ._simplex import MAX_POINTS, prob_notes, simplex_chart
 
 #: Fewest data sets the hierarchical model is fitted on (it estimates their spread).
 MIN_DATASETS = 2
-#: sigma_i's floor as a fraction of the ROPE. A data set whose differences are all equal
-#: (sd 0, common with few folds and easy data) makes the likelihood grow without bound as
-#: sigma_i -> 0, and a floor far below the ROPE leaves a funnel NUTS cannot explore; at a
-#: tenth of the ROPE, mu_i is still resolved far more finely than any decision needs.
-SIGMA_FLOOR = 0.1
+#: Hyperpriors of the degrees of freedom (Eq. 15-17): ``nu - shift ~ Gamma(alpha, beta)``,
+#: ``alpha ~ unif(alpha)``, ``beta ~ unif(beta)``. ``"paper"``: Benavoli et al. (2017),
+#: Eq. 15-17 as printed. ``"baycomp"``: the defaults of baycomp's ``HierarchicalTest``, the
+#: authors' own implementation (nu at least 1).
+#: ``nodes``: Gauss-Legendre nodes of the program's integral of nu's prior over alpha, enough
+#: for a relative error below 1e-6 for nu in [0.01, 2000] (each node costs two incomplete
+#: gamma functions per gradient, most of a fit's time).
+NU_PRIORS: dict[str, dict[str, Any]] = {
+    "paper": {"shift": 0.0, "alpha": (0.5, 5.0), "beta": (0.05, 0.15), "nodes": 12},
+    "baycomp": {"shift": 1.0, "alpha": (1.0, 2.0), "beta": (0.01, 0.1), "nodes": 6},
+}
+DEFAULT_NU_PRIOR = "baycomp"
+#: Warm-up and kept iterations per chain (4 chains).
+DEFAULT_ITER = 1000
 _PARAMS = ("mu0", "sigma0", "nu", "mu", "sigma")
 
 
@@ -79,7 +103,8 @@ class HierarchicalResult:
     theta
         Per draw ``theta_left, theta_rope, theta_right`` (e.g. for a simplex plot, Fig. 13).
     draws
-        The Stan draws (``mu0, sigma0, nu, mu, sigma`` in the scores' units).
+        The draws of ``mu0, sigma0, nu, mu, sigma`` in the scores' units (``mu`` drawn from
+        its normal conditional given the other parameters).
     rope, hdi
         ROPE half-width on the scores' scale, HDI mass.
     dropped
@@ -150,30 +175,6 @@ class HierarchicalResult:
         )
 
 
-@dataclass(frozen=True)
-class HierarchicalPairsResult:
-    """Hierarchical correlated t-tests of every pair.
-
-    Attributes
-    ----------
-    table
-        One row per pair, ordered by median as :func:`bayesian_signed_rank` (``"a > b"``: a
-        has the higher median): the columns of :attr:`HierarchicalResult.table`, plus
-        ``max_rhat`` and ``divergences`` of each fit.
-    fits
-        The single-pair results by ``(alg_a, alg_b)``.
-    medians
-        Median of the per-data-set means per algorithm, best first.
-    rope
-        ROPE half-width on the scores' scale.
-    """
-
-    table: pd.DataFrame
-    fits: dict[tuple[str, str], HierarchicalResult]
-    medians: pd.Series
-    rope: float
-
-
 def hierarchical(
     data: pd.DataFrame,
     *,
@@ -189,13 +190,15 @@ def hierarchical(
     rope: float = 0.01,
     rho: float | None = None,
     hdi: float = 0.95,
+    nu_prior: str = DEFAULT_NU_PRIOR,
     engine: str = "auto",
     chains: int = 4,
-    iter_warmup: int = 1000,
-    iter_sampling: int = 1000,
+    iter_warmup: int = DEFAULT_ITER,
+    iter_sampling: int = DEFAULT_ITER,
     adapt_delta: float = 0.95,
     seed: int | None = DEFAULT_SEED,
     progress: ProgressCallback | None = None,
+    cancel: threading.Event | None = None,
 ) -> HierarchicalResult:
     """Bayesian hierarchical correlated t-test of ``a`` vs ``b`` over all data sets.
 
@@ -221,7 +224,13 @@ def hierarchical(
         Required unless ``run=`` and ``fold=`` identify the folds.
     hdi
         Mass of the HDIs of mu_0 and of the shrunk means.
-    engine, chains, iter_warmup, iter_sampling, adapt_delta, seed, progress
+    nu_prior
+        Hyperprior of the degrees of freedom nu, a key of :data:`NU_PRIORS`: ``"baycomp"``
+        (default: ``nu - 1 ~ Gamma(alpha, beta)``, ``alpha ~ unif(1, 2)``, ``beta ~
+        unif(0.01, 0.1)``, as baycomp's ``HierarchicalTest``) or ``"paper"`` (``nu ~
+        Gamma(alpha, beta)``, ``alpha ~ unif(0.5, 5)``, ``beta ~ unif(0.05, 0.15)``, Eq.
+        15-17 as printed).
+    engine, chains, iter_warmup, iter_sampling, adapt_delta, seed, progress, cancel
         Stan settings; see :func:`bbt_widget.engines.sample`. ``adapt_delta`` is 0.95 as
         hierarchical models need smaller steps than Stan's default 0.8.
 
@@ -234,18 +243,19 @@ def hierarchical(
     -----
     ``mu_0``'s uniform prior spans [-1, 1] as in the paper, widened to the largest
     absolute fold difference when that is larger (scores not bounded by 1). A data set
-    whose differences are all equal has sd 0; its ``sigma_i`` is floored at
-    ``0.1 * rope`` (differences finer than that are not resolved) to keep the posterior
-    proper.
+    whose differences are all equal (sd 0) gets the sd ``rope / sqrt(3)`` of differences
+    spread over the ROPE, as baycomp does (else sigma_i's likelihood is unbounded at 0).
 
-    With few folds per data set (e.g. 4) sigma_i is weakly identified, and the posterior of
-    an outlying data set can have two modes (its mean explained by mu_i, or by a large
-    sigma_i), and nu mixes slowly; the diagnostics then flag the fit (a
-    ``DiagnosticsWarning``). Longer chains help only partly (pmlb16's rf vs svm, 132 data
-    sets x 4 folds: R-hat 1.06 with 4 x 1000 draws, 1.05 with 4 x 2000): read the
-    probabilities as approximate there. With 10 runs of 10 folds (the paper's setting) the
-    chains agree (54 data sets: R-hat 1.005, bulk ESS > 1000, a divergence or two in 4000
-    transitions; ``benchmarks/results/methods.json``).
+    With 10 runs of 10 folds (the paper's setting, 54 data sets) the chains agree with the
+    defaults (R-hat <= 1.01, bulk and tail ESS >= 400, no divergence) and P(left), P(rope),
+    P(right) agree with baycomp's ``HierarchicalTest`` within 0.03
+    (``tests/stan/test_hierarchical.py``). With few folds per data set (e.g. 4) sigma_i is
+    weakly identified, and the posterior of an outlying data set has two modes (its mean
+    explained by a heavy-tailed mu_i, or by a large sigma_i): the chains can then disagree
+    (pmlb16's rf vs svm, 132 data sets x 4 folds: R-hat 1.04, bulk ESS below 400 with 4 x
+    1000 draws). The diagnostics flag such a fit (a ``DiagnosticsWarning``,
+    ``diagnostics_ok`` in :func:`hierarchical_pairs`); read its probabilities as
+    approximate.
 
     Raises
     ------
@@ -255,7 +265,8 @@ def hierarchical(
     """
     rope = check_rope_width(rope)
     hdi = check_hdi(hdi)
-    settings = _sampler_settings(chains, iter_warmup, iter_sampling, adapt_delta, seed)
+    nu_prior = check_nu_prior(nu_prior)
+    settings = sampler_settings(chains, iter_warmup, iter_sampling, adapt_delta, seed)
     diffs = fold_differences(
         data,
         a=a,
@@ -269,119 +280,20 @@ def hierarchical(
         lower_is_better=lower_is_better,
         rho=rho,
     )
-    _check_enough(diffs)
-    return _fit(diffs, rope, hdi, engine, settings, progress)
+    check_enough(diffs)
+    return fit_pair(diffs, rope, hdi, engine, settings, progress, nu_prior, cancel)
 
 
-def hierarchical_pairs(
-    data: pd.DataFrame,
-    *,
-    algorithms: list[str] | None = None,
-    dataset: str | None = None,
-    algorithm: str | None = None,
-    fold: str | None = None,
-    score: str | None = None,
-    run: str | None = None,
-    sd: pd.DataFrame | None = None,
-    lower_is_better: bool = False,
-    rope: float = 0.01,
-    rho: float | None = None,
-    hdi: float = 0.95,
-    engine: str = "auto",
-    chains: int = 4,
-    iter_warmup: int = 1000,
-    iter_sampling: int = 1000,
-    adapt_delta: float = 0.95,
-    seed: int | None = DEFAULT_SEED,
-) -> HierarchicalPairsResult:
-    """:func:`hierarchical` for every pair of ``algorithms`` (default: all), in one table.
-
-    Pairs are ordered as in :func:`bayesian_signed_rank` (by median, ``"a > b"``), so the
-    table lines up with the other baselines and can be passed to :func:`agreement`
-    (``hierarchical=``). Every pair is checked before the first fit. Each pair is one Stan
-    fit with the same seed. Parameters as :func:`hierarchical`.
-    """
-    rope = check_rope_width(rope)
-    hdi = check_hdi(hdi)
-    settings = _sampler_settings(chains, iter_warmup, iter_sampling, adapt_delta, seed)
-    medians, pairs, all_diffs = check_pairs(
-        data,
-        algorithms=algorithms,
-        dataset=dataset,
-        algorithm=algorithm,
-        fold=fold,
-        score=score,
-        run=run,
-        sd=sd,
-        lower_is_better=lower_is_better,
-        rho=rho,
-    )
-    names = list(medians.index)
-    fits, rows = {}, []
-    for (i, j), diffs in zip(pairs, all_diffs):
-        res = _fit(diffs, rope, hdi, engine, settings, None)
-        fits[(names[i], names[j])] = res
-        row = res.table.iloc[0].to_dict()
-        row["max_rhat"] = res.diagnostics.max_rhat
-        row["divergences"] = res.diagnostics.divergences
-        rows.append(row)
-    table = pd.DataFrame(rows)
-    table = pd.concat(
-        [pair_frame(names, pairs), table.drop(columns=["pair", "alg_a", "alg_b"])], axis=1
-    )
-    return HierarchicalPairsResult(table=table, fits=fits, medians=medians, rope=rope)
+def check_nu_prior(nu_prior: str) -> str:
+    """``nu_prior`` if it names an entry of :data:`NU_PRIORS`, else a ValueError."""
+    if nu_prior not in NU_PRIORS:
+        raise ValueError(
+            f"nu_prior must be one of {', '.join(map(repr, NU_PRIORS))}; got {nu_prior!r}"
+        )
+    return nu_prior
 
 
-def check_pairs(
-    data: pd.DataFrame,
-    *,
-    algorithms: list[str] | None = None,
-    dataset: str | None = None,
-    algorithm: str | None = None,
-    fold: str | None = None,
-    score: str | None = None,
-    run: str | None = None,
-    sd: pd.DataFrame | None = None,
-    lower_is_better: bool = False,
-    rho: float | None = None,
-) -> tuple[pd.Series, list[tuple[int, int]], list[FoldDifferences]]:
-    """Every pair :func:`hierarchical_pairs` would fit, checked in milliseconds before any
-    (slow) fit: the medians that order the algorithms, the pairs (indices into them) and each
-    pair's fold differences.
-
-    Raises
-    ------
-    ValueError
-        Fewer than 2 algorithms, or a pair with fewer than :data:`MIN_DATASETS` data sets of
-        2 or more common folds (the message names the pair).
-    """
-    results = fold_results(
-        data,
-        dataset=dataset,
-        algorithm=algorithm,
-        fold=fold,
-        score=score,
-        run=run,
-        sd=sd,
-        lower_is_better=lower_is_better,
-        rho=rho,
-    )
-    tidy = results.tidy
-    means = Means(snap_ties(tidy.means), tidy.algorithms, tidy.datasets, tidy.lower_is_better)
-    if algorithms is not None:
-        means = means.subset(algorithms)
-    if len(means.algorithms) < 2:
-        raise ValueError(f"need at least 2 algorithms to compare, got {list(means.algorithms)}")
-    medians = means.medians()
-    names = list(medians.index)
-    pairs = ordered_pairs(list(range(len(names))))
-    all_diffs = [pair_differences(results, names[i], names[j]) for i, j in pairs]
-    for diffs in all_diffs:
-        _check_enough(diffs)
-    return medians, pairs, all_diffs
-
-
-def _sampler_settings(
+def sampler_settings(
     chains: int, iter_warmup: int, iter_sampling: int, adapt_delta: float, seed: int | None
 ) -> dict[str, Any]:
     if not 0.0 < adapt_delta < 1.0:
@@ -397,7 +309,7 @@ def _sampler_settings(
     }
 
 
-def _check_enough(diffs: FoldDifferences) -> None:
+def check_enough(diffs: FoldDifferences) -> None:
     if len(diffs.datasets) < MIN_DATASETS:
         extra = (
             f"; {len(diffs.dropped)} more have fewer than 2 folds where both have a result"
@@ -411,19 +323,23 @@ def _check_enough(diffs: FoldDifferences) -> None:
         )
 
 
-def stan_data(diffs: FoldDifferences, rope: float) -> dict[str, Any]:
-    """The data of ``stan/hierarchical_ttest.stan`` for these fold differences."""
-    n, mean, sd, rho = diffs.n, diffs.mean, diffs.sd, diffs.rho
-    mean_sd = float(sd.mean())
-    scale = mean_sd if mean_sd > 0 else rope  # all differences constant: the ROPE's units
+def stan_data(
+    diffs: FoldDifferences, rope: float, nu_prior: str = DEFAULT_NU_PRIOR
+) -> dict[str, Any]:
+    """The data of ``stan/hierarchical_ttest.stan`` for these fold differences.
+
+    A data set whose differences are all equal (sd 0, e.g. two algorithms with the same
+    predictions) would give sigma_i's uniform prior an unbounded likelihood at 0; it gets
+    the sd of a difference spread uniformly over the ROPE, ``rope / sqrt(3)``, as baycomp
+    does (baycomp draws such differences; the sd is their expected spread).
+    """
+    n, mean, rho = diffs.n, diffs.mean, diffs.rho
+    sd = np.where(diffs.sd > 0, diffs.sd, rope / np.sqrt(3.0))
+    scale = float(sd.mean())
     spread = float(mean.std(ddof=1))
-    # centre mu_i where its folds pin it down (standard error se_i) more tightly than the
-    # data sets differ (sigma_0, estimated robustly, as the Student top level ignores
-    # outlying data sets: MAD^2 of the xbar = sigma_0^2 + median se^2)
-    se = np.maximum(sd, SIGMA_FLOOR * rope) * np.sqrt((1 + (n - 1) * rho) / n)
-    mad = 1.4826 * float(np.median(np.abs(mean - np.median(mean))))
-    sigma0_hat = np.sqrt(max(mad**2 - float(np.median(se**2)), 0.0))
-    centred = (se < sigma0_hat).astype(int)
+    prior = NU_PRIORS[nu_prior]
+    (a_low, a_high), (b_low, b_high) = prior["alpha"], prior["beta"]
+    nodes, weights = np.polynomial.legendre.leggauss(prior["nodes"])
     return {
         "q": len(n),
         "n": n.tolist(),
@@ -431,29 +347,49 @@ def stan_data(diffs: FoldDifferences, rope: float) -> dict[str, Any]:
         "ss": ((n - 1) * sd**2).tolist(),
         "rho": rho.tolist(),
         "scale": scale,
-        "sigma_low": SIGMA_FLOOR * rope,
         "sigma_high": 1000 * scale,
         "sigma0_high": 1000 * (spread if spread > 0 else scale),
         "mu0_bound": max(1.0, float(max(np.abs(x).max() for x in diffs.diffs))),
-        "centred": centred.tolist(),
+        "nu_shift": prior["shift"],
+        "beta_low": b_low,
+        "beta_high": b_high,
+        "n_nodes": prior["nodes"],
+        "alpha_node": (a_low + (nodes + 1) * (a_high - a_low) / 2).tolist(),
+        "alpha_weight": (weights / 2).tolist(),
     }
 
 
-def _fit(
+def _in_score_units(draws: Draws, scale: float) -> Draws:
+    """The draws of ``mu0, sigma0, nu, mu, sigma`` in the scores' units (the program samples
+    ``mu0_s, sigma0_s, sigma_s`` in units of ``scale``); the other outputs are dropped."""
+    p = draws.params
+    params = {
+        "mu0": p["mu0_s"] * scale,
+        "sigma0": p["sigma0_s"] * scale,
+        "nu": p["nu"],
+        "mu": p["mu"],
+        "sigma": p["sigma_s"] * scale,
+    }
+    return replace(draws, params=params)
+
+
+def fit_pair(
     diffs: FoldDifferences,
     rope: float,
     hdi: float,
     engine: str,
     settings: dict[str, Any],
     progress: ProgressCallback | None,
+    nu_prior: str = DEFAULT_NU_PRIOR,
+    cancel: threading.Event | None = None,
+    warn: bool = True,
 ) -> HierarchicalResult:
+    """Fit one pair; ``warn``: a ``DiagnosticsWarning`` when the diagnostics fail."""
+    data = stan_data(diffs, rope, nu_prior)
     draws = engines.sample(
-        "hierarchical_ttest",
-        stan_data(diffs, rope),
-        engine=engine,
-        progress=progress,
-        **settings,
+        "hierarchical_ttest", data, engine=engine, progress=progress, cancel=cancel, **settings
     )
+    draws = _in_score_units(draws, data["scale"])
     p = {k: draws.params[k].reshape(-1, *draws.params[k].shape[2:]) for k in _PARAMS}
     theta = np.vstack(student_regions(p["mu0"], p["sigma0"], p["nu"], rope))
     wins = _winners(theta) / theta.shape[1]
@@ -465,7 +401,7 @@ def _fit(
         float(np.mean(p["mu0"] > rope)),
     ]
     row = {
-        "pair": f"{diffs.a} > {diffs.b}",
+        "pair": pair_label(diffs.a, diffs.b),
         "alg_a": diffs.a,
         "alg_b": diffs.b,
         "n_datasets": len(diffs.datasets),
@@ -508,7 +444,7 @@ def _fit(
         }
     )
     diag = draws_diagnostics(draws, list(_PARAMS))
-    if not diag.ok:
+    if warn and not diag.ok:
         warnings.warn(
             f"hierarchical test {diffs.a} vs {diffs.b}: diagnostics failed: "
             + "; ".join(diag.messages),

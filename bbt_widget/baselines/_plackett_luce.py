@@ -1,5 +1,6 @@
 """``ranking_model``: a Plackett-Luce model of the per-data-set rankings (Rojas-Delgado et
-al. 2022, doi:10.1109/TEVC.2022.3208110).
+al. 2022, doi:10.1109/TEVC.2022.3208110); ``model="mallows"`` hands over to the Mallows model
+of :mod:`._mallows`.
 
 Each data set ranks the algorithms by their mean score over folds, with the direction and
 missing-data rules of :func:`bbt_widget.win_table`: scores are oriented by
@@ -40,21 +41,23 @@ import math
 import warnings
 from dataclasses import dataclass, field
 from itertools import permutations, product
-from typing import Any
+from typing import TYPE_CHECKING, Any, ClassVar
 
-import altair as alt
 import numpy as np
 import pandas as pd
 
 from .. import engines
+from ..core.bidi import pair_label
 from ..core.checks import Diagnostics, draws_diagnostics
-from ..core.data import TidyResults, tidy_results
-from ..core.posterior import hdi_sorted
-from ..core.validation import DEFAULT_SEED, _preview, check_count, check_hdi, check_seed
+from ..core.validation import DEFAULT_SEED, check_count, check_hdi, check_seed
 from ..engines.base import Draws, ProgressCallback
-from ._common import snap_ties
+from ._ranking_common import RankingCharts, ranked_means, summarise
+from ._ranking_common import top_k_shown as top_k_shown  # re-exported: the top-k chart's panels
 
-MODELS = ("plackett-luce",)
+if TYPE_CHECKING:
+    from ._mallows import MallowsResult
+
+MODELS = ("plackett-luce", "mallows")
 TIE_RULES = ("split", "random")
 #: Most orderings a tied ranking is split into before a random sample of them stands in.
 MAX_SPLIT = 120
@@ -65,22 +68,8 @@ TOPK_SIMULATIONS = 200
 SUMMARY_DRAWS = 1000
 
 
-#: The top-k chart shows every k (below the number of algorithms) up to this many panels ...
-TOP_K_PANELS = 6
-#: ... else only these k: the first places and a few broader cuts.
-TOP_K_SHOWN = (1, 2, 3, 5, 10)
-#: Panels per row of the top-k chart.
-TOP_K_COLUMNS = 3
-
-
-def top_k_shown(n_algorithms: int) -> list[int]:
-    """The k the top-k chart shows for ``n_algorithms`` (top-n is 1 for everyone)."""
-    every = list(range(1, n_algorithms))
-    return every if len(every) <= TOP_K_PANELS else [k for k in TOP_K_SHOWN if k < n_algorithms]
-
-
 @dataclass(frozen=True)
-class RankingModelResult:
+class RankingModelResult(RankingCharts):
     """A Plackett-Luce fit of the per-data-set rankings.
 
     Attributes
@@ -120,104 +109,7 @@ class RankingModelResult:
     dropped: tuple[str, ...]
     settings: dict[str, Any] = field(default_factory=dict)
 
-    def compare(self, bbt: Any) -> pd.DataFrame:
-        """P(best) and expected rank from BBT and from Plackett-Luce, tidy.
-
-        ``bbt`` is a :class:`bbt_widget.BBTResult` (its ``ranking()`` gives ``p_best`` and
-        ``expected_rank``) fitted on the same results. Columns: ``algorithm, model,
-        p_best, expected_rank``.
-        """
-        theirs = bbt.ranking()
-        missing = sorted(set(self.algorithms) - set(theirs["algorithm"]))
-        if missing:
-            raise ValueError(
-                f"the BBT result does not rank {_preview(missing)}; fit it on the same results"
-            )
-        bbt_part = theirs[["algorithm", "p_best", "expected_rank"]].assign(model="BBT")
-        pl_part = self.ranking.rename(columns={"p_first": "p_best"})[
-            ["algorithm", "p_best", "expected_rank"]
-        ].assign(model="Plackett-Luce")
-        out = pd.concat([bbt_part, pl_part], ignore_index=True)
-        return out[["algorithm", "model", "p_best", "expected_rank"]]
-
-    def chart_top_k(self) -> alt.FacetChart:
-        """P(top-k) per algorithm with HDIs, one panel per k (Rojas-Delgado et al. 2022,
-        Fig. 3): every k below the number of algorithms up to :data:`TOP_K_PANELS` panels,
-        else the k of :data:`TOP_K_SHOWN`; :data:`TOP_K_COLUMNS` panels a row."""
-        order = list(self.ranking["algorithm"])
-        ks = top_k_shown(len(order))
-        frame = self.top_k[self.top_k["k"].isin(ks)]
-        base = alt.Chart(frame).encode(
-            x=alt.X("algorithm:N", sort=order, title=None),
-        )
-        bars = base.mark_rule().encode(y=alt.Y("low:Q", title="P(in top k)"), y2="high:Q")
-        points = base.mark_point(filled=True).encode(
-            y=alt.Y("p:Q", scale=alt.Scale(domain=[0, 1])),
-            tooltip=["algorithm", "k", "p", "low", "high"],
-        )
-        return (
-            alt.layer(bars, points)
-            .properties(width=max(160, 14 * len(order)), height=160)
-            .facet(
-                facet=alt.Facet(
-                    "k:O", title="top k", header=alt.Header(labelExpr="'top ' + datum.value")
-                ),
-                columns=TOP_K_COLUMNS,
-            )
-        )
-
-    def chart_vs_bbt(self, bbt: Any) -> alt.HConcatChart:
-        """Side by side: P(best) and expected rank from BBT and from Plackett-Luce."""
-        frame = self.compare(bbt)
-        order = list(self.ranking["algorithm"])
-        color = alt.Color("model:N", title="model")
-        best = (
-            alt.Chart(frame)
-            .mark_point(filled=True, size=60)
-            .encode(
-                y=alt.Y("algorithm:N", sort=order, title=None),
-                x=alt.X("p_best:Q", title="P(best)", scale=alt.Scale(domain=[0, 1])),
-                color=color,
-                tooltip=["algorithm", "model", "p_best"],
-            )
-            .properties(title="P(best)", width=220)
-        )
-        rank = (
-            alt.Chart(frame)
-            .mark_point(filled=True, size=60)
-            .encode(
-                y=alt.Y("algorithm:N", sort=order, title=None),
-                x=alt.X("expected_rank:Q", title="expected rank (1 = best)"),
-                color=color,
-                tooltip=["algorithm", "model", "expected_rank"],
-            )
-            .properties(title="expected rank", width=220)
-        )
-        return alt.hconcat(best, rank).properties(title="BBT vs Plackett-Luce")
-
-    def chart_ppc(self) -> alt.FacetChart:
-        """Observed rank frequencies (dots) against posterior-predictive HDIs (bars)."""
-        base = alt.Chart(self.ppc).encode(x=alt.X("rank:O", title="rank"))
-        bars = base.mark_rule(strokeWidth=4, opacity=0.5).encode(
-            y=alt.Y("low:Q", title="share of data sets"), y2="high:Q"
-        )
-        dots = base.mark_point(filled=True, color="black").encode(y="observed:Q")
-        return (
-            alt.layer(bars, dots)
-            .properties(width=140, height=100)
-            .facet(facet=alt.Facet("algorithm:N", sort=list(self.ranking["algorithm"])), columns=4)
-        )
-
-
-#: A ranking model needs this many data sets that rank 2 or more algorithms.
-MIN_RANKED_DATASETS = 2
-
-
-def ranked_data_sets(tidy: TidyResults) -> tuple[np.ndarray, np.ndarray]:
-    """The data sets' mean scores (equal up to floating-point noise snapped together) and,
-    per data set, whether it ranks 2 or more algorithms: the data sets a ranking model uses."""
-    means = snap_ties(tidy.means)
-    return means, np.isfinite(means).sum(axis=1) >= 2
+    model_label: ClassVar[str] = "Plackett-Luce"
 
 
 def ranking_model(
@@ -231,7 +123,7 @@ def ranking_model(
     lower_is_better: bool = False,
     model: str = "plackett-luce",
     ties: str = "split",
-    prior: float = 1.0,
+    prior: float | None = None,
     hdi: float = 0.89,
     engine: str = "auto",
     chains: int = 4,
@@ -239,8 +131,11 @@ def ranking_model(
     iter_sampling: int = 1000,
     seed: int | None = DEFAULT_SEED,
     progress: ProgressCallback | None = None,
-) -> RankingModelResult:
-    """Fit a Plackett-Luce model to the rankings of the algorithms on each data set.
+    thin: int | None = None,
+    leap: int | None = None,
+) -> RankingModelResult | MallowsResult:
+    """Fit a Plackett-Luce or a Mallows model to the rankings of the algorithms on each
+    data set.
 
     Parameters
     ----------
@@ -251,33 +146,67 @@ def ranking_model(
         How to read the results; see :func:`bbt_widget.core.data.tidy_results` (``sd`` is
         accepted and not needed).
     model
-        ``"plackett-luce"`` (the only one so far).
+        ``"plackett-luce"`` (default) or ``"mallows"`` (Mallows with Kendall's distance,
+        sampled without Stan: :func:`bbt_widget.baselines._mallows.mallows_model`).
     ties
         ``"split"`` (default) or ``"random"``; see the module documentation.
     prior
-        Dirichlet concentration of every weight (paper 003: 1, flat).
+        The prior's hyper-parameter: Plackett-Luce, the Dirichlet concentration of every
+        weight (default 1, flat, as paper 003); Mallows, the rate of the truncated
+        exponential prior on the dispersion (default 0.1, as paper 003).
     hdi
         Mass of the HDIs.
     engine, chains, iter_warmup, iter_sampling, seed, progress
-        Stan settings; see :func:`bbt_widget.engines.sample`. ``seed`` also seeds the tie
-        sampling and the Monte Carlo summaries.
+        Plackett-Luce: Stan settings, see :func:`bbt_widget.engines.sample`; Mallows: chains,
+        burn-in and kept draws of its Metropolis-Hastings sampler (``engine`` is not used).
+        ``seed`` also seeds the tie sampling and the Monte Carlo summaries.
+    thin, leap
+        Mallows only: iterations per kept draw and the reach of the leap-and-shift proposal.
 
     Returns
     -------
-    RankingModelResult
+    RankingModelResult or MallowsResult
         ``ranking``, ``top_k``, ``before``, ``ppc``, ``diagnostics``; ``compare(bbt)`` and
-        the charts ``chart_top_k()``, ``chart_vs_bbt(bbt)``, ``chart_ppc()``.
+        the charts ``chart_top_k()``, ``chart_vs_bbt(bbt)``, ``chart_ppc()``. A Mallows
+        result also has ``consensus``, ``dispersion`` and ``rank_probabilities``.
 
     Raises
     ------
     ValueError
-        Before any fit: an unknown model or tie rule, prior <= 0, fewer than 2 algorithms,
-        fewer than 2 data sets with at least 2 results.
+        Before any fit: an unknown model or tie rule, prior <= 0, ``thin`` or ``leap`` with
+        Plackett-Luce, fewer than 2 algorithms, fewer than 2 data sets with at least 2
+        results.
     """
     if model not in MODELS:
         raise ValueError(f"unknown model {model!r}; use one of {', '.join(map(repr, MODELS))}")
+    if model == "mallows":
+        from ._mallows import mallows_model
+
+        return mallows_model(
+            data,
+            dataset=dataset,
+            algorithm=algorithm,
+            fold=fold,
+            score=score,
+            sd=sd,
+            lower_is_better=lower_is_better,
+            ties=ties,
+            rate=0.1 if prior is None else prior,
+            hdi=hdi,
+            chains=chains,
+            burn_in=iter_warmup,
+            draws=iter_sampling,
+            thin=thin,
+            leap=leap,
+            seed=seed,
+            progress=progress,
+        )
+    for name, value in (("thin", thin), ("leap", leap)):
+        if value is not None:
+            raise ValueError(f"{name} is a setting of model='mallows'; leave it out here")
     if ties not in TIE_RULES:
         raise ValueError(f"unknown ties {ties!r}; use one of {', '.join(map(repr, TIE_RULES))}")
+    prior = 1.0 if prior is None else prior
     if isinstance(prior, bool) or not isinstance(prior, (int, float, np.number)):
         raise TypeError(f"prior must be a number > 0 (Dirichlet concentration), got {prior!r}")
     if not (np.isfinite(prior) and prior > 0):
@@ -289,7 +218,7 @@ def ranking_model(
         "iter_sampling": check_count(iter_sampling, "iter_sampling"),
         "seed": check_seed(seed),
     }
-    tidy = tidy_results(
+    ranked = ranked_means(
         data,
         dataset=dataset,
         algorithm=algorithm,
@@ -298,17 +227,10 @@ def ranking_model(
         sd=sd,
         lower_is_better=lower_is_better,
     )
-    means, kept = ranked_data_sets(tidy)
-    datasets = tuple(d for d, k in zip(tidy.datasets, kept) if k)
-    dropped = tuple(d for d, k in zip(tidy.datasets, kept) if not k)
-    if len(datasets) < MIN_RANKED_DATASETS:
-        raise ValueError(
-            f"need at least {MIN_RANKED_DATASETS} data sets where 2 or more algorithms have a "
-            f"result to fit a ranking model; found {len(datasets)}"
-        )
+    means, datasets, dropped = ranked.means, ranked.datasets, ranked.dropped
     rng = np.random.default_rng(settings["seed"])
-    orders, weights = expand_rankings(means[kept], ties, rng)
-    n_alg = len(tidy.algorithms)
+    orders, weights = expand_rankings(means, ties, rng)
+    n_alg = len(ranked.algorithms)
     stan_data = pl_data(orders, weights, n_alg, prior)
     draws = engines.sample("plackett_luce", stan_data, engine=engine, progress=progress, **settings)
     theta = draws.params["theta"].reshape(-1, n_alg)
@@ -321,7 +243,7 @@ def ranking_model(
             DiagnosticsWarning,
             stacklevel=2,
         )
-    names = list(tidy.algorithms)
+    names = list(ranked.algorithms)
     ranking = _ranking(theta, names, hdi)
     order = [names.index(a) for a in ranking["algorithm"]]
     thin = theta[np.linspace(0, len(theta) - 1, min(SUMMARY_DRAWS, len(theta))).astype(int)]
@@ -329,7 +251,7 @@ def ranking_model(
         ranking=ranking,
         top_k=_top_k(thin, names, hdi, rng),
         before=_before(theta, names, order, hdi),
-        ppc=_ppc(thin, names, orders, weights, np.isfinite(means[kept]), hdi, rng),
+        ppc=_ppc(thin, names, orders, weights, np.isfinite(means), hdi, rng),
         diagnostics=diag,
         draws=draws,
         algorithms=tuple(names),
@@ -341,7 +263,7 @@ def ranking_model(
             "ties": ties,
             "prior": float(prior),
             "engine": draws.engine,
-            "lower_is_better": tidy.lower_is_better,
+            "lower_is_better": ranked.lower_is_better,
         },
     )
 
@@ -406,11 +328,6 @@ def pl_data(
     }
 
 
-def _summary(values: np.ndarray, hdi: float) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
-    low, high = hdi_sorted(np.sort(values, axis=0), hdi)
-    return values.mean(axis=0), low, high
-
-
 def _expected_ranks(theta: np.ndarray) -> np.ndarray:
     """Per draw, 1 + sum_j P(j before i) = 1 + sum_{j != i} theta_j / (theta_i + theta_j)."""
     before = theta[:, None, :] / (theta[:, :, None] + theta[:, None, :])  # [d, i, j]: j before i
@@ -418,8 +335,8 @@ def _expected_ranks(theta: np.ndarray) -> np.ndarray:
 
 
 def _ranking(theta: np.ndarray, names: list[str], hdi: float) -> pd.DataFrame:
-    p, p_low, p_high = _summary(theta, hdi)
-    r, r_low, r_high = _summary(_expected_ranks(theta), hdi)
+    p, p_low, p_high = summarise(theta, hdi)
+    r, r_low, r_high = summarise(_expected_ranks(theta), hdi)
     table = pd.DataFrame(
         {
             "algorithm": names,
@@ -461,7 +378,7 @@ def _top_k(
     top = np.cumsum(counts, axis=2)  # P(position < k), monotone in k by construction
     rows = []
     for k in range(1, n + 1):
-        p, low, high = _summary(top[:, :, k - 1], hdi)
+        p, low, high = summarise(top[:, :, k - 1], hdi)
         rows.append(pd.DataFrame({"algorithm": names, "k": k, "p": p, "low": low, "high": high}))
     return pd.concat(rows, ignore_index=True)
 
@@ -472,11 +389,11 @@ def _before(theta: np.ndarray, names: list[str], order: list[int], hdi: float) -
         for j in order[x + 1 :]:
             p, low, high = (
                 float(v[0])
-                for v in _summary((theta[:, i] / (theta[:, i] + theta[:, j]))[:, None], hdi)
+                for v in summarise((theta[:, i] / (theta[:, i] + theta[:, j]))[:, None], hdi)
             )
             rows.append(
                 {
-                    "pair": f"{names[i]} > {names[j]}",
+                    "pair": pair_label(names[i], names[j]),
                     "alg_a": names[i],
                     "alg_b": names[j],
                     "p": p,
@@ -510,7 +427,7 @@ def _ppc(
             replicated[start : start + 100, :, p] = hit.sum(axis=1) / n_data
     rows = []
     for p in range(n):
-        mean, low, high = _summary(replicated[:, :, p], hdi)
+        mean, low, high = summarise(replicated[:, :, p], hdi)
         rows.append(
             pd.DataFrame(
                 {

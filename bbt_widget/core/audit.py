@@ -17,6 +17,8 @@ from dataclasses import dataclass, field
 import numpy as np
 import pandas as pd
 
+from .bidi import isolate
+
 # DataWarning lives with the reading of the results, which issues it too (``win_table``); it
 # is importable from here, its first home.
 from .data import DataWarning, TidyResults, tidy_results
@@ -212,7 +214,8 @@ def _n(count: int, word: str) -> str:
 
 
 def _names(items: Iterable[object], n: int = 6) -> str:
-    items = [str(i) for i in items]
+    # each name isolated: one that holds a bidi override cannot reverse the list after it
+    items = [isolate(i) for i in items]
     shown = ", ".join(items[:n])
     return shown + (f" and {len(items) - n} more" if len(items) > n else "")
 
@@ -237,7 +240,7 @@ def _missing(tidy: TidyResults) -> list[Finding]:
         by_alg: dict[str, list[str]] = {}
         for d, a in missing:
             by_alg.setdefault(tidy.algorithms[a], []).append(tidy.datasets[d])
-        where = "; ".join(f"{a}: {_names(ds, 3)} ({len(ds)})" for a, ds in by_alg.items())
+        where = "; ".join(f"{isolate(a)}: {_names(ds, 3)} ({len(ds)})" for a, ds in by_alg.items())
         out.append(
             Finding(
                 "warning",
@@ -252,7 +255,8 @@ def _missing(tidy: TidyResults) -> list[Finding]:
     partial = np.argwhere((counts > 0) & (counts < full))
     if len(partial):
         where = _names(
-            f"{tidy.algorithms[a]} on {tidy.datasets[d]} ({counts[d, a]} of {full[d, 0]})"
+            f"{isolate(tidy.algorithms[a])} on {isolate(tidy.datasets[d])} "
+            f"({counts[d, a]} of {full[d, 0]})"
             for d, a in partial
         )
         out.append(
@@ -285,7 +289,10 @@ def _graph(tidy: TidyResults) -> list[Finding]:
             )
         )
     games = table["win1"] + table["win2"] + table["ties"]
-    never = [f"{a} - {b}" for a, b in zip(table["alg1"][games == 0], table["alg2"][games == 0])]
+    never = [
+        f"{isolate(a)} - {isolate(b)}"
+        for a, b in zip(table["alg1"][games == 0], table["alg2"][games == 0])
+    ]
     if never:
         out.append(
             Finding(
@@ -309,7 +316,10 @@ def _shared_folds(tidy: TidyResults) -> list[Finding]:
     short = (met & (both < np.maximum(counts[:, :, None], counts[:, None, :]))).sum(axis=0)
     algs = tidy.algorithms
     i, j = np.nonzero(np.triu(short, k=1))
-    fewer = [f"{algs[a]} - {algs[b]} on {_n(int(short[a, b]), 'data set')}" for a, b in zip(i, j)]
+    fewer = [
+        f"{isolate(algs[a])} - {isolate(algs[b])} on {_n(int(short[a, b]), 'data set')}"
+        for a, b in zip(i, j)
+    ]
     if not fewer:
         return [Finding("info", "folds", "every pair shares all of its folds on every data set")]
     return [
@@ -338,7 +348,8 @@ def _float_noise(tidy: TidyResults) -> list[Finding]:
         count += int(noise.sum())
         for d, k in np.argwhere(noise)[: _EXAMPLES - len(examples)]:
             examples.append(
-                f"{algs[i]} - {algs[i + 1 + k]} on {tidy.datasets[d]} (difference {diff[d, k]:.1e})"
+                f"{isolate(algs[i])} - {isolate(algs[i + 1 + k])} on {isolate(tidy.datasets[d])} "
+                f"(difference {diff[d, k]:.1e})"
             )
     if not count:
         return []

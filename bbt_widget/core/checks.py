@@ -1,7 +1,8 @@
 """Model checks: convergence diagnostics, posterior predictive checks, WAIC / LOO.
 
 The only module that imports ArviZ (0.x API; ArviZ 1.x needs Python 3.12 and changed
-``from_dict``, so the dependency is pinned below 1).
+``from_dict``, so the dependency is pinned below 1), and only for the InferenceData, WAIC and
+LOO: the convergence diagnostics every fit checks are computed by :mod:`.convergence`.
 """
 
 from __future__ import annotations
@@ -15,6 +16,7 @@ import numpy as np
 import pandas as pd
 
 from ..engines.base import Draws
+from . import convergence
 from .options import DEFAULT_ADAPT_DELTA
 from .posterior import hdi_sorted
 
@@ -119,21 +121,41 @@ def build_idata(
 
 
 def diagnostics(idata, draws: Draws, var_names: Sequence[str] | None = None) -> Diagnostics:
-    """R-hat, bulk / tail ESS, divergences, tree-depth saturation and E-BFMI.
+    """R-hat, bulk / tail ESS, divergences, tree-depth saturation and E-BFMI of an
+    InferenceData's posterior (the same numbers as :func:`draws_diagnostics` of its draws).
 
     ``var_names``: the parameters whose R-hat and ESS count (default: BBT's beta, sigma, nu).
     """
-    az = _az()
     if var_names is None:
         var_names = [v for v in ("beta", "sigma", "nu") if v in idata.posterior]
-    chains = idata.posterior.sizes["chain"]
-    rhat = _max(az.rhat(idata, var_names=var_names))
-    ess_bulk = _min(az.ess(idata, var_names=var_names, method="bulk"))
-    ess_tail = _min(az.ess(idata, var_names=var_names, method="tail"))
+    posterior = {v: idata.posterior[v].values for v in var_names}
+    stats = idata.sample_stats if "sample_stats" in idata.groups() else {}
+    energy = stats["energy"].transpose("chain", "draw").values if "energy" in stats else None
+    return _diagnose(posterior, energy, draws)
+
+
+def draws_diagnostics(draws: Draws, var_names: Sequence[str]) -> Diagnostics:
+    """R-hat, bulk / tail ESS, divergences, tree-depth saturation and E-BFMI of any Stan
+    program's draws, R-hat and ESS on the parameters ``var_names``.
+
+    Computed from the arrays (:mod:`.convergence`, ArviZ's numbers without importing it).
+    """
+    posterior = {v: draws.params[v] for v in var_names}
+    return _diagnose(posterior, draws.sampler.get("energy__"), draws)
+
+
+def _diagnose(
+    posterior: dict[str, np.ndarray], energy: np.ndarray | None, draws: Draws
+) -> Diagnostics:
+    """The checks of :class:`Diagnostics` on draws shaped (chains, draws, ...)."""
+    chains = next(iter(posterior.values())).shape[0]
+    rhat = _worst(convergence.rhat, posterior, largest=True)
+    ess_bulk = _worst(convergence.ess_bulk, posterior, largest=False)
+    ess_tail = _worst(convergence.ess_tail, posterior, largest=False)
     s = draws.sampler
     divergences = int(np.sum(s["divergent__"])) if "divergent__" in s else 0
     saturated = int(np.sum(s["treedepth__"] >= draws.max_treedepth)) if "treedepth__" in s else 0
-    ebfmi = float(np.min(az.bfmi(idata))) if "energy" in idata.sample_stats else float("nan")
+    ebfmi = float(np.min(convergence.bfmi(energy))) if energy is not None else float("nan")
     need = ESS_PER_CHAIN * chains
     messages = []
     if not rhat <= RHAT_MAX:
@@ -168,22 +190,13 @@ def diagnostics(idata, draws: Draws, var_names: Sequence[str] | None = None) -> 
     )
 
 
-def draws_diagnostics(draws: Draws, var_names: Sequence[str]) -> Diagnostics:
-    """:func:`diagnostics` of any Stan program's draws, on the parameters ``var_names``."""
-    az = _az()
-    idata = az.from_dict(
-        posterior={v: draws.params[v] for v in var_names},
-        sample_stats={"energy": draws.sampler["energy__"]} if "energy__" in draws.sampler else {},
-    )
-    return diagnostics(idata, draws, list(var_names))
-
-
-def _max(ds) -> float:
-    return float(max(np.nanmax(v.values) for v in ds.data_vars.values()))
-
-
-def _min(ds) -> float:
-    return float(min(np.nanmin(v.values) for v in ds.data_vars.values()))
+def _worst(statistic, posterior: dict[str, np.ndarray], largest: bool) -> float:
+    """The largest (or smallest) ``statistic`` over every element of every parameter, NaN
+    elements skipped within a parameter (as ArviZ's summaries of its results did)."""
+    per_parameter = [convergence.per_element(statistic, a) for a in posterior.values()]
+    if largest:
+        return float(max(np.nanmax(v) for v in per_parameter))
+    return float(min(np.nanmin(v) for v in per_parameter))
 
 
 def ppc_coverage(replicated: np.ndarray, observed: np.ndarray) -> np.ndarray:

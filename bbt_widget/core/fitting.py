@@ -12,6 +12,7 @@ import pandas as pd
 
 from .. import engines
 from ..engines.base import Draws, ProgressCallback
+from . import convergence
 from .audit import Audit, DataWarning, audit_validated
 from .data import TidyResults
 from .options import DEFAULT_ADAPT_DELTA, DEFAULT_MAX_TREEDEPTH, HYPERPRIORS
@@ -120,6 +121,8 @@ def fit(
     iter_sampling = check_count(iter_sampling, "iter_sampling")
     adapt_delta = check_adapt_delta(adapt_delta)
     max_treedepth = check_max_treedepth(max_treedepth)
+    # the sampler's worker process starts now and loads while the data are read and checked
+    engines.prestart(("davidson" if ties == "davidson" else "bbt",), engine)
     job = prepare_fit(
         data,
         dataset=dataset,
@@ -280,6 +283,7 @@ class PreparedFit:
     ) -> BBTResult:
         """The NUTS fit (what :func:`fit` returns), with a :class:`DiagnosticsWarning` when the
         diagnostics fail (``stacklevel`` as for ``warnings.warn`` called where this is)."""
+        convergence.preload()  # what the diagnostics import, imported while the chains run
         draws = engines.sample(
             self.model,
             self.stan_data,

@@ -12,6 +12,7 @@ import pandas as pd
 from ..engines.base import Draws
 from . import checks, posterior
 from .audit import Audit
+from .bidi import isolate, pair_label
 from .data import TidyResults
 from .validation import check_algorithms, check_hdi, check_rope
 
@@ -107,7 +108,7 @@ class BBTResult:
     @cached_property
     def _pair_labels(self) -> list[str]:
         a = self.algorithms
-        return [f"{a[i]} > {a[j]}" for i, j in self._pairs]
+        return [pair_label(a[i], a[j]) for i, j in self._pairs]
 
     @cached_property
     def _p_sorted(self) -> np.ndarray:
@@ -324,7 +325,7 @@ class BBTResult:
 
 def disconnected_message(components: Sequence[Sequence[str]]) -> str:
     """Why pairs across groups of algorithms that never met are not compared."""
-    groups = "; ".join("{" + ", ".join(map(str, c)) + "}" for c in components)
+    groups = "; ".join("{" + ", ".join(map(isolate, c)) + "}" for c in components)
     return (
         f"the algorithms form {len(components)} groups that never met on a common data set, "
         f"even through others: {groups}. Only the prior relates abilities across groups, so "

@@ -14,6 +14,7 @@ to see the compiler's and Stan's output; by default the engines are silent.
 
 from __future__ import annotations
 
+import math
 import os
 import sys
 import threading
@@ -21,6 +22,7 @@ import time
 import warnings
 from collections.abc import Mapping
 from concurrent.futures import ThreadPoolExecutor
+from concurrent.futures import TimeoutError as FutureTimeout
 from types import ModuleType
 from typing import Any
 
@@ -37,8 +39,11 @@ __all__ = [
     "available_engines",
     "compile_model",
     "compile_models",
+    "compiles_in_parallel",
     "laplace",
+    "models_to_compile",
     "prepare_data",
+    "prestart",
     "program_hash",
     "resolve_engine",
     "sample",
@@ -97,19 +102,24 @@ def resolve_engine(engine: str = "auto") -> str:
         says how to fix it.
     """
     if engine == "auto":
-        for name in ENGINES:
-            if _engine_module(name).available():
-                skipped = _broken(ENGINES[0]) if name != ENGINES[0] else None
-                if skipped:
-                    warnings.warn(f"{skipped} Using {name}.", RuntimeWarning, stacklevel=3)
-                return name
-        raise EngineError("No Stan engine can run here. " + " ".join(_FIXES.values()))
+        name = _first_available()
+        if name is None:
+            raise EngineError("No Stan engine can run here. " + " ".join(_FIXES.values()))
+        skipped = _broken(ENGINES[0]) if name != ENGINES[0] else None
+        if skipped:
+            warnings.warn(f"{skipped} Using {name}.", RuntimeWarning, stacklevel=3)
+        return name
     if engine not in ENGINES:
         valid = ", ".join(repr(e) for e in ("auto", *ENGINES))
         raise ValueError(f"unknown Stan engine {engine!r}; valid engines: {valid}")
     if not _engine_module(engine).available():
         raise EngineError(_broken(engine) or _FIXES[engine])
     return engine
+
+
+def _first_available() -> str | None:
+    """The engine ``"auto"`` designates here (None: none can run)."""
+    return next((name for name in ENGINES if _engine_module(name).available()), None)
 
 
 def _broken(engine: str) -> str | None:
@@ -145,6 +155,34 @@ def compile_model(
     module.keep_warm(path)
 
 
+def prestart(models: tuple[ModelName, ...], engine: str = "auto") -> None:
+    """Start now the worker processes that coming fits of ``models`` will take, for those
+    already compiled, so that their start-up (an interpreter, numpy and, with PyStan, the
+    model: a few tenths of a second in a fresh process) overlaps with the caller's own work,
+    e.g. reading and checking the data. :func:`bbt_widget.fit` and the ``bbt-widget``
+    command call it first.
+
+    Best effort and silent: it never compiles, never warns and never raises (the fit that
+    follows reports any problem); a worker started for a fit that does not come is killed
+    with the interpreter, as the idle workers are.
+    """
+    try:
+        for model in models:
+            check_model(model)
+        name = _first_available() if engine == "auto" else engine
+        if name not in ENGINES:
+            return
+        module = _engine_module(name)
+        if not module.available():
+            return
+        for model in models:
+            path = module.compiled(model)
+            if path is not None:
+                module.prestart(path)
+    except Exception:  # the fit that follows reports it
+        pass
+
+
 def _free_cores() -> float:
     """Cores not busy with other work (the 1-minute load average; all of them where the
     system gives no load average)."""
@@ -155,28 +193,64 @@ def _free_cores() -> float:
         return float(cores)
 
 
+def models_to_compile(models: tuple[ModelName, ...], engine: str = "auto") -> list[ModelName]:
+    """The models of ``models`` not yet compiled for ``engine`` here (nothing is built).
+
+    Raises
+    ------
+    EngineError
+        The engine cannot run here, or the cache is not private (see ``_cache``).
+    """
+    for model in models:
+        check_model(model)
+    module = _engine_module(resolve_engine(engine))
+    return [model for model in dict.fromkeys(models) if module.compiled(model) is None]
+
+
+def compiles_in_parallel(count: int) -> bool:
+    """Whether :func:`compile_models` compiles ``count`` models at once: when the machine has
+    a free core for each (else one after the other, so that a busy machine is not
+    oversubscribed further)."""
+    return count > 1 and _free_cores() >= count
+
+
 def compile_models(
     models: tuple[ModelName, ...] = ("bbt", "davidson"),
     engine: str = "auto",
     *,
+    progress: ProgressCallback | None = None,
     verbose: bool | None = None,
 ) -> None:
     """Compile several models into the cache (each a fast no-op when cached), e.g. to warm up.
 
-    They compile in parallel when the machine has a free core for each (on 2 cores, both
-    programs took 0.76x the time of one after the other: ``benchmarks/bench_cold.py``),
-    else one after the other, so that a busy machine is not oversubscribed further.
+    They compile in parallel when :func:`compiles_in_parallel` (on 2 cores, both programs
+    took 0.76x the time of one after the other: ``benchmarks/bench_cold.py``), else one after
+    the other. ``progress("compiling", nan)`` is called from this thread about once a second
+    while they compile.
     """
     for model in models:
         check_model(model)
     resolve_engine(engine)
-    if len(models) > 1 and _free_cores() >= len(models):
-        with ThreadPoolExecutor(len(models), thread_name_prefix="bbt-widget-compile") as pool:
-            for future in [pool.submit(compile_model, m, engine, verbose=verbose) for m in models]:
-                future.result()
-    else:
+    if not compiles_in_parallel(len(models)):
         for model in models:
-            compile_model(model, engine, verbose=verbose)
+            compile_model(model, engine, progress, verbose=verbose)
+        return
+    pool = ThreadPoolExecutor(len(models), thread_name_prefix="bbt-widget-compile")
+    try:
+        futures = [pool.submit(compile_model, m, engine, verbose=verbose) for m in models]
+        for future in futures:
+            while True:
+                if progress is not None:
+                    progress("compiling", math.nan)
+                try:
+                    future.result(timeout=1.0)
+                    break
+                except FutureTimeout:
+                    pass
+    finally:
+        # after an error or Ctrl-C, not waiting here for the other compile: it goes on for
+        # the next call, or stop_all() ends it
+        pool.shutdown(wait=False, cancel_futures=True)
 
 
 def shutdown() -> None:

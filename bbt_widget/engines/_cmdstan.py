@@ -256,6 +256,18 @@ def compile_model(
     return exe, seconds
 
 
+def compiled(model: ModelName) -> Path | None:
+    """The cached executable of ``model`` if it is built, else None (nothing is built).
+
+    Raises :class:`~._cache.UnsafeCacheError` as :func:`compile_model` does.
+    """
+    exe = _target(model) / _exe_name(model)
+    if not exe.exists():
+        return None
+    check_private(exe)
+    return exe
+
+
 class _ExeBroken(EngineError):
     """The cached executable does not run (e.g. a truncated file)."""
 
@@ -379,6 +391,12 @@ def keep_warm(exe: Path | None = None) -> None:
         if _idle is None or _idle.proc.poll() is not None:
             with contextlib.suppress(OSError):
                 _idle = _Worker()
+
+
+def prestart(exe: Path) -> None:
+    """Start the worker a coming fit will take, unless one is idle already (it serves every
+    model: ``exe`` is not needed; see ``engines.prestart``)."""
+    keep_warm(exe)
 
 
 def shutdown() -> None:

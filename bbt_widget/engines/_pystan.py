@@ -163,6 +163,17 @@ def compile_model(
     return module, seconds
 
 
+def compiled(model: ModelName) -> Path | None:
+    """The cached extension module of ``model`` if it is built, else None (nothing is built).
+
+    Raises :class:`~._cache.UnsafeCacheError` as :func:`compile_model` does.
+    """
+    module = _module_file(_target(model))
+    if module is not None:
+        check_private(module)
+    return module
+
+
 class _Worker:
     """A ``_pystan_worker.py`` process: model loaded, waiting on stdin for one fit."""
 
@@ -310,6 +321,12 @@ def keep_warm(module: Path, count: int = IDLE_WORKERS) -> None:
     """
     with _idle_lock:
         _keep_processes_locked(module, count)
+
+
+def prestart(module: Path) -> None:
+    """Start the worker a coming fit of ``module`` will take, unless one is idle already:
+    its start-up then overlaps with the caller's own work (see ``engines.prestart``)."""
+    keep_warm(module, 1)
 
 
 def _keep_processes_locked(module: Path, count: int) -> None:

@@ -1,7 +1,8 @@
 """One batch layer for many fits: sweeps, influence refits and calibration repeats.
 
-A list of :class:`FitRequest` (a win table, the model settings) goes in; one
-:class:`FitOutcome` per request comes out, in the same order. Each fit gets its own seed from
+A list of :class:`FitRequest` (a win table, the model settings) or of other
+:class:`BatchJob` (e.g. hierarchical t-tests) goes in; one :class:`FitOutcome` per request comes
+out, in the same order. Each fit gets its own seed from
 ``numpy.random.SeedSequence(seed).spawn(n)``, so the numbers depend on the user's seed and the
 position of the request only, never on the executor or on how many workers run.
 
@@ -35,7 +36,7 @@ from collections.abc import Callable, Sequence
 from concurrent.futures import FIRST_COMPLETED, ThreadPoolExecutor, wait
 from dataclasses import dataclass, field
 from functools import cached_property
-from typing import Any
+from typing import Any, Protocol
 
 import numpy as np
 import pandas as pd
@@ -97,13 +98,51 @@ class FitRequest:
         check_win_table(self.win_table)
         return self
 
+    def run(
+        self, seed: int, progress: ProgressCallback | None, cancel: threading.Event | None
+    ) -> tuple[BBTResult, list[str]]:
+        """Fit the BBT model; returns the result and its diagnostics warnings."""
+        result = fit(
+            self.win_table,
+            ties=self.ties,
+            hyperprior=self.hyperprior,
+            prior_scale=self.prior_scale,
+            chains=self.chains,
+            iter_warmup=self.iter_warmup,
+            iter_sampling=self.iter_sampling,
+            engine=self.engine,
+            seed=seed,
+            progress=progress,
+            cancel=cancel,
+        )
+        notes = list(result.diagnostics().messages)
+        if result.disconnected_note:
+            notes.append(result.disconnected_note)
+        return result, notes
+
+
+class BatchJob(Protocol):
+    """Any fit the batch can run besides :class:`FitRequest` (e.g. a hierarchical t-test of
+    one pair): ``check()`` validates it before the first fit starts and returns it;
+    ``run(seed, progress, cancel)`` fits it (passing ``progress`` and ``cancel`` on to
+    :func:`bbt_widget.engines.sample`) and returns the result and its diagnostics
+    warnings. It must be picklable to run on Dask."""
+
+    meta: dict[str, Any]
+
+    def check(self) -> BatchJob: ...
+
+    def run(
+        self, seed: int, progress: ProgressCallback | None, cancel: threading.Event | None
+    ) -> tuple[Any, list[str]]: ...
+
 
 @dataclass
 class FitOutcome:
     """What one request gave: ``value`` (the result, or what ``reduce`` made of it) or
     ``error`` (the failure's text); ``warnings`` holds diagnostics warnings of the fit."""
 
-    request: FitRequest
+    request: FitRequest | BatchJob
     seed: int
     value: Any = None
     error: str | None = None
@@ -137,7 +176,7 @@ def _slim(result: BBTResult) -> BBTResult:
 
 
 def _fit_one(
-    request: FitRequest,
+    request: FitRequest | BatchJob,
     seed: int,
     reduce: Reducer | None,
     progress: ProgressCallback | None,
@@ -147,25 +186,13 @@ def _fit_one(
     start = time.perf_counter()
     outcome = FitOutcome(request, seed)
     try:
-        result = fit(
-            request.win_table,
-            ties=request.ties,
-            hyperprior=request.hyperprior,
-            prior_scale=request.prior_scale,
-            chains=request.chains,
-            iter_warmup=request.iter_warmup,
-            iter_sampling=request.iter_sampling,
-            engine=request.engine,
-            seed=seed,
-            progress=progress,
-            cancel=cancel,
-        )
-        # the fit's warnings, kept with its row (run_batch silences them: warning filters
+        # the fit's warnings are kept with its row (run_batch silences them: warning filters
         # are process-wide, so they cannot be set per fit thread)
-        outcome.warnings = list(result.diagnostics().messages)
-        if result.disconnected_note:
-            outcome.warnings.append(result.disconnected_note)
-        outcome.value = _slim(result) if reduce is None else reduce(result, request)
+        result, outcome.warnings = request.run(seed, progress, cancel)
+        if reduce is not None:
+            outcome.value = reduce(result, request)
+        else:
+            outcome.value = _slim(result) if isinstance(result, BBTResult) else result
     except FitCancelled:
         raise
     except Exception as exc:  # kept as a row: one bad fit must not lose the others
@@ -175,7 +202,7 @@ def _fit_one(
 
 
 def run_batch(
-    requests: Sequence[FitRequest],
+    requests: Sequence[FitRequest | BatchJob],
     *,
     seed: int | None = DEFAULT_SEED,
     executor: Any = None,
@@ -257,7 +284,7 @@ class _Progress:
 
 
 def _run_local(
-    requests: list[FitRequest],
+    requests: list[FitRequest | BatchJob],
     seeds: list[int],
     n_jobs: int | None,
     reduce: Reducer | None,
@@ -378,7 +405,9 @@ def _dask_client(executor: Any) -> Any:
     return executor
 
 
-def _dask_task(request: FitRequest, seed: int, reduce: Reducer | None, event: str) -> FitOutcome:
+def _dask_task(
+    request: FitRequest | BatchJob, seed: int, reduce: Reducer | None, event: str
+) -> FitOutcome:
     """Runs on a Dask worker: one fit, stopped when the batch's cancel event is set."""
     from distributed import Event, get_client
 
@@ -410,7 +439,7 @@ def _dask_task(request: FitRequest, seed: int, reduce: Reducer | None, event: st
 
 def _run_dask(
     client: Any,
-    requests: list[FitRequest],
+    requests: list[FitRequest | BatchJob],
     seeds: list[int],
     reduce: Reducer | None,
     progress: ProgressCallback | None,

@@ -17,6 +17,7 @@ import numpy as np
 import pandas as pd
 
 from ..core import posterior
+from ..core.bidi import pair_label
 from ..core.data import tidy_results
 from ..core.result import BBTResult
 from ..core.validation import DEFAULT_SEED, check_count, check_flag, check_hyperprior, check_seed
@@ -64,7 +65,7 @@ def _score(result: BBTResult, request: FitRequest) -> pd.DataFrame:
     pred.sort(axis=0)
     out = {
         "repeat": request.meta["repeat"],
-        "pair": [f"{a[i]} > {b[i]}" for i in np.flatnonzero(keep)],
+        "pair": [pair_label(a[i], b[i]) for i in np.flatnonzero(keep)],
         "n_games": n,
         "win_a": win_a,
         "empirical": rate,

@@ -23,6 +23,7 @@ import numpy as np
 import pandas as pd
 
 from ..core import posterior
+from ..core.bidi import pair_label
 from ..core.data import TidyResults, tidy_results
 from ..core.options import HYPERPRIOR_SCALES
 from ..core.result import BBTResult
@@ -239,7 +240,7 @@ class SweepResult:
         rope = self.rope if rope is None else check_rope(rope)
         hdi = self.hdi if hdi is None else check_hdi(hdi)
         a = self.algorithms
-        labels = [f"{a[i]} > {a[j]}" for i, j in self._pairs]
+        labels = [pair_label(a[i], a[j]) for i, j in self._pairs]
         alg_a = [a[i] for i, _ in self._pairs]
         alg_b = [a[j] for _, j in self._pairs]
         parts = []

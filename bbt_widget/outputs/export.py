@@ -4,14 +4,18 @@ and PDF without a browser or internet (vl-convert); the posterior to netCDF (Arv
 
 from __future__ import annotations
 
+import atexit
 import base64
 import contextlib
 import json
 import math
+import os
 import re
 import signal
 import subprocess
 import sys
+import threading
+import unicodedata
 from collections.abc import Mapping, Sequence
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
@@ -19,9 +23,11 @@ from typing import TYPE_CHECKING, Any
 import numpy as np
 import pandas as pd
 
+from ..core.bidi import FSI, PDI, balance, isolate, strip_controls
 from ..core.validation import check_flag
 from . import charts
 from ._atomic import atomic_path, atomic_write_bytes
+from .tex_chars import tex_char
 
 if TYPE_CHECKING:
     from ..core.result import BBTResult
@@ -76,22 +82,37 @@ def _unix_newlines(text: object) -> str:
     return str(text).replace("\r\n", "\n").replace("\r", "\n")
 
 
+#: The two-character comparisons, printed as one sign.
+_TEX_COMPARISONS = {">=": r"$\geq$", "<=": r"$\leq$"}
+_TEX_TOKENS = re.compile(r">=|<=|.", re.DOTALL)
+
+
+def _tex_token(token: str) -> str:
+    if token in _TEX_COMPARISONS:
+        return _TEX_COMPARISONS[token]
+    if token in _TEX_SPECIALS:
+        return _TEX_SPECIALS[token]
+    if " " <= token <= "~":
+        return token
+    return tex_char(token)
+
+
 def tex_escape(text: object) -> str:
     """Escape a cell, header or sentence for LaTeX so every character prints literally.
 
-    ``>=`` / ``<=`` become $\\geq$ / $\\leq$, ``--`` stays two hyphens, a line break becomes a
-    space, and characters beyond U+FFFF (emoji), which no pdflatex font has, are written as
-    ``[U+1F680]`` so the document still compiles.
+    ``>=`` / ``<=`` become $\\geq$ / $\\leq$, ``--`` stays two hyphens and a line break
+    becomes a space. Bidi controls are dropped (pdflatex cannot print them; the name is
+    otherwise kept), and other non-ASCII characters go through
+    :func:`bbt_widget.outputs.tex_chars.tex_char`: accented Latin letters are kept (the
+    report's preamble loads T1 fonts), Greek letters and mathematical symbols become math
+    commands, invisible characters are dropped, and a character no pdflatex font of the
+    report has (Cyrillic, CJK, emoji...) is written as ``[U+1F680]`` (see
+    :data:`bbt_widget.outputs.tex_chars.REPLACED_MARK`), so the document still compiles.
     """
-    # the two-character comparisons first, through placeholders the table leaves alone
-    text = _unix_newlines(text).replace(">=", "\x00ge").replace("<=", "\x00le")
-    out = "".join(
-        _TEX_SPECIALS.get(ch, ch) if ord(ch) <= 0xFFFF else f"{{[}}U+{ord(ch):X}{{]}}"
-        for ch in text
-    )
+    text = unicodedata.normalize("NFC", strip_controls(_unix_newlines(text)))
+    out = "".join(_tex_token(m.group()) for m in _TEX_TOKENS.finditer(text))
     # TeX ligatures: -- and --- would print as dashes
-    out = out.replace("--", "-{}-").replace("--", "-{}-")
-    return out.replace("\x00ge", r"$\geq$").replace("\x00le", r"$\leq$")
+    return out.replace("--", "-{}-").replace("--", "-{}-")
 
 
 def md_escape(text: object) -> str:
@@ -100,15 +121,37 @@ def md_escape(text: object) -> str:
     ``&``, ``<`` and ``>`` become HTML entities, so no HTML in a name reaches the renderer;
     the inline syntax characters ``\\ ` * _ [ ] | ~ $`` are backslash-escaped, so a name cannot
     start emphasis, code, a link, math or a new table cell; a line break becomes ``<br>``,
-    so a name cannot end a table row or start a heading.
+    so a name cannot end a table row or start a heading. Bidi controls are paired
+    (:func:`bbt_widget.core.bidi.balance`): an isolated name stays isolated, and nothing the
+    text opens reverses what follows it.
     """
-    return "".join(_MD_SPECIALS.get(ch, ch) for ch in _unix_newlines(text))
+    return "".join(_MD_SPECIALS.get(ch, ch) for ch in balance(_unix_newlines(text)))
 
 
-def html_escape(text: object) -> str:
-    """Escape a user string for HTML text (quotes too, so it is also safe inside a quoted
-    attribute when it holds no line break); a line break becomes ``<br>``."""
-    return "".join(_HTML_SPECIALS.get(ch, ch) for ch in _unix_newlines(text))
+#: The HTML of each bidi isolate: an element the browser isolates the same way.
+_HTML_ISOLATES = {
+    FSI: "<bdi>",
+    "\u2066": '<bdi dir="ltr">',
+    "\u2067": '<bdi dir="rtl">',
+    PDI: "</bdi>",
+}
+
+
+def html_escape(text: object, *, tags: bool = True) -> str:
+    """Escape a user string for HTML text (quotes too); a line break becomes ``<br>``.
+
+    Bidi controls are paired (:func:`bbt_widget.core.bidi.balance`) and each isolate becomes
+    a ``<bdi>`` element (an isolated name, :func:`bbt_widget.core.bidi.isolate`, is shown in
+    ``<bdi>...</bdi>``), so nothing the text opens reverses what follows it. ``tags=False``
+    writes no element at all (for text where markup is not read, such as ``<title>``): line
+    breaks stay line breaks and the isolates stay characters.
+    """
+    if not tags:
+        return "".join(_HTML_SPECIALS.get(ch, ch) if ch != "\n" else ch for ch in balance(text))
+    return "".join(
+        _HTML_SPECIALS.get(ch) or _HTML_ISOLATES.get(ch) or ch
+        for ch in balance(_unix_newlines(text))
+    )
 
 
 #: One escaper per text format, for everything that writes user strings.
@@ -146,7 +189,8 @@ def to_latex(
     wrap: Mapping[str, float] | None = None,
     setup: str = "",
 ) -> str:
-    """A booktabs ``table`` for a manuscript (needs ``\\usepackage{booktabs}``).
+    """A booktabs ``table`` for a manuscript (needs ``\\usepackage{booktabs}``, and
+    ``\\usepackage[T1]{fontenc}`` for letters beyond ASCII; see :func:`tex_escape`).
 
     Numbers are right-aligned and rounded to ``digits``; text is escaped.
 
@@ -210,25 +254,29 @@ def to_latex(
 
 def to_markdown(df: pd.DataFrame, *, digits: int = 2) -> str:
     """A GitHub-flavoured Markdown table (numbers right-aligned, text through
-    :func:`md_escape`)."""
+    :func:`md_escape`, a name that can reorder text isolated by
+    :func:`bbt_widget.core.bidi.isolate`)."""
     numeric = _numeric_columns(df)
-    header = "| " + " | ".join(md_escape(c) for c in df.columns) + " |"
+    header = "| " + " | ".join(md_escape(isolate(c)) for c in df.columns) + " |"
     rule = "|" + "|".join("---:" if n else ":---" for n in numeric) + "|"
     rows = [
-        "| " + " | ".join(md_escape(_cell(v, digits)) for v in row) + " |"
+        "| " + " | ".join(md_escape(isolate(_cell(v, digits))) for v in row) + " |"
         for row in df.itertuples(index=False)
     ]
     return "\n".join([header, rule, *rows]) + "\n"
 
 
 def to_html(df: pd.DataFrame, *, digits: int = 3) -> str:
-    """An HTML ``<table>`` (numbers right-aligned, text through :func:`html_escape`)."""
+    """An HTML ``<table>`` (numbers right-aligned, text through :func:`html_escape`, a name
+    that can reorder text in ``<bdi>``)."""
     numeric = _numeric_columns(df)
     align = ['class="num"' if n else 'class="txt"' for n in numeric]
-    head = "".join(f"<th {a}>{html_escape(c)}</th>" for a, c in zip(align, df.columns))
+    head = "".join(f"<th {a}>{html_escape(isolate(c))}</th>" for a, c in zip(align, df.columns))
     rows = [
         "<tr>"
-        + "".join(f"<td {a}>{html_escape(_cell(v, digits))}</td>" for a, v in zip(align, row))
+        + "".join(
+            f"<td {a}>{html_escape(isolate(_cell(v, digits)))}</td>" for a, v in zip(align, row)
+        )
         + "</tr>"
         for row in df.itertuples(index=False)
     ]
@@ -340,6 +388,11 @@ import sys
 sys.path = [p for p in sys.path if p not in ("", ".")]
 import base64, json
 import vl_convert as vlc
+if "--warm" in sys.argv:  # started ahead of time: start the JavaScript engine while waiting
+    try:
+        vlc.vegalite_to_svg({"mark": "point", "data": {"values": [{"x": 1}]}})
+    except Exception:
+        pass  # the charts asked for next fail the same way, and say why
 out = []
 for spec, fmt, scale in json.load(sys.stdin):
     if fmt == "svg":
@@ -391,11 +444,70 @@ def _render_failure(proc: subprocess.CompletedProcess) -> str:
     return f"the chart renderer (vl-convert) failed: {last}"
 
 
+#: The renderer process started ahead of time by :func:`prestart_renderer`, for the next
+#: :func:`render_charts` of this process.
+_prestarted: subprocess.Popen | None = None
+_prestarted_lock = threading.Lock()
+
+
+def _start_renderer(*extra: str) -> subprocess.Popen:
+    return subprocess.Popen(
+        [sys.executable, "-c", _RENDER_SCRIPT, *extra],
+        stdin=subprocess.PIPE,
+        stdout=subprocess.PIPE,
+        stderr=subprocess.PIPE,
+        text=True,
+        encoding="utf-8",
+    )
+
+
+def prestart_renderer() -> None:
+    """Start the chart renderer's process now, for the next :func:`render_charts` of this
+    process: Python, vl-convert and its JavaScript engine (started on a one-point chart)
+    then get ready while the caller fits, where the first chart of a fresh renderer waits
+    for them (about a second; several on a loaded machine). The ``bbt-widget report``
+    command calls it as it starts. Best effort: if it cannot start, rendering starts its own.
+    """
+    global _prestarted
+    with _prestarted_lock:
+        if _prestarted is None or _prestarted.poll() is not None:
+            with contextlib.suppress(OSError):
+                _prestarted = _start_renderer("--warm")
+
+
+def _take_renderer() -> subprocess.Popen:
+    global _prestarted
+    with _prestarted_lock:
+        proc, _prestarted = _prestarted, None
+    return proc if proc is not None else _start_renderer()
+
+
+def _stop_prestarted() -> None:
+    """At exit: a renderer started ahead of time and never used is ended, not left waiting."""
+    global _prestarted
+    with _prestarted_lock:
+        proc, _prestarted = _prestarted, None
+    if proc is not None:
+        proc.kill()
+        proc.communicate()
+
+
+def _forget_prestarted() -> None:
+    """In a forked child: the renderer (its pipes) is the parent's."""
+    global _prestarted, _prestarted_lock
+    _prestarted, _prestarted_lock = None, threading.Lock()
+
+
+atexit.register(_stop_prestarted)
+if hasattr(os, "register_at_fork"):  # POSIX
+    os.register_at_fork(after_in_child=_forget_prestarted)
+
+
 def render_charts(
     charts: Sequence[Any], formats: Sequence[str], *, scale: float = 2.0
 ) -> list[bytes]:
     """Render Altair charts (or Vega-Lite dicts) to SVG, PNG or PDF bytes, offline, in one
-    child process.
+    child process (the one :func:`prestart_renderer` started, if any).
 
     Raises
     ------
@@ -404,14 +516,14 @@ def render_charts(
         process is unharmed and can still write everything else.
     """
     jobs = [[_spec(c), fmt, scale] for c, fmt in zip(charts, formats, strict=True)]
-    proc = subprocess.run(
-        [sys.executable, "-c", _RENDER_SCRIPT],
-        input=json.dumps(jobs),
-        capture_output=True,
-        text=True,
-        encoding="utf-8",
-        check=False,
-    )
+    renderer = _take_renderer()
+    try:
+        stdout, stderr = renderer.communicate(json.dumps(jobs))
+    finally:
+        if renderer.poll() is None:  # interrupted: never leave it running
+            renderer.kill()
+            renderer.communicate()
+    proc = subprocess.CompletedProcess(renderer.args, renderer.returncode, stdout, stderr)
     if proc.returncode != 0:
         raise ChartRenderError(_render_failure(proc))
     return [base64.b64decode(data) for data in json.loads(proc.stdout)]

@@ -1,117 +1,147 @@
-"""The result in one plain sentence: the ranking cut into groups by the claims of one rule.
+"""The one-sentence answer of a fit: which algorithms lead, by the decisions of one
+interpretation, and how many pairs are decided.
 
-Pure pandas, no chart and no markup: the sentence holds the algorithms' names as given, and
-every writer escapes it for its format like any other user text.
+Pure pandas (no Altair): the widget shows the sentence under its status line and a report can
+print it as its headline.
 """
 
 from __future__ import annotations
 
+from collections.abc import Sequence
+
 import pandas as pd
 
-#: Decisions that claim one algorithm of the pair better than the other.
-_BETTER = ("a better", "b better")
+from ..core.bidi import isolate
+from ..core.options import INTERPRETATIONS
+
+__all__ = ["headline"]
+
+#: Decisions that count as "decided" (a claim either way, or equivalence).
+_DECIDED = ("a better", "b better", "equivalent")
 
 
-def _decisions(summary: pd.DataFrame, interpretation: str) -> dict[frozenset[str], str]:
-    """Each pair's decision, keyed by the pair: ``"better:<winner>"``, ``"equivalent"`` or
-    ``"none"`` (no claim, or never compared)."""
-    out: dict[frozenset[str], str] = {}
-    for a, b, d in zip(summary["alg_a"], summary["alg_b"], summary[interpretation].astype(str)):
-        key = frozenset((str(a), str(b)))
-        if d == "a better":
-            out[key] = f"better:{a}"
-        elif d == "b better":
-            out[key] = f"better:{b}"
-        else:
-            out[key] = "equivalent" if d == "equivalent" else "none"
-    return out
+def headline(
+    summary: pd.DataFrame,
+    ranking: pd.DataFrame,
+    interpretation: str = "weak",
+    *,
+    max_groups: int = 3,
+) -> str:
+    """One sentence that leads with the answer, e.g. "lgbm and rf are practically equivalent
+    and better than every other algorithm; then xgb, better than every remaining algorithm;
+    53 of 120 pairs decided under the strong rule".
 
-
-def _names(names: list[str]) -> str:
-    if len(names) <= 2:
-        return " and ".join(names)
-    return ", ".join(names[:-1]) + " and " + names[-1]
-
-
-def groups(summary: pd.DataFrame, ranking: pd.DataFrame, interpretation: str) -> list[list[str]]:
-    """The ranking (best first) cut into groups of consecutive algorithms that are claimed
-    practically equivalent, every pair of them; an algorithm without such a claim to every
-    member of the group before it starts a group of its own."""
-    decided = _decisions(summary, interpretation)
-    out: list[list[str]] = []
-    for name in map(str, ranking["algorithm"]):
-        if out and all(decided.get(frozenset((g, name))) == "equivalent" for g in out[-1]):
-            out[-1].append(name)
-        else:
-            out.append([name])
-    return out
-
-
-def headline(summary: pd.DataFrame, ranking: pd.DataFrame, interpretation: str) -> str:
-    """One sentence of the result under ``interpretation`` (``"weak"`` or ``"strong"``).
-
-    The ranking (best first) is cut into groups of practically equivalent algorithms
-    (:func:`groups`); each group is named with how many of the algorithms below it each of
-    its members is claimed better than, e.g. "lgbm and rf are practically equivalent and
-    each better than every other algorithm; then xgb, better than 12 of the 13 below it;
-    ...; last, passive." A pair of neighbours in different groups without such a count
-    carries no claim.
+    The algorithms are read in ranking order and gathered into groups: the best-ranked
+    algorithm not yet named, with every later one that the rule calls practically equivalent
+    to it. A group is "better than every other algorithm" when each of its members is
+    decided better than each algorithm ranked below the group (else the sentence says how
+    many of them). Groups after the first are named while the one before them is better than
+    everything below it and they beat some of the algorithms below them, at most
+    ``max_groups`` groups in all.
 
     Parameters
     ----------
     summary
-        :meth:`BBTResult.summary` (columns ``alg_a``, ``alg_b`` and the decision column).
+        ``BBTResult.summary()``: one row per pair with ``alg_a``, ``alg_b`` and the decision
+        column named by ``interpretation`` (``"a better"``, ``"b better"``, ``"equivalent"``,
+        ``"no claim"`` or ``"not compared"``). Pairs missing from it (e.g. a summary against a
+        control) count as undecided.
     ranking
-        :meth:`BBTResult.ranking` (column ``algorithm``, best first).
+        ``BBTResult.ranking()``: column ``algorithm``, best first.
     interpretation
-        The decision column to read: ``"weak"`` or ``"strong"``.
+        ``"weak"`` (paper Sec. 9.2) or ``"strong"`` (Sec. 9.3): which decision column to read.
+    max_groups
+        Most groups of algorithms the sentence names (at least 1).
+
+    Returns
+    -------
+    str
+        The sentence, names as given (plain text: the caller escapes or isolates them for its
+        medium, e.g. HTML escaping, or bidi isolation of right-to-left names).
     """
-    if interpretation not in ("weak", "strong"):
-        raise ValueError(f"interpretation must be 'weak' or 'strong', got {interpretation!r}")
-    decided = _decisions(summary, interpretation)
+    if interpretation not in INTERPRETATIONS:
+        raise ValueError(
+            f"interpretation must be one of {list(INTERPRETATIONS)}, not {interpretation!r}"
+        )
+    for column in ("alg_a", "alg_b", interpretation):
+        if column not in summary.columns:
+            raise ValueError(f"summary has no column {column!r}: pass BBTResult.summary()")
+    if "algorithm" not in ranking.columns:
+        raise ValueError("ranking has no column 'algorithm': pass BBTResult.ranking()")
+    if max_groups < 1:
+        raise ValueError(f"max_groups must be at least 1, not {max_groups}")
+
     order = [str(a) for a in ranking["algorithm"]]
-    cut = groups(summary, ranking, interpretation)
-    lead = f"Under the {interpretation} interpretation"
-    if len(cut) == 1:
-        return f"{lead}, all {len(order)} algorithms are practically equivalent."
+    beats, equivalent = _relations(summary, interpretation)
+    decided = int(summary[interpretation].isin(_DECIDED).sum())
+    count = f"{decided} of {len(summary)} pairs decided under the {interpretation} rule"
+    if not order:
+        return count
+
     clauses: list[str] = []
-    seen = 0
-    for k, group in enumerate(cut):
-        seen += len(group)
-        below = order[seen:]
-        named = _names(group)
-        tied = len(group) > 1
-        if not below:
-            clauses.append(f"last, {named}" + (" (practically equivalent)" if tied else ""))
-            break
-        whom = _better_than(group, below, decided, first=k == 0)
-        if k == 0:
-            verb = "are practically equivalent and" if tied else "is"
-            clauses.append(f"{named} {verb} {whom}")
-        else:
-            clauses.append(
-                f"then {named}" + (" (practically equivalent)" if tied else "") + f", {whom}"
-            )
-    return f"{lead}, " + "; ".join(clauses) + "."
+    remaining = list(order)
+    while remaining and len(clauses) < max_groups:
+        leader = remaining[0]
+        group = [leader] + [a for a in remaining[1:] if frozenset((leader, a)) in equivalent]
+        below = [a for a in remaining if a not in group]
+        beaten = [b for b in below if all((a, b) in beats for a in group)]
+        first = not clauses
+        if not first and not beaten:
+            break  # a later group is named for what it beats
+        clauses.append(_clause(group, len(beaten), len(below), first=first))
+        if not below or len(beaten) < len(below):
+            break  # the next group would not follow from this one's claims
+        remaining = below
+    return "; ".join([*clauses, count])
 
 
-def _better_than(
-    group: list[str], below: list[str], decided: dict[frozenset[str], str], *, first: bool
-) -> str:
-    """How many of the algorithms ``below`` each member of ``group`` is claimed better than."""
+def _relations(
+    summary: pd.DataFrame, interpretation: str
+) -> tuple[set[tuple[str, str]], set[frozenset[str]]]:
+    """(winner, loser) pairs and equivalent pairs under one interpretation."""
+    beats: set[tuple[str, str]] = set()
+    equivalent: set[frozenset[str]] = set()
+    for a, b, decision in zip(
+        summary["alg_a"].astype(str), summary["alg_b"].astype(str), summary[interpretation]
+    ):
+        if decision == "a better":
+            beats.add((a, b))
+        elif decision == "b better":
+            beats.add((b, a))
+        elif decision == "equivalent":
+            equivalent.add(frozenset((a, b)))
+    return beats, equivalent
 
-    def beats(g: str, b: str) -> bool:
-        return decided.get(frozenset((g, b)), "none") == f"better:{g}"
 
-    by_all = [b for b in below if all(beats(g, b) for g in group)]
-    them = "it" if len(group) == 1 else "them"
-    each = "" if len(group) == 1 else "each "
-    if len(by_all) == len(below):
-        return f"{each}better than every " + ("other algorithm" if first else f"one below {them}")
-    if by_all:
-        return f"{each}better than {len(by_all)} of the {len(below)} below {them}"
-    if each:
-        return "no algorithm below them is claimed worse than each of them"
-    return "not claimed better than " + (
-        "the one below it" if len(below) == 1 else f"any of the {len(below)} below it"
-    )
+def _names(group: Sequence[str]) -> str:
+    # a name holding right-to-left text or bidi controls must not reorder the sentence
+    group = [isolate(name) for name in group]
+    if len(group) == 1:
+        return group[0]
+    return ", ".join(group[:-1]) + " and " + group[-1]
+
+
+def _clause(group: Sequence[str], beaten: int, below: int, *, first: bool) -> str:
+    names = _names(group)
+    many = len(group) > 1
+    others = "other" if first else "remaining"
+    if below == 0:
+        claim = ""
+    elif beaten == below:
+        claim = f"better than every {others} algorithm"
+    elif beaten:
+        claim = f"better than {beaten} of the {below} {others} algorithms"
+    else:
+        claim = ""
+    if first:
+        if many:
+            text = f"{names} are practically equivalent"
+            if claim:
+                return f"{text} and {claim}"
+            return f"{text}, none decided better than another algorithm" if below else text
+        if claim:
+            return f"{names} is {claim}"
+        return f"{names} ranks first, not decided better than any other algorithm"
+    if many:
+        return f"then {names}, practically equivalent and {claim}"
+    return f"then {names}, {claim}"

@@ -12,12 +12,17 @@ from collections.abc import Sequence
 from dataclasses import dataclass
 from typing import TYPE_CHECKING
 
+from ..core.bidi import isolate
 from ..core.options import DEFAULT_INTERPRETATION, resolve_interpretation
 from .charts import claim_counts
 from .export import ESCAPERS
 
 if TYPE_CHECKING:
     from ..core.result import BBTResult
+
+#: The report's formats, by file suffix (here, not with the writer, which imports Altair: the
+#: command checks its output's suffix before any fit, with nothing slow imported).
+REPORT_FORMATS = ("html", "md", "tex")
 
 PAPER = (
     "Wainer, A Bayesian Bradley-Terry model to compare multiple ML algorithms on multiple data sets"
@@ -316,20 +321,24 @@ def _claims(
     if interpretation == "weak":
 
         def better_txt(r) -> str:
-            return f"{r.alg_a} is better than {r.alg_b} (above.50 = {_fmt(r.above_50)})"
+            return (
+                f"{isolate(r.alg_a)} is better than {isolate(r.alg_b)} "
+                f"(above.50 = {_fmt(r.above_50)})"
+            )
 
         def equiv_txt(r) -> str:
-            return f"{r.alg_a} and {r.alg_b} (in.rope = {_fmt(r.in_rope)})"
+            return f"{isolate(r.alg_a)} and {isolate(r.alg_b)} (in.rope = {_fmt(r.in_rope)})"
     else:
 
         def better_txt(r) -> str:
             return (
-                f"{r.alg_a} is better than {r.alg_b} (mean P = {_fmt(r.mean)}, {mass} HDI "
+                f"{isolate(r.alg_a)} is better than {isolate(r.alg_b)} (mean P = {_fmt(r.mean)}, "
+                f"{mass} HDI "
                 f"[{_fmt(r.low)}, {_fmt(r.high)}])"
             )
 
         def equiv_txt(r) -> str:
-            return f"{r.alg_a} and {r.alg_b} (mean P = {_fmt(r.mean)})"
+            return f"{isolate(r.alg_a)} and {isolate(r.alg_b)} (mean P = {_fmt(r.mean)})"
 
     n_claims = len(better) + len(equiv)
     if n_claims == 0:

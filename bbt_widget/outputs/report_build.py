@@ -17,16 +17,25 @@ from typing import TYPE_CHECKING, Any
 import pandas as pd
 
 from ..core.options import DEFAULT_HDI, DEFAULT_INTERPRETATION, DEFAULT_ROPE
-from . import report_sections as rs
-from .html_report import write_report
-from .report_sections import Section
 
+# the report writer and its sections (Altair) are imported where used: the command line
+# checks its options with this module before the fit and imports those meanwhile
 if TYPE_CHECKING:
     from ..core.result import BBTResult
     from ..engines.base import ProgressCallback
+    from .report_sections import Section
 
 #: The other methods a report can add besides BBT (``methods=``; ``--with`` on the command line).
-OTHER_METHODS = ("hierarchical", "plackett-luce")
+OTHER_METHODS = ("hierarchical", "plackett-luce", "mallows")
+#: The ranking models among them (a "Ranking models" section together).
+_RANKING_MODELS = ("plackett-luce", "mallows")
+#: The fit's sampler defaults: the hierarchical t-test keeps its own iteration defaults
+#: unless the fit's differ from these (``--iter-warmup`` / ``--iter-sampling`` were set).
+SAMPLER_DEFAULTS = {"iter_warmup": 1000, "iter_sampling": 1000}
+#: Largest pairs x data sets for which an HTML report runs the hierarchical t-test without
+#: ``methods`` (given ``rho``): 10 pairs x 132 data sets, e.g. 5 algorithms on the shipped
+#: results' 132 data sets, a few minutes on two cores (``benchmarks/results/methods.json``).
+PAIRWISE_DEFAULT_MAX = 10 * 132
 #: How the results were read: the keys of a fit's settings the other methods take too.
 _LAYOUT = ("dataset", "algorithm", "fold", "score", "lower_is_better")
 #: The sampler settings the other methods' fits share with the BBT fit.
@@ -64,10 +73,10 @@ def check_methods(
     """The other methods to run, each checked against the data before any fit.
 
     Without ``methods``: Plackett-Luce in an HTML report of data with folds where it can
-    run, nothing else. The hierarchical t-test is one Stan fit per pair (on 16 algorithms x
-    132 data sets about 74 s a pair, over 2 hours for the 120 pairs; Plackett-Luce: 8 s), so
-    it runs only when asked for, and needs ``rho``. ``robustness`` (leaving each data set
-    out) needs enough data sets.
+    run, and the hierarchical t-test too when ``rho`` is given and pairs x data sets is at
+    most :data:`PAIRWISE_DEFAULT_MAX` (it is one Stan fit per pair). A ``rho`` that no
+    hierarchical t-test uses is refused. ``robustness`` (leaving each data set out) needs
+    enough data sets.
 
     Parameters
     ----------
@@ -82,7 +91,7 @@ def check_methods(
     ValueError
         Naming the keyword and the fix.
     """
-    from ..baselines._plackett_luce import MIN_RANKED_DATASETS, ranked_data_sets
+    from ..baselines._ranking_common import MIN_RANKED_DATASETS, ranked_data_sets
     from ..core.data import tidy_results
     from ..lab.influence import MIN_DATASETS
 
@@ -102,11 +111,16 @@ def check_methods(
         html = Path(path).suffix.lower() == ".html"
         can_rank = tidy.has_folds and ranked >= MIN_RANKED_DATASETS
         chosen = ["plackett-luce"] if html and can_rank else []
-    if "plackett-luce" in chosen and ranked < MIN_RANKED_DATASETS:
-        raise ValueError(
-            f"methods=plackett-luce needs at least {MIN_RANKED_DATASETS} data sets where 2 or "
-            f"more algorithms have a result; these results have {ranked}"
-        )
+        n_alg, n_data = len(tidy.algorithms), len(tidy.datasets)
+        small = n_alg * (n_alg - 1) // 2 * n_data <= PAIRWISE_DEFAULT_MAX
+        if html and tidy.has_folds and small and rho is not None:
+            chosen.insert(0, "hierarchical")
+    for model in _RANKING_MODELS:
+        if model in chosen and ranked < MIN_RANKED_DATASETS:
+            raise ValueError(
+                f"methods={model} needs at least {MIN_RANKED_DATASETS} data sets where 2 or "
+                f"more algorithms have a result; these results have {ranked}"
+            )
     if rho is not None and "hierarchical" not in chosen:
         raise ValueError(
             f"rho={rho:g} is used only by the hierarchical t-test; add methods=hierarchical "
@@ -125,10 +139,15 @@ def check_methods(
             )
         if not 0.0 < rho < 1.0:
             raise ValueError(f"rho={rho:g}: must lie strictly between 0 and 1")
-        from ..baselines._hierarchical import check_pairs
+        from ..baselines._hierarchical_pairs import check_pairs
 
         try:  # every pair has enough data sets with common folds
-            check_pairs(data, **{k: layout.get(k) for k in _LAYOUT}, rho=rho)
+            check_pairs(
+                data,
+                **{k: layout.get(k) for k in _LAYOUT if k != "lower_is_better"},
+                lower_is_better=bool(layout.get("lower_is_better")),
+                rho=rho,
+            )
         except ValueError as err:
             raise ValueError(f"methods=hierarchical: {err}") from None
     return chosen
@@ -140,7 +159,7 @@ def _stage(progress: ProgressCallback | None, name: str) -> ProgressCallback | N
         return None
 
     def report(stage: str, fraction: float) -> None:
-        progress(stage if stage == "compiling" else f"{name}: {stage}", fraction)
+        progress(stage if stage.startswith("compiling") else f"{name}: {stage}", fraction)
 
     return report
 
@@ -169,6 +188,7 @@ def optional_sections(
     from ..baselines._plackett_luce import ranking_model
     from ..lab.influence import influence
     from ..lab.sweep import sweep as run_sweep
+    from . import report_sections as rs
 
     s = result.settings
     layout = {k: layout.get(k) for k in _LAYOUT}
@@ -209,13 +229,32 @@ def optional_sections(
             f"{time.perf_counter() - start:.1f} s"
         )
         out.append(rs.influence_section(infl))
+    ranking_models = []
     if "plackett-luce" in methods:
         start = time.perf_counter()
         pl = ranking_model(
             data, **layout, hdi=hdi, **sampler, progress=_stage(progress, "Plackett-Luce")
         )
         tell(f"Plackett-Luce: fitted in {time.perf_counter() - start:.1f} s")
-        out.append(rs.ranking_model_section(pl, result, interpretation=interpretation, rope=rope))
+        ranking_models.append(pl)
+    if "mallows" in methods:
+        start = time.perf_counter()
+        mallows = ranking_model(
+            data,
+            **layout,
+            model="mallows",
+            hdi=hdi,
+            **{k: v for k, v in sampler.items() if k != "engine"},  # numpy, not Stan
+            progress=_stage(progress, "Mallows"),
+        )
+        tell(f"Mallows: sampled in {time.perf_counter() - start:.1f} s")
+        ranking_models.append(mallows)
+    if ranking_models:
+        out.append(
+            rs.ranking_model_section(
+                ranking_models, result, interpretation=interpretation, rope=rope
+            )
+        )
     if "hierarchical" in methods:
         from ..baselines import agreement, hierarchical_pairs
 
@@ -223,7 +262,19 @@ def optional_sections(
         n_alg = len(result.algorithms)
         if progress is not None:
             progress(f"hierarchical t-test: {n_alg * (n_alg - 1) // 2} pairs", math.nan)
-        pairs = hierarchical_pairs(data, **layout, rho=rho, **sampler)
+        # the test's own iteration defaults (4 x 500 + 500 give ESS >= 400) unless the fit
+        # was given others
+        iters = {k: s[k] for k in SAMPLER_DEFAULTS if s[k] != SAMPLER_DEFAULTS[k]}
+        pairs = hierarchical_pairs(
+            data,
+            **layout,
+            rho=rho,
+            engine=s["engine"],
+            chains=s["chains"],
+            seed=s["seed"],
+            **iters,
+            progress=_stage(progress, "hierarchical t-test"),
+        )
         agree = agreement(
             data,
             result,
@@ -313,6 +364,7 @@ def write(
     from ..core.fitting import fit
     from ..core.options import resolve_interpretation
     from ..core.result import BBTResult as _Result
+    from .html_report import write_report
 
     if isinstance(result_or_data, _Result):
         if fit_options:

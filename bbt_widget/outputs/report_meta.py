@@ -118,6 +118,11 @@ def column_definitions(
         "p_best_pl": "Plackett-Luce: posterior probability that the algorithm is ranked first.",
         "expected_rank_bbt": "BBT: posterior mean rank (1 = best).",
         "expected_rank_pl": "Plackett-Luce: posterior mean rank (1 = best).",
+        "p_best_mallows": (
+            "Mallows: posterior mean probability that the algorithm is ranked first on a data "
+            "set (Rojas-Delgado et al. 2022, Eq. 20)."
+        ),
+        "expected_rank_mallows": "Mallows: posterior mean of the expected rank (1 = best).",
         "bbt": "BBT's decision for the pair under the report's interpretation.",
         "hierarchical": (
             "the hierarchical correlated t-test's decision: a side is claimed when at least "

@@ -1,5 +1,6 @@
 """The report's optional sections: robustness (a sweep over analysis choices and the influence
-of single data sets) and the other methods (Plackett-Luce ranking model, pairwise tests).
+of single data sets) and the other methods (Plackett-Luce and Mallows ranking models,
+pairwise tests).
 
 Each builder turns a finished analysis into a :class:`Section`: its text, tables and charts,
 all user text still unescaped (the format writers of :mod:`bbt_widget.outputs.html_report` escape
@@ -8,16 +9,19 @@ it), and the sentences it adds to the methods paragraph, citing the paper of wha
 
 from __future__ import annotations
 
+from collections.abc import Sequence
 from dataclasses import dataclass, field
 from typing import TYPE_CHECKING, Any
 
 import numpy as np
 import pandas as pd
 
+from ..core.bidi import isolate
 from .report import Styled
 
 if TYPE_CHECKING:
     from ..baselines import AgreementResult, HierarchicalResult
+    from ..baselines._mallows import MallowsResult
     from ..baselines._plackett_luce import RankingModelResult
     from ..core.result import BBTResult
     from ..lab.influence import Influence
@@ -25,6 +29,7 @@ if TYPE_CHECKING:
 
 #: Papers cited by the methods sentences of the optional sections.
 PL_PAPER = "Bayesian Performance Analysis for Algorithm Ranking Comparison"
+MALLOWS_PAPER = "Probabilistic Preference Learning with the Mallows Rank Model"
 TTEST_PAPER = (
     "Time for a Change: a Tutorial for Comparing Multiple Classifiers Through Bayesian Analysis"
 )
@@ -145,7 +150,7 @@ def influence_section(influence: Influence) -> Section:
     for pair, g in claimed.groupby("pair", sort=False):
         changing = g[g["changed"]].sort_values("delta_mean", key=abs, ascending=False)
         names = list(changing["dataset"])
-        shown = ", ".join(map(str, names[:MAX_NAMED_DATASETS]))
+        shown = ", ".join(map(isolate, names[:MAX_NAMED_DATASETS]))
         if len(names) > MAX_NAMED_DATASETS:
             shown += f" and {len(names) - MAX_NAMED_DATASETS} more"
         rows.append(
@@ -176,7 +181,7 @@ def influence_section(influence: Influence) -> Section:
         charts["influence"] = (
             influence.chart(top),
             f"The data sets whose removal moves mean P(a > b) of {top} the most (the most "
-            "influential claimed pair); orange: leaving it out changes the decision.",
+            "influential claimed pair); black: leaving it out changes the decision.",
         )
     methods: list[str | Styled] = [
         f"The influence of single data sets was estimated by leaving each out in turn, with "
@@ -199,72 +204,149 @@ def influence_section(influence: Influence) -> Section:
 
 
 def first_places(
-    frame: pd.DataFrame, bbt: BBTResult, interpretation: str, rope: tuple[float, float]
+    frame: pd.DataFrame,
+    bbt: BBTResult,
+    interpretation: str,
+    rope: tuple[float, float],
+    model: str = "Plackett-Luce",
+    model_first: str | None = None,
 ) -> str:
-    """Which algorithm each model ranks first, in a sentence: when the two differ and BBT
-    claims them practically equivalent under ``interpretation``, they tie for first place;
-    without a claim between them, the first place is not settled. ``frame``: the section's
-    table (``algorithm``, ``p_best_bbt``, ``p_best_pl``)."""
+    """Which algorithm BBT and the ranking ``model`` rank first, in a sentence: when the two
+    differ and BBT claims them practically equivalent under ``interpretation``, they tie for
+    first place; without a claim between them, the first place is not settled. ``frame``:
+    the section's table (``algorithm``, ``p_best_bbt``, ``p_best_<model>``); ``model_first``
+    the model's first (default: the table's first row). Names are isolated (bidi text)."""
     bbt_first = str(bbt.ranking()["algorithm"].iloc[0])
-    pl_first = str(frame["algorithm"].iloc[0])
-    if bbt_first == pl_first:
-        return f"Both models rank {pl_first} first."
+    own_first = str(frame["algorithm"].iloc[0]) if model_first is None else model_first
+    a, b = isolate(bbt_first), isolate(own_first)
+    if bbt_first == own_first:
+        both = "Both models" if model == "Plackett-Luce" else f"BBT and {model}"
+        return f"{both} rank {b} first."
     p = frame.set_index("algorithm")
+    col = f"p_best_{_SUFFIX[model]}"
     odds = (
-        f"P(best) {p.at[bbt_first, 'p_best_bbt']:.3f} and {p.at[pl_first, 'p_best_bbt']:.3f} "
-        f"under BBT, {p.at[bbt_first, 'p_best_pl']:.3f} and {p.at[pl_first, 'p_best_pl']:.3f} "
-        "under Plackett-Luce"
+        f"P(best) {p.at[bbt_first, 'p_best_bbt']:.3f} and {p.at[own_first, 'p_best_bbt']:.3f} "
+        f"under BBT, {p.at[bbt_first, col]:.3f} and {p.at[own_first, col]:.3f} "
+        f"under {model}"
     )
     summary = bbt.summary(rope=rope)
     row = summary[
-        ((summary["alg_a"] == bbt_first) & (summary["alg_b"] == pl_first))
-        | ((summary["alg_a"] == pl_first) & (summary["alg_b"] == bbt_first))
+        ((summary["alg_a"] == bbt_first) & (summary["alg_b"] == own_first))
+        | ((summary["alg_a"] == own_first) & (summary["alg_b"] == bbt_first))
     ]
     decision = str(row[interpretation].iloc[0]) if len(row) else "no claim"
     if decision == "equivalent":
         return (
-            f"{bbt_first} and {pl_first} tie for first place: BBT claims them practically "
+            f"{a} and {b} tie for first place: BBT claims them practically "
             f"equivalent ({interpretation} interpretation), and the two models order them "
             f"differently ({odds})."
         )
     if decision in ("a better", "b better"):
-        return f"BBT ranks {bbt_first} first, Plackett-Luce {pl_first} ({odds})."
+        return f"BBT ranks {a} first, {model} {b} ({odds})."
     return (
-        f"The first place is not settled: BBT ranks {bbt_first} first, Plackett-Luce "
-        f"{pl_first}, and BBT makes no claim between the two ({interpretation} "
+        f"The first place is not settled: BBT ranks {a} first, {model} "
+        f"{b}, and BBT makes no claim between the two ({interpretation} "
         f"interpretation; {odds})."
     )
 
 
 def ranking_model_section(
-    pl: RankingModelResult,
+    models: RankingModelResult | MallowsResult | Sequence[RankingModelResult | MallowsResult],
     bbt: BBTResult,
     *,
     interpretation: str = "weak",
     rope: tuple[float, float] = (0.45, 0.55),
 ) -> Section:
-    """Plackett-Luce next to BBT: P(best) and expected rank from both, P(top-k); which
-    algorithm each ranks first, read with BBT's claims under ``interpretation``."""
-    both = pl.compare(bbt)
-    wide = both.pivot(index="algorithm", columns="model", values=["p_best", "expected_rank"])
-    order = list(pl.ranking["algorithm"])
-    frame = pd.DataFrame(
-        {
-            "algorithm": order,
-            "p_best_bbt": wide[("p_best", "BBT")].reindex(order).to_numpy(),
-            "p_best_pl": wide[("p_best", "Plackett-Luce")].reindex(order).to_numpy(),
-            "expected_rank_bbt": wide[("expected_rank", "BBT")].reindex(order).to_numpy(),
-            "expected_rank_pl": wide[("expected_rank", "Plackett-Luce")].reindex(order).to_numpy(),
-        }
+    """Ranking models next to BBT: P(best) and expected rank from each, P(top-k); for
+    Mallows also the consensus, the dispersion and the consensus-rank probabilities; which
+    algorithm each ranks first, read with BBT's claims under ``interpretation``.
+
+    ``models``: a Plackett-Luce and/or a Mallows result of
+    :func:`bbt_widget.ranking_model`, fitted to the same results as ``bbt``.
+    """
+    fits = list(models) if isinstance(models, (list, tuple)) else [models]
+    order = list(fits[0].ranking["algorithm"])
+    bbt_rank = bbt.ranking().set_index("algorithm").reindex(order)
+    columns: dict[str, Any] = {"algorithm": order, "p_best_bbt": bbt_rank["p_best"].to_numpy()}
+    for fit in fits:
+        own = fit.ranking.set_index("algorithm").reindex(order)
+        columns[f"p_best_{_SUFFIX[fit.model_label]}"] = own["p_first"].to_numpy()
+    columns["expected_rank_bbt"] = bbt_rank["expected_rank"].to_numpy()
+    for fit in fits:
+        own = fit.ranking.set_index("algorithm").reindex(order)
+        columns[f"expected_rank_{_SUFFIX[fit.model_label]}"] = own["expected_rank"].to_numpy()
+    frame = pd.DataFrame(columns)
+    labels = " and ".join(f.model_label for f in fits)
+    text: list[str] = []
+    methods: list[str | Styled] = []
+    charts: dict[str, tuple[Any, str]] = {}
+    for fit in fits:
+        agree = first_places(
+            frame,
+            bbt,
+            interpretation,
+            rope,
+            model=fit.model_label,
+            model_first=str(fit.ranking["algorithm"].iloc[0]),
+        )
+        text.append(_ranking_text(fit, agree))
+        methods.extend([" "] * bool(methods) + _ranking_methods(fit, agree))
+        charts.update(_ranking_charts(fit, bbt))
+    return Section(
+        key="ranking-models",
+        heading="Ranking models",
+        cites=tuple(_CITES[f.model_label] for f in fits),
+        text=text,
+        tables=[Table("ranking-models", f"BBT and {labels}: P(best), expected rank", frame)],
+        charts=charts,
+        methods=methods,
     )
-    agree = first_places(frame, bbt, interpretation, rope)
-    n_ds = len(pl.datasets)
-    text = [
+
+
+#: Column suffix of each ranking model in the report's table.
+_SUFFIX = {"Plackett-Luce": "pl", "Mallows": "mallows"}
+#: Each ranking model's works (``citations.CITED_BY``).
+_CITES = {"Plackett-Luce": "plackett-luce", "Mallows": "mallows"}
+
+
+def _ranking_text(fit: Any, agree: str) -> str:
+    """The section's paragraph on ``fit``; ``agree``: its first place against BBT's."""
+    n_ds = len(fit.datasets)
+    if fit.model_label == "Mallows":
+        d = fit.dispersion
+        return (
+            f"The Mallows model with Kendall's distance was fitted to the rankings of the "
+            f"algorithms on each of the {n_ds} data sets. Its most probable consensus ranking "
+            f"is {' > '.join(map(isolate, fit.consensus.order))} (posterior probability "
+            f"{fit.consensus.probability:.2f}); dispersion beta {d.mean:.3g} "
+            f"({d.hdi:.0%} HDI {d.low:.3g} to {d.high:.3g}). {agree}"
+        )
+    return (
         f"The Plackett-Luce model was fitted to the rankings of the algorithms on each of the "
         f"{n_ds} data sets (whole rankings rather than pairwise wins). {agree}"
-    ]
-    s = pl.settings
-    methods: list[str | Styled] = [
+    )
+
+
+def _ranking_methods(fit: Any, agree: str) -> list[str | Styled]:
+    """The Methods text on ``fit``, each work cited by author and year."""
+    s = fit.settings
+    if fit.model_label == "Mallows":
+        return [
+            "A Mallows model with Kendall's distance of the per-data-set rankings (uniform "
+            "prior on the consensus ranking, exponential prior with rate "
+            f"{s.get('rate', 0.1):g} on the dispersion truncated at {s.get('beta_max', 1e6):g}, "
+            "ties split symmetrically, missing "
+            "results as latent ranks) was fitted as in Rojas-Delgado et al. (2022, ",
+            Styled(PL_PAPER, "em"),
+            ", doi:10.1109/TEVC.2022.3208110), with the Metropolis-Hastings sampler of "
+            "Vitelli et al. (2018, ",
+            Styled(MALLOWS_PAPER, "em"),
+            f"; {s.get('chains', 4)} chains, "
+            f"{s.get('iter_warmup')} x {s.get('thin')} burn-in iterations, "
+            f"{s.get('iter_sampling')} draws kept one every {s.get('thin')} iterations, "
+            f"leap-and-shift reach {s.get('leap')}, seed {s.get('seed')}). {agree}",
+        ]
+    return [
         "As a second view of the ranking, a Plackett-Luce model of the per-data-set rankings "
         "(Plackett 1975; Luce 1959; Dirichlet prior on the weights, ties split symmetrically) "
         "was fitted as in Rojas-Delgado et al. (2022, ",
@@ -272,26 +354,32 @@ def ranking_model_section(
         f", doi:10.1109/TEVC.2022.3208110; {s.get('chains', 4)} chains, seed {s.get('seed')}). "
         f"{agree}",
     ]
-    return Section(
-        key="ranking-models",
-        heading="Ranking models",
-        cites=("plackett-luce",),
-        text=text,
-        tables=[Table("ranking-models", "BBT and Plackett-Luce: P(best), expected rank", frame)],
-        charts={
-            "bbt_vs_pl": (
-                pl.chart_vs_bbt(bbt),
-                "BBT vs Plackett-Luce: the probability of being the best and the expected "
-                "rank from each model.",
-            ),
-            "top_k": (
-                pl.chart_top_k(),
-                "Plackett-Luce: the probability that each algorithm is among the top k, with "
-                "HDIs (Rojas-Delgado et al. 2022, Fig. 3).",
-            ),
-        },
-        methods=methods,
-    )
+
+
+def _ranking_charts(fit: Any, bbt: BBTResult) -> dict[str, tuple[Any, str]]:
+    label = fit.model_label
+    if label == "Plackett-Luce":  # the names the report has always used
+        vs, top = "bbt_vs_pl", "top_k"
+    else:
+        vs, top = f"bbt_vs_{_SUFFIX[label]}", f"top_k_{_SUFFIX[label]}"
+    charts = {
+        vs: (
+            fit.chart_vs_bbt(bbt),
+            f"BBT vs {label}: the probability of being the best and the expected rank from "
+            "each model.",
+        ),
+        top: (
+            fit.chart_top_k(),
+            f"{label}: the probability that each algorithm is among the top k, with HDIs "
+            "(Rojas-Delgado et al. 2022, Fig. 3).",
+        ),
+    }
+    if label == "Mallows":
+        charts["rank_probabilities_mallows"] = (
+            fit.chart_rank_probabilities(),
+            "Mallows: the posterior probability of each algorithm's rank in the consensus ranking.",
+        )
+    return charts
 
 
 def pairwise_section(agreement: AgreementResult) -> Section:

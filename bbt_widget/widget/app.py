@@ -19,7 +19,7 @@ The data audit (``result.audit``, the warnings ``fit`` issues) is a badge.
 
 The class is written in parts: this module holds the traits, the constructor, the fits and
 the re-summaries; :mod:`~bbt_widget.widget.robustness` the sweep and influence methods and
-:mod:`~bbt_widget.widget.rankings` the Plackett-Luce and correlated t-test ones (classes
+:mod:`~bbt_widget.widget.rankings` the ranking-model and correlated t-test ones (classes
 ``BBTWidget`` inherits from); :mod:`~bbt_widget.widget.fitted` what the charts need from a
 fit, :mod:`~bbt_widget.widget.keys` the cache keys and :mod:`~bbt_widget.widget.messages`
 what the widget says about bad arguments and failures.
@@ -72,6 +72,7 @@ from ..engines.base import FitCancelled, ProgressCallback
 from ..lab.influence import Influence
 from ..lab.sweep import SweepResult
 from ..outputs import charts
+from ..outputs.headline import headline
 from .fitted import Fitted
 from .keys import pair_of, settings_key
 from .messages import check_extra_kwargs, check_ranking_model, error_text, paired_note
@@ -88,6 +89,7 @@ from .views import (
 )
 
 if TYPE_CHECKING:  # both import Altair, which the first charts must not wait for
+    from ..baselines._mallows import MallowsResult
     from ..baselines._plackett_luce import RankingModelResult
 
 __all__ = ["D_MIN_RANGE", "BBTWidget"]
@@ -109,6 +111,8 @@ _FIT_TRAITS = (
     "hyperprior",
     "prior_scale",
 )
+#: Beyond this many algorithms the pairwise charts open on the top-ranked algorithm's pairs.
+FOCUS_ALGORITHMS = 8
 _VIEW_TRAITS = ("rope_low", "rope_high", "hdi", "control", "interpretation")
 #: Default ROPE half-width of the correlated t-test (on the scores' scale), as in baselines.
 _TTEST_ROPE = 0.01
@@ -173,9 +177,10 @@ class BBTWidget(RobustnessSection, RankingSection, anywidget.AnyWidget):
         becomes :attr:`result`, :attr:`summary` or :attr:`charts`. ``False``: the charts wait
         for the full fit.
     ranking_model
-        What the ranking view shows: ``"bbt"`` (default), ``"plackett-luce"`` or ``"both"``.
-        Plackett-Luce (:func:`bbt_widget.ranking_model`) is fitted in the background the
-        first time it is asked for, once per data settings, and drawn against BBT.
+        What the ranking view shows: ``"bbt"`` (default), ``"plackett-luce"``, ``"mallows"``
+        or ``"both"`` (BBT and Plackett-Luce). Plackett-Luce or Mallows
+        (:func:`bbt_widget.ranking_model`) is fitted in the background the first time it is
+        asked for, once per data settings, and drawn against BBT.
     rho, ttest_rope
         Correlation of the fold results (``1/k`` for k-fold cross-validation) and ROPE
         half-width (scores' scale) of the correlated t-test shown for a data set clicked in
@@ -187,8 +192,9 @@ class BBTWidget(RobustnessSection, RankingSection, anywidget.AnyWidget):
         Keywords for the robustness section's sweep (:func:`bbt_widget.sweep`), any of
         ``SWEEP_OPTIONS``: e.g. ``{"grid": {"ties": ["spread", "davidson"]}, "chains": 2,
         "iter_sampling": 300}``. Default: the default grid with the widget's sampler settings.
-    layout, tabbable, tooltip
-        Handed on to ipywidgets (e.g. ``layout={"width": "900px"}``).
+    **kwargs
+        Handed on to ipywidgets: ``layout``, ``tabbable`` or ``tooltip`` (e.g.
+        ``layout={"width": "900px"}``).
 
     Raises
     ------
@@ -259,7 +265,11 @@ class BBTWidget(RobustnessSection, RankingSection, anywidget.AnyWidget):
     diagnostics = t.Dict().tag(sync=True)
     audit = t.Dict(help="data-audit badge: count, label and the findings").tag(sync=True)
     caveat = t.Unicode("", help="note on the chosen interpretation ('' = none)").tag(sync=True)
-    spec = t.Dict().tag(sync=True)
+    spec = t.Dict(help="pairwise view: P(a > b) intervals and ROPE overlap").tag(sync=True)
+    checks_spec = t.Dict(help="model checks: PPC, coverage and win matrix").tag(sync=True)
+    headline = t.Unicode(
+        "", help="the answer in one sentence (outputs.headline), names unescaped"
+    ).tag(sync=True)
     # chart data: dicts here, one JSON buffer each on the wire (widget/sync.py)
     fit_data = t.Dict().tag(sync=True, to_json=json_trait("fit_data"))
     view_data = t.Dict().tag(sync=True, to_json=json_trait("view_data"))
@@ -275,10 +285,12 @@ class BBTWidget(RobustnessSection, RankingSection, anywidget.AnyWidget):
     influence_text = t.Unicode("").tag(sync=True)
 
     # --- ranking models and the per-data-set correlated t-test -----------------------------
-    ranking_model = t.Unicode("bbt", help="ranking view: 'bbt', 'plackett-luce' or 'both'").tag(
+    ranking_model = t.Unicode(
+        "bbt", help="ranking view: 'bbt', 'plackett-luce', 'mallows' or 'both'"
+    ).tag(sync=True)
+    ranking_model_spec = t.Dict(help="BBT vs Plackett-Luce or Mallows, P(top-k) charts").tag(
         sync=True
     )
-    ranking_model_spec = t.Dict(help="BBT vs Plackett-Luce and P(top-k) charts").tag(sync=True)
     ranking_model_text = t.Unicode("").tag(sync=True)
     clicked_dataset = t.Unicode("", help="data set clicked in the influence chart ('' = none)").tag(
         sync=True
@@ -375,6 +387,7 @@ class BBTWidget(RobustnessSection, RankingSection, anywidget.AnyWidget):
             interpretation=interpretation,
             caveat=weak_rule_caveat(len(algorithms), interpretation),
             spec=charts.view_spec(),
+            checks_spec=charts.checks_spec(),
             option_lists=options.as_dict(),
             ranking_model=ranking_model,
             **kwargs,
@@ -411,6 +424,9 @@ class BBTWidget(RobustnessSection, RankingSection, anywidget.AnyWidget):
         self._frames: dict[str, pd.DataFrame] = {}
         self._problems: dict[str, str] = {}
         self._requested_key: Hashable | None = None
+        #: Whether "Show pairs of" was set for the user: once, at the first fit with more
+        #: than FOCUS_ALGORITHMS algorithms (the top-ranked algorithm's pairs).
+        self._focus_defaulted = bool(kwargs.get("focus"))
         #: Python seconds of the last re-summary (control change -> new chart data).
         self.last_view_seconds = 0.0
         dispatcher = kernel_dispatcher()
@@ -452,8 +468,9 @@ class BBTWidget(RobustnessSection, RankingSection, anywidget.AnyWidget):
             cancelled_types=(FitCancelled,),
         )
         self._ttest_options = {"rope": ttest_rope, "rho": rho, "has_folds": tidy.has_folds}
-        #: Plackett-Luce fits by data settings (fitted at most once each, on the runner's thread).
-        self._pl_fits: dict[Hashable, RankingModelResult] = {}
+        #: Plackett-Luce and Mallows fits by data settings and model (fitted at most once
+        #: each, on the runner's thread).
+        self._pl_fits: dict[Hashable, RankingModelResult | MallowsResult] = {}
         self._pl_runner: FitRunner[dict[str, Any]] = FitRunner(
             self._run_ranking_model,
             self._on_ranking_model_event,
@@ -877,6 +894,7 @@ class BBTWidget(RobustnessSection, RankingSection, anywidget.AnyWidget):
             self._set_problem("view", f"could not redraw: {error_text(exc)}")
             return False
         self.view_data = {name: charts.to_columns(frames[name]) for name in charts.VIEW_DATASETS}
+        self._show_headline(fitted.result, summary if control is None else None)
         self.last_view_seconds = time.perf_counter() - started
         if preview is not None:
             return False  # the summary, the exports and the views built on a fit wait for it
@@ -889,6 +907,20 @@ class BBTWidget(RobustnessSection, RankingSection, anywidget.AnyWidget):
             {"result": fitted.result, "rope": rope, "hdi": self.hdi},
         )
         return True
+
+    def _show_headline(self, result: BBTResult, summary: pd.DataFrame | None) -> None:
+        """The headline sentence of the decisions over every pair, and, the first time there
+        are many algorithms, "Show pairs of" set to the top-ranked one: the intervals of
+        120 or more pairs cannot be read at once (the control shows the choice)."""
+        rope = (self.rope_low, self.rope_high)
+        if summary is None:  # the view's summary is against a control: not every pair
+            summary = result.summary(rope=rope, hdi=self.hdi)
+        ranking = result.ranking(hdi=self.hdi)
+        self.headline = headline(summary, ranking, self.interpretation)
+        if not self._focus_defaulted and len(self.algorithms) > FOCUS_ALGORITHMS:
+            self._focus_defaulted = True
+            if not self.focus:
+                self.focus = str(ranking["algorithm"].iloc[0])
 
     def _on_summary_event(self, event: FitEvent[dict[str, Any]]) -> None:
         if event.kind == "done" and event.result is not None:

@@ -1,7 +1,8 @@
-"""The widget's ranking views beyond BBT: Plackett-Luce fitted to the rankings and drawn
-against the BBT fit (once per data settings, in the background, when ``ranking_model`` asks
-for it), and the correlated t-test of the data set clicked in the influence chart for the
-highlighted pair, beside that pair's Bayesian signed-rank test in the probability simplex.
+"""The widget's ranking views beyond BBT: Plackett-Luce or Mallows fitted to the rankings and
+drawn against the BBT fit (each once per data settings, in the background, when
+``ranking_model`` asks for it), and the correlated t-test of the data set clicked in the
+influence chart for the highlighted pair, beside that pair's Bayesian signed-rank test in the
+probability simplex.
 
 A part of :class:`~bbt_widget.widget.app.BBTWidget` in a module of its own, not a class to
 use alone: its methods read the widget's traits and the runners and state its constructor
@@ -14,6 +15,7 @@ import threading
 from collections.abc import Hashable
 from typing import TYPE_CHECKING, Any
 
+from ..core.bidi import isolate
 from ..core.result import BBTResult
 from .keys import pair_of, settings_key
 from .messages import check_ranking_model, error_text
@@ -21,29 +23,41 @@ from .runner import FitEvent
 from .views import ranking_model_spec
 
 if TYPE_CHECKING:  # imports Altair, which the first charts must not wait for
+    from ..baselines._mallows import MallowsResult
     from ..baselines._plackett_luce import RankingModelResult
 
 __all__ = ["RankingSection"]
 
 
 class RankingSection:
-    """The Plackett-Luce and correlated t-test methods of ``BBTWidget`` (see the module doc)."""
+    """The ranking-model and correlated t-test methods of ``BBTWidget`` (see the module doc)."""
 
     @property
     def plackett_luce(self) -> RankingModelResult | None:
         """The Plackett-Luce fit of the ranking view (``None`` until it was asked for, with
         ``ranking_model`` ``'plackett-luce'`` or ``'both'``, and has finished)."""
-        return self._pl_fits.get(self._pl_key())
+        return self._pl_fits.get(self._pl_key("plackett-luce"))
 
-    def _pl_key(self) -> Hashable:
-        # Plackett-Luce ranks the scores: ties, ROPE and the hyper-prior do not change it
-        return settings_key(self._pl_settings())
+    @property
+    def mallows(self) -> MallowsResult | None:
+        """The Mallows fit of the ranking view (``None`` until it was asked for, with
+        ``ranking_model`` ``'mallows'``, and has finished)."""
+        return self._pl_fits.get(self._pl_key("mallows"))  # type: ignore[return-value]
 
-    def _pl_settings(self) -> dict[str, Any]:
+    def _ranking_model_name(self) -> str:
+        """The model the ranking view fits: ``"mallows"`` or ``"plackett-luce"``."""
+        return "mallows" if self.ranking_model == "mallows" else "plackett-luce"
+
+    def _pl_key(self, model: str | None = None) -> Hashable:
+        # the ranking models rank the scores: ties, ROPE and the hyper-prior do not change them
+        return settings_key(self._pl_settings(model))
+
+    def _pl_settings(self, model: str | None = None) -> dict[str, Any]:
         return {
             **self._data_kwargs,
             "lower_is_better": self.lower_is_better,
             **self._sampler_kwargs,
+            "model": model or self._ranking_model_name(),
         }
 
     def _on_ranking_model(self, change: dict[str, Any]) -> None:
@@ -56,10 +70,10 @@ class RankingSection:
         self._update_ranking_model()
 
     def _update_ranking_model(self) -> None:
-        """Fit Plackett-Luce in the background the first time it is asked for (once per data
-        settings), then draw it against the BBT fit shown."""
+        """Fit Plackett-Luce or Mallows in the background the first time it is asked for
+        (once per data settings), then draw it against the BBT fit shown."""
         fitted = self._fitted
-        if self.ranking_model not in ("plackett-luce", "both") or fitted is None:
+        if self.ranking_model == "bbt" or fitted is None:
             return
         key = (self._pl_key(), self._result_key)
         self._pl_runner.submit(
@@ -84,19 +98,20 @@ class RankingSection:
         return ranking_model_spec(pl, result)
 
     def _on_ranking_model_event(self, event: FitEvent[dict[str, Any]]) -> None:
+        label = "Mallows" if self._ranking_model_name() == "mallows" else "Plackett-Luce"
         if event.kind in ("queued", "progress"):
             fitting = self._pl_fits.get(event.key[0]) is None
             self.ranking_model_text = (
-                "fitting Plackett-Luce to the rankings (once per data)..."
+                f"fitting {label} to the rankings (once per data)..."
                 if fitting
-                else "drawing BBT vs Plackett-Luce..."
+                else f"drawing BBT vs {label}..."
             )
         elif event.kind == "done" and event.result is not None:
             if event.key[1] == self._result_key:
                 self.ranking_model_spec = event.result
             self.ranking_model_text = ""
         elif event.kind == "error":
-            self.ranking_model_text = f"Plackett-Luce unavailable: {error_text(event.error)}"
+            self.ranking_model_text = f"{label} unavailable: {error_text(event.error)}"
 
     # --- correlated t-test of a clicked data set
 
@@ -111,10 +126,11 @@ class RankingSection:
         if not name or len(pair) != 2:
             self.ttest_spec, self.ttest_text = {}, ""
             return
+        shown = isolate(name)  # the data set's name among the sentence's words
         if not self._ttest_options["has_folds"]:
             self.ttest_spec = {}
             self.ttest_text = (
-                f"No correlated t-test for {name}: it needs fold-level scores, and these "
+                f"No correlated t-test for {shown}: it needs fold-level scores, and these "
                 "results have one score per data set and algorithm."
             )
             return
@@ -122,7 +138,7 @@ class RankingSection:
             # the test needs rho; the widget has no run= column to infer it from (k folds)
             self.ttest_spec = {}
             self.ttest_text = (
-                f"No correlated t-test for {name}: it needs rho, the correlation of results "
+                f"No correlated t-test for {shown}: it needs rho, the correlation of results "
                 "from overlapping training sets; pass BBTWidget(..., rho=1/k) for k-fold "
                 "cross-validation."
             )
@@ -134,7 +150,7 @@ class RankingSection:
             "rho": self._ttest_options["rho"],
             "seed": self._sampler_kwargs["seed"],
         }
-        self.ttest_text = f"computing the correlated t-test on {name}..."
+        self.ttest_text = f"computing the correlated t-test on {shown}..."
         self._ttest_runner.submit(
             settings_key({**options, "pair": pair, "on": name}),
             {"data": self._data, "a": pair[0], "b": pair[1], "on": name, **options},

@@ -71,6 +71,15 @@ class RobustnessSection:
         """
         options = {**self._data_kwargs, "lower_is_better": self.lower_is_better}
         options.update(self._sweep_options)
+        if "grid" not in options:
+            # the default grid, with the widget's paired setting (not the data's default)
+            options["grid"] = {
+                "ties": list(core_sweep.DEFAULT_GRID["ties"]),
+                "d_min": list(core_sweep.DEFAULT_GRID["d_min"])
+                if self.local_rope_available
+                else [None],
+                "paired": [bool(self.paired)],
+            }
         self._sweep_runner.submit(settings_key(options), options)
 
     def cancel_sweep(self) -> None:

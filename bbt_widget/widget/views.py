@@ -29,8 +29,8 @@ __all__ = [
 
 log = logging.getLogger(__name__)
 
-#: Values of the ranking view's "Ranking model" switch.
-RANKING_MODELS = ("bbt", "plackett-luce", "both")
+#: Values of the ranking view's "Ranking model" switch ("both": BBT and Plackett-Luce).
+RANKING_MODELS = ("bbt", "plackett-luce", "mallows", "both")
 #: Keywords of ``bbt.sweep`` the robustness section passes on (``sweep_options``); the data
 #: layout, ROPE and HDI come from the widget itself.
 SWEEP_OPTIONS = (
@@ -131,11 +131,15 @@ def _plain_spec(chart: Any) -> dict[str, Any]:
 
 
 def ranking_model_spec(pl: Any, result: BBTResult, **_runner: Any) -> dict[str, Any]:
-    """The Plackett-Luce panel: BBT vs Plackett-Luce (P(best), expected rank) above
-    Plackett-Luce's P(top-k) (paper 003, Fig. 3). ``pl`` is a ``RankingModelResult``."""
+    """The ranking-model panel: BBT vs the model (P(best), expected rank) above the model's
+    P(top-k) (paper 003, Fig. 3), and for Mallows its consensus-rank probabilities. ``pl``
+    is a ``RankingModelResult`` or a ``MallowsResult``."""
     import altair as alt
 
-    chart = alt.vconcat(pl.chart_vs_bbt(result), pl.chart_top_k(), spacing=30)
+    charts = [pl.chart_vs_bbt(result), pl.chart_top_k()]
+    if hasattr(pl, "chart_rank_probabilities"):
+        charts.append(pl.chart_rank_probabilities())
+    chart = alt.vconcat(*charts, spacing=30)
     return _plain_spec(chart.configure_view(stroke=None))
 
 

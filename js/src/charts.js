@@ -16,6 +16,81 @@ const EMBED_OPTIONS = {
   tooltip: true,
 };
 
+/**
+ * Layouts tried, widest first, until the chart fits its box (see narrowSpec): as built;
+ * fixed widths shrunk a little (only when a little is enough); side-by-side views stacked;
+ * stacked and shrunk.
+ */
+const LAYOUTS = [
+  { stack: false, shrink: false },
+  { stack: false, shrink: true, minRatio: 0.75 },
+  { stack: true, shrink: false },
+  { stack: true, shrink: true },
+];
+/** Titles longer than this (characters) are broken into lines when the box is narrow. */
+const TITLE_LINE_CHARS = 60;
+
+/**
+ * A copy of a Vega-Lite spec laid out for a narrow box. `stack` stacks side-by-side views
+ * (hconcat -> vconcat), wraps column facets and puts side legends on top; `shrink` scales
+ * fixed widths and facet columns by `ratio` (box width over the width drawn). Long titles
+ * break into lines either way. The data, parameters and names stay as they were, so data
+ * updates and highlights reach the narrow view alike.
+ */
+export function narrowSpec(spec, { stack = false, shrink = false } = {}, ratio = 1) {
+  if (!stack && !shrink) return spec;
+  const scale = shrink ? Math.min(1, ratio) : 1;
+  const walk = (node) => {
+    if (Array.isArray(node)) return node.map(walk);
+    if (!node || typeof node !== "object") return node;
+    const out = {};
+    for (const [key, value] of Object.entries(node)) out[key] = walk(value);
+    if (stack && out.hconcat) {
+      out.vconcat = out.hconcat;
+      delete out.hconcat;
+    }
+    if (stack && out.facet && out.facet.column && !out.facet.row && out.spec) {
+      out.facet = out.facet.column; // wrapped facet: one field, `columns` per row
+      out.columns = shrink ? 1 : 2;
+    }
+    if (stack && out.encoding && out.encoding.column && !out.encoding.row) {
+      const columns = shrink ? 1 : 2;
+      out.encoding = { ...out.encoding, facet: { ...out.encoding.column, columns } };
+      delete out.encoding.column;
+    }
+    if (typeof out.columns === "number" && out.facet && !out.facet.column) {
+      out.columns = Math.max(1, Math.floor(out.columns * scale));
+    }
+    if (stack && out.legend && typeof out.legend === "object") {
+      if (["right", "left"].includes(out.legend.orient)) {
+        out.legend = { ...out.legend, orient: "top" };
+      }
+    }
+    // long titles and subtitles on several lines, at their "; " (a title never shrinks)
+    if (out.title && typeof out.title === "object" && !Array.isArray(out.title)) {
+      for (const key of ["text", "subtitle"]) {
+        const lines = [out.title[key]].flat();
+        const long = (line) => typeof line === "string" && line.length > TITLE_LINE_CHARS;
+        if (lines.some(long)) {
+          const split = lines.flatMap((line) => (long(line) ? line.split(/(?<=;) /) : [line]));
+          out.title = { ...out.title, [key]: split };
+        }
+      }
+    }
+    if (typeof out.width === "number" && scale < 1) {
+      out.width = Math.max(60, Math.floor(out.width * scale));
+    }
+    // a grid of steps (the win matrix): smaller cells, still square
+    if (out.width && typeof out.width.step === "number" && scale < 1) {
+      const step = Math.max(6, Math.floor(out.width.step * scale));
+      if (out.height && out.height.step === out.width.step) out.height = { ...out.height, step };
+      out.width = { ...out.width, step };
+    }
+    return out;
+  };
+  return walk(spec);
+}
+
 /** Stable text for comparing specs (key order is fixed by Python's json). */
 const keyOf = (value) => JSON.stringify(value ?? null);
 
@@ -39,7 +114,7 @@ export class ChartView {
    * @param {{onPair: (key: string) => void, onError: (msg: string) => void,
    *          onRendered: (kind: string) => void, onDataset?: (name: string) => void}} hooks
    */
-  constructor(container, hooks, { required = "intervals", className = "bbt-vega" } = {}) {
+  constructor(container, hooks, { required = "intervals", className = "bbt-vega", fit = true } = {}) {
     this.container = container;
     this.hooks = hooks;
     // dataset without which there is nothing to draw yet (null: the spec has its data)
@@ -50,6 +125,38 @@ export class ChartView {
     this.dataRefs = {}; // dataset name -> the columns object last drawn
     this.queue = Promise.resolve();
     this.signals = {};
+    // Reflow: the view is laid out for its box's width (narrowSpec), again when it changes.
+    this.fit = fit;
+    this.level = 0; // the narrowSpec level drawn
+    this.drawnWidth = 0; // the box's width it was drawn for
+    this.spec = null;
+    this.datasets = {};
+    this.observer = null;
+    this._stackRatio = 1; // box width over the width drawn stacked (for stacked and shrunk)
+    if (fit && typeof ResizeObserver !== "undefined") {
+      let timer = null;
+      this.observer = new ResizeObserver(() => {
+        clearTimeout(timer);
+        timer = setTimeout(() => this.reflow(), 150);
+      });
+      this.observer.observe(container);
+    }
+  }
+
+  /** Width available to the chart (0 while its box is hidden). */
+  available() {
+    return Math.floor(this.container.clientWidth || 0);
+  }
+
+  /** Lay the view out again if its box's width changed enough to matter. */
+  reflow() {
+    if (!this.result || !this.spec) return this.queue;
+    const width = this.available();
+    if (width === 0 || Math.abs(width - this.drawnWidth) < 24) return this.queue;
+    this.queue = this.queue
+      .then(() => this._embed(this.spec, this.datasets))
+      .catch((err) => this.hooks.onError(String(err?.message ?? err)));
+    return this.queue;
   }
 
   /** Serialise updates: a new spec must not race with a data update of the old one. */
@@ -76,6 +183,7 @@ export class ChartView {
     let changed = false;
     // A trait that did not change keeps its object, so identity tells what is new.
     for (const [name, columns] of Object.entries(datasets || {})) {
+      this.datasets[name] = columns;
       if (this.dataRefs[name] === columns) continue;
       this.result.view.change(name, changeset().remove(truthy).insert(rowsOf(columns)));
       this.dataRefs[name] = columns;
@@ -89,6 +197,33 @@ export class ChartView {
   }
 
   async _embed(spec, datasets) {
+    this.spec = spec;
+    this.datasets = { ...(datasets || {}) };
+    const width = this.available();
+    // the widest layout that fits the box; a box without width (hidden) keeps the spec
+    let ratio = 1; // box width over the width drawn as built
+    this._stackRatio = 1;
+    for (let level = 0; level < LAYOUTS.length; level += 1) {
+      const layout = LAYOUTS[level];
+      if (layout.minRatio !== undefined && ratio < layout.minRatio) continue;
+      await this._embedOnce(narrowSpec(spec, layout, layout.stack ? this._stackRatio : ratio), datasets);
+      this.level = level;
+      const drawn = this._drawnWidth();
+      if (!this.fit || width === 0 || drawn <= width + 1) break;
+      if (level === 0) ratio = width / drawn;
+      if (layout.stack) this._stackRatio = Math.min(1, width / drawn);
+    }
+    this.drawnWidth = width;
+    this.specKey = keyOf(spec); // finalize() of the narrower tries cleared it
+    if (this.container.dataset) this.container.dataset.level = String(this.level);
+  }
+
+  _drawnWidth() {
+    const svg = this.container.querySelector("svg");
+    return svg ? svg.getBoundingClientRect().width : 0;
+  }
+
+  async _embedOnce(spec, datasets) {
     this.finalize();
     // The datasets are inlined as rows into a copy of the spec: the compiled view then owns
     // named data sources that view.change() can later replace.
@@ -136,6 +271,13 @@ export class ChartView {
       }
     }
     return changed;
+  }
+
+  /** Stop observing the box and finalize the view. */
+  dispose() {
+    if (this.observer) this.observer.disconnect();
+    this.observer = null;
+    this.finalize();
   }
 
   finalize() {

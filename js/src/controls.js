@@ -30,6 +30,55 @@ const CONTROL_TRAITS = [
   "option_lists",
 ];
 
+/**
+ * What each control means, with its units and the paper's section: the tooltip of the
+ * control and of its label. Keys are the traits.
+ */
+export const CONTROL_HELP = {
+  ties:
+    "How a tie between two algorithms on a data set counts in the win table (paper Sec. 5): " +
+    "add = a win for both, spread = half a win to each, forget = dropped, " +
+    "Davidson = a third outcome of the model (Eq. 7). Changing it refits.",
+  local_rope:
+    "Local ROPE: a data set where the two scores differ by less than d_min standard " +
+    "deviations is a tie (paper Eq. 3-6). Needs fold-level scores or an sd table. Refits.",
+  d_min:
+    "d_min: the smallest effect size that is not a tie, in standard deviations of the " +
+    "scores: Cohen's d (pooled SD of the folds, Eq. 4) or, in paired mode, the paired d_z " +
+    "(SD of the fold-wise differences, Eq. 6). The paper uses 0.4. Refits.",
+  paired:
+    "Paired: the local ROPE compares fold by fold (paired d_z, Eq. 6); needs the same folds " +
+    "for every algorithm. Refits.",
+  lower_is_better: "Whether a higher or a lower score is better (e.g. error rates). Refits.",
+  hyperprior:
+    "Hyper-prior on sigma, the spread of the abilities (paper Appendix A): log-normal (the " +
+    "paper's), half-Cauchy or half-normal. Refits.",
+  prior_scale:
+    "Scale of the hyper-prior on sigma, on the logit scale of the abilities (Appendix A " +
+    "defaults: log-normal 0.5, half-Cauchy 1, half-normal 3). Refits.",
+  rope_low:
+    "ROPE (region of practical equivalence) on the P(a > b) scale, 0 to 1: pairs whose " +
+    "P(a > b) lies inside are practically equivalent (paper Sec. 9; default 0.45 to 0.55). " +
+    "Instant: no refit.",
+  rope_high:
+    "Upper end of the ROPE on the P(a > b) scale, 0 to 1 (default 0.55; paper Sec. 9). " +
+    "Instant: no refit.",
+  hdi:
+    "HDI mass: the probability inside each highest-density interval, 0.5 to 0.99 " +
+    "(the paper's 0.89). Instant: no refit.",
+  control:
+    "Control algorithm: compare every algorithm with this one only (fewer pairs), or all " +
+    "pairs. Instant: no refit.",
+  interpretation:
+    "weak (paper Sec. 9.2): a better when above.50 ≥ 0.95, equivalent when in.rope ≥ 0.95; " +
+    "strong (Sec. 9.3): a better when the mean ≥ 0.70, equivalent when the mean is inside " +
+    "the ROPE. Instant: no refit.",
+  focus:
+    "Show pairs of: draw only this algorithm's pairs in the pairwise charts (beyond 8 " +
+    "algorithms they open on the top-ranked one's); 'all algorithms' draws every pair. " +
+    "Instant: no refit.",
+};
+
 /** Create an element with attributes and children. */
 export function h(tag, attrs = {}, ...children) {
   const node = document.createElement(tag);
@@ -74,15 +123,17 @@ export function buildControls(model) {
 
   /** A labelled row; `cost` tells the user whether the control refits or only redraws. */
   const row = (label, cost, ...inputs) => {
+    const first = inputs.find((input) => input && input.dataset && input.dataset.trait);
+    const help = first ? CONTROL_HELP[first.dataset.trait] : undefined;
     const el = h(
       "div",
       { class: "bbt-row" },
-      h("label", { class: "bbt-label", text: label }),
+      h("label", { class: "bbt-label", text: label, title: help }),
       h("div", { class: "bbt-inputs" }, ...inputs),
       h("span", {
         class: `bbt-cost bbt-cost-${cost}`,
         title: cost === "fit" ? "changing this runs a new Stan fit" : "redraws from the draws",
-        text: cost === "fit" ? "fit" : "",
+        text: cost === "fit" ? "refit" : "",
       }),
     );
     rows.push(el);
@@ -90,7 +141,7 @@ export function buildControls(model) {
   };
 
   const select = (name, options, { toValue = (v) => v, fromValue = (v) => v } = {}) => {
-    const el = h("select", { "data-trait": name, name });
+    const el = h("select", { "data-trait": name, name, title: CONTROL_HELP[name] });
     setOptions(el, options);
     el.addEventListener("change", () => save(name, toValue(el.value)));
     refreshers.push(() => {
@@ -100,7 +151,7 @@ export function buildControls(model) {
   };
 
   const checkbox = (name) => {
-    const el = h("input", { type: "checkbox", "data-trait": name, name });
+    const el = h("input", { type: "checkbox", "data-trait": name, name, title: CONTROL_HELP[name] });
     el.addEventListener("change", () => save(name, el.checked));
     refreshers.push(() => {
       el.checked = Boolean(model.get(name));
@@ -109,8 +160,18 @@ export function buildControls(model) {
   };
 
   /** A number input; invalid text is sent as-is so Python can explain what is wrong. */
-  const number = (name, { min, max, step }) => {
-    const el = h("input", { type: "number", "data-trait": name, name, min, max, step });
+  const number = (name, { min, max, step, digits }) => {
+    const el = h("input", {
+      type: "number",
+      "data-trait": name,
+      name,
+      min,
+      max,
+      step,
+      title: CONTROL_HELP[name],
+    });
+    // fixed decimals (0.40 beside 0.60), where the control has a fixed precision
+    const shown = (value) => (digits === undefined ? String(value) : Number(value).toFixed(digits));
     const commit = () => {
       const value = Number.parseFloat(el.value);
       if (!Number.isFinite(value)) refreshers.forEach((fn) => fn());
@@ -128,7 +189,7 @@ export function buildControls(model) {
       }
     });
     refreshers.push(() => {
-      if (document.activeElement !== el) el.value = String(model.get(name));
+      if (document.activeElement !== el) el.value = shown(model.get(name));
     });
     return el;
   };
@@ -136,7 +197,15 @@ export function buildControls(model) {
   /** A slider that commits on release (a drag would otherwise queue one fit per pixel). */
   const slider = (name, { min, max, step }) => {
     const out = h("output", { class: "bbt-value" });
-    const el = h("input", { type: "range", "data-trait": name, name, min, max, step });
+    const el = h("input", {
+      type: "range",
+      "data-trait": name,
+      name,
+      min,
+      max,
+      step,
+      title: CONTROL_HELP[name],
+    });
     el.addEventListener("input", () => {
       out.textContent = Number(el.value).toFixed(2);
     });
@@ -173,14 +242,11 @@ export function buildControls(model) {
   const priorScale = number("prior_scale", { min: 0.01, max: 10, step: 0.05 });
 
   // --- controls that only re-summarise the draws already there ---------------------------
-  const ropeLow = number("rope_low", { min: 0, max: 1, step: 0.01 });
-  const ropeHigh = number("rope_high", { min: 0, max: 1, step: 0.01 });
-  const hdi = number("hdi", { min: 0.5, max: 0.99, step: 0.01 });
+  const ropeLow = number("rope_low", { min: 0, max: 1, step: 0.01, digits: 2 });
+  const ropeHigh = number("rope_high", { min: 0, max: 1, step: 0.01, digits: 2 });
+  const hdi = number("hdi", { min: 0.5, max: 0.99, step: 0.01, digits: 2 });
   const control = select("control", [["", "none (all pairs)"]]);
   const interpretation = select("interpretation", pairs("interpretations"));
-  interpretation.title =
-    "weak (paper Sec. 9.2): a better when above.50 ≥ 0.95, equivalent when in.rope ≥ 0.95; " +
-    "strong (Sec. 9.3): a better when the mean ≥ 0.70";
   const focus = select("focus", [["", "all algorithms"]]);
 
   const fitGroup = h(
@@ -230,7 +296,7 @@ export function buildControls(model) {
     pairedReason.textContent = reason;
     pairedReason.title = reason;
     pairedReason.hidden = !reason;
-    paired.title = reason;
+    paired.title = reason || CONTROL_HELP.paired;
     const localAvailable = Boolean(model.get("local_rope_available"));
     localRope.disabled = !localAvailable;
     localReason.textContent = localAvailable ? "" : model.get("local_rope_reason") || "";

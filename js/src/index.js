@@ -6,7 +6,8 @@ import { buildControls, h } from "./controls.js";
 import "./widget.css";
 
 /** Traits whose change may alter what is drawn. */
-const CHART_TRAITS = ["spec", "fit_data", "view_data", "selected_pair", "focus", "hdi"];
+const CHART_TRAITS = ["spec", "view_data", "selected_pair", "focus", "hdi"];
+const CHECKS_TRAITS = ["checks_spec", "fit_data", "selected_pair", "focus", "hdi"];
 const STATUS_TRAITS = [
   "status",
   "status_text",
@@ -67,6 +68,21 @@ function render({ model, el }) {
     badge,
     auditBadge,
   );
+  // The answer in one sentence (Python's outputs.headline), right under the status line.
+  const headline = h("div", { class: "bbt-headline", role: "note" });
+  headline.hidden = true;
+  // Shown when the highlighted pair is not among the pairs drawn ("Show pairs of"): every
+  // row is dimmed then, and this says why; its button clears the highlight.
+  const chipText = h("span", { class: "bbt-chip-text" });
+  const chipClear = h("button", {
+    type: "button",
+    class: "bbt-chip-clear",
+    text: "×",
+    title: "clear the highlighted pair",
+    "aria-label": "clear the highlighted pair",
+  });
+  const chip = h("div", { class: "bbt-chip" }, chipText, chipClear);
+  chip.hidden = true;
   const message = h("div", { class: "bbt-message", role: "alert" });
   const caveat = h("div", { class: "bbt-caveat" });
   // Shown while the charts (and so the decisions) come from a preview: a Laplace
@@ -78,16 +94,36 @@ function render({ model, el }) {
   previewNote.hidden = true;
   const error = h("div", { class: "bbt-error", role: "alert" });
   const chartBox = h("div", { class: "bbt-charts bbt-main-charts" });
+  // Model checks (posterior predictive check, its coverage, the win matrix): closed by
+  // default, drawn when first opened.
+  const checksBox = h("div", { class: "bbt-charts bbt-checks-charts" });
+  const checksSection = h(
+    "details",
+    { class: "bbt-section bbt-checks" },
+    h("summary", {
+      text: "Model checks: posterior predictive check, coverage, win matrix",
+      title: "does the fitted model reproduce the observed wins? (paper Sec. 6, Table 5)",
+    }),
+    checksBox,
+  );
   // The report's headline views (ranking, weak/strong decision matrices), any number of
   // algorithms; built in the kernel's background after each fit, data inside the spec.
   const summaryBox = h("div", { class: "bbt-charts bbt-summary-charts" });
-  // "Ranking model" switch: BBT's ranking, Plackett-Luce's (fitted in the kernel's
-  // background the first time it is asked for) or both, side by side with BBT.
-  const modelSwitch = h("select", { class: "bbt-ranking-model", title: "ranking model" });
+  // "Ranking model" switch: BBT's ranking, Plackett-Luce's or Mallows' (fitted in the
+  // kernel's background the first time it is asked for, drawn against BBT), or BBT's
+  // ranking and Plackett-Luce's one below the other ("both").
+  const modelSwitch = h("select", {
+    class: "bbt-ranking-model",
+    title:
+      "Ranking model: BBT's ranking (abilities from the pairwise wins, paper Sec. 4), " +
+      "Plackett-Luce's or Mallows' (from each data set's ranking of the algorithms), or " +
+      "BBT's and Plackett-Luce's together",
+  });
   for (const [value, label] of [
     ["bbt", "BBT"],
     ["plackett-luce", "Plackett-Luce"],
-    ["both", "both"],
+    ["mallows", "Mallows"],
+    ["both", "BBT + Plackett-Luce"],
   ]) {
     modelSwitch.append(h("option", { value, text: label }));
   }
@@ -100,7 +136,12 @@ function render({ model, el }) {
   const summarySection = h(
     "details",
     { class: "bbt-section bbt-summary", open: true },
-    h("summary", { text: "Ranking and decisions" }),
+    h("summary", {
+      text: "Ranking and decisions",
+      title:
+        "the ranking (abilities, P(best), expected rank; paper Sec. 4) and every pair's " +
+        "decision under the weak (Sec. 9.2) and strong (Sec. 9.3) interpretations",
+    }),
     h("label", { class: "bbt-small" }, "Ranking model ", modelSwitch),
     summaryBox,
     plText,
@@ -115,7 +156,12 @@ function render({ model, el }) {
     text: "Run sweep",
     title: "refit under every setting of the sweep grid (ties x d_min by default)",
   });
-  const cancelButton = h("button", { type: "button", class: "bbt-sweep-cancel", text: "Cancel" });
+  const cancelButton = h("button", {
+    type: "button",
+    class: "bbt-sweep-cancel",
+    text: "Cancel",
+    title: "stop the sweep (the fits done so far are dropped)",
+  });
   const sweepBar = h("progress", { class: "bbt-progress", max: 1, value: 0 });
   const sweepText = h("span", { class: "bbt-sweep-text" });
   const influenceText = h("div", { class: "bbt-small bbt-influence-text" });
@@ -128,24 +174,33 @@ function render({ model, el }) {
   const robustness = h(
     "details",
     { class: "bbt-section bbt-robustness", open: true },
-    h("summary", { text: "Robustness: do the claims survive other analysis choices?" }),
+    h("summary", {
+      text: "Robustness: do the claims survive other analysis choices?",
+      title:
+        "refit under other tie policies and d_min values (the sweep), and see which data " +
+        "sets move the highlighted pair's decision (influence)",
+    }),
     h("div", { class: "bbt-status" }, sweepButton, cancelButton, sweepBar, sweepText),
     influenceText,
     robustBox,
     ttestText,
     ttestBox,
   );
+  // The answer first: headline, ranking and decisions; then the pairs; then the checks.
   const main = h(
     "div",
     { class: "bbt-main" },
     status,
+    headline,
     auditList,
     message,
     caveat,
     error,
     previewNote,
-    chartBox,
     summarySection,
+    chip,
+    chartBox,
+    checksSection,
     robustness,
   );
   root.append(controls.element, main);
@@ -169,6 +224,67 @@ function render({ model, el }) {
       el.dataset.rendered = "true";
     },
   });
+
+  const checksCharts = new ChartView(
+    checksBox,
+    {
+      onPair: setPair,
+      onError: (msg) => {
+        error.textContent = `Model checks chart error: ${msg}`;
+        error.hidden = false;
+      },
+      onRendered: () => {
+        el.dataset.checksRendered = String(Number(el.dataset.checksRendered || 0) + 1);
+      },
+    },
+    { required: "ppc", className: "bbt-vega-checks" },
+  );
+  const showChecks = () => {
+    if (!checksSection.open) return Promise.resolve(); // drawn when opened
+    return checksCharts.update(model.get("checks_spec"), fitData(), {
+      sel_pair: model.get("selected_pair") || "",
+      sel_focus: model.get("focus") || "",
+      hdi_mass: Number(model.get("hdi")) || 0.89,
+    });
+  };
+  let checksPending = false;
+  const scheduleChecks = () => {
+    if (checksPending) return;
+    checksPending = true;
+    queueMicrotask(() => {
+      checksPending = false;
+      showChecks();
+    });
+  };
+  checksSection.addEventListener("toggle", () => {
+    el.dataset.checksOpen = String(checksSection.open);
+    if (checksSection.open) {
+      showChecks().then(() => checksCharts.reflow());
+    }
+  });
+
+  const showHeadline = () => {
+    const text = model.get("headline") || "";
+    headline.textContent = text; // text, never HTML: names are shown as they are
+    headline.title = text ? `${text}\n(interpretation: ${model.get("interpretation")})` : "";
+    headline.hidden = !text;
+  };
+
+  // The highlighted pair when "Show pairs of" hides it.
+  const showChip = () => {
+    const key = model.get("selected_pair") || "";
+    const focus = model.get("focus") || "";
+    let pair = [];
+    try {
+      pair = key ? JSON.parse(key) : [];
+    } catch {
+      pair = [];
+    }
+    const hidden = Boolean(focus) && pair.length === 2 && !pair.includes(focus);
+    chip.hidden = !hidden;
+    if (hidden) chipText.textContent = `highlighted: ${pair[0]} vs ${pair[1]} (not shown)`;
+  };
+  chipClear.addEventListener("click", () => setPair(""));
 
   const robustCharts = new ChartView(
     robustBox,
@@ -226,7 +342,7 @@ function render({ model, el }) {
     const mode = model.get("ranking_model") || "bbt";
     modelSwitch.value = mode;
     el.dataset.rankingModel = mode;
-    summaryBox.hidden = mode === "plackett-luce";
+    summaryBox.hidden = mode === "plackett-luce" || mode === "mallows";
     const pl = mode !== "bbt";
     plBox.hidden = !pl;
     const text = pl ? model.get("ranking_model_text") || "" : "";
@@ -351,7 +467,16 @@ function render({ model, el }) {
     const kind = diag.preview ? "bbt-badge-preview" : diag.ok ? "bbt-badge-ok" : "bbt-badge-warn";
     badge.className = `bbt-badge bbt-diag-badge ${kind}`;
     badge.textContent = diag.label || (diag.ok ? "diagnostics fine" : "check diagnostics");
-    badge.title = (diag.messages || []).join("\n");
+    const numbers = [];
+    if (Number.isFinite(diag.max_rhat)) numbers.push(`R-hat max ${diag.max_rhat.toFixed(3)}`);
+    if (Number.isFinite(diag.min_ess_bulk)) {
+      numbers.push(`ESS min ${Math.round(diag.min_ess_bulk)} (bulk)`);
+    }
+    if (Number.isFinite(diag.min_ess_tail)) {
+      numbers.push(`${Math.round(diag.min_ess_tail)} (tail)`);
+    }
+    if (Number.isFinite(diag.divergences)) numbers.push(`divergences ${diag.divergences}`);
+    badge.title = [numbers.join(", "), ...(diag.messages || [])].filter(Boolean).join("\n");
   };
 
   const showCharts = () => {
@@ -359,7 +484,7 @@ function render({ model, el }) {
     return charts
       .update(
         model.get("spec"),
-        { ...fitData(), ...viewData() },
+        viewData(), // the pairwise view's data; the model checks draw fit_data
         {
           sel_pair: model.get("selected_pair") || "",
           sel_focus: model.get("focus") || "",
@@ -386,6 +511,11 @@ function render({ model, el }) {
 
   const handlers = [
     ...CHART_TRAITS.map((name) => [`change:${name}`, scheduleCharts]),
+    ...CHECKS_TRAITS.map((name) => [`change:${name}`, scheduleChecks]),
+    ["change:headline", showHeadline],
+    ["change:interpretation", showHeadline],
+    ["change:selected_pair", showChip],
+    ["change:focus", showChip],
     ...STATUS_TRAITS.map((name) => [`change:${name}`, showStatus]),
     ["change:diagnostics", showBadge],
     ["change:preview", showPreview],
@@ -402,6 +532,8 @@ function render({ model, el }) {
   for (const [event, fn] of handlers) model.on(event, fn);
 
   showStatus();
+  showHeadline();
+  showChip();
   showBadge();
   showPreview();
   showAudit();
@@ -415,11 +547,12 @@ function render({ model, el }) {
   return () => {
     for (const [event, fn] of handlers) model.off(event, fn);
     controls.dispose();
-    charts.finalize();
-    robustCharts.finalize();
-    summaryCharts.finalize();
-    plCharts.finalize();
-    ttestCharts.finalize();
+    charts.dispose();
+    checksCharts.dispose();
+    robustCharts.dispose();
+    summaryCharts.dispose();
+    plCharts.dispose();
+    ttestCharts.dispose();
   };
 }
 

@@ -59,7 +59,8 @@ def _shoot(page: Any, artifacts: Path, name: str) -> None:
 
 
 def _marks(page: Any) -> int:
-    return page.locator(".bbt-vega svg .role-mark").count()
+    # the pairwise view and the model checks (drawn once their section is opened)
+    return page.locator(".bbt-vega svg .role-mark, .bbt-vega-checks svg .role-mark").count()
 
 
 def test_widget_renders_refits_and_resummarises_offline(
@@ -75,10 +76,13 @@ def test_widget_renders_refits_and_resummarises_offline(
     _wait_attr(page, "status", "v === 'done'", FIT_TIMEOUT_MS)
     _wait_attr(page, "rendered", "v === 'true'", STEP_TIMEOUT_MS)
 
-    # 1. the charts drew: vega marks of every chart are in the SVG
+    # 1. the charts drew: vega marks of every chart are in the SVG (the model checks once
+    # their section is opened)
+    page.locator(".bbt-checks > summary").click()
+    _wait_attr(page, "checksRendered", "Number(v) > 0", STEP_TIMEOUT_MS)
     assert _marks(page) > 10
     for mark in ("mark-rule", "mark-symbol", "mark-rect", "mark-text"):
-        assert page.locator(f".bbt-vega svg g.{mark}").count() > 0, mark
+        assert page.locator(f".bbt-root svg g.{mark}").count() > 0, mark
     assert page.locator(".bbt-diag-badge").inner_text().startswith(("diagnostics fine", "check"))
     assert _data(page, "fits") == "1"
     _shoot(page, artifacts, "01_initial")
@@ -103,7 +107,7 @@ def test_widget_renders_refits_and_resummarises_offline(
     _wait_attr(page, "dataUpdates", f"Number(v) > {updates}", STEP_TIMEOUT_MS)
     # Davidson also checks the ties: the coverage table grows a "ties" column
     page.wait_for_function(
-        """() => [...document.querySelectorAll('.bbt-vega svg text')]
+        """() => [...document.querySelectorAll('.bbt-vega-checks svg text')]
                 .some((t) => t.textContent === 'ties')""",
         timeout=STEP_TIMEOUT_MS,
     )
@@ -258,7 +262,15 @@ def test_widget_at_16_algorithms(
     page.wait_for_selector(".bbt-root", timeout=STEP_TIMEOUT_MS)
     _wait_attr(page, "status", "v === 'done'", FIT_TIMEOUT_MS)
     _wait_attr(page, "rendered", "v === 'true'", STEP_TIMEOUT_MS)
-    assert page.locator(_DOTS).count() == 120
+    # beyond 8 algorithms the intervals open on the top-ranked algorithm's 15 pairs
+    page.wait_for_function(
+        f"() => document.querySelectorAll('{_DOTS}').length === 15", timeout=STEP_TIMEOUT_MS
+    )
+    assert page.locator("select[data-trait=focus]").input_value() != ""
+    page.select_option("select[data-trait=focus]", index=0)  # "all algorithms"
+    page.wait_for_function(
+        f"() => document.querySelectorAll('{_DOTS}').length === 120", timeout=STEP_TIMEOUT_MS
+    )
     _shoot(page, artifacts, f"16_{kind}_01_initial")
 
     with checks.check("paired row: one line, worded for the widget"):
@@ -286,9 +298,12 @@ def test_widget_at_16_algorithms(
         )
 
     with checks.check("PPC bars have a width"):
+        page.locator(".bbt-checks > summary").click()  # the model checks: closed at first
+        _wait_attr(page, "checksRendered", "Number(v) > 0", SOFT_TIMEOUT_MS)
         boxes = page.evaluate(
-            """() => [...document.querySelectorAll('.bbt-vega svg g.mark-rect.role-mark path')]
-                .filter((p) => p.getAttribute('fill') === '#6baed6')
+            """() => [...document.querySelectorAll(
+                    '.bbt-vega-checks svg g.mark-rect.role-mark path')]
+                .filter((p) => p.getAttribute('fill') === '#9fb3c8')
                 .map((p) => { const r = p.getBoundingClientRect(); return [r.width, r.height]; })"""
         )
         assert len(boxes) > 100, len(boxes)
@@ -417,8 +432,11 @@ def test_hostile_names_are_shown_literally(
         "x vs y",
     ):
         assert name in options, options
+    page.locator(".bbt-checks > summary").click()  # the win matrix: in the model checks
+    _wait_attr(page, "checksRendered", "Number(v) > 0", STEP_TIMEOUT_MS)
     texts = page.evaluate(
-        "() => [...document.querySelectorAll('.bbt-vega svg text')].map((t) => t.textContent)"
+        "() => [...document.querySelectorAll('.bbt-vega svg text, .bbt-vega-checks svg text')]"
+        ".map((t) => t.textContent)"
     )
     assert any(t.startswith("<img src=x") for t in texts), texts[:20]
     assert any(t.startswith("<script>") for t in texts)

@@ -475,9 +475,9 @@ def test_report_has_audit_and_disconnected_note_in_every_format(
     compile_latex(tmp_path / "g.tex")
 
 
-def test_readme_lists_every_exit_code_and_the_report_layout():
-    readme = (Path(__file__).resolve().parents[2] / "README.md").read_text()
-    section = readme.split("## Without Jupyter: a report", 1)[1].split("\n## ", 1)[0]
+def test_docs_list_every_exit_code_and_the_report_layout():
+    page = Path(__file__).resolve().parents[2] / "docs" / "reports.md"
+    section = page.read_text().split("\n## ", 1)[0]  # the page's first section
     codes = {
         cli.EXIT_OK: "ok",
         cli.EXIT_INPUT: "bad arguments",
@@ -568,6 +568,37 @@ def test_cli_report_with_robustness_and_other_methods(three_csv, tmp_path, capsy
     for cited in ("Plackett", "Luce", "Corani", "Nadeau", "Vehtari", "Wainer"):
         assert cited in refs, cited
     # every new column is defined once
+    tables, defined = _tables_and_definitions(html)
+    assert tables <= set(defined) and len(defined) == len(set(defined))
+
+
+def test_cli_report_with_both_ranking_models(three_csv, tmp_path, capsys):
+    """--with plackett-luce,mallows: one 'Ranking models' section with both beside BBT, the
+    Mallows consensus and dispersion in its text, each model's figures, both papers cited."""
+    out = tmp_path / "r.html"
+    args = ["report", str(three_csv), "-o", str(out), "--with", "plackett-luce,mallows"]
+    assert cli.main([*args, *_SHORT]) == cli.EXIT_OK
+    assert "Mallows: sampling" in capsys.readouterr().err
+    html = out.read_text()
+    for fig in ("bbt_vs_pl", "top_k", "bbt_vs_mallows", "top_k_mallows"):
+        assert html.count(f'id="fig-{fig}"') == 1, fig
+    assert html.count('id="fig-rank_probabilities_mallows"') == 1
+    ranks = _html_table(html, "ranking-models")
+    assert list(ranks.columns) == [
+        "algorithm",
+        "p_best_bbt",
+        "p_best_pl",
+        "p_best_mallows",
+        "expected_rank_bbt",
+        "expected_rank_pl",
+        "expected_rank_mallows",
+    ]
+    assert ranks["p_best_mallows"].sum() == pytest.approx(1, abs=0.01)
+    assert "most probable consensus ranking is" in html and "dispersion beta" in html
+    methods = html.split('<div class="methods">', 1)[1].split("</div>", 1)[0]
+    assert "<em>Bayesian Performance Analysis for Algorithm Ranking Comparison</em>" in methods
+    assert "<em>Probabilistic Preference Learning with the Mallows Rank Model</em>" in methods
+    assert "300 draws kept one every 20 iterations" in methods
     tables, defined = _tables_and_definitions(html)
     assert tables <= set(defined) and len(defined) == len(set(defined))
 

@@ -26,6 +26,7 @@ PACKAGE = Path(bbt_widget.__file__).parent
 LAYERS = {
     "core.options": 0,
     "core.palette": 0,
+    "core.bidi": 0,
     "core.validation": 1,
     "core.data": 1,
     "core.names": 1,
@@ -35,6 +36,7 @@ LAYERS = {
     "core.sizing": 2,
     "core.posterior": 2,
     "core.checks": 2,
+    "core.convergence": 2,
     "core.audit": 2,
     "core.result": 3,
     "core.fitting": 4,

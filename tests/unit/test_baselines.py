@@ -720,3 +720,49 @@ def test_cd_diagram_renders_offline(base):
     svg = vlc.vegalite_to_svg(cd_diagram(base, dataset="db").to_dict())
     for text in ("xgb (2.30)", "dt (4.25)", "CD = 1.36", "mean rank"):
         assert text in svg
+
+
+def test_hierarchical_program_data_integrates_the_nu_prior_exactly():
+    """The Stan program of the hierarchical t-test integrates alpha and beta out of nu's
+    prior (closed form over beta, Gauss-Legendre over alpha with the nodes and weights of
+    stan_data): its density of nu equals the double integral of Gamma(nu | alpha, beta) over
+    the uniform alpha and beta of Eq. 15-17, for both priors. A data set with sd 0 gets the
+    sd rope / sqrt(3), as baycomp."""
+    from scipy import integrate, special
+
+    from bbt_widget.baselines._cv import fold_differences
+    from bbt_widget.baselines._hierarchical import NU_PRIORS, stan_data
+    from bbt_widget.baselines._simulate import simulate_cv_results
+
+    data = simulate_cv_results(4, 2, 5, mu0=0.02, seed=3)
+    same = (data["dataset"] == "d00") & (data["algorithm"] == "b")
+    data.loc[same, "score"] = 0.8  # the same score as a on every fold
+    layout = dict(dataset="dataset", algorithm="algorithm", score="score", fold="fold")
+    diffs = fold_differences(
+        data, a="a", b="b", run="run", sd=None, lower_is_better=False, rho=None, **layout
+    )
+    for name, prior in NU_PRIORS.items():
+        sd = stan_data(diffs, 0.01, name)
+        a, w = np.array(sd["alpha_node"]), np.array(sd["alpha_weight"])
+        b1, b2 = sd["beta_low"], sd["beta_high"]
+        (a1, a2), shift = prior["alpha"], prior["shift"]
+        assert sd["nu_shift"] == shift and (b1, b2) == prior["beta"]
+        for nu in (0.3, 2.0, 10.0, 60.0, 200.0):
+            ours = (
+                np.sum(
+                    w * a * (special.gammaincc(a + 1, b1 * nu) - special.gammaincc(a + 1, b2 * nu))
+                )
+                / nu**2
+                / (b2 - b1)
+            )
+            ref = integrate.dblquad(
+                lambda b, al, nu=nu: stats.gamma.pdf(nu, al, scale=1 / b),
+                a1,
+                a2,
+                b1,
+                b2,
+                epsabs=1e-14,
+            )[0] / ((a2 - a1) * (b2 - b1))
+            assert ours == pytest.approx(ref, rel=1e-6), (name, nu)
+    assert sd["ss"][0] == pytest.approx((10 - 1) * 0.01**2 / 3)
+    assert min(sd["ss"][1:]) > 0

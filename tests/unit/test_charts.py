@@ -305,22 +305,31 @@ def test_every_builder_gives_valid_vega_lite(
     assert params == {"sel_pair": '["lda", "xgb"]', "sel_focus": "xgb", "hdi_mass": 0.89}
 
 
-def test_linked_view_spec_is_data_free_and_constant() -> None:
-    spec = charts.view_spec()
+@pytest.mark.parametrize(
+    ("name", "datasets", "kind"),
+    [
+        ("view_spec", charts.VIEW_DATASETS, alt.HConcatChart),
+        ("checks_spec", charts.FIT_DATASETS, alt.VConcatChart),
+    ],
+)
+def test_widget_view_specs_are_data_free_and_constant(name, datasets, kind) -> None:
+    """The pairwise view and the model checks: two specs, each with its own datasets."""
+    build = getattr(charts, name)
+    spec = build()
     text = json.dumps(spec)
     assert "$schema" not in spec
     assert "http" not in text  # no schema URL, no remote data
     assert "values" not in text  # data travels separately, by dataset name
     named = {m for m in charts.VIEW_DATASETS + charts.FIT_DATASETS if f'"name": "{m}"' in text}
-    assert named == set(charts.VIEW_DATASETS + charts.FIT_DATASETS)
+    assert named == set(datasets)
     # the same object every time (built once), but a copy the caller may change
-    again = charts.view_spec()
+    again = build()
     assert again == spec and again is not spec
-    alt.VConcatChart.from_dict(spec)  # and it is valid Vega-Lite
+    kind.from_dict(spec)  # and it is valid Vega-Lite
 
 
 def test_linked_view_links_through_parameters() -> None:
-    text = json.dumps(charts.view_spec())
+    text = json.dumps(charts.view_spec()) + json.dumps(charts.checks_spec())
     # every chart reads the highlighted pair and the focus algorithm
     assert text.count("datum.key == sel_pair") >= 4
     assert text.count("sel_focus") >= 4
@@ -537,3 +546,160 @@ def test_win_matrix_says_its_counts_are_the_models(win_table) -> None:
     assert "counts given to the model, after the tie policy" in text
     for name in ("wins", "losses", "ties"):
         assert f'"title": "{name} (given to the model)"' in text
+
+
+# ------------------------------------------------------- one visual language, leading answer
+
+#: Every name a chart gives a decision (or the region of P(a > b) that argues for it), by the
+#: decision it stands for.
+_DECISION_NAMES = {
+    "better": "better",
+    "a better": "better",
+    "row better": "better",
+    "above ROPE": "better",
+    "b better": "worse",
+    "column better": "worse",
+    "below ROPE": "worse",
+    "equivalent": "equivalent",
+    "in ROPE": "equivalent",
+    "no claim": "no claim",
+    "not compared": "not compared",
+}
+
+
+def _colours(spec: object, scales: list, literals: list) -> None:
+    """Collect (domain, range) of every colour scale and every literal mark colour."""
+    if isinstance(spec, list):
+        for item in spec:
+            _colours(item, scales, literals)
+        return
+    if not isinstance(spec, dict):
+        return
+    for key, value in spec.items():
+        if key in ("color", "fill", "stroke") and isinstance(value, str):
+            literals.append(value.lower())
+        if key == "color" and isinstance(value, dict):
+            scale = value.get("scale") or {}
+            if isinstance(scale.get("range"), list):
+                scales.append((scale.get("domain") or [], [c.lower() for c in scale["range"]]))
+            if isinstance(value.get("value"), str):
+                literals.append(value["value"].lower())
+        _colours(value, scales, literals)
+
+
+def _every_widget_spec(summary, pair_draws, rope_mass, ppc_histogram, win_table) -> list:
+    f = _frames(summary, pair_draws, rope_mass, ppc_histogram, win_table)
+    ranking = pd.DataFrame(
+        {
+            "algorithm": ["xgb", "lda", "dt"],
+            "mean_beta": [0.5, 0.0, -0.5],
+            "low": [0.2, -0.3, -0.8],
+            "high": [0.8, 0.3, -0.2],
+            "p_best": [0.9, 0.1, 0.0],
+            "expected_rank": [1.1, 1.9, 3.0],
+        }
+    )
+    decisions = charts.decision_frame(summary, ["xgb", "lda", "dt"])
+    return [
+        charts.view_spec(),
+        charts.checks_spec(),
+        charts.robustness_spec(),
+        charts.linked_chart(f).to_dict(validate=False),
+        charts.ranking_chart(ranking, hdi=0.89).to_dict(validate=False),
+        charts.decision_matrix_chart(decisions, charts.claim_counts(summary)).to_dict(
+            validate=False
+        ),
+    ]
+
+
+def test_one_colour_per_decision_across_every_chart(
+    summary, pair_draws, rope_mass, ppc_histogram, win_table
+) -> None:
+    """A decision has one colour in every chart (intervals, ROPE overlap, decision matrix,
+    sweep), the decisions differ, and nothing that is not a decision wears a decision's
+    colour (ranking marks, PPC counts, win shares, influence)."""
+    scales: list = []
+    literals: list = []
+    for spec in _every_widget_spec(summary, pair_draws, rope_mass, ppc_histogram, win_table):
+        _colours(spec, scales, literals)
+    by_decision: dict[str, set[str]] = {}
+    other: set[str] = set(literals)
+    for domain, colours in scales:
+        for name, colour in zip(domain, colours):
+            if name in _DECISION_NAMES:
+                by_decision.setdefault(_DECISION_NAMES[name], set()).add(colour)
+            else:
+                other.add(colour)
+        if not domain or not any(name in _DECISION_NAMES for name in domain):
+            other.update(colours)
+    assert {k: len(v) for k, v in by_decision.items()} == {
+        "better": 1,
+        "worse": 1,
+        "equivalent": 1,
+        "no claim": 1,
+        "not compared": 1,
+    }, by_decision
+    claims = {next(iter(by_decision[k])) for k in ("better", "worse", "equivalent")}
+    assert len(claims) == 3
+    assert not claims & other, claims & other
+
+
+def test_intervals_zoom_to_the_data_and_carry_a_top_axis(
+    summary, pair_draws, rope_mass, ppc_histogram, win_table
+) -> None:
+    """With 120 pairs the intervals chart is thousands of pixels tall: an x axis at the top
+    too, and the x range zoomed to the data (the ROPE band shares the scale, so it stays)."""
+    f = _frames(summary, pair_draws, rope_mass, ppc_histogram, win_table)
+    spec = charts.intervals_chart(f["intervals"], f["rope"]).to_dict(validate=True)
+    text = json.dumps(spec)
+    assert '"orient": "top"' in text
+    assert spec["resolve"]["axis"]["x"] == "independent"
+    assert '"domain": [0, 1]' not in text
+    scales = [layer["encoding"]["x"].get("scale") for layer in spec["layer"]]
+    assert {"zero": False, "nice": False, "padding": 8} in scales
+
+
+@pytest.mark.parametrize("n", [3, 5, 16])
+def test_decision_matrix_headers_do_not_overlap(n: int) -> None:
+    """The weak and strong panels stand at least a header line apart: at 5 algorithms the
+    matrices (18 px cells) are narrower than their headers, which printed over each other."""
+    algorithms = [f"algorithm{i}" for i in range(n)]
+    rows = [
+        {"alg_a": a, "alg_b": b, "mean": 0.8, "weak": "a better", "strong": "equivalent"}
+        for i, a in enumerate(algorithms)
+        for b in algorithms[i + 1 :]
+    ]
+    summary = pd.DataFrame(rows)
+    decisions = charts.decision_frame(summary, algorithms)
+    spec = charts.decision_matrix_chart(decisions, charts.claim_counts(summary)).to_dict(
+        validate=True
+    )
+    header = spec["facet"]["column"]["header"]
+    assert "split" in header["labelExpr"]  # "weak (Sec. 9.2)" above "n better, ..."
+    cell = spec["spec"]["width"]["step"]
+    labels = charts.claim_counts(summary)
+    longest = max(
+        len(part)
+        for r in labels.itertuples(index=False)
+        for part in (f"{r.interpretation} (Sec. 9.x)", f"{r.better} better, {r.equivalent} eq")
+    )
+    # 12 px labels: about 6.5 px per character
+    assert n * cell + spec["spacing"] >= 6.5 * longest, (n, cell, spec["spacing"])
+
+
+def test_robustness_view_names_the_pair_and_says_only_what_is_true() -> None:
+    """The influence chart's title names the highlighted pair, its axis stays hidden until a
+    pair is picked and its ticks keep distinct labels; the sweep's columns are two short
+    lines; the "beyond 45 pairs" title only when the sweep has more pairs."""
+    spec = charts.robustness_spec()
+    flips, influence = spec["hconcat"]
+    title = influence["title"]["text"]["expr"]
+    assert "'Influence on '" in title and "sel_pair" in title
+    axis = influence["layer"][0]["encoding"]["x"]["axis"]
+    assert axis["format"] == "+.2~r"  # not "+.2f": -0.004 and +0.003 read "-0.00, +0.00"
+    assert "sel_pair == ''" in axis["labelOpacity"]["expr"]
+    x_axis = flips["encoding"]["x"]["axis"]
+    assert x_axis["labelAngle"] == 0 and "split(" in x_axis["labelExpr"]
+    assert "n_pairs > 45" in flips["title"]["text"]["expr"]
+    table, labels = _sweep_table()
+    assert set(charts.flips_frame(table, labels)["n_pairs"]) == {2}

@@ -15,6 +15,7 @@ import pytest
 import bbt_widget as bbt
 from bbt_widget import cli
 from bbt_widget.core.fitting import fit
+from bbt_widget.outputs.report_build import check_methods
 
 
 @pytest.fixture
@@ -124,10 +125,11 @@ def test_default_ranking_model_is_left_out_where_it_cannot_run(one_dataset_csv, 
 
 def test_rho_without_the_hierarchical_test_is_refused(base_csv, tmp_path, capsys, no_fit):
     # it was accepted and ignored
-    args = ["report", str(base_csv), "-o", str(tmp_path / "r.html"), "--rho", "7"]
+    # (a Markdown report: an HTML one of these small fold results runs the test by default)
+    args = ["report", str(base_csv), "-o", str(tmp_path / "r.md"), "--rho", "0.25"]
     assert cli.main(args) == cli.EXIT_INPUT
     err = capsys.readouterr().err
-    assert "--rho 7 is used only by the hierarchical t-test" in err
+    assert "--rho 0.25 is used only by the hierarchical t-test" in err
     assert "add --with hierarchical or leave --rho out" in err
 
 
@@ -319,3 +321,26 @@ def test_long_form_read_as_wide_suggests_the_exact_options(long_csv, tmp_path, c
     args = cli._parser().parse_args(command.split()[1:])
     df = cli.read_results(str(long_csv))
     assert sorted(cli._check_before_fit(df, args, "db")) == ["dt", "lda", "lgbm", "svm", "xgb"]
+
+
+@pytest.mark.parametrize(
+    ("n_alg", "rho", "expected"),
+    [
+        (5, 0.25, ["hierarchical", "plackett-luce"]),  # 10 pairs x 132 data sets: on
+        (6, 0.25, None),  # 15 pairs x 132: over PAIRWISE_DEFAULT_MAX, so --rho is refused
+        (5, None, ["plackett-luce"]),  # rho unknown: the test cannot run
+    ],
+)
+def test_report_runs_the_pairwise_tests_by_default_on_small_data(n_alg, rho, expected):
+    """Without --with, an HTML report of fold results adds the hierarchical t-test when
+    --rho is given and pairs x data sets is at most PAIRWISE_DEFAULT_MAX; a --rho that no
+    test would use is refused rather than ignored (bbt.report.write checks the same)."""
+    data = bbt.datasets.load_pmlb16()
+    data = data[["db", *data.columns[1 : 1 + n_alg]]]
+    layout = {"dataset": "db", "algorithm": None, "fold": None, "score": None}
+    for out, wanted in ((Path("r.html"), expected), (Path("r.md"), [])):
+        if rho is not None and wanted in (None, []):
+            with pytest.raises(ValueError, match="used only by the hierarchical t-test"):
+                check_methods(data, layout, path=out, rho=rho)
+        else:
+            assert check_methods(data, layout, path=out, rho=rho) == wanted

@@ -1,4 +1,4 @@
-"""The report's first sentence and its decision rule, from hand-made decisions (no fit)."""
+"""The headline sentence, on hand-built summaries whose answer is known."""
 
 from __future__ import annotations
 
@@ -7,73 +7,128 @@ import itertools
 import pandas as pd
 import pytest
 
-from bbt_widget.core import options
-from bbt_widget.outputs.headline import groups, headline
+from bbt_widget.outputs.headline import headline
 
 
-def _summary(order: list[str], claims: dict[tuple[str, str], str]) -> tuple[pd.DataFrame, ...]:
-    """A summary and ranking of ``order`` (best first); ``claims[(a, b)]`` is the decision of
-    the pair, a ranked above b; unnamed pairs carry no claim."""
-    rows = [
-        {"alg_a": a, "alg_b": b, "strong": claims.get((a, b), "no claim")}
-        for a, b in itertools.combinations(order, 2)
-    ]
-    return pd.DataFrame(rows), pd.DataFrame({"algorithm": order})
+def _summary(order: list[str], decisions: dict[tuple[str, str], str], rule: str = "weak"):
+    """Every pair of ``order`` (a before b in ranking order); ``decisions`` gives some
+    pairs' decision from a's side, the rest are "no claim"."""
+    rows = []
+    for a, b in itertools.combinations(order, 2):
+        rows.append({"alg_a": a, "alg_b": b, rule: decisions.get((a, b), "no claim")})
+    ranking = pd.DataFrame({"algorithm": order})
+    return pd.DataFrame(rows), ranking
 
 
-def test_headline_names_the_equivalent_leaders_and_what_they_beat():
-    order = ["lgbm", "rf", "xgb", "svm", "passive"]
-    claims = {("lgbm", "rf"): "equivalent"}
-    claims |= {(a, b): "a better" for a in ("lgbm", "rf") for b in ("xgb", "svm", "passive")}
-    claims |= {("xgb", "passive"): "a better", ("svm", "passive"): "a better"}
-    summary, ranking = _summary(order, claims)
-    assert groups(summary, ranking, "strong") == [["lgbm", "rf"], ["xgb"], ["svm"], ["passive"]]
-    assert headline(summary, ranking, "strong") == (
-        "Under the strong interpretation, lgbm and rf are practically equivalent and each "
-        "better than every other algorithm; then xgb, better than 1 of the 2 below it; then "
-        "svm, better than every one below it; last, passive."
+def _beats_all_below(order: list[str], winners: list[str]) -> dict[tuple[str, str], str]:
+    return {(a, b): "a better" for a in winners for b in order[order.index(a) + 1 :]}
+
+
+def test_one_algorithm_better_than_every_other() -> None:
+    order = ["a", "b", "c", "d"]
+    summary, ranking = _summary(order, _beats_all_below(order, ["a"]))
+    assert headline(summary, ranking, "weak") == (
+        "a is better than every other algorithm; 3 of 6 pairs decided under the weak rule"
     )
 
 
-def test_headline_without_claims_or_with_all_equivalent():
+def test_equivalent_leaders_then_the_next_group() -> None:
+    # lgbm ~ rf lead and beat everyone; then xgb beats everyone left; then svm beats half
+    order = ["lgbm", "rf", "xgb", "svm", "dt", "lda"]
+    decisions = {("lgbm", "rf"): "equivalent"}
+    decisions |= _beats_all_below(order, ["lgbm", "rf", "xgb"])
+    decisions[("svm", "dt")] = "a better"
+    decisions.pop(("lgbm", "rf"))  # _beats_all_below wrote it; the pair is equivalent
+    decisions[("lgbm", "rf")] = "equivalent"
+    summary, ranking = _summary(order, decisions, "strong")
+    assert headline(summary, ranking, "strong") == (
+        "lgbm and rf are practically equivalent and better than every other algorithm; "
+        "then xgb, better than every remaining algorithm; "
+        "then svm, better than 1 of the 2 remaining algorithms; "
+        "13 of 15 pairs decided under the strong rule"
+    )
+
+
+def test_b_better_counts_for_the_second_algorithm() -> None:
+    # the pairs are written worse-first: the claims are "b better"
+    summary = pd.DataFrame(
+        {"alg_a": ["y", "z", "z"], "alg_b": ["x", "x", "y"], "weak": ["b better"] * 3}
+    )
+    ranking = pd.DataFrame({"algorithm": ["x", "y", "z"]})
+    assert headline(summary, ranking).startswith(
+        "x is better than every other algorithm; then y, better than every remaining"
+    )
+
+
+def test_partial_claims_stop_the_sentence() -> None:
+    order = ["a", "b", "c", "d"]
+    summary, ranking = _summary(order, {("a", "d"): "a better", ("b", "c"): "a better"})
+    assert headline(summary, ranking) == (
+        "a is better than 1 of the 3 other algorithms; 2 of 6 pairs decided under the weak rule"
+    )
+
+
+def test_no_claims_at_all() -> None:
     summary, ranking = _summary(["a", "b", "c"], {})
-    text = headline(summary, ranking, "strong")
-    assert text.startswith("Under the strong interpretation, a is not claimed better than any")
-    assert text.endswith("last, c.")
-    equal = {p: "equivalent" for p in itertools.combinations("abc", 2)}
-    summary, ranking = _summary(["a", "b", "c"], equal)
-    assert headline(summary, ranking, "strong") == (
-        "Under the strong interpretation, all 3 algorithms are practically equivalent."
+    assert headline(summary, ranking) == (
+        "a ranks first, not decided better than any other algorithm; "
+        "0 of 3 pairs decided under the weak rule"
     )
 
 
-def test_headline_keeps_names_as_given_for_the_writers_to_escape():
-    order = ["<b>x</b>", "a_b"]
-    summary, ranking = _summary(order, {("<b>x</b>", "a_b"): "a better"})
-    assert "<b>x</b> is better than every other algorithm; last, a_b." in headline(
-        summary, ranking, "strong"
+def test_not_compared_pairs_are_not_decided_and_max_groups_caps_the_sentence() -> None:
+    order = ["a", "b", "c", "d"]
+    decisions = _beats_all_below(order, ["a", "b", "c"])
+    decisions[("c", "d")] = "not compared"
+    summary, ranking = _summary(order, decisions)
+    assert headline(summary, ranking, max_groups=2) == (
+        "a is better than every other algorithm; then b, better than every remaining "
+        "algorithm; 5 of 6 pairs decided under the weak rule"
     )
-    with pytest.raises(ValueError, match="interpretation"):
-        headline(summary, ranking, "auto")
+
+
+def test_names_are_given_back_as_they_are() -> None:
+    # no escaping here: the display layer escapes (HTML) or isolates (bidi) for its medium
+    order = ["<b>x</b>", "a > b"]
+    summary, ranking = _summary(order, {("<b>x</b>", "a > b"): "equivalent"})
+    assert headline(summary, ranking).startswith("<b>x</b> and a > b are practically equivalent")
 
 
 @pytest.mark.parametrize(
-    ("given", "n", "rule", "requested", "words"),
+    ("kwargs", "match"),
     [
-        ("auto", 16, "strong", False, "taken by default because with 16 algorithms"),
-        ("auto", 10, "weak", False, "taken by default for 10 algorithms"),
-        ("weak", 16, "weak", True, "as requested, although with 16 algorithms"),
-        ("strong", 5, "strong", True, "as requested."),
+        ({"interpretation": "medium"}, "interpretation must be one of"),
+        ({"max_groups": 0}, "max_groups must be at least 1"),
     ],
 )
-def test_auto_interpretation_is_strong_beyond_ten_algorithms(given, n, rule, requested, words):
-    got = options.resolve_interpretation(given, n)
-    assert (got.rule, got.requested) == (rule, requested)
-    assert words in got.reason
-    assert ("as requested" in got.reason) == requested  # only when the user chose
+def test_bad_arguments_are_named(kwargs: dict, match: str) -> None:
+    summary, ranking = _summary(["a", "b"], {})
+    with pytest.raises(ValueError, match=match):
+        headline(summary, ranking, **kwargs)
 
 
-def test_auto_is_the_default_and_other_values_are_refused():
-    assert options.DEFAULT_INTERPRETATION == "auto"
-    with pytest.raises(ValueError, match="interpretation must be one of 'auto', 'weak'"):
-        options.resolve_interpretation("strongest", 3)
+def test_a_summary_without_the_decision_column_is_refused() -> None:
+    summary, ranking = _summary(["a", "b"], {}, rule="weak")
+    with pytest.raises(ValueError, match="no column 'strong'"):
+        headline(summary, ranking, "strong")
+
+
+def test_a_name_with_a_bidi_override_cannot_reverse_the_sentence() -> None:
+    from bbt_widget.core.bidi import FSI, PDI
+
+    evil = "x\u202eyz"
+    ranking = pd.DataFrame({"algorithm": [evil, "b"]})
+    summary = pd.DataFrame(
+        {
+            "pair": [f"{evil} > b"],
+            "alg_a": [evil],
+            "alg_b": ["b"],
+            "weak": ["a better"],
+            "strong": ["a better"],
+        }
+    )
+    text = headline(summary, ranking, "weak")
+    start = text.index(FSI)
+    # the override stays inside the name's isolate, which closes before the sentence goes on
+    assert text[start + 1 : text.index(PDI, start)].startswith("x\u202eyz")
+    assert text.count(FSI) == text.count(PDI) >= 1

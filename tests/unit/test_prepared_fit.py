@@ -2,6 +2,8 @@
 
 from __future__ import annotations
 
+import re
+
 import pytest
 
 import bbt_widget as bbt
@@ -74,6 +76,10 @@ def test_recount_equals_preparing_with_those_settings(counting: dict) -> None:
     assert changed.tidy is first.tidy  # read once
 
 
+def _numbers_masked(message: str) -> str:
+    return re.sub(r"[0-9][0-9.]*", "#", message)
+
+
 def test_recount_refuses_what_prepare_fit_refuses() -> None:
     data = bbt.datasets.load_base()
     first = prepare_fit(data, dataset="db", ties="spread", size=(4, 1000))
@@ -90,7 +96,8 @@ def test_recount_refuses_what_prepare_fit_refuses() -> None:
         prepare_fit(data, dataset="db", ties="spread", size=(4, 10**9))
     with pytest.raises(ValueError) as derived:
         first.recount(size=(4, 10**9), d_min=None, paired=True, ties="spread", **prior)
-    assert str(derived.value) == str(direct.value)
+    # the message quotes the memory available at each call, which other processes change
+    assert _numbers_masked(str(derived.value)) == _numbers_masked(str(direct.value))
     table = first.table.copy()
     from_table = prepare_fit(table, ties="spread", size=(4, 1000))
     with pytest.raises(ValueError, match="ready win table"):

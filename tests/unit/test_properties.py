@@ -59,13 +59,27 @@ def _table(df: pd.DataFrame, **kw) -> pd.DataFrame:
     return bbt.win_table(df, dataset="db", ties=None, **kw)
 
 
+def _compared(df: pd.DataFrame) -> pd.DataFrame:
+    """The rows of data sets where at least two algorithms have a score: the others give no
+    comparison and are left out when the results are read."""
+    scored = df.groupby("db")[list(df.columns[1:])].count().gt(0).sum(axis=1)
+    return df[df["db"].isin(scored.index[scored >= 2])]
+
+
 def _has_folds(df: pd.DataFrame) -> bool:
-    """Whether some (data set, algorithm) has two fold scores, counted from the definition."""
-    return bool((df.groupby("db").count() > 1).any().any())
+    """Whether some (data set, algorithm) of a compared data set has two fold scores, counted
+    from the definition."""
+    return bool((_compared(df).groupby("db").count() > 1).any().any())
 
 
 def _no_folds_refused(df: pd.DataFrame, d_min: float | None, *calls) -> bool:
-    """A local ROPE without fold-level scores must be refused by every form alike."""
+    """Results with no comparison at all, or a local ROPE without fold-level scores, must be
+    refused by every form alike."""
+    if _compared(df).empty:
+        for call in calls:
+            with pytest.raises(ValueError, match="no two algorithms have a result"):
+                call()
+        return True
     if d_min is None or _has_folds(df):
         return False
     for call in calls:

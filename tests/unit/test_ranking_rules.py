@@ -45,7 +45,7 @@ def no_stan(monkeypatch):
 @pytest.mark.parametrize(
     ("kwargs", "match"),
     [
-        ({"model": "mallows"}, "unknown model 'mallows'"),
+        ({"model": "bradley-terry"}, "unknown model 'bradley-terry'"),
         ({"ties": "average"}, "unknown ties 'average'"),
         ({"prior": 0}, "prior must be a finite number > 0"),
         ({"hdi": 1.5}, "hdi mass"),

@@ -372,6 +372,45 @@ def test_widget_shows_exactly_what_fit_and_summary_give(widget: BBTWidget) -> No
 
 
 @pytest.mark.stan
+def test_headline_leads_with_the_decisions_of_every_pair(widget: BBTWidget) -> None:
+    """The sentence under the status line is outputs.headline of every pair's decisions,
+    under the chosen interpretation, also when the view is against a control."""
+    from bbt_widget.outputs.headline import headline
+
+    w = widget
+    try:
+        for interpretation, control in [("weak", ""), ("strong", ""), ("strong", "dt")]:
+            with w.hold_trait_notifications():
+                w.interpretation, w.control = interpretation, control
+            summary = w.result.summary(rope=(w.rope_low, w.rope_high), hdi=w.hdi)
+            expected = headline(summary, w.result.ranking(hdi=w.hdi), interpretation)
+            assert w.headline == expected
+            assert f"of 10 pairs decided under the {interpretation} rule" in w.headline
+    finally:
+        _restore(w)
+
+
+@pytest.mark.stan
+def test_many_algorithms_open_on_the_top_ranked_ones_pairs(pmlb16: pd.DataFrame) -> None:
+    """Beyond 8 algorithms the pairwise charts show the top-ranked algorithm's pairs (the
+    choice is in "Show pairs of"), once: the user's later choice, "all", stays."""
+    w = BBTWidget(pmlb16, dataset="db", paired=False, seed=1, previews=False)
+    try:
+        assert w.wait(FIT_TIMEOUT), (w.status_text, w.error)
+        assert w.focus == w.result.ranking()["algorithm"].iloc[0]
+        w.focus = ""
+        w.rope_low = 0.4
+        assert w.focus == ""
+    finally:
+        w.close()
+
+
+@pytest.mark.stan
+def test_a_few_algorithms_show_every_pair(widget: BBTWidget) -> None:
+    assert widget.focus == ""
+
+
+@pytest.mark.stan
 def test_view_controls_resummarise_without_a_fit(widget: BBTWidget) -> None:
     w = widget
     fits, started = w.fit_count, w.fit_stats.get("started", 0)
@@ -1027,6 +1066,23 @@ def test_sweep_options_are_checked(base: pd.DataFrame) -> None:
         w.close()
 
 
+def test_the_sweep_refits_with_the_widgets_paired_setting(base: pd.DataFrame) -> None:
+    """The default sweep grid takes "paired" from the widget (paired=False here), not from
+    what the data allow: the sweep's columns said paired=True in a widget with paired off."""
+    w = BBTWidget(base, dataset="db", autostart=False, paired=False)
+    sent: list[dict] = []
+    try:
+        w._sweep_runner.submit = lambda key, options: sent.append(options)  # no fits here
+        w.run_sweep()
+        assert sent[0]["grid"]["paired"] == [False]
+        assert sent[0]["grid"]["ties"] == list(bbt.sweep.DEFAULT_GRID["ties"])
+        w.sweep_options = {**w.sweep_options, "grid": {"ties": ["add"]}}
+        w.run_sweep()
+        assert sent[1]["grid"] == {"ties": ["add"]}  # a grid of one's own stays as given
+    finally:
+        w.close()
+
+
 @pytest.mark.stan
 def test_first_fit_warms_the_other_model_afterwards(
     base: pd.DataFrame, monkeypatch: pytest.MonkeyPatch
@@ -1353,7 +1409,7 @@ def test_ttest_says_why_when_it_cannot_be_shown(base: pd.DataFrame, base_means) 
 @pytest.mark.parametrize(
     ("kwargs", "match"),
     [
-        ({"ranking_model": "mallows"}, "ranking_model must be one of"),
+        ({"ranking_model": "bradley-terry"}, "ranking_model must be one of"),
         ({"rho": 1.5}, "rho"),
         ({"ttest_rope": 0.0}, "rope"),
     ],
@@ -1389,6 +1445,34 @@ def test_ranking_model_switch_fits_plackett_luce_once_in_the_background(
     w.ranking_model = "plackett-luce"
     assert w.wait_background(FIT_TIMEOUT)
     assert len(w._pl_fits) == fits == 1  # never fitted again for the same data
+    w.ranking_model = "bbt"
+
+
+@pytest.mark.stan
+def test_ranking_model_switch_offers_mallows(widget: BBTWidget) -> None:
+    """The switch's "mallows": the Mallows model fitted once per data settings in the
+    background (beside any Plackett-Luce fit, not instead of it), drawn against BBT with its
+    consensus-rank probabilities."""
+    w = widget
+    _restore(w)
+    w.ranking_model = "mallows"
+    assert "Mallows" in w.ranking_model_text
+    assert w.wait_background(FIT_TIMEOUT), w.ranking_model_text
+    assert w.ranking_model_text == ""
+    expected = bbt.ranking_model(bbt.datasets.load_base(), dataset="db", model="mallows", seed=7)
+    pd.testing.assert_frame_equal(w.mallows.ranking, expected.ranking)
+    assert w.mallows.consensus == expected.consensus
+    spec = json.dumps(w.ranking_model_spec)
+    assert "BBT vs Mallows" in spec and "consensus rank probabilities" in spec
+    fits = dict(w._pl_fits)
+    w.ranking_model = "plackett-luce"
+    assert w.wait_background(FIT_TIMEOUT)
+    assert "BBT vs Plackett-Luce" in json.dumps(w.ranking_model_spec)
+    assert w.plackett_luce is not None and w.mallows is not None
+    w.ranking_model = "mallows"
+    assert w.wait_background(FIT_TIMEOUT)
+    assert "BBT vs Mallows" in json.dumps(w.ranking_model_spec)
+    assert all(w._pl_fits[k] is v for k, v in fits.items())  # never fitted again
     w.ranking_model = "bbt"
 
 

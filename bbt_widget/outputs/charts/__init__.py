@@ -59,12 +59,14 @@ from .frames_ppc import (
     worst_ppc_frame,
 )
 from .pairs import decision_text, pair_key, verdict_kind
-from .spec_cache import robustness_spec, view_spec
+from .spec_cache import checks_spec, robustness_spec, view_spec
 from .specs import (
     chart_set,
+    checks_chart,
     coverage_chart,
     intervals_chart,
     linked_chart,
+    pairs_chart,
     result_charts,
     rope_overlap_chart,
     win_matrix_chart,
@@ -92,6 +94,8 @@ __all__ = [
     "at_rest",
     "build_frames",
     "chart_set",
+    "checks_chart",
+    "checks_spec",
     "claim_counts",
     "coverage_chart",
     "coverage_frame",
@@ -108,6 +112,7 @@ __all__ = [
     "matrix_frame",
     "overlap_frame",
     "pair_key",
+    "pairs_chart",
     "ppc_chart",
     "ppc_fit_frame",
     "ppc_frame",

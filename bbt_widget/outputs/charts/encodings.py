@@ -104,7 +104,7 @@ def verdict_color() -> alt.Color:
     return alt.Color(
         "verdict:N",
         scale=alt.Scale(domain=list(DECISION_COLORS), range=list(DECISION_COLORS.values())),
-        legend=alt.Legend(title="decision", orient="bottom"),
+        legend=alt.Legend(title="decision", orient="top"),
     )
 
 

@@ -157,6 +157,7 @@ def flips_frame(
     flipped = ok.groupby("key", sort=False)["kind"].nunique() > 1
     out["flips"] = out["key"].map(flipped).fillna(False).astype(bool)
     out["shown"] = out["flips"] | (out["key"].nunique() <= FLIPS_ALL_PAIRS)
+    out["n_pairs"] = out["key"].nunique()  # the chart's subtitle reads it
     return out
 
 

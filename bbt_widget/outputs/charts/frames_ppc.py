@@ -12,6 +12,7 @@ from collections.abc import Sequence
 import numpy as np
 import pandas as pd
 
+from ...core.bidi import isolate
 from .pairs import distinct_labels, pair_key
 
 __all__ = ["ppc_fit_frame", "ppc_frame", "predictive_p", "worst_pairs_label", "worst_ppc_frame"]
@@ -61,7 +62,13 @@ def ppc_frame(ppc_histogram: pd.DataFrame, order: Sequence[str] | None = None) -
     pairs = list(pair_of)
     row_pair = panel_pair[codes]
     titles = distinct_labels(
-        [f"{a} wins vs {b}" if q == "win1" else f"ties {a}–{b}" for a, b, q in panels], panels
+        [
+            f"{isolate(a)} wins vs {isolate(b)}"
+            if q == "win1"
+            else f"ties {isolate(a)}–{isolate(b)}"
+            for a, b, q in panels
+        ],
+        panels,
     )
     names = list(order) if order is not None else list(pd.unique(np.concatenate([alg1, alg2])))
     rank = {name: i for i, name in enumerate(names)}

@@ -15,6 +15,8 @@ from collections.abc import Hashable, Sequence
 import numpy as np
 import pandas as pd
 
+from ...core.bidi import isolate
+
 __all__ = [
     "decision_text",
     "distinct_labels",
@@ -68,9 +70,9 @@ def decision_text(decision: str, alg_a: str, alg_b: str) -> str:
     """Readable decision: the core's ``"a better"`` / ``"b better"`` name the algorithm."""
     text = str(decision)
     if text == "a better":
-        return f"{alg_a} better"
+        return f"{isolate(alg_a)} better"
     if text == "b better":
-        return f"{alg_b} better"
+        return f"{isolate(alg_b)} better"
     return text
 
 

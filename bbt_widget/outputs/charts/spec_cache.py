@@ -1,6 +1,6 @@
-"""The widget's two Vega-Lite specs (the linked view and the robustness view), data by name,
-built once per machine and kept in the user cache: a new widget reads a small JSON file and
-needs no Altair import.
+"""The widget's Vega-Lite specs (the pairwise view, the model checks and the robustness
+view), data by name, built once per machine and kept in the user cache: a new widget reads a
+small JSON file and needs no Altair import.
 
 A spec file is read (and written) only where no other user can have written it, by the same
 rule as the compiled models (``engines._cache.check_private``): a spec planted by someone else
@@ -22,10 +22,16 @@ from pathlib import Path
 from typing import Any
 
 from .frames import FIT_DATASETS, ROBUSTNESS_DATASETS, VIEW_DATASETS
-from .specs import linked_chart
+from .specs import checks_chart, pairs_chart
 from .specs_robustness import robustness_chart
 
-__all__ = ["robustness_spec", "view_spec"]
+__all__ = ["checks_spec", "robustness_spec", "view_spec"]
+
+
+def checks_spec() -> dict[str, Any]:
+    """The model-checks view's Vega-Lite spec (PPC, coverage, win matrix), data by name
+    (cached like :func:`view_spec`)."""
+    return copy.deepcopy(_cached_spec("checks"))
 
 
 def robustness_spec() -> dict[str, Any]:
@@ -34,7 +40,8 @@ def robustness_spec() -> dict[str, Any]:
 
 
 def view_spec() -> dict[str, Any]:
-    """The widget's Vega-Lite spec: structure only, data referenced by dataset name.
+    """The widget's pairwise view (P(a > b) intervals and ROPE overlap) as a Vega-Lite spec:
+    structure only, data referenced by dataset name (the model checks: :func:`checks_spec`).
 
     Everything that varies (frames, ROPE, HDI mass, highlight) is data or a parameter, so
     the spec is the same for every result. Building it needs Altair (an import of seconds
@@ -76,8 +83,10 @@ def _cached_spec(name: str) -> dict[str, Any]:
 def _build_spec(name: str) -> dict[str, Any]:
     if name == "robustness":
         chart = robustness_chart({n: n for n in ROBUSTNESS_DATASETS})
+    elif name == "checks":
+        chart = checks_chart({n: n for n in FIT_DATASETS})
     else:
-        chart = linked_chart({n: n for n in VIEW_DATASETS + FIT_DATASETS})
+        chart = pairs_chart({n: n for n in VIEW_DATASETS})
     spec = chart.to_dict(validate=False)
     spec.pop("$schema", None)
     return spec

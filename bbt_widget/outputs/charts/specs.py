@@ -12,7 +12,7 @@ from __future__ import annotations
 from collections.abc import Mapping
 from typing import Any
 
-from ...core.palette import ROPE_REGION_COLORS
+from ...core.palette import NEUTRAL_COLORS, ROPE_REGION_COLORS, WIN_SHARE_RANGE
 from .encodings import (
     FOCUS,
     HDI_PARAM,
@@ -30,9 +30,11 @@ from .specs_ppc import ppc_chart
 
 __all__ = [
     "chart_set",
+    "checks_chart",
     "coverage_chart",
     "intervals_chart",
     "linked_chart",
+    "pairs_chart",
     "result_charts",
     "rope_overlap_chart",
     "win_matrix_chart",
@@ -46,10 +48,14 @@ def intervals_chart(
 
     The dot is the median, the thick bar the HDI, the thin line the full range of the draws,
     the gray band the ROPE; pairs run best > worse from the top; colour is the decision.
+    The x axis spans the pairs shown and the ROPE band (not all of 0-1: HDIs a few hundredths
+    wide stay readable) and is drawn at the top as well as at the bottom.
     ``hdi=None`` takes the mass for the title from the ``hdi_mass`` parameter (linked view).
     """
     base = alt.Chart(chart_data(intervals)).transform_filter(FOCUS)
-    x_scale = alt.Scale(domain=[0, 1])
+    # zoomed to the data: the layers share this scale, so the ROPE band and the 0.5 rule
+    # stay inside the domain; not "nice", which would run past 1
+    x_scale = alt.Scale(zero=False, nice=False, padding=8)
     tooltip = [
         alt.Tooltip("pair:N"),
         alt.Tooltip("decision:N"),
@@ -63,9 +69,9 @@ def intervals_chart(
     ]
     band = (
         alt.Chart(chart_data(rope))
-        .mark_rect(color="#bdbdbd", opacity=0.35)
+        .mark_rect(color=NEUTRAL_COLORS["rope band"], opacity=0.35)
         .encode(
-            x=alt.X("low:Q", scale=x_scale),
+            x=alt.X("low:Q", scale=x_scale, axis=None),
             x2="high:Q",
             tooltip=[
                 alt.Tooltip("low:Q", title="ROPE low"),
@@ -73,7 +79,11 @@ def intervals_chart(
             ],
         )
     )
-    half = alt.Chart().mark_rule(color="#636363", strokeDash=[3, 3]).encode(x=alt.datum(0.5))
+    half = (
+        alt.Chart()
+        .mark_rule(color=NEUTRAL_COLORS["reference"], strokeDash=[3, 3])
+        .encode(x=alt.X(datum=0.5, axis=None))
+    )
     full = base.mark_rule(strokeWidth=1).encode(
         x=alt.X("min:Q", scale=x_scale, title="P(a > b)"),
         x2="max:Q",
@@ -83,7 +93,7 @@ def intervals_chart(
         tooltip=tooltip,
     )
     thick = base.mark_rule(strokeWidth=6).encode(
-        x="low:Q",
+        x=alt.X("low:Q", axis=None),
         x2="high:Q",
         y=pair_axis(),
         color=verdict_color(),
@@ -91,19 +101,23 @@ def intervals_chart(
         tooltip=tooltip,
     )
     dot = base.mark_point(filled=True, size=70, stroke="white", strokeWidth=1).encode(
-        x="median:Q",
+        x=alt.X("median:Q", axis=alt.Axis(orient="top", title=None)),
         y=pair_axis(),
         color=verdict_color(),
         opacity=highlight_opacity(),
         tooltip=tooltip,
     )
-    return alt.layer(band, half, full, thick, dot).properties(
-        width=width,
-        title=alt.TitleParams(
-            _hdi_title(hdi),
-            subtitle="gray band: ROPE; pairs best > worse; click a pair to highlight it",
-            anchor="start",
-        ),
+    return (
+        alt.layer(band, half, full, thick, dot)
+        .resolve_axis(x="independent")
+        .properties(
+            width=width,
+            title=alt.TitleParams(
+                _hdi_title(hdi),
+                subtitle="gray band: ROPE; pairs best > worse; click a pair to highlight it",
+                anchor="start",
+            ),
+        )
     )
 
 
@@ -129,7 +143,7 @@ def rope_overlap_chart(overlap: Data, *, width: int = 220) -> alt.Chart:
                 scale=alt.Scale(
                     domain=list(ROPE_REGION_COLORS), range=list(ROPE_REGION_COLORS.values())
                 ),
-                legend=alt.Legend(title="P(a > b) is", orient="bottom"),
+                legend=alt.Legend(title="P(a > b) is", orient="top"),
             ),
             order=alt.Order("region_order:Q"),
             opacity=highlight_opacity(),
@@ -143,19 +157,18 @@ def rope_overlap_chart(overlap: Data, *, width: int = 220) -> alt.Chart:
     )
 
 
-def coverage_chart(coverage: Data) -> alt.Chart:
-    """PPC coverage (paper Table 5): share of observed counts inside each HDI."""
-    return (
-        alt.Chart(chart_data(coverage))
+def coverage_chart(coverage: Data) -> alt.LayerChart:
+    """PPC coverage (paper Table 5): share of observed counts inside each HDI, beside the
+    HDI's nominal mass (what a well-calibrated model would give)."""
+    order = ["nominal", "wins", "ties"]
+    y = alt.Y("hdi_label:N", sort=alt.EncodingSortField("hdi", op="min"), title=None)
+    x = alt.X("quantity:N", title=None, sort=order, axis=alt.Axis(orient="top", labelAngle=0))
+    observed = (
+        alt.Chart()
         .mark_text(fontSize=12)
         .encode(
-            y=alt.Y("hdi_label:N", sort=alt.EncodingSortField("hdi", op="min"), title=None),
-            x=alt.X(
-                "quantity:N",
-                title=None,
-                sort=["wins", "ties"],
-                axis=alt.Axis(orient="top", labelAngle=0),
-            ),
+            y=y,
+            x=x,
             text=alt.Text("proportion:Q", format=".2f"),
             tooltip=[
                 alt.Tooltip("hdi:Q", title="HDI mass"),
@@ -163,7 +176,21 @@ def coverage_chart(coverage: Data) -> alt.Chart:
                 alt.Tooltip("proportion:Q", format=".3f", title="observed inside"),
             ],
         )
-        .properties(width=100, title=alt.TitleParams("PPC coverage", anchor="start"))
+    )
+    nominal = (
+        alt.Chart()
+        .transform_aggregate(hdi="min(hdi)", groupby=["hdi_label"])
+        .transform_calculate(quantity="'nominal'")
+        .mark_text(fontSize=12, color=NEUTRAL_COLORS["text"])
+        .encode(
+            y=y,
+            x=x,
+            text=alt.Text("hdi:Q", format=".2f"),
+            tooltip=[alt.Tooltip("hdi:Q", format=".2f", title="nominal HDI mass")],
+        )
+    )
+    return alt.layer(observed, nominal, data=chart_data(coverage)).properties(
+        width=140, title=alt.TitleParams("PPC coverage", anchor="start")
     )
 
 
@@ -185,8 +212,8 @@ def win_matrix_chart(matrix: Data, *, cell: int = 28) -> alt.LayerChart:
     rect = base.mark_rect(stroke="white").encode(
         color=alt.Color(
             "share:Q",
-            scale=alt.Scale(scheme="blueorange", domain=[0, 1], reverse=True),
-            legend=alt.Legend(title="win share", orient="right"),
+            scale=alt.Scale(domain=[0, 1], range=WIN_SHARE_RANGE),
+            legend=alt.Legend(title="win share", orient="top"),
         ),
         opacity=alt.when(shown).then(alt.value(1.0)).otherwise(alt.value(0.25)),
         tooltip=tooltip,
@@ -254,6 +281,70 @@ def result_charts(
     return chart_set(frames.as_dict(), hdi=hdi)
 
 
+def pairs_chart(
+    data: Mapping[str, Data],
+    *,
+    hdi: float = 0.89,
+    selected_pair: str = "",
+    focus: str = "",
+) -> alt.HConcatChart:
+    """The widget's pairwise view: P(a > b) intervals beside the ROPE overlap, linked by the
+    highlight and focus parameters.
+
+    Parameters
+    ----------
+    data
+        For each name in ``intervals, overlap, rope``: a frame (inlined) or a dataset name.
+    hdi, selected_pair, focus
+        Initial values of the ``hdi_mass`` and highlight parameters.
+    """
+    chart = alt.hconcat(
+        intervals_chart(data["intervals"], data["rope"], hdi=None),
+        rope_overlap_chart(data["overlap"]),
+    ).resolve_scale(color="independent")
+    return _view(chart, hdi, selected_pair, focus)
+
+
+def checks_chart(
+    data: Mapping[str, Data],
+    *,
+    hdi: float = 0.89,
+    selected_pair: str = "",
+    focus: str = "",
+) -> alt.VConcatChart:
+    """The widget's model checks: posterior predictive check, PPC coverage and the win
+    matrix, linked to the pairwise view by the same highlight and focus parameters.
+
+    Parameters
+    ----------
+    data
+        For each name in ``ppc, coverage, matrix``: a frame (inlined) or a dataset name.
+    hdi, selected_pair, focus
+        Initial values of the ``hdi_mass`` and highlight parameters.
+    """
+    chart = alt.vconcat(
+        ppc_chart(data["ppc"]),
+        # independent colour: the win-share legend goes with the win matrix
+        alt.hconcat(
+            coverage_chart(data["coverage"]), win_matrix_chart(data["matrix"]), spacing=40
+        ).resolve_scale(color="independent"),
+        spacing=24,
+    ).resolve_scale(color="independent", opacity="independent")
+    return _view(chart, hdi, selected_pair, focus)
+
+
+def _view(chart: Any, hdi: float, selected_pair: str, focus: str) -> Any:
+    """A view of the widget: shared configuration, parameters and autosize."""
+    chart = chart.configure_view(stroke=None).configure_axis(labelFontSize=11, titleFontSize=11)
+    # Plain (non-selection) parameters go straight on the top level; add_params() would push
+    # them into every sub-chart.
+    chart.params = _params(selected_pair, focus, hdi)
+    # resize: re-run the layout on every update, so the view shrinks when "Show pairs of"
+    # leaves fewer rows (Vega only ever grows a "pad" view otherwise: a blank tail).
+    chart.autosize = alt.AutoSizeParams(type="pad", resize=True)
+    return chart
+
+
 def linked_chart(
     data: Mapping[str, Data],
     *,
@@ -279,18 +370,9 @@ def linked_chart(
     ).resolve_scale(color="independent")
     middle = ppc_chart(data["ppc"])
     bottom = alt.hconcat(
-        win_matrix_chart(data["matrix"]), coverage_chart(data["coverage"]), spacing=40
+        coverage_chart(data["coverage"]), win_matrix_chart(data["matrix"]), spacing=40
     )
-    chart = (
-        alt.vconcat(top, middle, bottom, spacing=24)
-        .resolve_scale(color="independent", opacity="independent")
-        .configure_view(stroke=None)
-        .configure_axis(labelFontSize=11, titleFontSize=11)
+    chart = alt.vconcat(top, middle, bottom, spacing=24).resolve_scale(
+        color="independent", opacity="independent"
     )
-    # Plain (non-selection) parameters go straight on the top level; add_params() would push
-    # them into every sub-chart.
-    chart.params = _params(selected_pair, focus, hdi)
-    # resize: re-run the layout on every update, so the view shrinks when "Show pairs of"
-    # leaves fewer rows (Vega only ever grows a "pad" view otherwise: a blank tail).
-    chart.autosize = alt.AutoSizeParams(type="pad", resize=True)
-    return chart
+    return _view(chart, hdi, selected_pair, focus)

@@ -7,6 +7,7 @@ from typing import Any
 
 import pandas as pd
 
+from ...core.palette import NEUTRAL_COLORS
 from .encodings import FOCUS_PARAM, PAIR_PARAM, Data, alt, at_rest, chart_data, highlight_opacity
 
 __all__ = ["PPC_MAX_PAIRS", "ppc_chart", "static_ppc_chart"]
@@ -25,7 +26,7 @@ def ppc_chart(
 ) -> alt.FacetChart:
     """Posterior predictive check (paper Figure 2): replicated counts per pair.
 
-    Bars are the number of posterior draws giving each replicated count; the red rule is
+    Bars are the number of posterior draws giving each replicated count; the black rule is
     the observed count. Under Davidson there is a second panel per pair for the ties.
     Pairs run worst fit first (``ppc_frame``'s ``pair_order``): with more than ``max_pairs``
     pairs only the worst ones are drawn (plus the clicked pair) until an algorithm is chosen,
@@ -48,7 +49,7 @@ def ppc_chart(
         alt.Tooltip("observed:Q"),
         alt.Tooltip("ppp:Q", format=".3f", title="predictive p"),
     ]
-    bars = base.mark_bar(color="#6baed6").encode(
+    bars = base.mark_bar(color=NEUTRAL_COLORS["bar"]).encode(
         x=alt.X("x0:Q", scale=unit, axis=None),
         x2="x1:Q",
         y=alt.Y("h:Q", scale=unit, axis=None, stack=None),
@@ -56,7 +57,7 @@ def ppc_chart(
         opacity=highlight_opacity(0.25),
         tooltip=tooltip,
     )
-    observed = base.mark_rule(color="#cb181d", strokeWidth=2).encode(
+    observed = base.mark_rule(color=NEUTRAL_COLORS["observed"], strokeWidth=2).encode(
         x=alt.X("max(obs_x):Q", scale=unit),
         tooltip=[
             alt.Tooltip("panel:N", title="quantity"),
@@ -92,7 +93,7 @@ def ppc_chart(
                 "Posterior predictive check",
                 subtitle=[
                     "bars: draws per replicated count (own scale per panel, count range below);"
-                    " red: observed count",
+                    " black: observed count",
                     f"worst-fitting pairs first (smallest predictive p); the {max_pairs} worst"
                     " unless an algorithm is chosen",
                 ],
@@ -120,7 +121,7 @@ def static_ppc_chart(worst: pd.DataFrame, label: str) -> Any:
             f"Posterior predictive check: {label}",
             subtitle=(
                 "bars: draws per replicated count (own scale per panel, count range below); "
-                "red: observed count"
+                "black: observed count"
             ),
             anchor="start",
         )

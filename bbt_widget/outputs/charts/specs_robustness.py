@@ -6,7 +6,7 @@ from __future__ import annotations
 
 from collections.abc import Mapping
 
-from ...core.palette import INFLUENCE_EFFECT_COLORS, SWEEP_DECISION_COLORS
+from ...core.palette import INFLUENCE_EFFECT_COLORS, NEUTRAL_COLORS, SWEEP_DECISION_COLORS
 from .encodings import (
     FOCUS,
     LABEL_AXIS,
@@ -21,6 +21,20 @@ from .encodings import (
 from .frames_decisions import FLIPS_ALL_PAIRS
 
 __all__ = ["flips_chart", "influence_chart", "robustness_chart"]
+
+#: Vega expression: 1 once a pair is highlighted, else 0 (the influence chart's axis).
+_PAIR_PICKED = {"expr": f"{PAIR_PARAM} == '' ? 0 : 1"}
+
+
+#: A setting's label ("ties=add, d_min=0.2, paired=False") as a two-line header: the tie
+#: policy, then the local ROPE ("d_min 0.2", or "no ROPE"); other settings follow as lines.
+_SETTING_LINES = (
+    "split(replace(replace(replace(replace(datum.label, /ties=/, ''), /d_min=None/, 'no ROPE'),"
+    " /d_min=/, 'd_min '), /, paired=\\w+/, ''), ', ')"
+)
+#: Name of the flips chart's dataset in the widget's robustness view.
+_FLIPS_DATA = "flips"
+_BEYOND = f"beyond {FLIPS_ALL_PAIRS} pairs: those whose decision changes, and the highlighted pair"
 
 
 def flips_chart(flips: Data, *, cell: int = 14) -> alt.Chart:
@@ -41,7 +55,10 @@ def flips_chart(flips: Data, *, cell: int = 14) -> alt.Chart:
                 "setting:N",
                 sort=alt.EncodingSortField("setting_order", op="min"),
                 title=None,
-                axis=alt.Axis(labelAngle=-40, labelLimit=180, orient="top"),
+                # two-line labels grow downwards from their baseline: padded up clear of the cells
+                axis=alt.Axis(
+                    labelAngle=0, labelExpr=_SETTING_LINES, labelPadding=16, orient="top"
+                ),
             ),
             y=pair_axis(),
             color=alt.Color(
@@ -61,14 +78,19 @@ def flips_chart(flips: Data, *, cell: int = 14) -> alt.Chart:
             ],
         )
         .properties(
-            width=alt.Step(cell * 2),
+            width=alt.Step(cell * 4),
             height=alt.Step(cell),
             title=alt.TitleParams(
-                "Decisions across analysis settings",
-                subtitle=(
-                    f"beyond {FLIPS_ALL_PAIRS} pairs: those whose decision changes, and the"
-                    " highlighted pair"
+                # the "beyond 45 pairs" part said only when true: the frame's n_pairs
+                # counts the sweep's pairs
+                alt.ExprRef(
+                    expr=(
+                        f"length(data('{_FLIPS_DATA}')) > 0 && "
+                        f"data('{_FLIPS_DATA}')[0].n_pairs > {FLIPS_ALL_PAIRS} ? "
+                        f"'{_BEYOND}' : 'Decisions across analysis settings'"
+                    )
                 ),
+                subtitle="columns: tie policy over local ROPE (d_min)",
                 anchor="start",
             ),
         )
@@ -85,7 +107,16 @@ def influence_chart(influence: Data, *, width: int = 260) -> alt.LayerChart:
         x=alt.X(
             "delta_mean:Q",
             title="change in mean P(a > b) when left out",
-            axis=alt.Axis(format="+.2f"),
+            # significant digits: small changes keep distinct ticks (not "-0.00, +0.00");
+            # no axis until a pair is picked (the note says to pick one)
+            axis=alt.Axis(
+                format="+.2~r",
+                labelOpacity=_PAIR_PICKED,
+                tickOpacity=_PAIR_PICKED,
+                domainOpacity=_PAIR_PICKED,
+                titleOpacity=_PAIR_PICKED,
+                gridOpacity=_PAIR_PICKED,
+            ),
             stack=None,  # a stack of no rows (only the note) would have no extent
         ),
         y=alt.Y(
@@ -109,14 +140,21 @@ def influence_chart(influence: Data, *, width: int = 260) -> alt.LayerChart:
         ],
     )
     # the note row (no pair, or none computed yet) keeps the x scale finite and says why
-    note = base.mark_text(align="left", color="#636363", fontSize=11).encode(
+    note = base.mark_text(align="left", color=NEUTRAL_COLORS["text"], fontSize=11).encode(
         x=alt.X("delta_mean:Q"), text="note:N"
+    )
+    # "Influence on lgbm vs gbm": the pair key is JSON, '["lgbm", "gbm"]'
+    pair_name = (
+        f"replace(replace(replace({PAIR_PARAM}, /^\\[\"/, ''), /\"\\]$/, ''), /\", \"/, ' vs ')"
     )
     return alt.layer(bars, note).properties(
         width=width,
         title=alt.TitleParams(
-            "Most influential data sets for the highlighted pair",
-            subtitle="leave-one-data-set-out (PSIS); orange: the decision changes",
+            alt.ExprRef(
+                expr=f"{PAIR_PARAM} == '' ? 'Influence of each data set' : "
+                f"'Influence on ' + {pair_name}"
+            ),
+            subtitle="leave-one-data-set-out (PSIS); black: the decision changes",
             anchor="start",
         ),
     )

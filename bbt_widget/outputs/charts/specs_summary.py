@@ -13,7 +13,7 @@ import numpy as np
 import pandas as pd
 
 from ...core.options import INTERPRETATIONS
-from ...core.palette import MATRIX_DECISION_COLORS
+from ...core.palette import MATRIX_DECISION_COLORS, NEUTRAL_COLORS
 from .encodings import alt
 
 __all__ = ["LONG_CHART_ROWS", "decision_matrix_chart", "ranking_chart", "with_top_axis"]
@@ -22,6 +22,8 @@ __all__ = ["LONG_CHART_ROWS", "decision_matrix_chart", "ranking_chart", "with_to
 LONG_CHART_ROWS = 25
 
 _ROW_STEP = 16
+#: Width of one character of a 12 px header label, a generous average (for spacing).
+_HEADER_CHAR_PX = 7
 
 
 def with_top_axis(
@@ -98,19 +100,19 @@ def ranking_chart(ranking: pd.DataFrame, *, hdi: float, width: int = 220) -> alt
     )
     ability = alt.layer(
         alt.Chart().mark_rule(color="#636363", strokeDash=[3, 3]).encode(x=alt.datum(0)),
-        base.mark_rule(strokeWidth=3, color="#4393c3").encode(
+        base.mark_rule(strokeWidth=3, color=NEUTRAL_COLORS["interval"]).encode(
             x=ability_x, x2="high:Q", y=_algorithm_axis(n)
         ),
-        base.mark_point(filled=True, size=50, color="#08306b").encode(
+        base.mark_point(filled=True, size=50, color=NEUTRAL_COLORS["estimate"]).encode(
             x="mean_beta:Q", y=_algorithm_axis(n)
         ),
     ).properties(width=width, height=height)
-    best = base.mark_bar(color="#1b7837").encode(
+    best = base.mark_bar(color=NEUTRAL_COLORS["bar"]).encode(
         x=alt.X("p_best:Q", scale=alt.Scale(domain=[0, 1]), title="P(best)"),
         y=_algorithm_axis(n, labels=False),
     )
     best = best.properties(width=110, height=height)
-    rank = base.mark_point(filled=True, size=50, color="#5e3c99").encode(
+    rank = base.mark_point(filled=True, size=50, color=NEUTRAL_COLORS["estimate"]).encode(
         x=alt.X(
             "expected_rank:Q",
             scale=alt.Scale(domain=[1, max(n, 2)], nice=False),
@@ -185,7 +187,7 @@ def decision_matrix_chart(
                 scale=alt.Scale(
                     domain=list(MATRIX_DECISION_COLORS), range=list(MATRIX_DECISION_COLORS.values())
                 ),
-                legend=alt.Legend(title="decision (row vs column)", orient="bottom"),
+                legend=alt.Legend(title="decision (row vs column)", orient="top"),
             ),
         )
         .properties(width=alt.Step(cell), height=alt.Step(cell))
@@ -195,12 +197,21 @@ def decision_matrix_chart(
         for i in INTERPRETATIONS
         if i in set(frame["interpretation"])
     ]
+    # Each header on two lines ("weak (Sec. 9.2)" / "3 better, 1 equivalent"), and the
+    # panels at least a header apart: with few algorithms a matrix is narrower than its
+    # header, and side by side the headers would print over each other.
+    longest = max((len(part) for label in order for part in label.split(": ")), default=0)
+    spacing = max(20, _HEADER_CHAR_PX * longest - n * cell + 10)
     return (
         matrix.facet(
             column=alt.Column(
-                "panel:N", sort=order, title=None, header=alt.Header(labelFontSize=12)
+                "panel:N",
+                sort=order,
+                title=None,
+                header=alt.Header(labelFontSize=12, labelExpr="split(datum.label, ': ')"),
             ),
             data=frame,
+            spacing=spacing,
         )
         .resolve_axis(y="shared")
         .properties(

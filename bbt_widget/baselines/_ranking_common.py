@@ -1,0 +1,196 @@
+"""What the ranking models (Plackett-Luce, Mallows) share: the per-data-set means they rank,
+posterior summaries, and the comparison with BBT and the charts of their results.
+
+Both models read the results as :func:`bbt_widget.win_table` does (direction, tolerance,
+missing data) and rank the algorithms of each data set by their mean score over folds; a
+data set with fewer than two results is dropped.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+from typing import Any, ClassVar
+
+import altair as alt
+import numpy as np
+import pandas as pd
+
+from ..core.data import TidyResults, tidy_results
+from ..core.posterior import hdi_sorted
+from ..core.validation import _preview
+from ._common import snap_ties
+
+__all__ = ["RankedMeans", "RankingCharts", "ranked_means", "summarise", "top_k_shown"]
+
+
+@dataclass(frozen=True)
+class RankedMeans:
+    """The means a ranking model ranks: ``means`` (kept data sets x algorithms, higher is
+    better, ties exact, NaN for no result), with the names and the data sets dropped."""
+
+    means: np.ndarray
+    algorithms: tuple[str, ...]
+    datasets: tuple[str, ...]
+    dropped: tuple[str, ...]
+    lower_is_better: bool
+
+
+#: A ranking model needs this many data sets that rank 2 or more algorithms.
+MIN_RANKED_DATASETS = 2
+
+
+def ranked_data_sets(tidy: TidyResults) -> tuple[np.ndarray, np.ndarray]:
+    """The data sets' mean scores (equal up to floating-point noise snapped together) and,
+    per data set, whether it ranks 2 or more algorithms: the data sets a ranking model uses."""
+    means = snap_ties(tidy.means)
+    return means, np.isfinite(means).sum(axis=1) >= 2
+
+
+def ranked_means(data: pd.DataFrame, **layout: Any) -> RankedMeans:
+    """Read ``data`` with ``layout`` (dataset, algorithm, fold, score, sd, lower_is_better;
+    see :func:`bbt_widget.core.data.tidy_results`) into the means each data set ranks.
+
+    Raises
+    ------
+    ValueError
+        Fewer than :data:`MIN_RANKED_DATASETS` data sets where 2 or more algorithms have a
+        result (and every error of ``tidy_results``, e.g. fewer than 2 algorithms).
+    """
+    tidy = tidy_results(data, **layout)
+    means, kept = ranked_data_sets(tidy)
+    datasets = tuple(d for d, k in zip(tidy.datasets, kept) if k)
+    if len(datasets) < MIN_RANKED_DATASETS:
+        raise ValueError(
+            f"need at least {MIN_RANKED_DATASETS} data sets where 2 or more algorithms have a "
+            f"result to fit a ranking model; found {len(datasets)}"
+        )
+    return RankedMeans(
+        means=means[kept],
+        algorithms=tuple(tidy.algorithms),
+        datasets=datasets,
+        dropped=tuple(d for d, k in zip(tidy.datasets, kept) if not k),
+        lower_is_better=tidy.lower_is_better,
+    )
+
+
+#: The top-k chart shows every k (below the number of algorithms) up to this many panels ...
+TOP_K_PANELS = 6
+#: ... else only these k: the first places and a few broader cuts.
+TOP_K_SHOWN = (1, 2, 3, 5, 10)
+#: Panels per row of the top-k chart.
+TOP_K_COLUMNS = 3
+
+
+def top_k_shown(n_algorithms: int) -> list[int]:
+    """The k the top-k chart shows for ``n_algorithms`` (top-n is 1 for everyone)."""
+    every = list(range(1, n_algorithms))
+    return every if len(every) <= TOP_K_PANELS else [k for k in TOP_K_SHOWN if k < n_algorithms]
+
+
+def summarise(values: np.ndarray, hdi: float) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
+    """Mean and HDI of each column of ``values`` (draws along axis 0)."""
+    low, high = hdi_sorted(np.sort(values, axis=0), hdi)
+    return values.mean(axis=0), low, high
+
+
+class RankingCharts:
+    """``compare(bbt)`` and the charts of a ranking model's result.
+
+    The result holds ``ranking`` (``algorithm``, ``p_first``, ``expected_rank``, best first),
+    ``top_k`` (``algorithm, k, p, low, high``), ``ppc`` (``algorithm, rank, observed,
+    predicted, low, high``) and ``algorithms``; ``model_label`` names the model.
+    """
+
+    model_label: ClassVar[str] = "ranking model"
+    ranking: pd.DataFrame
+    top_k: pd.DataFrame
+    ppc: pd.DataFrame
+    algorithms: tuple[str, ...]
+
+    def compare(self, bbt: Any) -> pd.DataFrame:
+        """P(best) and expected rank from BBT and from this model, tidy.
+
+        ``bbt`` is a :class:`bbt_widget.BBTResult` (its ``ranking()`` gives ``p_best`` and
+        ``expected_rank``) fitted on the same results. Columns: ``algorithm, model,
+        p_best, expected_rank``; this model's P(best) is its P(first).
+        """
+        theirs = bbt.ranking()
+        missing = sorted(set(self.algorithms) - set(theirs["algorithm"]))
+        if missing:
+            raise ValueError(
+                f"the BBT result does not rank {_preview(missing)}; fit it on the same results"
+            )
+        bbt_part = theirs[["algorithm", "p_best", "expected_rank"]].assign(model="BBT")
+        own = self.ranking.rename(columns={"p_first": "p_best"})[
+            ["algorithm", "p_best", "expected_rank"]
+        ].assign(model=self.model_label)
+        out = pd.concat([bbt_part, own], ignore_index=True)
+        return out[["algorithm", "model", "p_best", "expected_rank"]]
+
+    def chart_top_k(self) -> alt.FacetChart:
+        """P(top-k) per algorithm with HDIs, one panel per k (Rojas-Delgado et al. 2022,
+        Fig. 3): every k below the number of algorithms up to :data:`TOP_K_PANELS` panels,
+        else the k of :data:`TOP_K_SHOWN`; :data:`TOP_K_COLUMNS` panels a row."""
+        order = list(self.ranking["algorithm"])
+        ks = top_k_shown(len(order))
+        frame = self.top_k[self.top_k["k"].isin(ks)]
+        base = alt.Chart(frame).encode(
+            x=alt.X("algorithm:N", sort=order, title=None),
+        )
+        bars = base.mark_rule().encode(y=alt.Y("low:Q", title="P(in top k)"), y2="high:Q")
+        points = base.mark_point(filled=True).encode(
+            y=alt.Y("p:Q", scale=alt.Scale(domain=[0, 1])),
+            tooltip=["algorithm", "k", "p", "low", "high"],
+        )
+        return (
+            alt.layer(bars, points)
+            .properties(width=max(160, 14 * len(order)), height=160)
+            .facet(
+                facet=alt.Facet(
+                    "k:O", title="top k", header=alt.Header(labelExpr="'top ' + datum.value")
+                ),
+                columns=TOP_K_COLUMNS,
+            )
+        )
+
+    def chart_vs_bbt(self, bbt: Any) -> alt.HConcatChart:
+        """Side by side: P(best) and expected rank from BBT and from this model."""
+        frame = self.compare(bbt)
+        order = list(self.ranking["algorithm"])
+        color = alt.Color("model:N", title="model")
+        best = (
+            alt.Chart(frame)
+            .mark_point(filled=True, size=60)
+            .encode(
+                y=alt.Y("algorithm:N", sort=order, title=None),
+                x=alt.X("p_best:Q", title="P(best)", scale=alt.Scale(domain=[0, 1])),
+                color=color,
+                tooltip=["algorithm", "model", "p_best"],
+            )
+            .properties(title="P(best)", width=220)
+        )
+        rank = (
+            alt.Chart(frame)
+            .mark_point(filled=True, size=60)
+            .encode(
+                y=alt.Y("algorithm:N", sort=order, title=None),
+                x=alt.X("expected_rank:Q", title="expected rank (1 = best)"),
+                color=color,
+                tooltip=["algorithm", "model", "expected_rank"],
+            )
+            .properties(title="expected rank", width=220)
+        )
+        return alt.hconcat(best, rank).properties(title=f"BBT vs {self.model_label}")
+
+    def chart_ppc(self) -> alt.FacetChart:
+        """Observed rank frequencies (dots) against posterior-predictive HDIs (bars)."""
+        base = alt.Chart(self.ppc).encode(x=alt.X("rank:O", title="rank"))
+        bars = base.mark_rule(strokeWidth=4, opacity=0.5).encode(
+            y=alt.Y("low:Q", title="share of data sets"), y2="high:Q"
+        )
+        dots = base.mark_point(filled=True, color="black").encode(y="observed:Q")
+        return (
+            alt.layer(bars, dots)
+            .properties(width=140, height=100)
+            .facet(facet=alt.Facet("algorithm:N", sort=list(self.ranking["algorithm"])), columns=4)
+        )

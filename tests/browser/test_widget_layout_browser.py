@@ -1,0 +1,215 @@
+"""The widget's layout in real JupyterLab and headless Chromium, at 5, 16 and 50 algorithms:
+it leads with the answer, fits a narrow notebook, explains its controls and draws no title
+over another.
+
+The narrow case is JupyterLab at 1000 px with its file browser open (the widget is then about
+570 px wide). Screenshots of the whole widget go to ``artifacts/``.
+"""
+
+from __future__ import annotations
+
+from pathlib import Path
+from typing import Any
+
+import pytest
+
+pytestmark = [pytest.mark.browser, pytest.mark.stan]
+
+FIT_TIMEOUT_MS = 300_000  # first fit on a new machine compiles the Stan model
+STEP_TIMEOUT_MS = 90_000
+#: The first screen: a 1000 x 900 px window.
+SCREEN = {"width": 1000, "height": 900}
+
+SETUPS = {
+    5: """\
+import bbt_widget as bbt
+w = bbt.BBTWidget(bbt.datasets.load_base(), dataset="db", seed=1)
+w""",
+    16: """\
+import bbt_widget as bbt
+w = bbt.BBTWidget(bbt.datasets.load_pmlb16(), dataset="db", paired=False, seed=1)
+w""",
+    # 50 simulated algorithms on 40 data sets: skill plus noise, one score per data set
+    50: """\
+import numpy as np, pandas as pd
+import bbt_widget as bbt
+rng = np.random.default_rng(3)
+skill = np.sort(rng.normal(0, 0.05, 50))[::-1]
+rows = [(f"d{d}", f"alg{a:02d}", 0.7 + skill[a] + rng.normal(0, 0.03))
+        for d in range(40) for a in range(50)]
+data = pd.DataFrame(rows, columns=["dataset", "algorithm", "score"])
+w = bbt.BBTWidget(
+    data, dataset="dataset", algorithm="algorithm", score="score",
+    iter_warmup=400, iter_sampling=400, seed=1,
+)
+w""",
+}
+
+
+def _wait_attr(page: Any, name: str, predicate: str, timeout: int) -> None:
+    page.wait_for_function(
+        f"""() => {{
+            const root = document.querySelector('.bbt-root');
+            if (!root) return false;
+            const v = root.parentElement.dataset['{name}'] ?? '';
+            return {predicate};
+        }}""",
+        timeout=timeout,
+    )
+
+
+#: Every chart title, subtitle and facet header as [svg index, text, left, top, right, bottom].
+_TITLE_BOXES = """() => {
+    const out = [];
+    [...document.querySelectorAll('.bbt-root svg')].forEach((svg, i) => {
+        const texts = svg.querySelectorAll(
+            'g[class*="role-title"] text, g[class*="header"] text, '
+            + 'g[class*="role-legend-title"] text'
+        );
+        for (const t of texts) {
+            if (t.closest('g.role-axis')) continue; // axis labels of a facet's header
+            const r = t.getBoundingClientRect();
+            if (r.width > 0 && t.textContent.trim()) {
+                out.push([i, t.textContent, r.left, r.top, r.right, r.bottom]);
+            }
+        }
+    });
+    return out;
+}"""
+
+#: Every control (and button) without a tooltip of its own or on its row's label.
+_UNEXPLAINED = """() => [...document.querySelectorAll(
+        '.bbt-root select, .bbt-root input, .bbt-root button, .bbt-root summary')]
+    .filter((el) => el.offsetParent !== null)
+    .filter((el) => {
+        const row = el.closest('.bbt-row');
+        const label = row && row.querySelector('.bbt-label');
+        return !(el.title || (label && label.title));
+    })
+    .map((el) => el.outerHTML.slice(0, 120))"""
+
+
+def _overlaps(boxes: list[list[Any]]) -> list[tuple[str, str]]:
+    found = []
+    for i, a in enumerate(boxes):
+        for b in boxes[i + 1 :]:
+            if a[0] != b[0]:
+                continue  # different views never share pixels
+            dx = min(a[4], b[4]) - max(a[2], b[2])
+            dy = min(a[5], b[5]) - max(a[3], b[3])
+            if dx > 1 and dy > 1:
+                found.append((a[1], b[1]))
+    return found
+
+
+@pytest.mark.parametrize("n", [5, 16, 50])
+def test_layout_leads_with_the_answer_and_fits_a_narrow_notebook(
+    n: int, lab: Any, browser_context: Any, artifacts: Path, run_notebook: Any
+) -> None:
+    url = lab.write_notebook(f"layout{n}.ipynb", [SETUPS[n]])
+    page = browser_context.new_page()
+    errors: list[str] = []
+    page.on("pageerror", lambda exc: errors.append(str(exc)))
+    page.set_viewport_size({"width": 1400, "height": 900})
+    run_notebook(page, url, STEP_TIMEOUT_MS)
+    page.wait_for_selector(".bbt-root", timeout=STEP_TIMEOUT_MS)
+    _wait_attr(page, "status", "v === 'done'", FIT_TIMEOUT_MS)
+    _wait_attr(page, "summaryRendered", "Number(v) > 0", STEP_TIMEOUT_MS)
+
+    # the narrow notebook: 1000 px with the file browser open
+    page.set_viewport_size(SCREEN)
+    page.evaluate("window.jupyterapp.commands.execute('filebrowser:activate')")
+    page.wait_for_timeout(500)
+    root = page.locator(".bbt-root")
+    width = root.bounding_box()["width"]
+    assert 400 < width < 700, width
+    # the charts reflow to the new width (ResizeObserver), the model checks open
+    page.locator(".bbt-checks > summary").click()
+    _wait_attr(page, "checksRendered", "Number(v) > 0", STEP_TIMEOUT_MS)
+    if n == 16:  # Plackett-Luce beside BBT: its P(top k) row was 3,426 px wide
+        page.select_option("select.bbt-ranking-model", "both")
+        _wait_attr(page, "plRendered", "Number(v) > 0", FIT_TIMEOUT_MS)
+    page.wait_for_timeout(1500)
+
+    headline = page.locator(".bbt-headline")
+    assert headline.is_visible()
+    text = headline.inner_text()
+    assert "pairs decided under the weak rule" in text, text
+
+    # the answer first: headline, ranking and decisions within the first screen, above the
+    # pairwise intervals, and those above the model checks
+    top = root.bounding_box()["y"]
+    ranking = page.locator(".bbt-summary-charts svg").first.bounding_box()
+    pairs = page.locator(".bbt-main-charts svg").first.bounding_box()
+    checks = page.locator(".bbt-checks-charts svg").first.bounding_box()
+    assert headline.bounding_box()["y"] - top < SCREEN["height"]
+    assert ranking["y"] - top < SCREEN["height"] - 100, (ranking, top)
+    assert headline.bounding_box()["y"] < ranking["y"] < pairs["y"] < checks["y"]
+
+    try:
+        _check_layout(page, n, width)
+    finally:
+        _shoot_whole(page, artifacts / f"layout_{n}_narrow_widget.png")
+        page.set_viewport_size({"width": 1400, "height": 900})
+        page.evaluate("window.jupyterapp.commands.execute('application:toggle-left-area')")
+        page.wait_for_timeout(1000)
+        _shoot_whole(page, artifacts / f"layout_{n}_wide_widget.png")
+    assert errors == []
+    assert browser_context.blocked == []
+
+
+def _check_layout(page: Any, n: int, width: float) -> None:
+    # no chart wider than the widget
+    widths = page.evaluate(
+        "() => [...document.querySelectorAll('.bbt-root svg')].map((s) => ["
+        "s.closest('.bbt-charts').className + ' level ' + s.closest('.bbt-charts').dataset.level,"
+        " s.getBoundingClientRect().width])"
+    )
+    assert widths and all(w <= width + 1 for _, w in widths), (width, widths)
+
+    # a tooltip on every control
+    assert page.evaluate(_UNEXPLAINED) == []
+
+    # no chart title, subtitle or header drawn over another
+    boxes = page.evaluate(_TITLE_BOXES)
+    assert len(boxes) > 5, boxes
+    assert _overlaps(boxes) == [], _overlaps(boxes)
+
+    if n > 8:  # the pairs of the top-ranked algorithm, the choice shown in the control
+        focus = page.locator("select[data-trait=focus]").input_value()
+        assert focus, "no algorithm chosen in 'Show pairs of'"
+        dots = ".bbt-main-charts svg g.mark-symbol.role-mark path"
+        assert page.locator(dots).count() == n - 1
+        # a highlighted pair that the chosen algorithm's pairs do not include: a chip says so
+        others = page.evaluate(
+            "(focus) => [...document.querySelectorAll('select[data-trait=focus] option')]"
+            ".map((o) => o.value).filter((v) => v && v !== focus).slice(0, 2)",
+            focus,
+        )
+        chip = page.locator(".bbt-chip")
+        assert not chip.is_visible()
+        _run_in_kernel(page, f"w.selected_pair = bbt.charts.pair_key({others[0]!r}, {others[1]!r})")
+        chip.wait_for(state="visible", timeout=STEP_TIMEOUT_MS)
+        text = chip.inner_text()
+        assert text.startswith("highlighted: ") and "(not shown)" in text, text
+        assert all(name in text for name in others), (text, others)  # in the key's order
+        assert page.locator(".bbt-chip-clear").get_attribute("title")
+        page.locator(".bbt-chip-clear").click()
+        chip.wait_for(state="hidden", timeout=STEP_TIMEOUT_MS)
+
+
+def _run_in_kernel(page: Any, code: str) -> None:
+    """Run code in the notebook's kernel (as a cell would, without adding one)."""
+    page.evaluate(
+        """(code) => window.jupyterapp.shell.currentWidget.sessionContext.session.kernel
+            .requestExecute({ code }).done""",
+        code,
+    )
+
+
+def _shoot_whole(page: Any, path: Path) -> None:
+    """The whole widget: the window made as tall as it, JupyterLab then scrolls no more."""
+    height = int(page.locator(".bbt-root").bounding_box()["height"]) + 400
+    page.set_viewport_size({"width": page.viewport_size["width"], "height": height})
+    page.wait_for_timeout(800)
+    page.locator(".bbt-root").screenshot(path=str(path))

@@ -1,0 +1,116 @@
+"""What ``bbt-widget report`` gets ready before it needs it: the models it will sample are
+compiled at once (in parallel when cores are free, and the progress line says so), the chart
+renderer is started ahead of time (same charts), and jsonschema is imported without its slow
+IRI checks, which no Vega-Lite schema uses."""
+
+from __future__ import annotations
+
+import io
+import os
+import re
+import subprocess
+import sys
+import time
+from pathlib import Path
+
+import pytest
+
+from bbt_widget import cli, engines
+
+
+@pytest.mark.parametrize("free_cores, overlapped", [(2.0, True), (0.5, False)])
+def test_report_compiles_its_models_at_once_and_says_how(
+    tmp_path, monkeypatch, free_cores, overlapped
+):
+    """The report's two models (BBT and Plackett-Luce), both missing from the cache, are
+    compiled before the first fit: together when two cores are free, else one after the
+    other, and the progress line names them and says which (a stand-in build records when
+    it runs: no compiler needed)."""
+    from bbt_widget.engines import _pystan
+
+    if "pystan" not in engines.available_engines():
+        pytest.skip("PyStan is not available here")
+    monkeypatch.setenv("BBT_WIDGET_CACHE", str(tmp_path / "cache"))
+    monkeypatch.setattr(os, "cpu_count", lambda: 2)
+    monkeypatch.setattr(os, "getloadavg", lambda: (2.0 - free_cores, 0.0, 0.0))
+    monkeypatch.setattr(_pystan, "keep_warm", lambda module: None)  # no worker for a fake
+    spans: dict[str, tuple[float, float]] = {}
+
+    def build(model, scratch, *, verbose):
+        start = time.monotonic()
+        time.sleep(0.5)
+        (scratch / "stan_services_fake.so").write_bytes(b"")  # a "module" for is_built
+        spans[model] = (start, time.monotonic())
+
+    monkeypatch.setattr(_pystan, "_build", build)
+    stream = io.StringIO()
+    models = cli._models(
+        cli._parser().parse_args(["report", "r.csv", "-o", "r.html"]), ["plackett-luce"]
+    )
+    assert models == ("bbt", "plackett_luce")
+    cli._compile(models, "pystan", cli._Progress(stream))
+    (a0, a1), (b0, b1) = spans["bbt"], spans["plackett_luce"]
+    assert (a0 < b1 and b0 < a1) == overlapped
+    first = stream.getvalue().splitlines()[0]
+    if overlapped:
+        assert first.startswith("compiling the Stan models bbt and plackett_luce in parallel")
+    else:
+        assert first.startswith("compiling the Stan models bbt, then plackett_luce, one after")
+    assert "(first run on this machine, then cached)" in first
+    # compiled now: a second report compiles nothing and says nothing about it
+    assert engines.models_to_compile(models, "pystan") == []
+    quiet = io.StringIO()
+    cli._compile(models, "pystan", cli._Progress(quiet))
+    assert quiet.getvalue() == ""
+
+
+def test_vega_lite_schemas_use_no_iri_format():
+    """The report imports jsonschema without its "iri" / "iri-reference" format checks
+    (``cli._import_jsonschema``): Altair's validation is the same only while the Vega-Lite
+    schema it validates against uses neither format."""
+    import altair
+
+    schemas = Path(altair.__file__).parent.glob("vegalite/v*/schema/vega-lite-schema.json")
+    formats = set()
+    for path in schemas:
+        formats |= set(re.findall(r'"format":\s*"([^"]+)"', path.read_text(encoding="utf-8")))
+    assert formats, "no Vega-Lite schema found"
+    assert not formats & {"iri", "iri-reference"}
+
+
+def test_jsonschema_imported_without_rfc3987_syntax_which_stays_importable():
+    code = (
+        "import sys\n"
+        "from bbt_widget import cli\n"
+        "cli._import_jsonschema()\n"
+        "print('jsonschema' in sys.modules, 'rfc3987_syntax' in sys.modules)\n"
+        "try:\n"
+        "    import rfc3987_syntax\n"
+        "    print('importable')\n"
+        "except ImportError as err:\n"
+        "    print('not installed' if 'No module named' in str(err) else repr(err))\n"
+    )
+    out = subprocess.run(
+        [sys.executable, "-c", code], capture_output=True, text=True, timeout=300, check=True
+    )
+    first, second = out.stdout.splitlines()[:2]
+    assert first == "True False", out.stdout + out.stderr
+    assert second in ("importable", "not installed"), out.stdout + out.stderr
+
+
+def test_renderer_started_ahead_draws_the_same_charts():
+    """A renderer started ahead of time (``prestart_renderer``) serves the next rendering
+    once, with the same bytes as a renderer started for it."""
+    from bbt_widget.outputs import export
+
+    spec = {
+        "mark": "bar",
+        "data": {"values": [{"a": "x", "b": 1}, {"a": "y", "b": 3}]},
+        "encoding": {"x": {"field": "a", "type": "nominal"}, "y": {"field": "b"}},
+    }
+    fresh = export.render_charts([spec], ["svg"])
+    export.prestart_renderer()
+    ahead = export._prestarted
+    assert ahead is not None
+    assert export.render_charts([spec], ["svg"]) == fresh
+    assert export._prestarted is None and ahead.returncode == 0  # used once, then ended
