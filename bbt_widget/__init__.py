@@ -74,7 +74,7 @@ _LAZY_MODULES = {
     "baselines": "baselines",
     "charts": "outputs.charts",
     "export": "outputs.export",
-    "report": "outputs.report",
+    "report": "outputs.report_api",
 }
 
 

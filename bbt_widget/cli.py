@@ -221,7 +221,13 @@ def _check_before_fit(df: pd.DataFrame, args: argparse.Namespace, dataset: str |
         check_count(getattr(args, name), "--" + name.replace("_", "-"))
     check_seed(args.seed)
     check_hyperprior(args.hyperprior, args.prior_scale)
-    table = win_table(df, ties=None, **_layout(args, dataset))
+    try:
+        table = win_table(df, ties=None, **_layout(args, dataset))
+    except (TypeError, ValueError) as err:  # a text column read as an algorithm's scores
+        hint = _long_form_hint(df, args) if args.algorithm is None else None
+        if hint is None:
+            raise
+        raise InputError(f"{err}\n{hint}") from None
     games = table["win1"] + table["win2"] + table["ties"]
     if int(games.sum()) == 0:
         raise InputError(
@@ -229,6 +235,25 @@ def _check_before_fit(df: pd.DataFrame, args: argparse.Namespace, dataset: str |
             "fit; check --dataset (which column names the data sets)"
         )
     return pd.unique(table[["alg1", "alg2"]].to_numpy().ravel()).tolist()
+
+
+def _long_form_hint(df: pd.DataFrame, args: argparse.Namespace) -> str | None:
+    """For results read as wide that look like long form (one row per data set, algorithm
+    and fold): the options that read them, as a command to copy; else ``None``."""
+    from bbt_widget.core.csvfile import long_form_columns
+
+    cols = long_form_columns(df, args.dataset)
+    if cols is None:
+        return None
+    words = [args.command, args.results]
+    for option in ("dataset", "algorithm", "score", "fold"):
+        if cols[option] is not None:
+            words += [f"--{option}", str(cols[option])]
+    return (
+        f"these results look like long form (one row per data set, algorithm and fold: "
+        f"algorithms in column {cols['algorithm']!r}, scores in {cols['score']!r}); read "
+        f"them with: bbt-widget {shlex.join(words)}"
+    )
 
 
 def _check_control(control: str | None, algorithms: list[str]) -> None:
@@ -264,11 +289,15 @@ def _reproduce(argv: list[str] | None, args: argparse.Namespace) -> str:
 
 
 def report(args: argparse.Namespace) -> int:
-    """Fit a results file and write the report."""
+    """Fit a results file and write the report (:func:`bbt_widget.report.write`)."""
     import bbt_widget as bbt
     from bbt_widget import engines
+    from bbt_widget.core.options import resolve_interpretation
+    from bbt_widget.core.validation import check_adapt_delta, check_max_treedepth
     from bbt_widget.engines.base import EngineError
+    from bbt_widget.outputs.export import ChartRenderWarning
     from bbt_widget.outputs.report import REPORT_FORMATS
+    from bbt_widget.outputs.report_build import check_methods
 
     out = Path(args.output)
     _check_output(out, args.output, REPORT_FORMATS)
@@ -277,12 +306,14 @@ def report(args: argparse.Namespace) -> int:
     df = read_results(args.results, args.sep, args.decimal)
     dataset = _guess_dataset(df, args)
     _check_summaries(args)
-    from bbt_widget.core.validation import check_adapt_delta, check_max_treedepth
-
     check_adapt_delta(args.adapt_delta)
     check_max_treedepth(args.max_treedepth)
-    _check_control(args.control, _check_before_fit(df, args, dataset))
-    methods = _other_methods(df, args, dataset, out)
+    algorithms = _check_before_fit(df, args, dataset)
+    _check_control(args.control, algorithms)
+    layout = _layout(args, dataset)
+    methods = check_methods(
+        df, layout, path=out, methods=args.with_methods, robustness=args.robustness, rho=args.rho
+    )
     progress = _Silent() if args.quiet else _Progress()
     models = _models(args, methods)
     start = time.perf_counter()
@@ -293,7 +324,7 @@ def report(args: argparse.Namespace) -> int:
             warnings.simplefilter("always")
             res = bbt.fit(
                 df,
-                **_layout(args, dataset),
+                **layout,
                 **_model(args),
                 adapt_delta=args.adapt_delta,
                 max_treedepth=args.max_treedepth,
@@ -301,37 +332,36 @@ def report(args: argparse.Namespace) -> int:
             )
             took = time.perf_counter() - start
             progress.done(f"fitted in {took:.1f} s with {res.engine}, seed {res.settings['seed']}")
-            sections = _sections(res, df, args, dataset, methods, progress)
+            bbt.report.write(
+                res,
+                out,
+                data=df,
+                methods=methods or "none",
+                robustness=args.robustness,
+                rho=args.rho,
+                rope=tuple(args.rope),
+                hdi=args.hdi,
+                interpretation=args.interpretation,
+                control=args.control,
+                provenance={"command": args.reproduce, "input": Path(args.results).name},
+                progress=progress,
+                log=progress.done,
+            )
+            progress.done()
     except EngineError as err:
         progress.done()
         print(f"\nbbt-widget: the Stan engine failed: {err}", file=sys.stderr)
         return EXIT_ENGINE
-    # what the data may hide (groups that never met, suspicious columns) is said at once;
-    # failed diagnostics are reported with the exit code at the end
+    # what the data may hide (groups that never met, suspicious columns) is said; failed
+    # diagnostics are reported with the exit code at the end
     for w in caught:
         if issubclass(w.category, (bbt.DataWarning, bbt.DisconnectedWarning)):
             print(f"bbt-widget: warning: {_as_options(str(w.message))}", file=sys.stderr)
-    from bbt_widget.outputs.export import ChartRenderWarning
-    from bbt_widget.outputs.html_report import write_report  # imported meanwhile: _get_ready
-
-    start = time.perf_counter()
-    progress.step(f"writing {out.name}")
-    with warnings.catch_warnings(record=True) as while_writing:
-        warnings.simplefilter("always", ChartRenderWarning)
-        write_report(
-            res,
-            out,
-            rope=tuple(args.rope),
-            hdi=args.hdi,
-            interpretation=args.interpretation,
-            control=args.control,
-            provenance={"command": args.reproduce, "input": Path(args.results).name},
-            sections=sections,
-        )
-    progress.done()
-    no_charts = [w for w in while_writing if issubclass(w.category, ChartRenderWarning)]
+    no_charts = [w for w in caught if issubclass(w.category, ChartRenderWarning)]
     diag = res.diagnostics()
-    _print_overview(res, tuple(args.rope), args.hdi, args.interpretation, args.control)
+    rule = resolve_interpretation(args.interpretation, len(res.algorithms))
+    _print_overview(res, tuple(args.rope), args.hdi, rule.rule, args.control)
+    print(rule.reason)
     print(f"wrote {out}" + (" (without charts)" if no_charts else ""))
     print(f"reproduce with: {args.reproduce}")
     for w in no_charts:
@@ -392,7 +422,7 @@ def _get_ready(models: tuple[str, ...], engine: str) -> None:
 
     engines.prestart(models, engine)  # type: ignore[arg-type]
     prestart_renderer()
-    modules = ["bbt_widget.outputs.html_report"]
+    modules = ["bbt_widget.outputs.html_report", "bbt_widget.outputs.report_sections"]
     if len(models) > 1:
         modules.append("bbt_widget.baselines")
     threading.Thread(
@@ -427,219 +457,6 @@ def _import_jsonschema() -> None:
     finally:
         if blocked and sys.modules.get("rfc3987_syntax", False) is None:
             del sys.modules["rfc3987_syntax"]
-
-
-#: What ``--with`` can add to the report, besides ``none``.
-OTHER_METHODS = ("hierarchical", "plackett-luce", "mallows")
-#: The sampler options' defaults (the hierarchical t-test keeps its own unless they are set).
-_SAMPLER_DEFAULTS = {"iter_warmup": 1000, "iter_sampling": 1000}
-#: Largest pairs x data sets for which an HTML report runs the hierarchical t-test without
-#: ``--with`` (given ``--rho``): 10 pairs x 132 data sets, e.g. 5 algorithms on the shipped
-#: results' 132 data sets, a few minutes on two cores (``benchmarks/results/methods.json``).
-PAIRWISE_DEFAULT_MAX = 10 * 132
-
-
-def _other_methods(
-    df: pd.DataFrame, args: argparse.Namespace, dataset: str | None, out: Path
-) -> list[str]:
-    """The methods ``--with`` asks for, checked against the data before any fit, as are
-    ``--robustness`` (leaving a data set out needs another) and ``--rho`` (only for the
-    hierarchical t-test).
-
-    Without ``--with``: Plackett-Luce in an HTML report of data with folds where it can run,
-    and the hierarchical t-test too when ``--rho`` is given and pairs x data sets is at most
-    :data:`PAIRWISE_DEFAULT_MAX` (it is one Stan fit per pair).
-    """
-    from bbt_widget.baselines._ranking_common import MIN_RANKED_DATASETS, ranked_data_sets
-    from bbt_widget.core.data import tidy_results
-    from bbt_widget.lab.influence import MIN_DATASETS
-
-    tidy = tidy_results(
-        df,
-        dataset=dataset,
-        algorithm=args.algorithm,
-        fold=args.fold,
-        score=args.score,
-        lower_is_better=args.lower_is_better,
-    )
-    if args.robustness and len(tidy.datasets) < MIN_DATASETS:
-        raise InputError(
-            f"--robustness leaves each data set out in turn and needs at least {MIN_DATASETS} "
-            f"data sets; these results have {len(tidy.datasets)}"
-        )
-    ranked = int(ranked_data_sets(tidy)[1].sum())
-    if args.with_methods is None:
-        html = out.suffix.lower() == ".html"
-        can_rank = tidy.has_folds and ranked >= MIN_RANKED_DATASETS
-        methods = ["plackett-luce"] if html and can_rank else []
-        n_alg, n_data = len(tidy.algorithms), len(tidy.datasets)
-        small = n_alg * (n_alg - 1) // 2 * n_data <= PAIRWISE_DEFAULT_MAX
-        if html and tidy.has_folds and small and args.rho is not None:
-            methods.insert(0, "hierarchical")
-    else:
-        words = [w.strip() for w in args.with_methods.split(",") if w.strip()]
-        unknown = [w for w in words if w not in (*OTHER_METHODS, "none")]
-        if unknown or not words or ("none" in words and len(words) > 1):
-            raise InputError(
-                f"--with {args.with_methods!r}: give 'none' or a comma-separated list of "
-                f"{', '.join(OTHER_METHODS)} (e.g. --with hierarchical,plackett-luce)"
-            )
-        methods = [m for m in OTHER_METHODS if m in words]
-    for model in ("plackett-luce", "mallows"):
-        if model in methods and ranked < MIN_RANKED_DATASETS:
-            raise InputError(
-                f"--with {model} needs at least {MIN_RANKED_DATASETS} data sets where 2 or "
-                f"more algorithms have a result; these results have {ranked}"
-            )
-    if args.rho is not None and "hierarchical" not in methods:
-        raise InputError(
-            f"--rho {args.rho:g} is used only by the hierarchical t-test; add --with "
-            "hierarchical or leave --rho out"
-        )
-    if "hierarchical" in methods:
-        if not tidy.has_folds:
-            raise InputError(
-                "--with hierarchical needs the results of every fold (several rows per data "
-                "set and algorithm); these results have one score per data set"
-            )
-        if args.rho is None:
-            raise InputError(
-                "--with hierarchical needs --rho, the correlation of results from overlapping "
-                "training sets: 1/k for k-fold cross-validation (e.g. --rho 0.1 for 10 folds)"
-            )
-        if not 0.0 < args.rho < 1.0:
-            raise InputError(f"--rho {args.rho:g}: must lie strictly between 0 and 1")
-        from bbt_widget.baselines._hierarchical_pairs import check_pairs
-
-        try:  # every pair has enough data sets with common folds
-            check_pairs(
-                df,
-                dataset=dataset,
-                algorithm=args.algorithm,
-                fold=args.fold,
-                score=args.score,
-                lower_is_better=args.lower_is_better,
-                rho=args.rho,
-            )
-        except ValueError as err:
-            raise InputError(f"--with hierarchical: {err}") from None
-    return methods
-
-
-def _stage(progress: _Progress, name: str):
-    """``progress`` for one step of the report: its stages prefixed with the step's name."""
-
-    def report(stage: str, fraction: float) -> None:
-        progress(stage if stage.startswith("compiling") else f"{name}: {stage}", fraction)
-
-    return report
-
-
-def _sections(res, df, args, dataset, methods: list[str], progress: _Progress) -> list:
-    """The optional sections of the report: robustness (--robustness) and --with methods."""
-    import bbt_widget as bbt
-    from bbt_widget.outputs import report_sections as rs
-
-    layout = {
-        "dataset": dataset,
-        "algorithm": args.algorithm,
-        "fold": args.fold,
-        "score": args.score,
-        "lower_is_better": args.lower_is_better,
-    }
-    sampler = {
-        "engine": args.engine,
-        "chains": args.chains,
-        "iter_warmup": args.iter_warmup,
-        "iter_sampling": args.iter_sampling,
-        "seed": args.seed,
-    }
-    rope, out = tuple(args.rope), []
-    if args.robustness:
-        from bbt_widget.lab.sweep import default_grid
-
-        start = time.perf_counter()
-        prior = (res.settings["hyperprior"], res.settings["prior_scale"])  # the scale used
-        grid = {**default_grid(res.tidy), "prior": [prior]}
-        sweep = bbt.sweep(
-            df,
-            **layout,
-            grid=grid,
-            rope=rope,
-            hdi=args.hdi,
-            **sampler,
-            progress=_stage(progress, "sweep"),
-        )
-        progress.done(
-            f"sweep: {len(sweep.settings)} fits in {time.perf_counter() - start:.1f} s"
-            + (f" ({sweep.n_failed} failed)" if sweep.n_failed else "")
-        )
-        out.append(rs.sweep_section(sweep, args.interpretation))
-        start = time.perf_counter()
-        progress.step("influence: leaving each data set out")
-        infl = bbt.influence(
-            res,
-            interpretation=args.interpretation,
-            rope=rope,
-            progress=_stage(progress, "influence"),
-        )
-        progress.done(
-            f"influence: {infl.pareto_k.size} data sets, {infl.n_refits} refitted, in "
-            f"{time.perf_counter() - start:.1f} s"
-        )
-        out.append(rs.influence_section(infl))
-    ranking_models = []
-    if "plackett-luce" in methods:
-        pl = bbt.ranking_model(
-            df, **layout, hdi=args.hdi, **sampler, progress=_stage(progress, "Plackett-Luce")
-        )
-        progress.done()
-        ranking_models.append(pl)
-    if "mallows" in methods:
-        mallows = bbt.ranking_model(
-            df,
-            **layout,
-            model="mallows",
-            hdi=args.hdi,
-            **{k: v for k, v in sampler.items() if k != "engine"},  # numpy, not Stan
-            progress=_stage(progress, "Mallows"),
-        )
-        progress.done()
-        ranking_models.append(mallows)
-    if ranking_models:
-        out.append(rs.ranking_model_section(ranking_models, res))
-    if "hierarchical" in methods:
-        from bbt_widget.baselines import agreement, hierarchical_pairs
-
-        n_alg = len(res.algorithms)
-        progress.step(f"hierarchical t-test: {n_alg * (n_alg - 1) // 2} pairs")
-        # the test's own iteration defaults (4 x 500 + 500 give ESS >= 400) unless the user
-        # set --iter-warmup / --iter-sampling
-        iters = {k: getattr(args, k) for k in ("iter_warmup", "iter_sampling")}
-        iters = {k: v for k, v in iters.items() if v != _SAMPLER_DEFAULTS[k]}
-        pairs = hierarchical_pairs(
-            df,
-            **layout,
-            rho=args.rho,
-            engine=args.engine,
-            chains=args.chains,
-            seed=args.seed,
-            **iters,
-            progress=_stage(progress, "hierarchical t-test"),
-        )
-        agree = agreement(
-            df,
-            res,
-            **layout,
-            rope=rope,
-            hdi=args.hdi,
-            interpretation=args.interpretation,
-            seed=args.seed,
-            hierarchical=pairs,
-        )
-        progress.done()
-        out.append(rs.pairwise_section(agree))
-    return out
 
 
 def _check_output(
@@ -866,6 +683,7 @@ def _add_data_options(p: argparse.ArgumentParser) -> None:
 def _add_model_options(p: argparse.ArgumentParser) -> None:
     """The model and the sampler: the same for every command that fits."""
     from bbt_widget.core.options import DEFAULT_HYPERPRIOR, DEFAULT_SEED, HYPERPRIOR_SCALES
+    from bbt_widget.outputs.report_build import SAMPLER_DEFAULTS
 
     g = p.add_argument_group("model and sampler")
     g.add_argument(
@@ -891,13 +709,13 @@ def _add_model_options(p: argparse.ArgumentParser) -> None:
     g.add_argument(
         "--iter-warmup",
         type=int,
-        default=_SAMPLER_DEFAULTS["iter_warmup"],
+        default=SAMPLER_DEFAULTS["iter_warmup"],
         help="warm-up iterations per chain",
     )
     g.add_argument(
         "--iter-sampling",
         type=int,
-        default=_SAMPLER_DEFAULTS["iter_sampling"],
+        default=SAMPLER_DEFAULTS["iter_sampling"],
         help="draws per chain",
     )
     g.add_argument(
@@ -917,7 +735,8 @@ def _parser() -> argparse.ArgumentParser:
         DEFAULT_MAX_TREEDEPTH,
         DEFAULT_ROPE,
         DEFAULT_SEED,
-        INTERPRETATIONS,
+        INTERPRETATION_CHOICES,
+        MANY_ALGORITHMS,
     )
 
     parser = argparse.ArgumentParser(
@@ -967,8 +786,9 @@ def _parser() -> argparse.ArgumentParser:
     g.add_argument(
         "--interpretation",
         default=DEFAULT_INTERPRETATION,
-        choices=INTERPRETATIONS,
-        help="decision rule (paper Sec. 9.2 / 9.3); strong is advised beyond 10 algorithms",
+        choices=INTERPRETATION_CHOICES,
+        help="decision rule (paper Sec. 9.2 / 9.3): auto takes strong with more than "
+        f"{MANY_ALGORITHMS} algorithms (paper Sec. 5.6), weak otherwise; the report says which",
     )
     g.add_argument(
         "--control", default=None, help="keep only this algorithm's pairs (default: all pairs)"
@@ -999,7 +819,7 @@ def _parser() -> argparse.ArgumentParser:
         type=float,
         default=None,
         help="for --with hierarchical: correlation of fold results, 1/k for k-fold "
-        "cross-validation (paper 001, Eq. 1-2)",
+        "cross-validation (Nadeau and Bengio 2003; Benavoli et al. 2017, Eq. 1-2)",
     )
     r.set_defaults(func=report)
 
@@ -1047,15 +867,17 @@ _OPTIONS = {
     "paired=True": "no --unpaired",
     "d_min=None": "no --d-min",
     "lower_is_better=True": "--lower-is-better",
+    "robustness=True": "--robustness",
+    "methods=": "--with ",
 }
 #: ``name=`` in a message is a keyword argument; an underscored name is one even when bare.
 _KEYWORD = re.compile(
     r"\b(dataset|algorithm|score|fold|d_min|ties|hyperprior|prior_scale|seed|chains|"
     r"iter_warmup|iter_sampling|lower_is_better|control|n_train|n_test|repeats|adapt_delta|"
-    r"max_treedepth|sep|decimal)="
+    r"max_treedepth|sep|decimal|rho)="
     r"(?=([^\s;,.)]?))"
     r"|\b(d_min|prior_scale|iter_warmup|iter_sampling|lower_is_better|n_train|n_test|"
-    r"adapt_delta|max_treedepth)\b"
+    r"adapt_delta|max_treedepth|rho)\b"
 )
 
 

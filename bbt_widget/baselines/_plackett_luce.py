@@ -1,5 +1,6 @@
-"""``ranking_model``: a Plackett-Luce model of the per-data-set rankings (paper 003);
-``model="mallows"`` hands over to the Mallows model of :mod:`._mallows`.
+"""``ranking_model``: a Plackett-Luce model of the per-data-set rankings (Rojas-Delgado et
+al. 2022, doi:10.1109/TEVC.2022.3208110); ``model="mallows"`` hands over to the Mallows model
+of :mod:`._mallows`.
 
 Each data set ranks the algorithms by their mean score over folds, with the direction and
 missing-data rules of :func:`bbt_widget.win_table`: scores are oriented by
@@ -51,6 +52,7 @@ from ..core.checks import Diagnostics, draws_diagnostics
 from ..core.validation import DEFAULT_SEED, check_count, check_hdi, check_seed
 from ..engines.base import Draws, ProgressCallback
 from ._ranking_common import RankingCharts, ranked_means, summarise
+from ._ranking_common import top_k_shown as top_k_shown  # re-exported: the top-k chart's panels
 
 if TYPE_CHECKING:
     from ._mallows import MallowsResult

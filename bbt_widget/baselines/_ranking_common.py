@@ -20,7 +20,7 @@ from ..core.posterior import hdi_sorted
 from ..core.validation import _preview
 from ._common import snap_ties
 
-__all__ = ["RankedMeans", "RankingCharts", "ranked_means", "summarise"]
+__all__ = ["RankedMeans", "RankingCharts", "ranked_means", "summarise", "top_k_shown"]
 
 
 @dataclass(frozen=True)
@@ -73,6 +73,20 @@ def ranked_means(data: pd.DataFrame, **layout: Any) -> RankedMeans:
     )
 
 
+#: The top-k chart shows every k (below the number of algorithms) up to this many panels ...
+TOP_K_PANELS = 6
+#: ... else only these k: the first places and a few broader cuts.
+TOP_K_SHOWN = (1, 2, 3, 5, 10)
+#: Panels per row of the top-k chart.
+TOP_K_COLUMNS = 3
+
+
+def top_k_shown(n_algorithms: int) -> list[int]:
+    """The k the top-k chart shows for ``n_algorithms`` (top-n is 1 for everyone)."""
+    every = list(range(1, n_algorithms))
+    return every if len(every) <= TOP_K_PANELS else [k for k in TOP_K_SHOWN if k < n_algorithms]
+
+
 def summarise(values: np.ndarray, hdi: float) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
     """Mean and HDI of each column of ``values`` (draws along axis 0)."""
     low, high = hdi_sorted(np.sort(values, axis=0), hdi)
@@ -114,9 +128,12 @@ class RankingCharts:
         return out[["algorithm", "model", "p_best", "expected_rank"]]
 
     def chart_top_k(self) -> alt.FacetChart:
-        """P(top-k) per algorithm and k with HDIs, one panel per k (paper 003, Fig. 3)."""
+        """P(top-k) per algorithm with HDIs, one panel per k (Rojas-Delgado et al. 2022,
+        Fig. 3): every k below the number of algorithms up to :data:`TOP_K_PANELS` panels,
+        else the k of :data:`TOP_K_SHOWN`; :data:`TOP_K_COLUMNS` panels a row."""
         order = list(self.ranking["algorithm"])
-        frame = self.top_k[self.top_k["k"] < len(order)]  # top-n is 1 for everyone
+        ks = top_k_shown(len(order))
+        frame = self.top_k[self.top_k["k"].isin(ks)]
         base = alt.Chart(frame).encode(
             x=alt.X("algorithm:N", sort=order, title=None),
         )
@@ -127,8 +144,13 @@ class RankingCharts:
         )
         return (
             alt.layer(bars, points)
-            .properties(width=200, height=160)
-            .facet(column=alt.Column("k:O", title="top k"))
+            .properties(width=max(160, 14 * len(order)), height=160)
+            .facet(
+                facet=alt.Facet(
+                    "k:O", title="top k", header=alt.Header(labelExpr="'top ' + datum.value")
+                ),
+                columns=TOP_K_COLUMNS,
+            )
         )
 
     def chart_vs_bbt(self, bbt: Any) -> alt.HConcatChart:

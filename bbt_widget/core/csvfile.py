@@ -16,7 +16,7 @@ from pathlib import Path
 
 import pandas as pd
 
-__all__ = ["DECIMALS", "SEPARATORS", "read_results", "sniff_separator"]
+__all__ = ["DECIMALS", "SEPARATORS", "long_form_columns", "read_results", "sniff_separator"]
 
 #: The separators detected, in order of preference.
 SEPARATORS = (",", ";", "\t", "|")
@@ -197,3 +197,67 @@ def _check_layout(path: Path, sep: str, head: list[str]) -> None:
                     )
     except (UnicodeDecodeError, csv.Error) as err:
         raise ValueError(f"cannot read {str(path)!r}: {err}") from None
+
+
+#: Column names that say what a column of long-form results holds (compared lower-case).
+_ALGORITHM_NAMES = ("algorithm", "algorithms", "model", "method", "classifier", "learner", "alg")
+_DATASET_NAMES = ("dataset", "data_set", "data", "db", "task", "problem", "benchmark")
+_FOLD_NAMES = ("fold", "folds", "split", "cv", "repeat", "run", "iteration", "seed")
+
+
+def long_form_columns(
+    data: pd.DataFrame, dataset: str | None = None
+) -> dict[str, str | None] | None:
+    """The columns of long-form results (one row per data set, algorithm and fold), when
+    ``data`` looks like that: two text columns (the data set, given or guessed, and the
+    algorithm) and one numeric score, with at most one more numeric column (the fold,
+    whole numbers). ``None`` when it does not look like long form.
+
+    The data-set column is ``dataset`` when given; else the text column named like one
+    (``dataset``, ``db``, ``task``, ...), or the one the algorithm column is not (named
+    like ``algorithm``, ``model``, ...), or the first. Used to suggest the options that
+    read such a file when it was read as wide results.
+
+    Returns
+    -------
+    dict or None
+        Keys ``dataset``, ``algorithm``, ``score`` and ``fold`` (``None`` without one).
+    """
+    numeric = [str(c) for c in data.columns if pd.api.types.is_numeric_dtype(data[c])]
+    text = [str(c) for c in data.columns if str(c) not in numeric]
+    if dataset is not None:
+        if dataset not in text:
+            return None
+        others = [c for c in text if c != dataset]
+    else:
+        if len(text) != 2:
+            return None
+        lower = {c: c.strip().lower() for c in text}
+        named_alg = [c for c in text if lower[c] in _ALGORITHM_NAMES]
+        named_ds = [c for c in text if lower[c] in _DATASET_NAMES]
+        if len(named_ds) == 1:
+            dataset = named_ds[0]
+        elif len(named_alg) == 1:
+            dataset = next(c for c in text if c != named_alg[0])
+        else:
+            dataset = text[0]
+        others = [c for c in text if c != dataset]
+    if len(others) != 1 or not 1 <= len(numeric) <= 2:
+        return None
+    fold = None
+    if len(numeric) == 2:
+        whole = [
+            c
+            for c in numeric
+            if c.strip().lower() in _FOLD_NAMES
+            or bool((data[c].dropna() % 1 == 0).all() and data[c].nunique() < len(data))
+        ]
+        named = [c for c in whole if c.strip().lower() in _FOLD_NAMES]
+        if len(named) == 1:
+            fold = named[0]
+        elif len(whole) == 1:
+            fold = whole[0]
+        else:
+            return None
+    score = next(c for c in numeric if c != fold)
+    return {"dataset": dataset, "algorithm": others[0], "score": score, "fold": fold}

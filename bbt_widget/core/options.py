@@ -86,10 +86,90 @@ INTERPRETATION_LABELS = MappingProxyType(
     {"weak": "weak (0.95 rule)", "strong": "strong (0.70 rule)"}
 )
 INTERPRETATIONS: tuple[str, ...] = tuple(INTERPRETATION_LABELS)
-DEFAULT_INTERPRETATION = "weak"
+#: The rule chosen from the number of algorithms (:func:`resolve_interpretation`).
+AUTO_INTERPRETATION = "auto"
+#: What ``interpretation=`` accepts where a rule is reported: ``"auto"`` or one of the rules.
+INTERPRETATION_CHOICES: tuple[str, ...] = (AUTO_INTERPRETATION, *INTERPRETATIONS)
+DEFAULT_INTERPRETATION = AUTO_INTERPRETATION
 #: Beyond this many algorithms the weak rule's above_50 inflates with their number (paper
-#: Sec. 5.6): the report and the widget then advise the strong interpretation.
+#: Sec. 5.6): ``"auto"`` then takes the strong interpretation, and the widget and the report
+#: advise it when the weak one is chosen.
 MANY_ALGORITHMS = 10
+
+#: Why a number of algorithms calls for the strong rule (paper Sec. 5.6), for every output.
+_SEC_5_6 = (
+    "the weak interpretation grows more confident as more algorithms are compared, while the "
+    "strong interpretation does not (Sec. 5.6 of the BBT paper)"
+)
+
+
+@dataclass(frozen=True)
+class Interpretation:
+    """The decision rule a report uses, and why.
+
+    Attributes
+    ----------
+    rule
+        ``"weak"`` (paper Sec. 9.2) or ``"strong"`` (Sec. 9.3).
+    requested
+        Whether the user chose the rule (``False``: ``"auto"`` chose it).
+    reason
+        One sentence for the reader: which rule the claims follow and why.
+    """
+
+    rule: str
+    requested: bool
+    reason: str
+
+
+def resolve_interpretation(interpretation: str, n_algorithms: int) -> Interpretation:
+    """The rule for ``interpretation`` (``"auto"``, ``"weak"`` or ``"strong"``) with
+    ``n_algorithms`` compared, and the sentence that says why.
+
+    ``"auto"`` is the strong interpretation with more than :data:`MANY_ALGORITHMS` algorithms
+    (paper Sec. 5.6: the weak rule's probabilities grow with the number of algorithms) and the
+    weak interpretation otherwise.
+
+    Raises
+    ------
+    ValueError
+        For any other value of ``interpretation``.
+    """
+    if interpretation not in INTERPRETATION_CHOICES:
+        choices = ", ".join(map(repr, INTERPRETATION_CHOICES))
+        raise ValueError(f"interpretation must be one of {choices}, got {interpretation!r}")
+    many = n_algorithms > MANY_ALGORITHMS
+    n = f"{n_algorithms} algorithms"
+    if interpretation == AUTO_INTERPRETATION:
+        if many:
+            return Interpretation(
+                "strong",
+                False,
+                f"The claims below follow the strong interpretation, taken by default "
+                f"because with {n} (more than {MANY_ALGORITHMS}) the strong interpretation is "
+                f"the one to report: {_SEC_5_6}.",
+            )
+        return Interpretation(
+            "weak",
+            False,
+            f"The claims below follow the weak interpretation, taken by default for {n} "
+            f"(the strong interpretation is advised beyond {MANY_ALGORITHMS} algorithms, Sec. "
+            "5.6 of the BBT paper).",
+        )
+    if not many:
+        reason = f"The claims below follow the {interpretation} interpretation, as requested."
+    elif interpretation == "strong":
+        reason = (
+            f"The claims below follow the strong interpretation, as requested; with {n} the "
+            f"strong interpretation is the one to report: {_SEC_5_6}."
+        )
+    else:
+        reason = (
+            f"The claims below follow the weak interpretation, as requested, although with {n} "
+            f"the strong interpretation is the one to report: {_SEC_5_6}."
+        )
+    return Interpretation(interpretation, True, reason)
+
 
 #: The paper's region of practical equivalence for P(a > b), and HDI mass.
 DEFAULT_ROPE: tuple[float, float] = (0.45, 0.55)

@@ -81,8 +81,12 @@ def win_table(
     Returns
     -------
     pandas.DataFrame
-        Columns ``alg1, alg2, win1, win2, ties``, one row per unordered pair, pairs in
-        order of first appearance of the algorithms.
+        One row per unordered pair, pairs in order of first appearance of the algorithms.
+        ``alg1, alg2``; ``win1, win2, ties``: the counts given to the model, after the tie
+        policy (spread: each side gets half of the ties, rounded up; add: every tie; forget:
+        none; those three leave ``ties`` 0; davidson and ``None`` keep them); ``raw_win1,
+        raw_win2, raw_ties``: the data sets where alg1 beat alg2, where alg2 beat alg1 and
+        where neither won (after the local ROPE), before the tie policy.
 
     Warns
     -----
@@ -94,10 +98,10 @@ def win_table(
     --------
     >>> import bbt_widget as bbt
     >>> base = bbt.datasets.load_base()
-    >>> bbt.win_table(base, dataset="db", ties=None).head(2)
-      alg1  alg2  win1  win2  ties
-    0   dt   lda     6    13     1
-    1   dt  lgbm     0    17     3
+    >>> bbt.win_table(base, dataset="db").head(2)
+      alg1  alg2  win1  win2  ties  raw_win1  raw_win2  raw_ties
+    0   dt   lda     7    14     0         6        13         1
+    1   dt  lgbm     2    19     0         0        17         3
     """
     ties = check_ties(ties)
     raw, tidy = raw_counts(
@@ -113,7 +117,31 @@ def win_table(
     )
     for note in tidy.notes if tidy is not None else ():
         warnings.warn(str(note), DataWarning, stacklevel=2)
-    return apply_ties(raw, ties)
+    return with_raw_counts(apply_ties(raw, ties), raw)
+
+
+#: The raw-count columns :func:`with_raw_counts` adds, by the model-count column they match.
+RAW_COLUMNS = {"win1": "raw_win1", "win2": "raw_win2", "ties": "raw_ties"}
+
+
+def with_raw_counts(table: pd.DataFrame, raw: pd.DataFrame) -> pd.DataFrame:
+    """``table`` (the counts given to the model, ``alg1, alg2, win1, win2, ties``) with the
+    raw counts of the same pairs beside it: ``raw_win1, raw_win2, raw_ties`` (see
+    :func:`win_table`). ``raw`` is the table before the tie policy; pairs are matched by
+    name, in either orientation."""
+    raw = check_win_table(raw)
+    flipped = raw.rename(columns={"alg1": "alg2", "alg2": "alg1", "win1": "win2", "win2": "win1"})
+    both = pd.concat([raw, flipped], ignore_index=True).drop_duplicates(["alg1", "alg2"])
+    counts = both.set_index(["alg1", "alg2"])[list(RAW_COLUMNS)].rename(columns=RAW_COLUMNS)
+    keys = pd.MultiIndex.from_arrays([table["alg1"].astype(str), table["alg2"].astype(str)])
+    found = counts.reindex(keys)
+    if found.isna().any().any():
+        missing = keys[found.isna().any(axis=1).to_numpy()][0]
+        raise ValueError(f"the raw counts have no pair {missing[0]!r} - {missing[1]!r}")
+    out = table.reset_index(drop=True).copy()
+    for col in RAW_COLUMNS.values():
+        out[col] = found[col].to_numpy(dtype=np.int64)
+    return out
 
 
 def raw_counts(

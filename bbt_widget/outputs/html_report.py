@@ -1,9 +1,11 @@
 """A standalone, offline report of one fit: HTML (charts inlined as SVG), Markdown or LaTeX.
 
-Every format has the same layout, headline first: provenance (seed, input, date, versions,
-the command that reproduces the report), the counts of claims, the ranking chart and the
-pair x pair decision matrix; then the methods paragraph, the data audit, the detailed charts,
-the tables and one definition of every table column.
+Every format has the same layout, the answer first: under the diagnostics line, the result
+in one sentence (:func:`bbt_widget.outputs.headline.headline`), the ranking chart, the counts
+of claims and the pair x pair decision matrix; then the methods paragraph, the data audit,
+the optional sections, the detailed charts, the tables, one definition of every table column
+and, last, the provenance (seed, input, date, versions, the command that reproduces the
+report).
 
 Charts are rendered by vl-convert (in a child process), so the HTML file needs no
 JavaScript, no CDN and no network to open; Markdown and LaTeX reports write their figures
@@ -25,8 +27,12 @@ from typing import TYPE_CHECKING, Any
 import altair as alt
 import pandas as pd
 
+from ..core.options import DEFAULT_INTERPRETATION, resolve_interpretation
+from ..core.wintable import count_wins, with_raw_counts
 from . import charts, export
 from ._atomic import atomic_path, atomic_replace_dir
+from .citations import bibtex, references
+from .headline import headline
 from .report import REPORT_FORMATS, methods_text, render
 from .report_meta import check_provenance, column_definitions, provenance_items
 from .report_sections import Section
@@ -66,6 +72,7 @@ code{white-space:pre-wrap;word-break:break-all}
 dt{font-weight:600;margin-top:.4rem}dd{margin-left:1.5rem}
 .provenance th{white-space:nowrap;vertical-align:top}
 .methods{background:#f7f7f9;padding:.8rem 1rem;border-radius:6px}
+.headline{font-size:1.1rem}
 """
 
 
@@ -75,6 +82,7 @@ class _Content:
     writer escapes it for its format), the methods paragraph already in that format."""
 
     title: str
+    headline: str
     provenance: list[tuple[str, str]]
     diagnostics_ok: bool
     diagnostics: str
@@ -86,6 +94,7 @@ class _Content:
     tables: list[_Table]
     columns: list[tuple[str, str]]
     sections: list[Section]
+    references: list[str]
 
 
 def _figure_captions(hdi: float, interpretation: str, ppc_label: str) -> dict[str, str]:
@@ -111,7 +120,10 @@ def _figure_captions(hdi: float, interpretation: str, ppc_label: str) -> dict[st
             "count least likely under the model (smallest p_tail); replicated win counts over "
             "the posterior draws, observed count in black (paper Fig. 2)."
         ),
-        "win_matrix": "The win/loss/tie table that was fitted: wins of the row over the column.",
+        "win_matrix": (
+            "The win/loss/tie counts given to the model, after the tie policy: wins of the "
+            "row over the column (the raw counts are in the win/loss table)."
+        ),
     }
 
 
@@ -171,7 +183,7 @@ def write_report(
     *,
     rope: Sequence[float] = (0.45, 0.55),
     hdi: float = 0.89,
-    interpretation: str = "weak",
+    interpretation: str = DEFAULT_INTERPRETATION,
     control: str | None = None,
     title: str = "Bayesian Bradley-Terry comparison",
     provenance: Mapping[str, str] | None = None,
@@ -195,8 +207,12 @@ def write_report(
     path
         The report file; ``.md`` and ``.tex`` reports write their figures into
         ``<stem>_md_figures/`` and ``<stem>_tex_figures/`` beside it.
-    rope, hdi, interpretation, control
-        As for :meth:`BBTResult.summary` and :meth:`BBTResult.report`.
+    rope, hdi, control
+        As for :meth:`BBTResult.summary`.
+    interpretation
+        The decision rule the claims follow: ``"auto"`` (strong with more than
+        :data:`~bbt_widget.core.options.MANY_ALGORITHMS` algorithms, weak otherwise; see
+        :func:`~bbt_widget.core.options.resolve_interpretation`), ``"weak"`` or ``"strong"``.
     title
         The report's title.
     provenance
@@ -216,10 +232,12 @@ def write_report(
             f"unknown report format {path.suffix!r} for {path.name!r}; use .html, .md or .tex"
         )
     given = check_provenance(provenance)
+    rule = resolve_interpretation(interpretation, len(result.algorithms)).rule
     rope = (float(rope[0]), float(rope[1]))
     summary = result.summary(rope=rope, hdi=hdi, control=control)
     ranking = result.ranking(hdi=hdi)
-    built, fit, ppc_label = _charts(result, rope, hdi, control, interpretation, ranking, summary)
+    built, fit, ppc_label = _charts(result, rope, hdi, control, rule, ranking, summary)
+    sentence = headline(summary, ranking, rule)
     counts = _Table("claims", "Claims per interpretation", charts.claim_counts(summary))
     if fmt == "tex":
         summary = summary.drop(columns=list(_TEX_DROPPED))
@@ -232,11 +250,16 @@ def write_report(
             f"Posterior predictive check: {ppc_label}",
             fit,
         ),
-        _Table("wins", "Win/loss table", result.win_table),
+        _Table(
+            "wins",
+            "Win/loss table: the raw counts and the counts given to the model",
+            _win_counts(result),
+        ),
     ]
     findings = result.audit.to_frame()
     audit = _Table("audit", "Findings of the data audit", findings) if len(findings) else None
     sections = list(sections)
+    cited = [part for sec in sections for part in sec.cites]
     frames = [counts.frame] + [t.frame for t in tables] + ([findings] if audit else [])
     frames += [t.frame for sec in sections for t in sec.tables]
     suffix = {"html": "svg", "md": "svg", "tex": "pdf"}[fmt]
@@ -262,6 +285,7 @@ def write_report(
     diag = result.diagnostics()
     content = _Content(
         title=title,
+        headline=sentence,
         provenance=provenance_items(
             result,
             path.name,
@@ -284,22 +308,49 @@ def write_report(
         tables=tables,
         columns=column_definitions([c for f in frames for c in f.columns], hdi=hdi, rope=rope),
         sections=sections,
+        references=[r.text for r in references(result, cited)],
     )
-    captions = _figure_captions(hdi, interpretation, ppc_label)
+    captions = _figure_captions(hdi, rule, ppc_label)
     captions.update({n: cap for sec in sections for n, (_, cap) in sec.charts.items()})
     writer = {"html": _html, "md": _md, "tex": _tex}[fmt]
-    _write(path, writer(content, captions), figure_files)
+    extra = {bib_path(path): bibtex(result, cited).encode("utf-8")} if fmt == "tex" else {}
+    _write(path, writer(content, captions), figure_files, extra)
     return path
 
 
-def _write(path: Path, text: str, figure_files: Mapping[str, bytes]) -> None:
-    """Write the report and its figures folder whole, or leave the old ones as they were.
+def _win_counts(result: BBTResult) -> pd.DataFrame:
+    """The fitted win table with the raw counts beside the model's (``raw_win1, raw_win2,
+    raw_ties``, before the tie policy); a win table given as data has only its own counts."""
+    if result.tidy is None:
+        return result.win_table
+    s = result.settings
+    paired = True if s.get("paired") is None else bool(s["paired"])
+    raw = count_wins(result.tidy, d_min=s.get("d_min"), paired=paired)
+    return with_raw_counts(result.win_table, raw)
 
-    Both are written under temporary names first; then the figures folder replaces the old
-    one as a whole (no stale figure survives) and the report file replaces the old report.
+
+def bib_path(path: str | Path) -> Path:
+    """The BibTeX file a LaTeX report writes beside it: ``<stem>.bib``, the references of
+    the methods it ran (``\\bibliography{<stem>}`` in a manuscript cites them)."""
+    return Path(path).with_suffix(".bib")
+
+
+def _write(
+    path: Path,
+    text: str,
+    figure_files: Mapping[str, bytes],
+    extra: Mapping[Path, bytes] | None = None,
+) -> None:
+    """Write the report, its figures folder and ``extra`` files beside it (the ``.bib`` of a
+    LaTeX report) whole, or leave the old ones as they were.
+
+    All are written under temporary names first; then the figures folder replaces the old
+    one as a whole (no stale figure survives) and each file replaces its old version.
     """
     folder = figures_folder(path)
     with contextlib.ExitStack() as stack:
+        for other, data in (extra or {}).items():
+            stack.enter_context(atomic_path(other)).write_bytes(data)
         report = stack.enter_context(atomic_path(path))
         if figure_files and folder is not None:
             new_folder = stack.enter_context(atomic_replace_dir(folder))
@@ -350,18 +401,11 @@ def _html(c: _Content, captions: dict[str, str]) -> str:
         f"<h1>{esc(c.title)}</h1>",
         f'<p class="{"ok" if c.diagnostics_ok else "bad"}">{esc(c.diagnostics)}</p>',
         *(f'<p class="bad">{esc(n)}</p>' for n in c.notes),
-        '<h2 id="provenance">Provenance</h2>',
-        '<table class="provenance">'
-        + "".join(
-            f'<tr><th class="txt">{esc(k)}</th><td class="txt"><code>{esc(v)}</code></td></tr>'
-            if k == "command"
-            else f'<tr><th class="txt">{esc(k)}</th><td class="txt">{esc(v)}</td></tr>'
-            for k, v in c.provenance
-        )
-        + "</table>",
-        '<h2 id="headline">Headline</h2>',
+        '<h2 id="headline">Result</h2>',
+        f'<p class="headline">{esc(c.headline)}</p>',
+        *figures(_HEADLINE_FIGURES[:1]),
         *table(c.counts),
-        *figures(_HEADLINE_FIGURES),
+        *figures(_HEADLINE_FIGURES[1:]),
         '<h2 id="methods">Methods and results</h2>',
         f'<div class="methods">{c.methods}</div>',
         '<h2 id="audit">Data audit</h2>',
@@ -385,6 +429,17 @@ def _html(c: _Content, captions: dict[str, str]) -> str:
     parts += [
         '<h2 id="columns">Column definitions</h2>',
         definitions(c.columns),
+        '<h2 id="references">References</h2>',
+        "<ol>" + "".join(f"<li>{esc(r)}</li>" for r in c.references) + "</ol>",
+        '<h2 id="provenance">Provenance</h2>',
+        '<table class="provenance">'
+        + "".join(
+            f'<tr><th class="txt">{esc(k)}</th><td class="txt"><code>{esc(v)}</code></td></tr>'
+            if k == "command"
+            else f'<tr><th class="txt">{esc(k)}</th><td class="txt">{esc(v)}</td></tr>'
+            for k, v in c.provenance
+        )
+        + "</table>",
         "</body></html>",
     ]
     return "\n".join(parts)
@@ -418,13 +473,13 @@ def _md(c: _Content, captions: dict[str, str]) -> str:
         f"**Diagnostics:** {esc(c.diagnostics)}",
         "",
         *(line for n in c.notes for line in (f"**{esc(n)}**", "")),
-        "## Provenance",
+        "## Result",
         "",
-        *pairs(c.provenance),
-        "## Headline",
+        esc(c.headline),
         "",
+        *figures(_HEADLINE_FIGURES[:1]),
         *table(c.counts),
-        *figures(_HEADLINE_FIGURES),
+        *figures(_HEADLINE_FIGURES[1:]),
         "## Methods and results",
         "",
         c.methods,
@@ -451,7 +506,9 @@ def _md(c: _Content, captions: dict[str, str]) -> str:
     ]
     for t in c.tables:
         parts += table(t)
-    parts += ["## Column definitions", "", *pairs(c.columns)]
+    parts += ["## Column definitions", "", *pairs(c.columns), "## References", ""]
+    parts += [f"{k}. {esc(r)}" for k, r in enumerate(c.references, 1)] + ["", "## Provenance", ""]
+    parts += pairs(c.provenance)
     return "\n".join(parts)
 
 
@@ -539,11 +596,12 @@ def _tex(c: _Content, captions: dict[str, str]) -> str:
         r"\maketitle",
         rf"\paragraph{{Diagnostics}} {esc(c.diagnostics)}",
         *(rf"\paragraph{{Note}} {esc(n)}" for n in c.notes),
-        r"\section*{Provenance}",
-        *pairs(c.provenance, breakable=True),
-        r"\section*{Headline}",
+        r"\section*{Result}",
+        esc(c.headline),
+        "",
+        *figures(_HEADLINE_FIGURES[:1]),
         _tex_table(c.counts),
-        *figures(_HEADLINE_FIGURES),
+        *figures(_HEADLINE_FIGURES[1:]),
         r"\section*{Methods and results}",
         c.methods,
         "",
@@ -565,6 +623,14 @@ def _tex(c: _Content, captions: dict[str, str]) -> str:
         *(_tex_table(t) for t in c.tables),
         r"\section*{Column definitions}",
         *pairs(c.columns),
+        r"\section*{References}",
+        r"\begin{flushleft}",  # ragged right: a DOI breaks after its slashes, never overfull
+        r"\begin{enumerate}",
+        *(rf"\item {_tex_breakable(r)}" for r in c.references),
+        r"\end{enumerate}",
+        r"\end{flushleft}",
+        r"\section*{Provenance}",
+        *pairs(c.provenance, breakable=True),
         r"\end{document}",
     ]
     if any(REPLACED_MARK in part for part in parts):

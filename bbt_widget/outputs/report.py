@@ -13,7 +13,7 @@ from dataclasses import dataclass
 from typing import TYPE_CHECKING
 
 from ..core.bidi import isolate
-from ..core.options import MANY_ALGORITHMS
+from ..core.options import DEFAULT_INTERPRETATION, resolve_interpretation
 from .charts import claim_counts
 from .export import ESCAPERS
 
@@ -33,10 +33,11 @@ _TIES = {
     "forget": "ties were discarded (forget policy)",
     "davidson": "ties were modelled explicitly with Davidson's extension (trinomial likelihood)",
 }
+#: The hyper-prior on sigma per family: (LaTeX, plain text with Greek letters).
 _PRIORS = {
-    "lognormal": "LogNormal(0, {s})",
-    "cauchy": "half-Cauchy(0, {s})",
-    "normal": "half-Normal(0, {s})",
+    "lognormal": (r"\mathrm{LogNormal}(0, {s})", "LogNormal(0, {s})"),
+    "cauchy": (r"\mbox{half-Cauchy}(0, {s})", "half-Cauchy(0, {s})"),
+    "normal": (r"\mbox{half-Normal}(0, {s})", "half-Normal(0, {s})"),
 }
 
 
@@ -54,17 +55,20 @@ def _fmt(x: float) -> str:
 
 @dataclass(frozen=True)
 class Styled:
-    """A span of the paragraph in a style (``"em"`` or ``"code"``); plain spans are str."""
+    """A span of the paragraph in a style (``"em"``, ``"code"`` or ``"math"``); plain spans
+    are str. A math span's ``text`` is LaTeX, set as inline math in LaTeX and Markdown
+    (``$...$``); HTML shows ``plain``, the same formula in text with Greek letters."""
 
     text: str
     style: str
+    plain: str = ""
 
 
 #: (opening, closing) markup of each style per format; the text between is escaped.
 _STYLES = {
-    "md": {"em": ("*", "*"), "code": ("`", "`")},
-    "tex": {"em": ("\\emph{", "}"), "code": ("\\texttt{", "}")},
-    "html": {"em": ("<em>", "</em>"), "code": ("<code>", "</code>")},
+    "md": {"em": ("*", "*"), "code": ("`", "`"), "math": ("$", "$")},
+    "tex": {"em": ("\\emph{", "}"), "code": ("\\texttt{", "}"), "math": ("$", "$")},
+    "html": {"em": ("<em>", "</em>"), "code": ("<code>", "</code>"), "math": ("", "")},
 }
 
 
@@ -77,7 +81,12 @@ def render(spans: Sequence[str | Styled], format: str) -> str:
         if isinstance(span, Styled):
             # code spans hold our own identifiers (file name, hash); Markdown code spans
             # print backslashes literally, so they are not backslash-escaped there
-            text = span.text if (format, span.style) == ("md", "code") else escape(span.text)
+            if span.style == "math":  # our own LaTeX, not user text; HTML prints it as text
+                text = escape(span.plain) if format == "html" else span.text
+            elif (format, span.style) == ("md", "code"):
+                text = span.text
+            else:
+                text = escape(span.text)
             opening, closing = _STYLES[format][span.style]
             out.append(opening + text + closing)
         else:
@@ -89,7 +98,7 @@ def methods_text(
     result: BBTResult,
     *,
     format: str = "md",
-    interpretation: str = "weak",
+    interpretation: str = DEFAULT_INTERPRETATION,
     rope: Sequence[float] = (0.45, 0.55),
     hdi: float = 0.89,
 ) -> str:
@@ -102,14 +111,16 @@ def methods_text(
     format
         ``"md"`` (Markdown), ``"tex"`` (LaTeX) or ``"html"`` (an HTML fragment).
     interpretation
-        ``"weak"`` (Sec. 9.2) or ``"strong"`` (Sec. 9.3).
+        The rule the named claims follow: ``"auto"`` (strong with more than 10 algorithms,
+        weak otherwise, :func:`bbt_widget.core.options.resolve_interpretation`), ``"weak"``
+        (Sec. 9.2) or ``"strong"`` (Sec. 9.3). The paragraph says which and why.
     rope, hdi
         ROPE and HDI mass of the claims.
     """
     if format not in _STYLES:
         raise ValueError(f"format must be 'md', 'tex' or 'html', got {format!r}")
-    if interpretation not in ("weak", "strong"):
-        raise ValueError(f"interpretation must be 'weak' or 'strong', got {interpretation!r}")
+    rule = resolve_interpretation(interpretation, len(result.algorithms))
+    interpretation = rule.rule
     s = result.settings
     summary = result.summary(rope=rope, hdi=hdi)
     rope = tuple(float(v) for v in rope)
@@ -159,26 +170,27 @@ def methods_text(
         what = f"{n_alg} algorithms from a given win/loss table"
         count = "The win/loss counts were taken as given."
     parts.append(
-        [f"We compared {what} with the Bayesian Bradley-Terry (BBT) model (", em(PAPER), ")."]
+        [
+            f"We compared {what} with the Bayesian Bradley-Terry (BBT) model of Wainer (2022, ",
+            em(PAPER),
+            ", arXiv:2208.04935), which extends Bradley and Terry (1952).",
+        ]
     )
-    if n_alg > MANY_ALGORITHMS:
-        parts.append(
-            f"With {n_alg} algorithms the strong interpretation is the one to report: the weak "
-            "interpretation grows more confident as more algorithms are compared, while the "
-            "strong interpretation does not (Sec. 5.6 of the BBT paper)"
-            + (
-                "; the claims named below follow the weak interpretation, as requested."
-                if interpretation == "weak"
-                else "."
-            )
-        )
+    parts.append(rule.reason)
     parts.append(count)
     n_ties = int(result.win_table["ties"].sum()) if s["ties"] == "davidson" else None
     tie_text = _TIES[s["ties"]]
     if n_ties is not None:
         tie_text += f" ({n_ties} ties in all)"
     parts.append(tie_text[0].upper() + tie_text[1:] + ".")
-    prior = _PRIORS[s["hyperprior"]].format(s=f"{s['prior_scale']:g}")
+    prior_tex, prior_txt = (
+        f.replace("{s}", f"{s['prior_scale']:g}") for f in _PRIORS[s["hyperprior"]]
+    )
+    model = Styled(
+        rf"\beta_i \sim \mathcal{{N}}(0, \sigma),\ \sigma \sim {prior_tex}",
+        "math",
+        f"\u03b2\u1d62 ~ Normal(0, \u03c3), \u03c3 ~ {prior_txt}",
+    )
     info = result.draws.info
     engine = s["engine"]
     engine_v = info.get("engine_version") or package_version(engine)
@@ -186,8 +198,9 @@ def methods_text(
     stan_hash = info.get("stan_hash", "")
     parts.append(
         [
-            f"The abilities were given a hierarchical prior beta_i ~ Normal(0, sigma), sigma ~ "
-            f"{prior}, and the model was sampled with Stan through {engine_v} "
+            "The abilities were given a hierarchical prior ",
+            model,
+            f", and the model was sampled with Stan (Carpenter et al. 2017) through {engine_v} "
             f"({s['chains']} chains of {s['iter_warmup']} warm-up and {s['iter_sampling']} "
             f"sampling iterations, seed {s['seed']}; Stan program ",
             code(s["model"] + ".stan"),
@@ -212,7 +225,8 @@ def methods_text(
         f"In the posterior predictive check, {ppc[0.9]:.0%} of the observed win counts fell "
         f"inside the 90% HDI of their replicates ({ppc[0.5]:.0%} inside the 50% HDI)."
     )
-    parts += _claims(summary, interpretation, rope, hdi)
+    order = [str(a) for a in result.ranking(hdi=hdi)["algorithm"]]
+    parts += _claims(summary, interpretation, rope, hdi, order)
     parts.append(
         "Software: "
         + ", ".join(
@@ -230,10 +244,6 @@ def methods_text(
     for k, part in enumerate(parts):
         spans += ([" "] if k else []) + ([part] if isinstance(part, str) else part)
     return render(spans, format)
-
-
-#: At most this many claims are named in the paragraph; the table holds the others.
-MAX_NAMED_CLAIMS = 10
 
 
 def rules(rope: Sequence[float]) -> dict[str, str]:
@@ -276,8 +286,12 @@ def _clearest(summary, interpretation: str) -> tuple[list, list]:
     return list(better.itertuples(index=False)), list(equiv.itertuples(index=False))
 
 
-def _claims(summary, interpretation: str, rope: tuple[float, float], hdi: float) -> list[str]:
-    """Sentences: both rules, the counts under each, and the clearest claims by name."""
+def _claims(
+    summary, interpretation: str, rope: tuple[float, float], hdi: float, order: Sequence[str]
+) -> list[str]:
+    """Sentences: both rules, the counts under each, and by name the claims a reader needs:
+    those between neighbours in the ranking (``order``, best first) and every equivalence;
+    the table holds the others."""
     rule = rules(rope)
     out = [
         "Two decision rules were applied: "
@@ -303,8 +317,6 @@ def _claims(summary, interpretation: str, rope: tuple[float, float], hdi: float)
             "never met on a common data set were not compared."
         )
     better, equiv = _clearest(summary, interpretation)
-    n_equiv = min(len(equiv), max(3, MAX_NAMED_CLAIMS - len(better)))
-    n_better = min(len(better), MAX_NAMED_CLAIMS - n_equiv)
     mass = f"{hdi:.0%}"
     if interpretation == "weak":
 
@@ -332,30 +344,38 @@ def _claims(summary, interpretation: str, rope: tuple[float, float], hdi: float)
     if n_claims == 0:
         out.append(f"No pair supports a claim under the {interpretation} interpretation.")
         return out
-    clearest = n_better + n_equiv < n_claims
-    if clearest:
+    # the claims between neighbours in the ranking, in ranking order
+    rank = {name: k for k, name in enumerate(order)}
+    neighbours = sorted(
+        (r for r in better if abs(rank[str(r.alg_a)] - rank[str(r.alg_b)]) == 1),
+        key=lambda r: min(rank[str(r.alg_a)], rank[str(r.alg_b)]),
+    )
+    named = len(neighbours) + len(equiv)
+    if neighbours:
         out.append(
-            f"The {n_better + n_equiv} clearest of the {n_claims} claims under the "
-            f"{interpretation} interpretation follow."
+            f"Under the {interpretation} interpretation, between neighbours in the ranking we "
+            "claim that " + _join([better_txt(r) for r in neighbours]) + "."
         )
-    else:
+    elif better:
         out.append(
-            f"{'All' if n_claims > 1 else 'The'} {_n(n_claims, 'claim')} under the "
-            f"{interpretation} interpretation follow{'s' if n_claims == 1 else ''}."
+            f"Under the {interpretation} interpretation, no algorithm is claimed better than "
+            "its neighbour in the ranking."
         )
-    if n_better:
-        out.append("We claim that " + _join([better_txt(r) for r in better[:n_better]]) + ".")
-    if n_equiv:
+    if equiv:
         out.append(
-            "We claim practical equivalence of "
-            + _join([equiv_txt(r) for r in equiv[:n_equiv]])
+            (
+                "We claim"
+                if neighbours or better
+                else f"Under the {interpretation} interpretation we claim"
+            )
+            + " practical equivalence of "
+            + _join([equiv_txt(r) for r in equiv])
             + "."
         )
-    if clearest:
-        rest = n_claims - n_better - n_equiv
+    if rest := n_claims - named:
         out.append(
-            f"The other {_n(rest, 'claim')} {'are' if rest > 1 else 'is'} in the table of P(a > b) "
-            f"per pair (column {interpretation})."
+            f"The other {_n(rest, 'claim')} {'are' if rest > 1 else 'is'} in the table of "
+            f"P(a > b) per pair (column {interpretation})."
         )
     return out
 

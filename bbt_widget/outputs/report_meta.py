@@ -80,9 +80,19 @@ def column_definitions(
             "two-sided tail probability of the observed count among the replicated ones, "
             "2 min(P(rep <= obs), P(rep >= obs)); small values mean a poor fit."
         ),
-        "win1": "data sets where alg1 beat alg2.",
-        "win2": "data sets where alg2 beat alg1.",
-        "ties": "data sets where neither won (after the local ROPE).",
+        "win1": (
+            "wins of alg1 given to the model: raw_win1 plus the tie policy's share of the ties "
+            "(spread: half of them, rounded up, so win1 + win2 may exceed the data sets; add: "
+            "all of them; forget and davidson: none)."
+        ),
+        "win2": "wins of alg2 given to the model: raw_win2 plus the same share of the ties.",
+        "ties": (
+            "ties given to the model: raw_ties under the Davidson model, else 0 (the other "
+            "policies share the ties out or drop them)."
+        ),
+        "raw_win1": "data sets where alg1 beat alg2 (after the local ROPE).",
+        "raw_win2": "data sets where alg2 beat alg1 (after the local ROPE).",
+        "raw_ties": "data sets where neither won (after the local ROPE).",
         "severity": "error (fit refuses the data), warning (a result may mislead) or info.",
         "check": "the audit's check that found it.",
         "what": "what was found.",
@@ -110,7 +120,7 @@ def column_definitions(
         "expected_rank_pl": "Plackett-Luce: posterior mean rank (1 = best).",
         "p_best_mallows": (
             "Mallows: posterior mean probability that the algorithm is ranked first on a data "
-            "set (paper 003, Eq. 20)."
+            "set (Rojas-Delgado et al. 2022, Eq. 20)."
         ),
         "expected_rank_mallows": "Mallows: posterior mean of the expected rank (1 = best).",
         "bbt": "BBT's decision for the pair under the report's interpretation.",

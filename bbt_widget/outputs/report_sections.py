@@ -61,6 +61,9 @@ class Section:
         Its tables.
     charts
         Name -> (Altair chart, caption); names are unique across the report.
+    cites
+        The parts of :data:`bbt_widget.outputs.citations.CITED_BY` whose works the section
+        rests on (listed in the report's references).
     methods
         Spans appended to the methods paragraph (:class:`bbt_widget.outputs.report.Styled` for the
         cited titles).
@@ -72,6 +75,7 @@ class Section:
     tables: list[Table]
     charts: dict[str, tuple[Any, str]] = field(default_factory=dict)
     methods: list[str | Styled] = field(default_factory=list)
+    cites: tuple[str, ...] = ()
 
 
 def _n(count: int, word: str) -> str:
@@ -192,18 +196,70 @@ def influence_section(influence: Influence) -> Section:
         tables=[Table("influence", "Data sets that change a claim when left out", frame)],
         charts=charts,
         methods=methods,
+        cites=("robustness",),
     )
 
 
 # --------------------------------------------------------------------------- other methods
 
 
+def first_places(
+    frame: pd.DataFrame,
+    bbt: BBTResult,
+    interpretation: str,
+    rope: tuple[float, float],
+    model: str = "Plackett-Luce",
+    model_first: str | None = None,
+) -> str:
+    """Which algorithm BBT and the ranking ``model`` rank first, in a sentence: when the two
+    differ and BBT claims them practically equivalent under ``interpretation``, they tie for
+    first place; without a claim between them, the first place is not settled. ``frame``:
+    the section's table (``algorithm``, ``p_best_bbt``, ``p_best_<model>``); ``model_first``
+    the model's first (default: the table's first row). Names are isolated (bidi text)."""
+    bbt_first = str(bbt.ranking()["algorithm"].iloc[0])
+    own_first = str(frame["algorithm"].iloc[0]) if model_first is None else model_first
+    a, b = isolate(bbt_first), isolate(own_first)
+    if bbt_first == own_first:
+        both = "Both models" if model == "Plackett-Luce" else f"BBT and {model}"
+        return f"{both} rank {b} first."
+    p = frame.set_index("algorithm")
+    col = f"p_best_{_SUFFIX[model]}"
+    odds = (
+        f"P(best) {p.at[bbt_first, 'p_best_bbt']:.3f} and {p.at[own_first, 'p_best_bbt']:.3f} "
+        f"under BBT, {p.at[bbt_first, col]:.3f} and {p.at[own_first, col]:.3f} "
+        f"under {model}"
+    )
+    summary = bbt.summary(rope=rope)
+    row = summary[
+        ((summary["alg_a"] == bbt_first) & (summary["alg_b"] == own_first))
+        | ((summary["alg_a"] == own_first) & (summary["alg_b"] == bbt_first))
+    ]
+    decision = str(row[interpretation].iloc[0]) if len(row) else "no claim"
+    if decision == "equivalent":
+        return (
+            f"{a} and {b} tie for first place: BBT claims them practically "
+            f"equivalent ({interpretation} interpretation), and the two models order them "
+            f"differently ({odds})."
+        )
+    if decision in ("a better", "b better"):
+        return f"BBT ranks {a} first, {model} {b} ({odds})."
+    return (
+        f"The first place is not settled: BBT ranks {a} first, {model} "
+        f"{b}, and BBT makes no claim between the two ({interpretation} "
+        f"interpretation; {odds})."
+    )
+
+
 def ranking_model_section(
     models: RankingModelResult | MallowsResult | Sequence[RankingModelResult | MallowsResult],
     bbt: BBTResult,
+    *,
+    interpretation: str = "weak",
+    rope: tuple[float, float] = (0.45, 0.55),
 ) -> Section:
     """Ranking models next to BBT: P(best) and expected rank from each, P(top-k); for
-    Mallows also the consensus, the dispersion and the consensus-rank probabilities.
+    Mallows also the consensus, the dispersion and the consensus-rank probabilities; which
+    algorithm each ranks first, read with BBT's claims under ``interpretation``.
 
     ``models``: a Plackett-Luce and/or a Mallows result of
     :func:`bbt_widget.ranking_model`, fitted to the same results as ``bbt``.
@@ -220,18 +276,26 @@ def ranking_model_section(
         own = fit.ranking.set_index("algorithm").reindex(order)
         columns[f"expected_rank_{_SUFFIX[fit.model_label]}"] = own["expected_rank"].to_numpy()
     frame = pd.DataFrame(columns)
-    bbt_first = isolate(str(bbt.ranking()["algorithm"].iloc[0]))
     labels = " and ".join(f.model_label for f in fits)
     text: list[str] = []
     methods: list[str | Styled] = []
     charts: dict[str, tuple[Any, str]] = {}
     for fit in fits:
-        text.append(_ranking_text(fit, bbt_first))
-        methods.extend([" "] * bool(methods) + _ranking_methods(fit, bbt_first))
+        agree = first_places(
+            frame,
+            bbt,
+            interpretation,
+            rope,
+            model=fit.model_label,
+            model_first=str(fit.ranking["algorithm"].iloc[0]),
+        )
+        text.append(_ranking_text(fit, agree))
+        methods.extend([" "] * bool(methods) + _ranking_methods(fit, agree))
         charts.update(_ranking_charts(fit, bbt))
     return Section(
         key="ranking-models",
         heading="Ranking models",
+        cites=tuple(_CITES[f.model_label] for f in fits),
         text=text,
         tables=[Table("ranking-models", f"BBT and {labels}: P(best), expected rank", frame)],
         charts=charts,
@@ -241,20 +305,12 @@ def ranking_model_section(
 
 #: Column suffix of each ranking model in the report's table.
 _SUFFIX = {"Plackett-Luce": "pl", "Mallows": "mallows"}
+#: Each ranking model's works (``citations.CITED_BY``).
+_CITES = {"Plackett-Luce": "plackett-luce", "Mallows": "mallows"}
 
 
-def _agree(fit: Any, bbt_first: str) -> str:
-    first = isolate(str(fit.ranking["algorithm"].iloc[0]))
-    both = "Both models" if fit.model_label == "Plackett-Luce" else f"BBT and {fit.model_label}"
-    return (
-        f"{both} rank {first} first."
-        if bbt_first == first
-        else f"BBT ranks {bbt_first} first, {fit.model_label} {first}."
-    )
-
-
-def _ranking_text(fit: Any, bbt_first: str) -> str:
-    agree = _agree(fit, bbt_first)
+def _ranking_text(fit: Any, agree: str) -> str:
+    """The section's paragraph on ``fit``; ``agree``: its first place against BBT's."""
     n_ds = len(fit.datasets)
     if fit.model_label == "Mallows":
         d = fit.dispersion
@@ -271,7 +327,8 @@ def _ranking_text(fit: Any, bbt_first: str) -> str:
     )
 
 
-def _ranking_methods(fit: Any, bbt_first: str) -> list[str | Styled]:
+def _ranking_methods(fit: Any, agree: str) -> list[str | Styled]:
+    """The Methods text on ``fit``, each work cited by author and year."""
     s = fit.settings
     if fit.model_label == "Mallows":
         return [
@@ -279,22 +336,23 @@ def _ranking_methods(fit: Any, bbt_first: str) -> list[str | Styled]:
             "prior on the consensus ranking, exponential prior with rate "
             f"{s.get('rate', 0.1):g} on the dispersion truncated at {s.get('beta_max', 1e6):g}, "
             "ties split symmetrically, missing "
-            "results as latent ranks) was fitted as in ",
+            "results as latent ranks) was fitted as in Rojas-Delgado et al. (2022, ",
             Styled(PL_PAPER, "em"),
-            " (Rojas-Delgado et al., IEEE Trans. Evol. Comput., 2022), with the "
-            "Metropolis-Hastings sampler of ",
+            ", doi:10.1109/TEVC.2022.3208110), with the Metropolis-Hastings sampler of "
+            "Vitelli et al. (2018, ",
             Styled(MALLOWS_PAPER, "em"),
-            f" (Vitelli et al., JMLR 18(158), 2018; {s.get('chains', 4)} chains, "
+            f"; {s.get('chains', 4)} chains, "
             f"{s.get('iter_warmup')} x {s.get('thin')} burn-in iterations, "
             f"{s.get('iter_sampling')} draws kept one every {s.get('thin')} iterations, "
-            f"leap-and-shift reach {s.get('leap')}, seed {s.get('seed')}). "
-            + _agree(fit, bbt_first),
+            f"leap-and-shift reach {s.get('leap')}, seed {s.get('seed')}). {agree}",
         ]
     return [
         "As a second view of the ranking, a Plackett-Luce model of the per-data-set rankings "
-        "(Dirichlet prior on the weights, ties split symmetrically) was fitted as in ",
+        "(Plackett 1975; Luce 1959; Dirichlet prior on the weights, ties split symmetrically) "
+        "was fitted as in Rojas-Delgado et al. (2022, ",
         Styled(PL_PAPER, "em"),
-        f" ({s.get('chains', 4)} chains, seed {s.get('seed')}). {_agree(fit, bbt_first)}",
+        f", doi:10.1109/TEVC.2022.3208110; {s.get('chains', 4)} chains, seed {s.get('seed')}). "
+        f"{agree}",
     ]
 
 
@@ -313,7 +371,7 @@ def _ranking_charts(fit: Any, bbt: BBTResult) -> dict[str, tuple[Any, str]]:
         top: (
             fit.chart_top_k(),
             f"{label}: the probability that each algorithm is among the top k, with HDIs "
-            "(paper 003, Fig. 3).",
+            "(Rojas-Delgado et al. 2022, Fig. 3).",
         ),
     }
     if label == "Mallows":
@@ -340,9 +398,10 @@ def pairwise_section(agreement: AgreementResult) -> Section:
     ]
     methods: list[str | Styled] = [
         "Every pair was also compared with the Bayesian hierarchical correlated t-test on the "
-        "fold results (",
+        "fold results (Corani et al. 2017, doi:10.1007/s10994-017-5641-9; Benavoli et al. 2017, ",
         Styled(TTEST_PAPER, "em"),
-        f", Sec. 4.3; ROPE +-{rope:g}); it agrees with BBT on {same} of {_n(len(frame), 'pair')}.",
+        f", Sec. 4.3; ROPE +-{rope:g}; correlation of the folds after Nadeau and Bengio 2003); "
+        f"it agrees with BBT on {same} of {_n(len(frame), 'pair')}.",
     ]
     charts: dict[str, tuple[Any, str]] = {}
     chosen = simplex_pair(agreement)
@@ -365,6 +424,7 @@ def pairwise_section(agreement: AgreementResult) -> Section:
     return Section(
         key="pairwise",
         heading="Pairwise tests",
+        cites=("hierarchical",),
         text=text,
         tables=[Table("pairwise", "Hierarchical correlated t-test and BBT per pair", frame)],
         charts=charts,

@@ -51,7 +51,14 @@ from ..core.fitting import (
     PreparedFit,
     prepare_fit,
 )
-from ..core.options import D_MIN_RANGE, DEFAULT_SEED, INTERPRETATIONS, TIE_POLICIES
+from ..core.options import (
+    D_MIN_RANGE,
+    DEFAULT_INTERPRETATION,
+    DEFAULT_SEED,
+    INTERPRETATIONS,
+    TIE_POLICIES,
+    resolve_interpretation,
+)
 from ..core.result import BBTResult
 from ..core.validation import (
     check_d_min,
@@ -153,7 +160,9 @@ class BBTWidget(RobustnessSection, RankingSection, anywidget.AnyWidget):
         switching the family later, until a scale is set.
     rope, hdi, control, interpretation
         Initial summary settings: ROPE bounds, HDI mass, control algorithm (``None`` = all
-        pairs) and ``"weak"`` or ``"strong"`` decisions (paper Sec. 9.2 / 9.3).
+        pairs) and the decision rule: ``"auto"`` starts the control at the strong rule with
+        more than 10 algorithms, at the weak one otherwise (paper Sec. 5.6), or ``"weak"`` /
+        ``"strong"`` (paper Sec. 9.2 / 9.3).
     engine, chains, iter_warmup, iter_sampling, seed
         Sampler settings for every fit. The seed is fixed (default
         ``bbt_widget.DEFAULT_SEED``, as for ``fit``) so that going back to earlier settings, or
@@ -309,7 +318,7 @@ class BBTWidget(RobustnessSection, RankingSection, anywidget.AnyWidget):
         rope: Sequence[float] = (0.45, 0.55),
         hdi: float = 0.89,
         control: str | None = None,
-        interpretation: str = "weak",
+        interpretation: str = DEFAULT_INTERPRETATION,
         engine: str = "auto",
         chains: int = 4,
         iter_warmup: int = 1000,
@@ -343,8 +352,7 @@ class BBTWidget(RobustnessSection, RankingSection, anywidget.AnyWidget):
         algorithms = list(tidy.algorithms)
         if control is not None and control not in algorithms:
             raise ValueError(f"control {control!r} is not one of the algorithms {algorithms}")
-        if interpretation not in INTERPRETATIONS:
-            raise ValueError(f"interpretation must be 'weak' or 'strong', not {interpretation!r}")
+        interpretation = resolve_interpretation(interpretation, len(algorithms)).rule
         check_ranking_model(ranking_model)
         if rho is not None or ttest_rope != _TTEST_ROPE:
             # the baselines import Altair: only for values that are not the (valid) defaults

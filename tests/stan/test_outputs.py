@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import html as htmllib
+import itertools
 import re
 import shlex
 from pathlib import Path
@@ -15,6 +16,7 @@ import bbt_widget as bbt
 from bbt_widget import charts, cli
 from bbt_widget.engines import available_engines
 from bbt_widget.outputs import export, report
+from bbt_widget.outputs.headline import headline
 from bbt_widget.outputs.html_report import write_report
 from bbt_widget.outputs.report import methods_text
 
@@ -36,22 +38,34 @@ def base_csv(tmp_path_factory) -> Path:
 def test_methods_text_states_what_was_run_and_the_claims(res):
     text = methods_text(res)
     assert "5 algorithms on 20 data sets" in text
-    assert "spread policy" in text and "LogNormal(0, 0.5)" in text
+    assert "spread policy" in text and "\\mathrm{LogNormal}(0, 0.5)" in text
     assert "4 chains of 1000 warm-up and 1000 sampling iterations, seed 7" in text
     assert res.engine in text and res.draws.info["stan_hash"] in text
     assert "All convergence diagnostics passed" in text
     assert "grows more confident" not in text  # only 5 algorithms
     s = res.summary()
+    order = list(res.ranking()["algorithm"])
+    neighbours = set(itertools.pairwise(order))
     for _, row in s[s["weak"] == "a better"].iterrows():
-        assert f"{row.alg_a} is better than {row.alg_b}" in text
+        named = f"{row.alg_a} is better than {row.alg_b}" in text
+        assert named == ((row.alg_a, row.alg_b) in neighbours)
     assert f"bbt-widget {bbt.__version__}" in text
+    # cited with author, year and arXiv id; the model as Markdown math
+    assert "model of Wainer (2022, *" in text and "arXiv:2208.04935" in text
+    assert "$\\beta_i \\sim \\mathcal{N}(0, \\sigma)" in text and "beta_i ~" not in text
     strong = methods_text(res, interpretation="strong")
     assert "strong interpretation" in strong and "mean P = " in strong
     assert "equivalence of xgb and lgbm" in strong  # mean 0.51 < 0.55
     tex = methods_text(res, format="tex")
     assert "\\emph{" in tex and "95\\%" in tex and "`" not in tex
-    # every character escaped: no bare underscore, tilde or comparison outside math
-    assert not re.search(r"(?<!\\)_", tex) and "~" not in tex
+    # the model set as math; outside it every character escaped: no bare underscore, tilde
+    # or comparison
+    assert (
+        "$\\beta_i \\sim \\mathcal{N}(0, \\sigma),\\ \\sigma \\sim \\mathrm{LogNormal}(0, 0.5)$"
+        in tex
+    )
+    prose = re.sub(r"(?<!\\)\$[^$]*\\beta_i[^$]*\$", "", tex)
+    assert not re.search(r"(?<!\\)_", prose) and "~" not in prose
     assert "$\\geq$" in tex and not re.search(r"(?<!\$)>", tex)
     with pytest.raises(ValueError, match="format"):
         methods_text(res, format="docx")
@@ -146,21 +160,52 @@ def test_standalone_report(res, tmp_path, suffix):
     path = write_report(res, tmp_path / f"report.{suffix}")
     text = path.read_text()
     assert "Methods and results" in text
-    # headline first: provenance, the counts and the two headline charts before the methods
-    order = ["Provenance", "Headline", "Claims per interpretation", "Methods and results"]
-    order += ["Data audit", "Tables", "Column definitions"]
+    # the answer first: the result in one sentence, the ranking chart, the counts and the
+    # decision matrix before the methods; the provenance last
+    sentence = headline(res.summary(), res.ranking(), "weak")  # 5 algorithms: auto is weak
+    order = ["Result", sentence.split(",")[0], "Claims per interpretation", "Methods and results"]
+    order += ["Data audit", "Tables", "Column definitions", "Provenance", "command"]
     positions = [text.index(h) for h in order]
     assert positions == sorted(positions)
+    figure = 'id="fig-{}"' if suffix == "html" else "{}." + ("pdf" if suffix == "tex" else "svg")
+    ranking, decisions = figure.format("ranking"), figure.format("decisions")
+    assert text.index(ranking) < text.index("Claims per interpretation") < text.index(decisions)
     if suffix == "html":
         assert text.count("<svg") == 6 and "<script" not in text
         assert '<div class="methods">We compared' in text and "<em>" in text
         # offline: nothing is loaded from elsewhere (SVG namespaces are identifiers)
         assert not re.search(r'(src|href)="https?://', text)
         assert text.index('id="fig-ranking"') < text.index('id="methods"')
+        assert f'<p class="headline">{export.html_escape(sentence)}</p>' in text
     else:
         figures = tmp_path / f"report_{suffix}_figures"
         ext = "pdf" if suffix == "tex" else "svg"
         assert sorted(p.suffix for p in figures.iterdir()) == [f".{ext}"] * 6
+
+
+def test_report_win_table_shows_raw_and_model_counts(res, tmp_path):
+    """The win/loss table said "win1: data sets where alg1 beat alg2" over counts that the
+    spread policy had raised by half the ties: now both, each with its own definition."""
+    html = write_report(res, tmp_path / "r.html").read_text()
+    wins = _html_table(html, "wins")
+    assert list(wins.columns) == [
+        "alg1",
+        "alg2",
+        "win1",
+        "win2",
+        "ties",
+        "raw_win1",
+        "raw_win2",
+        "raw_ties",
+    ]
+    assert (wins[["raw_win1", "raw_win2", "raw_ties"]].sum(axis=1) == 20).all()  # data sets
+    half_up = (wins["raw_ties"] + 1) // 2  # the spread policy
+    assert (wins["win1"] == wins["raw_win1"] + half_up).all() and (wins["ties"] == 0).all()
+    row = wins[(wins["alg1"] == "dt") & (wins["alg2"] == "lda")].iloc[0]
+    assert (row["win1"], row["win2"], row["raw_win1"], row["raw_win2"]) == (7, 14, 6, 13)
+    defined = dict(re.findall(r"<dt>(.*?)</dt><dd>(.*?)</dd>", html))
+    assert defined["raw_win1"].startswith("data sets where alg1 beat alg2")
+    assert defined["win1"].startswith("wins of alg1 given to the model")
 
 
 def test_md_and_tex_reports_keep_their_own_figures(res, tmp_path):
@@ -174,6 +219,14 @@ def test_md_and_tex_reports_keep_their_own_figures(res, tmp_path):
         assert (tmp_path / link).exists(), link
     for link in re.findall(r"\\includegraphics\[[^]]*\]\{([^}]+)\}", tex):
         assert (tmp_path / link).exists(), link
+    # the works cited, in full at the end and as BibTeX beside the LaTeX report
+    refs = tex.split("\\section*{References}", 1)[1].split("\\section*{Provenance}", 1)[0]
+    assert "Wainer. A Bayesian Bradley-Terry model" in refs and "arXiv:2208.04935, 2022" in refs
+    assert "doi:10.2307/\\allowbreak{}2334029" in refs  # Bradley and Terry 1952, breakable
+    bib = (tmp_path / "paper.bib").read_text()
+    assert bib == bbt.report.bibtex(res)
+    assert "@misc{wainer2022bbt," in bib and "eprint = {2208.04935}" in bib
+    assert "## References" in md and "1. J. Wainer." in md
 
 
 def _provenance(text: str) -> dict[str, str]:
@@ -271,7 +324,9 @@ def test_readme_first_command_runs_on_the_shipped_results(tmp_path, capsys):
     assert cli.main(args) == cli.EXIT_OK
     captured = capsys.readouterr()
     out = captured.out
-    assert "120 pairs under the weak interpretation" in out and "lgbm" in out
+    # 16 algorithms: the strong rule by default (Sec. 5.6), and the reason said
+    assert "120 pairs under the strong interpretation" in out and "lgbm" in out
+    assert "taken by default because with 16 algorithms" in out
     assert not re.search(r"\de[-+]\d", out)  # fixed point, never 5.00e-01
     assert f"seed {bbt.DEFAULT_SEED}" in captured.err  # the default seed, stated
     assert f"reproduce with: bbt-widget report {args[1]}" in out
@@ -291,36 +346,40 @@ def _sentences(text: str) -> list[str]:
     return re.split(r"(?<=[a-z)0-9]\.) (?=[A-Z])", text)
 
 
-@pytest.mark.parametrize("interpretation", ["weak", "strong"])
+@pytest.mark.parametrize("interpretation", ["auto", "weak", "strong"])
 def test_methods_text_at_16_algorithms(res16, interpretation):
     # the paragraph as a reader sees it: the HTML fragment without its tags and entities
     html = methods_text(res16, format="html", interpretation=interpretation)
     text = htmllib.unescape(re.sub(r"<[^>]+>", "", html))
     sentences = _sentences(text)
-    # the Sec. 5.6 advice comes in the first lines, not at the end
+    # the rule the claims follow, and why, in the first lines: auto takes the strong rule
+    # at 16 algorithms (Sec. 5.6); "as requested" only when the user chose
+    rule = "strong" if interpretation == "auto" else interpretation
+    assert f"The claims below follow the {rule} interpretation" in sentences[1]
     assert "strong interpretation is the one to report" in sentences[1]
     assert "(Sec. 5.6 of the BBT paper)" in sentences[1]
+    assert ("as requested" in text) == (interpretation != "auto")
     # both rules defined, whichever is used for the claims
     assert "above.50 >= 0.95" in text and "in.rope >= 0.95" in text
     assert "mean of P(a > b) exceeds 0.70" in text
-    counts = res16.summary()[interpretation].value_counts()
+    s = res16.summary()
+    counts = s[rule].value_counts()
     better = int(counts.get("a better", 0) + counts.get("b better", 0))
     equivalent = int(counts.get("equivalent", 0))
-    assert f"the {interpretation} interpretation claims {better} differences" in text
-    # at most 10 claims named; the table holds the rest
-    named = text.count(" is better than ") + len(
-        re.findall(r"\(in\.rope = |\(mean P = \d\.\d\d\)", text)
-    )
-    assert named == report.MAX_NAMED_CLAIMS
-    assert f"The other {better + equivalent - 10} claims are in the table" in text
-    assert len(text) < 4500  # was about 50 lines of claims (issue 8)
-    # the clearest claims: the first named superiority has the largest above_50 / mean
-    s = res16.summary()
-    claimed = s[s[interpretation] == "a better"]
-    key = "above_50" if interpretation == "weak" else "mean"
-    first = re.search(r"We claim that (\S+) is better than (\S+) ", text).groups()
-    top = claimed.set_index(["alg_a", "alg_b"])[key]
-    assert top[first] == top.max()
+    assert f"the {rule} interpretation claims {better} differences" in text
+    # named: the claims between neighbours in the ranking and every equivalence, not the
+    # trivial "best is better than worst"; the table holds the rest
+    order = list(res16.ranking()["algorithm"])
+    neighbours = {(a, b) for a, b in itertools.pairwise(order)}
+    named = re.findall(r"(\S+) is better than (\S+) \(", text)
+    claimed = set(zip(s.loc[s[rule] == "a better", "alg_a"], s.loc[s[rule] == "a better", "alg_b"]))
+    assert set(named) == claimed & neighbours
+    for _, row in s[s[rule] == "equivalent"].iterrows():
+        assert f"{row.alg_a} and {row.alg_b} (" in text
+    rest = better + equivalent - len(named) - equivalent
+    assert f"The other {rest} claims are in the table" in text
+    assert f"{order[0]} is better than {order[-1]}" not in text
+    assert len(text) < 4500  # was about 50 lines of claims
 
 
 def _tables_and_definitions(html: str) -> tuple[set[str], list[str]]:
@@ -411,7 +470,7 @@ def test_report_has_audit_and_disconnected_note_in_every_format(
         body = text.split("Data audit", 1)[1]
         assert "missing results" in body and "never met" in body, suffix
         # the note before the headline, and the pairs across groups marked in the tables
-        assert text.index("form 2 groups") < text.index("Headline"), suffix
+        assert text.index("form 2 groups") < text.index("Result"), suffix
         assert "not compared" in text.split("Tables", 1)[1], suffix
     compile_latex(tmp_path / "g.tex")
 
@@ -503,6 +562,11 @@ def test_cli_report_with_robustness_and_other_methods(three_csv, tmp_path, capsy
     assert "leaving each out in turn" in methods
     assert "<em>Bayesian Performance Analysis for Algorithm Ranking Comparison</em>" in methods
     assert "<em>Time for a Change" in methods and "Sec. 4.3" in methods
+    assert "doi:10.1109/TEVC.2022.3208110" in methods and "Corani et al. 2017" in methods
+    assert "Rojas-Delgado et al. 2022, Fig. 3" in html and "paper 00" not in html
+    refs = html.split('id="references"', 1)[1].split('id="provenance"', 1)[0]
+    for cited in ("Plackett", "Luce", "Corani", "Nadeau", "Vehtari", "Wainer"):
+        assert cited in refs, cited
     # every new column is defined once
     tables, defined = _tables_and_definitions(html)
     assert tables <= set(defined) and len(defined) == len(set(defined))
@@ -623,3 +687,44 @@ def test_cli_report_default_methods(three_csv, tmp_path, capsys):
     args = ["report", str(three_csv), "-o", str(html), "-q", "--with", "none", *_SHORT]
     assert cli.main(args) == 0
     assert 'id="ranking-models"' not in html.read_text()
+
+
+def _report_parts(text: str) -> tuple[list[str], str]:
+    """A Markdown report without what differs between two runs (the date and the command
+    in the provenance): its headings and its body up to the provenance."""
+    body = text.split("## Provenance", 1)[0]
+    return re.findall(r"^#+ .*$", body, flags=re.M), body
+
+
+def test_python_write_is_the_cli_report(three_csv, tmp_path, capsys):
+    """bbt.report.write on the data writes what `bbt-widget report` writes: the same
+    sections, tables and sentences for the same data, options and seed."""
+    md_cli, md_py = tmp_path / "cli.md", tmp_path / "py.md"
+    args = ["report", str(three_csv), "-o", str(md_cli), "-q", "--seed", "5"]
+    args += ["--with", "plackett-luce", *_SHORT]
+    assert cli.main(args) == cli.EXIT_OK
+    data = pd.read_csv(three_csv)
+    written = bbt.report.write(
+        data,
+        md_py,
+        dataset="db",
+        seed=5,
+        methods="plackett-luce",
+        chains=2,
+        iter_warmup=300,
+        iter_sampling=300,
+    )
+    assert written == md_py
+    cli_heads, cli_body = _report_parts(md_cli.read_text())
+    py_heads, py_body = _report_parts(md_py.read_text().replace("py_md_figures", "cli_md_figures"))
+    assert "## Ranking models" in cli_heads and cli_heads == py_heads
+    assert py_body == cli_body
+    # the same from a fit given with its data, and the Python calls recorded
+    res = bbt.fit(data, dataset="db", seed=5, chains=2, iter_warmup=300, iter_sampling=300)
+    again = bbt.report.write(res, tmp_path / "py.md", data=data, methods="plackett-luce")
+    assert _report_parts(again.read_text())[1] == py_body.replace("cli_md_figures", "py_md_figures")
+    # options are checked before any fit, by the keyword's name
+    with pytest.raises(ValueError, match="methods='plackett': give 'none'"):
+        bbt.report.write(data, tmp_path / "x.md", dataset="db", methods="plackett")
+    with pytest.raises(ValueError, match="seed are options of the fit"):
+        bbt.report.write(res, tmp_path / "x.md", seed=3)

@@ -538,6 +538,16 @@ def test_ppc_frame_builds_one_key_per_pair_not_per_row(monkeypatch) -> None:
     assert order == {'["lda", "xgb"]': 0, '["dt", "xgb"]': 1, '["dt", "lda"]': 2}
 
 
+def test_win_matrix_says_its_counts_are_the_models(win_table) -> None:
+    """The matrix shows the counts after the tie policy; its labels say so (they said only
+    "wins", read as data sets won)."""
+    spec = charts.win_matrix_chart(charts.matrix_frame(win_table, ["xgb", "lda", "dt"]))
+    text = json.dumps(spec.to_dict())
+    assert "counts given to the model, after the tie policy" in text
+    for name in ("wins", "losses", "ties"):
+        assert f'"title": "{name} (given to the model)"' in text
+
+
 # ------------------------------------------------------- one visual language, leading answer
 
 #: Every name a chart gives a decision (or the region of P(a > b) that argues for it), by the

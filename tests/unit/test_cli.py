@@ -15,6 +15,7 @@ import pytest
 import bbt_widget as bbt
 from bbt_widget import cli
 from bbt_widget.core.fitting import fit
+from bbt_widget.outputs.report_build import check_methods
 
 
 @pytest.fixture
@@ -115,10 +116,11 @@ def test_hierarchical_pairs_without_enough_data_sets_fail_before_the_fit(
 
 
 def test_default_ranking_model_is_left_out_where_it_cannot_run(one_dataset_csv, base_csv):
-    args = cli._parser().parse_args(["report", str(one_dataset_csv)])
+    from bbt_widget.outputs.report_build import check_methods
+
     for path, expected in ((one_dataset_csv, []), (base_csv, ["plackett-luce"])):
         df = cli.read_results(str(path))
-        assert cli._other_methods(df, args, "db", Path("r.html")) == expected
+        assert check_methods(df, {"dataset": "db"}, path="r.html") == expected
 
 
 def test_rho_without_the_hierarchical_test_is_refused(base_csv, tmp_path, capsys, no_fit):
@@ -201,7 +203,7 @@ def test_help_documents_every_option_with_its_default(capsys):
         f"(default: {bbt.DEFAULT_SEED})",
         "(default: [0.45, 0.55])",
         "(default: 0.89)",
-        "(default: weak)",
+        "(default: auto)",
         "(default: report.html)",
     ):
         assert shown in text
@@ -305,6 +307,22 @@ def test_family_default_scale_and_nuts_options_reach_fit(base_csv, tmp_path, mon
     assert seen["adapt_delta"] == 0.95 and seen["max_treedepth"] == 12
 
 
+def test_long_form_read_as_wide_suggests_the_exact_options(long_csv, tmp_path, capsys, no_fit):
+    # it said only "column 'algorithm' must hold numbers, but row 0 is ..."
+    code = cli.main(["report", str(long_csv), "-o", str(tmp_path / "r.html")])
+    assert code == cli.EXIT_INPUT
+    err = capsys.readouterr().err
+    assert "these results look like long form" in err
+    command = err.split("read them with: ", 1)[1].strip()
+    assert command == (
+        f"bbt-widget report {long_csv} --dataset db --algorithm algorithm --score acc --fold fold"
+    )
+    # the options suggested read the file: the same win table as the wide original
+    args = cli._parser().parse_args(command.split()[1:])
+    df = cli.read_results(str(long_csv))
+    assert sorted(cli._check_before_fit(df, args, "db")) == ["dt", "lda", "lgbm", "svm", "xgb"]
+
+
 @pytest.mark.parametrize(
     ("n_alg", "rho", "expected"),
     [
@@ -316,21 +334,13 @@ def test_family_default_scale_and_nuts_options_reach_fit(base_csv, tmp_path, mon
 def test_report_runs_the_pairwise_tests_by_default_on_small_data(n_alg, rho, expected):
     """Without --with, an HTML report of fold results adds the hierarchical t-test when
     --rho is given and pairs x data sets is at most PAIRWISE_DEFAULT_MAX; a --rho that no
-    test would use is refused rather than ignored."""
+    test would use is refused rather than ignored (bbt.report.write checks the same)."""
     data = bbt.datasets.load_pmlb16()
     data = data[["db", *data.columns[1 : 1 + n_alg]]]
-    args = argparse.Namespace(
-        with_methods=None,
-        rho=rho,
-        algorithm=None,
-        fold=None,
-        score=None,
-        lower_is_better=False,
-        robustness=False,
-    )
+    layout = {"dataset": "db", "algorithm": None, "fold": None, "score": None}
     for out, wanted in ((Path("r.html"), expected), (Path("r.md"), [])):
         if rho is not None and wanted in (None, []):
-            with pytest.raises(cli.InputError, match="used only by the hierarchical t-test"):
-                cli._other_methods(data, args, "db", out)
+            with pytest.raises(ValueError, match="used only by the hierarchical t-test"):
+                check_methods(data, layout, path=out, rho=rho)
         else:
-            assert cli._other_methods(data, args, "db", out) == wanted
+            assert check_methods(data, layout, path=out, rho=rho) == wanted

@@ -140,3 +140,29 @@ def test_the_report_command_reads_a_european_csv(tmp_path, monkeypatch, options)
     assert code == 130
     _same(seen["data"])
     assert np.isclose(seen["data"]["rf"].sum(), 2.5)
+
+
+def test_long_form_columns_are_recognised_and_wide_results_are_not():
+    from bbt_widget.core.csvfile import long_form_columns
+
+    long = pd.DataFrame(
+        {
+            "task": ["iris", "iris", "wine", "wine"],
+            "model": ["OurNet", "rf", "OurNet", "rf"],
+            "split": [0, 0, 0, 0],
+            "accuracy": [0.9, 0.8, 0.7, 0.75],
+        }
+    )
+    assert long_form_columns(long) == {
+        "dataset": "task",
+        "algorithm": "model",
+        "score": "accuracy",
+        "fold": "split",
+    }
+    # no fold column; the data-set column given
+    no_fold = long.drop(columns="split")
+    assert long_form_columns(no_fold, "task")["fold"] is None
+    assert long_form_columns(no_fold, "model")["algorithm"] == "task"  # as the user says
+    wide = pd.DataFrame({"db": ["iris", "wine"], "rf": [0.8, 0.7], "svm": [0.9, 0.6]})
+    assert long_form_columns(wide) is None
+    assert long_form_columns(wide, "db") is None

@@ -25,7 +25,7 @@ LAZY = {
     "export": "bbt_widget.outputs.export",
     "charts": "bbt_widget.outputs.charts",
     "baselines": "bbt_widget.baselines",
-    "report": "bbt_widget.outputs.report",
+    "report": "bbt_widget.outputs.report_api",
 }
 
 

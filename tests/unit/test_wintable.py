@@ -22,6 +22,7 @@ from bbt_widget.core import data as D
 from bbt_widget.core.wintable import apply_ties
 
 COLUMNS = ["alg1", "alg2", "win1", "win2", "ties"]
+RAW = ["raw_win1", "raw_win2", "raw_ties"]
 
 
 def _table(rows, ties=True):
@@ -32,12 +33,15 @@ def _table(rows, ties=True):
 
 
 def assert_table(got: pd.DataFrame, expected: pd.DataFrame) -> None:
-    assert list(got.columns) == COLUMNS
-    for col in ("win1", "win2", "ties"):
+    """The model counts of ``got`` (``win_table`` adds the raw counts after them)."""
+    assert list(got.columns) in (COLUMNS, COLUMNS + RAW)
+    cols = [c for c in got.columns if c in expected.columns]  # both raw when both have them
+    got, expected = got[cols], expected[cols]
+    for col in cols[2:]:
         assert pd.api.types.is_integer_dtype(got[col]), col
-    got = got.astype({c: "int64" for c in COLUMNS[2:]}).reset_index(drop=True)
+    got = got.astype({c: "int64" for c in cols[2:]}).reset_index(drop=True)
     got = got.astype({"alg1": object, "alg2": object})
-    expected = expected.astype({c: "int64" for c in COLUMNS[2:]})
+    expected = expected.astype({c: "int64" for c in cols[2:]})
     expected = expected.astype({"alg1": object, "alg2": object})
     pd.testing.assert_frame_equal(got, expected)
 
@@ -959,3 +963,25 @@ def test_comparison_components_follow_games_not_rows():
     base_table = bbt.win_table(bbt.datasets.load_base(), dataset="db", ties=None)
     algs = ["dt", "lda", "lgbm", "xgb", "svm"]
     assert comparison_components(base_table, algs) == [algs]
+
+
+def test_win_table_shows_raw_counts_beside_the_model_counts(base):
+    """The spread policy gives each side half the ties, rounded up: the model's counts add
+    up to more games than data sets. The raw counts are what the labels say."""
+    table = bbt.win_table(base, dataset="db").set_index(["alg1", "alg2"])
+    # paper Table 3b (spread): dt - lda 7 / 14 / 0, from 6 / 13 and 1 tie on 20 data sets
+    assert tuple(table.loc[("dt", "lda"), ["win1", "win2", "ties"]]) == (7, 14, 0)
+    assert tuple(table.loc[("dt", "lda"), RAW]) == (6, 13, 1)
+    n_sets = base["db"].nunique()
+    assert (table[RAW].sum(axis=1) == n_sets).all()  # one raw outcome per data set
+    half_up = (table["raw_ties"] + 1) // 2
+    assert (table["win1"] == table["raw_win1"] + half_up).all()
+    for policy, given in (("add", table["raw_ties"]), ("forget", 0)):
+        other = bbt.win_table(base, dataset="db", ties=policy).set_index(["alg1", "alg2"])
+        assert (other[RAW] == table[RAW]).all().all()
+        assert (other["win2"] == other["raw_win2"] + given).all()
+    davidson = bbt.win_table(base, dataset="db", ties="davidson")
+    assert (davidson["ties"] == davidson["raw_ties"]).all()
+    # the table goes back into fit as a ready win table: the model counts are used
+    again = bbt.win_table(bbt.win_table(base, dataset="db"), ties=None)
+    assert list(again["win1"]) == list(table["win1"])

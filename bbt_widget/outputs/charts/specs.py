@@ -204,9 +204,9 @@ def win_matrix_chart(matrix: Data, *, cell: int = 28) -> alt.LayerChart:
     tooltip = [
         alt.Tooltip("row:N", title="algorithm"),
         alt.Tooltip("col:N", title="versus"),
-        alt.Tooltip("wins:Q"),
-        alt.Tooltip("losses:Q"),
-        alt.Tooltip("ties:Q"),
+        alt.Tooltip("wins:Q", title="wins (given to the model)"),
+        alt.Tooltip("losses:Q", title="losses (given to the model)"),
+        alt.Tooltip("ties:Q", title="ties (given to the model)"),
         alt.Tooltip("share:Q", format=".2f", title="win share"),
     ]
     rect = base.mark_rect(stroke="white").encode(
@@ -225,7 +225,11 @@ def win_matrix_chart(matrix: Data, *, cell: int = 28) -> alt.LayerChart:
     return alt.layer(rect, text).properties(
         width=alt.Step(cell),
         height=alt.Step(cell),
-        title=alt.TitleParams("Wins (row beats column)", anchor="start"),
+        title=alt.TitleParams(
+            "Wins (row beats column)",
+            subtitle="counts given to the model, after the tie policy",
+            anchor="start",
+        ),
     )
 
 

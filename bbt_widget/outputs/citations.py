@@ -1,0 +1,284 @@
+"""The references of the methods a report ran: one entry per work, with authors, year,
+venue and DOI or arXiv id, as text for the report and as BibTeX for a manuscript.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Iterable
+from dataclasses import dataclass
+from typing import TYPE_CHECKING
+
+if TYPE_CHECKING:
+    from ..core.result import BBTResult
+
+
+@dataclass(frozen=True)
+class Reference:
+    """One cited work.
+
+    Attributes
+    ----------
+    key
+        The BibTeX key.
+    short
+        How the text cites it, e.g. ``"Wainer 2022"``.
+    text
+        The full reference, plain text.
+    bibtex
+        The BibTeX entry.
+    """
+
+    key: str
+    short: str
+    text: str
+    bibtex: str
+
+
+def _ref(key: str, short: str, text: str, kind: str, **fields: str) -> Reference:
+    body = ",\n".join(f"  {name} = {{{value}}}" for name, value in fields.items())
+    return Reference(key, short, text, f"@{kind}{{{key},\n{body}\n}}")
+
+
+#: Every work the outputs cite, by key.
+REFERENCES = {
+    r.key: r
+    for r in (
+        _ref(
+            "wainer2022bbt",
+            "Wainer 2022",
+            "J. Wainer. A Bayesian Bradley-Terry model to compare multiple ML algorithms on "
+            "multiple data sets. arXiv:2208.04935, 2022.",
+            "misc",
+            author="Wainer, Jacques",
+            title="A {Bayesian} {Bradley-Terry} model to compare multiple {ML} algorithms on "
+            "multiple data sets",
+            year="2022",
+            eprint="2208.04935",
+            archivePrefix="arXiv",
+            doi="10.48550/arXiv.2208.04935",
+        ),
+        _ref(
+            "bradley1952",
+            "Bradley and Terry 1952",
+            "R. A. Bradley and M. E. Terry. Rank analysis of incomplete block designs: I. The "
+            "method of paired comparisons. Biometrika 39(3/4):324-345, 1952. "
+            "doi:10.2307/2334029.",
+            "article",
+            author="Bradley, Ralph Allan and Terry, Milton E.",
+            title="Rank analysis of incomplete block designs: {I}. The method of paired "
+            "comparisons",
+            journal="Biometrika",
+            volume="39",
+            number="3/4",
+            pages="324--345",
+            year="1952",
+            doi="10.2307/2334029",
+        ),
+        _ref(
+            "davidson1970",
+            "Davidson 1970",
+            "R. R. Davidson. On extending the Bradley-Terry model to accommodate ties in "
+            "paired comparison experiments. Journal of the American Statistical Association "
+            "65(329):317-328, 1970. doi:10.1080/01621459.1970.10481082.",
+            "article",
+            author="Davidson, Roger R.",
+            title="On extending the {Bradley-Terry} model to accommodate ties in paired "
+            "comparison experiments",
+            journal="Journal of the American Statistical Association",
+            volume="65",
+            number="329",
+            pages="317--328",
+            year="1970",
+            doi="10.1080/01621459.1970.10481082",
+        ),
+        _ref(
+            "carpenter2017stan",
+            "Carpenter et al. 2017",
+            "B. Carpenter, A. Gelman, M. D. Hoffman, D. Lee, B. Goodrich, M. Betancourt, M. "
+            "Brubaker, J. Guo, P. Li and A. Riddell. Stan: a probabilistic programming "
+            "language. Journal of Statistical Software 76(1):1-32, 2017. "
+            "doi:10.18637/jss.v076.i01.",
+            "article",
+            author="Carpenter, Bob and Gelman, Andrew and Hoffman, Matthew D. and Lee, Daniel "
+            "and Goodrich, Ben and Betancourt, Michael and Brubaker, Marcus and Guo, Jiqiang "
+            "and Li, Peter and Riddell, Allen",
+            title="{Stan}: a probabilistic programming language",
+            journal="Journal of Statistical Software",
+            volume="76",
+            number="1",
+            pages="1--32",
+            year="2017",
+            doi="10.18637/jss.v076.i01",
+        ),
+        _ref(
+            "vehtari2017loo",
+            "Vehtari et al. 2017",
+            "A. Vehtari, A. Gelman and J. Gabry. Practical Bayesian model evaluation using "
+            "leave-one-out cross-validation and WAIC. Statistics and Computing 27:1413-1432, "
+            "2017. doi:10.1007/s11222-016-9696-4.",
+            "article",
+            author="Vehtari, Aki and Gelman, Andrew and Gabry, Jonah",
+            title="Practical {Bayesian} model evaluation using leave-one-out cross-validation "
+            "and {WAIC}",
+            journal="Statistics and Computing",
+            volume="27",
+            pages="1413--1432",
+            year="2017",
+            doi="10.1007/s11222-016-9696-4",
+        ),
+        _ref(
+            "rojasdelgado2022",
+            "Rojas-Delgado et al. 2022",
+            "J. Rojas-Delgado, J. Ceberio, B. Calvo and J. A. Lozano. Bayesian performance "
+            "analysis for algorithm ranking comparison. IEEE Transactions on Evolutionary "
+            "Computation, 2022. doi:10.1109/TEVC.2022.3208110.",
+            "article",
+            author="Rojas-Delgado, Jairo and Ceberio, Josu and Calvo, Borja and Lozano, Jose A.",
+            title="{Bayesian} performance analysis for algorithm ranking comparison",
+            journal="IEEE Transactions on Evolutionary Computation",
+            year="2022",
+            doi="10.1109/TEVC.2022.3208110",
+        ),
+        _ref(
+            "plackett1975",
+            "Plackett 1975",
+            "R. L. Plackett. The analysis of permutations. Journal of the Royal Statistical "
+            "Society, Series C (Applied Statistics) 24(2):193-202, 1975. doi:10.2307/2346567.",
+            "article",
+            author="Plackett, Robin L.",
+            title="The analysis of permutations",
+            journal="Journal of the Royal Statistical Society, Series C (Applied Statistics)",
+            volume="24",
+            number="2",
+            pages="193--202",
+            year="1975",
+            doi="10.2307/2346567",
+        ),
+        _ref(
+            "luce1959",
+            "Luce 1959",
+            "R. D. Luce. Individual Choice Behavior: A Theoretical Analysis. Wiley, 1959.",
+            "book",
+            author="Luce, R. Duncan",
+            title="Individual Choice Behavior: A Theoretical Analysis",
+            publisher="Wiley",
+            address="New York",
+            year="1959",
+        ),
+        _ref(
+            "vitelli2018mallows",
+            "Vitelli et al. 2018",
+            "V. Vitelli, O. Sørensen, M. Crispino, A. Frigessi and E. Arjas. Probabilistic "
+            "preference learning with the Mallows rank model. Journal of Machine Learning "
+            "Research 18(158):1-49, 2018.",
+            "article",
+            author="Vitelli, Valeria and S{\\o}rensen, {\\O}ystein and Crispino, Marta and "
+            "Frigessi, Arnoldo and Arjas, Elja",
+            title="Probabilistic preference learning with the {Mallows} rank model",
+            journal="Journal of Machine Learning Research",
+            volume="18",
+            number="158",
+            pages="1--49",
+            year="2018",
+        ),
+        _ref(
+            "benavoli2017",
+            "Benavoli et al. 2017",
+            "A. Benavoli, G. Corani, J. Demšar and M. Zaffalon. Time for a change: a tutorial "
+            "for comparing multiple classifiers through Bayesian analysis. Journal of Machine "
+            "Learning Research 18(77):1-36, 2017.",
+            "article",
+            author="Benavoli, Alessio and Corani, Giorgio and Dem{\\v{s}}ar, Janez and "
+            "Zaffalon, Marco",
+            title="Time for a change: a tutorial for comparing multiple classifiers through "
+            "{Bayesian} analysis",
+            journal="Journal of Machine Learning Research",
+            volume="18",
+            number="77",
+            pages="1--36",
+            year="2017",
+        ),
+        _ref(
+            "corani2017",
+            "Corani et al. 2017",
+            "G. Corani, A. Benavoli, J. Demšar, F. Mangili and M. Zaffalon. Statistical "
+            "comparison of classifiers through Bayesian hierarchical modelling. Machine "
+            "Learning 106:1817-1837, 2017. doi:10.1007/s10994-017-5641-9.",
+            "article",
+            author="Corani, Giorgio and Benavoli, Alessio and Dem{\\v{s}}ar, Janez and "
+            "Mangili, Francesca and Zaffalon, Marco",
+            title="Statistical comparison of classifiers through {Bayesian} hierarchical modelling",
+            journal="Machine Learning",
+            volume="106",
+            pages="1817--1837",
+            year="2017",
+            doi="10.1007/s10994-017-5641-9",
+        ),
+        _ref(
+            "nadeau2003",
+            "Nadeau and Bengio 2003",
+            "C. Nadeau and Y. Bengio. Inference for the generalization error. Machine "
+            "Learning 52:239-281, 2003. doi:10.1023/A:1024068626366.",
+            "article",
+            author="Nadeau, Claude and Bengio, Yoshua",
+            title="Inference for the generalization error",
+            journal="Machine Learning",
+            volume="52",
+            pages="239--281",
+            year="2003",
+            doi="10.1023/A:1024068626366",
+        ),
+        _ref(
+            "demsar2006",
+            "Demšar 2006",
+            "J. Demšar. Statistical comparisons of classifiers over multiple data sets. "
+            "Journal of Machine Learning Research 7:1-30, 2006.",
+            "article",
+            author="Dem{\\v{s}}ar, Janez",
+            title="Statistical comparisons of classifiers over multiple data sets",
+            journal="Journal of Machine Learning Research",
+            volume="7",
+            pages="1--30",
+            year="2006",
+        ),
+    )
+}
+
+#: The works each part of a report rests on, by the name of the part: ``bbt`` (the model,
+#: always), ``davidson`` (ties modelled), ``robustness`` (the influence of single data
+#: sets), and the other methods by their ``methods=`` names.
+CITED_BY = {
+    "bbt": ("wainer2022bbt", "bradley1952", "carpenter2017stan"),
+    "davidson": ("davidson1970",),
+    "robustness": ("vehtari2017loo",),
+    "plackett-luce": ("rojasdelgado2022", "plackett1975", "luce1959"),
+    "mallows": ("rojasdelgado2022", "vitelli2018mallows"),
+    "hierarchical": ("corani2017", "benavoli2017", "nadeau2003", "demsar2006"),
+}
+
+
+def references(result: BBTResult | None = None, parts: Iterable[str] = ()) -> list[Reference]:
+    """The works a report of ``result`` with ``parts`` (see :data:`CITED_BY`) cites, each
+    once, in the order first cited."""
+    names = ["bbt"]
+    if result is not None and result.settings.get("ties") == "davidson":
+        names.append("davidson")
+    names += [p for p in parts if p not in names]
+    unknown = [n for n in names if n not in CITED_BY]
+    if unknown:
+        raise ValueError(f"no references for {unknown}; known parts: {', '.join(CITED_BY)}")
+    keys = dict.fromkeys(k for n in names for k in CITED_BY[n])
+    return [REFERENCES[k] for k in keys]
+
+
+def bibtex(result: BBTResult | None = None, parts: Iterable[str] = ()) -> str:
+    """BibTeX entries of the works a report of ``result`` cites (see :func:`references`),
+    ready for a manuscript's ``.bib`` file.
+
+    Examples
+    --------
+    >>> from bbt_widget.outputs.citations import bibtex
+    >>> print(bibtex().splitlines()[0])
+    @misc{wainer2022bbt,
+    """
+    return "\n\n".join(r.bibtex for r in references(result, parts)) + "\n"

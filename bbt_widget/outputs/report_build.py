@@ -1,0 +1,437 @@
+"""The whole report, as ``bbt-widget report`` writes it, from Python or the command line.
+
+:func:`write` fits the results when given data, checks the optional sections (robustness,
+the other methods) against the data before any fit, runs them and writes the report with
+:func:`bbt_widget.outputs.html_report.write_report`. The command line does exactly this,
+so the same data, options and seed give the same report either way.
+"""
+
+from __future__ import annotations
+
+import math
+import time
+from collections.abc import Callable, Mapping, Sequence
+from pathlib import Path
+from typing import TYPE_CHECKING, Any
+
+import pandas as pd
+
+from ..core.options import DEFAULT_HDI, DEFAULT_INTERPRETATION, DEFAULT_ROPE
+
+# the report writer and its sections (Altair) are imported where used: the command line
+# checks its options with this module before the fit and imports those meanwhile
+if TYPE_CHECKING:
+    from ..core.result import BBTResult
+    from ..engines.base import ProgressCallback
+    from .report_sections import Section
+
+#: The other methods a report can add besides BBT (``methods=``; ``--with`` on the command line).
+OTHER_METHODS = ("hierarchical", "plackett-luce", "mallows")
+#: The ranking models among them (a "Ranking models" section together).
+_RANKING_MODELS = ("plackett-luce", "mallows")
+#: The fit's sampler defaults: the hierarchical t-test keeps its own iteration defaults
+#: unless the fit's differ from these (``--iter-warmup`` / ``--iter-sampling`` were set).
+SAMPLER_DEFAULTS = {"iter_warmup": 1000, "iter_sampling": 1000}
+#: Largest pairs x data sets for which an HTML report runs the hierarchical t-test without
+#: ``methods`` (given ``rho``): 10 pairs x 132 data sets, e.g. 5 algorithms on the shipped
+#: results' 132 data sets, a few minutes on two cores (``benchmarks/results/methods.json``).
+PAIRWISE_DEFAULT_MAX = 10 * 132
+#: How the results were read: the keys of a fit's settings the other methods take too.
+_LAYOUT = ("dataset", "algorithm", "fold", "score", "lower_is_better")
+#: The sampler settings the other methods' fits share with the BBT fit.
+_SAMPLER = ("engine", "chains", "iter_warmup", "iter_sampling", "seed")
+
+
+def methods_from(words: str | Sequence[str] | None) -> list[str] | None:
+    """``methods=`` as a list: ``None`` (the default choice), ``[]`` for ``"none"``, or the
+    named methods in :data:`OTHER_METHODS` order; a comma-separated string is split."""
+    if words is None:
+        return None
+    given = words
+    if isinstance(words, str):
+        words = words.split(",")
+    names = [str(w).strip() for w in words if str(w).strip()]
+    unknown = [w for w in names if w not in (*OTHER_METHODS, "none")]
+    if unknown or not names or ("none" in names and len(names) > 1):
+        shown = given if isinstance(given, str) else ",".join(map(str, given))
+        raise ValueError(
+            f"methods={shown!r}: give 'none' or a comma-separated list of "
+            f"{', '.join(OTHER_METHODS)} (e.g. methods=hierarchical,plackett-luce)"
+        )
+    return [m for m in OTHER_METHODS if m in names]
+
+
+def check_methods(
+    data: pd.DataFrame,
+    layout: Mapping[str, Any],
+    *,
+    path: str | Path,
+    methods: str | Sequence[str] | None = None,
+    robustness: bool = False,
+    rho: float | None = None,
+) -> list[str]:
+    """The other methods to run, each checked against the data before any fit.
+
+    Without ``methods``: Plackett-Luce in an HTML report of data with folds where it can
+    run, and the hierarchical t-test too when ``rho`` is given and pairs x data sets is at
+    most :data:`PAIRWISE_DEFAULT_MAX` (it is one Stan fit per pair). A ``rho`` that no
+    hierarchical t-test uses is refused. ``robustness`` (leaving each data set out) needs
+    enough data sets.
+
+    Parameters
+    ----------
+    data, layout
+        The results and how to read them (``dataset``, ``algorithm``, ``fold``, ``score``,
+        ``lower_is_better``), as given to the fit.
+    path
+        The report file (its format decides the default methods).
+
+    Raises
+    ------
+    ValueError
+        Naming the keyword and the fix.
+    """
+    from ..baselines._ranking_common import MIN_RANKED_DATASETS, ranked_data_sets
+    from ..core.data import tidy_results
+    from ..lab.influence import MIN_DATASETS
+
+    tidy = tidy_results(
+        data,
+        **{k: layout.get(k) for k in _LAYOUT if k != "lower_is_better"},
+        lower_is_better=bool(layout.get("lower_is_better")),
+    )
+    if robustness and len(tidy.datasets) < MIN_DATASETS:
+        raise ValueError(
+            f"robustness=True leaves each data set out in turn and needs at least "
+            f"{MIN_DATASETS} data sets; these results have {len(tidy.datasets)}"
+        )
+    ranked = int(ranked_data_sets(tidy)[1].sum())
+    chosen = methods_from(methods)
+    if chosen is None:
+        html = Path(path).suffix.lower() == ".html"
+        can_rank = tidy.has_folds and ranked >= MIN_RANKED_DATASETS
+        chosen = ["plackett-luce"] if html and can_rank else []
+        n_alg, n_data = len(tidy.algorithms), len(tidy.datasets)
+        small = n_alg * (n_alg - 1) // 2 * n_data <= PAIRWISE_DEFAULT_MAX
+        if html and tidy.has_folds and small and rho is not None:
+            chosen.insert(0, "hierarchical")
+    for model in _RANKING_MODELS:
+        if model in chosen and ranked < MIN_RANKED_DATASETS:
+            raise ValueError(
+                f"methods={model} needs at least {MIN_RANKED_DATASETS} data sets where 2 or "
+                f"more algorithms have a result; these results have {ranked}"
+            )
+    if rho is not None and "hierarchical" not in chosen:
+        raise ValueError(
+            f"rho={rho:g} is used only by the hierarchical t-test; add methods=hierarchical "
+            "or leave rho out"
+        )
+    if "hierarchical" in chosen:
+        if not tidy.has_folds:
+            raise ValueError(
+                "methods=hierarchical needs the results of every fold (several rows per data "
+                "set and algorithm); these results have one score per data set"
+            )
+        if rho is None:
+            raise ValueError(
+                "methods=hierarchical needs rho, the correlation of results from overlapping "
+                "training sets: 1/k for k-fold cross-validation (e.g. rho=0.1 for 10 folds)"
+            )
+        if not 0.0 < rho < 1.0:
+            raise ValueError(f"rho={rho:g}: must lie strictly between 0 and 1")
+        from ..baselines._hierarchical_pairs import check_pairs
+
+        try:  # every pair has enough data sets with common folds
+            check_pairs(
+                data,
+                **{k: layout.get(k) for k in _LAYOUT if k != "lower_is_better"},
+                lower_is_better=bool(layout.get("lower_is_better")),
+                rho=rho,
+            )
+        except ValueError as err:
+            raise ValueError(f"methods=hierarchical: {err}") from None
+    return chosen
+
+
+def _stage(progress: ProgressCallback | None, name: str) -> ProgressCallback | None:
+    """``progress`` for one step of the report: its stages prefixed with the step's name."""
+    if progress is None:
+        return None
+
+    def report(stage: str, fraction: float) -> None:
+        progress(stage if stage.startswith("compiling") else f"{name}: {stage}", fraction)
+
+    return report
+
+
+def optional_sections(
+    result: BBTResult,
+    data: pd.DataFrame,
+    layout: Mapping[str, Any],
+    *,
+    methods: Sequence[str],
+    robustness: bool,
+    rho: float | None,
+    rope: tuple[float, float],
+    hdi: float,
+    interpretation: str,
+    progress: ProgressCallback | None = None,
+    log: Callable[[str], None] | None = None,
+) -> list[Section]:
+    """The report's optional sections: robustness (a sweep over the analysis choices and the
+    influence of each data set) and the other ``methods`` (checked by :func:`check_methods`)
+    on ``data``, the results ``result`` was fitted on, read as ``layout`` says.
+
+    ``interpretation`` is the rule the report uses (``"weak"`` or ``"strong"``); ``progress``
+    gets each step's stages, ``log`` a line when a step is done (what it did, how long).
+    """
+    from ..baselines._plackett_luce import ranking_model
+    from ..lab.influence import influence
+    from ..lab.sweep import sweep as run_sweep
+    from . import report_sections as rs
+
+    s = result.settings
+    layout = {k: layout.get(k) for k in _LAYOUT}
+    sampler = {k: s[k] for k in _SAMPLER}
+    tell = log or (lambda line: None)
+    out: list[Section] = []
+    if robustness:
+        from ..lab.sweep import default_grid
+
+        start = time.perf_counter()
+        prior = (s["hyperprior"], s["prior_scale"])  # the scale used
+        grid = {**default_grid(result.tidy), "prior": [prior]}
+        sweep = run_sweep(
+            data,
+            **layout,
+            grid=grid,
+            rope=rope,
+            hdi=hdi,
+            **sampler,
+            progress=_stage(progress, "sweep"),
+        )
+        tell(
+            f"sweep: {len(sweep.settings)} fits in {time.perf_counter() - start:.1f} s"
+            + (f" ({sweep.n_failed} failed)" if sweep.n_failed else "")
+        )
+        out.append(rs.sweep_section(sweep, interpretation))
+        start = time.perf_counter()
+        if progress is not None:
+            progress("influence: leaving each data set out", math.nan)
+        infl = influence(
+            result,
+            interpretation=interpretation,
+            rope=rope,
+            progress=_stage(progress, "influence"),
+        )
+        tell(
+            f"influence: {infl.pareto_k.size} data sets, {infl.n_refits} refitted, in "
+            f"{time.perf_counter() - start:.1f} s"
+        )
+        out.append(rs.influence_section(infl))
+    ranking_models = []
+    if "plackett-luce" in methods:
+        start = time.perf_counter()
+        pl = ranking_model(
+            data, **layout, hdi=hdi, **sampler, progress=_stage(progress, "Plackett-Luce")
+        )
+        tell(f"Plackett-Luce: fitted in {time.perf_counter() - start:.1f} s")
+        ranking_models.append(pl)
+    if "mallows" in methods:
+        start = time.perf_counter()
+        mallows = ranking_model(
+            data,
+            **layout,
+            model="mallows",
+            hdi=hdi,
+            **{k: v for k, v in sampler.items() if k != "engine"},  # numpy, not Stan
+            progress=_stage(progress, "Mallows"),
+        )
+        tell(f"Mallows: sampled in {time.perf_counter() - start:.1f} s")
+        ranking_models.append(mallows)
+    if ranking_models:
+        out.append(
+            rs.ranking_model_section(
+                ranking_models, result, interpretation=interpretation, rope=rope
+            )
+        )
+    if "hierarchical" in methods:
+        from ..baselines import agreement, hierarchical_pairs
+
+        start = time.perf_counter()
+        n_alg = len(result.algorithms)
+        if progress is not None:
+            progress(f"hierarchical t-test: {n_alg * (n_alg - 1) // 2} pairs", math.nan)
+        # the test's own iteration defaults (4 x 500 + 500 give ESS >= 400) unless the fit
+        # was given others
+        iters = {k: s[k] for k in SAMPLER_DEFAULTS if s[k] != SAMPLER_DEFAULTS[k]}
+        pairs = hierarchical_pairs(
+            data,
+            **layout,
+            rho=rho,
+            engine=s["engine"],
+            chains=s["chains"],
+            seed=s["seed"],
+            **iters,
+            progress=_stage(progress, "hierarchical t-test"),
+        )
+        agree = agreement(
+            data,
+            result,
+            **layout,
+            rope=rope,
+            hdi=hdi,
+            interpretation=interpretation,
+            seed=s["seed"],
+            hierarchical=pairs,
+        )
+        tell(f"hierarchical t-test: done in {time.perf_counter() - start:.1f} s")
+        out.append(rs.pairwise_section(agree))
+    return out
+
+
+def _results_of(result: BBTResult, data: pd.DataFrame | None) -> pd.DataFrame | None:
+    """The results the other methods read: ``data`` when given, else the fit's own tidy
+    results as they were read (``None`` for a fit of a ready win table)."""
+    if data is not None:
+        return data
+    if result.tidy is None:
+        return None
+    return result.tidy.frame
+
+
+def write(
+    result_or_data: BBTResult | pd.DataFrame,
+    path: str | Path,
+    *,
+    data: pd.DataFrame | None = None,
+    methods: str | Sequence[str] | None = None,
+    robustness: bool = False,
+    rho: float | None = None,
+    rope: Sequence[float] = DEFAULT_ROPE,
+    hdi: float = DEFAULT_HDI,
+    interpretation: str = DEFAULT_INTERPRETATION,
+    control: str | None = None,
+    title: str = "Bayesian Bradley-Terry comparison",
+    provenance: Mapping[str, str] | None = None,
+    progress: ProgressCallback | None = None,
+    log: Callable[[str], None] | None = None,
+    **fit_options: Any,
+) -> Path:
+    """Write the report ``bbt-widget report`` writes: the same sections for the same data,
+    options and seed. The format follows the suffix (``.html``, ``.md``, ``.tex``).
+
+    Parameters
+    ----------
+    result_or_data
+        A fit (:func:`bbt_widget.fit`), or results in any layout ``fit`` accepts: they are
+        fitted first with ``fit_options``.
+    path
+        The report file; ``.md`` and ``.tex`` reports write their figures beside it.
+    data
+        With a fit: the results it was fitted on, for the other methods and the robustness
+        sections (read with the fit's own ``dataset``, ``algorithm``, ... settings). Without
+        them those sections read the fit's tidy results.
+    methods
+        Other methods beside BBT, a list or a comma-separated string of
+        :data:`OTHER_METHODS`, or ``"none"``. Default: Plackett-Luce in an HTML report of
+        data with folds, nothing else (as the command line).
+    robustness
+        Add the sweep over the analysis choices and the influence of each data set.
+    rho
+        For the hierarchical t-test: the correlation of fold results, 1/k for k-fold
+        cross-validation.
+    rope, hdi, control, title, provenance
+        As for :func:`bbt_widget.outputs.html_report.write_report`.
+    interpretation
+        ``"auto"`` (strong with more than 10 algorithms, weak otherwise), ``"weak"`` or
+        ``"strong"``; the report says which rule it follows and why.
+    progress, log
+        Progress of the fits (``progress(stage, fraction)``) and a line per finished step.
+    **fit_options
+        With data: keywords of :func:`bbt_widget.fit` (``dataset``, ``seed``, ...).
+
+    Returns
+    -------
+    pathlib.Path
+        The report written.
+
+    Raises
+    ------
+    ValueError
+        Bad options, checked against the data before any fit.
+    """
+    from ..core.fitting import fit
+    from ..core.options import resolve_interpretation
+    from ..core.result import BBTResult as _Result
+    from .html_report import write_report
+
+    if isinstance(result_or_data, _Result):
+        if fit_options:
+            raise ValueError(
+                f"{', '.join(sorted(fit_options))} are options of the fit; "
+                "result_or_data is already a fit: pass the results instead to fit them here"
+            )
+        result = result_or_data
+    else:
+        if data is not None:
+            raise ValueError(
+                "data= is for a fit given as result_or_data; these are results already"
+            )
+        data = result_or_data
+        layout = {k: fit_options.get(k) for k in _LAYOUT}
+        layout["lower_is_better"] = bool(layout["lower_is_better"])
+        resolve_interpretation(interpretation, 2)  # checked before the fit
+        check_methods(data, layout, path=path, methods=methods, robustness=robustness, rho=rho)
+        result = fit(data, progress=progress, **fit_options)
+    results = _results_of(result, data)
+    if results is not None and data is None:  # the fit's tidy frame: its own column names
+        layout = {
+            "dataset": "dataset",
+            "algorithm": "algorithm",
+            "fold": "fold",
+            "score": "score",
+            "lower_is_better": result.tidy.lower_is_better,
+        }
+    elif results is not None:
+        layout = {k: result.settings.get(k) for k in _LAYOUT}
+    rule = resolve_interpretation(interpretation, len(result.algorithms)).rule
+    rope = (float(rope[0]), float(rope[1]))
+    if results is None:
+        chosen = methods_from(methods) or []
+        if chosen or robustness:
+            raise ValueError(
+                "the other methods and robustness need the results, not a win table; "
+                "pass data= or leave methods and robustness out"
+            )
+        sections: list[Section] = []
+    else:
+        chosen = check_methods(
+            results, layout, path=path, methods=methods, robustness=robustness, rho=rho
+        )
+        sections = optional_sections(
+            result,
+            results,
+            layout,
+            methods=chosen,
+            robustness=robustness,
+            rho=rho,
+            rope=rope,
+            hdi=hdi,
+            interpretation=rule,
+            progress=progress,
+            log=log,
+        )
+    if progress is not None:
+        progress(f"writing {Path(path).name}", math.nan)
+    return write_report(
+        result,
+        path,
+        rope=rope,
+        hdi=hdi,
+        interpretation=interpretation,
+        control=control,
+        title=title,
+        provenance=provenance,
+        sections=sections,
+    )
