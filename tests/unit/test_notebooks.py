@@ -101,6 +101,11 @@ def test_quickstart_notebook_runs_top_to_bottom(tmp_path: Path) -> None:
 @pytest.mark.stan
 def test_teaching_notebook_runs_top_to_bottom(tmp_path: Path) -> None:
     notebook = _execute("02_teaching.ipynb", tmp_path)
+    # it states the model it teaches, and reads a pair with result.pair, not a helper of its own
+    sources = [cell.source for cell in notebook.cells]
+    assert any("P(i \\text{ beats } j)" in s and "e^{\\beta_i}" in s for s in sources)
+    assert any(".pair(a, b)" in s for s in sources)
+    assert not any("FLIP" in s for s in sources)
     stdout = _stdout(notebook)
     # Sec. 6.1, Table 9: comparing means, lgbm wins cmc; the local ROPE makes it a tie
     assert "cmc, lgbm vs xgb, means (d_min=None): lgbm wins" in stdout
