@@ -240,7 +240,7 @@ class _Worker:
 
 
 #: Worker processes kept per compiled model, the kept Laplace worker (see _laplace_workers)
-#: among them: three. The widget's first preview and its full fit (issue 10) take two, so
+#: among them: three. The widget's first preview and its full fit take two, so
 #: both start on a loaded model instead of one waiting for a new process, and the third is
 #: still there when the full fit ends, so that its end starts no process (a tenth of a second
 #: of CPU, see TOP_UP_DELAY) while the widget builds its chart data: with two, the full result

@@ -352,7 +352,7 @@ if __name__ == "__main__":
     code = main()
     # The outputs are written and closed and the status is sent: skip the interpreter's
     # teardown (freeing numpy, httpstan and the model: ~25 ms of CPU). A preview's worker
-    # exits while its full fit's chains run, and that teardown took their CPU (issue 10).
+    # exits while its full fit's chains run, and that teardown would take their CPU.
     sys.stdout.flush()
     sys.stderr.flush()
     os._exit(code)

@@ -393,7 +393,7 @@ class BBTWidget(RobustnessSection, RankingSection, anywidget.AnyWidget):
             **kwargs,
         )
         # Copies, not the caller's objects: an in-place edit of the caller's frame after this
-        # would reach new fits but not the cached ones (issue 9, finding 7).
+        # would reach new fits but not the cached ones.
         self._data = _own_copy(data)
         self._data_kwargs = {
             "dataset": dataset,
@@ -707,7 +707,7 @@ class BBTWidget(RobustnessSection, RankingSection, anywidget.AnyWidget):
         """The inputs of a fit of ``settings`` (no sampler settings), prepared once for the
         preview and the full fit of a control change, whichever thread asks first; the other
         waits for them (a few hundredths of a second) rather than reading the data again at
-        the same time, which delayed both (issue 10). Built from the last ones where it can:
+        the same time, which would delay both. Built from the last ones where it can:
         the data are the widget's own copy, so nothing read from them can differ. When only
         the hyper-prior changed, they are those inputs under the new prior
         (``PreparedFit.with_prior``: nothing read or counted again); when the local ROPE or the

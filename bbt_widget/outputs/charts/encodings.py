@@ -60,7 +60,7 @@ LABEL_MAX_CHARS = 40
 
 #: Axis settings that cut long labels by code point. Vega's own ``labelLimit`` cuts by pixel
 #: width in UTF-16 units, splitting an emoji's surrogate pair, and vl-convert then fails on
-#: every export (issue 9, finding 12); the ``u`` flag makes the expression count whole code
+#: every export; the ``u`` flag makes the expression count whole code
 #: points, and ``labelLimit: 0`` keeps Vega from cutting again.
 LABEL_AXIS: dict[str, Any] = {
     "labelLimit": 0,
