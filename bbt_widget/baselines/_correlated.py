@@ -25,10 +25,7 @@ from scipy import stats
 from ..core.bidi import isolate
 from ..core.validation import check_hdi
 from ._cv import FoldDifferences, check_rope_width, fold_differences
-from ._simplex import MAX_POINTS, REGIONS, simplex_chart
-
-#: Benavoli et al.: decide when a region's posterior probability reaches 0.95.
-DECISION_THRESHOLD = 0.95
+from ._simplex import MAX_POINTS, REGIONS, region_decisions, simplex_chart
 
 
 @dataclass(frozen=True)
@@ -246,11 +243,7 @@ def correlated_table(diffs: FoldDifferences, rope: float, hdi: float) -> pd.Data
             "hdi_high": mean + half,
         }
     )
-    table["decision"] = np.select(
-        [p_rope >= DECISION_THRESHOLD, p_left >= DECISION_THRESHOLD, p_right >= DECISION_THRESHOLD],
-        ["equivalent", "a better", "b better"],
-        default="no claim",
-    )
+    table["decision"] = region_decisions(p_left, p_rope, p_right)
     return table
 
 

@@ -50,14 +50,14 @@ from ..core.fitting import DiagnosticsWarning
 from ..core.posterior import hdi_sorted
 from ..core.validation import DEFAULT_SEED, check_count, check_hdi, check_seed
 from ..engines.base import Draws, ProgressCallback
-from ._correlated import DECISION_THRESHOLD, student_regions
+from ._correlated import student_regions
 from ._cv import (
     FoldDifferences,
     check_rope_width,
     fold_differences,
 )
 from ._signed_rank import _winners
-from ._simplex import MAX_POINTS, prob_notes, simplex_chart
+from ._simplex import MAX_POINTS, prob_notes, region_decisions, simplex_chart
 
 #: Fewest data sets the hierarchical model is fitted on (it estimates their spread).
 MIN_DATASETS = 2
@@ -421,15 +421,7 @@ def fit_pair(
         "nu_mean": p["nu"].mean(),
     }
     table = pd.DataFrame([row])
-    table["decision"] = np.select(
-        [
-            table["p_rope"] >= DECISION_THRESHOLD,
-            table["p_left"] >= DECISION_THRESHOLD,
-            table["p_right"] >= DECISION_THRESHOLD,
-        ],
-        ["equivalent", "a better", "b better"],
-        default="no claim",
-    )
+    table["decision"] = region_decisions(table["p_left"], table["p_rope"], table["p_right"])
     low, high = hdi_sorted(np.sort(p["mu"], axis=0), hdi)
     shrinkage = pd.DataFrame(
         {

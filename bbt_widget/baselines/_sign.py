@@ -41,8 +41,8 @@ from ._common import (
     pair_frame,
     selected_pairs,
 )
-from ._signed_rank import DECISION_THRESHOLD, _winners
-from ._simplex import MAX_POINTS, prob_notes, simplex_chart
+from ._signed_rank import _winners
+from ._simplex import MAX_POINTS, check_common_datasets, pair_simplex, region_decisions
 
 #: Where the prior's pseudo-observation can be placed (baycomp's LEFT, ROPE, RIGHT).
 PRIOR_PLACES = ("left", "rope", "right")
@@ -109,22 +109,10 @@ class BayesianSignTestResult:
         Fig. 8): vertices "a better", "rope", "b better", the regions where each is the most
         probable shaded, at most ``max_points`` draws shown (evenly thinned)."""
         row, swapped = find_pair(self.table, a, b)
-        if row["n"] == 0:
-            raise ValueError(
-                f"{row['alg_a']!r} and {row['alg_b']!r} have no data set in common: "
-                "there is no posterior to draw"
-            )
-        theta = self.posterior(row["alg_a"], row["alg_b"]).to_numpy()
-        probs = row[["p_left", "p_rope", "p_right"]].to_numpy(dtype=float)
-        first, second = row["alg_a"], row["alg_b"]
-        if swapped:
-            theta, probs, first, second = theta[:, ::-1], probs[::-1], second, first
-        title = (
-            f"Bayesian sign test, {row['n']} data sets, ROPE +-{self.rope:g}: "
-            f"{self.n_samples} draws"
-        )
-        return simplex_chart(
-            theta, first, second, prob_notes(probs), title=title, max_points=max_points
+        check_common_datasets(row)
+        theta = self.posterior(a, b).to_numpy()
+        return pair_simplex(
+            row, swapped, theta, "Bayesian sign test", self.rope, self.n_samples, max_points
         )
 
 
@@ -228,15 +216,7 @@ def sign_from_means(
         wins = _winners(theta.T) / n_samples
         rows.append(row | {"p_left": wins[0], "p_rope": wins[1], "p_right": wins[2]})
     table = pd.concat([pair_frame(names, pairs), pd.DataFrame(rows)], axis=1)
-    table["decision"] = np.select(
-        [
-            table["p_rope"] >= DECISION_THRESHOLD,
-            table["p_left"] >= DECISION_THRESHOLD,
-            table["p_right"] >= DECISION_THRESHOLD,
-        ],
-        ["equivalent", "a better", "b better"],
-        default="no claim",
-    )
+    table["decision"] = region_decisions(table["p_left"], table["p_rope"], table["p_right"])
     return BayesianSignTestResult(
         table=table,
         rope=rope,

@@ -25,6 +25,8 @@ import pandas as pd
 
 from ..core.palette import SWEEP_DECISION_COLORS
 
+#: Benavoli et al.: a test decides when one region's posterior probability reaches 0.95.
+DECISION_THRESHOLD = 0.95
 #: Most draws a chart shows (evenly thinned beyond): enough to see the shape, a small spec.
 MAX_POINTS = 3000
 #: Decimals of the plotted coordinates and thetas: 1e-4 of the triangle's side is far below
@@ -57,6 +59,53 @@ def barycentric(theta: np.ndarray) -> np.ndarray:
 def winning_region(theta: np.ndarray) -> np.ndarray:
     """Per row, the region whose probability is the largest (the first of equal ones)."""
     return np.asarray(REGIONS)[np.argmax(np.asarray(theta, dtype=float), axis=1)]
+
+
+def region_decisions(p_left: Any, p_rope: Any, p_right: Any) -> np.ndarray:
+    """Per pair, the decision of a test with a ROPE from its three region probabilities.
+
+    ``"equivalent"``, ``"a better"`` or ``"b better"`` when that region's probability reaches
+    :data:`DECISION_THRESHOLD`, else ``"no claim"`` (also for NaN probabilities).
+    """
+    p_left, p_rope, p_right = (np.asarray(p, dtype=float) for p in (p_left, p_rope, p_right))
+    return np.select(
+        [p_rope >= DECISION_THRESHOLD, p_left >= DECISION_THRESHOLD, p_right >= DECISION_THRESHOLD],
+        ["equivalent", "a better", "b better"],
+        default="no claim",
+    )
+
+
+def pair_simplex(
+    row: pd.Series,
+    swapped: bool,
+    theta: np.ndarray,
+    test_name: str,
+    rope: float,
+    n_samples: int,
+    max_points: int = MAX_POINTS,
+) -> Any:
+    """The simplex chart of one pair of a per-pair table with ``p_left/p_rope/p_right``.
+
+    ``row`` and ``swapped`` come from :func:`._common.find_pair`; ``theta`` holds the pair's
+    draws already oriented as asked (left = the first name asked for).
+    """
+    probs = row[["p_left", "p_rope", "p_right"]].to_numpy(dtype=float)
+    first, second = row["alg_a"], row["alg_b"]
+    if swapped:
+        probs, first, second = probs[::-1], second, first
+    title = f"{test_name}, {row['n']} data sets, ROPE +-{rope:g}: {n_samples} draws"
+    return simplex_chart(
+        theta, first, second, prob_notes(probs), title=title, max_points=max_points
+    )
+
+
+def check_common_datasets(row: pd.Series) -> None:
+    """Refuse to draw the posterior of a pair with no data set in common."""
+    if row["n"] == 0:
+        raise ValueError(
+            f"{row['alg_a']!r} and {row['alg_b']!r} have no data set in common: "
+            "there is no posterior to draw"
+        )
 
 
 def thinning_step(n: int, max_points: int = MAX_POINTS) -> int:
