@@ -61,7 +61,15 @@ from ._mallows_sampler import (
     run_chains,
     sample_rankings,
 )
-from ._ranking_common import RankingCharts, ranked_means, summarise
+from ._ranking_common import (
+    RankingCharts,
+    before_table,
+    ppc_table,
+    ranked_means,
+    ranking_table,
+    summarise,
+    top_k_table,
+)
 
 __all__ = ["Consensus", "Dispersion", "MallowsResult", "mallows_model"]
 
@@ -284,7 +292,7 @@ def mallows_model(
         dispersion=Dispersion(mean=mean, low=low, high=high, hdi=hdi),
         rank_probabilities=rank_probabilities,
         ranking=ranking,
-        top_k=_top_k(positions, names, hdi),
+        top_k=top_k_table(names, positions, hdi),
         before=_before(rank, beta, names, order, hdi),
         ppc=_ppc(rank[pick], beta[pick], names, scores, hdi, rng),
         diagnostics=diag,
@@ -385,53 +393,19 @@ def _consensus(rank: np.ndarray, names: list[str]) -> tuple[Consensus, pd.DataFr
 
 def _ranking(positions: np.ndarray, names: list[str], hdi: float) -> pd.DataFrame:
     """P(first) and expected rank per draw from ``positions`` [draw, algorithm, place]."""
-    p, p_low, p_high = summarise(positions[:, :, 0], hdi)
     expected = positions @ np.arange(1, len(names) + 1, dtype=float)
-    r, r_low, r_high = summarise(expected, hdi)
-    table = pd.DataFrame(
-        {
-            "algorithm": names,
-            "p_first": p,
-            "p_first_low": p_low,
-            "p_first_high": p_high,
-            "expected_rank": r,
-            "rank_low": r_low,
-            "rank_high": r_high,
-        }
-    )
-    return table.sort_values("p_first", ascending=False, kind="stable").reset_index(drop=True)
-
-
-def _top_k(positions: np.ndarray, names: list[str], hdi: float) -> pd.DataFrame:
-    top = np.cumsum(positions, axis=2)
-    rows = []
-    for k in range(1, len(names) + 1):
-        p, low, high = summarise(np.minimum(top[:, :, k - 1], 1.0), hdi)
-        rows.append(pd.DataFrame({"algorithm": names, "k": k, "p": p, "low": low, "high": high}))
-    return pd.concat(rows, ignore_index=True)
+    return ranking_table(names, positions[:, :, 0], expected, hdi)
 
 
 def _before(
     rank: np.ndarray, beta: np.ndarray, names: list[str], order: list[int], hdi: float
 ) -> pd.DataFrame:
-    rows = []
-    for x, i in enumerate(order):
-        for j in order[x + 1 :]:
-            gap = rank[:, j] - rank[:, i]
-            near = before_probability(beta, np.abs(gap))
-            p_draw = np.where(gap > 0, near, 1.0 - near)
-            p, low, high = (float(v[0]) for v in summarise(p_draw[:, None], hdi))
-            rows.append(
-                {
-                    "pair": f"{names[i]} > {names[j]}",
-                    "alg_a": names[i],
-                    "alg_b": names[j],
-                    "p": p,
-                    "low": low,
-                    "high": high,
-                }
-            )
-    return pd.DataFrame(rows, columns=["pair", "alg_a", "alg_b", "p", "low", "high"])
+    def p_before(i: int, j: int) -> np.ndarray:
+        gap = rank[:, j] - rank[:, i]
+        near = before_probability(beta, np.abs(gap))
+        return np.where(gap > 0, near, 1.0 - near)
+
+    return before_table(names, order, p_before, hdi)
 
 
 def _ppc(
@@ -463,19 +437,4 @@ def _ppc(
         for p in range(n):
             hit = (pos == p) & present[None]
             replicated[start : start + 100, :, p] = hit.sum(axis=1) / n_data
-    rows = []
-    for p in range(n):
-        mean, low, high = summarise(replicated[:, :, p], hdi)
-        rows.append(
-            pd.DataFrame(
-                {
-                    "algorithm": names,
-                    "rank": p + 1,
-                    "observed": observed[:, p],
-                    "predicted": mean,
-                    "low": low,
-                    "high": high,
-                }
-            )
-        )
-    return pd.concat(rows, ignore_index=True)
+    return ppc_table(names, observed, replicated, hdi)

@@ -47,11 +47,17 @@ import numpy as np
 import pandas as pd
 
 from .. import engines
-from ..core.bidi import pair_label
 from ..core.checks import Diagnostics, draws_diagnostics
 from ..core.validation import DEFAULT_SEED, check_count, check_hdi, check_seed
 from ..engines.base import Draws, ProgressCallback
-from ._ranking_common import RankingCharts, ranked_means, summarise
+from ._ranking_common import (
+    RankingCharts,
+    before_table,
+    ppc_table,
+    ranked_means,
+    ranking_table,
+    top_k_table,
+)
 from ._ranking_common import top_k_shown as top_k_shown  # re-exported: the top-k chart's panels
 
 if TYPE_CHECKING:
@@ -335,20 +341,7 @@ def _expected_ranks(theta: np.ndarray) -> np.ndarray:
 
 
 def _ranking(theta: np.ndarray, names: list[str], hdi: float) -> pd.DataFrame:
-    p, p_low, p_high = summarise(theta, hdi)
-    r, r_low, r_high = summarise(_expected_ranks(theta), hdi)
-    table = pd.DataFrame(
-        {
-            "algorithm": names,
-            "p_first": p,
-            "p_first_low": p_low,
-            "p_first_high": p_high,
-            "expected_rank": r,
-            "rank_low": r_low,
-            "rank_high": r_high,
-        }
-    )
-    return table.sort_values("p_first", ascending=False, kind="stable").reset_index(drop=True)
+    return ranking_table(names, theta, _expected_ranks(theta), hdi)
 
 
 def _simulated_positions(
@@ -375,33 +368,11 @@ def _top_k(
         pos = _simulated_positions(theta[start : start + 100], TOPK_SIMULATIONS, rng)
         for p in range(n):
             counts[start : start + 100, :, p] = (pos == p).mean(axis=1)
-    top = np.cumsum(counts, axis=2)  # P(position < k), monotone in k by construction
-    rows = []
-    for k in range(1, n + 1):
-        p, low, high = summarise(top[:, :, k - 1], hdi)
-        rows.append(pd.DataFrame({"algorithm": names, "k": k, "p": p, "low": low, "high": high}))
-    return pd.concat(rows, ignore_index=True)
+    return top_k_table(names, counts, hdi)
 
 
 def _before(theta: np.ndarray, names: list[str], order: list[int], hdi: float) -> pd.DataFrame:
-    rows = []
-    for x, i in enumerate(order):
-        for j in order[x + 1 :]:
-            p, low, high = (
-                float(v[0])
-                for v in summarise((theta[:, i] / (theta[:, i] + theta[:, j]))[:, None], hdi)
-            )
-            rows.append(
-                {
-                    "pair": pair_label(names[i], names[j]),
-                    "alg_a": names[i],
-                    "alg_b": names[j],
-                    "p": p,
-                    "low": low,
-                    "high": high,
-                }
-            )
-    return pd.DataFrame(rows, columns=["pair", "alg_a", "alg_b", "p", "low", "high"])
+    return before_table(names, order, lambda i, j: theta[:, i] / (theta[:, i] + theta[:, j]), hdi)
 
 
 def _ppc(
@@ -425,19 +396,4 @@ def _ppc(
         for p in range(n):
             hit = (pos == p) & present[None]
             replicated[start : start + 100, :, p] = hit.sum(axis=1) / n_data
-    rows = []
-    for p in range(n):
-        mean, low, high = summarise(replicated[:, :, p], hdi)
-        rows.append(
-            pd.DataFrame(
-                {
-                    "algorithm": names,
-                    "rank": p + 1,
-                    "observed": observed[:, p],
-                    "predicted": mean,
-                    "low": low,
-                    "high": high,
-                }
-            )
-        )
-    return pd.concat(rows, ignore_index=True)
+    return ppc_table(names, observed, replicated, hdi)

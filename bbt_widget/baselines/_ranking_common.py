@@ -8,6 +8,7 @@ data set with fewer than two results is dropped.
 
 from __future__ import annotations
 
+from collections.abc import Callable
 from dataclasses import dataclass
 from typing import Any, ClassVar
 
@@ -15,6 +16,7 @@ import altair as alt
 import numpy as np
 import pandas as pd
 
+from ..core.bidi import pair_label
 from ..core.data import TidyResults, tidy_results
 from ..core.posterior import hdi_sorted
 from ..core.validation import _preview
@@ -91,6 +93,87 @@ def summarise(values: np.ndarray, hdi: float) -> tuple[np.ndarray, np.ndarray, n
     """Mean and HDI of each column of ``values`` (draws along axis 0)."""
     low, high = hdi_sorted(np.sort(values, axis=0), hdi)
     return values.mean(axis=0), low, high
+
+
+def ranking_table(
+    names: list[str], p_first: np.ndarray, expected_rank: np.ndarray, hdi: float
+) -> pd.DataFrame:
+    """The ``ranking`` table from draws (along axis 0) of each algorithm's probability of
+    ranking first and of its expected rank: mean and HDI of both, best first."""
+    p, p_low, p_high = summarise(p_first, hdi)
+    r, r_low, r_high = summarise(expected_rank, hdi)
+    table = pd.DataFrame(
+        {
+            "algorithm": names,
+            "p_first": p,
+            "p_first_low": p_low,
+            "p_first_high": p_high,
+            "expected_rank": r,
+            "rank_low": r_low,
+            "rank_high": r_high,
+        }
+    )
+    return table.sort_values("p_first", ascending=False, kind="stable").reset_index(drop=True)
+
+
+def top_k_table(names: list[str], positions: np.ndarray, hdi: float) -> pd.DataFrame:
+    """The ``top_k`` table (``algorithm, k, p, low, high``) from ``positions``
+    [draw, algorithm, place]: each draw's probability of each place."""
+    top = np.minimum(np.cumsum(positions, axis=2), 1.0)  # P(place < k), monotone in k
+    rows = []
+    for k in range(1, len(names) + 1):
+        p, low, high = summarise(top[:, :, k - 1], hdi)
+        rows.append(pd.DataFrame({"algorithm": names, "k": k, "p": p, "low": low, "high": high}))
+    return pd.concat(rows, ignore_index=True)
+
+
+def before_table(
+    names: list[str],
+    order: list[int],
+    p_before: Callable[[int, int], np.ndarray],
+    hdi: float,
+) -> pd.DataFrame:
+    """The ``before`` table: for each pair ``i`` ahead of ``j`` in ``order``, the mean and
+    HDI of the draws ``p_before(i, j)`` of P(i ranks before j)."""
+    rows = []
+    for x, i in enumerate(order):
+        for j in order[x + 1 :]:
+            p, low, high = (float(v[0]) for v in summarise(p_before(i, j)[:, None], hdi))
+            rows.append(
+                {
+                    "pair": pair_label(names[i], names[j]),
+                    "alg_a": names[i],
+                    "alg_b": names[j],
+                    "p": p,
+                    "low": low,
+                    "high": high,
+                }
+            )
+    return pd.DataFrame(rows, columns=["pair", "alg_a", "alg_b", "p", "low", "high"])
+
+
+def ppc_table(
+    names: list[str], observed: np.ndarray, replicated: np.ndarray, hdi: float
+) -> pd.DataFrame:
+    """The ``ppc`` table: per algorithm and rank, the observed share of data sets
+    (``observed`` [algorithm, rank]) against the replicated one (``replicated`` [draw,
+    algorithm, rank]: mean and HDI)."""
+    rows = []
+    for p in range(len(names)):
+        mean, low, high = summarise(replicated[:, :, p], hdi)
+        rows.append(
+            pd.DataFrame(
+                {
+                    "algorithm": names,
+                    "rank": p + 1,
+                    "observed": observed[:, p],
+                    "predicted": mean,
+                    "low": low,
+                    "high": high,
+                }
+            )
+        )
+    return pd.concat(rows, ignore_index=True)
 
 
 class RankingCharts:

@@ -200,3 +200,13 @@ def test_latex_report_drops_bidi_controls_and_keeps_the_names(
     for name in ("P(right) override", "openisolate", "straypdi"):
         assert name in body, name
     assert "Missing character" not in compile_latex(tex)
+
+
+@pytest.mark.parametrize("model", ["plackett-luce", "mallows"])
+def test_ranking_models_isolate_bidi_names_in_pair_labels(model):
+    data = hostile_results(BIDI, n_datasets=6)
+    kw = {"iter_warmup": 200, "iter_sampling": 400} if model == "mallows" else {}
+    res = bbt.ranking_model(data, dataset="db", model=model, seed=1, **kw)
+    assert len(res.before) == len(BIDI) * (len(BIDI) - 1) // 2
+    for label in res.before["pair"]:
+        assert_isolated(label, f"{model} before.pair")
