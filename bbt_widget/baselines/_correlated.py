@@ -1,4 +1,4 @@
-"""Bayesian correlated t-test on one data set (Benavoli et al. 2017, paper 001 Sec. 3; 002).
+"""Bayesian correlated t-test on one data set (Benavoli et al. 2017, Sec. 3).
 
 For the fold differences ``x = b - a`` of one data set (n results of m runs of k-fold
 cross-validation), the matching prior gives the Student posterior of the mean difference
@@ -79,7 +79,8 @@ class CorrelatedTTestResult:
         return pd.concat(frames, ignore_index=True)
 
     def chart(self, dataset: str) -> alt.LayerChart:
-        """The posterior density of one data set with the ROPE band (paper 001, Fig. 4)."""
+        """The posterior density of one data set with the ROPE band (Benavoli et al. 2017,
+        Fig. 4)."""
         dens = self.density(dataset)
         row = self.table[self.table["dataset"] == dataset].iloc[0]
         a, b = isolate(row["alg_a"]), isolate(row["alg_b"])
@@ -144,7 +145,7 @@ def correlated_ttest(
     rho: float | None = None,
     hdi: float = 0.95,
 ) -> CorrelatedTTestResult:
-    """Bayesian correlated t-test of ``a`` vs ``b`` on each data set (paper 001, Eq. 6).
+    """Bayesian correlated t-test of ``a`` vs ``b`` on each data set (Benavoli et al. 2017, Eq. 6).
 
     Parameters
     ----------

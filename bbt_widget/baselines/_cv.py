@@ -7,9 +7,10 @@ negative mean says *a* is better, which is the *left* side of every table here (
 and baycomp's convention, as in :func:`bayesian_signed_rank`).
 
 The results of overlapping training sets are correlated. Nadeau and Bengio's heuristic
-(paper 001, Eq. 1-2) sets the correlation to ``rho = n_test / n_total``, i.e. ``1 / k`` for
-k-fold cross-validation whatever the number of runs. (Sec. 4.3 writes ``n_te / n_tr`` once;
-that is a slip: Eq. 1-2, Sec. 3 and the worked example with rho = 1/10 use ``n_te / n_tot``.)
+(Benavoli et al. 2017, Eq. 1-2) sets the correlation to ``rho = n_test / n_total``, i.e.
+``1 / k`` for k-fold cross-validation whatever the number of runs. (Sec. 4.3 writes
+``n_te / n_tr`` once; that is a slip: Eq. 1-2, Sec. 3 and the worked example with
+rho = 1/10 use ``n_te / n_tot``.)
 ``k`` is known only when the layout says which rows belong to which run: with ``run=``
 (the column numbering the repetitions) and ``fold=`` (the fold within a run) it is the number
 of folds per run of each data set; otherwise ``rho=`` must be given.

@@ -1,5 +1,5 @@
 """``ranking_model(model="mallows")``: the Bayesian Mallows model of the per-data-set
-rankings with Kendall's distance (paper 003, Sec. II-C and III), sampled with numpy.
+rankings with Kendall's distance (Rojas-Delgado et al. 2022, Sec. II-C and III), sampled with numpy.
 
 Paper 003: J. Rojas-Delgado, J. Ceberio, B. Calvo and J. A. Lozano, "Bayesian Performance
 Analysis for Algorithm Ranking Comparison", IEEE Transactions on Evolutionary Computation
@@ -19,7 +19,8 @@ its algorithms by mean score, with ``win_table``'s direction and tolerance rules
   and sampled with the parameters (data augmentation, Vitelli et al. Sec. 4.1), so the
   likelihood is the model's probability of the observed order of the algorithms present.
 
-Model (paper 003, Eq. 6-8, 14-15): ``P(pi) = exp(-beta d(pi, rho)) / psi_n(beta)`` with
+Model (Rojas-Delgado et al. 2022, Eq. 6-8, 14-15):
+``P(pi) = exp(-beta d(pi, rho)) / psi_n(beta)`` with
 Kendall's distance d, ``rho`` uniform over rankings, ``beta`` exponential with rate
 :data:`RATE` = 0.1 truncated at :data:`BETA_MAX`. The paper prints the truncation as
 1.0e-6; read as 1e6, the value of Vitelli et al. and their BayesMallows package: a
@@ -37,8 +38,8 @@ moves, bulk and tail ESS on beta.
 
 Summaries, per posterior draw (rho, beta) and then mean and HDI over draws, all exact (the
 position of each algorithm in a ranking drawn from the model: :func:`position_probabilities`):
-P(first) (paper 003, Eq. 20), expected rank, P(top-k), P(a before b); the posterior of the
-consensus itself: its mode and the probability of each algorithm's consensus rank.
+P(first) (Rojas-Delgado et al. 2022, Eq. 20), expected rank, P(top-k), P(a before b); the
+posterior of the consensus itself: its mode and the probability of each algorithm's consensus rank.
 """
 
 from __future__ import annotations
@@ -74,9 +75,9 @@ from ._ranking_common import (
 __all__ = ["Consensus", "Dispersion", "MallowsResult", "mallows_model"]
 
 TIE_RULES = ("split", "random")
-#: Rate of the truncated exponential prior on beta (paper 003, Sec. IV).
+#: Rate of the truncated exponential prior on beta (Rojas-Delgado et al. 2022, Sec. IV).
 RATE = 0.1
-#: Truncation of that prior (paper 003 prints 1.0e-6: see the module documentation).
+#: Truncation of that prior (Rojas-Delgado et al. print 1.0e-6: see the module documentation).
 BETA_MAX = 1e6
 #: Iterations per kept draw (on the shipped 16 x 132 results, R-hat of the consensus ranks
 #: stayed <= 1.008 over six seeds with 20; with 10 it passed 1.01 for two of them).
@@ -203,7 +204,7 @@ def mallows_model(
     ties
         ``"split"`` (default) or ``"random"``; see the module documentation.
     rate
-        Rate of the exponential prior on beta (paper 003: 0.1).
+        Rate of the exponential prior on beta (Rojas-Delgado et al.: 0.1).
     hdi
         Mass of the HDIs.
     chains, burn_in, draws, thin, leap
@@ -227,7 +228,7 @@ def mallows_model(
     if not (np.isfinite(rate) and rate > 0):
         raise ValueError(
             f"prior must be a finite number > 0 for model='mallows' (the rate of the "
-            f"exponential prior on the dispersion; paper 003: 0.1); got {rate}"
+            f"exponential prior on the dispersion; Rojas-Delgado et al.: 0.1); got {rate}"
         )
     hdi = check_hdi(hdi)
     settings: dict[str, Any] = {

@@ -67,7 +67,7 @@ REPORT_EVERY = 500
 
 
 def log_partition(beta: np.ndarray | float, n: int) -> np.ndarray:
-    """``log psi_n(beta)`` of paper 003's Eq. 8 for each beta > 0 (exact, stable)."""
+    """``log psi_n(beta)`` of Rojas-Delgado et al.'s Eq. 8 for each beta > 0 (exact, stable)."""
     b = np.asarray(beta, dtype=float)
     j = np.arange(1.0, n + 1.0)
     return np.sum(np.log(-np.expm1(-j * b[..., None])), axis=-1) - n * np.log(-np.expm1(-b))

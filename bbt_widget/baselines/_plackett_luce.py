@@ -20,7 +20,7 @@ Ties (``ties=``):
   (an unbiased estimate of the split log-likelihood).
 * ``"random"``: each tie broken at random (seeded), one ordering per data set, weight 1.
 
-Model: Plackett-Luce with the Dirichlet prior on the normalised weights of paper 003
+Model: Plackett-Luce with the Dirichlet prior on the normalised weights of Rojas-Delgado et al.
 (Sec. III-B, "PLD", after Calvo et al.), ``theta ~ Dirichlet(prior, ..., prior)``, flat for
 ``prior=1`` (the paper's choice); ``theta_i`` is the probability that algorithm i is ranked
 first (Sec. III-A). Summaries per posterior draw, then their mean and HDI:
@@ -158,8 +158,8 @@ def ranking_model(
         ``"split"`` (default) or ``"random"``; see the module documentation.
     prior
         The prior's hyper-parameter: Plackett-Luce, the Dirichlet concentration of every
-        weight (default 1, flat, as paper 003); Mallows, the rate of the truncated
-        exponential prior on the dispersion (default 0.1, as paper 003).
+        weight (default 1, flat, as Rojas-Delgado et al.); Mallows, the rate of the truncated
+        exponential prior on the dispersion (default 0.1, as Rojas-Delgado et al.).
     hdi
         Mass of the HDIs.
     engine, chains, iter_warmup, iter_sampling, seed, progress
@@ -216,7 +216,9 @@ def ranking_model(
     if isinstance(prior, bool) or not isinstance(prior, (int, float, np.number)):
         raise TypeError(f"prior must be a number > 0 (Dirichlet concentration), got {prior!r}")
     if not (np.isfinite(prior) and prior > 0):
-        raise ValueError(f"prior must be a finite number > 0 (paper 003: 1, flat); got {prior}")
+        raise ValueError(
+            f"prior must be a finite number > 0 (Rojas-Delgado et al.: 1, flat); got {prior}"
+        )
     hdi = check_hdi(hdi)
     settings = {
         "chains": check_count(chains, "chains"),

@@ -1,4 +1,4 @@
-"""Simulated cross-validation results from the hierarchical model (paper 001, Eq. 12-13).
+"""Simulated cross-validation results from the hierarchical model (Benavoli et al. 2017, Eq. 12-13).
 
 For tests, benchmarks and teaching: results whose true mean difference ``mu_0`` is known.
 """

@@ -1,4 +1,5 @@
-"""Plackett-Luce ranking model (paper 003): real Stan fits on rankings from known weights."""
+"""Plackett-Luce ranking model (Rojas-Delgado et al. 2022): real Stan fits on rankings from
+known weights."""
 
 from __future__ import annotations
 

@@ -1,4 +1,4 @@
-"""Bayesian correlated t-test (paper 001, Sec. 3, Eq. 6) and the shared input rules."""
+"""Bayesian correlated t-test (Benavoli et al. 2017, Sec. 3, Eq. 6) and the shared input rules."""
 
 from __future__ import annotations
 

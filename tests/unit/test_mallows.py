@@ -1,6 +1,7 @@
-"""Mallows ranking model with Kendall's distance (paper 003, Sec. II-C; Vitelli et al. 2018):
-the exact formulas against enumeration, the sampler against exact posteriors computed by
-enumerating every consensus ranking, recovery of simulated rankings, the input errors."""
+"""Mallows ranking model with Kendall's distance (Rojas-Delgado et al. 2022, Sec. II-C;
+Vitelli et al. 2018): the exact formulas against enumeration, the sampler against exact
+posteriors computed by enumerating every consensus ranking, recovery of simulated rankings,
+the input errors."""
 
 from __future__ import annotations
 
@@ -64,7 +65,7 @@ def test_partition_function_and_marginals_equal_enumeration(beta):
             exact[rho[i], x] = pmf[perms[:, i] == x].sum()
     got = position_probabilities(np.array([beta]), 5)[0]
     np.testing.assert_allclose(got, exact, atol=1e-12)
-    # paper 003, Eq. 20: P(first) = exp(-beta (rank - 1)) psi_{n-1} / psi_n
+    # Rojas-Delgado et al. 2022, Eq. 20: P(first) = exp(-beta (rank - 1)) psi_{n-1} / psi_n
     eq20 = np.exp(-beta * np.arange(5)) * np.exp(log_partition(beta, 4) - log_partition(beta, 5))
     np.testing.assert_allclose(got[:, 0], eq20, rtol=1e-10)
     for i in range(5):

@@ -71,7 +71,7 @@ def test_too_few_data_sets_or_algorithms_fail_before_any_fit(no_stan):
 
 def test_stan_data_reproduce_the_plackett_luce_log_likelihood(pmlb16):
     """The reduced data (weighted counts per algorithm and per remaining set) give the same
-    log-likelihood as Eq. 5 of paper 003 summed over every weighted ordering."""
+    log-likelihood as Eq. 5 of Rojas-Delgado et al. (2022) summed over every weighted ordering."""
     from bbt_widget.baselines._common import snap_ties
     from bbt_widget.baselines._plackett_luce import pl_data
     from bbt_widget.core.data import tidy_results
