@@ -160,3 +160,23 @@ def test_a_folder_that_takes_no_file_is_named_by_the_callers_file(tmp_path):
     with pytest.raises(PermissionError) as caught, atomic_replace_dir(folder / "r_md_figures"):
         pass
     assert caught.value.filename == str(folder / "r_md_figures")
+
+
+def test_a_chart_spec_cache_write_that_fails_leaves_no_partial_file(tmp_path, monkeypatch):
+    from bbt_widget.outputs.charts import spec_cache
+
+    monkeypatch.setenv("BBT_WIDGET_CACHE", str(tmp_path / "cache"))
+
+    def half_then_no_space(obj, fh, **kwargs):
+        fh.write('{"half": ')
+        _no_space()
+
+    monkeypatch.setattr(spec_cache.json, "dump", half_then_no_space)
+    spec_cache._cached_spec.cache_clear()
+    try:
+        spec = spec_cache.view_spec()  # built, served, and not cached
+    finally:
+        spec_cache._cached_spec.cache_clear()  # later tests read the default cache again
+    assert "hconcat" in spec
+    folder = spec_cache._spec_cache_path("view").parent
+    assert folder.is_dir() and not list(folder.iterdir())

@@ -10,6 +10,7 @@ afresh each time, with a warning that says how to make the cache private.
 
 from __future__ import annotations
 
+import contextlib
 import copy
 import functools
 import hashlib
@@ -70,13 +71,20 @@ def _cached_spec(name: str) -> dict[str, Any]:
     spec = _build_spec(name)
     try:
         make_private_dirs(path.parent)
-        # written whole, then renamed: a concurrent reader never sees half a file
+        # written whole, then renamed: a concurrent reader never sees half a file. mkstemp
+        # makes the file 0600 whatever the umask, as the cache's ownership check asks.
         fd, tmp = tempfile.mkstemp(prefix=path.name, suffix=".partial", dir=path.parent)
+    except OSError:
+        return spec  # a read-only cache only costs the build next time
+    try:
         with os.fdopen(fd, "w", encoding="utf-8") as fh:
             json.dump(spec, fh)
         os.replace(tmp, path)
     except OSError:
-        pass  # a read-only cache only costs the build next time
+        pass  # a full disk only costs the build next time
+    finally:
+        with contextlib.suppress(OSError):
+            os.unlink(tmp)  # gone after the rename; a leftover after a failed write
     return spec
 
 
