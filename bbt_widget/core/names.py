@@ -66,6 +66,19 @@ def merge_text(role: str, raw: Iterable[str]) -> str | None:
     )
 
 
+def check_blank(role: str, raw: str, where: str, fix: str) -> None:
+    """Refuse a name that is empty once cleaned: it would print as nothing in every table,
+    chart and report (``where`` says where it was found, ``fix`` how to name it).
+
+    Raises
+    ------
+    ValueError
+        Naming the role, the raw name (quoted, so its whitespace shows) and where it is.
+    """
+    if not clean_name(raw):
+        raise ValueError(f"the {role} name {raw!r} {where} is blank; {fix}")
+
+
 def cleaned(raw: pd.DataFrame) -> tuple[pd.DataFrame, list[str]]:
     """:func:`clean_name` of every name in ``raw``, whose columns are named for their role
     ("data set", "algorithm", "fold"), and the :func:`merge_text` of each role that had a
@@ -75,6 +88,10 @@ def cleaned(raw: pd.DataFrame) -> tuple[pd.DataFrame, list[str]]:
     for role, text in raw.items():
         distinct = pd.unique(text)
         mapping = {v: clean_name(v) for v in distinct}
+        for value, name in mapping.items():
+            if not name:
+                row = text.index[(text == value).to_numpy()][0]
+                check_blank(str(role), value, f"on row {row}", "give it a name or drop the row")
         if all(k == v for k, v in mapping.items()):  # the usual case: nothing to clean
             clean[role] = text
             continue
@@ -129,6 +146,12 @@ def merge_columns(scores: dict[str, pd.Series]) -> tuple[dict[str, pd.Series], s
     """
     groups: dict[str, list[str]] = {}
     for name in scores:
+        check_blank(
+            "algorithm",
+            name,
+            "of a score column",
+            f"name the column, e.g. data.rename(columns={{{name!r}: 'my_algorithm'}})",
+        )
         groups.setdefault(clean_name(name), []).append(name)
     merged = {}
     for name, group in groups.items():

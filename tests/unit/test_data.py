@@ -1124,3 +1124,31 @@ def test_results_without_any_comparison_are_refused():
     long = pd.DataFrame({"alg": ["a", "b", "a"], "acc": [0.5, 0.7, 0.6]})
     with pytest.raises(ValueError, match=r"nothing to fit.*pass dataset="):
         D.tidy_results(long, algorithm="alg", score="acc")
+
+
+@pytest.mark.parametrize(
+    ("frame", "layout", "match"),
+    [
+        (
+            pd.DataFrame({"ds": ["d1", "d2"], "a": [0.8, 0.7], "b": [0.7, 0.6], "  ": [0.5, 0.5]}),
+            {"dataset": "ds"},
+            r"algorithm name '  ' of a score column is blank; name the column, e\.g\. "
+            r"data\.rename\(columns=\{'  ': 'my_algorithm'\}\)",
+        ),
+        (
+            pd.DataFrame({"ds": ["d1", " ", "d1", " "], "alg": list("aabb"), "acc": [0.1] * 4}),
+            {"dataset": "ds", "algorithm": "alg", "score": "acc"},
+            r"data set name ' ' on row 1 is blank; give it a name or drop the row",
+        ),
+        (
+            pd.DataFrame({"ds": ["d1", "d2"] * 2, "alg": ["a", "a", "\t", "\t"], "acc": [0.1] * 4}),
+            {"dataset": "ds", "algorithm": "alg", "score": "acc"},
+            r"algorithm name '\\t' on row 2 is blank",
+        ),
+    ],
+    ids=["wide column", "long data set", "long algorithm"],
+)
+def test_a_blank_name_is_refused_with_where_it_is(frame, layout, match):
+    # a blank name would print as nothing in every table, chart and report
+    with pytest.raises(ValueError, match=match):
+        bbt.win_table(frame, **layout)
