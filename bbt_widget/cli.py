@@ -188,6 +188,7 @@ def _layout(args: argparse.Namespace, dataset: str | None) -> dict[str, object]:
         "lower_is_better": args.lower_is_better,
         "d_min": args.d_min,
         "paired": not args.unpaired,
+        "tie_threshold": args.tie_threshold,
     }
 
 
@@ -674,6 +675,13 @@ def _add_data_options(p: argparse.ArgumentParser) -> None:
         "(e.g. 0.4, the paper's choice; default: compare means)",
     )
     g.add_argument(
+        "--tie-threshold",
+        type=float,
+        default=None,
+        help="in score units: on a data set, mean scores differing by no more than this are a "
+        "tie, before any local ROPE (e.g. 0.005 = half a point of accuracy; default: none)",
+    )
+    g.add_argument(
         "--unpaired",
         action="store_true",
         help="local ROPE with unpaired Cohen's d (default: paired d_z over the folds)",
@@ -872,11 +880,11 @@ _OPTIONS = {
 }
 #: ``name=`` in a message is a keyword argument; an underscored name is one even when bare.
 _KEYWORD = re.compile(
-    r"\b(dataset|algorithm|score|fold|d_min|ties|hyperprior|prior_scale|seed|chains|"
-    r"iter_warmup|iter_sampling|lower_is_better|control|n_train|n_test|repeats|adapt_delta|"
+    r"\b(dataset|algorithm|score|fold|d_min|tie_threshold|ties|hyperprior|prior_scale|seed|"
+    r"chains|iter_warmup|iter_sampling|lower_is_better|control|n_train|n_test|repeats|adapt_delta|"
     r"max_treedepth|sep|decimal|rho)="
     r"(?=([^\s;,.)]?))"
-    r"|\b(d_min|prior_scale|iter_warmup|iter_sampling|lower_is_better|n_train|n_test|"
+    r"|\b(d_min|tie_threshold|prior_scale|iter_warmup|iter_sampling|lower_is_better|n_train|n_test|"
     r"adapt_delta|max_treedepth|rho)\b"
 )
 

@@ -204,6 +204,7 @@ def optional_sections(
         sweep = run_sweep(
             data,
             **layout,
+            tie_threshold=s.get("tie_threshold"),
             grid=grid,
             rope=rope,
             hdi=hdi,
