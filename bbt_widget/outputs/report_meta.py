@@ -135,6 +135,14 @@ def column_definitions(
         "sign": "the Bayesian sign test's decision on the per-data-set means.",
         "wilcoxon": "the pairwise Wilcoxon signed-rank test's decision (adjusted p-values).",
         "nemenyi": "the Nemenyi test's decision on the mean ranks.",
+        # several metrics
+        "dominant": (
+            "an algorithm claimed better than the dominated one on at least one metric and "
+            "worse on none."
+        ),
+        "dominated": "the algorithm it dominates.",
+        "metrics_better": "the metrics on which the dominant algorithm is claimed better.",
+        "metrics_worse": "the metrics on which it is claimed worse (none, for dominance).",
     }
     out: list[tuple[str, str]] = []
     for name in dict.fromkeys(str(c) for c in columns):

@@ -100,3 +100,38 @@ def test_a_dask_cluster_gives_the_same_draws(compared):
         np.testing.assert_array_equal(on_dask.results[metric].beta, compared.results[metric].beta)
     assert fractions and fractions[-1] == 1.0
     assert on_dask.pareto("weak") == ["A", "C"]
+
+
+def test_the_report_leads_with_the_pareto_set_and_has_a_section_per_metric(compared, tmp_path):
+    from bbt_widget.outputs.report_build import write_metrics
+
+    text = write_metrics(compared, tmp_path / "metrics.md", interpretation="weak").read_text()
+    assert text.startswith("# Bayesian Bradley-Terry comparison on acc, f1, time: Pareto set A, C")
+    assert "## Several metrics: dominance" in text
+    assert "the Pareto set" in text and "is A and C; A dominates B." in text
+    assert "(lower is better: time)" in text
+    assert "## Metric: f1" in text and "## Metric: time" in text
+    assert "time (lower is better): " in text
+    # the dominance table and the methods sentence
+    assert "| A | B | acc |" in text.replace("  ", " ")
+    assert "The model was fitted once per metric with the same settings" in text
+    assert (tmp_path / "metrics_figures" / "metrics.svg").exists() or "metrics" in text
+
+
+def test_the_command_writes_the_report_of_several_metrics(tmp_path, capsys):
+    from bbt_widget import cli
+
+    path = tmp_path / "metrics.csv"
+    simulated().to_csv(path, index=False)
+    out = tmp_path / "metrics.md"
+    words = ["report", str(path), "--dataset", "db", "--algorithm", "alg", "-o", str(out)]
+    words += ["--score", "acc", "--score", "f1", "--score", "time", "--lower-is-better", "time"]
+    words += ["--chains", "2", "--iter-warmup", "300", "--iter-sampling", "300", "--quiet"]
+    code = cli.main(words)
+    # short chains may miss a diagnostics threshold: the report is written either way
+    assert code in (cli.EXIT_OK, cli.EXIT_DIAGNOSTICS)
+    printed = capsys.readouterr().out
+    assert "the Pareto set" in printed and "is A and C; A dominates B." in printed
+    text = out.read_text()
+    assert "## Several metrics: dominance" in text and "## Metric: time" in text
+    assert "--lower-is-better time" in text  # the command that reproduces it

@@ -169,3 +169,73 @@ def test_each_metric_is_fitted_with_its_own_column_and_direction(monkeypatch):
     got = [(j.meta["metric"], j.options["score"], j.options["lower_is_better"]) for j in seen]
     assert got == [("acc", "acc", False), ("f1", "f1", False), ("time", "time", True)]
     assert all(j.options["tie_threshold"] == 0.005 and j.options["chains"] == 2 for j in seen)
+
+
+@pytest.fixture
+def long_csv(tmp_path):
+    path = tmp_path / "metrics.csv"
+    _long().to_csv(path, index=False)
+    return path
+
+
+def test_several_scores_on_the_command_line_reach_compare_metrics(long_csv, tmp_path, monkeypatch):
+    from bbt_widget import cli
+
+    seen = {}
+
+    def record(data, **kwargs):
+        seen.update(kwargs)
+        raise KeyboardInterrupt  # stop before any fit
+
+    monkeypatch.setattr(bbt, "compare_metrics", record)
+    words = ["report", str(long_csv), "--algorithm", "alg", "--dataset", "db"]
+    words += ["--score", "acc", "--score", "f1", "--score", "time", "--lower-is-better", "time"]
+    assert cli.main([*words, "--tie-threshold", "0.01", "-o", str(tmp_path / "r.md")]) == 130
+    assert seen["metrics"] == ["acc", "f1", "time"] and seen["lower_is_better"] == ["time"]
+    assert seen["algorithm"] == "alg" and seen["dataset"] == "db"
+    assert seen["tie_threshold"] == 0.01 and "score" not in seen
+
+
+@pytest.mark.parametrize(
+    ("extra", "message"),
+    [
+        (
+            ["--lower-is-better"],
+            "name the metrics where lower is better, e.g. --lower-is-better f1",
+        ),
+        (["--robustness"], "--robustness, --with and --rho apply to one --score"),
+    ],
+)
+def test_several_scores_refuse_what_needs_one(
+    long_csv, tmp_path, capsys, monkeypatch, extra, message
+):
+    from bbt_widget import cli
+
+    monkeypatch.setattr(bbt, "compare_metrics", lambda *a, **k: pytest.fail("fitted"))
+    words = ["report", str(long_csv), "--algorithm", "alg", "--score", "acc", "--score", "f1"]
+    assert cli.main([*words, *extra, "-o", str(tmp_path / "r.md")]) == cli.EXIT_INPUT
+    assert message in capsys.readouterr().err
+
+
+def test_one_score_keeps_the_lower_is_better_flag(long_csv, tmp_path, capsys, monkeypatch):
+    from bbt_widget import cli
+
+    seen = {}
+
+    def record(data, **kwargs):
+        seen.update(kwargs)
+        raise KeyboardInterrupt
+
+    monkeypatch.setattr(bbt, "fit", record)
+    out = ["-o", str(tmp_path / "r.md"), "--with", "none"]
+    # the flag before the results file: the file stays the results, not a metric's name
+    words = ["report", "--lower-is-better", str(long_csv), "--algorithm", "alg", "--score", "time"]
+    assert cli.main([*words, *out]) == 130
+    assert seen["score"] == "time" and seen["lower_is_better"] is True
+    # naming the one score is the flag too; naming another column is refused
+    seen.clear()
+    words = ["report", str(long_csv), "--algorithm", "alg", "--score", "time"]
+    assert cli.main([*words, "--lower-is-better", "time", *out]) == 130
+    assert seen["lower_is_better"] is True
+    assert cli.main([*words, "--lower-is-better", "acc", *out]) == cli.EXIT_INPUT
+    assert "'acc' is not the --score column" in capsys.readouterr().err
