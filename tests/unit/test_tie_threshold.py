@@ -261,3 +261,20 @@ def test_the_widget_has_a_tie_threshold_control_with_a_tooltip():
     help_text = source.split("tie_threshold:")[1].split("Refits.")[0]
     assert "units of the scores" in help_text and "either rule" in help_text
     assert 'number("tie_threshold"' in source and 'row("Tie threshold"' in source
+
+
+def test_a_sweep_frame_has_the_threshold_as_a_setting_column():
+    from bbt_widget.lab.sweep import SweepResult
+
+    rng = np.random.default_rng(3)
+    base = {"ties": "spread", "d_min": None, "paired": None, "hyperprior": "lognormal"}
+    settings = [{**base, "prior_scale": 0.5, "tie_threshold": t} for t in (None, 0.005)]
+    betas = [rng.normal([1.0, 0.0], 0.1, size=(400, 2)) for _ in settings]
+    sw = SweepResult(settings, betas, [None, None], ["a", "b"], (0.45, 0.55), 0.89)
+    assert list(sw.frame["tie_threshold"]) == [None, 0.005]  # None stays None, not NaN
+    assert list(sw.setting_labels()) == ["tie_threshold=None", "tie_threshold=0.005"]
+    # without a threshold the frame has no such column, as before
+    plain = SweepResult(
+        [{**base, "prior_scale": 0.5}], betas[:1], [None], ["a", "b"], (0.45, 0.55), 0.89
+    )
+    assert "tie_threshold" not in plain.frame.columns
