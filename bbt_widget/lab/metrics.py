@@ -22,12 +22,13 @@ perhaps fold, one column per metric):
 from __future__ import annotations
 
 import threading
-from collections.abc import Mapping, Sequence
+from collections.abc import Iterable, Mapping, Sequence
 from dataclasses import dataclass, field
 from typing import TYPE_CHECKING, Any
 
 import pandas as pd
 
+from ..core.bidi import pair_label
 from ..core.fitting import prepare_fit
 from ..core.options import DEFAULT_HDI, DEFAULT_INTERPRETATION, DEFAULT_ROPE
 from ..core.options import resolve_interpretation as _resolve
@@ -48,6 +49,8 @@ if TYPE_CHECKING:
 
 #: What a pair's decision is on a metric where one of the two algorithms has no results.
 MISSING = "missing"
+#: A decision read the other way round (b against a); the others read the same both ways.
+_FLIPPED = {"a better": "b better", "b better": "a better"}
 #: Keywords of :func:`bbt_widget.fit` that :func:`compare_metrics` sets itself, per metric.
 _PER_METRIC = ("score", "lower_is_better")
 #: Sampler keywords of :func:`bbt_widget.fit`, handed to :meth:`PreparedFit.sample`.
@@ -74,12 +77,12 @@ def _metric_list(metrics: Any, name: str = "metrics") -> list[str]:
     """``metrics`` as a list of distinct column names (a single name is a list of one)."""
     if isinstance(metrics, str):
         metrics = [metrics]
-    if not isinstance(metrics, Sequence) or isinstance(metrics, bytes):
+    if not isinstance(metrics, Iterable) or isinstance(metrics, (bytes, Mapping)):
         raise TypeError(
             f"{name} must be a list of score columns, e.g. ['acc', 'f1', 'time']; got "
             f"{type(metrics).__name__} {metrics!r}"
         )
-    out = [str(m) for m in metrics]
+    out = [str(m) for m in list(metrics)]
     if not out:
         raise ValueError(f"{name} is empty; give the score columns to compare, e.g. ['acc', 'f1']")
     dup = sorted({m for m in out if out.count(m) > 1})
@@ -225,25 +228,24 @@ class MetricsResult:
         """
         col = self.rule(interpretation)
         rope, hdi = check_rope(rope), check_hdi(hdi)
+        # each fit's summary once, read both ways round: (a, b) -> decision of a against b
+        oriented = {}
+        for m, result in self.results.items():
+            summary = result.summary(rope=rope, hdi=hdi)
+            both = {}
+            for a, b, d in zip(summary["alg_a"], summary["alg_b"], summary[col]):
+                both[(a, b)] = d
+                both[(b, a)] = _FLIPPED.get(d, d)
+            oriented[m] = both
         algs = self.algorithms
         rows = []
         for i, a in enumerate(algs):
             for b in algs[i + 1 :]:
-                row: dict[str, Any] = {"pair": f"{a} > {b}", "alg_a": a, "alg_b": b}
+                row: dict[str, Any] = {"pair": pair_label(a, b), "alg_a": a, "alg_b": b}
                 for m in self.metrics:
-                    row[m] = self._decision(m, a, b, col, rope, hdi)
+                    row[m] = oriented[m].get((a, b), MISSING) if m in oriented else "failed"
                 rows.append(row)
         return pd.DataFrame(rows, columns=["pair", "alg_a", "alg_b", *self.metrics])
-
-    def _decision(
-        self, metric: str, a: str, b: str, col: str, rope: tuple[float, float], hdi: float
-    ) -> str:
-        if metric not in self.results:
-            return "failed"
-        result = self.results[metric]
-        if a not in result.algorithms or b not in result.algorithms:
-            return MISSING
-        return str(result.pair(a, b, rope=rope, hdi=hdi)[col])
 
     def dominance(
         self,

@@ -239,3 +239,25 @@ def test_one_score_keeps_the_lower_is_better_flag(long_csv, tmp_path, capsys, mo
     assert seen["lower_is_better"] is True
     assert cli.main([*words, "--lower-is-better", "acc", *out]) == cli.EXIT_INPUT
     assert "'acc' is not the --score column" in capsys.readouterr().err
+
+
+def test_an_algorithm_without_results_on_a_metric_is_missing_there():
+    data = _long()
+    no_c = data[data["alg"] != "C"]
+    compared = MetricsResult(
+        {
+            "acc": _result(data, "acc", {"A": 2.0, "B": -2.0, "C": 0.0}),
+            "f1": _result(no_c, "f1", {"A": 0.0, "B": 0.0}),
+        },
+        pd.Index(["acc", "f1"]),
+    )
+    got = compared.decisions("weak").set_index("pair")
+    assert got.loc["A > C", "f1"] == "missing" and got.loc["A > C", "acc"] == "a better"
+    # missing counts on neither side: A still dominates C (better on acc, worse on nothing)
+    assert compared.pareto("weak") == ["A"]
+
+
+def test_metrics_may_be_any_list_of_columns(no_fits):
+    data = _long()
+    with pytest.raises(AssertionError, match="a fit started"):  # checked, then fitted
+        bbt.compare_metrics(data, metrics=data.columns[2:], dataset="db", algorithm="alg")
