@@ -20,6 +20,7 @@ from .core.result import BBTResult
 from .core.wintable import win_table
 from .lab.calibration import Calibration, calibration
 from .lab.influence import Influence, influence
+from .lab.metrics import MetricsResult, compare_metrics
 from .lab.sweep import SweepResult, sweep
 
 if TYPE_CHECKING:
@@ -47,6 +48,7 @@ __all__ = [
     "DiagnosticsWarning",
     "DisconnectedWarning",
     "Influence",
+    "MetricsResult",
     "SweepResult",
     "TidyResults",
     "__version__",
@@ -54,6 +56,7 @@ __all__ = [
     "baselines",
     "calibration",
     "charts",
+    "compare_metrics",
     "data",
     "datasets",
     "export",

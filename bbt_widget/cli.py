@@ -20,6 +20,7 @@ import argparse
 import contextlib
 import errno
 import importlib
+import itertools
 import math
 import os
 import re
@@ -31,7 +32,7 @@ import threading
 import time
 import warnings
 from pathlib import Path
-from typing import TextIO
+from typing import Any, TextIO
 
 import pandas as pd
 
@@ -188,6 +189,7 @@ def _layout(args: argparse.Namespace, dataset: str | None) -> dict[str, object]:
         "lower_is_better": args.lower_is_better,
         "d_min": args.d_min,
         "paired": not args.unpaired,
+        "tie_threshold": args.tie_threshold,
     }
 
 
@@ -299,6 +301,8 @@ def report(args: argparse.Namespace) -> int:
     from bbt_widget.outputs.report import REPORT_FORMATS
     from bbt_widget.outputs.report_build import check_methods
 
+    if args.metrics:
+        return _report_metrics(args)
     out = Path(args.output)
     _check_output(out, args.output, REPORT_FORMATS)
     # the fit's worker starts now and loads while the results are read and checked
@@ -370,6 +374,89 @@ def report(args: argparse.Namespace) -> int:
         print("bbt-widget: diagnostics FAILED: " + "; ".join(diag.messages), file=sys.stderr)
         return EXIT_DIAGNOSTICS
     return EXIT_CHARTS if no_charts else EXIT_OK
+
+
+def _report_metrics(args: argparse.Namespace) -> int:
+    """The report of several metrics (``--score`` more than once): one fit per metric
+    through the batch layer (:func:`bbt_widget.compare_metrics`), the dominance across them
+    (:func:`bbt_widget.outputs.report_build.write_metrics`)."""
+    import bbt_widget as bbt
+    from bbt_widget.core.validation import check_adapt_delta, check_max_treedepth
+    from bbt_widget.engines.base import EngineError
+    from bbt_widget.outputs.report import REPORT_FORMATS
+    from bbt_widget.outputs.report_build import write_metrics
+    from bbt_widget.outputs.report_sections import dominance_summary
+
+    out = Path(args.output)
+    _check_output(out, args.output, REPORT_FORMATS)
+    if args.robustness or args.with_methods not in (None, "none") or args.rho is not None:
+        raise InputError(
+            # rho: _as_options writes the option (a literal --rho would become ----rho)
+            "--robustness, --with and rho apply to one --score; with several metrics, "
+            "leave them out (or report each metric with its own --score)"
+        )
+    df = read_results(args.results, args.sep, args.decimal)
+    dataset = _guess_dataset(df, args)
+    _check_summaries(args)
+    check_adapt_delta(args.adapt_delta)
+    check_max_treedepth(args.max_treedepth)
+    if args.control is not None and args.algorithm in df.columns:
+        _check_control(args.control, [str(a) for a in pd.unique(df[args.algorithm])])
+    layout = _layout(args, dataset)
+    for key in ("score", "lower_is_better"):
+        layout.pop(key)
+    model = _model(args)
+    seed = model.pop("seed")
+    progress = _Silent() if args.quiet else _Progress()
+    models = _models(args, [])
+    start = time.perf_counter()
+    try:
+        _compile(models, args.engine, progress)
+        _get_ready(models, args.engine)
+        with warnings.catch_warnings(record=True) as caught:
+            warnings.simplefilter("always")
+            compared = bbt.compare_metrics(
+                df,
+                metrics=args.metrics,
+                lower_is_better=args.lower_metrics,
+                seed=seed,
+                **layout,
+                **model,
+                adapt_delta=args.adapt_delta,
+                max_treedepth=args.max_treedepth,
+                progress=progress,
+            )
+            took = time.perf_counter() - start
+            progress.done(f"fitted {len(args.metrics)} metrics in {took:.1f} s, seed {seed}")
+            write_metrics(
+                compared,
+                out,
+                rope=tuple(args.rope),
+                hdi=args.hdi,
+                interpretation=args.interpretation,
+                control=args.control,
+                provenance={"command": args.reproduce, "input": Path(args.results).name},
+            )
+            progress.done()
+    except EngineError as err:
+        progress.done()
+        print(f"\nbbt-widget: the Stan engine failed: {err}", file=sys.stderr)
+        return EXIT_ENGINE
+    for w in caught:
+        if issubclass(w.category, (bbt.DataWarning, bbt.DisconnectedWarning)):
+            print(f"bbt-widget: warning: {_as_options(str(w.message))}", file=sys.stderr)
+    for metric, error in compared.errors.items():
+        print(f"bbt-widget: the fit of {metric} failed: {error}", file=sys.stderr)
+    rule = compared.rule(args.interpretation)
+    rope = (float(args.rope[0]), float(args.rope[1]))
+    print(dominance_summary(compared, rule, rope, args.hdi))
+    print(f"wrote {out}")
+    print(f"reproduce with: {args.reproduce}")
+    bad = [m for m in compared.results if not compared.results[m].diagnostics().ok]
+    if bad:
+        print(f"bbt-widget: diagnostics FAILED for {', '.join(bad)}", file=sys.stderr)
+    # a failed fit is left out of the report, whose other metrics stand: as failed diagnostics
+    return EXIT_DIAGNOSTICS if bad or compared.errors else EXIT_OK
 
 
 def _models(args: argparse.Namespace, methods: list[str]) -> tuple[str, ...]:
@@ -654,10 +741,22 @@ def _add_data_options(p: argparse.ArgumentParser) -> None:
         "written like 0,85, else '.')",
     )
     g.add_argument("--algorithm", help="long form: column naming the algorithm")
-    g.add_argument("--score", help="long form: column holding the score")
+    p.set_defaults(scores=[], lower_metrics=[])
+    g.add_argument(
+        "--score",
+        action=_Scores,
+        help="long form: column holding the score; report: give it once per metric "
+        "(--score acc --score f1) to fit each and compare them (dominance, Pareto set)",
+    )
     g.add_argument("--fold", help="column numbering the cross-validation folds")
     g.add_argument(
-        "--lower-is-better", action="store_true", help="lower scores win (errors, times, RMSE)"
+        "--lower-is-better",
+        nargs="?",
+        default=False,
+        action=_LowerIsBetter,
+        metavar="METRIC",
+        help="lower scores win (errors, times, RMSE); with several --score, name each such "
+        "metric (--lower-is-better time)",
     )
     g = p.add_argument_group("counting wins")
     g.add_argument(
@@ -672,6 +771,13 @@ def _add_data_options(p: argparse.ArgumentParser) -> None:
         default=None,
         help="local ROPE: a win counts only when the effect size over the folds exceeds this "
         "(e.g. 0.4, the paper's choice; default: compare means)",
+    )
+    g.add_argument(
+        "--tie-threshold",
+        type=float,
+        default=None,
+        help="in score units: on a data set, mean scores differing by no more than this are a "
+        "tie, before any local ROPE (e.g. 0.005 = half a point of accuracy; default: none)",
     )
     g.add_argument(
         "--unpaired",
@@ -872,11 +978,11 @@ _OPTIONS = {
 }
 #: ``name=`` in a message is a keyword argument; an underscored name is one even when bare.
 _KEYWORD = re.compile(
-    r"\b(dataset|algorithm|score|fold|d_min|ties|hyperprior|prior_scale|seed|chains|"
-    r"iter_warmup|iter_sampling|lower_is_better|control|n_train|n_test|repeats|adapt_delta|"
+    r"\b(dataset|algorithm|score|fold|d_min|tie_threshold|ties|hyperprior|prior_scale|seed|"
+    r"chains|iter_warmup|iter_sampling|lower_is_better|control|n_train|n_test|repeats|adapt_delta|"
     r"max_treedepth|sep|decimal|rho)="
     r"(?=([^\s;,.)]?))"
-    r"|\b(d_min|prior_scale|iter_warmup|iter_sampling|lower_is_better|n_train|n_test|"
+    r"|\b(d_min|tie_threshold|prior_scale|iter_warmup|iter_sampling|lower_is_better|n_train|n_test|"
     r"adapt_delta|max_treedepth|rho)\b"
 )
 
@@ -917,10 +1023,72 @@ def main(argv: list[str] | None = None) -> int:
 _FILE_ERRORS = {errno.ENOSPC, errno.EDQUOT, errno.EFBIG, errno.EACCES, errno.EPERM, errno.EROFS}
 
 
+def _metric_words(words: list[str]) -> list[str]:
+    """``words`` with a file named after ``--lower-is-better`` (and none of the ``--score``
+    columns) moved before it, so that it stays the results file: ``--lower-is-better
+    results.csv`` is the flag and the results, ``--lower-is-better time`` names a metric."""
+    scores = {b for a, b in itertools.pairwise(words) if a == "--score"}
+    scores |= {w.split("=", 1)[1] for w in words if w.startswith("--score=")}
+    out = list(words)
+    for k in range(len(out) - 1):
+        nxt = out[k + 1]
+        if out[k] == "--lower-is-better" and nxt not in scores and Path(nxt).is_file():
+            out[k], out[k + 1] = nxt, out[k]
+    return out
+
+
+class _Scores(argparse.Action):
+    """``--score``, given once per metric: the first column in ``score`` (one metric), every
+    one in ``scores``."""
+
+    def __call__(self, parser: Any, namespace: Any, values: Any, option: Any = None) -> None:
+        namespace.scores = [*namespace.scores, values]
+        namespace.score = namespace.scores[0]
+
+
+class _LowerIsBetter(argparse.Action):
+    """``--lower-is-better`` alone sets the flag (one metric); with a metric's name it adds
+    the name to ``lower_metrics`` (several metrics)."""
+
+    def __call__(self, parser: Any, namespace: Any, values: Any, option: Any = None) -> None:
+        if values is None:
+            namespace.lower_is_better = True
+        else:
+            namespace.lower_metrics = [*namespace.lower_metrics, values]
+
+
+def _metric_options(args: argparse.Namespace) -> None:
+    """``--score`` and ``--lower-is-better`` as one metric (``args.score``, the flag) or as
+    several (``args.metrics`` and ``args.lower_metrics``, for the report of several
+    metrics); ``args.metrics`` is ``None`` for one."""
+    if not hasattr(args, "scores"):
+        return
+    args.metrics = None
+    named = args.lower_metrics
+    if len(args.scores) > 1:
+        if args.command != "report":
+            raise InputError(f"{args.command} takes one --score; several are for the report")
+        if args.lower_is_better:
+            raise InputError(
+                "with several --score, name the metrics where lower is better, e.g. "
+                f"--lower-is-better {args.scores[-1]}"
+            )
+        args.metrics, args.score = args.scores, None
+        return
+    if any(name != args.score for name in named):
+        raise InputError(
+            f"--lower-is-better {named[0]}: {named[0]!r} is not the --score column; give "
+            "--lower-is-better alone for the one score"
+        )
+    args.lower_is_better = args.lower_is_better or bool(named)
+
+
 def _run(argv: list[str] | None) -> int:
-    args = _parser().parse_args(argv)
+    words = list(sys.argv[1:] if argv is None else argv)
+    args = _parser().parse_args(_metric_words(words))
     args.reproduce = _reproduce(argv, args)
     try:
+        _metric_options(args)
         return args.func(args)
     except (ValueError, TypeError) as err:  # the core's boundary errors and InputError
         print(f"bbt-widget: error: {_as_options(str(err))}", file=sys.stderr)

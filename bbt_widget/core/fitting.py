@@ -26,6 +26,7 @@ from .validation import (
     check_hyperprior,
     check_max_treedepth,
     check_seed,
+    check_tie_threshold,
     check_ties,
 )
 from .wintable import apply_ties, comparison_components, count_wins, raw_counts
@@ -56,6 +57,7 @@ def fit(
     d_min: float | None = None,
     paired: bool = True,
     ties: str | None = "spread",
+    tie_threshold: float | None = None,
     hyperprior: str = "lognormal",
     prior_scale: float | None = None,
     engine: str = "auto",
@@ -81,6 +83,11 @@ def fit(
     ties
         ``"spread"`` (default, the paper's), ``"add"``, ``"forget"`` or ``"davidson"``
         (fits the Davidson model, which keeps the ties).
+    tie_threshold
+        In score units: on a data set, two mean scores (over the folds) that differ by no
+        more than it are a tie before any local ROPE (a tie under either rule is a tie),
+        e.g. 0.005 for "differences below half a point of accuracy are ties". ``None``
+        (default) or 0 counts every difference. Recorded in ``result.settings``.
     hyperprior, prior_scale
         Prior on the spread sigma of the abilities: ``"lognormal"`` (default), ``"cauchy"``
         (half-Cauchy) or ``"normal"`` (half-normal) (paper Appendix A). ``prior_scale=None``
@@ -121,6 +128,7 @@ def fit(
     iter_sampling = check_count(iter_sampling, "iter_sampling")
     adapt_delta = check_adapt_delta(adapt_delta)
     max_treedepth = check_max_treedepth(max_treedepth)
+    tie_threshold = check_tie_threshold(tie_threshold)
     # the sampler's worker process starts now and loads while the data are read and checked
     engines.prestart(("davidson" if ties == "davidson" else "bbt",), engine)
     job = prepare_fit(
@@ -134,6 +142,7 @@ def fit(
         d_min=d_min,
         paired=paired,
         ties=ties,
+        tie_threshold=tie_threshold,
         hyperprior=hyperprior,
         prior_scale=prior_scale,
         engine=engine,
@@ -159,7 +168,7 @@ SAMPLER_SETTINGS = ("chains", "iter_warmup", "iter_sampling", "adapt_delta", "ma
 #: standard deviations were given): :meth:`PreparedFit.recount` keeps them.
 LAYOUT_SETTINGS = ("dataset", "algorithm", "fold", "score", "sd", "lower_is_better")
 #: The settings of how the wins are counted from the results read (:meth:`PreparedFit.recount`).
-COUNT_SETTINGS = ("d_min", "paired", "ties")
+COUNT_SETTINGS = ("d_min", "paired", "ties", "tie_threshold")
 #: The settings of the hyper-prior only, which touch neither the data nor the wins
 #: (:meth:`PreparedFit.with_prior`).
 PRIOR_SETTINGS = ("hyperprior", "prior_scale")
@@ -222,6 +231,7 @@ class PreparedFit:
         hyperprior: str,
         prior_scale: float | None,
         size: tuple[int, int],
+        tie_threshold: float | None = None,
     ) -> PreparedFit:
         """These inputs with the wins counted again under other local-ROPE and tie settings
         (and a prior): the results read and their audit are reused, which the widget does
@@ -239,10 +249,11 @@ class PreparedFit:
             raise ValueError("these inputs are a ready win table: there are no results to count")
         ties = check_ties(ties)
         d_min = check_d_min(d_min)
+        tie_threshold = check_tie_threshold(tie_threshold)
         hyperprior, prior_scale = check_hyperprior(hyperprior, prior_scale)
-        raw = count_wins(self.tidy, d_min=d_min, paired=paired)
+        raw = count_wins(self.tidy, d_min=d_min, paired=paired, tie_threshold=tie_threshold)
         layout = {key: self.settings[key] for key in LAYOUT_SETTINGS}
-        counting = {"d_min": d_min, "paired": paired, "ties": ties}
+        counting = {"d_min": d_min, "paired": paired, "ties": ties, "tie_threshold": tie_threshold}
         prior = {"hyperprior": hyperprior, "prior_scale": prior_scale}
         seed = self.settings["seed"]
         return _assemble(
@@ -364,6 +375,7 @@ def prepare_fit(
     d_min: float | None = None,
     paired: bool = True,
     ties: str | None,
+    tie_threshold: float | None = None,
     hyperprior: str = "lognormal",
     prior_scale: float | None = None,
     engine: str = "auto",
@@ -382,6 +394,7 @@ def prepare_fit(
         )
     ties = check_ties(ties)
     d_min = check_d_min(d_min)
+    tie_threshold = check_tie_threshold(tie_threshold)
     hyperprior, prior_scale = check_hyperprior(hyperprior, prior_scale)
     seed = check_seed(seed)
     engine_name = engines.resolve_engine(engine)
@@ -396,6 +409,7 @@ def prepare_fit(
         lower_is_better=lower_is_better,
         d_min=d_min,
         paired=paired,
+        tie_threshold=tie_threshold,
     )
     found = (
         audit_validated(data, tidy, dataset=dataset, algorithm=algorithm, fold=fold)
@@ -410,7 +424,7 @@ def prepare_fit(
         "sd": sd is not None,
         "lower_is_better": lower_is_better,
     }
-    counting = {"d_min": d_min, "paired": paired, "ties": ties}
+    counting = {"d_min": d_min, "paired": paired, "ties": ties, "tie_threshold": tie_threshold}
     prior = {"hyperprior": hyperprior, "prior_scale": prior_scale}
     return _assemble(raw, tidy, found, layout, counting, prior, engine_name, seed, size)
 
@@ -428,7 +442,8 @@ def _assemble(
 ) -> PreparedFit:
     """A fit's inputs from its raw counts (checked settings): the tie policy applied, the Stan
     data, the size check and the data's warnings. ``layout``: how the results were read
-    (``dataset`` ... ``lower_is_better``); ``counting``: ``d_min, paired, ties``; ``prior``:
+    (``dataset`` ... ``lower_is_better``); ``counting``: ``d_min, paired, ties,
+    tie_threshold``; ``prior``:
     ``hyperprior, prior_scale``."""
     ties, d_min = counting["ties"], counting["d_min"]
     table = apply_ties(raw, ties)
@@ -456,6 +471,7 @@ def _assemble(
         "d_min": d_min,
         "paired": counting["paired"] if d_min is not None else None,
         "ties": ties,
+        "tie_threshold": counting["tie_threshold"],
         "model": model,
         **prior,
         "seed": seed,

@@ -1,10 +1,11 @@
 """The model and decision options, defined once.
 
 Every list of choices the user sees (tie policies, hyper-priors and their default scales, the
-d_min range, the interpretations) and the paper's ROPE / HDI defaults live here. Validation
-(:mod:`bbt_widget.core.validation`), fitting, the Stan data (:mod:`bbt_widget.engines._programs`),
-the command line, the reports and the widget read them from this module, so that adding a
-choice is one edit. This module imports nothing from the package: every layer may use it.
+d_min range, the tie threshold's step, the interpretations) and the paper's ROPE / HDI
+defaults live here. Validation (:mod:`bbt_widget.core.validation`), fitting, the Stan data
+(:mod:`bbt_widget.engines._programs`), the command line, the reports and the widget read
+them from this module, so that adding a choice is one edit. This module imports nothing from
+the package: every layer may use it.
 """
 
 from __future__ import annotations
@@ -80,6 +81,14 @@ DEFAULT_HYPERPRIOR = "lognormal"
 D_MIN_RANGE: tuple[float, float] = (0.0, 1.5)
 D_MIN_STEP = 0.05
 DEFAULT_D_MIN = 0.4
+
+#: The tie threshold in score units: on a data set, two mean scores (over the folds) that
+#: differ by no more than it are a tie, before any local ROPE (a tie under either rule is a
+#: tie). ``None`` (or 0) counts every difference, as the paper does; papers that state
+#: "differences below 0.5 points are ties" on accuracies in [0, 1] use 0.005. Any finite
+#: value >= 0 is valid; the control steps by :data:`TIE_THRESHOLD_STEP` from 0.
+DEFAULT_TIE_THRESHOLD: float | None = None
+TIE_THRESHOLD_STEP = 0.001
 
 #: Decision rules (paper Sec. 9.2 / 9.3) and their labels.
 INTERPRETATION_LABELS = MappingProxyType(
@@ -188,6 +197,7 @@ def as_dict() -> dict[str, Any]:
         "hyperpriors": [[k, v.label, v.default_scale] for k, v in HYPERPRIOR_FAMILIES.items()],
         "interpretations": [[k, v] for k, v in INTERPRETATION_LABELS.items()],
         "d_min": {"min": D_MIN_RANGE[0], "max": D_MIN_RANGE[1], "step": D_MIN_STEP},
+        "tie_threshold": {"min": 0.0, "step": TIE_THRESHOLD_STEP},
         "rope": list(DEFAULT_ROPE),
         "hdi": DEFAULT_HDI,
     }

@@ -41,6 +41,7 @@ __all__ = [
     "check_max_treedepth",
     "check_rope",
     "check_seed",
+    "check_tie_threshold",
     "check_ties",
     "check_win_table",
     "is_win_table",
@@ -80,6 +81,26 @@ def check_d_min(d_min: float | None) -> float | None:
             f"d_min must be a finite number >= 0 (e.g. 0.4, the paper's choice), got {d_min}"
         )
     return float(d_min)
+
+
+def check_tie_threshold(tie_threshold: float | None, name: str = "tie_threshold") -> float | None:
+    """Validate the tie threshold in score units (``None`` or 0: no threshold).
+
+    ``name`` is what the message calls the argument (e.g. ``"--tie-threshold"``).
+    """
+    if tie_threshold is None:
+        return None
+    if isinstance(tie_threshold, bool) or not isinstance(tie_threshold, (int, float, np.number)):
+        raise TypeError(
+            f"{name} must be a number in score units or None, e.g. 0.005 for half a "
+            f"percentage point of accuracy; got {tie_threshold!r}"
+        )
+    if not np.isfinite(tie_threshold) or tie_threshold < 0:
+        raise ValueError(
+            f"{name} must be a finite number >= 0 in score units (e.g. 0.005; 0 or None for "
+            f"no threshold), got {tie_threshold}"
+        )
+    return float(tie_threshold)
 
 
 def check_rope(rope: Sequence[float]) -> tuple[float, float]:

@@ -13,6 +13,14 @@ say (the real data has such a case: on threeOf9, lgbm vs svm has d = 1 exactly, 
 computed elsewhere, e.g. by ``DataFrame.std``, may differ in its last bit). Fold scores are
 also sorted within each (data set, algorithm) before summing, so the order in which folds
 are given never changes a table.
+
+A tie threshold in score units
+------------------------------
+``tie_threshold`` makes a data set a tie when the two mean scores differ by no more than it
+(score units, e.g. 0.005 = half a point of accuracy), whatever their spread; with ``d_min``
+too, a data set is a tie when either rule says so. A difference equal to the threshold up to
+the rounding of the means is a tie, as for ``d_min``: 0.805 - 0.8 is 0.0050000000000000044
+in floating point and must not count as a win at ``tie_threshold=0.005``.
 """
 
 from __future__ import annotations
@@ -28,6 +36,7 @@ from .validation import (
     WIN_TABLE_COLUMNS,
     check_d_min,
     check_flag,
+    check_tie_threshold,
     check_ties,
     check_win_table,
     is_win_table,
@@ -49,6 +58,7 @@ def win_table(
     d_min: float | None = None,
     paired: bool = True,
     ties: str | None = "spread",
+    tie_threshold: float | None = None,
 ) -> pd.DataFrame:
     """Count wins, losses and ties for every pair of algorithms.
 
@@ -77,6 +87,10 @@ def win_table(
     ties
         ``"add"``, ``"spread"`` (ceil(t/2) to each side, the paper's choice), ``"forget"``,
         ``"davidson"`` (ties kept for the Davidson model) or ``None`` (raw counts).
+    tie_threshold
+        In score units: on a data set, two mean scores (over the folds) that differ by no
+        more than it are a tie, before any local ROPE (with ``d_min`` too, a tie under
+        either rule is a tie). ``None`` or 0 (default) counts every difference.
 
     Returns
     -------
@@ -114,6 +128,7 @@ def win_table(
         lower_is_better=lower_is_better,
         d_min=d_min,
         paired=paired,
+        tie_threshold=tie_threshold,
     )
     for note in tidy.notes if tidy is not None else ():
         warnings.warn(str(note), DataWarning, stacklevel=2)
@@ -155,6 +170,7 @@ def raw_counts(
     lower_is_better: bool = False,
     d_min: float | None = None,
     paired: bool = True,
+    tie_threshold: float | None = None,
 ) -> tuple[pd.DataFrame, TidyResults | None]:
     """Raw counts (no tie policy) and the validated results they came from.
 
@@ -164,6 +180,7 @@ def raw_counts(
     """
     d_min = check_d_min(d_min)
     paired = check_flag(paired, "paired")
+    tie_threshold = check_tie_threshold(tie_threshold)
     if is_win_table(data):
         given = {
             "dataset": dataset,
@@ -172,6 +189,7 @@ def raw_counts(
             "score": score,
             "sd": sd,
             "d_min": d_min,
+            "tie_threshold": tie_threshold or None,
         }
         extra = [k for k, v in given.items() if v is not None]
         if extra or lower_is_better:
@@ -190,7 +208,7 @@ def raw_counts(
         sd=sd,
         lower_is_better=lower_is_better,
     )
-    return count_wins(tidy, d_min=d_min, paired=paired), tidy
+    return count_wins(tidy, d_min=d_min, paired=paired, tie_threshold=tie_threshold), tidy
 
 
 def comparison_components(table: pd.DataFrame, algorithms: Sequence[str]) -> list[list[str]]:
@@ -218,11 +236,17 @@ def comparison_components(table: pd.DataFrame, algorithms: Sequence[str]) -> lis
 
 
 def count_wins(
-    tidy: TidyResults, *, d_min: float | None = None, paired: bool = True
+    tidy: TidyResults,
+    *,
+    d_min: float | None = None,
+    paired: bool = True,
+    tie_threshold: float | None = None,
 ) -> pd.DataFrame:
-    """Raw win/loss/tie counts (no tie policy) from validated results."""
+    """Raw win/loss/tie counts (no tie policy) from validated results (``d_min``, ``paired``
+    and ``tie_threshold`` as for :func:`win_table`)."""
     d_min = check_d_min(d_min)
     paired = check_flag(paired, "paired")
+    tie_threshold = check_tie_threshold(tie_threshold)
     if d_min is not None:
         _check_local_rope(tidy, paired)
     raw = tidy.cube
@@ -241,7 +265,8 @@ def count_wins(
         mi, mj = means[:, [i]], means[:, j]
         present = np.isfinite(mi) & np.isfinite(mj)
         diff = mi - mj
-        threshold = REL_TOL * np.maximum(np.abs(mi), np.abs(mj))
+        rounding = REL_TOL * np.maximum(np.abs(mi), np.abs(mj))
+        threshold = rounding
         if d_min is not None:
             if paired:
                 mean_d, noise, common = _paired_stats(raw, i, j)
@@ -260,6 +285,9 @@ def count_wins(
                 np.maximum(threshold, d_min * noise * (1 + REL_TOL)),
                 threshold,
             )
+        if tie_threshold:
+            # means no further apart than the threshold (up to their rounding) are a tie
+            threshold = np.maximum(threshold, tie_threshold * (1 + REL_TOL) + rounding)
         with np.errstate(invalid="ignore"):
             w1 = (present & (diff > threshold)).sum(axis=0)
             w2 = (present & (-diff > threshold)).sum(axis=0)

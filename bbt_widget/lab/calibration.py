@@ -20,7 +20,14 @@ from ..core import posterior
 from ..core.bidi import pair_label
 from ..core.data import tidy_results
 from ..core.result import BBTResult
-from ..core.validation import DEFAULT_SEED, check_count, check_flag, check_hyperprior, check_seed
+from ..core.validation import (
+    DEFAULT_SEED,
+    check_count,
+    check_flag,
+    check_hyperprior,
+    check_seed,
+    check_tie_threshold,
+)
 from ..core.wintable import count_wins
 from ..engines.base import ProgressCallback
 from .batch import FitRequest, check_executor, run_batch, spawn_seeds
@@ -244,6 +251,7 @@ def calibration(
     d_min: float | None = None,
     paired: bool = True,
     ties: str = "spread",
+    tie_threshold: float | None = None,
     hyperprior: str = "lognormal",
     prior_scale: float | None = None,
     engine: str = "auto",
@@ -264,10 +272,11 @@ def calibration(
         The results and how to read them, as for :func:`bbt_widget.fit`.
     n_train, n_test, repeats
         Data sets per training and test draw (disjoint), and how many draws.
-    d_min, paired, ties, hyperprior, prior_scale
+    d_min, paired, ties, tie_threshold, hyperprior, prior_scale
         Settings of the training fits, as for :func:`bbt_widget.fit` (``prior_scale=None``:
-        the hyper-prior family's default scale, recorded in ``settings``). Test games are
-        always counted without a local ROPE, as in the paper.
+        the hyper-prior family's default scale, recorded in ``settings``; ``tie_threshold``
+        is recorded there when set). Test games are always counted without a local ROPE or
+        a tie threshold, as in the paper.
     engine, chains, iter_warmup, iter_sampling
         Sampler settings of every fit.
     seed
@@ -303,6 +312,7 @@ def calibration(
     seed = check_seed(seed)
     hyperprior, prior_scale = check_hyperprior(hyperprior, prior_scale)
     paired = check_flag(paired, "paired")
+    tie_threshold = check_tie_threshold(tie_threshold)
     check_executor(executor)
     tidy = tidy_results(
         data,
@@ -328,7 +338,9 @@ def calibration(
         train = [names[i] for i in sorted(chosen[:n_train])]
         test = [names[i] for i in sorted(chosen[n_train : n_train + n_test])]
         try:  # every table before the first fit: a bad setting fails fast
-            table = count_wins(tidy_subset(tidy, train), d_min=d_min, paired=paired)
+            table = count_wins(
+                tidy_subset(tidy, train), d_min=d_min, paired=paired, tie_threshold=tie_threshold
+            )
         except ValueError as exc:
             raise ValueError(f"calibration training sets (repeat {r}): {exc}") from None
         requests.append(
@@ -375,6 +387,8 @@ def calibration(
         "prior_scale": prior_scale,
         "seed": seed,
     }
+    if tie_threshold:
+        settings["tie_threshold"] = tie_threshold
     failed = [f"repeat {o.request.meta['repeat']}: {o.error}" for o in outcomes if not o.ok]
     splits = [(r.meta["train"], r.meta["test_sets"]) for r in requests]
     return Calibration(pd.concat(good, ignore_index=True), failed, settings, splits)

@@ -41,15 +41,19 @@ MIN_DATASETS = 2
 _COUNTS = list(WIN_TABLE_COLUMNS[2:])  # win1, win2, ties
 
 
-def data_set_counts(tidy: TidyResults, d_min: float | None, paired: bool) -> np.ndarray:
+def data_set_counts(
+    tidy: TidyResults, d_min: float | None, paired: bool, tie_threshold: float | None = None
+) -> np.ndarray:
     """Raw win/loss/tie counts contributed by each data set: shape (datasets, pairs, 3).
 
     Counted by :func:`~bbt_widget.core.wintable.count_wins` on each data set alone, so the local
-    ROPE is applied exactly as in the full table (which is their sum), pairs in its order.
+    ROPE and the tie threshold are applied exactly as in the full table (which is their sum),
+    pairs in its order.
     """
+    count = {"d_min": d_min, "paired": paired, "tie_threshold": tie_threshold}
     return np.stack(
         [
-            count_wins(tidy_subset(tidy, [name]), d_min=d_min, paired=paired)[_COUNTS].to_numpy()
+            count_wins(tidy_subset(tidy, [name]), **count)[_COUNTS].to_numpy()
             for name in tidy.datasets
         ]
     )
@@ -261,8 +265,14 @@ def influence(
             f"influence needs at least {MIN_DATASETS} data sets (one is left out at a time)"
         )
     s = result.settings
-    per_set = data_set_counts(tidy, s["d_min"], bool(s["paired"]))
-    raw = count_wins(tidy, d_min=s["d_min"], paired=bool(s["paired"]))
+    # settings built without a tie threshold (e.g. by hand) count every difference
+    count = {
+        "d_min": s["d_min"],
+        "paired": bool(s["paired"]),
+        "tie_threshold": s.get("tie_threshold"),
+    }
+    per_set = data_set_counts(tidy, **count)
+    raw = count_wins(tidy, **count)
     full = apply_ties(raw, s["ties"])
     tables = []
     for contribution in per_set:

@@ -1,9 +1,10 @@
 """``bbt.sweep``: do the claims survive reasonable analysis choices?
 
-The tie policy, the local ROPE ``d_min``, paired or unpaired effect sizes and the hyper-prior
-are choices a reviewer will question. A sweep refits the model for every combination in a grid
-(through :mod:`bbt_widget.lab.batch`, on local cores or a Dask cluster) and lays the decisions side
-by side: which pairs flip, which claims hold in every setting.
+The tie policy, the local ROPE ``d_min``, the tie threshold in score units, paired or unpaired
+effect sizes and the hyper-prior are choices a reviewer will question. A sweep refits the
+model for every combination in a grid (through :mod:`bbt_widget.lab.batch`, on local cores or
+a Dask cluster) and lays the decisions side by side: which pairs flip, which claims hold in
+every setting.
 
 >>> import bbt_widget as bbt
 >>> sw = bbt.sweep(bbt.datasets.load_base(), dataset="db")  # doctest: +SKIP
@@ -36,6 +37,7 @@ from ..core.validation import (
     check_hyperprior,
     check_interpretation,
     check_rope,
+    check_tie_threshold,
     check_ties,
 )
 from ..core.wintable import comparison_components, count_wins
@@ -45,8 +47,9 @@ from .batch import FitRequest, check_executor, run_batch
 if TYPE_CHECKING:
     import altair as alt
 
-#: Settings a grid may vary, in the order of the frame's setting columns.
-SETTING_COLUMNS = ("ties", "d_min", "paired", "hyperprior", "prior_scale")
+#: Settings a grid may vary, in the order of the frame's setting columns (``tie_threshold`` is
+#: a column only when the sweep was given one or varies it).
+SETTING_COLUMNS = ("ties", "d_min", "paired", "hyperprior", "prior_scale", "tie_threshold")
 #: Grid keys: the settings, plus ``prior`` for (hyperprior, scale) pairs such as APPENDIX_A.
 GRID_KEYS = (*SETTING_COLUMNS, "prior")
 #: The paper's Appendix A hyper-priors on sigma, for ``grid={"prior": APPENDIX_A}``.
@@ -76,6 +79,8 @@ def _check_value(key: str, value: Any) -> Any:
             return value
         if key == "d_min":
             return check_d_min(value)
+        if key == "tie_threshold":
+            return check_tie_threshold(value)
         if key == "paired":
             return check_flag(value, "paired")
         if key == "hyperprior":
@@ -163,6 +168,11 @@ def _settings(grid: Mapping[str, Sequence[Any]], base: dict[str, Any]) -> list[d
         if s not in out:
             out.append(s)
     return out
+
+
+def _count_key(setting: Mapping[str, Any]) -> tuple[Any, ...]:
+    """The settings a setting's win table depends on (equal keys share one table)."""
+    return (setting["d_min"], setting["paired"], setting.get("tie_threshold"))
 
 
 def _text(value: Any) -> str:
@@ -260,8 +270,9 @@ class SweepResult:
             parts.append(part)
         frame = pd.concat(parts, ignore_index=True)
         keys = [k for k in self.settings[0] if k in (*SETTING_COLUMNS, "replicate")]
-        for k in ("d_min", "paired"):  # None ("no local ROPE") stays None, not NaN
-            frame[k] = frame[k].astype(object).where(frame[k].notna(), None)
+        for k in ("d_min", "paired", "tie_threshold"):  # None ("no ROPE") stays None, not NaN
+            if k in frame:
+                frame[k] = frame[k].astype(object).where(frame[k].notna(), None)
         cols = [*keys, "pair", "mean", "low", "high", "above_50", "in_rope", "weak", "strong"]
         return frame[[*cols, "alg_a", "alg_b", "error"]]
 
@@ -407,6 +418,7 @@ class _Sweep:
         score: str | None = None,
         sd: pd.DataFrame | None = None,
         lower_is_better: bool = False,
+        tie_threshold: float | None = None,
         grid: Mapping[str, Sequence[Any]] | None = None,
         seeds: int = 1,
         seed: int | None = DEFAULT_SEED,
@@ -427,9 +439,13 @@ class _Sweep:
         ----------
         data, dataset, algorithm, fold, score, sd, lower_is_better
             The results and how to read them, as for :func:`bbt_widget.fit`.
+        tie_threshold
+            The tie threshold in score units of every fit, as for :func:`bbt_widget.fit`,
+            unless the grid varies it (a ``tie_threshold`` column is then in ``frame``).
         grid
             A non-empty dict, setting -> list of values: ``ties``, ``d_min`` (``None`` = no
-            local ROPE), ``paired``, ``hyperprior``, ``prior_scale``, or ``prior`` with
+            local ROPE), ``paired``, ``tie_threshold`` (score units, e.g. ``[0, 0.005]``),
+            ``hyperprior``, ``prior_scale``, or ``prior`` with
             (hyperprior, scale) pairs such as ``bbt.sweep.APPENDIX_A``. Settings not in the
             grid keep fit's defaults. Default: :func:`default_grid` (ties x d_min {None, 0.2,
             0.4}, paired where the data allow it). Every value is checked before any fit starts.
@@ -455,6 +471,7 @@ class _Sweep:
         SweepResult
         """
         rope, hdi = check_rope(rope), check_hdi(hdi)
+        tie_threshold = check_tie_threshold(tie_threshold)
         replicates = check_count(seeds, "seeds")
         check_executor(executor)
         if grid is not None:
@@ -479,13 +496,20 @@ class _Sweep:
             "hyperprior": "lognormal",
             "prior_scale": None,  # the family's default scale
         }
+        if tie_threshold is not None or "tie_threshold" in grid:
+            base["tie_threshold"] = tie_threshold
         settings = _settings(grid, base)
-        tables: dict[tuple[Any, Any], pd.DataFrame] = {}
+        tables: dict[tuple[Any, ...], pd.DataFrame] = {}
         for s in settings:  # every win table before the first fit: bad settings fail fast
-            key = (s["d_min"], s["paired"])
+            key = _count_key(s)
             if key not in tables:
                 try:
-                    tables[key] = count_wins(tidy, d_min=s["d_min"], paired=bool(s["paired"]))
+                    tables[key] = count_wins(
+                        tidy,
+                        d_min=s["d_min"],
+                        paired=bool(s["paired"]),
+                        tie_threshold=s.get("tie_threshold"),
+                    )
                 except ValueError as exc:
                     raise ValueError(
                         f"sweep grid setting d_min={s['d_min']}, paired={s['paired']}: {exc}"
@@ -495,7 +519,7 @@ class _Sweep:
             settings = [{**s, "replicate": r} for s in settings for r in range(replicates)]
         requests = [
             FitRequest(
-                tables[(s["d_min"], s["paired"])],
+                tables[_count_key(s)],
                 ties=s["ties"],
                 hyperprior=s["hyperprior"],
                 prior_scale=s["prior_scale"],
@@ -523,7 +547,7 @@ class _Sweep:
             tidy.algorithms,
             rope,
             hdi,
-            [components[(s["d_min"], s["paired"])] for s in settings],
+            [components[_count_key(s)] for s in settings],
         )
 
 

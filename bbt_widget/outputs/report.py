@@ -164,6 +164,13 @@ def methods_text(
                 f", with an unpaired local ROPE: a win counted only when Cohen's d exceeded "
                 f"d_min = {s['d_min']:g}"
             )
+        if s.get("tie_threshold"):
+            either = " (a tie under either rule was a tie)" if s["d_min"] is not None else ""
+            count += (
+                f"; a data set where the two mean scores differed by at most "
+                f"{s['tie_threshold']:g} (the tie threshold, in score units) was a tie before "
+                f"any local ROPE{either}"
+            )
         count += "; missing results were not counted, and means equal up to floating-point "
         count += "noise (relative difference below 1e-12) were ties."
     else:

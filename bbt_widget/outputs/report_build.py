@@ -23,6 +23,7 @@ from ..core.options import DEFAULT_HDI, DEFAULT_INTERPRETATION, DEFAULT_ROPE
 if TYPE_CHECKING:
     from ..core.result import BBTResult
     from ..engines.base import ProgressCallback
+    from ..lab.metrics import MetricsResult
     from .report_sections import Section
 
 #: The other methods a report can add besides BBT (``methods=``; ``--with`` on the command line).
@@ -204,6 +205,7 @@ def optional_sections(
         sweep = run_sweep(
             data,
             **layout,
+            tie_threshold=s.get("tie_threshold"),
             grid=grid,
             rope=rope,
             hdi=hdi,
@@ -298,6 +300,60 @@ def _results_of(result: BBTResult, data: pd.DataFrame | None) -> pd.DataFrame | 
     if result.tidy is None:
         return None
     return result.tidy.frame
+
+
+def write_metrics(
+    compared: MetricsResult,
+    path: str | Path,
+    *,
+    rope: Sequence[float] = DEFAULT_ROPE,
+    hdi: float = DEFAULT_HDI,
+    interpretation: str = DEFAULT_INTERPRETATION,
+    control: str | None = None,
+    title: str | None = None,
+    provenance: Mapping[str, str] | None = None,
+) -> Path:
+    """The report of several metrics (:func:`bbt_widget.compare_metrics`): the title names the
+    Pareto set, the body is the first metric's fit, then a section with the dominance across
+    metrics (summary, relations, rankings side by side) and a section per further metric.
+
+    Raises
+    ------
+    ValueError
+        When the first metric's fit failed (there is no body to write).
+    """
+    from . import report_sections as rs
+    from .html_report import write_report
+
+    first = compared.metrics[0]
+    if first not in compared.results:
+        raise ValueError(
+            f"the fit of the first metric {first!r} failed ({compared.errors.get(first)}); "
+            "put a metric whose fit succeeded first"
+        )
+    rule = compared.rule(interpretation)
+    rope = (float(rope[0]), float(rope[1]))
+    front = compared.pareto(rule, rope, hdi)
+    shown = ", ".join(front[:5]) + (f" and {len(front) - 5} more" if len(front) > 5 else "")
+    sections = [rs.metrics_section(compared, rule, rope, hdi)]
+    sections += [
+        rs.metric_section(m, k, compared.results[m], rule, rope, hdi)
+        for k, m in enumerate(compared.metrics)
+        if k > 0 and m in compared.results
+    ]
+    return write_report(
+        compared.results[first],
+        path,
+        rope=rope,
+        hdi=hdi,
+        interpretation=interpretation,
+        control=control,
+        title=title
+        or f"Bayesian Bradley-Terry comparison on {', '.join(compared.metrics)}: Pareto set "
+        f"{shown} ({rule} rule)",
+        provenance=provenance,
+        sections=sections,
+    )
 
 
 def write(

@@ -135,6 +135,14 @@ def column_definitions(
         "sign": "the Bayesian sign test's decision on the per-data-set means.",
         "wilcoxon": "the pairwise Wilcoxon signed-rank test's decision (adjusted p-values).",
         "nemenyi": "the Nemenyi test's decision on the mean ranks.",
+        # several metrics
+        "dominant": (
+            "an algorithm claimed better than the dominated one on at least one metric and "
+            "worse on none."
+        ),
+        "dominated": "the algorithm it dominates.",
+        "metrics_better": "the metrics on which the dominant algorithm is claimed better.",
+        "metrics_worse": "the metrics on which it is claimed worse (none, for dominance).",
     }
     out: list[tuple[str, str]] = []
     for name in dict.fromkeys(str(c) for c in columns):
@@ -153,7 +161,8 @@ def _python_call(
     """The Python calls that reproduce a report written from Python."""
     s = result.settings
     keys = ("dataset", "algorithm", "fold", "score", "lower_is_better", "d_min", "paired")
-    keys += ("ties", "hyperprior", "prior_scale", "engine", "chains", "iter_warmup")
+    keys += ("ties", "tie_threshold", "hyperprior", "prior_scale", "engine", "chains")
+    keys += ("iter_warmup",)
     keys += ("iter_sampling", "seed")
     fit_args = ", ".join(f"{k}={s[k]!r}" for k in keys if k in s and s[k] is not None)
     write_args = f"rope={tuple(rope)!r}, hdi={hdi!r}, interpretation={interpretation!r}"
@@ -176,8 +185,9 @@ def provenance_items(
     control: str | None,
 ) -> list[tuple[str, str]]:
     """What a report records about how it was made, as (item, value) rows: the seed, the
-    input, the date (UTC), the package and engine versions, the Stan program and the command
-    that reproduces the report (``given["command"]``, else the Python calls).
+    input, the tie threshold when one was set, the date (UTC), the package and engine
+    versions, the Stan program and the command that reproduces the report
+    (``given["command"]``, else the Python calls).
 
     Parameters
     ----------
@@ -197,8 +207,15 @@ def provenance_items(
     else:
         source = "a DataFrame given in Python"
     stan_hash = info.get("stan_hash", "")
+    # counting rules that change the win table beyond the paper's: stated where they apply
+    rules = (
+        [("tie threshold", f"{s['tie_threshold']:g} (score units)")]
+        if s.get("tie_threshold")
+        else []
+    )
     return [
         ("seed", str(s["seed"])),
+        *rules,
         ("input", str(given.get("input") or source)),
         ("date", datetime.now(timezone.utc).strftime("%Y-%m-%d %H:%M UTC")),
         ("bbt-widget", package_version("bbt-widget")),

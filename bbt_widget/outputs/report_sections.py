@@ -1,6 +1,6 @@
 """The report's optional sections: robustness (a sweep over analysis choices and the influence
-of single data sets) and the other methods (Plackett-Luce and Mallows ranking models,
-pairwise tests).
+of single data sets), the other methods (Plackett-Luce and Mallows ranking models, pairwise
+tests) and, for several metrics, the dominance across metrics and a section per metric.
 
 Each builder turns a finished analysis into a :class:`Section`: its text, tables and charts,
 all user text still unescaped (the format writers of :mod:`bbt_widget.outputs.html_report` escape
@@ -25,6 +25,7 @@ if TYPE_CHECKING:
     from ..baselines._plackett_luce import RankingModelResult
     from ..core.result import BBTResult
     from ..lab.influence import Influence
+    from ..lab.metrics import MetricsResult
     from ..lab.sweep import SweepResult
 
 #: Papers cited by the methods sentences of the optional sections.
@@ -452,3 +453,120 @@ def simplex_pair(agreement: AgreementResult) -> tuple[HierarchicalResult, str] |
         return found[differ[0]], "the first pair on which it and BBT differ"
     largest = t[["hier_p_left", "hier_p_rope", "hier_p_right"]].max(axis=1).where(has_fit)
     return found[int(np.nanargmin(largest.to_numpy()))], "the closest call of the pairs"
+
+
+# --------------------------------------------------------------------------- several metrics
+
+#: How many dominance relations the summary sentence names (the table has them all).
+MAX_NAMED_DOMINANCE = 6
+
+
+def _names(names: Sequence[str], most: int = MAX_NAMED_DOMINANCE) -> str:
+    shown = [isolate(n) for n in names[:most]]
+    if len(names) > most:
+        shown.append(f"{len(names) - most} more")
+    return ", ".join(shown[:-1]) + (" and " if len(shown) > 1 else "") + shown[-1]
+
+
+def dominance_summary(
+    compared: MetricsResult, interpretation: str, rope: tuple[float, float], hdi: float
+) -> str:
+    """One sentence: the Pareto set under ``interpretation`` and who dominates whom, e.g.
+    "Over acc, f1 and time (lower is better: time), under the weak rule, the Pareto set is
+    A and C; A dominates B"."""
+    front = compared.pareto(interpretation, rope, hdi)
+    dom = compared.dominance(interpretation, rope, hdi)
+    dom = dom[dom["dominates"]]
+    lower = (
+        f" (lower is better: {_names(compared.lower_is_better)})"
+        if compared.lower_is_better
+        else ""
+    )
+    sentence = (
+        f"Over {_names(compared.metrics)}{lower}, under the {interpretation} rule, the Pareto "
+        f"set (algorithms no other is claimed better than on some metric and worse on none) is "
+        f"{_names(front, len(front))}"
+    )
+    if not len(dom):
+        return sentence + "; no algorithm dominates another."
+    pairs = [f"{isolate(a)} dominates {isolate(b)}" for a, b in zip(dom["alg_a"], dom["alg_b"])]
+    if len(pairs) > MAX_NAMED_DOMINANCE:
+        return sentence + f"; {_n(len(pairs), 'dominance relation')} (table below)."
+    return sentence + "; " + "; ".join(pairs) + "."
+
+
+def metrics_section(
+    compared: MetricsResult, interpretation: str, rope: tuple[float, float], hdi: float
+) -> Section:
+    """The dominance across metrics: the summary sentence, the dominance relations, the
+    rankings side by side with the Pareto set marked."""
+    dom = compared.dominance(interpretation, rope, hdi)
+    dom = dom[dom["dominates"]]
+    table = pd.DataFrame(
+        {
+            "dominant": dom["alg_a"],
+            "dominated": dom["alg_b"],
+            "metrics_better": dom["metrics_better"].map(", ".join),
+            "metrics_worse": dom["metrics_worse"].map(", ".join),
+        }
+    ).reset_index(drop=True)
+    failed = [f"{m} ({e})" for m, e in compared.errors.items()]
+    text = [dominance_summary(compared, interpretation, rope, hdi)]
+    if failed:
+        text.append("The fits of these metrics failed and are left out: " + "; ".join(failed))
+    text.append(
+        f"The body of the report above is the fit of the first metric, {compared.metrics[0]}; "
+        "each further metric has its own section below."
+    )
+    lower = set(compared.lower_is_better)
+    directions = ", ".join(
+        f"{m} ({'lower' if m in lower else 'higher'} is better)" for m in compared.metrics
+    )
+    methods: list[str | Styled] = [
+        f"The model was fitted once per metric with the same settings ({directions}); an "
+        f"algorithm dominates another when it is claimed better ({interpretation} "
+        "interpretation) on at least one metric and worse on none, and the Pareto set holds "
+        "the algorithms that no other dominates."
+    ]
+    caption = (
+        "Each metric's ranking (mean ability and its HDI), the algorithms in the same rows in "
+        f"every column; green: the Pareto set under the {interpretation} interpretation."
+    )
+    tables = [Table("dominance", "Dominance across metrics", table)] if len(table) else []
+    return Section(
+        key="metrics",
+        heading="Several metrics: dominance",
+        text=text,
+        tables=tables,
+        charts={"metrics": (compared.chart(interpretation, rope, hdi), caption)},
+        methods=methods,
+    )
+
+
+def metric_section(
+    metric: str,
+    index: int,
+    result: BBTResult,
+    interpretation: str,
+    rope: tuple[float, float],
+    hdi: float,
+) -> Section:
+    """One further metric's fit: its one-sentence answer, ranking and pairs (``index``
+    makes the anchors unique whatever the metric's name)."""
+    from .headline import headline
+
+    summary = result.summary(rope=rope, hdi=hdi)
+    ranking = result.ranking(hdi=hdi)
+    direction = "lower" if result.settings.get("lower_is_better") else "higher"
+    return Section(
+        key=f"metric-{index}",
+        heading=f"Metric: {metric}",
+        text=[
+            f"{metric} ({direction} is better): " + headline(summary, ranking, interpretation),
+            str(result.diagnostics()),
+        ],
+        tables=[
+            Table(f"metric-{index}-ranking", f"{metric}: ranking", ranking),
+            Table(f"metric-{index}-pairs", f"{metric}: P(a > b) per pair", summary),
+        ],
+    )

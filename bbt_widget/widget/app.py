@@ -4,8 +4,9 @@ Traits and observers only. The statistics come from the core (``fit``, ``BBTResu
 chart specs from :mod:`bbt_widget.outputs.charts` and the background fits from
 :mod:`bbt_widget.widget.runner`. Controls split by cost, as the core does:
 
-* ties, local ROPE / d_min, paired, metric direction, hyper-prior and its scale change the
-  win table or the model: they start a background fit (or take it from the cache);
+* ties, tie threshold, local ROPE / d_min, paired, metric direction, hyper-prior and its
+  scale change the win table or the model: they start a background fit (or take it from the
+  cache);
 * ROPE bounds, HDI mass, control algorithm and interpretation only re-summarise the draws
   already there: new chart data in milliseconds, no fit;
 * the highlighted pair and the focus algorithm live in the browser (Vega parameters) and are
@@ -66,6 +67,7 @@ from ..core.validation import (
     check_hdi,
     check_hyperprior,
     check_rope,
+    check_tie_threshold,
     check_ties,
 )
 from ..engines.base import FitCancelled, ProgressCallback
@@ -104,6 +106,7 @@ if not (_STATIC / "widget.js").is_file():  # pragma: no cover - only in an unbui
 
 _FIT_TRAITS = (
     "ties",
+    "tie_threshold",
     "local_rope",
     "d_min",
     "paired",
@@ -153,8 +156,9 @@ class BBTWidget(RobustnessSection, RankingSection, anywidget.AnyWidget):
         data set and fold, one column per algorithm).
     dataset, algorithm, fold, score, sd
         How to read ``data``; see :func:`bbt_widget.tidy_results`.
-    lower_is_better, d_min, paired, ties, hyperprior, prior_scale
-        Initial fit settings, as for :func:`bbt_widget.fit`. ``d_min=None`` starts with the
+    lower_is_better, d_min, paired, ties, tie_threshold, hyperprior, prior_scale
+        Initial fit settings, as for :func:`bbt_widget.fit` (``tie_threshold`` in score
+        units; ``None`` or 0, the default, counts every difference). ``d_min=None`` starts with the
         local ROPE off (the slider then starts at 0.4, the paper's value).
         ``prior_scale=None`` uses the family's default scale (paper Appendix A), and so does
         switching the family later, until a scale is set.
@@ -222,6 +226,9 @@ class BBTWidget(RobustnessSection, RankingSection, anywidget.AnyWidget):
         sync=True
     )
     d_min = t.Float(0.4, help="local ROPE threshold on the effect size").tag(sync=True)
+    tie_threshold = t.Float(
+        0.0, help="mean scores differing by no more than this (score units) tie; 0 = none"
+    ).tag(sync=True)
     paired = t.Bool(True, help="paired local ROPE (d_z on fold differences)").tag(sync=True)
     lower_is_better = t.Bool(False, help="metric direction").tag(sync=True)
     hyperprior = t.Unicode("lognormal", help="lognormal, cauchy or normal").tag(sync=True)
@@ -313,6 +320,7 @@ class BBTWidget(RobustnessSection, RankingSection, anywidget.AnyWidget):
         d_min: float | None = None,
         paired: bool = True,
         ties: str = "spread",
+        tie_threshold: float | None = None,
         hyperprior: str = "lognormal",
         prior_scale: float | None = None,
         rope: Sequence[float] = (0.45, 0.55),
@@ -345,6 +353,7 @@ class BBTWidget(RobustnessSection, RankingSection, anywidget.AnyWidget):
         )
         check_ties(ties)
         d_min = check_d_min(d_min)
+        tie_threshold = check_tie_threshold(tie_threshold)
         scale_given = prior_scale is not None
         hyperprior, prior_scale = check_hyperprior(hyperprior, prior_scale)
         rope = check_rope(rope)
@@ -374,6 +383,7 @@ class BBTWidget(RobustnessSection, RankingSection, anywidget.AnyWidget):
             local_rope_available=local_ok,
             local_rope_reason="" if local_ok else "no fold-level scores",
             ties=ties,
+            tie_threshold=tie_threshold or 0.0,
             local_rope=d_min is not None,
             d_min=0.4 if d_min is None else d_min,
             paired=check_flag(paired, "paired") and tidy.paired_ok,
@@ -544,6 +554,8 @@ class BBTWidget(RobustnessSection, RankingSection, anywidget.AnyWidget):
             # paired only matters with a local ROPE; normalised so the cache key is stable
             "paired": bool(self.paired and self.paired_available) if self.local_rope else True,
             "ties": self.ties,
+            # 0 is no threshold, as None: one cache key for both
+            "tie_threshold": self.tie_threshold or None,
             "hyperprior": self.hyperprior,
             "prior_scale": self.prior_scale,
             **self._sampler_kwargs,
@@ -774,6 +786,7 @@ class BBTWidget(RobustnessSection, RankingSection, anywidget.AnyWidget):
             if self.ties not in TIE_POLICIES:
                 check_ties(self.ties)  # raises with the core's message
             check_hyperprior(self.hyperprior, self.prior_scale)
+            check_tie_threshold(self.tie_threshold)
             if self.local_rope:
                 if not self.local_rope_available:
                     return f"local ROPE unavailable: {self.local_rope_reason}"

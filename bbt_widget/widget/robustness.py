@@ -70,6 +70,8 @@ class RobustnessSection:
         and options is taken from the cache.
         """
         options = {**self._data_kwargs, "lower_is_better": self.lower_is_better}
+        if self.tie_threshold:  # the fits' tie threshold, unless the grid varies it
+            options["tie_threshold"] = self.tie_threshold
         options.update(self._sweep_options)
         if "grid" not in options:
             # the default grid, with the widget's paired setting (not the data's default)

@@ -10,6 +10,7 @@
 /** Traits the panel shows; a change to any of them refreshes every input. */
 const CONTROL_TRAITS = [
   "ties",
+  "tie_threshold",
   "local_rope",
   "d_min",
   "paired",
@@ -39,6 +40,11 @@ export const CONTROL_HELP = {
     "How a tie between two algorithms on a data set counts in the win table (paper Sec. 5): " +
     "add = a win for both, spread = half a win to each, forget = dropped, " +
     "Davidson = a third outcome of the model (Eq. 7). Changing it refits.",
+  tie_threshold:
+    "Tie threshold, in the units of the scores: a data set where the two mean scores (over " +
+    "the folds) differ by no more than this is a tie, before any local ROPE; a tie under " +
+    "either rule is a tie. E.g. 0.005 = half a point of accuracy; 0 = none (the paper's " +
+    "counting). Refits.",
   local_rope:
     "Local ROPE: a data set where the two scores differ by less than d_min standard " +
     "deviations is a tie (paper Eq. 3-6). Needs fold-level scores or an sd table. Refits.",
@@ -223,6 +229,7 @@ export function buildControls(model) {
 
   // --- controls that change the win table or the model: a new (background) fit ----------
   const ties = select("ties", pairs("ties"));
+  const tieThreshold = number("tie_threshold", lists().tie_threshold || {});
   const localRope = checkbox("local_rope");
   const localReason = h("span", { class: "bbt-reason" });
   const [dMin, dMinOut] = slider("d_min", lists().d_min || {});
@@ -254,6 +261,7 @@ export function buildControls(model) {
     { class: "bbt-group" },
     h("legend", { text: "Win table and model (refit)" }),
     row("Ties", "fit", ties),
+    row("Tie threshold", "fit", tieThreshold, h("span", { class: "bbt-small", text: "score units" })),
     row(
       "Local ROPE",
       "fit",
@@ -286,6 +294,10 @@ export function buildControls(model) {
     const range = lists().d_min || {};
     for (const key of ["min", "max", "step"]) {
       if (range[key] !== undefined) dMin.setAttribute(key, String(range[key]));
+    }
+    const threshold = lists().tie_threshold || {};
+    for (const key of ["min", "step"]) {
+      if (threshold[key] !== undefined) tieThreshold.setAttribute(key, String(threshold[key]));
     }
     const algorithms = model.get("algorithms") || [];
     setOptions(control, [["", "none (all pairs)"], ...algorithms.map((a) => [a, a])]);

@@ -1,0 +1,468 @@
+"""``bbt.compare_metrics``: one BBT fit per metric, and which algorithms dominate others.
+
+Papers report several metrics (accuracy and F1, error and training time) and readers rank them
+by hand. :func:`compare_metrics` fits the BBT model once per metric, through the batch layer
+(:mod:`bbt_widget.lab.batch`: local cores or a Dask cluster, one seed per metric from the
+user's seed), and :class:`MetricsResult` lines the decisions up: per pair and metric, which
+algorithm is claimed better; per ordered pair, on which metrics ``a`` is better and on which
+worse. ``a`` *dominates* ``b`` when it is claimed better on at least one metric and worse on
+none; the *Pareto set* holds the algorithms no other dominates.
+
+The metrics are score columns of long-form results (one row per data set, algorithm and
+perhaps fold, one column per metric):
+
+>>> import bbt_widget as bbt
+>>> res = bbt.compare_metrics(  # doctest: +SKIP
+...     df, metrics=["acc", "f1", "time"], lower_is_better=["time"],
+...     dataset="db", algorithm="algorithm", fold="fold")
+>>> res.dominance("weak")  # doctest: +SKIP
+>>> res.pareto("weak")  # doctest: +SKIP
+"""
+
+from __future__ import annotations
+
+import threading
+from collections.abc import Iterable, Mapping, Sequence
+from dataclasses import dataclass, field
+from typing import TYPE_CHECKING, Any
+
+import pandas as pd
+
+from ..core.bidi import pair_label
+from ..core.fitting import prepare_fit
+from ..core.options import DEFAULT_HDI, DEFAULT_INTERPRETATION, DEFAULT_ROPE
+from ..core.options import resolve_interpretation as _resolve
+from ..core.result import BBTResult
+from ..core.validation import (
+    DEFAULT_SEED,
+    check_adapt_delta,
+    check_count,
+    check_hdi,
+    check_max_treedepth,
+    check_rope,
+)
+from ..engines.base import ProgressCallback
+from .batch import check_executor, run_batch
+
+if TYPE_CHECKING:
+    import altair as alt
+
+#: What a pair's decision is on a metric where one of the two algorithms has no results.
+MISSING = "missing"
+#: A decision read the other way round (b against a); the others read the same both ways.
+_FLIPPED = {"a better": "b better", "b better": "a better"}
+#: Keywords of :func:`bbt_widget.fit` that :func:`compare_metrics` sets itself, per metric.
+_PER_METRIC = ("score", "lower_is_better")
+#: Sampler keywords of :func:`bbt_widget.fit`, handed to :meth:`PreparedFit.sample`.
+_SAMPLER = ("chains", "iter_warmup", "iter_sampling", "adapt_delta", "max_treedepth")
+#: The keywords of :func:`bbt_widget.fit` that ``compare_metrics`` passes on, the same for
+#: every metric (``score`` and ``lower_is_better`` are per metric; ``sd`` tables and the
+#: seed, progress and cancel of the whole batch are not among them).
+FIT_OPTIONS = (
+    "dataset",
+    "algorithm",
+    "fold",
+    "d_min",
+    "paired",
+    "ties",
+    "tie_threshold",
+    "hyperprior",
+    "prior_scale",
+    "engine",
+    *_SAMPLER,
+)
+
+
+def _metric_list(metrics: Any, name: str = "metrics") -> list[str]:
+    """``metrics`` as a list of distinct column names (a single name is a list of one)."""
+    if isinstance(metrics, str):
+        metrics = [metrics]
+    if not isinstance(metrics, Iterable) or isinstance(metrics, (bytes, Mapping)):
+        raise TypeError(
+            f"{name} must be a list of score columns, e.g. ['acc', 'f1', 'time']; got "
+            f"{type(metrics).__name__} {metrics!r}"
+        )
+    out = [str(m) for m in list(metrics)]
+    if not out:
+        raise ValueError(f"{name} is empty; give the score columns to compare, e.g. ['acc', 'f1']")
+    dup = sorted({m for m in out if out.count(m) > 1})
+    if dup:
+        raise ValueError(f"{name} names {dup[0]!r} more than once; give each metric once")
+    return out
+
+
+def check_metrics(
+    data: pd.DataFrame, metrics: Any, lower_is_better: Any
+) -> tuple[list[str], list[str]]:
+    """The metrics (score columns of ``data``) and those where lower is better, checked.
+
+    Raises
+    ------
+    TypeError, ValueError
+        Not a list of names, a name twice, a metric that is not a column of ``data``, or a
+        ``lower_is_better`` metric that is not one of ``metrics``.
+    """
+    chosen = _metric_list(metrics)
+    if not isinstance(data, pd.DataFrame):
+        raise TypeError(
+            "compare_metrics needs the results as one DataFrame with a score column per "
+            f"metric (long form: algorithm=, dataset=); got {type(data).__name__}"
+        )
+    columns = [str(c) for c in data.columns]
+    absent = [m for m in chosen if m not in columns]
+    if absent:
+        raise ValueError(
+            f"metrics: {absent[0]!r} is not a column of the results (columns: "
+            f"{', '.join(columns)}); each metric is a score column of long-form results"
+        )
+    if lower_is_better is None or lower_is_better is False:
+        lower: list[str] = []
+    elif lower_is_better is True:
+        raise TypeError(
+            "lower_is_better=True is ambiguous with several metrics; name the metrics where a "
+            f"lower score is better, e.g. lower_is_better=[{chosen[-1]!r}]"
+        )
+    else:
+        lower = _metric_list(lower_is_better, "lower_is_better")
+    stray = [m for m in lower if m not in chosen]
+    if stray:
+        raise ValueError(
+            f"lower_is_better names {stray[0]!r}, which is not one of the metrics "
+            f"{chosen}; lower_is_better must be a subset of metrics"
+        )
+    return chosen, lower
+
+
+@dataclass(frozen=True)
+class MetricFit:
+    """One metric's fit, as the batch layer runs it (locally or on a Dask worker): the
+    results, the metric's score column and direction, and the other keywords of ``fit``."""
+
+    data: pd.DataFrame
+    options: dict[str, Any]
+    meta: dict[str, Any] = field(default_factory=dict)
+
+    def check(self) -> MetricFit:
+        """Settings and data were checked by :func:`compare_metrics`; nothing left to do."""
+        return self
+
+    def run(
+        self, seed: int, progress: ProgressCallback | None, cancel: threading.Event | None
+    ) -> tuple[BBTResult, list[str]]:
+        """Fit this metric; returns the result and its diagnostics warnings. The data's
+        warnings were issued once by :func:`compare_metrics`, not again per fit."""
+        sampler = {k: self.options[k] for k in _SAMPLER if k in self.options}
+        rest = {"ties": "spread", **{k: v for k, v in self.options.items() if k not in _SAMPLER}}
+        size = (sampler.get("chains", 4), sampler.get("iter_sampling", 1000))
+        job = prepare_fit(self.data, seed=seed, size=size, **rest)
+        result = job.sample(progress=progress, cancel=cancel, **sampler)
+        notes = list(result.diagnostics().messages)
+        if result.disconnected_note:
+            notes.append(result.disconnected_note)
+        return result, notes
+
+
+class MetricsResult:
+    """BBT fits of the same algorithms on several metrics, side by side.
+
+    Attributes
+    ----------
+    results
+        Metric -> :class:`~bbt_widget.BBTResult` (fits that failed are absent; see ``errors``).
+    metrics
+        The metrics, in the order given.
+    lower_is_better
+        The metrics where a lower score is better.
+    algorithms
+        Every algorithm of any metric, in order of first appearance.
+    errors
+        Metric -> the error of its fit, for fits that failed.
+    warnings
+        Metric -> the diagnostics warnings of its fit.
+    """
+
+    def __init__(
+        self,
+        results: Mapping[str, BBTResult],
+        metrics: Sequence[str],
+        lower_is_better: Sequence[str] = (),
+        errors: Mapping[str, str] | None = None,
+        warnings: Mapping[str, list[str]] | None = None,
+    ) -> None:
+        self.results = dict(results)
+        self.metrics = list(metrics)
+        self.lower_is_better = list(lower_is_better)
+        self.errors = dict(errors or {})
+        self.warnings = dict(warnings or {})
+        seen: dict[str, None] = {}
+        for m in self.metrics:
+            if m in self.results:
+                seen.update(dict.fromkeys(self.results[m].algorithms))
+        self.algorithms = list(seen)
+
+    def __repr__(self) -> str:
+        failed = f", {len(self.errors)} failed" if self.errors else ""
+        return (
+            f"<MetricsResult: {len(self.metrics)} metrics ({', '.join(self.metrics)}), "
+            f"{len(self.algorithms)} algorithms{failed}>"
+        )
+
+    def rule(self, interpretation: str = DEFAULT_INTERPRETATION) -> str:
+        """The decision rule ``interpretation`` stands for (``"auto"``: by the number of
+        algorithms, as for a single fit)."""
+        return _resolve(interpretation, len(self.algorithms)).rule
+
+    def decisions(
+        self,
+        interpretation: str = DEFAULT_INTERPRETATION,
+        rope: Sequence[float] = DEFAULT_ROPE,
+        hdi: float = DEFAULT_HDI,
+    ) -> pd.DataFrame:
+        """Pair x metric table of decisions.
+
+        One row per unordered pair (algorithms in :attr:`algorithms` order): ``pair``
+        ("a > b"), ``alg_a``, ``alg_b``, then one column per metric with that fit's decision
+        read as a against b: ``"a better"``, ``"b better"``, ``"equivalent"``, ``"no claim"``,
+        ``"not compared"`` (never met), ``"missing"`` (no results of a or b on that metric)
+        or ``"failed"`` (the metric's fit failed).
+        """
+        col = self.rule(interpretation)
+        rope, hdi = check_rope(rope), check_hdi(hdi)
+        # each fit's summary once, read both ways round: (a, b) -> decision of a against b
+        oriented = {}
+        for m, result in self.results.items():
+            summary = result.summary(rope=rope, hdi=hdi)
+            both = {}
+            for a, b, d in zip(summary["alg_a"], summary["alg_b"], summary[col]):
+                both[(a, b)] = d
+                both[(b, a)] = _FLIPPED.get(d, d)
+            oriented[m] = both
+        algs = self.algorithms
+        rows = []
+        for i, a in enumerate(algs):
+            for b in algs[i + 1 :]:
+                row: dict[str, Any] = {"pair": pair_label(a, b), "alg_a": a, "alg_b": b}
+                for m in self.metrics:
+                    row[m] = oriented[m].get((a, b), MISSING) if m in oriented else "failed"
+                rows.append(row)
+        return pd.DataFrame(rows, columns=["pair", "alg_a", "alg_b", *self.metrics])
+
+    def dominance(
+        self,
+        interpretation: str = DEFAULT_INTERPRETATION,
+        rope: Sequence[float] = DEFAULT_ROPE,
+        hdi: float = DEFAULT_HDI,
+    ) -> pd.DataFrame:
+        """One row per ordered pair: ``alg_a``, ``alg_b``, ``metrics_better`` and
+        ``metrics_worse`` (the metrics where a is claimed better than b, and worse) and
+        ``dominates``: a is claimed better on at least one metric and worse on none."""
+        return dominance_table(self.decisions(interpretation, rope, hdi), self.metrics)
+
+    def pareto(
+        self,
+        interpretation: str = DEFAULT_INTERPRETATION,
+        rope: Sequence[float] = DEFAULT_ROPE,
+        hdi: float = DEFAULT_HDI,
+    ) -> list[str]:
+        """The algorithms no other dominates (the Pareto set), in :attr:`algorithms` order."""
+        return pareto_set(self.dominance(interpretation, rope, hdi), self.algorithms)
+
+    def rankings(self, hdi: float = DEFAULT_HDI) -> pd.DataFrame:
+        """Every metric's :meth:`BBTResult.ranking` stacked, with a ``metric`` column first."""
+        parts = [self.results[m].ranking(hdi).assign(metric=m) for m in self.results]
+        frame = pd.concat(parts, ignore_index=True)
+        return frame[["metric", *[c for c in frame.columns if c != "metric"]]]
+
+    def chart(
+        self,
+        interpretation: str = DEFAULT_INTERPRETATION,
+        rope: Sequence[float] = DEFAULT_ROPE,
+        hdi: float = DEFAULT_HDI,
+    ) -> alt.FacetChart:
+        """The rankings side by side, one column per metric: each algorithm's mean ability
+        with its HDI, algorithms in the same rows in every column (the Pareto set first),
+        coloured by whether they are in the Pareto set."""
+        import altair as alt  # here: altair is slow to import and only charts need it
+
+        from ..core.palette import DECISION_COLORS, NEUTRAL_COLORS
+
+        front = set(self.pareto(interpretation, rope, hdi))
+        frame = self.rankings(hdi)
+        frame["set"] = ["Pareto set" if a in front else "dominated" for a in frame["algorithm"]]
+        mean_rank = frame.groupby("algorithm", sort=False)["expected_rank"].mean()
+        order = sorted(mean_rank.index, key=lambda a: (a not in front, mean_rank[a]))
+        colours = {"Pareto set": DECISION_COLORS["better"], "dominated": NEUTRAL_COLORS["interval"]}
+        y = alt.Y("algorithm:N", sort=order, title=None)
+        base = alt.Chart(frame)
+        ranges = base.mark_rule().encode(
+            x=alt.X("low:Q", title="ability (mean, HDI)"),
+            x2="high:Q",
+            y=y,
+            color=alt.Color("set:N", legend=None),
+        )
+        points = base.mark_point(filled=True, size=60).encode(
+            x="mean_beta:Q",
+            y=y,
+            color=alt.Color(
+                "set:N",
+                scale=alt.Scale(domain=list(colours), range=list(colours.values())),
+                legend=alt.Legend(title=None, orient="bottom"),
+            ),
+            tooltip=[
+                alt.Tooltip("metric:N"),
+                alt.Tooltip("algorithm:N"),
+                alt.Tooltip("mean_beta:Q", format=".2f", title="mean ability"),
+                alt.Tooltip("expected_rank:Q", format=".2f", title="expected rank"),
+                alt.Tooltip("p_best:Q", format=".3f", title="P(best)"),
+                alt.Tooltip("set:N"),
+            ],
+        )
+        rule = self.rule(interpretation)
+        return (
+            alt.layer(ranges, points)
+            .properties(width=160)
+            .facet(
+                column=alt.Column("metric:N", sort=list(self.results), title=None),
+                data=frame,
+            )
+            .resolve_scale(x="independent")
+            .properties(
+                title=alt.TitleParams(
+                    "Rankings per metric",
+                    subtitle=f"Pareto set under the {rule} interpretation: "
+                    f"{', '.join(a for a in order if a in front)}",
+                    anchor="start",
+                )
+            )
+        )
+
+
+def dominance_table(decisions: pd.DataFrame, metrics: Sequence[str]) -> pd.DataFrame:
+    """The dominance rows of a pair x metric decision table (:meth:`MetricsResult.decisions`).
+
+    For each unordered pair, two rows (a against b, then b against a). A metric counts for
+    a when its decision is ``"a better"`` (for the row b against a: ``"b better"``);
+    ``"equivalent"``, ``"no claim"``, ``"not compared"``, ``"missing"`` and ``"failed"`` count
+    on neither side.
+    """
+    rows = []
+    for rec in decisions.to_dict("records"):
+        a_wins = [m for m in metrics if rec[m] == "a better"]
+        b_wins = [m for m in metrics if rec[m] == "b better"]
+        for x, y, better, worse in (
+            (rec["alg_a"], rec["alg_b"], a_wins, b_wins),
+            (rec["alg_b"], rec["alg_a"], b_wins, a_wins),
+        ):
+            rows.append(
+                {
+                    "alg_a": x,
+                    "alg_b": y,
+                    "metrics_better": better,
+                    "metrics_worse": worse,
+                    "dominates": bool(better) and not worse,
+                }
+            )
+    columns = ["alg_a", "alg_b", "metrics_better", "metrics_worse", "dominates"]
+    return pd.DataFrame(rows, columns=columns)
+
+
+def pareto_set(dominance: pd.DataFrame, algorithms: Sequence[str]) -> list[str]:
+    """The algorithms that no row of ``dominance`` says are dominated, in the given order."""
+    dominated = set(dominance.loc[dominance["dominates"], "alg_b"])
+    return [a for a in algorithms if a not in dominated]
+
+
+def compare_metrics(
+    data: pd.DataFrame,
+    *,
+    metrics: Sequence[str],
+    lower_is_better: Sequence[str] | None = None,
+    seed: int | None = DEFAULT_SEED,
+    executor: Any = None,
+    n_jobs: int | None = None,
+    progress: ProgressCallback | None = None,
+    cancel: threading.Event | None = None,
+    **options: Any,
+) -> MetricsResult:
+    """Fit the BBT model once per metric and compare the decisions across metrics.
+
+    Parameters
+    ----------
+    data
+        Long-form results with one score column per metric: ``algorithm=`` names the
+        algorithm column, ``dataset=`` (and ``fold=``) the data sets (and folds).
+    metrics
+        The score columns to compare, e.g. ``["acc", "f1", "time"]``.
+    lower_is_better
+        The metrics where a lower score is better (errors, times), a subset of ``metrics``.
+    seed
+        One seed for all fits: metric ``k`` uses ``SeedSequence(seed).spawn(n)[k]``, so the
+        numbers do not depend on the executor.
+    executor, n_jobs
+        ``None`` runs the fits on all local cores; a ``dask.distributed.Client`` (or
+        scheduler address) one Dask task per metric. See
+        :func:`bbt_widget.lab.batch.run_batch`.
+    progress, cancel
+        As for :func:`bbt_widget.fit`, for all the fits.
+    **options
+        Any other keyword of :func:`bbt_widget.fit` (the layout ``dataset``, ``algorithm``,
+        ``fold``; ``d_min``, ``paired``, ``ties``, ``tie_threshold``, the hyper-prior, the
+        engine and the sampler settings), the same for every metric. ``score`` is not one:
+        the metrics are the score columns.
+
+    Returns
+    -------
+    MetricsResult
+        ``results`` (metric -> BBTResult), ``decisions()``, ``dominance()``, ``pareto()``,
+        ``rankings()`` and ``chart()``.
+
+    Raises
+    ------
+    TypeError, ValueError
+        Bad metrics or options, or results a metric cannot be fitted on: checked for every
+        metric before the first fit starts.
+    """
+    if "score" in options:
+        raise ValueError(
+            "compare_metrics takes the score columns as metrics=[...], not score=; e.g. "
+            f"metrics=[{options['score']!r}, ...]"
+        )
+    unknown = sorted(set(options) - set(FIT_OPTIONS))
+    if unknown:
+        raise TypeError(
+            f"compare_metrics got an unexpected keyword {unknown[0]!r}; the options of "
+            f"every metric's fit are {', '.join(FIT_OPTIONS)}"
+        )
+    metrics, lower = check_metrics(data, metrics, lower_is_better)
+    check_executor(executor)
+    if n_jobs is not None:
+        check_count(n_jobs, "n_jobs")
+    sampler = {k: options[k] for k in _SAMPLER if k in options}
+    size = (sampler.get("chains", 4), sampler.get("iter_sampling", 1000))
+    for name in ("chains", "iter_sampling", "iter_warmup"):
+        if name in sampler:
+            check_count(sampler[name], name)
+    if "adapt_delta" in sampler:
+        check_adapt_delta(sampler["adapt_delta"])
+    if "max_treedepth" in sampler:
+        check_max_treedepth(sampler["max_treedepth"])
+    jobs = []
+    for m in metrics:
+        per_metric = {"ties": "spread", **options, "score": m, "lower_is_better": m in lower}
+        counting = {k: v for k, v in per_metric.items() if k not in _SAMPLER}
+        try:  # every metric read, counted and checked before the first fit
+            prepared = prepare_fit(data, **counting, seed=seed, size=size)
+        except (TypeError, ValueError) as exc:
+            raise type(exc)(f"metric {m!r}: {exc}") from None
+        prepared.warn(stacklevel=2)
+        jobs.append(MetricFit(data, per_metric, {"metric": m}))
+    outcomes = run_batch(
+        jobs, seed=seed, executor=executor, n_jobs=n_jobs, progress=progress, cancel=cancel
+    )
+    return MetricsResult(
+        {o.request.meta["metric"]: o.value for o in outcomes if o.ok},
+        metrics,
+        lower,
+        errors={o.request.meta["metric"]: o.error for o in outcomes if not o.ok},
+        warnings={o.request.meta["metric"]: o.warnings for o in outcomes},
+    )
