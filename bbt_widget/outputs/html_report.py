@@ -325,7 +325,9 @@ def _win_counts(result: BBTResult) -> pd.DataFrame:
         return result.win_table
     s = result.settings
     paired = True if s.get("paired") is None else bool(s["paired"])
-    raw = count_wins(result.tidy, d_min=s.get("d_min"), paired=paired)
+    raw = count_wins(
+        result.tidy, d_min=s.get("d_min"), paired=paired, tie_threshold=s.get("tie_threshold")
+    )
     return with_raw_counts(result.win_table, raw)
 
 

@@ -728,3 +728,18 @@ def test_python_write_is_the_cli_report(three_csv, tmp_path, capsys):
         bbt.report.write(data, tmp_path / "x.md", dataset="db", methods="plackett")
     with pytest.raises(ValueError, match="seed are options of the fit"):
         bbt.report.write(res, tmp_path / "x.md", seed=3)
+
+
+def test_report_raw_counts_follow_the_tie_threshold(base, tmp_path):
+    # the raw columns are counted by the fit's own rules: with a tie threshold, mean scores
+    # no further apart than it are ties there too, as in the model's counts
+    fitted = bbt.fit(
+        base, dataset="db", tie_threshold=0.02, seed=3, chains=2, iter_warmup=300, iter_sampling=300
+    )
+    wins = _html_table(write_report(fitted, tmp_path / "r.html").read_text(), "wins")
+    expected = bbt.win_table(base, dataset="db", tie_threshold=0.02)
+    cols = ["alg1", "alg2", "raw_win1", "raw_win2", "raw_ties"]
+    assert expected["raw_ties"].sum() > bbt.win_table(base, dataset="db")["raw_ties"].sum()
+    pd.testing.assert_frame_equal(
+        wins[cols].reset_index(drop=True), expected[cols].reset_index(drop=True), check_dtype=False
+    )
