@@ -237,3 +237,30 @@ def test_nemenyi_diagram_highlights_and_rejects_unknown_names(base):
         baseline_cd_diagram(wilcoxon_holm(base, dataset="db"))
     with pytest.raises(ValueError, match="unknown test 'friedman'"):
         baseline_cd_diagram(base, dataset="db", test="friedman")
+
+
+def test_the_report_checks_highlight_before_the_fit(base, tmp_path, monkeypatch):
+    import bbt_widget as bbt
+    from bbt_widget.core import fitting
+
+    def refuse(*args, **kwargs):
+        raise AssertionError("the fit started although highlight names no algorithm")
+
+    monkeypatch.setattr(fitting, "fit", refuse)
+    with pytest.raises(ValueError, match=r"highlight: 'rf' is not an algorithm.*'xgb'"):
+        bbt.report.write(base, tmp_path / "r.html", dataset="db", highlight=["svm", "rf"])
+    assert not (tmp_path / "r.html").exists()
+
+
+def test_the_widgets_ranking_view_shows_the_diagram(base):
+    from bbt_widget.widget.app import BBTWidget
+    from bbt_widget.widget.views import summary_spec
+
+    spec = summary_spec(_result(), (0.45, 0.55), 0.89, interpretation="weak", highlight=["B"])
+    _ranking, cd, _matrix = spec["vconcat"]
+    assert "BBT critical-difference diagram (weak interpretation)" in str(cd["title"])
+    roles = {v["algorithm"]: v["role"] for v in _values(spec) if "position" in v}
+    assert roles == {"A": "other", "B": "highlighted", "C": "other", "D": "other", "E": "other"}
+    # the widget checks the names before anything is shown
+    with pytest.raises(ValueError, match=r"highlight: 'rf' is not an algorithm.*'xgb'"):
+        BBTWidget(base, dataset="db", highlight=["rf"], autostart=False)
