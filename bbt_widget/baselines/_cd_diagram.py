@@ -133,7 +133,7 @@ def cd_diagram(
     alpha = check_alpha(0.05 if alpha is None else alpha)
     means = dataset_means(data, **layout, sd=sd, lower_is_better=lower_is_better)
     control = check_control(control, means.algorithms)
-    complete, _ = complete_blocks(means, "The mean ranks of the Wilcoxon diagram")
+    complete, _ = complete_blocks(means, "The Wilcoxon diagram (its mean-rank axis)")
     ranks = mean_ranks(complete)
     wil = wilcoxon_from_means(means, alpha, adjust, control)
     if title is None:
