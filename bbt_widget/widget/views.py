@@ -125,7 +125,10 @@ def summary_spec(
         charts.cd_diagram(result, interpretation, highlight=highlight, rope=rope, hdi=hdi),
         charts.decision_matrix_chart(decisions, charts.claim_counts(summary)),
         spacing=30,
-    ).configure_view(stroke=None)
+    )
+    # the diagram's colours (highlighted or not) and the matrix's (decisions) are two scales:
+    # concatenated views share a colour scale unless told otherwise
+    chart = chart.resolve_scale(color="independent").configure_view(stroke=None)
     return _plain_spec(chart)
 
 

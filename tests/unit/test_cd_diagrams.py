@@ -12,7 +12,7 @@ import pytest
 from bbt_widget import charts
 from bbt_widget.baselines import cd_diagram as baseline_cd_diagram
 from bbt_widget.baselines import nemenyi, wilcoxon_holm
-from bbt_widget.core.palette import HIGHLIGHT_COLORS
+from bbt_widget.core.palette import HIGHLIGHT_COLORS, MATRIX_DECISION_COLORS
 from bbt_widget.core.result import BBTResult
 from bbt_widget.engines.base import Draws
 from bbt_widget.outputs import export
@@ -261,6 +261,11 @@ def test_the_widgets_ranking_view_shows_the_diagram(base):
     assert "BBT critical-difference diagram (weak interpretation)" in str(cd["title"])
     roles = {v["algorithm"]: v["role"] for v in _values(spec) if "position" in v}
     assert roles == {"A": "other", "B": "highlighted", "C": "other", "D": "other", "E": "other"}
+    # the diagram's colours and the decision matrix's are two scales, each with its colours
+    vlc = pytest.importorskip("vl_convert")
+    svg = vlc.vegalite_to_svg(spec)
+    for colour in (HIGHLIGHT_COLORS["highlighted"], *MATRIX_DECISION_COLORS.values()):
+        assert colour in svg, colour
     # the widget checks the names before anything is shown
     with pytest.raises(ValueError, match=r"highlight: 'rf' is not an algorithm.*'xgb'"):
         BBTWidget(base, dataset="db", highlight=["rf"], autostart=False)
