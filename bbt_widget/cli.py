@@ -268,6 +268,15 @@ def _check_control(control: str | None, algorithms: list[str]) -> None:
             raise InputError(str(err)) from None
 
 
+def _check_highlight(names: list[str] | None, algorithms: list[str]) -> None:
+    from bbt_widget.core.data import check_algorithms
+
+    try:
+        check_algorithms(names or [], algorithms, "--highlight")
+    except ValueError as err:
+        raise InputError(str(err)) from None
+
+
 def _model(args: argparse.Namespace) -> dict[str, object]:
     """The model and sampler keywords of fit, from the command's options."""
     return {
@@ -314,6 +323,7 @@ def report(args: argparse.Namespace) -> int:
     check_max_treedepth(args.max_treedepth)
     algorithms = _check_before_fit(df, args, dataset)
     _check_control(args.control, algorithms)
+    _check_highlight(args.highlight, algorithms)
     layout = _layout(args, dataset)
     methods = check_methods(
         df, layout, path=out, methods=args.with_methods, robustness=args.robustness, rho=args.rho
@@ -347,6 +357,7 @@ def report(args: argparse.Namespace) -> int:
                 hdi=args.hdi,
                 interpretation=args.interpretation,
                 control=args.control,
+                highlight=args.highlight,
                 provenance={"command": args.reproduce, "input": Path(args.results).name},
                 progress=progress,
                 log=progress.done,
@@ -898,6 +909,14 @@ def _parser() -> argparse.ArgumentParser:
     )
     g.add_argument(
         "--control", default=None, help="keep only this algorithm's pairs (default: all pairs)"
+    )
+    g.add_argument(
+        "--highlight",
+        action="append",
+        default=None,
+        metavar="NAME",
+        help="draw this algorithm in its own colour in the critical-difference diagram "
+        "(repeat for several, e.g. the methods the paper proposes)",
     )
     g = r.add_argument_group("robustness and other methods")
     g.add_argument(

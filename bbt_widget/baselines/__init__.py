@@ -1,9 +1,13 @@
 """Standard comparison procedures next to BBT (paper Sec. 7), for papers and teaching.
 
 * :func:`friedman` and :func:`nemenyi`: Demšar's procedure (Sec. 7.1), with
-  :func:`cd_diagram` for the critical-difference plot (Figure 6, Table 13);
+  :func:`cd_diagram` for the critical-difference plot (Figure 6, Table 13; also of the
+  Wilcoxon-Holm tests, with ``highlight=`` for the algorithms to pick out);
 * :func:`wilcoxon_holm`: pairwise Wilcoxon signed-rank tests with Holm and Hochberg
   adjustment, as R's ``pairwise.wilcox.test`` (Sec. 7.2, Table 14);
+* ``control=`` (:func:`nemenyi`, :func:`wilcoxon_holm`, :func:`agreement`,
+  :func:`cd_diagram`): one algorithm against each other one, ``k - 1`` tests
+  (Bonferroni-Dunn for Nemenyi; Holm over ``k - 1`` for Wilcoxon);
 * :func:`bayesian_signed_rank`: Benavoli et al.'s Bayesian signed-rank test with a ROPE
   (Sec. 7.3, Table 15);
 * :func:`bayesian_sign_test`: the Bayesian sign test with a ROPE (Benavoli et al. 2017,

@@ -20,6 +20,7 @@ from ._common import (
     Means,
     check_alpha,
     check_choice,
+    check_control,
     check_positive,
     dataset_means,
     flip_decision,
@@ -70,6 +71,10 @@ class AgreementResult:
         passed).
     interpretation
         ``"weak"`` or ``"strong"``: which BBT decision column was compared.
+    control
+        The control algorithm when only its pairs were compared (Nemenyi is then
+        Bonferroni-Dunn's test and Wilcoxon's p-values are adjusted over its ``k - 1``
+        pairs), or ``None``.
     """
 
     table: pd.DataFrame
@@ -81,6 +86,7 @@ class AgreementResult:
     interpretation: str
     hierarchical: HierarchicalPairsResult | None = None
     sign: BayesianSignTestResult | None = None
+    control: str | None = None
 
 
 def agreement(
@@ -104,6 +110,7 @@ def agreement(
     n_samples: int = 50_000,
     seed: int | None = None,
     hierarchical: HierarchicalPairsResult | None = None,
+    control: str | None = None,
 ) -> AgreementResult:
     """Put BBT's decision for every pair next to Nemenyi's, Wilcoxon's, the Bayesian
     signed-rank test's (BSR) and the Bayesian sign test's.
@@ -142,6 +149,10 @@ def agreement(
     hierarchical
         A :func:`hierarchical_pairs` result on the same data (it is a Stan fit per pair, so
         it is computed once by the caller and joined here): adds its decision per pair.
+    control
+        Compare only this algorithm's pairs: BBT's control-vs-all decisions (as
+        ``result.summary(control=...)``) next to Bonferroni-Dunn's test (Nemenyi with a
+        control) and Wilcoxon's tests adjusted over the ``k - 1`` pairs with the control.
 
     Returns
     -------
@@ -167,7 +178,13 @@ def agreement(
     n_samples = check_count(n_samples, "n_samples")
     seed = check_seed(seed)
     _check_orientation(result, lower_is_better)
-    summary = _bbt_summary(result, rope, hdi)
+    full = _bbt_summary(result, rope, hdi)
+    fitted = list(pd.unique(pd.concat([full["alg_a"], full["alg_b"]])))
+    control = check_control(control, fitted)
+    summary = full
+    if control is not None:
+        keep = (full["alg_a"] == control) | (full["alg_b"] == control)
+        summary = full[keep].reset_index(drop=True)
     means = dataset_means(
         data,
         dataset=dataset,
@@ -177,10 +194,11 @@ def agreement(
         sd=sd,
         lower_is_better=lower_is_better,
     )
-    means = _restrict(means, summary)
-    complete, dropped = complete_blocks(means, "Nemenyi's test")
-    nem = nemenyi_from_means(complete, dropped, alpha)
-    wil = wilcoxon_from_means(means, alpha, adjust)
+    means = _restrict(means, full)
+    test = "Nemenyi's test" if control is None else "Bonferroni-Dunn's test"
+    complete, dropped = complete_blocks(means, test)
+    nem = nemenyi_from_means(complete, dropped, alpha, control)
+    wil = wilcoxon_from_means(means, alpha, adjust, control)
     bsr = signed_rank_from_means(means, bsr_rope, prior_strength, n_samples, seed)
     names, pairs = selected_pairs(means, None, None)
     sign = sign_from_means(
@@ -190,13 +208,14 @@ def agreement(
     return AgreementResult(
         table=table,
         counts=_counts(table),
-        rankings=_rankings(summary, nem, wil, bsr),
+        rankings=_rankings(full, nem, wil, bsr),
         nemenyi=nem,
         wilcoxon=wil,
         bsr=bsr,
         interpretation=interpretation,
         hierarchical=hierarchical,
         sign=sign,
+        control=control,
     )
 
 

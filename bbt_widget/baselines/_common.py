@@ -165,6 +165,29 @@ def find_pair(table: pd.DataFrame, a: str | None, b: str | None) -> tuple[pd.Ser
     )
 
 
+def check_control(control: str | None, algorithms: Sequence[str]) -> str | None:
+    """Validate the control algorithm of an all-versus-control comparison (``None``: all
+    pairs)."""
+    if control is None:
+        return None
+    if not isinstance(control, str) or control not in algorithms:
+        raise ValueError(
+            f"control {control!r} is not an algorithm of these results; choose one of "
+            f"{_preview(algorithms, 20)}, or leave control out to compare every pair"
+        )
+    return control
+
+
+def control_pairs(
+    pairs: Sequence[tuple[int, int]], names: Sequence[str], control: str | None
+) -> list[tuple[int, int]]:
+    """The pairs that hold the control (all of them without one)."""
+    if control is None:
+        return list(pairs)
+    c = list(names).index(control)
+    return [p for p in pairs if c in p]
+
+
 def flip_decision(decision: str) -> str:
     """The same decision seen from the other side of the pair."""
     return _FLIP.get(decision, decision)

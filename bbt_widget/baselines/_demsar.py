@@ -6,6 +6,11 @@ Ranks are computed per data set with 1 = best and average ranks for ties (scmamp
 ``k`` groups and infinite degrees of freedom divided by sqrt(2) (Demšar 2006), taken from
 scipy rather than a table; two algorithms differ when their mean ranks differ by more
 than the CD (strictly, as scmamp's ``nemenyiTest``).
+
+With a control algorithm the comparison is Bonferroni-Dunn's (Demšar 2006, Sec. 3.2.2): only
+the ``k - 1`` pairs with the control, the same standard error, and ``q_alpha`` the normal
+quantile at ``1 - alpha / (2 (k - 1))`` (Demšar's Table 5(b): 2.498 for 5 algorithms at
+alpha 0.05).
 """
 
 from __future__ import annotations
@@ -17,10 +22,12 @@ import numpy as np
 import pandas as pd
 from scipy import stats
 
-from ..core.posterior import ordered_pairs
+from ..core.posterior import maximal_runs, ordered_pairs
 from ._common import (
     Means,
     check_alpha,
+    check_control,
+    control_pairs,
     dataset_means,
     drop_warning_text,
     pair_frame,
@@ -66,7 +73,8 @@ class FriedmanResult:
 
 @dataclass(frozen=True)
 class NemenyiResult:
-    """Nemenyi's all-pairs comparison of mean ranks (Demšar's critical difference).
+    """Nemenyi's all-pairs comparison of mean ranks (Demšar's critical difference), or
+    Bonferroni-Dunn's comparison of each algorithm with a control.
 
     Attributes
     ----------
@@ -75,7 +83,8 @@ class NemenyiResult:
     cd
         The critical difference: mean ranks further apart than this differ significantly.
     q_alpha
-        Studentized-range quantile divided by sqrt(2) (2.728 for 5 algorithms, alpha 0.05).
+        Studentized-range quantile divided by sqrt(2) (2.728 for 5 algorithms, alpha 0.05);
+        with a control, the Bonferroni-Dunn normal quantile (2.498).
     alpha
         Significance level.
     n_datasets
@@ -83,14 +92,17 @@ class NemenyiResult:
     table
         One row per pair, best-ranked first (``"a > b"``: a has the better mean rank):
         ``pair, alg_a, alg_b, rank_a, rank_b, rank_diff`` (``rank_b - rank_a``),
-        ``pvalue`` (from the studentized range), ``significant`` (``rank_diff > cd``) and
+        ``pvalue`` (from the studentized range; with a control, the two-sided normal p
+        times ``k - 1``, capped at 1), ``significant`` (``rank_diff > cd``) and
         ``decision`` (``"a better"`` or ``"no claim"``; a frequentist test never claims
-        equivalence).
+        equivalence). With a control, only the ``k - 1`` pairs that hold it.
     friedman
         The omnibus test on the same data sets (Demšar: look at the pairs only when it
         rejects).
     dropped
         Data sets left out because some algorithm has no result on them.
+    control
+        The control algorithm (Bonferroni-Dunn), or ``None`` (Nemenyi, every pair).
     """
 
     mean_ranks: pd.Series
@@ -101,25 +113,17 @@ class NemenyiResult:
     table: pd.DataFrame
     friedman: FriedmanResult
     dropped: tuple[str, ...]
+    control: str | None = None
 
     def groups(self) -> list[tuple[str, ...]]:
-        """Maximal runs of algorithms (in rank order) whose mean ranks are all within the CD.
+        """The bars of the CD diagram: algorithms joined by a bar are not significantly
+        different.
 
-        These are the bars of the CD diagram: algorithms joined by a bar are not
-        significantly different.
+        Without a control: the maximal runs of algorithms (in rank order) whose mean ranks
+        are all within the CD. With one: a pair ``(control, x)`` for each algorithm ``x``
+        not significantly different from the control, in rank order of ``x``.
         """
-        ranks = self.mean_ranks.to_numpy()
-        names = list(self.mean_ranks.index)
-        # the same comparison as ``significant`` (rank_diff > cd), so bars and table agree
-        ends = [int(np.flatnonzero(ranks - r <= self.cd).max()) for r in ranks]
-        out: list[tuple[str, ...]] = []
-        last_end = -1
-        for start, end in enumerate(ends):
-            # a run is maximal when it reaches further than every run starting before it
-            if end > start and end > last_end:
-                out.append(tuple(names[start : end + 1]))
-            last_end = max(last_end, end)
-        return out
+        return significance_groups(self.mean_ranks, self.table, self.control)
 
 
 def friedman(
@@ -185,8 +189,10 @@ def nemenyi(
     sd: pd.DataFrame | None = None,
     lower_is_better: bool = False,
     alpha: float = 0.05,
+    control: str | None = None,
 ) -> NemenyiResult:
-    """Nemenyi's test: mean ranks, the critical difference and which pairs differ.
+    """Nemenyi's test: mean ranks, the critical difference and which pairs differ; with a
+    ``control``, Bonferroni-Dunn's test of the control against each other algorithm.
 
     Parameters
     ----------
@@ -198,12 +204,21 @@ def nemenyi(
         Accepted so that the same keywords work for every function; ignored.
     alpha
         Significance level of the critical difference.
+    control
+        An algorithm to compare with each other one only (the ``k - 1`` comparisons of a
+        paper proposing one method): the critical difference is then Bonferroni-Dunn's,
+        adjusted over ``k - 1`` tests instead of ``k (k - 1) / 2``. ``None``: every pair.
 
     Returns
     -------
     NemenyiResult
         ``mean_ranks``, ``cd``, the per-pair ``table``, the ``friedman`` result and
         ``dropped``; :func:`cd_diagram` draws it.
+
+    Raises
+    ------
+    ValueError
+        ``control`` is not one of the algorithms.
 
     Warns
     -----
@@ -220,8 +235,10 @@ def nemenyi(
         sd=sd,
         lower_is_better=lower_is_better,
     )
-    complete, dropped = complete_blocks(means, "Nemenyi's test")
-    return nemenyi_from_means(complete, dropped, alpha)
+    control = check_control(control, means.algorithms)
+    test = "Nemenyi's test" if control is None else "Bonferroni-Dunn's test"
+    complete, dropped = complete_blocks(means, test)
+    return nemenyi_from_means(complete, dropped, alpha, control)
 
 
 # --------------------------------------------------------------------------- on means
@@ -290,22 +307,29 @@ def friedman_from_means(complete: Means, dropped: tuple[str, ...]) -> FriedmanRe
     )
 
 
-def nemenyi_from_means(complete: Means, dropped: tuple[str, ...], alpha: float) -> NemenyiResult:
+def nemenyi_from_means(
+    complete: Means, dropped: tuple[str, ...], alpha: float, control: str | None = None
+) -> NemenyiResult:
     n, k = complete.values.shape
     ranks = mean_ranks(complete)
-    q_alpha = float(stats.studentized_range.ppf(1 - alpha, k, np.inf) / np.sqrt(2))
     se = np.sqrt(k * (k + 1) / (6.0 * n))
     names = list(ranks.index)
-    pairs = ordered_pairs(list(range(k)))
+    pairs = control_pairs(ordered_pairs(list(range(k))), names, control)
     table = pair_frame(names, pairs)
     r = ranks.to_numpy()
     table["rank_a"] = [r[i] for i, _ in pairs]
     table["rank_b"] = [r[j] for _, j in pairs]
     table["rank_diff"] = table["rank_b"] - table["rank_a"]
-    # p of the studentized range statistic q = |dR| sqrt(2) / se (scikit-posthocs' form)
-    table["pvalue"] = stats.studentized_range.sf(
-        table["rank_diff"].abs().to_numpy() * np.sqrt(2) / se, k, np.inf
-    ).clip(0.0, 1.0)
+    z = table["rank_diff"].abs().to_numpy() / se
+    if control is None:
+        q_alpha = float(stats.studentized_range.ppf(1 - alpha, k, np.inf) / np.sqrt(2))
+        # p of the studentized range statistic q = |dR| sqrt(2) / se (scikit-posthocs' form)
+        p = stats.studentized_range.sf(z * np.sqrt(2), k, np.inf)
+    else:
+        # Bonferroni-Dunn: k - 1 two-sided z tests, Bonferroni-adjusted (Demšar 2006)
+        q_alpha = float(stats.norm.ppf(1 - alpha / (2 * (k - 1))))
+        p = (k - 1) * 2 * stats.norm.sf(z)
+    table["pvalue"] = np.clip(p, 0.0, 1.0)
     cd = q_alpha * se
     table["significant"] = table["rank_diff"] > cd
     table["decision"] = np.where(table["significant"], "a better", "no claim")
@@ -318,4 +342,32 @@ def nemenyi_from_means(complete: Means, dropped: tuple[str, ...], alpha: float) 
         table=table,
         friedman=friedman_from_means(complete, dropped),
         dropped=dropped,
+        control=control,
     )
+
+
+def significance_groups(
+    order: pd.Series, table: pd.DataFrame, control: str | None
+) -> list[tuple[str, ...]]:
+    """The bars of a CD diagram from a per-pair table with a ``significant`` column.
+
+    Parameters
+    ----------
+    order
+        The algorithms in the diagram's order (its index), best first.
+    table
+        ``alg_a``, ``alg_b`` and ``significant`` per tested pair.
+    control
+        ``None``: the maximal runs along ``order`` with no significant pair inside.
+        Otherwise a pair ``(control, x)`` per algorithm not significantly different from
+        the control.
+    """
+    names = [str(a) for a in order.index]
+    differ = {
+        frozenset((a, b))
+        for a, b, s in zip(table["alg_a"], table["alg_b"], table["significant"])
+        if bool(s)
+    }
+    if control is None:
+        return maximal_runs(names, lambda i, j: frozenset((names[i], names[j])) in differ)
+    return [(control, x) for x in names if x != control and frozenset((control, x)) not in differ]

@@ -28,6 +28,8 @@ from ._common import (
     Means,
     check_alpha,
     check_choice,
+    check_control,
+    control_pairs,
     dataset_means,
     noise_level,
     pair_frame,
@@ -50,7 +52,8 @@ class WilcoxonResult:
         ``pair, alg_a, alg_b``; ``n`` (data sets where both have a result); ``r_plus`` and
         ``r_minus`` (rank sums of the differences in favour of a and of b; R's ``V`` is
         ``r_plus``); ``statistic`` (``min(r_plus, r_minus)``, scipy's); ``pvalue``
-        (two-sided, unadjusted); ``p_holm`` and ``p_hochberg`` (adjusted over all pairs);
+        (two-sided, unadjusted); ``p_holm`` and ``p_hochberg`` (adjusted over the pairs
+        tested: all of them, or the ``k - 1`` with the control);
         ``method`` (``"exact"`` or ``"normal"``); ``significant`` (the ``adjust``-ed p
         ``<= alpha``) and ``decision`` (``"a better"``/``"b better"`` by the larger rank
         sum when significant, else ``"no claim"``).
@@ -60,12 +63,16 @@ class WilcoxonResult:
         Significance level.
     adjust
         The adjustment behind ``significant``: ``"holm"`` or ``"hochberg"``.
+    control
+        The algorithm every test compares with (only its ``k - 1`` pairs are in
+        ``table``), or ``None`` (every pair).
     """
 
     table: pd.DataFrame
     medians: pd.Series
     alpha: float
     adjust: str
+    control: str | None = None
 
 
 def wilcoxon_holm(
@@ -79,8 +86,10 @@ def wilcoxon_holm(
     lower_is_better: bool = False,
     alpha: float = 0.05,
     adjust: str = "holm",
+    control: str | None = None,
 ) -> WilcoxonResult:
-    """Wilcoxon signed-rank test for every pair, p-values adjusted by Holm and Hochberg.
+    """Wilcoxon signed-rank test for every pair, p-values adjusted by Holm and Hochberg;
+    with a ``control``, for the control against each other algorithm only.
 
     Each pair uses the data sets where both algorithms have a result.
 
@@ -98,11 +107,20 @@ def wilcoxon_holm(
         ``"holm"`` (default; valid under any dependence between the tests) or
         ``"hochberg"`` (the paper's Table 14; more powerful, assumes independent or
         positively dependent tests). Both adjusted columns are always reported.
+    control
+        An algorithm to compare with each other one only: ``k - 1`` tests, adjusted over
+        those ``k - 1`` (the practice when a paper proposes one method). ``None``: every
+        pair, adjusted over ``k (k - 1) / 2``.
 
     Returns
     -------
     WilcoxonResult
         The per-pair ``table`` and the ``medians`` that order it.
+
+    Raises
+    ------
+    ValueError
+        ``control`` is not one of the algorithms.
     """
     alpha = check_alpha(alpha)
     adjust = check_choice(adjust, "adjust", ADJUSTMENTS)
@@ -115,15 +133,18 @@ def wilcoxon_holm(
         sd=sd,
         lower_is_better=lower_is_better,
     )
-    return wilcoxon_from_means(means, alpha, adjust)
+    control = check_control(control, means.algorithms)
+    return wilcoxon_from_means(means, alpha, adjust, control)
 
 
-def wilcoxon_from_means(means: Means, alpha: float, adjust: str) -> WilcoxonResult:
+def wilcoxon_from_means(
+    means: Means, alpha: float, adjust: str, control: str | None = None
+) -> WilcoxonResult:
     medians = means.medians()
     names = list(medians.index)
     cols = [means.algorithms.index(a) for a in names]
     values = means.values[:, cols]
-    pairs = ordered_pairs(list(range(len(names))))
+    pairs = control_pairs(ordered_pairs(list(range(len(names)))), names, control)
     rows = [
         signed_rank_test(values[:, i] - values[:, j], noise_level(values[:, [i, j]]))
         for i, j in pairs
@@ -138,7 +159,7 @@ def wilcoxon_from_means(means: Means, alpha: float, adjust: str) -> WilcoxonResu
     table["decision"] = np.select(
         [significant & a_side, significant], ["a better", "b better"], default="no claim"
     )
-    return WilcoxonResult(table=table, medians=medians, alpha=alpha, adjust=adjust)
+    return WilcoxonResult(table=table, medians=medians, alpha=alpha, adjust=adjust, control=control)
 
 
 def signed_rank_test(diff: np.ndarray, tol: float = 0.0) -> dict[str, object]:

@@ -9,6 +9,7 @@ from __future__ import annotations
 
 __all__ = [
     "DECISION_COLORS",
+    "HIGHLIGHT_COLORS",
     "INFLUENCE_EFFECT_COLORS",
     "MATRIX_DECISION_COLORS",
     "NEUTRAL_COLORS",
@@ -61,6 +62,14 @@ NEUTRAL_COLORS: dict[str, str] = {
     "reference": "#636363",
     "rope band": "#bdbdbd",
     "text": "#525252",
+}
+
+#: Algorithms the reader asked to pick out (e.g. the methods a paper proposes) against the
+#: rest, in critical-difference diagrams: a role, not a decision, so a blue that no decision
+#: uses and the near-black of plain text.
+HIGHLIGHT_COLORS: dict[str, str] = {
+    "highlighted": "#0571b0",
+    "other": "#252525",
 }
 
 #: Whether leaving a data set out changes a pair's decision (influence charts): a fact about

@@ -6,7 +6,7 @@ Pure numpy on arrays shaped (draws, ...): the result object caches the expensive
 
 from __future__ import annotations
 
-from collections.abc import Sequence
+from collections.abc import Callable, Sequence
 
 import numpy as np
 import pandas as pd
@@ -77,6 +77,39 @@ def ordered_pairs(order: Sequence[int]) -> list[tuple[int, int]]:
     return [
         (int(order[i]), int(order[j])) for i in range(len(order)) for j in range(i + 1, len(order))
     ]
+
+
+def maximal_runs(names: Sequence[str], differ: Callable[[int, int], bool]) -> list[tuple[str, ...]]:
+    """The maximal runs of consecutive ``names`` (in this order) with no two members that
+    ``differ``: the bars of a critical-difference diagram.
+
+    Parameters
+    ----------
+    names
+        Items in the order of the diagram's axis (best first).
+    differ
+        ``differ(i, j)`` for positions ``i < j`` in ``names``: whether the two are told apart
+        (a significant difference, a "better" claim).
+
+    Returns
+    -------
+    list of tuple of str
+        Runs of at least two names, each not contained in another, in axis order.
+    """
+    n = len(names)
+    out: list[tuple[str, ...]] = []
+    end = 0
+    last_end = -1
+    for start in range(n):
+        # [start, end] is a sub-run of the previous start's run: nothing in it differs
+        end = max(end, start)
+        while end + 1 < n and not any(differ(i, end + 1) for i in range(start, end + 1)):
+            end += 1
+        # maximal when it reaches further than every run starting before it
+        if end > start and end > last_end:
+            out.append(tuple(names[start : end + 1]))
+        last_end = max(last_end, end)
+    return out
 
 
 def pair_probabilities(

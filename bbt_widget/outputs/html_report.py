@@ -28,6 +28,7 @@ import altair as alt
 import pandas as pd
 
 from ..core.options import DEFAULT_INTERPRETATION, resolve_interpretation
+from ..core.validation import check_algorithms
 from ..core.wintable import count_wins, with_raw_counts
 from . import charts, export
 from ._atomic import atomic_path, atomic_replace_dir
@@ -104,6 +105,12 @@ def _figure_captions(hdi: float, interpretation: str, ppc_label: str) -> dict[st
             "centred per draw on the mean ability (sum-to-zero, paper Sec. 4; 0 is the "
             "average algorithm), the probability of being the best and the expected rank."
         ),
+        "cd_diagram": (
+            f"Critical-difference diagram of the {interpretation} decisions: each algorithm at "
+            "its expected rank (1 = best); a bar joins algorithms with no 'better' claim "
+            "between any two of them (Demšar's diagram, drawn from BBT's claims instead of a "
+            "post-hoc test)."
+        ),
         "decisions": (
             "Decision per pair under the weak (left) and the strong (right) interpretation: "
             "the cell in row r and column c says whether r is claimed better than c, worse, "
@@ -127,7 +134,7 @@ def _figure_captions(hdi: float, interpretation: str, ppc_label: str) -> dict[st
     }
 
 
-_HEADLINE_FIGURES = ("ranking", "decisions")
+_HEADLINE_FIGURES = ("ranking", "cd_diagram", "decisions")
 _DETAIL_FIGURES = ("intervals", "rope_overlap", "ppc", "win_matrix")
 
 
@@ -139,6 +146,7 @@ def _charts(
     interpretation: str,
     ranking: pd.DataFrame,
     summary: pd.DataFrame,
+    highlight: Sequence[str] = (),
 ) -> tuple[dict[str, Any], pd.DataFrame, str]:
     """The report's charts by name (static titles, nothing to click, long ones with an x
     axis at the top as well), the PPC fit of the pairs its figure shows, and their label."""
@@ -168,6 +176,9 @@ def _charts(
     counts = charts.claim_counts(summary)
     built = {
         "ranking": charts.ranking_chart(ranking, hdi=hdi),
+        "cd_diagram": charts.cd_diagram(
+            result, interpretation, highlight=highlight, rope=rope, hdi=hdi
+        ),
         "decisions": charts.decision_matrix_chart(charts.decision_frame(summary, order), counts),
         "intervals": charts.at_rest(intervals),
         "rope_overlap": charts.at_rest(overlap),
@@ -188,6 +199,7 @@ def write_report(
     title: str = "Bayesian Bradley-Terry comparison",
     provenance: Mapping[str, str] | None = None,
     sections: Sequence[Section] = (),
+    highlight: str | Sequence[str] | None = None,
 ) -> Path:
     """Write the report; the format follows the suffix (``.html``, ``.md``, ``.tex``).
 
@@ -224,6 +236,9 @@ def write_report(
         Optional sections after the audit, from :mod:`bbt_widget.outputs.report_sections`
         (robustness: sweep and influence; ranking models; pairwise tests). Their sentences
         are added to the methods paragraph, their columns to the definitions.
+    highlight
+        Algorithms drawn in their own colour in the headline's critical-difference diagram
+        (e.g. the methods a paper proposes).
     """
     path = Path(path)
     fmt = path.suffix.lstrip(".").lower()
@@ -232,11 +247,14 @@ def write_report(
             f"unknown report format {path.suffix!r} for {path.name!r}; use .html, .md or .tex"
         )
     given = check_provenance(provenance)
+    highlight = (
+        [] if highlight is None else check_algorithms(highlight, result.algorithms, "highlight")
+    )
     rule = resolve_interpretation(interpretation, len(result.algorithms)).rule
     rope = (float(rope[0]), float(rope[1]))
     summary = result.summary(rope=rope, hdi=hdi, control=control)
     ranking = result.ranking(hdi=hdi)
-    built, fit, ppc_label = _charts(result, rope, hdi, control, rule, ranking, summary)
+    built, fit, ppc_label = _charts(result, rope, hdi, control, rule, ranking, summary, highlight)
     sentence = headline(summary, ranking, rule)
     counts = _Table("claims", "Claims per interpretation", charts.claim_counts(summary))
     if fmt == "tex":

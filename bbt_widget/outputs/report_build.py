@@ -372,6 +372,7 @@ def write(
     provenance: Mapping[str, str] | None = None,
     progress: ProgressCallback | None = None,
     log: Callable[[str], None] | None = None,
+    highlight: str | Sequence[str] | None = None,
     **fit_options: Any,
 ) -> Path:
     """Write the report ``bbt-widget report`` writes: the same sections for the same data,
@@ -397,8 +398,9 @@ def write(
     rho
         For the hierarchical t-test: the correlation of fold results, 1/k for k-fold
         cross-validation.
-    rope, hdi, control, title, provenance
-        As for :func:`bbt_widget.outputs.html_report.write_report`.
+    rope, hdi, control, title, provenance, highlight
+        As for :func:`bbt_widget.outputs.html_report.write_report` (``highlight``: the
+        algorithms drawn in their own colour in the critical-difference diagram).
     interpretation
         ``"auto"`` (strong with more than 10 algorithms, weak otherwise), ``"weak"`` or
         ``"strong"``; the report says which rule it follows and why.
@@ -429,6 +431,7 @@ def write(
                 "result_or_data is already a fit: pass the results instead to fit them here"
             )
         result = result_or_data
+        _check_highlight(highlight, result.algorithms)
     else:
         if data is not None:
             raise ValueError(
@@ -439,6 +442,10 @@ def write(
         layout["lower_is_better"] = bool(layout["lower_is_better"])
         resolve_interpretation(interpretation, 2)  # checked before the fit
         check_methods(data, layout, path=path, methods=methods, robustness=robustness, rho=rho)
+        if highlight is not None:  # the names, checked before the fit
+            from ..core.data import tidy_results
+
+            _check_highlight(highlight, tidy_results(data, **layout).algorithms)
         result = fit(data, progress=progress, **fit_options)
     results = _results_of(result, data)
     if results is not None and data is None:  # the fit's tidy frame: its own column names
@@ -490,4 +497,12 @@ def write(
         title=title,
         provenance=provenance,
         sections=sections,
+        highlight=highlight,
     )
+
+
+def _check_highlight(highlight: str | Sequence[str] | None, algorithms: Sequence[str]) -> None:
+    from ..core.validation import check_algorithms
+
+    if highlight is not None:
+        check_algorithms(highlight, algorithms, "highlight")

@@ -62,6 +62,7 @@ from ..core.options import (
 )
 from ..core.result import BBTResult
 from ..core.validation import (
+    check_algorithms,
     check_d_min,
     check_flag,
     check_hdi,
@@ -192,6 +193,9 @@ class BBTWidget(RobustnessSection, RankingSection, anywidget.AnyWidget):
         highlighted pair's Bayesian signed-rank test over every data set in the probability
         simplex (same ROPE, the widget's seed). Without ``rho`` the widget says that the
         test needs it.
+    highlight
+        Algorithms drawn in their own colour in the ranking view's critical-difference
+        diagram (e.g. the methods a paper proposes).
     sweep_options
         Keywords for the robustness section's sweep (:func:`bbt_widget.sweep`), any of
         ``SWEEP_OPTIONS``: e.g. ``{"grid": {"ties": ["spread", "davidson"]}, "chains": 2,
@@ -338,6 +342,7 @@ class BBTWidget(RobustnessSection, RankingSection, anywidget.AnyWidget):
         ranking_model: str = "bbt",
         rho: float | None = None,
         ttest_rope: float = _TTEST_ROPE,
+        highlight: Sequence[str] = (),
         **kwargs: Any,
     ) -> None:
         # Bad data or settings raise the core's own message here, before anything is shown.
@@ -362,6 +367,7 @@ class BBTWidget(RobustnessSection, RankingSection, anywidget.AnyWidget):
         if control is not None and control not in algorithms:
             raise ValueError(f"control {control!r} is not one of the algorithms {algorithms}")
         interpretation = resolve_interpretation(interpretation, len(algorithms)).rule
+        highlight = check_algorithms(highlight, algorithms, "highlight")
         check_ranking_model(ranking_model)
         if rho is not None or ttest_rope != _TTEST_ROPE:
             # the baselines import Altair: only for values that are not the (valid) defaults
@@ -405,6 +411,7 @@ class BBTWidget(RobustnessSection, RankingSection, anywidget.AnyWidget):
         # Copies, not the caller's objects: an in-place edit of the caller's frame after this
         # would reach new fits but not the cached ones.
         self._data = _own_copy(data)
+        self._highlight = highlight
         self._data_kwargs = {
             "dataset": dataset,
             "algorithm": algorithm,
@@ -916,8 +923,14 @@ class BBTWidget(RobustnessSection, RankingSection, anywidget.AnyWidget):
         self._refresh_sweep_view()
         self._update_influence()
         self._summary_runner.submit(
-            (self._result_key, rope, self.hdi),
-            {"result": fitted.result, "rope": rope, "hdi": self.hdi},
+            (self._result_key, rope, self.hdi, self.interpretation),
+            {
+                "result": fitted.result,
+                "rope": rope,
+                "hdi": self.hdi,
+                "interpretation": self.interpretation,
+                "highlight": self._highlight,
+            },
         )
         return True
 

@@ -8,6 +8,7 @@ from __future__ import annotations
 
 import logging
 import threading
+from collections.abc import Sequence
 from typing import Any
 
 from .. import engines
@@ -96,11 +97,15 @@ def summary_spec(
     rope: tuple[float, float],
     hdi: float,
     *,
+    interpretation: str = "strong",
+    highlight: Sequence[str] = (),
     cancel: threading.Event | None = None,
     **_runner: Any,
 ) -> dict[str, Any]:
-    """The ranking chart and the weak/strong decision matrices of the report
-    (:mod:`bbt_widget.outputs.charts.specs_summary`), data inlined, for any number of algorithms.
+    """The ranking chart, the critical-difference diagram of the ``interpretation``'s claims
+    (``highlight``: the algorithms in their own colour) and the weak/strong decision
+    matrices of the report (:mod:`bbt_widget.outputs.charts.specs_summary`,
+    :mod:`~bbt_widget.outputs.charts.specs_cd`), data inlined, for any number of algorithms.
 
     Built on a background thread after the charts above are shown (it imports Altair, which
     the first charts never wait for), once the view settings have been quiet for
@@ -117,9 +122,13 @@ def summary_spec(
     decisions = charts.decision_frame(summary, list(ranking["algorithm"]))
     chart = alt.vconcat(
         charts.ranking_chart(ranking, hdi=hdi),
+        charts.cd_diagram(result, interpretation, highlight=highlight, rope=rope, hdi=hdi),
         charts.decision_matrix_chart(decisions, charts.claim_counts(summary)),
         spacing=30,
-    ).configure_view(stroke=None)
+    )
+    # the diagram's colours (highlighted or not) and the matrix's (decisions) are two scales:
+    # concatenated views share a colour scale unless told otherwise
+    chart = chart.resolve_scale(color="independent").configure_view(stroke=None)
     return _plain_spec(chart)
 
 

@@ -18,9 +18,11 @@ from html.parser import HTMLParser
 import mistune
 import pandas as pd
 import pytest
-from hostile import HOSTILE, fit_hostile
+from hostile import HOSTILE, fit_hostile, hostile_results
 
 from bbt_widget import charts
+from bbt_widget.baselines import cd_diagram as baseline_cd_diagram
+from bbt_widget.core.palette import HIGHLIGHT_COLORS
 from bbt_widget.outputs import export
 from bbt_widget.outputs.html_report import write_report
 from bbt_widget.outputs.report import methods_text
@@ -311,3 +313,32 @@ def test_report_sections_show_hostile_names_as_text(
     )
     tex = write_report(hostile_res, tmp_path / "r.tex", sections=hostile_sections)
     assert "Missing character" not in compile_latex(tex)
+
+
+def test_cd_diagrams_show_hostile_names_as_text(hostile_res, tmp_path):
+    chosen = list(HOSTILE[:3])
+    diagrams = {
+        "bbt": charts.cd_diagram(hostile_res, highlight=chosen),
+        "bbt_weak_ability": charts.cd_diagram(
+            hostile_res, interpretation="weak", highlight=chosen, position="ability"
+        ),
+        "wilcoxon": baseline_cd_diagram(
+            hostile_results(), dataset="db", test="wilcoxon", highlight=chosen
+        ),
+    }
+    for name, chart in diagrams.items():
+        svg = export.save_chart(chart, tmp_path / f"{name}.svg").read_text("utf-8")
+        assert "<script" not in svg and "<img" not in svg, name  # names are text, not markup
+        texts = [_shown(t) for t in _svg_texts(svg)]
+        for algorithm in HOSTILE:
+            shown = _shown(algorithm)
+            if len(shown) > charts.LABEL_MAX_CHARS:  # cut at whole characters
+                shown = shown[: charts.LABEL_MAX_CHARS] + "…"
+            # each name is one label, "name (position)"; SVG text shows a line break as space
+            label = re.sub(r"\s", " ", shown)
+            assert any(re.sub(r"\s", " ", t).startswith(f"{label} (") for t in texts), (
+                name,
+                algorithm,
+            )
+        assert HIGHLIGHT_COLORS["highlighted"] in svg, name
+    export.save_chart(diagrams["bbt"], tmp_path / "bbt.pdf")

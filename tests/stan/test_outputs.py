@@ -170,8 +170,11 @@ def test_standalone_report(res, tmp_path, suffix):
     figure = 'id="fig-{}"' if suffix == "html" else "{}." + ("pdf" if suffix == "tex" else "svg")
     ranking, decisions = figure.format("ranking"), figure.format("decisions")
     assert text.index(ranking) < text.index("Claims per interpretation") < text.index(decisions)
+    # the BBT critical-difference diagram is in the headline, before the decision matrix
+    cd = figure.format("cd_diagram")
+    assert text.index("Claims per interpretation") < text.index(cd) < text.index(decisions)
     if suffix == "html":
-        assert text.count("<svg") == 6 and "<script" not in text
+        assert text.count("<svg") == 7 and "<script" not in text
         assert '<div class="methods">We compared' in text and "<em>" in text
         # offline: nothing is loaded from elsewhere (SVG namespaces are identifiers)
         assert not re.search(r'(src|href)="https?://', text)
@@ -180,7 +183,20 @@ def test_standalone_report(res, tmp_path, suffix):
     else:
         figures = tmp_path / f"report_{suffix}_figures"
         ext = "pdf" if suffix == "tex" else "svg"
-        assert sorted(p.suffix for p in figures.iterdir()) == [f".{ext}"] * 6
+        assert sorted(p.suffix for p in figures.iterdir()) == [f".{ext}"] * 7
+
+
+def test_report_highlights_algorithms_in_its_cd_diagram(res, tmp_path):
+    from bbt_widget.core.palette import HIGHLIGHT_COLORS
+
+    plain = write_report(res, tmp_path / "plain.html").read_text()
+    html = write_report(res, tmp_path / "r.html", highlight=["svm", "lda"]).read_text()
+    cd = html.split('id="fig-cd_diagram"', 1)[1].split("</figure>", 1)[0]
+    assert HIGHLIGHT_COLORS["highlighted"] in cd and "highlighted" in cd  # colour and legend
+    assert HIGHLIGHT_COLORS["highlighted"] not in plain
+    with pytest.raises(ValueError, match="highlight: 'rf' is not an algorithm"):
+        write_report(res, tmp_path / "bad.html", highlight=["rf"])
+    assert not (tmp_path / "bad.html").exists()
 
 
 def test_report_win_table_shows_raw_and_model_counts(res, tmp_path):
@@ -213,7 +229,7 @@ def test_md_and_tex_reports_keep_their_own_figures(res, tmp_path):
     tex = write_report(res, tmp_path / "paper.tex").read_text()
     svg = sorted((tmp_path / "paper_md_figures").glob("*.svg"))
     pdf = sorted((tmp_path / "paper_tex_figures").glob("*.pdf"))
-    assert len(svg) == len(pdf) == 6
+    assert len(svg) == len(pdf) == 7
     assert all(f.read_bytes().startswith(b"<svg") for f in svg)  # not overwritten by PDFs
     for link in re.findall(r"\]\(([^)]+)\)", md):
         assert (tmp_path / link).exists(), link

@@ -53,6 +53,7 @@ def long_csv(tmp_path: Path, base: pd.DataFrame) -> Path:
         (["--hdi", "89"], "--hdi 89: the HDI mass is a probability between 0 and 1; did you "),
         (["--hdi", "0"], "e.g. 0.89"),
         (["--control", "nosuch"], "--control: 'nosuch' is not an algorithm"),
+        (["--highlight", "svm", "--highlight", "nosuch"], "--highlight: 'nosuch' is not an"),
         (["--d-min", "-1"], "--d-min must be a finite number >= 0"),
         (["--chains", "0"], "--chains must be an integer >= 1"),
         (["--iter-sampling", "0"], "--iter-sampling must be an integer >= 1"),

@@ -1130,9 +1130,14 @@ def test_ranking_and_decision_matrices_are_the_reports(widget: BBTWidget) -> Non
     shown = pd.DataFrame(rows[len(expected)])  # 2 interpretations x 2 orientations x 10
     assert len(expected) == 40
     assert list(shown["decision"]) == list(expected["decision"])
-    assert list(pd.DataFrame(rows[5])["algorithm"]) == list(ranking["algorithm"])
+    (shown_ranking,) = [
+        pd.DataFrame(d) for d in w.summary_spec["datasets"].values() if "p_best" in d[0]
+    ]
+    assert list(shown_ranking["algorithm"]) == list(ranking["algorithm"])
     text = json.dumps(w.summary_spec)
     assert "Ranking: ability" in text and "80% HDI" in text and "http" not in text
+    # between them, the critical-difference diagram of the widget's interpretation
+    assert f"BBT critical-difference diagram ({w.interpretation} interpretation)" in text
     alt.VConcatChart.from_dict(w.summary_spec)
     _restore(w)
     assert w.wait_background(FIT_TIMEOUT)
@@ -1151,7 +1156,8 @@ def test_a_burst_of_view_changes_builds_the_ranking_view_once(widget: BBTWidget)
     assert w.wait_background(FIT_TIMEOUT)
     assert w._summary_runner.stats["finished"] == finished + 1
     # the one built is the last setting's, and it is the one shown
-    assert w._summary_runner.cached((w._result_key, (0.445, 0.55), w.hdi)) is w.summary_spec
+    key = (w._result_key, (0.445, 0.55), w.hdi, w.interpretation)
+    assert w._summary_runner.cached(key) is w.summary_spec
     _restore(w)
     assert w.wait_background(FIT_TIMEOUT)
 

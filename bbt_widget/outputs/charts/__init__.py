@@ -8,9 +8,9 @@ Two layers, both pure:
   key); every statistic comes from the core. They never import Altair, so the widget builds
   and sends its data without it.
 * specs (:mod:`.specs` for the linked view, :mod:`.specs_ppc`, :mod:`.specs_robustness`,
-  :mod:`.specs_summary`, on the shared pieces of :mod:`.encodings`) turn frames into Altair
-  charts; :mod:`.spec_cache` keeps the widget's two specs on disk. Altair itself is imported
-  on first use.
+  :mod:`.specs_summary`, :mod:`.specs_cd` for the critical-difference diagram, on the shared
+  pieces of :mod:`.encodings`) turn frames into Altair charts; :mod:`.spec_cache` keeps the
+  widget's two specs on disk. Altair itself is imported on first use.
 
 Linking: every frame carries ``key`` (:func:`pair_key`) and ``alg_a``/``alg_b``; two Vega
 parameters, ``sel_pair`` and ``sel_focus``, drive the highlight in every chart of a view.
@@ -46,6 +46,7 @@ from .frames import (
 from .frames_decisions import (
     FLIPS_ALL_PAIRS,
     INFLUENCE_TOP,
+    cd_groups,
     claim_counts,
     decision_frame,
     flips_frame,
@@ -71,11 +72,13 @@ from .specs import (
     rope_overlap_chart,
     win_matrix_chart,
 )
+from .specs_cd import CD_POSITIONS, cd_diagram
 from .specs_ppc import PPC_MAX_PAIRS, ppc_chart, static_ppc_chart
 from .specs_robustness import flips_chart, influence_chart, robustness_chart
 from .specs_summary import LONG_CHART_ROWS, decision_matrix_chart, ranking_chart, with_top_axis
 
 __all__ = [
+    "CD_POSITIONS",
     "DECISION_COLORS",
     "FIT_DATASETS",
     "FLIPS_ALL_PAIRS",
@@ -93,6 +96,8 @@ __all__ = [
     "ChartFrames",
     "at_rest",
     "build_frames",
+    "cd_diagram",
+    "cd_groups",
     "chart_set",
     "checks_chart",
     "checks_spec",

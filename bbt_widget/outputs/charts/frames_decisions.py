@@ -1,9 +1,10 @@
 """Tidy frames of the decisions across pairs, rules and settings: pure pandas, no Altair.
 
 The decision matrix and the claim counts of a fit (:func:`decision_frame`,
-:func:`claim_counts`), a sweep's decision per pair and setting (:func:`flips_frame`) and the
-data sets whose removal moves a pair the most (:func:`influence_frame`). Every statistic comes
-from the core; these only count, order and label.
+:func:`claim_counts`), the bars of its critical-difference diagram (:func:`cd_groups`), a
+sweep's decision per pair and setting (:func:`flips_frame`) and the data sets whose removal
+moves a pair the most (:func:`influence_frame`). Every statistic comes from the core; these
+only count, order and label.
 """
 
 from __future__ import annotations
@@ -14,11 +15,13 @@ import numpy as np
 import pandas as pd
 
 from ...core.options import INTERPRETATIONS
+from ...core.posterior import maximal_runs
 from .pairs import decision_text, keys_and_labels, pair_key
 
 __all__ = [
     "FLIPS_ALL_PAIRS",
     "INFLUENCE_TOP",
+    "cd_groups",
     "claim_counts",
     "decision_frame",
     "flips_frame",
@@ -98,6 +101,37 @@ def claim_counts(summary: pd.DataFrame) -> pd.DataFrame:
             }
         )
     return pd.DataFrame(out)
+
+
+def cd_groups(
+    summary: pd.DataFrame, order: Sequence[str], interpretation: str
+) -> list[tuple[str, ...]]:
+    """The bars of a critical-difference diagram of BBT's decisions.
+
+    Parameters
+    ----------
+    summary
+        ``BBTResult.summary()``: alg_a, alg_b and the decision column ``interpretation``.
+    order
+        The algorithms in the diagram's order, best first.
+    interpretation
+        ``"weak"`` or ``"strong"``: whose claims separate the algorithms.
+
+    Returns
+    -------
+    list of tuple of str
+        The maximal runs of consecutive algorithms of ``order`` with no "better" claim
+        (either way) between any two of them, as the bars of Demšar's diagram join
+        algorithms not significantly different. An equivalence claim, no claim or a pair
+        never compared does not separate two algorithms.
+    """
+    names = [str(a) for a in order]
+    claims = {
+        frozenset((str(a), str(b)))
+        for a, b, d in zip(summary["alg_a"], summary["alg_b"], summary[interpretation])
+        if d in ("a better", "b better")
+    }
+    return maximal_runs(names, lambda i, j: frozenset((names[i], names[j])) in claims)
 
 
 def flips_frame(
