@@ -570,7 +570,7 @@ def _check_output(
     folder = out.parent
     if not folder.is_dir():
         raise InputError(f"-o {given!r}: folder {str(folder)!r} does not exist")
-    from bbt_widget.outputs.html_report import figures_folder
+    from bbt_widget.outputs.report import figures_folder
 
     figures = figures_folder(out) if what == "the report" else None
     if figures is not None and figures.exists() and not figures.is_dir():

@@ -9,7 +9,8 @@ the overview. The baseline, measured in the benchmark's process right before eac
 the command around one fit and survive a noisy machine.
 
 Per run: the bare fit (baseline); the command as a subprocess (``python -m bbt_widget report
-... -q``, wall time including the interpreter's start: ``command_s``); the command again
+... -q``, wall time including the interpreter's start: ``command_s``, and the CPU seconds of
+that process and its children: ``command_cpu_s``); the command again
 in-process after the warm fit (``command_in_process_s``, what this benchmark measured
 before); and the report writer alone. ``--baseline-tree PATH`` also runs the subprocess on
 another checkout (e.g. the code before a change, from ``git archive``), interleaved.
@@ -29,6 +30,7 @@ import io
 import json
 import os
 import platform
+import resource
 import statistics
 import subprocess
 import sys
@@ -47,10 +49,19 @@ TARGET_S = 4.0
 DATA = REPO / "bbt_widget" / "datasets" / "pmlb16_4fold.csv"
 
 
-def command_subprocess(fmt: str, folder: Path, tree: Path) -> float:
-    """Wall seconds of ``python -m bbt_widget report`` in a new process, code from ``tree``."""
+def _children_cpu() -> float:
+    """CPU seconds (user + system) of this process's ended children and theirs."""
+    usage = resource.getrusage(resource.RUSAGE_CHILDREN)
+    return usage.ru_utime + usage.ru_stime
+
+
+def command_subprocess(fmt: str, folder: Path, tree: Path) -> tuple[float, float]:
+    """Wall seconds of ``python -m bbt_widget report`` in a new process, code from ``tree``,
+    and the CPU seconds it took with its Stan workers, chains and chart renderer: on a shared
+    machine the CPU seconds move less with the load than the wall time."""
     out = folder / f"sub.{fmt}"
     env = {**os.environ, "PYTHONPATH": str(tree)}
+    cpu = _children_cpu()
     start = time.perf_counter()
     proc = subprocess.run(
         [sys.executable, "-m", "bbt_widget", "report", str(DATA), "-o", str(out), "-q"],
@@ -62,7 +73,7 @@ def command_subprocess(fmt: str, folder: Path, tree: Path) -> float:
     took = time.perf_counter() - start
     if proc.returncode != 0:
         raise RuntimeError(f"bbt-widget report exited with {proc.returncode}: {proc.stderr}")
-    return took
+    return took, _children_cpu() - cpu
 
 
 def one_run(fmt: str, folder: Path, baseline: Path | None) -> dict[str, float]:
@@ -74,10 +85,11 @@ def one_run(fmt: str, folder: Path, baseline: Path | None) -> dict[str, float]:
     fit_s = time.perf_counter() - start
     row = {"fit_s": fit_s, "load_average": os.getloadavg()[0]}
 
-    row["command_s"] = command_subprocess(fmt, folder, REPO)
+    row["command_s"], row["command_cpu_s"] = command_subprocess(fmt, folder, REPO)
     row["ratio_to_fit"] = row["command_s"] / fit_s
     if baseline is not None:
-        row["baseline_command_s"] = command_subprocess(fmt, folder, baseline)
+        took, cpu = command_subprocess(fmt, folder, baseline)
+        row["baseline_command_s"], row["baseline_command_cpu_s"] = took, cpu
         row["baseline_ratio_to_fit"] = row["baseline_command_s"] / fit_s
 
     out = folder / f"report.{fmt}"
@@ -110,7 +122,9 @@ def main() -> None:
     if args.baseline_tree is not None:
         for r in runs:
             r["command_to_baseline"] = r["command_s"] / r["baseline_command_s"]
-        median["command_to_baseline"] = statistics.median(r["command_to_baseline"] for r in runs)
+            r["cpu_to_baseline"] = r["command_cpu_s"] / r["baseline_command_cpu_s"]
+        for key in ("command_to_baseline", "cpu_to_baseline"):
+            median[key] = statistics.median(r[key] for r in runs)
     result = {
         "machine": {
             "platform": platform.platform(),
@@ -119,6 +133,7 @@ def main() -> None:
             "load_average_at_start": load,
         },
         "note": args.note,
+        "measured_at": time.strftime("%Y-%m-%d %H:%M UTC", time.gmtime()),
         "case": f"pmlb16_4fold.csv (16 x 132), {args.format} report, default settings",
         "baseline_tree": str(args.baseline_tree) if args.baseline_tree else None,
         "target_command_s": TARGET_S,

@@ -17,7 +17,7 @@ import numpy as np
 import pandas as pd
 
 from ..core.bidi import pair_label
-from ..core.data import TidyResults, tidy_results
+from ..core.data import MIN_RANKED_DATASETS, TidyResults, tidy_results
 from ..core.posterior import hdi_sorted
 from ..core.validation import _preview
 from ._common import snap_ties
@@ -37,15 +37,10 @@ class RankedMeans:
     lower_is_better: bool
 
 
-#: A ranking model needs this many data sets that rank 2 or more algorithms.
-MIN_RANKED_DATASETS = 2
-
-
 def ranked_data_sets(tidy: TidyResults) -> tuple[np.ndarray, np.ndarray]:
     """The data sets' mean scores (equal up to floating-point noise snapped together) and,
     per data set, whether it ranks 2 or more algorithms: the data sets a ranking model uses."""
-    means = snap_ties(tidy.means)
-    return means, np.isfinite(means).sum(axis=1) >= 2
+    return snap_ties(tidy.means), tidy.ranked
 
 
 def ranked_means(data: pd.DataFrame, **layout: Any) -> RankedMeans:

@@ -66,6 +66,10 @@ from .validation import (
     is_win_table,
 )
 
+#: A ranking model needs this many data sets that rank 2 or more algorithms
+#: (:attr:`TidyResults.ranked`).
+MIN_RANKED_DATASETS = 2
+
 __all__ = [
     "DEFAULT_SEED",
     "HYPERPRIORS",
@@ -194,6 +198,12 @@ class TidyResults:
         n = self.fold_counts
         with np.errstate(invalid="ignore", divide="ignore"):
             return np.where(n > 0, np.nansum(np.sort(self.cube, axis=2), axis=2) / n, np.nan)
+
+    @property
+    def ranked(self) -> np.ndarray:
+        """Per data set, whether 2 or more algorithms have a result: the data sets that a
+        ranking model (Plackett-Luce, Mallows) ranks (it needs :data:`MIN_RANKED_DATASETS`)."""
+        return np.isfinite(self.means).sum(axis=1) >= 2
 
     @cached_property
     def sd_matrix(self) -> np.ndarray | None:

@@ -34,7 +34,7 @@ from . import charts, export
 from ._atomic import atomic_path, atomic_replace_dir
 from .citations import bibtex, references
 from .headline import headline
-from .report import REPORT_FORMATS, methods_text, render
+from .report import REPORT_FORMATS, figures_folder, methods_text, render
 from .report_meta import check_provenance, column_definitions, provenance_items
 from .report_sections import Section
 from .report_sections import Table as _Table
@@ -377,15 +377,6 @@ def _write(
             for name, data in figure_files.items():
                 (new_folder / name).write_bytes(data)
         report.write_text(text, encoding="utf-8")
-
-
-def figures_folder(path: str | Path) -> Path | None:
-    """The folder beside a report where it writes its figures: ``<stem>_md_figures`` for
-    ``.md``, ``<stem>_tex_figures`` for ``.tex`` (a .md and a .tex report of the same name
-    keep their own figures); ``None`` for HTML, whose charts are inline."""
-    path = Path(path)
-    fmt = path.suffix.lstrip(".").lower()
-    return path.with_name(f"{path.stem}_{fmt}_figures") if fmt in ("md", "tex") else None
 
 
 # --------------------------------------------------------------------------- HTML

@@ -10,6 +10,7 @@ from __future__ import annotations
 import importlib.metadata as md
 from collections.abc import Sequence
 from dataclasses import dataclass
+from pathlib import Path
 from typing import TYPE_CHECKING
 
 from ..core.bidi import isolate
@@ -21,8 +22,19 @@ if TYPE_CHECKING:
     from ..core.result import BBTResult
 
 #: The report's formats, by file suffix (here, not with the writer, which imports Altair: the
-#: command checks its output's suffix before any fit, with nothing slow imported).
+#: command checks its output's suffix and figures folder before any fit, with nothing slow
+#: imported).
 REPORT_FORMATS = ("html", "md", "tex")
+
+
+def figures_folder(path: str | Path) -> Path | None:
+    """The folder beside a report where it writes its figures: ``<stem>_md_figures`` for
+    ``.md``, ``<stem>_tex_figures`` for ``.tex`` (a .md and a .tex report of the same name
+    keep their own figures); ``None`` for HTML, whose charts are inline."""
+    path = Path(path)
+    fmt = path.suffix.lstrip(".").lower()
+    return path.with_name(f"{path.stem}_{fmt}_figures") if fmt in ("md", "tex") else None
+
 
 PAPER = (
     "Wainer, A Bayesian Bradley-Terry model to compare multiple ML algorithms on multiple data sets"
