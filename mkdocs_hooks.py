@@ -21,6 +21,11 @@ from typing import Any
 
 #: A Sphinx role as it reaches the HTML: the role name, then the name in <code>.
 _ROLE = re.compile(r":(?:func|meth|class|attr|mod|data|exc|obj):(?=<code>)")
+#: A script loaded from another site (mkdocs-jupyter's notebook template adds Mermaid and
+#: MathJax from a CDN, which the notebooks do not use): the site must read offline.
+_REMOTE_SCRIPT = re.compile(
+    r"<script\b[^>]*\bsrc=[\"']?(?:https?:)?//[^>]*>\s*</script>\s*", re.IGNORECASE
+)
 #: The site's notebooks: their path in the docs folder.
 _NOTEBOOKS = re.compile(r"^notebooks/[^/]+\.ipynb$")
 #: Longest a notebook cell may run (the first fit on a new machine compiles the Stan model).
@@ -107,3 +112,8 @@ def on_build_error(**_: Any) -> None:
 def on_page_content(html: str, **_: Any) -> str:
     """Remove the Sphinx role prefixes from a page's rendered HTML."""
     return _ROLE.sub("", html)
+
+
+def on_post_page(output: str, **_: Any) -> str:
+    """Remove the scripts a page would fetch from another site (the site reads offline)."""
+    return _REMOTE_SCRIPT.sub("", output)
