@@ -21,8 +21,10 @@ PACKAGE = Path(bbt_widget.__file__).parent
 #: Layer of each module or folder (ARCHITECTURE.md), by its path under ``bbt_widget``; the
 #: longest matching prefix decides. A module may import its own layer and lower ones. The
 #: folders are the layers: ``core/`` (ranks 0-4 inside, in this order), ``engines/`` beside the
-#: core's parsing and checks, then ``baselines/`` and ``lab/``, ``outputs/`` (with ``charts``),
-#: and the front ends (``widget/``, ``cli`` with its subcommands in ``cli_commands/``).
+#: core's parsing and checks, then the chart package ``outputs/charts/`` (it imports only the
+#: core, so the lab's and the baselines' results draw through it), ``baselines/`` and ``lab/``,
+#: the rest of ``outputs/``, and the front ends (``widget/``, ``cli`` with its subcommands in
+#: ``cli_commands/``).
 LAYERS = {
     "core.options": 0,
     "core.palette": 0,
@@ -41,12 +43,13 @@ LAYERS = {
     "core.result": 3,
     "core.fitting": 4,
     "core": 0,  # the folder's __init__
-    "baselines": 5,
-    "lab": 5,
-    "outputs": 6,
-    "cli": 7,
-    "cli_commands": 7,
-    "widget": 7,
+    "outputs.charts": 5,
+    "baselines": 6,
+    "lab": 6,
+    "outputs": 7,
+    "cli": 8,
+    "cli_commands": 8,
+    "widget": 8,
 }
 
 #: Longest module of the chart package (issue 10: frames and specs each under 450 lines).
@@ -173,11 +176,24 @@ def test_modules_import_only_their_layer_and_below(module):
     assert not upward, f"{module} (layer {layer}) imports higher layers: {upward}"
 
 
-def test_batch_level_charts_take_their_colours_from_the_palette():
-    # sweep and influence draw the decision colours without reaching up into the outputs
+def test_batch_level_charts_have_one_home_in_the_chart_package():
+    # the sweep's and the influence analysis's chart() draw through the chart package, beside
+    # the widget's robustness view, instead of copying its Altair code
     for module in ("bbt_widget.lab.sweep", "bbt_widget.lab.influence"):
-        assert "bbt_widget.core.palette" in _graph()[module]
-        assert not any(d.startswith("bbt_widget.outputs.charts") for d in _graph()[module])
+        assert "bbt_widget.outputs.charts.specs_robustness" in _graph()[module]
+        assert "bbt_widget.core.palette" not in _graph()[module]
+
+
+def test_the_chart_package_imports_only_the_core():
+    # what lets the lab's and the baselines' results draw through it without a cycle
+    charts = [m for m in _graph() if m.startswith("bbt_widget.outputs.charts")]
+    above = {
+        d
+        for m in charts
+        for d in _graph()[m]
+        if not d.startswith(("bbt_widget.core", "bbt_widget.engines", "bbt_widget.outputs.charts"))
+    }
+    assert not above, f"the chart package imports {sorted(above)}"
 
 
 @pytest.mark.parametrize(
