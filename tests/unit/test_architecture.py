@@ -211,6 +211,16 @@ def test_front_end_modules_are_small(path: str):
     assert n <= limit, f"{path} has {n} lines (at most {limit}); move code to its section module"
 
 
+def test_the_widget_composes_its_sections_rather_than_inheriting_them():
+    # each section (controls, fits, decisions, robustness, rankings) is an object the widget
+    # keeps, not a mixin that works only inside it
+    import anywidget
+
+    from bbt_widget.widget.app import BBTWidget
+
+    assert BBTWidget.__bases__ == (anywidget.AnyWidget,)
+
+
 def _reachable(module: str) -> set[str]:
     graph, seen, todo = _graph(), set(), [module]
     while todo:
