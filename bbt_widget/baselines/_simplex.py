@@ -10,9 +10,7 @@ The triangle splits into three regions, where one of the three is the largest; `
 
 The frames (:func:`barycentric`, :func:`simplex_points`, :func:`region_frame`) are pure numpy
 and pandas; :func:`simplex_chart` draws them with Altair, imported on first use. They live
-beside the tests (not in :mod:`bbt_widget.outputs.charts`) because the results' ``simplex()``
-methods draw them and a layer may not import the outputs above it: the same arrangement as
-the ``chart()`` methods of the sweep and the influence analysis, on the shared palette.
+beside the tests, where the results' ``simplex()`` methods draw them, on the shared palette.
 """
 
 from __future__ import annotations

@@ -27,7 +27,6 @@ from __future__ import annotations
 
 import os
 import re
-import sys
 import threading
 import time
 import uuid
@@ -53,6 +52,7 @@ from ..core.validation import (
 )
 from ..engines import FitCancelled
 from ..engines.base import ProgressCallback
+from .progress import text_progress as text_progress  # its documented home is this module
 
 #: Warnings a fit issues that the batch keeps with the fit's row instead.
 _PER_FIT_WARNINGS = (DiagnosticsWarning, DisconnectedWarning)
@@ -491,24 +491,3 @@ def _run_dask(
 
 def _task_error(exc: BaseException) -> str:
     return f"{type(exc).__name__} on the Dask cluster: {exc}"
-
-
-def text_progress(stream: Any = None, width: int = 30) -> ProgressCallback:
-    """A ``progress`` callback that draws a bar in the terminal (``stderr`` by default)."""
-    out = stream if stream is not None else sys.stderr
-    last = [-1]
-
-    def report(stage: str, fraction: float) -> None:
-        if stage == "compiling":
-            out.write("\rcompiling the Stan model...")
-        else:
-            filled = round(fraction * width)
-            if filled == last[0]:
-                return
-            last[0] = filled
-            out.write(f"\r{stage} [{'#' * filled}{'.' * (width - filled)}] {fraction:4.0%}")
-            if fraction >= 1.0:
-                out.write("\n")
-        out.flush()
-
-    return report

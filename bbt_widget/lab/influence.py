@@ -160,10 +160,13 @@ class Influence:
 
     def chart(self, pair: str, n: int = 10) -> alt.Chart:
         """Bars: the ``n`` most influential data sets for ``pair`` (change in mean P(a > b)
-        when left out), coloured by whether the decision changes."""
-        import altair as alt  # here: altair is slow to import and only charts need it
+        when left out), coloured by whether the decision changes.
 
-        from ..core.palette import INFLUENCE_EFFECT_COLORS as colors
+        Drawn by :func:`bbt_widget.outputs.charts.specs_robustness.influence_top_chart`,
+        beside the widget's influence chart.
+        """
+        # here: the chart module loads Altair, slow to import, which only charts need
+        from ..outputs.charts.specs_robustness import influence_top_chart
 
         top = self.top(pair, n)
         top = top.assign(
@@ -171,36 +174,10 @@ class Influence:
             order=np.arange(len(top)),
         )
         cols = ["dataset", "delta_mean", "mean_loo", "decision_loo", "pareto_k", "method"]
-        return (
-            alt.Chart(top[[*cols, "effect", "order"]])
-            .mark_bar()
-            .encode(
-                x=alt.X("delta_mean:Q", title="change in mean P(a > b) when left out"),
-                y=alt.Y(
-                    "dataset:N", sort=alt.EncodingSortField(field="order", op="min"), title=None
-                ),
-                color=alt.Color(
-                    "effect:N",
-                    scale=alt.Scale(domain=list(colors), range=list(colors.values())),
-                    legend=alt.Legend(title=None, orient="bottom"),
-                ),
-                tooltip=[
-                    alt.Tooltip("dataset:N"),
-                    alt.Tooltip("delta_mean:Q", format="+.3f", title="change in mean"),
-                    alt.Tooltip("mean_loo:Q", format=".3f", title="mean without it"),
-                    alt.Tooltip("decision_loo:N", title="decision without it"),
-                    alt.Tooltip("pareto_k:Q", format=".2f", title="Pareto k"),
-                    alt.Tooltip("method:N"),
-                ],
-            )
-            .properties(
-                width=320,
-                title=alt.TitleParams(
-                    f"Most influential data sets for {pair}",
-                    subtitle=f"{self.interpretation} interpretation; leave-one-data-set-out",
-                    anchor="start",
-                ),
-            )
+        return influence_top_chart(
+            top[[*cols, "effect", "order"]],
+            title=f"Most influential data sets for {pair}",
+            subtitle=f"{self.interpretation} interpretation; leave-one-data-set-out",
         )
 
 

@@ -349,52 +349,25 @@ class SweepResult:
         )
 
     def chart(self, interpretation: str = "weak", *, cell: int = 14) -> alt.Chart:
-        """Heatmap: pairs (rows, best > worse) x settings (columns), coloured by decision."""
-        import altair as alt  # here: altair is slow to import and only charts need it
+        """Heatmap: pairs (rows, best > worse) x settings (columns), coloured by decision.
 
-        from ..core.palette import SWEEP_DECISION_COLORS as colors
+        Drawn by :func:`bbt_widget.outputs.charts.specs_robustness.sweep_chart`, beside the
+        widget's flips chart of the same decisions.
+        """
+        # here: the chart module loads Altair, slow to import, which only charts need
+        from ..outputs.charts.specs_robustness import sweep_chart
 
         col = check_interpretation(interpretation)
         f = self.frame.assign(setting=self._labels(), decision=lambda d: d[col])
         f["order"] = f.groupby("pair", sort=False).ngroup()
         f = f[["pair", "order", "setting", "decision", "mean", "above_50", "in_rope", "error"]]
-        return (
-            alt.Chart(f)
-            .mark_rect(stroke="white", strokeWidth=0.5)
-            .encode(
-                x=alt.X("setting:N", sort=None, title=None, axis=alt.Axis(labelAngle=-45)),
-                y=alt.Y(
-                    "pair:N",
-                    sort=alt.EncodingSortField(field="order", op="min"),
-                    title=None,
-                    axis=alt.Axis(labelLimit=220),
-                ),
-                color=alt.Color(
-                    "decision:N",
-                    scale=alt.Scale(domain=list(colors), range=list(colors.values())),
-                    legend=alt.Legend(title=f"{col} decision", orient="bottom"),
-                ),
-                tooltip=[
-                    alt.Tooltip("pair:N"),
-                    alt.Tooltip("setting:N"),
-                    alt.Tooltip("decision:N"),
-                    alt.Tooltip("mean:Q", format=".3f"),
-                    alt.Tooltip("above_50:Q", format=".3f", title="above.50"),
-                    alt.Tooltip("in_rope:Q", format=".3f", title="in.rope"),
-                    alt.Tooltip("error:N"),
-                ],
-            )
-            .properties(
-                width=alt.Step(cell * 2),
-                height=alt.Step(cell),
-                title=alt.TitleParams(
-                    f"Decisions across analysis settings ({col} interpretation)",
-                    subtitle=f"{self.n_failed} of {len(self.settings)} fits failed"
-                    if self.n_failed
-                    else "a = the first algorithm of the pair",
-                    anchor="start",
-                ),
-            )
+        failed = f"{self.n_failed} of {len(self.settings)} fits failed"
+        return sweep_chart(
+            f,
+            legend=f"{col} decision",
+            title=f"Decisions across analysis settings ({col} interpretation)",
+            subtitle=failed if self.n_failed else "a = the first algorithm of the pair",
+            cell=cell,
         )
 
 

@@ -18,12 +18,16 @@ across the settings; highlighting a pair also shows the data sets that move it m
 (``bbt_widget.influence(result)``, computed in the background the first time a pair is highlighted).
 The data audit (``result.audit``, the warnings ``fit`` issues) is a badge.
 
-The class is written in parts: this module holds the traits, the constructor, the fits and
-the re-summaries; :mod:`~bbt_widget.widget.robustness` the sweep and influence methods and
-:mod:`~bbt_widget.widget.rankings` the ranking-model and correlated t-test ones (classes
-``BBTWidget`` inherits from); :mod:`~bbt_widget.widget.fitted` what the charts need from a
-fit, :mod:`~bbt_widget.widget.keys` the cache keys and :mod:`~bbt_widget.widget.messages`
-what the widget says about bad arguments and failures.
+The class composes one small object per section, each in a module of its own, holding
+its runners and state and setting the widget's traits: :class:`~.controls.Controls` (the
+checks of the controls and the problems shown), :class:`~.fits.FitRequests` (the fits and
+their previews), :class:`~.decisions.DecisionsView` (the re-summaries, the headline and the
+ranking chart), :class:`~.robustness.RobustnessSection` (sweep and influence) and
+:class:`~.rankings.RankingSection` (ranking models and the clicked data set's t-test). This
+module holds the traits the front end syncs with, the constructor and the public methods;
+:mod:`~bbt_widget.widget.fitted` has what the charts need from a fit,
+:mod:`~bbt_widget.widget.keys` the cache keys and :mod:`~bbt_widget.widget.messages` what the
+widget says about bad arguments and failures.
 
 Invalid control values never raise from the front end: the widget shows what is wrong
 inline and keeps the last good charts.
@@ -45,57 +49,28 @@ import traitlets as t
 from .. import engines
 from ..core import options
 from ..core.data import tidy_results
-from ..core.fitting import (
-    COUNT_SETTINGS,
-    PRIOR_SETTINGS,
-    SAMPLER_SETTINGS,
-    PreparedFit,
-    prepare_fit,
-)
-from ..core.options import (
-    D_MIN_RANGE,
-    DEFAULT_INTERPRETATION,
-    DEFAULT_SEED,
-    INTERPRETATIONS,
-    TIE_POLICIES,
-    resolve_interpretation,
-)
+from ..core.options import D_MIN_RANGE, DEFAULT_INTERPRETATION, DEFAULT_SEED
 from ..core.result import BBTResult
-from ..core.validation import (
-    check_algorithms,
-    check_d_min,
-    check_flag,
-    check_hdi,
-    check_hyperprior,
-    check_rope,
-    check_tie_threshold,
-    check_ties,
-)
-from ..engines.base import FitCancelled, ProgressCallback
+from ..core.validation import check_algorithms
 from ..lab.influence import Influence
 from ..lab.sweep import SweepResult
 from ..outputs import charts
-from ..outputs.headline import headline
+from .controls import FIT_TRAITS, TTEST_ROPE, VIEW_TRAITS, Controls, initial_controls
+from .decisions import FOCUS_ALGORITHMS, DecisionsView
+from .fits import FitRequests
 from .fitted import Fitted
-from .keys import pair_of, settings_key
-from .messages import check_extra_kwargs, check_ranking_model, error_text, paired_note
-from .preview import preview_settings
+from .messages import check_extra_kwargs
 from .rankings import RankingSection
 from .robustness import RobustnessSection
-from .runner import FitEvent, FitRunner, kernel_dispatcher
-from .sync import json_trait, remember_json
-from .views import (
-    summary_spec,
-    ttest_spec,
-    warm_model,
-    weak_rule_caveat,
-)
+from .runner import kernel_dispatcher
+from .sync import json_trait
+from .views import warm_model
 
 if TYPE_CHECKING:  # both import Altair, which the first charts must not wait for
     from ..baselines._mallows import MallowsResult
     from ..baselines._plackett_luce import RankingModelResult
 
-__all__ = ["D_MIN_RANGE", "BBTWidget"]
+__all__ = ["D_MIN_RANGE", "FOCUS_ALGORITHMS", "BBTWidget"]
 
 _STATIC = Path(__file__).resolve().parents[1] / "static"
 if not (_STATIC / "widget.js").is_file():  # pragma: no cover - only in an unbuilt checkout
@@ -104,22 +79,6 @@ if not (_STATIC / "widget.js").is_file():  # pragma: no cover - only in an unbui
         "Install the package with pip (the build hook runs npm), or build it by hand: "
         "npm --prefix js ci && npm --prefix js run build"
     )
-
-_FIT_TRAITS = (
-    "ties",
-    "tie_threshold",
-    "local_rope",
-    "d_min",
-    "paired",
-    "lower_is_better",
-    "hyperprior",
-    "prior_scale",
-)
-#: Beyond this many algorithms the pairwise charts open on the top-ranked algorithm's pairs.
-FOCUS_ALGORITHMS = 8
-_VIEW_TRAITS = ("rope_low", "rope_high", "hdi", "control", "interpretation")
-#: Default ROPE half-width of the correlated t-test (on the scores' scale), as in baselines.
-_TTEST_ROPE = 0.01
 
 
 def _warm_while_open(model: str, engine: str) -> None:
@@ -135,7 +94,8 @@ def _warm_while_open(model: str, engine: str) -> None:
 #: leaves by itself); the last one to close stops the engine's shared idle workers.
 _OPEN: weakref.WeakSet[BBTWidget] = weakref.WeakSet()
 
-#: The widget's background runners (attribute names), closed by ``close()``.
+#: The widget's background runners (attribute names), closed by ``close()``: the background
+#: views' first, then the fits'.
 _RUNNERS = (
     "_sweep_runner",
     "_influence_runner",
@@ -147,7 +107,7 @@ _RUNNERS = (
 )
 
 
-class BBTWidget(RobustnessSection, RankingSection, anywidget.AnyWidget):
+class BBTWidget(anywidget.AnyWidget):
     """Interactive Bayesian Bradley-Terry comparison of algorithms on data sets.
 
     Parameters
@@ -341,7 +301,7 @@ class BBTWidget(RobustnessSection, RankingSection, anywidget.AnyWidget):
         sweep_options: Mapping[str, Any] | None = None,
         ranking_model: str = "bbt",
         rho: float | None = None,
-        ttest_rope: float = _TTEST_ROPE,
+        ttest_rope: float = TTEST_ROPE,
         highlight: Sequence[str] = (),
         **kwargs: Any,
     ) -> None:
@@ -356,56 +316,29 @@ class BBTWidget(RobustnessSection, RankingSection, anywidget.AnyWidget):
             sd=sd,
             lower_is_better=lower_is_better,
         )
-        check_ties(ties)
-        d_min = check_d_min(d_min)
-        tie_threshold = check_tie_threshold(tie_threshold)
-        scale_given = prior_scale is not None
-        hyperprior, prior_scale = check_hyperprior(hyperprior, prior_scale)
-        rope = check_rope(rope)
-        hdi = check_hdi(hdi)
-        algorithms = list(tidy.algorithms)
-        if control is not None and control not in algorithms:
-            raise ValueError(f"control {control!r} is not one of the algorithms {algorithms}")
-        interpretation = resolve_interpretation(interpretation, len(algorithms)).rule
-        highlight = check_algorithms(highlight, algorithms, "highlight")
-        check_ranking_model(ranking_model)
-        if rho is not None or ttest_rope != _TTEST_ROPE:
-            # the baselines import Altair: only for values that are not the (valid) defaults
-            from ..baselines._cv import check_rho, check_rope_width
-
-            check_rho(rho)
-            check_rope_width(ttest_rope)
-
-        local_ok = tidy.has_folds or tidy.has_sd
-        if d_min is not None and not local_ok:
-            raise ValueError(
-                "d_min needs fold-level scores or an sd table; these results have one score "
-                "per data set and algorithm (pass d_min=None)"
-            )
-        super().__init__(
-            algorithms=algorithms,
-            paired_available=tidy.paired_ok,
-            paired_reason=paired_note(tidy.paired_problem),
-            local_rope_available=local_ok,
-            local_rope_reason="" if local_ok else "no fold-level scores",
+        first = initial_controls(
+            tidy,
+            lower_is_better=lower_is_better,
+            d_min=d_min,
+            paired=paired,
             ties=ties,
-            tie_threshold=tie_threshold or 0.0,
-            local_rope=d_min is not None,
-            d_min=0.4 if d_min is None else d_min,
-            paired=check_flag(paired, "paired") and tidy.paired_ok,
-            lower_is_better=lower_is_better,  # checked by tidy_results
+            tie_threshold=tie_threshold,
             hyperprior=hyperprior,
             prior_scale=prior_scale,
-            rope_low=rope[0],
-            rope_high=rope[1],
+            rope=rope,
             hdi=hdi,
-            control=control or "",
+            control=control,
             interpretation=interpretation,
-            caveat=weak_rule_caveat(len(algorithms), interpretation),
+            ranking_model=ranking_model,
+            rho=rho,
+            ttest_rope=ttest_rope,
+        )
+        highlight = check_algorithms(highlight, first["algorithms"], "highlight")
+        super().__init__(
+            **first,
             spec=charts.view_spec(),
             checks_spec=charts.checks_spec(),
             option_lists=options.as_dict(),
-            ranking_model=ranking_model,
             **kwargs,
         )
         # Copies, not the caller's objects: an in-place edit of the caller's frame after this
@@ -426,95 +359,41 @@ class BBTWidget(RobustnessSection, RankingSection, anywidget.AnyWidget):
             "iter_sampling": iter_sampling,
             "seed": seed,
         }
-        #: Whether the user chose the scale (then a new family keeps it), else each family
-        #: gets its own default scale (paper Appendix A).
-        self._scale_chosen = scale_given
-        self._setting_default_scale = False
-        self._sweep_options: dict[str, Any] = {}
-        self.sweep_options = {**self._sampler_kwargs, **dict(sweep_options or {})}
         self._fitted: Fitted | None = None
         self._previews = bool(previews)
         #: The preview the charts show (None when they show the full fit ``_fitted``).
         self._preview: Fitted | None = None
         self._result_key: Hashable | None = None
+        self._requested_key: Hashable | None = None
         self._summary: pd.DataFrame | None = None
         self._frames: dict[str, pd.DataFrame] = {}
-        self._problems: dict[str, str] = {}
-        self._requested_key: Hashable | None = None
-        #: Whether "Show pairs of" was set for the user: once, at the first fit with more
-        #: than FOCUS_ALGORITHMS algorithms (the top-ranked algorithm's pairs).
-        self._focus_defaulted = bool(kwargs.get("focus"))
         #: Python seconds of the last re-summary (control change -> new chart data).
         self.last_view_seconds = 0.0
-        dispatcher = kernel_dispatcher()
-        self._runner: FitRunner[Fitted] = FitRunner(
-            self._run_fit,
-            self._on_fit_event,
-            dispatcher=dispatcher,
-            cancelled_types=(FitCancelled,),
-        )
-        # Previews: the newest request wins here too; a preview is never cached (cache_size=0)
-        self._preview_runner: FitRunner[Fitted] = FitRunner(
-            self._run_preview,
-            self._on_preview_event,
-            dispatcher=dispatcher,
-            cache_size=0,
-            cancelled_types=(FitCancelled,),
-        )
-        self._sweep: SweepResult | None = None
-        self._sweep_runner: FitRunner[SweepResult] = FitRunner(
-            self._run_sweep,
-            self._on_sweep_event,
-            dispatcher=dispatcher,
-            cache_size=4,
-            cancelled_types=(FitCancelled,),
-        )
-        self._influence: tuple[Hashable, Influence] | None = None
-        self._influence_runner: FitRunner[Influence] = FitRunner(
-            self._run_influence,
-            self._on_influence_event,
-            dispatcher=dispatcher,
-            cache_size=6,
-            cancelled_types=(FitCancelled,),
-        )
-        self._summary_runner: FitRunner[dict[str, Any]] = FitRunner(
-            summary_spec,
-            self._on_summary_event,
-            dispatcher=dispatcher,
-            cache_size=6,
-            cancelled_types=(FitCancelled,),
-        )
-        self._ttest_options = {"rope": ttest_rope, "rho": rho, "has_folds": tidy.has_folds}
-        #: Plackett-Luce and Mallows fits by data settings and model (fitted at most once
-        #: each, on the runner's thread).
-        self._pl_fits: dict[Hashable, RankingModelResult | MallowsResult] = {}
-        self._pl_runner: FitRunner[dict[str, Any]] = FitRunner(
-            self._run_ranking_model,
-            self._on_ranking_model_event,
-            dispatcher=dispatcher,
-            cache_size=6,
-            cancelled_types=(FitCancelled,),
-        )
-        self._ttest_runner: FitRunner[dict[str, Any]] = FitRunner(
-            ttest_spec,
-            self._on_ttest_event,
-            dispatcher=dispatcher,
-            cache_size=12,
-            cancelled_types=(FitCancelled,),
-        )
-        self._compile_started: float | None = None
         self._warm_thread: threading.Thread | None = None
-        #: The inputs of the newest fit settings, by their key (see ``_prepared``).
-        self._prepared_lock = threading.Lock()
-        #: (key of the settings, of the settings but the prior, of those but the counting
-        #: settings too, the inputs prepared for them)
-        self._last_prepared: tuple[Hashable, Hashable, Hashable, PreparedFit] | None = None
-        self.observe(self._on_fit_setting, names=list(_FIT_TRAITS))
-        self.observe(self._on_view_setting, names=list(_VIEW_TRAITS))
-        self.observe(self._on_focus, names=["focus"])
-        self.observe(self._on_selected_pair, names=["selected_pair"])
-        self.observe(self._on_ranking_model, names=["ranking_model"])
-        self.observe(self._on_clicked_dataset, names=["clicked_dataset", "selected_pair"])
+        # the sections, each with its runners and state (see the module doc)
+        dispatcher = kernel_dispatcher()
+        self._controls = Controls(self, scale_chosen=prior_scale is not None)
+        # first: it checks sweep_options, which may raise, before any runner exists
+        sweep_options = {**self._sampler_kwargs, **dict(sweep_options or {})}
+        self._robustness = RobustnessSection(self, dispatcher, sweep_options)
+        self._fits = FitRequests(self, dispatcher, self._warm_other_model)
+        self._decisions = DecisionsView(self, dispatcher, focus_defaulted=bool(kwargs.get("focus")))
+        ttest_options = {"rope": ttest_rope, "rho": rho, "has_folds": tidy.has_folds}
+        self._rankings = RankingSection(self, dispatcher, ttest_options)
+        # the runners by name, for code that waits on or inspects one of them
+        self._runner, self._preview_runner = self._fits.runner, self._fits.preview_runner
+        self._summary_runner = self._decisions.summary_runner
+        self._sweep_runner = self._robustness.sweep_runner
+        self._influence_runner = self._robustness.influence_runner
+        self._pl_runner, self._ttest_runner = self._rankings.pl_runner, self._rankings.ttest_runner
+        self._pl_fits = self._rankings.fits
+        self._on_front_end_message = self._robustness.on_front_end_message
+        self.observe(self._controls.on_fit_setting, names=list(FIT_TRAITS))
+        self.observe(lambda _change: self._decisions.refresh(), names=list(VIEW_TRAITS))
+        self.observe(self._controls.on_focus, names=["focus"])
+        self.observe(self._robustness.on_selected_pair, names=["selected_pair"])
+        self.observe(self._rankings.on_ranking_model, names=["ranking_model"])
+        self.observe(self._rankings.on_clicked_dataset, names=["clicked_dataset", "selected_pair"])
         self.on_msg(self._on_front_end_message)
         _OPEN.add(self)
         self._opened = True
@@ -554,42 +433,11 @@ class BBTWidget(RobustnessSection, RankingSection, anywidget.AnyWidget):
     @property
     def fit_settings(self) -> dict[str, Any]:
         """The keyword arguments of ``bbt_widget.fit`` the current controls ask for."""
-        return {
-            **self._data_kwargs,
-            "lower_is_better": self.lower_is_better,
-            "d_min": self.d_min if self.local_rope else None,
-            # paired only matters with a local ROPE; normalised so the cache key is stable
-            "paired": bool(self.paired and self.paired_available) if self.local_rope else True,
-            "ties": self.ties,
-            # 0 is no threshold, as None: one cache key for both
-            "tie_threshold": self.tie_threshold or None,
-            "hyperprior": self.hyperprior,
-            "prior_scale": self.prior_scale,
-            **self._sampler_kwargs,
-        }
+        return self._controls.fit_settings()
 
     def refit(self) -> None:
         """Fit with the current settings (from the cache when they were fitted before)."""
-        problem = self._check_fit_settings()
-        self._set_problem("fit", problem)
-        if problem:
-            return
-        settings = self.fit_settings
-        key = settings_key(settings)
-        self._requested_key = key
-        if key == self._result_key:
-            # e.g. d_min moved while the local ROPE is off: the charts already show this fit
-            self._runner.cancel()
-            self._preview_runner.cancel()
-            self._drop_preview()
-            self.status, self.progress, self.error = "done", 1.0, ""
-            self.status_text = "done (no change)"
-            return
-        if self._previews and self._runner.cached(key) is None and not self._runner.is_fitting(key):
-            self._preview_runner.submit(key, preview_settings(settings))
-        else:
-            self._preview_runner.cancel()  # a stale preview would only cost CPU
-        self._runner.submit(key, settings)
+        self._fits.refit()
 
     def wait(self, timeout: float | None = None) -> bool:
         """Block until the running fit is done and shown (scripts, notebooks run top to bottom).
@@ -597,12 +445,7 @@ class BBTWidget(RobustnessSection, RankingSection, anywidget.AnyWidget):
         Returns True when the charts show the current settings, False on a timeout or when
         the fit failed (see :attr:`error`).
         """
-        deadline = None if timeout is None else time.monotonic() + timeout
-        idle = self._runner.wait(timeout)
-        # the preview of these settings was cancelled when the full fit was shown: let it end
-        left = None if deadline is None else max(0.0, deadline - time.monotonic())
-        idle = self._preview_runner.wait(left) and idle
-        return idle and not self.error and self._result_key == self._requested_key
+        return self._fits.wait(timeout)
 
     def close(self) -> None:
         """Cancel the running fits and sweep, drop the cached fits and close the widget; the
@@ -621,8 +464,9 @@ class BBTWidget(RobustnessSection, RankingSection, anywidget.AnyWidget):
         # it never opened, and the workers are kept warm for the fits of others.
         if self._opened and not _OPEN:
             engines.shutdown()
-        self._sweep = self._influence = None
-        self._pl_fits = {}
+        if self._opened:
+            self._robustness.close()
+            self._rankings.fits.clear()
         super().close()
 
     @property
@@ -635,20 +479,64 @@ class BBTWidget(RobustnessSection, RankingSection, anywidget.AnyWidget):
         the highlighted pair, the ranking chart and decision matrices, the Plackett-Luce
         panel and the clicked data set's t-test."""
         deadline = None if timeout is None else time.monotonic() + timeout
-        runners = (
-            self._sweep_runner,
-            self._influence_runner,
-            self._summary_runner,
-            self._pl_runner,
-            self._ttest_runner,
-        )
-        for runner in runners:
+        for name in _RUNNERS[:5]:  # the background views' runners
+            runner = getattr(self, name)
             left = None if deadline is None else max(0.0, deadline - time.monotonic())
             if not runner.wait(left):
                 return False
         return True
 
-    # ------------------------------------------------------------------ observers
+    # --- the robustness section (RobustnessSection)
+
+    @property
+    def sweep_options(self) -> dict[str, Any]:
+        """Keywords of :func:`bbt_widget.sweep` for :meth:`run_sweep` (see ``SWEEP_OPTIONS``)."""
+        return self._robustness.sweep_options
+
+    @sweep_options.setter
+    def sweep_options(self, options: Mapping[str, Any]) -> None:
+        self._robustness.sweep_options = options
+
+    @property
+    def sweep(self) -> SweepResult | None:
+        """The last sweep of the robustness section (``None`` before the first one)."""
+        return self._robustness.sweep
+
+    @property
+    def influence(self) -> Influence | None:
+        """Influence of each data set on the fit shown, at the current ROPE and
+        interpretation (``None`` until a pair was highlighted and it was computed)."""
+        return self._robustness.influence
+
+    def run_sweep(self) -> None:
+        """Run the robustness sweep in the background (the section's button does this).
+
+        ``bbt.sweep`` with the widget's data and ``sweep_options``, through the batch layer
+        (all local cores, or the Dask client given as ``executor``); progress in
+        ``sweep_status``/``sweep_text``, the flips chart when done. A sweep of the same data
+        and options is taken from the cache.
+        """
+        self._robustness.run_sweep()
+
+    def cancel_sweep(self) -> None:
+        """Stop the running sweep (its fits are killed; nothing is shown for it)."""
+        self._robustness.cancel_sweep()
+
+    # --- the ranking section (RankingSection)
+
+    @property
+    def plackett_luce(self) -> RankingModelResult | None:
+        """The Plackett-Luce fit of the ranking view (``None`` until it was asked for, with
+        ``ranking_model`` ``'plackett-luce'`` or ``'both'``, and has finished)."""
+        return self._rankings.plackett_luce
+
+    @property
+    def mallows(self) -> MallowsResult | None:
+        """The Mallows fit of the ranking view (``None`` until it was asked for, with
+        ``ranking_model`` ``'mallows'``, and has finished)."""
+        return self._rankings.mallows
+
+    # ------------------------------------------------------------------ validators
 
     @t.validate("paired")
     def _valid_paired(self, proposal: t.Bunch) -> bool:
@@ -660,309 +548,19 @@ class BBTWidget(RobustnessSection, RankingSection, anywidget.AnyWidget):
     def _valid_local_rope(self, proposal: t.Bunch) -> bool:
         return bool(proposal["value"]) and self.local_rope_available
 
-    def _on_fit_setting(self, change: dict[str, Any]) -> None:
-        if change["name"] == "prior_scale" and not self._setting_default_scale:
-            self._scale_chosen = True
-        elif change["name"] == "hyperprior" and not self._scale_chosen:
-            try:
-                default = check_hyperprior(change["new"])[1]
-            except (TypeError, ValueError):
-                default = None  # refit() shows the problem
-            if default is not None and default != self.prior_scale:
-                # the family's own default scale; its change refits, with the new family
-                self._setting_default_scale = True
-                try:
-                    self.prior_scale = default
-                finally:
-                    self._setting_default_scale = False
-                return
-        self.refit()
+    # ------------------------------------------------------------------ what the sections share
 
-    def _on_view_setting(self, change: dict[str, Any]) -> None:
-        self._refresh_view()
+    def _update_influence(self) -> None:
+        self._robustness.update_influence()
 
-    def _on_focus(self, change: dict[str, Any]) -> None:
-        value = change["new"]
-        problem = ""
-        if value and value not in self.algorithms:
-            problem = (
-                f"focus: {value!r} is not one of the algorithms ({', '.join(self.algorithms)})"
-            )
-        self._set_problem("focus", problem)
-        if value and self.selected_pair and value not in pair_of(self.selected_pair):
-            # the highlighted pair is not among the pairs now shown: keeping it would dim
-            # every pair of the new view
-            self.selected_pair = ""
+    def _refresh_sweep_view(self) -> None:
+        self._robustness.refresh_sweep_view()
 
-    # ------------------------------------------------------------------ fits
+    def _update_ranking_model(self) -> None:
+        self._rankings.update_ranking_model()
 
-    def _run_fit(
-        self,
-        progress: ProgressCallback | None = None,
-        cancel: threading.Event | None = None,
-        **kwargs: Any,
-    ) -> Fitted:
-        # Runs on the runner's worker thread: touches no trait. What bbt_widget.fit does, from
-        # the inputs prepared once for this fit and its preview.
-        sampler = {k: kwargs.pop(k) for k in SAMPLER_SETTINGS if k in kwargs}
-        job = self._prepared(kwargs)
-        job.warn(stacklevel=1)  # at this line, as bbt_widget.fit's were
-        result = job.sample(**sampler, progress=progress, cancel=cancel, stacklevel=1)
-        return Fitted.prepare(result)
-
-    def _run_preview(
-        self,
-        draws: int,
-        progress: ProgressCallback | None = None,
-        cancel: threading.Event | None = None,
-        **kwargs: Any,
-    ) -> Fitted:
-        # On the preview runner's thread, beside the full fit's. No job.warn(): the data's
-        # warnings are the full fit's to report, a preview repeating them would say all twice.
-        preview = self._prepared(kwargs).laplace(draws=draws, progress=progress, cancel=cancel)
-        return Fitted.prepare(preview, preview=True)
-
-    def _prepared(self, settings: Mapping[str, Any]) -> PreparedFit:
-        """The inputs of a fit of ``settings`` (no sampler settings), prepared once for the
-        preview and the full fit of a control change, whichever thread asks first; the other
-        waits for them (a few hundredths of a second) rather than reading the data again at
-        the same time, which would delay both. Built from the last ones where it can:
-        the data are the widget's own copy, so nothing read from them can differ. When only
-        the hyper-prior changed, they are those inputs under the new prior
-        (``PreparedFit.with_prior``: nothing read or counted again); when the local ROPE or the
-        tie policy changed too, the wins are counted again from the results already read and
-        audited (``PreparedFit.recount``), as the d_min slider drags."""
-        key = settings_key(settings)
-        data_key = settings_key({k: v for k, v in settings.items() if k not in PRIOR_SETTINGS})
-        layout_key = settings_key(
-            {k: v for k, v in settings.items() if k not in PRIOR_SETTINGS + COUNT_SETTINGS}
-        )
-        # the full fit's size: the preview fails the memory check as its fit would
-        size = (self._sampler_kwargs["chains"], self._sampler_kwargs["iter_sampling"])
-        with self._prepared_lock:
-            last = self._last_prepared
-            if last is None or last[0] != key:
-                if last is not None and last[1] == data_key:
-                    prepared = last[3].with_prior(settings["hyperprior"], settings["prior_scale"])
-                elif last is not None and last[2] == layout_key and last[3].tidy is not None:
-                    prepared = last[3].recount(
-                        size=size,
-                        **{k: settings[k] for k in COUNT_SETTINGS + PRIOR_SETTINGS},
-                    )
-                else:
-                    prepared = prepare_fit(self._data, size=size, **settings)
-                self._last_prepared = (key, data_key, layout_key, prepared)
-            return self._last_prepared[3]
-
-    def _on_preview_event(self, event: FitEvent[Fitted]) -> None:
-        # Progress and errors are the full fit's to show (a failing preview means a failing
-        # fit, which says why); only a preview of the settings still being fitted is shown.
-        if event.kind != "done" or event.result is None:
-            return
-        if event.key != self._requested_key or event.key == self._result_key:
-            return  # superseded, or the full fit landed first
-        with self.hold_sync():
-            self._preview = event.result
-            self.preview = True
-            try:
-                self._refresh_view(strict=True)
-            except Exception:
-                self._drop_preview()
-                raise
-            self.diagnostics = event.result.badge
-            self._show_fit_data(event.result)
-            if self.status != "done":
-                self.status_text = "preview shown; the full fit follows"
-
-    def _drop_preview(self) -> None:
-        """Show the last full fit again instead of a preview (a failed or superseded fit)."""
-        if self._preview is None:
-            return
-        self._preview = None
-        self.preview = False
-        fitted = self._fitted
-        if fitted is None:
-            self.fit_data, self.view_data, self.diagnostics = {}, {}, {}
-            return
-        self.diagnostics = fitted.badge
-        self._show_fit_data(fitted)
-        self._refresh_view()
-
-    def _check_fit_settings(self) -> str:
-        try:
-            if self.ties not in TIE_POLICIES:
-                check_ties(self.ties)  # raises with the core's message
-            check_hyperprior(self.hyperprior, self.prior_scale)
-            check_tie_threshold(self.tie_threshold)
-            if self.local_rope:
-                if not self.local_rope_available:
-                    return f"local ROPE unavailable: {self.local_rope_reason}"
-                low, high = D_MIN_RANGE
-                if not low <= self.d_min <= high:
-                    return f"d_min must be between {low} and {high}; got {self.d_min}"
-                check_d_min(self.d_min)
-        except (TypeError, ValueError) as exc:
-            return str(exc)
-        return ""
-
-    def _on_fit_event(self, event: FitEvent[Fitted]) -> None:
-        # Runs on the kernel's loop (or in wait()): the only place traits follow a fit.
-        if event.kind != "progress" or event.stage != "compiling":
-            self._compile_started = None
-        if event.kind == "queued":
-            self.status, self.progress = "queued", -1.0
-            self.status_text = "fit queued" + (
-                " (charts show the previous settings)" if self._fitted is not None else ""
-            )
-        elif event.kind == "progress":
-            known = 0.0 <= event.fraction <= 1.0  # NaN: the engine cannot tell
-            self.status = event.stage or "sampling"
-            self.progress = event.fraction if known else -1.0  # -1: indeterminate bar
-            if event.stage == "compiling":
-                # the engine reports about once a second while compiling: the text ticks
-                self.status_text = self._compiling_text(event.at)
-            else:
-                self._compile_started = None
-                self.status_text = f"{self.status} {event.fraction:.0%}" if known else self.status
-                if self.preview:
-                    self.status_text += " (charts show a preview)"
-        elif event.kind == "done":
-            with self.hold_sync():
-                self._show_result(event.key, event.result)
-                if not event.cached:
-                    self.fit_count += 1
-                self.status, self.progress, self.error = "done", 1.0, ""
-                self.status_text = (
-                    "done (cached, instant)" if event.cached else f"done in {event.seconds:.1f} s"
-                )
-            if not event.cached:
-                self._warm_other_model()
-        elif event.kind == "error":
-            # Only the message: a traceback helps nobody looking at a widget.
-            self._preview_runner.cancel()
-            self._drop_preview()  # "the charts show the last good fit": not a preview
-            self.status, self.progress = "error", 0.0
-            if event.stage == "display":
-                # the fit ran, but turning it into charts failed (a bug, reported as such)
-                self.status_text = "could not show the fit (charts show the last good fit)"
-                self.error = f"Could not show the fit: {error_text(event.error)}"
-            else:
-                self.status_text = "fit failed (charts show the last good fit)"
-                self.error = f"Fit failed: {error_text(event.error)}"
-
-    def _show_result(self, key: Hashable, fitted: Fitted | None) -> None:
-        if fitted is None:  # pragma: no cover - "done" always carries a result
-            return
-        previous = self._fitted, self._result_key, self._preview
-        self._fitted, self._result_key, self._preview = fitted, key, None
-        self._preview_runner.cancel()  # its preview, if still running, is not needed now
-        try:
-            refreshed = self._refresh_view(strict=True)
-        except Exception:
-            # keep showing the last good fit; the runner reports the error
-            self._fitted, self._result_key, self._preview = previous
-            raise
-        self.preview = False
-        self._frames.update(fitted.frames)
-        self.diagnostics = fitted.badge
-        self.audit = fitted.audit
-        self._set_problem("groups", fitted.result.disconnected_note)  # shown as an alert
-        self._show_fit_data(fitted)
-        if not refreshed:  # the view's own refresh updates it (the same frame twice, before)
-            self._update_influence()
-        self._update_ranking_model()
-        self._update_ttest()
-
-    def _show_fit_data(self, fitted: Fitted) -> None:
-        # sent as the JSON the worker thread encoded with the fit (also when it comes back
-        # from the cache): nothing left to encode on the kernel
-        remember_json(self, "fit_data", fitted.data, fitted.data_json)
-        self.fit_data = fitted.data
-
-    # ------------------------------------------------------------------ re-summaries
-
-    def _refresh_view(self, strict: bool = False) -> bool:
-        """New chart data from the draws already there; no fit.
-
-        With ``strict`` a failure to build the chart data raises (a new fit: the runner
-        shows it as the widget's error); otherwise it is shown as the view's problem.
-        Returns whether the views built on the full fit (summary, sweep, influence) were
-        updated too: not for a preview, nor when the view's settings are invalid.
-        """
-        started = time.perf_counter()
-        problem = self._check_view_settings()
-        self._set_problem("view", problem)
-        if self.interpretation in INTERPRETATIONS:
-            self.caveat = weak_rule_caveat(len(self.algorithms), self.interpretation)
-        preview = self._preview
-        fitted = self._fitted if preview is None else preview
-        if problem or fitted is None:
-            return False
-        rope = (self.rope_low, self.rope_high)
-        control = self.control or None
-        try:
-            summary = fitted.result.summary(rope=rope, hdi=self.hdi, control=control)
-            mass = fitted.result.rope_mass(rope=rope, control=control)
-            frames = {
-                "intervals": charts.interval_frame(summary, fitted.ranges, self.interpretation),
-                "overlap": charts.overlap_frame(summary, mass),
-                "rope": charts.rope_frame(rope),
-            }
-        except Exception as exc:
-            if strict:
-                raise
-            self._set_problem("view", f"could not redraw: {error_text(exc)}")
-            return False
-        self.view_data = {name: charts.to_columns(frames[name]) for name in charts.VIEW_DATASETS}
-        self._show_headline(fitted.result, summary if control is None else None)
-        self.last_view_seconds = time.perf_counter() - started
-        if preview is not None:
-            return False  # the summary, the exports and the views built on a fit wait for it
-        self._summary = summary
-        self._frames.update(frames)
-        self._refresh_sweep_view()
-        self._update_influence()
-        self._summary_runner.submit(
-            (self._result_key, rope, self.hdi, self.interpretation),
-            {
-                "result": fitted.result,
-                "rope": rope,
-                "hdi": self.hdi,
-                "interpretation": self.interpretation,
-                "highlight": self._highlight,
-            },
-        )
-        return True
-
-    def _show_headline(self, result: BBTResult, summary: pd.DataFrame | None) -> None:
-        """The headline sentence of the decisions over every pair, and, the first time there
-        are many algorithms, "Show pairs of" set to the top-ranked one: the intervals of
-        120 or more pairs cannot be read at once (the control shows the choice)."""
-        rope = (self.rope_low, self.rope_high)
-        if summary is None:  # the view's summary is against a control: not every pair
-            summary = result.summary(rope=rope, hdi=self.hdi)
-        ranking = result.ranking(hdi=self.hdi)
-        self.headline = headline(summary, ranking, self.interpretation)
-        if not self._focus_defaulted and len(self.algorithms) > FOCUS_ALGORITHMS:
-            self._focus_defaulted = True
-            if not self.focus:
-                self.focus = str(ranking["algorithm"].iloc[0])
-
-    def _on_summary_event(self, event: FitEvent[dict[str, Any]]) -> None:
-        if event.kind == "done" and event.result is not None:
-            self.summary_spec = event.result
-        elif event.kind == "error":  # a bug: shown, and the other views carry on
-            self._set_problem("summary", f"could not draw the ranking: {error_text(event.error)}")
-
-    # ------------------------------------------------------------------ engines
-
-    def _compiling_text(self, now: float) -> str:
-        if self._compile_started is None:
-            self._compile_started = now
-        elapsed = now - self._compile_started
-        return (
-            f"compiling the Stan model: {elapsed:.0f} s (once per machine; usually about a minute)"
-        )
+    def _update_ttest(self) -> None:
+        self._rankings.update_ttest()
 
     def _warm_other_model(self) -> None:
         """After the first fit, compile (and with PyStan, load) the other Stan model in the
@@ -977,32 +575,6 @@ class BBTWidget(RobustnessSection, RankingSection, anywidget.AnyWidget):
             daemon=True,
         )
         self._warm_thread.start()
-
-    def _check_view_settings(self) -> str:
-        """Every problem of the summary controls, one per line ('' when all are fine)."""
-        problems = []
-        for check in (
-            lambda: check_rope((self.rope_low, self.rope_high)),
-            lambda: check_hdi(self.hdi),
-        ):
-            try:
-                check()
-            except (TypeError, ValueError) as exc:
-                problems.append(str(exc))
-        if self.control and self.control not in self.algorithms:
-            problems.append(f"control: {self.control!r} is not one of the algorithms")
-        if self.interpretation not in INTERPRETATIONS:
-            problems.append(
-                f"interpretation must be 'weak' or 'strong', not {self.interpretation!r}"
-            )
-        return "\n".join(problems)
-
-    def _set_problem(self, where: str, problem: str) -> None:
-        if problem:
-            self._problems[where] = problem
-        else:
-            self._problems.pop(where, None)
-        self.message = "\n".join(self._problems.values())
 
 
 def _own_copy(value: Any) -> Any:

@@ -4,9 +4,9 @@ drawn against the BBT fit (each once per data settings, in the background, when
 influence chart for the highlighted pair, beside that pair's Bayesian signed-rank test in the
 probability simplex.
 
-A part of :class:`~bbt_widget.widget.app.BBTWidget` in a module of its own, not a class to
-use alone: its methods read the widget's traits and the runners and state its constructor
-sets (``_pl_runner``, ``_pl_fits``, ``_ttest_runner``, ``_ttest_options``, ``_fitted``).
+:class:`RankingSection` is one of the section objects :class:`~bbt_widget.widget.app.BBTWidget`
+composes: it owns the ranking-model and t-test runners and the ranking-model fits, and sets the
+widget's ranking-model and t-test traits.
 """
 
 from __future__ import annotations
@@ -17,10 +17,11 @@ from typing import TYPE_CHECKING, Any
 
 from ..core.bidi import isolate
 from ..core.result import BBTResult
+from ..engines.base import FitCancelled
 from .keys import pair_of, settings_key
 from .messages import check_ranking_model, error_text
-from .runner import FitEvent
-from .views import ranking_model_spec
+from .runner import Dispatcher, FitEvent, FitRunner
+from .views import ranking_model_spec, ttest_spec
 
 if TYPE_CHECKING:  # imports Altair, which the first charts must not wait for
     from ..baselines._mallows import MallowsResult
@@ -30,23 +31,56 @@ __all__ = ["RankingSection"]
 
 
 class RankingSection:
-    """The ranking-model and correlated t-test methods of ``BBTWidget`` (see the module doc)."""
+    """The ranking models and the clicked data set's t-test (see the module doc).
+
+    Parameters
+    ----------
+    widget
+        The :class:`~bbt_widget.widget.app.BBTWidget` whose ranking views these are.
+    dispatcher
+        Where the runners hand their events (the kernel's loop).
+    ttest_options
+        The t-test's ``rope`` and ``rho``, and whether the data have folds (``has_folds``).
+    """
+
+    def __init__(
+        self, widget: Any, dispatcher: Dispatcher | None, ttest_options: dict[str, Any]
+    ) -> None:
+        self.w = widget
+        self._ttest_options = ttest_options
+        #: Plackett-Luce and Mallows fits by data settings and model (fitted at most once
+        #: each, on the runner's thread).
+        self.fits: dict[Hashable, RankingModelResult | MallowsResult] = {}
+        self.pl_runner: FitRunner[dict[str, Any]] = FitRunner(
+            self._run_ranking_model,
+            self._on_ranking_model_event,
+            dispatcher=dispatcher,
+            cache_size=6,
+            cancelled_types=(FitCancelled,),
+        )
+        self.ttest_runner: FitRunner[dict[str, Any]] = FitRunner(
+            ttest_spec,
+            self._on_ttest_event,
+            dispatcher=dispatcher,
+            cache_size=12,
+            cancelled_types=(FitCancelled,),
+        )
 
     @property
     def plackett_luce(self) -> RankingModelResult | None:
         """The Plackett-Luce fit of the ranking view (``None`` until it was asked for, with
         ``ranking_model`` ``'plackett-luce'`` or ``'both'``, and has finished)."""
-        return self._pl_fits.get(self._pl_key("plackett-luce"))
+        return self.fits.get(self._pl_key("plackett-luce"))
 
     @property
     def mallows(self) -> MallowsResult | None:
         """The Mallows fit of the ranking view (``None`` until it was asked for, with
         ``ranking_model`` ``'mallows'``, and has finished)."""
-        return self._pl_fits.get(self._pl_key("mallows"))  # type: ignore[return-value]
+        return self.fits.get(self._pl_key("mallows"))  # type: ignore[return-value]
 
     def _ranking_model_name(self) -> str:
         """The model the ranking view fits: ``"mallows"`` or ``"plackett-luce"``."""
-        return "mallows" if self.ranking_model == "mallows" else "plackett-luce"
+        return "mallows" if self.w.ranking_model == "mallows" else "plackett-luce"
 
     def _pl_key(self, model: str | None = None) -> Hashable:
         # the ranking models rank the scores: ties, ROPE and the hyper-prior do not change them
@@ -54,29 +88,29 @@ class RankingSection:
 
     def _pl_settings(self, model: str | None = None) -> dict[str, Any]:
         return {
-            **self._data_kwargs,
-            "lower_is_better": self.lower_is_better,
-            **self._sampler_kwargs,
+            **self.w._data_kwargs,
+            "lower_is_better": self.w.lower_is_better,
+            **self.w._sampler_kwargs,
             "model": model or self._ranking_model_name(),
         }
 
-    def _on_ranking_model(self, change: dict[str, Any]) -> None:
+    def on_ranking_model(self, change: dict[str, Any]) -> None:
         problem = ""
         try:
-            check_ranking_model(self.ranking_model)
+            check_ranking_model(self.w.ranking_model)
         except ValueError as exc:
             problem = str(exc)
-        self._set_problem("ranking_model", problem)
-        self._update_ranking_model()
+        self.w._controls.set_problem("ranking_model", problem)
+        self.update_ranking_model()
 
-    def _update_ranking_model(self) -> None:
+    def update_ranking_model(self) -> None:
         """Fit Plackett-Luce or Mallows in the background the first time it is asked for
         (once per data settings), then draw it against the BBT fit shown."""
-        fitted = self._fitted
-        if self.ranking_model == "bbt" or fitted is None:
+        fitted = self.w._fitted
+        if self.w.ranking_model == "bbt" or fitted is None:
             return
-        key = (self._pl_key(), self._result_key)
-        self._pl_runner.submit(
+        key = (self._pl_key(), self.w._result_key)
+        self.pl_runner.submit(
             key, {"pl_key": key[0], "settings": self._pl_settings(), "result": fitted.result}
         )
 
@@ -89,76 +123,76 @@ class RankingSection:
         cancel: threading.Event | None = None,
     ) -> dict[str, Any]:
         # On the runner's thread: the fit (once per data settings), then the spec.
-        pl = self._pl_fits.get(pl_key)
+        pl = self.fits.get(pl_key)
         if pl is None:
             from ..baselines._plackett_luce import ranking_model as core_ranking_model
 
-            pl = core_ranking_model(self._data, progress=progress, **settings)
-            self._pl_fits[pl_key] = pl
+            pl = core_ranking_model(self.w._data, progress=progress, **settings)
+            self.fits[pl_key] = pl
         return ranking_model_spec(pl, result)
 
     def _on_ranking_model_event(self, event: FitEvent[dict[str, Any]]) -> None:
         label = "Mallows" if self._ranking_model_name() == "mallows" else "Plackett-Luce"
         if event.kind in ("queued", "progress"):
-            fitting = self._pl_fits.get(event.key[0]) is None
-            self.ranking_model_text = (
+            fitting = self.fits.get(event.key[0]) is None
+            self.w.ranking_model_text = (
                 f"fitting {label} to the rankings (once per data)..."
                 if fitting
                 else f"drawing BBT vs {label}..."
             )
         elif event.kind == "done" and event.result is not None:
-            if event.key[1] == self._result_key:
-                self.ranking_model_spec = event.result
-            self.ranking_model_text = ""
+            if event.key[1] == self.w._result_key:
+                self.w.ranking_model_spec = event.result
+            self.w.ranking_model_text = ""
         elif event.kind == "error":
-            self.ranking_model_text = f"{label} unavailable: {error_text(event.error)}"
+            self.w.ranking_model_text = f"{label} unavailable: {error_text(event.error)}"
 
     # --- correlated t-test of a clicked data set
 
-    def _on_clicked_dataset(self, change: dict[str, Any]) -> None:
-        self._update_ttest()
+    def on_clicked_dataset(self, change: dict[str, Any]) -> None:
+        self.update_ttest()
 
-    def _update_ttest(self) -> None:
+    def update_ttest(self) -> None:
         """The correlated t-test posterior of the clicked data set for the highlighted pair
         (paper 001, Eq. 6) and the pair's signed-rank simplex (Fig. 9), or one line saying
         why there is none."""
-        name, pair = self.clicked_dataset, pair_of(self.selected_pair)
+        name, pair = self.w.clicked_dataset, pair_of(self.w.selected_pair)
         if not name or len(pair) != 2:
-            self.ttest_spec, self.ttest_text = {}, ""
+            self.w.ttest_spec, self.w.ttest_text = {}, ""
             return
         shown = isolate(name)  # the data set's name among the sentence's words
         if not self._ttest_options["has_folds"]:
-            self.ttest_spec = {}
-            self.ttest_text = (
+            self.w.ttest_spec = {}
+            self.w.ttest_text = (
                 f"No correlated t-test for {shown}: it needs fold-level scores, and these "
                 "results have one score per data set and algorithm."
             )
             return
         if self._ttest_options["rho"] is None:
             # the test needs rho; the widget has no run= column to infer it from (k folds)
-            self.ttest_spec = {}
-            self.ttest_text = (
+            self.w.ttest_spec = {}
+            self.w.ttest_text = (
                 f"No correlated t-test for {shown}: it needs rho, the correlation of results "
                 "from overlapping training sets; pass BBTWidget(..., rho=1/k) for k-fold "
                 "cross-validation."
             )
             return
         options = {
-            **self._data_kwargs,
-            "lower_is_better": self.lower_is_better,
+            **self.w._data_kwargs,
+            "lower_is_better": self.w.lower_is_better,
             "rope": self._ttest_options["rope"],
             "rho": self._ttest_options["rho"],
-            "seed": self._sampler_kwargs["seed"],
+            "seed": self.w._sampler_kwargs["seed"],
         }
-        self.ttest_text = f"computing the correlated t-test on {shown}..."
-        self._ttest_runner.submit(
+        self.w.ttest_text = f"computing the correlated t-test on {shown}..."
+        self.ttest_runner.submit(
             settings_key({**options, "pair": pair, "on": name}),
-            {"data": self._data, "a": pair[0], "b": pair[1], "on": name, **options},
+            {"data": self.w._data, "a": pair[0], "b": pair[1], "on": name, **options},
         )
 
     def _on_ttest_event(self, event: FitEvent[dict[str, Any]]) -> None:
         if event.kind == "done" and event.result is not None:
-            self.ttest_spec, self.ttest_text = event.result, ""
+            self.w.ttest_spec, self.w.ttest_text = event.result, ""
         elif event.kind == "error":
-            self.ttest_spec = {}
-            self.ttest_text = f"No correlated t-test here: {error_text(event.error)}"
+            self.w.ttest_spec = {}
+            self.w.ttest_text = f"No correlated t-test here: {error_text(event.error)}"

@@ -4,10 +4,9 @@ change their decision across the settings, and the data sets that move the highl
 most (:func:`bbt_widget.influence`, computed in the background the first time a pair is
 highlighted for a fit).
 
-A part of :class:`~bbt_widget.widget.app.BBTWidget` in a module of its own, not a class to
-use alone: its methods read the widget's traits (ROPE, HDI, interpretation, highlighted pair)
-and the runners and state its constructor sets (``_sweep_runner``, ``_influence_runner``,
-``_sweep``, ``_influence``, ``_fitted``).
+:class:`RobustnessSection` is one of the section objects
+:class:`~bbt_widget.widget.app.BBTWidget` composes: it owns the sweep and influence runners and
+their results, and sets the widget's robustness traits.
 """
 
 from __future__ import annotations
@@ -16,6 +15,7 @@ from collections.abc import Hashable, Mapping
 from typing import Any
 
 from ..core.result import BBTResult
+from ..engines.base import FitCancelled
 from ..lab.influence import Influence
 from ..lab.influence import influence as core_influence
 from ..lab.sweep import SweepResult
@@ -23,14 +23,51 @@ from ..lab.sweep import sweep as core_sweep
 from ..outputs import charts
 from .keys import settings_key
 from .messages import error_text
-from .runner import FitEvent
+from .runner import Dispatcher, FitEvent, FitRunner
 from .views import SWEEP_OPTIONS
 
 __all__ = ["RobustnessSection"]
 
 
 class RobustnessSection:
-    """The sweep and influence methods of ``BBTWidget`` (see the module doc)."""
+    """The sweep and the influence of the highlighted pair (see the module doc).
+
+    Parameters
+    ----------
+    widget
+        The :class:`~bbt_widget.widget.app.BBTWidget` whose robustness view this is.
+    dispatcher
+        Where the runners hand their events (the kernel's loop).
+    sweep_options
+        The first :attr:`sweep_options`.
+    """
+
+    def __init__(
+        self, widget: Any, dispatcher: Dispatcher | None, sweep_options: Mapping[str, Any]
+    ) -> None:
+        self.w = widget
+        self._sweep_options: dict[str, Any] = {}
+        self.sweep_options = sweep_options
+        self._sweep: SweepResult | None = None
+        self.sweep_runner: FitRunner[SweepResult] = FitRunner(
+            self._run_sweep,
+            self._on_sweep_event,
+            dispatcher=dispatcher,
+            cache_size=4,
+            cancelled_types=(FitCancelled,),
+        )
+        self._influence: tuple[Hashable, Influence] | None = None
+        self.influence_runner: FitRunner[Influence] = FitRunner(
+            self._run_influence,
+            self._on_influence_event,
+            dispatcher=dispatcher,
+            cache_size=6,
+            cancelled_types=(FitCancelled,),
+        )
+
+    def close(self) -> None:
+        """Forget the sweep and influence results (the runners are the widget's to close)."""
+        self._sweep = self._influence = None
 
     @property
     def sweep_options(self) -> dict[str, Any]:
@@ -57,7 +94,7 @@ class RobustnessSection:
     def influence(self) -> Influence | None:
         """Influence of each data set on the fit shown, at the current ROPE and
         interpretation (``None`` until a pair was highlighted and it was computed)."""
-        if self._influence is None or self._influence[0] != self._influence_key():
+        if self._influence is None or self._influence[0] != self.influence_key():
             return None
         return self._influence[1]
 
@@ -69,32 +106,32 @@ class RobustnessSection:
         ``sweep_status``/``sweep_text``, the flips chart when done. A sweep of the same data
         and options is taken from the cache.
         """
-        options = {**self._data_kwargs, "lower_is_better": self.lower_is_better}
-        if self.tie_threshold:  # the fits' tie threshold, unless the grid varies it
-            options["tie_threshold"] = self.tie_threshold
+        options = {**self.w._data_kwargs, "lower_is_better": self.w.lower_is_better}
+        if self.w.tie_threshold:  # the fits' tie threshold, unless the grid varies it
+            options["tie_threshold"] = self.w.tie_threshold
         options.update(self._sweep_options)
         if "grid" not in options:
             # the default grid, with the widget's paired setting (not the data's default)
             options["grid"] = {
                 "ties": list(core_sweep.DEFAULT_GRID["ties"]),
                 "d_min": list(core_sweep.DEFAULT_GRID["d_min"])
-                if self.local_rope_available
+                if self.w.local_rope_available
                 else [None],
-                "paired": [bool(self.paired)],
+                "paired": [bool(self.w.paired)],
             }
-        self._sweep_runner.submit(settings_key(options), options)
+        self.sweep_runner.submit(settings_key(options), options)
 
     def cancel_sweep(self) -> None:
         """Stop the running sweep (its fits are killed; nothing is shown for it)."""
-        if not self._sweep_runner.busy:
+        if not self.sweep_runner.busy:
             return
-        self._sweep_runner.cancel()
-        self.sweep_status, self.sweep_progress = "cancelled", 0.0
-        self.sweep_text = "sweep cancelled" + (
+        self.sweep_runner.cancel()
+        self.w.sweep_status, self.w.sweep_progress = "cancelled", 0.0
+        self.w.sweep_text = "sweep cancelled" + (
             " (the chart shows the previous sweep)" if self._sweep is not None else ""
         )
 
-    def _on_front_end_message(self, _widget: Any, content: Any, _buffers: Any) -> None:
+    def on_front_end_message(self, _widget: Any, content: Any, _buffers: Any) -> None:
         # the section's buttons: actions, not state, so custom messages rather than traits
         action = content.get("action") if isinstance(content, dict) else None
         if action == "run_sweep":
@@ -105,82 +142,82 @@ class RobustnessSection:
     def _run_sweep(self, **kwargs: Any) -> SweepResult:
         # Runs on the sweep runner's thread: the batch layer runs the fits in parallel.
         charts.robustness_spec()  # built (or read) here, not on the kernel's thread
-        return core_sweep(self._data, **kwargs)
+        return core_sweep(self.w._data, **kwargs)
 
     def _on_sweep_event(self, event: FitEvent[SweepResult]) -> None:
         if event.kind == "queued":
-            self.sweep_status, self.sweep_progress = "queued", -1.0
-            self.sweep_text = "sweep queued"
+            self.w.sweep_status, self.w.sweep_progress = "queued", -1.0
+            self.w.sweep_text = "sweep queued"
         elif event.kind == "progress":
             known = 0.0 <= event.fraction <= 1.0
-            self.sweep_status = event.stage or "fitting"
-            self.sweep_progress = event.fraction if known else -1.0
-            self.sweep_text = (
+            self.w.sweep_status = event.stage or "fitting"
+            self.w.sweep_progress = event.fraction if known else -1.0
+            self.w.sweep_text = (
                 f"sweep: fitting {event.fraction:.0%}"
                 if known
                 else f"sweep: {event.stage or 'starting'}"
             )
         elif event.kind == "done" and event.result is not None:
             sweep = event.result
-            with self.hold_sync():
+            with self.w.hold_sync():
                 self._sweep = sweep
-                if not self.robustness_spec:
-                    self.robustness_spec = charts.robustness_spec()
-                self._refresh_sweep_view()
-                self.sweep_status, self.sweep_progress = "done", 1.0
-                self.sweep_text = self._sweep_summary(sweep, event.seconds, event.cached)
+                if not self.w.robustness_spec:
+                    self.w.robustness_spec = charts.robustness_spec()
+                self.refresh_sweep_view()
+                self.w.sweep_status, self.w.sweep_progress = "done", 1.0
+                self.w.sweep_text = self._sweep_summary(sweep, event.seconds, event.cached)
         elif event.kind == "error":
-            self.sweep_status, self.sweep_progress = "error", 0.0
-            self.sweep_text = f"Sweep failed: {error_text(event.error)}"
+            self.w.sweep_status, self.w.sweep_progress = "error", 0.0
+            self.w.sweep_text = f"Sweep failed: {error_text(event.error)}"
 
     def _sweep_summary(self, sweep: SweepResult, seconds: float, cached: bool) -> str:
-        flips = self.sweep_data.get("flips", [])
-        keys = self.sweep_data.get("key", [])
+        flips = self.w.sweep_data.get("flips", [])
+        keys = self.w.sweep_data.get("key", [])
         n_pairs = len(set(keys))
         n_flips = len({k for k, f in zip(keys, flips) if f})
         fits = len(sweep.settings)
         when = "cached" if cached else f"in {seconds:.0f} s"
         text = (
             f"{fits} fits ({when}): {n_flips} of {n_pairs} pairs change their "
-            f"{self.interpretation} decision across the settings"
+            f"{self.w.interpretation} decision across the settings"
         )
         return text + (f"; {sweep.n_failed} fits failed" if sweep.n_failed else "")
 
-    def _refresh_sweep_view(self) -> None:
+    def refresh_sweep_view(self) -> None:
         sweep = self._sweep
-        if sweep is None or self._check_view_settings():
+        if sweep is None or self.w._controls.check_view_settings():
             return
-        table = sweep.table(rope=(self.rope_low, self.rope_high), hdi=self.hdi)
-        frame = charts.flips_frame(table, list(sweep.setting_labels()), self.interpretation)
-        self.sweep_data = charts.to_columns(frame)
+        table = sweep.table(rope=(self.w.rope_low, self.w.rope_high), hdi=self.w.hdi)
+        frame = charts.flips_frame(table, list(sweep.setting_labels()), self.w.interpretation)
+        self.w.sweep_data = charts.to_columns(frame)
 
-    def _influence_key(self) -> Hashable:
-        return (self._result_key, self.interpretation, self.rope_low, self.rope_high)
+    def influence_key(self) -> Hashable:
+        return (self.w._result_key, self.w.interpretation, self.w.rope_low, self.w.rope_high)
 
-    def _on_selected_pair(self, change: dict[str, Any]) -> None:
-        self._update_influence()
+    def on_selected_pair(self, change: dict[str, Any]) -> None:
+        self.update_influence()
 
-    def _update_influence(self) -> None:
+    def update_influence(self) -> None:
         """Show the influence chart of the highlighted pair; the first time a pair is
         highlighted for a fit (and ROPE / interpretation), compute it in the background."""
-        pair = self.selected_pair
-        fitted = self._fitted
-        key = self._influence_key()
+        pair = self.w.selected_pair
+        fitted = self.w._fitted
+        key = self.influence_key()
         if self._influence is not None and self._influence[0] == key:
             frame = charts.influence_frame(self._influence[1].table, pair)
-            self.influence_data = charts.to_columns(frame)
+            self.w.influence_data = charts.to_columns(frame)
             return
-        pending = bool(pair) and fitted is not None and not self._check_view_settings()
+        pending = bool(pair) and fitted is not None and not self.w._controls.check_view_settings()
         note = "computing the influence of each data set..." if pending else ""
-        self.influence_data = charts.to_columns(charts.influence_frame(None, pair, note=note))
+        self.w.influence_data = charts.to_columns(charts.influence_frame(None, pair, note=note))
         if not pending:
             return
-        self._influence_runner.submit(
+        self.influence_runner.submit(
             key,
             {
                 "result": fitted.result,
-                "interpretation": self.interpretation,
-                "rope": (self.rope_low, self.rope_high),
+                "interpretation": self.w.interpretation,
+                "rope": (self.w.rope_low, self.w.rope_high),
             },
         )
 
@@ -190,11 +227,11 @@ class RobustnessSection:
 
     def _on_influence_event(self, event: FitEvent[Influence]) -> None:
         if event.kind in ("queued", "progress"):
-            self.influence_text = "computing the influence of each data set (once per fit)..."
+            self.w.influence_text = "computing the influence of each data set (once per fit)..."
         elif event.kind == "done" and event.result is not None:
             self._influence = (event.key, event.result)
-            self.influence_text = ""
-            if event.key == self._influence_key():
-                self._update_influence()
+            self.w.influence_text = ""
+            if event.key == self.influence_key():
+                self.update_influence()
         elif event.kind == "error":
-            self.influence_text = f"Influence unavailable: {error_text(event.error)}"
+            self.w.influence_text = f"Influence unavailable: {error_text(event.error)}"

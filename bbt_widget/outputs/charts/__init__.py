@@ -15,6 +15,10 @@ Two layers, both pure:
 Linking: every frame carries ``key`` (:func:`pair_key`) and ``alg_a``/``alg_b``; two Vega
 parameters, ``sel_pair`` and ``sel_focus``, drive the highlight in every chart of a view.
 The colours are in :mod:`bbt_widget.core.palette`. Every public name is importable from here.
+
+The package imports only the core, so it sits below the lab and the baselines in the layers:
+the ``chart()`` methods of a sweep and of an influence analysis draw through
+:mod:`.specs_robustness`, the one home of the robustness charts.
 """
 
 from __future__ import annotations
@@ -74,7 +78,13 @@ from .specs import (
 )
 from .specs_cd import CD_POSITIONS, cd_diagram
 from .specs_ppc import PPC_MAX_PAIRS, ppc_chart, static_ppc_chart
-from .specs_robustness import flips_chart, influence_chart, robustness_chart
+from .specs_robustness import (
+    flips_chart,
+    influence_chart,
+    influence_top_chart,
+    robustness_chart,
+    sweep_chart,
+)
 from .specs_summary import LONG_CHART_ROWS, decision_matrix_chart, ranking_chart, with_top_axis
 
 __all__ = [
@@ -111,6 +121,7 @@ __all__ = [
     "flips_frame",
     "influence_chart",
     "influence_frame",
+    "influence_top_chart",
     "interval_frame",
     "intervals_chart",
     "linked_chart",
@@ -130,6 +141,7 @@ __all__ = [
     "rope_frame",
     "rope_overlap_chart",
     "static_ppc_chart",
+    "sweep_chart",
     "to_columns",
     "to_records",
     "verdict_kind",

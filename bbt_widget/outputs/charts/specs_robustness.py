@@ -1,10 +1,19 @@
-"""Altair specs of the widget's robustness view: a sweep's decision per pair and setting
-(:func:`flips_chart`) and the most influential data sets of the highlighted pair
-(:func:`influence_chart`), linked by the highlight parameter (:func:`robustness_chart`)."""
+"""Altair specs of the robustness analyses, their one home: the widget's robustness view (a
+sweep's decision per pair and setting, :func:`flips_chart`, and the most influential data sets
+of the highlighted pair, :func:`influence_chart`, linked by the highlight parameter:
+:func:`robustness_chart`), and the standalone charts that ``SweepResult.chart()`` and
+``Influence.chart()`` return (:func:`sweep_chart`, :func:`influence_top_chart`), which share
+their colours and tooltips.
+
+The lab's results import this module inside their ``chart()`` methods: the chart package sits
+below the lab in the layers (it imports only the core), and Altair loads with the first chart.
+"""
 
 from __future__ import annotations
 
 from collections.abc import Mapping
+
+import pandas as pd
 
 from ...core.palette import INFLUENCE_EFFECT_COLORS, NEUTRAL_COLORS, SWEEP_DECISION_COLORS
 from .encodings import (
@@ -20,7 +29,13 @@ from .encodings import (
 )
 from .frames_decisions import FLIPS_ALL_PAIRS
 
-__all__ = ["flips_chart", "influence_chart", "robustness_chart"]
+__all__ = [
+    "flips_chart",
+    "influence_chart",
+    "influence_top_chart",
+    "robustness_chart",
+    "sweep_chart",
+]
 
 #: Vega expression: 1 once a pair is highlighted, else 0 (the influence chart's axis).
 _PAIR_PICKED = {"expr": f"{PAIR_PARAM} == '' ? 0 : 1"}
@@ -35,6 +50,36 @@ _SETTING_LINES = (
 #: Name of the flips chart's dataset in the widget's robustness view.
 _FLIPS_DATA = "flips"
 _BEYOND = f"beyond {FLIPS_ALL_PAIRS} pairs: those whose decision changes, and the highlighted pair"
+
+
+def _color(field: str, colors: Mapping[str, str], legend: alt.Legend) -> alt.Color:
+    """Colour by ``field`` with the palette's ``colors`` (value -> colour), in their order."""
+    scale = alt.Scale(domain=list(colors), range=list(colors.values()))
+    return alt.Color(field, scale=scale, legend=legend)
+
+
+def _setting_tooltips() -> list[alt.Tooltip]:
+    """A sweep cell's tooltips after the pair: the setting, the decision and its numbers."""
+    return [
+        alt.Tooltip("setting:N"),
+        alt.Tooltip("decision:N"),
+        alt.Tooltip("mean:Q", format=".3f"),
+        alt.Tooltip("above_50:Q", format=".3f", title="above.50"),
+        alt.Tooltip("in_rope:Q", format=".3f", title="in.rope"),
+        alt.Tooltip("error:N"),
+    ]
+
+
+def _influence_tooltips() -> list[alt.Tooltip]:
+    """An influence bar's tooltips: the data set and how the pair moves without it."""
+    return [
+        alt.Tooltip("dataset:N"),
+        alt.Tooltip("delta_mean:Q", format="+.3f", title="change in mean"),
+        alt.Tooltip("mean_loo:Q", format=".3f", title="mean without it"),
+        alt.Tooltip("decision_loo:N", title="decision without it"),
+        alt.Tooltip("pareto_k:Q", format=".2f", title="Pareto k"),
+        alt.Tooltip("method:N"),
+    ]
 
 
 def flips_chart(flips: Data, *, cell: int = 14) -> alt.Chart:
@@ -61,21 +106,13 @@ def flips_chart(flips: Data, *, cell: int = 14) -> alt.Chart:
                 ),
             ),
             y=pair_axis(),
-            color=alt.Color(
+            color=_color(
                 "kind:N",
-                scale=alt.Scale(domain=list(colors), range=list(colors.values())),
-                legend=alt.Legend(title="decision (a = first of the pair)", orient="bottom"),
+                colors,
+                alt.Legend(title="decision (a = first of the pair)", orient="bottom"),
             ),
             opacity=highlight_opacity(0.35),
-            tooltip=[
-                alt.Tooltip("label:N", title="pair"),
-                alt.Tooltip("setting:N"),
-                alt.Tooltip("decision:N"),
-                alt.Tooltip("mean:Q", format=".3f"),
-                alt.Tooltip("above_50:Q", format=".3f", title="above.50"),
-                alt.Tooltip("in_rope:Q", format=".3f", title="in.rope"),
-                alt.Tooltip("error:N"),
-            ],
+            tooltip=[alt.Tooltip("label:N", title="pair"), *_setting_tooltips()],
         )
         .properties(
             width=alt.Step(cell * 4),
@@ -125,19 +162,8 @@ def influence_chart(influence: Data, *, width: int = 260) -> alt.LayerChart:
             title=None,
             axis=alt.Axis(**LABEL_AXIS),
         ),
-        color=alt.Color(
-            "effect:N",
-            scale=alt.Scale(domain=list(colors), range=list(colors.values())),
-            legend=alt.Legend(title=None, orient="bottom"),
-        ),
-        tooltip=[
-            alt.Tooltip("dataset:N"),
-            alt.Tooltip("delta_mean:Q", format="+.3f", title="change in mean"),
-            alt.Tooltip("mean_loo:Q", format=".3f", title="mean without it"),
-            alt.Tooltip("decision_loo:N", title="decision without it"),
-            alt.Tooltip("pareto_k:Q", format=".2f", title="Pareto k"),
-            alt.Tooltip("method:N"),
-        ],
+        color=_color("effect:N", colors, alt.Legend(title=None, orient="bottom")),
+        tooltip=_influence_tooltips(),
     )
     # the note row (no pair, or none computed yet) keeps the x scale finite and says why
     note = base.mark_text(align="left", color=NEUTRAL_COLORS["text"], fontSize=11).encode(
@@ -171,3 +197,70 @@ def robustness_chart(data: Mapping[str, Data], *, selected_pair: str = "", focus
     chart.params = highlight_params(selected_pair, focus)
     chart.autosize = alt.AutoSizeParams(type="pad", resize=True)
     return chart
+
+
+def sweep_chart(cells: pd.DataFrame, *, legend: str, title: str, subtitle: str, cell: int = 14):
+    """A sweep's heatmap: pairs (rows, in their ``order``) x settings (columns), coloured by
+    ``decision``; what ``SweepResult.chart()`` returns.
+
+    Parameters
+    ----------
+    cells
+        One row per pair and setting: ``pair, order, setting, decision, mean, above_50,
+        in_rope, error``.
+    legend, title, subtitle
+        The colour legend's title and the chart's title and subtitle.
+    cell
+        Height of a row in pixels (a column is twice as wide).
+    """
+    return (
+        alt.Chart(cells)
+        .mark_rect(stroke="white", strokeWidth=0.5)
+        .encode(
+            x=alt.X("setting:N", sort=None, title=None, axis=alt.Axis(labelAngle=-45)),
+            y=alt.Y(
+                "pair:N",
+                sort=alt.EncodingSortField(field="order", op="min"),
+                title=None,
+                axis=alt.Axis(labelLimit=220),
+            ),
+            color=_color(
+                "decision:N", SWEEP_DECISION_COLORS, alt.Legend(title=legend, orient="bottom")
+            ),
+            tooltip=[alt.Tooltip("pair:N"), *_setting_tooltips()],
+        )
+        .properties(
+            width=alt.Step(cell * 2),
+            height=alt.Step(cell),
+            title=alt.TitleParams(title, subtitle=subtitle, anchor="start"),
+        )
+    )
+
+
+def influence_top_chart(top: pd.DataFrame, *, title: str, subtitle: str, width: int = 320):
+    """Bars: how far leaving each data set out moves a pair's mean P(a > b), coloured by
+    ``effect`` (whether the decision changes); what ``Influence.chart()`` returns.
+
+    Parameters
+    ----------
+    top
+        The data sets in drawing ``order``: ``dataset, delta_mean, mean_loo, decision_loo,
+        pareto_k, method, effect, order``.
+    title, subtitle
+        The chart's title and subtitle.
+    width
+        Width in pixels.
+    """
+    return (
+        alt.Chart(top)
+        .mark_bar()
+        .encode(
+            x=alt.X("delta_mean:Q", title="change in mean P(a > b) when left out"),
+            y=alt.Y("dataset:N", sort=alt.EncodingSortField(field="order", op="min"), title=None),
+            color=_color(
+                "effect:N", INFLUENCE_EFFECT_COLORS, alt.Legend(title=None, orient="bottom")
+            ),
+            tooltip=_influence_tooltips(),
+        )
+        .properties(width=width, title=alt.TitleParams(title, subtitle=subtitle, anchor="start"))
+    )

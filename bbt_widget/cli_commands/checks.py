@@ -1,0 +1,200 @@
+"""The command's options checked against each other and the data before any (slow) fit: the
+results file read, the data-set column guessed, the layout, model, summary and output options
+checked, each error naming the option and the fix (:class:`~.common.InputError`, exit 2)."""
+
+from __future__ import annotations
+
+import argparse
+import os
+import shlex
+import sys
+import tempfile
+from pathlib import Path
+
+import pandas as pd
+
+from .common import InputError, as_options
+
+
+def read_results(path: str, sep: str | None = None, decimal: str | None = None) -> pd.DataFrame:
+    """Read a CSV / TSV results file (separator and decimal mark detected unless given; see
+    :func:`bbt_widget.core.csvfile.read_results`), with errors that name the file and the fix."""
+    from bbt_widget.core.csvfile import read_results as read
+
+    try:
+        return read(path, sep=sep, decimal=decimal)
+    except ValueError as err:
+        raise InputError(as_options(str(err))) from None
+
+
+def guess_dataset(df: pd.DataFrame, args: argparse.Namespace) -> str | None:
+    """Without --dataset, take the one column of text that can name the data sets.
+
+    Wide form: a first column of text. Long form (--algorithm): the only text column that is
+    not the algorithm, score or fold column.
+    """
+    if args.dataset is not None:
+        return args.dataset
+    if args.algorithm is None:
+        first = df.columns[0]
+        candidates = [first] if not pd.api.types.is_numeric_dtype(df[first]) else []
+    else:
+        taken = {args.algorithm, args.score, args.fold}
+        candidates = [
+            c for c in df.columns if c not in taken and not pd.api.types.is_numeric_dtype(df[c])
+        ]
+    if len(candidates) != 1:
+        return None
+    print(
+        f"using column {candidates[0]!r} as the data-set names (--dataset to choose)",
+        file=sys.stderr,
+    )
+    return str(candidates[0])
+
+
+def layout_options(args: argparse.Namespace, dataset: str | None) -> dict[str, object]:
+    """The keywords that say how to read the results and count wins, as fit takes them."""
+    return {
+        "dataset": dataset,
+        "algorithm": args.algorithm,
+        "fold": args.fold,
+        "score": args.score,
+        "lower_is_better": args.lower_is_better,
+        "d_min": args.d_min,
+        "paired": not args.unpaired,
+        "tie_threshold": args.tie_threshold,
+    }
+
+
+def check_summaries(args: argparse.Namespace) -> None:
+    """The report's summary options that need no data: ROPE and HDI mass."""
+    from bbt_widget.core.data import check_hdi, check_rope
+
+    try:
+        check_rope(args.rope)
+    except ValueError as err:
+        raise InputError(f"--rope {args.rope[0]:g} {args.rope[1]:g}: {err}") from None
+    try:
+        check_hdi(args.hdi)
+    except ValueError:
+        hint = f"did you mean {args.hdi / 100:g}?" if 1 < args.hdi < 100 else "e.g. 0.89"
+        raise InputError(
+            f"--hdi {args.hdi:g}: the HDI mass is a probability between 0 and 1; {hint}"
+        ) from None
+
+
+def check_before_fit(df: pd.DataFrame, args: argparse.Namespace, dataset: str | None) -> list[str]:
+    """Every data and model option checked against the data before the (slow) fits start.
+
+    Counting the wins reads and validates the results exactly as ``fit`` will (layout, d_min,
+    paired mode), in milliseconds. Returns the algorithms, for options that name one.
+    """
+    from bbt_widget.core.data import check_count, check_hyperprior, check_seed
+    from bbt_widget.core.wintable import win_table
+
+    for name in ("chains", "iter_warmup", "iter_sampling"):
+        check_count(getattr(args, name), "--" + name.replace("_", "-"))
+    check_seed(args.seed)
+    check_hyperprior(args.hyperprior, args.prior_scale)
+    try:
+        table = win_table(df, ties=None, **layout_options(args, dataset))
+    except (TypeError, ValueError) as err:  # a text column read as an algorithm's scores
+        hint = long_form_hint(df, args) if args.algorithm is None else None
+        if hint is None:
+            raise
+        raise InputError(f"{err}\n{hint}") from None
+    games = table["win1"] + table["win2"] + table["ties"]
+    if int(games.sum()) == 0:
+        raise InputError(
+            "no pair of algorithms has a result on a common data set, so there is nothing to "
+            "fit; check --dataset (which column names the data sets)"
+        )
+    return pd.unique(table[["alg1", "alg2"]].to_numpy().ravel()).tolist()
+
+
+def long_form_hint(df: pd.DataFrame, args: argparse.Namespace) -> str | None:
+    """For results read as wide that look like long form (one row per data set, algorithm
+    and fold): the options that read them, as a command to copy; else ``None``."""
+    from bbt_widget.core.csvfile import long_form_columns
+
+    cols = long_form_columns(df, args.dataset)
+    if cols is None:
+        return None
+    words = [args.command, args.results]
+    for option in ("dataset", "algorithm", "score", "fold"):
+        if cols[option] is not None:
+            words += [f"--{option}", str(cols[option])]
+    return (
+        f"these results look like long form (one row per data set, algorithm and fold: "
+        f"algorithms in column {cols['algorithm']!r}, scores in {cols['score']!r}); read "
+        f"them with: bbt-widget {shlex.join(words)}"
+    )
+
+
+def check_control(control: str | None, algorithms: list[str]) -> None:
+    from bbt_widget.core.data import check_algorithms
+
+    if control is not None:
+        try:
+            check_algorithms([control], algorithms, "--control")
+        except ValueError as err:
+            raise InputError(str(err)) from None
+
+
+def check_highlight(names: list[str] | None, algorithms: list[str]) -> None:
+    from bbt_widget.core.data import check_algorithms
+
+    try:
+        check_algorithms(names or [], algorithms, "--highlight")
+    except ValueError as err:
+        raise InputError(str(err)) from None
+
+
+def model_options(args: argparse.Namespace) -> dict[str, object]:
+    """The model and sampler keywords of fit, from the command's options."""
+    return {
+        "ties": args.ties,
+        "hyperprior": args.hyperprior,
+        "prior_scale": args.prior_scale,
+        "engine": args.engine,
+        "chains": args.chains,
+        "iter_warmup": args.iter_warmup,
+        "iter_sampling": args.iter_sampling,
+        "seed": args.seed,
+    }
+
+
+def check_output(out: Path, given: str, formats: tuple[str, ...], what: str = "the report") -> None:
+    """Refuse an output path that cannot be written to, before any fit."""
+    if out.is_dir():
+        example = str(out / f"{'report' if what == 'the report' else 'chart'}.{formats[0]}")
+        raise InputError(f"-o {given!r} is a folder; give a file name such as {example!r}")
+    if out.suffix.lstrip(".").lower() not in formats:
+        endings = ", ".join(f".{f}" for f in formats[:-1]) + f" or .{formats[-1]}"
+        raise InputError(f"-o {given!r}: {what} must end in {endings}")
+    folder = out.parent
+    if not folder.is_dir():
+        raise InputError(f"-o {given!r}: folder {str(folder)!r} does not exist")
+    from bbt_widget.outputs.report import figures_folder
+
+    figures = figures_folder(out) if what == "the report" else None
+    if figures is not None and figures.exists() and not figures.is_dir():
+        raise InputError(
+            f"-o {given!r}: {str(figures)!r} (for the figures) is a file; move it away or "
+            "choose another report name"
+        )
+    # a real write, not os.access: that ignores read-only mounts, ACLs and root's rights;
+    # outputs are written beside their final name and renamed, so the folder must take a file
+    target = out
+    try:
+        if out.exists():
+            with open(out, "a", encoding="utf-8"):
+                pass
+        target = folder
+        with tempfile.TemporaryFile(dir=folder):
+            pass
+    except OSError as err:
+        raise InputError(
+            f"-o {given!r}: cannot write to {str(target)!r} "
+            f"({os.strerror(err.errno) if err.errno else err}); choose a writable folder"
+        ) from None

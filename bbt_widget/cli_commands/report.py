@@ -1,0 +1,220 @@
+"""``bbt-widget report``: fit a results file and write the report (:func:`bbt_widget.report.write`),
+with the Stan models compiled and the report's imports warmed while the command fits."""
+
+from __future__ import annotations
+
+import argparse
+import contextlib
+import importlib
+import sys
+import threading
+import time
+import warnings
+from pathlib import Path
+
+import pandas as pd
+
+from .checks import (
+    check_before_fit,
+    check_control,
+    check_highlight,
+    check_output,
+    check_summaries,
+    guess_dataset,
+    layout_options,
+    model_options,
+    read_results,
+)
+from .common import EXIT_CHARTS, EXIT_DIAGNOSTICS, EXIT_ENGINE, EXIT_OK, as_options, fixed
+from .progress import Progress, Silent
+
+
+def report(args: argparse.Namespace) -> int:
+    """Fit a results file and write the report (:func:`bbt_widget.report.write`)."""
+    import bbt_widget as bbt
+    from bbt_widget import engines
+    from bbt_widget.core.options import resolve_interpretation
+    from bbt_widget.core.validation import check_adapt_delta, check_max_treedepth
+    from bbt_widget.engines.base import EngineError
+    from bbt_widget.outputs.export import ChartRenderWarning
+    from bbt_widget.outputs.report import REPORT_FORMATS
+    from bbt_widget.outputs.report_build import check_methods
+
+    out = Path(args.output)
+    check_output(out, args.output, REPORT_FORMATS)
+    # the fit's worker starts now and loads while the results are read and checked
+    engines.prestart(stan_models(args, [])[:1], args.engine)  # type: ignore[arg-type]
+    df = read_results(args.results, args.sep, args.decimal)
+    dataset = guess_dataset(df, args)
+    check_summaries(args)
+    check_adapt_delta(args.adapt_delta)
+    check_max_treedepth(args.max_treedepth)
+    algorithms = check_before_fit(df, args, dataset)
+    check_control(args.control, algorithms)
+    check_highlight(args.highlight, algorithms)
+    layout = layout_options(args, dataset)
+    methods = check_methods(
+        df, layout, path=out, methods=args.with_methods, robustness=args.robustness, rho=args.rho
+    )
+    progress = Silent() if args.quiet else Progress()
+    models = stan_models(args, methods)
+    start = time.perf_counter()
+    try:
+        compile_models(models, args.engine, progress)
+        get_ready(models, args.engine)
+        with warnings.catch_warnings(record=True) as caught:
+            warnings.simplefilter("always")
+            res = bbt.fit(
+                df,
+                **layout,
+                **model_options(args),
+                adapt_delta=args.adapt_delta,
+                max_treedepth=args.max_treedepth,
+                progress=progress,
+            )
+            took = time.perf_counter() - start
+            progress.done(f"fitted in {took:.1f} s with {res.engine}, seed {res.settings['seed']}")
+            bbt.report.write(
+                res,
+                out,
+                data=df,
+                methods=methods or "none",
+                robustness=args.robustness,
+                rho=args.rho,
+                rope=tuple(args.rope),
+                hdi=args.hdi,
+                interpretation=args.interpretation,
+                control=args.control,
+                highlight=args.highlight,
+                provenance={"command": args.reproduce, "input": Path(args.results).name},
+                progress=progress,
+                log=progress.done,
+            )
+            progress.done()
+    except EngineError as err:
+        progress.done()
+        print(f"\nbbt-widget: the Stan engine failed: {err}", file=sys.stderr)
+        return EXIT_ENGINE
+    # what the data may hide (groups that never met, suspicious columns) is said; failed
+    # diagnostics are reported with the exit code at the end
+    for w in caught:
+        if issubclass(w.category, (bbt.DataWarning, bbt.DisconnectedWarning)):
+            print(f"bbt-widget: warning: {as_options(str(w.message))}", file=sys.stderr)
+    no_charts = [w for w in caught if issubclass(w.category, ChartRenderWarning)]
+    diag = res.diagnostics()
+    rule = resolve_interpretation(args.interpretation, len(res.algorithms))
+    print_overview(res, tuple(args.rope), args.hdi, rule.rule, args.control)
+    print(rule.reason)
+    print(f"wrote {out}" + (" (without charts)" if no_charts else ""))
+    print(f"reproduce with: {args.reproduce}")
+    for w in no_charts:
+        print(f"bbt-widget: {w.message}", file=sys.stderr)
+    if not diag.ok:
+        print("bbt-widget: diagnostics FAILED: " + "; ".join(diag.messages), file=sys.stderr)
+        return EXIT_DIAGNOSTICS
+    return EXIT_CHARTS if no_charts else EXIT_OK
+
+
+def stan_models(args: argparse.Namespace, methods: list[str]) -> tuple[str, ...]:
+    """The Stan models the report samples: BBT's (or Davidson's), and the other methods'."""
+    models = ["davidson" if args.ties == "davidson" else "bbt"]
+    if "plackett-luce" in methods:
+        models.append("plackett_luce")
+    if "hierarchical" in methods:
+        models.append("hierarchical_ttest")
+    return tuple(models)
+
+
+def compile_models(models: tuple[str, ...], engine: str, progress: Progress) -> None:
+    """Compile the models the report needs and the cache lacks, all before the first fit:
+    at once when the machine has a core free for each, the progress line says which."""
+    from bbt_widget import engines
+
+    missing = engines.models_to_compile(models, engine)  # type: ignore[arg-type]
+    if not missing:
+        return
+    if len(missing) == 1:
+        label = f"compiling the Stan model {missing[0]}"
+    elif engines.compiles_in_parallel(len(missing)):
+        label = f"compiling the Stan models {' and '.join(missing)} in parallel"
+    else:
+        label = (
+            f"compiling the Stan models {', then '.join(missing)}, one after the other "
+            "(the machine's cores are busy)"
+        )
+    engines.compile_models(
+        tuple(missing),  # type: ignore[arg-type]
+        engine,
+        progress=lambda _stage, fraction: progress(label, fraction),
+    )
+    progress.done()
+
+
+def get_ready(models: tuple[str, ...], engine: str) -> None:
+    """Once the input is checked, start what the report will wait for, so that it gets
+    ready while the command fits (which waits on Stan's processes): the Stan worker of each
+    model the report samples (:func:`bbt_widget.engines.prestart`), the chart renderer
+    (:func:`~bbt_widget.outputs.export.prestart_renderer`), and, in a thread, the imports of
+    the report writer and of the other methods (Altair, SciPy's statistics: seconds on a
+    loaded machine). The command's own imports of these modules then wait for the thread's
+    to end; an import that fails there fails again, with its error, where the command
+    imports the module.
+    """
+    from bbt_widget import engines
+    from bbt_widget.outputs.export import prestart_renderer
+
+    engines.prestart(models, engine)  # type: ignore[arg-type]
+    prestart_renderer()
+    modules = ["bbt_widget.outputs.html_report", "bbt_widget.outputs.report_sections"]
+    if len(models) > 1:
+        modules.append("bbt_widget.baselines")
+    threading.Thread(
+        target=import_all, args=(modules,), name="bbt-widget-imports", daemon=True
+    ).start()
+
+
+def import_all(modules: list[str]) -> None:
+    """Import ``modules`` (see :func:`get_ready`), jsonschema first without its IRI format
+    checks (see :func:`import_jsonschema`); errors are left to the command's own import."""
+    with contextlib.suppress(Exception):
+        import_jsonschema()
+        for name in modules:
+            importlib.import_module(name)
+
+
+def import_jsonschema() -> None:
+    """Import jsonschema, which Altair validates chart specs with, without the optional
+    ``rfc3987_syntax``: that module builds some 35 Earley parsers as it is imported (1-2 s
+    of CPU, most of Altair's import), only to check the "iri" and "iri-reference" string
+    formats, which no Vega-Lite schema uses (``tests/unit/test_cli_warm.py`` checks the
+    schema). It stays importable afterwards; only this process's jsonschema format checker
+    goes without those two formats.
+    """
+    if "jsonschema" in sys.modules:
+        return
+    blocked = "rfc3987_syntax" not in sys.modules
+    if blocked:
+        sys.modules["rfc3987_syntax"] = None  # type: ignore[assignment]  # "import" fails
+    try:
+        import jsonschema  # noqa: F401
+    finally:
+        if blocked and sys.modules.get("rfc3987_syntax", False) is None:
+            del sys.modules["rfc3987_syntax"]
+
+
+def print_overview(res, rope, hdi, interpretation: str, control: str | None) -> None:
+    """The ranking and the claims on stdout, so the terminal shows the answer too."""
+    ranking = res.ranking(hdi=hdi)
+    summary = res.summary(rope=rope, hdi=hdi, control=control)
+    with pd.option_context("display.width", 120):
+        print(fixed(ranking))
+    words = {"a better": "better", "b better": "worse", "equivalent": "equivalent"}
+    counts = summary[interpretation].map(lambda d: words.get(d, d)).value_counts()
+    claims = ", ".join(f"{n} {kind}" for kind, n in counts.items())
+    print(f"\n{len(summary)} pairs under the {interpretation} interpretation: {claims}")
+    better = summary[summary[interpretation] == "a better"]["pair"].tolist()
+    if 0 < len(better) <= 15:  # longer lists are in the report
+        print("better: " + "; ".join(better))
+    equivalent = summary[summary[interpretation] == "equivalent"]["pair"].tolist()
+    if equivalent:
+        print("equivalent: " + "; ".join(p.replace(" > ", " = ") for p in equivalent))

@@ -1,0 +1,132 @@
+"""The widget's decisions view: the pairwise charts' data, the headline and, in the background,
+the ranking chart and decision matrices, re-summarised from the draws already there when a
+view control (ROPE, HDI, control algorithm, interpretation) changes or a fit arrives; no fit.
+
+:class:`DecisionsView` is one of the section objects :class:`~bbt_widget.widget.app.BBTWidget`
+composes.
+"""
+
+from __future__ import annotations
+
+import time
+from typing import Any
+
+import pandas as pd
+
+from ..core.options import INTERPRETATIONS
+from ..core.result import BBTResult
+from ..engines.base import FitCancelled
+from ..outputs import charts
+from ..outputs.headline import headline
+from .messages import error_text
+from .runner import Dispatcher, FitEvent, FitRunner
+from .views import summary_spec, weak_rule_caveat
+
+__all__ = ["FOCUS_ALGORITHMS", "DecisionsView"]
+
+#: Beyond this many algorithms the pairwise charts open on the top-ranked algorithm's pairs.
+FOCUS_ALGORITHMS = 8
+
+
+class DecisionsView:
+    """The decisions of the fit shown, at the widget's view controls (see the module doc).
+
+    Parameters
+    ----------
+    widget
+        The :class:`~bbt_widget.widget.app.BBTWidget` whose view this is.
+    dispatcher
+        Where the summary runner hands its events (the kernel's loop).
+    focus_defaulted
+        Whether "Show pairs of" was set already (by the caller): then it is never set for
+        the user.
+    """
+
+    def __init__(self, widget: Any, dispatcher: Dispatcher | None, *, focus_defaulted: bool):
+        self.w = widget
+        #: Whether "Show pairs of" was set for the user: once, at the first fit with more
+        #: than FOCUS_ALGORITHMS algorithms (the top-ranked algorithm's pairs).
+        self.focus_defaulted = focus_defaulted
+        self.summary_runner: FitRunner[dict[str, Any]] = FitRunner(
+            summary_spec,
+            self.on_summary_event,
+            dispatcher=dispatcher,
+            cache_size=6,
+            cancelled_types=(FitCancelled,),
+        )
+
+    def refresh(self, strict: bool = False) -> bool:
+        """New chart data from the draws already there; no fit.
+
+        With ``strict`` a failure to build the chart data raises (a new fit: the runner
+        shows it as the widget's error); otherwise it is shown as the view's problem.
+        Returns whether the views built on the full fit (summary, sweep, influence) were
+        updated too: not for a preview, nor when the view's settings are invalid.
+        """
+        w = self.w
+        started = time.perf_counter()
+        problem = w._controls.check_view_settings()
+        w._controls.set_problem("view", problem)
+        if w.interpretation in INTERPRETATIONS:
+            w.caveat = weak_rule_caveat(len(w.algorithms), w.interpretation)
+        preview = w._preview
+        fitted = w._fitted if preview is None else preview
+        if problem or fitted is None:
+            return False
+        rope = (w.rope_low, w.rope_high)
+        control = w.control or None
+        try:
+            summary = fitted.result.summary(rope=rope, hdi=w.hdi, control=control)
+            mass = fitted.result.rope_mass(rope=rope, control=control)
+            frames = {
+                "intervals": charts.interval_frame(summary, fitted.ranges, w.interpretation),
+                "overlap": charts.overlap_frame(summary, mass),
+                "rope": charts.rope_frame(rope),
+            }
+        except Exception as exc:
+            if strict:
+                raise
+            w._controls.set_problem("view", f"could not redraw: {error_text(exc)}")
+            return False
+        w.view_data = {name: charts.to_columns(frames[name]) for name in charts.VIEW_DATASETS}
+        self.show_headline(fitted.result, summary if control is None else None)
+        w.last_view_seconds = time.perf_counter() - started
+        if preview is not None:
+            return False  # the summary, the exports and the views built on a fit wait for it
+        w._summary = summary
+        w._frames.update(frames)
+        w._refresh_sweep_view()
+        w._update_influence()
+        self.summary_runner.submit(
+            (w._result_key, rope, w.hdi, w.interpretation),
+            {
+                "result": fitted.result,
+                "rope": rope,
+                "hdi": w.hdi,
+                "interpretation": w.interpretation,
+                "highlight": w._highlight,
+            },
+        )
+        return True
+
+    def show_headline(self, result: BBTResult, summary: pd.DataFrame | None) -> None:
+        """The headline sentence of the decisions over every pair, and, the first time there
+        are many algorithms, "Show pairs of" set to the top-ranked one: the intervals of
+        120 or more pairs cannot be read at once (the control shows the choice)."""
+        w = self.w
+        rope = (w.rope_low, w.rope_high)
+        if summary is None:  # the view's summary is against a control: not every pair
+            summary = result.summary(rope=rope, hdi=w.hdi)
+        ranking = result.ranking(hdi=w.hdi)
+        w.headline = headline(summary, ranking, w.interpretation)
+        if not self.focus_defaulted and len(w.algorithms) > FOCUS_ALGORITHMS:
+            self.focus_defaulted = True
+            if not w.focus:
+                w.focus = str(ranking["algorithm"].iloc[0])
+
+    def on_summary_event(self, event: FitEvent[dict[str, Any]]) -> None:
+        if event.kind == "done" and event.result is not None:
+            self.w.summary_spec = event.result
+        elif event.kind == "error":  # a bug: shown, and the other views carry on
+            problem = f"could not draw the ranking: {error_text(event.error)}"
+            self.w._controls.set_problem("summary", problem)

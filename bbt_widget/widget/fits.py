@@ -1,0 +1,284 @@
+"""The widget's fit requests and previews: a control change that needs a new fit asks for it
+here (:meth:`FitRequests.refit`); the full fit runs on one background runner, its preview (a
+Laplace approximation, ``bbt_widget.widget.preview``) on another, both from the inputs
+prepared once for the two (:meth:`FitRequests.prepared`), and their events set the widget's
+status, progress and error traits and show the fit.
+
+:class:`FitRequests` is one of the section objects :class:`~bbt_widget.widget.app.BBTWidget`
+composes. The widget keeps what every section reads (``_fitted``: the full fit shown,
+``_preview``, ``_result_key``, ``_requested_key``); this section sets them.
+"""
+
+from __future__ import annotations
+
+import threading
+import time
+from collections.abc import Callable, Hashable, Mapping
+from typing import Any
+
+from ..core.fitting import (
+    COUNT_SETTINGS,
+    PRIOR_SETTINGS,
+    SAMPLER_SETTINGS,
+    PreparedFit,
+    prepare_fit,
+)
+from ..engines.base import FitCancelled, ProgressCallback
+from .fitted import Fitted
+from .keys import settings_key
+from .messages import error_text
+from .preview import preview_settings
+from .runner import Dispatcher, FitEvent, FitRunner
+from .sync import remember_json
+
+__all__ = ["FitRequests"]
+
+
+class FitRequests:
+    """The full fits and previews of one widget (see the module doc).
+
+    Parameters
+    ----------
+    widget
+        The :class:`~bbt_widget.widget.app.BBTWidget` whose traits the fits set.
+    dispatcher
+        Where the runners hand their events (the kernel's loop).
+    warm_other_model
+        Called after each new fit (not a cached one): compiles the other Stan model.
+    """
+
+    def __init__(
+        self, widget: Any, dispatcher: Dispatcher | None, warm_other_model: Callable[[], None]
+    ) -> None:
+        self.w = widget
+        self._warm_other_model = warm_other_model
+        self.runner: FitRunner[Fitted] = FitRunner(
+            self.run_fit, self.on_fit_event, dispatcher=dispatcher, cancelled_types=(FitCancelled,)
+        )
+        # Previews: the newest request wins here too; a preview is never cached (cache_size=0)
+        self.preview_runner: FitRunner[Fitted] = FitRunner(
+            self.run_preview,
+            self.on_preview_event,
+            dispatcher=dispatcher,
+            cache_size=0,
+            cancelled_types=(FitCancelled,),
+        )
+        self._compile_started: float | None = None
+        #: The inputs of the newest fit settings, by their key (see ``prepared``).
+        self._prepared_lock = threading.Lock()
+        #: (key of the settings, of the settings but the prior, of those but the counting
+        #: settings too, the inputs prepared for them)
+        self._last_prepared: tuple[Hashable, Hashable, Hashable, PreparedFit] | None = None
+
+    def refit(self) -> None:
+        """Fit the widget's current settings (see :meth:`BBTWidget.refit`)."""
+        w = self.w
+        problem = w._controls.check_fit_settings()
+        w._controls.set_problem("fit", problem)
+        if problem:
+            return
+        settings = w.fit_settings
+        key = settings_key(settings)
+        w._requested_key = key
+        if key == w._result_key:
+            # e.g. d_min moved while the local ROPE is off: the charts already show this fit
+            self.runner.cancel()
+            self.preview_runner.cancel()
+            self.drop_preview()
+            w.status, w.progress, w.error = "done", 1.0, ""
+            w.status_text = "done (no change)"
+            return
+        if w._previews and self.runner.cached(key) is None and not self.runner.is_fitting(key):
+            self.preview_runner.submit(key, preview_settings(settings))
+        else:
+            self.preview_runner.cancel()  # a stale preview would only cost CPU
+        self.runner.submit(key, settings)
+
+    def wait(self, timeout: float | None = None) -> bool:
+        """Block until the running fit is done and shown (see :meth:`BBTWidget.wait`)."""
+        deadline = None if timeout is None else time.monotonic() + timeout
+        idle = self.runner.wait(timeout)
+        # the preview of these settings was cancelled when the full fit was shown: let it end
+        left = None if deadline is None else max(0.0, deadline - time.monotonic())
+        idle = self.preview_runner.wait(left) and idle
+        w = self.w
+        return idle and not w.error and w._result_key == w._requested_key
+
+    def run_fit(
+        self,
+        progress: ProgressCallback | None = None,
+        cancel: threading.Event | None = None,
+        **kwargs: Any,
+    ) -> Fitted:
+        # Runs on the runner's worker thread: touches no trait. What bbt_widget.fit does, from
+        # the inputs prepared once for this fit and its preview.
+        sampler = {k: kwargs.pop(k) for k in SAMPLER_SETTINGS if k in kwargs}
+        job = self.prepared(kwargs)
+        job.warn(stacklevel=1)  # at this line, as bbt_widget.fit's were
+        result = job.sample(**sampler, progress=progress, cancel=cancel, stacklevel=1)
+        return Fitted.prepare(result)
+
+    def run_preview(
+        self,
+        draws: int,
+        progress: ProgressCallback | None = None,
+        cancel: threading.Event | None = None,
+        **kwargs: Any,
+    ) -> Fitted:
+        # On the preview runner's thread, beside the full fit's. No job.warn(): the data's
+        # warnings are the full fit's to report, a preview repeating them would say all twice.
+        preview = self.prepared(kwargs).laplace(draws=draws, progress=progress, cancel=cancel)
+        return Fitted.prepare(preview, preview=True)
+
+    def prepared(self, settings: Mapping[str, Any]) -> PreparedFit:
+        """The inputs of a fit of ``settings`` (no sampler settings), prepared once for the
+        preview and the full fit of a control change, whichever thread asks first; the other
+        waits for them (a few hundredths of a second) rather than reading the data again at
+        the same time, which would delay both. Built from the last ones where it can:
+        the data are the widget's own copy, so nothing read from them can differ. When only
+        the hyper-prior changed, they are those inputs under the new prior
+        (``PreparedFit.with_prior``: nothing read or counted again); when the local ROPE or the
+        tie policy changed too, the wins are counted again from the results already read and
+        audited (``PreparedFit.recount``), as the d_min slider drags."""
+        key = settings_key(settings)
+        data_key = settings_key({k: v for k, v in settings.items() if k not in PRIOR_SETTINGS})
+        layout_key = settings_key(
+            {k: v for k, v in settings.items() if k not in PRIOR_SETTINGS + COUNT_SETTINGS}
+        )
+        # the full fit's size: the preview fails the memory check as its fit would
+        sampler = self.w._sampler_kwargs
+        size = (sampler["chains"], sampler["iter_sampling"])
+        with self._prepared_lock:
+            last = self._last_prepared
+            if last is None or last[0] != key:
+                if last is not None and last[1] == data_key:
+                    prepared = last[3].with_prior(settings["hyperprior"], settings["prior_scale"])
+                elif last is not None and last[2] == layout_key and last[3].tidy is not None:
+                    prepared = last[3].recount(
+                        size=size,
+                        **{k: settings[k] for k in COUNT_SETTINGS + PRIOR_SETTINGS},
+                    )
+                else:
+                    prepared = prepare_fit(self.w._data, size=size, **settings)
+                self._last_prepared = (key, data_key, layout_key, prepared)
+            return self._last_prepared[3]
+
+    def on_preview_event(self, event: FitEvent[Fitted]) -> None:
+        # Progress and errors are the full fit's to show (a failing preview means a failing
+        # fit, which says why); only a preview of the settings still being fitted is shown.
+        w = self.w
+        if event.kind != "done" or event.result is None:
+            return
+        if event.key != w._requested_key or event.key == w._result_key:
+            return  # superseded, or the full fit landed first
+        with w.hold_sync():
+            w._preview = event.result
+            w.preview = True
+            try:
+                w._decisions.refresh(strict=True)
+            except Exception:
+                self.drop_preview()
+                raise
+            w.diagnostics = event.result.badge
+            self.show_fit_data(event.result)
+            if w.status != "done":
+                w.status_text = "preview shown; the full fit follows"
+
+    def drop_preview(self) -> None:
+        """Show the last full fit again instead of a preview (a failed or superseded fit)."""
+        w = self.w
+        if w._preview is None:
+            return
+        w._preview = None
+        w.preview = False
+        fitted = w._fitted
+        if fitted is None:
+            w.fit_data, w.view_data, w.diagnostics = {}, {}, {}
+            return
+        w.diagnostics = fitted.badge
+        self.show_fit_data(fitted)
+        w._decisions.refresh()
+
+    def on_fit_event(self, event: FitEvent[Fitted]) -> None:
+        # Runs on the kernel's loop (or in wait()): the only place traits follow a fit.
+        w = self.w
+        if event.kind != "progress" or event.stage != "compiling":
+            self._compile_started = None
+        if event.kind == "queued":
+            w.status, w.progress = "queued", -1.0
+            w.status_text = "fit queued" + (
+                " (charts show the previous settings)" if w._fitted is not None else ""
+            )
+        elif event.kind == "progress":
+            known = 0.0 <= event.fraction <= 1.0  # NaN: the engine cannot tell
+            w.status = event.stage or "sampling"
+            w.progress = event.fraction if known else -1.0  # -1: indeterminate bar
+            if event.stage == "compiling":
+                # the engine reports about once a second while compiling: the text ticks
+                w.status_text = self.compiling_text(event.at)
+            else:
+                self._compile_started = None
+                w.status_text = f"{w.status} {event.fraction:.0%}" if known else w.status
+                if w.preview:
+                    w.status_text += " (charts show a preview)"
+        elif event.kind == "done":
+            with w.hold_sync():
+                self.show_result(event.key, event.result)
+                if not event.cached:
+                    w.fit_count += 1
+                w.status, w.progress, w.error = "done", 1.0, ""
+                w.status_text = (
+                    "done (cached, instant)" if event.cached else f"done in {event.seconds:.1f} s"
+                )
+            if not event.cached:
+                self._warm_other_model()
+        elif event.kind == "error":
+            # Only the message: a traceback helps nobody looking at a widget.
+            self.preview_runner.cancel()
+            self.drop_preview()  # "the charts show the last good fit": not a preview
+            w.status, w.progress = "error", 0.0
+            if event.stage == "display":
+                # the fit ran, but turning it into charts failed (a bug, reported as such)
+                w.status_text = "could not show the fit (charts show the last good fit)"
+                w.error = f"Could not show the fit: {error_text(event.error)}"
+            else:
+                w.status_text = "fit failed (charts show the last good fit)"
+                w.error = f"Fit failed: {error_text(event.error)}"
+
+    def show_result(self, key: Hashable, fitted: Fitted | None) -> None:
+        w = self.w
+        if fitted is None:  # pragma: no cover - "done" always carries a result
+            return
+        previous = w._fitted, w._result_key, w._preview
+        w._fitted, w._result_key, w._preview = fitted, key, None
+        self.preview_runner.cancel()  # its preview, if still running, is not needed now
+        try:
+            refreshed = w._decisions.refresh(strict=True)
+        except Exception:
+            # keep showing the last good fit; the runner reports the error
+            w._fitted, w._result_key, w._preview = previous
+            raise
+        w.preview = False
+        w._frames.update(fitted.frames)
+        w.diagnostics = fitted.badge
+        w.audit = fitted.audit
+        w._controls.set_problem("groups", fitted.result.disconnected_note)  # shown as an alert
+        self.show_fit_data(fitted)
+        if not refreshed:  # the view's own refresh updates it (the same frame twice, before)
+            w._update_influence()
+        w._update_ranking_model()
+        w._update_ttest()
+
+    def show_fit_data(self, fitted: Fitted) -> None:
+        # sent as the JSON the worker thread encoded with the fit (also when it comes back
+        # from the cache): nothing left to encode on the kernel
+        remember_json(self.w, "fit_data", fitted.data, fitted.data_json)
+        self.w.fit_data = fitted.data
+
+    def compiling_text(self, now: float) -> str:
+        if self._compile_started is None:
+            self._compile_started = now
+        elapsed = now - self._compile_started
+        return (
+            f"compiling the Stan model: {elapsed:.0f} s (once per machine; usually about a minute)"
+        )
