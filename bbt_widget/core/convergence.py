@@ -16,6 +16,7 @@ import contextlib
 import importlib
 import sys
 import threading
+from collections.abc import Callable
 
 import numpy as np
 
@@ -80,7 +81,7 @@ def bfmi(energy: np.ndarray) -> np.ndarray:
     return num / np.var(energy, axis=1, ddof=1)
 
 
-def per_element(func, draws: np.ndarray) -> np.ndarray:
+def per_element(func: Callable[[np.ndarray], float], draws: np.ndarray) -> np.ndarray:
     """``func`` of each scalar quantity of ``draws`` shaped (chains, draws, ...): an array
     shaped like one draw (ArviZ's loop over the quantity's elements)."""
     moved = np.moveaxis(np.asarray(draws), (0, 1), (-2, -1))

@@ -11,7 +11,7 @@ import numpy as np
 import pandas as pd
 
 from .. import engines
-from ..engines.base import Draws, ProgressCallback
+from ..engines.base import Draws, ModelName, ProgressCallback
 from . import convergence
 from .audit import Audit, DataWarning, audit_validated
 from .data import TidyResults
@@ -199,7 +199,7 @@ class PreparedFit:
     data read and the wins counted once, not twice at the same moment).
     """
 
-    model: str
+    model: ModelName
     engine: str
     stan_data: dict[str, Any]
     table: pd.DataFrame
@@ -218,7 +218,7 @@ class PreparedFit:
         *,
         d_min: float | None,
         paired: bool,
-        ties: str,
+        ties: str | None,
         hyperprior: str,
         prior_scale: float | None,
         size: tuple[int, int],
@@ -437,7 +437,7 @@ def _assemble(
         if tidy is not None
         else list(pd.unique(np.column_stack([table["alg1"], table["alg2"]]).ravel()))
     )
-    model = "davidson" if ties == "davidson" else "bbt"
+    model: ModelName = "davidson" if ties == "davidson" else "bbt"
     stan_data, fitted = stan_inputs(
         table, algorithms, model, prior["hyperprior"], prior["prior_scale"]
     )

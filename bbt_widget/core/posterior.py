@@ -72,7 +72,7 @@ def algorithm_order(beta: np.ndarray) -> np.ndarray:
     return np.argsort(-beta.mean(axis=0), kind="stable")
 
 
-def ordered_pairs(order: Sequence[int]) -> list[tuple[int, int]]:
+def ordered_pairs(order: Sequence[int] | np.ndarray) -> list[tuple[int, int]]:
     """Pairs (better, worse) in the paper's order: best vs each worse one, then the second..."""
     return [
         (int(order[i]), int(order[j])) for i in range(len(order)) for j in range(i + 1, len(order))

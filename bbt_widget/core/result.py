@@ -4,7 +4,7 @@ from __future__ import annotations
 
 from collections.abc import Iterable, Sequence
 from functools import cached_property
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 import numpy as np
 import pandas as pd
@@ -15,6 +15,9 @@ from .audit import Audit
 from .bidi import isolate, pair_label
 from .data import TidyResults
 from .validation import check_algorithms, check_hdi, check_rope
+
+if TYPE_CHECKING:
+    from arviz import ELPDData, InferenceData
 
 
 class BBTResult:
@@ -276,7 +279,7 @@ class BBTResult:
         return obs
 
     @cached_property
-    def idata(self):
+    def idata(self) -> InferenceData:
         """ArviZ InferenceData: posterior, posterior_predictive, log_likelihood,
         observed_data and sample_stats; algorithm names and pairs as coordinates."""
         t = self._fitted_table
@@ -314,11 +317,11 @@ class BBTResult:
         its number of independent draws, and ``ok`` is True."""
         return self._diagnostics
 
-    def waic(self):
+    def waic(self) -> ELPDData:
         """WAIC (ArviZ ``ELPDData``, deviance scale: lower is better)."""
         return checks.waic(self.idata)
 
-    def loo(self):
+    def loo(self) -> ELPDData:
         """PSIS-LOO (ArviZ ``ELPDData``, deviance scale: lower is better)."""
         return checks.loo(self.idata)
 

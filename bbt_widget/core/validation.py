@@ -9,7 +9,7 @@ allowed values come from :mod:`bbt_widget.options`.
 from __future__ import annotations
 
 from collections.abc import Iterable, Sequence
-from typing import Any
+from typing import Any, cast
 
 import numpy as np
 import pandas as pd
@@ -116,7 +116,8 @@ def check_count(value: int, name: str, least: int = 1) -> int:
 def check_seed(seed: int | None) -> int:
     """Validate a seed; ``None`` draws a fresh one (recorded, so the result can be rerun)."""
     if seed is None:
-        return int(np.random.SeedSequence().entropy % (2**31 - 1))
+        # a SeedSequence made without entropy draws its own as one int
+        return int(cast(int, np.random.SeedSequence().entropy) % (2**31 - 1))
     if isinstance(seed, bool) or not isinstance(seed, (int, np.integer)) or not 0 <= seed < 2**31:
         raise ValueError(f"seed must be an integer in [0, 2**31) or None, got {seed!r}")
     return int(seed)

@@ -22,7 +22,7 @@ import warnings
 from collections.abc import Mapping, Sequence
 from dataclasses import dataclass
 from pathlib import Path
-from typing import TYPE_CHECKING, Any
+from typing import TYPE_CHECKING, Any, cast
 
 import altair as alt
 import pandas as pd
@@ -277,7 +277,7 @@ def write_report(
     if fmt != "html" and isinstance(figures, dict):
         folder = figures_folder(path)
         assert folder is not None, fmt  # .md and .tex reports have a figures folder
-        figure_files = {f"{name}.{suffix}": data for name, data in figures.items()}
+        figure_files = {f"{name}.{suffix}": cast(bytes, data) for name, data in figures.items()}
         figures = {
             name: (folder / f"{name}.{suffix}").relative_to(path.parent).as_posix()
             for name in figures
@@ -378,7 +378,7 @@ def _html(c: _Content, captions: dict[str, str]) -> str:
         if isinstance(c.figures, str):
             return [f'<p class="bad">{esc(c.figures)}</p>']
         return [
-            f'<figure id="fig-{n}">{c.figures[n].decode("utf-8")}'
+            f'<figure id="fig-{n}">{cast(bytes, c.figures[n]).decode("utf-8")}'
             f"<figcaption>{esc(captions[n])}</figcaption></figure>"
             for n in names
         ]
@@ -561,7 +561,7 @@ def _tex(c: _Content, captions: dict[str, str]) -> str:
             for line in (
                 r"\begin{figure}[htbp]\centering",
                 rf"\includegraphics[width=\linewidth,height=0.8\textheight,"
-                rf"keepaspectratio]{{{c.figures[n]}}}",
+                rf"keepaspectratio]{{{cast(str, c.figures[n])}}}",
                 rf"\caption{{{esc(captions[n])}}}\label{{fig:bbt-{n}}}",
                 r"\end{figure}",
             )

@@ -198,6 +198,11 @@ def optional_sections(
     if robustness:
         from ..lab.sweep import default_grid
 
+        if result.tidy is None:
+            raise ValueError(
+                "robustness=True refits the fit's own results, and this is a fit of a ready win "
+                "table: fit the results (give them as result_or_data) to add robustness"
+            )
         start = time.perf_counter()
         prior = (s["hyperprior"], s["prior_scale"])  # the scale used
         grid = {**default_grid(result.tidy), "prior": [prior]}
@@ -385,7 +390,7 @@ def write(
         check_methods(data, layout, path=path, methods=methods, robustness=robustness, rho=rho)
         result = fit(data, progress=progress, **fit_options)
     results = _results_of(result, data)
-    if results is not None and data is None:  # the fit's tidy frame: its own column names
+    if data is None and result.tidy is not None:  # the fit's tidy frame: its own column names
         layout = {
             "dataset": "dataset",
             "algorithm": "algorithm",

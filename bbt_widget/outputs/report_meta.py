@@ -152,7 +152,8 @@ def _python_call(
 ) -> str:
     """The Python calls that reproduce a report written from Python."""
     s = result.settings
-    keys = ("dataset", "algorithm", "fold", "score", "lower_is_better", "d_min", "paired")
+    keys: tuple[str, ...] = ("dataset", "algorithm", "fold", "score", "lower_is_better")
+    keys += ("d_min", "paired")
     keys += ("ties", "hyperprior", "prior_scale", "engine", "chains", "iter_warmup")
     keys += ("iter_sampling", "seed")
     fit_args = ", ".join(f"{k}={s[k]!r}" for k in keys if k in s and s[k] is not None)
