@@ -5,8 +5,8 @@ and ``method="tail"``, ``az.bfmi``; Vehtari et al. 2021, "Rank-normalization, fo
 localization: An improved R-hat for assessing convergence of MCMC", Bayesian Analysis 16(2),
 doi:10.1214/20-BA1221), operation for operation so that the numbers are the same to the last
 bit, in numpy and ``scipy.special`` alone. Every fit checks its convergence, and importing ArviZ
-(which imports matplotlib, SciPy's statistics and xarray) took longer than sampling the 16 x 132
-results: a fresh process's first fit paid it. ArviZ stays for what needs its InferenceData
+(which imports matplotlib, SciPy's statistics and xarray) can take longer than sampling a
+large table: a fresh process's first fit would pay it. ArviZ stays for what needs its InferenceData
 (``BBTResult.idata``, WAIC, LOO). ``tests/unit/test_convergence.py`` checks the equality.
 """
 

@@ -225,9 +225,8 @@ class PreparedFit:
     ) -> PreparedFit:
         """These inputs with the wins counted again under other local-ROPE and tie settings
         (and a prior): the results read and their audit are reused, which the widget does
-        while the d_min slider drags (the reading and the audit were two thirds of
-        :func:`prepare_fit` on the 16 x 132 table). Equal to :func:`prepare_fit` with these
-        settings.
+        while the d_min slider drags (reading and auditing are most of
+        :func:`prepare_fit`'s work). Equal to :func:`prepare_fit` with these settings.
 
         Raises
         ------
@@ -255,8 +254,7 @@ class PreparedFit:
 
         The prior does not touch the data: the results read, the wins counted and the data's
         checks are those of these inputs, so a widget changing only the prior skips them
-        (6.6 ms on the paper's 5 x 20 table, 13 ms on 16 x 132, before the chains start).
-        Equal to :func:`prepare_fit` with the new prior.
+        before the chains start. Equal to :func:`prepare_fit` with the new prior.
         """
         hyperprior, prior_scale = check_hyperprior(hyperprior, prior_scale)
         stan_data = {**self.stan_data, **_prior_data(hyperprior, prior_scale)}

@@ -301,7 +301,8 @@ class BBTResult:
     @cached_property
     def _diagnostics(self) -> checks.Diagnostics:
         # from the parameters' draws only: every fit checks them, and the full InferenceData
-        # (predictions, log-likelihood: a third of the time on 16 x 132) is built when asked
+        # (with the predictions and the log-likelihood, the bulk of the draws) is built when
+        # asked
         if self.settings.get("method") == "laplace":
             # independent draws of an approximation: no chains to compare, no sampler
             n = float(self.settings["draws"])

@@ -21,8 +21,8 @@ from ...core.palette import DECISION_COLORS
 class _Lazy:
     """A module imported on first attribute access.
 
-    Altair takes longer to import than everything else the widget needs together (seconds on
-    a busy machine), yet the widget needs it only for the view spec -- cached on disk, see
+    Altair takes longer to import than everything else the widget needs together, yet the
+    widget needs it only for the view spec -- cached on disk, see
     :func:`bbt_widget.outputs.charts.view_spec` -- and for ``w.charts``. So the first charts do not
     wait for it.
     """
