@@ -422,7 +422,7 @@ def _get_ready(models: tuple[str, ...], engine: str) -> None:
 
     engines.prestart(models, engine)  # type: ignore[arg-type]
     prestart_renderer()
-    modules = ["bbt_widget.outputs.html_report", "bbt_widget.outputs.report_sections"]
+    modules = ["bbt_widget.outputs.report_render", "bbt_widget.outputs.report_sections"]
     if len(models) > 1:
         modules.append("bbt_widget.baselines")
     threading.Thread(
@@ -472,7 +472,7 @@ def _check_output(
     folder = out.parent
     if not folder.is_dir():
         raise InputError(f"-o {given!r}: folder {str(folder)!r} does not exist")
-    from bbt_widget.outputs.html_report import figures_folder
+    from bbt_widget.outputs.report_render import figures_folder
 
     figures = figures_folder(out) if what == "the report" else None
     if figures is not None and figures.exists() and not figures.is_dir():

@@ -2,7 +2,7 @@
 
 :func:`write` fits the results when given data, checks the optional sections (robustness,
 the other methods) against the data before any fit, runs them and writes the report with
-:func:`bbt_widget.outputs.html_report.write_report`. The command line does exactly this,
+:func:`bbt_widget.outputs.report_render.write_report`. The command line does exactly this,
 so the same data, options and seed give the same report either way.
 """
 
@@ -347,7 +347,7 @@ def write(
         For the hierarchical t-test: the correlation of fold results, 1/k for k-fold
         cross-validation.
     rope, hdi, control, title, provenance
-        As for :func:`bbt_widget.outputs.html_report.write_report`.
+        As for :func:`bbt_widget.outputs.report_render.write_report`.
     interpretation
         ``"auto"`` (strong with more than 10 algorithms, weak otherwise), ``"weak"`` or
         ``"strong"``; the report says which rule it follows and why.
@@ -369,7 +369,7 @@ def write(
     from ..core.fitting import fit
     from ..core.options import resolve_interpretation
     from ..core.result import BBTResult as _Result
-    from .html_report import write_report
+    from .report_render import write_report
 
     if isinstance(result_or_data, _Result):
         if fit_options:

@@ -162,7 +162,7 @@ def _python_call(
         write_args += f", control={control!r}"
     return (
         f"res = bbt_widget.fit(data, {fit_args}); "
-        f"bbt_widget.outputs.html_report.write_report(res, {name!r}, {write_args})"
+        f"bbt_widget.outputs.report_render.write_report(res, {name!r}, {write_args})"
     )
 
 

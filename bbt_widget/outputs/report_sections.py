@@ -3,7 +3,7 @@ of single data sets) and the other methods (Plackett-Luce and Mallows ranking mo
 pairwise tests).
 
 Each builder turns a finished analysis into a :class:`Section`: its text, tables and charts,
-all user text still unescaped (the format writers of :mod:`bbt_widget.outputs.html_report` escape
+all user text still unescaped (the format writers of :mod:`bbt_widget.outputs.report_render` escape
 it), and the sentences it adds to the methods paragraph, citing the paper of what was run.
 """
 

@@ -22,8 +22,8 @@ from hostile import HOSTILE, fit_hostile
 
 from bbt_widget import charts
 from bbt_widget.outputs import export
-from bbt_widget.outputs.html_report import write_report
 from bbt_widget.outputs.report import methods_text
+from bbt_widget.outputs.report_render import write_report
 
 pytestmark = pytest.mark.stan
 
