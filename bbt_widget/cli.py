@@ -105,7 +105,7 @@ class _HelpFormatter(argparse.ArgumentDefaultsHelpFormatter):
             action.help or ""
         ):
             return action.help or ""
-        return super()._get_help_string(action)
+        return super()._get_help_string(action) or ""
 
 
 def _add_data_options(p: argparse.ArgumentParser) -> None:

@@ -43,7 +43,7 @@ sys.path.insert(0, str(REPO))
 
 import bbt_widget as bbt  # noqa: E402
 from bbt_widget import cli  # noqa: E402
-from bbt_widget.outputs.html_report import write_report  # noqa: E402
+from bbt_widget.outputs.report_render import write_report  # noqa: E402
 
 TARGET_S = 4.0
 DATA = REPO / "bbt_widget" / "datasets" / "pmlb16_4fold.csv"

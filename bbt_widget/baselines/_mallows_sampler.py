@@ -326,8 +326,8 @@ class _LatentRankings:
         self.counts = missing.sum(axis=1)
         self.slots = np.full((k, int(self.counts.max())), -1)
         for row in range(k):
-            m = np.flatnonzero(missing[row])
-            self.slots[row, : len(m)] = m
+            absent = np.flatnonzero(missing[row])
+            self.slots[row, : len(absent)] = absent
 
     def pair_counts(self) -> np.ndarray:
         """(chains, n, n): per chain, the number of latent rankings with i before j, over

@@ -220,7 +220,7 @@ def ranking_model(
             f"prior must be a finite number > 0 (Rojas-Delgado et al.: 1, flat); got {prior}"
         )
     hdi = check_hdi(hdi)
-    settings = {
+    settings: dict[str, Any] = {
         "chains": check_count(chains, "chains"),
         "iter_warmup": check_count(iter_warmup, "iter_warmup"),
         "iter_sampling": check_count(iter_sampling, "iter_sampling"),
@@ -254,12 +254,12 @@ def ranking_model(
     names = list(ranked.algorithms)
     ranking = _ranking(theta, names, hdi)
     order = [names.index(a) for a in ranking["algorithm"]]
-    thin = theta[np.linspace(0, len(theta) - 1, min(SUMMARY_DRAWS, len(theta))).astype(int)]
+    thinned = theta[np.linspace(0, len(theta) - 1, min(SUMMARY_DRAWS, len(theta))).astype(int)]
     return RankingModelResult(
         ranking=ranking,
-        top_k=_top_k(thin, names, hdi, rng),
+        top_k=_top_k(thinned, names, hdi, rng),
         before=_before(theta, names, order, hdi),
-        ppc=_ppc(thin, names, orders, weights, np.isfinite(means), hdi, rng),
+        ppc=_ppc(thinned, names, orders, weights, np.isfinite(means), hdi, rng),
         diagnostics=diag,
         draws=draws,
         algorithms=tuple(names),
@@ -368,8 +368,8 @@ def _top_k(
     counts = np.zeros((len(theta), n, n))  # [draw, algorithm, position]
     for start in range(0, len(theta), 100):  # chunks keep the simulated keys small
         pos = _simulated_positions(theta[start : start + 100], TOPK_SIMULATIONS, rng)
-        for p in range(n):
-            counts[start : start + 100, :, p] = (pos == p).mean(axis=1)
+        for position in range(n):
+            counts[start : start + 100, :, position] = (pos == position).mean(axis=1)
     return top_k_table(names, counts, hdi)
 
 

@@ -10,6 +10,7 @@ import shlex
 import sys
 import tempfile
 from pathlib import Path
+from typing import Any
 
 import pandas as pd
 
@@ -52,7 +53,7 @@ def guess_dataset(df: pd.DataFrame, args: argparse.Namespace) -> str | None:
     return str(candidates[0])
 
 
-def layout_options(args: argparse.Namespace, dataset: str | None) -> dict[str, object]:
+def layout_options(args: argparse.Namespace, dataset: str | None) -> dict[str, Any]:
     """The keywords that say how to read the results and count wins, as fit takes them."""
     return {
         "dataset": dataset,
@@ -150,7 +151,7 @@ def check_highlight(names: list[str] | None, algorithms: list[str]) -> None:
         raise InputError(str(err)) from None
 
 
-def model_options(args: argparse.Namespace) -> dict[str, object]:
+def model_options(args: argparse.Namespace) -> dict[str, Any]:
     """The model and sampler keywords of fit, from the command's options."""
     return {
         "ties": args.ties,

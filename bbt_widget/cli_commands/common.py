@@ -41,8 +41,8 @@ _KEYWORD = re.compile(
 
 def as_options(message: str) -> str:
     """Name the command's options where the core's messages name keyword arguments."""
-    for keyword, option in _OPTIONS.items():
-        message = message.replace(keyword, option)
+    for keyword, flag in _OPTIONS.items():
+        message = message.replace(keyword, flag)
 
     def option(m: re.Match[str]) -> str:
         name = m.group(1) or m.group(3)

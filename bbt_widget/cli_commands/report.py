@@ -143,7 +143,7 @@ def compile_models(models: tuple[str, ...], engine: str, progress: Progress) -> 
             "(the machine's cores are busy)"
         )
     engines.compile_models(
-        tuple(missing),  # type: ignore[arg-type]
+        tuple(missing),
         engine,
         progress=lambda _stage, fraction: progress(label, fraction),
     )
@@ -165,7 +165,7 @@ def get_ready(models: tuple[str, ...], engine: str) -> None:
 
     engines.prestart(models, engine)  # type: ignore[arg-type]
     prestart_renderer()
-    modules = ["bbt_widget.outputs.html_report", "bbt_widget.outputs.report_sections"]
+    modules = ["bbt_widget.outputs.report_render", "bbt_widget.outputs.report_sections"]
     if len(models) > 1:
         modules.append("bbt_widget.baselines")
     threading.Thread(

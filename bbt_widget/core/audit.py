@@ -215,9 +215,9 @@ def _n(count: int, word: str) -> str:
 
 def _names(items: Iterable[object], n: int = 6) -> str:
     # each name isolated: one that holds a bidi override cannot reverse the list after it
-    items = [isolate(i) for i in items]
-    shown = ", ".join(items[:n])
-    return shown + (f" and {len(items) - n} more" if len(items) > n else "")
+    names = [isolate(i) for i in items]
+    shown = ", ".join(names[:n])
+    return shown + (f" and {len(names) - n} more" if len(names) > n else "")
 
 
 def _shape(tidy: TidyResults) -> Finding:
@@ -417,7 +417,7 @@ def _mixed_scale(scores: Iterable[tuple[str, pd.Series]]) -> list[Finding]:
 
 def _column_findings(data: pd.DataFrame, dataset: str | None, fold: str | None) -> list[Finding]:
     """Checks on the raw wide columns, which the tidy form no longer shows."""
-    out = []
+    out: list[Finding] = []
     if isinstance(data.columns, pd.MultiIndex):
         return out  # tidy_results reports it
     cols = [c for c in data.columns if c not in (dataset, fold)]

@@ -8,9 +8,10 @@ LOO: the convergence diagnostics every fit checks are computed by :mod:`.converg
 from __future__ import annotations
 
 import warnings
-from collections.abc import Sequence
+from collections.abc import Callable, Sequence
 from dataclasses import asdict, dataclass, field
-from typing import Any
+from types import ModuleType
+from typing import TYPE_CHECKING, Any
 
 import numpy as np
 import pandas as pd
@@ -19,6 +20,9 @@ from ..engines.base import Draws
 from . import convergence
 from .options import DEFAULT_ADAPT_DELTA
 from .posterior import hdi_sorted
+
+if TYPE_CHECKING:
+    from arviz import ELPDData, InferenceData
 
 #: HDI masses of the PPC coverage table (paper Table 5).
 PPC_LEVELS = (0.5, 0.9, 0.95, 1.0)
@@ -66,7 +70,7 @@ class Diagnostics:
         )
 
 
-def _az():
+def _az() -> ModuleType:
     # ArviZ 0.23 announces its 1.x refactor with a FutureWarning on import: not our users'
     # concern, and it would be console noise on every first fit
     with warnings.catch_warnings():
@@ -81,7 +85,7 @@ def build_idata(
     algorithms: Sequence[str],
     pair_labels: Sequence[str],
     observed: dict[str, np.ndarray],
-):
+) -> InferenceData:
     """ArviZ InferenceData: posterior, posterior_predictive, log_likelihood, observed_data.
 
     ``pair_labels`` name the fitted pairs ("alg1 vs alg2"); ``observed`` maps ``win1`` (and
@@ -120,16 +124,18 @@ def build_idata(
     )
 
 
-def diagnostics(idata, draws: Draws, var_names: Sequence[str] | None = None) -> Diagnostics:
+def diagnostics(
+    idata: InferenceData, draws: Draws, var_names: Sequence[str] | None = None
+) -> Diagnostics:
     """R-hat, bulk / tail ESS, divergences, tree-depth saturation and E-BFMI of an
     InferenceData's posterior (the same numbers as :func:`draws_diagnostics` of its draws).
 
     ``var_names``: the parameters whose R-hat and ESS count (default: BBT's beta, sigma, nu).
     """
     if var_names is None:
-        var_names = [v for v in ("beta", "sigma", "nu") if v in idata.posterior]
-    posterior = {v: idata.posterior[v].values for v in var_names}
-    stats = idata.sample_stats if "sample_stats" in idata.groups() else {}
+        var_names = [v for v in ("beta", "sigma", "nu") if v in idata["posterior"]]
+    posterior = {v: idata["posterior"][v].values for v in var_names}
+    stats = idata["sample_stats"] if "sample_stats" in idata.groups() else {}
     energy = stats["energy"].transpose("chain", "draw").values if "energy" in stats else None
     return _diagnose(posterior, energy, draws)
 
@@ -190,7 +196,9 @@ def _diagnose(
     )
 
 
-def _worst(statistic, posterior: dict[str, np.ndarray], largest: bool) -> float:
+def _worst(
+    statistic: Callable[[np.ndarray], float], posterior: dict[str, np.ndarray], largest: bool
+) -> float:
     """The largest (or smallest) ``statistic`` over every element of every parameter, NaN
     elements skipped within a parameter (as ArviZ's summaries of its results did)."""
     per_parameter = [convergence.per_element(statistic, a) for a in posterior.values()]
@@ -269,14 +277,16 @@ def _flat(a: np.ndarray) -> np.ndarray:
     return a.reshape((-1, *a.shape[2:]))
 
 
-def waic(idata):
+def waic(idata: InferenceData) -> ELPDData:
     """WAIC of the fit (ArviZ ``ELPDData``; lower ``-2 * elpd_waic`` is better)."""
-    return _az().waic(idata, scale="deviance")
+    out: ELPDData = _az().waic(idata, scale="deviance")
+    return out
 
 
-def loo(idata):
+def loo(idata: InferenceData) -> ELPDData:
     """PSIS-LOO of the fit (ArviZ ``ELPDData``), on the deviance scale like WAIC."""
-    return _az().loo(idata, scale="deviance")
+    out: ELPDData = _az().loo(idata, scale="deviance")
+    return out
 
 
 def _higher_delta(delta: float) -> float:

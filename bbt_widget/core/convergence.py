@@ -5,8 +5,8 @@ and ``method="tail"``, ``az.bfmi``; Vehtari et al. 2021, "Rank-normalization, fo
 localization: An improved R-hat for assessing convergence of MCMC", Bayesian Analysis 16(2),
 doi:10.1214/20-BA1221), operation for operation so that the numbers are the same to the last
 bit, in numpy and ``scipy.special`` alone. Every fit checks its convergence, and importing ArviZ
-(which imports matplotlib, SciPy's statistics and xarray) took longer than sampling the 16 x 132
-results: a fresh process's first fit paid it. ArviZ stays for what needs its InferenceData
+(which imports matplotlib, SciPy's statistics and xarray) can take longer than sampling a
+large table: a fresh process's first fit would pay it. ArviZ stays for what needs its InferenceData
 (``BBTResult.idata``, WAIC, LOO). ``tests/unit/test_convergence.py`` checks the equality.
 """
 
@@ -16,6 +16,7 @@ import contextlib
 import importlib
 import sys
 import threading
+from collections.abc import Callable
 
 import numpy as np
 
@@ -80,7 +81,7 @@ def bfmi(energy: np.ndarray) -> np.ndarray:
     return num / np.var(energy, axis=1, ddof=1)
 
 
-def per_element(func, draws: np.ndarray) -> np.ndarray:
+def per_element(func: Callable[[np.ndarray], float], draws: np.ndarray) -> np.ndarray:
     """``func`` of each scalar quantity of ``draws`` shaped (chains, draws, ...): an array
     shaped like one draw (ArviZ's loop over the quantity's elements)."""
     moved = np.moveaxis(np.asarray(draws), (0, 1), (-2, -1))

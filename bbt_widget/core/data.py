@@ -324,6 +324,7 @@ def tidy_results(
     if algorithm is not None:
         if sd is not None:
             raise ValueError("sd= applies to a wide means table, not to long-form results")
+        assert score is not None  # both or neither, checked above
         frame = _from_long(data, dataset, algorithm, fold, score, notes)
     else:
         frame = _from_wide(data, dataset, fold, sd, notes)
@@ -640,8 +641,8 @@ def _finish(
             f"({_preview(algorithms)})"
         )
     finite = frame[np.isfinite(frame["score"].to_numpy())]
-    scored = set(pd.unique(finite["algorithm"]))  # once: in the condition it was per algorithm
-    empty = [a for a in algorithms if a not in scored]
+    with_score = set(pd.unique(finite["algorithm"]))  # once, not per algorithm
+    empty = [a for a in algorithms if a not in with_score]
     if empty:
         raise ValueError(
             f"algorithm {empty[0]!r} has no finite score at all; remove it from the results "

@@ -11,7 +11,7 @@ import numpy as np
 import pandas as pd
 
 from .. import engines
-from ..engines.base import Draws, ProgressCallback
+from ..engines.base import Draws, ModelName, ProgressCallback
 from . import convergence
 from .audit import Audit, DataWarning, audit_validated
 from .data import TidyResults
@@ -208,7 +208,7 @@ class PreparedFit:
     data read and the wins counted once, not twice at the same moment).
     """
 
-    model: str
+    model: ModelName
     engine: str
     stan_data: dict[str, Any]
     table: pd.DataFrame
@@ -227,7 +227,7 @@ class PreparedFit:
         *,
         d_min: float | None,
         paired: bool,
-        ties: str,
+        ties: str | None,
         hyperprior: str,
         prior_scale: float | None,
         size: tuple[int, int],
@@ -235,9 +235,8 @@ class PreparedFit:
     ) -> PreparedFit:
         """These inputs with the wins counted again under other local-ROPE and tie settings
         (and a prior): the results read and their audit are reused, which the widget does
-        while the d_min slider drags (the reading and the audit were two thirds of
-        :func:`prepare_fit` on the 16 x 132 table). Equal to :func:`prepare_fit` with these
-        settings.
+        while the d_min slider drags (reading and auditing are most of
+        :func:`prepare_fit`'s work). Equal to :func:`prepare_fit` with these settings.
 
         Raises
         ------
@@ -266,8 +265,7 @@ class PreparedFit:
 
         The prior does not touch the data: the results read, the wins counted and the data's
         checks are those of these inputs, so a widget changing only the prior skips them
-        (6.6 ms on the paper's 5 x 20 table, 13 ms on 16 x 132, before the chains start).
-        Equal to :func:`prepare_fit` with the new prior.
+        before the chains start. Equal to :func:`prepare_fit` with the new prior.
         """
         hyperprior, prior_scale = check_hyperprior(hyperprior, prior_scale)
         stan_data = {**self.stan_data, **_prior_data(hyperprior, prior_scale)}
@@ -452,7 +450,7 @@ def _assemble(
         if tidy is not None
         else list(pd.unique(np.column_stack([table["alg1"], table["alg2"]]).ravel()))
     )
-    model = "davidson" if ties == "davidson" else "bbt"
+    model: ModelName = "davidson" if ties == "davidson" else "bbt"
     stan_data, fitted = stan_inputs(
         table, algorithms, model, prior["hyperprior"], prior["prior_scale"]
     )

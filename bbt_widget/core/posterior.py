@@ -40,9 +40,9 @@ SUMMARY_COLUMNS = (
 def inv_logit(x: np.ndarray, out: np.ndarray | None = None) -> np.ndarray:
     """Numerically stable logistic function (into ``out`` when given, e.g. ``x`` itself).
 
-    scipy's ufunc: five times faster than ``exp(-logaddexp(0, -x))`` in numpy, which the
-    widget paid for every pair after every fit. Imported here, not with the module: scipy.special
-    takes a tenth of a second to import, which ``import bbt_widget`` should not pay (a fit's
+    scipy's ufunc: one pass, where ``exp(-logaddexp(0, -x))`` in numpy makes three, for every
+    pair after every fit in the widget. Imported here, not with the module: importing
+    scipy.special is not free, and ``import bbt_widget`` should not pay for it (a fit's
     diagnostics have imported it by the time a summary is asked for).
     """
     from scipy.special import expit
@@ -72,7 +72,7 @@ def algorithm_order(beta: np.ndarray) -> np.ndarray:
     return np.argsort(-beta.mean(axis=0), kind="stable")
 
 
-def ordered_pairs(order: Sequence[int]) -> list[tuple[int, int]]:
+def ordered_pairs(order: Sequence[int] | np.ndarray) -> list[tuple[int, int]]:
     """Pairs (better, worse) in the paper's order: best vs each worse one, then the second..."""
     return [
         (int(order[i]), int(order[j])) for i in range(len(order)) for j in range(i + 1, len(order))

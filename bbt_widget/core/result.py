@@ -4,7 +4,7 @@ from __future__ import annotations
 
 from collections.abc import Iterable, Sequence
 from functools import cached_property
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 import numpy as np
 import pandas as pd
@@ -15,6 +15,9 @@ from .audit import Audit
 from .bidi import isolate, pair_label
 from .data import TidyResults
 from .validation import check_algorithms, check_hdi, check_rope
+
+if TYPE_CHECKING:
+    from arviz import ELPDData, InferenceData
 
 
 class BBTResult:
@@ -276,7 +279,7 @@ class BBTResult:
         return obs
 
     @cached_property
-    def idata(self):
+    def idata(self) -> InferenceData:
         """ArviZ InferenceData: posterior, posterior_predictive, log_likelihood,
         observed_data and sample_stats; algorithm names and pairs as coordinates."""
         t = self._fitted_table
@@ -298,7 +301,8 @@ class BBTResult:
     @cached_property
     def _diagnostics(self) -> checks.Diagnostics:
         # from the parameters' draws only: every fit checks them, and the full InferenceData
-        # (predictions, log-likelihood: a third of the time on 16 x 132) is built when asked
+        # (with the predictions and the log-likelihood, the bulk of the draws) is built when
+        # asked
         if self.settings.get("method") == "laplace":
             # independent draws of an approximation: no chains to compare, no sampler
             n = float(self.settings["draws"])
@@ -314,11 +318,11 @@ class BBTResult:
         its number of independent draws, and ``ok`` is True."""
         return self._diagnostics
 
-    def waic(self):
+    def waic(self) -> ELPDData:
         """WAIC (ArviZ ``ELPDData``, deviance scale: lower is better)."""
         return checks.waic(self.idata)
 
-    def loo(self):
+    def loo(self) -> ELPDData:
         """PSIS-LOO (ArviZ ``ELPDData``, deviance scale: lower is better)."""
         return checks.loo(self.idata)
 

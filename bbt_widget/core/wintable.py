@@ -251,8 +251,9 @@ def count_wins(
         _check_local_rope(tidy, paired)
     raw = tidy.cube
     means, n = tidy.means, tidy.fold_counts
-    if tidy.has_sd:
-        sds = tidy.sd_matrix
+    given_sds = tidy.sd_matrix
+    if given_sds is not None:
+        sds = given_sds
     else:
         # a single fold has no spread to estimate: its variance counts as 0 in Eq. 4, so
         # the other algorithm's spread still counts (two single folds: compare means)

@@ -35,7 +35,7 @@ from collections.abc import Callable, Sequence
 from concurrent.futures import FIRST_COMPLETED, ThreadPoolExecutor, wait
 from dataclasses import dataclass, field
 from functools import cached_property
-from typing import Any, Protocol
+from typing import Any, Protocol, cast
 
 import numpy as np
 import pandas as pd
@@ -128,7 +128,8 @@ class BatchJob(Protocol):
     :func:`bbt_widget.engines.sample`) and returns the result and its diagnostics
     warnings. It must be picklable to run on Dask."""
 
-    meta: dict[str, Any]
+    @property
+    def meta(self) -> dict[str, Any]: ...
 
     def check(self) -> BatchJob: ...
 
@@ -190,7 +191,8 @@ def _fit_one(
         # are process-wide, so they cannot be set per fit thread)
         result, outcome.warnings = request.run(seed, progress, cancel)
         if reduce is not None:
-            outcome.value = reduce(result, request)
+            # a reducer is written for the requests it is given with (the sweeps' FitRequest)
+            outcome.value = reduce(result, cast(FitRequest, request))
         else:
             outcome.value = _slim(result) if isinstance(result, BBTResult) else result
     except FitCancelled:

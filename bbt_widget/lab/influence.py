@@ -50,7 +50,7 @@ def data_set_counts(
     ROPE and the tie threshold are applied exactly as in the full table (which is their sum),
     pairs in its order.
     """
-    count = {"d_min": d_min, "paired": paired, "tie_threshold": tie_threshold}
+    count: dict[str, Any] = {"d_min": d_min, "paired": paired, "tie_threshold": tie_threshold}
     return np.stack(
         [
             count_wins(tidy_subset(tidy, [name]), **count)[_COUNTS].to_numpy()

@@ -463,6 +463,6 @@ def compare_metrics(
         {o.request.meta["metric"]: o.value for o in outcomes if o.ok},
         metrics,
         lower,
-        errors={o.request.meta["metric"]: o.error for o in outcomes if not o.ok},
+        errors={o.request.meta["metric"]: str(o.error) for o in outcomes if not o.ok},
         warnings={o.request.meta["metric"]: o.warnings for o in outcomes},
     )

@@ -470,7 +470,7 @@ class _Sweep:
             "prior_scale": None,  # the family's default scale
         }
         if tie_threshold is not None or "tie_threshold" in grid:
-            base["tie_threshold"] = tie_threshold
+            base["tie_threshold"] = tie_threshold  # type: ignore[assignment]
         settings = _settings(grid, base)
         tables: dict[tuple[Any, ...], pd.DataFrame] = {}
         for s in settings:  # every win table before the first fit: bad settings fail fast

@@ -306,7 +306,7 @@ def _clearest(summary, interpretation: str) -> tuple[list, list]:
 
 
 def _claims(
-    summary, interpretation: str, rope: tuple[float, float], hdi: float, order: Sequence[str]
+    summary, interpretation: str, rope: Sequence[float], hdi: float, order: Sequence[str]
 ) -> list[str]:
     """Sentences: both rules, the counts under each, and by name the claims a reader needs:
     those between neighbours in the ranking (``order``, best first) and every equivalence;

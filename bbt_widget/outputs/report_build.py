@@ -2,7 +2,7 @@
 
 :func:`write` fits the results when given data, checks the optional sections (robustness,
 the other methods) against the data before any fit, runs them and writes the report with
-:func:`bbt_widget.outputs.html_report.write_report`. The command line does exactly this,
+:func:`bbt_widget.outputs.report_render.write_report`. The command line does exactly this,
 so the same data, options and seed give the same report either way.
 """
 
@@ -200,6 +200,11 @@ def optional_sections(
     if robustness:
         from ..lab.sweep import default_grid
 
+        if result.tidy is None:
+            raise ValueError(
+                "robustness=True refits the fit's own results, and this is a fit of a ready win "
+                "table: fit the results (give them as result_or_data) to add robustness"
+            )
         start = time.perf_counter()
         prior = (s["hyperprior"], s["prior_scale"])  # the scale used
         grid = {**default_grid(result.tidy), "prior": [prior]}
@@ -324,7 +329,7 @@ def write_metrics(
         When the first metric's fit failed (there is no body to write).
     """
     from . import report_sections as rs
-    from .html_report import write_report
+    from .report_render import write_report
 
     first = compared.metrics[0]
     if first not in compared.results:
@@ -400,7 +405,7 @@ def write(
         For the hierarchical t-test: the correlation of fold results, 1/k for k-fold
         cross-validation.
     rope, hdi, control, title, provenance, highlight
-        As for :func:`bbt_widget.outputs.html_report.write_report` (``highlight``: the
+        As for :func:`bbt_widget.outputs.report_render.write_report` (``highlight``: the
         algorithms drawn in their own colour in the critical-difference diagram).
     interpretation
         ``"auto"`` (strong with more than 10 algorithms, weak otherwise), ``"weak"`` or
@@ -423,7 +428,7 @@ def write(
     from ..core.fitting import fit
     from ..core.options import resolve_interpretation
     from ..core.result import BBTResult as _Result
-    from .html_report import write_report
+    from .report_render import write_report
 
     if isinstance(result_or_data, _Result):
         if fit_options:
@@ -439,7 +444,7 @@ def write(
                 "data= is for a fit given as result_or_data; these are results already"
             )
         data = result_or_data
-        layout = {k: fit_options.get(k) for k in _LAYOUT}
+        layout: dict[str, Any] = {k: fit_options.get(k) for k in _LAYOUT}
         layout["lower_is_better"] = bool(layout["lower_is_better"])
         resolve_interpretation(interpretation, 2)  # checked before the fit
         check_methods(data, layout, path=path, methods=methods, robustness=robustness, rho=rho)
@@ -449,7 +454,7 @@ def write(
             _check_highlight(highlight, tidy_results(data, **layout).algorithms)
         result = fit(data, progress=progress, **fit_options)
     results = _results_of(result, data)
-    if results is not None and data is None:  # the fit's tidy frame: its own column names
+    if data is None and result.tidy is not None:  # the fit's tidy frame: its own column names
         layout = {
             "dataset": "dataset",
             "algorithm": "algorithm",

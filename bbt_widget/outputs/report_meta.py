@@ -160,9 +160,9 @@ def _python_call(
 ) -> str:
     """The Python calls that reproduce a report written from Python."""
     s = result.settings
-    keys = ("dataset", "algorithm", "fold", "score", "lower_is_better", "d_min", "paired")
-    keys += ("ties", "tie_threshold", "hyperprior", "prior_scale", "engine", "chains")
-    keys += ("iter_warmup",)
+    keys: tuple[str, ...] = ("dataset", "algorithm", "fold", "score", "lower_is_better")
+    keys += ("d_min", "paired", "ties", "tie_threshold", "hyperprior", "prior_scale")
+    keys += ("engine", "chains", "iter_warmup")
     keys += ("iter_sampling", "seed")
     fit_args = ", ".join(f"{k}={s[k]!r}" for k in keys if k in s and s[k] is not None)
     write_args = f"rope={tuple(rope)!r}, hdi={hdi!r}, interpretation={interpretation!r}"
@@ -170,7 +170,7 @@ def _python_call(
         write_args += f", control={control!r}"
     return (
         f"res = bbt_widget.fit(data, {fit_args}); "
-        f"bbt_widget.outputs.html_report.write_report(res, {name!r}, {write_args})"
+        f"bbt_widget.outputs.report_render.write_report(res, {name!r}, {write_args})"
     )
 
 

@@ -3,7 +3,7 @@ of single data sets), the other methods (Plackett-Luce and Mallows ranking model
 tests) and, for several metrics, the dominance across metrics and a section per metric.
 
 Each builder turns a finished analysis into a :class:`Section`: its text, tables and charts,
-all user text still unescaped (the format writers of :mod:`bbt_widget.outputs.html_report` escape
+all user text still unescaped (the format writers of :mod:`bbt_widget.outputs.report_render` escape
 it), and the sentences it adds to the methods paragraph, citing the paper of what was run.
 """
 
@@ -11,7 +11,7 @@ from __future__ import annotations
 
 from collections.abc import Sequence
 from dataclasses import dataclass, field
-from typing import TYPE_CHECKING, Any
+from typing import TYPE_CHECKING, Any, cast
 
 import numpy as np
 import pandas as pd
@@ -89,7 +89,7 @@ def _n(count: int, word: str) -> str:
 def sweep_section(sweep: SweepResult, interpretation: str) -> Section:
     """Which claims hold in every setting of the sweep and which pairs flip (both rules
     counted; the heatmap and the flips table for ``interpretation``)."""
-    rows = []
+    rows: list[dict[str, Any]] = []
     for interp in ("weak", "strong"):
         stable = sweep.stable_claims(interp)
         rows.append(
@@ -265,7 +265,11 @@ def ranking_model_section(
     ``models``: a Plackett-Luce and/or a Mallows result of
     :func:`bbt_widget.ranking_model`, fitted to the same results as ``bbt``.
     """
-    fits = list(models) if isinstance(models, (list, tuple)) else [models]
+    fits = (
+        list(models)
+        if isinstance(models, (list, tuple))
+        else [cast("RankingModelResult | MallowsResult", models)]
+    )
     order = list(fits[0].ranking["algorithm"])
     bbt_rank = bbt.ranking().set_index("algorithm").reindex(order)
     columns: dict[str, Any] = {"algorithm": order, "p_best_bbt": bbt_rank["p_best"].to_numpy()}
@@ -450,9 +454,11 @@ def simplex_pair(agreement: AgreementResult) -> tuple[HierarchicalResult, str] |
         k for k, ok in enumerate(has_fit) if ok and t["bbt"].iat[k] != t["hierarchical"].iat[k]
     ]
     if differ:
-        return found[differ[0]], "the first pair on which it and BBT differ"
+        first = cast("HierarchicalResult", found[differ[0]])
+        return first, "the first pair on which it and BBT differ"
     largest = t[["hier_p_left", "hier_p_rope", "hier_p_right"]].max(axis=1).where(has_fit)
-    return found[int(np.nanargmin(largest.to_numpy()))], "the closest call of the pairs"
+    closest = cast("HierarchicalResult", found[int(np.nanargmin(largest.to_numpy()))])
+    return closest, "the closest call of the pairs"
 
 
 # --------------------------------------------------------------------------- several metrics

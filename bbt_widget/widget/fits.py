@@ -160,8 +160,8 @@ class FitRequests:
                     )
                 else:
                     prepared = prepare_fit(self.w._data, size=size, **settings)
-                self._last_prepared = (key, data_key, layout_key, prepared)
-            return self._last_prepared[3]
+                last = self._last_prepared = (key, data_key, layout_key, prepared)
+            return last[3]
 
     def on_preview_event(self, event: FitEvent[Fitted]) -> None:
         # Progress and errors are the full fit's to show (a failing preview means a failing

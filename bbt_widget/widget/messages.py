@@ -8,9 +8,12 @@ import difflib
 import inspect
 import re
 from collections.abc import Mapping
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 from .views import RANKING_MODELS
+
+if TYPE_CHECKING:
+    from traitlets import HasTraits
 
 __all__ = [
     "DISPLAY_KWARGS",
@@ -26,7 +29,7 @@ __all__ = [
 DISPLAY_KWARGS = ("layout", "tabbable", "tooltip")
 
 
-def check_extra_kwargs(widget: type, kwargs: Mapping[str, Any]) -> None:
+def check_extra_kwargs(widget: type[HasTraits], kwargs: Mapping[str, Any]) -> None:
     """Refuse the keywords of ``BBTWidget(...)`` that are neither its own nor ipywidgets'
     display keywords, naming the argument that was probably meant.
 

@@ -7,9 +7,9 @@ the wins counted once): this preview (the Laplace approximation at the posterior
 :meth:`~bbt_widget.core.fitting.PreparedFit.laplace`, computed by an engine worker that has the
 model loaded) and the full one (the widget's sampler settings, exactly what ``bbt_widget.fit``
 runs).
-The approximation costs a few hundredths of a second of one core, so the full fit does not
-wait for it: with the short NUTS runs of earlier versions it waited for their chains, which
-measured no better for either (``benchmarks/bench_widget.py``). On real data it is about
+The approximation is cheap next to the fit (one core, no chains), so the full fit does not
+wait for it; a short NUTS run as the preview would make the full fit wait for its chains
+(``benchmarks/bench_widget.py``). On real data it is about
 as accurate as a short NUTS run (one chain per core, 150 warm-up iterations and 150 draws:
 the earlier previews), with closer HDIs and slightly further means, at a fraction of the cost:
 ``benchmarks/bench_laplace.py``; the widget's latencies: ``benchmarks/bench_widget.py``.

@@ -13,7 +13,7 @@ from __future__ import annotations
 
 import threading
 from collections.abc import Hashable
-from typing import TYPE_CHECKING, Any
+from typing import TYPE_CHECKING, Any, cast
 
 from ..core.bidi import isolate
 from ..core.result import BBTResult
@@ -70,7 +70,8 @@ class RankingSection:
     def plackett_luce(self) -> RankingModelResult | None:
         """The Plackett-Luce fit of the ranking view (``None`` until it was asked for, with
         ``ranking_model`` ``'plackett-luce'`` or ``'both'``, and has finished)."""
-        return self.fits.get(self._pl_key("plackett-luce"))
+        # the fit under the Plackett-Luce key is a Plackett-Luce fit
+        return cast("RankingModelResult | None", self.fits.get(self._pl_key("plackett-luce")))
 
     @property
     def mallows(self) -> MallowsResult | None:
@@ -133,15 +134,16 @@ class RankingSection:
 
     def _on_ranking_model_event(self, event: FitEvent[dict[str, Any]]) -> None:
         label = "Mallows" if self._ranking_model_name() == "mallows" else "Plackett-Luce"
+        key = cast("tuple[Hashable, ...]", event.key)  # (data settings, BBT result key)
         if event.kind in ("queued", "progress"):
-            fitting = self.fits.get(event.key[0]) is None
+            fitting = self.fits.get(key[0]) is None
             self.w.ranking_model_text = (
                 f"fitting {label} to the rankings (once per data)..."
                 if fitting
                 else f"drawing BBT vs {label}..."
             )
         elif event.kind == "done" and event.result is not None:
-            if event.key[1] == self.w._result_key:
+            if key[1] == self.w._result_key:
                 self.w.ranking_model_spec = event.result
             self.w.ranking_model_text = ""
         elif event.kind == "error":

@@ -195,10 +195,12 @@ class FitRunner(Generic[R]):
                 # and a failed one must run again. A -> B -> A is not adopted either: B's
                 # request cancelled A's fit, and a cancelled sampler cannot be resumed, so
                 # A is fitted again from the start (B, superseded, never starts).
-                self._running.id = job.id
+                running = self._running
+                assert running is not None  # adoptable: a fit of these settings is running
+                running.id = job.id
                 self._pending = None
                 self.stats["adopted"] += 1
-                job = self._running
+                job = running
             else:
                 self._cancel_locked()
                 self._pending = job
@@ -310,6 +312,7 @@ class FitRunner(Generic[R]):
                     self._lock.notify_all()
                     return
                 job = self._pending
+                assert job is not None  # the wait above ends on a request or on close
                 self._pending = None
                 self._running = job
             self._run(job)

@@ -26,12 +26,12 @@ _MEMO = "_chart_json_memo"
 def chart_data_json(value: Mapping[str, Any]) -> bytes:
     """Compact UTF-8 JSON of chart data.
 
-    Encoded by orjson: the 16-algorithm fit data (some 90,000 values) in under a millisecond
-    instead of 11 ms with the standard library, on the widget's path from a fit to its charts
-    (where a control change should cost little beyond the fit itself). JSON has no NaN or
-    infinity: they go out as null, as ``to_columns`` already sends NaN. A string orjson
-    refuses (a lone surrogate from a file read with ``surrogateescape``) falls back to the
-    standard library, which writes it as its escape.
+    Encoded by orjson, much quicker than the standard library on the 16-algorithm fit data
+    (some 90,000 values), on the widget's path from a fit to its charts (where a control
+    change should cost little beyond the fit itself; ``benchmarks/results/widget.json``).
+    JSON has no NaN or infinity: they go out as null, as ``to_columns`` already sends NaN. A
+    string orjson refuses (a lone surrogate from a file read with ``surrogateescape``) falls
+    back to the standard library, which writes it as its escape.
     """
     try:
         return orjson.dumps(value, option=orjson.OPT_SERIALIZE_NUMPY)

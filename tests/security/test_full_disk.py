@@ -21,7 +21,7 @@ import pytest
 import bbt_widget as bbt
 from bbt_widget import cli
 from bbt_widget.outputs.export import export_all
-from bbt_widget.outputs.html_report import figures_folder, write_report
+from bbt_widget.outputs.report_render import figures_folder, write_report
 
 pytestmark = pytest.mark.stan
 

@@ -24,8 +24,8 @@ from bbt_widget import charts
 from bbt_widget.baselines import cd_diagram as baseline_cd_diagram
 from bbt_widget.core.palette import HIGHLIGHT_COLORS
 from bbt_widget.outputs import export
-from bbt_widget.outputs.html_report import write_report
 from bbt_widget.outputs.report import methods_text
+from bbt_widget.outputs.report_render import write_report
 
 pytestmark = pytest.mark.stan
 

@@ -17,8 +17,8 @@ from bbt_widget import charts, cli
 from bbt_widget.engines import available_engines
 from bbt_widget.outputs import export, report
 from bbt_widget.outputs.headline import headline
-from bbt_widget.outputs.html_report import write_report
 from bbt_widget.outputs.report import methods_text
+from bbt_widget.outputs.report_render import write_report
 
 pytestmark = pytest.mark.stan
 
@@ -440,7 +440,7 @@ def test_html_report_defines_every_column_once(res16, tmp_path):
 
 
 def test_report_ppc_shows_the_worst_pairs_and_static_charts(res16, tmp_path):
-    from bbt_widget.outputs.html_report import PPC_WORST_PAIRS
+    from bbt_widget.outputs.report_render import PPC_WORST_PAIRS
 
     html = write_report(res16, tmp_path / "r.html").read_text()
     assert not re.search(r"\bclick|\bchoose|\bchosen", html, flags=re.I)  # static output

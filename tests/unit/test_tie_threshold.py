@@ -251,7 +251,7 @@ def test_the_widget_has_a_tie_threshold_control_with_a_tooltip():
         # the inputs the widget prepares count the ties again when only the threshold moves
         base = {k: v for k, v in w.fit_settings.items() if k not in SAMPLER_SETTINGS}
         for value in (0.005, None):
-            prepared = w._prepared({**base, "tie_threshold": value})
+            prepared = w._fits.prepared({**base, "tie_threshold": value})
             want = bbt.win_table(MEANS, dataset="db", tie_threshold=value)
             pd.testing.assert_frame_equal(prepared.table, want[prepared.table.columns])
     finally:

@@ -11,7 +11,7 @@ from __future__ import annotations
 
 import importlib
 from types import ModuleType
-from typing import Any
+from typing import Any, TypeAlias
 
 import pandas as pd
 
@@ -21,8 +21,8 @@ from ...core.palette import DECISION_COLORS
 class _Lazy:
     """A module imported on first attribute access.
 
-    Altair takes longer to import than everything else the widget needs together (seconds on
-    a busy machine), yet the widget needs it only for the view spec -- cached on disk, see
+    Altair takes longer to import than everything else the widget needs together, yet the
+    widget needs it only for the view spec -- cached on disk, see
     :func:`bbt_widget.outputs.charts.view_spec` -- and for ``w.charts``. So the first charts do not
     wait for it.
     """
@@ -39,7 +39,7 @@ alt: Any = _Lazy("altair")
 
 #: What a chart builder draws: a frame (inlined: export, ``w.charts``) or the name of a
 #: dataset (the widget sends data separately, so a ROPE change only swaps data in the view).
-Data = pd.DataFrame | str
+Data: TypeAlias = pd.DataFrame | str
 
 #: Vega parameter holding the highlighted pair key ("" = none).
 PAIR_PARAM = "sel_pair"

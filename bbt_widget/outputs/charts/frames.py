@@ -110,8 +110,8 @@ def interval_frame(
         decision_text(d, a, b)
         for d, a, b in zip(frame[interpretation].to_numpy(), alg_a, alg_b, strict=True)
     ]
-    # made at once from the columns: built on every ROPE change, and adding them one by one
-    # was a third of its time
+    # made at once from the columns: built on every ROPE change, where adding them one by one
+    # would copy the frame each time
     return pd.DataFrame(
         {
             **{name: frame[name] for name in frame.columns},
@@ -180,7 +180,7 @@ def coverage_frame(ppc_table: pd.DataFrame) -> pd.DataFrame:
         columns = {"proportion": "wins", "proportion_ties": "ties"}
         present = [c for c in columns if c in ppc_table.columns]
         levels = ppc_table["hdi"].to_numpy()
-        # long form, quantity by quantity (what melt gives, without its ~1 ms per fit)
+        # long form, quantity by quantity (what melt gives, without its overhead on every fit)
         hdi = np.tile(levels, len(present))
         quantity = np.array([columns[c] for c in present for _ in range(len(levels))], object)
         proportion = np.concatenate([ppc_table[c].to_numpy() for c in present] or [np.zeros(0)])
@@ -215,7 +215,7 @@ def matrix_frame(win_table: pd.DataFrame, order: Sequence[str]) -> pd.DataFrame:
         # each pair's two cells next to each other: (alg1 vs alg2), then (alg2 vs alg1)
         return np.stack([first, second], axis=1).reshape(-1)
 
-    # built by column: a dict per cell cost 1.3 ms at 16 x 132, for every fit and preview
+    # built by column, not a dict per cell: this runs for every fit and preview
     row, col = interleave(alg1, alg2), interleave(alg2, alg1)
     wins, losses = interleave(win1, win2), interleave(win2, win1)
     tie_cells = np.repeat(ties, 2)  # both cells of a pair share its ties
@@ -288,8 +288,8 @@ def to_records(frame: pd.DataFrame) -> list[dict[str, Any]]:
 def to_columns(frame: pd.DataFrame) -> dict[str, list[Any]]:
     """JSON-ready columns (``{name: [values]}``), NaN as None.
 
-    The widget sends data by column: several times faster to build and to serialise than
-    records, and smaller; the front end turns columns back into rows.
+    The widget sends data by column: one list per column is quicker to build and to serialise
+    than a dict per row, and smaller; the front end turns columns back into rows.
     """
     out: dict[str, list[Any]] = {}
     for name in frame.columns:

@@ -45,8 +45,8 @@ def view_spec() -> dict[str, Any]:
     structure only, data referenced by dataset name (the model checks: :func:`checks_spec`).
 
     Everything that varies (frames, ROPE, HDI mass, highlight) is data or a parameter, so
-    the spec is the same for every result. Building it needs Altair (an import of seconds
-    plus most of a second to build), so it is built once per machine and kept in the user
+    the spec is the same for every result. Building it needs Altair (a slow import, then the
+    build itself), so it is built once per machine and kept in the user
     cache, keyed by the chart modules' source and Altair's version; a new widget then reads a
     small JSON file. The ``$schema`` URL is dropped: the front end passes the mode
     explicitly, and the widget sends nothing that looks like a remote address.

@@ -12,20 +12,28 @@ JavaScript, no CDN and no network to open; Markdown and LaTeX reports write thei
 (SVG / PDF) into a folder of their own beside the report (``<name>_md_figures``,
 ``<name>_tex_figures``), so the two never overwrite each other. The LaTeX report is a
 complete ``article`` that compiles with ``pdflatex``.
+
+Each format's text comes from its Jinja2 template (``templates/report.html``, ``.md``,
+``.tex``, package data); this module gathers the content, renders the charts and writes the
+files. User text goes through the format's escaper (:data:`export.ESCAPERS`) as the
+templates' ``esc`` filter, and the HTML template autoescapes whatever it does not filter.
 """
 
 from __future__ import annotations
 
 import contextlib
+import functools
 import urllib.parse
 import warnings
-from collections.abc import Mapping, Sequence
+from collections.abc import Callable, Mapping, Sequence
 from dataclasses import dataclass
 from pathlib import Path
-from typing import TYPE_CHECKING, Any
+from typing import TYPE_CHECKING, Any, cast
 
 import altair as alt
+import jinja2
 import pandas as pd
+from markupsafe import Markup
 
 from ..core.options import DEFAULT_INTERPRETATION, resolve_interpretation
 from ..core.validation import check_algorithms
@@ -55,32 +63,11 @@ _TEX_WRAP_SHARE = 0.65
 #: alg_b; ``median`` is close to ``mean``); the HTML and Markdown reports have them.
 _TEX_DROPPED = ("pair", "median")
 
-_CSS = """
-body{font-family:system-ui,-apple-system,Segoe UI,Roboto,sans-serif;max-width:70rem;
-margin:2rem auto;padding:0 1rem;color:#222;line-height:1.45;overflow-wrap:anywhere}
-h1{font-size:1.6rem}h2{font-size:1.2rem;margin-top:2rem;border-bottom:1px solid #ddd}
-h3{font-size:1rem}
-table{border-collapse:collapse;font-size:.9rem;margin:.5rem 0}
-th,td{padding:.2rem .6rem;border-bottom:1px solid #eee}
-.num{text-align:right}.txt{text-align:left}
-table{overflow-wrap:normal}th,td.num{white-space:nowrap}
-td.txt{overflow-wrap:break-word;max-width:24rem}
-.scroll{overflow-x:auto;max-width:100%}
-.ok{color:#1a7f37}.bad{color:#b42318;font-weight:600}
-figure{margin:1rem 0}figcaption{font-size:.85rem;color:#555}
-svg{max-width:100%;height:auto}
-code{white-space:pre-wrap;word-break:break-all}
-dt{font-weight:600;margin-top:.4rem}dd{margin-left:1.5rem}
-.provenance th{white-space:nowrap;vertical-align:top}
-.methods{background:#f7f7f9;padding:.8rem 1rem;border-radius:6px}
-.headline{font-size:1.1rem}
-"""
-
 
 @dataclass(frozen=True)
 class _Content:
-    """Everything a format writer puts in the report: user text not yet escaped (the
-    writer escapes it for its format), the methods paragraph already in that format."""
+    """Everything a format's template puts in the report: user text not yet escaped (the
+    template escapes it for its format), the methods paragraph already in that format."""
 
     title: str
     headline: str
@@ -295,7 +282,7 @@ def write_report(
     if fmt != "html" and isinstance(figures, dict):
         folder = figures_folder(path)
         assert folder is not None, fmt  # .md and .tex reports have a figures folder
-        figure_files = {f"{name}.{suffix}": data for name, data in figures.items()}
+        figure_files = {f"{name}.{suffix}": cast(bytes, data) for name, data in figures.items()}
         figures = {
             name: (folder / f"{name}.{suffix}").relative_to(path.parent).as_posix()
             for name in figures
@@ -330,9 +317,8 @@ def write_report(
     )
     captions = _figure_captions(hdi, rule, ppc_label)
     captions.update({n: cap for sec in sections for n, (_, cap) in sec.charts.items()})
-    writer = {"html": _html, "md": _md, "tex": _tex}[fmt]
     extra = {bib_path(path): bibtex(result, cited).encode("utf-8")} if fmt == "tex" else {}
-    _write(path, writer(content, captions), figure_files, extra)
+    _write(path, _render(fmt, content, captions), figure_files, extra)
     return path
 
 
@@ -379,150 +365,6 @@ def _write(
         report.write_text(text, encoding="utf-8")
 
 
-# --------------------------------------------------------------------------- HTML
-
-
-def _html(c: _Content, captions: dict[str, str]) -> str:
-    esc = export.html_escape
-
-    def figures(names: Sequence[str]) -> list[str]:
-        if isinstance(c.figures, str):
-            return [f'<p class="bad">{esc(c.figures)}</p>']
-        return [
-            f'<figure id="fig-{n}">{c.figures[n].decode("utf-8")}'
-            f"<figcaption>{esc(captions[n])}</figcaption></figure>"
-            for n in names
-        ]
-
-    def table(t: _Table, level: int = 3) -> list[str]:
-        return [
-            f'<h{level} id="tab-{t.key}">{esc(t.heading)}</h{level}>',
-            f'<div class="scroll">{export.to_html(t.frame, digits=3)}</div>',
-        ]
-
-    def definitions(items: list[tuple[str, str]]) -> str:
-        rows = "".join(f"<dt>{esc(k)}</dt><dd>{esc(v)}</dd>" for k, v in items)
-        return f'<dl class="columns">{rows}</dl>'
-
-    parts = [
-        "<!doctype html>",
-        '<html lang="en"><head><meta charset="utf-8">',
-        '<meta name="viewport" content="width=device-width, initial-scale=1">',
-        f"<title>{esc(c.title, tags=False)}</title><style>{_CSS}</style></head><body>",
-        f"<h1>{esc(c.title)}</h1>",
-        f'<p class="{"ok" if c.diagnostics_ok else "bad"}">{esc(c.diagnostics)}</p>',
-        *(f'<p class="bad">{esc(n)}</p>' for n in c.notes),
-        '<h2 id="headline">Result</h2>',
-        f'<p class="headline">{esc(c.headline)}</p>',
-        *figures(_HEADLINE_FIGURES[:1]),
-        *table(c.counts),
-        *figures(_HEADLINE_FIGURES[1:]),
-        '<h2 id="methods">Methods and results</h2>',
-        f'<div class="methods">{c.methods}</div>',
-        '<h2 id="audit">Data audit</h2>',
-        *(table(c.audit) if c.audit else ["<p>The audit found nothing to report.</p>"]),
-        *(
-            line
-            for sec in c.sections
-            for line in (
-                f'<h2 id="{sec.key}">{esc(sec.heading)}</h2>',
-                *(f"<p>{esc(t)}</p>" for t in sec.text),
-                *figures(list(sec.charts)),
-                *(row for t in sec.tables for row in table(t)),
-            )
-        ),
-        '<h2 id="charts">Charts</h2>',
-        *figures(_DETAIL_FIGURES),
-        '<h2 id="tables">Tables</h2>',
-    ]
-    for t in c.tables:
-        parts += table(t)
-    parts += [
-        '<h2 id="columns">Column definitions</h2>',
-        definitions(c.columns),
-        '<h2 id="references">References</h2>',
-        "<ol>" + "".join(f"<li>{esc(r)}</li>" for r in c.references) + "</ol>",
-        '<h2 id="provenance">Provenance</h2>',
-        '<table class="provenance">'
-        + "".join(
-            f'<tr><th class="txt">{esc(k)}</th><td class="txt"><code>{esc(v)}</code></td></tr>'
-            if k == "command"
-            else f'<tr><th class="txt">{esc(k)}</th><td class="txt">{esc(v)}</td></tr>'
-            for k, v in c.provenance
-        )
-        + "</table>",
-        "</body></html>",
-    ]
-    return "\n".join(parts)
-
-
-# --------------------------------------------------------------------------- Markdown
-
-
-def _md(c: _Content, captions: dict[str, str]) -> str:
-    esc = export.md_escape
-
-    def figures(names: Sequence[str]) -> list[str]:
-        if isinstance(c.figures, str):
-            return [f"**{esc(c.figures)}**", ""]
-        out = []
-        for n in names:
-            # the path is percent-encoded: a report named "a (1).md" keeps a working link
-            target = urllib.parse.quote(c.figures[n])
-            out += [f"![{esc(captions[n])}]({target})", "", f"*{esc(captions[n])}*", ""]
-        return out
-
-    def table(t: _Table) -> list[str]:
-        return [f"### {esc(t.heading)}", "", export.to_markdown(t.frame, digits=3)]
-
-    def pairs(items: list[tuple[str, str]]) -> list[str]:
-        return [f"- **{esc(k)}**: {esc(v)}" for k, v in items] + [""]
-
-    parts = [
-        f"# {esc(c.title)}",
-        "",
-        f"**Diagnostics:** {esc(c.diagnostics)}",
-        "",
-        *(line for n in c.notes for line in (f"**{esc(n)}**", "")),
-        "## Result",
-        "",
-        esc(c.headline),
-        "",
-        *figures(_HEADLINE_FIGURES[:1]),
-        *table(c.counts),
-        *figures(_HEADLINE_FIGURES[1:]),
-        "## Methods and results",
-        "",
-        c.methods,
-        "",
-        "## Data audit",
-        "",
-        *(table(c.audit) if c.audit else ["The audit found nothing to report.", ""]),
-        *(
-            line
-            for sec in c.sections
-            for line in (
-                f"## {esc(sec.heading)}",
-                "",
-                *(x for t in sec.text for x in (esc(t), "")),
-                *figures(list(sec.charts)),
-                *(row for t in sec.tables for row in table(t)),
-            )
-        ),
-        "## Charts",
-        "",
-        *figures(_DETAIL_FIGURES),
-        "## Tables",
-        "",
-    ]
-    for t in c.tables:
-        parts += table(t)
-    parts += ["## Column definitions", "", *pairs(c.columns), "## References", ""]
-    parts += [f"{k}. {esc(r)}" for k, r in enumerate(c.references, 1)] + ["", "## Provenance", ""]
-    parts += pairs(c.provenance)
-    return "\n".join(parts)
-
-
 # --------------------------------------------------------------------------- LaTeX
 
 
@@ -560,92 +402,56 @@ _TEX_REPLACED_NOTE = (
 )
 
 
-def _tex(c: _Content, captions: dict[str, str]) -> str:
-    esc = export.tex_escape
+def _render(fmt: str, c: _Content, captions: dict[str, str]) -> str:
+    """The report's text in ``fmt`` from its template (``templates/report.<fmt>``)."""
+    figures: Mapping[str, object] = {}
+    if isinstance(c.figures, dict):
+        figures = c.figures
+        if fmt == "html":  # the SVG goes in as it is: markup, not text to escape
+            figures = {n: Markup(cast(bytes, svg).decode("utf-8")) for n, svg in figures.items()}
+    context = {
+        "c": c,
+        "captions": captions,
+        "figures": figures,
+        "charts_failed": isinstance(c.figures, str),
+        "headline_figures": _HEADLINE_FIGURES,
+        "detail_figures": _DETAIL_FIGURES,
+        "replaced_note": "",
+    }
+    template = _template(fmt)
+    text = template.render(context)
+    if fmt == "tex" and REPLACED_MARK in text:
+        # characters were replaced: say once, at the top, what [U+XXXX] means
+        text = template.render(context | {"replaced_note": _TEX_REPLACED_NOTE})
+    return text
 
-    def figures(names: Sequence[str]) -> list[str]:
-        if isinstance(c.figures, str):
-            return [f"\\paragraph{{Charts}} {esc(c.figures)}", ""]
-        return [
-            line
-            for n in names
-            for line in (
-                r"\begin{figure}[htbp]\centering",
-                rf"\includegraphics[width=\linewidth,height=0.8\textheight,"
-                rf"keepaspectratio]{{{c.figures[n]}}}",
-                rf"\caption{{{esc(captions[n])}}}\label{{fig:bbt-{n}}}",
-                r"\end{figure}",
-            )
-        ]
 
-    def pairs(items: list[tuple[str, str]], breakable: bool = False) -> list[str]:
-        # ragged right: a long command line breaks at spaces and slashes, never overfull
-        text = _tex_breakable if breakable else esc
-        return [
-            r"\begin{flushleft}",
-            r"\begin{description}",
-            *(rf"\item[{esc(k)}] {text(v)}" for k, v in items),
-            r"\end{description}",
-            r"\end{flushleft}",
-        ]
+@functools.cache
+def _template(fmt: str) -> jinja2.Template:
+    """The report template of ``fmt`` (package data), with the format's escaper as the ``esc``
+    filter (and function) and its table writer as a filter. Autoescaping is on for HTML, so a
+    value a template does not pass through ``esc`` is still escaped."""
+    env = jinja2.Environment(
+        loader=jinja2.PackageLoader("bbt_widget.outputs", "templates"),
+        autoescape=jinja2.select_autoescape(enabled_extensions=("html",), default=False),
+        trim_blocks=True,
+        lstrip_blocks=True,
+        undefined=jinja2.StrictUndefined,
+    )
+    esc: Callable[..., str]
+    if fmt == "html":
 
-    parts = [
-        f"% {' '.join(c.title.split())} -- generated by bbt-widget; compile with pdflatex.",
-        "% To paste into a paper, copy the body; it needs",
-        "% \\usepackage{array,booktabs,longtable,graphicx} and \\usepackage[T1]{fontenc}.",
-        r"\documentclass{article}",
-        # T1 fonts print accented Latin letters; Latin Modern (Debian's lmodern, which
-        # texlive-base recommends) has them as outlines rather than bitmaps
-        r"\usepackage[T1]{fontenc}",
-        r"\usepackage[utf8]{inputenc}",
-        r"\IfFileExists{lmodern.sty}{\usepackage{lmodern}}{}",
-        r"\usepackage{array,booktabs,longtable,graphicx}",
-        rf"\title{{{esc(c.title)}}}",
-        r"\author{}",
-        r"\date{}",
-        r"\begin{document}",
-        r"\maketitle",
-        rf"\paragraph{{Diagnostics}} {esc(c.diagnostics)}",
-        *(rf"\paragraph{{Note}} {esc(n)}" for n in c.notes),
-        r"\section*{Result}",
-        esc(c.headline),
-        "",
-        *figures(_HEADLINE_FIGURES[:1]),
-        _tex_table(c.counts),
-        *figures(_HEADLINE_FIGURES[1:]),
-        r"\section*{Methods and results}",
-        c.methods,
-        "",
-        r"\section*{Data audit}",
-        _tex_table(c.audit) if c.audit else "The audit found nothing to report.",
-        *(
-            line
-            for sec in c.sections
-            for line in (
-                rf"\section*{{{esc(sec.heading)}}}",
-                *(x for t in sec.text for x in (esc(t), "")),
-                *figures(list(sec.charts)),
-                *(_tex_table(t) for t in sec.tables),
-            )
-        ),
-        r"\section*{Charts}",
-        *figures(_DETAIL_FIGURES),
-        r"\section*{Tables}",
-        *(_tex_table(t) for t in c.tables),
-        r"\section*{Column definitions}",
-        *pairs(c.columns),
-        r"\section*{References}",
-        r"\begin{flushleft}",  # ragged right: a DOI breaks after its slashes, never overfull
-        r"\begin{enumerate}",
-        *(rf"\item {_tex_breakable(r)}" for r in c.references),
-        r"\end{enumerate}",
-        r"\end{flushleft}",
-        r"\section*{Provenance}",
-        *pairs(c.provenance, breakable=True),
-        r"\end{document}",
-    ]
-    if any(REPLACED_MARK in part for part in parts):
-        # after \maketitle: the reader learns what [U+...] means before meeting one
-        at = parts.index(r"\maketitle") + 1
-        parts.insert(at, rf"\paragraph{{Note}} {esc(_TEX_REPLACED_NOTE)}")
-    return "\n".join(parts) + "\n"
+        def esc(text: object, *, tags: bool = True) -> str:
+            return Markup(export.html_escape(text, tags=tags))
+
+        env.filters["html_table"] = lambda frame: Markup(export.to_html(frame, digits=3))
+    elif fmt == "md":
+        esc = export.md_escape
+        env.filters["md_table"] = lambda frame: export.to_markdown(frame, digits=3)
+        env.filters["quote"] = urllib.parse.quote
+    else:
+        esc = export.tex_escape
+        env.filters["tex_table"] = _tex_table
+        env.filters["breakable"] = env.globals["breakable"] = _tex_breakable
+    env.filters["esc"] = env.globals["esc"] = esc
+    return env.get_template(f"report.{fmt}")
