@@ -155,8 +155,10 @@ def hierarchical_pairs(
 
     Notes
     -----
-    On the shipped 16 x 132 results (4 folds, ``rho=1/4``) the 120 pairs take a few minutes
-    on two cores (``benchmarks/results/methods.json``).
+    On the shipped 16 x 132 results (4 folds, ``rho=1/4``) a pair takes about 50 s with two
+    fits at once on two cores, so all 120 pairs take about an hour and a half
+    (``benchmarks/results/methods.json``), and pairs with outlying data sets often fail the
+    diagnostics (see :func:`hierarchical`, Notes): check ``diagnostics_ok``.
     """
     rope = check_rope_width(rope)
     hdi = check_hdi(hdi)
