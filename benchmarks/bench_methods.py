@@ -11,8 +11,16 @@ Cases, warm (models compiled; the first call of each is discarded), default sett
   with both answers and ``speedup_vs_baycomp``.
 * ``hierarchical_pmlb16``: rf vs svm on ``pmlb16_4fold.csv`` (132 data sets x 4 folds).
 * ``hierarchical_pairs_pmlb16``: :func:`bbt_widget.baselines.hierarchical_pairs`, all 120
-  pairs of the shipped 16 x 132 results (rho 1/4) through the batch layer on the local
-  cores, timed once; target <= 300 s with >= 114 pairs converged.
+  pairs of the shipped 16 x 132 results (rho 1/4; ``--algorithms k``: the pairs of the first
+  k algorithms) through the batch layer on the local cores, timed once; target <= 300 s with
+  >= 114 pairs converged. Next to the wall time: ``cpu_seconds``, the CPU time of the Stan
+  processes (the chains run in child processes of this one), and ``load_average``, so that a
+  run on a shared machine can be read: ``cpu_seconds / cores`` is the wall time the same work
+  takes on idle cores. ``converged_population``: pairs whose draws of mu_0, sigma_0 and nu
+  (the parameters P(left), P(rope), P(right) are computed from) pass the same checks.
+* ``baycomp_pmlb16``: baycomp's ``HierarchicalTest`` on one pair of the shipped results (rf vs
+  svm, 132 data sets x 4 folds) at 4 chains x 1500 draws, next to ours on the same pair in
+  the same run (wall and CPU seconds, both answers).
 * ``correlated_ttest``: every data set of the 54 x 100 case (closed form, no Stan).
 * ``plackett_luce``: :func:`bbt_widget.ranking_model` on ``pmlb16_4fold.csv`` (16 x 132).
 
@@ -20,7 +28,9 @@ The baseline is :func:`bbt_widget.fit` (BT model, spread ties) on the same resul
 right before in the same process, so ``ratio`` survives a noisy, shared machine. Results go
 to ``benchmarks/results/methods.json``.
 
-Run: ``python benchmarks/bench_methods.py [--repeat 2] [--engine pystan] [--no-baycomp]``.
+Run: ``python benchmarks/bench_methods.py [--repeat 2] [--engine pystan] [--no-baycomp]
+[--only hierarchical_pairs_pmlb16,baycomp_pmlb16]``. ``--only`` runs some cases and keeps the
+others' last results in the file (each case records when and under what load it ran).
 """
 
 from __future__ import annotations
@@ -47,6 +57,7 @@ from bbt_widget.baselines import (  # noqa: E402
     hierarchical_pairs,
 )
 from bbt_widget.baselines._simulate import simulate_cv_results  # noqa: E402
+from bbt_widget.core.checks import draws_diagnostics  # noqa: E402
 from bbt_widget.lab.batch import text_progress  # noqa: E402
 
 TARGET_S = {"hierarchical": 20.0, "hierarchical_pairs_pmlb16": 300.0}
@@ -71,6 +82,11 @@ def main() -> None:
     parser.add_argument("--engine", default="auto")
     parser.add_argument("--no-baycomp", action="store_true", help="skip baycomp's timing")
     parser.add_argument(
+        "--only",
+        default="",
+        help="comma-separated cases to run (default: all); the others keep their last results",
+    )
+    parser.add_argument(
         "--algorithms",
         type=int,
         default=16,
@@ -83,8 +99,14 @@ def main() -> None:
     sim = simulate_cv_results(54, 10, 10, mu0=0.01, sigma0=0.01, sigma=(0.01, 0.05), seed=0)
     flat = sim.assign(cv=sim["run"] * 10 + sim["fold"])
     pmlb = bbt.datasets.load_pmlb16()
-    cases: dict[str, dict[str, Any]] = {}
     path = REPO / "benchmarks" / "results" / "methods.json"
+    only = {c for c in args.only.split(",") if c}
+    cases: dict[str, dict[str, Any]] = (
+        json.loads(path.read_text())["cases"] if only and path.exists() else {}
+    )
+
+    def wanted(name: str) -> bool:
+        return not only or name in only
 
     def write() -> None:  # after every case: a long run killed midway keeps what it measured
         out = {
@@ -96,6 +118,8 @@ def main() -> None:
         path.write_text(json.dumps(out, indent=2) + "\n")
 
     def case(name: str, baseline, method, note: str, diag=None) -> None:
+        if not wanted(name):
+            return
         base_s, _ = _timed(baseline, args.repeat)
         method_s, out = _timed(method, args.repeat)
         cases[name] = {
@@ -105,6 +129,7 @@ def main() -> None:
             "target_s": TARGET_S.get(name),
             "meets_target": method_s <= TARGET_S[name] if name in TARGET_S else None,
             "note": note,
+            **_when(),
         }
         if diag is not None:
             cases[name]["diagnostics"] = diag(out)
@@ -131,7 +156,7 @@ def main() -> None:
         "of the same 2 algorithms",
         hier_diag,
     )
-    if not args.no_baycomp:
+    if not args.no_baycomp and wanted("hierarchical"):
         cases["hierarchical"]["baycomp"] = _baycomp(sim, cases["hierarchical"]["seconds"])
         print("baycomp", cases["hierarchical"]["baycomp"], flush=True)
         write()
@@ -155,8 +180,37 @@ def main() -> None:
         lambda: bbt.ranking_model(pmlb, dataset="db", engine=engine),
         "16 algorithms x 132 data sets (ties split); baseline: BBT fit of the same results",
     )
-    start = time.perf_counter()
-    algorithms = list(pmlb.columns[1 : 1 + args.algorithms])
+    if not args.no_baycomp and wanted("baycomp_pmlb16"):
+        cases["baycomp_pmlb16"] = _baycomp_pmlb(pmlb, engine)
+        print("baycomp_pmlb16", cases["baycomp_pmlb16"], flush=True)
+        write()
+    if wanted("hierarchical_pairs_pmlb16"):
+        cases["hierarchical_pairs_pmlb16"] = _all_pairs(pmlb, engine, args.algorithms)
+        print("hierarchical_pairs_pmlb16", cases["hierarchical_pairs_pmlb16"], flush=True)
+        write()
+    print("wrote", path)
+
+
+def _when() -> dict[str, Any]:
+    """When a case ran and the machine's load then (1-minute load average)."""
+    return {
+        "measured": time.strftime("%Y-%m-%d %H:%M UTC", time.gmtime()),
+        "load_average": round(os.getloadavg()[0], 1),
+    }
+
+
+def _cpu() -> float:
+    """CPU seconds of this process and of its finished children (the Stan chains)."""
+    t = os.times()
+    return t.user + t.system + t.children_user + t.children_system
+
+
+def _all_pairs(pmlb, engine: str, n_algorithms: int) -> dict[str, Any]:
+    """``hierarchical_pairs`` on the pairs of the first ``n_algorithms`` shipped algorithms."""
+    engines.shutdown()  # idle workers end: their CPU is not this case's
+    algorithms = list(pmlb.columns[1 : 1 + n_algorithms])
+    load = _when()
+    start, cpu = time.perf_counter(), _cpu()
     pairs = hierarchical_pairs(
         pmlb,
         algorithms=algorithms,
@@ -166,27 +220,85 @@ def main() -> None:
         progress=text_progress(),
     )
     seconds = time.perf_counter() - start
-    converged = int(pairs.table["diagnostics_ok"].sum())
-    cases["hierarchical_pairs_pmlb16"] = {
+    engines.shutdown()
+    cpu = _cpu() - cpu
+    table = pairs.table
+    converged = int(table["diagnostics_ok"].sum())
+    # the same checks on mu0, sigma0 and nu only, the parameters P(left/rope/right) are made of
+    population = [
+        draws_diagnostics(pairs.fits[(a, b)].draws, ["mu0", "sigma0", "nu"]).ok
+        for a, b in zip(table["alg_a"], table["alg_b"])
+    ]
+    n = len(table)
+    return {
         "seconds": round(seconds, 1),
-        "pairs": len(pairs.table),
-        "seconds_per_pair": round(seconds / len(pairs.table), 1),
+        "cpu_seconds": round(cpu, 1),
+        "idle_2_core_seconds": round(cpu / 2, 1),
+        "pairs": n,
+        "seconds_per_pair": round(seconds / n, 1),
+        "cpu_seconds_per_pair": round(cpu / n, 1),
         "converged": converged,
-        "max_rhat": round(float(pairs.table["max_rhat"].max()), 3),
-        "min_ess_bulk": round(float(pairs.table["min_ess_bulk"].min())),
-        "min_ess_tail": round(float(pairs.table["min_ess_tail"].min())),
-        "divergences": int(pairs.table["divergences"].sum()),
+        "failed_pairs": table.loc[~table["diagnostics_ok"], "pair"].tolist(),
+        "converged_population": int(sum(population)),
+        "max_rhat": round(float(table["max_rhat"].max()), 3),
+        "min_ess_bulk": round(float(table["min_ess_bulk"].min())),
+        "min_ess_tail": round(float(table["min_ess_tail"].min())),
+        "divergences": int(table["divergences"].sum()),
         "target_s": TARGET_S["hierarchical_pairs_pmlb16"],
-        "meets_target": len(pairs.table) == 120
+        "meets_target": n == 120
         and seconds <= TARGET_S["hierarchical_pairs_pmlb16"]
         and converged >= MIN_CONVERGED,
         "note": f"the pairs of {len(algorithms)} of the shipped 16 algorithms x 132 data sets "
         "(4 folds, rho 1/4), local cores, timed once; target for all 120 pairs: <= 300 s "
         f"with >= {MIN_CONVERGED} converged",
+        **load,
+        "load_average_end": round(os.getloadavg()[0], 1),
     }
-    print("hierarchical_pairs_pmlb16", cases["hierarchical_pairs_pmlb16"], flush=True)
-    write()
-    print("wrote", path)
+
+
+def _baycomp_pmlb(pmlb, engine: str) -> dict[str, Any]:
+    """rf vs svm on the shipped results: baycomp's HierarchicalTest (4 chains x 1500 draws,
+    its build cached by a short first run, not timed) and ours, wall and CPU seconds."""
+    import tempfile
+
+    import baycomp
+    import numpy as np
+
+    x, y = (pmlb[k].to_numpy().reshape(-1, 4) for k in ("rf", "svm"))
+    load = _when()
+    here = os.getcwd()
+    with tempfile.TemporaryDirectory() as tmp:
+        os.chdir(tmp)  # baycomp pickles its last sample into the working directory
+        try:
+            baycomp.HierarchicalTest.sample(x[:3], y[:3], 0.01, runs=1, chains=1, nsamples=10)
+            start, cpu = time.perf_counter(), _cpu()
+            theta = baycomp.HierarchicalTest.sample(x, y, 0.01, runs=1, chains=4, nsamples=1500)
+            seconds, cpu = time.perf_counter() - start, _cpu() - cpu
+        finally:
+            os.chdir(here)
+    engines.shutdown()
+    start, ours_cpu = time.perf_counter(), _cpu()
+    ours = hierarchical(pmlb, a="rf", b="svm", dataset="db", rho=0.25, engine=engine)
+    ours_seconds = time.perf_counter() - start
+    engines.shutdown()
+    ours_cpu = _cpu() - ours_cpu
+    row = ours.table.iloc[0]
+    return {
+        "seconds": round(seconds, 1),
+        "cpu_seconds": round(cpu, 1),
+        "ours_seconds": round(ours_seconds, 1),
+        "ours_cpu_seconds": round(ours_cpu, 1),
+        "speedup_vs_baycomp": round(seconds / ours_seconds, 1),
+        "p_baycomp": [
+            round(float(v), 3) for v in np.bincount(theta.argmax(1), minlength=3) / len(theta)
+        ],
+        "p_ours": [round(float(row[k]), 3) for k in ("p_left", "p_rope", "p_right")],
+        "ours_diagnostics_ok": bool(ours.diagnostics.ok),
+        "note": "rf vs svm, 132 data sets x 4 folds; baycomp 4 chains x 1500 draws (+1000 "
+        "warm-up), ours at its defaults, same run (baycomp's chains may run in processes "
+        "that outlive the call: its cpu_seconds can be an undercount)",
+        **load,
+    }
 
 
 def _baycomp(sim, ours_seconds: float) -> dict[str, Any]:

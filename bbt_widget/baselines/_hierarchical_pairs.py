@@ -155,8 +155,10 @@ def hierarchical_pairs(
 
     Notes
     -----
-    On the shipped 16 x 132 results (4 folds, ``rho=1/4``) the 120 pairs take a few minutes
-    on two cores (``benchmarks/results/methods.json``).
+    On the shipped 16 x 132 results (4 folds, ``rho=1/4``) a pair takes 30 to 45 s of CPU,
+    so all 120 pairs take 30 to 45 minutes on two idle cores
+    (``benchmarks/results/methods.json``), and pairs with outlying data sets often fail the
+    diagnostics (see :func:`hierarchical`, Notes): check ``diagnostics_ok``.
     """
     rope = check_rope_width(rope)
     hdi = check_hdi(hdi)

@@ -34,9 +34,11 @@ _RANKING_MODELS = ("plackett-luce", "mallows")
 #: unless the fit's differ from these (``--iter-warmup`` / ``--iter-sampling`` were set).
 SAMPLER_DEFAULTS = {"iter_warmup": 1000, "iter_sampling": 1000}
 #: Largest pairs x data sets for which an HTML report runs the hierarchical t-test without
-#: ``methods`` (given ``rho``): 10 pairs x 132 data sets, e.g. 5 algorithms on the shipped
-#: results' 132 data sets, a few minutes on two cores (``benchmarks/results/methods.json``).
-PAIRWISE_DEFAULT_MAX = 10 * 132
+#: ``methods`` (given ``rho``): 6 pairs x 132 data sets (4 algorithms on the shipped results'
+#: 132 data sets, or 10 pairs on 79): one Stan fit per pair, 30 to 45 s of CPU a pair for 132
+#: data sets of 4 folds (``benchmarks/results/methods.json``), so about 2 minutes on two
+#: cores; larger data asks for ``methods=["hierarchical"]``.
+PAIRWISE_DEFAULT_MAX = 6 * 132
 #: How the results were read: the keys of a fit's settings the other methods take too.
 _LAYOUT = ("dataset", "algorithm", "fold", "score", "lower_is_better")
 #: The sampler settings the other methods' fits share with the BBT fit.

@@ -131,6 +131,11 @@ def column_definitions(
         "hier_p_left": "hierarchical test: share of draws in which a is practically better.",
         "hier_p_rope": "hierarchical test: share of draws in which the ROPE is most probable.",
         "hier_p_right": "hierarchical test: share of draws in which b is practically better.",
+        "hier_converged": (
+            "hierarchical test: the pair's chains passed the convergence checks (R-hat <= "
+            "1.01, bulk and tail ESS >= 400, no divergence, no saturated tree depth); if "
+            "False, read its probabilities as approximate."
+        ),
         "bsr": "the Bayesian signed-rank test's decision on the per-data-set means.",
         "sign": "the Bayesian sign test's decision on the per-data-set means.",
         "wilcoxon": "the pairwise Wilcoxon signed-rank test's decision (adjusted p-values).",

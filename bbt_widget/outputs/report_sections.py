@@ -36,6 +36,8 @@ TTEST_PAPER = (
 )
 #: The influence table names at most this many data sets per pair (the count has them all).
 MAX_NAMED_DATASETS = 8
+#: Pairs named in the text of the pairwise section when their fits failed the diagnostics.
+MAX_LISTED_PAIRS = 8
 _CLAIMS = ("a better", "b better", "equivalent")
 
 
@@ -392,8 +394,8 @@ def pairwise_section(agreement: AgreementResult) -> Section:
     tests by :func:`bbt_widget.baselines.agreement`, with the posterior of one pair in the
     probability simplex (:func:`simplex_pair`) by the hierarchical and the signed-rank test."""
     cols = ["pair", "bbt", "hierarchical", "hier_p_left", "hier_p_rope", "hier_p_right"]
-    cols += ["bsr", "sign", "wilcoxon", "nemenyi"]
-    frame = agreement.table[cols]
+    cols += ["hier_converged", "bsr", "sign", "wilcoxon", "nemenyi"]
+    frame = agreement.table.assign(hier_converged=_converged(agreement))[cols]
     same = int((frame["bbt"] == frame["hierarchical"]).sum())
     rope = agreement.hierarchical.rope if agreement.hierarchical is not None else None
     text = [
@@ -401,6 +403,18 @@ def pairwise_section(agreement: AgreementResult) -> Section:
         f"(ROPE +-{rope:g} on the scores' scale); it agrees with BBT's {agreement.interpretation} "
         f"decision on {same} of {_n(len(frame), 'pair')}."
     ]
+    failed = frame.loc[~frame["hier_converged"], "pair"].astype(str).tolist()
+    if failed:
+        shown = ", ".join(isolate(p) for p in failed[:MAX_LISTED_PAIRS])
+        more = (
+            f" and {len(failed) - MAX_LISTED_PAIRS} more" if len(failed) > MAX_LISTED_PAIRS else ""
+        )
+        text.append(
+            f"The hierarchical test's chains failed the convergence checks (R-hat <= 1.01, "
+            f"bulk and tail ESS >= 400, no divergence, no saturated tree depth) on "
+            f"{_n(len(failed), 'pair')} ({shown}{more}; hier_converged False): read their "
+            "hierarchical probabilities and decisions as approximate."
+        )
     methods: list[str | Styled] = [
         "Every pair was also compared with the Bayesian hierarchical correlated t-test on the "
         "fold results (Corani et al. 2017, doi:10.1007/s10994-017-5641-9; Benavoli et al. 2017, ",
@@ -435,6 +449,22 @@ def pairwise_section(agreement: AgreementResult) -> Section:
         charts=charts,
         methods=methods,
     )
+
+
+def _converged(agreement: AgreementResult) -> list[bool]:
+    """Per row of ``agreement.table``: whether the hierarchical fit of that pair passed its
+    diagnostics (``diagnostics_ok`` of :func:`bbt_widget.baselines.hierarchical_pairs`)."""
+    if agreement.hierarchical is None:
+        return [False] * len(agreement.table)
+    table = agreement.hierarchical.table
+    ok = {
+        frozenset((a, b)): bool(v)
+        for a, b, v in zip(table["alg_a"], table["alg_b"], table["diagnostics_ok"])
+    }
+    return [
+        ok.get(frozenset((a, b)), False)
+        for a, b in zip(agreement.table["alg_a"], agreement.table["alg_b"])
+    ]
 
 
 def simplex_pair(agreement: AgreementResult) -> tuple[HierarchicalResult, str] | None:
