@@ -960,33 +960,55 @@ def no_other_open_widget(monkeypatch: pytest.MonkeyPatch) -> None:
 
 @pytest.mark.stan
 def test_close_cancels_the_fit_drops_the_cache_and_stops_idle_workers(
-    base: pd.DataFrame, no_other_open_widget: None
+    base: pd.DataFrame, no_other_open_widget: None, monkeypatch: pytest.MonkeyPatch
 ) -> None:
-    """Issue 10: ``close()`` cancels the running fit, drops the fit cache and leaves no
-    idle engine worker process behind."""
+    """``close()`` cancels the running fit, drops the fit cache and leaves no idle engine
+    worker process behind, also when the cancelled fit ends after ``close()`` has returned:
+    close() waits a few seconds at most, and on a busy machine a fit took longer to end; its
+    end then started new idle workers, which nothing stopped. Here the fit's end is held
+    until close() has returned."""
     from bbt_widget.engines import _pystan
 
     w = BBTWidget(base, dataset="db", seed=11, engine="pystan")
     assert w.wait(FIT_TIMEOUT), (w.status_text, w.error)
     key = w._result_key
     assert w._runner.cached(key) is not None
-    # ready for the next preview and full fit (issue 10): both start on a loaded model (one
-    # worker is started at once, the other TOP_UP_DELAY seconds later)
+    # ready for the next preview and full fit: both start on a loaded model (one worker is
+    # started at once, the other TOP_UP_DELAY seconds later)
     deadline = time.monotonic() + FIT_TIMEOUT
     while len(_pystan.idle_workers()) < _pystan.IDLE_WORKERS and time.monotonic() < deadline:
         time.sleep(0.05)
     idle = _pystan.idle_workers()
     assert len(idle) >= _pystan.IDLE_WORKERS, "a PyStan fit leaves idle workers ready"
+    sampling, closed = threading.Event(), threading.Event()
+    real_follow, real_ended = _pystan._follow, _pystan._ended
+
+    def follow(*args: object, **kwargs: object) -> str:
+        if threading.current_thread() is w._runner._thread:
+            sampling.set()  # the full fit's worker has its request
+        return real_follow(*args, **kwargs)
+
+    def ended(module: Path) -> None:
+        if threading.current_thread() is w._runner._thread:
+            closed.wait(FIT_TIMEOUT)  # the full fit ends once close() has returned
+        real_ended(module)
+
+    monkeypatch.setattr(_pystan, "_follow", follow)
+    monkeypatch.setattr(_pystan, "_ended", ended)
     w.ties = "add"  # a new fit, running when the widget is closed
-    deadline = time.monotonic() + FIT_TIMEOUT
-    while w._runner.stats.get("started", 0) < 2 and time.monotonic() < deadline:
-        time.sleep(0.05)
-    w.close()
+    assert sampling.wait(FIT_TIMEOUT), "the new fit did not start"
+    try:
+        w.close()
+    finally:
+        closed.set()
+    for runner in (w._runner, w._preview_runner):
+        if runner._thread is not None:
+            runner._thread.join(FIT_TIMEOUT)  # the cancelled fits end
     assert w._runner.stats["cancelled"] == 1 and not w._runner.busy
     assert w._runner.cached(key) is None
     if w._warm_thread is not None:  # the other model's warm-up stops its workers when it ends
         w._warm_thread.join(FIT_TIMEOUT)
-    assert not any(_pystan._idle.values())
+    assert not any(_pystan._idle.values()) and not _pystan._top_ups
     assert all(worker.proc.poll() is not None for worker in idle)
     assert w.result is not None  # the last fit stays readable
 
