@@ -995,12 +995,24 @@ def test_close_cancels_the_fit_drops_the_cache_and_stops_idle_workers(
 
     monkeypatch.setattr(_pystan, "_follow", follow)
     monkeypatch.setattr(_pystan, "_ended", ended)
+    # close() waits for each runner in turn (a few seconds at most each): the fit must be
+    # told to stop before any of these waits, not run on (and finish) meanwhile
+    fit_running_while_waiting: list[bool] = []
+    for runner in (w._summary_runner, w._preview_runner):
+
+        def close(timeout: float = 10.0, real_close=runner.close) -> None:
+            job = w._runner._running
+            fit_running_while_waiting.append(job is not None and not job.cancel.is_set())
+            real_close(timeout)
+
+        monkeypatch.setattr(runner, "close", close)
     w.ties = "add"  # a new fit, running when the widget is closed
     assert sampling.wait(FIT_TIMEOUT), "the new fit did not start"
     try:
         w.close()
     finally:
         closed.set()
+    assert fit_running_while_waiting == [False, False]
     for runner in (w._runner, w._preview_runner):
         if runner._thread is not None:
             runner._thread.join(FIT_TIMEOUT)  # the cancelled fits end
