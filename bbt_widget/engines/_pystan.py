@@ -349,9 +349,14 @@ def _keep_warm_locked(module: Path, count: int) -> None:
             break
 
 
-def _after_fit(module: Path) -> None:
-    """After a fit: one idle worker at once, the others ``TOP_UP_DELAY`` seconds later."""
+def _after_fit(module: Path, shutdowns: int) -> None:
+    """After a fit: one idle worker at once, the others ``TOP_UP_DELAY`` seconds later. None
+    when :func:`shutdown` was called since the fit started (``shutdowns`` is the count then):
+    e.g. the last widget was closed while its cancelled fit was still ending, and nothing
+    would stop workers started now."""
     with _idle_lock:
+        if shutdowns != _shutdowns:
+            return
         _keep_warm_locked(module, 1)
         pending = _top_ups.pop(module, None)
         if pending is not None:
@@ -638,6 +643,7 @@ def _serve(
     counted = module  # a rebuild below may give another path
     with _idle_lock:
         _active[counted] += 1
+        shutdowns = _shutdowns
     try:
         request["out_dir"] = str(out_dir)
         try:
@@ -663,14 +669,14 @@ def _serve(
                 raise error from None
     except Exception:
         _ended(counted)
-        _after_fit(module)  # e.g. a cancelled fit: the next one starts at once
+        _after_fit(module, shutdowns)  # e.g. a cancelled fit: the next one starts at once
         raise
     except BaseException:
         _ended(counted)  # KeyboardInterrupt or exit: no new process then
         raise
     else:
         _ended(counted)
-        _after_fit(module)
+        _after_fit(module, shutdowns)
     finally:
         shutil.rmtree(out_dir, ignore_errors=True)
     if verbose and messages:

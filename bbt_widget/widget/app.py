@@ -454,10 +454,11 @@ class BBTWidget(anywidget.AnyWidget):
         The idle workers are the engine's, shared by every fit in this process: while another
         widget is open they stay ready for its next fit. :attr:`result` stays readable.
         """
-        for name in _RUNNERS:
-            runner = getattr(self, name, None)
-            if runner is not None:
-                runner.close(timeout=5.0)
+        runners = [r for r in (getattr(self, name, None) for name in _RUNNERS) if r is not None]
+        for runner in runners:  # all at once: a fit must not run on while others are awaited
+            runner.cancel()
+        for runner in runners:
+            runner.close(timeout=5.0)
         _OPEN.discard(self)
         # after the runners: a fit that was running has released its worker by now. Not for a
         # widget whose constructor refused its arguments (ipywidgets' __del__ closes it too):

@@ -27,6 +27,8 @@ const LAYOUTS = [
   { stack: true, shrink: false },
   { stack: true, shrink: true },
 ];
+/** Embeds tried at most in the last layout, each shrinking by what was still too wide. */
+const MAX_SHRINKS = 4;
 /** Titles longer than this (characters) are broken into lines when the box is narrow. */
 const TITLE_LINE_CHARS = 60;
 
@@ -206,9 +208,18 @@ export class ChartView {
     for (let level = 0; level < LAYOUTS.length; level += 1) {
       const layout = LAYOUTS[level];
       if (layout.minRatio !== undefined && ratio < layout.minRatio) continue;
-      await this._embedOnce(narrowSpec(spec, layout, layout.stack ? this._stackRatio : ratio), datasets);
+      // The last layout shrinks again while it is still too wide: axis labels, titles and
+      // legends keep their size, so shrinking the rest by the box's share of the width drawn
+      // can fall a little short (e.g. the win matrix of 50 algorithms, its labels beside it).
+      const tries = level === LAYOUTS.length - 1 ? MAX_SHRINKS : 1;
+      let drawn = 0;
+      for (let attempt = 0; attempt < tries; attempt += 1) {
+        await this._embedOnce(narrowSpec(spec, layout, layout.stack ? this._stackRatio : ratio), datasets);
+        drawn = this._drawnWidth();
+        if (!this.fit || width === 0 || drawn <= width + 1) break;
+        if (attempt + 1 < tries) this._stackRatio *= width / drawn;
+      }
       this.level = level;
-      const drawn = this._drawnWidth();
       if (!this.fit || width === 0 || drawn <= width + 1) break;
       if (level === 0) ratio = width / drawn;
       if (layout.stack) this._stackRatio = Math.min(1, width / drawn);

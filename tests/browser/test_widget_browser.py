@@ -6,10 +6,8 @@ first run may spend a minute compiling). Screenshots go to ``artifacts/``.
 
 from __future__ import annotations
 
-import contextlib
 import json
 import re
-from collections.abc import Iterator
 from pathlib import Path
 from typing import Any
 
@@ -223,34 +221,16 @@ def _svg_height(page: Any) -> float:
 _DOTS = ".bbt-vega svg g.mark-symbol.role-mark path"
 
 
-def _front_end_own(error: str) -> bool:
-    """An error raised inside Notebook 7's own core bundle, not by the widget: its start-up
-    reads a settings schema that a fresh private settings folder does not have."""
-    return "/static/notebook/notebook_core." in error and "bbt" not in error
-
-
-class _Checks:
-    """Soft checks: each defect is reported by name, so a run on a broken build lists every
-    defect it has, not just the first one."""
-
-    def __init__(self) -> None:
-        self.failed: dict[str, str] = {}
-
-    @contextlib.contextmanager
-    def check(self, name: str) -> Iterator[None]:
-        from playwright.sync_api import Error as PlaywrightError
-
-        try:
-            yield
-        except (AssertionError, PlaywrightError) as exc:
-            self.failed[name] = str(exc).splitlines()[0][:300] if str(exc) else repr(exc)
-
-
 SOFT_TIMEOUT_MS = 15_000
 
 
 def test_widget_at_16_algorithms(
-    frontend: Any, browser_context: Any, artifacts: Path, run_notebook: Any
+    frontend: Any,
+    browser_context: Any,
+    artifacts: Path,
+    run_notebook: Any,
+    widget_errors: Any,
+    soft_checks: Any,
 ) -> None:
     """Issue 12: the defects seen at 16 algorithms, in JupyterLab and in Notebook 7."""
     kind = frontend.kind
@@ -260,7 +240,7 @@ def test_widget_at_16_algorithms(
     console: list[Any] = []
     page.on("pageerror", lambda exc: errors.append(f"{exc.message} @ {exc.stack}"))
     page.on("console", lambda msg: console.append(msg))
-    checks = _Checks()
+    checks = soft_checks
 
     run_notebook(page, url, STEP_TIMEOUT_MS)
     page.wait_for_selector(".bbt-root", timeout=STEP_TIMEOUT_MS)
@@ -386,11 +366,9 @@ def test_widget_at_16_algorithms(
             len(_vega_warnings(console)),
             _vega_warnings(console)[:3],
         )
-    assert not checks.failed, "failed checks:\n" + "\n".join(
-        f"- {name}: {why}" for name, why in checks.failed.items()
-    )
+    checks.assert_none_failed()
     assert browser_context.blocked == [], browser_context.blocked
-    assert [e for e in errors if not _front_end_own(e)] == []
+    assert widget_errors(errors) == []
     assert _data(page, "fits") == "2"
 
 
