@@ -502,14 +502,17 @@ class CmdStanEngine:
             worker.stop()
         return _Worker()
 
-    def keep_warm(self, compiled: Path | None = None) -> None:
+    def keep_warm(self, compiled: Path) -> None:
         """Have an idle worker ready for the next fit (one; it serves every model, so
         ``compiled`` is not needed), so that a fit does not wait for an interpreter to start.
 
-        :meth:`sample` calls this after a fit, not during it, so that the worker's start-up
+        :meth:`sample` does this after a fit, not during it, so that the worker's start-up
         does not compete with the chains for the CPU. Best effort: a failure here only means
         the next fit starts its own worker, which reports any real problem.
         """
+        self._start_idle()
+
+    def _start_idle(self) -> None:
         with self._lock:
             if self._idle is None or self._idle.proc.poll() is not None:
                 with contextlib.suppress(OSError):
@@ -635,10 +638,10 @@ class CmdStanEngine:
                         "the C++ toolchain or the CmdStan installation",
                     ) from None
         except Exception:
-            self.keep_warm()  # e.g. a cancelled fit: the next one starts at once
+            self._start_idle()  # e.g. a cancelled fit: the next one starts at once
             raise
         else:
-            self.keep_warm()  # not on KeyboardInterrupt or exit: no new process then
+            self._start_idle()  # not on KeyboardInterrupt or exit: no new process then
         finally:
             shutil.rmtree(out_dir, ignore_errors=True)
         if progress is not None:

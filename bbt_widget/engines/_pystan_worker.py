@@ -43,7 +43,7 @@ from importlib.util import module_from_spec, spec_from_file_location
 from pathlib import Path
 
 import numpy as np
-from _laplace import approximate, data_converted_once, warm_up  # beside this script
+from _laplace import approximate, warm_up  # beside this script
 from _orphans import die_with_parent, watch_parent  # beside this script
 
 try:  # PyStan's own dependency; about 8x faster than json for wide draws
@@ -249,10 +249,9 @@ def _run_laplace(module, request: dict, status_fd: int) -> int:
     out_dir = Path(request["out_dir"])
     data = request["data"]
     try:
-        with data_converted_once(data):
-            names, draws, info = approximate(
-                module, request["model"], data, request["draws"], request["seed"]
-            )
+        names, draws, info = approximate(
+            module, request["model"], data, request["draws"], request["seed"]
+        )
         np.save(out_dir / "laplace.npy", draws)
         (out_dir / "laplace.json").write_text(json.dumps({"names": names, **info}))
     except Exception as exc:  # LaplaceError, or Stan rejecting the data

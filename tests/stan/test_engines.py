@@ -869,7 +869,7 @@ def test_cmdstan_chains_get_the_environment_of_their_fit(fake_cmdstan, monkeypat
     engines.shutdown()
     repo = os.environ["FAKE_CMDSTAN_REPO"]  # the fake chains need it to run at all
     monkeypatch.delenv("FAKE_CMDSTAN_REPO")
-    cmdstan.keep_warm()  # started without it
+    cmdstan._start_idle()  # started without it
     monkeypatch.setenv("FAKE_CMDSTAN_REPO", repo)
     d = engines.sample("bbt", bt_data(), engine="cmdstanpy", seed=4, iter_sampling=50)
     assert d.params["beta"].shape == (4, 50, 5)
@@ -893,7 +893,7 @@ def test_an_idle_cmdstan_worker_exits_when_its_stdin_closes():
 def test_a_forked_process_does_not_take_the_parents_idle_cmdstan_worker():
     cmdstan = engines.get("cmdstanpy")
 
-    cmdstan.keep_warm()
+    cmdstan._start_idle()
     try:
         assert cmdstan._idle is not None
         check = "from bbt_widget import engines\nok = engines.get('cmdstanpy')._idle is None\n"
