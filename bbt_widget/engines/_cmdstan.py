@@ -203,7 +203,7 @@ def _follow(
     Raises FitCancelled (after stopping the worker and its chains) when ``cancel`` is set.
     """
     done_iterations: dict[str, int] = {}
-    status, other = "", []
+    status, other = "", list[str]()
     while True:
         if cancel is not None and cancel.is_set():
             worker.stop()
@@ -275,7 +275,8 @@ def _failure(
 
 def _read_csv(path: Path) -> tuple[list[str], Array]:
     """Column names and draws of one chain's Stan CSV file (comment lines skipped)."""
-    import pandas as pd  # the fastest CSV reader at hand; imported with bbt_widget anyway
+    # the fastest CSV reader at hand (see the module's docstring); imported with bbt_widget
+    import pandas as pd  # type: ignore[import-untyped, unused-ignore]
 
     # low_memory=False: one pass over the file, not chunks concatenated afterwards (~15% faster)
     frame = pd.read_csv(path, comment="#", dtype=np.float64, engine="c", low_memory=False)

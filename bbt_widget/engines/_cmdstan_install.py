@@ -57,9 +57,8 @@ def cmdstan_path() -> str | None:
         except OSError:
             return None
         if len(folders) > 1:
-            folders = sorted(
-                (d for d in folders if _version_key(d.name)), key=lambda d: _version_key(d.name)
-            )
+            versions = {d: _version_key(d.name) for d in folders}
+            folders = sorted((d for d, v in versions.items() if v), key=lambda d: versions[d] or ())
         if not folders:
             return None
         path = folders[-1]
