@@ -46,7 +46,7 @@ sys.path.insert(0, str(Path(__file__).parent))
 from bench_engines import _simulated  # noqa: E402
 
 from bbt_widget import engines  # noqa: E402
-from bbt_widget.engines import _pystan, _toolchain  # noqa: E402
+from bbt_widget.engines import _toolchain  # noqa: E402
 
 _STD = ("-std=c++14", "-Wno-sign-compare")
 OPTIONS: dict[str, tuple[str, ...]] = {
@@ -64,7 +64,7 @@ def _load() -> list[float]:
 
 def _use(cache: Path, flags: tuple[str, ...]) -> None:
     os.environ["BBT_WIDGET_CACHE"] = str(cache)
-    _pystan.COMPILE_ARGS = flags
+    engines.get("pystan").COMPILE_ARGS = flags
 
 
 def _children_cpu() -> float:
@@ -123,7 +123,7 @@ def measure_options(repeat: int, root: Path) -> dict[str, Any]:
 
 def measure_parallel(root: Path) -> dict[str, Any]:
     """Both programs one after the other, then in parallel, each into an empty cache."""
-    flags = _pystan.COMPILE_ARGS
+    flags = engines.get("pystan").COMPILE_ARGS
     _use(root / "sequential", flags)
     before = _load()
     start = time.perf_counter()
@@ -171,7 +171,7 @@ def measure_cold_report(root: Path) -> dict[str, Any]:
     return {
         "seconds": seconds,
         "target_s": 40.0,
-        "flags": list(_pystan.COMPILE_ARGS),
+        "flags": list(engines.get("pystan").COMPILE_ARGS),
         "load_before": before,
         "load_after": _load(),
     }
@@ -184,7 +184,7 @@ def main() -> None:
     parser.add_argument("--options-only", action="store_true")
     parser.add_argument("--out", default=str(REPO / "benchmarks" / "results" / "cold.json"))
     args = parser.parse_args()
-    package_flags = _pystan.COMPILE_ARGS
+    package_flags = engines.get("pystan").COMPILE_ARGS
     out: dict[str, Any] = {
         "machine": {
             "platform": platform.platform(),
@@ -195,7 +195,7 @@ def main() -> None:
             "note": "2 cores shared with other jobs during this run: absolute times grow "
             "with the load; compare the ratios, measured in the same run",
         },
-        "engine": _pystan.engine_version(),
+        "engine": engines.get("pystan").version(),
         "package_flags": list(package_flags),
     }
     root = Path(tempfile.mkdtemp(prefix="bbt-widget-bench-cold-"))
@@ -205,7 +205,7 @@ def main() -> None:
                 out["options"] = json.loads(Path(args.out).read_text())["options"]
         else:
             out["options"] = measure_options(args.repeat, root)
-            _pystan.COMPILE_ARGS = package_flags
+            engines.get("pystan").COMPILE_ARGS = package_flags
             Path(args.out).write_text(json.dumps(out, indent=2) + "\n")
         if not args.options_only:
             out["parallel"] = measure_parallel(root)

@@ -201,12 +201,13 @@ def bench_cmdstan(data_by_case: dict[str, dict[str, Any]], repeat: int) -> dict[
     import cmdstanpy
 
     import bbt_widget as bbt
-    from bbt_widget.engines import _cmdstan
+
+    cmdstan = engines.get("cmdstanpy")
 
     engines.compile_model("bbt", "cmdstanpy")  # as a user warms up: also starts the worker
-    exe, _ = _cmdstan.compile_model("bbt")
+    exe, _ = cmdstan.compile("bbt")
     model = cmdstanpy.CmdStanModel(exe_file=str(exe))
-    out: dict[str, Any] = {"engine_version": _cmdstan.engine_version(), "repeat": repeat}
+    out: dict[str, Any] = {"engine_version": cmdstan.version(), "repeat": repeat}
     for name, data in data_by_case.items():
         full = engines.prepare_data("bbt", data)
         table = _win_table(data)

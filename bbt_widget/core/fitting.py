@@ -11,20 +11,25 @@ import numpy as np
 import pandas as pd
 
 from .. import engines
-from ..engines.base import Draws, ModelName, ProgressCallback
+from ..engines.base import Draws, ModelName, ProgressCallback, SamplerSettings
 from . import convergence
 from .audit import Audit, DataWarning, audit_validated
 from .data import TidyResults
-from .options import DEFAULT_ADAPT_DELTA, DEFAULT_MAX_TREEDEPTH, HYPERPRIORS
+from .options import (
+    DEFAULT_ADAPT_DELTA,
+    DEFAULT_CHAINS,
+    DEFAULT_ITER_SAMPLING,
+    DEFAULT_ITER_WARMUP,
+    DEFAULT_MAX_TREEDEPTH,
+    HYPERPRIORS,
+)
 from .result import BBTResult, disconnected_message
 from .sizing import check_fit_size
 from .validation import (
     DEFAULT_SEED,
-    check_adapt_delta,
     check_count,
     check_d_min,
     check_hyperprior,
-    check_max_treedepth,
     check_seed,
     check_tie_threshold,
     check_ties,
@@ -61,9 +66,9 @@ def fit(
     hyperprior: str = "lognormal",
     prior_scale: float | None = None,
     engine: str = "auto",
-    chains: int = 4,
-    iter_warmup: int = 1000,
-    iter_sampling: int = 1000,
+    chains: int = DEFAULT_CHAINS,
+    iter_warmup: int = DEFAULT_ITER_WARMUP,
+    iter_sampling: int = DEFAULT_ITER_SAMPLING,
     seed: int | None = DEFAULT_SEED,
     adapt_delta: float = DEFAULT_ADAPT_DELTA,
     max_treedepth: int = DEFAULT_MAX_TREEDEPTH,
@@ -123,12 +128,15 @@ def fit(
         Bad data or settings, or a win table with no games (nothing to fit).
     """
     ties = check_ties(ties)
-    chains = check_count(chains, "chains")
-    iter_warmup = check_count(iter_warmup, "iter_warmup")
-    iter_sampling = check_count(iter_sampling, "iter_sampling")
-    adapt_delta = check_adapt_delta(adapt_delta)
-    max_treedepth = check_max_treedepth(max_treedepth)
     tie_threshold = check_tie_threshold(tie_threshold)
+    sampler = SamplerSettings(
+        chains=chains,
+        iter_warmup=iter_warmup,
+        iter_sampling=iter_sampling,
+        adapt_delta=adapt_delta,
+        max_treedepth=max_treedepth,
+        seed=seed,
+    )
     # the sampler's worker process starts now and loads while the data are read and checked
     engines.prestart(("davidson" if ties == "davidson" else "bbt",), engine)
     job = prepare_fit(
@@ -147,15 +155,15 @@ def fit(
         prior_scale=prior_scale,
         engine=engine,
         seed=seed,
-        size=(chains, iter_sampling),
+        size=(sampler.chains, sampler.iter_sampling),
     )
     job.warn(stacklevel=2)
     return job.sample(
-        chains=chains,
-        iter_warmup=iter_warmup,
-        iter_sampling=iter_sampling,
-        adapt_delta=adapt_delta,
-        max_treedepth=max_treedepth,
+        chains=sampler.chains,
+        iter_warmup=sampler.iter_warmup,
+        iter_sampling=sampler.iter_sampling,
+        adapt_delta=sampler.adapt_delta,
+        max_treedepth=sampler.max_treedepth,
         progress=progress,
         cancel=cancel,
         stacklevel=2,
@@ -281,9 +289,9 @@ class PreparedFit:
     def sample(
         self,
         *,
-        chains: int = 4,
-        iter_warmup: int = 1000,
-        iter_sampling: int = 1000,
+        chains: int = DEFAULT_CHAINS,
+        iter_warmup: int = DEFAULT_ITER_WARMUP,
+        iter_sampling: int = DEFAULT_ITER_SAMPLING,
         adapt_delta: float = DEFAULT_ADAPT_DELTA,
         max_treedepth: int = DEFAULT_MAX_TREEDEPTH,
         progress: ProgressCallback | None = None,

@@ -188,6 +188,10 @@ DEFAULT_HDI = 0.89
 #: transitions, max_treedepth (e.g. 12) against saturated tree depths.
 DEFAULT_ADAPT_DELTA = 0.8
 DEFAULT_MAX_TREEDEPTH = 10
+#: Chains (run in parallel) and warm-up / kept iterations per chain (Stan's defaults).
+DEFAULT_CHAINS = 4
+DEFAULT_ITER_WARMUP = 1000
+DEFAULT_ITER_SAMPLING = 1000
 
 
 def as_dict() -> dict[str, Any]:

@@ -6,7 +6,11 @@
 (4, 1000, 3)
 
 ``engine="auto"`` picks cmdstanpy when a working CmdStan installation is found (built, and its
-``stanc`` runs here), else PyStan; the engine used is ``Draws.engine``. Models are compiled once
+``stanc`` runs here), else PyStan; the engine used is ``Draws.engine``. Each engine is a class
+that implements :class:`~.base.Engine` (``_cmdstan.CmdStanEngine``, ``_pystan.PyStanEngine``);
+:func:`get` returns the one instance per name, which keeps its worker processes between fits.
+The functions here check the model, the data and the settings (:class:`~.base.SamplerSettings`)
+and hand them to that instance. Models are compiled once
 per machine into a user cache directory (``$BBT_WIDGET_CACHE`` overrides it; it must be private:
 see ``_cache.check_private``) and reused. Set ``BBT_WIDGET_VERBOSE=1`` (or pass ``verbose=True``)
 to see the compiler's and Stan's output; by default the engines are silent.
@@ -14,32 +18,50 @@ to see the compiler's and Stan's output; by default the engines are silent.
 
 from __future__ import annotations
 
+import importlib
 import math
 import os
-import sys
 import threading
 import time
 import warnings
 from collections.abc import Mapping
 from concurrent.futures import ThreadPoolExecutor
 from concurrent.futures import TimeoutError as FutureTimeout
-from types import ModuleType
 from typing import Any
 
+from ..core.options import (
+    DEFAULT_ADAPT_DELTA,
+    DEFAULT_CHAINS,
+    DEFAULT_ITER_SAMPLING,
+    DEFAULT_ITER_WARMUP,
+    DEFAULT_MAX_TREEDEPTH,
+)
+from ..core.validation import check_count, check_seed
 from ._programs import check_model, prepare_data, program_hash, stan_program
-from .base import Draws, EngineError, FitCancelled, ModelName, ProgressCallback
+from .base import (
+    Draws,
+    Engine,
+    EngineError,
+    FitCancelled,
+    ModelName,
+    ProgressCallback,
+    SamplerSettings,
+)
 
 __all__ = [
     "ENGINES",
     "Draws",
+    "Engine",
     "EngineError",
     "FitCancelled",
     "ModelName",
     "ProgressCallback",
+    "SamplerSettings",
     "available_engines",
     "compile_model",
     "compile_models",
     "compiles_in_parallel",
+    "get",
     "laplace",
     "models_to_compile",
     "prepare_data",
@@ -64,15 +86,33 @@ _FIXES = {
 }
 
 
-def _engine_module(name: str) -> ModuleType:
-    # imported lazily: cmdstanpy alone takes most of a second to import
-    if name == "pystan":
-        from . import _pystan
+#: The class of each engine, by name: (module, class). Imported on first use.
+_CLASSES = {"cmdstanpy": ("._cmdstan", "CmdStanEngine"), "pystan": ("._pystan", "PyStanEngine")}
+_instances: dict[str, Engine] = {}
+_instances_lock = threading.Lock()
 
-        return _pystan
-    from . import _cmdstan
 
-    return _cmdstan
+def get(name: str) -> Engine:
+    """The engine called ``name`` (``"cmdstanpy"`` or ``"pystan"``, not ``"auto"``: see
+    :func:`resolve_engine`), whether or not it can run here.
+
+    One instance per name and process, so that its worker processes and caches serve every
+    fit. Cheap: nothing is compiled or started, and cmdstanpy is not imported.
+
+    Raises
+    ------
+    ValueError
+        For an unknown name.
+    """
+    if name not in _CLASSES:
+        valid = ", ".join(repr(e) for e in ENGINES)
+        raise ValueError(f"unknown Stan engine {name!r}; valid engines: {valid}")
+    with _instances_lock:
+        engine = _instances.get(name)
+        if engine is None:
+            module, cls = _CLASSES[name]
+            engine = _instances[name] = getattr(importlib.import_module(module, __name__), cls)()
+        return engine
 
 
 def available_engines() -> list[str]:
@@ -80,7 +120,7 @@ def available_engines() -> list[str]:
 
     Cheap (no compilation, and no cmdstanpy import when no CmdStan installation is around).
     """
-    return [name for name in ENGINES if _engine_module(name).available()]
+    return [name for name in ENGINES if get(name).available()]
 
 
 def resolve_engine(engine: str = "auto") -> str:
@@ -112,20 +152,20 @@ def resolve_engine(engine: str = "auto") -> str:
     if engine not in ENGINES:
         valid = ", ".join(repr(e) for e in ("auto", *ENGINES))
         raise ValueError(f"unknown Stan engine {engine!r}; valid engines: {valid}")
-    if not _engine_module(engine).available():
+    if not get(engine).available():
         raise EngineError(_broken(engine) or _FIXES[engine])
     return engine
 
 
 def _first_available() -> str | None:
     """The engine ``"auto"`` designates here (None: none can run)."""
-    return next((name for name in ENGINES if _engine_module(name).available()), None)
+    return next((name for name in ENGINES if get(name).available()), None)
 
 
 def _broken(engine: str) -> str | None:
     """Why the engine's installation, found here, does not work (None: none found, or it
     works)."""
-    return _engine_module(engine).problem() if engine == "cmdstanpy" else None
+    return get(engine).problem()
 
 
 def _verbose(verbose: bool | None) -> bool:
@@ -149,10 +189,9 @@ def compile_model(
     saved; with CmdStan, an interpreter's start-up).
     """
     check_model(model)
-    name = resolve_engine(engine)
-    module = _engine_module(name)
-    path, _ = module.compile_model(model, progress=progress, verbose=_verbose(verbose))
-    module.keep_warm(path)
+    chosen = get(resolve_engine(engine))
+    path, _ = chosen.compile(model, progress=progress, verbose=_verbose(verbose))
+    chosen.keep_warm(path)
 
 
 def prestart(models: tuple[ModelName, ...], engine: str = "auto") -> None:
@@ -172,13 +211,13 @@ def prestart(models: tuple[ModelName, ...], engine: str = "auto") -> None:
         name = _first_available() if engine == "auto" else engine
         if name not in ENGINES:
             return
-        module = _engine_module(name)
-        if not module.available():
+        chosen = get(name)
+        if not chosen.available():
             return
         for model in models:
-            path = module.compiled(model)
+            path = chosen.compiled(model)
             if path is not None:
-                module.prestart(path)
+                chosen.prestart(path)
     except Exception:  # the fit that follows reports it
         pass
 
@@ -203,8 +242,8 @@ def models_to_compile(models: tuple[ModelName, ...], engine: str = "auto") -> li
     """
     for model in models:
         check_model(model)
-    module = _engine_module(resolve_engine(engine))
-    return [model for model in dict.fromkeys(models) if module.compiled(model) is None]
+    chosen = get(resolve_engine(engine))
+    return [model for model in dict.fromkeys(models) if chosen.compiled(model) is None]
 
 
 def compiles_in_parallel(count: int) -> bool:
@@ -259,9 +298,10 @@ def shutdown() -> None:
     They also end with the interpreter; this is for callers that want no child process left,
     e.g. a widget being closed.
     """
-    for name, module in (("cmdstanpy", "_cmdstan"), ("pystan", "_pystan")):
-        if f"{__name__}.{module}" in sys.modules:  # else it has no idle worker
-            _engine_module(name).shutdown()
+    with _instances_lock:
+        started = list(_instances.values())  # an engine not made yet has no worker
+    for engine in started:
+        engine.shutdown()
 
 
 def stop_all(timeout: float = 10.0) -> None:
@@ -281,18 +321,15 @@ def _ready(
     model: ModelName,
     data: Mapping[str, Any],
     engine: str,
-    seed: int | None,
     cancel: threading.Event | None,
-) -> tuple[dict[str, Any], str]:
-    """What every engine call checks first: the seed, the data (converted for Stan) and the
-    engine; raises FitCancelled when ``cancel`` is already set."""
-    if seed is not None and not (isinstance(seed, int) and 0 <= seed < 2**31):
-        raise ValueError(f"seed must be an integer in [0, 2**31 - 1] or None, got {seed!r}")
+) -> tuple[dict[str, Any], Engine]:
+    """What every engine call checks after the settings: the data (converted for Stan) and
+    the engine; raises FitCancelled when ``cancel`` is already set."""
     stan_data = prepare_data(model, data)
-    name = resolve_engine(engine)
+    chosen = get(resolve_engine(engine))
     if cancel is not None and cancel.is_set():
         raise FitCancelled("cancelled before it started")
-    return stan_data, name
+    return stan_data, chosen
 
 
 def sample(
@@ -300,14 +337,14 @@ def sample(
     data: Mapping[str, Any],
     *,
     engine: str = "auto",
-    chains: int = 4,
-    iter_warmup: int = 1000,
-    iter_sampling: int = 1000,
+    chains: int = DEFAULT_CHAINS,
+    iter_warmup: int = DEFAULT_ITER_WARMUP,
+    iter_sampling: int = DEFAULT_ITER_SAMPLING,
     seed: int | None = None,
     progress: ProgressCallback | None = None,
     cancel: threading.Event | None = None,
-    max_treedepth: int = 10,
-    adapt_delta: float = 0.8,
+    max_treedepth: int = DEFAULT_MAX_TREEDEPTH,
+    adapt_delta: float = DEFAULT_ADAPT_DELTA,
     verbose: bool | None = None,
 ) -> Draws:
     """Sample the posterior of a Stan model with NUTS.
@@ -327,7 +364,8 @@ def sample(
         Chains (run in parallel) and warm-up / kept iterations per chain.
     seed
         Random seed in [0, 2**31 - 1]: with PyStan a seed makes the draws reproducible on the
-        same machine. ``None`` draws one (recorded in ``Draws.info["seed"]``).
+        same machine. ``None`` draws one (recorded in ``Draws.info["seed"]``). These and the
+        NUTS settings below make a :class:`~.base.SamplerSettings`, which checks them.
     progress
         ``progress(stage, fraction)`` called from this thread: ``("compiling", nan)`` while a
         compile runs, ``("sampling", f)`` with f from 0 to 1: the share of all chains'
@@ -358,29 +396,17 @@ def sample(
     """
     start = time.perf_counter()
     check_model(model)
-    for name, value, low in (
-        ("chains", chains, 1),
-        ("iter_sampling", iter_sampling, 1),
-        ("iter_warmup", iter_warmup, 0),
-        ("max_treedepth", max_treedepth, 1),
-    ):
-        if not isinstance(value, int) or value < low:
-            raise ValueError(f"{name} must be an integer >= {low}, got {value!r}")
-    if not 0.0 < adapt_delta < 1.0:
-        raise ValueError(f"adapt_delta must be in (0, 1), got {adapt_delta!r}")
-    stan_data, name = _ready(model, data, engine, seed, cancel)
-    draws = _engine_module(name).sample(
-        model,
-        stan_data,
+    settings = SamplerSettings(
         chains=chains,
         iter_warmup=iter_warmup,
         iter_sampling=iter_sampling,
-        seed=seed,
+        adapt_delta=adapt_delta,
         max_treedepth=max_treedepth,
-        adapt_delta=float(adapt_delta),
-        progress=progress,
-        cancel=cancel,
-        verbose=_verbose(verbose),
+        seed=seed,
+    )
+    stan_data, chosen = _ready(model, data, engine, cancel)
+    draws = chosen.sample(
+        model, stan_data, settings, progress=progress, cancel=cancel, verbose=_verbose(verbose)
     )
     draws.timings["total"] = time.perf_counter() - start
     draws.info["engine_requested"] = engine
@@ -432,10 +458,10 @@ def laplace(
     start = time.perf_counter()
     if check_model(model) not in ("bbt", "davidson"):
         raise ValueError(f"the Laplace approximation is for 'bbt' and 'davidson', not {model!r}")
-    if not isinstance(draws, int) or draws < 1:
-        raise ValueError(f"draws must be an integer >= 1, got {draws!r}")
-    stan_data, name = _ready(model, data, engine, seed, cancel)
-    result = _engine_module(name).laplace(
+    draws = check_count(draws, "draws")
+    seed = None if seed is None else check_seed(seed)
+    stan_data, chosen = _ready(model, data, engine, cancel)
+    result = chosen.laplace(
         model,
         stan_data,
         draws=draws,

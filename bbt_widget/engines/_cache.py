@@ -50,7 +50,7 @@ except ImportError:  # Windows
 #: Build function: writes the compiled model into the given (empty) scratch directory.
 Builder = Callable[[Path], None]
 
-_jobs: dict[Path, Future] = {}
+_jobs: dict[Path, Future[Path]] = {}
 _jobs_lock = threading.Lock()
 
 
@@ -200,7 +200,9 @@ def _build(target: Path, is_built: Callable[[Path], bool], builder: Builder) -> 
             shutil.rmtree(scratch, ignore_errors=True)
 
 
-def _run_job(future: Future, target: Path, is_built: Callable[[Path], bool], builder: Builder):
+def _run_job(
+    future: Future[Path], target: Path, is_built: Callable[[Path], bool], builder: Builder
+) -> None:
     try:
         _build(target, is_built, builder)
     except BaseException as exc:  # delivered to every waiter

@@ -9,8 +9,12 @@ working directory and its output captured; cmdstanpy runs CmdStan's ``make``.
 
 import os
 import sys
+from typing import TYPE_CHECKING
 
-from _orphans import watch_parent  # beside this script, which runs as `python <path>`
+if TYPE_CHECKING:  # the same module, as the type checker finds it in the package
+    from bbt_widget.engines._orphans import watch_parent
+else:  # beside this script, which runs as `python <path>`
+    from _orphans import watch_parent
 
 
 def main() -> None:

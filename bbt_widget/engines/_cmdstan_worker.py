@@ -40,10 +40,15 @@ import subprocess
 import sys
 import threading
 from pathlib import Path
+from typing import Any
+
+#: How a chain ended: (exit code, lines of output), the error that stopped its start, or
+#: None (not started: the fit was stopping).
+_ChainResult = tuple[int, int] | str | None
 
 _ITERATION = re.compile(rb"Iteration:\s*(\d+)\s*/\s*(\d+)")
 _lock = threading.Lock()
-_procs: list[subprocess.Popen] = []
+_procs: list[subprocess.Popen[bytes]] = []
 _stopping = threading.Event()
 _cancelled = threading.Event()  # by the engine (or its death): _watch_stdin ends the process
 
@@ -86,7 +91,9 @@ def _watch_stdin(out_dir: Path) -> None:
     os._exit(3)
 
 
-def _relay(chain: int, proc: subprocess.Popen, log_path: Path, counts: dict[int, int]) -> None:
+def _relay(
+    chain: int, proc: subprocess.Popen[bytes], log_path: Path, counts: dict[int, int]
+) -> None:
     """Copy a chain's console output to its log, reporting the iteration lines as progress."""
     assert proc.stdout is not None
     with open(log_path, "wb") as log:
@@ -112,7 +119,7 @@ def _run_chain(
     command: list[str],
     out_dir: Path,
     env: dict[str, str] | None,
-):
+) -> _ChainResult:
     """Run one chain; return (exit code, lines of output) or the error."""
     counts = {chain: 0}
     try:
@@ -134,7 +141,7 @@ def _run_chain(
     return proc.wait(), counts[chain]
 
 
-def _report(chain: int, result) -> None:
+def _report(chain: int, result: _ChainResult) -> None:
     """Say how a chain ended (see the module's docstring); the first failure stops the fit."""
     failed = isinstance(result, str) or (isinstance(result, tuple) and result[0] != 0)
     if result is not None and not failed:
@@ -143,12 +150,12 @@ def _report(chain: int, result) -> None:
         # the fit is lost: do not make the user wait for the other chains
         if isinstance(result, str):
             _send(f"exec-failed {chain} {result}"[:2000].replace("\n", " "))
-        else:
+        elif result is not None:  # (exit code, lines of output)
             _send(f"failed {chain} {result[0]} {result[1]}")
         _kill_chains()
 
 
-def _read_request() -> dict:
+def _read_request() -> dict[str, Any]:
     """The request: the first line on stdin, read from the raw descriptor (see _watch_stdin)."""
     data = b""
     while not data.endswith(b"\n"):
@@ -156,7 +163,8 @@ def _read_request() -> dict:
         if not chunk:  # the engine shut us down, or died, before handing us a fit
             sys.exit(0)
         data += chunk
-    return json.loads(data)
+    request: dict[str, Any] = json.loads(data)
+    return request
 
 
 def main() -> int:

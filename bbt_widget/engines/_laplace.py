@@ -8,15 +8,22 @@ included (what CmdStan's ``laplace`` method does), mapped back through the model
 NUTS fit as a short NUTS run of 300 draws (closer HDIs, means up to 0.008 off), at a fraction of
 the cost (``benchmarks/bench_laplace.py``).
 
+It calls only the public functions of the model module httpstan compiles
+(``constrained_param_names``, ``log_prob``, ``log_prob_grad``, ``write_array``), which PyStan's
+own ``Model`` methods wrap, with the data as numpy arrays (:func:`stan_arrays`). Each call
+converts the data for Stan again; a faster path through httpstan's private helper for that
+conversion was dropped so that an httpstan release can change its internals without breaking
+the previews. BridgeStan (log density and gradient from a Stan program) would need its own
+download and compile of the model; CmdStan's ``laplace`` method is what the CmdStan engine
+uses, but PyStan users have no CmdStan. ``benchmarks/bench_laplace.py`` times the previews.
+
 Stan's autodiff must run on a process's main thread (its stack is thread-local and only set up
 there): call these functions from the worker's main thread, never from a thread pool.
 """
 
 from __future__ import annotations
 
-import contextlib
 import math
-from collections.abc import Iterator
 from typing import Any
 
 import numpy as np
@@ -84,7 +91,8 @@ class _Density:
                 rows[k] = ((self.grad(x + step) - self.grad(x - step)) / (2 * h[i]))[coords]
             else:
                 rows[k] = ((self.grad(x + step) - g) / h[i])[coords]
-        return (rows + rows.T) / 2
+        hessian: np.ndarray = (rows + rows.T) / 2
+        return hessian
 
 
 def _newton_step(hessian: np.ndarray, g: np.ndarray) -> np.ndarray:
@@ -207,45 +215,15 @@ def replicate(
     return {"win1_rep": win1_rep, "log_lik": log_lik}
 
 
-@contextlib.contextmanager
-def data_converted_once(data: dict[str, Any]) -> Iterator[None]:
-    """Let httpstan convert ``data`` for Stan once instead of on every call.
+def stan_arrays(data: dict[str, Any]) -> dict[str, Any]:
+    """``data`` with each list as a numpy array: the form httpstan converts fastest.
 
-    Each call into an httpstan model (``log_prob_grad``, ``write_array``) converts the data
-    dict again in Python (``httpstan.utils._split_data``): two thirds of a call's time on the
-    16 x 132 table, and an approximation makes ~600 calls. Within this block that conversion
-    of this very dict (by identity) is computed once, as plain Python numbers, which pybind11
-    also converts faster than numpy scalars. Meant for the worker process, which serves one
-    request and exits; without ``httpstan.utils._split_data`` (another httpstan) it does
-    nothing.
+    Every call into an httpstan model (``log_prob``, ``log_prob_grad``, ``write_array``: some
+    hundreds per approximation) hands it the data dict, which httpstan converts for Stan again
+    each time; from numpy arrays that conversion skips building an array from each list. The
+    values, and so the draws, are the same. Scalars are kept (Stan reads them as they are).
     """
-    try:
-        import httpstan.utils as utils
-    except ImportError:  # pragma: no cover - the worker always has httpstan
-        yield
-        return
-    split = getattr(utils, "_split_data", None)
-    if split is None:  # pragma: no cover - a future httpstan
-        yield
-        return
-    names_r, values_r, dim_r, names_i, values_i, dim_i = split(data)
-    converted = (
-        names_r,
-        [float(v) for v in values_r],
-        dim_r,
-        names_i,
-        [int(v) for v in values_i],
-        dim_i,
-    )
-
-    def once(candidate: dict[str, Any]) -> tuple:
-        return converted if candidate is data else split(candidate)
-
-    utils._split_data = once
-    try:
-        yield
-    finally:
-        utils._split_data = split
+    return {name: np.asarray(v) if isinstance(v, list) else v for name, v in data.items()}
 
 
 def approximate(
@@ -257,6 +235,7 @@ def approximate(
     parameters and generated quantities (``beta.1``, ..., ``win1_rep.1``, ..., ``log_lik.1``),
     without the sampler's ``__`` columns.
     """
+    data = stan_arrays(data)
     names = list(module.constrained_param_names(data))
     n_params = sum(name.split(".")[0] in PARAMETERS[model] for name in names)
     mode, iterations = find_mode(module, data, n_params)

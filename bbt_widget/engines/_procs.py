@@ -19,7 +19,7 @@ import sys
 import threading
 from typing import Any
 
-_live: dict[int, subprocess.Popen] = {}
+_live: dict[int, subprocess.Popen[bytes]] = {}
 _live_lock = threading.Lock()
 
 
@@ -35,7 +35,7 @@ def child_env() -> dict[str, str]:
     return env
 
 
-def spawn(args: list[str], **kwargs: Any) -> subprocess.Popen:
+def spawn(args: list[str], **kwargs: Any) -> subprocess.Popen[bytes]:
     """Start ``args`` as the leader of a new process group and remember it for cleanup."""
     kwargs.setdefault("stdin", subprocess.DEVNULL)
     kwargs.setdefault("env", child_env())
@@ -47,7 +47,7 @@ def spawn(args: list[str], **kwargs: Any) -> subprocess.Popen:
     return proc
 
 
-def kill_group(proc: subprocess.Popen) -> None:
+def kill_group(proc: subprocess.Popen[bytes]) -> None:
     """Kill ``proc`` and everything it started (its process group), then reap it."""
     if hasattr(os, "killpg"):  # POSIX; spawn() made proc the leader of its group
         with contextlib.suppress(ProcessLookupError, PermissionError):
@@ -71,7 +71,7 @@ def kill_tree_windows(pid: int) -> None:
         )
 
 
-def forget(proc: subprocess.Popen) -> None:
+def forget(proc: subprocess.Popen[bytes]) -> None:
     """Stop tracking ``proc`` (it has exited and been waited for)."""
     with _live_lock:
         _live.pop(proc.pid, None)

@@ -70,7 +70,7 @@ def stan_file(model: ModelName) -> Path:
     hatch); a source checkout or an editable install has them at ``<repo>/stan/``.
     """
     name = f"{check_model(model)}.stan"
-    packaged = resources.files("bbt_widget").joinpath("stan", name)
+    packaged = resources.files("bbt_widget").joinpath("stan").joinpath(name)
     if packaged.is_file():
         return Path(str(packaged))
     checkout = Path(__file__).resolve().parents[2] / "stan" / name
@@ -226,7 +226,9 @@ def _prepare_plain(model: str, data: Mapping[str, Any]) -> dict[str, Any]:
     return out
 
 
-def add_empty_outputs(model: ModelName, params: dict, data: Mapping[str, Any]) -> None:
+def add_empty_outputs(
+    model: ModelName, params: dict[str, np.ndarray[Any, Any]], data: Mapping[str, Any]
+) -> None:
     """Add the per-pair outputs, shaped (chains, draws, 0), that Stan omits when n_pairs is 0.
 
     ``params`` must hold ``beta`` (to read chains and draws from). Only the BBT programs

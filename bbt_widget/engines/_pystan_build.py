@@ -15,8 +15,12 @@ import os
 import sys
 from importlib.machinery import EXTENSION_SUFFIXES
 from pathlib import Path
+from typing import TYPE_CHECKING
 
-from _orphans import watch_parent  # beside this script, which runs as `python <path>`
+if TYPE_CHECKING:  # the same module, as the type checker finds it in the package
+    from bbt_widget.engines._orphans import watch_parent
+else:  # beside this script, which runs as `python <path>`
+    from _orphans import watch_parent
 
 
 def main() -> None:
@@ -28,8 +32,8 @@ def main() -> None:
     watch_parent([os.getcwd(), str(target)])
     program = program_path.read_text(encoding="utf-8")
 
-    import httpstan.cache
-    import httpstan.models
+    import httpstan.cache  # type: ignore[import-untyped, unused-ignore]
+    import httpstan.models  # type: ignore[import-untyped, unused-ignore]
 
     httpstan.cache.model_directory = lambda model_name: target
     compiler_output = asyncio.run(
@@ -41,6 +45,8 @@ def main() -> None:
     # instead of in the first fit).
     module_path = next(p for p in target.iterdir() if p.suffix in EXTENSION_SUFFIXES)
     spec = importlib.util.spec_from_file_location("stan_services", module_path)
+    if spec is None or spec.loader is None:
+        raise ImportError(f"not a Python extension module: {module_path}")
     module = importlib.util.module_from_spec(spec)
     spec.loader.exec_module(module)
     print("built", module_path.name, "with", module.hmc_nuts_diag_e_adapt_wrapper.__name__)

@@ -41,15 +41,21 @@ import threading
 import traceback
 from importlib.util import module_from_spec, spec_from_file_location
 from pathlib import Path
+from typing import TYPE_CHECKING, Any
 
 import numpy as np
-from _laplace import approximate, data_converted_once, warm_up  # beside this script
-from _orphans import die_with_parent, watch_parent  # beside this script
+
+if TYPE_CHECKING:  # the same modules, as the type checker finds them in the package
+    from bbt_widget.engines._laplace import approximate, warm_up
+    from bbt_widget.engines._orphans import die_with_parent, watch_parent
+else:  # beside this script, which runs as `python <path>`
+    from _laplace import approximate, warm_up
+    from _orphans import die_with_parent, watch_parent
 
 try:  # PyStan's own dependency; about 8x faster than json for wide draws
     import simdjson
 except ImportError:  # pragma: no cover
-    simdjson = None
+    simdjson = None  # type: ignore[assignment]
 
 _ITERATION = re.compile(r"Iteration:\s*(\d+)\s*/\s*(\d+)")
 _DRAW = b'{"version":1,"topic":"sample","values":{'
@@ -77,7 +83,7 @@ class _ChainOutput:
         self.status_fd = status_fd
         self.names: list[str] = []
         self.messages: list[str] = []
-        self.draws: np.ndarray | None = None
+        self.draws: np.memmap[Any, np.dtype[np.float64]] | None = None
         self.n_draws = 0
         self.sampler_returned = threading.Event()
         self.errors: list[str] = []
@@ -147,7 +153,7 @@ class _ChainOutput:
     def _values(self, line: bytes) -> list[float]:
         if self._parser is not None:
             try:
-                doc = self._parser.parse(line)
+                doc: Any = self._parser.parse(line)
             except ValueError:  # NaN or Infinity, which simdjson rejects; json reads them
                 pass
             else:
@@ -188,7 +194,7 @@ def _write_error(path: Path, text: str) -> None:
     os.replace(part, path)
 
 
-def _run_chain(module, request: dict, chain: int, status_fd: int) -> int:
+def _run_chain(module: Any, request: dict[str, Any], chain: int, status_fd: int) -> int:
     out_dir = Path(request["out_dir"])
     output = _ChainOutput(chain, out_dir, request["num_samples"], status_fd)
     sock_path = out_dir / f"chain-{chain}.sock"
@@ -243,16 +249,15 @@ def _run_chain(module, request: dict, chain: int, status_fd: int) -> int:
     return 0
 
 
-def _run_laplace(module, request: dict, status_fd: int) -> int:
+def _run_laplace(module: Any, request: dict[str, Any], status_fd: int) -> int:
     """A Laplace approximation instead of chains, on this process's main thread (Stan's
     autodiff needs it): ``laplace.npy`` (draws x columns) and ``laplace.json`` (names)."""
     out_dir = Path(request["out_dir"])
     data = request["data"]
     try:
-        with data_converted_once(data):
-            names, draws, info = approximate(
-                module, request["model"], data, request["draws"], request["seed"]
-            )
+        names, draws, info = approximate(
+            module, request["model"], data, request["draws"], request["seed"]
+        )
         np.save(out_dir / "laplace.npy", draws)
         (out_dir / "laplace.json").write_text(json.dumps({"names": names, **info}))
     except Exception as exc:  # LaplaceError, or Stan rejecting the data
@@ -263,7 +268,7 @@ def _run_laplace(module, request: dict, status_fd: int) -> int:
     return 0
 
 
-def _serve_laplace(module, request: dict, status_fd: int) -> int:
+def _serve_laplace(module: Any, request: dict[str, Any], status_fd: int) -> int:
     """Laplace approximations, the first ``request`` and then one per line of stdin, until
     the engine closes it (a widget asks one per control change: no process start each)."""
     while True:
@@ -283,8 +288,10 @@ def _serve_laplace(module, request: dict, status_fd: int) -> int:
             return 1
 
 
-def _load_module(path: str):
+def _load_module(path: str) -> Any:
     spec = spec_from_file_location("stan_services", path)
+    if spec is None or spec.loader is None:
+        raise ImportError(f"not a Python extension module: {path}")
     module = module_from_spec(spec)
     spec.loader.exec_module(module)
     return module
@@ -297,7 +304,8 @@ def main() -> int:
     except Exception as exc:  # a damaged cached model; a crash in dlopen (SIGBUS) says it too
         _send(status_fd, f"load-failed {type(exc).__name__}: {exc}"[:500].replace("\n", " "))
         return 1
-    import httpstan.utils  # noqa: F401  the module imports it on every call; do it once, pre-fork
+    # the model module imports it on every call; do it once, before the chains fork
+    import httpstan.utils  # type: ignore[import-untyped, unused-ignore]  # noqa: F401
 
     # A preview's first approximation in this process would pay numpy's first-use costs while
     # a fit's chains run beside it; a worker waiting for a request has the time (~8 ms of CPU).

@@ -1,18 +1,35 @@
-"""The small interface every Stan engine implements.
+"""The small interface every Stan engine implements: :class:`Engine`.
 
-An engine turns (model name, Stan data) into posterior draws. Everything statistical
-downstream (summaries, PPC, diagnostics) reads only :class:`Draws`, so the engines are
-interchangeable and tested for agreement.
+An engine turns (model name, Stan data, :class:`SamplerSettings`) into posterior draws.
+Everything statistical downstream (summaries, PPC, diagnostics) reads only :class:`Draws`, so
+the engines are interchangeable and tested for agreement. Each engine is a class that owns its
+worker processes, caches and tuning constants; ``bbt_widget.engines.get(name)`` returns the one
+instance per name, so that its workers serve every fit of the process.
 """
 
 from __future__ import annotations
 
 import secrets
+import threading
 from collections.abc import Callable
-from dataclasses import dataclass, field
-from typing import Any, Literal
+from dataclasses import asdict, dataclass, field
+from pathlib import Path
+from typing import Any, Literal, Protocol, runtime_checkable
 
-import numpy as np
+import numpy.typing as npt
+
+from ..core.options import (
+    DEFAULT_ADAPT_DELTA,
+    DEFAULT_CHAINS,
+    DEFAULT_ITER_SAMPLING,
+    DEFAULT_ITER_WARMUP,
+    DEFAULT_MAX_TREEDEPTH,
+    DEFAULT_SEED,
+)
+from ..core.validation import check_adapt_delta, check_count, check_max_treedepth, check_seed
+
+#: Any numpy array: the draws of a parameter, a block of a CSV file.
+Array = npt.NDArray[Any]
 
 ModelName = Literal["bbt", "davidson", "hierarchical_ttest", "plackett_luce"]
 
@@ -52,8 +69,8 @@ class Draws:
         Engine details worth reporting (versions, executable path, Stan program hash).
     """
 
-    params: dict[str, np.ndarray]
-    sampler: dict[str, np.ndarray]
+    params: dict[str, Array]
+    sampler: dict[str, Array]
     engine: str
     max_treedepth: int = 10
     timings: dict[str, float] = field(default_factory=dict)
@@ -63,3 +80,137 @@ class Draws:
 def fresh_seed(seed: int | None) -> int:
     """``seed``, or a random one to record when there is none (Stan's range, not 0)."""
     return secrets.randbelow(2**31 - 1) + 1 if seed is None else seed
+
+
+@dataclass(frozen=True)
+class SamplerSettings:
+    """NUTS settings of one fit, checked when built (a bad value raises before any fit).
+
+    Attributes
+    ----------
+    chains
+        Chains, run in parallel (an integer >= 1).
+    iter_warmup, iter_sampling
+        Warm-up (an integer >= 0: Stan's rule; 0 skips adaptation) and kept iterations (>= 1)
+        per chain.
+    adapt_delta
+        NUTS's target acceptance rate, strictly between 0 and 1.
+    max_treedepth
+        NUTS's tree-depth limit, an integer from 1 to 30.
+    seed
+        Random seed in [0, 2**31 - 1], or ``None``: the engine draws one and records it in
+        ``Draws.info["seed"]``.
+
+    Raises
+    ------
+    ValueError, TypeError
+        From the checks of :mod:`bbt_widget.core.validation`, naming the setting and its range.
+    """
+
+    chains: int = DEFAULT_CHAINS
+    iter_warmup: int = DEFAULT_ITER_WARMUP
+    iter_sampling: int = DEFAULT_ITER_SAMPLING
+    adapt_delta: float = DEFAULT_ADAPT_DELTA
+    max_treedepth: int = DEFAULT_MAX_TREEDEPTH
+    seed: int | None = DEFAULT_SEED
+
+    def __post_init__(self) -> None:
+        checked = {
+            "chains": check_count(self.chains, "chains"),
+            "iter_warmup": check_count(self.iter_warmup, "iter_warmup", least=0),
+            "iter_sampling": check_count(self.iter_sampling, "iter_sampling"),
+            "adapt_delta": check_adapt_delta(self.adapt_delta),
+            "max_treedepth": check_max_treedepth(self.max_treedepth),
+            "seed": None if self.seed is None else check_seed(self.seed),
+        }
+        for name, value in checked.items():  # plain int and float (numpy scalars converted)
+            object.__setattr__(self, name, value)
+
+    def as_dict(self) -> dict[str, Any]:
+        """The settings as plain JSON-able data."""
+        return asdict(self)
+
+    @property
+    def iterations(self) -> int:
+        """Warm-up and kept iterations of one chain."""
+        return self.iter_warmup + self.iter_sampling
+
+
+@runtime_checkable
+class Engine(Protocol):
+    """What every Stan engine provides (``bbt_widget.engines.get(name)`` returns one).
+
+    The front door, :mod:`bbt_widget.engines`, checks the model, the data and the settings;
+    an engine receives them checked (``data`` as :func:`~._programs.prepare_data` returns it).
+    ``compiled`` paths are what :meth:`compile` returns: the engine's compiled program.
+    """
+
+    #: ``"cmdstanpy"`` or ``"pystan"``: the name ``engine=`` takes and ``Draws.engine`` holds.
+    name: str
+
+    def available(self) -> bool:
+        """Whether the engine can run here (cheap: nothing is compiled or started)."""
+        ...
+
+    def problem(self) -> str | None:
+        """Why an installation of the engine, found here, does not work (None: it works, or
+        none is found)."""
+        ...
+
+    def version(self) -> str:
+        """The engine's libraries and their versions, for reports."""
+        ...
+
+    def compile(
+        self,
+        model: ModelName,
+        *,
+        progress: ProgressCallback | None = None,
+        cancel: threading.Event | None = None,
+        verbose: bool = False,
+    ) -> tuple[Path, float]:
+        """Compile ``model`` unless cached; return the compiled program and seconds spent."""
+        ...
+
+    def compiled(self, model: ModelName) -> Path | None:
+        """The cached compiled program of ``model``, or None (nothing is built)."""
+        ...
+
+    def keep_warm(self, compiled: Path) -> None:
+        """Have the worker processes for the next fits of ``compiled`` ready (best effort)."""
+        ...
+
+    def prestart(self, compiled: Path) -> None:
+        """Start the one worker a coming fit of ``compiled`` will take (best effort)."""
+        ...
+
+    def sample(
+        self,
+        model: ModelName,
+        data: dict[str, Any],
+        settings: SamplerSettings,
+        *,
+        progress: ProgressCallback | None = None,
+        cancel: threading.Event | None = None,
+        verbose: bool = False,
+    ) -> Draws:
+        """Compile (if needed) and sample ``model`` with NUTS."""
+        ...
+
+    def laplace(
+        self,
+        model: ModelName,
+        data: dict[str, Any],
+        *,
+        draws: int,
+        seed: int | None,
+        progress: ProgressCallback | None = None,
+        cancel: threading.Event | None = None,
+        verbose: bool = False,
+    ) -> Draws:
+        """Draws of the Laplace approximation of ``model``'s posterior."""
+        ...
+
+    def shutdown(self) -> None:
+        """Stop the idle worker processes (the next fit starts what it needs)."""
+        ...

@@ -26,7 +26,7 @@ from pathlib import Path
 import pytest
 
 from bbt_widget import engines
-from bbt_widget.engines import EngineError, _cache, _cmdstan, _pystan
+from bbt_widget.engines import EngineError, _cache
 from bbt_widget.outputs.charts import spec_cache
 
 BT_DATA = {  # paper Table 3b
@@ -78,7 +78,7 @@ def good_build() -> Path:
     """The folder of a complete PyStan build of the bbt model (in the default cache)."""
     if "pystan" not in engines.available_engines():
         pytest.skip("PyStan is not available here")
-    module, _ = _pystan.compile_model("bbt")
+    module, _ = engines.get("pystan").compile("bbt")
     return module.parent
 
 
@@ -93,7 +93,7 @@ def copy_build(good_build: Path, monkeypatch) -> list[Path]:
         for item in good_build.iterdir():
             shutil.copy2(item, scratch / item.name)
 
-    monkeypatch.setattr(_pystan, "_build", build)
+    monkeypatch.setattr(engines.get("pystan"), "_build", build)
     return calls
 
 
@@ -142,7 +142,7 @@ def test_a_module_planted_in_a_shared_cache_is_never_loaded(shared, team_cache, 
     _needs_second_user()
     marker = shared / "marker"
     library = _planted_module(shared, marker)
-    target = _pystan._target("bbt")
+    target = engines.get("pystan")._target("bbt")
     # the other user creates the model's folder and puts the module there, as the engine names it
     as_nobody(
         'mkdir -p "$1" && cp "$2" "$1/stan_services_model_planted$3"',
@@ -164,7 +164,7 @@ def test_a_module_file_of_another_user_is_never_loaded(tmp_path, monkeypatch, co
     """A private chain of folders, but the module itself is not ours: refused too."""
     _needs_second_user()
     monkeypatch.setenv("BBT_WIDGET_CACHE", str(tmp_path / "cache"))
-    module, _ = _pystan.compile_model("bbt")
+    module, _ = engines.get("pystan").compile("bbt")
     marker = tmp_path / "marker"
     os.replace(_planted_module(tmp_path, marker), module)
     os.chown(module, 65534, 65534)  # as if another user had replaced it
@@ -186,12 +186,12 @@ def test_a_folder_or_module_others_can_write_is_refused(
     tmp_path, monkeypatch, copy_build, where, mode, words
 ):
     monkeypatch.setenv("BBT_WIDGET_CACHE", str(tmp_path / "cache"))
-    module, _ = _pystan.compile_model("bbt")  # a build of our own, in a private cache
+    module, _ = engines.get("pystan").compile("bbt")  # a build of our own, in a private cache
     chain = {"root": tmp_path / "cache", "engine": tmp_path / "cache" / "pystan"}
     chain |= {"model": module.parent, "module": module}
     chain[where].chmod(mode)
     with pytest.raises(EngineError) as info:
-        _pystan.compile_model("bbt")
+        engines.get("pystan").compile("bbt")
     message = str(info.value)
     assert f"{chain[where]} " in message and "BBT_WIDGET_CACHE" in message, message
     for word in words:
@@ -245,7 +245,7 @@ def test_a_cmdstan_executable_planted_in_a_shared_cache_is_never_run(
 ):
     _needs_second_user()
     marker = shared / "marker"
-    target = _cmdstan._target("bbt")
+    target = engines.get("cmdstanpy")._target("bbt")
     as_nobody(
         'mkdir -p "$1" && printf "#!/bin/sh\\necho planted code ran > %s\\n" "$2" > "$1/bbt" '
         '&& chmod 755 "$1/bbt"',

@@ -25,7 +25,7 @@ import pytest
 from scipy.stats import binom, multinomial
 
 from bbt_widget import engines
-from bbt_widget.engines import EngineError, FitCancelled
+from bbt_widget.engines import EngineError, FitCancelled, SamplerSettings
 
 ALGS = ["dt", "lda", "lgbm", "xgb", "svm"]
 # Paper Table 3b (ties spread): (alg1, alg2, win1, win2); lda-svm as printed (5/15)
@@ -502,24 +502,12 @@ def test_a_dead_idle_worker_is_replaced(pystan_models):
 
 @pytest.mark.stan
 def test_a_failing_fit_raises_engine_error_with_stans_reason(pystan_models):
-    from bbt_widget.engines import _pystan
+    pystan = engines.get("pystan")
 
     bad = engines.prepare_data("bbt", bt_data())
     bad["win1"] = [-1] * 10  # bypasses our checks; violates `int<lower=0>` in the data block
     with pytest.raises(EngineError, match="win1"):
-        _pystan.sample(
-            "bbt",
-            bad,
-            chains=2,
-            iter_warmup=10,
-            iter_sampling=10,
-            seed=1,
-            max_treedepth=10,
-            adapt_delta=0.8,
-            progress=None,
-            cancel=None,
-            verbose=False,
-        )
+        pystan.sample("bbt", bad, SamplerSettings(chains=2, iter_warmup=10, iter_sampling=10))
 
 
 # ----------------------------------------------------------------------------- CmdStan
@@ -546,7 +534,7 @@ def test_cmdstan_reproduces_the_paper_and_agrees_with_pystan(table_3b_fit):
 @pytest.mark.stan
 @pytest.mark.cmdstan
 def test_cmdstan_davidson_and_cancel(tmp_path, monkeypatch):
-    from bbt_widget.engines import _cmdstan
+    cmdstan = engines.get("cmdstanpy")
 
     _cmdstan_or_skip()
     monkeypatch.chdir(tmp_path)
@@ -563,7 +551,7 @@ def test_cmdstan_davidson_and_cancel(tmp_path, monkeypatch):
     engines.shutdown()  # the worker started for the next fit
     assert set(our_processes()) <= before
     # no orphan chain either (an orphan is no longer our descendant)
-    exe = str(_cmdstan.compile_model("bbt")[0])
+    exe = str(cmdstan.compile("bbt")[0])
     assert [p.pid for p in psutil.process_iter(["exe"]) if p.info["exe"] == exe] == []
     assert list(tmp_path.iterdir()) == []
 
@@ -577,10 +565,10 @@ def test_cmdstan_chains_die_with_the_engines_process(tmp_path, signum):
     import subprocess
     import sys
 
-    from bbt_widget.engines import _cmdstan
+    cmdstan = engines.get("cmdstanpy")
 
     _cmdstan_or_skip()
-    exe = str(_cmdstan.compile_model("bbt")[0])
+    exe = str(cmdstan.compile("bbt")[0])
     code = (
         "import json, sys\nfrom bbt_widget import engines\n"
         "engines.sample('bbt', json.loads(sys.argv[1]), engine='cmdstanpy', "
@@ -653,7 +641,7 @@ def _is_chain(proc: psutil.Process) -> bool:
 
 @pytest.mark.stan
 def test_cmdstanpy_engine_against_a_fake_cmdstan(fake_cmdstan):
-    from bbt_widget.engines import _cmdstan
+    cmdstan = engines.get("cmdstanpy")
 
     assert engines.resolve_engine("auto") == "cmdstanpy"
     seen = []
@@ -681,18 +669,10 @@ def test_cmdstanpy_engine_against_a_fake_cmdstan(fake_cmdstan):
     assert list(fake_cmdstan.iterdir()) == []
 
     with pytest.raises(EngineError, match="CmdStan sampling"):
-        _cmdstan.sample(
+        cmdstan.sample(
             "bbt",
             {"n_alg": 5},  # no pairs: the fake exe fails reading them, like a data error
-            chains=2,
-            iter_warmup=10,
-            iter_sampling=10,
-            seed=1,
-            max_treedepth=10,
-            adapt_delta=0.8,
-            progress=None,
-            cancel=None,
-            verbose=False,
+            SamplerSettings(chains=2, iter_warmup=10, iter_sampling=10),
         )
 
 
@@ -861,10 +841,10 @@ def test_cmdstan_worker_kills_its_chains_when_its_stdin_closes(tmp_path):
 def test_a_cmdstan_fit_runs_in_the_worker_kept_ready(fake_cmdstan):
     """A fit does not wait for an interpreter to start: compile_model and each fit leave a
     worker ready for the next fit, which hands its chains to it."""
-    from bbt_widget.engines import _cmdstan
+    cmdstan = engines.get("cmdstanpy")
 
     engines.compile_model("bbt", "cmdstanpy")
-    ready = _cmdstan._idle.proc.pid
+    ready = cmdstan._idle.proc.pid
     before = {p.pid for p in psutil.Process().children()}  # it, and PyStan's idle workers
     workers: list[int] = []
 
@@ -874,7 +854,7 @@ def test_a_cmdstan_fit_runs_in_the_worker_kept_ready(fake_cmdstan):
 
     engines.sample("bbt", bt_data(), seed=1, iter_sampling=100, progress=progress)
     assert ready in workers and set(workers) <= before  # no worker was started for it
-    assert _cmdstan._idle.proc.pid not in (None, ready)  # another one, for the next fit
+    assert cmdstan._idle.proc.pid not in (None, ready)  # another one, for the next fit
     engines.shutdown()
     assert our_processes() == []
 
@@ -883,13 +863,13 @@ def test_a_cmdstan_fit_runs_in_the_worker_kept_ready(fake_cmdstan):
 def test_cmdstan_chains_get_the_environment_of_their_fit(fake_cmdstan, monkeypatch):
     """The worker kept ready was started before the fit, maybe long before: its chains still
     run with the environment as it is when the fit starts."""
-    from bbt_widget.engines import _cmdstan
+    cmdstan = engines.get("cmdstanpy")
 
     engines.compile_model("bbt", "cmdstanpy")
     engines.shutdown()
     repo = os.environ["FAKE_CMDSTAN_REPO"]  # the fake chains need it to run at all
     monkeypatch.delenv("FAKE_CMDSTAN_REPO")
-    _cmdstan.keep_warm()  # started without it
+    cmdstan._start_idle()  # started without it
     monkeypatch.setenv("FAKE_CMDSTAN_REPO", repo)
     d = engines.sample("bbt", bt_data(), engine="cmdstanpy", seed=4, iter_sampling=50)
     assert d.params["beta"].shape == (4, 50, 5)
@@ -911,16 +891,16 @@ def test_an_idle_cmdstan_worker_exits_when_its_stdin_closes():
 
 @pytest.mark.skipif(not hasattr(os, "fork"), reason="POSIX fork")
 def test_a_forked_process_does_not_take_the_parents_idle_cmdstan_worker():
-    from bbt_widget.engines import _cmdstan
+    cmdstan = engines.get("cmdstanpy")
 
-    _cmdstan.keep_warm()
+    cmdstan._start_idle()
     try:
-        assert _cmdstan._idle is not None
-        check = "from bbt_widget.engines import _cmdstan\nok = _cmdstan._idle is None\n"
+        assert cmdstan._idle is not None
+        check = "from bbt_widget import engines\nok = engines.get('cmdstanpy')._idle is None\n"
         assert _in_a_forked_child(check) == 0
-        assert _cmdstan._idle is not None  # the parent keeps it
+        assert cmdstan._idle is not None  # the parent keeps it
     finally:
-        _cmdstan.shutdown()
+        cmdstan.shutdown()
 
 
 def test_cmdstan_worker_says_when_each_chain_has_finished(tmp_path):
@@ -965,9 +945,9 @@ def test_cmdstan_worker_says_when_each_chain_has_finished(tmp_path):
 
 @pytest.mark.stan
 def test_a_cmdstan_executable_that_does_not_run_is_rebuilt_once(fake_cmdstan):
-    from bbt_widget.engines import _cmdstan
+    cmdstan = engines.get("cmdstanpy")
 
-    exe, _ = _cmdstan.compile_model("bbt")
+    exe, _ = cmdstan.compile("bbt")
     exe.write_bytes(b"")  # truncated: it can no longer be started ("Exec format error")
     with pytest.warns(RuntimeWarning, match="does not run.*rebuilding"):
         d = engines.sample("bbt", bt_data(), engine="cmdstanpy", seed=3, iter_sampling=100)
@@ -981,17 +961,17 @@ def test_a_cmdstan_executable_that_does_not_run_is_rebuilt_once(fake_cmdstan):
 def test_a_cmdstan_executable_still_broken_after_a_rebuild_names_the_folder(
     fake_cmdstan, monkeypatch
 ):
-    from bbt_widget.engines import _cmdstan
+    cmdstan = engines.get("cmdstanpy")
 
-    exe, _ = _cmdstan.compile_model("bbt")
-    real_build = _cmdstan._build
+    exe, _ = cmdstan.compile("bbt")
+    real_build = cmdstan._build
 
     def broken_build(model, scratch, *, verbose):
         real_build(model, scratch, verbose=verbose)
         # the toolchain writes an executable that dies at once, as a truncated binary does
         (scratch / exe.name).write_text("#!/bin/sh\nexec /nonexistent/cmdstan-model\n")
 
-    monkeypatch.setattr(_cmdstan, "_build", broken_build)
+    monkeypatch.setattr(cmdstan, "_build", broken_build)
     exe.write_bytes(exe.read_bytes()[:20])  # truncated mid-line: exit code 127, "not found"
     with pytest.warns(RuntimeWarning, match="rebuilding"):
         with pytest.raises(EngineError, match="Delete the folder") as info:
@@ -1004,7 +984,9 @@ def test_a_cmdstan_executable_still_broken_after_a_rebuild_names_the_folder(
 
 def test_the_compile_cache_key_follows_the_compiler_and_its_flags(tmp_path, monkeypatch):
     """A toolchain upgrade or new flags must not reuse models built before (no compile here)."""
-    from bbt_widget.engines import _pystan, _toolchain
+    from bbt_widget.engines import _toolchain
+
+    pystan = engines.get("pystan")
 
     monkeypatch.setenv("BBT_WIDGET_CACHE", str(tmp_path / "cache"))
     keys = {}
@@ -1015,15 +997,15 @@ def test_the_compile_cache_key_follows_the_compiler_and_its_flags(tmp_path, monk
         monkeypatch.setenv("CC", str(compiler))
         monkeypatch.setenv("CXX", str(compiler))
         assert version in _toolchain.identity()
-        keys[version] = _pystan._target("bbt")
+        keys[version] = pystan._target("bbt")
     assert keys["12.2.0"] != keys["13.1.0"]
     assert keys["12.2.0"].parent == keys["13.1.0"].parent  # same cache, another folder
     monkeypatch.setenv("CXXFLAGS", "-march=native")
-    assert _pystan._target("bbt") != keys["13.1.0"]
+    assert pystan._target("bbt") != keys["13.1.0"]
     monkeypatch.delenv("CXXFLAGS")
-    assert _pystan._target("bbt") == keys["13.1.0"]  # a stable key: the same compiler reuses
-    monkeypatch.setattr(_pystan, "COMPILE_ARGS", (*_pystan.COMPILE_ARGS, "-DEXTRA"))
-    assert _pystan._target("bbt") != keys["13.1.0"]
+    assert pystan._target("bbt") == keys["13.1.0"]  # a stable key: the same compiler reuses
+    monkeypatch.setattr(pystan, "COMPILE_ARGS", (*pystan.COMPILE_ARGS, "-DEXTRA"))
+    assert pystan._target("bbt") != keys["13.1.0"]
 
 
 @pytest.mark.stan
@@ -1089,14 +1071,14 @@ def test_compile_models_in_parallel_only_when_cores_are_free(
 ):
     """Two programs compile at once when two cores are free, else one after the other (no
     compiler here: a stand-in build that records when it runs)."""
-    from bbt_widget.engines import _pystan
+    pystan = engines.get("pystan")
 
     if "pystan" not in engines.available_engines():
         pytest.skip("PyStan is not available here")
     monkeypatch.setenv("BBT_WIDGET_CACHE", str(tmp_path / "cache"))
     monkeypatch.setattr(os, "cpu_count", lambda: 2)
     monkeypatch.setattr(os, "getloadavg", lambda: (2.0 - free_cores, 0.0, 0.0))
-    monkeypatch.setattr(_pystan, "keep_warm", lambda module: None)  # no worker for a fake
+    monkeypatch.setattr(pystan, "keep_warm", lambda module: None)  # no worker for a fake
     spans: dict[str, tuple[float, float]] = {}
 
     def build(model, scratch, *, verbose):
@@ -1105,7 +1087,7 @@ def test_compile_models_in_parallel_only_when_cores_are_free(
         (scratch / "stan_services_fake.so").write_bytes(b"")  # a "module" for is_built
         spans[model] = (start, time.monotonic())
 
-    monkeypatch.setattr(_pystan, "_build", build)
+    monkeypatch.setattr(pystan, "_build", build)
     engines.compile_models(("bbt", "davidson"), "pystan")
     (a0, a1), (b0, b1) = spans["bbt"], spans["davidson"]
     assert (a0 < b1 and b0 < a1) == overlapped
@@ -1117,7 +1099,7 @@ def test_cmdstan_is_found_as_cmdstanpy_finds_it_without_importing_it(tmp_path, m
 
     import cmdstanpy
 
-    from bbt_widget.engines import _cmdstan
+    from bbt_widget.engines import _cmdstan_install
 
     monkeypatch.delenv("CMDSTAN", raising=False)
     monkeypatch.setenv("HOME", str(tmp_path))
@@ -1131,14 +1113,14 @@ def test_cmdstan_is_found_as_cmdstanpy_finds_it_without_importing_it(tmp_path, m
             (home / name).mkdir(parents=True)
             version = name.removeprefix("cmdstan-")
             (home / name / "makefile").write_text(f"CMDSTAN_VERSION := {version}\n")
-        found = _cmdstan.cmdstan_path()
+        found = _cmdstan_install.cmdstan_path()
         assert found == str(home / expected)
         assert cmdstanpy.cmdstan_path() == found  # the same rule
         os.environ.pop("CMDSTAN")  # which cmdstanpy sets as it goes (monkeypatch restores it)
-        assert _cmdstan._cmdstan_version(found) == expected.removeprefix("cmdstan-")
+        assert _cmdstan_install.cmdstan_version(found) == expected.removeprefix("cmdstan-")
     (home / "cmdstan-2.36.0" / "makefile").unlink()  # not a valid installation
     (home / "cmdstan-2.9.1" / "makefile").unlink()
-    assert _cmdstan.cmdstan_path() is None
+    assert _cmdstan_install.cmdstan_path() is None
     # finding it (or not) does not import cmdstanpy, which is slow to import
     code = "import sys; from bbt_widget import engines; engines.available_engines(); "
     code += "print('cmdstanpy' in sys.modules)"
@@ -1154,7 +1136,9 @@ def _in_a_forked_child(check: str) -> int:
     and reports ``ok`` through its exit code."""
     import sys
 
-    from bbt_widget.engines import _procs, _pystan
+    from bbt_widget.engines import _procs
+
+    pystan = engines.get("pystan")
 
     pid = os.fork()
     if pid == 0:  # the child: nothing of pytest's machinery, only the exit code
@@ -1162,7 +1146,7 @@ def _in_a_forked_child(check: str) -> int:
         try:
             scope: dict = {}
             exec(check, {"sys": sys}, scope)
-            _pystan.shutdown()
+            pystan.shutdown()
             _procs.kill_all()
             code = 0 if scope["ok"] else 1
         finally:
@@ -1191,15 +1175,16 @@ def test_a_forked_child_leaves_the_parents_engine_processes_alone():
 
 @pytest.mark.stan
 def test_a_forked_child_does_not_take_the_parents_idle_pystan_worker(pystan_models):
-    from bbt_widget.engines import _pystan
+    pystan = engines.get("pystan")
 
     engines.sample("bbt", bt_data(), engine="pystan", seed=4, iter_sampling=200)
     try:
-        assert any(_pystan._idle.values())
-        workers = _pystan.idle_workers()
-        check = "from bbt_widget.engines import _pystan\nok = not any(_pystan._idle.values())\n"
+        assert any(pystan._idle.values())
+        workers = pystan.idle_workers()
+        check = "from bbt_widget import engines\n"
+        check += "ok = not any(engines.get('pystan')._idle.values())\n"
         assert _in_a_forked_child(check) == 0
-        assert _pystan.idle_workers() == workers
+        assert pystan.idle_workers() == workers
         assert all(w.proc.poll() is None for w in workers)  # the parent keeps them, alive
     finally:
         engines.shutdown()
@@ -1211,21 +1196,21 @@ def test_after_a_fit_one_idle_worker_starts_at_once_the_other_later(pystan_model
     at once, two process start-ups taking both cores from the caller's own work on the
     result (the widget's chart data came ~40 ms later). Now one starts at once (a loop's next
     fit still finds a loaded model) and the rest ``TOP_UP_DELAY`` seconds later."""
-    from bbt_widget.engines import _pystan
+    pystan = engines.get("pystan")
 
-    monkeypatch.setattr(_pystan, "TOP_UP_DELAY", 2.0)
+    monkeypatch.setattr(pystan, "TOP_UP_DELAY", 2.0)
     engines.shutdown()
     try:
         engines.sample("bbt", bt_data(), engine="pystan", seed=4, iter_sampling=200)
-        assert len(_pystan.idle_workers()) == 1
+        assert len(pystan.idle_workers()) == 1
         engines.sample("bbt", bt_data(), engine="pystan", seed=5, iter_sampling=200)
-        assert len(_pystan.idle_workers()) == 1  # the next fit took it; one again at once
+        assert len(pystan.idle_workers()) == 1  # the next fit took it; one again at once
         deadline = time.monotonic() + 30
-        while len(_pystan.idle_workers()) < _pystan.IDLE_WORKERS:
+        while len(pystan.idle_workers()) < pystan.IDLE_WORKERS:
             assert time.monotonic() < deadline, "the idle workers were never topped up"
             time.sleep(0.05)
-        assert len(_pystan.idle_workers()) == _pystan.IDLE_WORKERS
-        assert all(w.proc.poll() is None for w in _pystan.idle_workers())
+        assert len(pystan.idle_workers()) == pystan.IDLE_WORKERS
+        assert all(w.proc.poll() is None for w in pystan.idle_workers())
     finally:
         engines.shutdown()
 
@@ -1238,7 +1223,9 @@ def test_a_preview_and_its_full_fit_end_without_starting_a_worker(pystan_models,
     for that moment; the top-up waits ``TOP_UP_DELAY``."""
     from bbt_widget.engines import _pystan
 
-    monkeypatch.setattr(_pystan, "TOP_UP_DELAY", 60.0)  # only what starts at once is seen
+    pystan = engines.get("pystan")
+
+    monkeypatch.setattr(pystan, "TOP_UP_DELAY", 60.0)  # only what starts at once is seen
     engines.shutdown()
     try:
         engines.compile_model("bbt", engine="pystan")  # and its idle workers, as the widget does
@@ -1253,7 +1240,7 @@ def test_a_preview_and_its_full_fit_end_without_starting_a_worker(pystan_models,
         engines.laplace("bbt", bt_data(), engine="pystan", seed=4, draws=100)
         engines.sample("bbt", bt_data(), engine="pystan", seed=4, iter_sampling=200)
         assert started == [], "a fit's end started a worker process"
-        assert len(_pystan.idle_workers()) >= 1  # and the next fit still finds one loaded
+        assert len(pystan.idle_workers()) >= 1  # and the next fit still finds one loaded
     finally:
         engines.shutdown()
 
@@ -1262,14 +1249,14 @@ def test_a_preview_and_its_full_fit_end_without_starting_a_worker(pystan_models,
 def test_shutdown_cancels_a_pending_top_up_of_idle_workers(pystan_models, monkeypatch):
     """A top-up pending when the engine is shut down (e.g. the last widget closed) starts no
     process afterwards."""
-    from bbt_widget.engines import _pystan
+    pystan = engines.get("pystan")
 
-    monkeypatch.setattr(_pystan, "TOP_UP_DELAY", 0.3)
+    monkeypatch.setattr(pystan, "TOP_UP_DELAY", 0.3)
     engines.sample("bbt", bt_data(), engine="pystan", seed=4, iter_sampling=200)
     engines.shutdown()
     time.sleep(1.0)
-    assert not _pystan.idle_workers()
+    assert not pystan.idle_workers()
     # and a timer that fires after a shutdown it did not see (the cancel came too late)
-    module, _ = _pystan.compile_model("bbt")
-    _pystan._delayed_top_up(module, _pystan._shutdowns - 1)
-    assert not _pystan.idle_workers()
+    module, _ = pystan.compile("bbt")
+    pystan._delayed_top_up(module, pystan._shutdowns - 1)
+    assert not pystan.idle_workers()

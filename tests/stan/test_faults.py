@@ -286,9 +286,9 @@ def _truncate(folder: Path) -> None:
 @pytest.fixture
 def damaged_cache(tmp_path, monkeypatch, pystan_models) -> tuple[Path, Path]:
     """A cache holding a truncated copy of the compiled bbt model; returns (good, damaged)."""
-    good = _pystan._target("bbt")
+    good = engines.get("pystan")._target("bbt")
     monkeypatch.setenv("BBT_WIDGET_CACHE", str(tmp_path / "cache"))
-    damaged = _pystan._target("bbt")
+    damaged = engines.get("pystan")._target("bbt")
     shutil.copytree(good, damaged)
     _truncate(damaged)
     return good, damaged
@@ -298,7 +298,7 @@ def damaged_cache(tmp_path, monkeypatch, pystan_models) -> tuple[Path, Path]:
 def test_a_cached_model_that_does_not_load_is_rebuilt_once(damaged_cache, monkeypatch):
     good, _ = damaged_cache
     calls: list[Path] = []
-    monkeypatch.setattr(_pystan, "_build", _copy_build(good, False, calls))
+    monkeypatch.setattr(engines.get("pystan"), "_build", _copy_build(good, False, calls))
     with pytest.warns(RuntimeWarning, match="does not load.*rebuilding"):
         d = engines.sample("bbt", BT_DATA, engine="pystan", seed=4, iter_sampling=200)
     assert len(calls) == 1
@@ -313,7 +313,7 @@ def test_a_cached_model_that_does_not_load_is_rebuilt_once(damaged_cache, monkey
 def test_a_model_that_still_does_not_load_names_the_folder_to_delete(damaged_cache, monkeypatch):
     good, damaged = damaged_cache
     calls: list[Path] = []
-    monkeypatch.setattr(_pystan, "_build", _copy_build(good, True, calls))
+    monkeypatch.setattr(engines.get("pystan"), "_build", _copy_build(good, True, calls))
     with pytest.raises(EngineError, match="Delete the folder") as info:
         with pytest.warns(RuntimeWarning):
             engines.sample("bbt", BT_DATA, engine="pystan", seed=4, iter_sampling=200)

@@ -60,9 +60,8 @@ def test_prestart_starts_one_worker_for_a_compiled_model_and_builds_nothing(tmp_
         "import json, warnings\n"
         "warnings.simplefilter('error')\n"
         "from bbt_widget import engines\n"
-        "from bbt_widget.engines import _pystan\n"
         "engines.prestart(('bbt',), 'pystan')\n"
-        "ready = [w.proc.poll() is None for w in _pystan.idle_workers()]\n"
+        "ready = [w.proc.poll() is None for w in engines.get('pystan').idle_workers()]\n"
         "print(json.dumps(ready))\n"
     )
     assert json.loads(_run(code).strip().splitlines()[-1]) == [True]

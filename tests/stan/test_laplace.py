@@ -9,6 +9,7 @@ from __future__ import annotations
 import json
 import math
 import os
+import re
 import subprocess
 import sys
 import tempfile
@@ -51,7 +52,7 @@ def _stan_data(results: pd.DataFrame, ties: str) -> tuple[str, dict[str, Any]]:
 
 def _loaded(model: str) -> Any:
     """The compiled httpstan extension module of ``model``, loaded in this process."""
-    path, _ = _pystan.compile_model(model)
+    path, _ = engines.get("pystan").compile(model)
     spec = spec_from_file_location("stan_services", str(path))
     module = module_from_spec(spec)
     spec.loader.exec_module(module)
@@ -159,30 +160,34 @@ def test_replicates_follow_the_programs_generated_quantities(
         assert ours["log_lik"][0, k] == pytest.approx(binom.logpmf(data["win1"][k], n, p))
 
 
-def test_converting_the_data_once_changes_nothing(
-    pystan_models: None, pmlb16: pd.DataFrame, monkeypatch: pytest.MonkeyPatch
-) -> None:
-    """``data_converted_once`` (httpstan converts the data on every call otherwise) gives the
-    same draws, and converts the data once for the hundreds of calls."""
-    import httpstan.utils
-
+def test_the_data_as_arrays_give_the_same_draws(pystan_models: None, pmlb16: pd.DataFrame) -> None:
+    """``approximate`` hands httpstan the data as numpy arrays (converted faster than lists
+    on each of its hundreds of calls): the draws are those of the lists, bit for bit."""
     model, data = _stan_data(pmlb16, "spread")
+    as_lists = json.loads(json.dumps(data))  # what the worker reads from its request
     module = _loaded(model)
-    plain = _laplace.approximate(module, model, data, 30, 2)
-    calls = []
-    original = httpstan.utils._split_data
+    arrays = _laplace.stan_arrays(as_lists)
+    assert all(
+        isinstance(arrays[k], np.ndarray) for k, v in as_lists.items() if isinstance(v, list)
+    )
+    plain = _laplace.approximate(module, model, as_lists, 30, 2)
+    with_arrays = _laplace.approximate(module, model, arrays, 30, 2)
+    assert plain[0] == with_arrays[0]
+    np.testing.assert_array_equal(plain[1], with_arrays[1])
 
-    def counted(candidate: dict) -> tuple:
-        calls.append(candidate)
-        return original(candidate)
 
-    monkeypatch.setattr(httpstan.utils, "_split_data", counted)
-    with _laplace.data_converted_once(data):
-        once = _laplace.approximate(module, model, data, 30, 2)
-    assert len(calls) == 1
-    assert httpstan.utils._split_data is counted  # restored
-    assert plain[0] == once[0]
-    np.testing.assert_array_equal(plain[1], once[1])
+def test_the_engines_use_no_private_name_of_httpstan() -> None:
+    """Only httpstan's public functions: a private helper (``httpstan.utils._split_data``,
+    once replaced to convert the data once) may change in any httpstan release."""
+    folder = Path(_laplace.__file__).parent
+    private = re.compile(r"httpstan(\.\w+)*\._\w+|\b_split_data\b")
+    found = [
+        f"{path.name}:{number}: {line.strip()}"
+        for path in sorted(folder.glob("*.py"))
+        for number, line in enumerate(path.read_text().splitlines(), 1)
+        if private.search(line)
+    ]
+    assert not found, found
 
 
 #: Prior settings where the first Newton search (from the origin) fell into the funnel of
@@ -265,23 +270,24 @@ def test_approximations_one_after_another_are_served_by_one_kept_worker(
 
     engines.shutdown()
     monkeypatch.setattr(_pystan._Worker, "__init__", counted)
-    monkeypatch.setattr(_pystan, "TOP_UP_DELAY", 60.0)  # no delayed top-up within the test
+    # no delayed top-up within the test
+    monkeypatch.setattr(engines.get("pystan"), "TOP_UP_DELAY", 60.0)
     try:
         first = engines.laplace(model, data, engine="pystan", draws=60, seed=1)
-        (kept,) = _pystan._laplace_workers.values()
+        (kept,) = engines.get("pystan")._laplace_workers.values()
         for seed in range(2, 8):
             engines.laplace(model, data, engine="pystan", draws=60, seed=seed)
         again = engines.laplace(model, data, engine="pystan", draws=60, seed=1)
-        assert list(_pystan._laplace_workers.values()) == [kept]
+        assert list(engines.get("pystan")._laplace_workers.values()) == [kept]
         assert kept.requests == 8 and kept.proc.poll() is None
         # the kept worker, and the one idle worker started at once after the first (for a fit)
         assert len(started) == 2, started
-        assert kept in _pystan.idle_workers()
+        assert kept in engines.get("pystan").idle_workers()
         for name, values in first.params.items():
             np.testing.assert_array_equal(again.params[name], values)
     finally:
         engines.shutdown()
-    assert not _pystan._laplace_workers and kept.proc.poll() is not None
+    assert not engines.get("pystan")._laplace_workers and kept.proc.poll() is not None
 
 
 def test_the_kept_laplace_worker_counts_among_the_idle_workers(
@@ -290,14 +296,14 @@ def test_the_kept_laplace_worker_counts_among_the_idle_workers(
     """A model keeps IDLE_WORKERS processes in all, the kept Laplace worker among them (not
     one more per model: each holds about 26 MB)."""
     model, data = _stan_data(base, "spread")
-    monkeypatch.setattr(_pystan, "TOP_UP_DELAY", 0.1)
+    monkeypatch.setattr(engines.get("pystan"), "TOP_UP_DELAY", 0.1)
     engines.shutdown()
     try:
         engines.laplace(model, data, engine="pystan", draws=60, seed=1)
         engines.sample(model, data, engine="pystan", seed=1, iter_warmup=100, iter_sampling=100)
         time.sleep(1.5)  # the delayed top-up
-        assert len(_pystan._laplace_workers) == 1
-        assert len(_pystan.idle_workers()) == _pystan.IDLE_WORKERS
+        assert len(engines.get("pystan")._laplace_workers) == 1
+        assert len(engines.get("pystan").idle_workers()) == engines.get("pystan").IDLE_WORKERS
     finally:
         engines.shutdown()
 
@@ -312,20 +318,20 @@ def test_a_cancelled_approximation_keeps_its_worker_only_if_it_ends_soon(
     engines.shutdown()
     try:
         engines.laplace(model, data, engine="pystan", draws=60, seed=1)
-        (kept,) = _pystan._laplace_workers.values()
+        (kept,) = engines.get("pystan")._laplace_workers.values()
         cancel = threading.Event()
         threading.Timer(0.001, cancel.set).start()
-        with pytest.raises(FitCancelled):  # ~0.02 s of work: it ends, then counts as cancelled
-            engines.laplace(model, data, engine="pystan", draws=2000, seed=2, cancel=cancel)
-        assert list(_pystan._laplace_workers.values()) == [kept]
+        with pytest.raises(FitCancelled):  # a few hundredths of a second: it ends, cancelled
+            engines.laplace(model, data, engine="pystan", draws=600, seed=2, cancel=cancel)
+        assert list(engines.get("pystan")._laplace_workers.values()) == [kept]
         cancel = threading.Event()
         threading.Timer(0.005, cancel.set).start()
         started = time.perf_counter()
         with pytest.raises(FitCancelled):  # seconds of work: stopped
             engines.laplace(model, data, engine="pystan", draws=400_000, seed=2, cancel=cancel)
-        assert time.perf_counter() - started < _pystan.LAPLACE_FINISH_WITHIN + 1.0
+        assert time.perf_counter() - started < engines.get("pystan").LAPLACE_FINISH_WITHIN + 1.0
         kept.proc.wait(10)
-        assert not _pystan._laplace_workers
+        assert not engines.get("pystan")._laplace_workers
         again = engines.laplace(model, data, engine="pystan", draws=60, seed=1)
         assert again.params["beta"].shape == (1, 60, 5)
     finally:
@@ -352,7 +358,7 @@ def test_a_failure_in_the_worker_is_an_engine_error(pystan_models: None, base: p
     tmp = Path(tempfile.gettempdir())
     before = set(tmp.glob("bbt-widget-fit-*"))
     with pytest.raises(EngineError, match=r"Laplace approximation failed: .*prior_scale"):
-        _pystan.laplace(model, bad, draws=10, seed=1, progress=None, cancel=None, verbose=False)
+        engines.get("pystan").laplace(model, bad, draws=10, seed=1)
     assert set(tmp.glob("bbt-widget-fit-*")) <= before
 
 
@@ -392,7 +398,7 @@ def test_an_idle_worker_has_numpys_random_loaded_before_it_reports_ready(pystan_
     costs (importing numpy.random, LAPACK's first call): 28 ms of CPU on the 16 x 132 table
     instead of 18, taken from the full fit's chains that a preview runs beside. The worker now
     pays them while it waits for a request (``_laplace.warm_up`` before ``ready``)."""
-    module, _ = _pystan.compile_model("bbt")
+    module, _ = engines.get("pystan").compile("bbt")
     worker = _pystan._Worker(module)
     try:
         received = b""
@@ -426,7 +432,7 @@ def test_a_worker_skips_the_interpreters_teardown_once_its_outputs_are_written(
     ``os._exit`` once its outputs are written and its status sent: an ``atexit`` hook (from a
     ``sitecustomize`` on its path) never runs, and its outputs are complete."""
     model, data = _stan_data(base, "spread")
-    module, _ = _pystan.compile_model(model)
+    module, _ = engines.get("pystan").compile(model)
     site = tmp_path / "site"
     site.mkdir()
     marker = tmp_path / "teardown-ran"

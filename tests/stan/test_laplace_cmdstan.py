@@ -118,11 +118,11 @@ def test_cmdstan_laplace_agrees_with_pystans_and_with_nuts(pystan_models, model)
 @pytest.mark.cmdstan
 def test_cmdstan_laplace_cancelled_leaves_no_process_or_folder(tmp_path, monkeypatch):
     """Cancelled between its two commands (the mode found, the draws not read yet)."""
-    from bbt_widget.engines import _cmdstan
+    cmdstan = engines.get("cmdstanpy")
 
     _cmdstan_or_skip()
     monkeypatch.setattr(tempfile, "tempdir", str(tmp_path))  # the fit's scratch folder
-    exe = str(_cmdstan.compile_model("bbt")[0])
+    exe = str(cmdstan.compile("bbt")[0])
     engines.shutdown()  # the idle workers: every process seen after the fit is the fit's
     before = set(our_processes())
     cancel = threading.Event()
@@ -224,9 +224,9 @@ def test_cmdstan_laplace_cancelled_mid_search_stops_at_once(preexisting, fake_cm
 
 @pytest.mark.stan
 def test_cmdstan_laplace_rebuilds_an_executable_that_does_not_run(fake_cmdstan):
-    from bbt_widget.engines import _cmdstan
+    cmdstan = engines.get("cmdstanpy")
 
-    exe, _ = _cmdstan.compile_model("bbt")
+    exe, _ = cmdstan.compile("bbt")
     exe.write_bytes(b"")  # truncated: it can no longer be started ("Exec format error")
     with pytest.warns(RuntimeWarning, match="does not run.*rebuilding"):
         d = engines.laplace("bbt", bt_data(), engine="cmdstanpy", draws=20, seed=3)

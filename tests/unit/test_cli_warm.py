@@ -26,14 +26,14 @@ def test_report_compiles_its_models_at_once_and_says_how(
     compiled before the first fit: together when two cores are free, else one after the
     other, and the progress line names them and says which (a stand-in build records when
     it runs: no compiler needed)."""
-    from bbt_widget.engines import _pystan
+    pystan = engines.get("pystan")
 
     if "pystan" not in engines.available_engines():
         pytest.skip("PyStan is not available here")
     monkeypatch.setenv("BBT_WIDGET_CACHE", str(tmp_path / "cache"))
     monkeypatch.setattr(os, "cpu_count", lambda: 2)
     monkeypatch.setattr(os, "getloadavg", lambda: (2.0 - free_cores, 0.0, 0.0))
-    monkeypatch.setattr(_pystan, "keep_warm", lambda module: None)  # no worker for a fake
+    monkeypatch.setattr(pystan, "keep_warm", lambda module: None)  # no worker for a fake
     spans: dict[str, tuple[float, float]] = {}
 
     def build(model, scratch, *, verbose):
@@ -42,7 +42,7 @@ def test_report_compiles_its_models_at_once_and_says_how(
         (scratch / "stan_services_fake.so").write_bytes(b"")  # a "module" for is_built
         spans[model] = (start, time.monotonic())
 
-    monkeypatch.setattr(_pystan, "_build", build)
+    monkeypatch.setattr(pystan, "_build", build)
     stream = io.StringIO()
     models = cli._models(
         cli._parser().parse_args(["report", "r.csv", "-o", "r.html"]), ["plackett-luce"]

@@ -21,7 +21,7 @@ import pandas as pd
 import pytest
 
 import bbt_widget as bbt
-from bbt_widget import charts
+from bbt_widget import charts, engines
 from bbt_widget.core.fitting import PreparedFit
 from bbt_widget.outputs.charts import spec_cache
 from bbt_widget.widget.app import BBTWidget
@@ -474,7 +474,8 @@ def test_fit_controls_refit_and_going_back_is_cached(widget: BBTWidget) -> None:
 def test_rapid_changes_end_on_the_last_settings(widget: BBTWidget) -> None:
     """Slider dragged through many values: one or two fits run, the last value is shown;
     the stale previews are cancelled too, and the final state equals a direct ``fit``."""
-    from bbt_widget.engines import _cmdstan, _pystan
+    cmdstan = engines.get("cmdstanpy")
+    pystan = engines.get("pystan")
 
     w = widget
     stats, preview_stats = w.fit_stats, dict(w._preview_runner.stats)
@@ -499,10 +500,10 @@ def test_rapid_changes_end_on_the_last_settings(widget: BBTWidget) -> None:
     # cancelled samplers leave nothing behind: once idle, every process left is one of the
     # engine's idle workers (kept ready for the next fits, at most IDLE_WORKERS per model)
     time.sleep(0.5)
-    idle = {worker.proc.pid for worker in _pystan.idle_workers()}
-    if _cmdstan._idle is not None:  # where CmdStan is installed, the widget's engine
-        idle.add(_cmdstan._idle.proc.pid)
-    assert all(len(ready) <= _pystan.IDLE_WORKERS for ready in _pystan._idle.values())
+    idle = {worker.proc.pid for worker in pystan.idle_workers()}
+    if cmdstan._idle is not None:  # where CmdStan is installed, the widget's engine
+        idle.add(cmdstan._idle.proc.pid)
+    assert all(len(ready) <= pystan.IDLE_WORKERS for ready in pystan._idle.values())
     assert _child_pids() - earlier <= idle, (_child_pids() - earlier, idle)
     _restore(w)
 
@@ -558,8 +559,9 @@ def test_a_burst_of_changes_shows_previews_from_one_worker(
     assert w.wait_background(FIT_TIMEOUT)  # the ranking view of that fit is built
     started_by: list[threading.Thread] = []
     served_by: list[int] = []
+    pystan = engines.get("pystan")
     real_init = _pystan._Worker.__init__
-    real_take = _pystan._take_laplace_worker
+    real_take = pystan._take_laplace_worker
 
     def counted(self, module) -> None:
         started_by.append(threading.current_thread())
@@ -576,7 +578,7 @@ def test_a_burst_of_changes_shows_previews_from_one_worker(
         return w.preview and shown is not None and shown.result.settings["d_min"] == d_min
 
     monkeypatch.setattr(_pystan._Worker, "__init__", counted)
-    monkeypatch.setattr(_pystan, "_take_laplace_worker", taken)
+    monkeypatch.setattr(pystan, "_take_laplace_worker", taken)
     _, release = _hold(monkeypatch, w._runner)
     try:
         for i in range(8):
@@ -969,6 +971,8 @@ def test_close_cancels_the_fit_drops_the_cache_and_stops_idle_workers(
     until close() has returned."""
     from bbt_widget.engines import _pystan
 
+    pystan = engines.get("pystan")
+
     w = BBTWidget(base, dataset="db", seed=11, engine="pystan")
     assert w.wait(FIT_TIMEOUT), (w.status_text, w.error)
     key = w._result_key
@@ -976,12 +980,12 @@ def test_close_cancels_the_fit_drops_the_cache_and_stops_idle_workers(
     # ready for the next preview and full fit: both start on a loaded model (one worker is
     # started at once, the other TOP_UP_DELAY seconds later)
     deadline = time.monotonic() + FIT_TIMEOUT
-    while len(_pystan.idle_workers()) < _pystan.IDLE_WORKERS and time.monotonic() < deadline:
+    while len(pystan.idle_workers()) < pystan.IDLE_WORKERS and time.monotonic() < deadline:
         time.sleep(0.05)
-    idle = _pystan.idle_workers()
-    assert len(idle) >= _pystan.IDLE_WORKERS, "a PyStan fit leaves idle workers ready"
+    idle = pystan.idle_workers()
+    assert len(idle) >= pystan.IDLE_WORKERS, "a PyStan fit leaves idle workers ready"
     sampling, closed = threading.Event(), threading.Event()
-    real_follow, real_ended = _pystan._follow, _pystan._ended
+    real_follow, real_ended = _pystan._follow, pystan._ended
 
     def follow(*args: object, **kwargs: object) -> str:
         if threading.current_thread() is w._runner._thread:
@@ -994,7 +998,7 @@ def test_close_cancels_the_fit_drops_the_cache_and_stops_idle_workers(
         real_ended(module)
 
     monkeypatch.setattr(_pystan, "_follow", follow)
-    monkeypatch.setattr(_pystan, "_ended", ended)
+    monkeypatch.setattr(pystan, "_ended", ended)
     # close() waits for each runner in turn (a few seconds at most each): the fit must be
     # told to stop before any of these waits, not run on (and finish) meanwhile
     fit_running_while_waiting: list[bool] = []
@@ -1020,7 +1024,7 @@ def test_close_cancels_the_fit_drops_the_cache_and_stops_idle_workers(
     assert w._runner.cached(key) is None
     if w._warm_thread is not None:  # the other model's warm-up stops its workers when it ends
         w._warm_thread.join(FIT_TIMEOUT)
-    assert not any(_pystan._idle.values()) and not _pystan._top_ups
+    assert not any(pystan._idle.values()) and not pystan._top_ups
     assert all(worker.proc.poll() is not None for worker in idle)
     assert w.result is not None  # the last fit stays readable
 
@@ -1032,13 +1036,13 @@ def test_a_warm_up_ending_after_the_last_close_leaves_no_worker(
     """The other model's background warm-up started idle workers even when it ended after
     every widget was closed (on a fresh machine the compile takes a minute): close() left
     processes behind. The warm-up now stops them when no widget is open."""
-    from bbt_widget.engines import _pystan
+    pystan = engines.get("pystan")
     from bbt_widget.widget import app
 
     w = BBTWidget(base, dataset="db", seed=11, engine="pystan", autostart=False)
     w.close()
     app._warm_while_open("davidson", "pystan")  # what the background thread runs
-    assert not any(_pystan._idle.values())
+    assert not any(pystan._idle.values())
 
 
 @pytest.mark.stan
@@ -1047,16 +1051,16 @@ def test_closing_one_widget_keeps_the_idle_workers_of_another_open_one(
 ) -> None:
     """``close()`` stopped the engine's idle workers for the whole process, so a second open
     widget lost its warm worker; only the last open widget stops them now."""
-    from bbt_widget.engines import _pystan
+    pystan = engines.get("pystan")
 
     first = BBTWidget(base, dataset="db", seed=11, engine="pystan", autostart=False)
     second = BBTWidget(base, dataset="db", seed=11, engine="pystan")
     try:
         assert second.wait(FIT_TIMEOUT), (second.status_text, second.error)
-        assert _pystan._idle, "a PyStan fit leaves an idle worker ready for the next one"
-        idle = _pystan.idle_workers()
+        assert pystan._idle, "a PyStan fit leaves an idle worker ready for the next one"
+        idle = pystan.idle_workers()
         first.close()
-        assert _pystan.idle_workers() == idle
+        assert pystan.idle_workers() == idle
         assert all(worker.proc.poll() is None for worker in idle)
     finally:
         first.close()
@@ -1065,7 +1069,7 @@ def test_closing_one_widget_keeps_the_idle_workers_of_another_open_one(
     for w in (first, second):
         if w._warm_thread is not None:
             w._warm_thread.join(FIT_TIMEOUT)
-    assert not any(_pystan._idle.values())
+    assert not any(pystan._idle.values())
     assert all(worker.proc.poll() is not None for worker in idle)
 
 

@@ -1,0 +1,179 @@
+"""Both Stan engines implement the one interface of ``engines/base.py``, and the sampler
+settings are checked once, when they are built.
+
+No Stan here: these tests build the engines and the settings but never compile or sample
+(the fits of each engine are in ``tests/stan``; CmdStan's run where CmdStan is found).
+"""
+
+from __future__ import annotations
+
+import dataclasses
+import inspect
+import typing
+
+import pytest
+
+from bbt_widget import engines
+from bbt_widget.core import options
+from bbt_widget.engines import _cmdstan, _pystan
+from bbt_widget.engines.base import Engine, SamplerSettings
+
+#: The methods the protocol promises (its attributes other than ``name``).
+PROTOCOL_METHODS = sorted(
+    name
+    for name, value in vars(Engine).items()
+    if inspect.isfunction(value) and not name.startswith("_")
+)
+CLASSES = {"pystan": _pystan.PyStanEngine, "cmdstanpy": _cmdstan.CmdStanEngine}
+
+
+def test_the_protocol_names_what_the_issue_asks_for():
+    assert {"available", "compile", "sample", "laplace", "shutdown"} <= set(PROTOCOL_METHODS)
+    assert "name" in typing.get_type_hints(Engine)
+
+
+@pytest.mark.parametrize("name", engines.ENGINES)
+def test_each_engine_is_an_engine(name):
+    engine = engines.get(name)
+    assert isinstance(engine, Engine)  # runtime_checkable: every member is there
+    assert isinstance(engine, CLASSES[name])
+    assert engine.name == name
+
+
+@pytest.mark.parametrize("name", engines.ENGINES)
+@pytest.mark.parametrize("method", PROTOCOL_METHODS)
+def test_each_method_has_the_protocols_signature(name, method):
+    """Same parameters, kinds and defaults as the protocol (an engine may give a default to
+    a parameter the protocol requires, and add optional parameters after them, as the PyStan
+    engine's ``keep_warm(compiled, count=None)``)."""
+    promised = inspect.signature(getattr(Engine, method))
+    actual = inspect.signature(getattr(CLASSES[name], method))
+    expected = list(promised.parameters.values())
+    got = list(actual.parameters.values())
+    why = f"{name}.{method}{actual} differs from Engine.{method}{promised}"
+    assert [(p.name, p.kind) for p in got[: len(expected)]] == [
+        (p.name, p.kind) for p in expected
+    ], why
+    for want, have in zip(expected, got):
+        assert want.annotation == have.annotation, why
+        if want.default is not inspect.Parameter.empty:
+            assert have.default == want.default, why
+    extra = got[len(expected) :]
+    assert all(p.default is not inspect.Parameter.empty for p in extra), extra
+    assert actual.return_annotation == promised.return_annotation
+
+
+def test_get_returns_one_instance_per_name_so_the_workers_persist():
+    assert engines.get("pystan") is engines.get("pystan")
+    assert engines.get("cmdstanpy") is engines.get("cmdstanpy")
+    assert engines.get("pystan") is not engines.get("cmdstanpy")
+
+
+@pytest.mark.parametrize("bad", ["auto", "stan", ""])
+def test_get_names_the_valid_engines(bad):
+    with pytest.raises(ValueError, match=r"unknown Stan engine .*'cmdstanpy', 'pystan'"):
+        engines.get(bad)
+
+
+def test_the_workers_live_in_the_engine_not_in_its_module():
+    """No module-level pools: two engines hold their own idle workers and constants."""
+    for module in (_pystan, _cmdstan):
+        for pool in ("_idle", "_idle_lock", "_laplace_workers", "_active", "_top_ups"):
+            assert not hasattr(module, pool), f"{module.__name__}.{pool}"
+    for constant in ("IDLE_WORKERS", "TOP_UP_DELAY", "LAPLACE_FINISH_WITHIN", "COMPILE_ARGS"):
+        assert not hasattr(_pystan, constant) and hasattr(_pystan.PyStanEngine, constant)
+    one, other = _pystan.PyStanEngine(), _pystan.PyStanEngine()
+    assert one._idle is not other._idle and one._laplace_workers is not other._laplace_workers
+    one.TOP_UP_DELAY = 9.0  # tuned on one instance only
+    assert other.TOP_UP_DELAY == _pystan.PyStanEngine.TOP_UP_DELAY
+
+
+def test_shutdown_reaches_only_the_engines_made():
+    """``engines.shutdown`` asks each engine made so far; it makes none (no import of an
+    engine's module for nothing)."""
+    calls = []
+    made = dict(engines._instances)
+
+    class Recorder:
+        def __init__(self, name):
+            self.name = name
+
+        def shutdown(self):
+            calls.append(self.name)
+
+    try:
+        engines._instances.clear()
+        engines._instances["pystan"] = Recorder("pystan")  # type: ignore[assignment]
+        engines.shutdown()
+        assert calls == ["pystan"]
+    finally:
+        engines._instances.clear()
+        engines._instances.update(made)
+
+
+# ----------------------------------------------------------------------------- settings
+
+
+def test_sampler_settings_defaults_come_from_the_options():
+    s = SamplerSettings()
+    assert (s.chains, s.iter_warmup, s.iter_sampling) == (
+        options.DEFAULT_CHAINS,
+        options.DEFAULT_ITER_WARMUP,
+        options.DEFAULT_ITER_SAMPLING,
+    )
+    assert (s.adapt_delta, s.max_treedepth, s.seed) == (
+        options.DEFAULT_ADAPT_DELTA,
+        options.DEFAULT_MAX_TREEDEPTH,
+        options.DEFAULT_SEED,
+    )
+    # the public functions' keyword defaults are the same values
+    for function in (engines.sample,):
+        params = inspect.signature(function).parameters
+        for field in ("chains", "iter_warmup", "iter_sampling", "adapt_delta", "max_treedepth"):
+            assert params[field].default == getattr(s, field), field
+
+
+@pytest.mark.parametrize(
+    ("change", "error", "message"),
+    [
+        ({"chains": 0}, ValueError, "chains must be an integer >= 1, got 0"),
+        ({"chains": 2.0}, ValueError, "chains must be an integer >= 1"),
+        ({"iter_sampling": 0}, ValueError, "iter_sampling must be an integer >= 1"),
+        ({"iter_warmup": -1}, ValueError, "iter_warmup must be an integer >= 0"),
+        ({"adapt_delta": 1.0}, ValueError, "adapt_delta must lie strictly between 0 and 1"),
+        ({"adapt_delta": "0.9"}, TypeError, "adapt_delta must be a number"),
+        ({"max_treedepth": 31}, ValueError, "max_treedepth must be an integer from 1 to 30"),
+        ({"seed": -1}, ValueError, "seed must be an integer in"),
+        ({"seed": 2**31}, ValueError, "seed must be an integer in"),
+    ],
+)
+def test_sampler_settings_check_themselves(change, error, message):
+    with pytest.raises(error, match=message):
+        SamplerSettings(**change)
+
+
+def test_sampler_settings_are_plain_frozen_values():
+    import numpy as np
+
+    s = SamplerSettings(chains=np.int64(2), iter_warmup=0, adapt_delta=np.float32(0.5), seed=None)
+    assert type(s.chains) is int and type(s.adapt_delta) is float
+    assert s.iter_warmup == 0 and s.seed is None and s.iterations == 1000
+    with pytest.raises(dataclasses.FrozenInstanceError):
+        s.chains = 3  # type: ignore[misc]
+    assert s.as_dict() == {
+        "chains": 2,
+        "iter_warmup": 0,
+        "iter_sampling": 1000,
+        "adapt_delta": 0.5,
+        "max_treedepth": 10,
+        "seed": None,
+    }
+
+
+def test_engines_sample_checks_the_settings_before_the_data_or_the_engine():
+    """The settings object is what checks them: a bad setting is named even with data that
+    are wrong too and an engine that is unknown."""
+    with pytest.raises(ValueError, match="max_treedepth must be an integer from 1 to 30"):
+        engines.sample("bbt", {}, engine="nonsense", max_treedepth=0)
+    with pytest.raises(ValueError, match="draws must be an integer >= 1"):
+        engines.laplace("bbt", {}, engine="nonsense", draws=0)
