@@ -184,9 +184,9 @@ def compile_model(
     """Compile ``model`` for ``engine`` into the cache unless it is there (then a fast no-op).
 
     Reports ``("compiling", nan)`` about once a second while a compile runs. Useful to warm up
-    ahead of the first fit: compiling takes 10-60 s once per machine; this also starts the
-    engine's worker process for the first fit (with PyStan, with the model loaded: ~0.2 s
-    saved; with CmdStan, an interpreter's start-up).
+    ahead of the first fit: compiling takes up to a minute, once per machine; this also starts
+    the engine's worker process for the first fit (with PyStan, with the model loaded; with
+    CmdStan, an interpreter's start-up), so the fit does not wait for it.
     """
     check_model(model)
     chosen = get(resolve_engine(engine))
@@ -262,10 +262,10 @@ def compile_models(
 ) -> None:
     """Compile several models into the cache (each a fast no-op when cached), e.g. to warm up.
 
-    They compile in parallel when :func:`compiles_in_parallel` (on 2 cores, both programs
-    took 0.76x the time of one after the other: ``benchmarks/bench_cold.py``), else one after
-    the other. ``progress("compiling", nan)`` is called from this thread about once a second
-    while they compile.
+    They compile in parallel when :func:`compiles_in_parallel` (faster than one after the
+    other on two free cores: ``benchmarks/bench_cold.py``), else one after the other.
+    ``progress("compiling", nan)`` is called from this thread about once a second while they
+    compile.
     """
     for model in models:
         check_model(model)

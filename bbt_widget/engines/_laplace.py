@@ -42,8 +42,8 @@ def warm_up() -> None:
     """Run the numpy routines of :func:`approximate` once on tiny inputs.
 
     Their first use in a process costs more than the approximation's own work on small data
-    (importing ``numpy.random``, LAPACK's first call): a fresh worker's first approximation
-    took 28 ms of CPU on the 16 x 132 table, the next ones 18. The worker calls this before it
+    (importing ``numpy.random``, LAPACK's first call), so a fresh worker's first approximation
+    would be the slowest. The worker calls this before it
     reports ``ready``, so that a preview, which runs beside a fit's chains, does not pay it.
     """
     rng = np.random.default_rng(0)

@@ -290,13 +290,13 @@ class PyStanEngine:
     #: Worker processes kept per compiled model, the kept Laplace worker among them: three.
     #: The widget's first preview and its full fit take two, so both start on a loaded model
     #: instead of one waiting for a new process, and the third is still there when the full
-    #: fit ends, so that its end starts no process (a tenth of a second of CPU, see
+    #: fit ends, so that its end starts no process (a process start takes CPU, see
     #: TOP_UP_DELAY) while the widget builds its chart data: with two, the full result came
     #: later (benchmarks/bench_widget.py). Later previews use the kept Laplace worker, so two
-    #: idle ones do the same. A worker holds about 26 MB.
+    #: idle ones do the same. Each worker holds a loaded model in memory.
     IDLE_WORKERS: ClassVar[int] = 3
     #: Seconds after a fit before the idle workers beyond the first are started. A worker's
-    #: start-up is a tenth of a second of CPU; right after a fit the caller has work of its
+    #: start-up takes CPU; right after a fit the caller has work of its
     #: own (the result's diagnostics, the widget's chart data), and two start-ups at once took
     #: both cores from it (benchmarks/bench_widget.py). One worker is started at once, so that
     #: the next fit of a loop still starts on a loaded model.
@@ -311,7 +311,7 @@ class PyStanEngine:
         #: Idle workers per compiled model, for NUTS fits.
         self._idle: dict[Path, list[_Worker]] = {}
         #: Fits of each model running now: idle workers are replaced only once none is, so
-        #: that starting a process (a tenth of a second of CPU) never competes with a running
+        #: that starting a process never competes with a running
         #: fit's chains.
         self._active: collections.Counter[Path] = collections.Counter()
         #: The pending delayed top-ups by model (see :meth:`_after_fit`), and the count of

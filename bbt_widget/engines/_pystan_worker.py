@@ -52,7 +52,7 @@ else:  # beside this script, which runs as `python <path>`
     from _laplace import approximate, warm_up
     from _orphans import die_with_parent, watch_parent
 
-try:  # PyStan's own dependency; about 8x faster than json for wide draws
+try:  # PyStan's own dependency; much faster than json for wide draws
     import simdjson
 except ImportError:  # pragma: no cover
     simdjson = None  # type: ignore[assignment]
@@ -308,7 +308,7 @@ def main() -> int:
     import httpstan.utils  # type: ignore[import-untyped, unused-ignore]  # noqa: F401
 
     # A preview's first approximation in this process would pay numpy's first-use costs while
-    # a fit's chains run beside it; a worker waiting for a request has the time (~8 ms of CPU).
+    # a fit's chains run beside it; a worker waiting for a request has the time.
     warm_up()
     _send(status_fd, "ready")
     # Started ahead of time, we wait here for the fit. No PR_SET_PDEATHSIG for this process:
@@ -359,7 +359,7 @@ def main() -> int:
 if __name__ == "__main__":
     code = main()
     # The outputs are written and closed and the status is sent: skip the interpreter's
-    # teardown (freeing numpy, httpstan and the model: ~25 ms of CPU). A preview's worker
+    # teardown (freeing numpy, httpstan and the model). A preview's worker
     # exits while its full fit's chains run, and that teardown would take their CPU.
     sys.stdout.flush()
     sys.stderr.flush()
