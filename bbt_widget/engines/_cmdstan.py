@@ -369,6 +369,9 @@ class CmdStanEngine:
         self._lock = threading.Lock()
         #: Started after a fit, for the next one (of any model).
         self._idle: _Worker | None = None
+        #: How many times :meth:`shutdown` ran: a fit that ends after a shutdown that came
+        #: while it ran starts no idle worker (nothing would stop it).
+        self._shutdowns = 0
         #: What ``stanc --version`` said, by the file's path, inode, size and time (a rebuilt
         #: stanc is run again).
         self._stanc_checks: dict[tuple[str, int, int, int], str | None] = {}
@@ -513,8 +516,12 @@ class CmdStanEngine:
         """
         self._start_idle()
 
-    def _start_idle(self) -> None:
+    def _start_idle(self, shutdowns: int | None = None) -> None:
+        """Start the idle worker unless one is alive, or unless :meth:`shutdown` ran since
+        ``shutdowns`` (the count when the fit began) was read."""
         with self._lock:
+            if shutdowns is not None and shutdowns != self._shutdowns:
+                return
             if self._idle is None or self._idle.proc.poll() is not None:
                 with contextlib.suppress(OSError):
                     self._idle = _Worker()
@@ -527,6 +534,7 @@ class CmdStanEngine:
     def shutdown(self) -> None:
         """Stop the idle worker (the next fit starts one)."""
         with self._lock:
+            self._shutdowns += 1
             worker, self._idle = self._idle, None
         if worker is not None:
             worker.stop()
@@ -622,6 +630,8 @@ class CmdStanEngine:
         if progress is not None:
             progress("sampling", 0.0)
         out_dir = Path(tempfile.mkdtemp(prefix="bbt-widget-cmdstan-"))
+        with self._lock:
+            shutdowns = self._shutdowns
         try:
             (out_dir / "data.json").write_text(json.dumps(data))
             try:
@@ -639,10 +649,10 @@ class CmdStanEngine:
                         "the C++ toolchain or the CmdStan installation",
                     ) from None
         except Exception:
-            self._start_idle()  # e.g. a cancelled fit: the next one starts at once
+            self._start_idle(shutdowns)  # e.g. a cancelled fit: the next one starts at once
             raise
         else:
-            self._start_idle()  # not on KeyboardInterrupt or exit: no new process then
+            self._start_idle(shutdowns)  # not on KeyboardInterrupt or exit: no new process
         finally:
             shutil.rmtree(out_dir, ignore_errors=True)
         if progress is not None:

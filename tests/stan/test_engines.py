@@ -859,6 +859,26 @@ def test_a_cmdstan_fit_runs_in_the_worker_kept_ready(fake_cmdstan):
     assert our_processes() == []
 
 
+def test_a_cmdstan_fit_ending_after_a_shutdown_starts_no_worker(fake_cmdstan):
+    """The last widget closed while its fit was still ending: the engine's workers were
+    stopped (shutdown), and the fit's end must not start a new idle worker that nothing
+    would stop."""
+    cmdstan = engines.get("cmdstanpy")
+
+    engines.compile_model("bbt", "cmdstanpy")
+
+    def progress(stage: str, fraction: float) -> None:
+        if stage == "sampling" and 0.0 < fraction < 1.0:
+            cmdstan.shutdown()  # while the chains run
+
+    engines.sample(
+        "bbt", bt_data(), engine="cmdstanpy", seed=2, iter_sampling=100, progress=progress
+    )
+    assert cmdstan._idle is None
+    engines.shutdown()
+    assert our_processes() == []
+
+
 @pytest.mark.stan
 def test_cmdstan_chains_get_the_environment_of_their_fit(fake_cmdstan, monkeypatch):
     """The worker kept ready was started before the fit, maybe long before: its chains still
