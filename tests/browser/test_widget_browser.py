@@ -275,8 +275,10 @@ def test_widget_at_16_algorithms(
         long_texts = [t for t in texts if len(t) > 12]
         assert any(t.startswith("Ranking: ability") for t in texts), long_texts
         assert any(t.startswith("weak (Sec. 9.2)") for t in texts), long_texts
+        assert any(t.startswith("BBT critical-difference diagram") for t in texts), long_texts
+        # a dot per algorithm in the ranking's two panels and in the critical-difference diagram
         dots = ".bbt-summary-charts svg g.mark-symbol.role-mark path"
-        assert page.locator(dots).count() == 2 * 16, page.locator(dots).count()
+        assert page.locator(dots).count() == 3 * 16, page.locator(dots).count()
         page.locator(".bbt-summary-charts").screenshot(
             path=str(artifacts / f"browser_summary_16_{kind}.png")
         )
@@ -497,9 +499,10 @@ def test_robustness_section_and_audit_badge(
     assert any(t.startswith("Ranking: ability") for t in texts), long_texts
     assert any(t.startswith("weak (Sec. 9.2)") for t in texts), long_texts
     assert any(t.startswith("strong (Sec. 9.3)") for t in texts), long_texts
-    # the data came along: two dots per algorithm in the ranking (mean ability and expected
-    # rank), a cell per ordered pair and interpretation
-    assert page.locator(".bbt-summary-charts svg g.mark-symbol.role-mark path").count() == 10
+    # the data came along: three dots per algorithm (mean ability and expected rank in the
+    # ranking, its place in the critical-difference diagram), a cell per ordered pair and
+    # interpretation
+    assert page.locator(".bbt-summary-charts svg g.mark-symbol.role-mark path").count() == 15
     cells = ".bbt-summary-charts svg g.mark-rect.role-mark path"
     assert page.locator(cells).count() >= 2 * 20, page.locator(cells).count()
     page.locator(".bbt-summary-charts").screenshot(path=str(artifacts / "browser_summary_5.png"))
