@@ -50,7 +50,8 @@ def check_group_request(group: object, ties: str | None, data: object) -> None:
     ------
     ValueError
         ``ties="davidson"`` (the group model is the Bradley-Terry one), a ready win table (it
-        has no data sets to group), or a ``group`` that is neither a column name nor a mapping.
+        has no data sets to group), a ``group`` that is neither a column name nor a mapping,
+        or a column name that is not a column of ``data``.
     """
     if not isinstance(group, (str, Mapping)):
         raise ValueError(
@@ -67,6 +68,17 @@ def check_group_request(group: object, ties: str | None, data: object) -> None:
             "group= needs the raw results (one score per data set and algorithm): a ready win "
             "table has no data sets left to put in groups"
         )
+    if isinstance(group, str) and isinstance(data, pd.DataFrame):
+        _check_column(data, group)
+
+
+def _check_column(data: pd.DataFrame, group: str) -> None:
+    if group not in data.columns:
+        raise ValueError(
+            f"group={group!r} is not a column of the results (columns: "
+            f"{', '.join(map(str, data.columns))}); pass the column giving each data set's "
+            "group, or a dict data set -> group"
+        )
 
 
 def results_only(data: pd.DataFrame, group: GroupSpec) -> pd.DataFrame:
@@ -82,12 +94,7 @@ def _dataset_groups(
     """Each data set's group(s) as given (names cleaned as the results' are), and a label."""
     if isinstance(group, Mapping):
         return {clean_name(str(k)): {str(v)} for k, v in group.items()}, "mapping"
-    if group not in data.columns:
-        raise ValueError(
-            f"group={group!r} is not a column of the results (columns: "
-            f"{', '.join(map(str, data.columns))}); pass the column giving each data set's "
-            "group, or a dict data set -> group"
-        )
+    _check_column(data, group)
     values = data[group]
     if values.isna().any():
         row = data.index[int(np.flatnonzero(values.isna().to_numpy())[0])]
@@ -145,6 +152,12 @@ def assign_groups(
     groups: dict[str, list[str]] = {}
     for d in tidy.datasets:
         groups.setdefault(next(iter(given[d])), []).append(d)
+    lost = {next(iter(given[d])) for d in tidy.dropped_datasets if len(given.get(d, ())) == 1}
+    for g in sorted(lost - set(groups)):
+        raise ValueError(
+            f"group {g!r} of {where} has no data set where 2 or more algorithms have results "
+            "(fewer than 2 algorithms to compare on each): merge it into another group"
+        )
     if len(groups) < 2:
         only = next(iter(groups), "")
         raise ValueError(
@@ -153,15 +166,8 @@ def assign_groups(
         )
     tables: dict[str, pd.DataFrame] = {}
     for g, names in groups.items():
-        sub = _subset(tidy, names)
-        scored = int((np.isfinite(sub.means).any(axis=0)).sum())
-        if scored < 2:
-            raise ValueError(
-                f"group {g!r} of {where} has results of {scored} algorithm(s); a group needs "
-                "at least 2 algorithms to compare: merge it into another group"
-            )
         raw = count_wins(
-            sub,
+            _subset(tidy, names),
             d_min=counting["d_min"],
             paired=counting["paired"],
             tie_threshold=counting["tie_threshold"],
