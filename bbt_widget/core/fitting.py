@@ -181,7 +181,12 @@ def fit(
             job,
             model="bbt_groups",
             stan_data={**job.stan_data, **grouping.stan_data},
-            settings={**job.settings, "model": "bbt_groups", "group": grouping.label},
+            settings={
+                **job.settings,
+                "model": "bbt_groups",
+                "group": grouping.label,
+                "tau_scale": grouping.stan_data["tau_scale"],
+            },
         )
     job.warn(stacklevel=2)
     result = job.sample(

@@ -3,6 +3,8 @@ told apart (the pooled P(X > Y) stays near 0.5), and equal families agree with t
 
 from __future__ import annotations
 
+from pathlib import Path
+
 import numpy as np
 import pandas as pd
 import pytest
@@ -84,3 +86,16 @@ def test_equal_families_agree_with_the_pooled_fit() -> None:
     assert (result.win_table == plain.win_table).all().all()
     gap = (plain.summary().set_index("pair")["mean"] - pooled).abs().max()
     assert gap < 0.08
+
+
+def test_report_has_a_by_family_section(tmp_path: Path) -> None:
+    data = simulated(1.5, -1.5)
+    path = bbt.report.write(
+        data, tmp_path / "groups.md", dataset="db", fold="fold", group="family", **SAMPLER
+    )
+    text = path.read_text(encoding="utf-8")
+    assert "By family" in text
+    assert "Claims by group" in text and "Ranking in each group" in text
+    assert "changes between groups" in text
+    assert "A: b better; B: a better" in text or "A: a better; B: b better" in text
+    assert "half-Normal(0, 0.5)" in text
