@@ -99,3 +99,19 @@ def test_report_has_a_by_family_section(tmp_path: Path) -> None:
     assert "changes between groups" in text
     assert "A: b better; B: a better" in text or "A: a better; B: b better" in text
     assert "half-Normal(0, 0.5)" in text
+
+
+def test_cli_report_with_group(tmp_path: Path, capsys: pytest.CaptureFixture[str]) -> None:
+    from bbt_widget import cli
+
+    path = tmp_path / "fam.csv"
+    simulated(1.5, -1.5).to_csv(path, index=False)
+    out = tmp_path / "r.md"
+    words = ["report", str(path), "--dataset", "db", "--fold", "fold", "--group", "family"]
+    words += ["-o", str(out), "-q", "--chains", "2", "--iter-warmup", "500"]
+    code = cli.main([*words, "--iter-sampling", "500", "--seed", "3"])
+    assert code in (cli.EXIT_OK, cli.EXIT_DIAGNOSTICS, cli.EXIT_CHARTS)
+    text = out.read_text(encoding="utf-8")
+    assert "## By family" in text and "changes between groups" in text
+    # the group column was not read as an algorithm
+    assert "| family |" not in text

@@ -3,6 +3,8 @@ counted with the fit's rules from its data sets only (counts worked out by hand)
 
 from __future__ import annotations
 
+from pathlib import Path
+
 import numpy as np
 import pandas as pd
 import pytest
@@ -176,3 +178,24 @@ def test_fit_checks_groups_before_sampling(monkeypatch: pytest.MonkeyPatch) -> N
     monkeypatch.setattr(engines, "prestart", lambda *a, **k: None)
     with pytest.raises(ValueError, match=r"every data set is in one group \('all'\)"):
         bbt.fit(results().assign(family="all"), dataset="db", group="family")
+
+
+@pytest.mark.parametrize(
+    ("option", "message"),
+    [
+        (["--group", "kind"], "--group 'kind' is not a column of the results"),
+        (["--group", "family", "--ties", "davidson"], "no tie parameter"),
+        (["--group", "family", "--score", "A", "--score", "B"], "give one --score with --group"),
+    ],
+)
+def test_cli_group_errors_before_any_fit(
+    tmp_path: Path, capsys: pytest.CaptureFixture[str], option: list[str], message: str
+) -> None:
+    from bbt_widget import cli
+
+    path = tmp_path / "fam.csv"
+    results().to_csv(path, index=False)
+    code = cli.main(["report", str(path), "--dataset", "db", "-o", str(tmp_path / "r.md"), *option])
+    assert code == cli.EXIT_INPUT
+    assert message in capsys.readouterr().err
+    assert not (tmp_path / "r.md").exists()
