@@ -168,7 +168,6 @@ def fit(
         seed=seed,
         size=(sampler.chains, sampler.iter_sampling),
     )
-    grouping = None
     if group is not None:  # each group's wins counted, and checked, before any fit
         grouping = groups.assign_groups(
             job.tidy,
@@ -187,9 +186,10 @@ def fit(
                 "group": grouping.label,
                 "tau_scale": grouping.stan_data["tau_scale"],
             },
+            grouping=grouping,
         )
     job.warn(stacklevel=2)
-    result = job.sample(
+    return job.sample(
         chains=sampler.chains,
         iter_warmup=sampler.iter_warmup,
         iter_sampling=sampler.iter_sampling,
@@ -199,7 +199,6 @@ def fit(
         cancel=cancel,
         stacklevel=2,
     )
-    return grouping.result(result) if grouping is not None else result
 
 
 #: ``fit``'s sampler settings: what a Laplace approximation of the same fit ignores.
@@ -261,6 +260,9 @@ class PreparedFit:
     #: The data's warnings (message, category), issued by :meth:`warn`, not when prepared:
     #: a preview sharing these inputs must not repeat what its full fit reports.
     warnings: list[tuple[str, type[Warning]]]
+    #: Data sets in groups (``fit(..., group=)``): the result is then a ``GroupedBBTResult``,
+    #: whose diagnostics also judge tau and the group abilities.
+    grouping: groups.Grouping | None = None
 
     def recount(
         self,
@@ -398,7 +400,7 @@ class PreparedFit:
             draws, self.table, self.algorithms, settings, self.fitted, self.tidy, self.components
         )
         result.audit = self.audit
-        return result
+        return self.grouping.result(result) if self.grouping is not None else result
 
 
 def prepare_fit(

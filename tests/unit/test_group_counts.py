@@ -199,3 +199,41 @@ def test_cli_group_errors_before_any_fit(
     assert code == cli.EXIT_INPUT
     assert message in capsys.readouterr().err
     assert not (tmp_path / "r.md").exists()
+
+
+def test_fit_warns_when_only_the_group_parameters_fail_to_converge(
+    monkeypatch: pytest.MonkeyPatch,
+) -> None:
+    """The diagnostics judge tau and the group abilities too: draws whose beta and sigma mix
+    well while the two chains of tau disagree give a DiagnosticsWarning naming R-hat."""
+    from bbt_widget import engines
+    from bbt_widget.engines.base import Draws
+
+    rng = np.random.default_rng(0)
+    chains, n, k, groups = 2, 400, 3, 2
+
+    def fake_sample(model: str, data: dict[str, object], **kwargs: object) -> Draws:
+        assert model == "bbt_groups"
+        rows = int(data["n_pairs"])  # type: ignore[call-overload]
+        tau = np.stack([rng.normal(0.2, 0.01, n), rng.normal(2.0, 0.01, n)])
+        params = {
+            "beta": rng.normal(size=(chains, n, k)),
+            "sigma": rng.gamma(4.0, 0.25, (chains, n)),
+            "tau": tau,
+            "beta_group": rng.normal(size=(chains, n, k * groups)),
+            "win1_rep": rng.integers(0, 3, (chains, n, rows)),
+            "log_lik": rng.normal(size=(chains, n, rows)),
+        }
+        sampler = {
+            "divergent__": np.zeros((chains, n)),
+            "treedepth__": np.full((chains, n), 3),
+            "energy__": rng.normal(size=(chains, n)),
+        }
+        return Draws(params, sampler, "pystan")
+
+    monkeypatch.setattr(engines, "sample", fake_sample)
+    monkeypatch.setattr(engines, "prestart", lambda *a, **k: None)
+    with pytest.warns(bbt.DiagnosticsWarning, match="R-hat"):
+        result = bbt.fit(results(), dataset="db", group="family", engine="pystan")
+    assert isinstance(result, bbt.GroupedBBTResult)
+    assert result.settings["model"] == "bbt_groups" and result.settings["tau_scale"] == 0.5
