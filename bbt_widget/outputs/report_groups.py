@@ -4,7 +4,7 @@ groups, and each group's ranking."""
 
 from __future__ import annotations
 
-from typing import TYPE_CHECKING
+from typing import TYPE_CHECKING, Any
 
 import numpy as np
 import pandas as pd
@@ -13,6 +13,28 @@ from .report_sections import Section, Table
 
 if TYPE_CHECKING:
     from ..core.group_result import GroupedBBTResult
+
+
+def group_chart(
+    result: GroupedBBTResult, interpretation: str, rope: tuple[float, float], hdi: float
+) -> Any:
+    """Heatmap of the decisions: pairs (rows, in ``summary()`` order) x groups (columns), the
+    pooled decision first; drawn like a sweep's (one palette and one set of tooltips)."""
+    from .charts.specs_robustness import sweep_chart
+
+    per = result.group_summary(rope=rope, hdi=hdi).rename(columns={"group": "setting"})
+    pooled = result.summary(rope=rope, hdi=hdi).assign(setting="pooled")
+    cells = pd.concat([pooled[per.columns], per], ignore_index=True)
+    order = {pair: k for k, pair in enumerate(pooled["pair"])}
+    cells = cells.assign(order=cells["pair"].map(order), decision=cells[interpretation], error="")[
+        ["pair", "order", "setting", "decision", "mean", "above_50", "in_rope", "error"]
+    ]
+    return sweep_chart(
+        cells,
+        legend="decision",
+        title=f"Decisions by group ({interpretation} interpretation)",
+        subtitle="each group's abilities, beside the pooled ones",
+    )
 
 
 def group_section(
@@ -76,5 +98,11 @@ def group_section(
             Table("group_claims", "Claims by group", table),
             Table("group_ranking", "Ranking in each group", ranking),
         ],
+        charts={
+            "groups": (
+                group_chart(result, interpretation, rope, hdi),
+                "The decision of each pair (rows) pooled and in each group (columns).",
+            )
+        },
         methods=list(methods),
     )

@@ -99,6 +99,11 @@ def test_report_has_a_by_family_section(tmp_path: Path) -> None:
     assert "changes between groups" in text
     assert "A: b better; B: a better" in text or "A: a better; B: b better" in text
     assert "half-Normal(0, 0.5)" in text
+    # the pairs x groups decision heatmap, pooled column first
+    figure = tmp_path / "groups_md_figures" / "groups.svg"
+    assert figure.is_file() and "groups.svg" in text
+    svg = figure.read_text(encoding="utf-8")
+    assert "pooled" in svg and "Decisions by group" in svg
 
 
 def test_cli_report_with_group(tmp_path: Path, capsys: pytest.CaptureFixture[str]) -> None:
