@@ -16,6 +16,7 @@ from .core import data, options
 from .core.audit import Audit, DataWarning, audit
 from .core.data import DEFAULT_SEED, TidyResults, tidy_results
 from .core.fitting import DiagnosticsWarning, DisconnectedWarning, fit
+from .core.group_result import GroupedBBTResult
 from .core.result import BBTResult
 from .core.wintable import win_table
 from .lab.calibration import Calibration, calibration
@@ -47,6 +48,7 @@ __all__ = [
     "DataWarning",
     "DiagnosticsWarning",
     "DisconnectedWarning",
+    "GroupedBBTResult",
     "Influence",
     "MetricsResult",
     "SweepResult",

@@ -32,7 +32,7 @@ _OPTIONS = {
 _KEYWORD = re.compile(
     r"\b(dataset|algorithm|score|fold|d_min|tie_threshold|ties|hyperprior|prior_scale|seed|"
     r"chains|iter_warmup|iter_sampling|lower_is_better|control|n_train|n_test|repeats|adapt_delta|"
-    r"max_treedepth|sep|decimal|rho)="
+    r"max_treedepth|sep|decimal|rho|group)="
     r"(?=([^\s;,.)]?))"
     r"|\b(d_min|tie_threshold|prior_scale|iter_warmup|iter_sampling|lower_is_better|n_train|n_test|"
     r"adapt_delta|max_treedepth|rho)\b"

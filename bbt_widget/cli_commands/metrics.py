@@ -122,6 +122,11 @@ def report_metrics(args: argparse.Namespace) -> int:
 
     from .report import compile_models, get_ready, stan_models
 
+    if getattr(args, "group", None) is not None:
+        raise InputError(
+            "--group fits one metric's group model; give one --score with --group, or leave "
+            "--group out to compare several metrics"
+        )
     out = Path(args.output)
     check_output(out, args.output, REPORT_FORMATS)
     if args.robustness or args.with_methods not in (None, "none") or args.rho is not None:

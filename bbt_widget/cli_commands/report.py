@@ -44,7 +44,8 @@ def report(args: argparse.Namespace) -> int:
     check_output(out, args.output, REPORT_FORMATS)
     # the fit's worker starts now and loads while the results are read and checked
     engines.prestart(stan_models(args, [])[:1], args.engine)  # type: ignore[arg-type]
-    df = read_results(args.results, args.sep, args.decimal)
+    given = read_results(args.results, args.sep, args.decimal)
+    df = results_without_group(given, args)  # the group column is no algorithm's scores
     dataset = guess_dataset(df, args)
     check_summaries(args)
     check_adapt_delta(args.adapt_delta)
@@ -65,8 +66,9 @@ def report(args: argparse.Namespace) -> int:
         with warnings.catch_warnings(record=True) as caught:
             warnings.simplefilter("always")
             res = bbt.fit(
-                df,
+                df if args.group is None else given,
                 **layout,
+                group=args.group,
                 **model_options(args),
                 adapt_delta=args.adapt_delta,
                 max_treedepth=args.max_treedepth,
@@ -115,9 +117,34 @@ def report(args: argparse.Namespace) -> int:
     return EXIT_CHARTS if no_charts else EXIT_OK
 
 
+def add_group_option(parser: argparse.ArgumentParser) -> None:
+    """``--group COLUMN``: data sets in groups, a "By family" section (``fit(group=...)``)."""
+    parser.add_argument(
+        "--group",
+        default=None,
+        metavar="COLUMN",
+        help="column giving each data set's group (family): fit the group model, whose group "
+        "abilities are pulled towards the pooled ones, and add a 'By family' section (the "
+        "claims that hold in every group and those that change); not with --ties davidson",
+    )
+
+
+def results_without_group(df: pd.DataFrame, args: argparse.Namespace) -> pd.DataFrame:
+    """The results without the ``--group`` column, checked to exist (and the tie policy
+    to be one the group model fits) before anything else reads the results."""
+    if args.group is None:
+        return df
+    from bbt_widget.core.groups import check_group_request, results_only
+
+    check_group_request(args.group, args.ties, df)
+    return results_only(df, args.group)
+
+
 def stan_models(args: argparse.Namespace, methods: list[str]) -> tuple[str, ...]:
     """The Stan models the report samples: BBT's (or Davidson's), and the other methods'."""
     models = ["davidson" if args.ties == "davidson" else "bbt"]
+    if getattr(args, "group", None) is not None:
+        models = ["bbt_groups"]
     if "plackett-luce" in methods:
         models.append("plackett_luce")
     if "hierarchical" in methods:

@@ -12,7 +12,7 @@ import pandas as pd
 
 from .. import engines
 from ..engines.base import Draws, ModelName, ProgressCallback, SamplerSettings
-from . import convergence
+from . import convergence, groups
 from .audit import Audit, DataWarning, audit_validated
 from .data import TidyResults
 from .options import (
@@ -74,6 +74,7 @@ def fit(
     max_treedepth: int = DEFAULT_MAX_TREEDEPTH,
     progress: ProgressCallback | None = None,
     cancel: threading.Event | None = None,
+    group: groups.GroupSpec | None = None,
 ) -> BBTResult:
     """Fit the Bayesian Bradley-Terry model (paper Eq. 2, or Davidson's Eq. 7 for ties).
 
@@ -113,6 +114,13 @@ def fit(
         Called as ``progress(stage, fraction)`` while compiling and sampling.
     cancel
         Setting this event stops the fit (raises ``FitCancelled``).
+    group
+        Data sets in groups (families): a column of the results giving each data set's
+        group, or a dict data set -> group. Fits the group model (``stan/bbt_groups.stan``:
+        group abilities ``beta[g, i] ~ Normal(beta[i], tau)``) and returns a
+        :class:`~bbt_widget.core.group_result.GroupedBBTResult`, whose ``summary()`` is of the
+        pooled abilities and ``group_summary()``, ``group_ranking()`` and ``group_claims()``
+        of the groups'. Not with ``ties="davidson"`` or a ready win table.
 
     Returns
     -------
@@ -129,6 +137,8 @@ def fit(
     """
     ties = check_ties(ties)
     tie_threshold = check_tie_threshold(tie_threshold)
+    if group is not None:
+        groups.check_group_request(group, ties, data)
     sampler = SamplerSettings(
         chains=chains,
         iter_warmup=iter_warmup,
@@ -138,9 +148,10 @@ def fit(
         seed=seed,
     )
     # the sampler's worker process starts now and loads while the data are read and checked
-    engines.prestart(("davidson" if ties == "davidson" else "bbt",), engine)
+    model: ModelName = "davidson" if ties == "davidson" else "bbt"
+    engines.prestart(("bbt_groups" if group is not None else model,), engine)
     job = prepare_fit(
-        data,
+        data if group is None else groups.results_only(data, group),
         dataset=dataset,
         algorithm=algorithm,
         fold=fold,
@@ -157,6 +168,26 @@ def fit(
         seed=seed,
         size=(sampler.chains, sampler.iter_sampling),
     )
+    if group is not None:  # each group's wins counted, and checked, before any fit
+        grouping = groups.assign_groups(
+            job.tidy,
+            data,
+            group,
+            dataset=dataset,
+            counting={**job.settings, "paired": paired},
+        )
+        job = replace(
+            job,
+            model="bbt_groups",
+            stan_data={**job.stan_data, **grouping.stan_data},
+            settings={
+                **job.settings,
+                "model": "bbt_groups",
+                "group": grouping.label,
+                "tau_scale": grouping.stan_data["tau_scale"],
+            },
+            grouping=grouping,
+        )
     job.warn(stacklevel=2)
     return job.sample(
         chains=sampler.chains,
@@ -229,6 +260,9 @@ class PreparedFit:
     #: The data's warnings (message, category), issued by :meth:`warn`, not when prepared:
     #: a preview sharing these inputs must not repeat what its full fit reports.
     warnings: list[tuple[str, type[Warning]]]
+    #: Data sets in groups (``fit(..., group=)``): the result is then a ``GroupedBBTResult``,
+    #: whose diagnostics also judge tau and the group abilities.
+    grouping: groups.Grouping | None = None
 
     def recount(
         self,
@@ -366,7 +400,7 @@ class PreparedFit:
             draws, self.table, self.algorithms, settings, self.fitted, self.tidy, self.components
         )
         result.audit = self.audit
-        return result
+        return self.grouping.result(result) if self.grouping is not None else result
 
 
 def prepare_fit(

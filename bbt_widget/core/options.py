@@ -75,6 +75,11 @@ HYPERPRIOR_ALIASES = MappingProxyType(
     }
 )
 DEFAULT_HYPERPRIOR = "lognormal"
+#: Scale of the half-normal prior on tau, the spread of an ability between groups of data sets
+#: (``bbt.fit(..., group=...)``, logit scale). 0.5 puts 95% of the prior mass on tau < 1, i.e.
+#: a group may move P(a > b) from 0.5 to about 0.73, while groups whose data say nothing else
+#: are pulled towards the pooled abilities.
+GROUP_TAU_SCALE = 0.5
 
 #: Range and step of the local-ROPE threshold d_min (Cohen's d) offered by the controls; any
 #: finite d_min >= 0 is valid in code. The paper uses 0.4.

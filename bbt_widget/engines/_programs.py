@@ -14,14 +14,22 @@ from typing import Any, get_args
 
 import numpy as np
 
-from ..core.options import DEFAULT_HYPERPRIOR, HYPERPRIOR_SCALES, HYPERPRIORS
+from ..core.options import DEFAULT_HYPERPRIOR, GROUP_TAU_SCALE, HYPERPRIOR_SCALES, HYPERPRIORS
 from .base import ModelName
 
 MODELS: tuple[str, ...] = get_args(ModelName)
 
-_COUNTS = {"bbt": ("win1", "win2"), "davidson": ("win1", "win2", "ties")}
+_COUNTS = {
+    "bbt": ("win1", "win2"),
+    "davidson": ("win1", "win2", "ties"),
+    "bbt_groups": ("win1", "win2"),
+}
 #: Per-pair outputs of each program (Stan writes no column for them when n_pairs is 0).
-_PAIR_OUTPUTS = {"bbt": ("win1_rep", "log_lik"), "davidson": ("win1_rep", "ties_rep", "log_lik")}
+_PAIR_OUTPUTS = {
+    "bbt": ("win1_rep", "log_lik"),
+    "davidson": ("win1_rep", "ties_rep", "log_lik"),
+    "bbt_groups": ("win1_rep", "log_lik"),
+}
 #: Outputs that are integers (Stan's writers send every value as a double).
 INTEGER_OUTPUTS = frozenset({"win1_rep", "ties_rep", "treedepth__", "n_leapfrog__", "divergent__"})
 #: The data of the other methods' programs (bbt_widget.baselines, Plackett-Luce): each
@@ -205,7 +213,26 @@ def prepare_data(model: ModelName, data: Mapping[str, Any]) -> dict[str, Any]:
         raise ValueError(f"prior_scale must be a positive finite number, got {scale}")
     out["hyperprior"] = int(hyper)
     out["prior_scale"] = scale  # a float, so that Stan reads it as real even when given 1
+    if model == "bbt_groups":
+        out.update(_group_fields(data, n_pairs))
     return out
+
+
+def _group_fields(data: Mapping[str, Any], n_pairs: int) -> dict[str, Any]:
+    """``n_groups``, ``group`` and ``tau_scale`` of the group model (``bbt_groups.stan``)."""
+    for key in ("n_groups", "group"):
+        if key not in data:
+            raise ValueError(f"data for the bbt_groups model needs {key!r}")
+    n_groups = operator.index(data["n_groups"])
+    if n_groups < 2:
+        raise ValueError(f"n_groups must be at least 2, got {n_groups}")
+    group = _as_int_list("group", data["group"], n_pairs)
+    if any(not 1 <= g <= n_groups for g in group):
+        raise ValueError(f"data['group'] has indices outside 1..{n_groups}")
+    tau_scale = float(data.get("tau_scale", GROUP_TAU_SCALE))
+    if not (math.isfinite(tau_scale) and tau_scale > 0):
+        raise ValueError(f"tau_scale must be a positive finite number, got {tau_scale}")
+    return {"n_groups": int(n_groups), "group": group, "tau_scale": tau_scale}
 
 
 def _prepare_plain(model: str, data: Mapping[str, Any]) -> dict[str, Any]:

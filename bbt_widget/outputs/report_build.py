@@ -428,6 +428,8 @@ def write(
         Bad options, checked against the data before any fit.
     """
     from ..core.fitting import fit
+    from ..core.group_result import GroupedBBTResult
+    from ..core.groups import results_only
     from ..core.options import resolve_interpretation
     from ..core.result import BBTResult as _Result
     from .report_render import write_report
@@ -445,7 +447,11 @@ def write(
             raise ValueError(
                 "data= is for a fit given as result_or_data; these are results already"
             )
-        data = result_or_data
+        given = result_or_data
+        # the results without the group column (in wide form it would read as an algorithm)
+        data = (
+            given if fit_options.get("group") is None else results_only(given, fit_options["group"])
+        )
         layout: dict[str, Any] = {k: fit_options.get(k) for k in _LAYOUT}
         layout["lower_is_better"] = bool(layout["lower_is_better"])
         resolve_interpretation(interpretation, 2)  # checked before the fit
@@ -454,7 +460,7 @@ def write(
             from ..core.data import tidy_results
 
             _check_highlight(highlight, tidy_results(data, **layout).algorithms)
-        result = fit(data, progress=progress, **fit_options)
+        result = fit(given, progress=progress, **fit_options)
     results = _results_of(result, data)
     if data is None and result.tidy is not None:  # the fit's tidy frame: its own column names
         layout = {
@@ -493,6 +499,10 @@ def write(
             progress=progress,
             log=log,
         )
+    if isinstance(result, GroupedBBTResult):
+        from .report_groups import group_section
+
+        sections.insert(0, group_section(result, rule, rope, hdi))
     if progress is not None:
         progress(f"writing {Path(path).name}", math.nan)
     return write_report(

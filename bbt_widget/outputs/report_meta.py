@@ -38,6 +38,14 @@ def column_definitions(
         ),
         "pairs": "all pairs of algorithms.",
         "algorithm": "the algorithm.",
+        "group": "the group (family) of data sets.",
+        "datasets": "number of data sets in the group.",
+        "pooled": "the decision from the pooled abilities (every data set).",
+        "by_group": "the decision from each group's abilities.",
+        "status": (
+            "'holds in every group' (the same claim in each), 'changes between groups' (a "
+            "claim some group does not share) or 'no claim in any group'."
+        ),
         "mean_beta": (
             "posterior mean of the ability beta_i minus the mean ability of all algorithms in "
             "the same draw (sum-to-zero convention, paper Sec. 4): 0 is the average algorithm."

@@ -1,4 +1,4 @@
-"""The two BBT programs share one included file; both engines compile it (httpstan's stanc)."""
+"""The BBT programs share one included file; both engines compile it (httpstan's stanc)."""
 
 from __future__ import annotations
 
@@ -14,7 +14,7 @@ COMMON = "bbt_common.stanfunctions"
 STANC = Path(__import__("httpstan").__file__).parent / "stanc"
 
 
-@pytest.mark.parametrize("model", ["bbt", "davidson"])
+@pytest.mark.parametrize("model", ["bbt", "davidson", "bbt_groups"])
 def test_basis_and_hyperprior_come_from_the_shared_file(model):
     source = _programs.stan_source(model)
     assert f"#include {COMMON}" in source
@@ -46,7 +46,7 @@ def test_a_missing_include_is_named(tmp_path, monkeypatch):
 
 
 @pytest.mark.skipif(not STANC.is_file(), reason="httpstan's stanc is not installed")
-@pytest.mark.parametrize("model", ["bbt", "davidson"])
+@pytest.mark.parametrize("model", ["bbt", "davidson", "bbt_groups"])
 def test_stanc_compiles_both_forms(model, tmp_path):
     raw = tmp_path / f"{model}.stan"
     raw.write_text(_programs.stan_source(model))
@@ -61,3 +61,18 @@ def test_stanc_compiles_both_forms(model, tmp_path):
     expanded.write_text(_programs.stan_program(model))
     out = subprocess.run([STANC, expanded, f"--o={tmp_path / 'c.hpp'}"], capture_output=True)
     assert out.returncode == 0, out.stderr.decode()
+
+
+def test_group_model_data_are_checked():
+    base = {"n_alg": 3, "i1": [1, 2], "i2": [2, 3], "win1": [2, 1], "win2": [0, 1]}
+    data = _programs.prepare_data("bbt_groups", {**base, "n_groups": 2, "group": [1, 2]})
+    assert data["group"] == [1, 2] and data["n_groups"] == 2
+    assert data["tau_scale"] == 0.5  # GROUP_TAU_SCALE, the documented default
+    with pytest.raises(ValueError, match=r"needs 'group'"):
+        _programs.prepare_data("bbt_groups", {**base, "n_groups": 2})
+    with pytest.raises(ValueError, match=r"outside 1\.\.2"):
+        _programs.prepare_data("bbt_groups", {**base, "n_groups": 2, "group": [1, 3]})
+    with pytest.raises(ValueError, match=r"tau_scale must be a positive"):
+        _programs.prepare_data(
+            "bbt_groups", {**base, "n_groups": 2, "group": [1, 2], "tau_scale": 0.0}
+        )

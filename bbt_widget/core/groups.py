@@ -1,0 +1,210 @@
+"""Data sets in groups (families): which group each data set is in, each group's win table and
+the Stan data of the group model (``stan/bbt_groups.stan``).
+
+``bbt.fit(data, ..., group="family")`` reads the results and counts the pooled wins as every
+fit does, then :func:`assign_groups` checks the grouping and counts each group's wins with the
+same rules (:func:`~bbt_widget.core.wintable.count_wins` on the group's data sets), before any
+fit. :meth:`Grouping.result` turns the fit into a :class:`GroupedBBTResult`.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Mapping
+from dataclasses import dataclass, replace
+from typing import Any
+
+import numpy as np
+import pandas as pd
+
+from .data import TidyResults
+from .group_result import GroupedBBTResult
+from .names import clean_name
+from .options import GROUP_TAU_SCALE
+from .result import BBTResult
+from .wintable import apply_ties, count_wins
+
+#: What ``group=`` accepts: a column of the results, or a mapping data set -> group.
+GroupSpec = str | Mapping[Any, Any]
+
+
+@dataclass(frozen=True)
+class Grouping:
+    """The groups of a fit, checked: each group's data sets and win table (tie policy applied),
+    and the Stan data they add to the pooled fit's."""
+
+    groups: tuple[str, ...]
+    datasets: dict[str, list[str]]
+    tables: dict[str, pd.DataFrame]
+    stan_data: dict[str, Any]
+    label: str
+
+    def result(self, base: BBTResult) -> GroupedBBTResult:
+        """The grouped result of a fit of the group model (``base`` built as for any fit)."""
+        return GroupedBBTResult(base, self.groups, self.tables, self.datasets)
+
+
+def check_group_request(group: object, ties: str | None, data: object) -> None:
+    """Refuse what the group model cannot fit, before the results are read.
+
+    Raises
+    ------
+    ValueError
+        ``ties="davidson"`` (the group model is the Bradley-Terry one), a ready win table (it
+        has no data sets to group), a ``group`` that is neither a column name nor a mapping,
+        or a column name that is not a column of ``data``.
+    """
+    if not isinstance(group, (str, Mapping)):
+        raise ValueError(
+            f"group must name a column of the results or map each data set to its group, got "
+            f"{type(group).__name__}; e.g. group='family' or group={{'iris': 'tabular', ...}}"
+        )
+    if ties == "davidson":
+        raise ValueError(
+            "group= fits the Bradley-Terry group model, which has no tie parameter; use "
+            "ties='spread', 'add' or 'forget' with group="
+        )
+    if isinstance(data, pd.DataFrame) and {"alg1", "alg2", "win1", "win2"} <= set(data.columns):
+        raise ValueError(
+            "group= needs the raw results (one score per data set and algorithm): a ready win "
+            "table has no data sets left to put in groups"
+        )
+    if isinstance(group, str) and isinstance(data, pd.DataFrame):
+        _check_column(data, group)
+
+
+def _check_column(data: pd.DataFrame, group: str) -> None:
+    if group not in data.columns:
+        raise ValueError(
+            f"group={group!r} is not a column of the results (columns: "
+            f"{', '.join(map(str, data.columns))}); pass the column giving each data set's "
+            "group, or a dict data set -> group"
+        )
+
+
+def results_only(data: pd.DataFrame, group: GroupSpec) -> pd.DataFrame:
+    """``data`` without the group column (in wide form it would read as an algorithm)."""
+    if isinstance(group, str) and isinstance(data, pd.DataFrame) and group in data.columns:
+        return data.drop(columns=[group])
+    return data
+
+
+def _dataset_groups(
+    data: pd.DataFrame, group: GroupSpec, dataset: str | None
+) -> tuple[dict[str, set[str]], str]:
+    """Each data set's group(s) as given (names cleaned as the results' are), and a label."""
+    if isinstance(group, Mapping):
+        return {clean_name(str(k)): {str(v)} for k, v in group.items()}, "mapping"
+    _check_column(data, group)
+    values = data[group]
+    if values.isna().any():
+        row = data.index[int(np.flatnonzero(values.isna().to_numpy())[0])]
+        raise ValueError(
+            f"column {group!r} has no group for row {row!r}; give every row its data set's group"
+        )
+    names = data[dataset] if dataset is not None else pd.Series(data.index, index=data.index)
+    found: dict[str, set[str]] = {}
+    for name, value in zip(names.astype(str), values.astype(str)):
+        found.setdefault(clean_name(name), set()).add(value)
+    return found, group
+
+
+def assign_groups(
+    tidy: TidyResults | None,
+    data: pd.DataFrame,
+    group: GroupSpec,
+    *,
+    dataset: str | None,
+    counting: Mapping[str, Any],
+    tau_scale: float = GROUP_TAU_SCALE,
+) -> Grouping:
+    """Check the grouping of the data sets and count each group's wins.
+
+    ``counting`` holds the checked ``d_min, paired, ties, tie_threshold`` of the fit: each
+    group's win table is counted with them from the group's data sets only.
+
+    Raises
+    ------
+    ValueError
+        Naming the column or value and the fix: an unknown column, a data set with no group or
+        with several, a group where fewer than 2 algorithms have results or with no games, or
+        a single group.
+    """
+    if tidy is None:
+        raise ValueError(
+            "group= needs the raw results (one score per data set and algorithm): a ready win "
+            "table has no data sets left to put in groups"
+        )
+    given, label = _dataset_groups(data, group, dataset)
+    where = f"column {label!r}" if label != "mapping" else "the group mapping"
+    missing = [d for d in tidy.datasets if d not in given]
+    if missing:
+        raise ValueError(
+            f"data sets with no group in {where}: {', '.join(map(repr, missing[:5]))}"
+            f"{' ...' if len(missing) > 5 else ''}; give every data set a group"
+        )
+    several = {d: sorted(given[d]) for d in tidy.datasets if len(given[d]) > 1}
+    if several:
+        d, gs = next(iter(several.items()))
+        raise ValueError(
+            f"data set {d!r} is in several groups in {where} ({', '.join(map(repr, gs))}); "
+            "each data set must be in exactly one group"
+        )
+    groups: dict[str, list[str]] = {}
+    for d in tidy.datasets:
+        groups.setdefault(next(iter(given[d])), []).append(d)
+    lost = {next(iter(given[d])) for d in tidy.dropped_datasets if len(given.get(d, ())) == 1}
+    for g in sorted(lost - set(groups)):
+        raise ValueError(
+            f"group {g!r} of {where} has no data set where 2 or more algorithms have results "
+            "(fewer than 2 algorithms to compare on each): merge it into another group"
+        )
+    if len(groups) < 2:
+        only = next(iter(groups), "")
+        raise ValueError(
+            f"every data set is in one group ({only!r}) in {where}: there is nothing to compare "
+            "between groups; fit without group=, or give at least two groups"
+        )
+    tables: dict[str, pd.DataFrame] = {}
+    for g, names in groups.items():
+        raw = count_wins(
+            _subset(tidy, names),
+            d_min=counting["d_min"],
+            paired=counting["paired"],
+            tie_threshold=counting["tie_threshold"],
+        )
+        table = apply_ties(raw, counting["ties"])
+        if not ((table["win1"] + table["win2"]) > 0).any():
+            raise ValueError(
+                f"group {g!r} of {where} has no games (no wins or losses between any two "
+                "algorithms on its data sets, under this tie policy); merge it into another group"
+            )
+        tables[g] = table
+    order = tuple(groups)
+    return Grouping(order, groups, tables, _stan_rows(tables, tidy.algorithms, tau_scale), label)
+
+
+def _subset(tidy: TidyResults, datasets: list[str]) -> TidyResults:
+    """The results of ``datasets`` only (every algorithm kept, so that pairs line up)."""
+    frame = tidy.frame[tidy.frame["dataset"].isin(datasets)].reset_index(drop=True)
+    return replace(tidy, frame=frame, datasets=tuple(datasets), notes=(), dropped_datasets=())
+
+
+def _stan_rows(
+    tables: Mapping[str, pd.DataFrame], algorithms: tuple[str, ...], tau_scale: float
+) -> dict[str, Any]:
+    """The rows of the group model's data: each group's pairs with games, in group order."""
+    idx = {a: k + 1 for k, a in enumerate(algorithms)}  # Stan is 1-based
+    out: dict[str, list[int]] = {"group": [], "i1": [], "i2": [], "win1": [], "win2": []}
+    for g, table in enumerate(tables.values(), start=1):
+        t = table[(table["win1"] + table["win2"]) > 0]
+        out["group"] += [g] * len(t)
+        out["i1"] += [idx[a] for a in t["alg1"]]
+        out["i2"] += [idx[a] for a in t["alg2"]]
+        out["win1"] += t["win1"].astype(int).tolist()
+        out["win2"] += t["win2"].astype(int).tolist()
+    return {
+        **out,
+        "n_groups": len(tables),
+        "n_pairs": len(out["group"]),
+        "tau_scale": float(tau_scale),
+    }
