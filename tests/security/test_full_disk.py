@@ -20,8 +20,8 @@ import pytest
 
 import bbt_widget as bbt
 from bbt_widget import cli
-from bbt_widget.outputs.export import export_all
 from bbt_widget.outputs import report_render
+from bbt_widget.outputs.export import export_all
 from bbt_widget.outputs.report_render import figures_folder, write_report
 
 pytestmark = pytest.mark.stan
