@@ -2,7 +2,7 @@
 
 from __future__ import annotations
 
-from collections.abc import Iterable, Sequence
+from collections.abc import Iterable, Mapping, Sequence
 from functools import cached_property
 from typing import TYPE_CHECKING, Any
 
@@ -14,6 +14,7 @@ from . import checks, posterior
 from .audit import Audit
 from .bidi import isolate, pair_label
 from .data import TidyResults
+from .settings import FitSettings
 from .validation import check_algorithms, check_hdi, check_rope
 
 if TYPE_CHECKING:
@@ -54,7 +55,7 @@ class BBTResult:
         draws: Draws,
         win_table: pd.DataFrame,
         algorithms: Sequence[str],
-        settings: dict[str, Any],
+        settings: Mapping[str, Any],
         fitted: np.ndarray,
         tidy: TidyResults | None = None,
         components: Sequence[Sequence[str]] | None = None,
@@ -62,7 +63,10 @@ class BBTResult:
         self.draws = draws
         self.win_table = win_table
         self.algorithms = list(algorithms)
-        self.settings = dict(settings)
+        # a fit's settings (a read-only mapping, with its groups as attributes) or a dict
+        self.settings: Mapping[str, Any] = (
+            settings if isinstance(settings, FitSettings) else dict(settings)
+        )
         self.engine = draws.engine
         self.tidy = tidy
         self._fitted = np.asarray(fitted, dtype=bool)
