@@ -8,7 +8,7 @@ signed-rank and sign tests can also claim equivalence.
 
 from __future__ import annotations
 
-from collections.abc import Sequence
+from collections.abc import Mapping, Sequence
 from dataclasses import dataclass
 from typing import Any, Protocol
 
@@ -221,7 +221,7 @@ def agreement(
 
 def _check_orientation(result: Any, lower_is_better: bool) -> None:
     settings = getattr(result, "settings", None)
-    fitted = settings.get("lower_is_better") if isinstance(settings, dict) else None
+    fitted = settings.get("lower_is_better") if isinstance(settings, Mapping) else None
     if fitted is not None and bool(fitted) != bool(lower_is_better):
         raise ValueError(
             f"the BBT result was fitted with lower_is_better={bool(fitted)}, but "

@@ -190,3 +190,25 @@ def test_a_prepared_fit_and_its_result_carry_fit_settings():
     again = pickle.loads(pickle.dumps(result))
     assert again.settings == result.settings
     assert isinstance(again.settings, FitSettings)
+
+
+def test_agreement_reads_the_direction_from_fit_settings():
+    # code that read the settings dict must read a fit's FitSettings as well
+    import bbt_widget as bbt
+    from bbt_widget.baselines import agreement
+
+    class Fitted:
+        settings = FitSettings(
+            {**LAYOUT, "lower_is_better": True},
+            CountingSettings(),
+            PriorSettings(),
+            "bbt",
+            1,
+            False,
+        )
+
+        def summary(self, rope=(0.45, 0.55), hdi=0.89):  # pragma: no cover - not reached
+            raise AssertionError("the direction is checked first")
+
+    with pytest.raises(ValueError, match="fitted with lower_is_better=True"):
+        agreement(bbt.datasets.load_base(), Fitted(), dataset="db")
