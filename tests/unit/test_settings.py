@@ -212,3 +212,49 @@ def test_agreement_reads_the_direction_from_fit_settings():
 
     with pytest.raises(ValueError, match="fitted with lower_is_better=True"):
         agreement(bbt.datasets.load_base(), Fitted(), dataset="db")
+
+
+def test_the_widget_files_equivalent_fits_under_one_key():
+    from bbt_widget.widget.keys import fit_keys
+
+    base = {
+        "dataset": "db",
+        "algorithm": None,
+        "fold": None,
+        "score": None,
+        "sd": None,
+        "lower_is_better": False,
+        "d_min": None,
+        "paired": True,
+        "ties": "spread",
+        "tie_threshold": None,
+        "hyperprior": "lognormal",
+        "prior_scale": None,
+        "engine": "auto",
+        "seed": 1,
+    }
+    same = [
+        {"tie_threshold": 0},
+        {"tie_threshold": 0.0},
+        {"paired": False},  # no local ROPE: the folds are not paired
+        {"prior_scale": 0.5},  # lognormal's default scale
+        {"hyperprior": "LogNormal"},
+    ]
+    for change in same:
+        assert fit_keys({**base, **change}) == fit_keys(base), change
+    differ = [
+        {"tie_threshold": 0.005},
+        {"ties": "davidson"},
+        {"prior_scale": 0.6},
+        {"seed": 2},
+        {"d_min": 0.4},
+    ]
+    for change in differ:
+        assert fit_keys({**base, **change})[0] != fit_keys(base)[0], change
+    # a new prior keeps the wins counted; new counting settings keep the results read
+    key, counted, read = fit_keys({**base, "hyperprior": "normal"})
+    assert key != fit_keys(base)[0] and counted == fit_keys(base)[1]
+    key, counted, read = fit_keys({**base, "d_min": 0.4, "paired": False})
+    assert counted != fit_keys(base)[1] and read == fit_keys(base)[2]
+    with pytest.raises(ValueError, match="unknown tie policy"):
+        fit_keys({**base, "ties": "halve"})
