@@ -14,6 +14,7 @@ from typing import Any, Protocol
 
 import pandas as pd
 
+from ..core.options import DEFAULT_HDI, DEFAULT_ROPE
 from ..core.posterior import NOT_COMPARED
 from ..core.validation import check_count, check_hdi, check_rope, check_seed
 from ._common import (
@@ -99,8 +100,8 @@ def agreement(
     score: str | None = None,
     sd: pd.DataFrame | None = None,
     lower_is_better: bool = False,
-    rope: Sequence[float] = (0.45, 0.55),
-    hdi: float = 0.89,
+    rope: Sequence[float] = DEFAULT_ROPE,
+    hdi: float = DEFAULT_HDI,
     interpretation: str = "weak",
     alpha: float = 0.05,
     adjust: str = "holm",

@@ -14,6 +14,7 @@ from . import checks, posterior
 from .audit import Audit
 from .bidi import isolate, pair_label
 from .data import TidyResults
+from .options import DEFAULT_HDI, DEFAULT_ROPE
 from .settings import FitSettings
 from .validation import check_algorithms, check_hdi, check_rope
 
@@ -144,8 +145,8 @@ class BBTResult:
 
     def summary(
         self,
-        rope: Sequence[float] = (0.45, 0.55),
-        hdi: float = 0.89,
+        rope: Sequence[float] = DEFAULT_ROPE,
+        hdi: float = DEFAULT_HDI,
         control: str | None = None,
         selected: Iterable[str] | None = None,
     ) -> pd.DataFrame:
@@ -191,8 +192,8 @@ class BBTResult:
         self,
         a: str,
         b: str,
-        rope: Sequence[float] = (0.45, 0.55),
-        hdi: float = 0.89,
+        rope: Sequence[float] = DEFAULT_ROPE,
+        hdi: float = DEFAULT_HDI,
     ) -> pd.Series:
         """The summary of P(a > b) for one pair, oriented as asked.
 
@@ -252,7 +253,7 @@ class BBTResult:
 
     def rope_mass(
         self,
-        rope: Sequence[float] = (0.45, 0.55),
+        rope: Sequence[float] = DEFAULT_ROPE,
         control: str | None = None,
         selected: Iterable[str] | None = None,
     ) -> pd.DataFrame:
@@ -263,7 +264,7 @@ class BBTResult:
         labels = [lab for lab, m in zip(self._pair_labels, mask) if m]
         return pd.DataFrame({"pair": labels, "below": below, "inside": inside, "above": above})
 
-    def ranking(self, hdi: float = 0.89) -> pd.DataFrame:
+    def ranking(self, hdi: float = DEFAULT_HDI) -> pd.DataFrame:
         """Per algorithm, best first: ``mean_beta``, its HDI ``low``-``high``, ``p_best``
         (probability of the largest beta) and ``expected_rank`` (1 = best)."""
         return posterior.ranking(self.beta, self.algorithms, check_hdi(hdi))

@@ -41,6 +41,7 @@ import numpy as np
 import pandas as pd
 
 from ..core.fitting import DiagnosticsWarning, DisconnectedWarning, fit
+from ..core.options import DEFAULT_TIES
 from ..core.result import BBTResult
 from ..core.validation import (
     DEFAULT_SEED,
@@ -79,7 +80,7 @@ class FitRequest:
     """
 
     win_table: pd.DataFrame
-    ties: str = "spread"
+    ties: str = DEFAULT_TIES
     hyperprior: str = "lognormal"
     prior_scale: float | None = None
     chains: int = 4

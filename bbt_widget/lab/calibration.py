@@ -19,6 +19,7 @@ import pandas as pd
 from ..core import posterior
 from ..core.bidi import pair_label
 from ..core.data import tidy_results
+from ..core.options import DEFAULT_TIES
 from ..core.result import BBTResult
 from ..core.validation import (
     DEFAULT_SEED,
@@ -250,7 +251,7 @@ def calibration(
     repeats: int = 50,
     d_min: float | None = None,
     paired: bool = True,
-    ties: str = "spread",
+    ties: str = DEFAULT_TIES,
     tie_threshold: float | None = None,
     hyperprior: str = "lognormal",
     prior_scale: float | None = None,

@@ -26,7 +26,7 @@ import pandas as pd
 from ..core import posterior
 from ..core.bidi import pair_label
 from ..core.data import TidyResults, tidy_results
-from ..core.options import HYPERPRIOR_SCALES
+from ..core.options import DEFAULT_HDI, DEFAULT_ROPE, DEFAULT_TIES, HYPERPRIOR_SCALES
 from ..core.result import BBTResult
 from ..core.validation import (
     DEFAULT_SEED,
@@ -397,8 +397,8 @@ class _Sweep:
         seed: int | None = DEFAULT_SEED,
         executor: Any = None,
         n_jobs: int | None = None,
-        rope: Sequence[float] = (0.45, 0.55),
-        hdi: float = 0.89,
+        rope: Sequence[float] = DEFAULT_ROPE,
+        hdi: float = DEFAULT_HDI,
         engine: str = "auto",
         chains: int = 4,
         iter_warmup: int = 1000,
@@ -463,7 +463,7 @@ class _Sweep:
         elif "d_min" in grid and "paired" not in grid:
             grid = {**grid, "paired": [tidy.paired_ok]}
         base = {
-            "ties": "spread",
+            "ties": DEFAULT_TIES,
             "d_min": None,
             "paired": True,
             "hyperprior": "lognormal",
