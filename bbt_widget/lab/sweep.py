@@ -26,8 +26,15 @@ import pandas as pd
 from ..core import posterior
 from ..core.bidi import pair_label
 from ..core.data import TidyResults, tidy_results
-from ..core.options import DEFAULT_HDI, DEFAULT_ROPE, DEFAULT_TIES, HYPERPRIOR_SCALES
+from ..core.options import (
+    DEFAULT_HDI,
+    DEFAULT_HYPERPRIOR,
+    DEFAULT_ROPE,
+    DEFAULT_TIES,
+    HYPERPRIOR_SCALES,
+)
 from ..core.result import BBTResult
+from ..core.settings import PriorSettings
 from ..core.validation import (
     DEFAULT_SEED,
     check_count,
@@ -164,7 +171,7 @@ def _settings(grid: Mapping[str, Sequence[Any]], base: dict[str, Any]) -> list[d
         if s["d_min"] is None:
             s["paired"] = None  # no local ROPE: paired or not counts the same wins
         # a family without a scale takes its own default (Appendix A), never another's
-        s["hyperprior"], s["prior_scale"] = check_hyperprior(s["hyperprior"], s["prior_scale"])
+        s.update(PriorSettings(s["hyperprior"], s["prior_scale"]).as_dict())
         if s not in out:
             out.append(s)
     return out
@@ -466,7 +473,7 @@ class _Sweep:
             "ties": DEFAULT_TIES,
             "d_min": None,
             "paired": True,
-            "hyperprior": "lognormal",
+            "hyperprior": DEFAULT_HYPERPRIOR,
             "prior_scale": None,  # the family's default scale
         }
         if tie_threshold is not None or "tie_threshold" in grid:
