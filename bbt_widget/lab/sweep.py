@@ -34,18 +34,13 @@ from ..core.options import (
     HYPERPRIOR_SCALES,
 )
 from ..core.result import BBTResult
-from ..core.settings import PriorSettings
+from ..core.settings import CountingSettings, PriorSettings
 from ..core.validation import (
     DEFAULT_SEED,
     check_count,
-    check_d_min,
-    check_flag,
     check_hdi,
-    check_hyperprior,
     check_interpretation,
     check_rope,
-    check_tie_threshold,
-    check_ties,
 )
 from ..core.wintable import comparison_components, count_wins
 from ..engines.base import ProgressCallback
@@ -78,30 +73,27 @@ def default_grid(tidy: TidyResults) -> dict[str, list[Any]]:
 
 
 def _check_value(key: str, value: Any) -> Any:
-    """One grid value, validated by the same checks ``fit`` uses; errors name the setting."""
+    """One grid value, validated by the settings objects ``fit`` builds; errors name the
+    setting."""
     try:
         if key == "ties":
-            if check_ties(value) is None:
+            if CountingSettings(ties=value).ties is None:
                 raise ValueError("a fit needs a tie policy, not None")
             return value
-        if key == "d_min":
-            return check_d_min(value)
-        if key == "tie_threshold":
-            return check_tie_threshold(value)
-        if key == "paired":
-            return check_flag(value, "paired")
+        if key in ("d_min", "tie_threshold", "paired"):
+            return getattr(CountingSettings(**{key: value}), key)
         if key == "hyperprior":
-            return check_hyperprior(value, 1.0)[0]
+            return PriorSettings(value, 1.0).family
         if key == "prior_scale":
-            return check_hyperprior("lognormal", value)[1]
+            return PriorSettings(scale=value).scale
         if isinstance(value, str) or not isinstance(value, Sequence) or len(value) != 2:
             raise ValueError(
                 "a prior is a (family, scale) pair such as ('cauchy', 1.0), and 'prior' a list "
                 "of them, e.g. grid={'prior': [('lognormal', 0.5), ('cauchy', 1.0)]} or "
                 "bbt.sweep.APPENDIX_A; to vary the family alone use 'hyperprior'"
             )
-        name, scale = value
-        return check_hyperprior(name, scale)
+        prior = PriorSettings(*value)
+        return prior.family, prior.scale
     except (TypeError, ValueError) as exc:
         raise ValueError(f"sweep grid {key!r}: invalid value {value!r}: {exc}") from None
 
@@ -451,7 +443,7 @@ class _Sweep:
         SweepResult
         """
         rope, hdi = check_rope(rope), check_hdi(hdi)
-        tie_threshold = check_tie_threshold(tie_threshold)
+        tie_threshold = CountingSettings(tie_threshold=tie_threshold).tie_threshold
         replicates = check_count(seeds, "seeds")
         check_executor(executor)
         if grid is not None:
