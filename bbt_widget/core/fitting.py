@@ -243,6 +243,7 @@ class PreparedFit:
         if self.tidy is None:
             raise ValueError("these inputs are a ready win table: there are no results to count")
         counting = CountingSettings(ties, d_min, paired, tie_threshold)
+        _tie_policy(counting)
         prior = PriorSettings(hyperprior, prior_scale)
         raw = count_wins(
             self.tidy,
@@ -410,11 +411,7 @@ def _prepare(
     size: tuple[int, int],
 ) -> PreparedFit:
     """:func:`prepare_fit` from settings already checked (``layout`` from :func:`_layout`)."""
-    if counting.ties is None:
-        raise ValueError(
-            "fit needs a tie policy ('spread', 'add', 'forget' or 'davidson'); ties=None "
-            "only makes sense for win_table"
-        )
+    _tie_policy(counting)
     seed = check_seed(seed)
     engine_name = engines.resolve_engine(engine)
 
@@ -434,6 +431,16 @@ def _prepare(
     return _assemble(raw, tidy, found, read, counting, prior, engine_name, seed, size)
 
 
+def _tie_policy(counting: CountingSettings) -> str:
+    """The tie policy of a fit; raw counts (``ties=None``) are for ``win_table`` only."""
+    if counting.ties is None:
+        raise ValueError(
+            "fit needs a tie policy ('spread', 'add', 'forget' or 'davidson'); ties=None "
+            "only makes sense for win_table"
+        )
+    return counting.ties
+
+
 def _assemble(
     raw: pd.DataFrame,
     tidy: TidyResults | None,
@@ -448,8 +455,7 @@ def _assemble(
     """A fit's inputs from its raw counts (checked settings): the tie policy applied, the Stan
     data, the size check and the data's warnings. ``layout``: how the results were read
     (``dataset`` ... ``lower_is_better``, ``sd`` whether one was given)."""
-    ties = counting.ties
-    assert ties is not None  # _prepare refuses raw counts
+    ties = _tie_policy(counting)
     table = apply_ties(raw, ties)
     algorithms = (
         list(tidy.algorithms)

@@ -258,3 +258,15 @@ def test_the_widget_files_equivalent_fits_under_one_key():
     assert counted != fit_keys(base)[1] and read == fit_keys(base)[2]
     with pytest.raises(ValueError, match="unknown tie policy"):
         fit_keys({**base, "ties": "halve"})
+
+
+def test_recounting_without_a_tie_policy_is_refused_as_prepare_fit_refuses_it():
+    import bbt_widget as bbt
+    from bbt_widget.core.fitting import prepare_fit
+
+    job = prepare_fit(bbt.datasets.load_base(), dataset="db", ties="spread", size=(2, 10))
+    prior = {"hyperprior": "lognormal", "prior_scale": None}
+    with pytest.raises(ValueError, match="fit needs a tie policy"):
+        job.recount(d_min=None, paired=True, ties=None, size=(2, 10), **prior)
+    with pytest.raises(ValueError, match="fit needs a tie policy"):
+        prepare_fit(bbt.datasets.load_base(), dataset="db", ties=None, size=(2, 10))
