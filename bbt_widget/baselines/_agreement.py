@@ -8,12 +8,13 @@ signed-rank and sign tests can also claim equivalence.
 
 from __future__ import annotations
 
-from collections.abc import Sequence
+from collections.abc import Mapping, Sequence
 from dataclasses import dataclass
 from typing import Any, Protocol
 
 import pandas as pd
 
+from ..core.options import DEFAULT_HDI, DEFAULT_ROPE
 from ..core.posterior import NOT_COMPARED
 from ..core.validation import check_count, check_hdi, check_rope, check_seed
 from ._common import (
@@ -99,8 +100,8 @@ def agreement(
     score: str | None = None,
     sd: pd.DataFrame | None = None,
     lower_is_better: bool = False,
-    rope: Sequence[float] = (0.45, 0.55),
-    hdi: float = 0.89,
+    rope: Sequence[float] = DEFAULT_ROPE,
+    hdi: float = DEFAULT_HDI,
     interpretation: str = "weak",
     alpha: float = 0.05,
     adjust: str = "holm",
@@ -221,7 +222,7 @@ def agreement(
 
 def _check_orientation(result: Any, lower_is_better: bool) -> None:
     settings = getattr(result, "settings", None)
-    fitted = settings.get("lower_is_better") if isinstance(settings, dict) else None
+    fitted = settings.get("lower_is_better") if isinstance(settings, Mapping) else None
     if fitted is not None and bool(fitted) != bool(lower_is_better):
         raise ValueError(
             f"the BBT result was fitted with lower_is_better={bool(fitted)}, but "

@@ -54,6 +54,7 @@ import numpy as np
 import pandas as pd
 
 from ..core.checks import ESS_PER_CHAIN, RHAT_MAX, Diagnostics, _az
+from ..core.options import DEFAULT_HDI
 from ..core.validation import DEFAULT_SEED, check_count, check_hdi, check_seed
 from ..engines.base import Draws, ProgressCallback
 from ._mallows_sampler import (
@@ -182,7 +183,7 @@ def mallows_model(
     lower_is_better: bool = False,
     ties: str = "split",
     rate: float = RATE,
-    hdi: float = 0.89,
+    hdi: float = DEFAULT_HDI,
     chains: int = 4,
     burn_in: int = 1000,
     draws: int = 1000,

@@ -48,6 +48,7 @@ import pandas as pd
 
 from .. import engines
 from ..core.checks import Diagnostics, draws_diagnostics
+from ..core.options import DEFAULT_HDI
 from ..core.validation import DEFAULT_SEED, check_count, check_hdi, check_seed
 from ..engines.base import Draws, ProgressCallback
 from ._ranking_common import (
@@ -130,7 +131,7 @@ def ranking_model(
     model: str = "plackett-luce",
     ties: str = "split",
     prior: float | None = None,
-    hdi: float = 0.89,
+    hdi: float = DEFAULT_HDI,
     engine: str = "auto",
     chains: int = 4,
     iter_warmup: int = 1000,

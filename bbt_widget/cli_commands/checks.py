@@ -90,13 +90,14 @@ def check_before_fit(df: pd.DataFrame, args: argparse.Namespace, dataset: str | 
     Counting the wins reads and validates the results exactly as ``fit`` will (layout, d_min,
     paired mode), in milliseconds. Returns the algorithms, for options that name one.
     """
-    from bbt_widget.core.data import check_count, check_hyperprior, check_seed
+    from bbt_widget.core.data import check_count, check_seed
+    from bbt_widget.core.settings import PriorSettings
     from bbt_widget.core.wintable import win_table
 
     for name in ("chains", "iter_warmup", "iter_sampling"):
         check_count(getattr(args, name), "--" + name.replace("_", "-"))
     check_seed(args.seed)
-    check_hyperprior(args.hyperprior, args.prior_scale)
+    PriorSettings(args.hyperprior, args.prior_scale)
     try:
         table = win_table(df, ties=None, **layout_options(args, dataset))
     except (TypeError, ValueError) as err:  # a text column read as an algorithm's scores

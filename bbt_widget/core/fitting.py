@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import threading
 import warnings
+from collections.abc import Mapping
 from dataclasses import dataclass, replace
 from typing import Any
 
@@ -18,22 +19,17 @@ from .data import TidyResults
 from .options import (
     DEFAULT_ADAPT_DELTA,
     DEFAULT_CHAINS,
+    DEFAULT_HYPERPRIOR,
     DEFAULT_ITER_SAMPLING,
     DEFAULT_ITER_WARMUP,
     DEFAULT_MAX_TREEDEPTH,
+    DEFAULT_TIES,
     HYPERPRIORS,
 )
 from .result import BBTResult, disconnected_message
+from .settings import LAYOUT_KEYS, CountingSettings, FitSettings, PriorSettings
 from .sizing import check_fit_size
-from .validation import (
-    DEFAULT_SEED,
-    check_count,
-    check_d_min,
-    check_hyperprior,
-    check_seed,
-    check_tie_threshold,
-    check_ties,
-)
+from .validation import DEFAULT_SEED, check_count, check_seed
 from .wintable import apply_ties, comparison_components, count_wins, raw_counts
 
 
@@ -61,9 +57,9 @@ def fit(
     lower_is_better: bool = False,
     d_min: float | None = None,
     paired: bool = True,
-    ties: str | None = "spread",
+    ties: str | None = DEFAULT_TIES,
     tie_threshold: float | None = None,
-    hyperprior: str = "lognormal",
+    hyperprior: str = DEFAULT_HYPERPRIOR,
     prior_scale: float | None = None,
     engine: str = "auto",
     chains: int = DEFAULT_CHAINS,
@@ -135,10 +131,9 @@ def fit(
     ValueError
         Bad data or settings, or a win table with no games (nothing to fit).
     """
-    ties = check_ties(ties)
-    tie_threshold = check_tie_threshold(tie_threshold)
+    counting = CountingSettings(ties, d_min, paired, tie_threshold)
     if group is not None:
-        groups.check_group_request(group, ties, data)
+        groups.check_group_request(group, counting.ties, data)
     sampler = SamplerSettings(
         chains=chains,
         iter_warmup=iter_warmup,
@@ -148,24 +143,16 @@ def fit(
         seed=seed,
     )
     # the sampler's worker process starts now and loads while the data are read and checked
-    model: ModelName = "davidson" if ties == "davidson" else "bbt"
+    model: ModelName = "davidson" if counting.ties == "davidson" else "bbt"
     engines.prestart(("bbt_groups" if group is not None else model,), engine)
-    job = prepare_fit(
+    layout = _layout(dataset, algorithm, fold, score, sd, lower_is_better)
+    job = _prepare(
         data if group is None else groups.results_only(data, group),
-        dataset=dataset,
-        algorithm=algorithm,
-        fold=fold,
-        score=score,
-        sd=sd,
-        lower_is_better=lower_is_better,
-        d_min=d_min,
-        paired=paired,
-        ties=ties,
-        tie_threshold=tie_threshold,
-        hyperprior=hyperprior,
-        prior_scale=prior_scale,
-        engine=engine,
-        seed=seed,
+        layout,
+        counting,
+        PriorSettings(hyperprior, prior_scale),
+        engine,
+        seed,
         size=(sampler.chains, sampler.iter_sampling),
     )
     if group is not None:  # each group's wins counted, and checked, before any fit
@@ -180,12 +167,11 @@ def fit(
             job,
             model="bbt_groups",
             stan_data={**job.stan_data, **grouping.stan_data},
-            settings={
-                **job.settings,
-                "model": "bbt_groups",
-                "group": grouping.label,
-                "tau_scale": grouping.stan_data["tau_scale"],
-            },
+            settings=replace(
+                job.settings,
+                model="bbt_groups",
+                extra={"group": grouping.label, "tau_scale": grouping.stan_data["tau_scale"]},
+            ),
             grouping=grouping,
         )
     job.warn(stacklevel=2)
@@ -205,7 +191,7 @@ def fit(
 SAMPLER_SETTINGS = ("chains", "iter_warmup", "iter_sampling", "adapt_delta", "max_treedepth")
 #: The settings of how results are read (keys of a fit's ``settings``; ``sd`` is whether
 #: standard deviations were given): :meth:`PreparedFit.recount` keeps them.
-LAYOUT_SETTINGS = ("dataset", "algorithm", "fold", "score", "sd", "lower_is_better")
+LAYOUT_SETTINGS = LAYOUT_KEYS
 #: The settings of how the wins are counted from the results read (:meth:`PreparedFit.recount`).
 COUNT_SETTINGS = ("d_min", "paired", "ties", "tie_threshold")
 #: The settings of the hyper-prior only, which touch neither the data nor the wins
@@ -233,7 +219,7 @@ def fit_laplace(
     for ignored in SAMPLER_SETTINGS:
         settings.pop(ignored, None)
     draws = check_count(draws, "draws")
-    job = prepare_fit(data, ties=settings.pop("ties", "spread"), size=(1, draws), **settings)
+    job = prepare_fit(data, ties=settings.pop("ties", DEFAULT_TIES), size=(1, draws), **settings)
     job.warn(stacklevel=2)
     return job.laplace(draws=draws, progress=progress, cancel=cancel)
 
@@ -256,7 +242,8 @@ class PreparedFit:
     tidy: TidyResults | None
     components: list[list[str]]
     audit: Audit
-    settings: dict[str, Any]
+    #: The settings of these inputs (``engine`` and ``sampler`` are set by the fit).
+    settings: FitSettings
     #: The data's warnings (message, category), issued by :meth:`warn`, not when prepared:
     #: a preview sharing these inputs must not repeat what its full fit reports.
     warnings: list[tuple[str, type[Warning]]]
@@ -288,15 +275,17 @@ class PreparedFit:
         """
         if self.tidy is None:
             raise ValueError("these inputs are a ready win table: there are no results to count")
-        ties = check_ties(ties)
-        d_min = check_d_min(d_min)
-        tie_threshold = check_tie_threshold(tie_threshold)
-        hyperprior, prior_scale = check_hyperprior(hyperprior, prior_scale)
-        raw = count_wins(self.tidy, d_min=d_min, paired=paired, tie_threshold=tie_threshold)
-        layout = {key: self.settings[key] for key in LAYOUT_SETTINGS}
-        counting = {"d_min": d_min, "paired": paired, "ties": ties, "tie_threshold": tie_threshold}
-        prior = {"hyperprior": hyperprior, "prior_scale": prior_scale}
-        seed = self.settings["seed"]
+        counting = CountingSettings(ties, d_min, paired, tie_threshold)
+        _tie_policy(counting)
+        prior = PriorSettings(hyperprior, prior_scale)
+        raw = count_wins(
+            self.tidy,
+            d_min=counting.d_min,
+            paired=counting.paired,
+            tie_threshold=counting.tie_threshold,
+        )
+        layout = self.settings.layout
+        seed = self.settings.seed
         return _assemble(
             raw, self.tidy, self.audit, layout, counting, prior, self.engine, seed, size
         )
@@ -309,10 +298,9 @@ class PreparedFit:
         checks are those of these inputs, so a widget changing only the prior skips them
         before the chains start. Equal to :func:`prepare_fit` with the new prior.
         """
-        hyperprior, prior_scale = check_hyperprior(hyperprior, prior_scale)
-        stan_data = {**self.stan_data, **_prior_data(hyperprior, prior_scale)}
-        settings = {**self.settings, "hyperprior": hyperprior, "prior_scale": prior_scale}
-        return replace(self, stan_data=stan_data, settings=settings)
+        prior = PriorSettings(hyperprior, prior_scale)
+        stan_data = {**self.stan_data, **_prior_data(prior.family, prior.resolved_scale)}
+        return replace(self, stan_data=stan_data, settings=replace(self.settings, prior=prior))
 
     def warn(self, stacklevel: int = 1) -> None:
         """Issue the data's warnings (missing results, groups that never met, ...);
@@ -334,28 +322,26 @@ class PreparedFit:
     ) -> BBTResult:
         """The NUTS fit (what :func:`fit` returns), with a :class:`DiagnosticsWarning` when the
         diagnostics fail (``stacklevel`` as for ``warnings.warn`` called where this is)."""
+        sampler = SamplerSettings(
+            chains=chains,
+            iter_warmup=iter_warmup,
+            iter_sampling=iter_sampling,
+            adapt_delta=adapt_delta,
+            max_treedepth=max_treedepth,
+            seed=self.settings.seed,
+        )
         convergence.preload()  # what the diagnostics import, imported while the chains run
         draws = engines.sample(
             self.model,
             self.stan_data,
             engine=self.engine,
-            chains=chains,
-            iter_warmup=iter_warmup,
-            iter_sampling=iter_sampling,
-            seed=self.settings["seed"],
-            adapt_delta=adapt_delta,
-            max_treedepth=max_treedepth,
+            **sampler.as_dict(),
             progress=progress,
             cancel=cancel,
         )
-        run = {
-            "chains": chains,
-            "iter_warmup": iter_warmup,
-            "iter_sampling": iter_sampling,
-            "seed": self.settings["seed"],
-            "adapt_delta": adapt_delta,
-            "max_treedepth": max_treedepth,
-        }
+        checked = sampler.as_dict()
+        run = {k: checked[k] for k in ("chains", "iter_warmup", "iter_sampling", "seed")}
+        run |= {k: checked[k] for k in ("adapt_delta", "max_treedepth")}
         result = self.result(draws, run)
         diag = result.diagnostics()
         if not diag.ok:
@@ -380,22 +366,16 @@ class PreparedFit:
             self.stan_data,
             engine=self.engine,
             draws=draws,
-            seed=self.settings["seed"],
+            seed=self.settings.seed,
             progress=progress,
             cancel=cancel,
         )
-        run = {"method": "laplace", "draws": draws, "seed": self.settings["seed"]}
+        run = {"method": "laplace", "draws": draws, "seed": self.settings.seed}
         return self.result(approximation, run)
 
-    def result(self, draws: Draws, run: dict[str, Any]) -> BBTResult:
+    def result(self, draws: Draws, run: Mapping[str, Any]) -> BBTResult:
         """The result of ``draws``; ``run`` holds how they were drawn (sampler settings)."""
-        head = {k: v for k, v in self.settings.items() if k not in ("seed", "win_table_input")}
-        settings = {
-            **head,
-            "engine": draws.engine,
-            **run,
-            "win_table_input": self.settings["win_table_input"],
-        }
+        settings = self.settings.fitted(draws.engine, run)
         result = BBTResult(
             draws, self.table, self.algorithms, settings, self.fitted, self.tidy, self.components
         )
@@ -416,7 +396,7 @@ def prepare_fit(
     paired: bool = True,
     ties: str | None,
     tie_threshold: float | None = None,
-    hyperprior: str = "lognormal",
+    hyperprior: str = DEFAULT_HYPERPRIOR,
     prior_scale: float | None = None,
     engine: str = "auto",
     seed: int | None = DEFAULT_SEED,
@@ -427,65 +407,88 @@ def prepare_fit(
     ``size`` is (chains, draws) for the memory check. The warnings are issued by
     :meth:`PreparedFit.warn`.
     """
-    if ties is None:
-        raise ValueError(
-            "fit needs a tie policy ('spread', 'add', 'forget' or 'davidson'); ties=None "
-            "only makes sense for win_table"
-        )
-    ties = check_ties(ties)
-    d_min = check_d_min(d_min)
-    tie_threshold = check_tie_threshold(tie_threshold)
-    hyperprior, prior_scale = check_hyperprior(hyperprior, prior_scale)
+    layout = _layout(dataset, algorithm, fold, score, sd, lower_is_better)
+    counting = CountingSettings(ties, d_min, paired, tie_threshold)
+    return _prepare(
+        data, layout, counting, PriorSettings(hyperprior, prior_scale), engine, seed, size
+    )
+
+
+def _layout(
+    dataset: str | None,
+    algorithm: str | None,
+    fold: str | None,
+    score: str | None,
+    sd: pd.DataFrame | None,
+    lower_is_better: bool,
+) -> dict[str, Any]:
+    """How the results are read: the keywords of :func:`~.wintable.raw_counts` that are not
+    counting settings (``sd`` the table itself)."""
+    return {
+        "dataset": dataset,
+        "algorithm": algorithm,
+        "fold": fold,
+        "score": score,
+        "sd": sd,
+        "lower_is_better": lower_is_better,
+    }
+
+
+def _prepare(
+    data: pd.DataFrame,
+    layout: dict[str, Any],
+    counting: CountingSettings,
+    prior: PriorSettings,
+    engine: str,
+    seed: int | None,
+    size: tuple[int, int],
+) -> PreparedFit:
+    """:func:`prepare_fit` from settings already checked (``layout`` from :func:`_layout`)."""
+    _tie_policy(counting)
     seed = check_seed(seed)
     engine_name = engines.resolve_engine(engine)
 
     raw, tidy = raw_counts(
         data,
-        dataset=dataset,
-        algorithm=algorithm,
-        fold=fold,
-        score=score,
-        sd=sd,
-        lower_is_better=lower_is_better,
-        d_min=d_min,
-        paired=paired,
-        tie_threshold=tie_threshold,
+        **layout,
+        d_min=counting.d_min,
+        paired=counting.paired,
+        tie_threshold=counting.tie_threshold,
     )
     found = (
-        audit_validated(data, tidy, dataset=dataset, algorithm=algorithm, fold=fold)
+        audit_validated(data, tidy, **{k: layout[k] for k in ("dataset", "algorithm", "fold")})
         if tidy is not None
         else Audit()
     )
-    layout = {
-        "dataset": dataset,
-        "algorithm": algorithm,
-        "fold": fold,
-        "score": score,
-        "sd": sd is not None,
-        "lower_is_better": lower_is_better,
-    }
-    counting = {"d_min": d_min, "paired": paired, "ties": ties, "tie_threshold": tie_threshold}
-    prior = {"hyperprior": hyperprior, "prior_scale": prior_scale}
-    return _assemble(raw, tidy, found, layout, counting, prior, engine_name, seed, size)
+    read = {**layout, "sd": layout["sd"] is not None}
+    return _assemble(raw, tidy, found, read, counting, prior, engine_name, seed, size)
+
+
+def _tie_policy(counting: CountingSettings) -> str:
+    """The tie policy of a fit; raw counts (``ties=None``) are for ``win_table`` only."""
+    if counting.ties is None:
+        raise ValueError(
+            "fit needs a tie policy ('spread', 'add', 'forget' or 'davidson'); ties=None "
+            "only makes sense for win_table"
+        )
+    return counting.ties
 
 
 def _assemble(
     raw: pd.DataFrame,
     tidy: TidyResults | None,
     found: Audit,
-    layout: dict[str, Any],
-    counting: dict[str, Any],
-    prior: dict[str, Any],
+    layout: Mapping[str, Any],
+    counting: CountingSettings,
+    prior: PriorSettings,
     engine: str,
     seed: int | None,
     size: tuple[int, int],
 ) -> PreparedFit:
     """A fit's inputs from its raw counts (checked settings): the tie policy applied, the Stan
     data, the size check and the data's warnings. ``layout``: how the results were read
-    (``dataset`` ... ``lower_is_better``); ``counting``: ``d_min, paired, ties,
-    tie_threshold``; ``prior``:
-    ``hyperprior, prior_scale``."""
-    ties, d_min = counting["ties"], counting["d_min"]
+    (``dataset`` ... ``lower_is_better``, ``sd`` whether one was given)."""
+    ties = _tie_policy(counting)
     table = apply_ties(raw, ties)
     algorithms = (
         list(tidy.algorithms)
@@ -493,9 +496,7 @@ def _assemble(
         else list(pd.unique(np.column_stack([table["alg1"], table["alg2"]]).ravel()))
     )
     model: ModelName = "davidson" if ties == "davidson" else "bbt"
-    stan_data, fitted = stan_inputs(
-        table, algorithms, model, prior["hyperprior"], prior["prior_scale"]
-    )
+    stan_data, fitted = stan_inputs(table, algorithms, model, prior.family, prior.resolved_scale)
     if not fitted.any():
         raise ValueError(_no_games_message(raw, tidy, ties, layout["dataset"]))
     check_fit_size(len(algorithms), stan_data["n_pairs"], model, *size)
@@ -506,17 +507,7 @@ def _assemble(
     for finding in found.warnings:
         if finding.check != "graph" or len(components) == 1:  # groups: DisconnectedWarning
             found_warnings.append((str(finding), DataWarning))
-    settings: dict[str, Any] = {
-        **layout,
-        "d_min": d_min,
-        "paired": counting["paired"] if d_min is not None else None,
-        "ties": ties,
-        "tie_threshold": counting["tie_threshold"],
-        "model": model,
-        **prior,
-        "seed": seed,
-        "win_table_input": tidy is None,
-    }
+    settings = FitSettings(dict(layout), counting, prior, model, seed, tidy is None)
     return PreparedFit(
         model,
         engine,

@@ -2,7 +2,7 @@
 
 from __future__ import annotations
 
-from collections.abc import Iterable, Sequence
+from collections.abc import Iterable, Mapping, Sequence
 from functools import cached_property
 from typing import TYPE_CHECKING, Any
 
@@ -14,6 +14,8 @@ from . import checks, posterior
 from .audit import Audit
 from .bidi import isolate, pair_label
 from .data import TidyResults
+from .options import DEFAULT_HDI, DEFAULT_ROPE
+from .settings import FitSettings
 from .validation import check_algorithms, check_hdi, check_rope
 
 if TYPE_CHECKING:
@@ -54,7 +56,7 @@ class BBTResult:
         draws: Draws,
         win_table: pd.DataFrame,
         algorithms: Sequence[str],
-        settings: dict[str, Any],
+        settings: Mapping[str, Any],
         fitted: np.ndarray,
         tidy: TidyResults | None = None,
         components: Sequence[Sequence[str]] | None = None,
@@ -62,7 +64,10 @@ class BBTResult:
         self.draws = draws
         self.win_table = win_table
         self.algorithms = list(algorithms)
-        self.settings = dict(settings)
+        # a fit's settings (a read-only mapping, with its groups as attributes) or a dict
+        self.settings: Mapping[str, Any] = (
+            settings if isinstance(settings, FitSettings) else dict(settings)
+        )
         self.engine = draws.engine
         self.tidy = tidy
         self._fitted = np.asarray(fitted, dtype=bool)
@@ -140,8 +145,8 @@ class BBTResult:
 
     def summary(
         self,
-        rope: Sequence[float] = (0.45, 0.55),
-        hdi: float = 0.89,
+        rope: Sequence[float] = DEFAULT_ROPE,
+        hdi: float = DEFAULT_HDI,
         control: str | None = None,
         selected: Iterable[str] | None = None,
     ) -> pd.DataFrame:
@@ -187,8 +192,8 @@ class BBTResult:
         self,
         a: str,
         b: str,
-        rope: Sequence[float] = (0.45, 0.55),
-        hdi: float = 0.89,
+        rope: Sequence[float] = DEFAULT_ROPE,
+        hdi: float = DEFAULT_HDI,
     ) -> pd.Series:
         """The summary of P(a > b) for one pair, oriented as asked.
 
@@ -248,7 +253,7 @@ class BBTResult:
 
     def rope_mass(
         self,
-        rope: Sequence[float] = (0.45, 0.55),
+        rope: Sequence[float] = DEFAULT_ROPE,
         control: str | None = None,
         selected: Iterable[str] | None = None,
     ) -> pd.DataFrame:
@@ -259,7 +264,7 @@ class BBTResult:
         labels = [lab for lab, m in zip(self._pair_labels, mask) if m]
         return pd.DataFrame({"pair": labels, "below": below, "inside": inside, "above": above})
 
-    def ranking(self, hdi: float = 0.89) -> pd.DataFrame:
+    def ranking(self, hdi: float = DEFAULT_HDI) -> pd.DataFrame:
         """Per algorithm, best first: ``mean_beta``, its HDI ``low``-``high``, ``p_best``
         (probability of the largest beta) and ``expected_rank`` (1 = best)."""
         return posterior.ranking(self.beta, self.algorithms, check_hdi(hdi))

@@ -41,13 +41,13 @@ import numpy as np
 import pandas as pd
 
 from ..core.fitting import DiagnosticsWarning, DisconnectedWarning, fit
+from ..core.options import DEFAULT_HYPERPRIOR, DEFAULT_TIES
 from ..core.result import BBTResult
+from ..core.settings import CountingSettings, PriorSettings
 from ..core.validation import (
     DEFAULT_SEED,
     check_count,
-    check_hyperprior,
     check_seed,
-    check_ties,
     check_win_table,
 )
 from ..engines import FitCancelled
@@ -79,8 +79,8 @@ class FitRequest:
     """
 
     win_table: pd.DataFrame
-    ties: str = "spread"
-    hyperprior: str = "lognormal"
+    ties: str = DEFAULT_TIES
+    hyperprior: str = DEFAULT_HYPERPRIOR
     prior_scale: float | None = None
     chains: int = 4
     iter_warmup: int = 1000
@@ -90,9 +90,9 @@ class FitRequest:
 
     def check(self) -> FitRequest:
         """Validate every setting now (before any fit starts); returns self."""
-        if check_ties(self.ties) is None:
+        if CountingSettings(self.ties).ties is None:
             raise ValueError("a fit request needs a tie policy, not ties=None")
-        check_hyperprior(self.hyperprior, self.prior_scale)
+        PriorSettings(self.hyperprior, self.prior_scale)
         for name in ("chains", "iter_warmup", "iter_sampling"):
             check_count(getattr(self, name), name)
         check_win_table(self.win_table)

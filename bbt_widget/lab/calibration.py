@@ -19,14 +19,13 @@ import pandas as pd
 from ..core import posterior
 from ..core.bidi import pair_label
 from ..core.data import tidy_results
+from ..core.options import DEFAULT_HYPERPRIOR, DEFAULT_TIES
 from ..core.result import BBTResult
+from ..core.settings import CountingSettings, PriorSettings
 from ..core.validation import (
     DEFAULT_SEED,
     check_count,
-    check_flag,
-    check_hyperprior,
     check_seed,
-    check_tie_threshold,
 )
 from ..core.wintable import count_wins
 from ..engines.base import ProgressCallback
@@ -250,9 +249,9 @@ def calibration(
     repeats: int = 50,
     d_min: float | None = None,
     paired: bool = True,
-    ties: str = "spread",
+    ties: str = DEFAULT_TIES,
     tie_threshold: float | None = None,
-    hyperprior: str = "lognormal",
+    hyperprior: str = DEFAULT_HYPERPRIOR,
     prior_scale: float | None = None,
     engine: str = "auto",
     chains: int = 4,
@@ -310,9 +309,10 @@ def calibration(
     n_test = check_count(n_test, "n_test")
     repeats = check_count(repeats, "repeats")
     seed = check_seed(seed)
-    hyperprior, prior_scale = check_hyperprior(hyperprior, prior_scale)
-    paired = check_flag(paired, "paired")
-    tie_threshold = check_tie_threshold(tie_threshold)
+    prior = PriorSettings(hyperprior, prior_scale)
+    hyperprior, prior_scale = prior.family, prior.scale
+    counting = CountingSettings(ties, d_min, paired, tie_threshold)
+    d_min, paired, tie_threshold = counting.d_min, counting.paired, counting.tie_threshold
     check_executor(executor)
     tidy = tidy_results(
         data,

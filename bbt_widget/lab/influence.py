@@ -25,6 +25,7 @@ import pandas as pd
 
 from ..core import posterior
 from ..core.data import TidyResults
+from ..core.options import DEFAULT_ROPE
 from ..core.result import BBTResult
 from ..core.validation import WIN_TABLE_COLUMNS, check_interpretation, check_rope
 from ..core.wintable import apply_ties, count_wins
@@ -185,7 +186,7 @@ def influence(
     result: BBTResult,
     *,
     interpretation: str = "weak",
-    rope: tuple[float, float] = (0.45, 0.55),
+    rope: tuple[float, float] = DEFAULT_ROPE,
     refit: str = "auto",
     k_threshold: float = K_THRESHOLD,
     executor: Any = None,

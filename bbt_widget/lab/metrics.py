@@ -30,7 +30,7 @@ import pandas as pd
 
 from ..core.bidi import pair_label
 from ..core.fitting import prepare_fit
-from ..core.options import DEFAULT_HDI, DEFAULT_INTERPRETATION, DEFAULT_ROPE
+from ..core.options import DEFAULT_HDI, DEFAULT_INTERPRETATION, DEFAULT_ROPE, DEFAULT_TIES
 from ..core.options import resolve_interpretation as _resolve
 from ..core.result import BBTResult
 from ..core.validation import (
@@ -152,7 +152,10 @@ class MetricFit:
         """Fit this metric; returns the result and its diagnostics warnings. The data's
         warnings were issued once by :func:`compare_metrics`, not again per fit."""
         sampler = {k: self.options[k] for k in _SAMPLER if k in self.options}
-        rest = {"ties": "spread", **{k: v for k, v in self.options.items() if k not in _SAMPLER}}
+        rest = {
+            "ties": DEFAULT_TIES,
+            **{k: v for k, v in self.options.items() if k not in _SAMPLER},
+        }
         size = (sampler.get("chains", 4), sampler.get("iter_sampling", 1000))
         job = prepare_fit(self.data, seed=seed, size=size, **rest)
         result = job.sample(progress=progress, cancel=cancel, **sampler)
@@ -448,7 +451,7 @@ def compare_metrics(
         check_max_treedepth(sampler["max_treedepth"])
     jobs = []
     for m in metrics:
-        per_metric = {"ties": "spread", **options, "score": m, "lower_is_better": m in lower}
+        per_metric = {"ties": DEFAULT_TIES, **options, "score": m, "lower_is_better": m in lower}
         counting = {k: v for k, v in per_metric.items() if k not in _SAMPLER}
         try:  # every metric read, counted and checked before the first fit
             prepared = prepare_fit(data, **counting, seed=seed, size=size)

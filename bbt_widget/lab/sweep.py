@@ -26,19 +26,21 @@ import pandas as pd
 from ..core import posterior
 from ..core.bidi import pair_label
 from ..core.data import TidyResults, tidy_results
-from ..core.options import HYPERPRIOR_SCALES
+from ..core.options import (
+    DEFAULT_HDI,
+    DEFAULT_HYPERPRIOR,
+    DEFAULT_ROPE,
+    DEFAULT_TIES,
+    HYPERPRIOR_SCALES,
+)
 from ..core.result import BBTResult
+from ..core.settings import CountingSettings, PriorSettings
 from ..core.validation import (
     DEFAULT_SEED,
     check_count,
-    check_d_min,
-    check_flag,
     check_hdi,
-    check_hyperprior,
     check_interpretation,
     check_rope,
-    check_tie_threshold,
-    check_ties,
 )
 from ..core.wintable import comparison_components, count_wins
 from ..engines.base import ProgressCallback
@@ -71,30 +73,27 @@ def default_grid(tidy: TidyResults) -> dict[str, list[Any]]:
 
 
 def _check_value(key: str, value: Any) -> Any:
-    """One grid value, validated by the same checks ``fit`` uses; errors name the setting."""
+    """One grid value, validated by the settings objects ``fit`` builds; errors name the
+    setting."""
     try:
         if key == "ties":
-            if check_ties(value) is None:
+            if CountingSettings(ties=value).ties is None:
                 raise ValueError("a fit needs a tie policy, not None")
             return value
-        if key == "d_min":
-            return check_d_min(value)
-        if key == "tie_threshold":
-            return check_tie_threshold(value)
-        if key == "paired":
-            return check_flag(value, "paired")
+        if key in ("d_min", "tie_threshold", "paired"):
+            return getattr(CountingSettings(**{key: value}), key)
         if key == "hyperprior":
-            return check_hyperprior(value, 1.0)[0]
+            return PriorSettings(value, 1.0).family
         if key == "prior_scale":
-            return check_hyperprior("lognormal", value)[1]
+            return PriorSettings(scale=value).scale
         if isinstance(value, str) or not isinstance(value, Sequence) or len(value) != 2:
             raise ValueError(
                 "a prior is a (family, scale) pair such as ('cauchy', 1.0), and 'prior' a list "
                 "of them, e.g. grid={'prior': [('lognormal', 0.5), ('cauchy', 1.0)]} or "
                 "bbt.sweep.APPENDIX_A; to vary the family alone use 'hyperprior'"
             )
-        name, scale = value
-        return check_hyperprior(name, scale)
+        prior = PriorSettings(*value)
+        return prior.family, prior.scale
     except (TypeError, ValueError) as exc:
         raise ValueError(f"sweep grid {key!r}: invalid value {value!r}: {exc}") from None
 
@@ -164,7 +163,7 @@ def _settings(grid: Mapping[str, Sequence[Any]], base: dict[str, Any]) -> list[d
         if s["d_min"] is None:
             s["paired"] = None  # no local ROPE: paired or not counts the same wins
         # a family without a scale takes its own default (Appendix A), never another's
-        s["hyperprior"], s["prior_scale"] = check_hyperprior(s["hyperprior"], s["prior_scale"])
+        s.update(PriorSettings(s["hyperprior"], s["prior_scale"]).as_dict())
         if s not in out:
             out.append(s)
     return out
@@ -397,8 +396,8 @@ class _Sweep:
         seed: int | None = DEFAULT_SEED,
         executor: Any = None,
         n_jobs: int | None = None,
-        rope: Sequence[float] = (0.45, 0.55),
-        hdi: float = 0.89,
+        rope: Sequence[float] = DEFAULT_ROPE,
+        hdi: float = DEFAULT_HDI,
         engine: str = "auto",
         chains: int = 4,
         iter_warmup: int = 1000,
@@ -444,7 +443,7 @@ class _Sweep:
         SweepResult
         """
         rope, hdi = check_rope(rope), check_hdi(hdi)
-        tie_threshold = check_tie_threshold(tie_threshold)
+        tie_threshold = CountingSettings(tie_threshold=tie_threshold).tie_threshold
         replicates = check_count(seeds, "seeds")
         check_executor(executor)
         if grid is not None:
@@ -463,10 +462,10 @@ class _Sweep:
         elif "d_min" in grid and "paired" not in grid:
             grid = {**grid, "paired": [tidy.paired_ok]}
         base = {
-            "ties": "spread",
+            "ties": DEFAULT_TIES,
             "d_min": None,
             "paired": True,
-            "hyperprior": "lognormal",
+            "hyperprior": DEFAULT_HYPERPRIOR,
             "prior_scale": None,  # the family's default scale
         }
         if tie_threshold is not None or "tie_threshold" in grid:

@@ -24,6 +24,7 @@ import numpy as np
 import pandas as pd
 
 from ..core.bidi import FSI, PDI, balance, isolate, strip_controls
+from ..core.options import DEFAULT_HDI, DEFAULT_ROPE
 from ..core.validation import check_flag
 from . import charts
 from ._atomic import atomic_path, atomic_write_bytes
@@ -551,8 +552,8 @@ def export_all(
     folder: str | Path,
     *,
     formats: Sequence[str] = TABLE_FORMATS,
-    rope: Sequence[float] = (0.45, 0.55),
-    hdi: float = 0.89,
+    rope: Sequence[float] = DEFAULT_ROPE,
+    hdi: float = DEFAULT_HDI,
     formula_safe: bool = True,
 ) -> list[Path]:
     """Write the summary, ranking and win tables in every format, and the posterior.

@@ -14,7 +14,7 @@ from pathlib import Path
 from typing import TYPE_CHECKING
 
 from ..core.bidi import isolate
-from ..core.options import DEFAULT_INTERPRETATION, resolve_interpretation
+from ..core.options import DEFAULT_HDI, DEFAULT_INTERPRETATION, DEFAULT_ROPE, resolve_interpretation
 from .charts import claim_counts
 from .export import ESCAPERS
 
@@ -111,8 +111,8 @@ def methods_text(
     *,
     format: str = "md",
     interpretation: str = DEFAULT_INTERPRETATION,
-    rope: Sequence[float] = (0.45, 0.55),
-    hdi: float = 0.89,
+    rope: Sequence[float] = DEFAULT_ROPE,
+    hdi: float = DEFAULT_HDI,
 ) -> str:
     """A methods-and-results paragraph describing exactly what was run and what it supports.
 

@@ -35,7 +35,7 @@ import jinja2
 import pandas as pd
 from markupsafe import Markup
 
-from ..core.options import DEFAULT_INTERPRETATION, resolve_interpretation
+from ..core.options import DEFAULT_HDI, DEFAULT_INTERPRETATION, DEFAULT_ROPE, resolve_interpretation
 from ..core.validation import check_algorithms
 from ..core.wintable import count_wins, with_raw_counts
 from . import charts, export
@@ -179,8 +179,8 @@ def write_report(
     result: BBTResult,
     path: str | Path,
     *,
-    rope: Sequence[float] = (0.45, 0.55),
-    hdi: float = 0.89,
+    rope: Sequence[float] = DEFAULT_ROPE,
+    hdi: float = DEFAULT_HDI,
     interpretation: str = DEFAULT_INTERPRETATION,
     control: str | None = None,
     title: str = "Bayesian Bradley-Terry comparison",

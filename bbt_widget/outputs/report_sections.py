@@ -17,6 +17,7 @@ import numpy as np
 import pandas as pd
 
 from ..core.bidi import isolate
+from ..core.options import DEFAULT_ROPE
 from .report import Styled
 
 if TYPE_CHECKING:
@@ -258,7 +259,7 @@ def ranking_model_section(
     bbt: BBTResult,
     *,
     interpretation: str = "weak",
-    rope: tuple[float, float] = (0.45, 0.55),
+    rope: tuple[float, float] = DEFAULT_ROPE,
 ) -> Section:
     """Ranking models next to BBT: P(best) and expected rank from each, P(top-k); for
     Mallows also the consensus, the dispersion and the consensus-rank probabilities; which

@@ -49,7 +49,14 @@ import traitlets as t
 from .. import engines
 from ..core import options
 from ..core.data import tidy_results
-from ..core.options import D_MIN_RANGE, DEFAULT_INTERPRETATION, DEFAULT_SEED
+from ..core.options import (
+    D_MIN_RANGE,
+    DEFAULT_HDI,
+    DEFAULT_INTERPRETATION,
+    DEFAULT_ROPE,
+    DEFAULT_SEED,
+    DEFAULT_TIES,
+)
 from ..core.result import BBTResult
 from ..core.validation import check_algorithms
 from ..lab.influence import Influence
@@ -185,7 +192,9 @@ class BBTWidget(anywidget.AnyWidget):
     _css = _STATIC / "widget.css"
 
     # --- fit controls --------------------------------------------------------------------
-    ties = t.Unicode("spread", help="tie policy: add, spread, forget or davidson").tag(sync=True)
+    ties = t.Unicode(DEFAULT_TIES, help="tie policy: add, spread, forget or davidson").tag(
+        sync=True
+    )
     local_rope = t.Bool(False, help="count small differences (Cohen's d < d_min) as ties").tag(
         sync=True
     )
@@ -201,7 +210,7 @@ class BBTWidget(anywidget.AnyWidget):
     # --- summary controls ----------------------------------------------------------------
     rope_low = t.Float(0.45).tag(sync=True)
     rope_high = t.Float(0.55).tag(sync=True)
-    hdi = t.Float(0.89, help="HDI mass").tag(sync=True)
+    hdi = t.Float(DEFAULT_HDI, help="HDI mass").tag(sync=True)
     control = t.Unicode("", help="control algorithm ('' = all pairs)").tag(sync=True)
     interpretation = t.Unicode("weak", help="weak or strong").tag(sync=True)
 
@@ -283,12 +292,12 @@ class BBTWidget(anywidget.AnyWidget):
         lower_is_better: bool = False,
         d_min: float | None = None,
         paired: bool = True,
-        ties: str = "spread",
+        ties: str = DEFAULT_TIES,
         tie_threshold: float | None = None,
         hyperprior: str = "lognormal",
         prior_scale: float | None = None,
-        rope: Sequence[float] = (0.45, 0.55),
-        hdi: float = 0.89,
+        rope: Sequence[float] = DEFAULT_ROPE,
+        hdi: float = DEFAULT_HDI,
         control: str | None = None,
         interpretation: str = DEFAULT_INTERPRETATION,
         engine: str = "auto",

@@ -15,16 +15,9 @@ from collections.abc import Sequence
 from typing import Any
 
 from ..core.data import TidyResults
-from ..core.options import D_MIN_RANGE, INTERPRETATIONS, TIE_POLICIES, resolve_interpretation
-from ..core.validation import (
-    check_d_min,
-    check_flag,
-    check_hdi,
-    check_hyperprior,
-    check_rope,
-    check_tie_threshold,
-    check_ties,
-)
+from ..core.options import D_MIN_RANGE, DEFAULT_D_MIN, INTERPRETATIONS, resolve_interpretation
+from ..core.settings import CountingSettings, PriorSettings
+from ..core.validation import check_hdi, check_rope
 from .keys import pair_of
 from .messages import check_ranking_model, paired_note
 from .views import weak_rule_caveat
@@ -68,10 +61,9 @@ def initial_controls(
 ) -> dict[str, Any]:
     """The widget's first trait values from the constructor's arguments, each checked: bad
     settings raise the core's own message here, before anything is shown."""
-    check_ties(ties)
-    d_min = check_d_min(d_min)
-    tie_threshold = check_tie_threshold(tie_threshold)
-    hyperprior, prior_scale = check_hyperprior(hyperprior, prior_scale)
+    counting = CountingSettings(ties, d_min, paired, tie_threshold)
+    prior = PriorSettings(hyperprior, prior_scale)
+    d_min = counting.d_min
     rope = check_rope(rope)
     hdi = check_hdi(hdi)
     algorithms = list(tidy.algorithms)
@@ -98,13 +90,13 @@ def initial_controls(
         "local_rope_available": local_ok,
         "local_rope_reason": "" if local_ok else "no fold-level scores",
         "ties": ties,
-        "tie_threshold": tie_threshold or 0.0,
+        "tie_threshold": counting.tie_threshold or 0.0,
         "local_rope": d_min is not None,
-        "d_min": 0.4 if d_min is None else d_min,
-        "paired": check_flag(paired, "paired") and tidy.paired_ok,
+        "d_min": DEFAULT_D_MIN if d_min is None else d_min,
+        "paired": counting.paired and tidy.paired_ok,
         "lower_is_better": lower_is_better,  # checked by tidy_results
-        "hyperprior": hyperprior,
-        "prior_scale": prior_scale,
+        "hyperprior": prior.family,
+        "prior_scale": prior.scale,
         "rope_low": rope[0],
         "rope_high": rope[1],
         "hdi": hdi,
@@ -159,7 +151,7 @@ class Controls:
             self.scale_chosen = True
         elif change["name"] == "hyperprior" and not self.scale_chosen:
             try:
-                default = check_hyperprior(change["new"])[1]
+                default = PriorSettings(change["new"]).scale
             except (TypeError, ValueError):
                 default = None  # refit() shows the problem
             if default is not None and default != w.prior_scale:
@@ -188,17 +180,15 @@ class Controls:
         """The problem of the fit controls ('' when they are fine)."""
         w = self.w
         try:
-            if w.ties not in TIE_POLICIES:
-                check_ties(w.ties)  # raises with the core's message
-            check_hyperprior(w.hyperprior, w.prior_scale)
-            check_tie_threshold(w.tie_threshold)
             if w.local_rope:
                 if not w.local_rope_available:
                     return f"local ROPE unavailable: {w.local_rope_reason}"
                 low, high = D_MIN_RANGE
                 if not low <= w.d_min <= high:
                     return f"d_min must be between {low} and {high}; got {w.d_min}"
-                check_d_min(w.d_min)
+            # the settings' own checks raise the core's messages
+            PriorSettings(w.hyperprior, w.prior_scale)
+            CountingSettings(w.ties, w.d_min if w.local_rope else None, True, w.tie_threshold)
         except (TypeError, ValueError) as exc:
             return str(exc)
         return ""

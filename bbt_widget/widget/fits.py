@@ -25,7 +25,7 @@ from ..core.fitting import (
 )
 from ..engines.base import FitCancelled, ProgressCallback
 from .fitted import Fitted
-from .keys import settings_key
+from .keys import fit_keys
 from .messages import error_text
 from .preview import preview_settings
 from .runner import Dispatcher, FitEvent, FitRunner
@@ -78,7 +78,7 @@ class FitRequests:
         if problem:
             return
         settings = w.fit_settings
-        key = settings_key(settings)
+        key = fit_keys(settings)[0]
         w._requested_key = key
         if key == w._result_key:
             # e.g. d_min moved while the local ROPE is off: the charts already show this fit
@@ -140,11 +140,7 @@ class FitRequests:
         (``PreparedFit.with_prior``: nothing read or counted again); when the local ROPE or the
         tie policy changed too, the wins are counted again from the results already read and
         audited (``PreparedFit.recount``), as the d_min slider drags."""
-        key = settings_key(settings)
-        data_key = settings_key({k: v for k, v in settings.items() if k not in PRIOR_SETTINGS})
-        layout_key = settings_key(
-            {k: v for k, v in settings.items() if k not in PRIOR_SETTINGS + COUNT_SETTINGS}
-        )
+        key, data_key, layout_key = fit_keys(settings)
         # the full fit's size: the preview fails the memory check as its fit would
         sampler = self.w._sampler_kwargs
         size = (sampler["chains"], sampler["iter_sampling"])

@@ -119,17 +119,17 @@ def test_renderer_started_ahead_draws_the_same_charts():
 def test_report_checks_before_the_fit_import_neither_altair_nor_scipy_stats():
     """The output path and the other methods are checked before the fit with the data alone:
     Altair (with jsonschema) and SciPy's statistics are left to the thread that imports them
-    while the command fits (``cli._get_ready``), which keeps jsonschema's slow IRI checks out
-    too (``cli._import_jsonschema``)."""
+    while the command fits (``cli_commands.report.get_ready``), which keeps jsonschema's slow
+    IRI checks out too (``cli_commands.report.import_jsonschema``)."""
     code = (
         "import sys\n"
         "from pathlib import Path\n"
         "import bbt_widget as bbt\n"
-        "from bbt_widget import cli\n"
+        "from bbt_widget.cli_commands.checks import check_output\n"
         "from bbt_widget.outputs.report import REPORT_FORMATS\n"
         "from bbt_widget.outputs.report_build import check_methods\n"
         "for name in ('r.html', 'r.md'):\n"
-        "    cli._check_output(Path(name), name, REPORT_FORMATS)\n"
+        "    check_output(Path(name), name, REPORT_FORMATS)\n"
         "methods = check_methods(bbt.datasets.load_pmlb16(), {'dataset': 'db'}, path='r.html')\n"
         "slow = ('altair', 'jsonschema', 'scipy.stats', 'bbt_widget.baselines')\n"
         "print(methods, [name for name in slow if name in sys.modules])\n"

@@ -15,6 +15,7 @@ from typing import Any
 import numpy as np
 import pandas as pd
 
+from ...core.options import DEFAULT_HDI, DEFAULT_ROPE
 from ...core.palette import ROPE_REGION_COLORS
 from .frames_ppc import ppc_frame
 from .pairs import decision_text, keys_and_labels, match_rows, pair_key, verdict_kind
@@ -258,8 +259,8 @@ class ChartFrames:
 def build_frames(
     result: Any,
     *,
-    rope: tuple[float, float] = (0.45, 0.55),
-    hdi: float = 0.89,
+    rope: tuple[float, float] = DEFAULT_ROPE,
+    hdi: float = DEFAULT_HDI,
     control: str | None = None,
     interpretation: str = "weak",
 ) -> ChartFrames:

@@ -12,6 +12,7 @@ from __future__ import annotations
 from collections.abc import Mapping
 from typing import Any
 
+from ...core.options import DEFAULT_HDI, DEFAULT_ROPE
 from ...core.palette import NEUTRAL_COLORS, ROPE_REGION_COLORS, WIN_SHARE_RANGE
 from .encodings import (
     FOCUS,
@@ -42,7 +43,7 @@ __all__ = [
 
 
 def intervals_chart(
-    intervals: Data, rope: Data, *, hdi: float | None = 0.89, width: int = 360
+    intervals: Data, rope: Data, *, hdi: float | None = DEFAULT_HDI, width: int = 360
 ) -> alt.LayerChart:
     """P(a > b) per pair (paper Figures 1 and 3).
 
@@ -243,7 +244,7 @@ def _params(selected_pair: str, focus: str, hdi: float) -> list[alt.VariablePara
 def chart_set(
     frames: Mapping[str, Data],
     *,
-    hdi: float = 0.89,
+    hdi: float = DEFAULT_HDI,
     selected_pair: str = "",
     focus: str = "",
 ) -> dict[str, Any]:
@@ -269,8 +270,8 @@ def chart_set(
 def result_charts(
     result: Any,
     *,
-    rope: tuple[float, float] = (0.45, 0.55),
-    hdi: float = 0.89,
+    rope: tuple[float, float] = DEFAULT_ROPE,
+    hdi: float = DEFAULT_HDI,
     control: str | None = None,
     interpretation: str = "weak",
 ) -> dict[str, Any]:
@@ -284,7 +285,7 @@ def result_charts(
 def pairs_chart(
     data: Mapping[str, Data],
     *,
-    hdi: float = 0.89,
+    hdi: float = DEFAULT_HDI,
     selected_pair: str = "",
     focus: str = "",
 ) -> alt.HConcatChart:
@@ -308,7 +309,7 @@ def pairs_chart(
 def checks_chart(
     data: Mapping[str, Data],
     *,
-    hdi: float = 0.89,
+    hdi: float = DEFAULT_HDI,
     selected_pair: str = "",
     focus: str = "",
 ) -> alt.VConcatChart:
@@ -348,7 +349,7 @@ def _view(chart: Any, hdi: float, selected_pair: str, focus: str) -> Any:
 def linked_chart(
     data: Mapping[str, Data],
     *,
-    hdi: float = 0.89,
+    hdi: float = DEFAULT_HDI,
     selected_pair: str = "",
     focus: str = "",
 ) -> alt.VConcatChart:

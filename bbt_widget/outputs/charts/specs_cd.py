@@ -16,7 +16,7 @@ from typing import TYPE_CHECKING, Any
 import pandas as pd
 
 from ...core.bidi import isolate
-from ...core.options import resolve_interpretation
+from ...core.options import DEFAULT_HDI, DEFAULT_ROPE, resolve_interpretation
 from ...core.palette import HIGHLIGHT_COLORS, NEUTRAL_COLORS
 from ...core.validation import check_algorithms, check_count
 from .encodings import LABEL_MAX_CHARS, alt
@@ -41,8 +41,8 @@ def cd_diagram(
     highlight: str | Iterable[str] | None = None,
     position: str = "expected_rank",
     *,
-    rope: Sequence[float] = (0.45, 0.55),
-    hdi: float = 0.89,
+    rope: Sequence[float] = DEFAULT_ROPE,
+    hdi: float = DEFAULT_HDI,
     width: int = 480,
     title: str | None = None,
 ) -> Any:
