@@ -60,6 +60,28 @@ def _timed(run: Any) -> float:
     return time.perf_counter() - start
 
 
+def interleaved_ratios(runs: dict[str, Any], repeats: int) -> dict[str, dict[str, Any]]:
+    """Time each of ``runs`` ``repeats`` times, interleaved (so that the machine's load
+    falls on all alike), and give each its median and ratio to ``runs["plain_fit"]``."""
+    times: dict[str, list[float]] = {name: [] for name in runs}
+    for _ in range(repeats):
+        for name, run in runs.items():
+            times[name].append(_timed(run))
+    base = statistics.median(times["plain_fit"])
+    rows = {
+        name: {
+            "median_s": round(statistics.median(t), 3),
+            "ratio_to_plain_fit": round(statistics.median(t) / base, 3),
+            "runs_s": [round(x, 3) for x in t],
+        }
+        for name, t in times.items()
+    }
+    width = max(map(len, rows))
+    for name, row in rows.items():
+        print(f"{name:{width}s} {row['median_s']:7.2f} s  x{row['ratio_to_plain_fit']:.2f}")
+    return rows
+
+
 def main() -> None:
     parser = argparse.ArgumentParser(description=__doc__.split("\n")[0])
     parser.add_argument("--repeats", type=int, default=3)
@@ -82,21 +104,7 @@ def main() -> None:
         bbt.compare_metrics(data, metrics=METRICS, lower_is_better=["time"], **LAYOUT)
 
     runs = {"plain_fit": plain, "three_plain_fits": sequential, "compare_metrics": compared}
-    times: dict[str, list[float]] = {name: [] for name in runs}
-    for _ in range(args.repeats):
-        for name, run in runs.items():
-            times[name].append(_timed(run))
-    base = statistics.median(times["plain_fit"])
-    rows = {
-        name: {
-            "median_s": round(statistics.median(t), 3),
-            "ratio_to_plain_fit": round(statistics.median(t) / base, 3),
-            "runs_s": [round(x, 3) for x in t],
-        }
-        for name, t in times.items()
-    }
-    for name, row in rows.items():
-        print(f"{name:18s} {row['median_s']:7.2f} s  x{row['ratio_to_plain_fit']:.2f}")
+    rows = interleaved_ratios(runs, args.repeats)
     result = compared_once = bbt.compare_metrics(
         data, metrics=METRICS, lower_is_better=["time"], **LAYOUT
     )

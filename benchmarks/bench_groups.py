@@ -18,18 +18,17 @@ import hashlib
 import json
 import os
 import platform
-import statistics
 import sys
 import time
 import warnings
 from pathlib import Path
-from typing import Any
 
 REPO = Path(__file__).resolve().parents[1]
 sys.path.insert(0, str(REPO))
 
 import numpy as np  # noqa: E402
 import pandas as pd  # noqa: E402
+from bench_compare_metrics import interleaved_ratios  # noqa: E402
 
 import bbt_widget as bbt  # noqa: E402
 
@@ -47,13 +46,6 @@ def with_families() -> pd.DataFrame:
     return wide.assign(family=wide["db"].map(family))
 
 
-def _timed(run: Any) -> float:
-    time.sleep(0.2)  # the engine's idle workers are replaced between runs
-    start = time.perf_counter()
-    run()
-    return time.perf_counter() - start
-
-
 def main() -> None:
     parser = argparse.ArgumentParser(description=__doc__.split("\n")[0])
     parser.add_argument("--repeats", type=int, default=3)
@@ -68,21 +60,7 @@ def main() -> None:
         "plain_fit": lambda: bbt.fit(plain_data, dataset="db"),
         "group_fit": lambda: bbt.fit(data, dataset="db", group="family"),
     }
-    times: dict[str, list[float]] = {name: [] for name in runs}
-    for _ in range(args.repeats):
-        for name, run in runs.items():
-            times[name].append(_timed(run))
-    base = statistics.median(times["plain_fit"])
-    rows = {
-        name: {
-            "median_s": round(statistics.median(t), 3),
-            "ratio_to_plain_fit": round(statistics.median(t) / base, 3),
-            "runs_s": [round(x, 3) for x in t],
-        }
-        for name, t in times.items()
-    }
-    for name, row in rows.items():
-        print(f"{name:10s} {row['median_s']:7.2f} s  x{row['ratio_to_plain_fit']:.2f}")
+    rows = interleaved_ratios(runs, args.repeats)
     grouped = bbt.fit(data, dataset="db", group="family")
     diag = grouped.diagnostics()
     status = grouped.group_claims("weak")["status"].value_counts()
