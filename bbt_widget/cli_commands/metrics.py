@@ -1,6 +1,7 @@
 """Several metrics on one command line: ``--score`` given once per metric and
 ``--lower-is-better METRIC``, read into ``args.metrics`` and ``args.lower_metrics``, and the
-report of several metrics (one fit per metric, :func:`bbt_widget.compare_metrics`)."""
+report of several metrics (one fit per metric, :func:`bbt_widget.compare_metrics`; with
+``--group``, one fit of the group model per metric)."""
 
 from __future__ import annotations
 
@@ -120,13 +121,8 @@ def report_metrics(args: argparse.Namespace) -> int:
     from bbt_widget.outputs.report_build import write_metrics
     from bbt_widget.outputs.report_sections import dominance_summary
 
-    from .report import compile_models, get_ready, stan_models
+    from .report import compile_models, get_ready, results_without_group, stan_models
 
-    if getattr(args, "group", None) is not None:
-        raise InputError(
-            "--group fits one metric's group model; give one --score with --group, or leave "
-            "--group out to compare several metrics"
-        )
     out = Path(args.output)
     check_output(out, args.output, REPORT_FORMATS)
     if args.robustness or args.with_methods not in (None, "none") or args.rho is not None:
@@ -135,7 +131,8 @@ def report_metrics(args: argparse.Namespace) -> int:
             "--robustness, --with and rho apply to one --score; with several metrics, "
             "leave them out (or report each metric with its own --score)"
         )
-    df = read_results(args.results, args.sep, args.decimal)
+    given = read_results(args.results, args.sep, args.decimal)
+    df = results_without_group(given, args)  # the group column is no algorithm's scores
     dataset = guess_dataset(df, args)
     check_summaries(args)
     check_adapt_delta(args.adapt_delta)
@@ -156,8 +153,9 @@ def report_metrics(args: argparse.Namespace) -> int:
         with warnings.catch_warnings(record=True) as caught:
             warnings.simplefilter("always")
             compared = bbt.compare_metrics(
-                df,
+                given,
                 metrics=args.metrics,
+                group=args.group,
                 lower_is_better=args.lower_metrics,
                 seed=seed,
                 **layout,

@@ -40,7 +40,13 @@ from typing import Any, Protocol, cast
 import numpy as np
 import pandas as pd
 
-from ..core.fitting import DiagnosticsWarning, DisconnectedWarning, fit
+from ..core.fitting import (
+    SAMPLER_SETTINGS,
+    DiagnosticsWarning,
+    DisconnectedWarning,
+    fit,
+    prepare_fit,
+)
 from ..core.options import DEFAULT_HYPERPRIOR, DEFAULT_TIES
 from ..core.result import BBTResult
 from ..core.settings import CountingSettings, PriorSettings
@@ -115,6 +121,52 @@ class FitRequest:
             progress=progress,
             cancel=cancel,
         )
+        notes = list(result.diagnostics().messages)
+        if result.disconnected_note:
+            notes.append(result.disconnected_note)
+        return result, notes
+
+
+@dataclass(frozen=True)
+class ResultsFit:
+    """One fit from the results themselves, as the batch runs it (locally or on a Dask
+    worker): what a win table cannot carry, such as one metric's score column of several
+    (:func:`bbt_widget.compare_metrics`) or data sets in groups (``group=``, whose group
+    model needs each data set's results).
+
+    Attributes
+    ----------
+    data
+        The results, in any layout :func:`bbt_widget.fit` accepts.
+    options
+        Keywords of :func:`bbt_widget.fit` (layout, counting, prior, engine, ``group``,
+        sampler settings); the seed is the batch's.
+    meta
+        Free labels carried to the outcome.
+    """
+
+    data: pd.DataFrame
+    options: dict[str, Any]
+    meta: dict[str, Any] = field(default_factory=dict)
+
+    def check(self) -> ResultsFit:
+        """Nothing left to do: the caller checks the settings and prepares every fit once
+        (``prepare_fit``) before the batch starts, so that bad input fails before any fit."""
+        return self
+
+    def run(
+        self, seed: int, progress: ProgressCallback | None, cancel: threading.Event | None
+    ) -> tuple[BBTResult, list[str]]:
+        """Fit; returns the result and its diagnostics warnings. The data's warnings were
+        issued once by the caller, not again per fit."""
+        sampler = {k: self.options[k] for k in SAMPLER_SETTINGS if k in self.options}
+        rest = {
+            "ties": DEFAULT_TIES,
+            **{k: v for k, v in self.options.items() if k not in SAMPLER_SETTINGS},
+        }
+        size = (sampler.get("chains", 4), sampler.get("iter_sampling", 1000))
+        job = prepare_fit(self.data, seed=seed, size=size, **rest)
+        result = job.sample(progress=progress, cancel=cancel, **sampler)
         notes = list(result.diagnostics().messages)
         if result.disconnected_note:
             notes.append(result.disconnected_note)

@@ -23,13 +23,14 @@ from __future__ import annotations
 
 import threading
 from collections.abc import Iterable, Mapping, Sequence
-from dataclasses import dataclass, field
 from typing import TYPE_CHECKING, Any
 
 import pandas as pd
 
 from ..core.bidi import pair_label
-from ..core.fitting import prepare_fit
+from ..core.fitting import SAMPLER_SETTINGS, prepare_fit
+from ..core.group_result import GroupedBBTResult
+from ..core.groups import check_group_request
 from ..core.options import DEFAULT_HDI, DEFAULT_INTERPRETATION, DEFAULT_ROPE, DEFAULT_TIES
 from ..core.options import resolve_interpretation as _resolve
 from ..core.result import BBTResult
@@ -42,7 +43,7 @@ from ..core.validation import (
     check_rope,
 )
 from ..engines.base import ProgressCallback
-from .batch import check_executor, run_batch
+from .batch import ResultsFit, check_executor, run_batch
 
 if TYPE_CHECKING:
     import altair as alt
@@ -54,7 +55,7 @@ _FLIPPED = {"a better": "b better", "b better": "a better"}
 #: Keywords of :func:`bbt_widget.fit` that :func:`compare_metrics` sets itself, per metric.
 _PER_METRIC = ("score", "lower_is_better")
 #: Sampler keywords of :func:`bbt_widget.fit`, handed to :meth:`PreparedFit.sample`.
-_SAMPLER = ("chains", "iter_warmup", "iter_sampling", "adapt_delta", "max_treedepth")
+_SAMPLER = SAMPLER_SETTINGS
 #: The keywords of :func:`bbt_widget.fit` that ``compare_metrics`` passes on, the same for
 #: every metric (``score`` and ``lower_is_better`` are per metric; ``sd`` tables and the
 #: seed, progress and cancel of the whole batch are not among them).
@@ -69,6 +70,7 @@ FIT_OPTIONS = (
     "hyperprior",
     "prior_scale",
     "engine",
+    "group",
     *_SAMPLER,
 )
 
@@ -115,8 +117,9 @@ def check_metrics(
             f"metrics: {absent[0]!r} is not a column of the results (columns: "
             f"{', '.join(columns)}); each metric is a score column of long-form results"
         )
-    if lower_is_better is None or lower_is_better is False:
-        lower: list[str] = []
+    no_list = isinstance(lower_is_better, (list, tuple)) and not lower_is_better
+    if lower_is_better is None or lower_is_better is False or no_list:
+        lower: list[str] = []  # [] is none, as the command line gives it without the flag
     elif lower_is_better is True:
         raise TypeError(
             "lower_is_better=True is ambiguous with several metrics; name the metrics where a "
@@ -131,38 +134,6 @@ def check_metrics(
             f"{chosen}; lower_is_better must be a subset of metrics"
         )
     return chosen, lower
-
-
-@dataclass(frozen=True)
-class MetricFit:
-    """One metric's fit, as the batch layer runs it (locally or on a Dask worker): the
-    results, the metric's score column and direction, and the other keywords of ``fit``."""
-
-    data: pd.DataFrame
-    options: dict[str, Any]
-    meta: dict[str, Any] = field(default_factory=dict)
-
-    def check(self) -> MetricFit:
-        """Settings and data were checked by :func:`compare_metrics`; nothing left to do."""
-        return self
-
-    def run(
-        self, seed: int, progress: ProgressCallback | None, cancel: threading.Event | None
-    ) -> tuple[BBTResult, list[str]]:
-        """Fit this metric; returns the result and its diagnostics warnings. The data's
-        warnings were issued once by :func:`compare_metrics`, not again per fit."""
-        sampler = {k: self.options[k] for k in _SAMPLER if k in self.options}
-        rest = {
-            "ties": DEFAULT_TIES,
-            **{k: v for k, v in self.options.items() if k not in _SAMPLER},
-        }
-        size = (sampler.get("chains", 4), sampler.get("iter_sampling", 1000))
-        job = prepare_fit(self.data, seed=seed, size=size, **rest)
-        result = job.sample(progress=progress, cancel=cancel, **sampler)
-        notes = list(result.diagnostics().messages)
-        if result.disconnected_note:
-            notes.append(result.disconnected_note)
-        return result, notes
 
 
 class MetricsResult:
@@ -182,6 +153,9 @@ class MetricsResult:
         Metric -> the error of its fit, for fits that failed.
     warnings
         Metric -> the diagnostics warnings of its fit.
+    groups
+        With ``compare_metrics(..., group=...)``: the groups (each metric's result is then a
+        :class:`~bbt_widget.GroupedBBTResult`); otherwise empty.
     """
 
     def __init__(
@@ -202,6 +176,8 @@ class MetricsResult:
             if m in self.results:
                 seen.update(dict.fromkeys(self.results[m].algorithms))
         self.algorithms = list(seen)
+        grouped = [r for r in self.results.values() if isinstance(r, GroupedBBTResult)]
+        self.groups: list[str] = list(grouped[0].groups) if grouped else []
 
     def __repr__(self) -> str:
         failed = f", {len(self.errors)} failed" if self.errors else ""
@@ -220,6 +196,7 @@ class MetricsResult:
         interpretation: str = DEFAULT_INTERPRETATION,
         rope: Sequence[float] = DEFAULT_ROPE,
         hdi: float = DEFAULT_HDI,
+        group: str | None = None,
     ) -> pd.DataFrame:
         """Pair x metric table of decisions.
 
@@ -228,13 +205,18 @@ class MetricsResult:
         read as a against b: ``"a better"``, ``"b better"``, ``"equivalent"``, ``"no claim"``,
         ``"not compared"`` (never met), ``"missing"`` (no results of a or b on that metric)
         or ``"failed"`` (the metric's fit failed).
+
+        ``group``: with ``compare_metrics(..., group=...)``, the decisions of that group's
+        abilities (:meth:`GroupedBBTResult.group_summary`); ``None`` (default): the pooled
+        abilities (``summary()``), as :meth:`dominance` and :meth:`pareto` read them.
         """
         col = self.rule(interpretation)
         rope, hdi = check_rope(rope), check_hdi(hdi)
+        self._check_group(group)
         # each fit's summary once, read both ways round: (a, b) -> decision of a against b
         oriented = {}
         for m, result in self.results.items():
-            summary = result.summary(rope=rope, hdi=hdi)
+            summary = _summary(result, group, rope, hdi)
             both = {}
             for a, b, d in zip(summary["alg_a"], summary["alg_b"], summary[col]):
                 both[(a, b)] = d
@@ -250,25 +232,67 @@ class MetricsResult:
                 rows.append(row)
         return pd.DataFrame(rows, columns=["pair", "alg_a", "alg_b", *self.metrics])
 
+    def _check_group(self, group: str | None) -> None:
+        """Refuse a ``group`` these fits do not have, naming the groups they have."""
+        if group is None:
+            return
+        if not self.groups:
+            raise ValueError(
+                f"group={group!r}: these fits have no groups; run compare_metrics(..., "
+                "group='<column>') to compare the metrics within each group"
+            )
+        if group not in self.groups:
+            raise ValueError(f"unknown group {group!r}; the groups are {self.groups}")
+
     def dominance(
         self,
         interpretation: str = DEFAULT_INTERPRETATION,
         rope: Sequence[float] = DEFAULT_ROPE,
         hdi: float = DEFAULT_HDI,
+        group: str | None = None,
     ) -> pd.DataFrame:
         """One row per ordered pair: ``alg_a``, ``alg_b``, ``metrics_better`` and
         ``metrics_worse`` (the metrics where a is claimed better than b, and worse) and
-        ``dominates``: a is claimed better on at least one metric and worse on none."""
-        return dominance_table(self.decisions(interpretation, rope, hdi), self.metrics)
+        ``dominates``: a is claimed better on at least one metric and worse on none.
+        ``group``: of one group's decisions (see :meth:`decisions`); default the pooled."""
+        return dominance_table(self.decisions(interpretation, rope, hdi, group), self.metrics)
 
     def pareto(
         self,
         interpretation: str = DEFAULT_INTERPRETATION,
         rope: Sequence[float] = DEFAULT_ROPE,
         hdi: float = DEFAULT_HDI,
+        group: str | None = None,
     ) -> list[str]:
-        """The algorithms no other dominates (the Pareto set), in :attr:`algorithms` order."""
-        return pareto_set(self.dominance(interpretation, rope, hdi), self.algorithms)
+        """The algorithms no other dominates (the Pareto set), in :attr:`algorithms` order;
+        ``group``: within one group (see :meth:`decisions`); default the pooled abilities."""
+        return pareto_set(self.dominance(interpretation, rope, hdi, group), self.algorithms)
+
+    def group_decisions(
+        self,
+        interpretation: str = DEFAULT_INTERPRETATION,
+        rope: Sequence[float] = DEFAULT_ROPE,
+        hdi: float = DEFAULT_HDI,
+    ) -> pd.DataFrame:
+        """:meth:`decisions` pooled and in every group, stacked: a ``group`` column first
+        (``"pooled"``, then the groups in order), then the columns of :meth:`decisions`.
+
+        Raises
+        ------
+        ValueError
+            When the fits have no groups (``compare_metrics`` without ``group=``).
+        """
+        if not self.groups:
+            raise ValueError(
+                "these fits have no groups; run compare_metrics(..., group='<column>') for "
+                "the decisions within each group"
+            )
+        parts = [
+            self.decisions(interpretation, rope, hdi, g).assign(group=g or "pooled")
+            for g in (None, *self.groups)
+        ]
+        frame = pd.concat(parts, ignore_index=True)
+        return frame[["group", *[c for c in frame.columns if c != "group"]]]
 
     def rankings(self, hdi: float = DEFAULT_HDI) -> pd.DataFrame:
         """Every metric's :meth:`BBTResult.ranking` stacked, with a ``metric`` column first."""
@@ -338,6 +362,19 @@ class MetricsResult:
                 )
             )
         )
+
+
+def _summary(
+    result: BBTResult, group: str | None, rope: tuple[float, float], hdi: float
+) -> pd.DataFrame:
+    """``result.summary()``, or the rows of ``group`` in its group summary (same columns)."""
+    if group is None:
+        return result.summary(rope=rope, hdi=hdi)
+    assert isinstance(result, GroupedBBTResult)  # MetricsResult._check_group saw groups
+    per = result.group_summary(rope=rope, hdi=hdi)
+    pooled = result.summary(rope=rope, hdi=hdi)  # the same pairs, with alg_a and alg_b
+    rows = per[per["group"] == group].drop(columns="group").reset_index(drop=True)
+    return rows.assign(alg_a=pooled["alg_a"].to_numpy(), alg_b=pooled["alg_b"].to_numpy())
 
 
 def dominance_table(decisions: pd.DataFrame, metrics: Sequence[str]) -> pd.DataFrame:
@@ -411,13 +448,17 @@ def compare_metrics(
         Any other keyword of :func:`bbt_widget.fit` (the layout ``dataset``, ``algorithm``,
         ``fold``; ``d_min``, ``paired``, ``ties``, ``tie_threshold``, the hyper-prior, the
         engine and the sampler settings), the same for every metric. ``score`` is not one:
-        the metrics are the score columns.
+        the metrics are the score columns. ``group`` (a column of ``data`` or a dict data
+        set -> group, as for :func:`bbt_widget.fit`) fits the group model per metric: each
+        ``results[metric]`` is then a :class:`~bbt_widget.GroupedBBTResult`, the dominance
+        and the Pareto set are of the pooled abilities unless a method is given ``group=``,
+        and :meth:`MetricsResult.group_decisions` stacks the decisions of every group.
 
     Returns
     -------
     MetricsResult
         ``results`` (metric -> BBTResult), ``decisions()``, ``dominance()``, ``pareto()``,
-        ``rankings()`` and ``chart()``.
+        ``rankings()`` and ``chart()`` (and ``groups``, ``group_decisions()`` with ``group=``).
 
     Raises
     ------
@@ -437,6 +478,8 @@ def compare_metrics(
             f"every metric's fit are {', '.join(FIT_OPTIONS)}"
         )
     metrics, lower = check_metrics(data, metrics, lower_is_better)
+    if options.get("group") is not None:  # the same for every metric: said once
+        check_group_request(options["group"], options.get("ties", DEFAULT_TIES), data)
     check_executor(executor)
     if n_jobs is not None:
         check_count(n_jobs, "n_jobs")
@@ -458,7 +501,7 @@ def compare_metrics(
         except (TypeError, ValueError) as exc:
             raise type(exc)(f"metric {m!r}: {exc}") from None
         prepared.warn(stacklevel=2)
-        jobs.append(MetricFit(data, per_metric, {"metric": m}))
+        jobs.append(ResultsFit(data, per_metric, {"metric": m}))
     outcomes = run_batch(
         jobs, seed=seed, executor=executor, n_jobs=n_jobs, progress=progress, cancel=cancel
     )

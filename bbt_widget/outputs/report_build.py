@@ -349,6 +349,10 @@ def write_metrics(
         for k, m in enumerate(compared.metrics)
         if k > 0 and m in compared.results
     ]
+    if compared.groups:
+        from .report_groups import metrics_group_sections
+
+        sections[1:1] = metrics_group_sections(compared, rule, rope, hdi)
     return write_report(
         compared.results[first],
         path,

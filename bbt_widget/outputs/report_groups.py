@@ -4,15 +4,17 @@ groups, and each group's ranking."""
 
 from __future__ import annotations
 
+from dataclasses import replace
 from typing import TYPE_CHECKING, Any
 
 import numpy as np
 import pandas as pd
 
+from ..core.group_result import GroupedBBTResult
 from .report_sections import Section, Table
 
 if TYPE_CHECKING:
-    from ..core.group_result import GroupedBBTResult
+    from ..lab.metrics import MetricsResult
 
 
 def group_chart(
@@ -38,9 +40,16 @@ def group_chart(
 
 
 def group_section(
-    result: GroupedBBTResult, interpretation: str, rope: tuple[float, float], hdi: float
+    result: GroupedBBTResult,
+    interpretation: str,
+    rope: tuple[float, float],
+    hdi: float,
+    *,
+    key: str = "groups",
+    heading: str = "By family",
 ) -> Section:
-    """The "By family" section of a grouped fit under ``interpretation``."""
+    """The "By family" section of a grouped fit under ``interpretation``; ``key`` names its
+    anchor, tables and chart (unique in a report with one such section per metric)."""
     claims = result.group_claims(interpretation, rope=rope, hdi=hdi)
     by_group = claims[result.groups].apply(
         lambda row: "; ".join(f"{g}: {row[g]}" for g in result.groups), axis=1
@@ -89,20 +98,57 @@ def group_section(
         "same rules from its own data sets; the claims per group use the same decision rule. "
         f"The posterior median of tau is {float(np.median(tau)):.2f}."
     ]
+    prefix = "group" if key == "groups" else key
     return Section(
-        key="groups",
-        heading="By family",
+        key=key,
+        heading=heading,
         text=text,
         tables=[
-            Table("group_sizes", "Data sets per group", sizes),
-            Table("group_claims", "Claims by group", table),
-            Table("group_ranking", "Ranking in each group", ranking),
+            Table(f"{prefix}_sizes", "Data sets per group", sizes),
+            Table(f"{prefix}_claims", "Claims by group", table),
+            Table(f"{prefix}_ranking", "Ranking in each group", ranking),
         ],
         charts={
-            "groups": (
+            key: (
                 group_chart(result, interpretation, rope, hdi),
                 "The decision of each pair (rows) pooled and in each group (columns).",
             )
         },
         methods=list(methods),
     )
+
+
+def metrics_group_sections(
+    compared: MetricsResult, interpretation: str, rope: tuple[float, float], hdi: float
+) -> list[Section]:
+    """For ``compare_metrics(..., group=...)``: the Pareto set in each group (the dominance
+    of the report's other sections is of the pooled abilities), then each metric's "By
+    family" section."""
+    rows = [
+        {
+            "group": g or "pooled",
+            "pareto_set": ", ".join(compared.pareto(interpretation, rope, hdi, group=g)),
+        }
+        for g in (None, *compared.groups)
+    ]
+    pareto = Section(
+        key="metrics-groups",
+        heading="Pareto set by family",
+        text=[
+            "The dominance above reads the pooled abilities of each metric's fit. Within each "
+            "group, from the groups' abilities of the same fits, the Pareto set (the "
+            f"algorithms no other dominates, {interpretation} interpretation) is:"
+        ],
+        tables=[Table("metrics_group_pareto", "Pareto set in each group", pd.DataFrame(rows))],
+    )
+    sections = [pareto]
+    for k, metric in enumerate(compared.metrics):
+        result = compared.results.get(metric)
+        if isinstance(result, GroupedBBTResult):
+            key = "groups" if k == 0 else f"metric-{k}-groups"
+            section = group_section(
+                result, interpretation, rope, hdi, key=key, heading=f"By family: {metric}"
+            )
+            # the methods say once how the group model was fitted: the same for every metric
+            sections.append(section if k == 0 else replace(section, methods=[]))
+    return sections

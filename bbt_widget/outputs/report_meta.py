@@ -156,6 +156,10 @@ def column_definitions(
         "dominated": "the algorithm it dominates.",
         "metrics_better": "the metrics on which the dominant algorithm is claimed better.",
         "metrics_worse": "the metrics on which it is claimed worse (none, for dominance).",
+        "pareto_set": (
+            "the algorithms no other dominates across the metrics, from the decisions of the "
+            "pooled abilities or of the group's."
+        ),
     }
     out: list[tuple[str, str]] = []
     for name in dict.fromkeys(str(c) for c in columns):

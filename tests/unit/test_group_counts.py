@@ -185,7 +185,10 @@ def test_fit_checks_groups_before_sampling(monkeypatch: pytest.MonkeyPatch) -> N
     [
         (["--group", "kind"], "--group 'kind' is not a column of the results"),
         (["--group", "family", "--ties", "davidson"], "no tie parameter"),
-        (["--group", "family", "--score", "A", "--score", "B"], "give one --score with --group"),
+        (
+            ["--group", "kind", "--score", "A", "--score", "B"],
+            "--group 'kind' is not a column of the results",
+        ),
     ],
 )
 def test_cli_group_errors_before_any_fit(

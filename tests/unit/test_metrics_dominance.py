@@ -141,11 +141,24 @@ def no_fits(monkeypatch):
         ({"metrics": ["acc"], "d_mni": 0.4}, TypeError, r"unexpected keyword 'd_mni'"),
         ({"metrics": ["acc"], "tie_threshold": -1}, ValueError, r"metric 'acc': tie_threshold"),
         ({"metrics": ["acc"], "chains": 0}, ValueError, r"chains must be an integer >= 1"),
+        ({"metrics": ["acc"], "group": "kind"}, ValueError, r"group='kind' is not a column"),
+        ({"metrics": ["acc"], "group": 3}, ValueError, r"group must name a column"),
+        (
+            {"metrics": ["acc"], "group": "db", "ties": "davidson"},
+            ValueError,
+            r"no tie parameter",
+        ),
     ],
 )
 def test_bad_options_fail_before_any_fit(no_fits, kwargs, error, match):
     with pytest.raises(error, match=match):
         bbt.compare_metrics(_long(), dataset="db", algorithm="alg", **kwargs)
+
+
+def test_an_empty_lower_is_better_list_is_none(no_fits):
+    """The command line passes ``lower_is_better=[]`` for several --score without
+    --lower-is-better: no metric is lower-is-better (it was refused as an empty list)."""
+    assert metrics_module.check_metrics(_long(), ["acc", "f1"], []) == (["acc", "f1"], [])
 
 
 def test_each_metric_is_fitted_with_its_own_column_and_direction(monkeypatch):

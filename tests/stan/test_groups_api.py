@@ -1,0 +1,136 @@
+"""``group=`` beyond ``fit``: ``compare_metrics`` and its command line, ``sweep`` (one fit of
+the group model per metric or setting, through the batch layer), and ``fit_laplace``, which
+refuses the group model. Real fits of the simulated families of ``test_groups``: X beats Y in
+family A and loses to it in family B, Z is last in both."""
+
+from __future__ import annotations
+
+from pathlib import Path
+
+import pandas as pd
+import pytest
+from test_groups import p_x_over_y, simulated
+
+import bbt_widget as bbt
+from bbt_widget.core.fitting import GROUP_LAPLACE_REFUSAL, fit_laplace, prepare_fit
+
+pytestmark = pytest.mark.stan
+
+#: Few draws: the machine has 2 cores; the simulated effects are large.
+SAMPLER = {"chains": 2, "iter_warmup": 400, "iter_sampling": 400}
+
+
+def two_metrics() -> pd.DataFrame:
+    """Long form: ``acc`` from the opposite families, ``f1`` the same scores plus a little
+    noise (so each metric is its own fit, with the same known answer)."""
+    wide = simulated(1.5, -1.5)
+    long = wide.melt(id_vars=["db", "family", "fold"], var_name="algorithm", value_name="acc")
+    f1 = long["acc"] + 0.01 * pd.Series(range(len(long))).mod(3).to_numpy()
+    return long.assign(f1=f1)
+
+
+LAYOUT = {"dataset": "db", "algorithm": "algorithm", "fold": "fold"}
+
+
+@pytest.fixture(scope="module")
+def compared() -> bbt.MetricsResult:
+    return bbt.compare_metrics(
+        two_metrics(), metrics=["acc", "f1"], group="family", seed=5, **LAYOUT, **SAMPLER
+    )
+
+
+def test_compare_metrics_fits_the_group_model_per_metric(compared: bbt.MetricsResult) -> None:
+    assert compared.groups == ["A", "B"]
+    for metric in ("acc", "f1"):
+        result = compared.results[metric]
+        assert isinstance(result, bbt.GroupedBBTResult)
+        assert result.settings["score"] == metric and result.settings["group"] == "family"
+        per = p_x_over_y(result.group_summary()[lambda t: t["pair"].isin({"X > Y", "Y > X"})])
+        assert per["A"] > 0.8 and per["B"] < 0.2
+
+
+def test_dominance_is_pooled_unless_a_group_is_asked(compared: bbt.MetricsResult) -> None:
+    # pooled: X and Y cancel out (no claim between them), both beat Z
+    assert compared.pareto("weak") == ["X", "Y"]
+    # in each family one of them dominates the other on both metrics
+    assert compared.pareto("weak", group="A") == ["X"]
+    assert compared.pareto("weak", group="B") == ["Y"]
+    a = compared.dominance("weak", group="A").set_index(["alg_a", "alg_b"])
+    assert a.loc[("X", "Y"), "dominates"] and a.loc[("X", "Y"), "metrics_better"] == ["acc", "f1"]
+    stacked = compared.group_decisions("weak")
+    assert list(stacked.columns) == ["group", "pair", "alg_a", "alg_b", "acc", "f1"]
+    assert list(stacked["group"].unique()) == ["pooled", "A", "B"]
+    xy = stacked[(stacked["alg_a"] == "X") & (stacked["alg_b"] == "Y")].set_index("group")
+    assert list(xy.loc["A", ["acc", "f1"]]) == ["a better", "a better"]
+    assert list(xy.loc["B", ["acc", "f1"]]) == ["b better", "b better"]
+    with pytest.raises(ValueError, match=r"unknown group 'C'; the groups are \['A', 'B'\]"):
+        compared.pareto("weak", group="C")
+
+
+def test_a_group_without_grouped_fits_is_refused(compared: bbt.MetricsResult) -> None:
+    plain = bbt.MetricsResult({}, ["acc"])
+    with pytest.raises(ValueError, match=r"these fits have no groups"):
+        plain.decisions("weak", group="A")
+    with pytest.raises(ValueError, match=r"these fits have no groups"):
+        plain.group_decisions()
+
+
+def test_compare_metrics_checks_each_metrics_groups_before_any_fit() -> None:
+    data = two_metrics()
+    data.loc[data["db"] == "B3", "family"] = None
+    with pytest.raises(ValueError, match=r"metric 'acc': column 'family' has no group for row"):
+        bbt.compare_metrics(data, metrics=["acc", "f1"], group="family", **LAYOUT, **SAMPLER)
+    # a mapping that leaves a data set out
+    mapping = {f"A{d}": "A" for d in range(12)}
+    with pytest.raises(ValueError, match=r"data sets with no group in the group mapping: 'B0'"):
+        bbt.compare_metrics(two_metrics(), metrics=["acc"], group=mapping, **LAYOUT, **SAMPLER)
+
+
+def test_the_command_writes_the_report_of_several_metrics_by_family(
+    tmp_path: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    from bbt_widget import cli
+
+    path = tmp_path / "metrics.csv"
+    two_metrics().to_csv(path, index=False)
+    out = tmp_path / "r.md"
+    words = ["report", str(path), "--algorithm", "algorithm", "--dataset", "db", "--fold"]
+    words += ["fold", "--score", "acc", "--score", "f1", "--group", "family", "-o", str(out)]
+    words += ["-q", "--chains", "2", "--iter-warmup", "400", "--iter-sampling", "400"]
+    code = cli.main(words)
+    assert code in (cli.EXIT_OK, cli.EXIT_DIAGNOSTICS), capsys.readouterr().err
+    text = out.read_text(encoding="utf-8")
+    assert "## Pareto set by family" in text
+    assert "| A | X |" in text and "| B | Y |" in text
+    assert "## By family: acc" in text and "## By family: f1" in text
+    assert "changes between groups" in text
+    # the group model's methods sentence once, not once per metric
+    assert text.count("A hierarchical version of the model gave each group") == 1
+    figures = tmp_path / "r_md_figures"
+    assert (figures / "groups.svg").is_file() and (figures / "metric-1-groups.svg").is_file()
+
+
+def test_fit_laplace_refuses_the_group_model_before_reading_the_results(
+    monkeypatch: pytest.MonkeyPatch,
+) -> None:
+    """The group model's posterior mode misplaces tau (see GROUP_LAPLACE_REFUSAL): no
+    approximation is made, the error says to fit with NUTS."""
+    from bbt_widget import engines
+
+    def no_fit(*args: object, **kwargs: object) -> None:
+        raise AssertionError("approximated")
+
+    monkeypatch.setattr(engines, "laplace", no_fit)
+    data = simulated(1.5, -1.5)
+    with pytest.raises(ValueError, match=r"no Laplace approximation of the group model") as err:
+        fit_laplace(data, dataset="db", fold="fold", group="family", draws=100)
+    assert "bbt.fit(..., group=...)" in str(err.value)
+    # refused before the results are read: a group column that is not there is not reached
+    with pytest.raises(ValueError, match=r"no Laplace approximation of the group model"):
+        fit_laplace(data, dataset="db", fold="fold", group="nope")
+    # the widget's path: prepared inputs of the group model refuse a preview
+    job = prepare_fit(data, dataset="db", fold="fold", group="family", ties="spread", size=(1, 9))
+    assert job.model == "bbt_groups" and job.grouping is not None
+    with pytest.raises(ValueError, match=r"no Laplace approximation"):
+        job.laplace(draws=100)
+    assert GROUP_LAPLACE_REFUSAL.startswith("there is no Laplace approximation")
