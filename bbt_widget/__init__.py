@@ -23,6 +23,7 @@ from .lab.calibration import Calibration, calibration
 from .lab.influence import Influence, influence
 from .lab.metrics import MetricsResult, compare_metrics
 from .lab.sweep import SweepResult, sweep
+from .lab.sweep_groups import GroupedSweepResult
 
 if TYPE_CHECKING:
     from .baselines._plackett_luce import ranking_model
@@ -49,6 +50,7 @@ __all__ = [
     "DiagnosticsWarning",
     "DisconnectedWarning",
     "GroupedBBTResult",
+    "GroupedSweepResult",
     "Influence",
     "MetricsResult",
     "SweepResult",

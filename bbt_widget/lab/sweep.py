@@ -18,14 +18,13 @@ import itertools
 import threading
 from collections.abc import Iterable, Mapping, Sequence
 from types import MappingProxyType
-from typing import TYPE_CHECKING, Any
+from typing import Any
 
 import numpy as np
 import pandas as pd
 
-from ..core import posterior
-from ..core.bidi import pair_label
 from ..core.data import TidyResults, tidy_results
+from ..core.groups import GroupSpec, check_group_request, results_only
 from ..core.options import (
     DEFAULT_HDI,
     DEFAULT_HYPERPRIOR,
@@ -39,34 +38,31 @@ from ..core.validation import (
     DEFAULT_SEED,
     check_count,
     check_hdi,
-    check_interpretation,
     check_rope,
 )
 from ..core.wintable import comparison_components, count_wins
 from ..engines.base import ProgressCallback
 from .batch import FitRequest, check_executor, run_batch
+from .sweep_groups import GroupedSweepResult, group_draws, grouped_fits
+from .sweep_result import SETTING_COLUMNS, SweepResult
 
-if TYPE_CHECKING:
-    import altair as alt
-
-#: Settings a grid may vary, in the order of the frame's setting columns (``tie_threshold`` is
-#: a column only when the sweep was given one or varies it).
-SETTING_COLUMNS = ("ties", "d_min", "paired", "hyperprior", "prior_scale", "tie_threshold")
 #: Grid keys: the settings, plus ``prior`` for (hyperprior, scale) pairs such as APPENDIX_A.
 GRID_KEYS = (*SETTING_COLUMNS, "prior")
 #: The paper's Appendix A hyper-priors on sigma, for ``grid={"prior": APPENDIX_A}``.
 APPENDIX_A: tuple[tuple[str, float], ...] = tuple(HYPERPRIOR_SCALES.items())
 
 
-def default_grid(tidy: TidyResults) -> dict[str, list[Any]]:
+def default_grid(tidy: TidyResults, grouped: bool = False) -> dict[str, list[Any]]:
     """Ties {spread, add, forget, davidson} x d_min {None, 0.2, 0.4}, paired where valid.
 
     Without fold scores or an sd table a local ROPE cannot be computed, so d_min is then only
-    ``None``.
+    ``None``. ``grouped``: for the group model (``sweep(..., group=...)``), which has no tie
+    parameter, without ``davidson``.
     """
     can_rope = tidy.has_folds or tidy.has_sd
+    ties = [t for t in _Sweep.DEFAULT_GRID["ties"] if not (grouped and t == "davidson")]
     return {
-        "ties": list(_Sweep.DEFAULT_GRID["ties"]),
+        "ties": ties,
         "d_min": list(_Sweep.DEFAULT_GRID["d_min"]) if can_rope else [None],
         "paired": [tidy.paired_ok],
     }
@@ -174,200 +170,9 @@ def _count_key(setting: Mapping[str, Any]) -> tuple[Any, ...]:
     return (setting["d_min"], setting["paired"], setting.get("tie_threshold"))
 
 
-def _text(value: Any) -> str:
-    """A setting value for labels: None (no local ROPE, paired n/a) reads "none"."""
-    if value is None or (isinstance(value, float) and np.isnan(value)):
-        return "none"
-    return str(value)
-
-
 def _beta_draws(result: BBTResult, request: FitRequest) -> np.ndarray:
     """What a sweep keeps of a fit (and all that travels back from a Dask worker)."""
     return result.beta
-
-
-class SweepResult:
-    """Decisions per pair across the settings of a sweep.
-
-    Attributes
-    ----------
-    frame
-        Tidy table: the setting columns (``ties, d_min, paired, hyperprior, prior_scale`` and
-        ``replicate`` when several seeds were run), then ``pair, mean, low, high, above_50,
-        in_rope, weak, strong`` and ``alg_a, alg_b, error``. Pairs are oriented the same way in
-        every setting (by the first successful fit's ranking), so the rows compare directly.
-    n_failed
-        How many fits failed (their rows carry the error and no numbers).
-    rope, hdi
-        The ROPE and HDI mass of ``frame``; :meth:`table` recomputes for others, no refit.
-    """
-
-    def __init__(
-        self,
-        settings: list[dict[str, Any]],
-        betas: list[np.ndarray | None],
-        errors: list[str | None],
-        algorithms: Sequence[str],
-        rope: tuple[float, float],
-        hdi: float,
-        components: list[list[list[str]]] | None = None,
-    ) -> None:
-        self.settings = settings
-        self.errors = errors
-        self.algorithms = list(algorithms)
-        self.n_failed = sum(e is not None for e in errors)
-        ok = [b for b in betas if b is not None]
-        # one orientation for all settings, so "a better" means the same in every column
-        order = posterior.algorithm_order(ok[0]) if ok else np.arange(len(self.algorithms))
-        self._pairs = posterior.ordered_pairs(order)
-        self._p_sorted = [None if b is None else self._sorted(b) for b in betas]
-        # per setting, which pairs met (directly or through others): the rest are not compared
-        self._compared = [
-            None if c is None else self._linked(c)
-            for c in (components if components is not None else [None] * len(settings))
-        ]
-        self.rope, self.hdi = check_rope(rope), check_hdi(hdi)
-        self.frame = self.table(rope, hdi)
-
-    def _sorted(self, beta: np.ndarray) -> np.ndarray:
-        p = posterior.pair_probabilities(beta, self._pairs)
-        p.sort(axis=0)
-        return p
-
-    def _linked(self, components: list[list[str]]) -> np.ndarray:
-        group = {a: k for k, comp in enumerate(components) for a in comp}
-        a = self.algorithms
-        return np.array([group[a[i]] == group[a[j]] for i, j in self._pairs], dtype=bool)
-
-    def __repr__(self) -> str:
-        n = len(self.settings)
-        pairs = len(self._pairs)
-        return f"<SweepResult: {n} fits ({self.n_failed} failed), {pairs} pairs>"
-
-    def table(self, rope: Sequence[float] | None = None, hdi: float | None = None) -> pd.DataFrame:
-        """The tidy frame for another ROPE or HDI mass (re-summarised draws, no refit)."""
-        rope = self.rope if rope is None else check_rope(rope)
-        hdi = self.hdi if hdi is None else check_hdi(hdi)
-        a = self.algorithms
-        labels = [pair_label(a[i], a[j]) for i, j in self._pairs]
-        alg_a = [a[i] for i, _ in self._pairs]
-        alg_b = [a[j] for _, j in self._pairs]
-        parts = []
-        for setting, p, error, compared in zip(
-            self.settings, self._p_sorted, self.errors, self._compared
-        ):
-            if p is None:
-                part = pd.DataFrame({"pair": labels, "alg_a": alg_a, "alg_b": alg_b})
-                for col in ("mean", "low", "high", "above_50", "in_rope"):
-                    part[col] = np.nan
-                part["weak"] = part["strong"] = "failed"
-            else:
-                part = posterior.summarise(p, labels, alg_a, alg_b, rope, hdi, compared)
-            part["error"] = error
-            for key, value in setting.items():
-                part[key] = value
-            parts.append(part)
-        frame = pd.concat(parts, ignore_index=True)
-        keys = [k for k in self.settings[0] if k in (*SETTING_COLUMNS, "replicate")]
-        for k in ("d_min", "paired", "tie_threshold"):  # None ("no ROPE") stays None, not NaN
-            if k in frame:
-                frame[k] = frame[k].astype(object).where(frame[k].notna(), None)
-        cols = [*keys, "pair", "mean", "low", "high", "above_50", "in_rope", "weak", "strong"]
-        return frame[[*cols, "alg_a", "alg_b", "error"]]
-
-    # ------------------------------------------------------------------ claims
-
-    def _varied(self) -> list[str]:
-        f = self.frame
-        keys = [k for k in (*SETTING_COLUMNS, "replicate") if k in f.columns]
-        return [k for k in keys if f[k].map(_text).nunique() > 1] or keys[:1]
-
-    def setting_labels(self) -> pd.Series:
-        """A short name per row of :attr:`frame` (and of :meth:`table`) naming its setting,
-        from the settings that vary in this sweep (e.g. ``"ties=add, d_min=0.2"``)."""
-        return self._labels()
-
-    def _labels(self) -> pd.Series:
-        """A short name per row's setting, from the settings that vary in this sweep."""
-        f = self.frame
-        varied = self._varied()
-
-        def label(row: pd.Series) -> str:
-            # no local ROPE: d_min=None, and paired does not apply (left out)
-            return ", ".join(
-                f"{k}={'None' if pd.isna(v) else v}"
-                for k, v in zip(varied, row)
-                if not (k == "paired" and pd.isna(v))
-            )
-
-        return f[varied].astype(object).apply(label, axis=1)
-
-    def flips(self, interpretation: str = "weak") -> pd.DataFrame:
-        """Pairs whose decision changes across the (successful) settings.
-
-        One row per (pair, decision): ``pair, decision, n_settings, settings`` (the settings
-        giving that decision). Monte Carlo noise can flip a pair near a threshold too; run
-        ``seeds=3`` to see which flips are only that.
-        """
-        col = check_interpretation(interpretation)
-        f = self.frame.assign(setting=self._labels())
-        f = f[f["error"].isna()]
-        n_decisions = f.groupby("pair", sort=False)[col].nunique()
-        flipped = f[f["pair"].isin(n_decisions[n_decisions > 1].index)]
-        rows = [
-            {
-                "pair": pair,
-                "decision": decision,
-                "n_settings": len(g),
-                "settings": list(g["setting"]),
-            }
-            for (pair, decision), g in flipped.groupby(["pair", col], sort=False)
-        ]
-        return pd.DataFrame(rows, columns=["pair", "decision", "n_settings", "settings"])
-
-    def stable_claims(self, interpretation: str = "weak") -> pd.DataFrame:
-        """Claims ("a better" or "equivalent") that hold in every setting, with the range of
-        mean P(a > b) across settings; empty when every fit failed."""
-        col = check_interpretation(interpretation)
-        f = self.frame[self.frame["error"].isna()]
-        rows = []
-        for pair, g in f.groupby("pair", sort=False):
-            decisions = g[col].unique()
-            if len(decisions) == 1 and decisions[0] != "no claim":
-                rows.append(
-                    {
-                        "pair": pair,
-                        "decision": decisions[0],
-                        "mean_min": g["mean"].min(),
-                        "mean_max": g["mean"].max(),
-                        "n_settings": len(g),
-                    }
-                )
-        return pd.DataFrame(
-            rows, columns=["pair", "decision", "mean_min", "mean_max", "n_settings"]
-        )
-
-    def chart(self, interpretation: str = "weak", *, cell: int = 14) -> alt.Chart:
-        """Heatmap: pairs (rows, best > worse) x settings (columns), coloured by decision.
-
-        Drawn by :func:`bbt_widget.outputs.charts.specs_robustness.sweep_chart`, beside the
-        widget's flips chart of the same decisions.
-        """
-        # here: the chart module loads Altair, slow to import, which only charts need
-        from ..outputs.charts.specs_robustness import sweep_chart
-
-        col = check_interpretation(interpretation)
-        f = self.frame.assign(setting=self._labels(), decision=lambda d: d[col])
-        f["order"] = f.groupby("pair", sort=False).ngroup()
-        f = f[["pair", "order", "setting", "decision", "mean", "above_50", "in_rope", "error"]]
-        failed = f"{self.n_failed} of {len(self.settings)} fits failed"
-        return sweep_chart(
-            f,
-            legend=f"{col} decision",
-            title=f"Decisions across analysis settings ({col} interpretation)",
-            subtitle=failed if self.n_failed else "a = the first algorithm of the pair",
-            cell=cell,
-        )
 
 
 class _Sweep:
@@ -404,6 +209,7 @@ class _Sweep:
         iter_sampling: int = 1000,
         progress: ProgressCallback | None = None,
         cancel: threading.Event | None = None,
+        group: GroupSpec | None = None,
     ) -> SweepResult:
         """Fit every setting of ``grid`` and compare the decisions.
 
@@ -437,6 +243,13 @@ class _Sweep:
             Sampler settings of every fit.
         progress, cancel
             As for :func:`bbt_widget.fit`, for the whole sweep.
+        group
+            Data sets in groups, as for :func:`bbt_widget.fit` (a column of ``data`` or a
+            dict data set -> group): every setting fits the group model, the default grid
+            leaves out ``ties="davidson"`` (the group model has no tie parameter) and the
+            grouping is checked under every setting before any fit. Returns a
+            :class:`~bbt_widget.lab.sweep_groups.GroupedSweepResult`, whose ``frame`` is of
+            the pooled abilities and ``group_frame`` / ``group_flips()`` of each group's.
 
         Returns
         -------
@@ -448,8 +261,10 @@ class _Sweep:
         check_executor(executor)
         if grid is not None:
             _check_grid(grid)
+        if group is not None:  # the column and the kind of data, before they are read
+            check_group_request(group, None, data)
         tidy = tidy_results(
-            data,
+            data if group is None else results_only(data, group),
             dataset=dataset,
             algorithm=algorithm,
             fold=fold,
@@ -458,7 +273,7 @@ class _Sweep:
             lower_is_better=lower_is_better,
         )
         if grid is None:
-            grid = default_grid(tidy)
+            grid = default_grid(tidy, grouped=group is not None)
         elif "d_min" in grid and "paired" not in grid:
             grid = {**grid, "paired": [tidy.paired_ok]}
         base = {
@@ -489,6 +304,41 @@ class _Sweep:
         components = {k: comparison_components(t, tidy.algorithms) for k, t in tables.items()}
         if replicates > 1:
             settings = [{**s, "replicate": r} for s in settings for r in range(replicates)]
+        if group is not None:
+            sampler = {"chains": chains, "iter_warmup": iter_warmup, "iter_sampling": iter_sampling}
+            for name, value in sampler.items():
+                check_count(value, name)
+            layout = {
+                "dataset": dataset,
+                "algorithm": algorithm,
+                "fold": fold,
+                "score": score,
+                "sd": sd,
+                "lower_is_better": lower_is_better,
+            }
+            fits, groups, group_components = grouped_fits(
+                data, tidy, group, settings, layout, {**sampler, "engine": engine}
+            )
+            done = run_batch(
+                fits,
+                seed=seed,
+                executor=executor,
+                n_jobs=n_jobs,
+                reduce=group_draws,
+                progress=progress,
+                cancel=cancel,
+            )
+            return GroupedSweepResult(
+                settings,
+                [o.value for o in done],
+                [o.error for o in done],
+                tidy.algorithms,
+                rope,
+                hdi,
+                [components[_count_key(s)] for s in settings],
+                groups,
+                group_components,
+            )
         requests = [
             FitRequest(
                 tables[_count_key(s)],

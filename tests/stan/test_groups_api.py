@@ -134,3 +134,152 @@ def test_fit_laplace_refuses_the_group_model_before_reading_the_results(
     with pytest.raises(ValueError, match=r"no Laplace approximation"):
         job.laplace(draws=100)
     assert GROUP_LAPLACE_REFUSAL.startswith("there is no Laplace approximation")
+
+
+# --------------------------------------------------------------------------- sweep
+
+GRID = {"ties": ["spread", "forget"], "d_min": [None, 0.4]}
+
+
+@pytest.fixture(scope="module")
+def swept() -> bbt.GroupedSweepResult:
+    return bbt.sweep(
+        simulated(1.5, -1.5),
+        dataset="db",
+        fold="fold",
+        group="family",
+        grid=GRID,
+        seed=7,
+        **SAMPLER,
+    )
+
+
+def x_over_y(frame: pd.DataFrame) -> pd.DataFrame:
+    """The X-Y rows of a sweep frame, with the weak decision read as X against Y."""
+    rows = frame[frame["pair"].isin({"X > Y", "Y > X"})].copy()
+    flip = {"a better": "b better", "b better": "a better"}
+    rows["x_vs_y"] = [
+        d if p == "X > Y" else flip.get(d, d) for p, d in zip(rows["pair"], rows["weak"])
+    ]
+    return rows
+
+
+def test_a_grouped_sweep_shows_each_familys_decisions_in_every_setting(
+    swept: bbt.GroupedSweepResult,
+) -> None:
+    assert isinstance(swept, bbt.GroupedSweepResult) and swept.n_failed == 0
+    assert swept.groups == ["A", "B"]
+    # pooled: as for every sweep, one row per setting and pair; X and Y cancel out
+    assert len(swept.frame) == 4 * 3
+    assert set(x_over_y(swept.frame)["x_vs_y"]) == {"no claim"}
+    # per group: X better in A and worse in B, under every setting
+    g = swept.group_frame
+    assert len(g) == 4 * 2 * 3
+    assert list(g.columns[:6]) == ["ties", "d_min", "paired", "hyperprior", "prior_scale", "group"]
+    xy = x_over_y(g)
+    assert set(xy.loc[xy["group"] == "A", "x_vs_y"]) == {"a better"}
+    assert set(xy.loc[xy["group"] == "B", "x_vs_y"]) == {"b better"}
+    # rows: setting by setting, then group by group
+    assert list(g["group"][:6]) == ["A", "A", "A", "B", "B", "B"]
+    assert (g["ties"][:6] == "spread").all() and g["d_min"][:6].isna().all()
+    # the X-Y decisions never flip within a group; group_flips has the (group, pair) columns
+    flips = swept.group_flips("weak")
+    assert list(flips.columns) == ["group", "pair", "decision", "n_settings", "settings"]
+    assert not flips["pair"].isin({"X > Y", "Y > X"}).any()
+    # another ROPE re-summarises the same draws
+    wide = swept.group_table(rope=(0.2, 0.8))
+    assert (wide["mean"] == g["mean"]).all() and (wide["in_rope"] >= g["in_rope"]).all()
+
+
+def test_each_setting_is_the_grouped_fit_with_its_seed(swept: bbt.GroupedSweepResult) -> None:
+    from bbt_widget.lab.batch import spawn_seeds
+
+    seeds = spawn_seeds(7, 4)
+    k = 3  # ties forget, d_min 0.4
+    assert swept.settings[k]["ties"] == "forget" and swept.settings[k]["d_min"] == 0.4
+    fit = bbt.fit(
+        simulated(1.5, -1.5),
+        dataset="db",
+        fold="fold",
+        group="family",
+        ties="forget",
+        d_min=0.4,
+        seed=seeds[k],
+        **SAMPLER,
+    )
+    per = swept.group_frame
+    per = per[(per["ties"] == "forget") & (per["d_min"] == 0.4)]
+    mine = fit.group_summary().set_index(["group", "pair"])["mean"]
+    for row in per.itertuples(index=False):
+        expected = mine.get((row.group, row.pair))
+        if expected is None:  # the other orientation of the pair
+            a, b = row.pair.split(" > ")
+            expected = 1 - mine[(row.group, f"{b} > {a}")]
+        assert row.mean == pytest.approx(expected, abs=1e-12)
+
+
+def test_a_grouped_sweep_on_dask_gives_the_same_decisions(
+    swept: bbt.GroupedSweepResult,
+) -> None:
+    distributed = pytest.importorskip("distributed")
+    with (
+        distributed.LocalCluster(
+            n_workers=2, processes=True, threads_per_worker=1, dashboard_address=None
+        ) as cluster,
+        distributed.Client(cluster) as client,
+    ):
+        on_dask = bbt.sweep(
+            simulated(1.5, -1.5),
+            dataset="db",
+            fold="fold",
+            group="family",
+            grid=GRID,
+            seed=7,
+            executor=client,
+            **SAMPLER,
+        )
+    pd.testing.assert_frame_equal(on_dask.group_frame, swept.group_frame)
+    pd.testing.assert_frame_equal(on_dask.frame, swept.frame)
+
+
+def test_a_grouped_sweep_refuses_bad_groups_before_any_fit(
+    monkeypatch: pytest.MonkeyPatch,
+) -> None:
+    from bbt_widget.lab import sweep as sweep_module
+
+    def no_fit(*args: object, **kwargs: object) -> None:
+        raise AssertionError("a fit started")
+
+    monkeypatch.setattr(sweep_module, "run_batch", no_fit)
+    data = simulated(1.5, -1.5)
+    run = {"dataset": "db", "fold": "fold", **SAMPLER}
+    with pytest.raises(ValueError, match=r"group='kind' is not a column of the results"):
+        bbt.sweep(data, group="kind", grid=GRID, **run)
+    with pytest.raises(ValueError, match=r"sweep grid setting ties='davidson', .*no tie parameter"):
+        bbt.sweep(data, group="family", grid={"ties": ["spread", "davidson"]}, **run)
+    mapping = {f"A{d}": "A" for d in range(12)}
+    with pytest.raises(ValueError, match=r"data sets with no group in the group mapping: 'B0'"):
+        bbt.sweep(data.drop(columns="family"), group=mapping, grid=GRID, **run)
+    with pytest.raises(ValueError, match=r"every data set is in one group \('all'\)"):
+        bbt.sweep(data.assign(family="all"), group="family", grid=GRID, **run)
+    with pytest.raises(ValueError, match=r"chains must be an integer >= 1"):
+        bbt.sweep(data, group="family", grid=GRID, **{**run, "chains": 0})
+
+
+def test_the_default_grid_of_a_grouped_sweep_has_no_davidson(
+    monkeypatch: pytest.MonkeyPatch,
+) -> None:
+    from bbt_widget.lab import sweep as sweep_module
+
+    seen = []
+
+    def record(fits, **kwargs):  # type: ignore[no-untyped-def]
+        seen.extend(fits)
+        raise KeyboardInterrupt  # stop before any fit
+
+    monkeypatch.setattr(sweep_module, "run_batch", record)
+    with pytest.raises(KeyboardInterrupt):
+        bbt.sweep(simulated(1.5, -1.5), dataset="db", fold="fold", group="family", **SAMPLER)
+    ties = {f.options["ties"] for f in seen}
+    assert ties == {"spread", "add", "forget"}
+    assert all(f.options["group"] == "family" for f in seen)

@@ -57,7 +57,7 @@ def test_the_layers_show_in_the_folders():
 def test_batch_level_charts_have_one_home_in_the_chart_package(graph: grimp.ImportGraph):
     # the sweep's and the influence analysis's chart() draw through the chart package, beside
     # the widget's robustness view, instead of copying its Altair code
-    for module in ("bbt_widget.lab.sweep", "bbt_widget.lab.influence"):
+    for module in ("bbt_widget.lab.sweep_result", "bbt_widget.lab.influence"):
         assert graph.direct_import_exists(
             importer=module, imported="bbt_widget.outputs.charts.specs_robustness"
         )
