@@ -25,6 +25,7 @@ import pandas as pd
 
 from ..core import posterior
 from ..core.data import TidyResults
+from ..core.group_result import GroupedBBTResult
 from ..core.options import DEFAULT_ROPE
 from ..core.result import BBTResult
 from ..core.validation import WIN_TABLE_COLUMNS, check_interpretation, check_rope
@@ -199,7 +200,8 @@ def influence(
     Parameters
     ----------
     result
-        A fit of raw results (a ready win table has no data sets to leave out).
+        A fit of raw results (a ready win table has no data sets to leave out), not of the
+        group model (``fit(..., group=...)``, refused: see the error).
     interpretation
         Decision rule for ``decision`` / ``changed``: ``"weak"`` (Sec. 9.2) or ``"strong"``.
     rope
@@ -232,6 +234,13 @@ def influence(
         )
     rope = check_rope(rope)
     check_executor(executor)
+    if isinstance(result, GroupedBBTResult):
+        raise ValueError(
+            "influence does not follow the group model (group=): leaving a data set out "
+            "changes its group's win table and the likelihood of that group's abilities, "
+            "which these importance weights and refits (of the model without groups) ignore; "
+            "fit without group= for the influence on the pooled claims"
+        )
     tidy = result.tidy
     if tidy is None:
         raise ValueError(

@@ -190,9 +190,11 @@ def optional_sections(
     gets each step's stages, ``log`` a line when a step is done (what it did, how long).
     """
     from ..baselines._plackett_luce import ranking_model
+    from ..core.groups import results_only
     from ..lab.influence import influence
     from ..lab.sweep import sweep as run_sweep
     from . import report_sections as rs
+    from .report_groups import group_mapping, group_sweep_section, influence_not_computed
 
     s = result.settings
     layout = {k: layout.get(k) for k in _LAYOUT}
@@ -209,9 +211,11 @@ def optional_sections(
             )
         start = time.perf_counter()
         prior = (s["hyperprior"], s["prior_scale"])  # the scale used
-        grid = {**default_grid(result.tidy), "prior": [prior]}
+        # a fit of the group model is swept as the group model, its groups as fitted
+        groups = group_mapping(result)
+        grid = {**default_grid(result.tidy, grouped=groups is not None), "prior": [prior]}
         sweep = run_sweep(
-            data,
+            data if groups is None else results_only(data, s["group"]),
             **layout,
             tie_threshold=s.get("tie_threshold"),
             grid=grid,
@@ -219,26 +223,34 @@ def optional_sections(
             hdi=hdi,
             **sampler,
             progress=_stage(progress, "sweep"),
+            group=groups,
         )
         tell(
             f"sweep: {len(sweep.settings)} fits in {time.perf_counter() - start:.1f} s"
             + (f" ({sweep.n_failed} failed)" if sweep.n_failed else "")
         )
         out.append(rs.sweep_section(sweep, interpretation))
-        start = time.perf_counter()
-        if progress is not None:
-            progress("influence: leaving each data set out", math.nan)
-        infl = influence(
-            result,
-            interpretation=interpretation,
-            rope=rope,
-            progress=_stage(progress, "influence"),
-        )
-        tell(
-            f"influence: {infl.pareto_k.size} data sets, {infl.n_refits} refitted, in "
-            f"{time.perf_counter() - start:.1f} s"
-        )
-        out.append(rs.influence_section(infl))
+        if groups is not None:
+            out[-1] = group_sweep_section(out[-1], sweep, interpretation)
+            # leaving a data set out of the group model changes one group's table and its
+            # likelihood, which the influence analysis (of the plain model) does not know
+            out.append(influence_not_computed())
+            tell("influence: not computed for the group model")
+        else:
+            start = time.perf_counter()
+            if progress is not None:
+                progress("influence: leaving each data set out", math.nan)
+            infl = influence(
+                result,
+                interpretation=interpretation,
+                rope=rope,
+                progress=_stage(progress, "influence"),
+            )
+            tell(
+                f"influence: {infl.pareto_k.size} data sets, {infl.n_refits} refitted, in "
+                f"{time.perf_counter() - start:.1f} s"
+            )
+            out.append(rs.influence_section(infl))
     ranking_models = []
     if "plackett-luce" in methods:
         start = time.perf_counter()

@@ -14,7 +14,9 @@ from ..core.group_result import GroupedBBTResult
 from .report_sections import Section, Table
 
 if TYPE_CHECKING:
+    from ..core.result import BBTResult
     from ..lab.metrics import MetricsResult
+    from ..lab.sweep import SweepResult
 
 
 def group_chart(
@@ -152,3 +154,51 @@ def metrics_group_sections(
             # the methods say once how the group model was fitted: the same for every metric
             sections.append(section if k == 0 else replace(section, methods=[]))
     return sections
+
+
+def group_mapping(result: BBTResult) -> dict[str, str] | None:
+    """Data set -> group of a fit of the group model (``None`` for any other fit): the
+    groups as that fit had them, for the sweep of the same model."""
+    if not isinstance(result, GroupedBBTResult):
+        return None
+    return {d: g for g, names in result.group_datasets.items() for d in names}
+
+
+def group_sweep_section(section: Section, sweep: SweepResult, interpretation: str) -> Section:
+    """The sweep's section (``section``) of a report on the group model, with the group
+    decisions that change across the settings (:meth:`GroupedSweepResult.group_flips`)."""
+    from ..lab.sweep_groups import GroupedSweepResult
+
+    if not isinstance(sweep, GroupedSweepResult):
+        raise TypeError("a sweep of the group model (sweep(..., group=...)) is needed here")
+    flips = sweep.group_flips(interpretation)
+    changing = flips[["group", "pair"]].drop_duplicates()
+    text = [
+        *section.text,
+        f"Within the groups, {len(changing)} (group, pair) {interpretation} decision(s) change "
+        "across the settings"
+        + (":" if len(changing) else ": every group's claims hold in every setting."),
+    ]
+    tables = list(section.tables)
+    if len(flips):
+        flips = flips.assign(settings=flips["settings"].map("; ".join))
+        tables.append(
+            Table("sweep-group-flips", f"Group decisions ({interpretation}) that change", flips)
+        )
+    return replace(section, text=text, tables=tables)
+
+
+def influence_not_computed() -> Section:
+    """What the report says instead of the influence of single data sets on the group model."""
+    return Section(
+        key="influence",
+        heading="Robustness: influence of single data sets",
+        text=[
+            "The influence of leaving out one data set at a time is not computed for the group "
+            "model: leaving a data set out changes its group's win table and the likelihood "
+            "of that group's abilities, which the influence analysis (of the model without "
+            "groups) does not follow. Fit without groups for the influence on the pooled "
+            "claims."
+        ],
+        tables=[],
+    )

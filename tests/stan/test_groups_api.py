@@ -283,3 +283,33 @@ def test_the_default_grid_of_a_grouped_sweep_has_no_davidson(
     ties = {f.options["ties"] for f in seen}
     assert ties == {"spread", "add", "forget"}
     assert all(f.options["group"] == "family" for f in seen)
+
+
+# --------------------------------------------------------------------------- the report
+
+
+def test_influence_refuses_a_fit_of_the_group_model(compared: bbt.MetricsResult) -> None:
+    with pytest.raises(ValueError, match=r"influence does not follow the group model"):
+        bbt.influence(compared.results["acc"])
+
+
+def test_the_reports_robustness_sweeps_the_group_model(tmp_path: Path) -> None:
+    """A report of the group model with robustness: the sweep refits the group model (no
+    davidson setting; the group decisions that change are said) and the influence of single
+    data sets, which does not follow the group model, is said not to be computed."""
+    path = bbt.report.write(
+        simulated(1.5, -1.5),
+        tmp_path / "r.md",
+        dataset="db",
+        fold="fold",
+        group="family",
+        robustness=True,
+        seed=3,
+        **SAMPLER,
+    )
+    text = path.read_text(encoding="utf-8")
+    assert "## Robustness: analysis choices" in text
+    assert "ties=davidson" not in text
+    assert "(group, pair) weak decision(s) change across the settings" in text
+    assert "not computed for the group model" in text
+    assert "### Data sets that change a claim when left out" not in text
