@@ -141,6 +141,7 @@ class Controls:
             "hyperprior": w.hyperprior,
             "prior_scale": w.prior_scale,
             **w._sampler_kwargs,
+            **w._groups.fit_keywords,  # group=, for a widget with data sets in groups
         }
 
     def on_fit_setting(self, change: dict[str, Any]) -> None:
@@ -189,6 +190,7 @@ class Controls:
             # the settings' own checks raise the core's messages
             PriorSettings(w.hyperprior, w.prior_scale)
             CountingSettings(w.ties, w.d_min if w.local_rope else None, True, w.tie_threshold)
+            w._groups.check_ties(w.ties)  # the group model has no Davidson ties
         except (TypeError, ValueError) as exc:
             return str(exc)
         return ""

@@ -123,15 +123,27 @@ class GroupsSection:
         )
         return {"group_view": {"groups": list(grouping.groups), "spec": charts.groups_spec()}}
 
+    def check_ties(self, ties: str) -> None:
+        """Raise the core's ValueError when the group model cannot count ``ties`` (Davidson's
+        ties): the widget shows it beside the controls and starts no fit."""
+        if self.spec is not None:
+            check_group_request(self.spec, ties, self._data)
+
+    @property
+    def fit_keywords(self) -> dict[str, Any]:
+        """What the widget's ``fit_settings`` add: ``group`` ({} without groups)."""
+        return {} if self.spec is None else {"group": self.spec}
+
     def fit(
         self,
         progress: ProgressCallback | None = None,
         cancel: threading.Event | None = None,
         **settings: Any,
     ) -> BBTResult:
-        """The group model's fit of ``settings`` (``fit``'s keywords): exactly
-        ``bbt.fit(data, **settings, group=...)``. Runs on the fit runner's thread."""
-        return fit(self._data, group=self.spec, progress=progress, cancel=cancel, **settings)
+        """The group model's fit of ``settings`` (the widget's ``fit_settings``, ``group``
+        among them): exactly ``bbt.fit(data, **settings)`` on the caller's results, group
+        column included. Runs on the fit runner's thread."""
+        return fit(self._data, progress=progress, cancel=cancel, **settings)
 
     @property
     def status_note(self) -> str:

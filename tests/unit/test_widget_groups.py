@@ -157,6 +157,7 @@ def test_without_group_the_widget_is_unchanged() -> None:
     try:
         assert w.group_view == {} and w.selected_group is None
         assert w._previews is True and not w._groups.active
+        assert "group" not in w.fit_settings
         assert w.algorithms == ["X", "Y", "Z"]
     finally:
         w.close()
@@ -176,6 +177,15 @@ def test_the_selector_offers_each_group_and_the_group_column_is_no_algorithm(
     assert "https://" not in json.dumps(spec)
     # the group model has no preview: the full fit is the first thing shown
     assert w._previews is False
+
+
+def test_davidson_ties_are_refused_beside_the_controls_without_a_fit(grouped: BBTWidget) -> None:
+    w = grouped
+    w.ties = "davidson"
+    assert "no tie parameter; use ties='spread', 'add' or 'forget' with group=" in w.message
+    assert w._requested_key is None and w.fit_stats.get("started", 0) == 0
+    w.ties = "spread"
+    assert w.message == ""
 
 
 def test_a_mapping_gives_the_groups_as_a_column_does() -> None:
@@ -403,7 +413,8 @@ def test_a_grouped_widget_shows_what_fit_with_group_gives() -> None:
     w = BBTWidget(data, dataset="db", fold="fold", group="family", **SAMPLER)
     try:
         assert w.wait(FIT_TIMEOUT), (w.status_text, w.error)
-        direct = bbt.fit(data, dataset="db", fold="fold", group="family", **SAMPLER)
+        direct = bbt.fit(data, **w.fit_settings)  # what the widget fitted: group= too
+        assert w.fit_settings["group"] == "family"
         assert isinstance(w.result, GroupedBBTResult)
         assert w.preview is False and w._preview_runner.stats.get("started", 0) == 0
         expected = charts.group_cells_frame(
