@@ -100,7 +100,7 @@ class DecisionsView:
         w._update_influence()
         w._groups.refresh()  # the decisions by group, and the headline naming the group
         self.summary_runner.submit(
-            (w._result_key, w.selected_group, rope, w.hdi, w.interpretation),
+            (w._groups.view_key(w._result_key), rope, w.hdi, w.interpretation),
             {
                 "result": fitted.result,
                 "rope": rope,

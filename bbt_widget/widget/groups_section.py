@@ -22,7 +22,7 @@ composes; the front end's half is ``js/src/groups_view.js``.
 from __future__ import annotations
 
 import threading
-from collections.abc import Mapping
+from collections.abc import Hashable, Mapping
 from dataclasses import replace
 from typing import Any
 
@@ -166,6 +166,12 @@ class GroupsSection:
                 view = fitted.result.in_group(name)
                 lens = self._lens[name] = replace(fitted, result=view, ranges=fit_ranges(view))
             return lens
+
+    def view_key(self, key: Hashable) -> Hashable:
+        """The cache key of the views of the fit of ``key`` as shown: ``key`` itself for the
+        pooled abilities, with the chosen group otherwise."""
+        name = self.w.selected_group
+        return key if name is None else (key, "group", name)
 
     def refresh(self) -> None:
         """After the views were re-summarised from the full fit: the heatmap's cells at the

@@ -24,6 +24,7 @@ from bbt_widget.engines.base import Draws
 from bbt_widget.widget import app
 from bbt_widget.widget.app import BBTWidget
 from bbt_widget.widget.fitted import Fitted, fit_ranges
+from bbt_widget.widget.views import summary_spec
 
 sys.path.insert(0, str(Path(__file__).resolve().parents[1] / "security"))
 from hostile import HOSTILE
@@ -260,6 +261,13 @@ def test_choosing_a_group_shows_that_groups_decisions(grouped: BBTWidget) -> Non
     pd.testing.assert_frame_equal(w.summary, result.in_group("A").summary())
     assert w.headline.startswith("In group A: ")
     assert w.message == "" and w.fit_stats.get("started", 0) == fits  # no fit
+    # the ranking view (built in the background) is group A's, not the pooled one's
+    assert w.wait_background(120)
+    ranking_of = {
+        g: summary_spec(result.in_group(g), (0.45, 0.55), 0.89, interpretation="weak")
+        for g in ("A", "B")
+    }
+    assert w.summary_spec == ranking_of["A"] != ranking_of["B"]
 
     w.selected_group = None
     assert intervals(w)["mean"].to_numpy() == pytest.approx(pooled["mean"].to_numpy())
