@@ -41,7 +41,7 @@ from .fitted import Fitted, fit_ranges
 __all__ = ["NO_PREVIEW_NOTE", "GroupsSection"]
 
 #: Said on the status line while a grouped widget samples (no preview is shown meanwhile).
-NO_PREVIEW_NOTE = " (group model: no preview, the charts show the last fit until it is done)"
+NO_PREVIEW_NOTE = " (group model: no preview; the charts wait for the full fit)"
 
 
 class GroupsSection:

@@ -24,6 +24,7 @@ from bbt_widget.engines.base import Draws
 from bbt_widget.widget import app
 from bbt_widget.widget.app import BBTWidget
 from bbt_widget.widget.fitted import Fitted, fit_ranges
+from bbt_widget.widget.groups_section import NO_PREVIEW_NOTE
 from bbt_widget.widget.views import summary_spec
 
 sys.path.insert(0, str(Path(__file__).resolve().parents[1] / "security"))
@@ -419,8 +420,12 @@ def test_a_grouped_widget_shows_what_fit_with_group_gives() -> None:
     a chosen group, are those of ``bbt.fit(..., group="family")`` on the same data and seed."""
     data = results(algorithms=("W", "X", "Y", "Z"), n=8, seed=3)
     w = BBTWidget(data, dataset="db", fold="fold", group="family", **SAMPLER)
+    said: list[str] = []
+    w.observe(lambda change: said.append(change["new"]), names=["status_text"])
     try:
         assert w.wait(FIT_TIMEOUT), (w.status_text, w.error)
+        # no preview: the status line said so while the chains ran
+        assert any(text.endswith(NO_PREVIEW_NOTE) for text in said), said
         direct = bbt.fit(data, **w.fit_settings)  # what the widget fitted: group= too
         assert w.fit_settings["group"] == "family"
         assert isinstance(w.result, GroupedBBTResult)
