@@ -180,19 +180,12 @@ class GroupsSection:
         fitted = w._fitted
         if fitted is None or not isinstance(fitted.result, GroupedBBTResult):
             return
-        result = fitted.result
         rope = (w.rope_low, w.rope_high)
-        claims = result.group_claims(w.interpretation, rope=rope, hdi=w.hdi)
-        frame = charts.group_cells_frame(
-            result.summary(rope=rope, hdi=w.hdi),
-            result.group_summary(rope=rope, hdi=w.hdi),
-            claims["status"],
-            result.groups,
-            w.interpretation,
-            w.hdi,
+        cells = charts.group_cells(
+            fitted.result, interpretation=w.interpretation, rope=rope, hdi=w.hdi
         )
-        w.group_view = {**w.group_view, "cells": charts.to_columns(frame)}
-        if w.selected_group in result.groups and w.headline:
+        w.group_view = {**w.group_view, "cells": charts.to_columns(cells)}
+        if w.selected_group in fitted.result.groups and w.headline:
             w.headline = f"In group {isolate(w.selected_group)}: {w.headline}"
 
     def problem(self) -> str:

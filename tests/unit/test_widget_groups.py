@@ -346,6 +346,17 @@ def test_the_heatmap_spec_draws_decisions_in_the_widgets_colours() -> None:
     assert {p["name"]: p["value"] for p in spec["params"]}["sel_group"] == 2
     rows = next(iter(spec["datasets"].values()))
     assert rows[0]["interval"] == f"[{rows[0]['low']:.3f}, {rows[0]['high']:.3f}]"
+    # the standalone chart (for export) is this one, its data inlined, nothing highlighted
+    assert frame.equals(charts.group_cells(result))
+    standalone = charts.group_decisions_chart(result, interpretation="strong").to_dict()
+    assert standalone["encoding"] == spec["encoding"]
+    assert {p["name"]: p["value"] for p in standalone["params"]} == {
+        "sel_pair": "",
+        "sel_focus": "",
+        "sel_group": 0,
+    }
+    cells = next(iter(standalone["datasets"].values()))
+    assert [c["kind"] for c in cells if c["col"] > 0] == list(result.group_summary()["strong"])
     # the cached spec of the widget is this chart with its data by name
     cached = charts.groups_spec()
     assert cached["encoding"] == charts.groups_chart(charts.GROUP_CELLS).to_dict()["encoding"]

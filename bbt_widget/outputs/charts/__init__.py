@@ -58,7 +58,7 @@ from .frames_decisions import (
     flips_frame,
     influence_frame,
 )
-from .frames_groups import GROUP_CELLS, POOLED_COLUMN, group_cells_frame
+from .frames_groups import GROUP_CELLS, POOLED_COLUMN, group_cells, group_cells_frame
 from .frames_ppc import (
     ppc_fit_frame,
     ppc_frame,
@@ -80,7 +80,7 @@ from .specs import (
     win_matrix_chart,
 )
 from .specs_cd import CD_POSITIONS, cd_diagram
-from .specs_groups import group_heatmap_chart, groups_chart
+from .specs_groups import group_decisions_chart, group_heatmap_chart, groups_chart
 from .specs_ppc import PPC_MAX_PAIRS, ppc_chart, static_ppc_chart
 from .specs_robustness import (
     flips_chart,
@@ -125,7 +125,9 @@ __all__ = [
     "decision_text",
     "flips_chart",
     "flips_frame",
+    "group_cells",
     "group_cells_frame",
+    "group_decisions_chart",
     "group_heatmap_chart",
     "groups_chart",
     "groups_spec",

@@ -9,14 +9,15 @@ and orders them, the pairs whose claim changes between groups first.
 from __future__ import annotations
 
 from collections.abc import Sequence
+from typing import Any
 
 import numpy as np
 import pandas as pd
 
-from ...core.options import INTERPRETATIONS
+from ...core.options import DEFAULT_HDI, DEFAULT_ROPE, INTERPRETATIONS
 from .pairs import decision_text, distinct_labels, keys_and_labels
 
-__all__ = ["GROUP_CELLS", "GROUP_STATUS_MARKS", "POOLED_COLUMN", "group_cells_frame"]
+__all__ = ["GROUP_CELLS", "GROUP_STATUS_MARKS", "POOLED_COLUMN", "group_cells", "group_cells_frame"]
 
 #: Name of the heatmap's dataset in the widget's group view.
 GROUP_CELLS = "group_cells"
@@ -153,4 +154,23 @@ def group_cells_frame(
             "order": row_order[k],
             "interpretation": interpretation,
         }
+    )
+
+
+def group_cells(
+    result: Any,
+    *,
+    interpretation: str = "weak",
+    rope: tuple[float, float] = DEFAULT_ROPE,
+    hdi: float = DEFAULT_HDI,
+) -> pd.DataFrame:
+    """:func:`group_cells_frame` of a ``GroupedBBTResult`` at ``rope`` and ``hdi``, coloured by
+    the ``interpretation``'s decisions (what the widget's heatmap draws)."""
+    return group_cells_frame(
+        result.summary(rope=rope, hdi=hdi),
+        result.group_summary(rope=rope, hdi=hdi),
+        result.group_claims(interpretation, rope=rope, hdi=hdi)["status"],
+        result.groups,
+        interpretation,
+        hdi,
     )

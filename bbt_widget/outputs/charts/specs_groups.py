@@ -8,11 +8,14 @@ other decision chart. The widget draws it linked with its other views (the highl
 
 from __future__ import annotations
 
+from typing import Any
+
+from ...core.options import DEFAULT_HDI, DEFAULT_ROPE
 from ...core.palette import SWEEP_DECISION_COLORS
 from .encodings import FOCUS, LABEL_AXIS, Data, alt, chart_data, highlight_opacity, highlight_params
-from .frames_groups import GROUP_CELLS, GROUP_STATUS_MARKS
+from .frames_groups import GROUP_CELLS, GROUP_STATUS_MARKS, group_cells
 
-__all__ = ["GROUP_PARAM", "group_heatmap_chart", "groups_chart"]
+__all__ = ["GROUP_PARAM", "group_decisions_chart", "group_heatmap_chart", "groups_chart"]
 
 #: Vega parameter holding the column of the group the other views show (0: pooled).
 GROUP_PARAM = "sel_group"
@@ -101,3 +104,16 @@ def groups_chart(cells: Data, *, selected_pair: str = "", focus: str = "", colum
     ]
     chart.autosize = alt.AutoSizeParams(type="pad", resize=True)
     return chart
+
+
+def group_decisions_chart(
+    result: Any,
+    *,
+    interpretation: str = "weak",
+    rope: tuple[float, float] = DEFAULT_ROPE,
+    hdi: float = DEFAULT_HDI,
+):
+    """The widget's "Decisions by group" heatmap of a ``GroupedBBTResult``, data inlined, with
+    nothing highlighted (for export: ``chart.save("groups.svg")``)."""
+    cells = group_cells(result, interpretation=interpretation, rope=rope, hdi=hdi)
+    return groups_chart(cells)
