@@ -4,6 +4,7 @@ abilities, summaries, rankings and claims of each group."""
 from __future__ import annotations
 
 from collections.abc import Sequence
+from dataclasses import replace
 from functools import cached_property
 from typing import Any
 
@@ -187,6 +188,18 @@ class GroupedBBTResult(BBTResult):
         )
         return out
 
+    def in_group(self, group: str) -> BBTResult:
+        """The fit as seen in one group: a :class:`BBTResult` whose abilities are ``group``'s.
+
+        Its ``summary()`` holds :meth:`group_summary`'s rows of ``group`` (pairs oriented as
+        in the pooled :meth:`summary`, with all of its columns), its ``ranking()``
+        :meth:`group_ranking`'s, and its ``win_table`` is the group's; the summaries,
+        rankings and charts that read a result's abilities then show the group (the widget's
+        group selector). The model checks (PPC, diagnostics, WAIC) are the grouped fit's own:
+        call them on this result, not on the view.
+        """
+        return _GroupView(self, group)
+
     # ------------------------------------------------------------------ checks
 
     @cached_property
@@ -211,3 +224,25 @@ class GroupedBBTResult(BBTResult):
     @cached_property
     def _diagnostics(self) -> checks.Diagnostics:
         return checks.draws_diagnostics(self.draws, ["beta", "sigma", "tau", "beta_group"])
+
+
+class _GroupView(BBTResult):
+    """One group's abilities of a grouped fit, read as a fit of their own
+    (:meth:`GroupedBBTResult.in_group`); pairs keep the pooled fit's orientation."""
+
+    def __init__(self, grouped: GroupedBBTResult, group: str) -> None:
+        beta = grouped.group_beta(group)  # refuses an unknown group
+        table = grouped.group_tables[group]
+        draws = replace(grouped.draws, params={"beta": beta})
+        fitted = ((table["win1"] + table["win2"]) > 0).to_numpy()
+        super().__init__(draws, table, grouped.algorithms, grouped.settings, fitted, grouped.tidy)
+        self.audit = grouped.audit
+        self.group = group
+        self._pooled_order = grouped._order
+
+    def __repr__(self) -> str:
+        return super().__repr__().replace("<BBTResult:", f"<BBTResult of group {self.group!r}:")
+
+    @cached_property
+    def _order(self) -> np.ndarray:
+        return self._pooled_order

@@ -66,6 +66,7 @@ from .controls import FIT_TRAITS, TTEST_ROPE, VIEW_TRAITS, Controls, initial_con
 from .decisions import FOCUS_ALGORITHMS, DecisionsView
 from .fits import FitRequests
 from .fitted import Fitted
+from .groups_section import GroupsSection
 from .messages import check_extra_kwargs
 from .rankings import RankingSection
 from .robustness import RobustnessSection
@@ -122,8 +123,9 @@ class BBTWidget(anywidget.AnyWidget):
     data
         Results in any layout :func:`bbt_widget.tidy_results` accepts (e.g. one row per
         data set and fold, one column per algorithm).
-    dataset, algorithm, fold, score, sd
-        How to read ``data``; see :func:`bbt_widget.tidy_results`.
+    dataset, algorithm, fold, score, sd, group
+        How to read ``data``; see :func:`bbt_widget.tidy_results`. ``group``: data sets in
+        groups, as for :func:`bbt_widget.fit` (see :mod:`~bbt_widget.widget.groups_section`).
     lower_is_better, d_min, paired, ties, tie_threshold, hyperprior, prior_scale
         Initial fit settings, as for :func:`bbt_widget.fit` (``tie_threshold`` in score
         units; ``None`` or 0, the default, counts every difference). ``d_min=None`` starts with the
@@ -213,6 +215,7 @@ class BBTWidget(anywidget.AnyWidget):
     hdi = t.Float(DEFAULT_HDI, help="HDI mass").tag(sync=True)
     control = t.Unicode("", help="control algorithm ('' = all pairs)").tag(sync=True)
     interpretation = t.Unicode("weak", help="weak or strong").tag(sync=True)
+    selected_group = t.Unicode(None, allow_none=True, help="group shown (None: all)").tag(sync=True)
 
     # --- linked-view selection (set by clicks in the browser, or from Python) -------------
     focus = t.Unicode("", help="show only this algorithm's pairs ('' = all)").tag(sync=True)
@@ -263,6 +266,7 @@ class BBTWidget(anywidget.AnyWidget):
     sweep_data = t.Dict().tag(sync=True)
     influence_data = t.Dict().tag(sync=True)
     influence_text = t.Unicode("").tag(sync=True)
+    group_view = t.Dict(help="data sets in groups: names, heatmap spec and cells").tag(sync=True)
 
     # --- ranking models and the per-data-set correlated t-test -----------------------------
     ranking_model = t.Unicode(
@@ -312,12 +316,14 @@ class BBTWidget(anywidget.AnyWidget):
         rho: float | None = None,
         ttest_rope: float = TTEST_ROPE,
         highlight: Sequence[str] = (),
+        group: str | Mapping[Any, Any] | None = None,
         **kwargs: Any,
     ) -> None:
         # Bad data or settings raise the core's own message here, before anything is shown.
         check_extra_kwargs(type(self), kwargs)
+        self._groups = GroupsSection(self, data, group, dataset=dataset, ties=ties)
         tidy = tidy_results(
-            data,
+            self._groups.results,
             dataset=dataset,
             algorithm=algorithm,
             fold=fold,
@@ -344,7 +350,7 @@ class BBTWidget(anywidget.AnyWidget):
         )
         highlight = check_algorithms(highlight, first["algorithms"], "highlight")
         super().__init__(
-            **first,
+            **first | self._groups.initial(tidy, first),
             spec=charts.view_spec(),
             checks_spec=charts.checks_spec(),
             option_lists=options.as_dict(),
@@ -352,7 +358,7 @@ class BBTWidget(anywidget.AnyWidget):
         )
         # Copies, not the caller's objects: an in-place edit of the caller's frame after this
         # would reach new fits but not the cached ones.
-        self._data = _own_copy(data)
+        self._data = _own_copy(self._groups.results)
         self._highlight = highlight
         self._data_kwargs = {
             "dataset": dataset,
@@ -369,7 +375,7 @@ class BBTWidget(anywidget.AnyWidget):
             "seed": seed,
         }
         self._fitted: Fitted | None = None
-        self._previews = bool(previews)
+        self._previews = bool(previews) and not self._groups.active
         #: The preview the charts show (None when they show the full fit ``_fitted``).
         self._preview: Fitted | None = None
         self._result_key: Hashable | None = None

@@ -5,8 +5,8 @@ the checks of a changed control, and the problems shown inline instead of raisin
 
 Controls split by cost, as the core does: the fit controls (ties, local ROPE / d_min, paired,
 metric direction, hyper-prior and its scale) change the win table or the model and start a
-fit; the view controls (ROPE bounds, HDI mass, control algorithm, interpretation) only
-re-summarise the draws already there.
+fit; the view controls (ROPE bounds, HDI mass, control algorithm, interpretation, the group
+shown) only re-summarise the draws already there.
 """
 
 from __future__ import annotations
@@ -36,7 +36,7 @@ FIT_TRAITS = (
     "prior_scale",
 )
 #: The controls whose change only re-summarises the draws.
-VIEW_TRAITS = ("rope_low", "rope_high", "hdi", "control", "interpretation")
+VIEW_TRAITS = ("rope_low", "rope_high", "hdi", "control", "interpretation", "selected_group")
 #: Default ROPE half-width of the correlated t-test (on the scores' scale), as in baselines.
 TTEST_ROPE = 0.01
 
@@ -141,6 +141,7 @@ class Controls:
             "hyperprior": w.hyperprior,
             "prior_scale": w.prior_scale,
             **w._sampler_kwargs,
+            **w._groups.fit_keywords,  # group=, for a widget with data sets in groups
         }
 
     def on_fit_setting(self, change: dict[str, Any]) -> None:
@@ -189,6 +190,7 @@ class Controls:
             # the settings' own checks raise the core's messages
             PriorSettings(w.hyperprior, w.prior_scale)
             CountingSettings(w.ties, w.d_min if w.local_rope else None, True, w.tie_threshold)
+            w._groups.check_ties(w.ties)  # the group model has no Davidson ties
         except (TypeError, ValueError) as exc:
             return str(exc)
         return ""
@@ -209,6 +211,7 @@ class Controls:
             problems.append(f"control: {w.control!r} is not one of the algorithms")
         if w.interpretation not in INTERPRETATIONS:
             problems.append(f"interpretation must be 'weak' or 'strong', not {w.interpretation!r}")
+        problems.extend(filter(None, [w._groups.problem()]))  # the group selector's
         return "\n".join(problems)
 
     def set_problem(self, where: str, problem: str) -> None:

@@ -70,7 +70,8 @@ class DecisionsView:
         if w.interpretation in INTERPRETATIONS:
             w.caveat = weak_rule_caveat(len(w.algorithms), w.interpretation)
         preview = w._preview
-        fitted = w._fitted if preview is None else preview
+        # what is shown: the full fit or its preview, or the selected group's view of it
+        fitted = w._groups.shown(w._fitted if preview is None else preview)
         if problem or fitted is None:
             return False
         rope = (w.rope_low, w.rope_high)
@@ -97,8 +98,9 @@ class DecisionsView:
         w._frames.update(frames)
         w._refresh_sweep_view()
         w._update_influence()
+        w._groups.refresh()  # the decisions by group, and the headline naming the group
         self.summary_runner.submit(
-            (w._result_key, rope, w.hdi, w.interpretation),
+            (w._groups.view_key(w._result_key), rope, w.hdi, w.interpretation),
             {
                 "result": fitted.result,
                 "rope": rope,

@@ -113,6 +113,8 @@ class FitRequests:
         # Runs on the runner's worker thread: touches no trait. What bbt_widget.fit does, from
         # the inputs prepared once for this fit and its preview.
         sampler = {k: kwargs.pop(k) for k in SAMPLER_SETTINGS if k in kwargs}
+        if self.w._groups.active:  # data sets in groups: the group model, as fit(group=) fits it
+            return Fitted.prepare(self.w._groups.fit(progress, cancel, **sampler, **kwargs))
         job = self.prepared(kwargs)
         job.warn(stacklevel=1)  # at this line, as bbt_widget.fit's were
         result = job.sample(**sampler, progress=progress, cancel=cancel, stacklevel=1)
@@ -217,6 +219,7 @@ class FitRequests:
                 w.status_text = f"{w.status} {event.fraction:.0%}" if known else w.status
                 if w.preview:
                     w.status_text += " (charts show a preview)"
+                w.status_text += w._groups.status_note
         elif event.kind == "done":
             with w.hold_sync():
                 self.show_result(event.key, event.result)

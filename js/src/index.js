@@ -3,6 +3,7 @@
 // shows traits and writes the user's choices back.
 import { ChartView } from "./charts.js";
 import { buildControls, h } from "./controls.js";
+import { buildGroupsView } from "./groups_view.js";
 import "./widget.css";
 
 /** Traits whose change may alter what is drawn. */
@@ -286,6 +287,17 @@ function render({ model, el }) {
   };
   chipClear.addEventListener("click", () => setPair(""));
 
+  // Data sets in groups: the group selector (with the controls) and the decisions by group.
+  const groups = buildGroupsView(model, el, {
+    onPair: setPair,
+    onError: (msg) => {
+      error.textContent = msg;
+      error.hidden = false;
+    },
+  });
+  controls.element.append(groups.controls);
+  summarySection.after(groups.section);
+
   const robustCharts = new ChartView(
     robustBox,
     {
@@ -553,6 +565,7 @@ function render({ model, el }) {
     summaryCharts.dispose();
     plCharts.dispose();
     ttestCharts.dispose();
+    groups.dispose();
   };
 }
 

@@ -286,6 +286,38 @@ def test_long_emoji_names_render_in_every_chart(hostile_res, tmp_path):
     export.save_chart(chart_set["intervals"], tmp_path / "intervals.pdf")
 
 
+def test_the_group_heatmap_shows_hostile_algorithm_and_group_names_as_text(tmp_path):
+    """The widget's "Decisions by group" heatmap (exported), data sets in groups named as
+    hostilely as the algorithms: every name is SVG text, long ones cut at whole characters."""
+    import warnings
+
+    import bbt_widget as bbt
+
+    data = hostile_results()
+    names = ['<svg onload="alert(1)">', '=HYPERLINK("x")']
+    groups = {d: names[k % 2] for k, d in enumerate(data["db"].unique())}
+    with warnings.catch_warnings():
+        warnings.simplefilter("ignore", bbt.DiagnosticsWarning)
+        res = bbt.fit(
+            data,
+            dataset="db",
+            group=groups,
+            engine="pystan",
+            seed=11,
+            chains=2,
+            iter_warmup=300,
+            iter_sampling=300,
+        )
+    svg = export.save_chart(charts.group_decisions_chart(res), tmp_path / "g.svg").read_text()
+    texts = _svg_texts(svg)
+    assert {"All (pooled)", *names} <= set(texts)
+    assert "<svg onload" not in svg.split(">", 1)[1]  # only as text (&lt;svg ...) inside
+    rows = [t for t in texts if t.startswith(("≠ ", "= "))]
+    assert any("<script>alert(1)</script>" in t for t in rows), rows[:10]
+    cut = [t for t in rows if t.endswith("🚀…")]
+    assert cut and all(len(t) == charts.LABEL_MAX_CHARS + 1 for t in cut), cut
+
+
 def test_names_whose_pair_labels_collide(tmp_path):
     # scores rise along the tuple, so x beats "y > z" and "x > y" beats z: both pairs are
     # labelled "x > y > z"

@@ -604,6 +604,7 @@ def _every_widget_spec(summary, pair_draws, rope_mass, ppc_histogram, win_table)
         charts.view_spec(),
         charts.checks_spec(),
         charts.robustness_spec(),
+        charts.groups_spec(),
         charts.linked_chart(f).to_dict(validate=False),
         charts.ranking_chart(ranking, hdi=0.89).to_dict(validate=False),
         charts.decision_matrix_chart(decisions, charts.claim_counts(summary)).to_dict(

@@ -2,13 +2,15 @@
 
 Two layers, both pure:
 
-* frames (:mod:`.frames`, :mod:`.frames_ppc`, :mod:`.frames_decisions`, with the pair keys
+* frames (:mod:`.frames`, :mod:`.frames_ppc`, :mod:`.frames_decisions`,
+  :mod:`.frames_groups`, with the pair keys
   and labels of :mod:`.pairs`) reshape what :class:`bbt_widget.core.result.BBTResult` returns into
   the tidy frames the charts draw. They add presentation columns only (labels, order, a pair
   key); every statistic comes from the core. They never import Altair, so the widget builds
   and sends its data without it.
 * specs (:mod:`.specs` for the linked view, :mod:`.specs_ppc`, :mod:`.specs_robustness`,
-  :mod:`.specs_summary`, :mod:`.specs_cd` for the critical-difference diagram, on the shared
+  :mod:`.specs_summary`, :mod:`.specs_cd` for the critical-difference diagram,
+  :mod:`.specs_groups` for the decisions by group, on the shared
   pieces of :mod:`.encodings`) turn frames into Altair charts; :mod:`.spec_cache` keeps the
   widget's two specs on disk. Altair itself is imported on first use.
 
@@ -56,6 +58,7 @@ from .frames_decisions import (
     flips_frame,
     influence_frame,
 )
+from .frames_groups import GROUP_CELLS, POOLED_COLUMN, group_cells, group_cells_frame
 from .frames_ppc import (
     ppc_fit_frame,
     ppc_frame,
@@ -64,7 +67,7 @@ from .frames_ppc import (
     worst_ppc_frame,
 )
 from .pairs import decision_text, pair_key, verdict_kind
-from .spec_cache import checks_spec, robustness_spec, view_spec
+from .spec_cache import checks_spec, groups_spec, robustness_spec, view_spec
 from .specs import (
     chart_set,
     checks_chart,
@@ -77,6 +80,7 @@ from .specs import (
     win_matrix_chart,
 )
 from .specs_cd import CD_POSITIONS, cd_diagram
+from .specs_groups import group_decisions_chart, group_heatmap_chart, groups_chart
 from .specs_ppc import PPC_MAX_PAIRS, ppc_chart, static_ppc_chart
 from .specs_robustness import (
     flips_chart,
@@ -93,12 +97,14 @@ __all__ = [
     "FIT_DATASETS",
     "FLIPS_ALL_PAIRS",
     "FOCUS_PARAM",
+    "GROUP_CELLS",
     "HDI_PARAM",
     "INFLUENCE_TOP",
     "LABEL_AXIS",
     "LABEL_MAX_CHARS",
     "LONG_CHART_ROWS",
     "PAIR_PARAM",
+    "POOLED_COLUMN",
     "PPC_MAX_PAIRS",
     "ROBUSTNESS_DATASETS",
     "SWEEP_DECISION_COLORS",
@@ -119,6 +125,12 @@ __all__ = [
     "decision_text",
     "flips_chart",
     "flips_frame",
+    "group_cells",
+    "group_cells_frame",
+    "group_decisions_chart",
+    "group_heatmap_chart",
+    "groups_chart",
+    "groups_spec",
     "influence_chart",
     "influence_frame",
     "influence_top_chart",

@@ -1,6 +1,6 @@
-"""The widget's Vega-Lite specs (the pairwise view, the model checks and the robustness
-view), data by name, built once per machine and kept in the user cache: a new widget reads a
-small JSON file and needs no Altair import.
+"""The widget's Vega-Lite specs (the pairwise view, the model checks, the robustness view and
+the decisions by group), data by name, built once per machine and kept in the user cache: a
+new widget reads a small JSON file and needs no Altair import.
 
 A spec file is read (and written) only where no other user can have written it, by the same
 rule as the compiled models (``engines._cache.check_private``): a spec planted by someone else
@@ -23,10 +23,12 @@ from pathlib import Path
 from typing import Any
 
 from .frames import FIT_DATASETS, ROBUSTNESS_DATASETS, VIEW_DATASETS
+from .frames_groups import GROUP_CELLS
 from .specs import checks_chart, pairs_chart
+from .specs_groups import groups_chart
 from .specs_robustness import robustness_chart
 
-__all__ = ["checks_spec", "robustness_spec", "view_spec"]
+__all__ = ["checks_spec", "groups_spec", "robustness_spec", "view_spec"]
 
 
 def checks_spec() -> dict[str, Any]:
@@ -38,6 +40,12 @@ def checks_spec() -> dict[str, Any]:
 def robustness_spec() -> dict[str, Any]:
     """The robustness view's Vega-Lite spec, data by name (cached like :func:`view_spec`)."""
     return copy.deepcopy(_cached_spec("robustness"))
+
+
+def groups_spec() -> dict[str, Any]:
+    """The group view's Vega-Lite spec (the pairs x groups decision heatmap), data by name
+    (cached like :func:`view_spec`)."""
+    return copy.deepcopy(_cached_spec("groups"))
 
 
 def view_spec() -> dict[str, Any]:
@@ -91,6 +99,8 @@ def _cached_spec(name: str) -> dict[str, Any]:
 def _build_spec(name: str) -> dict[str, Any]:
     if name == "robustness":
         chart = robustness_chart({n: n for n in ROBUSTNESS_DATASETS})
+    elif name == "groups":
+        chart = groups_chart(GROUP_CELLS)
     elif name == "checks":
         chart = checks_chart({n: n for n in FIT_DATASETS})
     else:
