@@ -67,6 +67,7 @@ from .decisions import FOCUS_ALGORITHMS, DecisionsView
 from .fits import FitRequests
 from .fitted import Fitted
 from .messages import check_extra_kwargs
+from .metrics_section import MetricsSection, MetricsTraits, metric_choice
 from .rankings import RankingSection
 from .robustness import RobustnessSection
 from .runner import kernel_dispatcher
@@ -104,6 +105,7 @@ _OPEN: weakref.WeakSet[BBTWidget] = weakref.WeakSet()
 #: The widget's background runners (attribute names), closed by ``close()``: the background
 #: views' first, then the fits'.
 _RUNNERS = (
+    "_metrics_runner",
     "_sweep_runner",
     "_influence_runner",
     "_summary_runner",
@@ -114,7 +116,7 @@ _RUNNERS = (
 )
 
 
-class BBTWidget(anywidget.AnyWidget):
+class BBTWidget(MetricsTraits, anywidget.AnyWidget):
     """Interactive Bayesian Bradley-Terry comparison of algorithms on data sets.
 
     Parameters
@@ -123,7 +125,10 @@ class BBTWidget(anywidget.AnyWidget):
         Results in any layout :func:`bbt_widget.tidy_results` accepts (e.g. one row per
         data set and fold, one column per algorithm).
     dataset, algorithm, fold, score, sd
-        How to read ``data``; see :func:`bbt_widget.tidy_results`.
+        How to read ``data``; see :func:`bbt_widget.tidy_results`. ``score=["acc", "time"]``
+        (long form) offers several metrics: a selector, and the dominance view of
+        :func:`bbt_widget.compare_metrics` (``lower_is_better=["time"]``: the metrics where
+        lower is better); see :mod:`~bbt_widget.widget.metrics_section`.
     lower_is_better, d_min, paired, ties, tie_threshold, hyperprior, prior_scale
         Initial fit settings, as for :func:`bbt_widget.fit` (``tie_threshold`` in score
         units; ``None`` or 0, the default, counts every difference). ``d_min=None`` starts with the
@@ -287,9 +292,9 @@ class BBTWidget(anywidget.AnyWidget):
         dataset: str | None = None,
         algorithm: str | None = None,
         fold: str | None = None,
-        score: str | None = None,
+        score: str | Sequence[str] | None = None,
         sd: pd.DataFrame | None = None,
-        lower_is_better: bool = False,
+        lower_is_better: bool | Sequence[str] = False,
         d_min: float | None = None,
         paired: bool = True,
         ties: str = DEFAULT_TIES,
@@ -316,18 +321,20 @@ class BBTWidget(anywidget.AnyWidget):
     ) -> None:
         # Bad data or settings raise the core's own message here, before anything is shown.
         check_extra_kwargs(type(self), kwargs)
+        layout = {"dataset": dataset, "algorithm": algorithm, "fold": fold, "sd": sd}
+        choice = metric_choice(data, score, lower_is_better, seed=seed, layout=layout)
         tidy = tidy_results(
             data,
             dataset=dataset,
             algorithm=algorithm,
             fold=fold,
-            score=score,
+            score=choice.score,
             sd=sd,
-            lower_is_better=lower_is_better,
+            lower_is_better=choice.lower_is_better,
         )
         first = initial_controls(
             tidy,
-            lower_is_better=lower_is_better,
+            lower_is_better=choice.lower_is_better,
             d_min=d_min,
             paired=paired,
             ties=ties,
@@ -348,25 +355,20 @@ class BBTWidget(anywidget.AnyWidget):
             spec=charts.view_spec(),
             checks_spec=charts.checks_spec(),
             option_lists=options.as_dict(),
+            **MetricsSection.initial_traits(choice),
             **kwargs,
         )
         # Copies, not the caller's objects: an in-place edit of the caller's frame after this
         # would reach new fits but not the cached ones.
         self._data = _own_copy(data)
         self._highlight = highlight
-        self._data_kwargs = {
-            "dataset": dataset,
-            "algorithm": algorithm,
-            "fold": fold,
-            "score": score,
-            "sd": _own_copy(sd),
-        }
+        self._data_kwargs = {**layout, "score": choice.score, "sd": _own_copy(sd)}
         self._sampler_kwargs = {
             "engine": engine,
             "chains": chains,
             "iter_warmup": iter_warmup,
             "iter_sampling": iter_sampling,
-            "seed": seed,
+            "seed": choice.seeds.get(str(choice.score), seed),
         }
         self._fitted: Fitted | None = None
         self._previews = bool(previews)
@@ -385,6 +387,7 @@ class BBTWidget(anywidget.AnyWidget):
         # first: it checks sweep_options, which may raise, before any runner exists
         sweep_options = {**self._sampler_kwargs, **dict(sweep_options or {})}
         self._robustness = RobustnessSection(self, dispatcher, sweep_options)
+        self._metrics = self._metrics_runner = MetricsSection(self, dispatcher, choice)
         self._fits = FitRequests(self, dispatcher, self._warm_other_model)
         self._decisions = DecisionsView(self, dispatcher, focus_defaulted=bool(kwargs.get("focus")))
         ttest_options = {"rope": ttest_rope, "rho": rho, "has_folds": tidy.has_folds}
@@ -489,7 +492,7 @@ class BBTWidget(anywidget.AnyWidget):
         the highlighted pair, the ranking chart and decision matrices, the Plackett-Luce
         panel and the clicked data set's t-test."""
         deadline = None if timeout is None else time.monotonic() + timeout
-        for name in _RUNNERS[:5]:  # the background views' runners
+        for name in _RUNNERS[:6]:  # the background views' runners
             runner = getattr(self, name)
             left = None if deadline is None else max(0.0, deadline - time.monotonic())
             if not runner.wait(left):
