@@ -3,6 +3,7 @@
 // shows traits and writes the user's choices back.
 import { ChartView } from "./charts.js";
 import { buildControls, h } from "./controls.js";
+import { buildMetricsView } from "./metrics_view.js";
 import "./widget.css";
 
 /** Traits whose change may alter what is drawn. */
@@ -186,6 +187,12 @@ function render({ model, el }) {
     ttestText,
     ttestBox,
   );
+  // Several metrics (score=[...]): who dominates whom, the Pareto set.
+  const metricsView = buildMetricsView(model, {
+    onRendered: () => {
+      el.dataset.dominanceRendered = String(Number(el.dataset.dominanceRendered || 0) + 1);
+    },
+  });
   // The answer first: headline, ranking and decisions; then the pairs; then the checks.
   const main = h(
     "div",
@@ -198,6 +205,7 @@ function render({ model, el }) {
     error,
     previewNote,
     summarySection,
+    metricsView.element,
     chip,
     chartBox,
     checksSection,
@@ -547,6 +555,7 @@ function render({ model, el }) {
   return () => {
     for (const [event, fn] of handlers) model.off(event, fn);
     controls.dispose();
+    metricsView.dispose();
     charts.dispose();
     checksCharts.dispose();
     robustCharts.dispose();
