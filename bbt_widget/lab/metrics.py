@@ -91,6 +91,11 @@ def _metric_list(metrics: Any, name: str = "metrics") -> list[str]:
     return out
 
 
+def _empty_list(value: Any) -> bool:
+    """Whether ``value`` is an empty list or tuple (no metric where lower is better)."""
+    return isinstance(value, (list, tuple)) and not value
+
+
 def check_metrics(
     data: pd.DataFrame, metrics: Any, lower_is_better: Any, name: str = "metrics"
 ) -> tuple[list[str], list[str]]:
@@ -118,7 +123,7 @@ def check_metrics(
             f"{name}: {absent[0]!r} is not a column of the results (columns: "
             f"{', '.join(columns)}); each metric is a score column of long-form results"
         )
-    if lower_is_better is None or lower_is_better is False:
+    if lower_is_better is None or lower_is_better is False or _empty_list(lower_is_better):
         lower: list[str] = []
     elif lower_is_better is True:
         raise TypeError(
