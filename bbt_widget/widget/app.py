@@ -23,7 +23,8 @@ its runners and state and setting the widget's traits: :class:`~.controls.Contro
 checks of the controls and the problems shown), :class:`~.fits.FitRequests` (the fits and
 their previews), :class:`~.decisions.DecisionsView` (the re-summaries, the headline and the
 ranking chart), :class:`~.robustness.RobustnessSection` (sweep and influence) and
-:class:`~.rankings.RankingSection` (ranking models and the clicked data set's t-test). This
+:class:`~.rankings.RankingSection` (ranking models and the clicked data set's t-test),
+:class:`~.metrics_section.MetricsSection` (several metrics: selector, dominance). This
 module holds the traits the front end syncs with, the constructor and the public methods;
 :mod:`~bbt_widget.widget.fitted` has what the charts need from a fit,
 :mod:`~bbt_widget.widget.keys` the cache keys and :mod:`~bbt_widget.widget.messages` what the
@@ -48,7 +49,6 @@ import traitlets as t
 
 from .. import engines
 from ..core import options
-from ..core.data import tidy_results
 from ..core.options import (
     D_MIN_RANGE,
     DEFAULT_HDI,
@@ -67,7 +67,7 @@ from .decisions import FOCUS_ALGORITHMS, DecisionsView
 from .fits import FitRequests
 from .fitted import Fitted
 from .messages import check_extra_kwargs
-from .metrics_section import MetricsSection, MetricsTraits, metric_choice
+from .metrics_section import MetricsResult, MetricsSection, metric_choice
 from .rankings import RankingSection
 from .robustness import RobustnessSection
 from .runner import kernel_dispatcher
@@ -116,7 +116,7 @@ _RUNNERS = (
 )
 
 
-class BBTWidget(MetricsTraits, anywidget.AnyWidget):
+class BBTWidget(anywidget.AnyWidget):
     """Interactive Bayesian Bradley-Terry comparison of algorithms on data sets.
 
     Parameters
@@ -126,9 +126,7 @@ class BBTWidget(MetricsTraits, anywidget.AnyWidget):
         data set and fold, one column per algorithm).
     dataset, algorithm, fold, score, sd
         How to read ``data``; see :func:`bbt_widget.tidy_results`. ``score=["acc", "time"]``
-        (long form) offers several metrics: a selector, and the dominance view of
-        :func:`bbt_widget.compare_metrics` (``lower_is_better=["time"]``: the metrics where
-        lower is better); see :mod:`~bbt_widget.widget.metrics_section`.
+        (with ``lower_is_better=["time"]``): several metrics, see ``widget.metrics_section``.
     lower_is_better, d_min, paired, ties, tie_threshold, hyperprior, prior_scale
         Initial fit settings, as for :func:`bbt_widget.fit` (``tie_threshold`` in score
         units; ``None`` or 0, the default, counts every difference). ``d_min=None`` starts with the
@@ -269,6 +267,12 @@ class BBTWidget(MetricsTraits, anywidget.AnyWidget):
     influence_data = t.Dict().tag(sync=True)
     influence_text = t.Unicode("").tag(sync=True)
 
+    # --- several metrics (score=[...]): the selector and the dominance view (metrics_section)
+    metric = t.Unicode("", help="the metric shown ('' = one score column)").tag(sync=True)
+    metrics = t.List(t.Unicode(), help="the metrics offered ([] = one score)").tag(sync=True)
+    dominance_data = t.Dict(help="pairs' metrics better/worse, Pareto set").tag(sync=True)
+    dominance_text = t.Unicode("", help="metrics still fitting or failed").tag(sync=True)
+
     # --- ranking models and the per-data-set correlated t-test -----------------------------
     ranking_model = t.Unicode(
         "bbt", help="ranking view: 'bbt', 'plackett-luce', 'mallows' or 'both'"
@@ -323,15 +327,7 @@ class BBTWidget(MetricsTraits, anywidget.AnyWidget):
         check_extra_kwargs(type(self), kwargs)
         layout = {"dataset": dataset, "algorithm": algorithm, "fold": fold, "sd": sd}
         choice = metric_choice(data, score, lower_is_better, seed=seed, layout=layout)
-        tidy = tidy_results(
-            data,
-            dataset=dataset,
-            algorithm=algorithm,
-            fold=fold,
-            score=choice.score,
-            sd=sd,
-            lower_is_better=choice.lower_is_better,
-        )
+        tidy = choice.tidy
         first = initial_controls(
             tidy,
             lower_is_better=choice.lower_is_better,
@@ -441,6 +437,11 @@ class BBTWidget(MetricsTraits, anywidget.AnyWidget):
         if not f:
             return {}
         return charts.chart_set(f, hdi=self.hdi, selected_pair=self.selected_pair, focus=self.focus)
+
+    @property
+    def metrics_result(self) -> MetricsResult | None:
+        """``bbt.compare_metrics``' result of the metrics fitted so far (None: one score)."""
+        return self._metrics.result()
 
     @property
     def fit_settings(self) -> dict[str, Any]:

@@ -15,8 +15,8 @@ A single score column (``score="acc"`` or none) is the widget as it always was: 
 no dominance view, no background fits.
 
 :class:`MetricsSection` is one of the section objects :class:`~bbt_widget.widget.app.BBTWidget`
-composes; :class:`MetricsTraits` holds the traits it sets (the widget inherits them) and the
-public :attr:`~MetricsTraits.metrics_result`.
+composes; it sets the widget's ``metric``, ``dominance_data`` and ``dominance_text`` traits and
+answers ``BBTWidget.metrics_result``.
 """
 
 from __future__ import annotations
@@ -28,10 +28,9 @@ from dataclasses import dataclass, field
 from typing import Any
 
 import pandas as pd
-import traitlets as t
 
 from ..core.bidi import isolate
-from ..core.data import tidy_results
+from ..core.data import TidyResults, tidy_results
 from ..engines.base import FitCancelled, ProgressCallback
 from ..lab.batch import spawn_seeds
 from ..lab.metrics import MetricsResult, check_metrics
@@ -41,7 +40,7 @@ from .keys import fit_keys
 from .messages import error_text
 from .runner import Dispatcher, FitEvent, FitRunner
 
-__all__ = ["MetricChoice", "MetricsSection", "MetricsTraits", "metric_choice"]
+__all__ = ["MetricChoice", "MetricsResult", "MetricsSection", "metric_choice"]
 
 
 @dataclass(frozen=True)
@@ -50,6 +49,8 @@ class MetricChoice:
 
     Attributes
     ----------
+    tidy
+        The results of the score shown first, read by ``tidy_results``.
     score
         The score column shown first (the first metric; ``None``: the one column inferred).
     lower_is_better
@@ -62,6 +63,7 @@ class MetricChoice:
         Metric -> its fits' seed (``spawn_seeds(seed, n)``, as ``compare_metrics``).
     """
 
+    tidy: TidyResults
     score: str | None
     lower_is_better: bool
     metrics: tuple[str, ...] = ()
@@ -77,9 +79,11 @@ def metric_choice(
     seed: int | None,
     layout: Mapping[str, Any],
 ) -> MetricChoice:
-    """The widget's metrics from its ``score`` and ``lower_is_better`` arguments.
+    """The widget's metrics from its ``score`` and ``lower_is_better`` arguments, and the
+    results of the first one (``layout``: the ``dataset``, ``algorithm``, ``fold`` and ``sd``
+    arguments).
 
-    A string (or ``None``) is one score column, checked by ``tidy_results`` as before. A list
+    A string (or ``None``) is one score column, read by ``tidy_results`` as before. A list
     names several score columns of long-form results: each must be a numeric column
     (``tidy_results`` reads every one of them here, before anything is shown), and
     ``lower_is_better`` lists those where lower is better.
@@ -92,49 +96,32 @@ def metric_choice(
         (standard deviations of one score) with several metrics.
     """
     if score is None or isinstance(score, str):
-        return MetricChoice(score, lower_is_better)  # type: ignore[arg-type]  # tidy checks it
+        # one score column: tidy_results checks the arguments, lower_is_better included
+        direction: Any = lower_is_better
+        tidy = tidy_results(data, **layout, score=score, lower_is_better=direction)
+        return MetricChoice(tidy, score, direction)
     metrics, lower = check_metrics(data, score, lower_is_better, name="score")
     if layout.get("sd") is not None:
         raise ValueError(
             "sd= holds the standard deviations of one score; with several metrics "
             "(score=[...]) give fold-level results (fold=) instead"
         )
+    read = []
     for m in metrics:
         try:
-            tidy_results(
-                data,
-                **{k: layout.get(k) for k in ("dataset", "algorithm", "fold")},
-                score=m,
-                lower_is_better=m in lower,
+            read.append(
+                tidy_results(
+                    data,
+                    **{k: layout.get(k) for k in ("dataset", "algorithm", "fold")},
+                    score=m,
+                    lower_is_better=m in lower,
+                )
             )
         except (TypeError, ValueError) as exc:
             raise type(exc)(f"score {m!r}: {exc}") from None
     seeds = dict(zip(metrics, spawn_seeds(seed, len(metrics))))
-    return MetricChoice(metrics[0], metrics[0] in lower, tuple(metrics), tuple(lower), seeds)
-
-
-class MetricsTraits(t.HasTraits):
-    """The traits of the metrics section (``BBTWidget`` inherits them) and its result."""
-
-    metric = t.Unicode(
-        "", help="the metric shown, one of metrics ('' with a single score column)"
-    ).tag(sync=True)
-    metrics = t.List(
-        t.Unicode(), help="the metrics offered (score=[...]); [] with a single score column"
-    ).tag(sync=True)
-    dominance_data = t.Dict(
-        help="dominance view: per ordered pair the metrics better and worse, the Pareto set"
-    ).tag(sync=True)
-    dominance_text = t.Unicode("", help="which metrics are still fitting or failed").tag(sync=True)
-
-    _metrics: MetricsSection
-
-    @property
-    def metrics_result(self) -> MetricsResult | None:
-        """The metrics' fits under the settings shown, as ``bbt.compare_metrics`` returns
-        them (``decisions``, ``dominance``, ``pareto``, ``chart``); metrics still fitting
-        are absent. ``None`` with a single score column."""
-        return self._metrics.result()
+    first = metrics[0]
+    return MetricChoice(read[0], first, first in lower, tuple(metrics), tuple(lower), seeds)
 
 
 class MetricsSection:
@@ -318,8 +305,8 @@ class MetricsSection:
     # --- the dominance view
 
     def result(self) -> MetricsResult | None:
-        """The fits of the settings shown as a :class:`MetricsResult` (see
-        :attr:`MetricsTraits.metrics_result`)."""
+        """The fits of the settings shown as a :class:`MetricsResult` (metrics still fitting
+        are absent, failed ones in its ``errors``); ``None`` with a single score column."""
         if not self.choice.metrics:
             return None
         fitted = [m for m in self.choice.metrics if self.keys.get(m) in self.fits]
