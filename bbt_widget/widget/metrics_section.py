@@ -222,8 +222,16 @@ class MetricsSection:
             self.directions[self.current] = bool(change["new"])
 
     def on_fit_setting(self, change: dict[str, Any]) -> None:
-        # a new fit comes: the other metrics are fitted again once it is shown
-        if not self._switching:
+        """A fit control changed: when it asks for other fits (not, e.g., d_min with the
+        local ROPE off), the background fits of the settings shown stop; the other metrics
+        are fitted again once the new fit is shown."""
+        if self._switching or not self.keys:
+            return
+        try:
+            keys = {m: fit_keys(self.settings_for(m))[0] for m in self.choice.metrics}
+        except (TypeError, ValueError):
+            return  # invalid settings start no fit (the widget says why): nothing changes
+        if keys != self.keys:
             self.runner.cancel()
 
     # --- the fits
@@ -242,10 +250,14 @@ class MetricsSection:
         under its settings (those fitted before come from the widget's cache), redraw."""
         if not self.choice.metrics:
             return
-        settings = {m: self.settings_for(m) for m in self.choice.metrics}
-        self._settings = settings
-        self.keys = {m: fit_keys(s)[0] for m, s in settings.items()}
-        self.keys[self.current] = key
+        try:
+            settings = {m: self.settings_for(m) for m in self.choice.metrics}
+            keys = {m: fit_keys(s)[0] for m, s in settings.items()}
+        except (TypeError, ValueError):
+            # the controls were set to invalid values since this fit was asked for (the
+            # widget says why): the other metrics wait for the next valid settings
+            settings, keys = {}, {}
+        self._settings, self.keys = settings, {**keys, self.current: key}
         shown = set(self.keys.values())
         self.fits = {k: f for k, f in self.fits.items() if k in shown}
         self.errors = {k: e for k, e in self.errors.items() if k in shown}

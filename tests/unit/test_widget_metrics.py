@@ -5,6 +5,7 @@ in test_metrics_dominance.py; the real fits are in tests/stan/test_widget_metric
 
 from __future__ import annotations
 
+import threading
 from collections.abc import Iterator
 from typing import Any
 
@@ -19,7 +20,7 @@ from bbt_widget.lab.metrics import MetricsResult
 from bbt_widget.widget.app import BBTWidget
 from bbt_widget.widget.fitted import Fitted
 from bbt_widget.widget.keys import fit_keys
-from bbt_widget.widget.runner import FitRunner
+from bbt_widget.widget.runner import FitEvent, FitRunner
 
 METRICS = ["acc", "f1", "time"]
 SEED = 5
@@ -295,3 +296,39 @@ def test_a_failed_metric_is_named_and_the_others_are_compared(
     assert w.dominance_data["fitted"] == ["acc", "time"]
     assert w.dominance_data["failed"] == {"f1": "sampler exploded"}
     assert "fit failed for f1: sampler exploded" in w.dominance_text
+
+
+def test_a_control_change_that_needs_no_fit_keeps_the_background_fits_going(
+    w: BBTWidget, fits: dict[str, Fitted], monkeypatch: pytest.MonkeyPatch
+) -> None:
+    section = w._metrics
+    release = threading.Event()
+    cancels: list[threading.Event] = []
+
+    def fit(metric: str, progress: Any = None, cancel: Any = None, **settings: Any) -> Fitted:
+        cancels.append(cancel)
+        release.wait(10)
+        return fits[metric]
+
+    section.runner.close()
+    section.runner = FitRunner(fit, section._on_event)
+    _show(w, fits, ["acc"])
+    w.d_min = 0.3  # the local ROPE is off: the same fits, nothing to stop
+    assert cancels and not cancels[0].is_set()
+    asked: list[dict[str, Any]] = []
+    monkeypatch.setattr(w, "refit", lambda: asked.append(w.fit_settings))
+    w.ties = "add"  # other fits: the background fit of the old settings stops
+    assert cancels[0].is_set() and asked
+    release.set()
+
+
+def test_a_fit_landing_after_the_controls_turned_invalid_is_still_shown(
+    w: BBTWidget, fits: dict[str, Fitted]
+) -> None:
+    key = fit_keys(w.fit_settings)[0]
+    w.prior_scale = -1.0  # refused (the message says why): no fit is asked for
+    assert "prior_scale" in w.message or "scale" in w.message
+    # the fit asked for before lands now, as the runner would deliver it
+    w._fits.on_fit_event(FitEvent("done", 1, key, result=fits["acc"], cached=True))
+    assert w.status == "done" and w.error == "" and w.result is fits["acc"].result
+    assert w._metrics.keys == {"acc": key}
