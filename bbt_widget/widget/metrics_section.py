@@ -222,16 +222,17 @@ class MetricsSection:
             self.directions[self.current] = bool(change["new"])
 
     def on_fit_setting(self, change: dict[str, Any]) -> None:
-        """A fit control changed: when it asks for other fits (not, e.g., d_min with the
-        local ROPE off), the background fits of the settings shown stop; the other metrics
-        are fitted again once the new fit is shown."""
+        """A fit control changed: when the background fit running is not one of the new
+        settings (as it still is after d_min moved with the local ROPE off, or after the
+        shown metric's direction changed), it stops; the other metrics are fitted under the
+        new settings once their fit is shown."""
         if self._switching or not self.keys:
             return
         try:
             keys = {m: fit_keys(self.settings_for(m))[0] for m in self.choice.metrics}
         except (TypeError, ValueError):
             return  # invalid settings start no fit (the widget says why): nothing changes
-        if keys != self.keys:
+        if keys != self.keys and not any(self.runner.is_fitting(k) for k in keys.values()):
             self.runner.cancel()
 
     # --- the fits

@@ -312,13 +312,15 @@ def test_a_control_change_that_needs_no_fit_keeps_the_background_fits_going(
 
     section.runner.close()
     section.runner = FitRunner(fit, section._on_event)
-    _show(w, fits, ["acc"])
-    w.d_min = 0.3  # the local ROPE is off: the same fits, nothing to stop
-    assert cancels and not cancels[0].is_set()
+    _show(w, fits, ["acc"])  # f1 is being fitted in the background
     asked: list[dict[str, Any]] = []
     monkeypatch.setattr(w, "refit", lambda: asked.append(w.fit_settings))
-    w.ties = "add"  # other fits: the background fit of the old settings stops
-    assert cancels[0].is_set() and asked
+    w.d_min = 0.3  # the local ROPE is off: the same fits, nothing to stop
+    assert cancels and not cancels[0].is_set()
+    w.lower_is_better = True  # acc's direction: a new fit of acc, f1's is still good
+    assert asked and not cancels[0].is_set()
+    w.ties = "add"  # other fits for every metric: the background fit of the old ones stops
+    assert cancels[0].is_set() and len(asked) == 3
     release.set()
 
 
