@@ -1,11 +1,12 @@
 """The widget with several metrics, without Stan: the selector and its checks, the fit keys
 and seeds per metric, the direction per metric, the errors at construction and at run time,
 and the dominance payload of fits with a known structure (made-up draws of real results, as
-in test_metrics_dominance.py; the real fits are in tests/stan/test_widget_metrics.py)."""
+in test_metrics_dominance.py; the real fits are in tests/stan/test_widget_metric_fits.py)."""
 
 from __future__ import annotations
 
 import threading
+import time
 from collections.abc import Iterator
 from typing import Any
 
@@ -30,12 +31,12 @@ def _long(n: int = 6) -> pd.DataFrame:
     """Long-form results: n data sets x algorithms A, B, C, columns acc, f1, time."""
     rows = []
     for d in range(n):
-        for alg, acc, f1, time in (
+        for alg, acc, f1, cost in (
             ("A", 0.9, 0.8, 1.0),
             ("B", 0.8, 0.8, 1.0),
             ("C", 0.85, 0.9, 2.0),
         ):
-            rows.append({"db": f"d{d}", "alg": alg, "acc": acc + d / 100, "f1": f1, "time": time})
+            rows.append({"db": f"d{d}", "alg": alg, "acc": acc + d / 100, "f1": f1, "time": cost})
     return pd.DataFrame(rows)
 
 
@@ -313,6 +314,9 @@ def test_a_control_change_that_needs_no_fit_keeps_the_background_fits_going(
     section.runner.close()
     section.runner = FitRunner(fit, section._on_event)
     _show(w, fits, ["acc"])  # f1 is being fitted in the background
+    deadline = time.monotonic() + 10
+    while not cancels and time.monotonic() < deadline:  # its fit has started
+        time.sleep(0.01)
     asked: list[dict[str, Any]] = []
     monkeypatch.setattr(w, "refit", lambda: asked.append(w.fit_settings))
     w.d_min = 0.3  # the local ROPE is off: the same fits, nothing to stop
