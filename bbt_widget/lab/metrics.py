@@ -93,10 +93,18 @@ def _metric_list(metrics: Any, name: str = "metrics") -> list[str]:
     return out
 
 
+def _empty_list(value: Any) -> bool:
+    """Whether ``value`` is an empty list or tuple (no metric where lower is better)."""
+    return isinstance(value, (list, tuple)) and not value
+
+
 def check_metrics(
-    data: pd.DataFrame, metrics: Any, lower_is_better: Any
+    data: pd.DataFrame, metrics: Any, lower_is_better: Any, name: str = "metrics"
 ) -> tuple[list[str], list[str]]:
     """The metrics (score columns of ``data``) and those where lower is better, checked.
+
+    ``name`` is the argument the metrics were given as (``metrics`` of ``compare_metrics``,
+    ``score`` of the widget), named in the messages.
 
     Raises
     ------
@@ -104,21 +112,20 @@ def check_metrics(
         Not a list of names, a name twice, a metric that is not a column of ``data``, or a
         ``lower_is_better`` metric that is not one of ``metrics``.
     """
-    chosen = _metric_list(metrics)
+    chosen = _metric_list(metrics, name)
     if not isinstance(data, pd.DataFrame):
         raise TypeError(
-            "compare_metrics needs the results as one DataFrame with a score column per "
+            "several metrics need the results as one DataFrame with a score column per "
             f"metric (long form: algorithm=, dataset=); got {type(data).__name__}"
         )
     columns = [str(c) for c in data.columns]
     absent = [m for m in chosen if m not in columns]
     if absent:
         raise ValueError(
-            f"metrics: {absent[0]!r} is not a column of the results (columns: "
+            f"{name}: {absent[0]!r} is not a column of the results (columns: "
             f"{', '.join(columns)}); each metric is a score column of long-form results"
         )
-    no_list = isinstance(lower_is_better, (list, tuple)) and not lower_is_better
-    if lower_is_better is None or lower_is_better is False or no_list:
+    if lower_is_better is None or lower_is_better is False or _empty_list(lower_is_better):
         lower: list[str] = []  # [] is none, as the command line gives it without the flag
     elif lower_is_better is True:
         raise TypeError(
@@ -131,7 +138,7 @@ def check_metrics(
     if stray:
         raise ValueError(
             f"lower_is_better names {stray[0]!r}, which is not one of the metrics "
-            f"{chosen}; lower_is_better must be a subset of metrics"
+            f"{chosen}; lower_is_better must be a subset of {name}"
         )
     return chosen, lower
 

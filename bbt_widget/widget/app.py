@@ -23,7 +23,8 @@ its runners and state and setting the widget's traits: :class:`~.controls.Contro
 checks of the controls and the problems shown), :class:`~.fits.FitRequests` (the fits and
 their previews), :class:`~.decisions.DecisionsView` (the re-summaries, the headline and the
 ranking chart), :class:`~.robustness.RobustnessSection` (sweep and influence) and
-:class:`~.rankings.RankingSection` (ranking models and the clicked data set's t-test). This
+:class:`~.rankings.RankingSection` (ranking models and the clicked data set's t-test),
+:class:`~.metrics_section.MetricsSection` (several metrics: selector, dominance). This
 module holds the traits the front end syncs with, the constructor and the public methods;
 :mod:`~bbt_widget.widget.fitted` has what the charts need from a fit,
 :mod:`~bbt_widget.widget.keys` the cache keys and :mod:`~bbt_widget.widget.messages` what the
@@ -48,7 +49,6 @@ import traitlets as t
 
 from .. import engines
 from ..core import options
-from ..core.data import tidy_results
 from ..core.options import (
     D_MIN_RANGE,
     DEFAULT_HDI,
@@ -65,9 +65,10 @@ from ..outputs import charts
 from .controls import FIT_TRAITS, TTEST_ROPE, VIEW_TRAITS, Controls, initial_controls
 from .decisions import FOCUS_ALGORITHMS, DecisionsView
 from .fits import FitRequests
-from .fitted import Fitted
+from .fitted import Fitted, own_copy
 from .groups_section import GroupsSection
 from .messages import check_extra_kwargs
+from .metrics_section import MetricsResult, MetricsSection, metric_choice
 from .rankings import RankingSection
 from .robustness import RobustnessSection
 from .runner import kernel_dispatcher
@@ -105,6 +106,7 @@ _OPEN: weakref.WeakSet[BBTWidget] = weakref.WeakSet()
 #: The widget's background runners (attribute names), closed by ``close()``: the background
 #: views' first, then the fits'.
 _RUNNERS = (
+    "_metrics_runner",
     "_sweep_runner",
     "_influence_runner",
     "_summary_runner",
@@ -124,8 +126,10 @@ class BBTWidget(anywidget.AnyWidget):
         Results in any layout :func:`bbt_widget.tidy_results` accepts (e.g. one row per
         data set and fold, one column per algorithm).
     dataset, algorithm, fold, score, sd, group
-        How to read ``data``; see :func:`bbt_widget.tidy_results`. ``group``: data sets in
-        groups, as for :func:`bbt_widget.fit` (see :mod:`~bbt_widget.widget.groups_section`).
+        How to read ``data``; see :func:`bbt_widget.tidy_results`. ``score=["acc", "time"]``
+        (with ``lower_is_better=["time"]``): several metrics, see ``widget.metrics_section``.
+        ``group``: data sets in groups, as for :func:`bbt_widget.fit` (see
+        :mod:`~bbt_widget.widget.groups_section`); not with several metrics.
     lower_is_better, d_min, paired, ties, tie_threshold, hyperprior, prior_scale
         Initial fit settings, as for :func:`bbt_widget.fit` (``tie_threshold`` in score
         units; ``None`` or 0, the default, counts every difference). ``d_min=None`` starts with the
@@ -268,6 +272,12 @@ class BBTWidget(anywidget.AnyWidget):
     influence_text = t.Unicode("").tag(sync=True)
     group_view = t.Dict(help="data sets in groups: names, heatmap spec and cells").tag(sync=True)
 
+    # --- several metrics (score=[...]): the selector and the dominance view (metrics_section)
+    metric = t.Unicode("", help="the metric shown ('' = one score column)").tag(sync=True)
+    metrics = t.List(t.Unicode(), help="the metrics offered ([] = one score)").tag(sync=True)
+    dominance_data = t.Dict(help="pairs' metrics better/worse, Pareto set").tag(sync=True)
+    dominance_text = t.Unicode("", help="metrics still fitting or failed").tag(sync=True)
+
     # --- ranking models and the per-data-set correlated t-test -----------------------------
     ranking_model = t.Unicode(
         "bbt", help="ranking view: 'bbt', 'plackett-luce', 'mallows' or 'both'"
@@ -291,9 +301,9 @@ class BBTWidget(anywidget.AnyWidget):
         dataset: str | None = None,
         algorithm: str | None = None,
         fold: str | None = None,
-        score: str | None = None,
+        score: str | Sequence[str] | None = None,
         sd: pd.DataFrame | None = None,
-        lower_is_better: bool = False,
+        lower_is_better: bool | Sequence[str] = False,
         d_min: float | None = None,
         paired: bool = True,
         ties: str = DEFAULT_TIES,
@@ -322,18 +332,14 @@ class BBTWidget(anywidget.AnyWidget):
         # Bad data or settings raise the core's own message here, before anything is shown.
         check_extra_kwargs(type(self), kwargs)
         self._groups = GroupsSection(self, data, group, dataset=dataset, ties=ties)
-        tidy = tidy_results(
-            self._groups.results,
-            dataset=dataset,
-            algorithm=algorithm,
-            fold=fold,
-            score=score,
-            sd=sd,
-            lower_is_better=lower_is_better,
+        layout = {"dataset": dataset, "algorithm": algorithm, "fold": fold, "sd": sd}
+        choice = metric_choice(
+            self._groups.results, score, lower_is_better, seed=seed, layout=layout, group=group
         )
+        tidy = choice.tidy
         first = initial_controls(
             tidy,
-            lower_is_better=lower_is_better,
+            lower_is_better=choice.lower_is_better,
             d_min=d_min,
             paired=paired,
             ties=ties,
@@ -354,25 +360,20 @@ class BBTWidget(anywidget.AnyWidget):
             spec=charts.view_spec(),
             checks_spec=charts.checks_spec(),
             option_lists=options.as_dict(),
+            **MetricsSection.initial_traits(choice),
             **kwargs,
         )
         # Copies, not the caller's objects: an in-place edit of the caller's frame after this
         # would reach new fits but not the cached ones.
-        self._data = _own_copy(self._groups.results)
+        self._data = own_copy(self._groups.results)
         self._highlight = highlight
-        self._data_kwargs = {
-            "dataset": dataset,
-            "algorithm": algorithm,
-            "fold": fold,
-            "score": score,
-            "sd": _own_copy(sd),
-        }
+        self._data_kwargs = {**layout, "score": choice.score, "sd": own_copy(sd)}
         self._sampler_kwargs = {
             "engine": engine,
             "chains": chains,
             "iter_warmup": iter_warmup,
             "iter_sampling": iter_sampling,
-            "seed": seed,
+            "seed": choice.seeds.get(str(choice.score), seed),
         }
         self._fitted: Fitted | None = None
         self._previews = bool(previews) and not self._groups.active
@@ -391,6 +392,7 @@ class BBTWidget(anywidget.AnyWidget):
         # first: it checks sweep_options, which may raise, before any runner exists
         sweep_options = {**self._sampler_kwargs, **dict(sweep_options or {})}
         self._robustness = RobustnessSection(self, dispatcher, sweep_options)
+        self._metrics = self._metrics_runner = MetricsSection(self, dispatcher, choice)
         self._fits = FitRequests(self, dispatcher, self._warm_other_model)
         self._decisions = DecisionsView(self, dispatcher, focus_defaulted=bool(kwargs.get("focus")))
         ttest_options = {"rope": ttest_rope, "rho": rho, "has_folds": tidy.has_folds}
@@ -446,6 +448,11 @@ class BBTWidget(anywidget.AnyWidget):
         return charts.chart_set(f, hdi=self.hdi, selected_pair=self.selected_pair, focus=self.focus)
 
     @property
+    def metrics_result(self) -> MetricsResult | None:
+        """``bbt.compare_metrics``' result of the metrics fitted so far (None: one score)."""
+        return self._metrics.result()
+
+    @property
     def fit_settings(self) -> dict[str, Any]:
         """The keyword arguments of ``bbt_widget.fit`` the current controls ask for."""
         return self._controls.fit_settings()
@@ -495,7 +502,7 @@ class BBTWidget(anywidget.AnyWidget):
         the highlighted pair, the ranking chart and decision matrices, the Plackett-Luce
         panel and the clicked data set's t-test."""
         deadline = None if timeout is None else time.monotonic() + timeout
-        for name in _RUNNERS[:5]:  # the background views' runners
+        for name in _RUNNERS[:6]:  # the background views' runners
             runner = getattr(self, name)
             left = None if deadline is None else max(0.0, deadline - time.monotonic())
             if not runner.wait(left):
@@ -591,10 +598,3 @@ class BBTWidget(anywidget.AnyWidget):
             daemon=True,
         )
         self._warm_thread.start()
-
-
-def _own_copy(value: Any) -> Any:
-    """A deep copy of a pandas object (the widget's own), else the value itself."""
-    if isinstance(value, (pd.DataFrame, pd.Series)):
-        return value.copy(deep=True)
-    return value

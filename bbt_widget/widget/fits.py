@@ -267,6 +267,7 @@ class FitRequests:
             w._update_influence()
         w._update_ranking_model()
         w._update_ttest()
+        w._metrics.on_fit_shown(key, fitted)  # the other metrics' fits and the dominance view
 
     def show_fit_data(self, fitted: Fitted) -> None:
         # sent as the JSON the worker thread encoded with the fit (also when it comes back

@@ -121,3 +121,10 @@ def _plain(value: Any) -> Any:
     except (TypeError, ValueError):
         return str(value)
     return number if number == number else None
+
+
+def own_copy(value: Any) -> Any:
+    """A deep copy of a pandas object (the widget's own), else the value itself."""
+    if isinstance(value, (pd.DataFrame, pd.Series)):
+        return value.copy(deep=True)
+    return value

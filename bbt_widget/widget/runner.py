@@ -217,6 +217,17 @@ class FitRunner(Generic[R]):
         with self._lock:
             return self._cache.get(key)
 
+    def remember(self, key: Hashable, result: R) -> None:
+        """Cache ``result`` under ``key`` as if this runner had fitted it (a fit of the same
+        settings made elsewhere): a later :meth:`submit` of ``key`` is then a cache hit."""
+        with self._lock:
+            if self._closed or self._cache_size <= 0:
+                return
+            self._cache[key] = result
+            self._cache.move_to_end(key)
+            while len(self._cache) > self._cache_size:
+                self._cache.popitem(last=False)
+
     def is_fitting(self, key: Hashable) -> bool:
         """Whether a fit of ``key`` is running and would be adopted by :meth:`submit`."""
         with self._lock:

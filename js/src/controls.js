@@ -19,6 +19,8 @@ const CONTROL_TRAITS = [
   "local_rope_available",
   "local_rope_reason",
   "lower_is_better",
+  "metric",
+  "metrics",
   "hyperprior",
   "prior_scale",
   "rope_low",
@@ -56,6 +58,10 @@ export const CONTROL_HELP = {
     "Paired: the local ROPE compares fold by fold (paired d_z, Eq. 6); needs the same folds " +
     "for every algorithm. Refits.",
   lower_is_better: "Whether a higher or a lower score is better (e.g. error rates). Refits.",
+  metric:
+    "Metric: the score column every view shows (BBTWidget(..., score=[...])). Each metric " +
+    "is fitted once per setting (the others in the background, for the dominance view); " +
+    "going back to one is instant. The direction beside it is this metric's.",
   hyperprior:
     "Hyper-prior on sigma, the spread of the abilities (paper Appendix A): log-normal (the " +
     "paper's), half-Cauchy or half-normal. Refits.",
@@ -245,6 +251,10 @@ export function buildControls(model) {
     ],
     { toValue: (v) => v === "true", fromValue: (v) => String(Boolean(v)) },
   );
+  // Several metrics (score=[...]): which one the views show; the row is there only then.
+  const metric = select("metric", []);
+  const metricRow = row("Metric", "fit", metric);
+  metricRow.hidden = (model.get("metrics") || []).length === 0;
   const hyperprior = select("hyperprior", pairs("hyperpriors"));
   const priorScale = number("prior_scale", { min: 0.01, max: 10, step: 0.05 });
 
@@ -273,7 +283,8 @@ export function buildControls(model) {
     ),
     row("Paired", "fit", paired),
     pairedReason,
-    row("Metric", "fit", direction),
+    metricRow,
+    row(metricRow.hidden ? "Metric" : "Direction", "fit", direction),
     row("Hyper-prior", "fit", hyperprior, h("span", { class: "bbt-small", text: "scale" }), priorScale),
   );
   const viewGroup = h(
@@ -299,6 +310,8 @@ export function buildControls(model) {
     for (const key of ["min", "step"]) {
       if (threshold[key] !== undefined) tieThreshold.setAttribute(key, String(threshold[key]));
     }
+    const metrics = model.get("metrics") || [];
+    setOptions(metric, metrics.map((m) => [m, m]));
     const algorithms = model.get("algorithms") || [];
     setOptions(control, [["", "none (all pairs)"], ...algorithms.map((a) => [a, a])]);
     setOptions(focus, [["", "all algorithms"], ...algorithms.map((a) => [a, a])]);

@@ -4,6 +4,7 @@
 import { ChartView } from "./charts.js";
 import { buildControls, h } from "./controls.js";
 import { buildGroupsView } from "./groups_view.js";
+import { buildMetricsView } from "./metrics_view.js";
 import "./widget.css";
 
 /** Traits whose change may alter what is drawn. */
@@ -187,6 +188,12 @@ function render({ model, el }) {
     ttestText,
     ttestBox,
   );
+  // Several metrics (score=[...]): who dominates whom, the Pareto set.
+  const metricsView = buildMetricsView(model, {
+    onRendered: () => {
+      el.dataset.dominanceRendered = String(Number(el.dataset.dominanceRendered || 0) + 1);
+    },
+  });
   // The answer first: headline, ranking and decisions; then the pairs; then the checks.
   const main = h(
     "div",
@@ -199,6 +206,7 @@ function render({ model, el }) {
     error,
     previewNote,
     summarySection,
+    metricsView.element,
     chip,
     chartBox,
     checksSection,
@@ -559,6 +567,7 @@ function render({ model, el }) {
   return () => {
     for (const [event, fn] of handlers) model.off(event, fn);
     controls.dispose();
+    metricsView.dispose();
     charts.dispose();
     checksCharts.dispose();
     robustCharts.dispose();

@@ -382,7 +382,17 @@ names = {
     "lgbm": "a > b",
     "svm": "x vs y",
 }
-w = bbt.BBTWidget(bbt.datasets.load_base().rename(columns=names), dataset="db", seed=1)
+wide = bbt.datasets.load_base().rename(columns=names)
+wide["fold"] = wide.groupby("db").cumcount()
+# two metrics, the second with a hostile name too (lower is better): the dominance view
+long = wide.melt(id_vars=["db", "fold"], var_name="algorithm", value_name="acc")
+cost = '<img src=y onerror="window.__bbtXss = 3">'
+rank = {name: k for k, name in enumerate(names.values())}
+long[cost] = long["algorithm"].map(rank).fillna(4) + 0.1 * long["fold"]
+w = bbt.BBTWidget(
+    long, dataset="db", algorithm="algorithm", fold="fold", score=["acc", cost],
+    lower_is_better=[cost], seed=1,
+)
 w"""
 
 
@@ -432,6 +442,22 @@ def test_hostile_names_are_shown_literally(
             .filter((p) => Number(p.getAttribute('opacity') ?? 1) < 0.5).length === 9""",
         timeout=STEP_TIMEOUT_MS,
     )
+    # the dominance view of the two metrics: algorithm and metric names as text
+    page.locator(".bbt-metrics-text").wait_for(state="hidden", timeout=FIT_TIMEOUT_MS)
+    cells = page.evaluate(
+        "() => [...document.querySelectorAll('.bbt-dominance td, .bbt-pareto-member')]"
+        ".map((t) => t.textContent)"
+    )
+    cost = '<img src=y onerror="window.__bbtXss = 3">'
+    assert '<img src=x onerror="window.__bbtXss = 1">' in cells, cells[:20]
+    assert "<script>window.__bbtXss = 2</script>" in cells and "a > b" in cells
+    assert any(cost in c for c in cells), cells[:20]  # a metric name, in "better on"
+    metrics = page.evaluate(
+        "() => [...document.querySelectorAll('select[data-trait=metric] option')]"
+        ".map((o) => o.textContent)"
+    )
+    assert metrics == ["acc", cost]
+    assert page.locator(".bbt-root img, .bbt-root script").count() == 0
     _shoot(page, artifacts, "hostile_names")
     assert page.evaluate("() => window.__bbtXss") is None and dialogs == []
 
