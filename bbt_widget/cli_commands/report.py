@@ -38,9 +38,11 @@ def report(args: argparse.Namespace) -> int:
     from bbt_widget.engines.base import EngineError
     from bbt_widget.outputs.export import ChartRenderWarning
     from bbt_widget.outputs.report import REPORT_FORMATS
-    from bbt_widget.outputs.report_build import check_methods
+    from bbt_widget.outputs.report_build import check_methods, start_methods
 
     out = Path(args.output)
+    # the command makes its fits and exits: no worker is started for fits that never come
+    engines.spare_workers(False)
     check_output(out, args.output, REPORT_FORMATS)
     # the fit's worker starts now and loads while the results are read and checked
     engines.prestart(stan_models(args, [])[:1], args.engine)  # type: ignore[arg-type]
@@ -63,6 +65,8 @@ def report(args: argparse.Namespace) -> int:
     try:
         compile_models(models, args.engine, progress)
         get_ready(models, args.engine)
+        # the other methods' chains start now and run beside the fit's
+        start_methods(df, layout, methods=methods, **model_options(args))
         with warnings.catch_warnings(record=True) as caught:
             warnings.simplefilter("always")
             res = bbt.fit(
@@ -193,20 +197,48 @@ def get_ready(models: tuple[str, ...], engine: str) -> None:
     engines.prestart(models, engine)  # type: ignore[arg-type]
     prestart_renderer()
     modules = ["bbt_widget.outputs.report_render", "bbt_widget.outputs.report_sections"]
-    if len(models) > 1:
-        modules.append("bbt_widget.baselines")
+    for model in models:
+        modules += [f"bbt_widget.baselines.{name}" for name in METHOD_MODULES.get(model, ())]
     threading.Thread(
         target=import_all, args=(modules,), name="bbt-widget-imports", daemon=True
     ).start()
 
 
+#: The modules of the other methods, by the Stan model they sample (the report imports
+#: them while it fits).
+METHOD_MODULES = {
+    "plackett_luce": ("_plackett_luce",),
+    "hierarchical_ttest": ("_hierarchical_pairs", "_agreement"),
+}
+
+
 def import_all(modules: list[str]) -> None:
     """Import ``modules`` (see :func:`get_ready`), jsonschema first without its IRI format
-    checks (see :func:`import_jsonschema`); errors are left to the command's own import."""
+    checks (see :func:`import_jsonschema`) and Altair without its Jupyter widget (see
+    :func:`import_altair`); errors are left to the command's own import."""
     with contextlib.suppress(Exception):
         import_jsonschema()
+        import_altair()
         for name in modules:
             importlib.import_module(name)
+
+
+def import_altair() -> None:
+    """Import Altair without ``anywidget``, which its ``JupyterChart`` needs: a command
+    draws no widget, and anywidget brings ipywidgets and IPython, half of Altair's import
+    time. Altair then gives ``JupyterChart`` its stand-in for a machine without anywidget
+    (it says to install anywidget when used); anywidget itself stays importable.
+    """
+    if "altair" in sys.modules:
+        return
+    blocked = "anywidget" not in sys.modules
+    if blocked:
+        sys.modules["anywidget"] = None  # type: ignore[assignment]  # not found by Altair
+    try:
+        import altair  # noqa: F401
+    finally:
+        if blocked and sys.modules.get("anywidget", False) is None:
+            del sys.modules["anywidget"]
 
 
 def import_jsonschema() -> None:

@@ -138,3 +138,36 @@ def test_report_checks_before_the_fit_import_neither_altair_nor_scipy_stats():
         [sys.executable, "-c", code], capture_output=True, text=True, timeout=300, check=True
     )
     assert out.stdout.strip() == "['plackett-luce'] []", out.stdout + out.stderr
+
+
+def test_the_default_reports_imports_leave_out_scipy_stats_and_ipython():
+    """What the command imports while it fits, for the default report (BBT and
+    Plackett-Luce): the report writer, its sections and the Plackett-Luce module, without
+    SciPy's statistics (only the classical tests need them) and without Altair's Jupyter
+    widget (anywidget, ipywidgets, IPython); anywidget stays importable afterwards, and the
+    baselines' names are all still there when asked for."""
+    code = (
+        "import sys\n"
+        "from bbt_widget.cli_commands.report import METHOD_MODULES, import_all\n"
+        "import_all(['bbt_widget.outputs.report_render', 'bbt_widget.outputs.report_sections']\n"
+        "           + [f'bbt_widget.baselines.{m}' for m in METHOD_MODULES['plackett_luce']])\n"
+        "slow = ('scipy.stats', 'anywidget', 'ipywidgets', 'IPython')\n"
+        "print('altair' in sys.modules, [name for name in slow if name in sys.modules])\n"
+        "import anywidget, altair\n"
+        "import bbt_widget.baselines as b\n"
+        "print(all(callable(getattr(b, name)) for name in b.__all__))\n"
+    )
+    out = subprocess.run(
+        [sys.executable, "-c", code], capture_output=True, text=True, timeout=300, check=True
+    )
+    assert out.stdout.splitlines() == ["True []", "True"], out.stdout + out.stderr
+
+
+def test_the_report_warms_up_its_plackett_luce_fit_for_250_iterations_unless_told():
+    from bbt_widget.outputs.report_build import RANKING_WARMUP, ranking_sampler
+
+    fit = {"engine": "pystan", "chains": 4, "iter_warmup": 1000, "iter_sampling": 1000, "seed": 1}
+    assert RANKING_WARMUP == 250
+    assert ranking_sampler(fit) == fit | {"iter_warmup": 250}
+    assert ranking_sampler(fit | {"iter_warmup": 600}) == fit | {"iter_warmup": 600}
+    assert ranking_sampler(fit | {"ties": "add"}) == fit | {"iter_warmup": 250}
