@@ -478,7 +478,7 @@ def write(
     from ..core.groups import results_only
     from ..core.options import resolve_interpretation
     from ..core.result import BBTResult as _Result
-    from .report_render import write_report
+    from .report_render import ChartsAhead, start_charts, write_report
 
     if isinstance(result_or_data, _Result):
         if fit_options:
@@ -523,6 +523,7 @@ def write(
         layout = {k: result.settings.get(k) for k in _LAYOUT}
     rule = resolve_interpretation(interpretation, len(result.algorithms)).rule
     rope = (float(rope[0]), float(rope[1]))
+    ahead: ChartsAhead | None = None
     if results is None:
         chosen = methods_from(methods) or []
         if chosen or robustness:
@@ -535,19 +536,34 @@ def write(
         chosen = check_methods(
             results, layout, path=path, methods=methods, robustness=robustness, rho=rho
         )
-        sections = optional_sections(
-            result,
-            results,
-            layout,
-            methods=chosen,
-            robustness=robustness,
-            rho=rho,
-            rope=rope,
-            hdi=hdi,
-            interpretation=rule,
-            progress=progress,
-            log=log,
-        )
+        if chosen or robustness:  # the charts every report has render while those run
+            ahead = start_charts(
+                result,
+                path,
+                rope=rope,
+                hdi=hdi,
+                interpretation=interpretation,
+                control=control,
+                highlight=highlight,
+            )
+        try:
+            sections = optional_sections(
+                result,
+                results,
+                layout,
+                methods=chosen,
+                robustness=robustness,
+                rho=rho,
+                rope=rope,
+                hdi=hdi,
+                interpretation=rule,
+                progress=progress,
+                log=log,
+            )
+        except BaseException:
+            if ahead is not None:  # no report: its renderer ends now
+                ahead.batches.close()
+            raise
     if isinstance(result, GroupedBBTResult):
         from .report_groups import group_section
 
@@ -565,6 +581,7 @@ def write(
         provenance=provenance,
         sections=sections,
         highlight=highlight,
+        charts_ahead=ahead,
     )
 
 

@@ -116,3 +116,40 @@ def test_without_spare_workers_a_fit_starts_no_worker(tmp_path):
 
     assert idle("on") >= 1
     assert idle("off") == 0
+
+
+def _body(path: Path) -> str:
+    return path.read_text().split("## Provenance", 1)[0]
+
+
+def test_charts_rendered_ahead_give_the_same_report(base, tmp_path):
+    """A report whose own charts were built and rendered ahead (``start_charts``, while
+    its sections were still to come) is the report written without them: same text, same
+    figures, the sections' charts rendered after them in the same renderer; charts drawn
+    ahead for other options are drawn anew."""
+    from bbt_widget.outputs import report_sections as rs
+    from bbt_widget.outputs.report_render import start_charts, write_report
+
+    res = bbt.fit(base, dataset="db", seed=2, chains=2)
+    pl = bbt.ranking_model(base, dataset="db", seed=2, **_SHORT)
+    for name in "abc":
+        (tmp_path / name).mkdir()
+    sections = [rs.ranking_model_section(pl, res, interpretation="weak")]
+    plain = write_report(res, tmp_path / "a" / "r.md", sections=sections, highlight="lda")
+    ahead = start_charts(res, tmp_path / "b" / "r.md", highlight="lda")
+    early = write_report(
+        res, tmp_path / "b" / "r.md", sections=sections, highlight="lda", charts_ahead=ahead
+    )
+    other = start_charts(res, tmp_path / "c" / "r.md", hdi=0.9)  # not the report's options
+    late = write_report(
+        res, tmp_path / "c" / "r.md", sections=sections, highlight="lda", charts_ahead=other
+    )
+    for written in (early, late):
+        assert _body(written) == _body(plain)
+        figures = sorted((written.parent / "r_md_figures").iterdir())
+        assert [f.name for f in figures] == [
+            f.name for f in sorted((plain.parent / "r_md_figures").iterdir())
+        ]
+        for f in figures:
+            assert f.read_bytes() == (plain.parent / "r_md_figures" / f.name).read_bytes()
+    assert {"bbt_vs_pl.svg", "top_k.svg", "ranking.svg"} <= {f.name for f in figures}

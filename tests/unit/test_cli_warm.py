@@ -171,3 +171,42 @@ def test_the_report_warms_up_its_plackett_luce_fit_for_250_iterations_unless_tol
     assert ranking_sampler(fit) == fit | {"iter_warmup": 250}
     assert ranking_sampler(fit | {"iter_warmup": 600}) == fit | {"iter_warmup": 600}
     assert ranking_sampler(fit | {"ties": "add"}) == fit | {"iter_warmup": 250}
+
+
+def test_one_renderer_draws_several_batches_as_one_shot_renderers_do(monkeypatch):
+    """``ChartBatches``: the batches rendered one after the other by one renderer process
+    (the report's own charts, then its sections') are the bytes ``render_charts`` gives;
+    a renderer that dies makes that batch and every later one a ChartRenderError that
+    says why."""
+    from bbt_widget.outputs import export
+
+    spec = {
+        "mark": "bar",
+        "data": {"values": [{"a": "x", "b": 1}, {"a": "y", "b": 3}]},
+        "encoding": {"x": {"field": "a", "type": "nominal"}, "y": {"field": "b"}},
+    }
+    other = {**spec, "mark": "point"}
+    batches = export.ChartBatches()
+    first = batches.render([spec], ["svg"])
+    second = batches.render([other, spec], ["svg", "svg"])
+    batches.close()
+    assert first == export.render_charts([spec], ["svg"])
+    assert second == export.render_charts([other, spec], ["svg", "svg"])
+    with pytest.raises(export.ChartRenderError, match="closed"):
+        batches.render([spec], ["svg"])
+
+    def dying() -> subprocess.Popen:
+        code = "import sys; sys.stdin.readline(); sys.exit('vl-convert: no V8 today')"
+        return subprocess.Popen(
+            [sys.executable, "-c", code],
+            stdin=subprocess.PIPE,
+            stdout=subprocess.PIPE,
+            stderr=subprocess.PIPE,
+            text=True,
+        )
+
+    monkeypatch.setattr(export, "_take_renderer", dying)
+    broken = export.ChartBatches()
+    for _ in range(2):
+        with pytest.raises(export.ChartRenderError, match="no V8 today"):
+            broken.render([spec], ["svg"])
