@@ -30,7 +30,19 @@ from .progress import Progress, Silent
 
 
 def report(args: argparse.Namespace) -> int:
-    """Fit a results file and write the report (:func:`bbt_widget.report.write`)."""
+    """Fit a results file and write the report (:func:`bbt_widget.report.write`). The
+    command makes its fits and ends: they leave no spare worker process behind
+    (:func:`bbt_widget.engines.spare_workers`, restored afterwards for a caller in Python)."""
+    from bbt_widget import engines
+
+    spare = engines.spare_workers(False)
+    try:
+        return _report(args)
+    finally:
+        engines.spare_workers(spare)
+
+
+def _report(args: argparse.Namespace) -> int:
     import bbt_widget as bbt
     from bbt_widget import engines
     from bbt_widget.core.options import resolve_interpretation
@@ -41,8 +53,6 @@ def report(args: argparse.Namespace) -> int:
     from bbt_widget.outputs.report_build import check_methods, start_methods
 
     out = Path(args.output)
-    # the command makes its fits and exits: no worker is started for fits that never come
-    engines.spare_workers(False)
     check_output(out, args.output, REPORT_FORMATS)
     # the fit's worker starts now and loads while the results are read and checked
     engines.prestart(stan_models(args, [])[:1], args.engine)  # type: ignore[arg-type]

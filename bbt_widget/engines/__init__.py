@@ -298,18 +298,20 @@ def compile_models(
         pool.shutdown(wait=False, cancel_futures=True)
 
 
-def spare_workers(enabled: bool) -> None:
+def spare_workers(enabled: bool) -> bool:
     """Whether the end of a fit starts worker processes for the next fits (on by default:
     a notebook, a widget or a loop of fits fits again, and its next fit then starts on a
-    loaded model). A program that makes its fits and exits, such as ``bbt-widget report``,
-    turns it off: those processes would take CPU from the rest of its work and be killed
-    unused at its exit. Workers started by :func:`prestart` are still started and taken.
+    loaded model); returns the setting it replaces. A program that makes its fits and
+    exits, such as ``bbt-widget report``, turns it off: those processes would take CPU from
+    the rest of its work and be killed unused at its exit. Workers started by
+    :func:`prestart` are still started and taken.
     """
     global _spare_workers
     with _instances_lock:
-        _spare_workers = bool(enabled)
+        before, _spare_workers = _spare_workers, bool(enabled)
         for engine in _instances.values():
             engine.spare_workers = _spare_workers
+    return before
 
 
 def shutdown() -> None:

@@ -210,3 +210,24 @@ def test_one_renderer_draws_several_batches_as_one_shot_renderers_do(monkeypatch
     for _ in range(2):
         with pytest.raises(export.ChartRenderError, match="no V8 today"):
             broken.render([spec], ["svg"])
+
+
+def test_the_report_command_turns_spare_workers_off_while_it_runs_only(tmp_path, base, monkeypatch):
+    """The command leaves no spare Stan worker after its fits, and gives the setting back:
+    fits that follow ``cli.main`` in the same Python process keep theirs."""
+    import bbt_widget as bbt
+
+    results = tmp_path / "base.csv"
+    base.to_csv(results, index=False)
+    seen = []
+
+    def fit(*args, **kwargs):
+        seen.append(engines.get("pystan").spare_workers)
+        raise engines.EngineError("stop here")
+
+    monkeypatch.setattr(bbt, "fit", fit)
+    args = ["report", str(results), "-o", str(tmp_path / "r.md"), "-q", "--dataset", "db"]
+    assert cli.main(args) == cli.EXIT_ENGINE
+    assert seen == [False]
+    assert engines.get("pystan").spare_workers is True
+    assert engines.spare_workers(True) is True
