@@ -409,10 +409,11 @@ for line in sys.stdin:  # a batch of charts a line, answered by a line, until st
 """
 
 
-def _spec(chart: Any) -> dict[str, Any]:
+def _spec(chart: Any, validate: bool = True) -> dict[str, Any]:
     """The chart's Vega-Lite dict, every axis cutting long labels by code point (see
-    :data:`charts.LABEL_AXIS`) unless the chart says otherwise."""
-    spec = dict(chart.to_dict() if hasattr(chart, "to_dict") else chart)
+    :data:`charts.LABEL_AXIS`) unless the chart says otherwise; an Altair chart is checked
+    against the Vega-Lite schema unless not ``validate``."""
+    spec = dict(chart.to_dict(validate=validate) if hasattr(chart, "to_dict") else chart)
     config = dict(spec.get("config", {}))
     config["axis"] = {**charts.LABEL_AXIS, **config.get("axis", {})}
     spec["config"] = config
@@ -507,10 +508,12 @@ if hasattr(os, "register_at_fork"):  # POSIX
 
 
 def render_charts(
-    charts: Sequence[Any], formats: Sequence[str], *, scale: float = 2.0
+    charts: Sequence[Any], formats: Sequence[str], *, scale: float = 2.0, validate: bool = True
 ) -> list[bytes]:
     """Render Altair charts (or Vega-Lite dicts) to SVG, PNG or PDF bytes, offline, in one
-    child process (the one :func:`prestart_renderer` started, if any).
+    child process (the one :func:`prestart_renderer` started, if any). Altair charts are
+    checked against the Vega-Lite schema first unless not ``validate`` (the report's own
+    charts, which the tests check).
 
     Raises
     ------
@@ -518,7 +521,7 @@ def render_charts(
         When vl-convert fails or its process dies (e.g. V8 under ``ulimit -v``); this
         process is unharmed and can still write everything else.
     """
-    jobs = [[_spec(c), fmt, scale] for c, fmt in zip(charts, formats, strict=True)]
+    jobs = [[_spec(c, validate), fmt, scale] for c, fmt in zip(charts, formats, strict=True)]
     renderer = _take_renderer()
     try:
         stdout, stderr = renderer.communicate(json.dumps(jobs) + "\n")
@@ -546,7 +549,12 @@ class ChartBatches:
         self._lock = threading.Lock()
 
     def render(
-        self, charts: Sequence[Any], formats: Sequence[str], *, scale: float = 2.0
+        self,
+        charts: Sequence[Any],
+        formats: Sequence[str],
+        *,
+        scale: float = 2.0,
+        validate: bool = True,
     ) -> list[bytes]:
         """Render one batch (see :func:`render_charts`).
 
@@ -555,7 +563,7 @@ class ChartBatches:
         ChartRenderError
             When vl-convert fails or its process dies (then every later batch fails too).
         """
-        jobs = [[_spec(c), fmt, scale] for c, fmt in zip(charts, formats, strict=True)]
+        jobs = [[_spec(c, validate), fmt, scale] for c, fmt in zip(charts, formats, strict=True)]
         with self._lock:
             proc = self._proc
             line = ""
