@@ -48,14 +48,16 @@ def _report(args: argparse.Namespace) -> int:
     from bbt_widget.core.options import resolve_interpretation
     from bbt_widget.core.validation import check_adapt_delta, check_max_treedepth
     from bbt_widget.engines.base import EngineError
-    from bbt_widget.outputs.export import ChartRenderWarning
+    from bbt_widget.outputs.export import ChartRenderWarning, prestart_renderer
     from bbt_widget.outputs.report import REPORT_FORMATS
     from bbt_widget.outputs.report_build import check_methods, start_methods
 
     out = Path(args.output)
     check_output(out, args.output, REPORT_FORMATS)
-    # the fit's worker starts now and loads while the results are read and checked
-    engines.prestart(stan_models(args, [])[:1], args.engine)  # type: ignore[arg-type]
+    # the fit's worker, the Plackett-Luce model's when the report will likely have it, and
+    # the chart renderer start now, and load while this process imports and reads the data
+    engines.prestart(stan_models(args, likely_methods(args, out)), args.engine)  # type: ignore[arg-type]
+    prestart_renderer()
     given = read_results(args.results, args.sep, args.decimal)
     df = results_without_group(given, args)  # the group column is no algorithm's scores
     dataset = guess_dataset(df, args)
@@ -152,6 +154,17 @@ def results_without_group(df: pd.DataFrame, args: argparse.Namespace) -> pd.Data
 
     check_group_request(args.group, args.ties, df)
     return results_only(df, args.group)
+
+
+def likely_methods(args: argparse.Namespace, out: Path) -> list[str]:
+    """The other methods the report will most likely run, before the data are read:
+    Plackett-Luce when ``--with`` names it, or by default in an HTML report (whose data
+    have folds, as results usually do); :func:`check_methods` decides once they are read.
+    A worker started for a guess that was wrong is killed unused at exit."""
+    given = args.with_methods
+    if given is None:
+        return ["plackett-luce"] if out.suffix.lower() == ".html" else []
+    return ["plackett-luce"] if "plackett-luce" in str(given).split(",") else []
 
 
 def stan_models(args: argparse.Namespace, methods: list[str]) -> tuple[str, ...]:

@@ -231,3 +231,28 @@ def test_the_report_command_turns_spare_workers_off_while_it_runs_only(tmp_path,
     assert seen == [False]
     assert engines.get("pystan").spare_workers is True
     assert engines.spare_workers(True) is True
+
+
+@pytest.mark.parametrize(
+    "extra, output, expected",
+    [
+        ([], "r.html", ("bbt", "plackett_luce")),
+        ([], "r.md", ("bbt",)),
+        (["--with", "none"], "r.html", ("bbt",)),
+        (
+            ["--with", "hierarchical,plackett-luce", "--rho", "0.25"],
+            "r.tex",
+            ("bbt", "plackett_luce"),
+        ),
+        (["--ties", "davidson"], "r.HTML", ("davidson", "plackett_luce")),
+    ],
+)
+def test_the_workers_started_first_are_those_of_the_likely_models(extra, output, expected):
+    """Before the data are read, the command starts the workers of the models it will most
+    likely sample: BBT's, and Plackett-Luce's when ``--with`` names it or by default in
+    HTML (the hierarchical t-test's model only once the data say it runs)."""
+    from bbt_widget.cli_commands.report import likely_methods, stan_models
+
+    args = cli._parser().parse_args(["report", "r.csv", "-o", output, *extra])
+    models = stan_models(args, likely_methods(args, Path(output)))
+    assert models == expected
