@@ -37,15 +37,48 @@ Conventions shared by all of them:
 
 from __future__ import annotations
 
-from ._agreement import AgreementResult, agreement
-from ._cd_diagram import cd_diagram
-from ._correlated import CorrelatedTTestResult, correlated_ttest
-from ._demsar import FriedmanResult, IncompleteBlocksWarning, NemenyiResult, friedman, nemenyi
-from ._hierarchical import HierarchicalResult, hierarchical
-from ._hierarchical_pairs import HierarchicalPairsResult, hierarchical_pairs
-from ._sign import BayesianSignTestResult, bayesian_sign_test
-from ._signed_rank import BayesianSignedRankResult, bayesian_signed_rank
-from ._wilcoxon import WilcoxonResult, hochberg, holm, wilcoxon_holm
+import importlib
+from typing import TYPE_CHECKING, Any
+
+if TYPE_CHECKING:
+    from ._agreement import AgreementResult, agreement
+    from ._cd_diagram import cd_diagram
+    from ._correlated import CorrelatedTTestResult, correlated_ttest
+    from ._demsar import FriedmanResult, IncompleteBlocksWarning, NemenyiResult, friedman, nemenyi
+    from ._hierarchical import HierarchicalResult, hierarchical
+    from ._hierarchical_pairs import HierarchicalPairsResult, hierarchical_pairs
+    from ._sign import BayesianSignTestResult, bayesian_sign_test
+    from ._signed_rank import BayesianSignedRankResult, bayesian_signed_rank
+    from ._wilcoxon import WilcoxonResult, hochberg, holm, wilcoxon_holm
+
+#: The module that defines each public name. They are imported on first use: several need
+#: SciPy's statistics (a second or more of imports), which the ranking models, imported from
+#: this package too (``_plackett_luce``, ``_mallows``), and the report's default section do
+#: not.
+_HOME = {
+    "AgreementResult": "_agreement",
+    "agreement": "_agreement",
+    "cd_diagram": "_cd_diagram",
+    "CorrelatedTTestResult": "_correlated",
+    "correlated_ttest": "_correlated",
+    "FriedmanResult": "_demsar",
+    "IncompleteBlocksWarning": "_demsar",
+    "NemenyiResult": "_demsar",
+    "friedman": "_demsar",
+    "nemenyi": "_demsar",
+    "HierarchicalResult": "_hierarchical",
+    "hierarchical": "_hierarchical",
+    "HierarchicalPairsResult": "_hierarchical_pairs",
+    "hierarchical_pairs": "_hierarchical_pairs",
+    "BayesianSignTestResult": "_sign",
+    "bayesian_sign_test": "_sign",
+    "BayesianSignedRankResult": "_signed_rank",
+    "bayesian_signed_rank": "_signed_rank",
+    "WilcoxonResult": "_wilcoxon",
+    "hochberg": "_wilcoxon",
+    "holm": "_wilcoxon",
+    "wilcoxon_holm": "_wilcoxon",
+}
 
 __all__ = [
     "AgreementResult",
@@ -71,3 +104,15 @@ __all__ = [
     "nemenyi",
     "wilcoxon_holm",
 ]
+
+
+def __getattr__(name: str) -> Any:
+    if name in _HOME:
+        value = getattr(importlib.import_module(f"{__name__}.{_HOME[name]}"), name)
+        globals()[name] = value  # found directly from now on
+        return value
+    raise AttributeError(f"module {__name__!r} has no attribute {name!r}")
+
+
+def __dir__() -> list[str]:
+    return sorted(set(globals()) | set(__all__))

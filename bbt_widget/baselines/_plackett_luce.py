@@ -52,6 +52,7 @@ from ..core.options import DEFAULT_HDI
 from ..core.validation import DEFAULT_SEED, check_count, check_hdi, check_seed
 from ..engines.base import Draws, ProgressCallback
 from ._ranking_common import (
+    RankedMeans,
     RankingCharts,
     before_table,
     ppc_table,
@@ -227,20 +228,13 @@ def ranking_model(
         "iter_sampling": check_count(iter_sampling, "iter_sampling"),
         "seed": check_seed(seed),
     }
-    ranked = ranked_means(
-        data,
-        dataset=dataset,
-        algorithm=algorithm,
-        fold=fold,
-        score=score,
-        sd=sd,
-        lower_is_better=lower_is_better,
+    layout = {"dataset": dataset, "algorithm": algorithm, "fold": fold, "score": score}
+    ranked, orders, weights, stan_data, rng = _prepared(
+        data, layout | {"sd": sd, "lower_is_better": lower_is_better}, ties, prior, settings["seed"]
     )
     means, datasets, dropped = ranked.means, ranked.datasets, ranked.dropped
-    rng = np.random.default_rng(settings["seed"])
-    orders, weights = expand_rankings(means, ties, rng)
     n_alg = len(ranked.algorithms)
-    stan_data = pl_data(orders, weights, n_alg, prior)
+    # a fit started ahead with these settings (sample_ahead) is taken over here
     draws = engines.sample("plackett_luce", stan_data, engine=engine, progress=progress, **settings)
     theta = draws.params["theta"].reshape(-1, n_alg)
     diag = draws_diagnostics(draws, ["theta"])
@@ -274,6 +268,52 @@ def ranking_model(
             "engine": draws.engine,
             "lower_is_better": ranked.lower_is_better,
         },
+    )
+
+
+def _prepared(
+    data: pd.DataFrame, layout: dict[str, Any], ties: str, prior: float, seed: int | None
+) -> tuple[RankedMeans, list[np.ndarray], list[float], dict[str, Any], np.random.Generator]:
+    """The rankings read as ``layout`` says, their orderings and weights, the Stan data, and
+    the generator seeded with ``seed`` as the tie splitting left it (the summaries go on
+    with it)."""
+    ranked = ranked_means(data, **layout)
+    rng = np.random.default_rng(seed)
+    orders, weights = expand_rankings(ranked.means, ties, rng)
+    stan_data = pl_data(orders, weights, len(ranked.algorithms), prior)
+    return ranked, orders, weights, stan_data, rng
+
+
+def sample_ahead(
+    data: pd.DataFrame,
+    *,
+    dataset: str | None = None,
+    algorithm: str | None = None,
+    fold: str | None = None,
+    score: str | None = None,
+    lower_is_better: bool = False,
+    engine: str = "auto",
+    chains: int = 4,
+    iter_warmup: int = 1000,
+    iter_sampling: int = 1000,
+    seed: int,
+) -> None:
+    """Start now, in the background, the Stan sampling of the Plackett-Luce fit that
+    :func:`ranking_model` with these arguments (ties split, the default prior) will make,
+    which then takes its draws (:func:`bbt_widget.engines.sample_ahead`): the report starts
+    it before the BBT fit, so that both samplers' chains share the cores."""
+    layout = {"dataset": dataset, "algorithm": algorithm, "fold": fold, "score": score}
+    *_, stan_data, _ = _prepared(
+        data, layout | {"lower_is_better": lower_is_better}, "split", 1.0, check_seed(seed)
+    )
+    engines.sample_ahead(
+        "plackett_luce",
+        stan_data,
+        engine=engine,
+        chains=chains,
+        iter_warmup=iter_warmup,
+        iter_sampling=iter_sampling,
+        seed=seed,
     )
 
 
@@ -359,7 +399,22 @@ def _simulated_positions(
     keys = np.log(theta)[:, None, :] + rng.gumbel(size=(len(theta), n_sim, theta.shape[1]))
     if present is not None:
         keys = np.where(present[None], keys, -np.inf)
-    return np.argsort(np.argsort(-keys, axis=2, kind="stable"), axis=2, kind="stable")
+    order = np.argsort(-keys, axis=2, kind="stable")  # the algorithm at each place
+    positions = np.empty_like(order)  # its inverse: the place of each algorithm
+    places = np.broadcast_to(np.arange(order.shape[2]), order.shape)
+    np.put_along_axis(positions, order, places, axis=2)
+    return positions
+
+
+def _place_counts(positions: np.ndarray, counted: np.ndarray | None = None) -> np.ndarray:
+    """How many rankings (axis 1 of ``positions``, shape (draws, rankings, algorithms)) put
+    each algorithm at each place: shape (draws, algorithms, places); with ``counted``
+    (rankings x algorithms), only the entries it marks."""
+    draws, _, n = positions.shape
+    cell = (np.arange(draws)[:, None, None] * n + np.arange(n)) * n + positions
+    weights = None if counted is None else np.broadcast_to(counted, positions.shape).ravel()
+    found = np.bincount(cell.ravel(), weights=weights, minlength=draws * n * n)
+    return found.reshape(draws, n, n)
 
 
 def _top_k(
@@ -369,8 +424,7 @@ def _top_k(
     counts = np.zeros((len(theta), n, n))  # [draw, algorithm, position]
     for start in range(0, len(theta), 100):  # chunks keep the simulated keys small
         pos = _simulated_positions(theta[start : start + 100], TOPK_SIMULATIONS, rng)
-        for position in range(n):
-            counts[start : start + 100, :, position] = (pos == position).mean(axis=1)
+        counts[start : start + 100] = _place_counts(pos) / TOPK_SIMULATIONS
     return top_k_table(names, counts, hdi)
 
 
@@ -396,7 +450,5 @@ def _ppc(
     replicated = np.zeros((len(theta), n, n))
     for start in range(0, len(theta), 100):
         pos = _simulated_positions(theta[start : start + 100], n_data, rng, present)
-        for p in range(n):
-            hit = (pos == p) & present[None]
-            replicated[start : start + 100, :, p] = hit.sum(axis=1) / n_data
+        replicated[start : start + 100] = _place_counts(pos, present) / n_data
     return ppc_table(names, observed, replicated, hdi)

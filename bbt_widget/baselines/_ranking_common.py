@@ -10,9 +10,8 @@ from __future__ import annotations
 
 from collections.abc import Callable
 from dataclasses import dataclass
-from typing import Any, ClassVar
+from typing import TYPE_CHECKING, Any, ClassVar
 
-import altair as alt
 import numpy as np
 import pandas as pd
 
@@ -21,6 +20,9 @@ from ..core.data import MIN_RANKED_DATASETS, TidyResults, tidy_results
 from ..core.posterior import hdi_sorted
 from ..core.validation import _preview
 from ._common import snap_ties
+
+if TYPE_CHECKING:  # the charts import Altair where drawn: fitting a ranking model needs none
+    import altair as alt
 
 __all__ = ["RankedMeans", "RankingCharts", "ranked_means", "summarise", "top_k_shown"]
 
@@ -209,6 +211,8 @@ class RankingCharts:
         """P(top-k) per algorithm with HDIs, one panel per k (Rojas-Delgado et al. 2022,
         Fig. 3): every k below the number of algorithms up to :data:`TOP_K_PANELS` panels,
         else the k of :data:`TOP_K_SHOWN`; :data:`TOP_K_COLUMNS` panels a row."""
+        import altair as alt
+
         order = list(self.ranking["algorithm"])
         ks = top_k_shown(len(order))
         frame = self.top_k[self.top_k["k"].isin(ks)]
@@ -233,6 +237,8 @@ class RankingCharts:
 
     def chart_vs_bbt(self, bbt: Any) -> alt.HConcatChart:
         """Side by side: P(best) and expected rank from BBT and from this model."""
+        import altair as alt
+
         frame = self.compare(bbt)
         order = list(self.ranking["algorithm"])
         color = alt.Color("model:N", title="model")
@@ -262,6 +268,8 @@ class RankingCharts:
 
     def chart_ppc(self) -> alt.FacetChart:
         """Observed rank frequencies (dots) against posterior-predictive HDIs (bars)."""
+        import altair as alt
+
         base = alt.Chart(self.ppc).encode(x=alt.X("rank:O", title="rank"))
         bars = base.mark_rule(strokeWidth=4, opacity=0.5).encode(
             y=alt.Y("low:Q", title="share of data sets"), y2="high:Q"

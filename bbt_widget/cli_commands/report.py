@@ -30,20 +30,34 @@ from .progress import Progress, Silent
 
 
 def report(args: argparse.Namespace) -> int:
-    """Fit a results file and write the report (:func:`bbt_widget.report.write`)."""
+    """Fit a results file and write the report (:func:`bbt_widget.report.write`). The
+    command makes its fits and ends: they leave no spare worker process behind
+    (:func:`bbt_widget.engines.spare_workers`, restored afterwards for a caller in Python)."""
+    from bbt_widget import engines
+
+    spare = engines.spare_workers(False)
+    try:
+        return _report(args)
+    finally:
+        engines.spare_workers(spare)
+
+
+def _report(args: argparse.Namespace) -> int:
     import bbt_widget as bbt
     from bbt_widget import engines
     from bbt_widget.core.options import resolve_interpretation
     from bbt_widget.core.validation import check_adapt_delta, check_max_treedepth
     from bbt_widget.engines.base import EngineError
-    from bbt_widget.outputs.export import ChartRenderWarning
+    from bbt_widget.outputs.export import ChartRenderWarning, prestart_renderer
     from bbt_widget.outputs.report import REPORT_FORMATS
-    from bbt_widget.outputs.report_build import check_methods
+    from bbt_widget.outputs.report_build import check_methods, start_methods
 
     out = Path(args.output)
     check_output(out, args.output, REPORT_FORMATS)
-    # the fit's worker starts now and loads while the results are read and checked
-    engines.prestart(stan_models(args, [])[:1], args.engine)  # type: ignore[arg-type]
+    # the fit's worker, the Plackett-Luce model's when the report will likely have it, and
+    # the chart renderer start now, and load while this process imports and reads the data
+    engines.prestart(stan_models(args, likely_methods(args, out)), args.engine)  # type: ignore[arg-type]
+    prestart_renderer()
     given = read_results(args.results, args.sep, args.decimal)
     df = results_without_group(given, args)  # the group column is no algorithm's scores
     dataset = guess_dataset(df, args)
@@ -63,6 +77,8 @@ def report(args: argparse.Namespace) -> int:
     try:
         compile_models(models, args.engine, progress)
         get_ready(models, args.engine)
+        # the other methods' chains start now and run beside the fit's
+        start_methods(df, layout, methods=methods, **model_options(args))
         with warnings.catch_warnings(record=True) as caught:
             warnings.simplefilter("always")
             res = bbt.fit(
@@ -140,6 +156,17 @@ def results_without_group(df: pd.DataFrame, args: argparse.Namespace) -> pd.Data
     return results_only(df, args.group)
 
 
+def likely_methods(args: argparse.Namespace, out: Path) -> list[str]:
+    """The other methods the report will most likely run, before the data are read:
+    Plackett-Luce when ``--with`` names it, or by default in an HTML report (whose data
+    have folds, as results usually do); :func:`check_methods` decides once they are read.
+    A worker started for a guess that was wrong is killed unused at exit."""
+    given = args.with_methods
+    if given is None:
+        return ["plackett-luce"] if out.suffix.lower() == ".html" else []
+    return ["plackett-luce"] if "plackett-luce" in str(given).split(",") else []
+
+
 def stan_models(args: argparse.Namespace, methods: list[str]) -> tuple[str, ...]:
     """The Stan models the report samples: BBT's (or Davidson's), and the other methods'."""
     models = ["davidson" if args.ties == "davidson" else "bbt"]
@@ -193,20 +220,48 @@ def get_ready(models: tuple[str, ...], engine: str) -> None:
     engines.prestart(models, engine)  # type: ignore[arg-type]
     prestart_renderer()
     modules = ["bbt_widget.outputs.report_render", "bbt_widget.outputs.report_sections"]
-    if len(models) > 1:
-        modules.append("bbt_widget.baselines")
+    for model in models:
+        modules += [f"bbt_widget.baselines.{name}" for name in METHOD_MODULES.get(model, ())]
     threading.Thread(
         target=import_all, args=(modules,), name="bbt-widget-imports", daemon=True
     ).start()
 
 
+#: The modules of the other methods, by the Stan model they sample (the report imports
+#: them while it fits).
+METHOD_MODULES = {
+    "plackett_luce": ("_plackett_luce",),
+    "hierarchical_ttest": ("_hierarchical_pairs", "_agreement"),
+}
+
+
 def import_all(modules: list[str]) -> None:
     """Import ``modules`` (see :func:`get_ready`), jsonschema first without its IRI format
-    checks (see :func:`import_jsonschema`); errors are left to the command's own import."""
+    checks (see :func:`import_jsonschema`) and Altair without its Jupyter widget (see
+    :func:`import_altair`); errors are left to the command's own import."""
     with contextlib.suppress(Exception):
         import_jsonschema()
+        import_altair()
         for name in modules:
             importlib.import_module(name)
+
+
+def import_altair() -> None:
+    """Import Altair without ``anywidget``, which its ``JupyterChart`` needs: a command
+    draws no widget, and anywidget brings ipywidgets and IPython, half of Altair's import
+    time. Altair then gives ``JupyterChart`` its stand-in for a machine without anywidget
+    (it says to install anywidget when used); anywidget itself stays importable.
+    """
+    if "altair" in sys.modules:
+        return
+    blocked = "anywidget" not in sys.modules
+    if blocked:
+        sys.modules["anywidget"] = None  # type: ignore[assignment]  # not found by Altair
+    try:
+        import altair  # noqa: F401
+    finally:
+        if blocked and sys.modules.get("anywidget", False) is None:
+            del sys.modules["anywidget"]
 
 
 def import_jsonschema() -> None:

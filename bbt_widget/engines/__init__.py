@@ -37,6 +37,7 @@ from ..core.options import (
     DEFAULT_MAX_TREEDEPTH,
 )
 from ..core.validation import check_count, check_seed
+from . import _ahead
 from ._programs import check_model, prepare_data, program_hash, stan_program
 from .base import (
     Draws,
@@ -69,7 +70,9 @@ __all__ = [
     "program_hash",
     "resolve_engine",
     "sample",
+    "sample_ahead",
     "shutdown",
+    "spare_workers",
     "stan_program",
     "stop_all",
 ]
@@ -90,6 +93,8 @@ _FIXES = {
 _CLASSES = {"cmdstanpy": ("._cmdstan", "CmdStanEngine"), "pystan": ("._pystan", "PyStanEngine")}
 _instances: dict[str, Engine] = {}
 _instances_lock = threading.Lock()
+#: What :func:`spare_workers` set, for the engines made from now on.
+_spare_workers = True
 
 
 def get(name: str) -> Engine:
@@ -112,6 +117,7 @@ def get(name: str) -> Engine:
         if engine is None:
             module, cls = _CLASSES[name]
             engine = _instances[name] = getattr(importlib.import_module(module, __name__), cls)()
+            engine.spare_workers = _spare_workers
         return engine
 
 
@@ -292,6 +298,22 @@ def compile_models(
         pool.shutdown(wait=False, cancel_futures=True)
 
 
+def spare_workers(enabled: bool) -> bool:
+    """Whether the end of a fit starts worker processes for the next fits (on by default:
+    a notebook, a widget or a loop of fits fits again, and its next fit then starts on a
+    loaded model); returns the setting it replaces. A program that makes its fits and
+    exits, such as ``bbt-widget report``, turns it off: those processes would take CPU from
+    the rest of its work and be killed unused at its exit. Workers started by
+    :func:`prestart` are still started and taken.
+    """
+    global _spare_workers
+    with _instances_lock:
+        before, _spare_workers = _spare_workers, bool(enabled)
+        for engine in _instances.values():
+            engine.spare_workers = _spare_workers
+    return before
+
+
 def shutdown() -> None:
     """Stop the idle worker processes the engines keep ready (restarted when needed).
 
@@ -405,12 +427,59 @@ def sample(
         seed=seed,
     )
     stan_data, chosen = _ready(model, data, engine, cancel)
-    draws = chosen.sample(
-        model, stan_data, settings, progress=progress, cancel=cancel, verbose=_verbose(verbose)
+    # a fit started by sample_ahead with this very request: its draws are this fit's
+    draws = _ahead.take(
+        lambda: _ahead.request_key(model, stan_data, chosen.name, settings), progress, cancel
     )
-    draws.timings["total"] = time.perf_counter() - start
+    if draws is None:
+        draws = chosen.sample(
+            model, stan_data, settings, progress=progress, cancel=cancel, verbose=_verbose(verbose)
+        )
+        draws.timings["total"] = time.perf_counter() - start
     draws.info["engine_requested"] = engine
     return draws
+
+
+def sample_ahead(
+    model: ModelName,
+    data: Mapping[str, Any],
+    *,
+    engine: str = "auto",
+    chains: int = DEFAULT_CHAINS,
+    iter_warmup: int = DEFAULT_ITER_WARMUP,
+    iter_sampling: int = DEFAULT_ITER_SAMPLING,
+    seed: int | None = None,
+    max_treedepth: int = DEFAULT_MAX_TREEDEPTH,
+    adapt_delta: float = DEFAULT_ADAPT_DELTA,
+    verbose: bool | None = None,
+) -> None:
+    """Start now, in a thread, a fit that a later :func:`sample` call with the same model,
+    data, engine and settings will take over (its draws, the same as it would have drawn:
+    same request, same seed), so that its chains run while the caller does other work, such
+    as another fit (``bbt-widget report`` samples its Plackett-Luce model during the BBT
+    fit). Arguments as for :func:`sample`, checked here (a bad one raises now); an error of
+    the fit itself is raised by the :func:`sample` call that takes it. A fit started and
+    never asked for runs to its end unused.
+    """
+    start = time.perf_counter()
+    check_model(model)
+    settings = SamplerSettings(
+        chains=chains,
+        iter_warmup=iter_warmup,
+        iter_sampling=iter_sampling,
+        adapt_delta=adapt_delta,
+        max_treedepth=max_treedepth,
+        seed=seed,
+    )
+    stan_data, chosen = _ready(model, data, engine, None)
+    loud = _verbose(verbose)
+
+    def run(progress: ProgressCallback) -> Draws:
+        draws = chosen.sample(model, stan_data, settings, progress=progress, verbose=loud)
+        draws.timings["total"] = time.perf_counter() - start
+        return draws
+
+    _ahead.start(_ahead.request_key(model, stan_data, chosen.name, settings), run)
 
 
 def laplace(

@@ -364,6 +364,9 @@ class CmdStanEngine:
     """
 
     name: str = "cmdstanpy"
+    #: Whether a fit's end starts the idle worker for the next fit (:meth:`_start_idle`); off
+    #: in a process that makes its fits and exits (``engines.spare_workers(False)``).
+    spare_workers: bool = True
 
     def __init__(self) -> None:
         self._lock = threading.Lock()
@@ -518,9 +521,10 @@ class CmdStanEngine:
 
     def _start_idle(self, shutdowns: int | None = None) -> None:
         """Start the idle worker unless one is alive, or unless :meth:`shutdown` ran since
-        ``shutdowns`` (the count when the fit began) was read."""
+        ``shutdowns`` (the count when the fit began) was read; after a fit (``shutdowns``
+        given), only with :attr:`spare_workers`."""
         with self._lock:
-            if shutdowns is not None and shutdowns != self._shutdowns:
+            if shutdowns is not None and (shutdowns != self._shutdowns or not self.spare_workers):
                 return
             if self._idle is None or self._idle.proc.poll() is not None:
                 with contextlib.suppress(OSError):

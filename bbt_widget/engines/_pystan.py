@@ -279,6 +279,9 @@ class PyStanEngine:
     """
 
     name: str = "pystan"
+    #: Whether a fit's end starts idle workers for the next fits (:meth:`_after_fit`); off in
+    #: a process that makes its fits and exits (``engines.spare_workers(False)``).
+    spare_workers: bool = True
 
     #: Flags for httpstan's compile of a model, after Python's own CFLAGS (so they win).
     #: httpstan's defaults are ("-O3", "-std=c++14", "-Wno-sign-compare"); with Python's "-g"
@@ -496,11 +499,11 @@ class PyStanEngine:
 
     def _after_fit(self, module: Path, shutdowns: int) -> None:
         """After a fit: one idle worker at once, the others ``TOP_UP_DELAY`` seconds later.
-        None when :meth:`shutdown` was called since the fit started (``shutdowns`` is the
-        count then): e.g. the last widget was closed while its cancelled fit was still ending,
-        and nothing would stop workers started now."""
+        None without :attr:`spare_workers`, or when :meth:`shutdown` was called since the fit
+        started (``shutdowns`` is the count then): e.g. the last widget was closed while its
+        cancelled fit was still ending, and nothing would stop workers started now."""
         with self._lock:
-            if shutdowns != self._shutdowns:
+            if shutdowns != self._shutdowns or not self.spare_workers:
                 return
             self._keep_warm_locked(module, 1)
             pending = self._top_ups.pop(module, None)

@@ -147,6 +147,9 @@ class Engine(Protocol):
 
     #: ``"cmdstanpy"`` or ``"pystan"``: the name ``engine=`` takes and ``Draws.engine`` holds.
     name: str
+    #: Whether the end of a fit starts worker processes for the next fits (True unless
+    #: :func:`bbt_widget.engines.spare_workers` turned it off).
+    spare_workers: bool
 
     def available(self) -> bool:
         """Whether the engine can run here (cheap: nothing is compiled or started)."""

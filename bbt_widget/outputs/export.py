@@ -394,23 +394,26 @@ if "--warm" in sys.argv:  # started ahead of time: start the JavaScript engine w
         vlc.vegalite_to_svg({"mark": "point", "data": {"values": [{"x": 1}]}})
     except Exception:
         pass  # the charts asked for next fail the same way, and say why
-out = []
-for spec, fmt, scale in json.load(sys.stdin):
-    if fmt == "svg":
-        data = vlc.vegalite_to_svg(spec).encode("utf-8")
-    elif fmt == "png":
-        data = vlc.vegalite_to_png(spec, scale=scale)
-    else:
-        data = vlc.vegalite_to_pdf(spec)
-    out.append(base64.b64encode(data).decode("ascii"))
-json.dump(out, sys.stdout)
+for line in sys.stdin:  # a batch of charts a line, answered by a line, until stdin closes
+    out = []
+    for spec, fmt, scale in json.loads(line):
+        if fmt == "svg":
+            data = vlc.vegalite_to_svg(spec).encode("utf-8")
+        elif fmt == "png":
+            data = vlc.vegalite_to_png(spec, scale=scale)
+        else:
+            data = vlc.vegalite_to_pdf(spec)
+        out.append(base64.b64encode(data).decode("ascii"))
+    sys.stdout.write(json.dumps(out) + "\\n")
+    sys.stdout.flush()
 """
 
 
-def _spec(chart: Any) -> dict[str, Any]:
+def _spec(chart: Any, validate: bool = True) -> dict[str, Any]:
     """The chart's Vega-Lite dict, every axis cutting long labels by code point (see
-    :data:`charts.LABEL_AXIS`) unless the chart says otherwise."""
-    spec = dict(chart.to_dict() if hasattr(chart, "to_dict") else chart)
+    :data:`charts.LABEL_AXIS`) unless the chart says otherwise; an Altair chart is checked
+    against the Vega-Lite schema unless not ``validate``."""
+    spec = dict(chart.to_dict(validate=validate) if hasattr(chart, "to_dict") else chart)
     config = dict(spec.get("config", {}))
     config["axis"] = {**charts.LABEL_AXIS, **config.get("axis", {})}
     spec["config"] = config
@@ -505,10 +508,12 @@ if hasattr(os, "register_at_fork"):  # POSIX
 
 
 def render_charts(
-    charts: Sequence[Any], formats: Sequence[str], *, scale: float = 2.0
+    charts: Sequence[Any], formats: Sequence[str], *, scale: float = 2.0, validate: bool = True
 ) -> list[bytes]:
     """Render Altair charts (or Vega-Lite dicts) to SVG, PNG or PDF bytes, offline, in one
-    child process (the one :func:`prestart_renderer` started, if any).
+    child process (the one :func:`prestart_renderer` started, if any). Altair charts are
+    checked against the Vega-Lite schema first unless not ``validate`` (the report's own
+    charts, which the tests check).
 
     Raises
     ------
@@ -516,10 +521,10 @@ def render_charts(
         When vl-convert fails or its process dies (e.g. V8 under ``ulimit -v``); this
         process is unharmed and can still write everything else.
     """
-    jobs = [[_spec(c), fmt, scale] for c, fmt in zip(charts, formats, strict=True)]
+    jobs = [[_spec(c, validate), fmt, scale] for c, fmt in zip(charts, formats, strict=True)]
     renderer = _take_renderer()
     try:
-        stdout, stderr = renderer.communicate(json.dumps(jobs))
+        stdout, stderr = renderer.communicate(json.dumps(jobs) + "\n")
     finally:
         if renderer.poll() is None:  # interrupted: never leave it running
             renderer.kill()
@@ -528,6 +533,69 @@ def render_charts(
     if proc.returncode != 0:
         raise ChartRenderError(_render_failure(proc))
     return [base64.b64decode(data) for data in json.loads(proc.stdout)]
+
+
+class ChartBatches:
+    """Charts rendered in batches by one renderer process (the one :func:`prestart_renderer`
+    started, if any): a report renders the charts it has while it waits for the rest (its
+    other methods' fits), and then those, without a second renderer's start. Each batch is
+    rendered as :func:`render_charts` renders it, the same bytes; batches given from
+    several threads are rendered one after the other. :meth:`close` ends the process (also
+    after an error); a batch after it raises :class:`ChartRenderError`.
+    """
+
+    def __init__(self) -> None:
+        self._proc: subprocess.Popen | None = _take_renderer()
+        self._lock = threading.Lock()
+
+    def render(
+        self,
+        charts: Sequence[Any],
+        formats: Sequence[str],
+        *,
+        scale: float = 2.0,
+        validate: bool = True,
+    ) -> list[bytes]:
+        """Render one batch (see :func:`render_charts`).
+
+        Raises
+        ------
+        ChartRenderError
+            When vl-convert fails or its process dies (then every later batch fails too).
+        """
+        jobs = [[_spec(c, validate), fmt, scale] for c, fmt in zip(charts, formats, strict=True)]
+        with self._lock:
+            proc = self._proc
+            line = ""
+            if proc is not None and proc.stdin is not None and proc.stdout is not None:
+                with contextlib.suppress(OSError):  # it died: said below, with its stderr
+                    proc.stdin.write(json.dumps(jobs) + "\n")
+                    proc.stdin.flush()
+                    line = proc.stdout.readline()
+            if not line:
+                self._close_locked()
+                raise ChartRenderError(self._failure or "the chart renderer was closed")
+        return [base64.b64decode(data) for data in json.loads(line)]
+
+    _failure: str | None = None
+
+    def close(self) -> None:
+        """End the renderer (it ends by itself once its input is closed)."""
+        with self._lock:
+            self._close_locked()
+
+    def _close_locked(self) -> None:
+        proc, self._proc = self._proc, None
+        if proc is None:
+            return
+        try:
+            _, stderr = proc.communicate(timeout=10)
+        except (subprocess.TimeoutExpired, OSError, ValueError):
+            proc.kill()
+            _, stderr = proc.communicate()
+        if proc.returncode != 0 and self._failure is None:
+            done = subprocess.CompletedProcess(proc.args, proc.returncode, "", stderr or "")
+            self._failure = _render_failure(done)
 
 
 def save_chart(chart: Any, path: str | Path, *, scale: float = 2.0) -> Path:

@@ -23,9 +23,11 @@ from __future__ import annotations
 
 import contextlib
 import functools
+import threading
 import urllib.parse
 import warnings
 from collections.abc import Callable, Mapping, Sequence
+from concurrent.futures import Future
 from dataclasses import dataclass
 from pathlib import Path
 from typing import TYPE_CHECKING, Any, cast
@@ -175,6 +177,93 @@ def _charts(
     return built, fit, label
 
 
+@dataclass(frozen=True)
+class ChartsAhead:
+    """The charts every report has (:data:`_HEADLINE_FIGURES`, :data:`_DETAIL_FIGURES`),
+    built, and being rendered in a thread while the report's sections are still to come
+    (see :func:`start_charts`): ``key`` says for which options, ``built`` holds the charts
+    by name, ``fit`` and ``label`` the PPC table and its label, ``rendered`` their bytes to
+    come, and ``batches`` the renderer that renders them and then the sections' charts."""
+
+    key: tuple[Any, ...]
+    built: dict[str, Any]
+    fit: pd.DataFrame
+    label: str
+    batches: export.ChartBatches
+    rendered: Future[list[bytes]]
+
+
+def _chart_options(
+    result: BBTResult,
+    path: str | Path,
+    rope: Sequence[float],
+    hdi: float,
+    interpretation: str,
+    control: str | None,
+    highlight: str | Sequence[str] | None,
+) -> tuple[str, list[str], str, tuple[float, float], pd.DataFrame, pd.DataFrame]:
+    """What the report's charts are drawn from: the format, the highlighted algorithms, the
+    rule, the ROPE, the summary and the ranking (checked as :func:`write_report` says)."""
+    path = Path(path)
+    fmt = path.suffix.lstrip(".").lower()
+    if fmt not in REPORT_FORMATS:
+        raise ValueError(
+            f"unknown report format {path.suffix!r} for {path.name!r}; use .html, .md or .tex"
+        )
+    shown = [] if highlight is None else check_algorithms(highlight, result.algorithms, "highlight")
+    rule = resolve_interpretation(interpretation, len(result.algorithms)).rule
+    rope = (float(rope[0]), float(rope[1]))
+    summary = result.summary(rope=rope, hdi=hdi, control=control)
+    return fmt, shown, rule, rope, summary, result.ranking(hdi=hdi)
+
+
+def start_charts(
+    result: BBTResult,
+    path: str | Path,
+    *,
+    rope: Sequence[float] = DEFAULT_ROPE,
+    hdi: float = DEFAULT_HDI,
+    interpretation: str = DEFAULT_INTERPRETATION,
+    control: str | None = None,
+    highlight: str | Sequence[str] | None = None,
+) -> ChartsAhead:
+    """Build the charts every report of ``result`` has and start rendering them in a
+    thread, for :func:`write_report` with the same arguments (``charts_ahead=``): a report
+    whose sections wait for other fits (the ranking models) renders them meanwhile. The
+    renderer is the one :func:`export.prestart_renderer` started, if any."""
+    fmt, shown, rule, rope, summary, ranking = _chart_options(
+        result, path, rope, hdi, interpretation, control, highlight
+    )
+    built, fit, label = _charts(result, rope, hdi, control, rule, ranking, summary, shown)
+    names = list(_HEADLINE_FIGURES + _DETAIL_FIGURES)
+    # here, not in the thread: Altair in one thread (not validated: see _VALIDATE)
+    specs = [built[n].to_dict(validate=_VALIDATE) for n in names]
+    suffix = _SUFFIX[fmt]
+    batches = export.ChartBatches()
+    rendered: Future[list[bytes]] = Future()
+
+    def render() -> None:
+        rendered.set_running_or_notify_cancel()
+        try:
+            rendered.set_result(batches.render(specs, [suffix] * len(specs)))
+        except BaseException as err:  # raised where write_report waits for them
+            rendered.set_exception(err)
+
+    threading.Thread(target=render, name="bbt-widget-charts", daemon=True).start()
+    key = (fmt, rope, hdi, control, rule, tuple(shown))
+    return ChartsAhead(key, built, fit, label, batches, rendered)
+
+
+#: Whether the report checks its charts against the Vega-Lite schema as it renders them. It
+#: does not: they are the package's own, which the tests check (``tests/stan/
+#: test_report_ahead.py`` validates every chart of a report), and validating them again at
+#: every report took half the time of turning them into Vega-Lite (0.13 of 0.28 s of CPU
+#: for the 9 charts of a report of the shipped 16 x 132 results).
+_VALIDATE = False
+#: The figures' file type per report format.
+_SUFFIX = {"html": "svg", "md": "svg", "tex": "pdf"}
+
+
 def write_report(
     result: BBTResult,
     path: str | Path,
@@ -187,6 +276,7 @@ def write_report(
     provenance: Mapping[str, str] | None = None,
     sections: Sequence[Section] = (),
     highlight: str | Sequence[str] | None = None,
+    charts_ahead: ChartsAhead | None = None,
 ) -> Path:
     """Write the report; the format follows the suffix (``.html``, ``.md``, ``.tex``).
 
@@ -226,22 +316,26 @@ def write_report(
     highlight
         Algorithms drawn in their own colour in the headline's critical-difference diagram
         (e.g. the methods a paper proposes).
+    charts_ahead
+        The report's charts built and being rendered already (:func:`start_charts` with the
+        same arguments); they are used, and their renderer then renders the sections'
+        charts. Built anew when they were drawn for other options.
     """
     path = Path(path)
-    fmt = path.suffix.lstrip(".").lower()
-    if fmt not in REPORT_FORMATS:
-        raise ValueError(
-            f"unknown report format {path.suffix!r} for {path.name!r}; use .html, .md or .tex"
-        )
     given = check_provenance(provenance)
-    highlight = (
-        [] if highlight is None else check_algorithms(highlight, result.algorithms, "highlight")
+    fmt, highlight, rule, rope, summary, ranking = _chart_options(
+        result, path, rope, hdi, interpretation, control, highlight
     )
-    rule = resolve_interpretation(interpretation, len(result.algorithms)).rule
-    rope = (float(rope[0]), float(rope[1]))
-    summary = result.summary(rope=rope, hdi=hdi, control=control)
-    ranking = result.ranking(hdi=hdi)
-    built, fit, ppc_label = _charts(result, rope, hdi, control, rule, ranking, summary, highlight)
+    ahead = charts_ahead
+    if ahead is not None and ahead.key != (fmt, rope, hdi, control, rule, tuple(highlight)):
+        ahead.batches.close()
+        ahead = None
+    if ahead is None:
+        built, fit, ppc_label = _charts(
+            result, rope, hdi, control, rule, ranking, summary, highlight
+        )
+    else:
+        built, fit, ppc_label = dict(ahead.built), ahead.fit, ahead.label
     sentence = headline(summary, ranking, rule)
     counts = _Table("claims", "Claims per interpretation", charts.claim_counts(summary))
     if fmt == "tex":
@@ -267,17 +361,29 @@ def write_report(
     cited = [part for sec in sections for part in sec.cites]
     frames = [counts.frame] + [t.frame for t in tables] + ([findings] if audit else [])
     frames += [t.frame for sec in sections for t in sec.tables]
-    suffix = {"html": "svg", "md": "svg", "tex": "pdf"}[fmt]
+    suffix = _SUFFIX[fmt]
     names = list(_HEADLINE_FIGURES + _DETAIL_FIGURES)
     for sec in sections:
         built.update({name: chart for name, (chart, _) in sec.charts.items()})
         names += list(sec.charts)
     try:
-        rendered = export.render_charts([built[n] for n in names], [suffix] * len(names))
+        if ahead is None:
+            rendered = export.render_charts(
+                [built[n] for n in names], [suffix] * len(names), validate=_VALIDATE
+            )
+        else:  # the report's own charts, then the sections' in the same renderer
+            more = names[len(_HEADLINE_FIGURES + _DETAIL_FIGURES) :]
+            rendered = ahead.rendered.result()
+            rendered += ahead.batches.render(
+                [built[n] for n in more], [suffix] * len(more), validate=_VALIDATE
+            )
         figures: dict[str, bytes] | dict[str, str] | str = dict(zip(names, rendered))
     except export.ChartRenderError as err:
         warnings.warn(f"could not render charts: {err}", export.ChartRenderWarning, stacklevel=2)
         figures = f"Charts could not be rendered: {err}."
+    finally:
+        if ahead is not None:
+            ahead.batches.close()
     figure_files: dict[str, bytes] = {}  # file name in the figures folder -> content
     if fmt != "html" and isinstance(figures, dict):
         folder = figures_folder(path)

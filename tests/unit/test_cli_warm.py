@@ -138,3 +138,121 @@ def test_report_checks_before_the_fit_import_neither_altair_nor_scipy_stats():
         [sys.executable, "-c", code], capture_output=True, text=True, timeout=300, check=True
     )
     assert out.stdout.strip() == "['plackett-luce'] []", out.stdout + out.stderr
+
+
+def test_the_default_reports_imports_leave_out_scipy_stats_and_ipython():
+    """What the command imports while it fits, for the default report (BBT and
+    Plackett-Luce): the report writer, its sections and the Plackett-Luce module, without
+    SciPy's statistics (only the classical tests need them) and without Altair's Jupyter
+    widget (anywidget, ipywidgets, IPython); anywidget stays importable afterwards, and the
+    baselines' names are all still there when asked for."""
+    code = (
+        "import sys\n"
+        "from bbt_widget.cli_commands.report import METHOD_MODULES, import_all\n"
+        "import_all(['bbt_widget.outputs.report_render', 'bbt_widget.outputs.report_sections']\n"
+        "           + [f'bbt_widget.baselines.{m}' for m in METHOD_MODULES['plackett_luce']])\n"
+        "slow = ('scipy.stats', 'anywidget', 'ipywidgets', 'IPython')\n"
+        "print('altair' in sys.modules, [name for name in slow if name in sys.modules])\n"
+        "import anywidget, altair\n"
+        "import bbt_widget.baselines as b\n"
+        "print(all(callable(getattr(b, name)) for name in b.__all__))\n"
+    )
+    out = subprocess.run(
+        [sys.executable, "-c", code], capture_output=True, text=True, timeout=300, check=True
+    )
+    assert out.stdout.splitlines() == ["True []", "True"], out.stdout + out.stderr
+
+
+def test_the_report_warms_up_its_plackett_luce_fit_for_250_iterations_unless_told():
+    from bbt_widget.outputs.report_build import RANKING_WARMUP, ranking_sampler
+
+    fit = {"engine": "pystan", "chains": 4, "iter_warmup": 1000, "iter_sampling": 1000, "seed": 1}
+    assert RANKING_WARMUP == 250
+    assert ranking_sampler(fit) == fit | {"iter_warmup": 250}
+    assert ranking_sampler(fit | {"iter_warmup": 600}) == fit | {"iter_warmup": 600}
+    assert ranking_sampler(fit | {"ties": "add"}) == fit | {"iter_warmup": 250}
+
+
+def test_one_renderer_draws_several_batches_as_one_shot_renderers_do(monkeypatch):
+    """``ChartBatches``: the batches rendered one after the other by one renderer process
+    (the report's own charts, then its sections') are the bytes ``render_charts`` gives;
+    a renderer that dies makes that batch and every later one a ChartRenderError that
+    says why."""
+    from bbt_widget.outputs import export
+
+    spec = {
+        "mark": "bar",
+        "data": {"values": [{"a": "x", "b": 1}, {"a": "y", "b": 3}]},
+        "encoding": {"x": {"field": "a", "type": "nominal"}, "y": {"field": "b"}},
+    }
+    other = {**spec, "mark": "point"}
+    batches = export.ChartBatches()
+    first = batches.render([spec], ["svg"])
+    second = batches.render([other, spec], ["svg", "svg"])
+    batches.close()
+    assert first == export.render_charts([spec], ["svg"])
+    assert second == export.render_charts([other, spec], ["svg", "svg"])
+    with pytest.raises(export.ChartRenderError, match="closed"):
+        batches.render([spec], ["svg"])
+
+    def dying() -> subprocess.Popen:
+        code = "import sys; sys.stdin.readline(); sys.exit('vl-convert: no V8 today')"
+        return subprocess.Popen(
+            [sys.executable, "-c", code],
+            stdin=subprocess.PIPE,
+            stdout=subprocess.PIPE,
+            stderr=subprocess.PIPE,
+            text=True,
+        )
+
+    monkeypatch.setattr(export, "_take_renderer", dying)
+    broken = export.ChartBatches()
+    for _ in range(2):
+        with pytest.raises(export.ChartRenderError, match="no V8 today"):
+            broken.render([spec], ["svg"])
+
+
+def test_the_report_command_turns_spare_workers_off_while_it_runs_only(tmp_path, base, monkeypatch):
+    """The command leaves no spare Stan worker after its fits, and gives the setting back:
+    fits that follow ``cli.main`` in the same Python process keep theirs."""
+    import bbt_widget as bbt
+
+    results = tmp_path / "base.csv"
+    base.to_csv(results, index=False)
+    seen = []
+
+    def fit(*args, **kwargs):
+        seen.append(engines.get("pystan").spare_workers)
+        raise engines.EngineError("stop here")
+
+    monkeypatch.setattr(bbt, "fit", fit)
+    args = ["report", str(results), "-o", str(tmp_path / "r.md"), "-q", "--dataset", "db"]
+    assert cli.main(args) == cli.EXIT_ENGINE
+    assert seen == [False]
+    assert engines.get("pystan").spare_workers is True
+    assert engines.spare_workers(True) is True
+
+
+@pytest.mark.parametrize(
+    "extra, output, expected",
+    [
+        ([], "r.html", ("bbt", "plackett_luce")),
+        ([], "r.md", ("bbt",)),
+        (["--with", "none"], "r.html", ("bbt",)),
+        (
+            ["--with", "hierarchical,plackett-luce", "--rho", "0.25"],
+            "r.tex",
+            ("bbt", "plackett_luce"),
+        ),
+        (["--ties", "davidson"], "r.HTML", ("davidson", "plackett_luce")),
+    ],
+)
+def test_the_workers_started_first_are_those_of_the_likely_models(extra, output, expected):
+    """Before the data are read, the command starts the workers of the models it will most
+    likely sample: BBT's, and Plackett-Luce's when ``--with`` names it or by default in
+    HTML (the hierarchical t-test's model only once the data say it runs)."""
+    from bbt_widget.cli_commands.report import likely_methods, stan_models
+
+    args = cli._parser().parse_args(["report", "r.csv", "-o", output, *extra])
+    models = stan_models(args, likely_methods(args, Path(output)))
+    assert models == expected

@@ -89,3 +89,23 @@ def test_stan_data_reproduce_the_plackett_luce_log_likelihood(pmlb16):
         data["set_weight"], np.log(np.array(data["sets"]) @ theta)
     )
     assert reduced == pytest.approx(direct, rel=1e-12)
+
+
+def test_simulated_places_and_their_counts_match_a_direct_count():
+    """The places of the simulated rankings are the inverse of their sort order (absent
+    algorithms last), and the counts per (draw, algorithm, place) are those of counting
+    every ranking, with or without a mask of the entries counted."""
+    from bbt_widget.baselines._plackett_luce import _place_counts, _simulated_positions
+
+    rng = np.random.default_rng(5)
+    theta = rng.dirichlet(np.ones(6), size=7)
+    present = rng.random((40, 6)) > 0.3
+    pos = _simulated_positions(theta, 40, np.random.default_rng(1), present)
+    order = np.argsort(pos, axis=2)
+    assert (np.take_along_axis(pos, order, axis=2) == np.arange(6)).all()  # a permutation
+    last = present.sum(axis=1)  # the present algorithms take the first places
+    assert all((pos[:, s][:, present[s]] < last[s]).all() for s in range(40))
+    direct = np.stack([(pos == p).sum(axis=1) for p in range(6)], axis=2)
+    np.testing.assert_array_equal(_place_counts(pos), direct)
+    masked = np.stack([((pos == p) & present[None]).sum(axis=1) for p in range(6)], axis=2)
+    np.testing.assert_array_equal(_place_counts(pos, present), masked)

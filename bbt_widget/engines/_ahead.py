@@ -1,0 +1,101 @@
+"""Fits started ahead of the call that needs them (:func:`bbt_widget.engines.sample_ahead`).
+
+A caller that knows a fit will be asked for later (the report's Plackett-Luce fit, while the
+BBT fit runs) starts it now in a thread; the chains run in the engine's own processes, so
+they use the cores the caller's Python does not. The later :func:`~bbt_widget.engines.sample`
+call with the same model, data, engine and settings takes the started fit's draws instead of
+sampling again: the same request to the same engine, with the same seed, draws the same.
+
+Each started fit is taken at most once; one never asked for runs to its end in its daemon
+thread (or is stopped with the engine's processes when the interpreter exits).
+"""
+
+from __future__ import annotations
+
+import dataclasses
+import json
+import math
+import threading
+from collections.abc import Callable
+from concurrent.futures import Future
+from concurrent.futures import TimeoutError as FutureTimeout
+from typing import Any
+
+from .base import Draws, FitCancelled, ProgressCallback, SamplerSettings
+
+
+@dataclasses.dataclass
+class _Started:
+    """A fit running in its thread: its draws to come and the share of it done so far."""
+
+    future: Future[Draws]
+    fraction: float = 0.0
+
+
+_lock = threading.Lock()
+_started: dict[str, _Started] = {}
+
+
+def request_key(
+    model: str, stan_data: dict[str, Any], engine: str, settings: SamplerSettings
+) -> str:
+    """What makes two requests the same fit: the model, its data as Stan reads them, the
+    engine and the sampler settings (the seed among them), as canonical JSON."""
+
+    def plain(value: Any) -> Any:
+        if hasattr(value, "tolist"):  # numpy arrays and scalars
+            return value.tolist()
+        raise TypeError(f"not JSON: {type(value).__name__}")
+
+    what = [model, engine, dataclasses.asdict(settings), stan_data]
+    return json.dumps(what, sort_keys=True, default=plain)
+
+
+def start(key: str, run: Callable[[ProgressCallback], Draws]) -> None:
+    """Run ``run(progress)`` in a daemon thread, its draws kept under ``key`` for
+    :func:`take` (a fit already started under that key is left as it is)."""
+    with _lock:
+        if key in _started:
+            return
+        started = _started[key] = _Started(Future())
+
+    def progress(stage: str, fraction: float) -> None:
+        if stage == "sampling" and not math.isnan(fraction):
+            started.fraction = fraction
+
+    def target() -> None:
+        if not started.future.set_running_or_notify_cancel():
+            return
+        try:
+            started.future.set_result(run(progress))
+        except BaseException as err:  # handed to the caller that takes the fit
+            started.future.set_exception(err)
+
+    threading.Thread(target=target, name="bbt-widget-ahead", daemon=True).start()
+
+
+def take(
+    key: Callable[[], str], progress: ProgressCallback | None, cancel: threading.Event | None
+) -> Draws | None:
+    """The draws of the fit started under the key ``key()`` (made only when some fit was
+    started), once it ends (its error raised here), or None when none was started. While
+    waiting, ``progress`` gets ``("sampling", f)`` from this thread; ``cancel`` stops the
+    wait (the started fit runs on, unused)."""
+    with _lock:
+        started = _started.pop(key(), None) if _started else None
+    if started is None:
+        return None
+    shown = -1.0
+    while True:
+        if cancel is not None and cancel.is_set():
+            raise FitCancelled("sampling cancelled")
+        if progress is not None and started.fraction != shown:
+            shown = started.fraction
+            progress("sampling", shown)
+        try:
+            draws = started.future.result(timeout=0.1)
+        except FutureTimeout:
+            continue
+        if progress is not None:
+            progress("sampling", 1.0)
+        return draws

@@ -1,0 +1,161 @@
+"""What the report runs beside its BBT fit and what a one-shot command leaves out: a fit
+started ahead (``engines.sample_ahead``) gives the draws a plain ``sample`` call gives and is
+taken once; the report starts its Plackett-Luce sampling before the BBT fit and takes it
+afterwards; without spare workers (``engines.spare_workers(False)``, as ``bbt-widget
+report`` sets) a fit's end starts no worker process."""
+
+from __future__ import annotations
+
+import json
+import os
+import subprocess
+import sys
+from pathlib import Path
+
+import numpy as np
+import pytest
+
+import bbt_widget as bbt
+from bbt_widget import engines
+from bbt_widget.engines import _ahead
+
+REPO = Path(__file__).resolve().parents[2]
+_SHORT = {"chains": 2, "iter_warmup": 200, "iter_sampling": 200}
+_DATA = {"n_alg": 3, "i1": [1, 1, 2], "i2": [2, 3, 3], "win1": [7, 2, 11], "win2": [14, 19, 10]}
+
+
+def test_a_fit_started_ahead_draws_what_sample_draws_and_is_taken_once(monkeypatch):
+    direct = engines.sample("bbt", _DATA, seed=7, **_SHORT)
+    starts = []
+    start = _ahead.start
+    monkeypatch.setattr(_ahead, "start", lambda key, run: starts.append(key) or start(key, run))
+    engines.sample_ahead("bbt", _DATA, seed=7, **_SHORT)
+    assert len(starts) == 1 and starts[0] in _ahead._started
+    seen = []
+    taken = engines.sample("bbt", _DATA, seed=7, progress=lambda *a: seen.append(a), **_SHORT)
+    assert not _ahead._started  # taken, and only once
+    np.testing.assert_array_equal(taken.params["beta"], direct.params["beta"])
+    assert seen[-1] == ("sampling", 1.0)
+    # another seed is another fit: not taken from one started ahead
+    engines.sample_ahead("bbt", _DATA, seed=8, **_SHORT)
+    other = engines.sample("bbt", _DATA, seed=9, **_SHORT)
+    assert len(_ahead._started) == 1
+    assert not np.array_equal(other.params["beta"], direct.params["beta"])
+    assert engines.sample("bbt", _DATA, seed=8, **_SHORT).info["seed"] == 8
+    assert not _ahead._started
+
+
+def test_a_fit_started_ahead_hands_its_error_to_the_call_that_takes_it(monkeypatch):
+    pystan = engines.get("pystan")
+
+    def fail(*args, **kwargs):
+        raise engines.EngineError("no chains today")
+
+    monkeypatch.setattr(pystan, "sample", fail)
+    engines.sample_ahead("bbt", _DATA, engine="pystan", seed=3, **_SHORT)
+    with pytest.raises(engines.EngineError, match="no chains today"):
+        engines.sample("bbt", _DATA, engine="pystan", seed=3, **_SHORT)
+    assert not _ahead._started
+
+
+def test_report_starts_plackett_luce_before_the_fit_and_takes_its_draws(
+    base, tmp_path, monkeypatch
+):
+    """``bbt.report.write`` on data starts the Plackett-Luce sampling before the BBT fit
+    (so that their chains share the cores), with the warm-up the report gives it, and the
+    section's fit takes those draws: nothing started is left over."""
+    order = []
+    ahead = engines.sample_ahead
+    fit = bbt.fit
+
+    def spy_ahead(model, data, **kwargs):
+        order.append((model, kwargs["iter_warmup"], kwargs["seed"]))
+        return ahead(model, data, **kwargs)
+
+    def spy_fit(*args, **kwargs):
+        order.append("fit")
+        return fit(*args, **kwargs)
+
+    monkeypatch.setattr(engines, "sample_ahead", spy_ahead)
+    monkeypatch.setattr("bbt_widget.core.fitting.fit", spy_fit)
+    out = bbt.report.write(
+        base, tmp_path / "r.md", dataset="db", seed=4, methods="plackett-luce", chains=2
+    )
+    assert order == [("plackett_luce", 250, 4), "fit"]
+    assert not _ahead._started
+    assert "## Ranking models" in out.read_text()
+
+
+def test_without_spare_workers_a_fit_starts_no_worker(tmp_path):
+    """By default a fit's end starts an idle worker for the next fit; with
+    ``spare_workers(False)`` none (the command exits after its fits)."""
+    if "pystan" not in engines.available_engines():
+        pytest.skip("PyStan is not available here")
+    code = (
+        "import json, sys, time\n"
+        "from bbt_widget import engines\n"
+        "engines.spare_workers(sys.argv[1] == 'on')\n"
+        f"data = {_DATA!r}\n"
+        "engines.sample('bbt', data, engine='pystan', seed=1, chains=2, iter_warmup=100,\n"
+        "               iter_sampling=100)\n"
+        "time.sleep(1.0)  # after the top-up delay\n"
+        "print(json.dumps(len(engines.get('pystan').idle_workers())))\n"
+    )
+
+    def idle(switch: str) -> int:
+        out = subprocess.run(
+            [sys.executable, "-c", code, switch],
+            capture_output=True,
+            text=True,
+            timeout=600,
+            cwd=REPO,
+            env=dict(os.environ),
+        )
+        assert out.returncode == 0, out.stderr
+        return json.loads(out.stdout.strip().splitlines()[-1])
+
+    assert idle("on") >= 1
+    assert idle("off") == 0
+
+
+def _body(path: Path) -> str:
+    return path.read_text().split("## Provenance", 1)[0]
+
+
+def test_charts_rendered_ahead_give_the_same_report(base, tmp_path):
+    """A report whose own charts were built and rendered ahead (``start_charts``, while
+    its sections were still to come) is the report written without them: same text, same
+    figures, the sections' charts rendered after them in the same renderer; charts drawn
+    ahead for other options are drawn anew."""
+    from bbt_widget.outputs import report_sections as rs
+    from bbt_widget.outputs.report_render import start_charts, write_report
+
+    res = bbt.fit(base, dataset="db", seed=2, chains=2)
+    pl = bbt.ranking_model(base, dataset="db", seed=2, **_SHORT)
+    for name in "abc":
+        (tmp_path / name).mkdir()
+    sections = [rs.ranking_model_section(pl, res, interpretation="weak")]
+    plain = write_report(res, tmp_path / "a" / "r.md", sections=sections, highlight="lda")
+    ahead = start_charts(res, tmp_path / "b" / "r.md", highlight="lda")
+    early = write_report(
+        res, tmp_path / "b" / "r.md", sections=sections, highlight="lda", charts_ahead=ahead
+    )
+    other = start_charts(res, tmp_path / "c" / "r.md", hdi=0.9)  # not the report's options
+    late = write_report(
+        res, tmp_path / "c" / "r.md", sections=sections, highlight="lda", charts_ahead=other
+    )
+    for written in (early, late):
+        assert _body(written) == _body(plain)
+        figures = sorted((written.parent / "r_md_figures").iterdir())
+        assert [f.name for f in figures] == [
+            f.name for f in sorted((plain.parent / "r_md_figures").iterdir())
+        ]
+        for f in figures:
+            assert f.read_bytes() == (plain.parent / "r_md_figures" / f.name).read_bytes()
+    assert {"bbt_vs_pl.svg", "top_k.svg", "ranking.svg"} <= {f.name for f in figures}
+    # the report renders its charts without checking them against the Vega-Lite schema:
+    # here they are (to_dict raises on a spec the schema refuses)
+    built = dict(ahead.built) | {n: chart for n, (chart, _) in sections[0].charts.items()}
+    assert len(built) == 9
+    for name, chart in built.items():
+        assert chart.to_dict(validate=True) == chart.to_dict(validate=False), name
