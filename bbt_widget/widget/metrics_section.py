@@ -289,8 +289,9 @@ class MetricsSection:
         the view says so rather than "still fitting"."""
         if not self.choice.metrics or not self.keys:
             return
-        self.runner.cancel()  # a fit of the old settings is no news any more (none is asked)
-        self._stalled, self._progress = True, ""
+        # a background fit still running is one of the settings shown (a change of settings
+        # stopped the others): it ends and is shown; no further one is asked for
+        self._stalled = True
         self.w.dominance_text = self.text()
 
     def resume(self) -> None:

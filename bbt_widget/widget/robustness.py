@@ -67,8 +67,9 @@ class RobustnessSection:
         self._sweep_options: dict[str, Any] = {}
         self.sweep_options = sweep_options
         self._sweep: SweepResult | None = None
-        #: How long the sweep shown took ("in 12 s" or "cached"), for its summary line.
-        self._sweep_when = ""
+        #: How long the sweep shown took ("in 12 s" or "cached") and the score column it
+        #: read, for its summary line.
+        self._sweep_when, self._sweep_score = "", ""
         self.sweep_runner: FitRunner[SweepResult] = FitRunner(
             self._run_sweep,
             self._on_sweep_event,
@@ -199,6 +200,7 @@ class RobustnessSection:
             with self.w.hold_sync():
                 self._sweep = sweep
                 self._sweep_when = "cached" if event.cached else f"in {event.seconds:.0f} s"
+                self._sweep_score = str(dict(event.key).get("score"))  # type: ignore[arg-type]
                 if not self.w.robustness_spec:
                     self.w.robustness_spec = charts.robustness_spec()
                 self.w.sweep_status, self.w.sweep_progress = "done", 1.0
@@ -224,7 +226,14 @@ class RobustnessSection:
                 if group is None
                 else f" in group {isolate(group)} (group model)"
             )
-        return text + (f"; {sweep.n_failed} fits failed" if sweep.n_failed else "")
+        text += f"; {sweep.n_failed} fits failed" if sweep.n_failed else ""
+        shown = str(self.w._data_kwargs["score"])
+        if self.w.metrics and self._sweep_score != shown:  # several metrics: another one's
+            text += (
+                f"; this is the sweep of {isolate(self._sweep_score)}: run it again for "
+                f"{isolate(shown)}"
+            )
+        return text
 
     def _sweep_group(self, sweep: SweepResult) -> str | None:
         """The group whose decisions the flips chart shows (None: the pooled abilities')."""
