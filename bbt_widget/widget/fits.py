@@ -87,6 +87,7 @@ class FitRequests:
             self.drop_preview()
             w.status, w.progress, w.error = "done", 1.0, ""
             w.status_text = "done (no change)"
+            w._metrics.resume()  # after a failed fit: the other metrics of this fit follow
             return
         if w._previews and self.runner.cached(key) is None and not self.runner.is_fitting(key):
             self.preview_runner.submit(key, preview_settings(settings))
@@ -243,6 +244,7 @@ class FitRequests:
             else:
                 w.status_text = "fit failed (charts show the last good fit)"
                 w.error = f"Fit failed: {error_text(event.error)}"
+            w._metrics.on_fit_failed()  # the other metrics wait for settings that fit
 
     def show_result(self, key: Hashable, fitted: Fitted | None) -> None:
         w = self.w

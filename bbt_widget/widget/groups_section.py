@@ -130,6 +130,12 @@ class GroupsSection:
             check_group_request(self.spec, ties, self._data)
 
     @property
+    def data(self) -> pd.DataFrame | None:
+        """The widget's copy of the caller's results, group column included, for the group
+        model's fits and sweeps (``None`` without groups)."""
+        return self._data
+
+    @property
     def fit_keywords(self) -> dict[str, Any]:
         """What the widget's ``fit_settings`` add: ``group`` ({} without groups)."""
         return {} if self.spec is None else {"group": self.spec}

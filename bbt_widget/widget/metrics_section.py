@@ -158,6 +158,9 @@ class MetricsSection:
         self.fits: dict[Hashable, Fitted] = {}
         self.errors: dict[Hashable, str] = {}
         self._progress = ""
+        #: Whether the fit of newer settings failed: the metrics of the settings shown that
+        #: are not fitted yet will not be (the other metrics follow a fit that is shown).
+        self._stalled = False
         self._switching = False
         # the background fits of the other metrics, one at a time (nothing cached here: the
         # fits are kept above and handed to the widget's fit cache)
@@ -242,6 +245,7 @@ class MetricsSection:
             return  # invalid settings start no fit (the widget says why): nothing changes
         if keys != self.keys and not any(self.runner.is_fitting(k) for k in keys.values()):
             self.runner.cancel()
+            self._progress = ""  # the cancelled fit's progress is no news any more
 
     # --- the fits
 
@@ -267,6 +271,7 @@ class MetricsSection:
             # widget says why): the other metrics wait for the next valid settings
             settings, keys = {}, {}
         self._settings, self.keys = settings, {**keys, self.current: key}
+        self._stalled = False
         shown = set(self.keys.values())
         self.fits = {k: f for k, f in self.fits.items() if k in shown}
         self.errors = {k: e for k, e in self.errors.items() if k in shown}
@@ -275,6 +280,26 @@ class MetricsSection:
             hit = self.w._runner.cached(k)
             if hit is not None:
                 self.fits[k] = hit
+        self.schedule()
+        self.refresh()
+
+    def on_fit_failed(self) -> None:
+        """The widget's fit of new settings failed (the charts keep the last good fit): the
+        metrics of the settings shown that are not fitted yet wait for settings that fit, and
+        the view says so rather than "still fitting"."""
+        if not self.choice.metrics or not self.keys:
+            return
+        # a background fit still running is one of the settings shown (a change of settings
+        # stopped the others): it ends and is shown; no further one is asked for
+        self._stalled = True
+        self.w.dominance_text = self.text()
+
+    def resume(self) -> None:
+        """The controls are back at the settings shown after a failed fit: fit their other
+        metrics (as when the fit was shown), and say so."""
+        if not self._stalled:
+            return
+        self._stalled = False
         self.schedule()
         self.refresh()
 
@@ -357,8 +382,16 @@ class MetricsSection:
                 if fitted
                 else ""
             )
-            now = f" ({self._progress})" if self._progress else ""
-            lines.append(f"still fitting: {', '.join(map(isolate, pending))}{now}{so_far}")
+            names = ", ".join(map(isolate, pending))
+            if self._stalled:
+                lines.append(
+                    f"not fitted: {names} (the fit of the new settings failed, see the error; "
+                    f"the dominance below is over {', '.join(map(isolate, fitted))} under the "
+                    "settings shown)"
+                )
+            else:
+                now = f" ({self._progress})" if self._progress else ""
+                lines.append(f"still fitting: {names}{now}{so_far}")
         for m, k in self.keys.items():
             if k in self.errors:
                 lines.append(f"fit failed for {isolate(m)}: {self.errors[k]}")

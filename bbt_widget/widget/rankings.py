@@ -4,6 +4,12 @@ drawn against the BBT fit (each once per data settings, in the background, when
 influence chart for the highlighted pair, beside that pair's Bayesian signed-rank test in the
 probability simplex.
 
+With data sets in groups (``BBTWidget(data, group=...)``) both views pool the data sets of
+every group, as they would without groups: Plackett-Luce and Mallows have no groups and are
+drawn against the group model's pooled abilities (whatever group the selector shows), the
+t-test reads the clicked data set alone and the signed-rank test every data set. Each view says
+so beside its chart (:data:`GROUP_RANKING_NOTE`, :data:`GROUP_TTEST_NOTE`).
+
 :class:`RankingSection` is one of the section objects :class:`~bbt_widget.widget.app.BBTWidget`
 composes: it owns the ranking-model and t-test runners and the ranking-model fits, and sets the
 widget's ranking-model and t-test traits.
@@ -27,7 +33,18 @@ if TYPE_CHECKING:  # imports Altair, which the first charts must not wait for
     from ..baselines._mallows import MallowsResult
     from ..baselines._plackett_luce import RankingModelResult
 
-__all__ = ["RankingSection"]
+__all__ = ["GROUP_RANKING_NOTE", "GROUP_TTEST_NOTE", "RankingSection"]
+
+#: Beside the ranking-model chart of a grouped widget ({model}: Plackett-Luce or Mallows).
+GROUP_RANKING_NOTE = (
+    "{model} pools all data sets (it ignores the groups) and is drawn against the group "
+    "model's pooled abilities, whatever group is chosen"
+)
+#: Beside the t-test of a grouped widget.
+GROUP_TTEST_NOTE = (
+    "The correlated t-test reads this data set's folds alone; the signed-rank test pools all "
+    "data sets (it ignores the groups)."
+)
 
 
 class RankingSection:
@@ -145,7 +162,8 @@ class RankingSection:
         elif event.kind == "done" and event.result is not None:
             if key[1] == self.w._result_key:
                 self.w.ranking_model_spec = event.result
-            self.w.ranking_model_text = ""
+            grouped = self.w._groups.active
+            self.w.ranking_model_text = GROUP_RANKING_NOTE.format(model=label) if grouped else ""
         elif event.kind == "error":
             self.w.ranking_model_text = f"{label} unavailable: {error_text(event.error)}"
 
@@ -194,7 +212,8 @@ class RankingSection:
 
     def _on_ttest_event(self, event: FitEvent[dict[str, Any]]) -> None:
         if event.kind == "done" and event.result is not None:
-            self.w.ttest_spec, self.w.ttest_text = event.result, ""
+            note = GROUP_TTEST_NOTE if self.w._groups.active else ""
+            self.w.ttest_spec, self.w.ttest_text = event.result, note
         elif event.kind == "error":
             self.w.ttest_spec = {}
             self.w.ttest_text = f"No correlated t-test here: {error_text(event.error)}"

@@ -9,6 +9,7 @@ import pandas as pd
 import pytest
 
 import bbt_widget as bbt
+from bbt_widget.lab.batch import spawn_seeds
 from bbt_widget.widget.app import BBTWidget
 
 pytestmark = pytest.mark.stan
@@ -80,5 +81,26 @@ def test_a_two_metric_widget_shows_what_compare_metrics_gives() -> None:
         assert w.result is shown.results["time"]
         assert w.summary is not None
         pd.testing.assert_frame_equal(w.summary, compared.results["time"].summary())
+        # the robustness views of "time" (not the first metric): its column, its direction
+        # and the seed compare_metrics gives it
+        sweep_run = {"grid": {"ties": ["spread", "add"]}, "chains": 2, "iter_sampling": 200}
+        w.sweep_options = {**w.sweep_options, **sweep_run}
+        w.run_sweep()
+        assert w.wait_background(TIMEOUT) and w.sweep_status == "done", w.sweep_text
+        seed = spawn_seeds(OPTIONS["seed"], 2)[1]
+        assert w.sweep_options["seed"] == seed
+        run = {**OPTIONS, **sweep_run, "seed": seed}
+        direct = bbt.sweep(data, score="time", lower_is_better=True, **run)
+        pd.testing.assert_frame_equal(w.sweep.frame, direct.frame)
+        assert "this is the sweep of" not in w.sweep_text
+        keys = w.view_data["intervals"]["key"]
+        w.selected_pair = keys[0]
+        assert w.wait_background(TIMEOUT) and w.influence is not None, w.influence_text
+        expected = bbt.influence(compared.results["time"], interpretation="weak")
+        pd.testing.assert_frame_equal(w.influence.table, expected.table)
+        # back to acc: the sweep shown says it is of time
+        w.metric = "acc"
+        assert w.wait(TIMEOUT)
+        assert "this is the sweep of time: run it again for acc" in w.sweep_text
     finally:
         w.close()

@@ -465,3 +465,180 @@ def test_a_grouped_widget_shows_what_fit_with_group_gives() -> None:
         assert w.summary_spec  # the ranking view of group B was drawn
     finally:
         w.close()
+
+
+# ---------------------------------------------------------------------------- the other views
+
+
+def test_the_sweep_of_a_grouped_widget_sweeps_the_group_model(grouped: BBTWidget) -> None:
+    """The robustness sweep gets ``group=`` (it swept the model without groups, on the data
+    without the group column) and a default grid without Davidson ties."""
+    w = grouped
+    sent: list[dict] = []
+    w._sweep_runner.submit = lambda key, options: sent.append(options)  # no fits here
+    w.run_sweep()
+    assert sent[0]["group"] == "family"
+    assert sent[0]["grid"]["ties"] == ["spread", "add", "forget"]
+    # a mapping travels as given, for bbt.sweep(group=mapping) to read
+    data = results()
+    mapping = dict(zip(data["db"], data["family"]))
+    w2 = BBTWidget(
+        data.drop(columns="family"), dataset="db", fold="fold", group=mapping, autostart=False
+    )
+    try:
+        w2._sweep_runner.submit = lambda key, options: sent.append(options)
+        w2.run_sweep()
+        assert sent[1]["group"] == mapping
+    finally:
+        w2.close()
+
+
+def test_the_influence_of_a_grouped_widget_is_not_started_and_says_why(
+    grouped: BBTWidget,
+) -> None:
+    """``bbt.influence`` refuses the group model: the widget says so beside the kept views and
+    starts no influence computation (it started one, which failed with the core's error)."""
+    w = grouped
+    result = hand_made()
+    show(w, result)
+    before = w.view_data
+    w.selected_pair = charts.pair_key("X", "Y")
+    assert w.influence_text.startswith("influence is not computed for the group model: ")
+    assert "without group=" in w.influence_text
+    assert w._influence_runner.stats.get("started", 0) == 0 and not w._influence_runner.busy
+    said = w.influence_text
+    assert w.wait_background(60)
+    assert w.influence_text == said and w.influence is None
+    shown = pd.DataFrame(w.influence_data)
+    assert list(shown["note"]) == ["influence is not computed for the group model"]
+    # the decisions stay as they were, with no error
+    assert w.view_data is before and w.error == "" and w.message == ""
+    # the core refuses it, as the note says
+    with pytest.raises(ValueError, match="influence does not follow the group model"):
+        bbt.influence(result)
+
+
+def test_the_ranking_model_and_ttest_of_a_grouped_widget_say_they_pool_the_groups() -> None:
+    """Mallows (and Plackett-Luce) and the correlated t-test have no groups: they run on all
+    data sets pooled, and their views say so."""
+    import altair as alt
+
+    from bbt_widget.baselines import bayesian_signed_rank, correlated_ttest
+    from bbt_widget.widget.controls import TTEST_ROPE
+
+    data = results()
+    w = BBTWidget(
+        data,
+        dataset="db",
+        fold="fold",
+        group="family",
+        autostart=False,
+        rho=0.5,
+        seed=5,
+        chains=2,
+        iter_warmup=500,
+        iter_sampling=500,
+    )
+    try:
+        show(w, hand_made())
+        w.selected_group = "A"
+        w.ranking_model = "mallows"
+        assert w.wait_background(300), w.ranking_model_text
+        assert w.ranking_model_text.startswith(
+            "Mallows pools all data sets (it ignores the groups)"
+        )
+        assert w.ranking_model_spec and w.mallows is not None
+        # fitted to every data set's ranking: the same as Mallows on the results pooled
+        expected = bbt.ranking_model(
+            data.drop(columns="family"),
+            dataset="db",
+            fold="fold",
+            model="mallows",
+            chains=2,
+            iter_warmup=500,
+            iter_sampling=500,
+            seed=5,
+        )
+        pd.testing.assert_frame_equal(w.mallows.ranking, expected.ranking)
+
+        w.selected_pair = charts.pair_key("X", "Y")
+        w.clicked_dataset = "A-0"
+        assert w.wait_background(120), w.ttest_text
+        assert "the signed-rank test pools all data sets (it ignores the groups)" in w.ttest_text
+        assert w.ttest_spec
+        # this data set's t-test and the signed-rank test of every data set, groups ignored
+        pooled = data.drop(columns="family")
+        layout = {"dataset": "db", "fold": "fold", "a": "X", "b": "Y", "rope": TTEST_ROPE}
+        test = correlated_ttest(pooled, **layout, on="A-0", rho=0.5)
+        bsr = bayesian_signed_rank(pooled, **layout, seed=5)
+        expected = alt.hconcat(test.chart("A-0"), bsr.simplex(), spacing=30).to_dict(validate=False)
+        expected.pop("$schema", None)
+        assert w.ttest_spec == expected
+    finally:
+        w.close()
+
+
+def test_several_metrics_with_groups_are_refused_before_anything_is_shown() -> None:
+    data = results()
+    long = data.melt(id_vars=["db", "family", "fold"], value_vars=["X", "Y", "Z"], var_name="alg")
+    long = long.assign(acc=long["value"], f1=-long["value"]).drop(columns="value")
+    opened = len(app._OPEN)
+    with pytest.raises(ValueError, match=r"group=\) for one score; .*bbt.compare_metrics"):
+        BBTWidget(
+            long, dataset="db", algorithm="alg", fold="fold", score=["acc", "f1"], group="family"
+        )
+    assert len(app._OPEN) == opened  # refused before it opened: no fit, no runner
+
+
+@pytest.mark.stan
+def test_a_grouped_sweep_shows_pooled_flips_and_the_chosen_groups() -> None:
+    """A real sweep of the group model through the widget: the flips chart is the pooled
+    abilities' decisions, and the chosen group's (``GroupedSweepResult.group_table``) when
+    the group selector names one; the summary line says whose."""
+    from bbt_widget.lab.sweep_groups import GroupedSweepResult
+
+    data = results(n=5, seed=2)
+    w = BBTWidget(
+        data,
+        dataset="db",
+        fold="fold",
+        group="family",
+        autostart=False,
+        sweep_options={
+            "grid": {"ties": ["spread", "add"]},
+            "chains": 2,
+            "iter_warmup": 200,
+            "iter_sampling": 200,
+            "seed": 3,
+        },
+    )
+    try:
+        show(w, hand_made())
+        w.run_sweep()
+        assert w.wait_background(FIT_TIMEOUT), w.sweep_text
+        assert w.sweep_status == "done", w.sweep_text
+        sweep = w.sweep
+        assert isinstance(sweep, GroupedSweepResult) and sweep.groups == ["A", "B"]
+        assert sweep.n_failed == 0
+        labels = list(sweep.setting_labels())
+        rope, hdi = (w.rope_low, w.rope_high), w.hdi
+        pooled = charts.flips_frame(sweep.table(rope=rope, hdi=hdi), labels, "weak")
+        pd.testing.assert_frame_equal(pd.DataFrame(w.sweep_data), pooled, check_dtype=False)
+        assert "(group model, pooled abilities)" in w.sweep_text
+        # the same as bbt.sweep(group=) on the caller's data and the same options
+        direct = bbt.sweep(data, dataset="db", fold="fold", group="family", **w.sweep_options)
+        pd.testing.assert_frame_equal(direct.group_frame, sweep.group_frame)
+
+        w.selected_group = "A"
+        rows = sweep.group_table(rope=rope, hdi=hdi)
+        in_a = rows[rows["group"] == "A"].drop(columns="group").reset_index(drop=True)
+        expected = charts.flips_frame(in_a, labels, "weak")
+        pd.testing.assert_frame_equal(pd.DataFrame(w.sweep_data), expected, check_dtype=False)
+        assert "in group A (group model)" in w.sweep_text
+        flipped = set(sweep.group_flips("weak").query("group == 'A'")["pair"])
+        shown = pd.DataFrame(w.sweep_data)
+        assert set(shown.loc[shown["flips"], "label"].str.replace("\u200b", "")) == flipped
+        w.selected_group = None
+        pd.testing.assert_frame_equal(pd.DataFrame(w.sweep_data), pooled, check_dtype=False)
+    finally:
+        w.close()

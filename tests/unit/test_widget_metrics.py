@@ -338,3 +338,83 @@ def test_a_fit_landing_after_the_controls_turned_invalid_is_still_shown(
     w._fits.on_fit_event(FitEvent("done", 1, key, result=fits["acc"], cached=True))
     assert w.status == "done" and w.error == "" and w.result is fits["acc"].result
     assert w._metrics.keys == {"acc": key}
+
+
+def test_a_failed_fit_of_new_settings_stops_saying_still_fitting(
+    w: BBTWidget, fits: dict[str, Fitted], monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """The other metrics of the settings shown were "still fitting" for good once a fit of
+    new settings failed: their background fit was stopped and none follows a failed fit."""
+    section = w._metrics
+    release = threading.Event()
+    started = threading.Event()
+
+    def fit(metric: str, progress: Any = None, cancel: Any = None, **settings: Any) -> Fitted:
+        started.set()
+        progress("sampling", 0.4)
+        release.wait(10)
+        return fits[metric]
+
+    section.runner.close()
+    section.runner = FitRunner(fit, section._on_event)
+    _show(w, fits, ["acc"])  # f1 is being fitted in the background
+    assert started.wait(10)
+    section.runner.drain()
+    assert w.dominance_text.startswith("still fitting: f1, time (f1: sampling 40%)")
+    monkeypatch.setattr(w._runner, "submit", lambda key, settings: 0)  # no Stan fit here
+    w.ties = "add"  # new settings: the background fit of the old ones stops
+    key = fit_keys(w.fit_settings)[0]
+    assert w._requested_key == key != w._result_key
+    # the fit of the new settings fails, as the runner would report it
+    w._fits.on_fit_event(FitEvent("error", 1, key, error=RuntimeError("sampler exploded")))
+    release.set()
+    assert w.wait_background(30)
+    assert w.error == "Fit failed: sampler exploded"
+    assert "still fitting" not in w.dominance_text
+    assert w.dominance_text.startswith("not fitted: f1, time (the fit of the new settings failed")
+    assert "the dominance below is over acc under the settings shown" in w.dominance_text
+    assert w.dominance_data["fitted"] == ["acc"] and w.result is fits["acc"].result
+    # back to the settings shown (no fit needed): their other metrics are fitted again
+    section.runner.close()
+    section.runner = FitRunner(lambda metric, **_: fits[metric], section._on_event)
+    w.ties = "spread"
+    assert w.status_text == "done (no change)"
+    assert w.wait_background(30)
+    assert w.dominance_text == "" and w.dominance_data["fitted"] == METRICS
+
+
+def test_the_sweep_and_ranking_views_use_the_metric_shown(
+    w: BBTWidget, refits: list[dict[str, Any]]
+) -> None:
+    """With "time" shown (not the first metric), the sweep, the ranking models and the
+    t-test read its column, its direction and the seed compare_metrics gives it (the sweep
+    kept the first metric's seed)."""
+    seed = spawn_seeds(SEED, 3)[2]
+    w.metric = "time"
+    sent: list[dict[str, Any]] = []
+    w._sweep_runner.submit = lambda key, options: sent.append(options)  # no fits here
+    w.run_sweep()
+    assert sent[0]["score"] == "time" and sent[0]["lower_is_better"] is True
+    assert sent[0]["seed"] == seed == w.sweep_options["seed"] == w.fit_settings["seed"]
+    ranking = w._rankings._pl_settings()
+    assert (ranking["score"], ranking["lower_is_better"], ranking["seed"]) == ("time", True, seed)
+    # sweep options read back and set again keep following the metric shown
+    w.sweep_options = {**w.sweep_options, "chains": 2}
+    w.metric = "f1"
+    assert w.sweep_options["seed"] == spawn_seeds(SEED, 3)[1]
+    assert w.sweep_options["chains"] == 2
+    # a seed of the sweep's own stays, whatever the metric
+    w.sweep_options = {**w.sweep_options, "seed": 11}
+    w.metric = "acc"
+    w.run_sweep()
+    assert sent[-1]["seed"] == 11 and sent[-1]["score"] == "acc"
+
+
+def test_a_sweep_seed_given_at_construction_stays(monkeypatch: pytest.MonkeyPatch) -> None:
+    w = _widget(sweep_options={"seed": 11, "chains": 2})
+    try:
+        monkeypatch.setattr(w, "refit", lambda: None)  # no fit here
+        w.metric = "time"
+        assert w.sweep_options["seed"] == 11 and w.sweep_options["chains"] == 2
+    finally:
+        w.close()
