@@ -3,6 +3,8 @@ adaptive quadrature and closed forms (no Stan)."""
 
 from __future__ import annotations
 
+import itertools
+
 import numpy as np
 import pytest
 from scipy import integrate, special, stats
@@ -57,7 +59,7 @@ def reference(m: Marginal, mu0: float, sigma0: float, nu: float) -> float:
     edges = sorted(marks)
     total = sum(
         integrate.quad(g, lo, hi, epsabs=0, epsrel=1e-11, limit=400)[0]
-        for lo, hi in zip(edges[:-1], edges[1:])
+        for lo, hi in itertools.pairwise(edges)
     )
     return float(np.log(total))
 
@@ -166,12 +168,12 @@ def test_conditional_draws_follow_the_integrand():
         return f_exact(m, x) * stats.t.pdf(x, theta[2], loc=theta[0], scale=theta[1])
 
     edges = [-np.inf, -3, -1, 0, 1, 3, 3.7, 4, 4.3, 6, np.inf]
-    pieces = [integrate.quad(g, a, b, limit=200)[0] for a, b in zip(edges[:-1], edges[1:])]
+    pieces = [integrate.quad(g, a, b, limit=200)[0] for a, b in itertools.pairwise(edges)]
     total = sum(pieces)
     mean = (
         sum(
             integrate.quad(lambda x: x * g(x), a, b, limit=200)[0]
-            for a, b in zip(edges[:-1], edges[1:])
+            for a, b in itertools.pairwise(edges)
         )
         / total
     )
