@@ -141,7 +141,8 @@ def sample(
         for i in range(0, len(flat[0]), _BATCH):
             if cancel is not None and cancel.is_set():
                 raise FitCancelled("the hierarchical test was cancelled")
-            mu, sigma = conditional_draws(m, *(p[i : i + _BATCH] for p in flat), rng)
+            part = slice(i, i + _BATCH)
+            mu, sigma = conditional_draws(m, flat[0][part], flat[1][part], flat[2][part], rng)
             mus.append(mu)
             sigmas.append(sigma)
             done[0] += len(mu)
