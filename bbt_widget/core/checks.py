@@ -49,6 +49,8 @@ class Diagnostics:
     min_ebfmi: float
     ok: bool
     messages: list[str] = field(default_factory=list)
+    #: False for draws of a sampler other than NUTS (no divergences, tree depth or energy).
+    nuts: bool = True
 
     def __getitem__(self, key: str) -> Any:
         return getattr(self, key)
@@ -63,9 +65,14 @@ class Diagnostics:
         return "diagnostics FAILED: " + "; ".join(self.messages)
 
     def _numbers(self) -> str:
-        return (
+        chains = (
             f"max R-hat {self.max_rhat:.3f}, min ESS bulk {self.min_ess_bulk:.0f} / tail "
-            f"{self.min_ess_tail:.0f}, {self.divergences} divergences, "
+            f"{self.min_ess_tail:.0f}"
+        )
+        if not self.nuts:
+            return chains
+        return (
+            f"{chains}, {self.divergences} divergences, "
             f"{self.treedepth_saturated} saturated tree depths, min E-BFMI {self.min_ebfmi:.2f}"
         )
 
@@ -182,7 +189,8 @@ def _diagnose(
             f"{saturated} transitions hit the maximum tree depth {depth}: the sampler stopped "
             f"short; raise max_treedepth, e.g. max_treedepth={depth + 2}"
         )
-    if not ebfmi >= EBFMI_MIN:
+    # E-BFMI needs NUTS's energy; other samplers' draws are judged by R-hat and ESS
+    if energy is not None and not ebfmi >= EBFMI_MIN:
         messages.append(f"E-BFMI {ebfmi:.2f} < {EBFMI_MIN}: poor exploration of the energy")
     return Diagnostics(
         max_rhat=rhat,
@@ -193,6 +201,7 @@ def _diagnose(
         min_ebfmi=ebfmi,
         ok=not messages,
         messages=messages,
+        nuts=energy is not None,
     )
 
 
