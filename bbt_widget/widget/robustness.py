@@ -19,8 +19,8 @@ their results, and sets the widget's robustness traits.
 
 from __future__ import annotations
 
-from collections.abc import Hashable, Mapping
-from typing import Any
+from collections.abc import Hashable, Iterable, Mapping
+from typing import Any, cast
 
 from ..core.bidi import isolate
 from ..core.result import BBTResult
@@ -200,7 +200,9 @@ class RobustnessSection:
             with self.w.hold_sync():
                 self._sweep = sweep
                 self._sweep_when = "cached" if event.cached else f"in {event.seconds:.0f} s"
-                self._sweep_score = str(dict(event.key).get("score"))  # type: ignore[arg-type]
+                # a sweep's key is its settings as (name, value) pairs
+                key = dict(cast("Iterable[tuple[str, Any]]", event.key))
+                self._sweep_score = str(key.get("score"))
                 if not self.w.robustness_spec:
                     self.w.robustness_spec = charts.robustness_spec()
                 self.w.sweep_status, self.w.sweep_progress = "done", 1.0
