@@ -35,8 +35,8 @@ _RANKING_MODELS = ("plackett-luce", "mallows")
 SAMPLER_DEFAULTS = {"iter_warmup": 1000, "iter_sampling": 1000}
 #: Largest pairs x data sets for which an HTML report runs the hierarchical t-test without
 #: ``methods`` (given ``rho``): 10 pairs x 132 data sets (5 algorithms on the shipped results'
-#: 132 data sets, or 20 pairs on 66): a pair of 132 data sets of 4 folds takes 4 to 9 s of
-#: CPU (``benchmarks/results/methods.json``), so under a minute on two cores; larger data
+#: 132 data sets, or 20 pairs on 66): a pair of 132 data sets of 4 folds takes about 3.5 s of
+#: CPU (``benchmarks/results/methods.json``), so about 20 s on two cores; larger data
 #: asks for ``methods=["hierarchical"]``.
 PAIRWISE_DEFAULT_MAX = 10 * 132
 #: How the results were read: the keys of a fit's settings the other methods take too.
