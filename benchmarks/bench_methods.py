@@ -143,6 +143,8 @@ def main() -> None:
             "max_rhat": round(d.max_rhat, 3),
             "divergences": d.divergences,
             "min_ess_bulk": round(d.min_ess_bulk),
+            "min_ess_tail": round(d.min_ess_tail),
+            "sampler": res.settings.get("sampler"),
         }
 
     fit_sim = lambda: bbt.fit(  # noqa: E731

@@ -44,8 +44,8 @@ _REACH = 30.0
 _STEP_MAX = 1.2
 #: Gauss-Legendre nodes per interval.
 _NODES = 5
-#: ``1 - Q`` below it is left out of ``log f``.
-_Q_TOL = 1e-7
+#: ``Q`` is left out of ``log f`` for a data set where ``f (1 - Q)`` stays below it.
+_Q_TOL = 1e-8
 _XI, _WI = np.polynomial.legendre.leggauss(_NODES)
 
 
@@ -61,8 +61,8 @@ class Marginal:
         ``Q``).
     t_high
         ``1 / (2 H^2)``.
-    q_ratio
-        Per data set, the ``S_i / A_i`` above which ``1 - Q`` may exceed ``_Q_TOL``.
+    q_rows
+        The data sets whose factor ``Q`` is computed (see ``_log_kernel``).
     mu0_bound, sigma0_high
         Bounds of the uniform priors of ``mu_0`` and ``sigma_0``.
     nu_shift, beta_low, beta_high, alpha_node, alpha_log_weight
@@ -75,7 +75,7 @@ class Marginal:
     k: np.ndarray
     width: np.ndarray
     t_high: float
-    q_ratio: np.ndarray
+    q_rows: np.ndarray
     mu0_bound: float
     sigma0_high: float
     nu_shift: float
@@ -95,8 +95,7 @@ def marginal(data: dict[str, Any]) -> Marginal:
     alpha = np.asarray(data["alpha_node"], dtype=float)
     k = (n - 1.0) / 2.0
     t_high = 0.5 / (float(data["sigma_high"]) / scale) ** 2
-    # 1 - Q(k, t) = P(k, t) < t^k / Gamma(k + 1): below _Q_TOL when t < this
-    t_tol = np.exp((np.log(_Q_TOL) + special.gammaln(k + 1.0)) / k)
+    q_bound = np.exp(k * np.log(a * t_high) - special.gammaln(k + 1.0))
     return Marginal(
         xbar=np.asarray(data["xbar"], dtype=float) / scale,
         a=a,
@@ -104,7 +103,7 @@ def marginal(data: dict[str, Any]) -> Marginal:
         k=k,
         width=np.sqrt(v * a / np.maximum(n - 2.0, 1.0)),
         t_high=t_high,
-        q_ratio=t_tol / (a * t_high),
+        q_rows=q_bound > _Q_TOL,
         mu0_bound=float(data["mu0_bound"]) / scale,
         sigma0_high=float(data["sigma0_high"]) / scale,
         nu_shift=float(data["nu_shift"]),
@@ -145,19 +144,20 @@ def _log_kernel(
     out *= out
     out /= (m.v * m.a)[:, None]
     out += 1.0
-    # log Q(k, S t_high): where 1 - Q < _Q_TOL it is left out (a relative error below
-    # _Q_TOL in the integrand); that is all but the far tails unless k is small
-    far = out > m.q_ratio[:, None]
+    # log Q(k, S t_high), the bound H of sigma_i's prior: 1 - Q = P(k, t) <= t^k /
+    # Gamma(k + 1), so f (1 - Q) <= q_bound everywhere (f is S^-k relative to its peak); it
+    # is computed for the data sets where that bound exceeds _Q_TOL (few folds or a large
+    # sd), left out elsewhere
+    rows = m.q_rows
     q_term = None
-    if far.any():
-        k = np.broadcast_to(m.k[:, None], x.shape)[far]
-        t = np.broadcast_to((m.a * m.t_high)[:, None], x.shape)[far] * out[far]
+    if rows.any():
+        t = out[:, rows, :] * (m.a * m.t_high)[rows, None]
         with np.errstate(divide="ignore"):
-            q_term = np.log(special.gammaincc(k, t))
+            q_term = np.log(special.gammaincc(m.k[rows, None], t))
     np.log(out, out=out)
     out *= -m.k[:, None]
     if q_term is not None:
-        out[far] += q_term
+        out[:, rows, :] += q_term
     mu0, sigma0, nu = (p[:, None, None] for p in (mu0, sigma0, nu))
     z = x - mu0
     z /= sigma0

@@ -34,11 +34,11 @@ _RANKING_MODELS = ("plackett-luce", "mallows")
 #: unless the fit's differ from these (``--iter-warmup`` / ``--iter-sampling`` were set).
 SAMPLER_DEFAULTS = {"iter_warmup": 1000, "iter_sampling": 1000}
 #: Largest pairs x data sets for which an HTML report runs the hierarchical t-test without
-#: ``methods`` (given ``rho``): 6 pairs x 132 data sets (4 algorithms on the shipped results'
-#: 132 data sets, or 10 pairs on 79): one Stan fit per pair, 30 to 45 s of CPU a pair for 132
-#: data sets of 4 folds (``benchmarks/results/methods.json``), so about 2 minutes on two
-#: cores; larger data asks for ``methods=["hierarchical"]``.
-PAIRWISE_DEFAULT_MAX = 6 * 132
+#: ``methods`` (given ``rho``): 10 pairs x 132 data sets (5 algorithms on the shipped results'
+#: 132 data sets, or 20 pairs on 66): a pair of 132 data sets of 4 folds takes about 3.5 s of
+#: CPU (``benchmarks/results/methods.json``), so about 20 s on two cores; larger data
+#: asks for ``methods=["hierarchical"]``.
+PAIRWISE_DEFAULT_MAX = 10 * 132
 #: Warm-up iterations per chain of the report's Plackett-Luce fit unless the fit's warm-up
 #: differs from :data:`SAMPLER_DEFAULTS` (it keeps the fit's chains, kept draws and seed).
 #: Its posterior (a simplex of weights) adapts in far fewer than the fit's 1000. On the
@@ -89,7 +89,7 @@ def check_methods(
 
     Without ``methods``: Plackett-Luce in an HTML report of data with folds where it can
     run, and the hierarchical t-test too when ``rho`` is given and pairs x data sets is at
-    most :data:`PAIRWISE_DEFAULT_MAX` (it is one Stan fit per pair). A ``rho`` that no
+    most :data:`PAIRWISE_DEFAULT_MAX` (it is one fit per pair). A ``rho`` that no
     hierarchical t-test uses is refused. ``robustness`` (leaving each data set out) needs
     enough data sets.
 

@@ -327,8 +327,8 @@ def test_long_form_read_as_wide_suggests_the_exact_options(long_csv, tmp_path, c
 @pytest.mark.parametrize(
     ("n_alg", "rho", "expected"),
     [
-        (4, 0.25, ["hierarchical", "plackett-luce"]),  # 6 pairs x 132 data sets: on
-        (5, 0.25, None),  # 10 pairs x 132: over PAIRWISE_DEFAULT_MAX, so --rho is refused
+        (5, 0.25, ["hierarchical", "plackett-luce"]),  # 10 pairs x 132 data sets: on
+        (6, 0.25, None),  # 15 pairs x 132: over PAIRWISE_DEFAULT_MAX, so --rho is refused
         (4, None, ["plackett-luce"]),  # rho unknown: the test cannot run
     ],
 )

@@ -122,7 +122,7 @@ def test_batches_of_draws_and_data_sets_line_up():
                     **m.__dict__,
                     **{
                         k: getattr(m, k)[i : i + 1]
-                        for k in ("xbar", "a", "v", "k", "width", "q_ratio")
+                        for k in ("xbar", "a", "v", "k", "width", "q_rows")
                     },
                 }
             )
