@@ -113,6 +113,10 @@ def _report(args: argparse.Namespace) -> int:
         progress.done()
         print(f"\nbbt-widget: the Stan engine failed: {err}", file=sys.stderr)
         return EXIT_ENGINE
+    finally:
+        # a fit started beside this one and never taken (the command failed first) is
+        # not left for a later call in this process
+        engines.forget_ahead()
     # what the data may hide (groups that never met, suspicious columns) is said; failed
     # diagnostics are reported with the exit code at the end
     for w in caught:

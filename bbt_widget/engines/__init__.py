@@ -62,6 +62,7 @@ __all__ = [
     "compile_model",
     "compile_models",
     "compiles_in_parallel",
+    "forget_ahead",
     "get",
     "laplace",
     "models_to_compile",
@@ -480,6 +481,13 @@ def sample_ahead(
         return draws
 
     _ahead.start(_ahead.request_key(model, stan_data, chosen.name, settings), run)
+
+
+def forget_ahead() -> None:
+    """Forget the fits :func:`sample_ahead` started that no :func:`sample` call took (they
+    run to their end unused): what a caller that started some calls when it is done,
+    whether it took them or failed before."""
+    _ahead.forget()
 
 
 def laplace(

@@ -99,3 +99,11 @@ def take(
         if progress is not None:
             progress("sampling", 1.0)
         return draws
+
+
+def forget() -> None:
+    """Forget every fit started and not taken (a caller that failed, or chose other
+    settings, before taking its draws): each runs to its end unused, and a later request
+    samples afresh instead of finding a stale fit."""
+    with _lock:
+        _started.clear()

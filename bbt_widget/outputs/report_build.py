@@ -8,11 +8,12 @@ so the same data, options and seed give the same report either way.
 
 from __future__ import annotations
 
+import functools
 import math
 import time
 from collections.abc import Callable, Mapping, Sequence
 from pathlib import Path
-from typing import TYPE_CHECKING, Any
+from typing import TYPE_CHECKING, Any, ParamSpec, TypeVar
 
 import pandas as pd
 
@@ -429,6 +430,27 @@ def write_metrics(
     )
 
 
+_P = ParamSpec("_P")
+_R = TypeVar("_R")
+
+
+def _forgets_unused_fits(func: Callable[_P, _R]) -> Callable[_P, _R]:
+    """``func``, then the fits started ahead for it (:func:`start_methods`) that it did not
+    take are forgotten, whether it returned or raised: none is left for a later report."""
+
+    @functools.wraps(func)
+    def wrapper(*args: _P.args, **kwargs: _P.kwargs) -> _R:
+        try:
+            return func(*args, **kwargs)
+        finally:
+            from .. import engines
+
+            engines.forget_ahead()
+
+    return wrapper
+
+
+@_forgets_unused_fits
 def write(
     result_or_data: BBTResult | pd.DataFrame,
     path: str | Path,

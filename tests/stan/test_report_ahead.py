@@ -86,6 +86,28 @@ def test_report_starts_plackett_luce_before_the_fit_and_takes_its_draws(
     assert "## Ranking models" in out.read_text()
 
 
+def test_a_report_that_fails_after_starting_a_fit_leaves_none_behind(base, tmp_path, monkeypatch):
+    """A report whose BBT fit fails after its Plackett-Luce sampling started leaves no fit
+    started ahead behind (one was left, and a later report or test in the process found
+    it), and neither does the command."""
+
+    def broken(*args, **kwargs):
+        raise RuntimeError("the fit broke")
+
+    monkeypatch.setattr("bbt_widget.core.fitting.fit", broken)
+    started = []
+    ahead = engines.sample_ahead
+    monkeypatch.setattr(
+        engines, "sample_ahead", lambda *a, **k: (started.append(a[0]), ahead(*a, **k))[1]
+    )
+    with pytest.raises(RuntimeError, match="the fit broke"):
+        bbt.report.write(
+            base, tmp_path / "r.md", dataset="db", seed=4, methods="plackett-luce", chains=2
+        )
+    assert started == ["plackett_luce"]  # it had started one
+    assert not _ahead._started
+
+
 def test_without_spare_workers_a_fit_starts_no_worker(tmp_path):
     """By default a fit's end starts an idle worker for the next fit; with
     ``spare_workers(False)`` none (the command exits after its fits)."""
