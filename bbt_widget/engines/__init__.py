@@ -338,6 +338,9 @@ def stop_all(timeout: float = 10.0) -> None:
 
     shutdown()
     stop_builds(timeout)
+    # a fit started ahead (sample_ahead) runs in a daemon thread: with its worker stopped it
+    # removes its folder and ends, if the program waits for it before exiting
+    _ahead.join(timeout)
 
 
 def _ready(

@@ -16,6 +16,7 @@ import dataclasses
 import json
 import math
 import threading
+import time
 from collections.abc import Callable
 from concurrent.futures import Future
 from concurrent.futures import TimeoutError as FutureTimeout
@@ -34,6 +35,8 @@ class _Started:
 
 _lock = threading.Lock()
 _started: dict[str, _Started] = {}
+#: The threads running started fits (until :func:`join` sees them end).
+_threads: list[threading.Thread] = []
 
 
 def request_key(
@@ -71,7 +74,10 @@ def start(key: str, run: Callable[[ProgressCallback], Draws]) -> None:
         except BaseException as err:  # handed to the caller that takes the fit
             started.future.set_exception(err)
 
-    threading.Thread(target=target, name="bbt-widget-ahead", daemon=True).start()
+    thread = threading.Thread(target=target, name="bbt-widget-ahead", daemon=True)
+    with _lock:
+        _threads.append(thread)
+    thread.start()
 
 
 def take(
@@ -107,3 +113,16 @@ def forget() -> None:
     samples afresh instead of finding a stale fit."""
     with _lock:
         _started.clear()
+
+
+def join(timeout: float) -> None:
+    """Wait up to ``timeout`` seconds for the threads of started fits to end: after their
+    worker processes were stopped they remove their temporary folders and end, which a
+    program about to exit must let them do (they are daemon threads)."""
+    deadline = time.monotonic() + timeout
+    with _lock:
+        threads = list(_threads)
+    for thread in threads:
+        thread.join(max(0.0, deadline - time.monotonic()))
+    with _lock:
+        _threads[:] = [t for t in _threads if t.is_alive()]

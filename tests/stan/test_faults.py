@@ -181,7 +181,9 @@ def test_cli_signal_during_sampling_stops_the_chains(tmp_path, results_csv, sig,
 
 @pytest.mark.stan
 def test_cli_reports_a_worker_killed_by_sigkill(tmp_path, results_csv, pystan_models):
-    proc, tmp = _start_cli(tmp_path, results_csv, "--iter-warmup", "200000")
+    # --with none: the only sampling worker is the BBT fit's (the report's Plackett-Luce fit
+    # would sample beside it in a worker of its own, and the one killed must be the fit's)
+    proc, tmp = _start_cli(tmp_path, results_csv, "--iter-warmup", "200000", "--with", "none")
     try:
         procs = _wait_for(
             lambda: _sampling(_descendants(proc.pid)) and _descendants(proc.pid), 120, "sampling"
