@@ -12,6 +12,7 @@ from pathlib import Path
 from typing import Any
 
 import pytest
+from widget_page import data_attr, wait_attr
 
 pytestmark = [pytest.mark.browser, pytest.mark.stan]
 
@@ -27,27 +28,6 @@ w"""
 def _widget(page: Any) -> Any:
     # anywidget renders into the element it is given; the front end marks it with data-*
     return page.locator(".bbt-root").locator("xpath=..")
-
-
-def _data(page: Any, name: str) -> str:
-    # through `dataset`: the attribute of dataset.dataUpdates is data-data-updates
-    value = page.evaluate(
-        "(name) => document.querySelector('.bbt-root').parentElement.dataset[name]", name
-    )
-    return value or ""
-
-
-def _wait_attr(page: Any, name: str, predicate: str, timeout: int) -> None:
-    """Wait until data-<name> of the widget element satisfies a JS predicate on ``v``."""
-    page.wait_for_function(
-        f"""() => {{
-            const root = document.querySelector('.bbt-root');
-            if (!root) return false;
-            const v = root.parentElement.dataset['{name}'] ?? '';
-            return {predicate};
-        }}""",
-        timeout=timeout,
-    )
 
 
 def _shoot(page: Any, artifacts: Path, name: str) -> None:
@@ -71,18 +51,18 @@ def test_widget_renders_refits_and_resummarises_offline(
 
     run_notebook(page, url, STEP_TIMEOUT_MS)
     page.wait_for_selector(".bbt-root", timeout=STEP_TIMEOUT_MS)
-    _wait_attr(page, "status", "v === 'done'", FIT_TIMEOUT_MS)
-    _wait_attr(page, "rendered", "v === 'true'", STEP_TIMEOUT_MS)
+    wait_attr(page, "status", "v === 'done'", FIT_TIMEOUT_MS)
+    wait_attr(page, "rendered", "v === 'true'", STEP_TIMEOUT_MS)
 
     # 1. the charts drew: vega marks of every chart are in the SVG (the model checks once
     # their section is opened)
     page.locator(".bbt-checks > summary").click()
-    _wait_attr(page, "checksRendered", "Number(v) > 0", STEP_TIMEOUT_MS)
+    wait_attr(page, "checksRendered", "Number(v) > 0", STEP_TIMEOUT_MS)
     assert _marks(page) > 10
     for mark in ("mark-rule", "mark-symbol", "mark-rect", "mark-text"):
         assert page.locator(f".bbt-root svg g.{mark}").count() > 0, mark
     assert page.locator(".bbt-diag-badge").inner_text().startswith(("diagnostics fine", "check"))
-    assert _data(page, "fits") == "1"
+    assert data_attr(page, "fits") == "1"
     _shoot(page, artifacts, "01_initial")
 
     # issue 10: the option lists come from bbt_widget.core.options through a trait
@@ -97,29 +77,29 @@ def test_widget_renders_refits_and_resummarises_offline(
     assert float(d_min.get_attribute("step")) == options.D_MIN_STEP
 
     # 2. the tie policy refits (a second Stan fit) and redraws
-    updates = int(_data(page, "dataUpdates") or 0)
-    embeds = int(_data(page, "embeds") or 0)
+    updates = int(data_attr(page, "dataUpdates") or 0)
+    embeds = int(data_attr(page, "embeds") or 0)
     page.select_option("select[data-trait=ties]", "davidson")
-    _wait_attr(page, "fits", "v === '2'", FIT_TIMEOUT_MS)
-    _wait_attr(page, "status", "v === 'done'", STEP_TIMEOUT_MS)
-    _wait_attr(page, "dataUpdates", f"Number(v) > {updates}", STEP_TIMEOUT_MS)
+    wait_attr(page, "fits", "v === '2'", FIT_TIMEOUT_MS)
+    wait_attr(page, "status", "v === 'done'", STEP_TIMEOUT_MS)
+    wait_attr(page, "dataUpdates", f"Number(v) > {updates}", STEP_TIMEOUT_MS)
     # Davidson also checks the ties: the coverage table grows a "ties" column
     page.wait_for_function(
         """() => [...document.querySelectorAll('.bbt-vega-checks svg text')]
                 .some((t) => t.textContent === 'ties')""",
         timeout=STEP_TIMEOUT_MS,
     )
-    assert int(_data(page, "embeds") or 0) == embeds  # same spec: the live view was updated
+    assert int(data_attr(page, "embeds") or 0) == embeds  # same spec: the live view was updated
     _shoot(page, artifacts, "02_davidson")
 
     # 3. the ROPE only re-summarises: redraw, no fit
-    updates = int(_data(page, "dataUpdates") or 0)
+    updates = int(data_attr(page, "dataUpdates") or 0)
     band_before = _rope_band_width(page)
     rope_low = page.locator("input[data-trait=rope_low]")
     rope_low.fill("0.3")
     rope_low.press("Tab")
-    _wait_attr(page, "dataUpdates", f"Number(v) > {updates}", STEP_TIMEOUT_MS)
-    assert _data(page, "fits") == "2"
+    wait_attr(page, "dataUpdates", f"Number(v) > {updates}", STEP_TIMEOUT_MS)
+    assert data_attr(page, "fits") == "2"
     page.wait_for_function(
         f"() => {{ const r = document.querySelector('.bbt-vega svg g.mark-rect path');"
         f" return r && r.getBoundingClientRect().width > {band_before + 1}; }}",
@@ -134,7 +114,7 @@ def test_widget_renders_refits_and_resummarises_offline(
     message = page.locator(".bbt-message")
     message.wait_for(state="visible", timeout=STEP_TIMEOUT_MS)
     assert re.search(r"rope low must be below rope high", message.inner_text())
-    assert _marks(page) == marks and _data(page, "fits") == "2"
+    assert _marks(page) == marks and data_attr(page, "fits") == "2"
     _shoot(page, artifacts, "04_invalid")
 
     # 5. clicking a pair highlights it (dims the others) in every chart
@@ -154,7 +134,7 @@ def test_widget_renders_refits_and_resummarises_offline(
         "'.bbt-vega svg g.mark-symbol.role-mark path').length === 4",
         timeout=STEP_TIMEOUT_MS,
     )
-    assert _data(page, "fits") == "2"
+    assert data_attr(page, "fits") == "2"
     _shoot(page, artifacts, "06_focus")
 
     # offline: nothing left localhost, and the page raised nothing
@@ -244,8 +224,8 @@ def test_widget_at_16_algorithms(
 
     run_notebook(page, url, STEP_TIMEOUT_MS)
     page.wait_for_selector(".bbt-root", timeout=STEP_TIMEOUT_MS)
-    _wait_attr(page, "status", "v === 'done'", FIT_TIMEOUT_MS)
-    _wait_attr(page, "rendered", "v === 'true'", STEP_TIMEOUT_MS)
+    wait_attr(page, "status", "v === 'done'", FIT_TIMEOUT_MS)
+    wait_attr(page, "rendered", "v === 'true'", STEP_TIMEOUT_MS)
     # beyond 8 algorithms the intervals open on the top-ranked algorithm's 15 pairs
     page.wait_for_function(
         f"() => document.querySelectorAll('{_DOTS}').length === 15", timeout=STEP_TIMEOUT_MS
@@ -270,7 +250,7 @@ def test_widget_at_16_algorithms(
         assert "16 algorithms" in page.locator(".bbt-caveat").inner_text()
 
     with checks.check("ranking and decision matrices for 16 algorithms (issue 8)"):
-        _wait_attr(page, "summaryRendered", "Number(v) > 0", SOFT_TIMEOUT_MS * 4)
+        wait_attr(page, "summaryRendered", "Number(v) > 0", SOFT_TIMEOUT_MS * 4)
         texts = _summary_texts(page)
         long_texts = [t for t in texts if len(t) > 12]
         assert any(t.startswith("Ranking: ability") for t in texts), long_texts
@@ -285,7 +265,7 @@ def test_widget_at_16_algorithms(
 
     with checks.check("PPC bars have a width"):
         page.locator(".bbt-checks > summary").click()  # the model checks: closed at first
-        _wait_attr(page, "checksRendered", "Number(v) > 0", SOFT_TIMEOUT_MS)
+        wait_attr(page, "checksRendered", "Number(v) > 0", SOFT_TIMEOUT_MS)
         boxes = page.evaluate(
             """() => [...document.querySelectorAll(
                     '.bbt-vega-checks svg g.mark-rect.role-mark path')]
@@ -310,23 +290,23 @@ def test_widget_at_16_algorithms(
 
     # a refit; "done" only once the new charts are drawn
     page.evaluate(_WATCH_STATUS)
-    updates = int(_data(page, "dataUpdates") or 0)
+    updates = int(data_attr(page, "dataUpdates") or 0)
     page.select_option("select[data-trait=ties]", "add")
-    _wait_attr(page, "fits", "v === '2'", FIT_TIMEOUT_MS)
-    _wait_attr(page, "status", "v === 'done'", STEP_TIMEOUT_MS)
+    wait_attr(page, "fits", "v === '2'", FIT_TIMEOUT_MS)
+    wait_attr(page, "status", "v === 'done'", STEP_TIMEOUT_MS)
     with checks.check("status says done only after the new charts are drawn"):
         done_at = page.evaluate("() => window.__bbtDone")
         assert done_at and done_at[0] > updates, (done_at, updates)
-    _wait_attr(page, "dataUpdates", f"Number(v) > {updates}", STEP_TIMEOUT_MS)
+    wait_attr(page, "dataUpdates", f"Number(v) > {updates}", STEP_TIMEOUT_MS)
 
     with checks.check("Enter applies a ROPE value"):
-        updates = int(_data(page, "dataUpdates") or 0)
+        updates = int(data_attr(page, "dataUpdates") or 0)
         band_before = _rope_band_width(page)
         rope_low = page.locator("input[data-trait=rope_low]")
         rope_low.click()
         rope_low.fill("0.3")
         rope_low.press("Enter")
-        _wait_attr(page, "dataUpdates", f"Number(v) > {updates}", SOFT_TIMEOUT_MS)
+        wait_attr(page, "dataUpdates", f"Number(v) > {updates}", SOFT_TIMEOUT_MS)
         assert _rope_band_width(page) > band_before + 1
         assert page.locator(".bbt-root").is_visible()  # the key did nothing to the notebook
     _shoot(page, artifacts, f"16_{kind}_03_rope_enter")
@@ -371,7 +351,7 @@ def test_widget_at_16_algorithms(
     checks.assert_none_failed()
     assert browser_context.blocked == [], browser_context.blocked
     assert widget_errors(errors) == []
-    assert _data(page, "fits") == "2"
+    assert data_attr(page, "fits") == "2"
 
 
 HOSTILE = """\
@@ -406,8 +386,8 @@ def test_hostile_names_are_shown_literally(
     page.on("dialog", lambda d: (dialogs.append(d.message), d.dismiss()))
     run_notebook(page, url, STEP_TIMEOUT_MS)
     page.wait_for_selector(".bbt-root", timeout=STEP_TIMEOUT_MS)
-    _wait_attr(page, "status", "v === 'done'", FIT_TIMEOUT_MS)
-    _wait_attr(page, "rendered", "v === 'true'", STEP_TIMEOUT_MS)
+    wait_attr(page, "status", "v === 'done'", FIT_TIMEOUT_MS)
+    wait_attr(page, "rendered", "v === 'true'", STEP_TIMEOUT_MS)
     assert page.locator(".bbt-error").is_hidden()
     assert page.locator(_DOTS).count() == 10
     # nothing ran, no element was made from a name
@@ -427,7 +407,7 @@ def test_hostile_names_are_shown_literally(
     ):
         assert name in options, options
     page.locator(".bbt-checks > summary").click()  # the win matrix: in the model checks
-    _wait_attr(page, "checksRendered", "Number(v) > 0", STEP_TIMEOUT_MS)
+    wait_attr(page, "checksRendered", "Number(v) > 0", STEP_TIMEOUT_MS)
     texts = page.evaluate(
         "() => [...document.querySelectorAll('.bbt-vega svg text, .bbt-vega-checks svg text')]"
         ".map((t) => t.textContent)"
@@ -504,8 +484,8 @@ def test_robustness_section_and_audit_badge(
     page.on("console", lambda msg: console.append(msg))
     run_notebook(page, url, STEP_TIMEOUT_MS)
     page.wait_for_selector(".bbt-root", timeout=STEP_TIMEOUT_MS)
-    _wait_attr(page, "status", "v === 'done'", FIT_TIMEOUT_MS)
-    _wait_attr(page, "rendered", "v === 'true'", STEP_TIMEOUT_MS)
+    wait_attr(page, "status", "v === 'done'", FIT_TIMEOUT_MS)
+    wait_attr(page, "rendered", "v === 'true'", STEP_TIMEOUT_MS)
 
     # the audit badge: count, findings in its tooltip and, on a click, as a list
     badge = page.locator(".bbt-audit-badge")
@@ -519,7 +499,7 @@ def test_robustness_section_and_audit_badge(
     _shoot(page, artifacts, "robust_01_audit")
 
     # issue 8: the report's ranking chart and weak/strong decision matrices, in the widget
-    _wait_attr(page, "summaryRendered", "Number(v) > 0", FIT_TIMEOUT_MS)
+    wait_attr(page, "summaryRendered", "Number(v) > 0", FIT_TIMEOUT_MS)
     texts = _summary_texts(page)
     long_texts = [t for t in texts if len(t) > 12]
     assert any(t.startswith("Ranking: ability") for t in texts), long_texts
@@ -535,10 +515,10 @@ def test_robustness_section_and_audit_badge(
 
     # the sweep: button -> progress (kernel free) -> flips chart
     page.locator(".bbt-sweep-run").click()
-    _wait_attr(page, "sweep", "['queued', 'compiling', 'fitting'].includes(v)", STEP_TIMEOUT_MS)
+    wait_attr(page, "sweep", "['queued', 'compiling', 'fitting'].includes(v)", STEP_TIMEOUT_MS)
     assert page.locator(".bbt-sweep-cancel").is_visible()
-    _wait_attr(page, "sweep", "v === 'done'", FIT_TIMEOUT_MS)
-    _wait_attr(page, "robustRendered", "Number(v) > 0", STEP_TIMEOUT_MS)
+    wait_attr(page, "sweep", "v === 'done'", FIT_TIMEOUT_MS)
+    wait_attr(page, "robustRendered", "Number(v) > 0", STEP_TIMEOUT_MS)
     assert page.locator(".bbt-sweep-cancel").is_hidden()
     assert re.match(
         r"4 fits \(in \d+ s\): \d+ of 10 pairs", page.locator(".bbt-sweep-text").inner_text()
@@ -568,7 +548,7 @@ def test_robustness_section_and_audit_badge(
     # issue 11: clicking a data set in the influence chart shows its correlated t-test
     # posterior for the highlighted pair (density and ROPE band); the pair stays highlighted
     page.locator(_INFLUENCE).first.click()
-    _wait_attr(page, "ttestRendered", "Number(v) > 0", STEP_TIMEOUT_MS)
+    wait_attr(page, "ttestRendered", "Number(v) > 0", STEP_TIMEOUT_MS)
     ttest = ".bbt-ttest-charts .bbt-vega-aux svg"
     title = page.locator(f"{ttest} g.role-title text").first.text_content() or ""
     assert "P(rope)" in title, title
@@ -582,7 +562,7 @@ def test_robustness_section_and_audit_badge(
     assert page.locator(_INFLUENCE).count() == 10  # the highlight was kept
     # the "Ranking model" switch: Plackett-Luce fitted in the background, beside BBT
     page.locator(".bbt-ranking-model").select_option("both")
-    _wait_attr(page, "plRendered", "Number(v) > 0", FIT_TIMEOUT_MS)
+    wait_attr(page, "plRendered", "Number(v) > 0", FIT_TIMEOUT_MS)
     pl_texts = page.evaluate(
         "() => [...document.querySelectorAll('.bbt-pl-charts svg text')].map((t) => t.textContent)"
     )
@@ -637,8 +617,8 @@ def test_dragging_d_min_shows_a_preview_then_the_full_fit(
     page = browser_context.new_page()
     run_notebook(page, url, STEP_TIMEOUT_MS)
     page.wait_for_selector(".bbt-root", timeout=STEP_TIMEOUT_MS)
-    _wait_attr(page, "status", "v === 'done'", FIT_TIMEOUT_MS)
-    _wait_attr(page, "preview", "v === 'false'", STEP_TIMEOUT_MS)
+    wait_attr(page, "status", "v === 'done'", FIT_TIMEOUT_MS)
+    wait_attr(page, "preview", "v === 'false'", STEP_TIMEOUT_MS)
     page.locator(".jp-OutputArea-output", has_text="FINAL").wait_for(timeout=FIT_TIMEOUT_MS)
     assert page.locator(".bbt-preview-note").is_hidden()
     page.evaluate(_RECORD_PREVIEW)
@@ -658,13 +638,13 @@ def test_dragging_d_min_shows_a_preview_then_the_full_fit(
     assert final_d_min > 0.6, final_d_min
 
     # the preview first (marker on, badge "preview", the decisions' note shown) ...
-    _wait_attr(page, "preview", "v === 'true'", FIT_TIMEOUT_MS)
+    wait_attr(page, "preview", "v === 'true'", FIT_TIMEOUT_MS)
     assert page.locator(".bbt-diag-badge").inner_text() == "preview"
     assert page.locator(".bbt-preview-note").is_visible()
     _shoot(page, artifacts, "preview_shown")
     # ... then the full fit: marker gone, the badge says what the diagnostics found
-    _wait_attr(page, "preview", "v === 'false'", FIT_TIMEOUT_MS)
-    _wait_attr(page, "status", "v === 'done'", STEP_TIMEOUT_MS)
+    wait_attr(page, "preview", "v === 'false'", FIT_TIMEOUT_MS)
+    wait_attr(page, "status", "v === 'done'", STEP_TIMEOUT_MS)
     badge = page.locator(".bbt-diag-badge").inner_text()
     assert badge.startswith(("diagnostics fine", "check")), badge
     assert page.locator(".bbt-preview-note").is_hidden()

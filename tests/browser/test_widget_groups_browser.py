@@ -11,6 +11,7 @@ from pathlib import Path
 from typing import Any
 
 import pytest
+from widget_page import data_attr, wait_attr
 
 pytestmark = [pytest.mark.browser, pytest.mark.stan]
 
@@ -42,19 +43,6 @@ w"""
 _CELLS = ".bbt-groups-charts svg g.mark-rect.role-mark path"
 
 
-def _wait_attr(page: Any, name: str, predicate: str, timeout: int) -> None:
-    """Wait until data-<name> of the widget element satisfies a JS predicate on ``v``."""
-    page.wait_for_function(
-        f"""() => {{
-            const root = document.querySelector('.bbt-root');
-            if (!root) return false;
-            const v = root.parentElement.dataset['{name}'] ?? '';
-            return {predicate};
-        }}""",
-        timeout=timeout,
-    )
-
-
 def _outlined(page: Any) -> int:
     """Heatmap cells drawn with the chosen group's black outline."""
     return page.evaluate(
@@ -68,9 +56,9 @@ def _open(page: Any, lab: Any, run_notebook: Any, name: str, names: list[str], g
     url = lab.write_notebook(name, [SIMULATED.format(names=names, groups=groups)])
     run_notebook(page, url, STEP_TIMEOUT_MS)
     page.wait_for_selector(".bbt-root", timeout=STEP_TIMEOUT_MS)
-    _wait_attr(page, "status", "v === 'done'", FIT_TIMEOUT_MS)
-    _wait_attr(page, "rendered", "v === 'true'", STEP_TIMEOUT_MS)
-    _wait_attr(page, "groupsRendered", "Number(v) > 0", STEP_TIMEOUT_MS)
+    wait_attr(page, "status", "v === 'done'", FIT_TIMEOUT_MS)
+    wait_attr(page, "rendered", "v === 'true'", STEP_TIMEOUT_MS)
+    wait_attr(page, "groupsRendered", "Number(v) > 0", STEP_TIMEOUT_MS)
 
 
 def test_choosing_a_group_redraws_the_views_and_the_heatmap_shows_every_group(
@@ -102,22 +90,22 @@ def test_choosing_a_group_redraws_the_views_and_the_heatmap_shows_every_group(
 
     # choosing a group re-summarises (no fit): the headline names it, the charts redraw, the
     # heatmap outlines its column
-    updates = int(_dataset(page, "dataUpdates") or 0)
-    fits = _dataset(page, "fits")
+    updates = int(data_attr(page, "dataUpdates") or 0)
+    fits = data_attr(page, "fits")
     select.select_option(label="text")
     page.wait_for_function(
         "() => document.querySelector('.bbt-headline').textContent.startsWith('In group text: ')",
         timeout=STEP_TIMEOUT_MS,
     )
-    _wait_attr(page, "selectedGroup", "v === '1'", STEP_TIMEOUT_MS)
-    _wait_attr(page, "dataUpdates", f"Number(v) > {updates}", STEP_TIMEOUT_MS)
+    wait_attr(page, "selectedGroup", "v === '1'", STEP_TIMEOUT_MS)
+    wait_attr(page, "dataUpdates", f"Number(v) > {updates}", STEP_TIMEOUT_MS)
     page.wait_for_function(
         f"""() => [...document.querySelectorAll('{_CELLS}')]
             .filter((p) => (p.getAttribute('stroke') || '') === '#000000').length === 6""",
         timeout=STEP_TIMEOUT_MS,
     )
     assert select.input_value() == "1"
-    assert _dataset(page, "fits") == fits  # a view control: no fit
+    assert data_attr(page, "fits") == fits  # a view control: no fit
     page.locator(".bbt-groups").screenshot(path=str(artifacts / "browser_groups_heatmap.png"))
     page.locator(".bbt-root").screenshot(path=str(artifacts / "browser_groups_text_widget.png"))
 
@@ -129,14 +117,6 @@ def test_choosing_a_group_redraws_the_views_and_the_heatmap_shows_every_group(
     )
     assert browser_context.blocked == [], browser_context.blocked
     assert widget_errors(errors) == []
-
-
-def _dataset(page: Any, name: str) -> str:
-    """data-<name> of the widget element ('' when unset)."""
-    value = page.evaluate(
-        "(name) => document.querySelector('.bbt-root').parentElement.dataset[name]", name
-    )
-    return value or ""
 
 
 #: Algorithm and group names that are HTML, and a group name with a bidi override.
@@ -181,7 +161,7 @@ def test_hostile_algorithm_and_group_names_are_shown_literally(
         arg=HOSTILE_GROUPS[0],
         timeout=STEP_TIMEOUT_MS,
     )
-    _wait_attr(page, "selectedGroup", "v === '0'", STEP_TIMEOUT_MS)
+    wait_attr(page, "selectedGroup", "v === '0'", STEP_TIMEOUT_MS)
     page.locator(".bbt-root").screenshot(path=str(artifacts / "browser_groups_hostile_widget.png"))
     assert page.evaluate("() => window.__bbtXss") is None and dialogs == []
     assert page.locator(".bbt-root img, .bbt-root script, .bbt-root b").count() == 0

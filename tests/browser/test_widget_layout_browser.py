@@ -13,6 +13,7 @@ from pathlib import Path
 from typing import Any
 
 import pytest
+from widget_page import UNEXPLAINED, wait_attr
 
 pytestmark = [pytest.mark.browser, pytest.mark.stan]
 
@@ -50,18 +51,6 @@ w""",
 }
 
 
-def _wait_attr(page: Any, name: str, predicate: str, timeout: int) -> None:
-    page.wait_for_function(
-        f"""() => {{
-            const root = document.querySelector('.bbt-root');
-            if (!root) return false;
-            const v = root.parentElement.dataset['{name}'] ?? '';
-            return {predicate};
-        }}""",
-        timeout=timeout,
-    )
-
-
 #: Every chart title, subtitle and facet header as [svg index, text, left, top, right, bottom].
 _TITLE_BOXES = """() => {
     const out = [];
@@ -80,17 +69,6 @@ _TITLE_BOXES = """() => {
     });
     return out;
 }"""
-
-#: Every control (and button) without a tooltip of its own or on its row's label.
-_UNEXPLAINED = """() => [...document.querySelectorAll(
-        '.bbt-root select, .bbt-root input, .bbt-root button, .bbt-root summary')]
-    .filter((el) => el.offsetParent !== null)
-    .filter((el) => {
-        const row = el.closest('.bbt-row');
-        const label = row && row.querySelector('.bbt-label');
-        return !(el.title || (label && label.title));
-    })
-    .map((el) => el.outerHTML.slice(0, 120))"""
 
 
 #: Every drawn colour that stands for something: [svg index, what, fill, stroke]. A mark says
@@ -200,8 +178,8 @@ def test_layout_leads_with_the_answer_and_fits_a_narrow_notebook(
     page.set_viewport_size({"width": 1400, "height": 900})
     run_notebook(page, url, STEP_TIMEOUT_MS)
     page.wait_for_selector(".bbt-root", timeout=STEP_TIMEOUT_MS)
-    _wait_attr(page, "status", "v === 'done'", FIT_TIMEOUT_MS)
-    _wait_attr(page, "summaryRendered", "Number(v) > 0", STEP_TIMEOUT_MS)
+    wait_attr(page, "status", "v === 'done'", FIT_TIMEOUT_MS)
+    wait_attr(page, "summaryRendered", "Number(v) > 0", STEP_TIMEOUT_MS)
 
     # the narrow notebook: 1000 px, in JupyterLab with the file browser open
     page.set_viewport_size(SCREEN)
@@ -214,10 +192,10 @@ def test_layout_leads_with_the_answer_and_fits_a_narrow_notebook(
     assert low < width < high, width
     # the charts reflow to the new width (ResizeObserver), the model checks open
     page.locator(".bbt-checks > summary").click()
-    _wait_attr(page, "checksRendered", "Number(v) > 0", STEP_TIMEOUT_MS)
+    wait_attr(page, "checksRendered", "Number(v) > 0", STEP_TIMEOUT_MS)
     if n == 16:  # Plackett-Luce beside BBT: its P(top k) row was 3,426 px wide
         page.select_option("select.bbt-ranking-model", "both")
-        _wait_attr(page, "plRendered", "Number(v) > 0", FIT_TIMEOUT_MS)
+        wait_attr(page, "plRendered", "Number(v) > 0", FIT_TIMEOUT_MS)
     page.wait_for_timeout(1500)
 
     try:
@@ -226,7 +204,7 @@ def test_layout_leads_with_the_answer_and_fits_a_narrow_notebook(
         with checks.check("no chart wider than the widget"):
             _check_widths(page, width)
         with checks.check("a tooltip on every control"):
-            assert page.evaluate(_UNEXPLAINED) == []
+            assert page.evaluate(UNEXPLAINED) == []
         with checks.check("no chart title drawn over another"):
             boxes = page.evaluate(_TITLE_BOXES)
             assert len(boxes) > 5, boxes

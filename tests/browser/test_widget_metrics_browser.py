@@ -12,6 +12,7 @@ from pathlib import Path
 from typing import Any
 
 import pytest
+from widget_page import UNEXPLAINED, data_attr, wait_attr
 
 pytestmark = [pytest.mark.browser, pytest.mark.stan]
 
@@ -32,37 +33,6 @@ w = bbt.BBTWidget(
     lower_is_better=["time"], seed=1, chains=2, iter_warmup=400, iter_sampling=400,
 )
 w"""
-
-#: Every control (and button) without a tooltip of its own or on its row's label (as in
-#: test_widget_layout_browser.py).
-_UNEXPLAINED = """() => [...document.querySelectorAll(
-        '.bbt-root select, .bbt-root input, .bbt-root button, .bbt-root summary')]
-    .filter((el) => el.offsetParent !== null)
-    .filter((el) => {
-        const row = el.closest('.bbt-row');
-        const label = row && row.querySelector('.bbt-label');
-        return !(el.title || (label && label.title));
-    })
-    .map((el) => el.outerHTML.slice(0, 120))"""
-
-
-def _data(page: Any, name: str) -> str:
-    value = page.evaluate(
-        "(name) => document.querySelector('.bbt-root').parentElement.dataset[name]", name
-    )
-    return value or ""
-
-
-def _wait_attr(page: Any, name: str, predicate: str, timeout: int) -> None:
-    page.wait_for_function(
-        f"""() => {{
-            const root = document.querySelector('.bbt-root');
-            if (!root) return false;
-            const v = root.parentElement.dataset['{name}'] ?? '';
-            return {predicate};
-        }}""",
-        timeout=timeout,
-    )
 
 
 def _rows(page: Any) -> list[list[str]]:
@@ -89,8 +59,8 @@ def test_metric_selector_and_dominance_view(
     page.on("pageerror", lambda exc: errors.append(f"{exc.message} @ {exc.stack}"))
     run_notebook(page, url, STEP_TIMEOUT_MS)
     page.wait_for_selector(".bbt-root", timeout=STEP_TIMEOUT_MS)
-    _wait_attr(page, "status", "v === 'done'", FIT_TIMEOUT_MS)
-    _wait_attr(page, "rendered", "v === 'true'", STEP_TIMEOUT_MS)
+    wait_attr(page, "status", "v === 'done'", FIT_TIMEOUT_MS)
+    wait_attr(page, "rendered", "v === 'true'", STEP_TIMEOUT_MS)
 
     # 1. the selector offers the metrics, the first one shown, every control explained
     select = page.locator("select[data-trait=metric]")
@@ -101,7 +71,7 @@ def test_metric_selector_and_dominance_view(
     )
     assert offered == ["acc", "time"] and select.input_value() == "acc"
     assert page.locator("select[data-trait=lower_is_better]").input_value() == "false"
-    assert page.evaluate(_UNEXPLAINED) == []
+    assert page.evaluate(UNEXPLAINED) == []
 
     # 2. the dominance view fills in once time's background fit ends
     view = page.locator(".bbt-metrics")
@@ -119,21 +89,21 @@ def test_metric_selector_and_dominance_view(
     assert "lda" in pareto, pareto
     directions = page.locator(".bbt-metrics-directions").inner_text()
     assert "time (lower is better)" in directions and "weak interpretation" in directions
-    assert _data(page, "fits") == "1"  # the background fit is not the widget's own
+    assert data_attr(page, "fits") == "1"  # the background fit is not the widget's own
     page.screenshot(path=str(artifacts / "browser_metrics_01_dominance.png"))
 
     # 3. switching metric shows time's fit from the cache, with its direction
     headline = page.locator(".bbt-headline").inner_text()
-    updates = int(_data(page, "dataUpdates") or 0)
+    updates = int(data_attr(page, "dataUpdates") or 0)
     select.select_option("time")
-    _wait_attr(page, "dataUpdates", f"Number(v) > {updates}", STEP_TIMEOUT_MS)
-    _wait_attr(page, "status", "v === 'done'", STEP_TIMEOUT_MS)
+    wait_attr(page, "dataUpdates", f"Number(v) > {updates}", STEP_TIMEOUT_MS)
+    wait_attr(page, "status", "v === 'done'", STEP_TIMEOUT_MS)
     page.wait_for_function(
         "() => document.querySelector('select[data-trait=lower_is_better]').value === 'true'",
         timeout=STEP_TIMEOUT_MS,
     )
     assert page.locator(".bbt-status-text").inner_text() == "done (cached, instant)"
-    assert _data(page, "fits") == "1"
+    assert data_attr(page, "fits") == "1"
     page.wait_for_function(
         "(before) => document.querySelector('.bbt-headline').textContent !== before",
         arg=headline,
@@ -142,15 +112,15 @@ def test_metric_selector_and_dominance_view(
     page.screenshot(path=str(artifacts / "browser_metrics_02_time.png"))
 
     # 4. the interpretation redraws the dominance view (no fit)
-    drawn = int(_data(page, "dominanceRendered") or 0)
+    drawn = int(data_attr(page, "dominanceRendered") or 0)
     page.select_option("select[data-trait=interpretation]", "strong")
-    _wait_attr(page, "dominanceRendered", f"Number(v) > {drawn}", STEP_TIMEOUT_MS)
+    wait_attr(page, "dominanceRendered", f"Number(v) > {drawn}", STEP_TIMEOUT_MS)
     page.wait_for_function(
         "() => document.querySelector('.bbt-metrics-directions').textContent"
         ".includes('strong interpretation')",
         timeout=STEP_TIMEOUT_MS,
     )
-    assert _data(page, "fits") == "1"
+    assert data_attr(page, "fits") == "1"
 
     # 5. a metric that is not one, set from Python: said beside the last good view
     rows = _rows(page)
@@ -158,7 +128,7 @@ def test_metric_selector_and_dominance_view(
     message = page.locator(".bbt-message")
     message.wait_for(state="visible", timeout=STEP_TIMEOUT_MS)
     assert "'nope' is not one of the metrics (acc, time)" in message.inner_text()
-    assert _rows(page) == rows and _data(page, "fits") == "1"
+    assert _rows(page) == rows and data_attr(page, "fits") == "1"
     page.screenshot(path=str(artifacts / "browser_metrics_03_bad_metric.png"))
 
     assert browser_context.blocked == [], browser_context.blocked
