@@ -343,6 +343,33 @@ def stop_all(timeout: float = 10.0) -> None:
     _ahead.join(timeout)
 
 
+def _request(
+    model: ModelName,
+    data: Mapping[str, Any],
+    engine: str,
+    cancel: threading.Event | None,
+    chains: int,
+    iter_warmup: int,
+    iter_sampling: int,
+    seed: int | None,
+    max_treedepth: int,
+    adapt_delta: float,
+) -> tuple[SamplerSettings, dict[str, Any], Engine]:
+    """What :func:`sample` and :func:`sample_ahead` check before a fit, in one place (so that
+    an ahead fit is the same request as the call that takes it): the model, the sampler
+    settings, the data and the engine."""
+    check_model(model)
+    settings = SamplerSettings(
+        chains=chains,
+        iter_warmup=iter_warmup,
+        iter_sampling=iter_sampling,
+        adapt_delta=adapt_delta,
+        max_treedepth=max_treedepth,
+        seed=seed,
+    )
+    return (settings, *_ready(model, data, engine, cancel))
+
+
 def _ready(
     model: ModelName,
     data: Mapping[str, Any],
@@ -421,16 +448,18 @@ def sample(
         ``cancel`` was set.
     """
     start = time.perf_counter()
-    check_model(model)
-    settings = SamplerSettings(
-        chains=chains,
-        iter_warmup=iter_warmup,
-        iter_sampling=iter_sampling,
-        adapt_delta=adapt_delta,
-        max_treedepth=max_treedepth,
-        seed=seed,
+    settings, stan_data, chosen = _request(
+        model,
+        data,
+        engine,
+        cancel,
+        chains,
+        iter_warmup,
+        iter_sampling,
+        seed,
+        max_treedepth,
+        adapt_delta,
     )
-    stan_data, chosen = _ready(model, data, engine, cancel)
     # a fit started by sample_ahead with this very request: its draws are this fit's
     draws = _ahead.take(
         lambda: _ahead.request_key(model, stan_data, chosen.name, settings), progress, cancel
@@ -466,16 +495,18 @@ def sample_ahead(
     never asked for runs to its end unused.
     """
     start = time.perf_counter()
-    check_model(model)
-    settings = SamplerSettings(
-        chains=chains,
-        iter_warmup=iter_warmup,
-        iter_sampling=iter_sampling,
-        adapt_delta=adapt_delta,
-        max_treedepth=max_treedepth,
-        seed=seed,
+    settings, stan_data, chosen = _request(
+        model,
+        data,
+        engine,
+        None,
+        chains,
+        iter_warmup,
+        iter_sampling,
+        seed,
+        max_treedepth,
+        adapt_delta,
     )
-    stan_data, chosen = _ready(model, data, engine, None)
     loud = _verbose(verbose)
 
     def run(progress: ProgressCallback) -> Draws:
