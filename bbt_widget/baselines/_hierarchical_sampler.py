@@ -34,7 +34,7 @@ from __future__ import annotations
 
 import threading
 import time
-from collections.abc import Callable
+from collections.abc import Callable, Iterator
 from dataclasses import dataclass
 
 import numpy as np
@@ -86,15 +86,21 @@ def sample(
     total = chains * (iter_warmup + iter_sampling + kept_latent)
     done = [0]
 
-    def evaluate(z: np.ndarray) -> np.ndarray:
-        out = np.empty(len(z))
-        for i in range(0, len(z), _BATCH):
+    def batches(count: int) -> Iterator[slice]:
+        # _BATCH points at a time: cancel is checked before each, progress told after
+        for i in range(0, count, _BATCH):
             if cancel is not None and cancel.is_set():
                 raise FitCancelled("the hierarchical test was cancelled")
-            out[i : i + _BATCH] = log_posterior(m, z[i : i + _BATCH])
-            done[0] += len(out[i : i + _BATCH])
+            part = slice(i, min(i + _BATCH, count))
+            yield part
+            done[0] += part.stop - part.start
             if progress is not None:
                 progress("sampling", min(done[0] / total, 1.0))
+
+    def evaluate(z: np.ndarray) -> np.ndarray:
+        out = np.empty(len(z))
+        for part in batches(len(z)):
+            out[part] = log_posterior(m, z[part])
         return out
 
     first = SplitMixture.around(_modes(m, evaluate), evaluate)
@@ -137,16 +143,10 @@ def sample(
     if kept_latent:
         flat = [p[:, ::latent_every].reshape(-1) for p in (mu0, sigma0, nu)]
         mus, sigmas = [], []
-        for i in range(0, len(flat[0]), _BATCH):
-            if cancel is not None and cancel.is_set():
-                raise FitCancelled("the hierarchical test was cancelled")
-            part = slice(i, i + _BATCH)
+        for part in batches(len(flat[0])):
             mu, sigma = conditional_draws(m, flat[0][part], flat[1][part], flat[2][part], rng)
             mus.append(mu)
             sigmas.append(sigma)
-            done[0] += len(mu)
-            if progress is not None:
-                progress("sampling", min(done[0] / total, 1.0))
         q = len(m.xbar)
         params["mu"] = np.concatenate(mus).reshape(chains, kept_latent, q) * scale
         params["sigma_s"] = np.concatenate(sigmas).reshape(chains, kept_latent, q)
