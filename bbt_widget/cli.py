@@ -51,7 +51,6 @@ from bbt_widget.cli_commands.progress import Progress as _Progress  # noqa: F401
 from bbt_widget.cli_commands.report import add_group_option, report
 from bbt_widget.cli_commands.report import compile_models as _compile  # noqa: F401
 from bbt_widget.cli_commands.report import import_jsonschema as _import_jsonschema  # noqa: F401
-from bbt_widget.cli_commands.report import stan_models as _models  # noqa: F401
 
 
 class _Terminated(KeyboardInterrupt):

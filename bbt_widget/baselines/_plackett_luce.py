@@ -50,7 +50,8 @@ from .. import engines
 from ..core.checks import Diagnostics, draws_diagnostics
 from ..core.options import DEFAULT_HDI
 from ..core.validation import DEFAULT_SEED, check_count, check_hdi, check_seed
-from ..engines.base import Draws, ProgressCallback
+from ..engines.base import Draws, ProgressCallback, fresh_seed
+from ._plackett_luce_gibbs import sample as gibbs_sample
 from ._ranking_common import (
     RankedMeans,
     RankingCharts,
@@ -66,6 +67,9 @@ if TYPE_CHECKING:
     from ._mallows import MallowsResult
 
 MODELS = ("plackett-luce", "mallows")
+#: The Plackett-Luce samplers (``sampler=``): Gibbs in numpy, or NUTS in Stan.
+SAMPLERS = ("gibbs", "nuts")
+DEFAULT_SAMPLER = "gibbs"
 TIE_RULES = ("split", "random")
 #: Most orderings a tied ranking is split into before a random sample of them stands in.
 MAX_SPLIT = 120
@@ -95,15 +99,16 @@ class RankingModelResult(RankingCharts):
         Tidy: ``algorithm, rank, observed, predicted, low, high``: the share of data sets
         where the algorithm took that rank, observed and replicated (mean and HDI).
     diagnostics
-        Convergence diagnostics of the Stan fit.
+        Convergence diagnostics of the fit (R-hat and ESS of ``theta``; with NUTS also
+        divergences, tree depth and E-BFMI).
     draws
-        The Stan draws (``theta``: chains x draws x algorithms).
+        The posterior draws (``theta``: chains x draws x algorithms).
     algorithms, datasets
         Input order; ``datasets`` are those ranked.
     dropped
         Data sets with fewer than two results (nothing to rank).
     settings
-        Model, ties, prior, sampler settings.
+        Model, ties, prior, sampler (``"gibbs"`` or ``"nuts"``) and its settings.
     """
 
     ranking: pd.DataFrame
@@ -141,6 +146,7 @@ def ranking_model(
     progress: ProgressCallback | None = None,
     thin: int | None = None,
     leap: int | None = None,
+    sampler: str = DEFAULT_SAMPLER,
 ) -> RankingModelResult | MallowsResult:
     """Fit a Plackett-Luce or a Mallows model to the rankings of the algorithms on each
     data set.
@@ -165,11 +171,17 @@ def ranking_model(
     hdi
         Mass of the HDIs.
     engine, chains, iter_warmup, iter_sampling, seed, progress
-        Plackett-Luce: Stan settings, see :func:`bbt_widget.engines.sample`; Mallows: chains,
-        burn-in and kept draws of its Metropolis-Hastings sampler (``engine`` is not used).
-        ``seed`` also seeds the tie sampling and the Monte Carlo summaries.
+        Plackett-Luce: chains, warm-up and kept iterations of its sampler (``engine``: the
+        Stan engine of ``sampler="nuts"``, see :func:`bbt_widget.engines.sample`); Mallows:
+        chains, burn-in and kept draws of its Metropolis-Hastings sampler (``engine`` is not
+        used). ``seed`` also seeds the tie sampling and the Monte Carlo summaries.
     thin, leap
         Mallows only: iterations per kept draw and the reach of the leap-and-shift proposal.
+    sampler
+        Plackett-Luce only: ``"gibbs"`` (default), a Gibbs sampler with latent Gamma
+        variables in numpy (Caron and Doucet 2012; :mod:`._plackett_luce_gibbs`), or
+        ``"nuts"``, the Stan program ``stan/plackett_luce.stan``: the same posterior; Gibbs
+        needs no compiled model and takes a fraction of NUTS's time.
 
     Returns
     -------
@@ -189,6 +201,12 @@ def ranking_model(
         raise ValueError(f"unknown model {model!r}; use one of {', '.join(map(repr, MODELS))}")
     if model == "mallows":
         from ._mallows import mallows_model
+
+        if sampler != DEFAULT_SAMPLER:
+            raise ValueError(
+                f"sampler={sampler!r} is a setting of model='plackett-luce' (Mallows has its "
+                "own Metropolis-Hastings sampler); leave it out here"
+            )
 
         return mallows_model(
             data,
@@ -212,6 +230,10 @@ def ranking_model(
     for name, value in (("thin", thin), ("leap", leap)):
         if value is not None:
             raise ValueError(f"{name} is a setting of model='mallows'; leave it out here")
+    if sampler not in SAMPLERS:
+        raise ValueError(
+            f"unknown sampler {sampler!r}; use one of {', '.join(map(repr, SAMPLERS))}"
+        )
     if ties not in TIE_RULES:
         raise ValueError(f"unknown ties {ties!r}; use one of {', '.join(map(repr, TIE_RULES))}")
     prior = 1.0 if prior is None else prior
@@ -234,8 +256,14 @@ def ranking_model(
     )
     means, datasets, dropped = ranked.means, ranked.datasets, ranked.dropped
     n_alg = len(ranked.algorithms)
-    # a fit started ahead with these settings (sample_ahead) is taken over here
-    draws = engines.sample("plackett_luce", stan_data, engine=engine, progress=progress, **settings)
+    if sampler == "gibbs":
+        settings["seed"] = fresh_seed(settings["seed"])
+        draws = gibbs_sample(stan_data, progress=progress, **settings)
+    else:
+        # a fit started ahead with these settings (sample_ahead) is taken over here
+        draws = engines.sample(
+            "plackett_luce", stan_data, engine=engine, progress=progress, **settings
+        )
     theta = draws.params["theta"].reshape(-1, n_alg)
     diag = draws_diagnostics(draws, ["theta"])
     if not diag.ok:
@@ -265,6 +293,7 @@ def ranking_model(
             "model": model,
             "ties": ties,
             "prior": float(prior),
+            "sampler": sampler,
             "engine": draws.engine,
             "lower_is_better": ranked.lower_is_better,
         },
@@ -282,39 +311,6 @@ def _prepared(
     orders, weights = expand_rankings(ranked.means, ties, rng)
     stan_data = pl_data(orders, weights, len(ranked.algorithms), prior)
     return ranked, orders, weights, stan_data, rng
-
-
-def sample_ahead(
-    data: pd.DataFrame,
-    *,
-    dataset: str | None = None,
-    algorithm: str | None = None,
-    fold: str | None = None,
-    score: str | None = None,
-    lower_is_better: bool = False,
-    engine: str = "auto",
-    chains: int = 4,
-    iter_warmup: int = 1000,
-    iter_sampling: int = 1000,
-    seed: int,
-) -> None:
-    """Start now, in the background, the Stan sampling of the Plackett-Luce fit that
-    :func:`ranking_model` with these arguments (ties split, the default prior) will make,
-    which then takes its draws (:func:`bbt_widget.engines.sample_ahead`): the report starts
-    it before the BBT fit, so that both samplers' chains share the cores."""
-    layout = {"dataset": dataset, "algorithm": algorithm, "fold": fold, "score": score}
-    *_, stan_data, _ = _prepared(
-        data, layout | {"lower_is_better": lower_is_better}, "split", 1.0, check_seed(seed)
-    )
-    engines.sample_ahead(
-        "plackett_luce",
-        stan_data,
-        engine=engine,
-        chains=chains,
-        iter_warmup=iter_warmup,
-        iter_sampling=iter_sampling,
-        seed=seed,
-    )
 
 
 def expand_rankings(

@@ -145,7 +145,7 @@ def report_metrics(args: argparse.Namespace) -> int:
     model = model_options(args)
     seed = model.pop("seed")
     progress = Silent() if args.quiet else Progress()
-    models = stan_models(args, [])
+    models = stan_models(args)
     start = time.perf_counter()
     try:
         compile_models(models, args.engine, progress)

@@ -54,9 +54,10 @@ def _report(args: argparse.Namespace) -> int:
 
     out = Path(args.output)
     check_output(out, args.output, REPORT_FORMATS)
-    # the fit's worker, the Plackett-Luce model's when the report will likely have it, and
-    # the chart renderer start now, and load while this process imports and reads the data
-    engines.prestart(stan_models(args, likely_methods(args, out)), args.engine)  # type: ignore[arg-type]
+    # the fit's worker and the chart renderer start now, and load while this process imports
+    # and reads the data
+    models = stan_models(args)
+    engines.prestart(models, args.engine)  # type: ignore[arg-type]
     prestart_renderer()
     given = read_results(args.results, args.sep, args.decimal)
     df = results_without_group(given, args)  # the group column is no algorithm's scores
@@ -72,13 +73,12 @@ def _report(args: argparse.Namespace) -> int:
         df, layout, path=out, methods=args.with_methods, robustness=args.robustness, rho=args.rho
     )
     progress = Silent() if args.quiet else Progress()
-    models = stan_models(args, methods)
     start = time.perf_counter()
     try:
         compile_models(models, args.engine, progress)
-        get_ready(models, args.engine)
+        get_ready(models, args.engine, methods)
         # the other methods' chains start now and run beside the fit's
-        start_methods(df, layout, methods=methods, **model_options(args))
+        start_methods(df, layout, methods=methods, hdi=args.hdi, **model_options(args))
         with warnings.catch_warnings(record=True) as caught:
             warnings.simplefilter("always")
             res = bbt.fit(
@@ -160,27 +160,13 @@ def results_without_group(df: pd.DataFrame, args: argparse.Namespace) -> pd.Data
     return results_only(df, args.group)
 
 
-def likely_methods(args: argparse.Namespace, out: Path) -> list[str]:
-    """The other methods the report will most likely run, before the data are read:
-    Plackett-Luce when ``--with`` names it, or by default in an HTML report (whose data
-    have folds, as results usually do); :func:`check_methods` decides once they are read.
-    A worker started for a guess that was wrong is killed unused at exit."""
-    given = args.with_methods
-    if given is None:
-        return ["plackett-luce"] if out.suffix.lower() == ".html" else []
-    return ["plackett-luce"] if "plackett-luce" in str(given).split(",") else []
-
-
-def stan_models(args: argparse.Namespace, methods: list[str]) -> tuple[str, ...]:
-    """The Stan models the report samples: BBT's (or Davidson's), and the other methods'."""
-    models = ["davidson" if args.ties == "davidson" else "bbt"]
+def stan_models(args: argparse.Namespace) -> tuple[str, ...]:
+    """The Stan model the report samples: BBT's, Davidson's or the group model's. The other
+    methods need none: the Plackett-Luce model, the hierarchical t-test and Mallows are
+    sampled in numpy by default."""
     if getattr(args, "group", None) is not None:
-        models = ["bbt_groups"]
-    if "plackett-luce" in methods:
-        models.append("plackett_luce")
-    if "hierarchical" in methods:
-        models.append("hierarchical_ttest")
-    return tuple(models)
+        return ("bbt_groups",)
+    return ("davidson" if args.ties == "davidson" else "bbt",)
 
 
 def compile_models(models: tuple[str, ...], engine: str, progress: Progress) -> None:
@@ -208,12 +194,12 @@ def compile_models(models: tuple[str, ...], engine: str, progress: Progress) -> 
     progress.done()
 
 
-def get_ready(models: tuple[str, ...], engine: str) -> None:
+def get_ready(models: tuple[str, ...], engine: str, methods: list[str] | None = None) -> None:
     """Once the input is checked, start what the report will wait for, so that it gets
     ready while the command fits (which waits on Stan's processes): the Stan worker of each
     model the report samples (:func:`bbt_widget.engines.prestart`), the chart renderer
     (:func:`~bbt_widget.outputs.export.prestart_renderer`), and, in a thread, the imports of
-    the report writer and of the other methods (Altair, SciPy's statistics: seconds on a
+    the report writer and of the other ``methods`` (Altair, SciPy's statistics: seconds on a
     loaded machine). The command's own imports of these modules then wait for the thread's
     to end; an import that fails there fails again, with its error, where the command
     imports the module.
@@ -224,18 +210,17 @@ def get_ready(models: tuple[str, ...], engine: str) -> None:
     engines.prestart(models, engine)  # type: ignore[arg-type]
     prestart_renderer()
     modules = ["bbt_widget.outputs.report_render", "bbt_widget.outputs.report_sections"]
-    for model in models:
-        modules += [f"bbt_widget.baselines.{name}" for name in METHOD_MODULES.get(model, ())]
+    for method in methods or ():
+        modules += [f"bbt_widget.baselines.{name}" for name in METHOD_MODULES.get(method, ())]
     threading.Thread(
         target=import_all, args=(modules,), name="bbt-widget-imports", daemon=True
     ).start()
 
 
-#: The modules of the other methods, by the Stan model they sample (the report imports
-#: them while it fits).
+#: The modules of the other methods, by name (the report imports them while it fits).
 METHOD_MODULES = {
-    "plackett_luce": ("_plackett_luce",),
-    "hierarchical_ttest": ("_hierarchical_pairs", "_agreement"),
+    "plackett-luce": ("_plackett_luce",),
+    "hierarchical": ("_hierarchical_pairs", "_agreement"),
 }
 
 

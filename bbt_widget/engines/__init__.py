@@ -24,7 +24,7 @@ import os
 import threading
 import time
 import warnings
-from collections.abc import Mapping
+from collections.abc import Callable, Mapping
 from concurrent.futures import ThreadPoolExecutor
 from concurrent.futures import TimeoutError as FutureTimeout
 from typing import Any
@@ -75,7 +75,9 @@ __all__ = [
     "shutdown",
     "spare_workers",
     "stan_program",
+    "start_ahead",
     "stop_all",
+    "take_ahead",
 ]
 
 #: Engine names, in the order "auto" prefers them.
@@ -517,10 +519,26 @@ def sample_ahead(
     _ahead.start(_ahead.request_key(model, stan_data, chosen.name, settings), run)
 
 
+def start_ahead(key: str, run: Callable[[ProgressCallback], Any]) -> None:
+    """Start ``run(progress)`` now, in a daemon thread, for a later :func:`take_ahead` with
+    the same ``key``: a fit that is not a Stan program's (the report's Plackett-Luce model,
+    sampled in numpy while the BBT fit waits for Stan). ``key`` must say everything the
+    result depends on; ``run`` gets a ``progress(stage, fraction)`` whose ``"sampling"``
+    fractions the taker is shown. A key already started is left running as it is."""
+    _ahead.start(key, run)
+
+
+def take_ahead(key: str, progress: ProgressCallback | None = None) -> Any | None:
+    """The result of the fit :func:`start_ahead` started under ``key``, once it ends (its
+    error raised here), or ``None`` when none was started; each is taken once. While
+    waiting, ``progress`` gets ``("sampling", f)`` from this thread."""
+    return _ahead.take(lambda: key, progress, None)
+
+
 def forget_ahead() -> None:
-    """Forget the fits :func:`sample_ahead` started that no :func:`sample` call took (they
-    run to their end unused): what a caller that started some calls when it is done,
-    whether it took them or failed before."""
+    """Forget the fits :func:`sample_ahead` and :func:`start_ahead` started that nothing
+    took (they run to their end unused): what a caller that started some calls when it is
+    done, whether it took them or failed before."""
     _ahead.forget()
 
 

@@ -1,10 +1,13 @@
-"""Fits started ahead of the call that needs them (:func:`bbt_widget.engines.sample_ahead`).
+"""Fits started ahead of the call that needs them (:func:`bbt_widget.engines.sample_ahead`,
+:func:`bbt_widget.engines.start_ahead`).
 
 A caller that knows a fit will be asked for later (the report's Plackett-Luce fit, while the
-BBT fit runs) starts it now in a thread; the chains run in the engine's own processes, so
-they use the cores the caller's Python does not. The later :func:`~bbt_widget.engines.sample`
-call with the same model, data, engine and settings takes the started fit's draws instead of
-sampling again: the same request to the same engine, with the same seed, draws the same.
+BBT fit runs) starts it now in a thread: a Stan fit's chains run in the engine's own
+processes, so they use the cores the caller's Python does not, and a numpy fit uses the
+caller's process while it waits for Stan. The later call with the same request (for Stan:
+:func:`~bbt_widget.engines.sample` with the same model, data, engine and settings) takes the
+started fit's result instead of fitting again: the same request, with the same seed, gives
+the same result.
 
 Each started fit is taken at most once; one never asked for runs to its end in its daemon
 thread (or is stopped with the engine's processes when the interpreter exits).
@@ -22,14 +25,15 @@ from concurrent.futures import Future
 from concurrent.futures import TimeoutError as FutureTimeout
 from typing import Any
 
-from .base import Draws, FitCancelled, ProgressCallback, SamplerSettings
+from .base import FitCancelled, ProgressCallback, SamplerSettings
 
 
 @dataclasses.dataclass
 class _Started:
-    """A fit running in its thread: its draws to come and the share of it done so far."""
+    """A fit running in its thread: its result to come (a Stan fit's ``Draws``, or
+    what the caller's fit returns) and the share of it done so far."""
 
-    future: Future[Draws]
+    future: Future[Any]
     fraction: float = 0.0
 
 
@@ -54,8 +58,8 @@ def request_key(
     return json.dumps(what, sort_keys=True, default=plain)
 
 
-def start(key: str, run: Callable[[ProgressCallback], Draws]) -> None:
-    """Run ``run(progress)`` in a daemon thread, its draws kept under ``key`` for
+def start(key: str, run: Callable[[ProgressCallback], Any]) -> None:
+    """Run ``run(progress)`` in a daemon thread, its result kept under ``key`` for
     :func:`take` (a fit already started under that key is left as it is)."""
     with _lock:
         if key in _started:
@@ -82,8 +86,8 @@ def start(key: str, run: Callable[[ProgressCallback], Draws]) -> None:
 
 def take(
     key: Callable[[], str], progress: ProgressCallback | None, cancel: threading.Event | None
-) -> Draws | None:
-    """The draws of the fit started under the key ``key()`` (made only when some fit was
+) -> Any | None:
+    """The result of the fit started under the key ``key()`` (made only when some fit was
     started), once it ends (its error raised here), or None when none was started. While
     waiting, ``progress`` gets ``("sampling", f)`` from this thread; ``cancel`` stops the
     wait (the started fit runs on, unused)."""
@@ -99,12 +103,12 @@ def take(
             shown = started.fraction
             progress("sampling", shown)
         try:
-            draws = started.future.result(timeout=0.1)
+            done = started.future.result(timeout=0.1)
         except FutureTimeout:
             continue
         if progress is not None:
             progress("sampling", 1.0)
-        return draws
+        return done
 
 
 def forget() -> None:

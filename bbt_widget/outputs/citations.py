@@ -140,6 +140,22 @@ REFERENCES = {
             doi="10.1109/TEVC.2022.3208110",
         ),
         _ref(
+            "caron2012",
+            "Caron and Doucet 2012",
+            "F. Caron and A. Doucet. Efficient Bayesian inference for generalized Bradley-Terry "
+            "models. Journal of Computational and Graphical Statistics 21(1):174-196, 2012. "
+            "doi:10.1080/10618600.2012.638220.",
+            "article",
+            author="Caron, Fran{\\c{c}}ois and Doucet, Arnaud",
+            title="Efficient {Bayesian} inference for generalized {Bradley-Terry} models",
+            journal="Journal of Computational and Graphical Statistics",
+            volume="21",
+            number="1",
+            pages="174--196",
+            year="2012",
+            doi="10.1080/10618600.2012.638220",
+        ),
+        _ref(
             "plackett1975",
             "Plackett 1975",
             "R. L. Plackett. The analysis of permutations. Journal of the Royal Statistical "
@@ -251,7 +267,7 @@ CITED_BY = {
     "bbt": ("wainer2022bbt", "bradley1952", "carpenter2017stan"),
     "davidson": ("davidson1970",),
     "robustness": ("vehtari2017loo",),
-    "plackett-luce": ("rojasdelgado2022", "plackett1975", "luce1959"),
+    "plackett-luce": ("rojasdelgado2022", "plackett1975", "luce1959", "caron2012"),
     "mallows": ("rojasdelgado2022", "vitelli2018mallows"),
     "hierarchical": ("corani2017", "benavoli2017", "nadeau2003", "demsar2006"),
 }

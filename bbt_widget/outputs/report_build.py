@@ -9,6 +9,8 @@ so the same data, options and seed give the same report either way.
 from __future__ import annotations
 
 import functools
+import hashlib
+import json
 import math
 import time
 from collections.abc import Callable, Mapping, Sequence
@@ -42,15 +44,13 @@ SAMPLER_DEFAULTS = {"iter_warmup": 1000, "iter_sampling": 1000}
 PAIRWISE_DEFAULT_MAX = 10 * 132
 #: Warm-up iterations per chain of the report's Plackett-Luce fit unless the fit's warm-up
 #: differs from :data:`SAMPLER_DEFAULTS` (it keeps the fit's chains, kept draws and seed).
-#: Its posterior (a simplex of weights) adapts in far fewer than the fit's 1000. On the
-#: shipped 16 x 132 results, over 8 seeds, 4 x (250 + 1000) gave R-hat <= 1.0044, bulk ESS
-#: >= 3475 and tail ESS >= 2211 for every P(best), expected rank, P(a before b) and P(top-k)
-#: (4 x (1000 + 1000): 1.0053, 3468, 2221), Monte Carlo errors of the reported means <=
-#: 0.0001 (P(best)), 0.0043 (expected rank), 0.0008 (P(top-k)), means within 0.0004, 0.012
-#: and 0.005 of 4 x (1000 + 1000)'s at the same seed, the same algorithm first, for 30% less
-#: CPU. Fewer kept draws pass ESS >= 400 too (4 x (500 + 500): >= 970), but the R-hat of
-#: the 16 weights then reached 1.0106, over the 1.01 the diagnostics ask
-#: (``benchmarks/bench_pl_draws.py``, ``benchmarks/results/pl_draws.json``).
+#: Its Gibbs sampler starts each chain from a draw of the prior and forgets it within a few
+#: dozen sweeps. On the shipped 16 x 132 results, over 8 seeds, 4 x (250 + 1000) gave R-hat
+#: <= 1.0034, bulk ESS >= 2026 and tail ESS >= 2534 for every P(best), expected rank,
+#: P(a before b) and P(top-k), Monte Carlo errors of the reported means <= 0.0002 (P(best)),
+#: 0.0065 (expected rank) and 0.001 (P(top-k)), and the same algorithm first as 4 x (1000 +
+#: 1000) at every seed (``benchmarks/bench_pl_draws.py``, ``benchmarks/results/
+#: pl_draws.json``).
 RANKING_WARMUP = 250
 #: How the results were read: the keys of a fit's settings the other methods take too.
 _LAYOUT = ("dataset", "algorithm", "fold", "score", "lower_is_better")
@@ -181,26 +181,43 @@ def ranking_sampler(sampler: Mapping[str, Any]) -> dict[str, Any]:
 
 
 def start_methods(
-    data: pd.DataFrame, layout: Mapping[str, Any], *, methods: Sequence[str], **sampler: Any
+    data: pd.DataFrame,
+    layout: Mapping[str, Any],
+    *,
+    methods: Sequence[str],
+    hdi: float = DEFAULT_HDI,
+    **sampler: Any,
 ) -> None:
-    """Start now, in the background, the sampling of the other methods' Stan fits that
-    :func:`optional_sections` will make with the same data, layout and sampler settings
-    (those the BBT fit will record: ``engine``, ``chains``, ``iter_warmup``,
-    ``iter_sampling``, ``seed``; other keywords of the fit are ignored): called before the
-    BBT fit, their chains and the fit's share the cores, and :func:`optional_sections` takes
-    their draws. Now the Plackett-Luce fit (the hierarchical t-test's pairs already run
-    several at once)."""
+    """Start now, in the background, the other methods' fits that :func:`optional_sections`
+    will make with the same data, layout, ``hdi`` and sampler settings (those the BBT fit
+    will record: ``engine``, ``chains``, ``iter_warmup``, ``iter_sampling``, ``seed``; other
+    keywords of the fit are ignored): called before the BBT fit, they run while it waits
+    for Stan, and :func:`optional_sections` takes their results
+    (:func:`bbt_widget.engines.take_ahead`). Now the Plackett-Luce model, whose sampler
+    (numpy) and summaries use this process while the fit's chains run in Stan's (the
+    hierarchical t-test's pairs already run several at once)."""
     if "plackett-luce" not in methods or sampler.get("seed") is None:
         return  # without a seed the fit draws one, which is not known yet
-    from ..baselines._plackett_luce import sample_ahead
+    from .. import engines
+    from ..baselines._plackett_luce import ranking_model
 
-    layout = {k: layout.get(k) for k in _LAYOUT}
-    sample_ahead(
-        data,
-        **{k: v for k, v in layout.items() if k != "lower_is_better"},
-        lower_is_better=bool(layout["lower_is_better"]),
-        **ranking_sampler(sampler),
-    )
+    key, options = _ranking_request(data, layout, hdi, sampler)
+    engines.start_ahead(key, lambda progress: ranking_model(data, progress=progress, **options))
+
+
+def _ranking_request(
+    data: pd.DataFrame, layout: Mapping[str, Any], hdi: float, sampler: Mapping[str, Any]
+) -> tuple[str, dict[str, Any]]:
+    """The keywords of the report's Plackett-Luce fit (:func:`ranking_sampler`; its Gibbs
+    sampler has no engine) and the key of that request: the results' content (their
+    columns, types and a hash of every cell) and the keywords."""
+    options = {k: layout.get(k) for k in _LAYOUT} | {"hdi": float(hdi)}
+    options |= {k: v for k, v in ranking_sampler(sampler).items() if k != "engine"}
+    cells = pd.util.hash_pandas_object(data, index=True).to_numpy().tobytes()
+    digest = hashlib.sha256(cells)
+    digest.update(json.dumps([[str(c), str(t)] for c, t in data.dtypes.items()]).encode())
+    key = json.dumps(["plackett-luce", digest.hexdigest(), options], sort_keys=True)
+    return key, options
 
 
 def _stage(progress: ProgressCallback | None, name: str) -> ProgressCallback | None:
@@ -299,14 +316,13 @@ def optional_sections(
             out.append(rs.influence_section(infl))
     ranking_models = []
     if "plackett-luce" in methods:
+        from .. import engines
+
         start = time.perf_counter()
-        pl = ranking_model(  # takes the draws of a fit started by start_methods
-            data,
-            **layout,
-            hdi=hdi,
-            **ranking_sampler(sampler),
-            progress=_stage(progress, "Plackett-Luce"),
-        )
+        key, options = _ranking_request(data, layout, hdi, sampler)
+        stage = _stage(progress, "Plackett-Luce")
+        # the fit start_methods started with these very options, or else one now
+        pl = engines.take_ahead(key, stage) or ranking_model(data, progress=stage, **options)
         tell(f"Plackett-Luce: fitted in {time.perf_counter() - start:.1f} s")
         ranking_models.append(pl)
     if "mallows" in methods:
@@ -549,7 +565,7 @@ def write(
             from ..core.data import tidy_results
 
             _check_highlight(highlight, tidy_results(data, **layout).algorithms)
-        start_methods(data, layout, methods=chosen, **_fit_sampler(fit_options))
+        start_methods(data, layout, methods=chosen, hdi=hdi, **_fit_sampler(fit_options))
         result = fit(given, progress=progress, **fit_options)
     results = _results_of(result, data)
     if data is None and result.tidy is not None:  # the fit's tidy frame: its own column names

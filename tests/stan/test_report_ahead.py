@@ -1,6 +1,6 @@
 """What the report runs beside its BBT fit and what a one-shot command leaves out: a fit
 started ahead (``engines.sample_ahead``) gives the draws a plain ``sample`` call gives and is
-taken once; the report starts its Plackett-Luce sampling before the BBT fit and takes it
+taken once; the report starts its Plackett-Luce fit before the BBT fit and takes it
 afterwards; without spare workers (``engines.spare_workers(False)``, as ``bbt-widget
 report`` sets) a fit's end starts no worker process."""
 
@@ -13,6 +13,7 @@ import sys
 from pathlib import Path
 
 import numpy as np
+import pandas as pd
 import pytest
 
 import bbt_widget as bbt
@@ -58,36 +59,47 @@ def test_a_fit_started_ahead_hands_its_error_to_the_call_that_takes_it(monkeypat
     assert not _ahead._started
 
 
-def test_report_starts_plackett_luce_before_the_fit_and_takes_its_draws(
+def test_report_starts_plackett_luce_before_the_fit_and_takes_its_result(
     base, tmp_path, monkeypatch
 ):
-    """``bbt.report.write`` on data starts the Plackett-Luce sampling before the BBT fit
-    (so that their chains share the cores), with the warm-up the report gives it, and the
-    section's fit takes those draws: nothing started is left over."""
+    """``bbt.report.write`` on data starts the Plackett-Luce fit (numpy, no Stan) before the
+    BBT fit, with the warm-up the report gives it, so that it runs while the fit waits for
+    Stan, and the section takes that result: the same as a fit made afterwards, nothing
+    started left over."""
     order = []
-    ahead = engines.sample_ahead
+    ahead = engines.start_ahead
     fit = bbt.fit
 
-    def spy_ahead(model, data, **kwargs):
-        order.append((model, kwargs["iter_warmup"], kwargs["seed"]))
-        return ahead(model, data, **kwargs)
+    def spy_ahead(key, run):
+        options = json.loads(key)[2]
+        order.append((json.loads(key)[0], options["iter_warmup"], options["seed"]))
+        return ahead(key, run)
 
     def spy_fit(*args, **kwargs):
         order.append("fit")
         return fit(*args, **kwargs)
 
-    monkeypatch.setattr(engines, "sample_ahead", spy_ahead)
+    taken = []
+    take = engines.take_ahead
+    monkeypatch.setattr(engines, "start_ahead", spy_ahead)
+    monkeypatch.setattr(engines, "take_ahead", lambda *a: taken.append(take(*a)) or taken[-1])
     monkeypatch.setattr("bbt_widget.core.fitting.fit", spy_fit)
     out = bbt.report.write(
         base, tmp_path / "r.md", dataset="db", seed=4, methods="plackett-luce", chains=2
     )
-    assert order == [("plackett_luce", 250, 4), "fit"]
+    assert order == [("plackett-luce", 250, 4), "fit"]
+    assert len(taken) == 1 and taken[0] is not None  # the section took the started fit
     assert not _ahead._started
     assert "## Ranking models" in out.read_text()
+    again = bbt.ranking_model(
+        base, dataset="db", seed=4, chains=2, iter_warmup=250, iter_sampling=1000
+    )
+    np.testing.assert_array_equal(taken[0].draws.params["theta"], again.draws.params["theta"])
+    pd.testing.assert_frame_equal(taken[0].ranking, again.ranking)
 
 
 def test_a_report_that_fails_after_starting_a_fit_leaves_none_behind(base, tmp_path, monkeypatch):
-    """A report whose BBT fit fails after its Plackett-Luce sampling started leaves no fit
+    """A report whose BBT fit fails after its Plackett-Luce fit started leaves no fit
     started ahead behind (one was left, and a later report or test in the process found
     it), and neither does the command."""
 
@@ -96,15 +108,15 @@ def test_a_report_that_fails_after_starting_a_fit_leaves_none_behind(base, tmp_p
 
     monkeypatch.setattr("bbt_widget.core.fitting.fit", broken)
     started = []
-    ahead = engines.sample_ahead
+    ahead = engines.start_ahead
     monkeypatch.setattr(
-        engines, "sample_ahead", lambda *a, **k: (started.append(a[0]), ahead(*a, **k))[1]
+        engines, "start_ahead", lambda key, run: (started.append(key), ahead(key, run))[1]
     )
     with pytest.raises(RuntimeError, match="the fit broke"):
         bbt.report.write(
             base, tmp_path / "r.md", dataset="db", seed=4, methods="plackett-luce", chains=2
         )
-    assert started == ["plackett_luce"]  # it had started one
+    assert len(started) == 1  # it had started one
     assert not _ahead._started
 
 

@@ -19,13 +19,13 @@ from bbt_widget import cli, engines
 
 
 @pytest.mark.parametrize("free_cores, overlapped", [(2.0, True), (0.5, False)])
-def test_report_compiles_its_models_at_once_and_says_how(
+def test_models_missing_from_the_cache_compile_at_once_and_the_line_says_how(
     tmp_path, monkeypatch, free_cores, overlapped
 ):
-    """The report's two models (BBT and Plackett-Luce), both missing from the cache, are
-    compiled before the first fit: together when two cores are free, else one after the
-    other, and the progress line names them and says which (a stand-in build records when
-    it runs: no compiler needed)."""
+    """Two models missing from the cache (what a command that samples two Stan programs
+    compiles) are compiled before the first fit: together when two cores are free, else
+    one after the other, and the progress line names them and says which (a stand-in build
+    records when it runs: no compiler needed)."""
     pystan = engines.get("pystan")
 
     if "pystan" not in engines.available_engines():
@@ -44,10 +44,7 @@ def test_report_compiles_its_models_at_once_and_says_how(
 
     monkeypatch.setattr(pystan, "_build", build)
     stream = io.StringIO()
-    models = cli._models(
-        cli._parser().parse_args(["report", "r.csv", "-o", "r.html"]), ["plackett-luce"]
-    )
-    assert models == ("bbt", "plackett_luce")
+    models = ("bbt", "plackett_luce")
     cli._compile(models, "pystan", cli._Progress(stream))
     (a0, a1), (b0, b1) = spans["bbt"], spans["plackett_luce"]
     assert (a0 < b1 and b0 < a1) == overlapped
@@ -150,7 +147,7 @@ def test_the_default_reports_imports_leave_out_scipy_stats_and_ipython():
         "import sys\n"
         "from bbt_widget.cli_commands.report import METHOD_MODULES, import_all\n"
         "import_all(['bbt_widget.outputs.report_render', 'bbt_widget.outputs.report_sections']\n"
-        "           + [f'bbt_widget.baselines.{m}' for m in METHOD_MODULES['plackett_luce']])\n"
+        "           + [f'bbt_widget.baselines.{m}' for m in METHOD_MODULES['plackett-luce']])\n"
         "slow = ('scipy.stats', 'anywidget', 'ipywidgets', 'IPython')\n"
         "print('altair' in sys.modules, [name for name in slow if name in sys.modules])\n"
         "import anywidget, altair\n"
@@ -236,23 +233,19 @@ def test_the_report_command_turns_spare_workers_off_while_it_runs_only(tmp_path,
 @pytest.mark.parametrize(
     "extra, output, expected",
     [
-        ([], "r.html", ("bbt", "plackett_luce")),
+        ([], "r.html", ("bbt",)),
         ([], "r.md", ("bbt",)),
-        (["--with", "none"], "r.html", ("bbt",)),
-        (
-            ["--with", "hierarchical,plackett-luce", "--rho", "0.25"],
-            "r.tex",
-            ("bbt", "plackett_luce"),
-        ),
-        (["--ties", "davidson"], "r.HTML", ("davidson", "plackett_luce")),
+        (["--with", "hierarchical,plackett-luce", "--rho", "0.25"], "r.tex", ("bbt",)),
+        (["--ties", "davidson"], "r.HTML", ("davidson",)),
+        (["--group", "family"], "r.html", ("bbt_groups",)),
     ],
 )
-def test_the_workers_started_first_are_those_of_the_likely_models(extra, output, expected):
-    """Before the data are read, the command starts the workers of the models it will most
-    likely sample: BBT's, and Plackett-Luce's when ``--with`` names it or by default in
-    HTML (the hierarchical t-test's model only once the data say it runs)."""
-    from bbt_widget.cli_commands.report import likely_methods, stan_models
+def test_the_report_compiles_and_starts_only_the_model_of_its_fit(extra, output, expected):
+    """The command compiles and starts the worker of one Stan model, its fit's: the other
+    methods (Plackett-Luce, the hierarchical t-test, Mallows) sample in numpy, so the
+    default HTML report (with Plackett-Luce) compiles nothing else on a new machine."""
+    from bbt_widget.cli_commands.report import stan_models
 
     args = cli._parser().parse_args(["report", "r.csv", "-o", output, *extra])
-    models = stan_models(args, likely_methods(args, Path(output)))
+    models = stan_models(args)
     assert models == expected

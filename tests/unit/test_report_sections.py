@@ -84,3 +84,28 @@ def test_top_k_chart_is_readable_at_16_algorithms():
 @pytest.mark.parametrize("n", [2, 3, 7])
 def test_top_k_never_shows_top_n(n):
     assert max(top_k_shown(n)) < n
+
+
+@pytest.mark.parametrize(
+    "sampler, says",
+    [
+        (
+            "gibbs",
+            "sampled by Gibbs with latent Gamma variables as in Caron and Doucet (2012); "
+            "4 chains, 250 warm-up and 1000 kept sweeps each, seed 7",
+        ),
+        ("nuts", "sampled with NUTS in Stan; 4 chains, seed 7"),
+    ],
+)
+def test_the_methods_text_names_the_plackett_luce_sampler(sampler, says):
+    """The report's methods paragraph says how the Plackett-Luce posterior was sampled (and
+    cites the Gibbs sampler's paper), not only the model's."""
+    from bbt_widget.outputs.report_sections import _ranking_methods
+
+    empty = pd.DataFrame()
+    settings = {"chains": 4, "iter_warmup": 250, "iter_sampling": 1000, "seed": 7}
+    res = RankingModelResult(
+        empty, empty, empty, empty, None, None, (), (), (), settings | {"sampler": sampler}
+    )
+    text = "".join(str(part) for part in _ranking_methods(res, ""))
+    assert says in text
