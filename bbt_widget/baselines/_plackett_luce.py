@@ -388,14 +388,16 @@ def _simulated_positions(
 ) -> np.ndarray:
     """Positions (0 = first) of each algorithm in rankings drawn from PL(theta).
 
-    Gumbel trick: sorting ``log theta + Gumbel noise`` in decreasing order draws a PL
-    ranking. Shape (draws, n_sim, algorithms); absent algorithms (``present`` False, shape
-    (n_sim, algorithms)) come last.
+    Exponential race: each algorithm finishes at ``E_i / theta_i`` with ``E_i`` standard
+    exponential, and the order of finishing is a PL ranking (the Gumbel trick, sorting
+    ``log theta_i - log E_i``, without the logarithms). Shape (draws, n_sim, algorithms);
+    absent algorithms (``present`` False, shape (n_sim, algorithms)) come last.
     """
-    keys = np.log(theta)[:, None, :] + rng.gumbel(size=(len(theta), n_sim, theta.shape[1]))
+    keys = rng.standard_exponential(size=(len(theta), n_sim, theta.shape[1]))
+    keys /= theta[:, None, :]
     if present is not None:
-        keys = np.where(present[None], keys, -np.inf)
-    order = np.argsort(-keys, axis=2, kind="stable")  # the algorithm at each place
+        keys[:, ~present] = np.inf
+    order = np.argsort(keys, axis=2, kind="stable")  # the algorithm at each place
     positions = np.empty_like(order)  # its inverse: the place of each algorithm
     places = np.broadcast_to(np.arange(order.shape[2]), order.shape)
     np.put_along_axis(positions, order, places, axis=2)

@@ -109,3 +109,20 @@ def test_simulated_places_and_their_counts_match_a_direct_count():
     np.testing.assert_array_equal(_place_counts(pos), direct)
     masked = np.stack([((pos == p) & present[None]).sum(axis=1) for p in range(6)], axis=2)
     np.testing.assert_array_equal(_place_counts(pos, present), masked)
+
+
+def test_simulated_rankings_follow_plackett_luce():
+    """Rankings simulated from theta (the exponential race) have Plackett-Luce's
+    probabilities: P(a first, then b, then c) = theta_a / 1 * theta_b / (theta_b + theta_c)."""
+    from itertools import permutations
+
+    from bbt_widget.baselines._plackett_luce import _simulated_positions
+
+    theta = np.array([[0.6, 0.3, 0.1]])
+    n = 200_000
+    pos = _simulated_positions(theta, n, np.random.default_rng(2))[0]
+    for a, b, c in permutations(range(3)):
+        t = theta[0]
+        exact = t[a] * t[b] / (t[b] + t[c])
+        seen = np.mean((pos[:, a] == 0) & (pos[:, b] == 1) & (pos[:, c] == 2))
+        assert abs(seen - exact) < 4 * np.sqrt(exact * (1 - exact) / n), (a, b, c, seen, exact)
