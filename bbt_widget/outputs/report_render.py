@@ -23,6 +23,7 @@ from __future__ import annotations
 
 import contextlib
 import functools
+import queue
 import threading
 import urllib.parse
 import warnings
@@ -137,25 +138,53 @@ def _charts(
     summary: pd.DataFrame,
     highlight: Sequence[str] = (),
 ) -> tuple[dict[str, Any], pd.DataFrame, str]:
-    """The report's charts by name (static titles, nothing to click, long ones with an x
-    axis at the top as well), the PPC fit of the pairs its figure shows, and their label."""
+    """The report's charts by name, built (see :func:`_chart_builders`), the PPC fit of
+    the pairs its figure shows, and their label."""
+    builders, fit, label = _chart_builders(
+        result, rope, hdi, control, interpretation, ranking, summary, highlight
+    )
+    return {name: build() for name, build in builders.items()}, fit, label
+
+
+def _chart_builders(
+    result: BBTResult,
+    rope: tuple[float, float],
+    hdi: float,
+    control: str | None,
+    interpretation: str,
+    ranking: pd.DataFrame,
+    summary: pd.DataFrame,
+    highlight: Sequence[str] = (),
+) -> tuple[dict[str, Callable[[], Any]], pd.DataFrame, str]:
+    """The report's charts by name in the report's order, each built when its function is
+    called (so that one chart can be rendered while the next is built): static titles,
+    nothing to click, long ones with an x axis at the top as well. Also the PPC fit of the
+    pairs its figure shows, and their label (the report's tables need them either way)."""
     frames = charts.build_frames(
         result, rope=rope, hdi=hdi, control=control, interpretation=interpretation
     )
     order = list(ranking["algorithm"])
-    n_pairs = len(frames.intervals)
-    intervals = charts.intervals_chart(frames.intervals, frames.rope, hdi=hdi)
-    overlap = charts.rope_overlap_chart(frames.overlap)
-    if n_pairs > charts.LONG_CHART_ROWS:
-        intervals = charts.with_top_axis(intervals, domain=[0, 1], title="P(a > b)")
-        overlap = charts.with_top_axis(overlap, domain=[0, 1], title="posterior mass", fmt="%")
-    intervals = intervals.properties(
-        title=alt.TitleParams(
-            f"P(a > b): median, {hdi:.0%} HDI, full range",
-            subtitle=f"grey band: ROPE; pairs best > worse; colour: {interpretation} decision",
-            anchor="start",
+    long = len(frames.intervals) > charts.LONG_CHART_ROWS
+
+    def intervals() -> Any:
+        chart = charts.intervals_chart(frames.intervals, frames.rope, hdi=hdi)
+        if long:
+            chart = charts.with_top_axis(chart, domain=[0, 1], title="P(a > b)")
+        chart = chart.properties(
+            title=alt.TitleParams(
+                f"P(a > b): median, {hdi:.0%} HDI, full range",
+                subtitle=f"grey band: ROPE; pairs best > worse; colour: {interpretation} decision",
+                anchor="start",
+            )
         )
-    )
+        return charts.at_rest(chart)
+
+    def overlap() -> Any:
+        chart = charts.rope_overlap_chart(frames.overlap)
+        if long:
+            chart = charts.with_top_axis(chart, domain=[0, 1], title="posterior mass", fmt="%")
+        return charts.at_rest(chart)
+
     # the PPC frame holds the histogram's columns: no second pass over the replicates
     fit = charts.ppc_fit_frame(frames.ppc)
     worst = charts.worst_ppc_frame(frames.ppc, fit, PPC_WORST_PAIRS)
@@ -163,18 +192,21 @@ def _charts(
     fit = fit[[p in shown for p in zip(fit["alg1"], fit["alg2"])]].reset_index(drop=True)
     label = charts.worst_pairs_label(len(shown), frames.ppc["key"].nunique())
     counts = charts.claim_counts(summary)
-    built = {
-        "ranking": charts.ranking_chart(ranking, hdi=hdi),
-        "cd_diagram": charts.cd_diagram(
+    builders: dict[str, Callable[[], Any]] = {
+        "ranking": lambda: charts.ranking_chart(ranking, hdi=hdi),
+        "cd_diagram": lambda: charts.cd_diagram(
             result, interpretation, highlight=highlight, rope=rope, hdi=hdi
         ),
-        "decisions": charts.decision_matrix_chart(charts.decision_frame(summary, order), counts),
-        "intervals": charts.at_rest(intervals),
-        "rope_overlap": charts.at_rest(overlap),
-        "ppc": charts.static_ppc_chart(worst, label),
-        "win_matrix": charts.at_rest(charts.win_matrix_chart(frames.matrix)),
+        "decisions": lambda: charts.decision_matrix_chart(
+            charts.decision_frame(summary, order), counts
+        ),
+        "intervals": intervals,
+        "rope_overlap": overlap,
+        "ppc": lambda: charts.static_ppc_chart(worst, label),
+        "win_matrix": lambda: charts.at_rest(charts.win_matrix_chart(frames.matrix)),
     }
-    return built, fit, label
+    assert tuple(builders) == _HEADLINE_FIGURES + _DETAIL_FIGURES
+    return builders, fit, label
 
 
 @dataclass(frozen=True)
@@ -227,29 +259,47 @@ def start_charts(
     control: str | None = None,
     highlight: str | Sequence[str] | None = None,
 ) -> ChartsAhead:
-    """Build the charts every report of ``result`` has and start rendering them in a
-    thread, for :func:`write_report` with the same arguments (``charts_ahead=``): a report
-    whose sections wait for other fits (the ranking models) renders them meanwhile. The
-    renderer is the one :func:`export.prestart_renderer` started, if any."""
+    """Build the charts every report of ``result`` has and render them in a thread as they
+    are built (the first is drawn while the next is built), for :func:`write_report` with
+    the same arguments (``charts_ahead=``): a report whose sections wait for other fits (the
+    ranking models) renders them meanwhile. The renderer is the one
+    :func:`export.prestart_renderer` started, if any."""
     fmt, shown, rule, rope, summary, ranking = _chart_options(
         result, path, rope, hdi, interpretation, control, highlight
     )
-    built, fit, label = _charts(result, rope, hdi, control, rule, ranking, summary, shown)
-    names = list(_HEADLINE_FIGURES + _DETAIL_FIGURES)
-    # here, not in the thread: Altair in one thread (not validated: see _VALIDATE)
-    specs = [built[n].to_dict(validate=_VALIDATE) for n in names]
+    builders, fit, label = _chart_builders(
+        result, rope, hdi, control, rule, ranking, summary, shown
+    )
     suffix = _SUFFIX[fmt]
     batches = export.ChartBatches()
+    specs: queue.SimpleQueue[dict[str, Any] | None] = queue.SimpleQueue()
     rendered: Future[list[bytes]] = Future()
 
     def render() -> None:
         rendered.set_running_or_notify_cancel()
+        out: list[bytes] = []
         try:
-            rendered.set_result(batches.render(specs, [suffix] * len(specs)))
+            while (spec := specs.get()) is not None:
+                out += batches.render([spec], [suffix])
+            if len(out) != len(builders):  # building stopped early: its error is raised
+                raise export.ChartRenderError("the report's charts were not all built")
+            rendered.set_result(out)
         except BaseException as err:  # raised where write_report waits for them
             rendered.set_exception(err)
 
     threading.Thread(target=render, name="bbt-widget-charts", daemon=True).start()
+    built: dict[str, Any] = {}
+    try:
+        for name, build in builders.items():
+            built[name] = build()
+            # to Vega-Lite here, not in the thread: Altair in one thread (not validated:
+            # see _VALIDATE)
+            specs.put(built[name].to_dict(validate=_VALIDATE))
+    except BaseException:
+        batches.close()
+        raise
+    finally:
+        specs.put(None)
     key = (fmt, rope, hdi, control, rule, tuple(shown))
     return ChartsAhead(key, built, fit, label, batches, rendered)
 
