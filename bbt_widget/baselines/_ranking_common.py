@@ -219,10 +219,10 @@ class RankingCharts:
         base = alt.Chart(frame).encode(
             x=alt.X("algorithm:N", sort=order, title=None),
         )
-        bars = base.mark_rule().encode(y=alt.Y("low:Q", title="P(in top k)"), y2="high:Q")
+        bars = base.mark_rule().encode(y=alt.Y("low:Q", title="P(in top k)"), y2=alt.Y2("high:Q"))
         points = base.mark_point(filled=True).encode(
             y=alt.Y("p:Q", scale=alt.Scale(domain=[0, 1])),
-            tooltip=["algorithm", "k", "p", "low", "high"],
+            tooltip=[alt.Tooltip(f) for f in ("algorithm", "k", "p", "low", "high")],
         )
         return (
             alt.layer(bars, points)
@@ -249,7 +249,7 @@ class RankingCharts:
                 y=alt.Y("algorithm:N", sort=order, title=None),
                 x=alt.X("p_best:Q", title="P(best)", scale=alt.Scale(domain=[0, 1])),
                 color=color,
-                tooltip=["algorithm", "model", "p_best"],
+                tooltip=[alt.Tooltip(f) for f in ("algorithm", "model", "p_best")],
             )
             .properties(title="P(best)", width=220)
         )
@@ -260,7 +260,7 @@ class RankingCharts:
                 y=alt.Y("algorithm:N", sort=order, title=None),
                 x=alt.X("expected_rank:Q", title="expected rank (1 = best)"),
                 color=color,
-                tooltip=["algorithm", "model", "expected_rank"],
+                tooltip=[alt.Tooltip(f) for f in ("algorithm", "model", "expected_rank")],
             )
             .properties(title="expected rank", width=220)
         )
@@ -272,9 +272,9 @@ class RankingCharts:
 
         base = alt.Chart(self.ppc).encode(x=alt.X("rank:O", title="rank"))
         bars = base.mark_rule(strokeWidth=4, opacity=0.5).encode(
-            y=alt.Y("low:Q", title="share of data sets"), y2="high:Q"
+            y=alt.Y("low:Q", title="share of data sets"), y2=alt.Y2("high:Q")
         )
-        dots = base.mark_point(filled=True, color="black").encode(y="observed:Q")
+        dots = base.mark_point(filled=True, color="black").encode(y=alt.Y("observed:Q"))
         return (
             alt.layer(bars, dots)
             .properties(width=140, height=100)

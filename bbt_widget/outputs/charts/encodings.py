@@ -109,4 +109,4 @@ def verdict_color() -> alt.Color:
 
 
 def highlight_opacity(dim: float = 0.2) -> alt.OpacityValue:
-    return alt.when(HIGHLIGHT).then(alt.value(1.0)).otherwise(alt.value(dim))
+    return alt.OpacityValue(**alt.when(HIGHLIGHT).then(alt.value(1.0)).otherwise(alt.value(dim)))

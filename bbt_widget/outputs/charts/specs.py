@@ -73,7 +73,7 @@ def intervals_chart(
         .mark_rect(color=NEUTRAL_COLORS["rope band"], opacity=0.35)
         .encode(
             x=alt.X("low:Q", scale=x_scale, axis=None),
-            x2="high:Q",
+            x2=alt.X2("high:Q"),
             tooltip=[
                 alt.Tooltip("low:Q", title="ROPE low"),
                 alt.Tooltip("high:Q", title="ROPE high"),
@@ -87,7 +87,7 @@ def intervals_chart(
     )
     full = base.mark_rule(strokeWidth=1).encode(
         x=alt.X("min:Q", scale=x_scale, title="P(a > b)"),
-        x2="max:Q",
+        x2=alt.X2("max:Q"),
         y=pair_axis(),
         color=verdict_color(),
         opacity=highlight_opacity(),
@@ -95,7 +95,7 @@ def intervals_chart(
     )
     thick = base.mark_rule(strokeWidth=6).encode(
         x=alt.X("low:Q", axis=None),
-        x2="high:Q",
+        x2=alt.X2("high:Q"),
         y=pair_axis(),
         color=verdict_color(),
         opacity=highlight_opacity(),
@@ -216,7 +216,7 @@ def win_matrix_chart(matrix: Data, *, cell: int = 28) -> alt.LayerChart:
             scale=alt.Scale(domain=[0, 1], range=WIN_SHARE_RANGE),
             legend=alt.Legend(title="win share", orient="top"),
         ),
-        opacity=alt.when(shown).then(alt.value(1.0)).otherwise(alt.value(0.25)),
+        opacity=alt.OpacityValue(**alt.when(shown).then(alt.value(1.0)).otherwise(alt.value(0.25))),
         tooltip=tooltip,
     )
     text = base.mark_text(fontSize=10).encode(

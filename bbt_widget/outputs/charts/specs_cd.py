@@ -181,7 +181,7 @@ def critical_difference_chart(
         scale=alt.Scale(domain=list(HIGHLIGHT_COLORS), range=list(HIGHLIGHT_COLORS.values())),
         legend=alt.Legend(title=None, orient="bottom") if chosen else None,
     )
-    base = alt.Chart(segments).encode(x=x, x2="x2:Q", y=y, y2="y2:Q")
+    base = alt.Chart(segments).encode(x=x, x2=alt.X2("x2:Q"), y=y, y2=alt.Y2("y2:Q"))
     layers: list[Any] = [
         base.transform_filter(alt.datum.kind == kind).mark_rule(
             strokeWidth=width_px, color=line_color, strokeCap="round"
@@ -196,7 +196,10 @@ def critical_difference_chart(
             strokeWidth=2, color=NEUTRAL_COLORS["text"]
         )
     )
-    tooltip = ["algorithm:N", alt.Tooltip("position:Q", title=axis_title, format=".3f")]
+    tooltip = [
+        alt.Tooltip("algorithm:N"),
+        alt.Tooltip("position:Q", title=axis_title, format=".3f"),
+    ]
     layers.append(
         alt.Chart(points)
         .mark_point(filled=True, size=50)
@@ -214,13 +217,13 @@ def critical_difference_chart(
             alt.Chart(labels)
             .transform_filter(alt.datum.side == side)
             .mark_text(align=align, baseline="middle", dx=-4 if align == "right" else 4)
-            .encode(x=x, y=y, text="text:N", color=color)
+            .encode(x=x, y=y, text=alt.Text("text:N"), color=color)
         )
     layers.append(
         alt.Chart(labels)
         .transform_filter(alt.datum.side == "cd")
         .mark_text(align="left", baseline="middle", dx=4, color=NEUTRAL_COLORS["text"])
-        .encode(x=x, y=y, text="text:N")
+        .encode(x=x, y=y, text=alt.Text("text:N"))
     )
     return alt.layer(*layers).properties(
         width=width,

@@ -51,9 +51,9 @@ def ppc_chart(
     ]
     bars = base.mark_bar(color=NEUTRAL_COLORS["bar"]).encode(
         x=alt.X("x0:Q", scale=unit, axis=None),
-        x2="x1:Q",
+        x2=alt.X2("x1:Q"),
         y=alt.Y("h:Q", scale=unit, axis=None, stack=None),
-        y2=alt.datum(0),  # with x/x2 spans Vega-Lite would otherwise draw thin ticks at h
+        y2=alt.Y2Datum(0),  # with x/x2 spans Vega-Lite would otherwise draw thin ticks at h
         opacity=highlight_opacity(0.25),
         tooltip=tooltip,
     )
@@ -66,13 +66,13 @@ def ppc_chart(
     )
     # the panel's count range, as its x axis would give it: lowest left, highest right
     ends = base.mark_text(fontSize=9, baseline="top", dy=2, color="#636363").encode(
-        y=alt.datum(0, scale=unit)
+        y=alt.YDatum(0, scale=unit)
     )
     low = ends.mark_text(fontSize=9, baseline="top", dy=2, color="#636363", align="left").encode(
-        x=alt.datum(0), text="min(range_low):Q"
+        x=alt.XDatum(0), text=alt.Text("min(range_low):Q")
     )
     high = ends.mark_text(fontSize=9, baseline="top", dy=2, color="#636363", align="right").encode(
-        x=alt.datum(1), text="max(range_high):Q"
+        x=alt.XDatum(1), text=alt.Text("max(range_high):Q")
     )
     return (
         alt.layer(bars, observed, low, high, data=chart_data(ppc))

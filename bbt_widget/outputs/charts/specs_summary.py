@@ -99,12 +99,12 @@ def ranking_chart(ranking: pd.DataFrame, *, hdi: float, width: int = 220) -> alt
         title=f"ability − mean ability, {hdi:.0%} HDI",
     )
     ability = alt.layer(
-        alt.Chart().mark_rule(color="#636363", strokeDash=[3, 3]).encode(x=alt.datum(0)),
+        alt.Chart().mark_rule(color="#636363", strokeDash=[3, 3]).encode(x=alt.XDatum(0)),
         base.mark_rule(strokeWidth=3, color=NEUTRAL_COLORS["interval"]).encode(
-            x=ability_x, x2="high:Q", y=_algorithm_axis(n)
+            x=ability_x, x2=alt.X2("high:Q"), y=_algorithm_axis(n)
         ),
         base.mark_point(filled=True, size=50, color=NEUTRAL_COLORS["estimate"]).encode(
-            x="mean_beta:Q", y=_algorithm_axis(n)
+            x=alt.X("mean_beta:Q"), y=_algorithm_axis(n)
         ),
     ).properties(width=width, height=height)
     best = base.mark_bar(color=NEUTRAL_COLORS["bar"]).encode(
