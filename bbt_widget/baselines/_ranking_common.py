@@ -213,16 +213,18 @@ class RankingCharts:
         else the k of :data:`TOP_K_SHOWN`; :data:`TOP_K_COLUMNS` panels a row."""
         import altair as alt
 
+        from ..outputs.charts.encodings import inline_rows
+
         order = list(self.ranking["algorithm"])
         ks = top_k_shown(len(order))
         frame = self.top_k[self.top_k["k"].isin(ks)]
-        base = alt.Chart(frame).encode(
+        base = alt.Chart(inline_rows(frame)).encode(
             x=alt.X("algorithm:N", sort=order, title=None),
         )
         bars = base.mark_rule().encode(y=alt.Y("low:Q", title="P(in top k)"), y2=alt.Y2("high:Q"))
         points = base.mark_point(filled=True).encode(
             y=alt.Y("p:Q", scale=alt.Scale(domain=[0, 1])),
-            tooltip=[alt.Tooltip(f) for f in ("algorithm", "k", "p", "low", "high")],
+            tooltip=[alt.Tooltip(f) for f in ("algorithm:N", "k:Q", "p:Q", "low:Q", "high:Q")],
         )
         return (
             alt.layer(bars, points)
@@ -239,7 +241,9 @@ class RankingCharts:
         """Side by side: P(best) and expected rank from BBT and from this model."""
         import altair as alt
 
-        frame = self.compare(bbt)
+        from ..outputs.charts.encodings import inline_rows
+
+        frame = inline_rows(self.compare(bbt))
         order = list(self.ranking["algorithm"])
         color = alt.Color("model:N", title="model")
         best = (
@@ -249,7 +253,7 @@ class RankingCharts:
                 y=alt.Y("algorithm:N", sort=order, title=None),
                 x=alt.X("p_best:Q", title="P(best)", scale=alt.Scale(domain=[0, 1])),
                 color=color,
-                tooltip=[alt.Tooltip(f) for f in ("algorithm", "model", "p_best")],
+                tooltip=[alt.Tooltip(f) for f in ("algorithm:N", "model:N", "p_best:Q")],
             )
             .properties(title="P(best)", width=220)
         )
@@ -260,7 +264,7 @@ class RankingCharts:
                 y=alt.Y("algorithm:N", sort=order, title=None),
                 x=alt.X("expected_rank:Q", title="expected rank (1 = best)"),
                 color=color,
-                tooltip=[alt.Tooltip(f) for f in ("algorithm", "model", "expected_rank")],
+                tooltip=[alt.Tooltip(f) for f in ("algorithm:N", "model:N", "expected_rank:Q")],
             )
             .properties(title="expected rank", width=220)
         )
@@ -270,7 +274,9 @@ class RankingCharts:
         """Observed rank frequencies (dots) against posterior-predictive HDIs (bars)."""
         import altair as alt
 
-        base = alt.Chart(self.ppc).encode(x=alt.X("rank:O", title="rank"))
+        from ..outputs.charts.encodings import inline_rows
+
+        base = alt.Chart(inline_rows(self.ppc)).encode(x=alt.X("rank:O", title="rank"))
         bars = base.mark_rule(strokeWidth=4, opacity=0.5).encode(
             y=alt.Y("low:Q", title="share of data sets"), y2=alt.Y2("high:Q")
         )

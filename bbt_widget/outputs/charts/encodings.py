@@ -9,10 +9,12 @@ choosing an algorithm shows only its pairs.
 
 from __future__ import annotations
 
+import functools
 import importlib
 from types import ModuleType
 from typing import Any, TypeAlias
 
+import numpy as np
 import pandas as pd
 
 from ...core.palette import DECISION_COLORS
@@ -84,8 +86,109 @@ def at_rest(chart: Any) -> Any:
     return chart
 
 
-def chart_data(data: Data) -> alt.Data | pd.DataFrame:
-    return alt.NamedData(name=data) if isinstance(data, str) else data
+def chart_data(data: Data) -> Any:
+    """What a chart draws from: a dataset by name, or a frame's rows (:func:`inline_rows`)."""
+    return alt.NamedData(name=data) if isinstance(data, str) else inline_rows(data)
+
+
+def inline_rows(frame: pd.DataFrame) -> Any:
+    """``frame`` as Altair inline data: its rows converted to JSON values once, here.
+
+    Altair would convert a frame (a copy, checked column by column) each time a chart that
+    holds it is turned into a spec, once per layer, which took most of the time of the
+    report's charts; a layer that draws these rows holds them by reference, so every layer
+    and copy of a chart shares one conversion. The values are those Altair's default data
+    transformer gives (numpy numbers as Python ones, NaN and infinities as None), and
+    Altair gathers them into the spec's ``datasets`` under the same name. A frame Altair
+    would treat otherwise (another data transformer enabled, more rows than its limit,
+    column types other than numbers, booleans and text) is handed over as it is.
+    """
+    transformers = alt.data_transformers
+    limit = transformers.options.get("max_rows", _DEFAULT_MAX_ROWS)
+    rows = None
+    if transformers.active == "default" and (limit is None or len(frame) <= limit):
+        rows = _json_rows(frame)
+    return frame if rows is None else _shared_inline_data()(values=rows)
+
+
+#: Altair's default limit on the rows of a frame in a chart.
+_DEFAULT_MAX_ROWS = 5000
+
+
+def _json_rows(frame: pd.DataFrame) -> list[dict[str, Any]] | None:
+    """The rows of ``frame`` as Altair's default data transformer gives them, or None when
+    a column is of a type it converts in a way of its own (dates, categories, nullable
+    integers) or a name is not text."""
+    if isinstance(frame.index, pd.MultiIndex) or isinstance(frame.columns, pd.MultiIndex):
+        return None
+    names = list(frame.columns)
+    if isinstance(frame.columns, pd.RangeIndex) or not all(isinstance(n, str) for n in names):
+        return None
+    columns = []
+    for name in names:
+        values = _json_column(frame[name])
+        if values is None:
+            return None
+        columns.append(values)
+    return [dict(zip(names, row)) for row in zip(*columns)]
+
+
+def _json_column(column: pd.Series) -> list[Any] | None:
+    dtype = column.dtype
+    if isinstance(dtype, np.dtype) and dtype.kind in "iub":
+        return column.to_numpy().tolist()
+    if isinstance(dtype, np.dtype) and dtype.kind == "f":
+        values = column.to_numpy()
+        finite = np.isfinite(values)
+        out = values.tolist()
+        return out if finite.all() else [v if ok else None for v, ok in zip(out, finite)]
+    if (isinstance(dtype, np.dtype) and dtype.kind == "O") or isinstance(dtype, pd.StringDtype):
+        return [_json_value(v) for v in column.to_numpy(dtype=object).tolist()]
+    return None
+
+
+def _json_value(value: Any) -> Any:
+    # as Altair's sanitizing: missing (None, NaN) is None, an array a list; numpy scalars
+    # in a column of objects come out as Python ones, as pandas gives them
+    if value is None or (isinstance(value, float) and value != value):
+        return None
+    if isinstance(value, np.ndarray):
+        return value.tolist()
+    if isinstance(value, np.generic):
+        return value.item()
+    return value
+
+
+@functools.cache
+def _shared_inline_data() -> type:
+    """An Altair ``InlineData`` whose copies are itself, made when Altair is first needed.
+
+    Altair copies a chart, deeply, at each method that returns a changed chart and
+    several times over when it layers charts; a frame it keeps by reference. Rows copied
+    each time would cost more than converting them, and the copies would no longer be the
+    same object, which is how Altair tells that layers share their data (and moves it to
+    the layer above). So these rows are kept by reference, as a frame is: nothing changes
+    them once converted.
+    """
+
+    class SharedInlineData(alt.InlineData):
+        # not checked against the schema when made: rows of JSON values always pass, and
+        # checking each value of every row took longer than drawing them
+        _class_is_valid_at_instantiation = False
+
+        def __deepcopy__(self, memo: Any = None) -> Any:
+            return self
+
+    SharedInlineData.__module__ = __name__
+    SharedInlineData.__qualname__ = "SharedInlineData"
+    return SharedInlineData
+
+
+def __getattr__(name: str) -> Any:
+    # the class above, found by name when a chart is unpickled
+    if name == "SharedInlineData":
+        return _shared_inline_data()
+    raise AttributeError(f"module {__name__!r} has no attribute {name!r}")
 
 
 def pair_axis(title: str | None = None) -> alt.Y:

@@ -14,7 +14,7 @@ import pandas as pd
 
 from ...core.options import INTERPRETATIONS
 from ...core.palette import MATRIX_DECISION_COLORS, NEUTRAL_COLORS
-from .encodings import alt
+from .encodings import alt, inline_rows
 
 __all__ = ["LONG_CHART_ROWS", "decision_matrix_chart", "ranking_chart", "with_top_axis"]
 
@@ -44,7 +44,7 @@ def with_top_axis(
         d3 format of its labels (e.g. ``"%"``), as on the bottom axis.
     """
     anchor = (
-        alt.Chart(pd.DataFrame({"x": [float(domain[0])]}))
+        alt.Chart(inline_rows(pd.DataFrame({"x": [float(domain[0])]})))
         .mark_point(opacity=0)
         .encode(
             x=alt.X(
@@ -92,7 +92,7 @@ def ranking_chart(ranking: pd.DataFrame, *, hdi: float, width: int = 220) -> alt
     hi = float(max(frame["high"].max(), 0.0))
     pad = 0.05 * (hi - lo or 1.0)
     ability_domain = [lo - pad, hi + pad]
-    base = alt.Chart(frame)
+    base = alt.Chart(inline_rows(frame))
     ability_x = alt.X(
         "low:Q",
         scale=alt.Scale(domain=ability_domain, nice=False),
@@ -210,7 +210,7 @@ def decision_matrix_chart(
                 title=None,
                 header=alt.Header(labelFontSize=12, labelExpr="split(datum.label, ': ')"),
             ),
-            data=frame,
+            data=inline_rows(frame),
             spacing=spacing,
         )
         .resolve_axis(y="shared")
