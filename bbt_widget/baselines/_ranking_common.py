@@ -226,15 +226,12 @@ class RankingCharts:
             y=alt.Y("p:Q", scale=alt.Scale(domain=[0, 1])),
             tooltip=[alt.Tooltip(f) for f in ("algorithm:N", "k:Q", "p:Q", "low:Q", "high:Q")],
         )
-        return (
-            alt.layer(bars, points)
-            .properties(width=max(160, 14 * len(order)), height=160)
-            .facet(
-                facet=alt.Facet(
-                    "k:O", title="top k", header=alt.Header(labelExpr="'top ' + datum.value")
-                ),
-                columns=TOP_K_COLUMNS,
-            )
+        # sizes given as the layer is made: .properties() would copy both layers again
+        return alt.layer(bars, points, width=max(160, 14 * len(order)), height=160).facet(
+            facet=alt.Facet(
+                "k:O", title="top k", header=alt.Header(labelExpr="'top ' + datum.value")
+            ),
+            columns=TOP_K_COLUMNS,
         )
 
     def chart_vs_bbt(self, bbt: Any) -> alt.HConcatChart:
@@ -268,7 +265,7 @@ class RankingCharts:
             )
             .properties(title="expected rank", width=220)
         )
-        return alt.hconcat(best, rank).properties(title=f"BBT vs {self.model_label}")
+        return alt.hconcat(best, rank, title=f"BBT vs {self.model_label}")
 
     def chart_ppc(self) -> alt.FacetChart:
         """Observed rank frequencies (dots) against posterior-predictive HDIs (bars)."""
@@ -281,8 +278,6 @@ class RankingCharts:
             y=alt.Y("low:Q", title="share of data sets"), y2=alt.Y2("high:Q")
         )
         dots = base.mark_point(filled=True, color="black").encode(y=alt.Y("observed:Q"))
-        return (
-            alt.layer(bars, dots)
-            .properties(width=140, height=100)
-            .facet(facet=alt.Facet("algorithm:N", sort=list(self.ranking["algorithm"])), columns=4)
+        return alt.layer(bars, dots, width=140, height=100).facet(
+            facet=alt.Facet("algorithm:N", sort=list(self.ranking["algorithm"])), columns=4
         )

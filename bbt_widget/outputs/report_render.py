@@ -149,12 +149,11 @@ def _charts(
     if n_pairs > charts.LONG_CHART_ROWS:
         intervals = charts.with_top_axis(intervals, domain=[0, 1], title="P(a > b)")
         overlap = charts.with_top_axis(overlap, domain=[0, 1], title="posterior mass", fmt="%")
-    intervals = intervals.properties(
-        title=alt.TitleParams(
-            f"P(a > b): median, {hdi:.0%} HDI, full range",
-            subtitle=f"grey band: ROPE; pairs best > worse; colour: {interpretation} decision",
-            anchor="start",
-        )
+    # set on the chart just built, not by .properties(), which would copy it whole again
+    intervals.title = alt.TitleParams(
+        f"P(a > b): median, {hdi:.0%} HDI, full range",
+        subtitle=f"grey band: ROPE; pairs best > worse; colour: {interpretation} decision",
+        anchor="start",
     )
     # the PPC frame holds the histogram's columns: no second pass over the replicates
     fit = charts.ppc_fit_frame(frames.ppc)

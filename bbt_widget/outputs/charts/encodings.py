@@ -201,6 +201,12 @@ def pair_axis(title: str | None = None) -> alt.Y:
     )
 
 
+def independent_x() -> alt.Resolve:
+    """Each layer its own x axis (``.resolve_axis(x="independent")``, given as the layered
+    chart is made: the method would copy every layer again)."""
+    return alt.Resolve(axis=alt.AxisResolveMap(x="independent"))
+
+
 def verdict_color() -> alt.Color:
     # Every layer carries the same legend definition: Vega-Lite merges the layers' legends
     # and drops it altogether when some layers disable it.

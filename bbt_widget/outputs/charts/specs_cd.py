@@ -227,7 +227,8 @@ def critical_difference_chart(
         .mark_text(align="left", baseline="middle", dx=4, color=NEUTRAL_COLORS["text"])
         .encode(x=x, y=y, text=alt.Text("text:N"))
     )
-    return alt.layer(*layers).properties(
+    return alt.layer(
+        *layers,
         width=width,
         height=int(depth * _ROW_PX),
         title=title,
