@@ -148,15 +148,15 @@ def _json_column(column: pd.Series) -> list[Any] | None:
 
 
 def _json_value(value: Any) -> Any:
-    # as Altair's sanitizing: missing (None, NaN) is None, an array a list; numpy scalars
-    # in a column of objects come out as Python ones, as pandas gives them
-    if value is None or (isinstance(value, float) and value != value):
-        return None
+    # as Altair's sanitizing: an array is a list, missing (None, NaN, NA, NaT) is None;
+    # numpy scalars in a column of objects come out as Python ones, as pandas gives them
     if isinstance(value, np.ndarray):
         return value.tolist()
     if isinstance(value, np.generic):
-        return value.item()
-    return value
+        value = value.item()
+    if value is None or value is pd.NA or value is pd.NaT:
+        return None
+    return None if isinstance(value, float) and value != value else value
 
 
 @functools.cache
