@@ -1,10 +1,12 @@
 """How the charts hand a frame to Altair (``charts.encodings.inline_rows``): as its rows,
 converted once to the values Altair's own conversion gives, kept by reference by every
 layer and copy of a chart; and handed over as the frame wherever Altair would treat it
-otherwise (another data transformer, more rows than its limit, dates or categories)."""
+otherwise (another data transformer, more rows than its limit, dates or categories). The
+rows are ``charts.to_records``, the widget's columns ``charts.to_columns``: one conversion."""
 
 from __future__ import annotations
 
+import json
 import pickle
 import subprocess
 import sys
@@ -62,6 +64,18 @@ def test_rows_are_the_values_altairs_conversion_gives():
         bool,
         list,
     }
+
+
+def test_records_and_columns_are_json_for_every_missing_or_non_finite_value():
+    """The widget's columns and the charts' rows are one conversion: NA (a nullable text
+    column) and infinities are None, as NaN always was."""
+    frame = _mixed()
+    columns = charts.to_columns(frame)
+    assert columns["text"] == ["x", "y", None]
+    assert columns["x"] == [0.25, None, None] and columns["y"] == [None, 1.5, 2.0]
+    assert charts.to_records(frame) == [dict(zip(columns, row)) for row in zip(*columns.values())]
+    json.dumps(charts.to_records(frame), allow_nan=False)
+    assert charts.to_records(pd.DataFrame(index=range(2))) == [{}, {}]
 
 
 def test_a_chart_of_rows_gives_the_spec_a_chart_of_the_frame_gives():

@@ -18,6 +18,7 @@ import numpy as np
 import pandas as pd
 
 from ...core.palette import DECISION_COLORS
+from .frames import to_records
 
 
 class _Lazy:
@@ -98,65 +99,39 @@ def inline_rows(frame: pd.DataFrame) -> Any:
     holds it is turned into a spec, once per layer, which took most of the time of the
     report's charts; a layer that draws these rows holds them by reference, so every layer
     and copy of a chart shares one conversion. The values are those Altair's default data
-    transformer gives (numpy numbers as Python ones, NaN and infinities as None), and
-    Altair gathers them into the spec's ``datasets`` under the same name. A frame Altair
-    would treat otherwise (another data transformer enabled, more rows than its limit,
-    column types other than numbers, booleans and text) is handed over as it is.
+    transformer gives (:func:`.frames.to_records`), and Altair gathers them into the spec's
+    ``datasets`` under the same name. A frame Altair would treat otherwise (another data
+    transformer enabled, more rows than its limit, columns other than numbers, booleans,
+    text and objects, names other than text) is handed over as it is.
     """
     transformers = alt.data_transformers
     limit = transformers.options.get("max_rows", _DEFAULT_MAX_ROWS)
-    rows = None
-    if transformers.active == "default" and (limit is None or len(frame) <= limit):
-        rows = _json_rows(frame)
-    return frame if rows is None else _shared_inline_data()(values=rows)
+    if (
+        transformers.active != "default"
+        or (limit is not None and len(frame) > limit)
+        or not _plain_columns(frame)
+    ):
+        return frame
+    return _shared_inline_data()(values=to_records(frame))
 
 
 #: Altair's default limit on the rows of a frame in a chart.
 _DEFAULT_MAX_ROWS = 5000
 
 
-def _json_rows(frame: pd.DataFrame) -> list[dict[str, Any]] | None:
-    """The rows of ``frame`` as Altair's default data transformer gives them, or None when
-    a column is of a type it converts in a way of its own (dates, categories, nullable
-    integers) or a name is not text."""
-    if isinstance(frame.index, pd.MultiIndex) or isinstance(frame.columns, pd.MultiIndex):
-        return None
-    names = list(frame.columns)
-    if isinstance(frame.columns, pd.RangeIndex) or not all(isinstance(n, str) for n in names):
-        return None
-    columns = []
-    for name in names:
-        values = _json_column(frame[name])
-        if values is None:
-            return None
-        columns.append(values)
-    return [dict(zip(names, row)) for row in zip(*columns)]
-
-
-def _json_column(column: pd.Series) -> list[Any] | None:
-    dtype = column.dtype
-    if isinstance(dtype, np.dtype) and dtype.kind in "iub":
-        return column.to_numpy().tolist()
-    if isinstance(dtype, np.dtype) and dtype.kind == "f":
-        values = column.to_numpy()
-        finite = np.isfinite(values)
-        out = values.tolist()
-        return out if finite.all() else [v if ok else None for v, ok in zip(out, finite)]
-    if (isinstance(dtype, np.dtype) and dtype.kind == "O") or isinstance(dtype, pd.StringDtype):
-        return [_json_value(v) for v in column.to_numpy(dtype=object).tolist()]
-    return None
-
-
-def _json_value(value: Any) -> Any:
-    # as Altair's sanitizing: an array is a list, missing (None, NaN, NA, NaT) is None;
-    # numpy scalars in a column of objects come out as Python ones, as pandas gives them
-    if isinstance(value, np.ndarray):
-        return value.tolist()
-    if isinstance(value, np.generic):
-        value = value.item()
-    if value is None or value is pd.NA or value is pd.NaT:
-        return None
-    return None if isinstance(value, float) and value != value else value
+def _plain_columns(frame: pd.DataFrame) -> bool:
+    """Whether Altair converts each column of ``frame`` as :func:`.frames.to_records` does:
+    text names, one index level, and no dates, categories or nullable numbers, which it
+    converts in ways of its own."""
+    columns = frame.columns
+    if isinstance(frame.index, pd.MultiIndex) or isinstance(columns, pd.MultiIndex | pd.RangeIndex):
+        return False
+    if not len(columns) or not columns.is_unique or not all(isinstance(n, str) for n in columns):
+        return False
+    return all(
+        (isinstance(dtype, np.dtype) and dtype.kind in "iubfO") or isinstance(dtype, pd.StringDtype)
+        for dtype in frame.dtypes
+    )
 
 
 @functools.cache
