@@ -16,6 +16,8 @@ charts once (``first_*``: what a fresh ``bbt-widget report`` process pays) and a
 ``--repeat`` times (median: ``warm_*``). Times are CPU seconds of the process
 (``time.process_time``), which a shared machine moves less than wall time; the ratios
 (this checkout over the baseline) are medians over runs of each run's ratio.
+``altair_import`` is a plain ``import altair`` (the command imports it while it fits, in
+a thread, without the modules it does not need), for scale only.
 
 Run: ``python benchmarks/bench_charts.py [--runs 3] [--repeat 7] [--baseline-tree PATH]
 [--note TEXT]``, where PATH holds the code to compare with, e.g. ``git archive main | tar
