@@ -213,33 +213,34 @@ class RankingCharts:
         else the k of :data:`TOP_K_SHOWN`; :data:`TOP_K_COLUMNS` panels a row."""
         import altair as alt
 
+        from ..outputs.charts.encodings import inline_rows
+
         order = list(self.ranking["algorithm"])
         ks = top_k_shown(len(order))
         frame = self.top_k[self.top_k["k"].isin(ks)]
-        base = alt.Chart(frame).encode(
+        base = alt.Chart(inline_rows(frame)).encode(
             x=alt.X("algorithm:N", sort=order, title=None),
         )
-        bars = base.mark_rule().encode(y=alt.Y("low:Q", title="P(in top k)"), y2="high:Q")
+        bars = base.mark_rule().encode(y=alt.Y("low:Q", title="P(in top k)"), y2=alt.Y2("high:Q"))
         points = base.mark_point(filled=True).encode(
             y=alt.Y("p:Q", scale=alt.Scale(domain=[0, 1])),
-            tooltip=["algorithm", "k", "p", "low", "high"],
+            tooltip=[alt.Tooltip(f) for f in ("algorithm:N", "k:Q", "p:Q", "low:Q", "high:Q")],
         )
-        return (
-            alt.layer(bars, points)
-            .properties(width=max(160, 14 * len(order)), height=160)
-            .facet(
-                facet=alt.Facet(
-                    "k:O", title="top k", header=alt.Header(labelExpr="'top ' + datum.value")
-                ),
-                columns=TOP_K_COLUMNS,
-            )
+        # sizes given as the layer is made: .properties() would copy both layers again
+        return alt.layer(bars, points, width=max(160, 14 * len(order)), height=160).facet(
+            facet=alt.Facet(
+                "k:O", title="top k", header=alt.Header(labelExpr="'top ' + datum.value")
+            ),
+            columns=TOP_K_COLUMNS,
         )
 
     def chart_vs_bbt(self, bbt: Any) -> alt.HConcatChart:
         """Side by side: P(best) and expected rank from BBT and from this model."""
         import altair as alt
 
-        frame = self.compare(bbt)
+        from ..outputs.charts.encodings import inline_rows
+
+        frame = inline_rows(self.compare(bbt))
         order = list(self.ranking["algorithm"])
         color = alt.Color("model:N", title="model")
         best = (
@@ -249,7 +250,7 @@ class RankingCharts:
                 y=alt.Y("algorithm:N", sort=order, title=None),
                 x=alt.X("p_best:Q", title="P(best)", scale=alt.Scale(domain=[0, 1])),
                 color=color,
-                tooltip=["algorithm", "model", "p_best"],
+                tooltip=[alt.Tooltip(f) for f in ("algorithm:N", "model:N", "p_best:Q")],
             )
             .properties(title="P(best)", width=220)
         )
@@ -260,23 +261,23 @@ class RankingCharts:
                 y=alt.Y("algorithm:N", sort=order, title=None),
                 x=alt.X("expected_rank:Q", title="expected rank (1 = best)"),
                 color=color,
-                tooltip=["algorithm", "model", "expected_rank"],
+                tooltip=[alt.Tooltip(f) for f in ("algorithm:N", "model:N", "expected_rank:Q")],
             )
             .properties(title="expected rank", width=220)
         )
-        return alt.hconcat(best, rank).properties(title=f"BBT vs {self.model_label}")
+        return alt.hconcat(best, rank, title=f"BBT vs {self.model_label}")
 
     def chart_ppc(self) -> alt.FacetChart:
         """Observed rank frequencies (dots) against posterior-predictive HDIs (bars)."""
         import altair as alt
 
-        base = alt.Chart(self.ppc).encode(x=alt.X("rank:O", title="rank"))
+        from ..outputs.charts.encodings import inline_rows
+
+        base = alt.Chart(inline_rows(self.ppc)).encode(x=alt.X("rank:O", title="rank"))
         bars = base.mark_rule(strokeWidth=4, opacity=0.5).encode(
-            y=alt.Y("low:Q", title="share of data sets"), y2="high:Q"
+            y=alt.Y("low:Q", title="share of data sets"), y2=alt.Y2("high:Q")
         )
-        dots = base.mark_point(filled=True, color="black").encode(y="observed:Q")
-        return (
-            alt.layer(bars, dots)
-            .properties(width=140, height=100)
-            .facet(facet=alt.Facet("algorithm:N", sort=list(self.ranking["algorithm"])), columns=4)
+        dots = base.mark_point(filled=True, color="black").encode(y=alt.Y("observed:Q"))
+        return alt.layer(bars, dots, width=140, height=100).facet(
+            facet=alt.Facet("algorithm:N", sort=list(self.ranking["algorithm"])), columns=4
         )

@@ -170,12 +170,11 @@ def _chart_builders(
         chart = charts.intervals_chart(frames.intervals, frames.rope, hdi=hdi)
         if long:
             chart = charts.with_top_axis(chart, domain=[0, 1], title="P(a > b)")
-        chart = chart.properties(
-            title=alt.TitleParams(
-                f"P(a > b): median, {hdi:.0%} HDI, full range",
-                subtitle=f"grey band: ROPE; pairs best > worse; colour: {interpretation} decision",
-                anchor="start",
-            )
+        # set on the chart just built, not by .properties(), which would copy it whole again
+        chart.title = alt.TitleParams(
+            f"P(a > b): median, {hdi:.0%} HDI, full range",
+            subtitle=f"grey band: ROPE; pairs best > worse; colour: {interpretation} decision",
+            anchor="start",
         )
         return charts.at_rest(chart)
 

@@ -9,13 +9,16 @@ choosing an algorithm shows only its pairs.
 
 from __future__ import annotations
 
+import functools
 import importlib
 from types import ModuleType
 from typing import Any, TypeAlias
 
+import numpy as np
 import pandas as pd
 
 from ...core.palette import DECISION_COLORS
+from .frames import to_records
 
 
 class _Lazy:
@@ -84,8 +87,83 @@ def at_rest(chart: Any) -> Any:
     return chart
 
 
-def chart_data(data: Data) -> alt.Data | pd.DataFrame:
-    return alt.NamedData(name=data) if isinstance(data, str) else data
+def chart_data(data: Data) -> Any:
+    """What a chart draws from: a dataset by name, or a frame's rows (:func:`inline_rows`)."""
+    return alt.NamedData(name=data) if isinstance(data, str) else inline_rows(data)
+
+
+def inline_rows(frame: pd.DataFrame) -> Any:
+    """``frame`` as Altair inline data: its rows converted to JSON values once, here.
+
+    Altair would convert a frame (a copy, checked column by column) each time a chart that
+    holds it is turned into a spec, once per layer, which took most of the time of the
+    report's charts; a layer that draws these rows holds them by reference, so every layer
+    and copy of a chart shares one conversion. The values are those Altair's default data
+    transformer gives (:func:`.frames.to_records`), and Altair gathers them into the spec's
+    ``datasets`` under the same name. A frame Altair would treat otherwise (another data
+    transformer enabled, more rows than its limit, columns other than numbers, booleans,
+    text and objects, names other than text) is handed over as it is.
+    """
+    transformers = alt.data_transformers
+    limit = transformers.options.get("max_rows", _DEFAULT_MAX_ROWS)
+    if (
+        transformers.active != "default"
+        or (limit is not None and len(frame) > limit)
+        or not _plain_columns(frame)
+    ):
+        return frame
+    return _shared_inline_data()(values=to_records(frame))
+
+
+#: Altair's default limit on the rows of a frame in a chart.
+_DEFAULT_MAX_ROWS = 5000
+
+
+def _plain_columns(frame: pd.DataFrame) -> bool:
+    """Whether Altair converts each column of ``frame`` as :func:`.frames.to_records` does:
+    text names, one index level, and no dates, categories or nullable numbers, which it
+    converts in ways of its own."""
+    columns = frame.columns
+    if isinstance(frame.index, pd.MultiIndex) or isinstance(columns, pd.MultiIndex | pd.RangeIndex):
+        return False
+    if not len(columns) or not columns.is_unique or not all(isinstance(n, str) for n in columns):
+        return False
+    return all(
+        (isinstance(dtype, np.dtype) and dtype.kind in "iubfO") or isinstance(dtype, pd.StringDtype)
+        for dtype in frame.dtypes
+    )
+
+
+@functools.cache
+def _shared_inline_data() -> type:
+    """An Altair ``InlineData`` whose copies are itself, made when Altair is first needed.
+
+    Altair copies a chart, deeply, at each method that returns a changed chart and
+    several times over when it layers charts; a frame it keeps by reference. Rows copied
+    each time would cost more than converting them, and the copies would no longer be the
+    same object, which is how Altair tells that layers share their data (and moves it to
+    the layer above). So these rows are kept by reference, as a frame is: nothing changes
+    them once converted.
+    """
+
+    class SharedInlineData(alt.InlineData):
+        # not checked against the schema when made: rows of JSON values always pass, and
+        # checking each value of every row took longer than drawing them
+        _class_is_valid_at_instantiation = False
+
+        def __deepcopy__(self, memo: Any = None) -> Any:
+            return self
+
+    SharedInlineData.__module__ = __name__
+    SharedInlineData.__qualname__ = "SharedInlineData"
+    return SharedInlineData
+
+
+def __getattr__(name: str) -> Any:
+    # the class above, found by name when a chart is unpickled
+    if name == "SharedInlineData":
+        return _shared_inline_data()
+    raise AttributeError(f"module {__name__!r} has no attribute {name!r}")
 
 
 def pair_axis(title: str | None = None) -> alt.Y:
@@ -96,6 +174,12 @@ def pair_axis(title: str | None = None) -> alt.Y:
         title=title,
         axis=alt.Axis(**LABEL_AXIS),
     )
+
+
+def independent_x() -> alt.Resolve:
+    """Each layer its own x axis (``.resolve_axis(x="independent")``, given as the layered
+    chart is made: the method would copy every layer again)."""
+    return alt.Resolve(axis=alt.AxisResolveMap(x="independent"))
 
 
 def verdict_color() -> alt.Color:
@@ -109,4 +193,4 @@ def verdict_color() -> alt.Color:
 
 
 def highlight_opacity(dim: float = 0.2) -> alt.OpacityValue:
-    return alt.when(HIGHLIGHT).then(alt.value(1.0)).otherwise(alt.value(dim))
+    return alt.OpacityValue(**alt.when(HIGHLIGHT).then(alt.value(1.0)).otherwise(alt.value(dim)))

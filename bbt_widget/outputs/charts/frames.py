@@ -280,25 +280,41 @@ def build_frames(
 
 
 def to_records(frame: pd.DataFrame) -> list[dict[str, Any]]:
-    """JSON-ready rows: numpy scalars become Python numbers, NaN becomes None."""
-    if frame.isna().to_numpy().any():
-        frame = frame.astype(object).where(frame.notna(), None)
-    return frame.to_dict(orient="records")
+    """JSON-ready rows (``[{name: value}]``), their values as :func:`to_columns` gives them:
+    the values Altair's default data transformer gives a chart of ``frame``."""
+    columns = to_columns(frame)
+    if not columns:
+        return [{} for _ in range(len(frame))]
+    return [dict(zip(columns, row)) for row in zip(*columns.values())]
 
 
 def to_columns(frame: pd.DataFrame) -> dict[str, list[Any]]:
-    """JSON-ready columns (``{name: [values]}``), NaN as None.
+    """JSON-ready columns (``{name: [values]}``): numpy numbers as Python ones, NaN and
+    infinities (and in a column of objects None, NA and NaT) as None, arrays as lists.
 
     The widget sends data by column: one list per column is quicker to build and to serialise
     than a dict per row, and smaller; the front end turns columns back into rows.
     """
-    out: dict[str, list[Any]] = {}
-    for name in frame.columns:
-        values = frame[name].to_numpy()
-        if values.dtype.kind == "f" and np.isnan(values).any():
-            out[str(name)] = [None if v != v else v for v in values.tolist()]
-        elif values.dtype.kind == "O":
-            out[str(name)] = [None if v is None or v != v else v for v in values.tolist()]
-        else:
-            out[str(name)] = values.tolist()
-    return out
+    return {str(name): _json_values(frame[name].to_numpy()) for name in frame.columns}
+
+
+def _json_values(values: np.ndarray) -> list[Any]:
+    if values.dtype.kind == "f":
+        out = values.tolist()
+        finite = np.isfinite(values)
+        return out if finite.all() else [v if ok else None for v, ok in zip(out, finite)]
+    if values.dtype.kind == "O":
+        return [v if type(v) is str else _json_value(v) for v in values.tolist()]
+    return values.tolist()
+
+
+def _json_value(value: Any) -> Any:
+    # as Altair turns a value in a column of objects into JSON: an array is a list, a numpy
+    # scalar a Python one, and missing (None, NaN, NA, NaT) is None
+    if isinstance(value, np.ndarray):
+        return value.tolist()
+    if isinstance(value, np.generic):
+        value = value.item()
+    if value is None or value is pd.NA or value is pd.NaT:
+        return None
+    return None if isinstance(value, float) and value != value else value

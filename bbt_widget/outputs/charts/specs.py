@@ -23,6 +23,7 @@ from .encodings import (
     chart_data,
     highlight_opacity,
     highlight_params,
+    independent_x,
     pair_axis,
     verdict_color,
 )
@@ -73,7 +74,7 @@ def intervals_chart(
         .mark_rect(color=NEUTRAL_COLORS["rope band"], opacity=0.35)
         .encode(
             x=alt.X("low:Q", scale=x_scale, axis=None),
-            x2="high:Q",
+            x2=alt.X2("high:Q"),
             tooltip=[
                 alt.Tooltip("low:Q", title="ROPE low"),
                 alt.Tooltip("high:Q", title="ROPE high"),
@@ -85,40 +86,37 @@ def intervals_chart(
         .mark_rule(color=NEUTRAL_COLORS["reference"], strokeDash=[3, 3])
         .encode(x=alt.X(datum=0.5, axis=None))
     )
+    # what the three layers of the pairs share, built once (Altair copies them per layer)
+    shared = {
+        "y": pair_axis(),
+        "color": verdict_color(),
+        "opacity": highlight_opacity(),
+        "tooltip": tooltip,
+    }
     full = base.mark_rule(strokeWidth=1).encode(
-        x=alt.X("min:Q", scale=x_scale, title="P(a > b)"),
-        x2="max:Q",
-        y=pair_axis(),
-        color=verdict_color(),
-        opacity=highlight_opacity(),
-        tooltip=tooltip,
+        x=alt.X("min:Q", scale=x_scale, title="P(a > b)"), x2=alt.X2("max:Q"), **shared
     )
     thick = base.mark_rule(strokeWidth=6).encode(
-        x=alt.X("low:Q", axis=None),
-        x2="high:Q",
-        y=pair_axis(),
-        color=verdict_color(),
-        opacity=highlight_opacity(),
-        tooltip=tooltip,
+        x=alt.X("low:Q", axis=None), x2=alt.X2("high:Q"), **shared
     )
     dot = base.mark_point(filled=True, size=70, stroke="white", strokeWidth=1).encode(
-        x=alt.X("median:Q", axis=alt.Axis(orient="top", title=None)),
-        y=pair_axis(),
-        color=verdict_color(),
-        opacity=highlight_opacity(),
-        tooltip=tooltip,
+        x=alt.X("median:Q", axis=alt.Axis(orient="top", title=None)), **shared
     )
-    return (
-        alt.layer(band, half, full, thick, dot)
-        .resolve_axis(x="independent")
-        .properties(
-            width=width,
-            title=alt.TitleParams(
-                _hdi_title(hdi),
-                subtitle="gray band: ROPE; pairs best > worse; click a pair to highlight it",
-                anchor="start",
-            ),
-        )
+    # properties given to the layer as it is made: each .properties() or .resolve_*() call
+    # on a layered chart copies every layer again
+    return alt.layer(
+        band,
+        half,
+        full,
+        thick,
+        dot,
+        resolve=independent_x(),
+        width=width,
+        title=alt.TitleParams(
+            _hdi_title(hdi),
+            subtitle="gray band: ROPE; pairs best > worse; click a pair to highlight it",
+            anchor="start",
+        ),
     )
 
 
@@ -190,8 +188,12 @@ def coverage_chart(coverage: Data) -> alt.LayerChart:
             tooltip=[alt.Tooltip("hdi:Q", format=".2f", title="nominal HDI mass")],
         )
     )
-    return alt.layer(observed, nominal, data=chart_data(coverage)).properties(
-        width=140, title=alt.TitleParams("PPC coverage", anchor="start")
+    return alt.layer(
+        observed,
+        nominal,
+        data=chart_data(coverage),
+        width=140,
+        title=alt.TitleParams("PPC coverage", anchor="start"),
     )
 
 
@@ -216,14 +218,16 @@ def win_matrix_chart(matrix: Data, *, cell: int = 28) -> alt.LayerChart:
             scale=alt.Scale(domain=[0, 1], range=WIN_SHARE_RANGE),
             legend=alt.Legend(title="win share", orient="top"),
         ),
-        opacity=alt.when(shown).then(alt.value(1.0)).otherwise(alt.value(0.25)),
+        opacity=alt.OpacityValue(**alt.when(shown).then(alt.value(1.0)).otherwise(alt.value(0.25))),
         tooltip=tooltip,
     )
     text = base.mark_text(fontSize=10).encode(
         text=alt.Text("wins:Q", format=".0f"),
         tooltip=tooltip,
     )
-    return alt.layer(rect, text).properties(
+    return alt.layer(
+        rect,
+        text,
         width=alt.Step(cell),
         height=alt.Step(cell),
         title=alt.TitleParams(

@@ -19,7 +19,7 @@ from ...core.bidi import isolate
 from ...core.options import DEFAULT_HDI, DEFAULT_ROPE, resolve_interpretation
 from ...core.palette import HIGHLIGHT_COLORS, NEUTRAL_COLORS
 from ...core.validation import check_algorithms, check_count
-from .encodings import LABEL_MAX_CHARS, alt
+from .encodings import LABEL_MAX_CHARS, alt, inline_rows
 from .frames_decisions import cd_groups
 
 if TYPE_CHECKING:
@@ -168,6 +168,8 @@ def critical_difference_chart(
     ]
     points["role"] = ["highlighted" if a in chosen else "other" for a in points["algorithm"]]
     depth = float(-segments["y2"].min()) + _STEP
+    # each frame converted once, for all the layers that draw it
+    segment_rows, label_rows, point_rows = map(inline_rows, (segments, labels, points))
     best, worst = _ends(positions.to_numpy(dtype=float), higher_is_better)
     k = len(names)
     axis = alt.Axis(orient="top", grid=False, title=axis_title)
@@ -181,7 +183,7 @@ def critical_difference_chart(
         scale=alt.Scale(domain=list(HIGHLIGHT_COLORS), range=list(HIGHLIGHT_COLORS.values())),
         legend=alt.Legend(title=None, orient="bottom") if chosen else None,
     )
-    base = alt.Chart(segments).encode(x=x, x2="x2:Q", y=y, y2="y2:Q")
+    base = alt.Chart(segment_rows).encode(x=x, x2=alt.X2("x2:Q"), y=y, y2=alt.Y2("y2:Q"))
     layers: list[Any] = [
         base.transform_filter(alt.datum.kind == kind).mark_rule(
             strokeWidth=width_px, color=line_color, strokeCap="round"
@@ -196,33 +198,37 @@ def critical_difference_chart(
             strokeWidth=2, color=NEUTRAL_COLORS["text"]
         )
     )
-    tooltip = ["algorithm:N", alt.Tooltip("position:Q", title=axis_title, format=".3f")]
+    tooltip = [
+        alt.Tooltip("algorithm:N"),
+        alt.Tooltip("position:Q", title=axis_title, format=".3f"),
+    ]
     layers.append(
-        alt.Chart(points)
+        alt.Chart(point_rows)
         .mark_point(filled=True, size=50)
         .encode(x=x, y=y, color=color, tooltip=tooltip)
     )
     if control is not None:
         layers.append(
-            alt.Chart(points)
+            alt.Chart(point_rows)
             .transform_filter(alt.datum.algorithm == control)
             .mark_point(shape="diamond", size=160, filled=False, color=_CONTROL_MARK)
             .encode(x=x, y=y)
         )
     for side, align in (("left", "right"), ("right", "left")):
         layers.append(
-            alt.Chart(labels)
+            alt.Chart(label_rows)
             .transform_filter(alt.datum.side == side)
             .mark_text(align=align, baseline="middle", dx=-4 if align == "right" else 4)
-            .encode(x=x, y=y, text="text:N", color=color)
+            .encode(x=x, y=y, text=alt.Text("text:N"), color=color)
         )
     layers.append(
-        alt.Chart(labels)
+        alt.Chart(label_rows)
         .transform_filter(alt.datum.side == "cd")
         .mark_text(align="left", baseline="middle", dx=4, color=NEUTRAL_COLORS["text"])
-        .encode(x=x, y=y, text="text:N")
+        .encode(x=x, y=y, text=alt.Text("text:N"))
     )
-    return alt.layer(*layers).properties(
+    return alt.layer(
+        *layers,
         width=width,
         height=int(depth * _ROW_PX),
         title=title,

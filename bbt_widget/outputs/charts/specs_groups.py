@@ -64,8 +64,12 @@ def group_heatmap_chart(cells: Data, *, cell: int = 14) -> alt.Chart:
                 legend=alt.Legend(title="decision (a = first of the pair)", orient="bottom"),
             ),
             opacity=highlight_opacity(0.35),
-            stroke=alt.when(chosen).then(alt.value("#000000")).otherwise(alt.value("#ffffff")),
-            strokeWidth=alt.when(chosen).then(alt.value(2.0)).otherwise(alt.value(0.5)),
+            stroke=alt.StrokeValue(
+                **alt.when(chosen).then(alt.value("#000000")).otherwise(alt.value("#ffffff"))
+            ),
+            strokeWidth=alt.StrokeWidthValue(
+                **alt.when(chosen).then(alt.value(2.0)).otherwise(alt.value(0.5))
+            ),
             tooltip=[
                 alt.Tooltip("label:N", title="pair"),
                 alt.Tooltip("column:N", title="group"),

@@ -51,9 +51,9 @@ def ppc_chart(
     ]
     bars = base.mark_bar(color=NEUTRAL_COLORS["bar"]).encode(
         x=alt.X("x0:Q", scale=unit, axis=None),
-        x2="x1:Q",
+        x2=alt.X2("x1:Q"),
         y=alt.Y("h:Q", scale=unit, axis=None, stack=None),
-        y2=alt.datum(0),  # with x/x2 spans Vega-Lite would otherwise draw thin ticks at h
+        y2=alt.Y2Datum(0),  # with x/x2 spans Vega-Lite would otherwise draw thin ticks at h
         opacity=highlight_opacity(0.25),
         tooltip=tooltip,
     )
@@ -66,40 +66,35 @@ def ppc_chart(
     )
     # the panel's count range, as its x axis would give it: lowest left, highest right
     ends = base.mark_text(fontSize=9, baseline="top", dy=2, color="#636363").encode(
-        y=alt.datum(0, scale=unit)
+        y=alt.YDatum(0, scale=unit)
     )
     low = ends.mark_text(fontSize=9, baseline="top", dy=2, color="#636363", align="left").encode(
-        x=alt.datum(0), text="min(range_low):Q"
+        x=alt.XDatum(0), text=alt.Text("min(range_low):Q")
     )
     high = ends.mark_text(fontSize=9, baseline="top", dy=2, color="#636363", align="right").encode(
-        x=alt.datum(1), text="max(range_high):Q"
+        x=alt.XDatum(1), text=alt.Text("max(range_high):Q")
     )
-    return (
-        alt.layer(bars, observed, low, high, data=chart_data(ppc))
-        .properties(width=width, height=height)
-        .facet(
-            facet=alt.Facet(
-                "panel:N",
-                title=None,
-                header=alt.Header(labelFontSize=10),
-                sort=alt.EncodingSortField("panel_order", op="min"),
-            ),
-            columns=columns,
-        )
+    layers = alt.layer(bars, observed, low, high, data=chart_data(ppc), width=width, height=height)
+    return layers.facet(
+        facet=alt.Facet(
+            "panel:N",
+            title=None,
+            header=alt.Header(labelFontSize=10),
+            sort=alt.EncodingSortField("panel_order", op="min"),
+        ),
+        columns=columns,
         # filtered before faceting, so that hidden pairs get no (empty) panel at all
-        .transform_filter(shown)
-        .properties(
-            title=alt.TitleParams(
-                "Posterior predictive check",
-                subtitle=[
-                    "bars: draws per replicated count (own scale per panel, count range below);"
-                    " black: observed count",
-                    f"worst-fitting pairs first (smallest predictive p); the {max_pairs} worst"
-                    " unless an algorithm is chosen",
-                ],
-                anchor="start",
-            )
-        )
+        transform=[alt.FilterTransform(filter=shown)],
+        title=alt.TitleParams(
+            "Posterior predictive check",
+            subtitle=[
+                "bars: draws per replicated count (own scale per panel, count range below);"
+                " black: observed count",
+                f"worst-fitting pairs first (smallest predictive p); the {max_pairs} worst"
+                " unless an algorithm is chosen",
+            ],
+            anchor="start",
+        ),
     )
 
 
@@ -116,13 +111,14 @@ def static_ppc_chart(worst: pd.DataFrame, label: str) -> Any:
         Which pairs these are (:func:`bbt_widget.outputs.charts.worst_pairs_label`), for the title.
     """
     n_pairs = int(worst["pair_order"].max()) + 1 if len(worst) else 0
-    return at_rest(ppc_chart(worst, max_pairs=n_pairs)).properties(
-        title=alt.TitleParams(
-            f"Posterior predictive check: {label}",
-            subtitle=(
-                "bars: draws per replicated count (own scale per panel, count range below); "
-                "black: observed count"
-            ),
-            anchor="start",
-        )
+    chart = at_rest(ppc_chart(worst, max_pairs=n_pairs))
+    # set on the new chart, not by .properties(), which would copy it whole again
+    chart.title = alt.TitleParams(
+        f"Posterior predictive check: {label}",
+        subtitle=(
+            "bars: draws per replicated count (own scale per panel, count range below); "
+            "black: observed count"
+        ),
+        anchor="start",
     )
+    return chart

@@ -167,7 +167,7 @@ def influence_chart(influence: Data, *, width: int = 260) -> alt.LayerChart:
     )
     # the note row (no pair, or none computed yet) keeps the x scale finite and says why
     note = base.mark_text(align="left", color=NEUTRAL_COLORS["text"], fontSize=11).encode(
-        x=alt.X("delta_mean:Q"), text="note:N"
+        x=alt.X("delta_mean:Q"), text=alt.Text("note:N")
     )
     # "Influence on lgbm vs gbm": the pair key is JSON, '["lgbm", "gbm"]'
     pair_name = (

@@ -14,7 +14,7 @@ import pandas as pd
 
 from ...core.options import INTERPRETATIONS
 from ...core.palette import MATRIX_DECISION_COLORS, NEUTRAL_COLORS
-from .encodings import alt
+from .encodings import alt, independent_x, inline_rows
 
 __all__ = ["LONG_CHART_ROWS", "decision_matrix_chart", "ranking_chart", "with_top_axis"]
 
@@ -44,7 +44,7 @@ def with_top_axis(
         d3 format of its labels (e.g. ``"%"``), as on the bottom axis.
     """
     anchor = (
-        alt.Chart(pd.DataFrame({"x": [float(domain[0])]}))
+        alt.Chart(inline_rows(pd.DataFrame({"x": [float(domain[0])]})))
         .mark_point(opacity=0)
         .encode(
             x=alt.X(
@@ -54,7 +54,7 @@ def with_top_axis(
             )
         )
     )
-    return alt.layer(chart, anchor).resolve_axis(x="independent")
+    return alt.layer(chart, anchor, resolve=independent_x())
 
 
 def _algorithm_axis(n: int, *, labels: bool = True) -> alt.Y:
@@ -92,26 +92,29 @@ def ranking_chart(ranking: pd.DataFrame, *, hdi: float, width: int = 220) -> alt
     hi = float(max(frame["high"].max(), 0.0))
     pad = 0.05 * (hi - lo or 1.0)
     ability_domain = [lo - pad, hi + pad]
-    base = alt.Chart(frame)
+    base = alt.Chart(inline_rows(frame))
     ability_x = alt.X(
         "low:Q",
         scale=alt.Scale(domain=ability_domain, nice=False),
         title=f"ability − mean ability, {hdi:.0%} HDI",
     )
+    # properties given as each chart is made: a .properties() call copies the chart again
     ability = alt.layer(
-        alt.Chart().mark_rule(color="#636363", strokeDash=[3, 3]).encode(x=alt.datum(0)),
+        alt.Chart().mark_rule(color="#636363", strokeDash=[3, 3]).encode(x=alt.XDatum(0)),
         base.mark_rule(strokeWidth=3, color=NEUTRAL_COLORS["interval"]).encode(
-            x=ability_x, x2="high:Q", y=_algorithm_axis(n)
+            x=ability_x, x2=alt.X2("high:Q"), y=_algorithm_axis(n)
         ),
         base.mark_point(filled=True, size=50, color=NEUTRAL_COLORS["estimate"]).encode(
-            x="mean_beta:Q", y=_algorithm_axis(n)
+            x=alt.X("mean_beta:Q"), y=_algorithm_axis(n)
         ),
-    ).properties(width=width, height=height)
-    best = base.mark_bar(color=NEUTRAL_COLORS["bar"]).encode(
-        x=alt.X("p_best:Q", scale=alt.Scale(domain=[0, 1]), title="P(best)"),
-        y=_algorithm_axis(n, labels=False),
+        width=width,
+        height=height,
     )
-    best = best.properties(width=110, height=height)
+    hidden = _algorithm_axis(n, labels=False)  # the two panels beside it share it
+    best = base.mark_bar(color=NEUTRAL_COLORS["bar"]).encode(
+        x=alt.X("p_best:Q", scale=alt.Scale(domain=[0, 1]), title="P(best)"), y=hidden
+    )
+    best.width, best.height = 110, height
     rank = base.mark_point(filled=True, size=50, color=NEUTRAL_COLORS["estimate"]).encode(
         x=alt.X(
             "expected_rank:Q",
@@ -119,20 +122,19 @@ def ranking_chart(ranking: pd.DataFrame, *, hdi: float, width: int = 220) -> alt
             title="expected rank (1 = best)",
             axis=alt.Axis(tickMinStep=1, format="d"),
         ),
-        y=_algorithm_axis(n, labels=False),
+        y=hidden,
     )
-    rank = rank.properties(width=130, height=height)
+    rank.width, rank.height = 130, height
     return alt.hconcat(
         _long(ability, n, ability_domain),
         _long(best, n, [0, 1]),
         _long(rank, n, [1, max(n, 2)]),
         spacing=8,
-    ).properties(
         title=alt.TitleParams(
             "Ranking: ability (sum-to-zero), P(best), expected rank",
             subtitle=f"dot: posterior mean; bar: {hdi:.0%} HDI; dashed: the average algorithm",
             anchor="start",
-        )
+        ),
     )
 
 
@@ -167,7 +169,7 @@ def decision_matrix_chart(
     frame["panel"] = frame["interpretation"].map(_interpretation_label(counts))
     font = 11 if cell >= 10 else 8
     matrix = (
-        alt.Chart()
+        alt.Chart(width=alt.Step(cell), height=alt.Step(cell))
         .mark_rect(stroke="#bdbdbd", strokeWidth=0.5)
         .encode(
             x=alt.X(
@@ -190,7 +192,6 @@ def decision_matrix_chart(
                 legend=alt.Legend(title="decision (row vs column)", orient="top"),
             ),
         )
-        .properties(width=alt.Step(cell), height=alt.Step(cell))
     )
     order = [
         _interpretation_label(counts)[i]
@@ -202,23 +203,19 @@ def decision_matrix_chart(
     # header, and side by side the headers would print over each other.
     longest = max((len(part) for label in order for part in label.split(": ")), default=0)
     spacing = max(20, _HEADER_CHAR_PX * longest - n * cell + 10)
-    return (
-        matrix.facet(
-            column=alt.Column(
-                "panel:N",
-                sort=order,
-                title=None,
-                header=alt.Header(labelFontSize=12, labelExpr="split(datum.label, ': ')"),
-            ),
-            data=frame,
-            spacing=spacing,
-        )
-        .resolve_axis(y="shared")
-        .properties(
-            title=alt.TitleParams(
-                "Decisions per pair, weak and strong interpretation",
-                subtitle="rows and columns best first; read a cell as 'row vs column'",
-                anchor="start",
-            )
-        )
+    return matrix.facet(
+        column=alt.Column(
+            "panel:N",
+            sort=order,
+            title=None,
+            header=alt.Header(labelFontSize=12, labelExpr="split(datum.label, ': ')"),
+        ),
+        data=inline_rows(frame),
+        spacing=spacing,
+        resolve=alt.Resolve(axis=alt.AxisResolveMap(y="shared")),
+        title=alt.TitleParams(
+            "Decisions per pair, weak and strong interpretation",
+            subtitle="rows and columns best first; read a cell as 'row vs column'",
+            anchor="start",
+        ),
     )
