@@ -213,8 +213,11 @@ def _ranking_request(
     columns, types and a hash of every cell) and the keywords."""
     options = {k: layout.get(k) for k in _LAYOUT} | {"hdi": float(hdi)}
     options |= {k: v for k, v in ranking_sampler(sampler).items() if k != "engine"}
-    cells = pd.util.hash_pandas_object(data, index=True).to_numpy().tobytes()
-    digest = hashlib.sha256(cells)
+    try:
+        cells = pd.util.hash_pandas_object(data, index=True)
+    except TypeError:  # unhashable cells (lists, dicts) in a column the fits do not read
+        cells = pd.util.hash_pandas_object(data.astype(str), index=True)
+    digest = hashlib.sha256(cells.to_numpy().tobytes())
     digest.update(json.dumps([[str(c), str(t)] for c, t in data.dtypes.items()]).encode())
     key = json.dumps(["plackett-luce", digest.hexdigest(), options], sort_keys=True)
     return key, options

@@ -120,6 +120,34 @@ def test_a_report_that_fails_after_starting_a_fit_leaves_none_behind(base, tmp_p
     assert not _ahead._started
 
 
+def test_a_column_of_unhashable_cells_the_fits_do_not_read_is_no_error(base, tmp_path):
+    """Long results with an extra column of dicts (notes the fits do not read): the report
+    is written, its Plackett-Luce fit started ahead and taken (the request's key once
+    failed on those cells with pandas' "unhashable type" before the fit)."""
+    from bbt_widget.outputs.report_build import _ranking_request
+
+    wide = base.assign(fold=base.groupby("db").cumcount())
+    long = wide.melt(id_vars=["db", "fold"], var_name="alg", value_name="acc")
+    long["notes"] = [{"run": k} for k in range(len(long))]
+    layout = {"dataset": "db", "algorithm": "alg", "fold": "fold", "score": "acc"}
+    sampler = {"engine": "auto", "chains": 2, "iter_warmup": 1000, "iter_sampling": 200, "seed": 4}
+    key, _ = _ranking_request(long, layout, 0.89, sampler)
+    assert key == _ranking_request(long.copy(), layout, 0.89, sampler)[0]
+    other = long.assign(notes=[{"run": -k} for k in range(len(long))])
+    assert key != _ranking_request(other, layout, 0.89, sampler)[0]
+    out = bbt.report.write(
+        long,
+        tmp_path / "r.md",
+        methods="plackett-luce",
+        **layout,
+        seed=4,
+        chains=2,
+        iter_sampling=200,
+    )
+    assert "## Ranking models" in out.read_text()
+    assert not _ahead._started
+
+
 def test_without_spare_workers_a_fit_starts_no_worker(tmp_path):
     """By default a fit's end starts an idle worker for the next fit; with
     ``spare_workers(False)`` none (the command exits after its fits)."""
