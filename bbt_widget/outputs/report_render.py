@@ -128,24 +128,6 @@ _HEADLINE_FIGURES = ("ranking", "cd_diagram", "decisions")
 _DETAIL_FIGURES = ("intervals", "rope_overlap", "ppc", "win_matrix")
 
 
-def _charts(
-    result: BBTResult,
-    rope: tuple[float, float],
-    hdi: float,
-    control: str | None,
-    interpretation: str,
-    ranking: pd.DataFrame,
-    summary: pd.DataFrame,
-    highlight: Sequence[str] = (),
-) -> tuple[dict[str, Any], pd.DataFrame, str]:
-    """The report's charts by name, built (see :func:`_chart_builders`), the PPC fit of
-    the pairs its figure shows, and their label."""
-    builders, fit, label = _chart_builders(
-        result, rope, hdi, control, interpretation, ranking, summary, highlight
-    )
-    return {name: build() for name, build in builders.items()}, fit, label
-
-
 def _chart_builders(
     result: BBTResult,
     rope: tuple[float, float],
@@ -380,9 +362,10 @@ def write_report(
         ahead.batches.close()
         ahead = None
     if ahead is None:
-        built, fit, ppc_label = _charts(
+        builders, fit, ppc_label = _chart_builders(
             result, rope, hdi, control, rule, ranking, summary, highlight
         )
+        built = {name: build() for name, build in builders.items()}
     else:
         built, fit, ppc_label = dict(ahead.built), ahead.fit, ahead.label
     sentence = headline(summary, ranking, rule)

@@ -36,7 +36,10 @@ def _report_charts(fits: tuple[Any, Any], highlight: list[str] | None = None) ->
     _, shown, rule, rope, summary, ranking = rr._chart_options(
         result, "r.html", DEFAULT_ROPE, DEFAULT_HDI, "auto", None, highlight
     )
-    built, _, _ = rr._charts(result, rope, DEFAULT_HDI, None, rule, ranking, summary, shown)
+    builders, _, _ = rr._chart_builders(
+        result, rope, DEFAULT_HDI, None, rule, ranking, summary, shown
+    )
+    built = {name: build() for name, build in builders.items()}
     section = rs.ranking_model_section(pl, result, interpretation=rule)
     return built | {name: chart for name, (chart, _) in section.charts.items()}
 
