@@ -31,7 +31,6 @@ import argparse
 import contextlib
 import json
 import os
-import platform
 import resource
 import statistics
 import subprocess
@@ -46,6 +45,9 @@ import numpy as np
 
 REPO = Path(__file__).resolve().parents[1]
 sys.path.insert(0, str(REPO))
+
+from _machine import machine  # noqa: E402  (beside this script)
+
 os.environ["PYTHONPATH"] = os.pathsep.join([str(REPO), os.environ.get("PYTHONPATH", "")])
 
 import bbt_widget as bbt  # noqa: E402
@@ -195,12 +197,7 @@ def main() -> None:
         print(json.dumps(bench_calibration(args.repeats)))
         return
     report = {
-        "machine": {
-            "platform": platform.platform(),
-            "python": platform.python_version(),
-            "cpus": os.cpu_count(),
-            "load_average_at_start": os.getloadavg(),
-        },
+        "machine": machine(),
         "settings": "4 chains x 1000 warm-up + 1000 draws per fit, engine "
         + bbt.engines.resolve_engine(),
     }

@@ -29,7 +29,6 @@ from __future__ import annotations
 import argparse
 import json
 import os
-import platform
 import statistics
 import subprocess
 import sys
@@ -37,6 +36,9 @@ import time
 from pathlib import Path
 
 REPO = Path(__file__).resolve().parents[1]
+
+from _machine import machine  # noqa: E402  (beside this script)
+
 #: The timings each run reports, in CPU seconds.
 PARTS = ("build", "to_dict", "section", "total")
 
@@ -129,12 +131,7 @@ def main() -> None:
         runs.append(row)
     median = {k: statistics.median(r[k] for r in runs) for k in runs[0]}
     result = {
-        "machine": {
-            "platform": platform.platform(),
-            "python": platform.python_version(),
-            "cpus": os.cpu_count(),
-            "load_average_at_start": load,
-        },
+        "machine": machine(load),
         "note": args.note,
         "measured_at": time.strftime("%Y-%m-%d %H:%M UTC", time.gmtime()),
         "case": (

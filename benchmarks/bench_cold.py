@@ -27,7 +27,6 @@ import argparse
 import contextlib
 import json
 import os
-import platform
 import resource
 import shutil
 import statistics
@@ -41,6 +40,9 @@ from typing import Any
 
 REPO = Path(__file__).resolve().parents[1]
 sys.path.insert(0, str(REPO))
+
+from _machine import machine  # noqa: E402  (beside this script)
+
 sys.path.insert(0, str(Path(__file__).parent))
 
 from bench_engines import _simulated  # noqa: E402
@@ -187,10 +189,7 @@ def main() -> None:
     package_flags = engines.get("pystan").COMPILE_ARGS
     out: dict[str, Any] = {
         "machine": {
-            "platform": platform.platform(),
-            "python": platform.python_version(),
-            "cpus": os.cpu_count(),
-            "load_average_at_start": _load(),
+            **machine(_load()),
             "toolchain": _toolchain.identity(),
             "note": "2 cores shared with other jobs during this run: absolute times grow "
             "with the load; compare the ratios, measured in the same run",

@@ -27,7 +27,6 @@ from __future__ import annotations
 import argparse
 import json
 import os
-import platform
 import statistics
 import subprocess
 import sys
@@ -40,6 +39,8 @@ import numpy as np
 
 REPO = Path(__file__).resolve().parents[1]
 sys.path.insert(0, str(REPO))
+
+from _machine import machine  # noqa: E402  (beside this script)
 
 from bbt_widget import engines  # noqa: E402
 
@@ -259,12 +260,7 @@ def main() -> None:
     started = time.perf_counter()
     engines.compile_model("bbt", "pystan")  # compiled once per machine, not timed here
     report: dict[str, Any] = {
-        "machine": {
-            "platform": platform.platform(),
-            "python": platform.python_version(),
-            "cpus": os.cpu_count(),
-            "load_average_at_start": os.getloadavg(),
-        },
+        "machine": machine(),
         "engine": engines.sample(
             "bbt", cases(True)["paper"], engine="pystan", iter_sampling=10
         ).info["engine_version"],

@@ -34,7 +34,6 @@ from __future__ import annotations
 import argparse
 import json
 import os
-import platform
 import resource
 import statistics
 import subprocess
@@ -49,6 +48,8 @@ import pandas as pd
 
 REPO = Path(__file__).resolve().parents[1]
 sys.path.insert(0, str(REPO))
+
+from _machine import machine  # noqa: E402  (beside this script)
 
 import bbt_widget as bbt  # noqa: E402
 from bbt_widget import engines  # noqa: E402
@@ -220,15 +221,6 @@ def fresh_case(runs: int, baseline: Path | None) -> dict[str, Any]:
     return out
 
 
-def _machine() -> dict[str, Any]:
-    return {
-        "platform": platform.platform(),
-        "python": platform.python_version(),
-        "cpus": os.cpu_count(),
-        "load_average_at_start": os.getloadavg(),
-    }
-
-
 def main() -> None:
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     parser.add_argument("--repeat", type=int, default=3)
@@ -244,7 +236,7 @@ def main() -> None:
     if args.only_fresh:
         engines.compile_model("bbt")  # compiled: the case is the process, not the compiler
         report = {
-            "machine": _machine(),
+            "machine": machine(),
             "note": args.note,
             "case": "pmlb16 (16 x 132, fold rows), default fit settings, seed 1",
             "fresh_process": fresh_case(args.fresh, args.baseline_tree),
@@ -256,7 +248,7 @@ def main() -> None:
     args.out = args.out or str(results / "fit.json")
 
     report: dict[str, Any] = {
-        "machine": _machine(),
+        "machine": machine(),
         "note": args.note,
         "settings": "4 chains x 1000 warm-up + 1000 draws, BT model, spread ties",
         "engines": {},

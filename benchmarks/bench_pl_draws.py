@@ -29,7 +29,6 @@ from __future__ import annotations
 import argparse
 import json
 import os
-import platform
 import sys
 import time
 from pathlib import Path
@@ -39,6 +38,7 @@ REPO = Path(__file__).resolve().parents[1]
 sys.path.insert(0, str(REPO))
 
 import numpy as np  # noqa: E402
+from _machine import machine  # noqa: E402  (beside this script)
 
 import bbt_widget as bbt  # noqa: E402
 from bbt_widget.baselines import _plackett_luce as pl  # noqa: E402
@@ -177,12 +177,7 @@ def main() -> None:
             "median_sample_chains_s": float(np.median([r["sample_chains_s"] for r in rows])),
         }
     result = {
-        "machine": {
-            "platform": platform.platform(),
-            "python": platform.python_version(),
-            "cpus": os.cpu_count(),
-            "load_average_at_start": load,
-        },
+        "machine": machine(load),
         "measured_at": time.strftime("%Y-%m-%d %H:%M UTC", time.gmtime()),
         "case": "pmlb16_4fold.csv (16 x 132), Plackett-Luce, ties split, prior 1",
         "sampler": args.sampler,

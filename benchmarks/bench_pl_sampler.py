@@ -19,7 +19,6 @@ from __future__ import annotations
 import argparse
 import json
 import os
-import platform
 import resource
 import statistics
 import sys
@@ -28,6 +27,8 @@ from pathlib import Path
 
 REPO = Path(__file__).resolve().parents[1]
 sys.path.insert(0, str(REPO))
+
+from _machine import machine  # noqa: E402  (beside this script)
 
 import bbt_widget as bbt  # noqa: E402
 from bbt_widget.core.convergence import ess_bulk, ess_tail  # noqa: E402
@@ -80,12 +81,7 @@ def main() -> None:
         runs.append(row)
     median = {k: statistics.median(r[k] for r in runs) for k in runs[0] if k != "seed"}
     result = {
-        "machine": {
-            "platform": platform.platform(),
-            "python": platform.python_version(),
-            "cpus": os.cpu_count(),
-            "load_average_at_start": load,
-        },
+        "machine": machine(load),
         "measured_at": time.strftime("%Y-%m-%d %H:%M UTC", time.gmtime()),
         "case": "pmlb16_4fold.csv (16 x 132), ties split, 4 x (250 + 1000), as the report",
         "median": median,

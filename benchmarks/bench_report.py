@@ -31,7 +31,6 @@ import contextlib
 import io
 import json
 import os
-import platform
 import resource
 import statistics
 import subprocess
@@ -42,6 +41,8 @@ from pathlib import Path
 
 REPO = Path(__file__).resolve().parents[1]
 sys.path.insert(0, str(REPO))
+
+from _machine import machine  # noqa: E402  (beside this script)
 
 import bbt_widget as bbt  # noqa: E402
 from bbt_widget import cli  # noqa: E402
@@ -133,12 +134,7 @@ def main() -> None:
         for key in ("command_to_baseline", "cpu_to_baseline"):
             median[key] = statistics.median(r[key] for r in runs)
     result = {
-        "machine": {
-            "platform": platform.platform(),
-            "python": platform.python_version(),
-            "cpus": os.cpu_count(),
-            "load_average_at_start": load,
-        },
+        "machine": machine(load),
         "note": args.note,
         "measured_at": time.strftime("%Y-%m-%d %H:%M UTC", time.gmtime()),
         "case": f"pmlb16_4fold.csv (16 x 132), {args.format} report, default settings",

@@ -20,7 +20,6 @@ from __future__ import annotations
 import argparse
 import json
 import os
-import platform
 import statistics
 import subprocess
 import sys
@@ -32,6 +31,8 @@ from unittest import mock
 
 REPO = Path(__file__).resolve().parents[1]
 sys.path.insert(0, str(REPO))
+
+from _machine import machine  # noqa: E402  (beside this script)
 
 import bbt_widget as bbt  # noqa: E402
 from bbt_widget.outputs import report_render  # noqa: E402
@@ -104,12 +105,7 @@ def main() -> None:
             }
             print(fmt, json.dumps({k: formats[fmt][k] for k in list(formats[fmt])[:4]}))
     out = {
-        "machine": {
-            "platform": platform.platform(),
-            "python": platform.python_version(),
-            "cpus": os.cpu_count(),
-            "load_average_at_start": load,
-        },
+        "machine": machine(load),
         "note": args.note,
         "case": "pmlb16_4fold.csv (16 x 132), default settings: the report's text only",
         "before": args.before,

@@ -1,0 +1,19 @@
+"""What every benchmark records of the machine it ran on, beside its results."""
+
+from __future__ import annotations
+
+import os
+import platform
+from typing import Any
+
+
+def machine(load: tuple[float, float, float] | None = None) -> dict[str, Any]:
+    """The platform, Python's version, the cores and the load average when the benchmark
+    started (``load``, read now when not given): these machines are shared, and the load
+    says how much the absolute times mean."""
+    return {
+        "platform": platform.platform(),
+        "python": platform.python_version(),
+        "cpus": os.cpu_count(),
+        "load_average_at_start": os.getloadavg() if load is None else load,
+    }
