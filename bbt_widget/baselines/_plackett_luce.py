@@ -260,7 +260,6 @@ def ranking_model(
         settings["seed"] = fresh_seed(settings["seed"])
         draws = gibbs_sample(stan_data, progress=progress, **settings)
     else:
-        # a fit started ahead with these settings (sample_ahead) is taken over here
         draws = engines.sample(
             "plackett_luce", stan_data, engine=engine, progress=progress, **settings
         )

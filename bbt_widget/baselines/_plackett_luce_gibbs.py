@@ -69,11 +69,12 @@ def sample(
     start = time.perf_counter()
     sets = np.asarray(data["sets"], dtype=float).reshape(int(data["n_set"]), int(data["n_alg"]))
     weight = np.asarray(data["set_weight"], dtype=float)
-    shape = np.asarray(data["alpha"], dtype=float) + np.asarray(data["placed"], dtype=float)
-    scale_shape = float(np.sum(data["alpha"]))
+    alpha = np.asarray(data["alpha"], dtype=float)
+    shape = alpha + np.asarray(data["placed"], dtype=float)
+    scale_shape = float(alpha.sum())
     members = np.ascontiguousarray(sets.T)
     rng = np.random.default_rng(seed)
-    lam = rng.standard_gamma(np.asarray(data["alpha"], dtype=float), size=(chains, len(shape)))
+    lam = rng.standard_gamma(alpha, size=(chains, len(alpha)))
     kept = np.empty((chains, iter_sampling, len(shape)))
     total = iter_warmup + iter_sampling
     for sweep in range(total):

@@ -71,7 +71,6 @@ __all__ = [
     "program_hash",
     "resolve_engine",
     "sample",
-    "sample_ahead",
     "shutdown",
     "spare_workers",
     "stan_program",
@@ -340,36 +339,6 @@ def stop_all(timeout: float = 10.0) -> None:
 
     shutdown()
     stop_builds(timeout)
-    # a fit started ahead (sample_ahead) runs in a daemon thread: with its worker stopped it
-    # removes its folder and ends, if the program waits for it before exiting
-    _ahead.join(timeout)
-
-
-def _request(
-    model: ModelName,
-    data: Mapping[str, Any],
-    engine: str,
-    cancel: threading.Event | None,
-    chains: int,
-    iter_warmup: int,
-    iter_sampling: int,
-    seed: int | None,
-    max_treedepth: int,
-    adapt_delta: float,
-) -> tuple[SamplerSettings, dict[str, Any], Engine]:
-    """What :func:`sample` and :func:`sample_ahead` check before a fit, in one place (so that
-    an ahead fit is the same request as the call that takes it): the model, the sampler
-    settings, the data and the engine."""
-    check_model(model)
-    settings = SamplerSettings(
-        chains=chains,
-        iter_warmup=iter_warmup,
-        iter_sampling=iter_sampling,
-        adapt_delta=adapt_delta,
-        max_treedepth=max_treedepth,
-        seed=seed,
-    )
-    return (settings, *_ready(model, data, engine, cancel))
 
 
 def _ready(
@@ -450,79 +419,28 @@ def sample(
         ``cancel`` was set.
     """
     start = time.perf_counter()
-    settings, stan_data, chosen = _request(
-        model,
-        data,
-        engine,
-        cancel,
-        chains,
-        iter_warmup,
-        iter_sampling,
-        seed,
-        max_treedepth,
-        adapt_delta,
+    check_model(model)
+    settings = SamplerSettings(
+        chains=chains,
+        iter_warmup=iter_warmup,
+        iter_sampling=iter_sampling,
+        adapt_delta=adapt_delta,
+        max_treedepth=max_treedepth,
+        seed=seed,
     )
-    # a fit started by sample_ahead with this very request: its draws are this fit's
-    draws = _ahead.take(
-        lambda: _ahead.request_key(model, stan_data, chosen.name, settings), progress, cancel
+    stan_data, chosen = _ready(model, data, engine, cancel)
+    draws = chosen.sample(
+        model, stan_data, settings, progress=progress, cancel=cancel, verbose=_verbose(verbose)
     )
-    if draws is None:
-        draws = chosen.sample(
-            model, stan_data, settings, progress=progress, cancel=cancel, verbose=_verbose(verbose)
-        )
-        draws.timings["total"] = time.perf_counter() - start
+    draws.timings["total"] = time.perf_counter() - start
     draws.info["engine_requested"] = engine
     return draws
 
 
-def sample_ahead(
-    model: ModelName,
-    data: Mapping[str, Any],
-    *,
-    engine: str = "auto",
-    chains: int = DEFAULT_CHAINS,
-    iter_warmup: int = DEFAULT_ITER_WARMUP,
-    iter_sampling: int = DEFAULT_ITER_SAMPLING,
-    seed: int | None = None,
-    max_treedepth: int = DEFAULT_MAX_TREEDEPTH,
-    adapt_delta: float = DEFAULT_ADAPT_DELTA,
-    verbose: bool | None = None,
-) -> None:
-    """Start now, in a thread, a fit that a later :func:`sample` call with the same model,
-    data, engine and settings will take over (its draws, the same as it would have drawn:
-    same request, same seed), so that its chains run while the caller does other work, such
-    as another fit (``bbt-widget report`` samples its Plackett-Luce model during the BBT
-    fit). Arguments as for :func:`sample`, checked here (a bad one raises now); an error of
-    the fit itself is raised by the :func:`sample` call that takes it. A fit started and
-    never asked for runs to its end unused.
-    """
-    start = time.perf_counter()
-    settings, stan_data, chosen = _request(
-        model,
-        data,
-        engine,
-        None,
-        chains,
-        iter_warmup,
-        iter_sampling,
-        seed,
-        max_treedepth,
-        adapt_delta,
-    )
-    loud = _verbose(verbose)
-
-    def run(progress: ProgressCallback) -> Draws:
-        draws = chosen.sample(model, stan_data, settings, progress=progress, verbose=loud)
-        draws.timings["total"] = time.perf_counter() - start
-        return draws
-
-    _ahead.start(_ahead.request_key(model, stan_data, chosen.name, settings), run)
-
-
 def start_ahead(key: str, run: Callable[[ProgressCallback], Any]) -> None:
     """Start ``run(progress)`` now, in a daemon thread, for a later :func:`take_ahead` with
-    the same ``key``: a fit that is not a Stan program's (the report's Plackett-Luce model,
-    sampled in numpy while the BBT fit waits for Stan). ``key`` must say everything the
+    the same ``key``: a fit made in this process while another waits for Stan (the report's
+    Plackett-Luce model, sampled in numpy during the BBT fit). ``key`` must say everything the
     result depends on; ``run`` gets a ``progress(stage, fraction)`` whose ``"sampling"``
     fractions the taker is shown. A key already started is left running as it is."""
     _ahead.start(key, run)
@@ -532,11 +450,11 @@ def take_ahead(key: str, progress: ProgressCallback | None = None) -> Any | None
     """The result of the fit :func:`start_ahead` started under ``key``, once it ends (its
     error raised here), or ``None`` when none was started; each is taken once. While
     waiting, ``progress`` gets ``("sampling", f)`` from this thread."""
-    return _ahead.take(lambda: key, progress, None)
+    return _ahead.take(key, progress)
 
 
 def forget_ahead() -> None:
-    """Forget the fits :func:`sample_ahead` and :func:`start_ahead` started that nothing
+    """Forget the fits :func:`start_ahead` started that nothing
     took (they run to their end unused): what a caller that started some calls when it is
     done, whether it took them or failed before."""
     _ahead.forget()

@@ -1,7 +1,7 @@
 """What the report runs beside its BBT fit and what a one-shot command leaves out: a fit
-started ahead (``engines.sample_ahead``) gives the draws a plain ``sample`` call gives and is
-taken once; the report starts its Plackett-Luce fit before the BBT fit and takes it
-afterwards; without spare workers (``engines.spare_workers(False)``, as ``bbt-widget
+started ahead (``engines.start_ahead``) gives its result once, to the call with its key;
+the report starts its Plackett-Luce fit before the BBT fit and takes it afterwards; without
+spare workers (``engines.spare_workers(False)``, as ``bbt-widget
 report`` sets) a fit's end starts no worker process."""
 
 from __future__ import annotations
@@ -25,37 +25,35 @@ _SHORT = {"chains": 2, "iter_warmup": 200, "iter_sampling": 200}
 _DATA = {"n_alg": 3, "i1": [1, 1, 2], "i2": [2, 3, 3], "win1": [7, 2, 11], "win2": [14, 19, 10]}
 
 
-def test_a_fit_started_ahead_draws_what_sample_draws_and_is_taken_once(monkeypatch):
-    direct = engines.sample("bbt", _DATA, seed=7, **_SHORT)
-    starts = []
-    start = _ahead.start
-    monkeypatch.setattr(_ahead, "start", lambda key, run: starts.append(key) or start(key, run))
-    engines.sample_ahead("bbt", _DATA, seed=7, **_SHORT)
-    assert len(starts) == 1 and starts[0] in _ahead._started
+def test_a_fit_started_ahead_gives_its_result_once_to_the_call_with_its_key():
     seen = []
-    taken = engines.sample("bbt", _DATA, seed=7, progress=lambda *a: seen.append(a), **_SHORT)
+
+    def run(progress):
+        progress("sampling", 0.5)
+        return ("result", 7)
+
+    engines.start_ahead("fit-7", run)
+    assert "fit-7" in _ahead._started
+    engines.start_ahead("fit-7", lambda progress: ("another", 0))  # already started: kept
+    assert engines.take_ahead("fit-7", lambda *a: seen.append(a)) == ("result", 7)
     assert not _ahead._started  # taken, and only once
-    np.testing.assert_array_equal(taken.params["beta"], direct.params["beta"])
     assert seen[-1] == ("sampling", 1.0)
-    # another seed is another fit: not taken from one started ahead
-    engines.sample_ahead("bbt", _DATA, seed=8, **_SHORT)
-    other = engines.sample("bbt", _DATA, seed=9, **_SHORT)
+    assert engines.take_ahead("fit-7") is None
+    # another key is another fit: not taken from one started ahead
+    engines.start_ahead("fit-8", lambda progress: ("result", 8))
+    assert engines.take_ahead("fit-9") is None
     assert len(_ahead._started) == 1
-    assert not np.array_equal(other.params["beta"], direct.params["beta"])
-    assert engines.sample("bbt", _DATA, seed=8, **_SHORT).info["seed"] == 8
+    assert engines.take_ahead("fit-8") == ("result", 8)
     assert not _ahead._started
 
 
-def test_a_fit_started_ahead_hands_its_error_to_the_call_that_takes_it(monkeypatch):
-    pystan = engines.get("pystan")
-
-    def fail(*args, **kwargs):
+def test_a_fit_started_ahead_hands_its_error_to_the_call_that_takes_it():
+    def fail(progress):
         raise engines.EngineError("no chains today")
 
-    monkeypatch.setattr(pystan, "sample", fail)
-    engines.sample_ahead("bbt", _DATA, engine="pystan", seed=3, **_SHORT)
+    engines.start_ahead("failing", fail)
     with pytest.raises(engines.EngineError, match="no chains today"):
-        engines.sample("bbt", _DATA, engine="pystan", seed=3, **_SHORT)
+        engines.take_ahead("failing")
     assert not _ahead._started
 
 
