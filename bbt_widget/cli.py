@@ -182,21 +182,22 @@ def _add_model_options(p: argparse.ArgumentParser) -> None:
     g.add_argument(
         "--engine",
         default="auto",
-        choices=["auto", "pystan", "cmdstanpy"],
-        help="Stan engine; auto takes CmdStan when a working one is installed, else PyStan",
+        choices=["auto", "numpy", "pystan", "cmdstanpy"],
+        help="engine; auto takes numpy (an exact Gibbs sampler, no compiler) for BBT and, for "
+        "--ties davidson, CmdStan when a working one is installed, else PyStan",
     )
     g.add_argument("--chains", type=int, default=4, help="Markov chains")
     g.add_argument(
         "--iter-warmup",
         type=int,
         default=SAMPLER_DEFAULTS["iter_warmup"],
-        help="warm-up iterations per chain",
+        help="warm-up iterations per chain (default: the engine's, 100 numpy, 1000 Stan)",
     )
     g.add_argument(
         "--iter-sampling",
         type=int,
         default=SAMPLER_DEFAULTS["iter_sampling"],
-        help="draws per chain",
+        help="draws per chain (default: the engine's, 1000)",
     )
     g.add_argument(
         "--seed",
@@ -344,7 +345,7 @@ def _parser() -> argparse.ArgumentParser:
     )
     d.add_argument("--seed", type=int, default=DEFAULT_SEED, help="random seed")
     d.add_argument(
-        "--engine", default="auto", choices=["auto", "pystan", "cmdstanpy"], help="Stan engine"
+        "--engine", default="auto", choices=["auto", "numpy", "pystan", "cmdstanpy"], help="engine"
     )
     d.set_defaults(func=demo)
     return parser

@@ -95,7 +95,8 @@ def check_before_fit(df: pd.DataFrame, args: argparse.Namespace, dataset: str | 
     from bbt_widget.core.wintable import win_table
 
     for name in ("chains", "iter_warmup", "iter_sampling"):
-        check_count(getattr(args, name), "--" + name.replace("_", "-"))
+        if getattr(args, name) is not None:  # None: the engine's default
+            check_count(getattr(args, name), "--" + name.replace("_", "-"))
     check_seed(args.seed)
     PriorSettings(args.hyperprior, args.prior_scale)
     try:

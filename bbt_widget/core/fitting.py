@@ -20,8 +20,6 @@ from .options import (
     DEFAULT_ADAPT_DELTA,
     DEFAULT_CHAINS,
     DEFAULT_HYPERPRIOR,
-    DEFAULT_ITER_SAMPLING,
-    DEFAULT_ITER_WARMUP,
     DEFAULT_MAX_TREEDEPTH,
     DEFAULT_TIES,
     HYPERPRIORS,
@@ -63,8 +61,8 @@ def fit(
     prior_scale: float | None = None,
     engine: str = "auto",
     chains: int = DEFAULT_CHAINS,
-    iter_warmup: int = DEFAULT_ITER_WARMUP,
-    iter_sampling: int = DEFAULT_ITER_SAMPLING,
+    iter_warmup: int | None = None,
+    iter_sampling: int | None = None,
     seed: int | None = DEFAULT_SEED,
     adapt_delta: float = DEFAULT_ADAPT_DELTA,
     max_treedepth: int = DEFAULT_MAX_TREEDEPTH,
@@ -97,10 +95,14 @@ def fit(
         half-Cauchy, 3.0 for half-normal (``bbt_widget.core.options.HYPERPRIOR_SCALES``); the scale
         used is recorded in ``result.settings["prior_scale"]``.
     engine
-        ``"auto"`` (CmdStan when a working one is installed, else PyStan), ``"cmdstanpy"`` or
-        ``"pystan"``.
+        ``"auto"`` (default: the numpy engine, an exact Pólya-Gamma Gibbs sampler that needs
+        no compiler; for ``ties="davidson"``, CmdStan when a working one is installed, else
+        PyStan), ``"numpy"``, ``"cmdstanpy"`` or ``"pystan"``.
     chains, iter_warmup, iter_sampling, seed
-        Sampler settings. The default seed (``bbt_widget.DEFAULT_SEED``, 1) makes a rerun give
+        Sampler settings. ``iter_warmup`` and ``iter_sampling`` (warm-up and kept iterations
+        per chain) default to the engine's: 100 and 1000 on the numpy engine (its Gibbs
+        sampler has nothing to adapt), Stan's 1000 and 1000 on the others. The default seed
+        (``bbt_widget.DEFAULT_SEED``, 1) makes a rerun give
         the same numbers; ``seed=None`` draws a fresh one (recorded in ``result.settings``).
     adapt_delta, max_treedepth
         NUTS settings (Stan's defaults 0.8 and 10), recorded in ``result.settings``. Raise
@@ -134,6 +136,9 @@ def fit(
     counting = CountingSettings(ties, d_min, paired, tie_threshold)
     if group is not None:
         groups.check_group_request(group, counting.ties, data)
+    model: ModelName = "davidson" if counting.ties == "davidson" else "bbt"
+    engine = engines.resolve_engine(engine, "bbt_groups" if group is not None else model)
+    iter_warmup, iter_sampling = engines.iterations(engine, iter_warmup, iter_sampling)
     sampler = SamplerSettings(
         chains=chains,
         iter_warmup=iter_warmup,
@@ -143,7 +148,6 @@ def fit(
         seed=seed,
     )
     # the sampler's worker process starts now and loads while the data are read and checked
-    model: ModelName = "davidson" if counting.ties == "davidson" else "bbt"
     engines.prestart(("bbt_groups" if group is not None else model,), engine)
     layout = _layout(dataset, algorithm, fold, score, sd, lower_is_better)
     job = _prepare(
@@ -256,6 +260,9 @@ class PreparedFit:
     #: Data sets in groups (``fit(..., group=)``): the result is then a ``GroupedBBTResult``,
     #: whose diagnostics also judge tau and the group abilities.
     grouping: groups.Grouping | None = None
+    #: The engine asked for (``"auto"``...): counted again under another tie policy, the
+    #: inputs may need another engine (Davidson's model is Stan's).
+    requested: str = "auto"
 
     def recount(
         self,
@@ -265,7 +272,7 @@ class PreparedFit:
         ties: str | None,
         hyperprior: str,
         prior_scale: float | None,
-        size: tuple[int, int],
+        size: tuple[int, int | None],
         tie_threshold: float | None = None,
     ) -> PreparedFit:
         """These inputs with the wins counted again under other local-ROPE and tie settings
@@ -293,7 +300,7 @@ class PreparedFit:
         layout = self.settings.layout
         seed = self.settings.seed
         return _assemble(
-            raw, self.tidy, self.audit, layout, counting, prior, self.engine, seed, size
+            raw, self.tidy, self.audit, layout, counting, prior, self.requested, seed, size
         )
 
     def with_prior(self, hyperprior: str, prior_scale: float | None) -> PreparedFit:
@@ -318,16 +325,19 @@ class PreparedFit:
         self,
         *,
         chains: int = DEFAULT_CHAINS,
-        iter_warmup: int = DEFAULT_ITER_WARMUP,
-        iter_sampling: int = DEFAULT_ITER_SAMPLING,
+        iter_warmup: int | None = None,
+        iter_sampling: int | None = None,
         adapt_delta: float = DEFAULT_ADAPT_DELTA,
         max_treedepth: int = DEFAULT_MAX_TREEDEPTH,
         progress: ProgressCallback | None = None,
         cancel: threading.Event | None = None,
         stacklevel: int = 1,
     ) -> BBTResult:
-        """The NUTS fit (what :func:`fit` returns), with a :class:`DiagnosticsWarning` when the
-        diagnostics fail (``stacklevel`` as for ``warnings.warn`` called where this is)."""
+        """The full posterior fit (what :func:`fit` returns), with a
+        :class:`DiagnosticsWarning` when the diagnostics fail (``stacklevel`` as for
+        ``warnings.warn`` called where this is). Iterations left at None are the engine's
+        defaults (:func:`bbt_widget.engines.iterations`)."""
+        iter_warmup, iter_sampling = engines.iterations(self.engine, iter_warmup, iter_sampling)
         sampler = SamplerSettings(
             chains=chains,
             iter_warmup=iter_warmup,
@@ -378,7 +388,8 @@ class PreparedFit:
         approximation = engines.laplace(
             self.model,
             self.stan_data,
-            engine=self.engine,
+            # the numpy engine's exact fit needs no approximation; Stan's has one
+            engine="auto" if self.engine == "numpy" else self.engine,
             draws=draws,
             seed=self.settings.seed,
             progress=progress,
@@ -414,7 +425,7 @@ def prepare_fit(
     prior_scale: float | None = None,
     engine: str = "auto",
     seed: int | None = DEFAULT_SEED,
-    size: tuple[int, int],
+    size: tuple[int, int | None],
     group: groups.GroupSpec | None = None,
 ) -> PreparedFit:
     """Check the settings, count the wins and find the data's warnings, as every fit does.
@@ -496,12 +507,13 @@ def _prepare(
     prior: PriorSettings,
     engine: str,
     seed: int | None,
-    size: tuple[int, int],
+    size: tuple[int, int | None],
 ) -> PreparedFit:
     """:func:`prepare_fit` from settings already checked (``layout`` from :func:`_layout`)."""
     _tie_policy(counting)
     seed = check_seed(seed)
-    engine_name = engines.resolve_engine(engine)
+    # the engine is checked before the results are read (a fix to name, not a traceback)
+    engines.resolve_engine(engine, "davidson" if counting.ties == "davidson" else "bbt")
 
     raw, tidy = raw_counts(
         data,
@@ -516,7 +528,7 @@ def _prepare(
         else Audit()
     )
     read = {**layout, "sd": layout["sd"] is not None}
-    return _assemble(raw, tidy, found, read, counting, prior, engine_name, seed, size)
+    return _assemble(raw, tidy, found, read, counting, prior, engine, seed, size)
 
 
 def _tie_policy(counting: CountingSettings) -> str:
@@ -538,11 +550,13 @@ def _assemble(
     prior: PriorSettings,
     engine: str,
     seed: int | None,
-    size: tuple[int, int],
+    size: tuple[int, int | None],
 ) -> PreparedFit:
     """A fit's inputs from its raw counts (checked settings): the tie policy applied, the Stan
     data, the size check and the data's warnings. ``layout``: how the results were read
-    (``dataset`` ... ``lower_is_better``, ``sd`` whether one was given)."""
+    (``dataset`` ... ``lower_is_better``, ``sd`` whether one was given); ``engine`` as asked
+    for (resolved here for the model); ``size`` (chains, kept draws per chain; None: the
+    engine's default)."""
     ties = _tie_policy(counting)
     table = apply_ties(raw, ties)
     algorithms = (
@@ -551,6 +565,8 @@ def _assemble(
         else list(pd.unique(np.column_stack([table["alg1"], table["alg2"]]).ravel()))
     )
     model: ModelName = "davidson" if ties == "davidson" else "bbt"
+    requested, engine = engine, engines.resolve_engine(engine, model)
+    size = (size[0], engines.iterations(engine, None, size[1])[1])
     stan_data, fitted = stan_inputs(table, algorithms, model, prior.family, prior.resolved_scale)
     if not fitted.any():
         raise ValueError(_no_games_message(raw, tidy, ties, layout["dataset"]))
@@ -575,6 +591,7 @@ def _assemble(
         found,
         settings,
         found_warnings,
+        requested=requested,
     )
 
 

@@ -251,6 +251,75 @@ class BBTResult:
         # in draw order, not cached: the sorted copy already holds one (draws x pairs)
         return pd.DataFrame(posterior.pair_probabilities(self.beta, pairs), columns=labels)
 
+    def disagreements(
+        self,
+        other: BBTResult,
+        rope: Sequence[float] = DEFAULT_ROPE,
+        hdi: float = DEFAULT_HDI,
+        z: float = 4.0,
+    ) -> list[str]:
+        """Where ``other``, a fit of the same settings (e.g. on another engine), says
+        something else: per pair, means of P(a > b) further apart than ``z`` Monte Carlo
+        standard errors of their difference, or a weak or strong decision that differs
+        although the quantities that decide it (above_50 and in_rope against 0.95, the mean
+        against 0.70 and the ROPE) are further than ``z`` MCSE from their thresholds in
+        both fits (a claim that close to its threshold may fall either way with the seed).
+        MCSEs come from each fit's bulk ESS of the pair's draws. Empty when they agree.
+
+        Raises
+        ------
+        ValueError
+            When the two fits are not of the same algorithms.
+        """
+        if sorted(self.algorithms) != sorted(other.algorithms):
+            raise ValueError("the two fits are not of the same algorithms")
+        from .convergence import ess_bulk
+
+        rope = check_rope(rope)
+        found = []
+        for row in self.summary(rope, hdi).itertuples(index=False):
+            theirs = other.pair(row.alg_a, row.alg_b, rope, hdi)
+            draws = [fit._chain_draws(row.alg_a, row.alg_b) for fit in (self, other)]
+            ess = [ess_bulk(d) for d in draws]
+            means = [float(d.mean()) for d in draws]
+            mcse = float(np.hypot(*(d.std() / np.sqrt(n) for d, n in zip(draws, ess))))
+            if abs(means[0] - means[1]) > z * mcse:
+                found.append(
+                    f"{row.pair}: mean P {means[0]:.3f} here, {means[1]:.3f} there "
+                    f"(more than {z:g} Monte Carlo standard errors apart)"
+                )
+            weak = (posterior.WEAK_THRESHOLD, 1 - posterior.WEAK_THRESHOLD)
+            strong = (*rope, posterior.STRONG_THRESHOLD, 1 - posterior.STRONG_THRESHOLD)
+            # per rule: (the quantity in each fit, the thresholds it is compared with)
+            deciding: dict[str, list[tuple[tuple[float, float], tuple[float, ...]]]] = {
+                "weak": [
+                    ((row.above_50, theirs["above_50"]), weak),
+                    ((row.in_rope, theirs["in_rope"]), weak),
+                ],
+                "strong": [((row.mean, theirs["mean"]), strong)],
+            }
+            for rule, checks_ in deciding.items():
+                if getattr(row, rule) == theirs[rule]:
+                    continue
+                near = False
+                for values, thresholds in checks_:
+                    for value, n in zip(values, ess):
+                        error = mcse if rule == "strong" else np.sqrt(value * (1 - value) / n)
+                        error = max(float(error), 1.0 / n)  # an indicator mean of 0 or 1
+                        near |= any(abs(value - t) < z * error for t in thresholds)
+                if not near:
+                    found.append(
+                        f"{row.pair}: {rule} rule {getattr(row, rule)!r} here, "
+                        f"{theirs[rule]!r} there"
+                    )
+        return found
+
+    def _chain_draws(self, a: str, b: str) -> np.ndarray:
+        """Draws of P(a > b) shaped (chains, draws), for their ESS."""
+        idx = {name: k for k, name in enumerate(self.algorithms)}
+        beta = self.draws.params["beta"]
+        return np.asarray(posterior.inv_logit(beta[..., idx[a]] - beta[..., idx[b]]))
+
     def rope_mass(
         self,
         rope: Sequence[float] = DEFAULT_ROPE,

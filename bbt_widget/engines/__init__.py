@@ -1,13 +1,17 @@
-"""Stan engines: run the package's Stan programs with cmdstanpy (CmdStan) or PyStan.
+"""Engines: sample the package's models with numpy (no compiler) or run its Stan programs
+with cmdstanpy (CmdStan) or PyStan.
 
 >>> draws = sample("bbt", {"n_alg": 3, "i1": [1, 1, 2], "i2": [2, 3, 3],
 ...                        "win1": [7, 2, 11], "win2": [14, 19, 10]}, seed=1)  # doctest: +SKIP
 >>> draws.params["beta"].shape  # doctest: +SKIP
 (4, 1000, 3)
 
-``engine="auto"`` picks cmdstanpy when a working CmdStan installation is found (built, and its
-``stanc`` runs here), else PyStan; the engine used is ``Draws.engine``. Each engine is a class
-that implements :class:`~.base.Engine` (``_cmdstan.CmdStanEngine``, ``_pystan.PyStanEngine``);
+``engine="auto"`` picks the numpy engine (an exact Pólya-Gamma Gibbs sampler, no compiler:
+``_numpy.NumpyEngine``) for the models it samples (``bbt`` and ``bbt_groups``), and for the
+others (Davidson's model, the other methods' Stan programs) cmdstanpy when a working CmdStan
+installation is found (built, and its ``stanc`` runs here), else PyStan; the engine used is
+``Draws.engine``. Each engine is a class that implements :class:`~.base.Engine`
+(``_numpy.NumpyEngine``, ``_cmdstan.CmdStanEngine``, ``_pystan.PyStanEngine``);
 :func:`get` returns the one instance per name, which keeps its worker processes between fits.
 The functions here check the model, the data and the settings (:class:`~.base.SamplerSettings`)
 and hand them to that instance. Models are compiled once
@@ -51,6 +55,8 @@ from .base import (
 
 __all__ = [
     "ENGINES",
+    "NUMPY_MODELS",
+    "STAN_ENGINES",
     "Draws",
     "Engine",
     "EngineError",
@@ -64,6 +70,7 @@ __all__ = [
     "compiles_in_parallel",
     "forget_ahead",
     "get",
+    "iterations",
     "laplace",
     "models_to_compile",
     "prepare_data",
@@ -79,8 +86,11 @@ __all__ = [
     "take_ahead",
 ]
 
-#: Engine names, in the order "auto" prefers them.
-ENGINES: tuple[str, ...] = ("cmdstanpy", "pystan")
+#: Engine names: the numpy engine, then the Stan engines in the order "auto" prefers them.
+ENGINES: tuple[str, ...] = ("numpy", "cmdstanpy", "pystan")
+STAN_ENGINES: tuple[str, ...] = ("cmdstanpy", "pystan")
+#: The models the numpy engine samples, which "auto" gives it.
+NUMPY_MODELS: tuple[str, ...] = ("bbt", "bbt_groups")
 
 _FIXES = {
     "cmdstanpy": "CmdStan was not found. Install it with `python -m cmdstanpy.install_cmdstan` "
@@ -92,7 +102,11 @@ _FIXES = {
 
 
 #: The class of each engine, by name: (module, class). Imported on first use.
-_CLASSES = {"cmdstanpy": ("._cmdstan", "CmdStanEngine"), "pystan": ("._pystan", "PyStanEngine")}
+_CLASSES = {
+    "numpy": ("._numpy", "NumpyEngine"),
+    "cmdstanpy": ("._cmdstan", "CmdStanEngine"),
+    "pystan": ("._pystan", "PyStanEngine"),
+}
 _instances: dict[str, Engine] = {}
 _instances_lock = threading.Lock()
 #: What :func:`spare_workers` set, for the engines made from now on.
@@ -100,7 +114,7 @@ _spare_workers = True
 
 
 def get(name: str) -> Engine:
-    """The engine called ``name`` (``"cmdstanpy"`` or ``"pystan"``, not ``"auto"``: see
+    """The engine called ``name`` (``"numpy"``, ``"cmdstanpy"`` or ``"pystan"``, not ``"auto"``: see
     :func:`resolve_engine`), whether or not it can run here.
 
     One instance per name and process, so that its worker processes and caches serve every
@@ -113,7 +127,7 @@ def get(name: str) -> Engine:
     """
     if name not in _CLASSES:
         valid = ", ".join(repr(e) for e in ENGINES)
-        raise ValueError(f"unknown Stan engine {name!r}; valid engines: {valid}")
+        raise ValueError(f"unknown engine {name!r}; valid engines: {valid}")
     with _instances_lock:
         engine = _instances.get(name)
         if engine is None:
@@ -124,56 +138,91 @@ def get(name: str) -> Engine:
 
 
 def available_engines() -> list[str]:
-    """Engines that can run here: a subset of ``["cmdstanpy", "pystan"]``.
+    """Engines that can run here: ``"numpy"`` and those of ``["cmdstanpy", "pystan"]`` found.
 
     Cheap (no compilation, and no cmdstanpy import when no CmdStan installation is around).
     """
     return [name for name in ENGINES if get(name).available()]
 
 
-def resolve_engine(engine: str = "auto") -> str:
-    """The engine that ``engine`` designates here.
+def resolve_engine(engine: str = "auto", model: str | None = None) -> str:
+    """The engine that ``engine`` designates here for ``model``.
 
     Parameters
     ----------
     engine
-        ``"auto"`` (cmdstanpy when a working CmdStan installation is found, else PyStan,
-        with a warning when CmdStan was found but does not work), ``"cmdstanpy"`` or
-        ``"pystan"``.
+        ``"auto"``: the numpy engine for the models it samples (:data:`NUMPY_MODELS`, and
+        when ``model`` is None), else cmdstanpy when a working CmdStan installation is found,
+        else PyStan (with a warning when CmdStan was found but does not work);
+        ``"numpy"``, ``"cmdstanpy"`` or ``"pystan"``.
+    model
+        The model to run (None: a BBT fit).
 
     Raises
     ------
     ValueError
         For an unknown name.
     EngineError
-        When the engine asked for (or, for "auto", every engine) cannot run here; the message
+        When the engine asked for (or, for "auto", every engine that runs ``model``) cannot
+        run here, or the numpy engine is asked for a model it does not sample; the message
         says how to fix it.
     """
     if engine == "auto":
-        name = _first_available()
-        if name is None:
-            raise EngineError("No Stan engine can run here. " + " ".join(_FIXES.values()))
-        skipped = _broken(ENGINES[0]) if name != ENGINES[0] else None
-        if skipped:
-            warnings.warn(f"{skipped} Using {name}.", RuntimeWarning, stacklevel=3)
-        return name
+        if model is None or model in NUMPY_MODELS:
+            return "numpy"
+        return _stan_auto(model)
     if engine not in ENGINES:
         valid = ", ".join(repr(e) for e in ("auto", *ENGINES))
-        raise ValueError(f"unknown Stan engine {engine!r}; valid engines: {valid}")
+        raise ValueError(f"unknown engine {engine!r}; valid engines: {valid}")
+    if engine == "numpy" and model is not None and model not in NUMPY_MODELS:
+        from ._numpy import refusal
+
+        raise EngineError(refusal(model))
     if not get(engine).available():
         raise EngineError(_broken(engine) or _FIXES[engine])
     return engine
 
 
+def _stan_auto(model: str | None) -> str:
+    """The Stan engine "auto" designates here (raises EngineError when none can run)."""
+    name = _first_available()
+    if name is None:
+        what = "Davidson's model of ties (ties='davidson')" if model == "davidson" else model
+        raise EngineError(
+            f"{what} needs a Stan engine, and none can run here. " + " ".join(_FIXES.values())
+        )
+    skipped = _broken(STAN_ENGINES[0]) if name != STAN_ENGINES[0] else None
+    if skipped:
+        warnings.warn(f"{skipped} Using {name}.", RuntimeWarning, stacklevel=4)
+    return name
+
+
 def _first_available() -> str | None:
-    """The engine ``"auto"`` designates here (None: none can run)."""
-    return next((name for name in ENGINES if get(name).available()), None)
+    """The Stan engine ``"auto"`` designates here (None: none can run)."""
+    return next((name for name in STAN_ENGINES if get(name).available()), None)
 
 
 def _broken(engine: str) -> str | None:
     """Why the engine's installation, found here, does not work (None: none found, or it
     works)."""
     return get(engine).problem()
+
+
+def iterations(
+    engine: str, iter_warmup: int | None = None, iter_sampling: int | None = None
+) -> tuple[int, int]:
+    """Warm-up and kept iterations per chain: those given, else the defaults of ``engine``
+    (a resolved name): 1000 and 1000 for NUTS (Stan's), fewer warm-up sweeps for the numpy
+    engine's Gibbs sampler, which has nothing to adapt (``_numpy.DEFAULT_ITER_WARMUP``)."""
+    if engine == "numpy":
+        from ._numpy import DEFAULT_ITER_SAMPLING as sampling
+        from ._numpy import DEFAULT_ITER_WARMUP as warmup
+    else:
+        warmup, sampling = DEFAULT_ITER_WARMUP, DEFAULT_ITER_SAMPLING
+    return (
+        warmup if iter_warmup is None else iter_warmup,
+        sampling if iter_sampling is None else iter_sampling,
+    )
 
 
 def _verbose(verbose: bool | None) -> bool:
@@ -197,7 +246,7 @@ def compile_model(
     CmdStan, an interpreter's start-up), so the fit does not wait for it.
     """
     check_model(model)
-    chosen = get(resolve_engine(engine))
+    chosen = get(resolve_engine(engine, model))
     path, _ = chosen.compile(model, progress=progress, verbose=_verbose(verbose))
     chosen.keep_warm(path)
 
@@ -216,13 +265,15 @@ def prestart(models: tuple[ModelName, ...], engine: str = "auto") -> None:
     try:
         for model in models:
             check_model(model)
-        name = _first_available() if engine == "auto" else engine
-        if name not in ENGINES:
-            return
-        chosen = get(name)
-        if not chosen.available():
-            return
-        for model in models:
+            if engine == "auto":
+                name = "numpy" if model in NUMPY_MODELS else _first_available()
+            else:
+                name = engine
+            if name not in ENGINES:
+                continue
+            chosen = get(name)
+            if not chosen.available():
+                continue
             path = chosen.compiled(model)
             if path is not None:
                 chosen.prestart(path)
@@ -250,8 +301,11 @@ def models_to_compile(models: tuple[ModelName, ...], engine: str = "auto") -> li
     """
     for model in models:
         check_model(model)
-    chosen = get(resolve_engine(engine))
-    return [model for model in dict.fromkeys(models) if chosen.compiled(model) is None]
+    return [
+        model
+        for model in dict.fromkeys(models)
+        if get(resolve_engine(engine, model)).compiled(model) is None
+    ]
 
 
 def compiles_in_parallel(count: int) -> bool:
@@ -277,7 +331,7 @@ def compile_models(
     """
     for model in models:
         check_model(model)
-    resolve_engine(engine)
+        resolve_engine(engine, model)
     if not compiles_in_parallel(len(models)):
         for model in models:
             compile_model(model, engine, progress, verbose=verbose)
@@ -350,7 +404,7 @@ def _ready(
     """What every engine call checks after the settings: the data (converted for Stan) and
     the engine; raises FitCancelled when ``cancel`` is already set."""
     stan_data = prepare_data(model, data)
-    chosen = get(resolve_engine(engine))
+    chosen = get(resolve_engine(engine, model))
     if cancel is not None and cancel.is_set():
         raise FitCancelled("cancelled before it started")
     return stan_data, chosen
@@ -371,21 +425,24 @@ def sample(
     adapt_delta: float = DEFAULT_ADAPT_DELTA,
     verbose: bool | None = None,
 ) -> Draws:
-    """Sample the posterior of a Stan model with NUTS.
+    """Sample the posterior of one of the package's models: with NUTS on a Stan engine, or
+    by Pólya-Gamma Gibbs on the numpy engine (``"bbt"`` and ``"bbt_groups"``).
 
     Parameters
     ----------
     model
-        ``"bbt"`` (Bradley-Terry, Eq. 2 of the paper) or ``"davidson"`` (with ties, Eq. 7).
+        ``"bbt"`` (Bradley-Terry, Eq. 2 of the paper), ``"davidson"`` (with ties, Eq. 7),
+        ``"bbt_groups"`` or another method's Stan program.
     data
         The program's data: ``n_alg``, ``i1``, ``i2`` (1-based algorithm indices), ``win1``,
         ``win2`` (and ``ties`` for Davidson); optional ``n_pairs`` (default ``len(i1)``),
         ``hyperprior`` (1 lognormal, 2 half-Cauchy, 3 half-normal, default 1) and
         ``prior_scale`` (default 0.5). Lists or numpy arrays. See :func:`prepare_data`.
     engine
-        ``"auto"``, ``"cmdstanpy"`` or ``"pystan"``; see :func:`resolve_engine`.
+        ``"auto"``, ``"numpy"``, ``"cmdstanpy"`` or ``"pystan"``; see :func:`resolve_engine`.
     chains, iter_warmup, iter_sampling
-        Chains (run in parallel) and warm-up / kept iterations per chain.
+        Chains (run in parallel; on the numpy engine, as one batch) and warm-up / kept
+        iterations per chain.
     seed
         Random seed in [0, 2**31 - 1]: with PyStan a seed makes the draws reproducible on the
         same machine. ``None`` draws one (recorded in ``Draws.info["seed"]``). These and the
@@ -507,6 +564,8 @@ def laplace(
         raise ValueError(f"the Laplace approximation is for 'bbt' and 'davidson', not {model!r}")
     draws = check_count(draws, "draws")
     seed = None if seed is None else check_seed(seed)
+    if engine == "auto":  # the numpy engine has no Laplace method: Stan's
+        engine = _stan_auto(model)
     stan_data, chosen = _ready(model, data, engine, cancel)
     result = chosen.laplace(
         model,

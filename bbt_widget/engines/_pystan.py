@@ -353,6 +353,14 @@ class PyStanEngine:
         return cache_root() / "pystan" / tag
 
     def _build(self, model: ModelName, scratch: Path, *, verbose: bool) -> None:
+        absent = _toolchain.missing()
+        if absent:  # said at once, instead of a compile's traceback a second later
+            raise EngineError(
+                f"Compiling the Stan model {model!r} with PyStan needs a C++ compiler, and "
+                f"none was found ({', '.join(absent)} not on PATH): install one (e.g. `apt "
+                "install g++`, or `xcode-select --install` on macOS), or use CmdStan. The "
+                "BBT fits with ties 'spread', 'add' or 'forget' need none (the numpy engine)."
+            )
         stan_path = scratch / f"{model}.stan"
         stan_path.write_text(stan_program(model), encoding="utf-8")
         with tempfile.TemporaryDirectory(prefix="bbt-widget-build-") as cwd:

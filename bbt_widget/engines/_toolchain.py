@@ -12,6 +12,7 @@ from __future__ import annotations
 import hashlib
 import os
 import shlex
+import shutil
 import subprocess
 import sysconfig
 from collections.abc import Sequence
@@ -44,6 +45,17 @@ def compilers() -> dict[str, str]:
         var: os.environ.get(var) or sysconfig.get_config_var(var) or default
         for var, default in (("CC", "cc"), ("CXX", "c++"))
     }
+
+
+def missing() -> list[str]:
+    """The compiler commands of :func:`compilers` that are not found on PATH (``$CC`` may
+    carry flags: its first word is looked up)."""
+    absent = []
+    for command in compilers().values():
+        words = command.split()
+        if not words or shutil.which(words[0]) is None:
+            absent.append(command)
+    return absent
 
 
 def identity() -> str:

@@ -111,6 +111,23 @@ REFERENCES = {
             doi="10.18637/jss.v076.i01",
         ),
         _ref(
+            "polson2013",
+            "Polson et al. 2013",
+            "N. G. Polson, J. G. Scott and J. Windle. Bayesian inference for logistic models "
+            "using Pólya-Gamma latent variables. Journal of the American Statistical "
+            "Association 108(504):1339-1349, 2013. doi:10.1080/01621459.2013.829001.",
+            "article",
+            author="Polson, Nicholas G. and Scott, James G. and Windle, Jesse",
+            title="{Bayesian} inference for logistic models using {P}{\\'o}lya-{Gamma} latent "
+            "variables",
+            journal="Journal of the American Statistical Association",
+            volume="108",
+            number="504",
+            pages="1339--1349",
+            year="2013",
+            doi="10.1080/01621459.2013.829001",
+        ),
+        _ref(
             "vehtari2017loo",
             "Vehtari et al. 2017",
             "A. Vehtari, A. Gelman and J. Gabry. Practical Bayesian model evaluation using "
@@ -261,10 +278,13 @@ REFERENCES = {
 }
 
 #: The works each part of a report rests on, by the name of the part: ``bbt`` (the model,
-#: always), ``davidson`` (ties modelled), ``robustness`` (the influence of single data
-#: sets), and the other methods by their ``methods=`` names.
+#: always), ``stan`` or ``numpy`` (the engine that sampled it: Stan's NUTS, or the numpy
+#: engine's Pólya-Gamma Gibbs sampler), ``davidson`` (ties modelled), ``robustness`` (the
+#: influence of single data sets), and the other methods by their ``methods=`` names.
 CITED_BY = {
-    "bbt": ("wainer2022bbt", "bradley1952", "carpenter2017stan"),
+    "bbt": ("wainer2022bbt", "bradley1952"),
+    "stan": ("carpenter2017stan",),
+    "numpy": ("polson2013",),
     "davidson": ("davidson1970",),
     "robustness": ("vehtari2017loo",),
     "plackett-luce": ("rojasdelgado2022", "plackett1975", "luce1959", "caron2012"),
@@ -276,7 +296,7 @@ CITED_BY = {
 def references(result: BBTResult | None = None, parts: Iterable[str] = ()) -> list[Reference]:
     """The works a report of ``result`` with ``parts`` (see :data:`CITED_BY`) cites, each
     once, in the order first cited."""
-    names = ["bbt"]
+    names = ["bbt", "numpy" if result is not None and result.engine == "numpy" else "stan"]
     if result is not None and result.settings.get("ties") == "davidson":
         names.append("davidson")
     names += [p for p in parts if p not in names]

@@ -215,13 +215,24 @@ def methods_text(
     engine_v = info.get("engine_version") or package_version(engine)
     engine_v = engine_v if engine_v.startswith(engine) else f"{engine} {engine_v}"
     stan_hash = info.get("stan_hash", "")
+    if engine == "numpy":  # the exact Gibbs sampler, no Stan: cite what it rests on
+        sampled = (
+            ", and its posterior was sampled exactly by a Pólya-Gamma Gibbs sampler (Polson "
+            f"et al. 2013) with bbt-widget's numpy engine ({engine_v}; {s['chains']} chains "
+            f"of {s['iter_warmup']} warm-up and {s['iter_sampling']} kept sweeps, seed "
+            f"{s['seed']}; the model of the Stan program "
+        )
+    else:
+        sampled = (
+            f", and the model was sampled with Stan (Carpenter et al. 2017) through {engine_v} "
+            f"({s['chains']} chains of {s['iter_warmup']} warm-up and {s['iter_sampling']} "
+            f"sampling iterations, seed {s['seed']}; Stan program "
+        )
     parts.append(
         [
             "The abilities were given a hierarchical prior ",
             model,
-            f", and the model was sampled with Stan (Carpenter et al. 2017) through {engine_v} "
-            f"({s['chains']} chains of {s['iter_warmup']} warm-up and {s['iter_sampling']} "
-            f"sampling iterations, seed {s['seed']}; Stan program ",
+            sampled,
             code(s["model"] + ".stan"),
             *((" sha256 ", code(stan_hash)) if stan_hash else ()),
             ").",
@@ -229,10 +240,10 @@ def methods_text(
     )
     diag = result.diagnostics()
     if diag.ok:
+        nuts = f", no divergent transitions, E-BFMI >= {diag.min_ebfmi:.2f}" if diag["nuts"] else ""
         parts.append(
             f"All convergence diagnostics passed (max R-hat {diag.max_rhat:.3f}, min bulk ESS "
-            f"{diag.min_ess_bulk:.0f}, min tail ESS {diag.min_ess_tail:.0f}, no divergent "
-            f"transitions, E-BFMI >= {diag.min_ebfmi:.2f})."
+            f"{diag.min_ess_bulk:.0f}, min tail ESS {diag.min_ess_tail:.0f}{nuts})."
         )
     else:
         parts.append(

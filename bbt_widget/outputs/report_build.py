@@ -33,9 +33,10 @@ if TYPE_CHECKING:
 OTHER_METHODS = ("hierarchical", "plackett-luce", "mallows")
 #: The ranking models among them (a "Ranking models" section together).
 _RANKING_MODELS = ("plackett-luce", "mallows")
-#: The fit's sampler defaults: the hierarchical t-test keeps its own iteration defaults
-#: unless the fit's differ from these (``--iter-warmup`` / ``--iter-sampling`` were set).
-SAMPLER_DEFAULTS = {"iter_warmup": 1000, "iter_sampling": 1000}
+#: The fit's iteration settings left to their defaults (None: the engine's, see
+#: ``bbt_widget.engines.iterations``): the hierarchical t-test and the Plackett-Luce fit keep
+#: their own iteration defaults unless the fit's were set (``--iter-warmup``...).
+SAMPLER_DEFAULTS: dict[str, int | None] = {"iter_warmup": None, "iter_sampling": None}
 #: Largest pairs x data sets for which an HTML report runs the hierarchical t-test without
 #: ``methods`` (given ``rho``): 10 pairs x 132 data sets (5 algorithms on the shipped results'
 #: 132 data sets, or 20 pairs on 66): a pair of 132 data sets of 4 folds takes about 3.5 s of
@@ -174,10 +175,15 @@ def ranking_sampler(sampler: Mapping[str, Any]) -> dict[str, Any]:
     """The sampler settings of the report's Plackett-Luce fit from the BBT fit's (``engine``,
     ``chains``, ``iter_warmup``, ``iter_sampling``, ``seed``): the same, but a warm-up of
     :data:`RANKING_WARMUP` iterations when the fit's is the default."""
-    warmup = sampler["iter_warmup"]
-    if warmup == SAMPLER_DEFAULTS["iter_warmup"]:
+    from .. import engines
+
+    # the BBT fit's defaults, as given (None) or as the fit recorded them (its engine's)
+    defaults = engines.iterations(engines.resolve_engine(sampler["engine"]))
+    warmup, sampling = sampler["iter_warmup"], sampler["iter_sampling"]
+    if warmup is None or warmup == defaults[0]:
         warmup = RANKING_WARMUP
-    return {k: sampler[k] for k in _SAMPLER} | {"iter_warmup": warmup}
+    chosen = {k: sampler[k] for k in _SAMPLER}
+    return chosen | {"iter_warmup": warmup, "iter_sampling": sampling or defaults[1]}
 
 
 def start_methods(
@@ -355,7 +361,10 @@ def optional_sections(
             progress(f"hierarchical t-test: {n_alg * (n_alg - 1) // 2} pairs", math.nan)
         # the test's own iteration defaults (4 x 500 + 500 give ESS >= 400) unless the fit
         # was given others
-        iters = {k: s[k] for k in SAMPLER_DEFAULTS if s[k] != SAMPLER_DEFAULTS[k]}
+        from .. import engines
+
+        defaults = dict(zip(SAMPLER_DEFAULTS, engines.iterations(s["engine"])))
+        iters = {k: s[k] for k in SAMPLER_DEFAULTS if s[k] != defaults[k]}
         pairs = hierarchical_pairs(
             data,
             **layout,

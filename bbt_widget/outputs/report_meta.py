@@ -236,7 +236,7 @@ def provenance_items(
         ("input", str(given.get("input") or source)),
         ("date", datetime.now(timezone.utc).strftime("%Y-%m-%d %H:%M UTC")),
         ("bbt-widget", package_version("bbt-widget")),
-        ("Stan engine", str(info.get("engine_version") or result.engine)),
+        ("engine", str(info.get("engine_version") or result.engine)),
         ("Stan program", f"{s['model']}.stan" + (f" (sha256 {stan_hash})" if stan_hash else "")),
         (
             "command",

@@ -12,17 +12,15 @@ chart specs from :mod:`bbt_widget.outputs.charts` and the background fits from
 * the highlighted pair and the focus algorithm live in the browser (Vega parameters) and are
   mirrored here.
 
-The Robustness section runs ``bbt.sweep`` in the background on request (its own runner,
-through the batch layer; progress and cancel) and shows which pairs change their decision
-across the settings; highlighting a pair also shows the data sets that move it most
-(``bbt_widget.influence(result)``, computed in the background the first time a pair is highlighted).
-The data audit (``result.audit``, the warnings ``fit`` issues) is a badge.
+The Robustness section runs ``bbt.sweep`` in the background on request and shows which pairs
+change their decision across the settings; highlighting a pair also shows the data sets that
+move it most (``bbt_widget.influence(result)``). The data audit is a badge.
 
 The class composes one small object per section, each in a module of its own, holding
 its runners and state and setting the widget's traits: :class:`~.controls.Controls` (the
-checks of the controls and the problems shown), :class:`~.fits.FitRequests` (the fits and
-their previews), :class:`~.decisions.DecisionsView` (the re-summaries, the headline and the
-ranking chart), :class:`~.robustness.RobustnessSection` (sweep and influence) and
+checks of the controls and the problems shown), :class:`~.fits.FitRequests` (the fits, their
+previews and the Stan cross-check), :class:`~.decisions.DecisionsView` (the re-summaries, the
+headline and the ranking chart), :class:`~.robustness.RobustnessSection` (sweep and influence) and
 :class:`~.rankings.RankingSection` (ranking models and the clicked data set's t-test),
 :class:`~.metrics_section.MetricsSection` (several metrics: selector, dominance). This
 module holds the traits the front end syncs with, the constructor and the public methods;
@@ -30,8 +28,7 @@ module holds the traits the front end syncs with, the constructor and the public
 :mod:`~bbt_widget.widget.keys` the cache keys and :mod:`~bbt_widget.widget.messages` what the
 widget says about bad arguments and failures.
 
-Invalid control values never raise from the front end: the widget shows what is wrong
-inline and keeps the last good charts.
+Invalid control values never raise from the front end: the widget shows what is wrong inline.
 """
 
 from __future__ import annotations
@@ -113,6 +110,7 @@ _RUNNERS = (
     "_pl_runner",
     "_ttest_runner",
     "_preview_runner",
+    "_stan_runner",
     "_runner",
 )
 
@@ -142,18 +140,21 @@ class BBTWidget(anywidget.AnyWidget):
         more than 10 algorithms, at the weak one otherwise (paper Sec. 5.6), or ``"weak"`` /
         ``"strong"`` (paper Sec. 9.2 / 9.3).
     engine, chains, iter_warmup, iter_sampling, seed
-        Sampler settings for every fit. The seed is fixed (default
+        Sampler settings for every fit, as for :func:`bbt_widget.fit`. The seed is fixed (default
         ``bbt_widget.DEFAULT_SEED``, as for ``fit``) so that going back to earlier settings, or
         running the same settings with ``fit``, shows the same numbers.
     autostart
         Start the first fit at once (default). Otherwise call :meth:`refit`.
     previews
-        When a control needs a new fit (not one in the cache), first show a preview: a
-        Laplace approximation of the same model (``bbt_widget.widget.preview``), marked
-        "preview" on the diagnostics badge and the decisions, then replace it with the full
-        fit. A preview is never cached and never
+        On a Stan engine (Davidson's ties, or one asked for), when a control needs a new fit
+        (not one in the cache), first show a preview: a Laplace approximation of the same
+        model (``bbt_widget.widget.preview``), marked "preview" on the diagnostics badge and
+        the decisions, then replace it with the full fit. A preview is never cached and never
         becomes :attr:`result`, :attr:`summary` or :attr:`charts`. ``False``: the charts wait
         for the full fit.
+    stan_check
+        After a fit on the numpy engine, fit the same settings with Stan in the background,
+        where a Stan engine runs here, and say on the diagnostics badge whether they agree.
     ranking_model
         What the ranking view shows: ``"bbt"`` (default), ``"plackett-luce"``, ``"mallows"``
         or ``"both"`` (BBT and Plackett-Luce). Plackett-Luce or Mallows
@@ -316,11 +317,12 @@ class BBTWidget(anywidget.AnyWidget):
         interpretation: str = DEFAULT_INTERPRETATION,
         engine: str = "auto",
         chains: int = 4,
-        iter_warmup: int = 1000,
-        iter_sampling: int = 1000,
+        iter_warmup: int | None = None,
+        iter_sampling: int | None = None,
         seed: int = DEFAULT_SEED,
         autostart: bool = True,
         previews: bool = True,
+        stan_check: bool = True,
         sweep_options: Mapping[str, Any] | None = None,
         ranking_model: str = "bbt",
         rho: float | None = None,
@@ -368,11 +370,11 @@ class BBTWidget(anywidget.AnyWidget):
         self._data = own_copy(self._groups.results)
         self._highlight = highlight
         self._data_kwargs = {**layout, "score": choice.score, "sd": own_copy(sd)}
+        iterations = {"iter_warmup": iter_warmup, "iter_sampling": iter_sampling}
         self._sampler_kwargs = {
             "engine": engine,
             "chains": chains,
-            "iter_warmup": iter_warmup,
-            "iter_sampling": iter_sampling,
+            **{k: v for k, v in iterations.items() if v is not None},  # None: the defaults
             "seed": choice.seeds.get(str(choice.score), seed),
         }
         self._fitted: Fitted | None = None
@@ -393,12 +395,13 @@ class BBTWidget(anywidget.AnyWidget):
         sweep_options = {**self._sampler_kwargs, **dict(sweep_options or {})}
         self._robustness = RobustnessSection(self, dispatcher, sweep_options)
         self._metrics = self._metrics_runner = MetricsSection(self, dispatcher, choice)
-        self._fits = FitRequests(self, dispatcher, self._warm_other_model)
+        self._fits = FitRequests(self, dispatcher, self._warm_other_model, stan_check)
         self._decisions = DecisionsView(self, dispatcher, focus_defaulted=bool(kwargs.get("focus")))
         ttest_options = {"rope": ttest_rope, "rho": rho, "has_folds": tidy.has_folds}
         self._rankings = RankingSection(self, dispatcher, ttest_options)
         # the runners by name, for code that waits on or inspects one of them
         self._runner, self._preview_runner = self._fits.runner, self._fits.preview_runner
+        self._stan_runner = self._fits.stan_check.runner
         self._summary_runner = self._decisions.summary_runner
         self._sweep_runner = self._robustness.sweep_runner
         self._influence_runner = self._robustness.influence_runner
@@ -471,10 +474,8 @@ class BBTWidget(anywidget.AnyWidget):
 
     def close(self) -> None:
         """Cancel the running fits and sweep, drop the cached fits and close the widget; the
-        last open widget also stops the engine's idle worker processes.
-
-        The idle workers are the engine's, shared by every fit in this process: while another
-        widget is open they stay ready for its next fit. :attr:`result` stays readable.
+        last open widget also stops the engines' idle workers (shared by every fit in this
+        process: while another widget is open they stay ready). :attr:`result` stays readable.
         """
         runners = [r for r in (getattr(self, name, None) for name in _RUNNERS) if r is not None]
         for runner in runners:  # all at once: a fit must not run on while others are awaited
@@ -482,9 +483,8 @@ class BBTWidget(anywidget.AnyWidget):
         for runner in runners:
             runner.close(timeout=5.0)
         _OPEN.discard(self)
-        # after the runners: a fit that was running has released its worker by now. Not for a
-        # widget whose constructor refused its arguments (ipywidgets' __del__ closes it too):
-        # it never opened, and the workers are kept warm for the fits of others.
+        # after the runners (a running fit has released its worker); not for a widget whose
+        # constructor refused its arguments (it never opened: the workers stay warm)
         if self._opened and not _OPEN:
             engines.shutdown()
         if self._opened:

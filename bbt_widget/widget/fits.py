@@ -16,6 +16,7 @@ import time
 from collections.abc import Callable, Hashable, Mapping
 from typing import Any
 
+from .. import engines
 from ..core.fitting import (
     COUNT_SETTINGS,
     PRIOR_SETTINGS,
@@ -29,6 +30,7 @@ from .keys import fit_keys
 from .messages import error_text
 from .preview import preview_settings
 from .runner import Dispatcher, FitEvent, FitRunner
+from .stan_check import StanCheck
 from .sync import remember_json
 
 __all__ = ["FitRequests"]
@@ -45,12 +47,19 @@ class FitRequests:
         Where the runners hand their events (the kernel's loop).
     warm_other_model
         Called after each new fit (not a cached one): compiles the other Stan model.
+    stan_check
+        Check each numpy-engine fit against a background Stan fit (:mod:`.stan_check`).
     """
 
     def __init__(
-        self, widget: Any, dispatcher: Dispatcher | None, warm_other_model: Callable[[], None]
+        self,
+        widget: Any,
+        dispatcher: Dispatcher | None,
+        warm_other_model: Callable[[], None],
+        stan_check: bool = True,
     ) -> None:
         self.w = widget
+        self.stan_check = StanCheck(widget, dispatcher, enabled=stan_check)
         self._warm_other_model = warm_other_model
         self.runner: FitRunner[Fitted] = FitRunner(
             self.run_fit, self.on_fit_event, dispatcher=dispatcher, cancelled_types=(FitCancelled,)
@@ -89,11 +98,27 @@ class FitRequests:
             w.status_text = "done (no change)"
             w._metrics.resume()  # after a failed fit: the other metrics of this fit follow
             return
-        if w._previews and self.runner.cached(key) is None and not self.runner.is_fitting(key):
+        if (
+            w._previews
+            and self.needs_preview(settings)
+            and self.runner.cached(key) is None
+            and not self.runner.is_fitting(key)
+        ):
             self.preview_runner.submit(key, preview_settings(settings))
         else:
             self.preview_runner.cancel()  # a stale preview would only cost CPU
         self.runner.submit(key, settings)
+
+    def needs_preview(self, settings: Mapping[str, Any]) -> bool:
+        """Whether a fit of ``settings`` is worth a Laplace preview: only on a Stan engine.
+        The numpy engine's exact posterior takes about what the preview would, so the widget
+        shows it, final, with no preview step."""
+        model = "davidson" if settings.get("ties") == "davidson" else "bbt"
+        try:
+            engine = engines.resolve_engine(self.w._sampler_kwargs["engine"], model)
+        except Exception:  # the full fit reports it
+            return False
+        return engine != "numpy"
 
     def wait(self, timeout: float | None = None) -> bool:
         """Block until the running fit is done and shown (see :meth:`BBTWidget.wait`)."""
@@ -146,7 +171,7 @@ class FitRequests:
         key, data_key, layout_key = fit_keys(settings)
         # the full fit's size: the preview fails the memory check as its fit would
         sampler = self.w._sampler_kwargs
-        size = (sampler["chains"], sampler["iter_sampling"])
+        size = (sampler["chains"], sampler.get("iter_sampling"))
         with self._prepared_lock:
             last = self._last_prepared
             if last is None or last[0] != key:
@@ -270,6 +295,7 @@ class FitRequests:
         w._update_ranking_model()
         w._update_ttest()
         w._metrics.on_fit_shown(key, fitted)  # the other metrics' fits and the dominance view
+        self.stan_check.after_fit(key, fitted)
 
     def show_fit_data(self, fitted: Fitted) -> None:
         # sent as the JSON the worker thread encoded with the fit (also when it comes back

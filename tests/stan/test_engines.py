@@ -117,9 +117,9 @@ def table_3b_fit(pystan_models) -> engines.Draws:
 
 
 def test_unknown_engine_names_the_valid_ones():
-    with pytest.raises(ValueError, match="'auto', 'cmdstanpy', 'pystan'"):
+    with pytest.raises(ValueError, match="'auto', 'numpy', 'cmdstanpy', 'pystan'"):
         engines.resolve_engine("stan")
-    with pytest.raises(ValueError, match="unknown Stan engine"):
+    with pytest.raises(ValueError, match="unknown engine"):
         engines.sample("bbt", bt_data(), engine="bogus")
 
 
@@ -131,10 +131,13 @@ def test_unavailable_engine_says_how_to_fix_it():
 
 
 def test_auto_prefers_cmdstan_then_pystan():
+    """For what only Stan samples (Davidson's model); the BBT models go to numpy."""
     available = engines.available_engines()
-    assert set(available) <= {"cmdstanpy", "pystan"}
-    if available:
-        assert engines.resolve_engine("auto") == available[0]
+    assert available[0] == "numpy" and set(available) <= {"numpy", "cmdstanpy", "pystan"}
+    assert engines.resolve_engine("auto") == engines.resolve_engine("auto", "bbt") == "numpy"
+    assert engines.resolve_engine("auto", "bbt_groups") == "numpy"
+    if len(available) > 1:
+        assert engines.resolve_engine("auto", "davidson") == available[1]
 
 
 def fake_stanc(home: Path, script: str = 'echo "stanc3 v2.36.0 (Unix)"') -> None:
@@ -167,14 +170,14 @@ def test_auto_prefers_a_working_cmdstan_only(tmp_path, monkeypatch, stanc, why):
     monkeypatch.setenv("CMDSTAN", str(home))
     if "pystan" in engines.available_engines():
         with pytest.warns(RuntimeWarning, match=why + r".*install_cmdstan --overwrite.*pystan"):
-            assert engines.resolve_engine("auto") == "pystan"
+            assert engines.resolve_engine("auto", "davidson") == "pystan"
     assert "cmdstanpy" not in engines.available_engines()
     with pytest.raises(EngineError, match=rf"{why}.*install_cmdstan --overwrite"):
         engines.resolve_engine("cmdstanpy")
     fake_stanc(home)  # repaired (a new stanc: checked afresh)
     with warnings.catch_warnings():
         warnings.simplefilter("error")
-        assert engines.resolve_engine("auto") == "cmdstanpy"
+        assert engines.resolve_engine("auto", "davidson") == "cmdstanpy"
 
 
 def test_stan_programs_are_found_and_hashed():
@@ -643,11 +646,11 @@ def _is_chain(proc: psutil.Process) -> bool:
 def test_cmdstanpy_engine_against_a_fake_cmdstan(fake_cmdstan):
     cmdstan = engines.get("cmdstanpy")
 
-    assert engines.resolve_engine("auto") == "cmdstanpy"
+    assert engines.resolve_engine("auto", "davidson") == "cmdstanpy"
     seen = []
     engines.compile_model("bbt", "cmdstanpy", progress=lambda s, f: seen.append(s))
     assert seen and set(seen) == {"compiling"}
-    d = engines.sample("bbt", bt_data(), seed=1, iter_sampling=300)
+    d = engines.sample("bbt", bt_data(), engine="cmdstanpy", seed=1, iter_sampling=300)
     assert d.engine == "cmdstanpy" and d.timings["compile"] == 0.0
     assert d.params["beta"].shape == (4, 300, 5)
     assert d.params["win1_rep"].dtype.kind == "i" and d.sampler["treedepth__"].dtype.kind == "i"
@@ -661,7 +664,7 @@ def test_cmdstanpy_engine_against_a_fake_cmdstan(fake_cmdstan):
     timer.start()
     start = time.perf_counter()
     with pytest.raises(FitCancelled):
-        engines.sample("bbt", bt_data(), iter_warmup=1_000_000, cancel=cancel)
+        engines.sample("bbt", bt_data(), engine="cmdstanpy", iter_warmup=1_000_000, cancel=cancel)
     assert time.perf_counter() - start < 10
     time.sleep(0.2)
     engines.shutdown()
@@ -694,7 +697,7 @@ def test_cmdstanpy_engine_names_a_signal_that_killed_a_chain(fake_cmdstan):
     killer = threading.Thread(target=kill_a_chain)
     killer.start()
     with pytest.raises(EngineError, match=r"chain \d was killed by SIGKILL.*memory"):
-        engines.sample("bbt", bt_data(), chains=1, iter_warmup=1_000_000)
+        engines.sample("bbt", bt_data(), engine="cmdstanpy", chains=1, iter_warmup=1_000_000)
     killer.join()
     engines.shutdown()
     assert our_processes() == []
@@ -852,7 +855,9 @@ def test_a_cmdstan_fit_runs_in_the_worker_kept_ready(fake_cmdstan):
         if stage == "sampling" and 0.0 < fraction < 1.0 and not workers:
             workers.extend(p.pid for p in psutil.Process().children())
 
-    engines.sample("bbt", bt_data(), seed=1, iter_sampling=100, progress=progress)
+    engines.sample(
+        "bbt", bt_data(), engine="cmdstanpy", seed=1, iter_sampling=100, progress=progress
+    )
     assert ready in workers and set(workers) <= before  # no worker was started for it
     assert cmdstan._idle.proc.pid not in (None, ready)  # another one, for the next fit
     engines.shutdown()

@@ -131,7 +131,10 @@ def test_diagnostics_idata_and_information_criteria(paper_fit):
     # the fit's check reads the parameters' draws only; the same numbers as from the full
     # InferenceData, which it no longer builds for every fit
     assert "idata" not in vars(paper_fit)
-    assert d == checks.diagnostics(paper_fit.idata, paper_fit.draws)
+    # (assert_equal: NaN equals NaN, as min E-BFMI is for a sampler other than NUTS)
+    np.testing.assert_equal(
+        d.as_dict(), checks.diagnostics(paper_fit.idata, paper_fit.draws).as_dict()
+    )
     assert d.max_rhat < 1.01 and d.min_ess_bulk > 400 and d.divergences == 0
     idata = paper_fit.idata
     for group in ("posterior", "posterior_predictive", "log_likelihood", "observed_data"):

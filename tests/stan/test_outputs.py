@@ -262,7 +262,7 @@ def test_report_records_provenance_from_the_cli(base_csv, tmp_path, capsys):
     assert prov["input"] == export.md_escape(base_csv.name)
     assert re.fullmatch(r"\d{4}-\d{2}-\d{2} \d{2}:\d{2} UTC", prov["date"])
     assert prov["bbt-widget"] == bbt.__version__
-    assert "httpstan" in prov["Stan engine"] or "cmdstan" in prov["Stan engine"]
+    assert "numpy" in prov["engine"] and "polyagamma" in prov["engine"]
     # the exact command line the CLI printed, seed included, rerunnable as it stands
     assert prov["command"] == export.md_escape(command)
     assert command.endswith(f"--seed {bbt.DEFAULT_SEED}")

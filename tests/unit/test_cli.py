@@ -199,7 +199,7 @@ def test_help_documents_every_option_with_its_default(capsys):
         "Appendix A: lognormal 0.5, cauchy 1, normal 3)",
         "(default: 0.8)",
         "(default: 10)",
-        "(default: 1000)",
+        "(default: the engine's, 1000)",
         "(default: 4)",
         f"(default: {bbt.DEFAULT_SEED})",
         "(default: [0.45, 0.55])",

@@ -1,5 +1,5 @@
-"""Both Stan engines implement the one interface of ``engines/base.py``, and the sampler
-settings are checked once, when they are built.
+"""The engines (numpy and both Stan engines) implement the one interface of
+``engines/base.py``, and the sampler settings are checked once, when they are built.
 
 No Stan here: these tests build the engines and the settings but never compile or sample
 (the fits of each engine are in ``tests/stan``; CmdStan's run where CmdStan is found).
@@ -15,7 +15,7 @@ import pytest
 
 from bbt_widget import engines
 from bbt_widget.core import options
-from bbt_widget.engines import _cmdstan, _pystan
+from bbt_widget.engines import _cmdstan, _numpy, _pystan
 from bbt_widget.engines.base import Engine, SamplerSettings
 
 #: The methods the protocol promises (its attributes other than ``name``).
@@ -24,7 +24,11 @@ PROTOCOL_METHODS = sorted(
     for name, value in vars(Engine).items()
     if inspect.isfunction(value) and not name.startswith("_")
 )
-CLASSES = {"pystan": _pystan.PyStanEngine, "cmdstanpy": _cmdstan.CmdStanEngine}
+CLASSES = {
+    "numpy": _numpy.NumpyEngine,
+    "pystan": _pystan.PyStanEngine,
+    "cmdstanpy": _cmdstan.CmdStanEngine,
+}
 
 
 def test_the_protocol_names_what_the_issue_asks_for():
@@ -71,7 +75,7 @@ def test_get_returns_one_instance_per_name_so_the_workers_persist():
 
 @pytest.mark.parametrize("bad", ["auto", "stan", ""])
 def test_get_names_the_valid_engines(bad):
-    with pytest.raises(ValueError, match=r"unknown Stan engine .*'cmdstanpy', 'pystan'"):
+    with pytest.raises(ValueError, match=r"unknown engine .*'numpy', 'cmdstanpy', 'pystan'"):
         engines.get(bad)
 
 

@@ -1,0 +1,172 @@
+"""The numpy engine: the BBT models sampled exactly by Pólya-Gamma Gibbs, in this process,
+with no compiler and no worker process (:mod:`._gibbs`).
+
+It runs the models whose likelihood is binomial-logit, ``bbt`` (tie policies add, spread and
+forget, with or without a local ROPE, every hyper-prior) and ``bbt_groups``; the chains run as
+one batch (arrays over chains). Davidson's model (ties as a third outcome, whose probability is
+not logistic in the difference of abilities) has no Pólya-Gamma form and stays with the Stan
+engines, as do the other methods' Stan programs. ``engine="auto"`` takes this engine for the
+models it runs, on every platform.
+"""
+
+from __future__ import annotations
+
+import threading
+import time
+from pathlib import Path
+from typing import Any
+
+import numpy as np
+
+from . import _gibbs, _polya_gamma
+from ._programs import program_hash
+from .base import Draws, EngineError, ModelName, ProgressCallback, SamplerSettings, fresh_seed
+
+#: The models this engine samples.
+MODELS: tuple[ModelName, ...] = ("bbt", "bbt_groups")
+#: Chains, warm-up and kept sweeps per chain that a fit on this engine takes by default: the
+#: Gibbs chains need no adaptation and forget their start within a few sweeps (R-hat checks
+#: it), and their draws are nearly independent, so 4 x 1000 kept draws carry about as many
+#: effective draws as NUTS's 4 x 1000 (benchmarks/results/numpy_engine.json).
+DEFAULT_ITER_WARMUP = 100
+DEFAULT_ITER_SAMPLING = 1000
+#: What the error says when a model this engine cannot sample is asked of it.
+DAVIDSON_NEEDS_STAN = (
+    "the numpy engine samples the binomial BBT models (ties 'spread', 'add' or 'forget', and "
+    "the group model); Davidson's model of ties (ties='davidson') has no Pólya-Gamma form and "
+    "needs a Stan engine: engine='pystan' (`pip install pystan`, Linux and macOS, with a C++ "
+    "compiler) or engine='cmdstanpy' (CmdStan: `python -m cmdstanpy.install_cmdstan`)"
+)
+
+
+def describe() -> str:
+    """The sampler in one phrase, for reports and ``Draws.info``."""
+    return (
+        "Pólya-Gamma Gibbs sampler (Polson, Scott and Windle 2013), sigma and tau by "
+        "collapsed slice sampling; Pólya-Gamma draws by " + _polya_gamma.method()
+    )
+
+
+class NumpyEngine:
+    """The numpy engine (``bbt_widget.engines.get("numpy")``): nothing to compile, no worker
+    processes; a fit runs in the calling thread."""
+
+    name: str = "numpy"
+    spare_workers: bool = True
+
+    def available(self) -> bool:
+        """Always: numpy and SciPy are dependencies."""
+        return True
+
+    def problem(self) -> str | None:
+        """None: the engine always works (without ``polyagamma`` it uses its fallback)."""
+        return None
+
+    def version(self) -> str:
+        """numpy's version and the Pólya-Gamma sampler's."""
+        return f"numpy {np.__version__}; " + _polya_gamma.method()
+
+    def compile(
+        self,
+        model: ModelName,
+        *,
+        progress: ProgressCallback | None = None,
+        cancel: threading.Event | None = None,
+        verbose: bool = False,
+    ) -> tuple[Path, float]:
+        """Nothing to compile: the sampler's module, and no time spent."""
+        return self._program(model), 0.0
+
+    def compiled(self, model: ModelName) -> Path | None:
+        """The sampler's module for the models this engine runs (nothing is built)."""
+        return Path(_gibbs.__file__) if model in MODELS else None
+
+    def keep_warm(self, compiled: Path) -> None:
+        """Nothing to keep warm."""
+
+    def prestart(self, compiled: Path) -> None:
+        """Nothing to start."""
+
+    def shutdown(self) -> None:
+        """No worker to stop."""
+
+    def _program(self, model: ModelName) -> Path:
+        path = self.compiled(model)
+        if path is None:
+            raise EngineError(refusal(model))
+        return path
+
+    def sample(
+        self,
+        model: ModelName,
+        data: dict[str, Any],
+        settings: SamplerSettings,
+        *,
+        progress: ProgressCallback | None = None,
+        cancel: threading.Event | None = None,
+        verbose: bool = False,
+    ) -> Draws:
+        """Sample ``model`` by Pólya-Gamma Gibbs; ``data`` is already validated. The NUTS
+        settings (``adapt_delta``, ``max_treedepth``) do not apply and are ignored."""
+        self._program(model)
+        start = time.perf_counter()
+        seed = fresh_seed(settings.seed)
+        design = _gibbs.Design.from_stan_data(data)
+        rng = np.random.default_rng(seed)
+        params = _gibbs.sample(
+            design,
+            chains=settings.chains,
+            iter_warmup=settings.iter_warmup,
+            iter_sampling=settings.iter_sampling,
+            rng=rng,
+            progress=progress,
+            cancel=cancel,
+        )
+        params |= _gibbs.replicate(design, params, rng)
+        return Draws(
+            params=params,
+            sampler={},
+            engine=self.name,
+            max_treedepth=settings.max_treedepth,
+            timings={"compile": 0.0, "sample": time.perf_counter() - start},
+            info={
+                "engine_version": self.version(),
+                "sampler": describe(),
+                "model": model,
+                # the model's definition, whose source both kinds of engine follow
+                "stan_hash": program_hash(model),
+                "seed": seed,
+                "chains": settings.chains,
+                "iter_warmup": settings.iter_warmup,
+                "iter_sampling": settings.iter_sampling,
+                "messages": [],
+            },
+        )
+
+    def laplace(
+        self,
+        model: ModelName,
+        data: dict[str, Any],
+        *,
+        draws: int,
+        seed: int | None,
+        progress: ProgressCallback | None = None,
+        cancel: threading.Event | None = None,
+        verbose: bool = False,
+    ) -> Draws:
+        """Not offered: this engine's exact posterior takes about as long as an
+        approximation would."""
+        raise EngineError(
+            "the numpy engine has no Laplace approximation: its exact posterior (sample) "
+            "takes about as long; use engine='pystan' or 'cmdstanpy' for Stan's Laplace method"
+        )
+
+
+def refusal(model: str) -> str:
+    """Why the numpy engine does not sample ``model``, and what does."""
+    if model == "davidson":
+        return DAVIDSON_NEEDS_STAN
+    return (
+        f"the numpy engine samples the BBT models ({', '.join(MODELS)}), not {model!r}: use "
+        "engine='pystan' or engine='cmdstanpy' for it"
+    )

@@ -1,0 +1,141 @@
+"""The widget's cross-check of the numpy engine against Stan.
+
+A control change shows the numpy engine's exact posterior at once. Where a Stan engine can run
+here, the same settings are then fitted again with NUTS in the background (newest request
+wins, as for every fit of the widget), and the diagnostics badge says whether the two agree:
+every weak and strong decision the same and every mean of P(a > b) within Monte Carlo error
+(:meth:`~bbt_widget.core.result.BBTResult.disagreements`), or, when they do not, a warning
+naming the pairs. Nothing else waits for it: the headline, ranking and charts are the numpy
+fit's from the start.
+
+:class:`StanCheck` is owned by the widget's :class:`~.fits.FitRequests`.
+"""
+
+from __future__ import annotations
+
+import warnings
+from collections.abc import Hashable
+from typing import Any
+
+from .. import engines
+from ..core.fitting import SAMPLER_SETTINGS, prepare_fit
+from ..engines.base import FitCancelled, ProgressCallback
+from .fitted import Fitted
+from .messages import error_text
+from .runner import Dispatcher, FitEvent, FitRunner
+
+__all__ = ["StanCheck"]
+
+#: Pairs listed on the badge when the engines disagree (the rest are counted).
+_LISTED = 8
+
+
+class StanCheck:
+    """Background Stan fits of the settings the numpy engine showed, and their verdicts.
+
+    Parameters
+    ----------
+    widget
+        The :class:`~bbt_widget.widget.app.BBTWidget`.
+    dispatcher
+        Where the runner hands its events (the kernel's loop).
+    enabled
+        False: no Stan fit is started (``BBTWidget(stan_check=False)``).
+    """
+
+    def __init__(self, widget: Any, dispatcher: Dispatcher | None, enabled: bool = True) -> None:
+        self.w = widget
+        self.enabled = enabled
+        #: Per fit key: the disagreements found ([] when the engines agree), or the message
+        #: of a Stan fit that failed.
+        self.verdicts: dict[Hashable, list[str] | str] = {}
+        self.runner: FitRunner[list[str]] = FitRunner(
+            self._run,
+            self._on_event,
+            dispatcher=dispatcher,
+            cache_size=6,
+            cancelled_types=(FitCancelled,),
+        )
+
+    def stan_engine(self) -> str | None:
+        """The Stan engine the check runs on here, or None (none installed)."""
+        try:
+            return engines.resolve_engine("auto", "davidson")
+        except Exception:
+            return None
+
+    def after_fit(self, key: Hashable, fitted: Fitted) -> None:
+        """A fit is shown: check it against Stan if it is the numpy engine's (the verdict at
+        once when known)."""
+        if not self.enabled or fitted.preview or fitted.result.engine != "numpy":
+            return
+        if self.w._groups.active:  # the group model's Stan fit takes minutes: not checked
+            return
+        if key in self.verdicts:
+            self.show(key)
+            return
+        engine = self.stan_engine()
+        if engine is None:
+            return
+        self.runner.submit(key, {"settings": self.w.fit_settings, "engine": engine, "ours": fitted})
+
+    def _run(
+        self,
+        settings: dict[str, Any],
+        engine: str,
+        ours: Fitted,
+        progress: ProgressCallback | None = None,
+        cancel: Any = None,
+    ) -> list[str]:
+        # On the runner's thread: the same inputs as the shown fit, sampled with NUTS.
+        settings = dict(settings)
+        sampler = {k: settings.pop(k) for k in SAMPLER_SETTINGS if k in settings}
+        sampler.pop("iter_warmup", None), sampler.pop("iter_sampling", None)  # Stan's own
+        settings["engine"] = engine
+        with warnings.catch_warnings():
+            warnings.simplefilter("ignore")  # the shown fit reported the data's warnings
+            job = prepare_fit(self.w._data, size=(sampler.get("chains", 4), None), **settings)
+            theirs = job.sample(**sampler, cancel=cancel)
+        w = self.w
+        return ours.result.disagreements(theirs, (w.rope_low, w.rope_high), w.hdi)
+
+    def _on_event(self, event: FitEvent[list[str]]) -> None:
+        if event.kind == "done" and event.result is not None:
+            self.verdicts[event.key] = event.result
+        elif event.kind == "error":
+            self.verdicts[event.key] = error_text(event.error)
+        else:
+            return
+        if event.key == self.w._result_key:
+            self.show(event.key)
+
+    def show(self, key: Hashable) -> None:
+        """Put the verdict of ``key`` on the diagnostics badge (of the fit shown)."""
+        w = self.w
+        fitted = w._fitted
+        verdict = self.verdicts.get(key)
+        if fitted is None or verdict is None or w._result_key != key:
+            return
+        badge = dict(fitted.badge)
+        messages = list(badge.get("messages", []))
+        if isinstance(verdict, str):
+            badge["stan"] = "failed"
+            messages.append(f"Stan cross-check not run: {verdict}")
+        elif not verdict:
+            badge["stan"] = "agrees"
+            badge["label"] = f"{badge['label']}; Stan agrees"
+            messages.append(
+                "Stan (NUTS) agrees: every decision the same, every P(a > b) within Monte "
+                "Carlo error"
+            )
+        else:
+            pairs = len({line.split(":")[0] for line in verdict})
+            badge["stan"] = "differs"
+            badge["ok"] = False
+            badge["label"] = f"Stan differs on {pairs} pair{'s' if pairs > 1 else ''}"
+            messages.append("Stan (NUTS) differs from the numpy engine:")
+            messages += verdict[:_LISTED]
+            if len(verdict) > _LISTED:
+                messages.append(f"... and {len(verdict) - _LISTED} more")
+        badge["messages"] = messages
+        w.diagnostics = badge

@@ -1,0 +1,126 @@
+"""The numpy engine (Pólya-Gamma Gibbs) against PyStan's NUTS, and what it promises as an
+engine: the same draws' names and shapes, seeds, progress, cancel, and a clear refusal of
+Davidson's model. Its exactness on simulated data is ``tests/unit/test_gibbs_exact.py``.
+
+Agreement: on the paper's Table 3b win table (its Table 6) and on the shipped 16 x 132 results,
+every weak and strong decision is the same, and every posterior mean of P(a > b) is within 4
+Monte Carlo standard errors (of the difference of the two engines' means).
+"""
+
+from __future__ import annotations
+
+import threading
+
+import numpy as np
+import pandas as pd
+import pytest
+from scipy import special
+from test_fit import TABLE_3B  # tests/stan is on sys.path under pytest
+
+import bbt_widget as bbt
+from bbt_widget import engines
+from bbt_widget.engines.base import EngineError, FitCancelled
+
+pytestmark = pytest.mark.stan
+
+
+def _pystan() -> None:
+    if "pystan" not in engines.available_engines():
+        pytest.skip("PyStan is not installed")
+
+
+def _agree(numpy_fit: bbt.BBTResult, stan_fit: bbt.BBTResult) -> None:
+    """Every pair: the same weak and strong decisions, and means of P(a > b) within 4 MCSE
+    (``BBTResult.disagreements``, which the widget's Stan check uses too)."""
+    assert numpy_fit.disagreements(stan_fit) == []
+
+
+def test_agrees_with_stan_on_the_papers_table_6():
+    _pystan()
+    ours = bbt.fit(TABLE_3B, ties="spread", engine="numpy", seed=1)
+    theirs = bbt.fit(TABLE_3B, ties="spread", engine="pystan", seed=1)
+    assert ours.engine == "numpy" and theirs.engine == "pystan"
+    _agree(ours, theirs)
+
+
+def test_agrees_with_stan_on_the_shipped_results(pmlb16: pd.DataFrame):
+    _pystan()
+    ours = bbt.fit(pmlb16, dataset="db", engine="numpy", seed=1)
+    theirs = bbt.fit(pmlb16, dataset="db", engine="pystan", seed=1)
+    _agree(ours, theirs)
+    assert ours.diagnostics().ok
+
+
+def test_auto_is_the_numpy_engine_and_its_draws_are_stans_shape(base: pd.DataFrame):
+    res = bbt.fit(base, dataset="db", seed=3)
+    assert res.engine == "numpy" and res.settings["engine"] == "numpy"
+    assert res.settings["iter_warmup"] == 100 and res.settings["iter_sampling"] == 1000
+    p = res.draws.params
+    n_pairs = int(res.draws.params["log_lik"].shape[-1])
+    assert p["beta"].shape == (4, 1000, 5) and p["sigma"].shape == (4, 1000)
+    assert p["win1_rep"].shape == (4, 1000, n_pairs) and p["win1_rep"].dtype == np.int64
+    assert res.draws.sampler == {}  # no NUTS: judged by R-hat and ESS
+    diag = res.diagnostics()
+    assert diag.ok and not diag["nuts"]
+    assert np.isfinite(res.loo().elpd_loo) and np.isfinite(res.waic().elpd_waic)
+    assert "Pólya-Gamma" in res.draws.info["sampler"]
+    again = bbt.fit(base, dataset="db", seed=3)
+    np.testing.assert_array_equal(again.draws.params["beta"], p["beta"])
+
+
+def test_log_lik_is_the_binomial_log_likelihood(base: pd.DataFrame):
+    from scipy import stats
+
+    res = bbt.fit(base, dataset="db", seed=2)
+    table = res.win_table[res._fitted]
+    idx = {a: k for k, a in enumerate(res.algorithms)}
+    beta = res.draws.params["beta"][0, 0]
+    eta = beta[[idx[a] for a in table["alg1"]]] - beta[[idx[a] for a in table["alg2"]]]
+    n = (table["win1"] + table["win2"]).to_numpy()
+    expected = stats.binom.logpmf(table["win1"].to_numpy(), n, special.expit(eta))
+    np.testing.assert_allclose(res.draws.params["log_lik"][0, 0], expected, rtol=1e-9)
+
+
+def test_the_group_model_runs_on_the_numpy_engine(base: pd.DataFrame):
+    sets = base["db"].unique()
+    family = {d: "odd" if k % 2 else "even" for k, d in enumerate(sets)}
+    res = bbt.fit(base, dataset="db", group=family, seed=1)
+    assert res.engine == "numpy"
+    assert res.draws.params["beta_group"].shape == (4, 1000, 2 * 5)
+    assert res.draws.params["tau"].shape == (4, 1000)
+    assert res.diagnostics().ok
+
+
+def test_davidson_is_refused_by_the_numpy_engine_with_what_to_use(base: pd.DataFrame):
+    with pytest.raises(EngineError, match=r"Davidson.*engine='pystan'.*cmdstanpy"):
+        bbt.fit(base, dataset="db", ties="davidson", engine="numpy")
+
+
+def test_auto_gives_davidson_to_stan(base: pd.DataFrame):
+    _pystan()
+    assert engines.resolve_engine("auto", "davidson") in engines.STAN_ENGINES
+    res = bbt.fit(base, dataset="db", ties="davidson", seed=1, iter_sampling=200)
+    assert res.engine in engines.STAN_ENGINES
+
+
+def test_disagreements_name_the_pairs_that_differ(pmlb16: pd.DataFrame):
+    """The check can fail: a fit of other settings (more games counted as ties) differs."""
+    ours = bbt.fit(pmlb16, dataset="db", seed=1)
+    other = bbt.fit(pmlb16, dataset="db", seed=1, tie_threshold=0.01)
+    found = ours.disagreements(other)
+    assert found and all(" > " in line for line in found)
+    assert any("Monte Carlo standard errors apart" in line for line in found)
+
+
+def test_progress_and_cancel(pmlb16: pd.DataFrame):
+    seen: list[float] = []
+    bbt.fit(pmlb16, dataset="db", seed=1, progress=lambda stage, f: seen.append(f))
+    assert seen[-1] == 1.0 and len(seen) > 10 and seen == sorted(seen)
+    cancel = threading.Event()
+
+    def stop_halfway(stage: str, fraction: float) -> None:
+        if fraction > 0.3:
+            cancel.set()
+
+    with pytest.raises(FitCancelled):
+        bbt.fit(pmlb16, dataset="db", seed=1, progress=stop_halfway, cancel=cancel)
