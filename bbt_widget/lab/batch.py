@@ -89,8 +89,9 @@ class FitRequest:
     hyperprior: str = DEFAULT_HYPERPRIOR
     prior_scale: float | None = None
     chains: int = 4
-    iter_warmup: int = 1000
-    iter_sampling: int = 1000
+    #: None: the defaults of the engine that fits it (``bbt_widget.engines.iterations``)
+    iter_warmup: int | None = None
+    iter_sampling: int | None = None
     engine: str = "auto"
     meta: dict[str, Any] = field(default_factory=dict)
 
@@ -100,7 +101,8 @@ class FitRequest:
             raise ValueError("a fit request needs a tie policy, not ties=None")
         PriorSettings(self.hyperprior, self.prior_scale)
         for name in ("chains", "iter_warmup", "iter_sampling"):
-            check_count(getattr(self, name), name)
+            if getattr(self, name) is not None:
+                check_count(getattr(self, name), name)
         check_win_table(self.win_table)
         return self
 
@@ -164,7 +166,7 @@ class ResultsFit:
             "ties": DEFAULT_TIES,
             **{k: v for k, v in self.options.items() if k not in SAMPLER_SETTINGS},
         }
-        size = (sampler.get("chains", 4), sampler.get("iter_sampling", 1000))
+        size = (sampler.get("chains", 4), sampler.get("iter_sampling"))
         job = prepare_fit(self.data, seed=seed, size=size, **rest)
         result = job.sample(progress=progress, cancel=cancel, **sampler)
         notes = list(result.diagnostics().messages)

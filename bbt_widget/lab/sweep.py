@@ -205,8 +205,8 @@ class _Sweep:
         hdi: float = DEFAULT_HDI,
         engine: str = "auto",
         chains: int = 4,
-        iter_warmup: int = 1000,
-        iter_sampling: int = 1000,
+        iter_warmup: int | None = None,
+        iter_sampling: int | None = None,
         progress: ProgressCallback | None = None,
         cancel: threading.Event | None = None,
         group: GroupSpec | None = None,
@@ -240,7 +240,9 @@ class _Sweep:
             For the decisions in ``frame``; :meth:`SweepResult.table` changes them without
             refitting.
         engine, chains, iter_warmup, iter_sampling
-            Sampler settings of every fit.
+            Sampler settings of every fit (iterations left at None: each fit's engine's
+            defaults; with ``engine="auto"`` the numpy engine fits the BBT settings and Stan
+            the Davidson ones).
         progress, cancel
             As for :func:`bbt_widget.fit`, for the whole sweep.
         group
@@ -307,7 +309,8 @@ class _Sweep:
         if group is not None:
             sampler = {"chains": chains, "iter_warmup": iter_warmup, "iter_sampling": iter_sampling}
             for name, value in sampler.items():
-                check_count(value, name)
+                if value is not None:  # None: the engine's default
+                    check_count(value, name)
             layout = {
                 "dataset": dataset,
                 "algorithm": algorithm,

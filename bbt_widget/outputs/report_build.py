@@ -293,7 +293,7 @@ def optional_sections(
             grid=grid,
             rope=rope,
             hdi=hdi,
-            **sampler,
+            **_methods_sampler(s),
             progress=_stage(progress, "sweep"),
             group=groups,
         )
@@ -341,7 +341,8 @@ def optional_sections(
             **layout,
             model="mallows",
             hdi=hdi,
-            **{k: v for k, v in sampler.items() if k != "engine"},  # numpy, not Stan
+            # numpy, not Stan; its own iteration defaults unless the fit was given others
+            **{k: v for k, v in _methods_sampler(s).items() if k != "engine" and v is not None},
             progress=_stage(progress, "Mallows"),
         )
         tell(f"Mallows: sampled in {time.perf_counter() - start:.1f} s")
@@ -652,6 +653,24 @@ def write(
         highlight=highlight,
         charts_ahead=ahead,
     )
+
+
+def _methods_sampler(settings: Mapping[str, Any]) -> dict[str, Any]:
+    """The sampler settings of the sweep and the other methods from the fit's: its seed and
+    chains; its engine, but ``"auto"`` for the numpy engine (the sweep's Davidson settings
+    need Stan); its iterations where they are not its engine's defaults (else None: each
+    fit's engine's, each method's own)."""
+    from .. import engines
+
+    engine = settings["engine"]
+    defaults = dict(zip(SAMPLER_DEFAULTS, engines.iterations(engine)))
+    iters = {k: settings[k] if settings[k] != defaults[k] else None for k in SAMPLER_DEFAULTS}
+    return {
+        "engine": "auto" if engine == "numpy" else engine,
+        "chains": settings["chains"],
+        "seed": settings["seed"],
+        **iters,
+    }
 
 
 def _fit_sampler(fit_options: Mapping[str, Any]) -> dict[str, Any]:

@@ -50,8 +50,10 @@ def test_compare_metrics_fits_the_group_model_per_metric(compared: bbt.MetricsRe
 
 
 def test_dominance_is_pooled_unless_a_group_is_asked(compared: bbt.MetricsResult) -> None:
-    # pooled: X and Y cancel out (no claim between them), both beat Z
-    assert compared.pareto("weak") == ["X", "Y"]
+    # pooled: X and Y cancel out (no claim between them), both beat Z: under the strong rule
+    # (mean P about 0.80); their weak claims over Z sit at above_50 of about 0.945, within
+    # Monte Carlo error of the 0.95 threshold, and fall either way with the seed or engine
+    assert compared.pareto("strong") == ["X", "Y"]
     # in each family one of them dominates the other on both metrics
     assert compared.pareto("weak", group="A") == ["X"]
     assert compared.pareto("weak", group="B") == ["Y"]

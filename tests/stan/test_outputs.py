@@ -16,6 +16,7 @@ import bbt_widget as bbt
 from bbt_widget import charts, cli
 from bbt_widget.engines import available_engines
 from bbt_widget.outputs import export, report
+from bbt_widget.outputs.citations import references
 from bbt_widget.outputs.headline import headline
 from bbt_widget.outputs.report import methods_text
 from bbt_widget.outputs.report_render import write_report
@@ -39,8 +40,11 @@ def test_methods_text_states_what_was_run_and_the_claims(res):
     text = methods_text(res)
     assert "5 algorithms on 20 data sets" in text
     assert "spread policy" in text and "\\mathrm{LogNormal}(0, 0.5)" in text
-    assert "4 chains of 1000 warm-up and 1000 sampling iterations, seed 7" in text
-    assert res.engine in text and res.draws.info["stan_hash"] in text
+    # the numpy engine's sampler, named and cited, with its settings
+    assert "4 chains of 100 warm-up and 1000 kept sweeps, seed 7" in text
+    assert "Pólya-Gamma Gibbs sampler (Polson et al. 2013)" in text
+    assert "numpy engine" in text and res.draws.info["stan_hash"] in text
+    assert "divergent" not in text and "E-BFMI" not in text  # NUTS's checks: not run
     assert "All convergence diagnostics passed" in text
     assert "grows more confident" not in text  # only 5 algorithms
     s = res.summary()
@@ -73,6 +77,18 @@ def test_methods_text_states_what_was_run_and_the_claims(res):
     html = methods_text(res, format="html")
     assert f"<em>{report.PAPER}</em>" in html and "<code>bbt.stan</code>" in html
     assert "*" not in html and "`" not in html and "P(a &gt; b)" in html
+
+
+def test_methods_text_of_a_stan_fit_names_stan_and_nuts_checks():
+    if "pystan" not in bbt.engines.available_engines():
+        pytest.skip("PyStan is not installed")
+    stan = bbt.fit(bbt.datasets.load_base(), dataset="db", seed=7, engine="pystan")
+    text = methods_text(stan)
+    assert "sampled with Stan (Carpenter et al. 2017) through pystan" in text
+    assert "4 chains of 1000 warm-up and 1000 sampling iterations, seed 7" in text
+    assert "no divergent transitions" in text and "Pólya-Gamma" not in text
+    cited = [r.key for r in references(stan)]
+    assert "carpenter2017stan" in cited and "polson2013" not in cited
 
 
 def test_methods_text_reports_failed_diagnostics():

@@ -1646,3 +1646,38 @@ def test_preview_settings_keep_the_model_and_drop_the_sampler() -> None:
     settings |= {"iter_warmup": 1000, "adapt_delta": 0.9, "max_treedepth": 12, "d_min": 0.4}
     preview = preview_settings(settings)
     assert preview == {"ties": "davidson", "seed": 3, "d_min": 0.4, "draws": PREVIEW_DRAWS}
+
+
+@pytest.mark.stan
+def test_the_numpy_fit_is_checked_against_stan_in_the_background(
+    base: pd.DataFrame, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """The numpy engine's fit is shown at once (no preview); where a Stan engine runs, the
+    same settings are fitted with NUTS in the background and the badge says they agree, or
+    names the pairs where they do not."""
+    if "pystan" not in engines.available_engines():
+        pytest.skip("no Stan engine here")
+    w = BBTWidget(base, dataset="db", seed=7)
+    try:
+        assert w.wait(FIT_TIMEOUT), w.error
+        assert w.result.engine == "numpy" and w._preview_runner.stats.get("started", 0) == 0
+        assert w._stan_runner.wait(FIT_TIMEOUT)
+        assert w.diagnostics["stan"] == "agrees", w.diagnostics
+        assert w.diagnostics["label"].endswith("Stan agrees") and w.diagnostics["ok"]
+        # a disagreement is a warning naming the pair
+        monkeypatch.setattr(
+            bbt.BBTResult, "disagreements", lambda *a, **k: ["xgb > svm: weak rule differs"]
+        )
+        w.ties = "add"
+        assert w.wait(FIT_TIMEOUT) and w._stan_runner.wait(FIT_TIMEOUT)
+        assert w.diagnostics["stan"] == "differs" and not w.diagnostics["ok"]
+        assert w.diagnostics["label"] == "Stan differs on 1 pair"
+        assert "xgb > svm: weak rule differs" in w.diagnostics["messages"]
+    finally:
+        w.close()
+    quiet = BBTWidget(base, dataset="db", seed=7, stan_check=False)
+    try:
+        assert quiet.wait(FIT_TIMEOUT)
+        assert quiet._stan_runner.stats.get("started", 0) == 0 and "stan" not in quiet.diagnostics
+    finally:
+        quiet.close()
