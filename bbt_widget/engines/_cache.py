@@ -54,10 +54,28 @@ _jobs: dict[Path, Future[Path]] = {}
 _jobs_lock = threading.Lock()
 
 
+#: ``$BBT_WIDGET_CACHE`` as given -> the absolute path it named when first read.
+_ROOTS: dict[str, Path] = {}
+
+
 def cache_root() -> Path:
-    """Root of the bbt-widget cache (``$BBT_WIDGET_CACHE`` overrides the platform default)."""
+    """Root of the bbt-widget cache (``$BBT_WIDGET_CACHE`` overrides the platform default).
+
+    A relative ``$BBT_WIDGET_CACHE`` is made absolute once, against this process's working
+    directory when first read, and written back to the environment: the worker processes,
+    which run in other folders, inherit the absolute path and never resolve the relative one
+    where another user could have planted a module. A later ``chdir`` does not move it.
+    Symbolic links are kept as they are, for the ownership checks to see them.
+    """
     env = os.environ.get("BBT_WIDGET_CACHE")
-    return Path(env).expanduser() if env else Path(platformdirs.user_cache_dir("bbt-widget"))
+    if not env:
+        return Path(platformdirs.user_cache_dir("bbt-widget"))
+    root = _ROOTS.get(env)
+    if root is None:
+        root = Path(os.path.abspath(Path(env).expanduser()))
+        _ROOTS[env] = _ROOTS[str(root)] = root
+        os.environ["BBT_WIDGET_CACHE"] = str(root)  # what every child process inherits
+    return root
 
 
 class UnsafeCacheError(EngineError):

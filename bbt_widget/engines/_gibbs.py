@@ -174,13 +174,14 @@ def _run(
 ) -> None:
     """The sweeps of :func:`sample`, keeping the draws after the warm-up in ``kept``."""
     chains = state.sigma.shape[0]
+    work = _Workspace.of(design, chains)
     for sweep in range(total):
         if sweep % _PROGRESS_EVERY == 0:
             if cancel is not None and cancel.is_set():
                 raise FitCancelled("the numpy sampler was cancelled")
             if progress is not None and sweep:
                 progress("sampling", sweep / total)
-        _sweep(design, state, kappa_b, streams, rng)
+        _sweep(design, state, kappa_b, streams, rng, work)
         if sweep < iter_warmup:
             _tune(state, sweep, iter_warmup, trace)
         else:
@@ -239,18 +240,32 @@ def _kappa_sums(design: Design) -> Array:
     return flat.reshape(design.n_groups, n)
 
 
-def _precisions(design: Design, omega: Array) -> Array:
-    """``P_g = X_g' Omega X_g`` per chain and group, shaped (chains, n_groups, n, n)."""
-    chains = omega.shape[0]
-    n, g = design.n_alg, design.n_groups
-    base = (np.arange(chains)[:, None] * g + design.group[None, :]) * n * n
-    i1, i2 = design.i1[None, :], design.i2[None, :]
-    index = np.concatenate(
-        [base + i1 * n + i1, base + i2 * n + i2, base + i1 * n + i2, base + i2 * n + i1], axis=1
-    )
-    weights = np.concatenate([omega, omega, -omega, -omega], axis=1)
-    size = chains * g * n * n
-    return np.bincount(index.ravel(), weights.ravel(), size).reshape(chains, g, n, n)
+@dataclass(frozen=True)
+class _Workspace:
+    """What every sweep of a run reuses: the games per chain and pair (contiguous, as the
+    Pólya-Gamma draws take them) and where each pair's omega goes in the precisions."""
+
+    games: Array
+    index: Array
+    size: int
+
+    @classmethod
+    def of(cls, design: Design, chains: int) -> _Workspace:
+        n, g = design.n_alg, design.n_groups
+        base = (np.arange(chains)[:, None] * g + design.group[None, :]) * n * n
+        i1, i2 = design.i1[None, :], design.i2[None, :]
+        index = np.concatenate(
+            [base + i1 * n + i1, base + i2 * n + i2, base + i1 * n + i2, base + i2 * n + i1],
+            axis=1,
+        )
+        games = np.ascontiguousarray(np.broadcast_to(design.games, (chains, len(design.games))))
+        return cls(games, index.ravel(), chains * g * n * n)
+
+    def precisions(self, design: Design, omega: Array) -> Array:
+        """``P_g = X_g' Omega X_g`` per chain and group, shaped (chains, n_groups, n, n)."""
+        weights = np.concatenate([omega, omega, -omega, -omega], axis=1)
+        flat = np.bincount(self.index, weights.ravel(), self.size)
+        return flat.reshape(omega.shape[0], design.n_groups, design.n_alg, design.n_alg)
 
 
 def _sweep(
@@ -259,13 +274,13 @@ def _sweep(
     kappa_b: Array,
     streams: _polya_gamma.Streams,
     rng: np.random.Generator,
+    work: _Workspace,
 ) -> None:
     """One Gibbs sweep of every chain, updating ``state`` in place."""
     g = design.group
     psi = state.theta[:, g, design.i1] - state.theta[:, g, design.i2]
-    games = np.broadcast_to(design.games, psi.shape)
-    omega = streams.draw(np.ascontiguousarray(games), psi)
-    lam, vec = np.linalg.eigh(_precisions(design, omega))
+    omega = streams.draw(work.games, psi)
+    lam, vec = np.linalg.eigh(work.precisions(design, omega))
     lam = np.maximum(lam, 0.0)  # P_g is positive semi-definite; eigh may give -1e-15
     b_rot = np.einsum("cgji,gj->cgi", vec, kappa_b)  # U_g' b_g
     if design.grouped:

@@ -21,7 +21,6 @@ in ``tests/unit/test_polya_gamma.py``). :func:`method` says which one runs.
 from __future__ import annotations
 
 import importlib.util
-import itertools
 import os
 from concurrent.futures import ThreadPoolExecutor
 from typing import Any
@@ -76,9 +75,12 @@ class Streams:
     def draw(self, h: Array, z: Array) -> Array:
         """As :func:`draw`, the elements shared between the streams."""
         flat_h, flat_z = h.ravel(), z.ravel()
-        bounds = np.linspace(0, flat_h.size, self.STREAMS + 1).astype(int)
-        parts = [slice(a, b) for a, b in itertools.pairwise(bounds)]
-        out = np.empty(flat_h.size)
+        size = flat_h.size
+        parts = [
+            slice(k * size // self.STREAMS, (k + 1) * size // self.STREAMS)
+            for k in range(self.STREAMS)
+        ]
+        out = np.empty(size)
 
         def one(k: int) -> None:
             out[parts[k]] = draw(flat_h[parts[k]], flat_z[parts[k]], self.rngs[k])

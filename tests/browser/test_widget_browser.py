@@ -577,10 +577,12 @@ def test_robustness_section_and_audit_badge(
 # ---------------------------------------------------------------------------- previews
 
 #: A longer full fit (4 x 3000 draws) than the preview (a Laplace approximation), so
-#: that the preview is on screen for a while; the second cell reads the final state.
+#: that the preview is on screen for a while; the second cell reads the final state. On
+#: PyStan: the numpy engine's exact fit is shown with no preview.
 SETUP_PREVIEW = """\
 import bbt_widget as bbt
-w = bbt.BBTWidget(bbt.datasets.load_base(), dataset="db", seed=3, d_min=0.2, iter_sampling=3000)
+w = bbt.BBTWidget(bbt.datasets.load_base(), dataset="db", seed=3, d_min=0.2, iter_sampling=3000,
+                  engine="pystan")
 w"""
 FINAL_CELL = """\
 import json
@@ -667,7 +669,12 @@ def test_dragging_d_min_shows_a_preview_then_the_full_fit(
     state = json.loads(output.inner_text().split("FINAL", 1)[1])
     assert state["preview"] is False
     direct = bbt.fit(
-        bbt.datasets.load_base(), dataset="db", seed=3, d_min=final_d_min, iter_sampling=3000
+        bbt.datasets.load_base(),
+        dataset="db",
+        seed=3,
+        d_min=final_d_min,
+        iter_sampling=3000,
+        engine="pystan",
     ).summary()
     assert state["pairs"] == direct["pair"].tolist()
     assert state["p"] == direct[["mean", "low", "high"]].round(12).values.tolist()

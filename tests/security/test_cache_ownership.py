@@ -17,6 +17,7 @@ import os
 import shutil
 import stat
 import subprocess
+import sys
 import tempfile
 import textwrap
 from collections.abc import Iterator
@@ -304,3 +305,36 @@ def test_a_chart_spec_planted_in_a_shared_cache_is_ignored(team_cache):
     spec_cache._cached_spec.cache_clear()
     with pytest.warns(RuntimeWarning, match=rf"file {path} belongs to nobody"):
         assert "planted" not in spec_cache.view_spec()
+
+
+def test_a_relative_cache_is_made_absolute_once_for_every_process(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """A relative ``BBT_WIDGET_CACHE`` was resolved by each process in its own working
+    directory: the PyStan worker, which runs elsewhere, loaded a module another user had
+    planted under that other folder. It is now made absolute in the first process that reads
+    it, and the environment its workers inherit holds the absolute path; a later chdir does
+    not move it."""
+    here, elsewhere = tmp_path / "here", tmp_path / "elsewhere"
+    here.mkdir()
+    elsewhere.mkdir()
+    monkeypatch.chdir(here)
+    monkeypatch.setenv("BBT_WIDGET_CACHE", "rel-cache")
+    root = _cache.cache_root()
+    assert root == here / "rel-cache" and root.is_absolute()
+    assert os.environ["BBT_WIDGET_CACHE"] == str(here / "rel-cache")
+    monkeypatch.chdir(elsewhere)
+    assert _cache.cache_root() == here / "rel-cache"
+    # a child process (as an engine's worker is) sees the absolute path from its own folder
+    out = subprocess.run(
+        [
+            sys.executable,
+            "-c",
+            "from bbt_widget.engines import _cache; print(_cache.cache_root())",
+        ],
+        cwd=elsewhere,
+        capture_output=True,
+        text=True,
+        check=True,
+    )
+    assert out.stdout.strip() == str(here / "rel-cache")
