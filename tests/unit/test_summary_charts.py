@@ -109,3 +109,28 @@ def test_headline_charts_fit_a_narrow_page_for_5_or_50_algorithms(n, tmp_path):
         assert width <= 760, width  # both matrices side by side, whatever n
     # one cell per ordered pair and interpretation
     assert svgs[1].count(b'aria-roledescription="rect mark"') == 2 * n * (n - 1)
+
+
+def test_the_decision_matrix_of_51_algorithms_is_drawn_whole():
+    """51 algorithms: 2 x 51 x 50 = 5100 cells, over Altair's default row limit (5000), which
+    stopped the report after its fit with MaxRowsError. The charts are built for their rows:
+    every cell is in the spec."""
+    n = 51
+    names = [f"alg{k}" for k in range(n)]
+    beta = np.random.default_rng(2).normal(np.linspace(1, -1, n), 0.1, size=(400, n))
+    pairs = posterior.ordered_pairs(posterior.algorithm_order(beta))
+    p = posterior.pair_probabilities(beta, pairs)
+    p.sort(axis=0)
+    summary = posterior.summarise(
+        p,
+        [f"{names[i]} > {names[j]}" for i, j in pairs],
+        [names[i] for i, _ in pairs],
+        [names[j] for _, j in pairs],
+        (0.45, 0.55),
+        0.89,
+    )
+    decisions = charts.decision_frame(summary, names)
+    assert len(decisions) == 5100
+    spec = charts.decision_matrix_chart(decisions, charts.claim_counts(summary)).to_dict()
+    rows = [r for values in spec["datasets"].values() for r in values]
+    assert len(rows) == 5100

@@ -100,17 +100,21 @@ def inline_rows(frame: pd.DataFrame) -> Any:
     report's charts; a layer that draws these rows holds them by reference, so every layer
     and copy of a chart shares one conversion. The values are those Altair's default data
     transformer gives (:func:`.frames.to_records`), and Altair gathers them into the spec's
-    ``datasets`` under the same name. A frame Altair would treat otherwise (another data
-    transformer enabled, more rows than its limit, columns other than numbers, booleans,
-    text and objects, names other than text) is handed over as it is.
+    ``datasets`` under the same name, whatever their number: Altair's row limit (5000) is
+    for frames handed to it unseen, not for these charts, which are built for their rows.
+    A frame Altair would treat otherwise (another data transformer enabled, columns other
+    than numbers, booleans, text and objects, names other than text) is handed over as it
+    is, converted by Altair itself when it has more rows than that limit.
     """
     transformers = alt.data_transformers
-    limit = transformers.options.get("max_rows", _DEFAULT_MAX_ROWS)
-    if (
-        transformers.active != "default"
-        or (limit is not None and len(frame) > limit)
-        or not _plain_columns(frame)
-    ):
+    if transformers.active != "default":
+        return frame
+    if not _plain_columns(frame):
+        limit = transformers.options.get("max_rows", _DEFAULT_MAX_ROWS)
+        if limit is not None and len(frame) > limit:
+            # the package's charts are built for their rows (a decision matrix of 51
+            # algorithms has 5100 cells): Altair's own conversion, without its row limit
+            return alt.InlineData(values=alt.utils.data.to_values(frame)["values"])
         return frame
     return _shared_inline_data()(values=to_records(frame))
 
