@@ -51,6 +51,7 @@ from bbt_widget.cli_commands.progress import Progress as _Progress  # noqa: F401
 from bbt_widget.cli_commands.report import add_group_option, report
 from bbt_widget.cli_commands.report import compile_models as _compile  # noqa: F401
 from bbt_widget.cli_commands.report import import_jsonschema as _import_jsonschema  # noqa: F401
+from bbt_widget.cli_commands.terminal import safe_output
 
 
 class _Terminated(KeyboardInterrupt):
@@ -353,14 +354,13 @@ def _parser() -> argparse.ArgumentParser:
 
 def main(argv: list[str] | None = None) -> int:
     """Entry point of the ``bbt-widget`` command; returns the exit code."""
-    # SIGTERM (timeout, CI, Jupyter's kernel shutdown) ends the command as Ctrl-C does: the
-    # compiler and sampler processes are killed and their temporary folders removed, where
-    # Python's default would exit at once and leave them behind.
+    # SIGTERM ends the command as Ctrl-C does: engine processes killed, their folders removed
     handlers = {sig: signal.getsignal(sig) for sig in (signal.SIGINT, signal.SIGTERM)}
     if threading.current_thread() is threading.main_thread():  # only it may set handlers
         signal.signal(signal.SIGTERM, _raise_terminated)
     try:
-        return _run(argv)
+        with safe_output():  # no control character from the data reaches the terminal
+            return _run(argv)
     except KeyboardInterrupt as stop:
         return _stop_engines(signal.SIGTERM if isinstance(stop, _Terminated) else signal.SIGINT)
     finally:

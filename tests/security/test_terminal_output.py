@@ -1,0 +1,46 @@
+"""The command line never writes a control character from the data to the terminal.
+
+A results file whose algorithm names hold ESC sequences could clear the screen, print fake
+coloured lines ("FAKE: all claims verified"), set the window title or write the clipboard
+(OSC 52) when the command printed its ranking and claims. Every line the command prints now
+shows them as visible escapes (``\\x1b``).
+"""
+
+from __future__ import annotations
+
+from pathlib import Path
+
+import pytest
+
+import bbt_widget as bbt
+from bbt_widget import cli
+from bbt_widget.cli_commands.terminal import escape_controls
+
+HOSTILE = {
+    "svm": "svm\x1b[2J\x1b]0;owned\x07",  # clear the screen, set the window title
+    "lda": "FAKE\x1b[32m all claims verified\x1b[0m",  # a fake green line
+    "dt": "dt\x1b]52;c;ZWNobyBvd25lZA==\x07",  # write the clipboard (OSC 52)
+}
+
+
+def test_escape_controls_keeps_text_and_shows_every_control():
+    assert escape_controls("a\x1b[31mb\x07\x9bc\x7f") == "a\\x1b[31mb\\x07\\x9bc\\x7f"
+    assert escape_controls("line\nnext\ttab") == "line\nnext\ttab"
+    assert escape_controls("bar\r50%") == "bar\\x0d50%"
+    assert escape_controls("bar\r50%", keep_cr=True) == "bar\r50%"
+    assert escape_controls("café ∑ مرحبا") == "café ∑ مرحبا"
+
+
+def test_the_report_command_prints_hostile_names_escaped(
+    tmp_path: Path, capfd: pytest.CaptureFixture[str]
+) -> None:
+    data = bbt.datasets.load_base().rename(columns=HOSTILE)
+    results = tmp_path / "hostile.csv"
+    data.to_csv(results, index=False)
+    code = cli.main(["report", str(results), "-o", str(tmp_path / "r.html")])
+    out, err = capfd.readouterr()
+    assert code in (cli.EXIT_OK, cli.EXIT_CHARTS), err
+    for stream in (out, err):
+        assert "\x1b" not in stream and "\x07" not in stream
+    assert "svm\\x1b[2J\\x1b]0;owned\\x07" in out  # the ranking names them, visibly
+    assert "FAKE\\x1b[32m all claims verified\\x1b[0m" in out
