@@ -115,13 +115,19 @@ def test_another_data_transformer_gets_the_frame():
     assert isinstance(inline_rows(frame), alt.InlineData)
 
 
-def test_a_frame_over_altairs_row_limit_still_raises_its_error():
+def test_a_frame_over_altairs_row_limit_is_drawn_whole():
+    """The package's charts are built for their rows: over Altair's row limit (5000) they
+    are passed inline, not refused with MaxRowsError (a report of 51 algorithms died of it
+    after its fit); a frame of other columns too, by Altair's own conversion."""
     big = pd.DataFrame({"x": np.arange(5001.0)})
     chart = alt.Chart(inline_rows(big)).mark_point().encode(x=alt.X("x:Q"))
-    with pytest.raises(MaxRowsError):
-        chart.to_dict()
-    with alt.data_transformers.disable_max_rows():
-        assert isinstance(inline_rows(big), alt.InlineData)
+    assert len(next(iter(chart.to_dict()["datasets"].values()))) == 5001
+    dated = big.assign(day=pd.Timestamp("2026-01-01"))  # not a plain column
+    spec = alt.Chart(inline_rows(dated)).mark_point().encode(x=alt.X("x:Q")).to_dict()
+    assert len(next(iter(spec["datasets"].values()))) == 5001
+    assert isinstance(alt.Chart(big).mark_point().encode(x="x:Q"), alt.Chart)
+    with pytest.raises(MaxRowsError):  # Altair's own limit stays for frames given to it
+        alt.Chart(big).mark_point().encode(x=alt.X("x:Q")).to_dict()
 
 
 def test_layers_and_copies_of_a_chart_share_its_rows():
