@@ -9,23 +9,19 @@ overwrites the start of a line. Every line the command prints therefore goes thr
 
 from __future__ import annotations
 
-import re
 import sys
 from collections.abc import Iterator
 from contextlib import contextmanager
 from typing import Any, TextIO
 
-#: C0 controls but line feed and tab, DEL and the C1 controls.
-_CONTROL = re.compile(r"[\x00-\x08\x0b-\x1f\x7f-\x9f]")
-#: The same without the carriage return, which progress bars on stderr write on purpose.
-_CONTROL_BUT_CR = re.compile(r"[\x00-\x08\x0b\x0c\x0e-\x1f\x7f-\x9f]")
+from ..core.bidi import visible_controls
 
 
 def escape_controls(text: str, *, keep_cr: bool = False) -> str:
     """``text`` with every control character (but newline and tab, and with ``keep_cr``
-    the carriage return) written as its escape, e.g. ESC as ``\\x1b``."""
-    pattern = _CONTROL_BUT_CR if keep_cr else _CONTROL
-    return pattern.sub(lambda m: f"\\x{ord(m.group()):02x}", text)
+    the carriage return) written as its escape, e.g. ESC as ``\\x1b``
+    (:func:`bbt_widget.core.bidi.visible_controls`)."""
+    return visible_controls(text, keep_cr=keep_cr)
 
 
 class SafeStream:

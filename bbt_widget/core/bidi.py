@@ -16,7 +16,14 @@ print bidi controls; :func:`strip_controls`). This module imports nothing from t
 
 from __future__ import annotations
 
+import re
 import unicodedata
+
+#: C0 controls but line feed and tab, DEL, the C1 controls and the noncharacters U+FFFE and
+#: U+FFFF: what a terminal obeys and what the chart renderer (vl-convert) aborts on.
+_CONTROLS = re.compile("[\x00-\x08\x0b-\x1f\x7f-\x9f\ufffe\uffff]")
+#: The same without the carriage return, which progress bars write on purpose.
+_CONTROLS_BUT_CR = re.compile("[\x00-\x08\x0b\x0c\x0e-\x1f\x7f-\x9f\ufffe\uffff]")
 
 __all__ = [
     "BIDI_CONTROLS",
@@ -27,6 +34,7 @@ __all__ = [
     "needs_isolation",
     "pair_label",
     "strip_controls",
+    "visible_controls",
 ]
 
 #: FIRST STRONG ISOLATE and POP DIRECTIONAL ISOLATE: what :func:`isolate` wraps a name in.
@@ -113,3 +121,17 @@ def strip_controls(text: object) -> str:
     """``text`` without bidi controls and directional marks (for LaTeX, which cannot print
     them); every other character kept."""
     return "".join(ch for ch in str(text) if ch not in BIDI_CONTROLS)
+
+
+def visible_controls(text: str, *, keep_cr: bool = False) -> str:
+    """``text`` with every control character (but newline and tab, and with ``keep_cr`` the
+    carriage return) and the noncharacters U+FFFE and U+FFFF written as visible escapes
+    (ESC as ``\\x1b``, U+FFFE as ``\\ufffe``): a name from a results file then neither
+    drives a terminal nor stops the chart renderer, and still shows what it holds."""
+    pattern = _CONTROLS_BUT_CR if keep_cr else _CONTROLS
+    return pattern.sub(
+        lambda m: (
+            f"\\x{ord(m.group()):02x}" if ord(m.group()) < 0x100 else f"\\u{ord(m.group()):04x}"
+        ),
+        text,
+    )

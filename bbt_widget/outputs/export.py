@@ -23,7 +23,7 @@ from typing import TYPE_CHECKING, Any
 import numpy as np
 import pandas as pd
 
-from ..core.bidi import FSI, PDI, balance, isolate, strip_controls
+from ..core.bidi import FSI, PDI, balance, isolate, strip_controls, visible_controls
 from ..core.options import DEFAULT_HDI, DEFAULT_ROPE
 from ..core.validation import check_flag
 from . import charts
@@ -417,7 +417,21 @@ def _spec(chart: Any, validate: bool = True) -> dict[str, Any]:
     config = dict(spec.get("config", {}))
     config["axis"] = {**charts.LABEL_AXIS, **config.get("axis", {})}
     spec["config"] = config
-    return spec
+    return _visible(spec)
+
+
+def _visible(value: Any) -> Any:
+    """``value`` (a spec) with control characters in its text shown as escapes
+    (:func:`~bbt_widget.core.bidi.visible_controls`): a name holding ESC, BEL, NUL, a
+    vertical tab (Excel's line break in a cell) or U+FFFE made the renderer abort, and every
+    chart of a report with it."""
+    if isinstance(value, str):
+        return visible_controls(value)
+    if isinstance(value, dict):
+        return {_visible(k): _visible(v) for k, v in value.items()}
+    if isinstance(value, list):
+        return [_visible(v) for v in value]
+    return value
 
 
 def _chart_format(path: Path) -> str:
