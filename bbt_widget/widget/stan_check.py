@@ -15,10 +15,11 @@ from __future__ import annotations
 
 import warnings
 from collections.abc import Hashable
+from dataclasses import replace
 from typing import Any
 
 from .. import engines
-from ..core.fitting import SAMPLER_SETTINGS, prepare_fit
+from ..core.fitting import SAMPLER_SETTINGS
 from ..engines.base import FitCancelled, ProgressCallback
 from .fitted import Fitted
 from .messages import error_text
@@ -91,10 +92,10 @@ class StanCheck:
         settings = dict(settings)
         sampler = {k: settings.pop(k) for k in SAMPLER_SETTINGS if k in settings}
         sampler.pop("iter_warmup", None), sampler.pop("iter_sampling", None)  # Stan's own
-        settings["engine"] = engine
+        # the inputs the shown fit was prepared from (the data are not read again), on Stan
+        job = replace(self.w._fits.prepared(settings), engine=engine)
         with warnings.catch_warnings():
             warnings.simplefilter("ignore")  # the shown fit reported the data's warnings
-            job = prepare_fit(self.w._data, size=(sampler.get("chains", 4), None), **settings)
             theirs = job.sample(**sampler, cancel=cancel)
         w = self.w
         return ours.result.disagreements(theirs, (w.rope_low, w.rope_high), w.hdi)
