@@ -13,14 +13,12 @@ fit's from the start.
 
 from __future__ import annotations
 
-import warnings
 from collections.abc import Hashable
-from dataclasses import replace
 from typing import Any
 
 from .. import engines
 from ..core.fitting import SAMPLER_SETTINGS
-from ..engines.base import FitCancelled, ProgressCallback
+from ..engines.base import FitCancelled, ProgressCallback, SamplerSettings
 from .fitted import Fitted
 from .messages import error_text
 from .runner import Dispatcher, FitEvent, FitRunner
@@ -91,12 +89,15 @@ class StanCheck:
         # On the runner's thread: the same inputs as the shown fit, sampled with NUTS.
         settings = dict(settings)
         sampler = {k: settings.pop(k) for k in SAMPLER_SETTINGS if k in settings}
-        sampler.pop("iter_warmup", None), sampler.pop("iter_sampling", None)  # Stan's own
-        # the inputs the shown fit was prepared from (the data are not read again), on Stan
-        job = replace(self.w._fits.prepared(settings), engine=engine)
-        with warnings.catch_warnings():
-            warnings.simplefilter("ignore")  # the shown fit reported the data's warnings
-            theirs = job.sample(**sampler, cancel=cancel)
+        # the inputs the shown fit was prepared from (the data are not read again), sampled
+        # on Stan at Stan's own iterations; through the engine, not PreparedFit.sample, so
+        # that nothing is warned from this thread (warnings' filters are process-wide)
+        job = self.w._fits.prepared(settings)
+        stan = SamplerSettings(chains=sampler.get("chains", 4), seed=job.settings.seed)
+        draws = engines.sample(
+            job.model, job.stan_data, engine=engine, **stan.as_dict(), cancel=cancel
+        )
+        theirs = job.result(draws, stan.as_dict())
         w = self.w
         return ours.result.disagreements(theirs, (w.rope_low, w.rope_high), w.hdi)
 
