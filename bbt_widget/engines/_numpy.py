@@ -26,8 +26,8 @@ from .base import Draws, EngineError, ModelName, ProgressCallback, SamplerSettin
 MODELS: tuple[ModelName, ...] = ("bbt", "bbt_groups")
 #: Chains, warm-up and kept sweeps per chain that a fit on this engine takes by default: the
 #: Gibbs chains need no adaptation and forget their start within a few sweeps (R-hat checks
-#: it), and their draws are nearly independent, so 4 x 1000 kept draws carry about as many
-#: effective draws as NUTS's 4 x 1000 (benchmarks/results/numpy_engine.json).
+#: it), and their draws are nearly independent (bulk ESS about 0.9 per draw; NUTS's draws of
+#: this posterior carry up to twice their number: benchmarks/results/gibbs.json).
 DEFAULT_ITER_WARMUP = 100
 DEFAULT_ITER_SAMPLING = 1000
 #: What the error says when a model this engine cannot sample is asked of it.
