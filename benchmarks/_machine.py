@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import os
 import platform
+import resource
 from typing import Any
 
 
@@ -17,3 +18,11 @@ def machine(load: tuple[float, float, float] | None = None) -> dict[str, Any]:
         "cpus": os.cpu_count(),
         "load_average_at_start": os.getloadavg() if load is None else load,
     }
+
+
+def cpu_seconds() -> float:
+    """CPU seconds (user + system) of this process and its ended children (Stan's chains run
+    in worker processes)."""
+    own = resource.getrusage(resource.RUSAGE_SELF)
+    children = resource.getrusage(resource.RUSAGE_CHILDREN)
+    return own.ru_utime + own.ru_stime + children.ru_utime + children.ru_stime

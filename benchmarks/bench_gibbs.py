@@ -25,7 +25,6 @@ from __future__ import annotations
 import argparse
 import json
 import os
-import resource
 import shutil
 import statistics
 import subprocess
@@ -41,7 +40,7 @@ sys.path.insert(0, str(REPO))
 
 import numpy as np  # noqa: E402
 import pandas as pd  # noqa: E402
-from _machine import machine  # noqa: E402  (beside this script)
+from _machine import cpu_seconds, machine  # noqa: E402  (beside this script)
 
 import bbt_widget as bbt  # noqa: E402
 from bbt_widget import engines  # noqa: E402
@@ -49,12 +48,6 @@ from bbt_widget.core.convergence import ess_bulk, ess_tail  # noqa: E402
 
 #: The fewest sweeps tried first for bulk ESS >= 400 (doubled until reached).
 ESS_SETTING = {"chains": 4, "iter_warmup": 25, "iter_sampling": 125}
-
-
-def _cpu() -> float:
-    own = resource.getrusage(resource.RUSAGE_SELF)
-    children = resource.getrusage(resource.RUSAGE_CHILDREN)
-    return own.ru_utime + own.ru_stime + children.ru_utime + children.ru_stime
 
 
 def simulated(n_alg: int, n_sets: int, seed: int = 0) -> pd.DataFrame:
@@ -69,11 +62,11 @@ def simulated(n_alg: int, n_sets: int, seed: int = 0) -> pd.DataFrame:
 
 
 def one(df: pd.DataFrame, engine: str, **sampler: Any) -> dict[str, float]:
-    cpu, start = _cpu(), time.perf_counter()
+    cpu, start = cpu_seconds(), time.perf_counter()
     with warnings.catch_warnings():
         warnings.simplefilter("ignore")  # diagnostics are recorded, not warned
         res = bbt.fit(df, dataset="db", engine=engine, seed=1, **sampler)
-    wall, used = time.perf_counter() - start, _cpu() - cpu
+    wall, used = time.perf_counter() - start, cpu_seconds() - cpu
     p = res.draws.params
     quantities = [p["beta"][..., j] for j in range(p["beta"].shape[-1])] + [p["sigma"]]
     bulk = min(ess_bulk(q) for q in quantities)

@@ -49,6 +49,8 @@ from typing import Any
 REPO = Path(__file__).resolve().parents[1]
 sys.path.insert(0, str(REPO))
 
+from _machine import cpu_seconds  # noqa: E402  (beside this script)
+
 import bbt_widget as bbt  # noqa: E402
 from bbt_widget import engines  # noqa: E402
 from bbt_widget.baselines import (  # noqa: E402
@@ -201,18 +203,12 @@ def _when() -> dict[str, Any]:
     }
 
 
-def _cpu() -> float:
-    """CPU seconds of this process and of its finished children (the Stan chains)."""
-    t = os.times()
-    return t.user + t.system + t.children_user + t.children_system
-
-
 def _all_pairs(pmlb, engine: str, n_algorithms: int) -> dict[str, Any]:
     """``hierarchical_pairs`` on the pairs of the first ``n_algorithms`` shipped algorithms."""
     engines.shutdown()  # idle workers end: their CPU is not this case's
     algorithms = list(pmlb.columns[1 : 1 + n_algorithms])
     load = _when()
-    start, cpu = time.perf_counter(), _cpu()
+    start, cpu = time.perf_counter(), cpu_seconds()
     pairs = hierarchical_pairs(
         pmlb,
         algorithms=algorithms,
@@ -223,7 +219,7 @@ def _all_pairs(pmlb, engine: str, n_algorithms: int) -> dict[str, Any]:
     )
     seconds = time.perf_counter() - start
     engines.shutdown()
-    cpu = _cpu() - cpu
+    cpu = cpu_seconds() - cpu
     table = pairs.table
     converged = int(table["diagnostics_ok"].sum())
     # the same checks on mu0, sigma0 and nu only, the parameters P(left/rope/right) are made of
@@ -273,17 +269,17 @@ def _baycomp_pmlb(pmlb, engine: str) -> dict[str, Any]:
         os.chdir(tmp)  # baycomp pickles its last sample into the working directory
         try:
             baycomp.HierarchicalTest.sample(x[:3], y[:3], 0.01, runs=1, chains=1, nsamples=10)
-            start, cpu = time.perf_counter(), _cpu()
+            start, cpu = time.perf_counter(), cpu_seconds()
             theta = baycomp.HierarchicalTest.sample(x, y, 0.01, runs=1, chains=4, nsamples=1500)
-            seconds, cpu = time.perf_counter() - start, _cpu() - cpu
+            seconds, cpu = time.perf_counter() - start, cpu_seconds() - cpu
         finally:
             os.chdir(here)
     engines.shutdown()
-    start, ours_cpu = time.perf_counter(), _cpu()
+    start, ours_cpu = time.perf_counter(), cpu_seconds()
     ours = hierarchical(pmlb, a="rf", b="svm", dataset="db", rho=0.25, engine=engine)
     ours_seconds = time.perf_counter() - start
     engines.shutdown()
-    ours_cpu = _cpu() - ours_cpu
+    ours_cpu = cpu_seconds() - ours_cpu
     row = ours.table.iloc[0]
     return {
         "seconds": round(seconds, 1),

@@ -19,7 +19,6 @@ from __future__ import annotations
 import argparse
 import json
 import os
-import resource
 import statistics
 import sys
 import time
@@ -28,7 +27,7 @@ from pathlib import Path
 REPO = Path(__file__).resolve().parents[1]
 sys.path.insert(0, str(REPO))
 
-from _machine import machine  # noqa: E402  (beside this script)
+from _machine import cpu_seconds, machine  # noqa: E402  (beside this script)
 
 import bbt_widget as bbt  # noqa: E402
 from bbt_widget.core.convergence import ess_bulk, ess_tail  # noqa: E402
@@ -36,19 +35,12 @@ from bbt_widget.core.convergence import ess_bulk, ess_tail  # noqa: E402
 SETTINGS = {"chains": 4, "iter_warmup": 250, "iter_sampling": 1000}
 
 
-def _cpu() -> float:
-    """CPU seconds (user + system) of this process and its ended children."""
-    own = resource.getrusage(resource.RUSAGE_SELF)
-    children = resource.getrusage(resource.RUSAGE_CHILDREN)
-    return own.ru_utime + own.ru_stime + children.ru_utime + children.ru_stime
-
-
 def one(df, sampler: str, seed: int) -> dict[str, float]:
-    cpu = _cpu()
+    cpu = cpu_seconds()
     start = time.perf_counter()
     res = bbt.ranking_model(df, dataset="db", sampler=sampler, seed=seed, **SETTINGS)
     wall = time.perf_counter() - start
-    used = _cpu() - cpu
+    used = cpu_seconds() - cpu
     theta = res.draws.params["theta"]
     bulk = min(ess_bulk(theta[..., i]) for i in range(theta.shape[2]))
     tail = min(ess_tail(theta[..., i]) for i in range(theta.shape[2]))
