@@ -78,18 +78,12 @@ def test_every_report_column_has_one_definition():
         column_definitions(["no such column"], hdi=0.89, rope=(0.45, 0.55))
 
 
-@pytest.mark.parametrize("n", [5, 50])
-def test_headline_charts_fit_a_narrow_page_for_5_or_50_algorithms(n, tmp_path):
-    from bbt_widget.outputs import export
-
-    rng = np.random.default_rng(1)
-    names = [f"algorithm_{k:02d}" for k in range(n)]
-    beta = rng.normal(np.linspace(1, -1, n), 0.1, size=(1000, n))
-    order = posterior.algorithm_order(beta)
-    pairs = posterior.ordered_pairs(order)
+def _summary_of(beta: np.ndarray, names: list[str]) -> pd.DataFrame:
+    """The summary a fit with these draws of beta gives (ROPE 0.45-0.55, 89% HDI)."""
+    pairs = posterior.ordered_pairs(posterior.algorithm_order(beta))
     p = posterior.pair_probabilities(beta, pairs)
     p.sort(axis=0)
-    summary = posterior.summarise(
+    return posterior.summarise(
         p,
         [f"{names[i]} > {names[j]}" for i, j in pairs],
         [names[i] for i, _ in pairs],
@@ -97,6 +91,15 @@ def test_headline_charts_fit_a_narrow_page_for_5_or_50_algorithms(n, tmp_path):
         (0.45, 0.55),
         0.89,
     )
+
+
+@pytest.mark.parametrize("n", [5, 50])
+def test_headline_charts_fit_a_narrow_page_for_5_or_50_algorithms(n, tmp_path):
+    from bbt_widget.outputs import export
+
+    names = [f"algorithm_{k:02d}" for k in range(n)]
+    beta = np.random.default_rng(1).normal(np.linspace(1, -1, n), 0.1, size=(1000, n))
+    summary = _summary_of(beta, names)
     ranking = posterior.ranking(beta, names, 0.89)
     counts = charts.claim_counts(summary)
     decisions = charts.decision_frame(summary, list(ranking["algorithm"]))
@@ -118,17 +121,7 @@ def test_the_decision_matrix_of_51_algorithms_is_drawn_whole():
     n = 51
     names = [f"alg{k}" for k in range(n)]
     beta = np.random.default_rng(2).normal(np.linspace(1, -1, n), 0.1, size=(400, n))
-    pairs = posterior.ordered_pairs(posterior.algorithm_order(beta))
-    p = posterior.pair_probabilities(beta, pairs)
-    p.sort(axis=0)
-    summary = posterior.summarise(
-        p,
-        [f"{names[i]} > {names[j]}" for i, j in pairs],
-        [names[i] for i, _ in pairs],
-        [names[j] for _, j in pairs],
-        (0.45, 0.55),
-        0.89,
-    )
+    summary = _summary_of(beta, names)
     decisions = charts.decision_frame(summary, names)
     assert len(decisions) == 5100
     spec = charts.decision_matrix_chart(decisions, charts.claim_counts(summary)).to_dict()
