@@ -27,7 +27,7 @@ from typing import TYPE_CHECKING, Any
 
 import pandas as pd
 
-from ..core.bidi import pair_label
+from ..core.bidi import isolate, pair_label
 from ..core.fitting import SAMPLER_SETTINGS, prepare_fit
 from ..core.group_result import GroupedBBTResult
 from ..core.groups import check_group_request
@@ -327,7 +327,9 @@ class MetricsResult:
         order = sorted(mean_rank.index, key=lambda a: (a not in front, mean_rank[a]))
         colours = {"Pareto set": DECISION_COLORS["better"], "dominated": NEUTRAL_COLORS["interval"]}
         y = alt.Y("algorithm:N", sort=order, title=None)
-        base = alt.Chart(frame)
+        # the layers hold no data of their own: a layer's data would be drawn whole in
+        # every panel, and only the facet's data is split by metric
+        base = alt.Chart()
         ranges = base.mark_rule().encode(
             x=alt.X("low:Q", title="ability (mean, HDI)"),
             x2="high:Q",
@@ -364,7 +366,7 @@ class MetricsResult:
                 title=alt.TitleParams(
                     "Rankings per metric",
                     subtitle=f"Pareto set under the {rule} interpretation: "
-                    f"{', '.join(a for a in order if a in front)}",
+                    f"{', '.join(isolate(a) for a in order if a in front)}",
                     anchor="start",
                 )
             )

@@ -4,11 +4,14 @@ draws with a known structure (the real fits are in tests/stan/test_compare_metri
 
 from __future__ import annotations
 
+from xml.etree import ElementTree
+
 import numpy as np
 import pandas as pd
 import pytest
 
 import bbt_widget as bbt
+from bbt_widget.core.bidi import FSI, PDI
 from bbt_widget.core.fitting import prepare_fit
 from bbt_widget.engines.base import Draws
 from bbt_widget.lab import metrics as metrics_module
@@ -114,6 +117,38 @@ def test_rankings_and_chart_mark_the_pareto_set(known):
     rows = spec["datasets"][next(iter(spec["datasets"]))]
     assert {(r["metric"], r["algorithm"]): r["set"] for r in rows}[("f1", "B")] == "dominated"
     assert {r["set"] for r in rows if r["algorithm"] in ("A", "C")} == {"Pareto set"}
+
+
+def test_each_panel_of_the_chart_draws_its_own_metric_only(known):
+    # a layer holding its own data is drawn whole in every panel of a facet: each panel
+    # then showed all three metrics' abilities on one axis
+    vlc = pytest.importorskip("vl_convert")
+    svg = ElementTree.fromstring(vlc.vegalite_to_svg(known.chart("weak").to_dict()))
+    marks = "{http://www.w3.org/2000/svg}g"
+    points = [g for g in svg.iter(marks) if "child_layer_1_marks" in g.get("class", "")]
+    rules = [g for g in svg.iter(marks) if "child_layer_0_marks" in g.get("class", "")]
+    assert len(points) == len(rules) == 3  # one panel per metric
+    for panel, metric in zip(points, ["acc", "f1", "time"]):
+        labels = [p.get("aria-label", "") for p in panel.iter("{http://www.w3.org/2000/svg}path")]
+        assert len(labels) == 3  # one point per algorithm
+        assert all(f"metric: {metric};" in label for label in labels), labels
+    assert all(len(list(panel)) == 3 for panel in rules)
+
+
+def test_the_chart_subtitle_isolates_the_algorithm_names():
+    # an algorithm named with a right-to-left override would mirror the rest of the subtitle
+    evil = "\u202eA"
+    data = _long().replace({"alg": {"A": evil}})
+    abilities = {
+        "acc": {evil: 2.0, "B": -2.0, "C": 0.0},
+        "f1": {evil: -1.0, "B": -1.0, "C": 2.0},
+        "time": {evil: 1.0, "B": 1.0, "C": -2.0},
+    }
+    compared = MetricsResult(
+        {m: _result(data, m, a) for m, a in abilities.items()}, list(abilities), ["time"]
+    )
+    title = compared.chart("weak").to_dict()["title"]
+    assert title["subtitle"] == (f"Pareto set under the weak interpretation: {FSI}{evil}{PDI}, C")
 
 
 @pytest.fixture
