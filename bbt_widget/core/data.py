@@ -332,8 +332,19 @@ def tidy_results(
 
 
 def _require_columns(data: pd.DataFrame, **columns: str | None) -> None:
+    """Refuse a role (``dataset=``, ``score=``, ...) naming no column, a column the header
+    holds twice, or the column another role names."""
+    taken: dict[str, str] = {}
     for role, col in columns.items():
-        if col is not None and col not in data.columns:
+        if col is None:
+            continue
+        if col in taken:
+            raise ValueError(
+                f"{taken[col]}={col!r} and {role}={col!r} name the same column; each role "
+                "needs its own column of the results"
+            )
+        taken[col] = role
+        if col not in data.columns:
             # groupby, pivot and set_index leave the names in the index, a frequent slip
             where = (
                 "; it is a level of the index: pass data.reset_index()"
@@ -343,6 +354,14 @@ def _require_columns(data: pd.DataFrame, **columns: str | None) -> None:
             raise ValueError(
                 f"{role}={col!r} is not a column of the results; columns are "
                 f"{_preview(map(str, data.columns))}{where}"
+            )
+        # pd.concat(axis=1) and merges can repeat a name: data[col] is then a table, and
+        # pandas fails far from here
+        times = int((data.columns == col).sum())
+        if times > 1:
+            raise ValueError(
+                f"{role}={col!r}: the results have {times} columns named {col!r}; keep "
+                "one, e.g. data = data.loc[:, ~data.columns.duplicated()], or rename the others"
             )
 
 

@@ -490,6 +490,25 @@ def test_missing_column_names_role_and_lists_columns(base, kwargs, role):
         D.tidy_results(base, **kwargs)
 
 
+@pytest.mark.parametrize("role", ["dataset", "algorithm", "score"])
+def test_a_column_named_twice_is_refused_naming_it(base, role):
+    """pd.concat(axis=1) can repeat a column: pandas then failed with "'DataFrame' object
+    has no attribute 'dtype'" (or "truth value of a Series is ambiguous")."""
+    long = base.melt(id_vars="db", var_name="alg", value_name="acc")
+    column = {"dataset": "db", "algorithm": "alg", "score": "acc"}[role]
+    twice = pd.concat([long, long[[column]]], axis=1)
+    with pytest.raises(ValueError, match=rf"{role}='{column}': the results have 2 columns named"):
+        D.tidy_results(twice, dataset="db", algorithm="alg", score="acc")
+    with pytest.raises(ValueError, match=r"dataset='db': the results have 2 columns named 'db'"):
+        D.tidy_results(pd.concat([base, base[["db"]]], axis=1), dataset="db")
+
+
+def test_one_column_in_two_roles_is_refused(base):
+    long = base.melt(id_vars="db", var_name="alg", value_name="acc")
+    with pytest.raises(ValueError, match=r"algorithm='alg' and fold='alg' name the same column"):
+        D.tidy_results(long, dataset="db", algorithm="alg", fold="alg", score="acc")
+
+
 def test_forgotten_dataset_column_suggests_dataset(base):
     """The shipped layout without dataset='db': the text column must not pass as scores."""
     with pytest.raises(TypeError, match=r"'db'.*dataset='db'"):
