@@ -42,6 +42,7 @@ from typing import Any
 import numpy as np
 import numpy.typing as npt
 from scipy import special
+from threadpoolctl import threadpool_limits
 
 from . import _polya_gamma
 from .base import FitCancelled, ProgressCallback
@@ -147,13 +148,10 @@ def sample(
         kept["beta_group"] = np.empty((chains, iter_sampling, design.n_groups * design.n_alg))
     kappa_b = _kappa_sums(design)
     trace = np.empty((iter_warmup, 2, chains))
-    streams = _polya_gamma.Streams(rng)
-    try:
-        _run(
-            design, state, kappa_b, streams, rng, trace, kept, iter_warmup, total, progress, cancel
-        )
-    finally:
-        streams.close()
+    # The sweeps' linear algebra is many small decompositions: BLAS threads only contend
+    # (with each other and with other work on the machine) and make them slower.
+    with threadpool_limits(limits=1, user_api="blas"):
+        _run(design, state, kappa_b, rng, trace, kept, iter_warmup, total, progress, cancel)
     if progress is not None:
         progress("sampling", 1.0)
     return kept
@@ -163,7 +161,6 @@ def _run(
     design: Design,
     state: _State,
     kappa_b: Array,
-    streams: _polya_gamma.Streams,
     rng: np.random.Generator,
     trace: Array,
     kept: dict[str, Array],
@@ -181,7 +178,7 @@ def _run(
                 raise FitCancelled("the numpy sampler was cancelled")
             if progress is not None and sweep:
                 progress("sampling", sweep / total)
-        _sweep(design, state, kappa_b, streams, rng, work)
+        _sweep(design, state, kappa_b, rng, work)
         if sweep < iter_warmup:
             _tune(state, sweep, iter_warmup, trace)
         else:
@@ -272,14 +269,13 @@ def _sweep(
     design: Design,
     state: _State,
     kappa_b: Array,
-    streams: _polya_gamma.Streams,
     rng: np.random.Generator,
     work: _Workspace,
 ) -> None:
     """One Gibbs sweep of every chain, updating ``state`` in place."""
     g = design.group
     psi = state.theta[:, g, design.i1] - state.theta[:, g, design.i2]
-    omega = streams.draw(work.games, psi)
+    omega = _polya_gamma.draw(work.games, psi, rng)
     lam, vec = np.linalg.eigh(work.precisions(design, omega))
     lam = np.maximum(lam, 0.0)  # P_g is positive semi-definite; eigh may give -1e-15
     b_rot = np.einsum("cgji,gj->cgi", vec, kappa_b)  # U_g' b_g

@@ -26,8 +26,6 @@ in ``tests/unit/test_gibbs_exact.py``). :func:`method` says which one runs.
 from __future__ import annotations
 
 import importlib.util
-import os
-from concurrent.futures import ThreadPoolExecutor
 from typing import Any
 
 import numpy as np
@@ -65,50 +63,6 @@ def draw(h: Array, z: Array, rng: np.random.Generator) -> Array:
     if available():
         return _exact(h, z, rng)
     return fallback(h, z, rng)
-
-
-class Streams:
-    """PG draws split between :data:`STREAMS` random streams, each drawing its share of the
-    elements in its own thread when there are many (``polyagamma`` releases the GIL, so two
-    cores draw twice as fast). The split is fixed, so the draws are the same whether the
-    shares run in threads or one after the other."""
-
-    #: Streams, and the fewest draws a call sends to threads.
-    STREAMS = 2
-    THREADED_ABOVE = 2000
-
-    def __init__(self, rng: np.random.Generator) -> None:
-        self.rngs = rng.spawn(self.STREAMS)
-        self._pool: ThreadPoolExecutor | None = None
-
-    def draw(self, h: Array, z: Array) -> Array:
-        """As :func:`draw`, the elements shared between the streams."""
-        flat_h, flat_z = h.ravel(), z.ravel()
-        size = flat_h.size
-        parts = [
-            slice(k * size // self.STREAMS, (k + 1) * size // self.STREAMS)
-            for k in range(self.STREAMS)
-        ]
-        out = np.empty(size)
-
-        def one(k: int) -> None:
-            out[parts[k]] = draw(flat_h[parts[k]], flat_z[parts[k]], self.rngs[k])
-
-        if flat_h.size > self.THREADED_ABOVE and (os.cpu_count() or 1) > 1:
-            if self._pool is None:
-                self._pool = ThreadPoolExecutor(self.STREAMS, thread_name_prefix="bbt-widget-pg")
-            for future in [self._pool.submit(one, k) for k in range(self.STREAMS)]:
-                future.result()
-        else:
-            for k in range(self.STREAMS):
-                one(k)
-        return out.reshape(h.shape)
-
-    def close(self) -> None:
-        """End the threads (they also end with the interpreter)."""
-        if self._pool is not None:
-            self._pool.shutdown(wait=False)
-            self._pool = None
 
 
 def _exact(h: Array, z: Array, rng: np.random.Generator) -> Array:
