@@ -2,7 +2,9 @@
 // algorithm is claimed better than which on which metrics, who dominates whom, the Pareto
 // set. Python computes it all (bbt_widget/widget/metrics_section.py, from MetricsResult);
 // this file only lays the trait `dominance_data` out as a table. Every name (algorithms,
-// metrics) goes in as text, never as HTML.
+// metrics) goes in as text, never as HTML, and a name among other text is isolated from it
+// (bidi.js), so that a bidi control in a metric's name cannot move "(lower is better)".
+import { isolated } from "./bidi.js";
 import { h } from "./controls.js";
 
 /** What the view and its parts mean: the tooltips. */
@@ -19,8 +21,11 @@ const HELP = {
     "with a claim on some metric)",
 };
 
-/** A comma-separated list of names as one text node ('—' when empty). */
-const names = (list) => (list && list.length ? list.join(", ") : "—");
+/** A comma-separated list of names, each isolated ('—' when empty): the nodes to append. */
+const names = (list) =>
+  list && list.length
+    ? list.flatMap((name, i) => (i ? [", ", isolated(name)] : [isolated(name)]))
+    : ["—"];
 
 /**
  * Build the dominance view for `model`; hidden unless the widget offers several metrics.
@@ -66,10 +71,15 @@ export function buildMetricsView(model, { onRendered = () => {} } = {}) {
     text.textContent = status;
     text.hidden = !status;
     const lower = new Set(data.lower || []);
-    directions.textContent =
-      "Metrics: " +
-      metrics.map((m) => `${m} (${lower.has(m) ? "lower" : "higher"} is better)`).join(", ") +
-      (data.rule ? `; ${data.rule} interpretation` : "");
+    directions.replaceChildren(
+      "Metrics: ",
+      ...metrics.flatMap((m, i) => [
+        ...(i ? [", "] : []),
+        isolated(m),
+        ` (${lower.has(m) ? "lower" : "higher"} is better)`,
+      ]),
+      data.rule ? `; ${data.rule} interpretation` : "",
+    );
     const front = new Set(data.pareto || []);
     pareto.replaceChildren(
       h("span", { class: "bbt-pareto-label", text: "Pareto set: " }),
@@ -98,8 +108,8 @@ export function buildMetricsView(model, { onRendered = () => {} } = {}) {
           { class: r.dominates ? "bbt-dominates" : "" },
           cell(r.alg_a),
           cell(r.alg_b),
-          h("td", { text: names(r.metrics_better) }),
-          h("td", { text: names(r.metrics_worse) }),
+          h("td", {}, ...names(r.metrics_better)),
+          h("td", {}, ...names(r.metrics_worse)),
           h("td", { text: r.dominates ? "yes" : "no" }),
         ),
       ),
