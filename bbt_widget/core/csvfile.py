@@ -11,8 +11,11 @@ when the separator is not ``,`` and the numbers are written like ``0,85`` (and n
 from __future__ import annotations
 
 import csv
+import io
 import re
+from collections.abc import Callable
 from pathlib import Path
+from typing import TextIO
 
 import pandas as pd
 
@@ -33,10 +36,24 @@ def _name(sep: str) -> str:
     return _NAMES.get(sep, repr(sep))
 
 
-def _head(path: Path) -> list[str]:
+def _opener(path: Path) -> Callable[[], TextIO]:
+    """A way to read the file's text from its start (after a byte-order mark), as often as
+    the reading needs: the separator is detected, the layout checked, then pandas reads.
+
+    A pipe (``/dev/stdin``, ``<(zcat results.csv.gz)``) can be read only once: each later
+    read would start where the last stopped, mid-file. Its text is read once, into memory.
+    """
+    if path.is_file():
+        return lambda: path.open(newline="", encoding="utf-8-sig")
+    with path.open(newline="", encoding="utf-8-sig") as f:
+        text = f.read()
+    return lambda: io.StringIO(text, newline="")
+
+
+def _head(source: Callable[[], TextIO]) -> list[str]:
     """The file's first lines (after a byte-order mark)."""
     lines = []
-    with path.open(newline="", encoding="utf-8-sig") as f:
+    with source() as f:
         for line in f:
             lines.append(line)
             if len(lines) >= _SNIFF_LINES:
@@ -139,7 +156,8 @@ def read_results(
     if p.is_dir():
         raise ValueError(f"{str(path)!r} is a folder; give the results file (.csv or .tsv)")
     try:
-        lines = _head(p)
+        source = _opener(p)
+        lines = _head(source)
     except UnicodeDecodeError as err:
         raise ValueError(f"cannot read {str(path)!r}: {err}") from None
     if sep is None:
@@ -147,11 +165,12 @@ def read_results(
         sep = "\t" if tsv else (sniff_separator(lines) or ",")
     if decimal is None:
         decimal = _sniff_decimal(lines, sep)
-    _check_layout(p, sep, lines)
+    _check_layout(p, source, sep, lines)
     try:
         # index_col=False: a row with one field too many must not turn the first column
         # into the index (every score would shift one column); _check_layout refused it
-        df = pd.read_csv(p, sep=sep, decimal=decimal, index_col=False)
+        with source() as f:
+            df = pd.read_csv(f, sep=sep, decimal=decimal, index_col=False)
     except pd.errors.EmptyDataError:
         raise ValueError(f"results file {str(path)!r} is empty") from None
     except (pd.errors.ParserError, UnicodeDecodeError) as err:
@@ -165,14 +184,14 @@ def read_results(
     return df
 
 
-def _check_layout(path: Path, sep: str, head: list[str]) -> None:
+def _check_layout(path: Path, source: Callable[[], TextIO], sep: str, head: list[str]) -> None:
     """Refuse duplicate header names and rows with more or fewer fields than the header.
 
     pandas would rename a second ``a`` to ``a.1`` (a new algorithm) and, given one extra
     field in the first data row, silently use the first column as the row index.
     """
     try:
-        with path.open(newline="", encoding="utf-8-sig") as f:
+        with source() as f:
             rows = csv.reader(f, delimiter=sep)
             header = next(rows, None)
             if header is None:

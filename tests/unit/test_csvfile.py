@@ -3,6 +3,7 @@
 
 from __future__ import annotations
 
+import os
 from pathlib import Path
 
 import numpy as np
@@ -140,6 +141,27 @@ def test_the_report_command_reads_a_european_csv(tmp_path, monkeypatch, options)
     assert code == 130
     _same(seen["data"])
     assert np.isclose(seen["data"]["rf"].sum(), 2.5)
+
+
+@pytest.mark.skipif(not Path("/dev/fd").is_dir(), reason="no /dev/fd")
+def test_a_pipe_is_read_once():
+    """A pipe (/dev/stdin, <(zcat results.csv.gz), here /dev/fd/N as bash's process
+    substitution gives it) gives its text once: each of the reader's passes (detection, layout
+    check, pandas) went on mid-file, and a correct file failed with "line 2: 4 fields, but the
+    header has 1"."""
+    rows = [f"d{i},{a},{f},0.{i:03d}{f}" for i in range(200) for a in "xyz" for f in range(4)]
+    text = "db,alg,fold,acc\n" + "\n".join(rows) + "\n"
+    # more than one read's buffer, less than the pipe's (the writer never blocks)
+    assert 3 * 8192 < len(text) < 65536
+    read_end, write_end = os.pipe()
+    with os.fdopen(write_end, "w") as w:
+        w.write(text)
+    try:
+        df = read_results(f"/dev/fd/{read_end}")
+    finally:
+        os.close(read_end)
+    assert df.shape == (len(rows), 4)
+    assert df["db"].iloc[-1] == "d199" and df["acc"].iloc[-1] == pytest.approx(0.1993)
 
 
 def test_long_form_columns_are_recognised_and_wide_results_are_not():
