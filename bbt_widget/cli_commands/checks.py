@@ -36,6 +36,17 @@ def guess_dataset(df: pd.DataFrame, args: argparse.Namespace) -> str | None:
     """
     if args.dataset is not None:
         return args.dataset
+    found = dataset_column(df, args)
+    if found is not None:
+        print(
+            f"using column {found!r} as the data-set names (--dataset to choose)", file=sys.stderr
+        )
+    return found
+
+
+def dataset_column(df: pd.DataFrame, args: argparse.Namespace) -> str | None:
+    """The column :func:`guess_dataset` takes as the data-set names (without saying so), or
+    ``None`` when there is not exactly one."""
     if args.algorithm is None:
         first = df.columns[0]
         candidates = [first] if not pd.api.types.is_numeric_dtype(df[first]) else []
@@ -44,13 +55,7 @@ def guess_dataset(df: pd.DataFrame, args: argparse.Namespace) -> str | None:
         candidates = [
             c for c in df.columns if c not in taken and not pd.api.types.is_numeric_dtype(df[c])
         ]
-    if len(candidates) != 1:
-        return None
-    print(
-        f"using column {candidates[0]!r} as the data-set names (--dataset to choose)",
-        file=sys.stderr,
-    )
-    return str(candidates[0])
+    return str(candidates[0]) if len(candidates) == 1 else None
 
 
 def layout_options(args: argparse.Namespace, dataset: str | None) -> dict[str, Any]:
@@ -177,7 +182,18 @@ def check_output(out: Path, given: str, formats: tuple[str, ...], what: str = "t
         raise InputError(f"-o {given!r}: {what} must end in {endings}")
     folder = out.parent
     if not folder.is_dir():
-        raise InputError(f"-o {given!r}: folder {str(folder)!r} does not exist")
+        # the nearest part of the path that exists: a file there is a slip of the path, not
+        # a folder to create
+        found = next((p for p in (folder, *folder.parents) if p.exists()), None)
+        if found is not None and not found.is_dir():
+            raise InputError(
+                f"-o {given!r}: {str(found)!r} is a file, not a folder; give a path in a "
+                f"folder, e.g. -o {str(found.parent / out.name)!r}"
+            )
+        raise InputError(
+            f"-o {given!r}: folder {str(folder)!r} does not exist; create it first "
+            f"(mkdir -p {shlex.quote(str(folder))}) or give a path in an existing folder"
+        )
     from bbt_widget.outputs.report import figures_folder
 
     figures = figures_folder(out) if what == "the report" else None

@@ -20,12 +20,21 @@ from .checks import (
     check_highlight,
     check_output,
     check_summaries,
+    dataset_column,
     guess_dataset,
     layout_options,
     model_options,
     read_results,
 )
-from .common import EXIT_CHARTS, EXIT_DIAGNOSTICS, EXIT_ENGINE, EXIT_OK, as_options, fixed
+from .common import (
+    EXIT_CHARTS,
+    EXIT_DIAGNOSTICS,
+    EXIT_ENGINE,
+    EXIT_OK,
+    InputError,
+    as_options,
+    fixed,
+)
 from .progress import Progress, Silent
 
 
@@ -155,9 +164,22 @@ def results_without_group(df: pd.DataFrame, args: argparse.Namespace) -> pd.Data
     if args.group is None:
         return df
     from bbt_widget.core.groups import check_group_request, results_only
+    from bbt_widget.core.validation import check_group_column
 
     check_group_request(args.group, args.ties, df)
-    return results_only(df, args.group)
+    for score in getattr(args, "metrics", None) or [args.score]:
+        check_group_column(
+            args.group, dataset=args.dataset, algorithm=args.algorithm, fold=args.fold, score=score
+        )
+    rest = results_only(df, args.group)
+    if args.dataset is None and dataset_column(rest, args) is None:
+        if dataset_column(df, args) == args.group:  # the one column naming the data sets
+            raise InputError(
+                f"--group {args.group!r} is the column naming the data sets, and the group "
+                "column cannot be the data-set column: give --group the column holding each "
+                "data set's family (and --dataset the data sets' column)"
+            )
+    return rest
 
 
 def stan_models(args: argparse.Namespace) -> tuple[str, ...]:

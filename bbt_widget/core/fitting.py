@@ -13,7 +13,7 @@ import pandas as pd
 
 from .. import engines
 from ..engines.base import Draws, ModelName, ProgressCallback, SamplerSettings
-from . import convergence, groups
+from . import groups
 from .audit import Audit, DataWarning, audit_validated
 from .data import TidyResults
 from .options import (
@@ -27,7 +27,7 @@ from .options import (
 from .result import BBTResult, disconnected_message
 from .settings import LAYOUT_KEYS, CountingSettings, FitSettings, PriorSettings
 from .sizing import check_fit_size
-from .validation import DEFAULT_SEED, check_count, check_seed
+from .validation import DEFAULT_SEED, check_count, check_group_column, check_seed
 from .wintable import apply_ties, comparison_components, count_wins, raw_counts
 
 
@@ -136,6 +136,7 @@ def fit(
     counting = CountingSettings(ties, d_min, paired, tie_threshold)
     if group is not None:
         groups.check_group_request(group, counting.ties, data)
+        check_group_column(group, dataset=dataset, algorithm=algorithm, fold=fold, score=score)
     model: ModelName = "davidson" if counting.ties == "davidson" else "bbt"
     engine = engines.resolve_engine(engine, "bbt_groups" if group is not None else model)
     iter_warmup, iter_sampling = engines.iterations(engine, iter_warmup, iter_sampling)
@@ -346,7 +347,6 @@ class PreparedFit:
             max_treedepth=max_treedepth,
             seed=self.settings.seed,
         )
-        convergence.preload()  # what the diagnostics import, imported while the chains run
         draws = engines.sample(
             self.model,
             self.stan_data,
@@ -438,6 +438,7 @@ def prepare_fit(
     counting = CountingSettings(ties, d_min, paired, tie_threshold)
     if group is not None:
         groups.check_group_request(group, counting.ties, data)
+        check_group_column(group, dataset=dataset, algorithm=algorithm, fold=fold, score=score)
     job = _prepare(
         data if group is None else groups.results_only(data, group),
         layout,

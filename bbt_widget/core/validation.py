@@ -35,6 +35,7 @@ __all__ = [
     "check_count",
     "check_d_min",
     "check_flag",
+    "check_group_column",
     "check_hdi",
     "check_hyperprior",
     "check_interpretation",
@@ -206,6 +207,31 @@ def check_algorithms(names: Iterable[str], algorithms: Sequence[str], role: str)
             f"choose from {_preview(algorithms, 20)}"
         )
     return names
+
+
+def check_group_column(group: object, **layout: str | None) -> None:
+    """Refuse a ``group=`` column that is also a column of the layout (``dataset=``,
+    ``algorithm=``, ``fold=``, ``score=``, given as keywords).
+
+    The group column is taken out of the results before they are read, so without this
+    check the mistake surfaced as the layout's column missing ("dataset='db' is not a
+    column").
+
+    Raises
+    ------
+    ValueError
+        Naming the column, its role and what the group column is.
+    """
+    if not isinstance(group, str):
+        return  # a mapping data set -> group, or checked elsewhere
+    for role, column in layout.items():
+        if column is not None and column == group:
+            what = "data-set" if role == "dataset" else role
+            raise ValueError(
+                f"group={group!r} is the {what} column ({role}={column!r}), and the group "
+                f"column cannot be the {what} column: give the column holding each data set's "
+                "family (e.g. group='family'), or a dict data set -> group"
+            )
 
 
 def is_win_table(data: object) -> bool:

@@ -65,6 +65,36 @@ def test_output_into_a_read_only_folder_fails_before_the_fit(base_csv, tmp_path,
     assert no_fit == [] and not out.exists()
 
 
+@pytest.mark.parametrize("below", ["r.html", "sub/r.html"])
+def test_output_below_a_file_says_it_is_a_file(base_csv, tmp_path, capsys, no_fit, below):
+    # the message was "folder '.../afile' does not exist", though it does, as a file
+    afile = tmp_path / "afile"
+    afile.write_text("not a folder")
+    out = str(afile / below)
+    assert cli.main(["report", str(base_csv), "-o", out, "-q"]) == cli.EXIT_INPUT
+    err = capsys.readouterr().err
+    assert f"{str(afile)!r} is a file, not a folder" in err and "does not exist" not in err
+    assert no_fit == []
+
+
+def test_output_in_a_missing_folder_says_to_create_it(base_csv, tmp_path, capsys, no_fit):
+    out = str(tmp_path / "new" / "r.html")
+    assert cli.main(["report", str(base_csv), "-o", out, "-q"]) == cli.EXIT_INPUT
+    assert "does not exist; create it first (mkdir -p " in capsys.readouterr().err
+
+
+@pytest.mark.parametrize("dataset", [["--dataset", "db"], []], ids=["given", "guessed"])
+def test_group_naming_the_data_set_column_says_so(base_csv, tmp_path, capsys, no_fit, dataset):
+    # the group column is taken out before the data sets are read: the message was
+    # "--dataset 'db' is not a column", or that some algorithm column holds text
+    out = str(tmp_path / "r.html")
+    words = ["report", str(base_csv), *dataset, "--group", "db", "-o", out, "-q"]
+    assert cli.main(words) == cli.EXIT_INPUT
+    err = capsys.readouterr().err
+    assert "--group 'db' is the" in err and "cannot be the data-set column" in err
+    assert no_fit == []
+
+
 @pytest.mark.parametrize("suffix", ["md", "tex"])
 def test_figures_path_taken_by_a_file_fails_before_the_fit(
     base_csv, tmp_path, capsys, no_fit, suffix

@@ -102,3 +102,25 @@ def test_recount_refuses_what_prepare_fit_refuses() -> None:
     from_table = prepare_fit(table, ties="spread", size=(4, 1000))
     with pytest.raises(ValueError, match="ready win table"):
         from_table.recount(size=(4, 1000), d_min=None, paired=True, ties="add", **prior)
+
+
+@pytest.mark.parametrize(
+    ("layout", "role"),
+    [
+        ({"dataset": "db"}, "data-set column \\(dataset='db'\\)"),
+        ({"dataset": "ds", "algorithm": "db", "score": "acc"}, "algorithm column"),
+    ],
+)
+def test_the_group_column_cannot_be_a_column_of_the_layout(
+    layout: dict[str, str], role: str
+) -> None:
+    # the group column is taken out before the results are read: group= naming the data-set
+    # column said "dataset='db' is not a column of the results"
+    data = bbt.datasets.load_base()
+    if "algorithm" in layout:
+        data = data.melt(id_vars="db", var_name="ds", value_name="acc")
+    match = rf"group='db' is the {role}.*cannot be the"
+    with pytest.raises(ValueError, match=match):
+        prepare_fit(data, **layout, group="db", ties="spread", size=(4, 1000))
+    with pytest.raises(ValueError, match=match):
+        bbt.fit(data, **layout, group="db", engine="numpy")
