@@ -37,8 +37,9 @@ class Means:
     lower_is_better: bool
 
     def subset(self, algorithms: Iterable[str]) -> Means:
-        """Only these algorithms (in this order); data sets left with none are kept as NaN."""
-        names = check_algorithms(list(algorithms), self.algorithms, "algorithms")
+        """Only these algorithms (in this order); data sets left with none are kept as NaN.
+        A single name (a string) is one algorithm, not its letters."""
+        names = check_algorithms(algorithms, self.algorithms, "algorithms")
         idx = [self.algorithms.index(a) for a in names]
         return Means(self.values[:, idx], tuple(names), self.datasets, self.lower_is_better)
 

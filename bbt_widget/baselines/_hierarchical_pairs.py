@@ -258,7 +258,11 @@ def check_pairs(
     if algorithms is not None:
         means = means.subset(algorithms)
     if len(means.algorithms) < 2:
-        raise ValueError(f"need at least 2 algorithms to compare, got {list(means.algorithms)}")
+        example = [*means.algorithms, *(a for a in tidy.algorithms if a not in means.algorithms)]
+        raise ValueError(
+            f"need at least 2 algorithms to compare, got {list(means.algorithms)}; pass "
+            f"algorithms as a list of two or more, e.g. algorithms={example[:2]!r}"
+        )
     medians = means.medians()
     names = list(medians.index)
     pairs = ordered_pairs(list(range(len(names))))

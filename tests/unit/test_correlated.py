@@ -210,6 +210,12 @@ def test_hierarchical_pairs_checks_every_pair_and_needs_two_algorithms(no_stan):
     kw = dict(dataset="ds", algorithm="alg", score="acc", fold="fold", run="run")
     with pytest.raises(ValueError, match="need at least 2 algorithms"):
         hierarchical_pairs(data, algorithms=["a"], **kw)
+    # a single name is one algorithm: it was read letter by letter ("'s' is not an algorithm")
+    named = data.replace({"alg": {"a": "svm"}})
+    with pytest.raises(
+        ValueError, match=r"got \['svm'\]; pass algorithms as a list.*\['svm', 'b'\]"
+    ):
+        hierarchical_pairs(named, algorithms="svm", **kw)
     # c only on d1: the pair (c, a) fails the check before the first fit of (b, a)
     extra = data[(data.ds == "d1") & (data.alg == "b")].assign(alg="c")
     with pytest.raises(ValueError, match=r"'c' vs|vs 'c'"):
