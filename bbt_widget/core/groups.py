@@ -9,7 +9,7 @@ fit. :meth:`Grouping.result` turns the fit into a :class:`GroupedBBTResult`.
 
 from __future__ import annotations
 
-from collections.abc import Mapping
+from collections.abc import Iterable, Mapping
 from dataclasses import dataclass, replace
 from typing import Any
 
@@ -18,13 +18,15 @@ import pandas as pd
 
 from .data import TidyResults
 from .group_result import GroupedBBTResult
-from .names import clean_name
+from .names import check_blank, clean_name, shown
 from .options import GROUP_TAU_SCALE
 from .result import BBTResult
 from .wintable import apply_ties, count_wins
 
 #: What ``group=`` accepts: a column of the results, or a mapping data set -> group.
 GroupSpec = str | Mapping[Any, Any]
+#: How group labels are compared, for the messages (the rule of names, :mod:`.names`).
+_LABEL_RULE = "with surrounding whitespace removed and Unicode normalised (NFC)"
 
 
 @dataclass(frozen=True)
@@ -91,21 +93,75 @@ def results_only(data: pd.DataFrame, group: GroupSpec) -> pd.DataFrame:
 def _dataset_groups(
     data: pd.DataFrame, group: GroupSpec, dataset: str | None
 ) -> tuple[dict[str, set[str]], str]:
-    """Each data set's group(s) as given (names cleaned as the results' are), and a label."""
+    """Each data set's group(s), data sets and group labels cleaned as the results' names are
+    (:func:`_group_labels`), and a label."""
     if isinstance(group, Mapping):
-        return {clean_name(str(k)): {str(v)} for k, v in group.items()}, "mapping"
+        pairs = [(clean_name(str(k)), v) for k, v in group.items()]
+        return _group_labels(pairs, "the group mapping"), "mapping"
     _check_column(data, group)
     values = data[group]
-    if values.isna().any():
-        row = data.index[int(np.flatnonzero(values.isna().to_numpy())[0])]
-        raise ValueError(
-            f"column {group!r} has no group for row {row!r}; give every row its data set's group"
-        )
     names = data[dataset] if dataset is not None else pd.Series(data.index, index=data.index)
+    names = names.astype(str).map(clean_name)
+    if values.isna().any():
+        at = int(np.flatnonzero(values.isna().to_numpy())[0])
+        raise ValueError(
+            f"column {group!r} has no group for row {data.index[at]!r} (data set "
+            f"{names.iloc[at]!r}); give every row its data set's group"
+        )
+    return _group_labels(zip(names, values), f"column {group!r}"), group
+
+
+def _group_labels(pairs: Iterable[tuple[str, object]], where: str) -> dict[str, set[str]]:
+    """Each data set's group label(s) from ``(data set, raw label)`` pairs, a label read as
+    text and cleaned as names are (:func:`~bbt_widget.core.names.clean_name`), so that "tab"
+    and "tab " or a composed and a decomposed "café" are not two groups printing the same.
+
+    Raises
+    ------
+    ValueError
+        A missing label (None, NaN) or a blank one, naming its data set; two raw labels that
+        are one group only once cleaned or read as text ("A" and "A ", 1 and "1"), naming both
+        (``where`` says where the labels are).
+    """
+    first: dict[str, object] = {}  # cleaned label -> the first raw label that gave it
     found: dict[str, set[str]] = {}
-    for name, value in zip(names.astype(str), values.astype(str)):
-        found.setdefault(clean_name(name), set()).add(value)
-    return found, group
+    for name, raw in pairs:
+        if _missing(raw):
+            raise ValueError(
+                f"data set {name!r} has no group in {where} (it is {raw!r}); give every data "
+                "set its group"
+            )
+        check_blank(
+            "group", str(raw), f"of data set {name!r} in {where}", f"give {name!r} its group"
+        )
+        label = clean_name(str(raw))
+        seen = first.setdefault(label, raw)
+        if isinstance(seen, str) != isinstance(raw, str) or str(seen) != str(raw):
+            a, b = _shown_labels(seen, raw)
+            raise ValueError(
+                f"group labels {a} and {b} in {where} are one group, {label!r}, once read as "
+                f"text {_LABEL_RULE}; if they are the same group, write it one way in "
+                f"{where}; if they are different, rename one so that they differ in more than "
+                "whitespace, Unicode form or type"
+            )
+        found.setdefault(name, set()).add(label)
+    return found
+
+
+def _missing(value: object) -> bool:
+    """Whether ``value`` is no label at all: None, NaN, pandas' NA or NaT."""
+    try:
+        return bool(pd.isna(value))
+    except (TypeError, ValueError):  # a list or an array: a value, if an odd one
+        return False
+
+
+def _shown_labels(a: object, b: object) -> list[str]:
+    """Two raw labels quoted so that their difference shows: text as :func:`shown` quotes
+    it (whitespace and Unicode form visible), anything else with its type (``int 1``)."""
+    if isinstance(a, str) and isinstance(b, str):
+        return shown([a, b])
+    return [repr(x) if isinstance(x, str) else f"{type(x).__name__} {x!r}" for x in (a, b)]
 
 
 def assign_groups(

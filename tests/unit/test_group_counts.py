@@ -110,6 +110,75 @@ def test_a_mapping_gives_the_groups_with_names_cleaned() -> None:
     assert g.datasets == {"x": ["d1", "d2"], "y": ["d3", "d4"]}
 
 
+def test_group_labels_are_cleaned_as_names_are() -> None:
+    # the rule of algorithm and data-set names: surrounding whitespace removed, Unicode NFC
+    data = results().assign(family=[" text", " text", "cafe\u0301", "cafe\u0301"])
+    assert grouping(data, "family").groups == ("text", "caf\u00e9")
+    mapping = {"d1": "x ", "d2": "x ", "d3": 2, "d4": 2}
+    assert grouping(data.drop(columns="family"), mapping).datasets == {
+        "x": ["d1", "d2"],
+        "2": ["d3", "d4"],
+    }
+
+
+#: Two labels that print as one group: whitespace, Unicode form, a number and its text.
+CLASHES = [
+    ("text", "text ", r"'text' and 'text '"),
+    ("caf\u00e9", "cafe\u0301", r"'caf\\xe9' and 'cafe\\u0301'"),
+    (1, "1", r"int 1 and '1'"),
+]
+
+
+@pytest.mark.parametrize(("a", "b", "shown"), CLASHES, ids=["space", "nfd", "type"])
+@pytest.mark.parametrize("kind", ["column", "mapping"])
+def test_labels_that_are_one_group_only_once_cleaned_are_refused(
+    a: object, b: object, shown: str, kind: str
+) -> None:
+    labels = [a, b, "tab", "tab"]
+    data = results().drop(columns="family")
+    if kind == "column":
+        spec: object = "family"
+        data = data.assign(family=pd.Series(labels, dtype=object))
+        where = "column 'family'"
+    else:
+        spec = dict(zip(data["db"], labels, strict=True))
+        where = "the group mapping"
+    with pytest.raises(ValueError, match=rf"group labels {shown} in {where} are one group") as e:
+        grouping(data, spec)
+    assert "write it one way" in str(e.value) and "rename one" in str(e.value)
+
+
+@pytest.mark.parametrize(
+    ("label", "match"),
+    [
+        ("", r"the group name '' of data set 'd3' in the group mapping is blank; give 'd3'"),
+        ("  ", r"the group name '  ' of data set 'd3' in the group mapping is blank"),
+        (None, r"data set 'd3' has no group in the group mapping \(it is None\)"),
+        (np.nan, r"data set 'd3' has no group in the group mapping \(it is nan\)"),
+    ],
+    ids=["empty", "blank", "none", "nan"],
+)
+def test_a_missing_or_blank_label_in_a_mapping_names_its_data_set(
+    label: object, match: str
+) -> None:
+    mapping = {"d1": "x", "d2": "x", "d3": label, "d4": "y"}
+    with pytest.raises(ValueError, match=match):
+        grouping(results().drop(columns="family"), mapping)
+
+
+def test_a_blank_label_in_a_column_names_its_data_set() -> None:
+    data = results().assign(family=["text", "text", "", "tab"])
+    with pytest.raises(ValueError, match=r"group name '' of data set 'd3' in column 'family'"):
+        grouping(data, "family")
+
+
+def test_mapping_keys_that_are_one_data_set_cannot_give_it_two_groups() -> None:
+    # "d3" and "d3 " are one data set, as in the results: not the last key silently
+    mapping = {"d1": "x", "d2": "x", "d3": "y", "d3 ": "x", "d4": "y"}
+    with pytest.raises(ValueError, match=r"data set 'd3' is in several groups in the group"):
+        grouping(results().drop(columns="family"), mapping)
+
+
 def test_unknown_group_column_is_named() -> None:
     with pytest.raises(
         ValueError, match=r"group='kind' is not a column.*columns: db, A, B, C\); pass"
@@ -121,7 +190,9 @@ def test_dataset_without_group() -> None:
     data = results()
     data["family"] = data["family"].astype(object)
     data.loc[3, "family"] = None
-    with pytest.raises(ValueError, match=r"column 'family' has no group for row 3"):
+    with pytest.raises(
+        ValueError, match=r"column 'family' has no group for row 3 \(data set 'd4'\)"
+    ):
         grouping(data, "family")
     with pytest.raises(ValueError, match=r"data sets with no group in the group mapping: 'd4'"):
         grouping(results().drop(columns="family"), {"d1": "x", "d2": "x", "d3": "y"})

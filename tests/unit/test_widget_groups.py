@@ -223,7 +223,7 @@ def _without(data: pd.DataFrame, dataset: str) -> dict[str, str]:
         (
             lambda d: d.assign(family=d["family"].where(d.index != 5)),
             {"group": "family"},
-            r"column 'family' has no group for row 5; give every row its data set's group",
+            r"column 'family' has no group for row 5 \(data set '[^']+'\); give every row its",
         ),
         (None, {"group": "family", "ties": "davidson"}, r"no tie parameter; use ties='spread'"),
         (None, {"group": 3}, r"group must name a column of the results or map each data set"),
@@ -408,16 +408,26 @@ def test_hostile_algorithm_and_group_names_stay_data() -> None:
 
 
 def test_hostile_group_names_reach_the_selector_as_given() -> None:
-    data = results(algorithms=tuple(HOSTILE[:3]), families=HOSTILE_GROUPS[:4], n=2)
+    families = tuple(g for g in HOSTILE_GROUPS[:4] if g)  # a blank one is refused (below)
+    data = results(algorithms=tuple(HOSTILE[:3]), families=families, n=2)
     w = BBTWidget(data, dataset="db", fold="fold", group="family", autostart=False)
     try:
-        assert w.group_view["groups"] == list(HOSTILE_GROUPS[:4])
-        w.selected_group = ""  # a group named "": chosen, not mistaken for "pooled"
+        assert w.group_view["groups"] == list(families)
+        w.selected_group = "All (pooled)"  # a group named so: chosen, not the pooled view
         assert w.message == ""
         w.selected_group = "<b>"
         assert "'<b>' is not one of the groups" in w.message
     finally:
         w.close()
+
+
+def test_a_blank_group_name_is_refused_naming_its_data_set() -> None:
+    # it would be a group printed as nothing in the selector, the heatmap and the report
+    data = results(families=("A", ""), n=2)
+    with pytest.raises(
+        ValueError, match=r"the group name '' of data set '-0' in column 'family' is blank"
+    ):
+        BBTWidget(data, dataset="db", fold="fold", group="family", autostart=False)
 
 
 # ---------------------------------------------------------------------------- a real fit
