@@ -35,6 +35,7 @@ from typing import Any
 import numpy as np
 import pandas as pd
 
+from ..core.sizing import check_draws_memory
 from ..core.validation import check_count, check_seed
 from ._common import (
     Means,
@@ -207,6 +208,9 @@ def signed_rank_from_means(
 ) -> BayesianSignedRankResult:
     """The tests of ``pairs`` (indices into ``names``; default: every pair, by median) on
     validated means."""
+    # the Dirichlet draws of weights, one per data set and the prior's, and their
+    # contiguous copy (measured: 336 bytes a draw for 20 data sets)
+    check_draws_memory(n_samples, 2 * (len(means.datasets) + 1), "the Bayesian signed-rank test")
     medians = means.medians()
     if names is None or pairs is None:
         names, pairs = selected_pairs(means, None, None)

@@ -1,4 +1,5 @@
-"""Size guard: refuse, before sampling, a fit whose draws cannot fit in this machine's memory.
+"""Size guard: refuse, before sampling, a fit (or Monte Carlo draws, :func:`check_draws_memory`)
+whose draws cannot fit in this machine's memory.
 
 Memory grows with pairs x draws: every draw keeps the replicated counts and the log-likelihood
 of every fitted pair (and the Davidson model the replicated ties), and the summaries keep
@@ -129,3 +130,40 @@ def check_fit_size(
     if need > _REFUSE * available:
         raise FitTooLargeError(message)
     warnings.warn(message, UserWarning, stacklevel=3)
+
+
+def check_draws_memory(
+    n_samples: int, values_per_draw: int, what: str, *, available: int | None = None
+) -> None:
+    """Refuse ``n_samples`` Monte Carlo draws that would not fit in memory, before any is made:
+    numpy's own refusal ("Unable to allocate 224 GiB") names neither the setting nor a size
+    that fits.
+
+    Parameters
+    ----------
+    n_samples
+        The draws asked for (the ``n_samples`` argument).
+    values_per_draw
+        Float64 values held at once per draw, at the peak (the draws and their temporaries).
+    what
+        What is drawn, for the message (e.g. "the Bayesian sign test").
+    available
+        Bytes available (default :func:`available_memory`; nothing is checked if unknown).
+
+    Raises
+    ------
+    FitTooLargeError
+        When the draws need more than 90% of the available memory; the message gives the
+        memory they need and the largest ``n_samples`` that fits.
+    """
+    available = available_memory() if available is None else available
+    need = n_samples * values_per_draw * _VALUE
+    if available is None or need <= _REFUSE * available:
+        return
+    most = int(_REFUSE * available) // (values_per_draw * _VALUE)
+    raise FitTooLargeError(
+        f"n_samples={n_samples}: the draws of {what} would need about {_gb(need)} of memory "
+        f"({values_per_draw * _VALUE} bytes a draw), and {_gb(available)} is available; use "
+        f"at most n_samples={most} (the default, 50000, gives each probability a standard "
+        "error of at most 0.0023)"
+    )

@@ -53,3 +53,25 @@ def test_the_estimate_grows_with_pairs_times_draws():
     assert sizing.estimate_fit_bytes(50, 1225, "bbt", 4, 2000) > 1.8 * small - 2**28
     assert sizing.estimate_fit_bytes(50, 1225, "davidson", 4, 1000) > small  # + ties_rep
     assert sizing.available_memory() is None or sizing.available_memory() > 0
+
+
+@pytest.mark.parametrize(
+    ("test", "per_draw"),
+    [("bayesian_sign_test", 64), ("bayesian_signed_rank", 336)],  # 20 data sets: 2 x 21 x 8
+)
+def test_monte_carlo_draws_too_many_for_memory_are_refused_before_drawing(
+    monkeypatch, base, test, per_draw
+):
+    # numpy refused them with "Unable to allocate 224 GiB", naming no setting
+    monkeypatch.setattr(sizing, "available_memory", lambda: 8 * 2**30)  # an 8 GB machine
+    run = getattr(bbt.baselines, test)
+    with pytest.raises(sizing.FitTooLargeError) as info:
+        run(base, dataset="db", a="svm", b="dt", n_samples=10**12)
+    message = str(info.value)
+    assert message.startswith("n_samples=1000000000000: the draws of the Bayesian")
+    assert f"({per_draw} bytes a draw), and 8.0 GB is available" in message
+    most = int(message.split("use at most n_samples=")[1].split(" ")[0])
+    assert most == int(0.9 * 8 * 2**30) // per_draw
+    sizing.check_draws_memory(most, per_draw // 8, "x", available=8 * 2**30)  # fits
+    with pytest.raises(sizing.FitTooLargeError):
+        sizing.check_draws_memory(most + 1, per_draw // 8, "x", available=8 * 2**30)
