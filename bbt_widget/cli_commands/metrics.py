@@ -98,6 +98,16 @@ def metric_options(args: argparse.Namespace) -> None:
                 "with several --score, name the metrics where lower is better, e.g. "
                 f"--lower-is-better {args.scores[-1]}"
             )
+        if args.tie_threshold:  # None and 0 are no threshold, whatever the scale
+            # one number in score units would put one scale on every metric (half a point
+            # of accuracy on times in seconds); compare_metrics takes one per metric
+            thresholds = dict.fromkeys(args.scores, args.tie_threshold)
+            raise InputError(
+                f"--tie-threshold {args.tie_threshold:g} is in score units, and the metrics "
+                f"{', '.join(args.scores)} may each have their own scale; leave it out, or "
+                "report each metric with its own --score and --tie-threshold, or in Python "
+                f"give one per metric: bbt.compare_metrics(..., tie_threshold={thresholds!r})"
+            )
         args.metrics, args.score = args.scores, None
         return
     if any(name != args.score for name in named):

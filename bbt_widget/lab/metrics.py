@@ -31,6 +31,7 @@ from ..core.bidi import isolate, pair_label
 from ..core.fitting import SAMPLER_SETTINGS, prepare_fit
 from ..core.group_result import GroupedBBTResult
 from ..core.groups import check_group_request
+from ..core.names import clean_name, joined, shown
 from ..core.options import DEFAULT_HDI, DEFAULT_INTERPRETATION, DEFAULT_ROPE, DEFAULT_TIES
 from ..core.options import resolve_interpretation as _resolve
 from ..core.result import BBTResult
@@ -41,6 +42,7 @@ from ..core.validation import (
     check_hdi,
     check_max_treedepth,
     check_rope,
+    check_tie_threshold,
 )
 from ..engines.base import ProgressCallback
 from .batch import ResultsFit, check_executor, run_batch
@@ -90,7 +92,68 @@ def _metric_list(metrics: Any, name: str = "metrics") -> list[str]:
     dup = sorted({m for m in out if out.count(m) > 1})
     if dup:
         raise ValueError(f"{name} names {dup[0]!r} more than once; give each metric once")
+    # names are compared as the results' names are: "acc" and "acc " would be two metrics
+    # that every table and chart shows alike
+    first: dict[str, str] = {}
+    for m in out:
+        seen = first.setdefault(clean_name(m), m)
+        if seen != m:
+            raise ValueError(
+                f"{name} names {joined(shown([seen, m]))}, one name once surrounding whitespace "
+                "is removed and Unicode is normalised (NFC); give each metric once, or rename "
+                "one of the columns if they are different metrics"
+            )
     return out
+
+
+def _check_not_layout(chosen: list[str], layout: Mapping[str, Any], name: str) -> None:
+    """Refuse a metric that is a column of the layout (the data sets, algorithms, folds or
+    groups): read as scores, fold numbers or IDs would be fitted as a metric."""
+    for role in ("dataset", "algorithm", "fold", "group"):
+        column = layout.get(role)
+        if not isinstance(column, str):
+            continue
+        hit = [m for m in chosen if clean_name(m) == clean_name(column)]
+        if hit:
+            what = "data-set" if role == "dataset" else role
+            raise ValueError(
+                f"{name}: {hit[0]!r} is the {what} column ({role}={column!r}), not a score; "
+                f"leave it out of {name}"
+            )
+
+
+def metric_thresholds(tie_threshold: Any, metrics: Sequence[str]) -> dict[str, Any]:
+    """Each metric's tie threshold, from ``compare_metrics``' ``tie_threshold``: ``None``, one
+    number for one metric (or 0, no threshold, for all), or a mapping metric -> threshold
+    (a metric left out has none). The values are checked by each metric's fit.
+
+    A tie threshold is in score units: one number for several metrics would put one scale on
+    all of them, half a point of accuracy on times in seconds, so it is refused.
+
+    Raises
+    ------
+    ValueError
+        One number above 0 for several metrics (the message gives the mapping to pass), or
+        a mapping naming a column that is not one of ``metrics``.
+    """
+    if isinstance(tie_threshold, Mapping):
+        stray = [str(k) for k in tie_threshold if k not in metrics]
+        if stray:
+            raise ValueError(
+                f"tie_threshold names {stray[0]!r}, which is not one of the metrics "
+                f"{list(metrics)}; give a threshold for some of the metrics (a metric left "
+                "out has none)"
+            )
+        return {m: tie_threshold.get(m) for m in metrics}
+    if tie_threshold is not None and len(metrics) > 1 and check_tie_threshold(tie_threshold):
+        example = dict.fromkeys(metrics, tie_threshold)
+        raise ValueError(
+            f"tie_threshold={tie_threshold!r} is in score units, and {len(metrics)} metrics "
+            f"({', '.join(metrics)}) may have as many scales (half a point of accuracy is "
+            "nothing in seconds); give each metric its own, e.g. "
+            f"tie_threshold={example!r} (a metric left out has none)"
+        )
+    return dict.fromkeys(metrics, tie_threshold)
 
 
 def _empty_list(value: Any) -> bool:
@@ -99,20 +162,28 @@ def _empty_list(value: Any) -> bool:
 
 
 def check_metrics(
-    data: pd.DataFrame, metrics: Any, lower_is_better: Any, name: str = "metrics"
+    data: pd.DataFrame,
+    metrics: Any,
+    lower_is_better: Any,
+    name: str = "metrics",
+    layout: Mapping[str, Any] | None = None,
 ) -> tuple[list[str], list[str]]:
     """The metrics (score columns of ``data``) and those where lower is better, checked.
 
     ``name`` is the argument the metrics were given as (``metrics`` of ``compare_metrics``,
-    ``score`` of the widget), named in the messages.
+    ``score`` of the widget), named in the messages; ``layout`` holds the ``dataset``,
+    ``algorithm``, ``fold`` and ``group`` columns, which no metric may be.
 
     Raises
     ------
     TypeError, ValueError
-        Not a list of names, a name twice, a metric that is not a column of ``data``, or a
-        ``lower_is_better`` metric that is not one of ``metrics``.
+        Not a list of names, a name twice (also once names are compared as the results'
+        are: "acc" and "acc "), a metric that is not a column of ``data`` or that is a
+        column of the ``layout``, or a ``lower_is_better`` metric that is not one of
+        ``metrics``.
     """
     chosen = _metric_list(metrics, name)
+    _check_not_layout(chosen, layout or {}, name)
     if not isinstance(data, pd.DataFrame):
         raise TypeError(
             "several metrics need the results as one DataFrame with a score column per "
@@ -455,13 +526,17 @@ def compare_metrics(
         As for :func:`bbt_widget.fit`, for all the fits.
     **options
         Any other keyword of :func:`bbt_widget.fit` (the layout ``dataset``, ``algorithm``,
-        ``fold``; ``d_min``, ``paired``, ``ties``, ``tie_threshold``, the hyper-prior, the
-        engine and the sampler settings), the same for every metric. ``score`` is not one:
-        the metrics are the score columns. ``group`` (a column of ``data`` or a dict data
-        set -> group, as for :func:`bbt_widget.fit`) fits the group model per metric: each
-        ``results[metric]`` is then a :class:`~bbt_widget.GroupedBBTResult`, the dominance
-        and the Pareto set are of the pooled abilities unless a method is given ``group=``,
-        and :meth:`MetricsResult.group_decisions` stacks the decisions of every group.
+        ``fold``; ``d_min``, ``paired``, ``ties``, the hyper-prior, the engine and the
+        sampler settings), the same for every metric. ``score`` is not one: the metrics are
+        the score columns, none of which may be the ``dataset``, ``algorithm``, ``fold`` or
+        ``group`` column. ``tie_threshold`` is in score units, so it is given per metric,
+        ``tie_threshold={"acc": 0.005, "time": 0.5}`` (a metric left out has none); one
+        number is accepted for one metric only (see :func:`metric_thresholds`). ``group``
+        (a column of ``data`` or a dict data set -> group, as for :func:`bbt_widget.fit`)
+        fits the group model per metric: each ``results[metric]`` is then a
+        :class:`~bbt_widget.GroupedBBTResult`, the dominance and the Pareto set are of the
+        pooled abilities unless a method is given ``group=``, and
+        :meth:`MetricsResult.group_decisions` stacks the decisions of every group.
 
     Returns
     -------
@@ -486,7 +561,8 @@ def compare_metrics(
             f"compare_metrics got an unexpected keyword {unknown[0]!r}; the options of "
             f"every metric's fit are {', '.join(FIT_OPTIONS)}"
         )
-    metrics, lower = check_metrics(data, metrics, lower_is_better)
+    metrics, lower = check_metrics(data, metrics, lower_is_better, layout=options)
+    thresholds = metric_thresholds(options.get("tie_threshold"), metrics)
     if options.get("group") is not None:  # the same for every metric: said once
         check_group_request(options["group"], options.get("ties", DEFAULT_TIES), data)
     check_executor(executor)
@@ -503,7 +579,13 @@ def compare_metrics(
         check_max_treedepth(sampler["max_treedepth"])
     jobs = []
     for m in metrics:
-        per_metric = {"ties": DEFAULT_TIES, **options, "score": m, "lower_is_better": m in lower}
+        per_metric = {
+            "ties": DEFAULT_TIES,
+            **options,
+            "score": m,
+            "lower_is_better": m in lower,
+            "tie_threshold": thresholds[m],
+        }
         counting = {k: v for k, v in per_metric.items() if k not in _SAMPLER}
         try:  # every metric read, counted and checked before the first fit
             prepared = prepare_fit(data, **counting, seed=seed, size=size)

@@ -102,7 +102,9 @@ def metric_choice(
         direction: Any = lower_is_better
         tidy = tidy_results(data, **layout, score=score, lower_is_better=direction)
         return MetricChoice(tidy, score, direction)
-    metrics, lower = check_metrics(data, score, lower_is_better, name="score")
+    metrics, lower = check_metrics(
+        data, score, lower_is_better, name="score", layout={**layout, "group": group}
+    )
     if group is not None:
         raise ValueError(
             "the widget shows data sets in groups (group=) for one score; for several metrics "

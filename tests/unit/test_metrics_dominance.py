@@ -175,6 +175,27 @@ def no_fits(monkeypatch):
         ({"metrics": ["acc"], "score": "acc"}, ValueError, r"metrics=\[...\], not score="),
         ({"metrics": ["acc"], "d_mni": 0.4}, TypeError, r"unexpected keyword 'd_mni'"),
         ({"metrics": ["acc"], "tie_threshold": -1}, ValueError, r"metric 'acc': tie_threshold"),
+        # a look-alike of a metric, and the columns of the layout, are no metrics
+        ({"metrics": ["acc", "acc "]}, ValueError, r"names 'acc' and 'acc ', one name once"),
+        ({"metrics": ["acc", "db"]}, ValueError, r"'db' is the data-set column \(dataset="),
+        ({"metrics": ["acc", "alg"]}, ValueError, r"'alg' is the algorithm column"),
+        ({"metrics": ["acc", "run"], "fold": "run"}, ValueError, r"'run' is the fold column"),
+        # one tie threshold in score units for metrics on other scales (accuracy, seconds)
+        (
+            {"metrics": ["acc", "time"], "tie_threshold": 0.005},
+            ValueError,
+            r"tie_threshold=0.005 is in score units.*tie_threshold=\{'acc': 0.005, 'time': 0.005\}",
+        ),
+        (
+            {"metrics": ["acc", "time"], "tie_threshold": {"acc": 0.005, "speed": 1}},
+            ValueError,
+            r"tie_threshold names 'speed', which is not one of the metrics",
+        ),
+        (
+            {"metrics": ["acc", "time"], "tie_threshold": {"time": -1}},
+            ValueError,
+            r"metric 'time': tie_threshold must be a finite number >= 0",
+        ),
         ({"metrics": ["acc"], "chains": 0}, ValueError, r"chains must be an integer >= 1"),
         ({"metrics": ["acc"], "group": "kind"}, ValueError, r"group='kind' is not a column"),
         ({"metrics": ["acc"], "group": 3}, ValueError, r"group must name a column"),
@@ -186,8 +207,9 @@ def no_fits(monkeypatch):
     ],
 )
 def test_bad_options_fail_before_any_fit(no_fits, kwargs, error, match):
+    data = _long().assign(**{"acc ": 0.5, "run": 0})
     with pytest.raises(error, match=match):
-        bbt.compare_metrics(_long(), dataset="db", algorithm="alg", **kwargs)
+        bbt.compare_metrics(data, dataset="db", algorithm="alg", **kwargs)
 
 
 def test_an_empty_lower_is_better_list_is_none(no_fits):
@@ -211,12 +233,23 @@ def test_each_metric_is_fitted_with_its_own_column_and_direction(monkeypatch):
             lower_is_better=["time"],
             dataset="db",
             algorithm="alg",
-            tie_threshold=0.005,
+            tie_threshold={"acc": 0.005, "time": 0.5},
             chains=2,
         )
     got = [(j.meta["metric"], j.options["score"], j.options["lower_is_better"]) for j in seen]
     assert got == [("acc", "acc", False), ("f1", "f1", False), ("time", "time", True)]
-    assert all(j.options["tie_threshold"] == 0.005 and j.options["chains"] == 2 for j in seen)
+    assert [j.options["tie_threshold"] for j in seen] == [0.005, None, 0.5]
+    assert all(j.options["chains"] == 2 for j in seen)
+
+
+@pytest.mark.parametrize("threshold", [None, 0, 0.0])
+def test_no_tie_threshold_is_one_value_for_every_metric(no_fits, threshold):
+    # only a threshold above 0 has a scale; one metric takes one number as before
+    assert metrics_module.metric_thresholds(threshold, ["acc", "time"]) == {
+        "acc": threshold,
+        "time": threshold,
+    }
+    assert metrics_module.metric_thresholds(0.005, ["acc"]) == {"acc": 0.005}
 
 
 @pytest.fixture
@@ -238,10 +271,10 @@ def test_several_scores_on_the_command_line_reach_compare_metrics(long_csv, tmp_
     monkeypatch.setattr(bbt, "compare_metrics", record)
     words = ["report", str(long_csv), "--algorithm", "alg", "--dataset", "db"]
     words += ["--score", "acc", "--score", "f1", "--score", "time", "--lower-is-better", "time"]
-    assert cli.main([*words, "--tie-threshold", "0.01", "-o", str(tmp_path / "r.md")]) == 130
+    assert cli.main([*words, "--d-min", "0.4", "-o", str(tmp_path / "r.md")]) == 130
     assert seen["metrics"] == ["acc", "f1", "time"] and seen["lower_is_better"] == ["time"]
     assert seen["algorithm"] == "alg" and seen["dataset"] == "db"
-    assert seen["tie_threshold"] == 0.01 and "score" not in seen
+    assert seen["d_min"] == 0.4 and seen["tie_threshold"] is None and "score" not in seen
 
 
 @pytest.mark.parametrize(
@@ -252,6 +285,11 @@ def test_several_scores_on_the_command_line_reach_compare_metrics(long_csv, tmp_
             "name the metrics where lower is better, e.g. --lower-is-better f1",
         ),
         (["--robustness"], "--robustness, --with and --rho apply to one --score"),
+        (
+            ["--tie-threshold", "0.005"],
+            "--tie-threshold 0.005 is in score units, and the metrics acc, f1 may each have "
+            "their own scale",
+        ),
     ],
 )
 def test_several_scores_refuse_what_needs_one(
@@ -263,6 +301,20 @@ def test_several_scores_refuse_what_needs_one(
     words = ["report", str(long_csv), "--algorithm", "alg", "--score", "acc", "--score", "f1"]
     assert cli.main([*words, *extra, "-o", str(tmp_path / "r.md")]) == cli.EXIT_INPUT
     assert message in capsys.readouterr().err
+
+
+def test_the_fold_column_as_a_metric_is_refused_on_the_command_line(
+    long_csv, tmp_path, capsys, no_fits
+):
+    # it was fitted as one more metric
+    from bbt_widget import cli
+
+    words = ["report", str(long_csv), "--algorithm", "alg", "--dataset", "db", "--fold", "time"]
+    words += ["--score", "acc", "--score", "time", "-o", str(tmp_path / "r.md")]
+    assert cli.main(words) == cli.EXIT_INPUT
+    assert "metrics: 'time' is the fold column (--fold 'time'), not a score" in (
+        capsys.readouterr().err
+    )
 
 
 def test_one_score_keeps_the_lower_is_better_flag(long_csv, tmp_path, capsys, monkeypatch):
