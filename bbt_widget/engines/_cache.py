@@ -9,9 +9,13 @@ a cancelled fit stops waiting while the build goes on, and the next fit picks it
 
 Loading a compiled model runs its code as the user who fits, so the cache must be private: a
 folder others can write (a team's shared ``BBT_WIDGET_CACHE`` of mode 777, say) would let them
-plant a module that the next fit loads. :func:`check_private` refuses any folder from the cache
-root down, and any file, that is not owned by this user (or root) or that group or others may
-write; every folder the cache creates is made with mode 0700, whatever the umask.
+plant a module that the next fit loads. The root is resolved to its real path once
+(:func:`cache_root`); :func:`check_private` refuses any folder above it that another user
+could replace the cache in, any folder from the root down, and any file, that is not owned by
+this user (or root) or that group or others may write, and any symbolic link on the way
+(:mod:`._cache_checks`); a fit loads a link to the very file it checked, in a folder of its
+own (:mod:`._cache_loaded`). Every folder the cache creates is made with mode 0700, whatever
+the umask.
 """
 
 from __future__ import annotations
@@ -21,7 +25,6 @@ import concurrent.futures
 import contextlib
 import math
 import os
-import shlex
 import shutil
 import stat
 import tempfile
@@ -39,13 +42,9 @@ try:
 except ImportError:  # Windows: only the cmdstanpy engine runs there; builds are not shared
     fcntl = None  # type: ignore[assignment]
 
-from . import _procs
+from . import _cache_checks, _procs
+from ._cache_checks import UnsafeCacheError as UnsafeCacheError  # raised by the checks
 from .base import EngineError, FitCancelled, ProgressCallback
-
-try:
-    import pwd
-except ImportError:  # Windows
-    pwd = None  # type: ignore[assignment]
 
 #: Build function: writes the compiled model into the given (empty) scratch directory.
 Builder = Callable[[Path], None]
@@ -54,79 +53,56 @@ _jobs: dict[Path, Future[Path]] = {}
 _jobs_lock = threading.Lock()
 
 
-#: ``$BBT_WIDGET_CACHE`` as given -> the absolute path it named when first read.
+#: ``$BBT_WIDGET_CACHE`` (or the default) as given -> the real path it named when first read.
 _ROOTS: dict[str, Path] = {}
 
 
 def cache_root() -> Path:
     """Root of the bbt-widget cache (``$BBT_WIDGET_CACHE`` overrides the platform default).
 
-    A relative ``$BBT_WIDGET_CACHE`` is made absolute once, against this process's working
-    directory when first read, and written back to the environment: the worker processes,
-    which run in other folders, inherit the absolute path and never resolve the relative one
-    where another user could have planted a module. A later ``chdir`` does not move it.
-    Symbolic links are kept as they are, for the ownership checks to see them.
+    The root is resolved to its real path once, when first read (a relative
+    ``$BBT_WIDGET_CACHE`` against this process's working directory), following only the
+    symbolic links owned by this user or root, and a ``$BBT_WIDGET_CACHE`` is written back
+    to the environment resolved: the worker processes, which run in other folders, inherit
+    the real path, and a link changed later (or a ``chdir``) moves nothing. Resolving once is
+    what makes the checks hold: a link another user owns could point at this user's cache
+    while it is checked and at their own folder when a module is loaded.
+
+    Raises
+    ------
+    UnsafeCacheError
+        When the way to the root goes through a symbolic link of another user's.
     """
-    env = os.environ.get("BBT_WIDGET_CACHE")
-    if not env:
-        return Path(platformdirs.user_cache_dir("bbt-widget"))
-    root = _ROOTS.get(env)
+    given = os.environ.get("BBT_WIDGET_CACHE") or platformdirs.user_cache_dir("bbt-widget")
+    root = _ROOTS.get(given)
     if root is None:
-        root = Path(os.path.abspath(Path(env).expanduser()))
-        _ROOTS[env] = _ROOTS[str(root)] = root
+        root = _cache_checks.resolve(Path(os.path.abspath(Path(given).expanduser())))
+        _ROOTS[given] = _ROOTS[str(root)] = root
+    if os.environ.get("BBT_WIDGET_CACHE"):
         os.environ["BBT_WIDGET_CACHE"] = str(root)  # what every child process inherits
     return root
 
 
-class UnsafeCacheError(EngineError):
-    """A folder or file of the cache that another user could have written: nothing in it is
-    loaded or run."""
-
-
-def _user(uid: int) -> str:
-    try:
-        return pwd.getpwuid(uid).pw_name if pwd is not None else f"uid {uid}"
-    except KeyError:
-        return f"uid {uid}"
-
-
-def _check_entry(path: Path, info: os.stat_result) -> None:
-    """Raise :class:`UnsafeCacheError` unless ``path`` (``info`` its stat) is owned by this
-    user or root and not writable by group or others."""
-    me = os.geteuid()
-    kind = "folder" if stat.S_ISDIR(info.st_mode) else "file"
-    private = "set BBT_WIDGET_CACHE to a folder of your own (e.g. `mkdir -m 700 ~/bbt-cache`)"
-    if info.st_uid not in (me, 0):
-        raise UnsafeCacheError(
-            f"the bbt-widget cache {kind} {path} belongs to {_user(info.st_uid)}, not to you "
-            f"({_user(me)}): another user could have put compiled code there, which a fit "
-            f"would run as you, so nothing in it is loaded. Delete it "
-            f"(`rm -rf {shlex.quote(str(path))}`), or {private}."
-        )
-    mode = stat.S_IMODE(info.st_mode)
-    if mode & 0o022:
-        who = "all users" if mode & 0o002 else "its group"
-        if info.st_uid == me:
-            chmod = "700" if kind == "folder" else "go-w"
-            fix = f"make it private with `chmod {chmod} {shlex.quote(str(path))}`, or "
-        else:
-            fix = ""
-        raise UnsafeCacheError(
-            f"the bbt-widget cache {kind} {path} is writable by {who} (mode {mode:o}): "
-            "another user could put compiled code there, which a fit would run as you, so "
-            f"nothing in it is loaded. To fix it, {fix}{private}."
-        )
+def root_of(path: Path) -> Path:
+    """The cache root that holds ``path``: of the roots this process has used (a fit may load
+    a model compiled before ``$BBT_WIDGET_CACHE`` changed), the innermost; else
+    :func:`cache_root`."""
+    holding = [root for root in set(_ROOTS.values()) if path.is_relative_to(root)]
+    return max(holding, key=lambda root: len(root.parts)) if holding else cache_root()
 
 
 def check_private(path: Path) -> None:
     """Refuse ``path`` in the cache unless only this user (or root) can have written it.
 
-    Every folder from the cache root down to ``path``, and ``path`` itself, must be owned by
-    this user or root and not writable by group or others (a world-writable folder with the
-    sticky bit, like ``/tmp``, is refused too: others may still add files to it). Otherwise
-    another user could have put a compiled model there, or replaced one, whose code would run
-    as this user when it is loaded. The check stops at the first that does not exist yet (the
-    cache creates it private). A no-op on Windows, where permissions are access lists.
+    Every folder from ``/`` down to the cache root must belong to this user or root and be
+    writable by no one else unless sticky; from the root down to ``path``, and ``path``
+    itself, they must belong to this user or root and not be writable by group or others,
+    sticky or not (others may still add files to a ``/tmp``-like folder). No symbolic link is
+    followed on the way. Otherwise another user could have put a compiled model there, or
+    replaced one (or a folder above it), whose code would run as this user when it is loaded.
+    The check stops at the first that does not exist yet (the cache creates it private). A
+    no-op on Windows, where permissions are access lists. The file a fit loads is checked
+    again as it is opened (:func:`._cache_loaded.loadable`).
 
     Parameters
     ----------
@@ -136,21 +112,14 @@ def check_private(path: Path) -> None:
     Raises
     ------
     UnsafeCacheError
-        Naming the folder or file, why it is unsafe and how to fix it.
+        Naming the folder, file or link, why it is unsafe and how to fix it.
     ValueError
         ``path`` is not in the cache.
     """
-    if not hasattr(os, "geteuid"):
+    if not _cache_checks.supported():
         return
-    root = cache_root()
-    current = root
-    for part in ("", *path.relative_to(root).parts):
-        current = current / part
-        try:
-            info = os.stat(current)
-        except (FileNotFoundError, NotADirectoryError):
-            return
-        _check_entry(current, info)
+    with _cache_checks.walk(cache_root(), path):
+        pass
 
 
 def make_private_dirs(folder: Path) -> None:
@@ -317,7 +286,12 @@ def discard(target: Path) -> None:
     """Remove a build that turned out to be broken (e.g. a truncated module), so that the next
     :func:`ensure_built` rebuilds it. Renamed away first, so that no process sees it half
     removed; the name is one that :func:`_build` clears as left over if this fails midway.
+
+    Only in a cache that passes :func:`check_private` (raises :class:`UnsafeCacheError`
+    otherwise): no removal goes through a folder another user could have swapped, and a
+    symbolic link in place of ``target`` is renamed, never followed (``rmtree`` refuses it).
     """
+    check_private(target)
     aside = target.with_name(f"{target.name}.partial-discarded-{os.getpid()}")
     try:
         target.rename(aside)

@@ -57,6 +57,7 @@ import numpy as np
 
 from . import _procs, _toolchain
 from ._cache import cache_root, check_private, discard, ensure_built, unusable_build
+from ._cache_loaded import loadable
 from ._cmdstan_install import (
     INSTALL_HINT,
     check_laplace_version,
@@ -97,6 +98,15 @@ def _exe_name(model: ModelName) -> str:
 
 class _ExeBroken(EngineError):
     """The cached executable does not run (e.g. a truncated file)."""
+
+
+def _runnable(exe: Path) -> Path:
+    """The path the worker runs: the very executable checked now, linked into a folder of
+    this process (the cache's path could name another file by the time it is run)."""
+    try:
+        return loadable(exe)
+    except FileNotFoundError as gone:  # the cache was cleared: rebuilt, as a broken one
+        raise _ExeBroken(str(gone)) from None
 
 
 # How an executable that cannot run ends: it cannot be started at all (exec-failed), the
@@ -622,7 +632,8 @@ class CmdStanEngine:
         verbose: bool,
     ) -> tuple[_T, Path, float, float]:
         """Compile ``model`` if needed, then ``run(exe, out_dir)`` with ``data.json`` written in
-        a fresh temporary ``out_dir`` (removed afterwards, whatever happens).
+        a fresh temporary ``out_dir`` (removed afterwards, whatever happens); ``exe`` is the
+        private path of the executable checked then (:func:`._cache_loaded.loadable`).
 
         An executable that does not run is rebuilt once and run again. Returns (what ``run``
         returned, the executable, compile seconds, seconds since compiling ended).
@@ -639,12 +650,12 @@ class CmdStanEngine:
         try:
             (out_dir / "data.json").write_text(json.dumps(data))
             try:
-                result = run(exe, out_dir)
+                result = run(_runnable(exe), out_dir)
             except _ExeBroken as broken:
                 exe, seconds = self._rebuild(model, exe, broken, progress, cancel, verbose)
                 compile_seconds += seconds
                 try:
-                    result = run(exe, out_dir)
+                    result = run(_runnable(exe), out_dir)
                 except _ExeBroken as still:
                     raise unusable_build(
                         f"the compiled CmdStan model {model!r}",

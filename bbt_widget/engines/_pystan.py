@@ -54,6 +54,7 @@ import numpy as np
 
 from . import _procs, _toolchain
 from ._cache import cache_root, check_private, discard, ensure_built, unusable_build
+from ._cache_loaded import loadable
 from ._programs import add_empty_outputs, program_hash, split_outputs, stan_program
 from .base import (
     Array,
@@ -93,12 +94,18 @@ class _Worker:
         #: Requests this worker has taken: a Laplace worker serves several (one at a time).
         self.requests = 0
         self._log_start = 0
+        # The worker imports the very file checked now, linked into a folder of this process
+        # (the cache's path could name another file by the time the worker reads it).
+        try:
+            private = loadable(module)
+        except FileNotFoundError as gone:  # the cache was cleared: rebuilt, as a broken one
+            raise _LoadFailed(str(gone)) from None
         read_fd, write_fd = os.pipe()
         # its output (and that of Stan's C++, which may print) goes to an unnamed temp file
         self.log: IO[bytes] = tempfile.TemporaryFile(prefix="bbt-widget-worker-")
         try:
             self.proc = _procs.spawn(
-                [sys.executable, str(_WORKER_SCRIPT), str(module), str(write_fd)],
+                [sys.executable, str(_WORKER_SCRIPT), str(private), str(write_fd)],
                 cwd=tempfile.gettempdir(),  # never the user's working directory
                 stdin=subprocess.PIPE,
                 stdout=self.log,
@@ -502,7 +509,7 @@ class PyStanEngine:
         while len(ready) < count:
             try:
                 ready.append(_Worker(module))
-            except OSError:
+            except (OSError, EngineError):  # best effort: the next fit reports it
                 break
 
     def _after_fit(self, module: Path, shutdowns: int) -> None:

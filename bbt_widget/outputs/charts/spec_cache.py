@@ -66,8 +66,8 @@ def view_spec() -> dict[str, Any]:
 def _cached_spec(name: str) -> dict[str, Any]:
     from ...engines._cache import UnsafeCacheError, check_private, make_private_dirs
 
-    path = _spec_cache_path(name)
     try:
+        path = _spec_cache_path(name)  # the root is refused when reached through a foreign link
         check_private(path)
     except UnsafeCacheError as unsafe:
         warnings.warn(f"chart specs are not cached: {unsafe}", RuntimeWarning, stacklevel=4)
