@@ -3,19 +3,19 @@
 The same computations as ArviZ 0.x (``az.rhat(method="rank")``, ``az.ess(method="bulk")``
 and ``method="tail"``, ``az.bfmi``; Vehtari et al. 2021, "Rank-normalization, folding, and
 localization: An improved R-hat for assessing convergence of MCMC", Bayesian Analysis 16(2),
-doi:10.1214/20-BA1221), operation for operation so that the numbers are the same to the last
-bit, in numpy and ``scipy.special`` alone. Every fit checks its convergence, and importing ArviZ
-(which imports matplotlib, SciPy's statistics and xarray) can take longer than sampling a
-large table: a fresh process's first fit would pay it. ArviZ stays for what needs its InferenceData
-(``BBTResult.idata``, WAIC, LOO). ``tests/unit/test_convergence.py`` checks the equality.
+doi:10.1214/20-BA1221), operation for operation, in numpy and the standard library alone: the
+numbers agree to 1e-12 (the normal scores come from the standard library, not scipy). Every
+fit checks its convergence, and importing ArviZ (which imports matplotlib, SciPy's
+statistics and xarray) or even ``scipy.special`` can take longer than sampling a large
+table: a fresh process's first fit would pay it. ArviZ stays for what needs its
+InferenceData (``BBTResult.idata``, WAIC, LOO). ``tests/unit/test_convergence.py`` checks
+the agreement.
 """
 
 from __future__ import annotations
 
-import contextlib
-import importlib
-import sys
-import threading
+import functools
+import statistics
 from collections.abc import Callable
 
 import numpy as np
@@ -25,23 +25,6 @@ TAIL_PROBS = (0.05, 0.95)
 #: Fewest draws per chain for R-hat or ESS (fewer: NaN), and fewest chains for R-hat.
 MIN_DRAWS = 4
 MIN_CHAINS_RHAT = 2
-
-
-def preload() -> None:
-    """Import ``scipy.special`` (for the normal scores; about a tenth of a second, several
-    on a loaded machine) in a background thread, unless done: called as a fit starts, the
-    import overlaps with the sampling, which runs in other processes, rather than delaying
-    the diagnostics after it. An import the caller then needs waits for this one to end."""
-    if "scipy.special" not in sys.modules:
-        thread = threading.Thread(target=_import_special, name="bbt-widget-preload", daemon=True)
-        thread.start()
-
-
-def _import_special() -> None:
-    # an error here (a broken installation) is raised again, with its message, where the
-    # diagnostics import the module
-    with contextlib.suppress(Exception):
-        importlib.import_module("scipy.special")
 
 
 def rhat(ary: np.ndarray) -> float:
@@ -113,11 +96,24 @@ def _split_chains(ary: np.ndarray) -> np.ndarray:
 
 def _z_scale(ary: np.ndarray) -> np.ndarray:
     """Normal scores of the pooled ranks (ties averaged; Blom's offset 3/8)."""
-    from scipy.special import ndtri  # the inverse normal CDF; imported on first use
-
     ranks = _average_ranks(ary.ravel())
-    ranks = (ranks - 3 / 8) / (ranks.size - 2 * (3 / 8) + 1)
-    return ndtri(ranks).reshape(ary.shape)
+    # average ranks are whole or half numbers: 2 * rank - 2 indexes the table
+    return _normal_scores(ranks.size)[(2 * ranks).astype(np.intp) - 2].reshape(ary.shape)
+
+
+@functools.lru_cache(maxsize=8)
+def _normal_scores(n: int) -> np.ndarray:
+    """The normal score of every rank ``1, 1.5, 2, ..., n`` of ``n`` pooled draws: the
+    inverse normal CDF at ``(rank - 3/8) / (n + 1/4)``. The scores depend on ``n`` alone,
+    so each is computed once per size of a fit rather than once per draw and quantity, and
+    in the standard library (Wichura's AS241, as accurate as scipy's ``ndtri``, to 1e-15):
+    importing ``scipy.special`` for them would add a large part of a second to a fresh
+    process's first fit."""
+    inverse = statistics.NormalDist().inv_cdf
+    ranks = np.arange(2, 2 * n + 1) / 2
+    scores = np.array([inverse(p) for p in (ranks - 3 / 8) / (n + 1 / 4)])
+    scores.flags.writeable = False  # shared by every caller through the cache
+    return scores
 
 
 def _average_ranks(values: np.ndarray) -> np.ndarray:

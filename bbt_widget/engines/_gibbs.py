@@ -34,6 +34,7 @@ starting point within a few sweeps, as their R-hat shows).
 
 from __future__ import annotations
 
+import math
 import threading
 from collections.abc import Callable, Mapping
 from dataclasses import dataclass, field
@@ -41,7 +42,6 @@ from typing import Any
 
 import numpy as np
 import numpy.typing as npt
-from scipy import special
 from threadpoolctl import threadpool_limits
 
 from . import _polya_gamma
@@ -425,8 +425,16 @@ def replicate(
         psi = beta[:, :, design.i1] - beta[:, :, design.i2]
     games, wins = design.games, design.wins
     whole = np.rint(games).astype(np.int64)
-    win1_rep = rng.binomial(whole, special.expit(psi)).astype(np.int64)
-    log_choose = special.gammaln(games + 1) - special.gammaln(wins + 1)
-    log_choose -= special.gammaln(games - wins + 1)
+    win1_rep = rng.binomial(whole, 0.5 + 0.5 * np.tanh(0.5 * psi)).astype(np.int64)
+    log_choose = _log_gamma(games + 1) - _log_gamma(wins + 1) - _log_gamma(games - wins + 1)
     log_lik = log_choose + wins * psi - games * np.logaddexp(0.0, psi)
     return {"win1_rep": win1_rep, "log_lik": log_lik}
+
+
+def _log_gamma(x: Array) -> Array:
+    """``log Gamma(x)`` per element, from the standard library: one value per pair, so a
+    Python loop costs little, where scipy's ``gammaln`` would cost a fresh process the import
+    of ``scipy.special``."""
+    return np.array([math.lgamma(v) for v in np.asarray(x, dtype=float).ravel()]).reshape(
+        np.shape(x)
+    )
