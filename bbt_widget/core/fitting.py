@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import inspect
 import threading
 import warnings
 from collections.abc import Mapping
@@ -175,6 +176,9 @@ def fit(
     )
 
 
+#: The keywords :func:`fit` takes, for the callers that pass theirs on (``bbt.report.write``)
+#: and check them first.
+FIT_KEYWORDS = frozenset(inspect.signature(fit).parameters) - {"data"}
 #: ``fit``'s sampler settings: what a Laplace approximation of the same fit ignores.
 SAMPLER_SETTINGS = ("chains", "iter_warmup", "iter_sampling", "adapt_delta", "max_treedepth")
 #: The settings of how results are read (keys of a fit's ``settings``; ``sd`` is whether

@@ -10,6 +10,7 @@ from __future__ import annotations
 
 import functools
 import hashlib
+import inspect
 import json
 import math
 import time
@@ -543,13 +544,14 @@ def write(
     ValueError
         Bad options, checked against the data before any fit.
     """
-    from ..core.fitting import fit
+    from ..core.fitting import FIT_KEYWORDS, fit
     from ..core.group_result import GroupedBBTResult
     from ..core.groups import results_only
     from ..core.options import resolve_interpretation
     from ..core.result import BBTResult as _Result
     from .report_render import ChartsAhead, start_charts, write_report
 
+    _check_keywords(fit_options, FIT_KEYWORDS)
     if isinstance(result_or_data, _Result):
         if fit_options:
             raise ValueError(
@@ -680,6 +682,21 @@ def _fit_sampler(fit_options: Mapping[str, Any]) -> dict[str, Any]:
 
     defaults = {"engine": "auto", "chains": DEFAULT_CHAINS, "seed": DEFAULT_SEED}
     return {k: fit_options.get(k, {**defaults, **SAMPLER_DEFAULTS}[k]) for k in _SAMPLER}
+
+
+def _check_keywords(fit_options: Mapping[str, Any], fit_keywords: frozenset[str]) -> None:
+    """Refuse a keyword that is neither :func:`write`'s nor the fit's (``fit_keywords``),
+    before anything runs: passed on to ``fit`` it failed as "fit() got an unexpected keyword
+    argument", after the other methods had started."""
+    params = inspect.signature(write).parameters.items()
+    own = {n for n, p in params if p.kind is inspect.Parameter.KEYWORD_ONLY}
+    of_fit = fit_keywords - own  # progress is the report's, passed on to the fit
+    unknown = sorted(set(fit_options) - of_fit)
+    if unknown:
+        raise TypeError(
+            f"report.write() got an unexpected keyword {unknown[0]!r}; its keywords are "
+            f"{', '.join(sorted(own))}, and with results, the fit's: {', '.join(sorted(of_fit))}"
+        )
 
 
 def _check_highlight(highlight: str | Sequence[str] | None, algorithms: Sequence[str]) -> None:

@@ -109,3 +109,25 @@ def test_the_methods_text_names_the_plackett_luce_sampler(sampler, says):
     )
     text = "".join(str(part) for part in _ranking_methods(res, ""))
     assert says in text
+
+
+def test_an_unknown_keyword_of_write_is_named_before_anything_runs(base, tmp_path, monkeypatch):
+    # passed on to the fit it failed as "fit() got an unexpected keyword argument", after
+    # the other methods had started
+    import bbt_widget as bbt
+    from bbt_widget.core import fitting
+    from bbt_widget.outputs import report_build
+
+    def refuse(*args, **kwargs):
+        raise AssertionError("started although a keyword was unknown")
+
+    monkeypatch.setattr(fitting, "fit", refuse)
+    monkeypatch.setattr(report_build, "start_methods", refuse)
+    with pytest.raises(TypeError) as info:
+        bbt.report.write(base, tmp_path / "r.html", dataset="db", bogus=1)
+    message = str(info.value)
+    assert message.startswith("report.write() got an unexpected keyword 'bogus'; its keywords")
+    own, of_fit = message.split("its keywords are ")[1].split(", and with results, the fit's: ")
+    assert {"methods", "rope", "robustness", "progress"} <= set(own.split(", "))
+    assert {"dataset", "tie_threshold", "seed", "engine"} <= set(of_fit.split(", "))
+    assert "progress" not in of_fit.split(", ") and not (tmp_path / "r.html").exists()
