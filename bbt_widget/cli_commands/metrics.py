@@ -22,7 +22,14 @@ from .checks import (
     model_options,
     read_results,
 )
-from .common import EXIT_DIAGNOSTICS, EXIT_ENGINE, EXIT_OK, InputError, as_options
+from .common import (
+    EXIT_CHARTS,
+    EXIT_DIAGNOSTICS,
+    EXIT_ENGINE,
+    EXIT_OK,
+    InputError,
+    as_options,
+)
 from .progress import Progress, Silent
 
 
@@ -127,6 +134,7 @@ def report_metrics(args: argparse.Namespace) -> int:
     import bbt_widget as bbt
     from bbt_widget.core.validation import check_adapt_delta, check_max_treedepth
     from bbt_widget.engines.base import EngineError
+    from bbt_widget.outputs.export import ChartRenderWarning
     from bbt_widget.outputs.report import REPORT_FORMATS
     from bbt_widget.outputs.report_build import write_metrics
     from bbt_widget.outputs.report_sections import dominance_summary
@@ -195,13 +203,18 @@ def report_metrics(args: argparse.Namespace) -> int:
             print(f"bbt-widget: warning: {as_options(str(w.message))}", file=sys.stderr)
     for metric, error in compared.errors.items():
         print(f"bbt-widget: the fit of {metric} failed: {error}", file=sys.stderr)
+    no_charts = [w for w in caught if issubclass(w.category, ChartRenderWarning)]
     rule = compared.rule(args.interpretation)
     rope = (float(args.rope[0]), float(args.rope[1]))
     print(dominance_summary(compared, rule, rope, args.hdi))
-    print(f"wrote {out}")
+    print(f"wrote {out}" + (" (without charts)" if no_charts else ""))
     print(f"reproduce with: {args.reproduce}")
+    for w in no_charts:
+        print(f"bbt-widget: {w.message}", file=sys.stderr)
     bad = [m for m in compared.results if not compared.results[m].diagnostics().ok]
     if bad:
         print(f"bbt-widget: diagnostics FAILED for {', '.join(bad)}", file=sys.stderr)
     # a failed fit is left out of the report, whose other metrics stand: as failed diagnostics
-    return EXIT_DIAGNOSTICS if bad or compared.errors else EXIT_OK
+    if bad or compared.errors:
+        return EXIT_DIAGNOSTICS
+    return EXIT_CHARTS if no_charts else EXIT_OK

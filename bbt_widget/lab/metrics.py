@@ -569,9 +569,10 @@ def compare_metrics(
     if n_jobs is not None:
         check_count(n_jobs, "n_jobs")
     sampler = {k: options[k] for k in _SAMPLER if k in options}
-    size = (sampler.get("chains", 4), sampler.get("iter_sampling", 1000))
+    # iterations left as None are the engine's defaults (engines.iterations)
+    size = (sampler.get("chains", 4), sampler.get("iter_sampling"))
     for name in ("chains", "iter_sampling", "iter_warmup"):
-        if name in sampler:
+        if sampler.get(name) is not None:
             check_count(sampler[name], name)
     if "adapt_delta" in sampler:
         check_adapt_delta(sampler["adapt_delta"])

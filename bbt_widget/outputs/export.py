@@ -445,21 +445,43 @@ def _chart_format(path: Path) -> str:
 
 
 def _render_failure(proc: subprocess.CompletedProcess) -> str:
+    """What to tell the user when the renderer failed. A limit on virtual memory
+    (``ulimit -v``, common on HPC nodes) is blamed only when this process has one: the
+    renderer inherits it, and V8 aborts when it cannot reserve its heap."""
+    limited = _address_space_limited()
     if proc.returncode < 0:
         try:
             name = signal.Signals(-proc.returncode).name
         except ValueError:
             name = f"signal {-proc.returncode}"
+        if limited:
+            return (
+                f"the chart renderer (vl-convert) was killed by {name}; it needs a few GB "
+                "of virtual memory, and this process has a limit on it (`ulimit -v`, "
+                "common on HPC nodes): raise or remove the limit to get the charts"
+            )
         return (
-            f"the chart renderer (vl-convert) was killed by {name}; it needs a few GB of "
-            "virtual memory, so a limit such as `ulimit -v` (common on HPC nodes) is the "
-            "likely cause: raise or remove the limit to get the charts"
+            f"the chart renderer (vl-convert) was killed by {name}, with no limit on "
+            "virtual memory set: the machine may have run out of memory (close other "
+            "programs, or report fewer algorithms), or the renderer crashed on these "
+            "charts (please report it, with the results' algorithm names)"
         )
     lines = [line for line in proc.stderr.strip().splitlines() if line.strip()]
     last = lines[-1] if lines else f"exit code {proc.returncode}"
-    if proc.returncode in (133, 134) or "out of memory" in proc.stderr.lower():
-        last += " (a virtual memory limit such as `ulimit -v` is the likely cause)"
+    out_of_memory = proc.returncode in (133, 134) or "out of memory" in proc.stderr.lower()
+    if out_of_memory and limited:
+        last += " (this process's virtual memory limit, `ulimit -v`, is the likely cause)"
     return f"the chart renderer (vl-convert) failed: {last}"
+
+
+def _address_space_limited() -> bool:
+    """Whether this process runs under a finite virtual memory limit (RLIMIT_AS)."""
+    try:
+        import resource
+    except ImportError:  # Windows: no such limit
+        return False
+    soft, _ = resource.getrlimit(resource.RLIMIT_AS)
+    return soft != resource.RLIM_INFINITY
 
 
 #: The renderer process started ahead of time by :func:`prestart_renderer`, for the next
