@@ -9,7 +9,9 @@ Accepted shapes (see :func:`tidy_results`):
 * **wide means**: one row per data set (names in the index or a column), one column per
   algorithm;
 * **wide by fold**: the data-set column repeated once per fold (``pmlb16_4fold.csv``);
-  folds are numbered by order of appearance unless a ``fold`` column is given;
+  folds are numbered by order of appearance unless a ``fold`` column is given; a column
+  that looks like fold numbers is refused rather than ranked as an algorithm
+  (:mod:`~bbt_widget.core.fold_columns`);
 * **long / tidy**: columns for data set, algorithm, score and optionally fold;
 * **means + sd**: a wide means table plus a same-shaped ``sd`` table (unpaired local ROPE
   without fold scores).
@@ -31,6 +33,7 @@ from typing import NamedTuple
 import numpy as np
 import pandas as pd
 
+from .fold_columns import check_fold_columns
 from .names import (
     MERGE_FIX,
     SHOWN,
@@ -436,6 +439,8 @@ def _from_wide(
     if len(set(names)) != len(names):
         dupes = sorted({n for n in names if names.count(n) > 1})
         raise ValueError(f"algorithm columns appear twice: {_preview(dupes)}")
+    _check_id_columns(data, names, alg_cols)
+    check_fold_columns(data, names, alg_cols, raw["data set"], fold)
     if dataset is None:
         for name, c in zip(names, alg_cols):
             col = data[c]
@@ -448,7 +453,6 @@ def _from_wide(
                     f"column {name!r} holds text, not scores (row 0 is {col.iloc[0]!r}); if "
                     f"it names the data sets, pass dataset={name!r}"
                 )
-    _check_id_columns(data, names, alg_cols)
     scores = {name: _numeric(data[c], f"column {name!r}") for name, c in zip(names, alg_cols)}
     scores, merge = merge_columns(scores)
     if merge is not None:
