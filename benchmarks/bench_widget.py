@@ -29,7 +29,15 @@ cut, as in ``tests/browser``), at 5 and 16 algorithms:
   (loading the data, the spec, preparing and sending the chart data, the first render).
   Target: <= 4 s warm at 16 algorithms.
 
-Run: ``python benchmarks/bench_widget.py [--repeat N] [--browser] [--out ...]``.
+* ``views`` (issue 32, ``benchmarks/_widget_views.py``): from a change of d_min, the tie
+  policy or the ROPE to each view (headline, ranking chart, critical-difference diagram,
+  decision matrices, intervals) showing the new result, at 16 and 50 algorithms, on the numpy
+  engine and on PyStan (its preview, then the final fit), against ``bbt.fit`` with the same
+  settings. Targets (reported, not asserted): 1.0 s at 16 algorithms, 3 s at 50.
+
+Run: ``python benchmarks/bench_widget.py [--repeat N] [--browser] [--out ...]``;
+``--views-only [--views-repeat 3] [--views-sizes 16,50] [--views-engines numpy,pystan]``
+times the views alone and replaces the ``views`` block of ``widget_browser.json``.
 The first fit of a new machine compiles the Stan model; that compile is done (and reported)
 before anything is timed.
 """
@@ -50,6 +58,9 @@ from typing import Any
 
 REPO = Path(__file__).resolve().parents[1]
 sys.path.insert(0, str(REPO))
+
+import _widget_views  # noqa: E402  (beside this script)
+from _machine import machine  # noqa: E402
 
 import bbt_widget as bbt  # noqa: E402
 from bbt_widget import charts  # noqa: E402
@@ -288,12 +299,30 @@ def _browser_harness() -> Any:
     return module
 
 
-def bench_browser(repeat: int, refits: int) -> list[dict[str, Any]]:
-    """Input event -> intervals chart changed, in JupyterLab, per case (see module doc)."""
+def bench_browser(
+    repeat: int, refits: int, views: dict[str, Any] | None = None, cases: bool = True
+) -> tuple[list[dict[str, Any]], dict[str, Any] | None]:
+    """Input event -> intervals chart changed, in JupyterLab, per case (see module doc).
+
+    Parameters
+    ----------
+    repeat, refits
+        ROPE changes and refits per case.
+    views
+        Keywords of :func:`_widget_views.bench_views` (``repeat``, ``sizes``, ``engines``):
+        also time every view (issue 32); None: not.
+    cases
+        Whether to time the cases of ``BROWSER_CASES`` (ROPE, refit, first charts).
+
+    Returns
+    -------
+    tuple
+        The cases' results and the views' (None when not timed).
+    """
     from playwright.sync_api import sync_playwright
 
     harness = _browser_harness()
-    results = []
+    results, timed_views = [], None
     with tempfile.TemporaryDirectory() as tmp, sync_playwright() as pw:
         root, home = Path(tmp, "root"), Path(tmp, "home")
         root.mkdir()
@@ -301,15 +330,17 @@ def bench_browser(repeat: int, refits: int) -> list[dict[str, Any]]:
         with harness.jupyter_server("lab", root, home) as lab:
             context = harness.offline_context(pw, Path(tmp, "profile"))
             try:
-                for name, data_expr, kwargs in BROWSER_CASES:
+                for name, data_expr, kwargs in BROWSER_CASES if cases else []:
                     results.append(
                         _browser_case(
                             harness, lab, context, name, data_expr, kwargs, repeat, refits
                         )
                     )
+                if views is not None:
+                    timed_views = _widget_views.bench_views(harness, lab, context, **views)
             finally:
                 context.close()
-    return results
+    return results, timed_views
 
 
 def _browser_case(
@@ -423,8 +454,20 @@ def main(argv: list[str] | None = None) -> int:
     parser.add_argument(
         "--browser-only", action="store_true", help="only the browser timings (own results file)"
     )
+    parser.add_argument(
+        "--views-only",
+        action="store_true",
+        help="only the views' timings (issue 32): replaces the views block of widget_browser.json",
+    )
+    parser.add_argument("--views-repeat", type=int, default=3, help="rounds of changes per case")
+    parser.add_argument("--views-sizes", default="16,50", help="algorithms: 16 and/or 50")
+    parser.add_argument(
+        "--views-engines",
+        default="numpy,pystan",
+        help=f"engine variants, of {', '.join(_widget_views.ENGINES)}",
+    )
     args = parser.parse_args(argv)
-    if args.browser_only:
+    if args.browser_only or args.views_only:
         return _write_browser(args)
 
     t0 = time.perf_counter()
@@ -482,7 +525,28 @@ def main(argv: list[str] | None = None) -> int:
 
 def _write_browser(args: argparse.Namespace) -> int:
     out = args.out.with_name("widget_browser.json")
-    cases = bench_browser(min(args.repeat, 20), args.refits)
+    views = {
+        "repeat": args.views_repeat,
+        "sizes": args.views_sizes.split(","),
+        "engines": args.views_engines.split(","),
+    }
+    started = machine()
+    cases, timed_views = bench_browser(
+        min(args.repeat, 20), args.refits, views=views, cases=not args.views_only
+    )
+    assert timed_views is not None
+    timed_views = {
+        "when": time.strftime("%Y-%m-%dT%H:%M:%S%z"),
+        "machine": started,
+        "load_average_at_end": os.getloadavg(),
+        **timed_views,
+    }
+    if args.views_only:  # the other cases as they were measured before
+        report = json.loads(out.read_text(encoding="utf-8"))
+        report["views"] = timed_views
+        out.write_text(json.dumps(report, indent=2) + "\n", encoding="utf-8")
+        print(f"written {out} (views)")
+        return 0
     report = {
         "benchmark": "bench_widget --browser",
         "when": time.strftime("%Y-%m-%dT%H:%M:%S%z"),
@@ -495,9 +559,10 @@ def _write_browser(args: argparse.Namespace) -> int:
             "(MutationObserver), vs the core's summary() / bbt.fit() in the bench process; "
             "first_charts: run the cell -> first charts drawn, warm (a second kernel after a "
             "first notebook), split into import and first fit as that kernel measured them "
-            "and the rest (data, spec, chart data, sending, first render)"
+            "and the rest (data, spec, chart data, sending, first render); views: see there"
         ),
         "cases": cases,
+        "views": timed_views,
     }
     out.write_text(json.dumps(report, indent=2) + "\n", encoding="utf-8")
     for case in cases:
