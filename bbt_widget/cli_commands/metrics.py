@@ -15,6 +15,7 @@ from typing import Any
 
 from .checks import (
     check_control,
+    check_highlight,
     check_output,
     check_summaries,
     guess_dataset,
@@ -155,8 +156,11 @@ def report_metrics(args: argparse.Namespace) -> int:
     check_summaries(args)
     check_adapt_delta(args.adapt_delta)
     check_max_treedepth(args.max_treedepth)
-    if args.control is not None and args.algorithm in df.columns:
-        check_control(args.control, [str(a) for a in pd.unique(df[args.algorithm])])
+    if args.algorithm in df.columns:
+        algorithms = [str(a) for a in pd.unique(df[args.algorithm])]
+        if args.control is not None:
+            check_control(args.control, algorithms)
+        check_highlight(args.highlight, algorithms)
     layout = layout_options(args, dataset)
     for key in ("score", "lower_is_better"):
         layout.pop(key)
@@ -192,6 +196,7 @@ def report_metrics(args: argparse.Namespace) -> int:
                 interpretation=args.interpretation,
                 control=args.control,
                 provenance={"command": args.reproduce, "input": Path(args.results).name},
+                highlight=args.highlight,
             )
             progress.done()
     except EngineError as err:

@@ -134,8 +134,7 @@ def _report(args: argparse.Namespace) -> int:
     no_charts = [w for w in caught if issubclass(w.category, ChartRenderWarning)]
     diag = res.diagnostics()
     rule = resolve_interpretation(args.interpretation, len(res.algorithms))
-    print_overview(res, tuple(args.rope), args.hdi, rule.rule, args.control)
-    print(rule.reason)
+    print_overview(res, tuple(args.rope), args.hdi, rule.rule, args.control, reason=rule.reason)
     print(f"wrote {out}" + (" (without charts)" if no_charts else ""))
     print(f"reproduce with: {args.reproduce}")
     for w in no_charts:
@@ -295,16 +294,25 @@ def import_jsonschema() -> None:
             del sys.modules["rfc3987_syntax"]
 
 
-def print_overview(res, rope, hdi, interpretation: str, control: str | None) -> None:
-    """The ranking and the claims on stdout, so the terminal shows the answer too."""
+def print_overview(
+    res, rope, hdi, interpretation: str, control: str | None, *, reason: str = ""
+) -> None:
+    """The ranking and the claims on stdout, so the terminal shows the answer too.
+
+    ``reason`` (which decision rule the claims follow, and why) is printed before the
+    claims, as it says ("The claims below follow ...").
+    """
     ranking = res.ranking(hdi=hdi)
     summary = res.summary(rope=rope, hdi=hdi, control=control)
     with pd.option_context("display.width", 120):
         print(fixed(ranking))
+    print()
+    if reason:
+        print(reason)
     words = {"a better": "better", "b better": "worse", "equivalent": "equivalent"}
     counts = summary[interpretation].map(lambda d: words.get(d, d)).value_counts()
     claims = ", ".join(f"{n} {kind}" for kind, n in counts.items())
-    print(f"\n{len(summary)} pairs under the {interpretation} interpretation: {claims}")
+    print(f"{len(summary)} pairs under the {interpretation} interpretation: {claims}")
     better = summary[summary[interpretation] == "a better"]["pair"].tolist()
     if 0 < len(better) <= 15:  # longer lists are in the report
         print("better: " + "; ".join(better))

@@ -412,10 +412,14 @@ def write_metrics(
     control: str | None = None,
     title: str | None = None,
     provenance: Mapping[str, str] | None = None,
+    highlight: str | Sequence[str] | None = None,
 ) -> Path:
     """The report of several metrics (:func:`bbt_widget.compare_metrics`): the title names the
     Pareto set, the body is the first metric's fit, then a section with the dominance across
     metrics (summary, relations, rankings side by side) and a section per further metric.
+
+    ``highlight`` draws these algorithms in their own colour in the body's critical-difference
+    diagram, as in the report of one metric.
 
     Raises
     ------
@@ -457,6 +461,7 @@ def write_metrics(
         f"{shown} ({rule} rule)",
         provenance=provenance,
         sections=sections,
+        highlight=highlight,
     )
 
 

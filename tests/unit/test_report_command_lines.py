@@ -1,0 +1,70 @@
+"""What ``bbt-widget report`` prints and honours: the decision rule said before the claims it
+introduces, and ``--highlight`` honoured (and checked before any fit) with several
+``--score``."""
+
+from __future__ import annotations
+
+from pathlib import Path
+
+import pandas as pd
+import pytest
+
+import bbt_widget as bbt
+from bbt_widget import cli
+from bbt_widget.outputs import report_render
+
+
+def _long(n: int = 8) -> pd.DataFrame:
+    """Long-form results: n data sets x algorithms A, B, C, columns acc and f1."""
+    rows = []
+    for d in range(n):
+        for alg, acc, f1 in (("A", 0.9, 0.8), ("B", 0.8, 0.75), ("C", 0.85, 0.9)):
+            rows.append({"db": f"d{d}", "alg": alg, "acc": acc + d / 100, "f1": f1 - d / 200})
+    return pd.DataFrame(rows)
+
+
+@pytest.fixture
+def long_csv(tmp_path: Path) -> Path:
+    path = tmp_path / "metrics.csv"
+    _long().to_csv(path, index=False)
+    return path
+
+
+def _words(path: Path, tmp_path: Path, *extra: str) -> list[str]:
+    words = ["report", str(path), "--algorithm", "alg", "--dataset", "db", "--seed", "1"]
+    return [*words, *extra, "-q", "--with", "none", "-o", str(tmp_path / "r.md")]
+
+
+def test_the_rule_is_said_before_the_claims_it_introduces(long_csv, tmp_path, capsys):
+    # the exit code is not the point: the tiny data may miss an ESS target
+    assert cli.main(_words(long_csv, tmp_path, "--score", "acc")) in (
+        cli.EXIT_OK,
+        cli.EXIT_DIAGNOSTICS,
+    )
+    out = capsys.readouterr().out
+    follow = out.index("The claims below follow the weak interpretation")
+    assert follow < out.index("pairs under the weak interpretation") < out.index("wrote ")
+
+
+def test_highlight_with_several_scores_reaches_the_report(long_csv, tmp_path, capsys, monkeypatch):
+    seen: dict[str, object] = {}
+    write = report_render.write_report
+
+    def record(result, path, **kwargs):
+        seen.update(kwargs)
+        return write(result, path, **kwargs)
+
+    monkeypatch.setattr(report_render, "write_report", record)
+    words = _words(long_csv, tmp_path, "--score", "acc", "--score", "f1", "--highlight", "C")
+    assert cli.main(words) in (cli.EXIT_OK, cli.EXIT_DIAGNOSTICS)
+    assert seen["highlight"] == ["C"]
+
+
+def test_an_unknown_highlight_with_several_scores_is_refused_before_the_fit(
+    long_csv, tmp_path, capsys, monkeypatch
+):
+    # it was ignored without a word
+    monkeypatch.setattr(bbt, "compare_metrics", lambda *a, **k: pytest.fail("fitted"))
+    words = _words(long_csv, tmp_path, "--score", "acc", "--score", "f1", "--highlight", "Z")
+    assert cli.main(words) == cli.EXIT_INPUT
+    assert "--highlight: 'Z' is not an algorithm" in capsys.readouterr().err
