@@ -234,6 +234,9 @@ class MetricsResult:
     groups
         With ``compare_metrics(..., group=...)``: the groups (each metric's result is then a
         :class:`~bbt_widget.GroupedBBTResult`); otherwise empty.
+    seed
+        The user's seed of :func:`compare_metrics` (metric ``k`` was fitted with
+        ``spawn_seeds(seed, n)[k]``), or ``None`` when not known.
     """
 
     def __init__(
@@ -243,8 +246,10 @@ class MetricsResult:
         lower_is_better: Sequence[str] = (),
         errors: Mapping[str, str] | None = None,
         warnings: Mapping[str, list[str]] | None = None,
+        seed: int | None = None,
     ) -> None:
         self.results = dict(results)
+        self.seed = seed
         self.metrics = list(metrics)
         self.lower_is_better = list(lower_is_better)
         self.errors = dict(errors or {})
@@ -603,4 +608,5 @@ def compare_metrics(
         lower,
         errors={o.request.meta["metric"]: str(o.error) for o in outcomes if not o.ok},
         warnings={o.request.meta["metric"]: o.warnings for o in outcomes},
+        seed=seed,
     )

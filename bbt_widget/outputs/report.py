@@ -8,10 +8,10 @@ in_rope with a 0.95 threshold) and Sec. 9.3 (strong interpretation: mean P(a > b
 from __future__ import annotations
 
 import importlib.metadata as md
-from collections.abc import Sequence
+from collections.abc import Mapping, Sequence
 from dataclasses import dataclass
 from pathlib import Path
-from typing import TYPE_CHECKING
+from typing import TYPE_CHECKING, Any
 
 from ..core.bidi import isolate
 from ..core.options import DEFAULT_HDI, DEFAULT_INTERPRETATION, DEFAULT_ROPE, resolve_interpretation
@@ -78,9 +78,19 @@ class Styled:
 
 #: (opening, closing) markup of each style per format; the text between is escaped.
 _STYLES = {
-    "md": {"em": ("*", "*"), "code": ("`", "`"), "math": ("$", "$")},
-    "tex": {"em": ("\\emph{", "}"), "code": ("\\texttt{", "}"), "math": ("$", "$")},
-    "html": {"em": ("<em>", "</em>"), "code": ("<code>", "</code>"), "math": ("", "")},
+    "md": {"em": ("*", "*"), "code": ("`", "`"), "math": ("$", "$"), "cite": ("", "")},
+    "tex": {
+        "em": ("\\emph{", "}"),
+        "code": ("\\texttt{", "}"),
+        "math": ("$", "$"),
+        "cite": ("", ""),
+    },
+    "html": {
+        "em": ("<em>", "</em>"),
+        "code": ("<code>", "</code>"),
+        "math": ("", ""),
+        "cite": ("", ""),
+    },
 }
 
 
@@ -95,6 +105,8 @@ def render(spans: Sequence[str | Styled], format: str) -> str:
             # print backslashes literally, so they are not backslash-escaped there
             if span.style == "math":  # our own LaTeX, not user text; HTML prints it as text
                 text = escape(span.plain) if format == "html" else span.text
+            elif span.style == "cite":  # \\cite in LaTeX (the .bib resolves it), else [n]
+                text = span.text if format == "tex" else escape(span.plain)
             elif (format, span.style) == ("md", "code"):
                 text = span.text
             else:
@@ -114,7 +126,11 @@ def methods_text(
     rope: Sequence[float] = DEFAULT_ROPE,
     hdi: float = DEFAULT_HDI,
 ) -> str:
-    """A methods-and-results paragraph describing exactly what was run and what it supports.
+    """The methods paragraph (a paper's "Statistical analysis": metric, data, model, prior,
+    ROPE, decision rule, sampler and software, at most 150 words, numbered citations as the
+    report's references list them, ``\\cite`` in LaTeX), then a results paragraph
+    (diagnostics, posterior predictive check, claims). Seeds, hashes and engine builds are the
+    report's provenance.
 
     Parameters
     ----------
@@ -133,75 +149,64 @@ def methods_text(
         raise ValueError(f"format must be 'md', 'tex' or 'html', got {format!r}")
     rule = resolve_interpretation(interpretation, len(result.algorithms))
     interpretation = rule.rule
-    s = result.settings
     summary = result.summary(rope=rope, hdi=hdi)
     rope = tuple(float(v) for v in rope)
-    # the paragraph is a list of spans, plain text or styled, escaped per format when
+    # each paragraph is a list of spans, plain text or styled, escaped per format when
     # rendered: names are never read as markup in any format
+    analysis = _analysis(result, interpretation, rule.requested, rope)
+    spans: list[str | Styled] = []
+    for k, part in enumerate(_results(result, summary, interpretation, rope, hdi)):
+        spans += ([" "] if k else []) + ([part] if isinstance(part, str) else part)
+    return paragraphs([render(analysis, format), render(spans, format)], format)
 
-    def em(t: str) -> Styled:
-        return Styled(t, "em")
 
-    def code(t: str) -> Styled:
-        return Styled(t, "code")
+def paragraphs(texts: Sequence[str], format: str) -> str:
+    """Paragraphs already rendered in ``format``, set apart as that format sets them."""
+    if format == "html":
+        return "".join(f"<p>{t}</p>" for t in texts if t)
+    return "\n\n".join(t for t in texts if t)
 
-    # one entry per sentence: a plain string, or a list of spans when part of it is styled
-    parts: list[str | list[str | Styled]] = []
+
+def _cite(result: BBTResult, key: str, where: str = "") -> Styled:
+    """A numbered citation of ``key``, numbered as the report's references list it (the
+    BBT fit's works come first there); ``\\cite`` in LaTeX, resolved by the ``.bib``."""
+    from .citations import references
+
+    n = [r.key for r in references(result)].index(key) + 1
+    tex = rf"\cite[{where.replace(' ', '~')}]{{{key}}}" if where else rf"\cite{{{key}}}"
+    return Styled(tex, "cite", f"[{n}, {where}]" if where else f"[{n}]")
+
+
+def _analysis(
+    result: BBTResult, interpretation: str, requested: bool, rope: tuple[float, ...]
+) -> list[str | Styled]:
+    """The statistical-analysis paragraph: metric, data, counting, model, prior, ROPE,
+    decision rule, sampler and software, each once, with numbered citations (run details
+    such as the seed and hashes are the provenance's)."""
+    s = result.settings
     n_alg = len(result.algorithms)
+    out: list[str | Styled] = []
     if result.tidy is not None:
-        n_ds = len(result.tidy.datasets)  # those that give a comparison
-        what = f"{n_alg} algorithms on {n_ds} data sets"
-        if n_out := len(result.tidy.dropped_datasets):
-            what += (
-                f" ({n_out} further data set{'s' * (n_out != 1)}, with a score for fewer than "
-                f"two algorithms, {'were' if n_out != 1 else 'was'} left out)"
-            )
-        direction = "lower" if s["lower_is_better"] else "higher"
-        count = f"Wins were counted per data set ({direction} scores are better)"
-        if s["d_min"] is None:
-            count += ", comparing the mean scores over the folds"
-        elif s["paired"]:
-            count += (
-                f", with a paired local ROPE: a win counted only when the effect size d_z over "
-                f"the paired fold differences exceeded d_min = {s['d_min']:g}"
-            )
-            if n_fewer := len(result.tidy.fold_mismatch_datasets):
-                count += (
-                    f" (on {n_fewer} data set{'s' if n_fewer > 1 else ''} some algorithms "
-                    "lacked folds: pairs were paired on the folds both had, and treated as "
-                    "missing with fewer than 2)"
-                )
-        else:
-            count += (
-                f", with an unpaired local ROPE: a win counted only when Cohen's d exceeded "
-                f"d_min = {s['d_min']:g}"
-            )
-        if s.get("tie_threshold"):
-            either = " (a tie under either rule was a tie)" if s["d_min"] is not None else ""
-            count += (
-                f"; a data set where the two mean scores differed by at most "
-                f"{s['tie_threshold']:g} (the tie threshold, in score units) was a tie before "
-                f"any local ROPE{either}"
-            )
-        count += "; missing results were not counted, and means equal up to floating-point "
-        count += "noise (relative difference below 1e-12) were ties."
+        tidy = result.tidy
+        what = f"{n_alg} algorithms on {len(tidy.datasets)} data sets"
+        counts = tidy.fold_counts[tidy.fold_counts > 0]
+        if tidy.has_folds:
+            k = int(counts.max())
+            what += f" ({k if counts.min() == k else f'up to {k}'} folds each)"
+        if s.get("score"):
+            direction = "lower" if s["lower_is_better"] else "higher"
+            what += f" by {s['score']} ({direction} is better)"
     else:
         what = f"{n_alg} algorithms from a given win/loss table"
-        count = "The win/loss counts were taken as given."
-    parts.append(
-        [
-            f"We compared {what} with the Bayesian Bradley-Terry (BBT) model of Wainer (2022, ",
-            em(PAPER),
-            ", arXiv:2208.04935), which extends Bradley and Terry (1952).",
-        ]
-    )
-    parts.append(rule.reason)
-    parts.append(count)
-    n_ties = int(result.win_table["ties"].sum()) if s["ties"] == "davidson" else None
+    out += [f"We compared {what} with the Bayesian Bradley-Terry (BBT) model "]
+    out += [_cite(result, "wainer2022bbt"), ", which extends Bradley and Terry's model "]
+    out += [_cite(result, "bradley1952"), ". "]
+    if result.tidy is not None:
+        out.append(_counting(s) + " ")
     tie_text = _TIES[s["ties"]]
-    if n_ties is not None:
-        tie_text += f" ({n_ties} ties in all)"
-    parts.append(tie_text[0].upper() + tie_text[1:] + ".")
+    out.append(tie_text[0].upper() + tie_text[1:])
+    if s["ties"] == "davidson":
+        out += [" ", _cite(result, "davidson1970")]
     prior_tex, prior_txt = (
         f.replace("{s}", f"{s['prior_scale']:g}") for f in _PRIORS[s["hyperprior"]]
     )
@@ -210,34 +215,95 @@ def methods_text(
         "math",
         f"\u03b2\u1d62 ~ Normal(0, \u03c3), \u03c3 ~ {prior_txt}",
     )
-    info = result.draws.info
-    engine = s["engine"]
-    engine_v = info.get("engine_version") or package_version(engine)
-    engine_v = engine_v if engine_v.startswith(engine) else f"{engine} {engine_v}"
-    stan_hash = info.get("stan_hash", "")
-    if engine == "numpy":  # the exact Gibbs sampler, no Stan: cite what it rests on
-        sampled = (
-            ", and its posterior was sampled exactly by a Pólya-Gamma Gibbs sampler (Polson "
-            f"et al. 2013) with bbt-widget's numpy engine ({engine_v}; {s['chains']} chains "
-            f"of {s['iter_warmup']} warm-up and {s['iter_sampling']} kept sweeps, seed "
-            f"{s['seed']}; the model of the Stan program "
+    out += [". The abilities had the hierarchical prior ", model, ". "]
+    rope_txt = f"[{rope[0]:g}, {rope[1]:g}]"
+    if interpretation == "weak":
+        claim = (
+            "at least 95% of the posterior of P(a > b) lay above 0.5, and equivalent when at "
+            f"least 95% lay inside the ROPE {rope_txt}"
         )
     else:
-        sampled = (
-            f", and the model was sampled with Stan (Carpenter et al. 2017) through {engine_v} "
-            f"({s['chains']} chains of {s['iter_warmup']} warm-up and {s['iter_sampling']} "
-            f"sampling iterations, seed {s['seed']}; Stan program "
+        claim = (
+            "the posterior mean of P(a > b) exceeded 0.70, and equivalent when it lay inside "
+            f"the ROPE {rope_txt}"
         )
-    parts.append(
-        [
-            "The abilities were given a hierarchical prior ",
-            model,
-            sampled,
-            code(s["model"] + ".stan"),
-            *((" sha256 ", code(stan_hash)) if stan_hash else ()),
-            ").",
+    section = "Sec. 9.2" if interpretation == "weak" else "Sec. 9.3"
+    out += [f"A pair was claimed different when {claim} ({interpretation} rule "]
+    out += [_cite(result, "wainer2022bbt", section)]
+    if not requested:  # why auto chose it: the paper's advice by number of algorithms
+        out += [
+            f", the default for {n_alg} algorithms ",
+            _cite(result, "wainer2022bbt", "Sec. 5.6"),
         ]
-    )
+    out += ["). "]
+    out += _sampler(result)
+    return out
+
+
+def _counting(s: Mapping[str, Any]) -> str:
+    """How a data set became a win, a loss or a tie, in one sentence."""
+    direction = "lower" if s["lower_is_better"] else "higher"
+    text = f"A data set was a win for the algorithm with the {direction} mean score"
+    if s["d_min"] is not None:
+        effect = (
+            "the effect size d_z of the paired fold differences" if s["paired"] else ("Cohen's d")
+        )
+        kind = "paired" if s["paired"] else "unpaired"
+        text += f" when {effect} exceeded d_min = {s['d_min']:g} ({kind} local ROPE)"
+    if s.get("tie_threshold"):
+        either = " (a tie under either rule was a tie)" if s["d_min"] is not None else ""
+        text += (
+            f"; mean scores differing by at most {s['tie_threshold']:g} (the tie threshold, "
+            f"in score units) were a tie{either}"
+        )
+    return text + "."
+
+
+def _sampler(result: BBTResult) -> list[str | Styled]:
+    """The sampler, its settings and the software, in one sentence."""
+    s = result.settings
+    engine = s["engine"]
+    runs = f"{s['chains']} chains of {s['iter_warmup']} warm-up and {s['iter_sampling']}"
+    software = f"bbt-widget {package_version('bbt-widget')}"
+    if engine == "numpy":
+        return [
+            "The posterior was sampled exactly by Pólya-Gamma Gibbs sampling ",
+            _cite(result, "polson2013"),
+            f" ({runs} kept sweeps) with {software} and numpy {package_version('numpy')}.",
+        ]
+    return [
+        "The posterior was sampled with Stan's NUTS ",
+        _cite(result, "carpenter2017stan"),
+        f" ({runs} sampling iterations) with {software} and {engine} {package_version(engine)}.",
+    ]
+
+
+def _results(
+    result: BBTResult, summary: Any, interpretation: str, rope: tuple[float, ...], hdi: float
+) -> list[str | list[str | Styled]]:
+    """The results paragraph: what reading and counting left out, the diagnostics, the
+    posterior predictive check and the claims."""
+    s = result.settings
+    parts: list[str | list[str | Styled]] = []
+    if result.tidy is not None:
+        if n_out := len(result.tidy.dropped_datasets):
+            parts.append(
+                f"{n_out} further data set{'s' * (n_out != 1)}, with a score for fewer than "
+                f"two algorithms, {'were' if n_out != 1 else 'was'} left out."
+            )
+        if s["d_min"] is not None and s["paired"]:
+            if n_fewer := len(result.tidy.fold_mismatch_datasets):
+                parts.append(
+                    f"On {n_fewer} data set{'s' if n_fewer > 1 else ''} some algorithms "
+                    "lacked folds: pairs were paired on the folds both had, and treated as "
+                    "missing with fewer than 2."
+                )
+        parts.append(
+            "Missing results were not counted, and means equal up to floating-point noise "
+            "(relative difference below 1e-12) were ties."
+        )
+    if s["ties"] == "davidson":
+        parts.append(f"There were {int(result.win_table['ties'].sum())} ties in all.")
     diag = result.diagnostics()
     if diag.ok:
         nuts = f", no divergent transitions, E-BFMI >= {diag.min_ebfmi:.2f}" if diag["nuts"] else ""
@@ -257,23 +323,7 @@ def methods_text(
     )
     order = [str(a) for a in result.ranking(hdi=hdi)["algorithm"]]
     parts += _claims(summary, interpretation, rope, hdi, order)
-    parts.append(
-        "Software: "
-        + ", ".join(
-            f"{name} {package_version(dist)}"
-            for name, dist in (
-                ("bbt-widget", "bbt-widget"),
-                ("numpy", "numpy"),
-                ("pandas", "pandas"),
-                ("ArviZ", "arviz"),
-            )
-        )
-        + "."
-    )
-    spans: list[str | Styled] = []
-    for k, part in enumerate(parts):
-        spans += ([" "] if k else []) + ([part] if isinstance(part, str) else part)
-    return render(spans, format)
+    return parts
 
 
 def rules(rope: Sequence[float]) -> dict[str, str]:

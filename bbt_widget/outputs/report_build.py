@@ -445,6 +445,8 @@ def write_metrics(
         for k, m in enumerate(compared.metrics)
         if k > 0 and m in compared.results
     ]
+    if compared.seed is not None:  # the user's seed, not the first metric's spawned one
+        provenance = {**(provenance or {}), "seed": _metrics_seed(compared)}
     if compared.groups:
         from .report_groups import metrics_group_sections
 
@@ -462,6 +464,19 @@ def write_metrics(
         provenance=provenance,
         sections=sections,
         highlight=highlight,
+    )
+
+
+def _metrics_seed(compared: MetricsResult) -> str:
+    """The user's seed of several metrics' fits, and the seed each metric's fit drew from
+    it."""
+    from ..lab.batch import spawn_seeds
+
+    n = len(compared.metrics)
+    each = ", ".join(f"{m} {s}" for m, s in zip(compared.metrics, spawn_seeds(compared.seed, n)))
+    return (
+        f"{compared.seed} (metric k of the {n} fitted with numpy.random.SeedSequence("
+        f"{compared.seed}).spawn({n})[k]: {each})"
     )
 
 

@@ -13,7 +13,7 @@ if TYPE_CHECKING:
     from ..core.result import BBTResult
 
 #: Keys ``write_report(provenance=...)`` accepts.
-PROVENANCE_KEYS = ("command", "input")
+PROVENANCE_KEYS = ("command", "input", "seed")
 
 
 def column_definitions(
@@ -231,7 +231,8 @@ def provenance_items(
         else []
     )
     return [
-        ("seed", str(s["seed"])),
+        # a caller whose fits were seeded from one seed of theirs says so (several metrics)
+        ("seed", str(given.get("seed") or s["seed"])),
         *rules,
         ("input", str(given.get("input") or source)),
         ("date", datetime.now(timezone.utc).strftime("%Y-%m-%d %H:%M UTC")),

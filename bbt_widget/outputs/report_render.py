@@ -45,7 +45,7 @@ from . import charts, export
 from ._atomic import atomic_path, atomic_replace_dir
 from .citations import bibtex, references
 from .headline import headline
-from .report import REPORT_FORMATS, figures_folder, methods_text, render
+from .report import REPORT_FORMATS, figures_folder, methods_text, paragraphs, render
 from .report_meta import check_provenance, column_definitions, provenance_items
 from .report_sections import Section
 from .report_sections import Table as _Table
@@ -444,8 +444,14 @@ def write_report(
         if result.disconnected_note
         else [],
         counts=counts,
-        methods=methods_text(result, format=fmt, interpretation=interpretation, rope=rope, hdi=hdi)
-        + "".join(render([" ", *sec.methods], fmt) for sec in sections if sec.methods),
+        # one paragraph per method: BBT's (and its results), then each other method's
+        methods=paragraphs(
+            [
+                methods_text(result, format=fmt, interpretation=interpretation, rope=rope, hdi=hdi),
+                *(render(sec.methods, fmt) for sec in sections if sec.methods),
+            ],
+            fmt,
+        ),
         audit=audit,
         figures=figures,
         tables=tables,

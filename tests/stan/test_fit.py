@@ -288,7 +288,7 @@ def test_pmlb16_paired_local_rope_fits():
     wt = res.win_table
     assert len(wt) == 120 and ((wt["win1"] + wt["win2"]) > 0).all()
     text = methods_text(res)
-    assert "on 1 data set some algorithms lacked folds" in text
+    assert "On 1 data set some algorithms lacked folds" in text
 
 
 # --------------------------------------------------------------------------- issue 8

@@ -197,7 +197,7 @@ def _result(tie_threshold, d_min=None):
 
 def test_methods_text_and_provenance_state_the_threshold():
     text = methods_text(_result(0.005), format="md")
-    assert "differed by at most 0.005 (the tie threshold, in score units) was a tie" in text
+    assert "differing by at most 0.005 (the tie threshold, in score units) were a tie" in text
     assert "either rule" not in text
     both = methods_text(_result(0.005, d_min=0.4), format="md")
     assert "a tie under either rule was a tie" in both
