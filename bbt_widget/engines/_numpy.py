@@ -1,5 +1,7 @@
 """The numpy engine: the BBT models sampled exactly by Pólya-Gamma Gibbs, in this process,
-with no compiler and no worker process (:mod:`._gibbs`).
+with no compiler and no worker process (:mod:`._gibbs`). Where the plain model's posterior is
+close to normal (many data sets), the draws after the warm-up come from an independence
+Metropolis-Hastings kernel instead (:mod:`._independence`): exact too, and cheaper a draw.
 
 It runs the models whose likelihood is binomial-logit, ``bbt`` (tie policies add, spread and
 forget, with or without a local ROPE, every hyper-prior) and ``bbt_groups``; the chains run as
@@ -19,15 +21,17 @@ from typing import Any
 import numpy as np
 
 from . import _gibbs, _polya_gamma
+from ._design import Design
 from ._programs import program_hash
 from .base import Draws, EngineError, ModelName, ProgressCallback, SamplerSettings, fresh_seed
 
 #: The models this engine samples.
 MODELS: tuple[ModelName, ...] = ("bbt", "bbt_groups")
-#: Chains, warm-up and kept sweeps per chain that a fit on this engine takes by default: the
-#: Gibbs chains need no adaptation and forget their start within a few sweeps (R-hat checks
-#: it), and their draws are nearly independent (bulk ESS about 0.9 per draw; NUTS's draws of
-#: this posterior carry up to twice their number: benchmarks/results/gibbs.json).
+#: Warm-up and kept draws per chain that a fit on this engine takes by default: the Gibbs
+#: chains need no adaptation and forget their start within a few sweeps (R-hat checks it),
+#: and their draws are nearly independent (bulk ESS about 0.9 per draw; the independence
+#: kernel's, kept every third step, about 0.5; NUTS's draws of this posterior carry up to
+#: twice their number: benchmarks/results/gibbs.json).
 DEFAULT_ITER_WARMUP = 100
 DEFAULT_ITER_SAMPLING = 1000
 #: What the error says when a model this engine cannot sample is asked of it.
@@ -39,11 +43,19 @@ DAVIDSON_NEEDS_STAN = (
 )
 
 
-def describe() -> str:
-    """The sampler in one phrase, for reports and ``Draws.info``."""
-    return (
+def describe(kernel: str = "gibbs", acceptance: float | None = None) -> str:
+    """The sampler in one phrase, for reports and ``Draws.info``: ``kernel`` is the one
+    that gave the kept draws (``_gibbs.sample``'s report)."""
+    gibbs = (
         "Pólya-Gamma Gibbs sampler (Polson, Scott and Windle 2013), sigma and tau by "
         "collapsed slice sampling; Pólya-Gamma draws by " + _polya_gamma.method()
+    )
+    if kernel != "independence":
+        return gibbs
+    return (
+        f"{gibbs}, for the warm-up's first sweeps; then an independence Metropolis-Hastings "
+        "sampler (Tierney 1994) with the normal approximation at the posterior mode as its "
+        f"proposal (acceptance rate {acceptance:.2f}; one step in {_gibbs.THIN} kept)"
     )
 
 
@@ -111,8 +123,9 @@ class NumpyEngine:
         self._program(model)
         start = time.perf_counter()
         seed = fresh_seed(settings.seed)
-        design = _gibbs.Design.from_stan_data(data)
+        design = Design.from_stan_data(data)
         rng = np.random.default_rng(seed)
+        ran: dict[str, Any] = {}
         params = _gibbs.sample(
             design,
             chains=settings.chains,
@@ -121,6 +134,7 @@ class NumpyEngine:
             rng=rng,
             progress=progress,
             cancel=cancel,
+            report=ran,
         )
         params |= _gibbs.replicate(design, params, rng)
         return Draws(
@@ -131,7 +145,9 @@ class NumpyEngine:
             timings={"compile": 0.0, "sample": time.perf_counter() - start},
             info={
                 "engine_version": self.version(),
-                "sampler": describe(),
+                "sampler": describe(ran["kernel"], ran["acceptance"]),
+                "kernel": ran["kernel"],
+                "thin": _gibbs.THIN if ran["kernel"] == "independence" else 1,
                 "model": model,
                 # the model's definition, whose source both kinds of engine follow
                 "stan_hash": program_hash(model),

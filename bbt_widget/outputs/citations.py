@@ -111,6 +111,21 @@ REFERENCES = {
             doi="10.18637/jss.v076.i01",
         ),
         _ref(
+            "tierney1994",
+            "Tierney 1994",
+            "L. Tierney. Markov chains for exploring posterior distributions. The Annals of "
+            "Statistics 22(4):1701-1728, 1994. doi:10.1214/aos/1176325750.",
+            "article",
+            author="Tierney, Luke",
+            title="{Markov} chains for exploring posterior distributions",
+            journal="The Annals of Statistics",
+            volume="22",
+            number="4",
+            pages="1701--1728",
+            year="1994",
+            doi="10.1214/aos/1176325750",
+        ),
+        _ref(
             "polson2013",
             "Polson et al. 2013",
             "N. G. Polson, J. G. Scott and J. Windle. Bayesian inference for logistic models "
@@ -285,6 +300,7 @@ CITED_BY = {
     "bbt": ("wainer2022bbt", "bradley1952"),
     "stan": ("carpenter2017stan",),
     "numpy": ("polson2013",),
+    "independence": ("tierney1994",),
     "davidson": ("davidson1970",),
     "robustness": ("vehtari2017loo",),
     "plackett-luce": ("rojasdelgado2022", "plackett1975", "luce1959", "caron2012"),
@@ -297,6 +313,8 @@ def references(result: BBTResult | None = None, parts: Iterable[str] = ()) -> li
     """The works a report of ``result`` with ``parts`` (see :data:`CITED_BY`) cites, each
     once, in the order first cited."""
     names = ["bbt", "numpy" if result is not None and result.engine == "numpy" else "stan"]
+    if result is not None and result.draws.info.get("kernel") == "independence":
+        names.append("independence")
     if result is not None and result.settings.get("ties") == "davidson":
         names.append("davidson")
     names += [p for p in parts if p not in names]

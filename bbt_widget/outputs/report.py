@@ -265,6 +265,17 @@ def _sampler(result: BBTResult) -> list[str | Styled]:
     engine = s["engine"]
     runs = f"{s['chains']} chains of {s['iter_warmup']} warm-up and {s['iter_sampling']}"
     software = f"bbt-widget {package_version('bbt-widget')}"
+    if engine == "numpy" and result.draws.info.get("kernel") == "independence":
+        # the Gibbs sweeps started the warm-up; the kept draws are the independence kernel's
+        return [
+            "The posterior was sampled exactly by Pólya-Gamma Gibbs sampling ",
+            _cite(result, "polson2013"),
+            " followed by independence Metropolis-Hastings ",
+            _cite(result, "tierney1994"),
+            f" from the normal approximation at the mode ({runs} kept draws, one every "
+            f"{result.draws.info['thin']} steps) with {software} and numpy "
+            f"{package_version('numpy')}.",
+        ]
     if engine == "numpy":
         return [
             "The posterior was sampled exactly by Pólya-Gamma Gibbs sampling ",

@@ -25,13 +25,14 @@ from scipy import special, stats
 
 from bbt_widget.core import convergence
 from bbt_widget.engines import _gibbs, _polya_gamma
+from bbt_widget.engines._design import Design
 
 PAIRS3 = [(0, 1), (0, 2), (1, 2)]
 
 
 def _design(n_alg, pairs, wins, games, *, hyperprior=1, scale=0.5, groups=None, tau_scale=None):
     pairs = np.asarray(pairs)
-    return _gibbs.Design(
+    return Design(
         n_alg=n_alg,
         n_groups=1 if groups is None else int(np.max(groups)) + 1,
         i1=pairs[:, 0].astype(np.intp),
@@ -45,7 +46,7 @@ def _design(n_alg, pairs, wins, games, *, hyperprior=1, scale=0.5, groups=None, 
     )
 
 
-def _exact_moments(design: _gibbs.Design) -> dict[str, tuple[float, float]]:
+def _exact_moments(design: Design) -> dict[str, tuple[float, float]]:
     """Posterior mean and sd of sigma and of beta_0 - beta_1, beta_0 - beta_2 by quadrature."""
     s = np.linspace(0.005, 4.0, 240)
     c = np.linspace(-7, 7, 181)
@@ -116,7 +117,7 @@ def _prior_sigma(rng, hyperprior, scale):
     return float(abs(scale * rng.standard_normal()))
 
 
-def _sbc(n_alg, n_sets, *, hyperprior=1, scale=0.5, groups=0, tau_scale=0.5, seed=0):
+def _sbc(n_alg, n_sets, *, hyperprior=1, scale=0.5, groups=0, tau_scale=0.5, seed=0, kernel="auto"):
     """Ranks of the true sigma (tau), each beta and each contrast beta_i - beta_0 (group
     model: each group ability and contrast too) among KEPT posterior draws, over
     REPLICATIONS simulated data sets."""
@@ -151,7 +152,17 @@ def _sbc(n_alg, n_sets, *, hyperprior=1, scale=0.5, groups=0, tau_scale=0.5, see
             groups=[g for g, _, _ in rows] if groups else None,
             tau_scale=tau_scale if groups else None,
         )
-        draws = _gibbs.sample(design, chains=1, iter_warmup=50, iter_sampling=2 * KEPT, rng=rng)
+        report: dict = {}
+        draws = _gibbs.sample(
+            design,
+            chains=1,
+            iter_warmup=50,
+            iter_sampling=2 * KEPT,
+            rng=rng,
+            kernel=kernel,
+            report=report,
+        )
+        ranks.setdefault("_kernel", []).append(report["kernel"] == "independence")
         got = {"sigma": draws["sigma"][0, ::2]}
         got |= {f"beta{i}": draws["beta"][0, ::2, i] for i in range(n_alg)}
         if groups:
@@ -178,6 +189,8 @@ def _uniform(ranks: dict[str, list[int]]) -> dict[str, float]:
     """Chi-square p-value of each parameter's ranks (0..KEPT) against uniform, in BINS bins."""
     out = {}
     for name, r in ranks.items():
+        if name.startswith("_"):  # not a parameter: which kernel sampled
+            continue
         counts = np.bincount(np.asarray(r) * BINS // (KEPT + 1), minlength=BINS)
         out[name] = float(stats.chisquare(counts).pvalue)
     return out
@@ -198,6 +211,25 @@ def test_simulation_based_calibration(n_alg, n_sets, hyperprior, scale):
     _check(_sbc(n_alg, n_sets, hyperprior=hyperprior, scale=scale, seed=n_alg * 10 + hyperprior))
 
 
+def test_simulation_based_calibration_of_the_independence_kernel():
+    """6 algorithms x 60 data sets, where the posterior is near normal: the independence
+    Metropolis-Hastings kernel, forced; and "auto", which chooses it where the simulated
+    posterior is near normal (under half the replications: large sigmas give lopsided wins)."""
+    forced = _sbc(6, 60, seed=61, kernel="independence")
+    assert all(forced["_kernel"])
+    _check(forced)
+    chosen = _sbc(6, 60, seed=62)
+    assert 0.2 < np.mean(chosen["_kernel"]), np.mean(chosen["_kernel"])  # 0.43 at this seed
+    _check(chosen)
+
+
+def test_the_sparse_case_keeps_the_gibbs_sampler():
+    """3 algorithms x 2 data sets: the prior and the funnel dominate, the posterior is far
+    from normal, and "auto" keeps Gibbs (which the calibration above checks there)."""
+    ranks = _sbc(3, 2, seed=33)
+    assert np.mean(ranks["_kernel"]) < 0.05
+
+
 def test_simulation_based_calibration_of_the_group_model():
     """4 algorithms, 3 groups of 6 data sets: sigma, tau, beta and every group ability."""
     _check(_sbc(4, 18, groups=3, tau_scale=0.5, seed=7))
@@ -206,14 +238,14 @@ def test_simulation_based_calibration_of_the_group_model():
 def test_calibration_detects_a_wrong_sampler(monkeypatch):
     """The SBC check fails for a sampler that is slightly off: one that sees every game
     twice (its posterior too narrow by a factor sqrt 2)."""
-    real = _gibbs.Design.__init__
+    real = Design.__init__
 
     def doubled(self, **kw):
         kw["wins"] = np.asarray(kw["wins"]) * 2.0
         kw["games"] = np.asarray(kw["games"]) * 2.0
         real(self, **kw)
 
-    monkeypatch.setattr(_gibbs.Design, "__init__", doubled)
+    monkeypatch.setattr(Design, "__init__", doubled)
     with pytest.raises(AssertionError):
         _check(_sbc(5, 20, seed=51))
 

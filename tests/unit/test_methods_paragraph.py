@@ -70,3 +70,20 @@ def test_the_report_of_several_metrics_records_the_users_seed(tmp_path: Path):
     assert cli.main(words) in (cli.EXIT_OK, cli.EXIT_DIAGNOSTICS)
     seed_line = next(line for line in out.read_text().splitlines() if "**seed**" in line)
     assert seed_line.startswith("- **seed**: 1 (metric k of the 2 fitted with")
+
+
+def test_the_sampler_sentence_names_the_kernel_that_gave_the_draws(long_fit):
+    """On many data sets the numpy engine's kept draws come from the independence
+    Metropolis-Hastings kernel: the paragraph says so and cites Tierney (1994), which the
+    references then hold; where Gibbs sampled (the 5 x 20 results here), neither appears."""
+    wide = bbt.fit(bbt.datasets.load_pmlb16(), dataset="db", seed=1)
+    assert wide.draws.info["kernel"] == "independence"
+    text = _analysis(wide)
+    assert "independence Metropolis-Hastings" in text and len(text.split()) <= 150
+    keys = [r.key for r in references(wide)]
+    assert "tierney1994" in keys and "@article{tierney1994," in bibtex(wide)
+    cited = {int(n) for n in re.findall(r"\\\[(\d+)", text)}
+    assert keys.index("tierney1994") + 1 in cited
+    assert long_fit.draws.info["kernel"] == "gibbs"
+    assert "Metropolis" not in _analysis(long_fit)
+    assert "tierney1994" not in [r.key for r in references(long_fit)]

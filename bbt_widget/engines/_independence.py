@@ -1,0 +1,195 @@
+"""An independence Metropolis-Hastings kernel for the plain BBT model: the numpy engine's
+sampler where the posterior is close to normal, as it is with many games per pair.
+
+The state is ``(log sigma, beta)``. Each step proposes, for every chain at once, a draw of a
+multivariate t distribution (8 degrees of freedom) centred on the posterior mode, with the
+inverse of the negative Hessian of the log posterior there as its scale matrix (the Laplace
+approximation, with heavier tails), and accepts it with the Metropolis-Hastings probability
+``min(1, [pi(new) q(old)] / [pi(old) q(new)])`` (Tierney 1994, Ann. Statist. 22(4),
+doi:10.1214/aos/1176325750). The chain's stationary law is the exact posterior whatever the
+proposal; the proposal decides only how fast it mixes. With a t proposal the ratio
+``pi / q`` is bounded where the posterior's tails are no heavier than the t's, which makes
+the chain uniformly ergodic (Mengersen and Tweedie 1996, Ann. Statist. 24(1)).
+
+The Pólya-Gamma Gibbs sampler (:mod:`._gibbs`) pays one Pólya-Gamma draw per pair and chain
+a sweep, about 1.5 microseconds each at the shapes of many data sets; a step here costs one
+evaluation of the log posterior (a few operations per pair). Where the posterior is near
+normal (many data sets, as in most benchmark studies) nearly every proposal is accepted and
+the draws are close to independent. Where it is not (few data sets, where the prior and the
+funnel of sigma and beta dominate) the acceptance rate falls: :func:`._gibbs.sample` measures
+it during the warm-up and keeps the Gibbs sampler there.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+
+import numpy as np
+
+from ._design import Array, Design, log_prior_sigma
+
+#: Degrees of freedom of the t proposal: tails heavier than the normal approximation's.
+DEGREES_OF_FREEDOM = float("inf")
+#: Newton iterations before the mode is given up (they converge in 5-10).
+_MAX_NEWTON = 60
+#: Newton stops when the largest |gradient| of the log posterior is below this.
+_GRADIENT_TOLERANCE = 1e-8
+#: The mode's log sigma must lie above this: a mode at the edge (sigma near 0: the prior's
+#: funnel dominates) is a posterior that is not near normal.
+_LOWEST_LOG_SIGMA = -8.0
+
+
+def log_posterior(design: Design, x: Array, beta: Array) -> Array:
+    """``log p(log sigma = x, beta | data)`` up to a constant, per chain: ``x`` (chains,),
+    ``beta`` (chains, n_alg)."""
+    psi = beta[:, design.i1] - beta[:, design.i2]
+    log_lik = (design.wins * psi - design.games * np.logaddexp(0.0, psi)).sum(axis=1)
+    # a far proposal or Newton step may overflow: its density is then -inf or nan, and
+    # it is rejected (nan compares false) or its step halved
+    with np.errstate(over="ignore", invalid="ignore"):
+        prior_beta = -design.n_alg * x - 0.5 * (beta**2).sum(axis=1) * np.exp(-2.0 * x)
+        return np.asarray(log_lik + prior_beta + log_prior_sigma(x, design))
+
+
+def _prior_sigma_derivatives(x: float, design: Design) -> tuple[float, float]:
+    """First and second derivatives in ``x = log sigma`` of :func:`._design.log_prior_sigma`."""
+    s = design.prior_scale
+    if design.hyperprior == 1:  # -x^2 / (2 s^2)
+        return -x / s**2, -1.0 / s**2
+    u = np.exp(2.0 * x) / s**2
+    if design.hyperprior == 2:  # x - log(1 + u)
+        return 1.0 - 2.0 * u / (1.0 + u), -4.0 * u / (1.0 + u) ** 2
+    return 1.0 - u, -2.0 * u  # x - u / 2
+
+
+def _gradient_hessian(design: Design, theta: Array) -> tuple[Array, Array]:
+    """Gradient and Hessian of :func:`log_posterior` at ``theta = (x, beta)``."""
+    x, beta = float(theta[0]), theta[1:]
+    n = design.n_alg
+    psi = beta[design.i1] - beta[design.i2]
+    p = 0.5 + 0.5 * np.tanh(0.5 * psi)
+    residual = design.wins - design.games * p
+    weight = design.games * p * (1.0 - p)
+    grad_beta = np.bincount(design.i1, residual, n) - np.bincount(design.i2, residual, n)
+    info = np.zeros((n, n))
+    np.add.at(info, (design.i1, design.i1), weight)
+    np.add.at(info, (design.i2, design.i2), weight)
+    np.add.at(info, (design.i1, design.i2), -weight)
+    np.add.at(info, (design.i2, design.i1), -weight)
+    precision = np.exp(-2.0 * x)
+    d1, d2 = _prior_sigma_derivatives(x, design)
+    squares = float(beta @ beta)
+    gradient = np.empty(n + 1)
+    gradient[0] = -n + squares * precision + d1
+    gradient[1:] = grad_beta - beta * precision
+    hessian = np.empty((n + 1, n + 1))
+    hessian[0, 0] = -2.0 * squares * precision + d2
+    hessian[0, 1:] = hessian[1:, 0] = 2.0 * beta * precision
+    hessian[1:, 1:] = -info - precision * np.eye(n)
+    return gradient, hessian
+
+
+def find_mode(design: Design, start: Array) -> tuple[Array, Array] | None:
+    """The posterior mode of ``(log sigma, beta)`` by Newton's method from ``start`` (with
+    step halving, and the Hessian made negative definite where it is not), and the negative
+    Hessian there; ``None`` when there is no interior mode to approximate around."""
+    theta = np.asarray(start, dtype=float).copy()
+    value = float(log_posterior(design, theta[:1], theta[None, 1:])[0])
+    for _ in range(_MAX_NEWTON):
+        gradient, hessian = _gradient_hessian(design, theta)
+        if np.max(np.abs(gradient)) < _GRADIENT_TOLERANCE:
+            break
+        lam, vec = np.linalg.eigh(-hessian)
+        step = vec @ ((vec.T @ gradient) / np.maximum(lam, 1e-8 * max(lam.max(), 1.0)))
+        for _halving in range(40):
+            trial = theta + step
+            new = float(log_posterior(design, trial[:1], trial[None, 1:])[0])
+            if np.isfinite(new) and new >= value - 1e-12:
+                break
+            step *= 0.5
+        else:
+            return None
+        theta, value = trial, new
+    else:
+        return None
+    negative_hessian = -_gradient_hessian(design, theta)[1]
+    if theta[0] < _LOWEST_LOG_SIGMA or np.linalg.eigvalsh(negative_hessian)[0] <= 0:
+        return None
+    return theta, negative_hessian
+
+
+@dataclass(frozen=True)
+class Proposal:
+    """The t proposal: centre ``mode`` and scale matrix ``(U diag(lam) U')^-1``."""
+
+    mode: Array
+    vectors: Array
+    values: Array
+
+    @classmethod
+    def at_mode(cls, design: Design, start: Array) -> Proposal | None:
+        """The proposal at the posterior mode found from ``start`` (see :func:`find_mode`)."""
+        found = find_mode(design, start)
+        if found is None:
+            return None
+        mode, precision = found
+        values, vectors = np.linalg.eigh(precision)
+        return cls(mode, vectors, values)
+
+    def draw(self, chains: int, rng: np.random.Generator) -> Array:
+        """One proposal per chain, shaped (chains, 1 + n_alg)."""
+        nu = DEGREES_OF_FREEDOM
+        z = rng.standard_normal((chains, self.mode.size)) / np.sqrt(self.values)
+        if np.isinf(nu):
+            return np.asarray(self.mode + z @ self.vectors.T)
+        scale = np.sqrt(nu / rng.chisquare(nu, chains))
+        return np.asarray(self.mode + scale[:, None] * (z @ self.vectors.T))
+
+    def log_density(self, theta: Array) -> Array:
+        """Log density of the proposal at each row of ``theta``, up to a constant."""
+        nu = DEGREES_OF_FREEDOM
+        rotated = (theta - self.mode) @ self.vectors
+        quadratic = (rotated**2 * self.values).sum(axis=1)
+        if np.isinf(nu):
+            return np.asarray(-0.5 * quadratic)
+        return np.asarray(-0.5 * (nu + self.mode.size) * np.log1p(quadratic / nu))
+
+
+class Chains:
+    """The independence Metropolis-Hastings chains: their states and acceptances."""
+
+    def __init__(self, design: Design, proposal: Proposal, x: Array, beta: Array) -> None:
+        self.design, self.proposal = design, proposal
+        self.theta = np.column_stack([x, beta])
+        self.weight = self._log_weight(self.theta)
+        self.proposed = 0
+        self.accepted = 0
+
+    def _log_weight(self, theta: Array) -> Array:
+        target = log_posterior(self.design, theta[:, 0], theta[:, 1:])
+        return np.asarray(target - self.proposal.log_density(theta))
+
+    def step(self, rng: np.random.Generator) -> None:
+        """One Metropolis-Hastings step of every chain."""
+        chains = self.theta.shape[0]
+        new = self.proposal.draw(chains, rng)
+        weight = self._log_weight(new)
+        with np.errstate(invalid="ignore"):  # -inf - -inf where both lie beyond float range
+            accept = np.log(rng.random(chains)) < weight - self.weight
+        self.theta[accept] = new[accept]
+        self.weight[accept] = weight[accept]
+        self.proposed += chains
+        self.accepted += int(accept.sum())
+
+    @property
+    def acceptance(self) -> float:
+        """The share of proposals accepted so far."""
+        return self.accepted / self.proposed if self.proposed else 0.0
+
+    @property
+    def sigma(self) -> Array:
+        return np.asarray(np.exp(self.theta[:, 0]))
+
+    @property
+    def beta(self) -> Array:
+        return np.asarray(self.theta[:, 1:])
