@@ -27,6 +27,11 @@ __all__ = ["StanCheck"]
 
 #: Pairs listed on the badge when the engines disagree (the rest are counted).
 _LISTED = 8
+#: Seconds between a numpy fit shown and its Stan check starting: the ranking, the
+#: critical-difference diagram and the decision matrices are built and drawn in that time,
+#: which NUTS's chains would otherwise slow by taking the cores. A newer fit within it
+#: cancels the check before it costs anything (a slider being dragged).
+DELAY = 2.0
 
 
 class StanCheck:
@@ -87,6 +92,8 @@ class StanCheck:
         cancel: Any = None,
     ) -> list[str]:
         # On the runner's thread: the same inputs as the shown fit, sampled with NUTS.
+        if cancel is not None and cancel.wait(DELAY):
+            raise FitCancelled("a newer fit came before the Stan check started")
         settings = dict(settings)
         sampler = {k: settings.pop(k) for k in SAMPLER_SETTINGS if k in settings}
         # the inputs the shown fit was prepared from (the data are not read again), sampled

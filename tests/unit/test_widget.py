@@ -1681,3 +1681,35 @@ def test_the_numpy_fit_is_checked_against_stan_in_the_background(
         assert quiet._stan_runner.stats.get("started", 0) == 0 and "stan" not in quiet.diagnostics
     finally:
         quiet.close()
+
+
+@pytest.mark.stan
+def test_a_stan_check_superseded_before_it_starts_samples_nothing(
+    base: pd.DataFrame, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """The Stan check waits before sampling (the first-screen views are drawn meanwhile);
+    a newer fit in that time cancels it, so a dragged slider starts no NUTS run per step."""
+    from bbt_widget.widget import stan_check
+
+    if "pystan" not in engines.available_engines():
+        pytest.skip("no Stan engine here")
+    sampled: list[str] = []
+    real = stan_check.engines.sample
+
+    def record(model, data, *, engine, **kwargs):
+        if engine != "numpy":  # the shown fits sample through the same function
+            sampled.append(engine)
+        return real(model, data, engine=engine, **kwargs)
+
+    monkeypatch.setattr(stan_check.engines, "sample", record)
+    monkeypatch.setattr(stan_check, "DELAY", 30.0)
+    w = BBTWidget(base, dataset="db", seed=7)
+    try:
+        assert w.wait(FIT_TIMEOUT), w.error
+        w.ties = "add"  # a newer fit while the first check waits
+        assert w.wait(FIT_TIMEOUT), w.error
+        stats = w._stan_runner.stats
+        assert stats.get("superseded", 0) + stats.get("cancel_requests", 0) >= 1, stats
+    finally:
+        w.close()
+    assert w._stan_runner.wait(FIT_TIMEOUT) and sampled == []
