@@ -5,10 +5,11 @@ Warm process, per case and engine, interleaved over ``--repeat`` runs: the wall 
 seconds of ``bbt.fit`` (the whole call) and of its sampling alone, the smallest bulk and tail
 ESS over every beta and sigma, and so the bulk ESS per second. The numpy engine runs twice:
 at its defaults (4 x (100 + 1000)) and at the fewest sweeps that give every beta and sigma a
-bulk ESS of 400 (4 x (25 + 125), doubled until it does); PyStan and CmdStan at Stan's
+bulk ESS of 400 (4 x (25 + 150), doubled until it does); PyStan and CmdStan at Stan's
 defaults (4 x (1000 + 1000)). Cases: the paper's base results (5 x 20), the shipped
 ``pmlb16_4fold.csv`` (16 x 132), and simulated wide tables of 50 x 132 and 200 x 500 (Stan
-skipped at 200 x 500: it would take many minutes a fit).
+skipped at 200 x 500: it would take many minutes a fit), with the Laplace preview on each Stan
+engine that the widget showed first before the numpy engine.
 
 Fresh process, ``--repeat`` times: a whole ``python -c`` that imports the package and fits
 the 16 x 132 results, numpy (both settings) against PyStan; and the ``bbt-widget report``
@@ -45,9 +46,10 @@ from _machine import cpu_seconds, machine  # noqa: E402  (beside this script)
 import bbt_widget as bbt  # noqa: E402
 from bbt_widget import engines  # noqa: E402
 from bbt_widget.core.convergence import ess_bulk, ess_tail  # noqa: E402
+from bbt_widget.core.fitting import fit_laplace  # noqa: E402
 
 #: The fewest sweeps tried first for bulk ESS >= 400 (doubled until reached).
-ESS_SETTING = {"chains": 4, "iter_warmup": 25, "iter_sampling": 125}
+ESS_SETTING = {"chains": 4, "iter_warmup": 25, "iter_sampling": 150}
 
 
 def simulated(n_alg: int, n_sets: int, seed: int = 0) -> pd.DataFrame:
@@ -82,6 +84,16 @@ def one(df: pd.DataFrame, engine: str, **sampler: Any) -> dict[str, float]:
     }
 
 
+def laplace(df: pd.DataFrame, engine: str) -> float:
+    """Wall seconds of the Laplace preview the widget showed before the numpy engine
+    (``bbt.fit_laplace`` on a Stan engine: the mode, its Hessian, 1000 draws)."""
+    start = time.perf_counter()
+    with warnings.catch_warnings():
+        warnings.simplefilter("ignore")
+        fit_laplace(df, dataset="db", engine=engine, seed=1)
+    return time.perf_counter() - start
+
+
 def ess_setting(df: pd.DataFrame) -> dict[str, int]:
     """The fewest sweeps (from ESS_SETTING, warm-up and kept draws doubled) giving every beta
     and sigma a bulk ESS >= 400 and R-hat <= 1.01 (the fit's diagnostics pass)."""
@@ -104,6 +116,10 @@ def warm_case(name: str, df: pd.DataFrame, stan: list[str], repeat: int) -> dict
         row |= {f"numpy_ess400_{k}": v for k, v in one(df, "numpy", **setting).items()}
         for engine in stan:
             row |= {f"{engine}_{k}": v for k, v in one(df, engine).items()}
+            row[f"laplace_{engine}_wall_s"] = laplace(df, engine)
+            row[f"wall_numpy_ess400_to_laplace_{engine}"] = (
+                row["numpy_ess400_wall_s"] / row[f"laplace_{engine}_wall_s"]
+            )
             for kind in ("default", "ess400"):
                 row[f"wall_numpy_{kind}_to_{engine}"] = (
                     row[f"numpy_{kind}_wall_s"] / row[f"{engine}_wall_s"]
@@ -142,6 +158,7 @@ def fresh(repeat: int) -> dict[str, Any]:
         "import bbt_widget as bbt, bbt_widget.datasets as d; "
         "bbt.fit(d.load_pmlb16(), dataset='db', {})"
     )
+    ess400 = ", ".join(f"{k}={v}" for k, v in ESS_SETTING.items())
     env = dict(os.environ)
     no_cc = {**env, "PATH": _no_compiler_path(work)}
     bbt_cmd = str(Path(sys.executable).parent / "bbt-widget")
@@ -153,7 +170,7 @@ def fresh(repeat: int) -> dict[str, Any]:
                 [sys.executable, "-c", fit.format("engine='numpy'")], env, str(work)
             ),
             "fit_numpy_ess400_s": _timed(
-                [sys.executable, "-c", fit.format("iter_warmup=25, iter_sampling=125")],
+                [sys.executable, "-c", fit.format(ess400)],
                 env,
                 str(work),
             ),
