@@ -301,8 +301,8 @@ def _parser() -> argparse.ArgumentParser:
         "--iter-warmup and --iter-sampling its burn-in and kept draws), hierarchical (a "
         "'Pairwise tests' section: the hierarchical correlated t-test for every pair, needs "
         "--rho), or none. Default in an HTML report of data with folds: plackett-luce, and "
-        "hierarchical when --rho is given and pairs x data sets <= 6 x 132 (e.g. 4 "
-        "algorithms x 132 data sets: about 2 minutes on two cores)",
+        "hierarchical when --rho is given and pairs x data sets <= 10 x 132 (e.g. 5 "
+        "algorithms x 132 data sets: about 20 s on two cores)",
     )
     g.add_argument(
         "--rho",

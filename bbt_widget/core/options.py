@@ -113,7 +113,7 @@ MANY_ALGORITHMS = 10
 #: Why a number of algorithms calls for the strong rule (paper Sec. 5.6), for every output.
 _SEC_5_6 = (
     "the weak interpretation grows more confident as more algorithms are compared, while the "
-    "strong interpretation does not (Sec. 5.6 of the BBT paper)"
+    "strong interpretation does not (Wainer 2022, Sec. 5.6)"
 )
 
 
@@ -168,7 +168,7 @@ def resolve_interpretation(interpretation: str, n_algorithms: int) -> Interpreta
             False,
             f"The claims below follow the weak interpretation, taken by default for {n} "
             f"(the strong interpretation is advised beyond {MANY_ALGORITHMS} algorithms, Sec. "
-            "5.6 of the BBT paper).",
+            "5.6 of Wainer 2022).",
         )
     if not many:
         reason = f"The claims below follow the {interpretation} interpretation, as requested."

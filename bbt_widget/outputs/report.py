@@ -342,13 +342,13 @@ def rules(rope: Sequence[float]) -> dict[str, str]:
     rope_txt = f"[{rope[0]:g}, {rope[1]:g}]"
     return {
         "weak": (
-            "under the weak interpretation (Sec. 9.2 of the BBT paper), a pair is claimed "
+            "under the weak interpretation (Wainer 2022, Sec. 9.2), a pair is claimed "
             "different when at least 95% of the posterior of P(a > b) lies above 0.5 "
             f"(above.50 >= 0.95) and equivalent when at least 95% lies in the ROPE {rope_txt} "
             "(in.rope >= 0.95)"
         ),
         "strong": (
-            "under the strong interpretation (Sec. 9.3 of the BBT paper), a pair is claimed "
+            "under the strong interpretation (Wainer 2022, Sec. 9.3), a pair is claimed "
             "different when the posterior mean of P(a > b) exceeds 0.70 and equivalent when it "
             f"lies inside the ROPE {rope_txt}"
         ),

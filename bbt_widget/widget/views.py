@@ -62,7 +62,7 @@ def weak_rule_caveat(n_algorithms: int, interpretation: str) -> str:
         return ""
     return (
         f"With {n_algorithms} algorithms the weak interpretation grows more confident as more "
-        "algorithms are compared, while the strong one does not (BBT paper, Sec. 5.6): "
+        "algorithms are compared, while the strong one does not (Wainer 2022, Sec. 5.6): "
         "consider the strong interpretation."
     )
 

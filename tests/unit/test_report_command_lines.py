@@ -68,3 +68,30 @@ def test_an_unknown_highlight_with_several_scores_is_refused_before_the_fit(
     words = _words(long_csv, tmp_path, "--score", "acc", "--score", "f1", "--highlight", "Z")
     assert cli.main(words) == cli.EXIT_INPUT
     assert "--highlight: 'Z' is not an algorithm" in capsys.readouterr().err
+
+
+def test_the_help_states_the_pairwise_limit_the_code_applies(capsys):
+    """`report --help` said the pairwise section ran up to 6 x 132 where the code allows
+    10 x 132."""
+    from bbt_widget.outputs.report_build import PAIRWISE_DEFAULT_MAX
+
+    with pytest.raises(SystemExit):
+        cli.main(["report", "--help"])
+    text = " ".join(capsys.readouterr().out.split())
+    assert f"pairs x data sets <= {PAIRWISE_DEFAULT_MAX // 132} x 132" in text
+
+
+def test_no_output_cites_the_bbt_paper_by_a_nickname(long_csv, tmp_path, capsys):
+    """Every sentence that points at the BBT paper names it (Wainer 2022) rather than "the
+    BBT paper": the printed decision rule and the report's results paragraph."""
+    from bbt_widget.outputs.report import methods_text
+
+    out = tmp_path / "r.md"
+    words = ["report", str(long_csv), "--algorithm", "alg", "--dataset", "db", "--score", "acc"]
+    # (diagnostics may fail on these few, perfectly ordered data sets: the report is written)
+    assert cli.main([*words, "--seed", "1", "-q", "-o", str(out)]) in (0, cli.EXIT_DIAGNOSTICS)
+    printed = capsys.readouterr().out
+    res = bbt.fit(_long(), dataset="db", algorithm="alg", score="acc", seed=1)
+    for text in (printed, out.read_text(encoding="utf-8"), methods_text(res)):
+        assert "BBT paper" not in text
+    assert "Wainer 2022, Sec. 9.3" in methods_text(res)
