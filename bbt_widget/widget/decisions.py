@@ -20,7 +20,7 @@ from ..outputs import charts
 from ..outputs.headline import headline
 from .messages import error_text
 from .runner import Dispatcher, FitEvent, FitRunner
-from .views import summary_spec, weak_rule_caveat
+from .views import SUMMARY_DELAY, summary_spec, weak_rule_caveat
 
 __all__ = ["FOCUS_ALGORITHMS", "DecisionsView"]
 
@@ -107,6 +107,8 @@ class DecisionsView:
                 "hdi": w.hdi,
                 "interpretation": w.interpretation,
                 "highlight": w._highlight,
+                # a new fit is built at once; view changes wait for a pause in the typing
+                "quiet": 0.0 if strict else SUMMARY_DELAY,
             },
         )
         return True

@@ -99,6 +99,7 @@ def summary_spec(
     *,
     interpretation: str = "strong",
     highlight: Sequence[str] = (),
+    quiet: float = SUMMARY_DELAY,
     cancel: threading.Event | None = None,
     **_runner: Any,
 ) -> dict[str, Any]:
@@ -109,9 +110,10 @@ def summary_spec(
 
     Built on a background thread after the charts above are shown (it imports Altair, which
     the first charts never wait for), once the view settings have been quiet for
-    ``SUMMARY_DELAY`` seconds: ``cancel`` is set when a newer request replaces this one.
+    ``quiet`` seconds (``SUMMARY_DELAY`` after a view change; none after a new fit, which
+    is no burst): ``cancel`` is set when a newer request replaces this one.
     """
-    if cancel is not None and cancel.wait(SUMMARY_DELAY):
+    if cancel is not None and quiet > 0 and cancel.wait(quiet):
         raise FitCancelled("a newer view change came")
     import altair as alt
 

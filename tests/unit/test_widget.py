@@ -1713,3 +1713,25 @@ def test_a_stan_check_superseded_before_it_starts_samples_nothing(
     finally:
         w.close()
     assert w._stan_runner.wait(FIT_TIMEOUT) and sampled == []
+
+
+def test_a_new_fit_builds_the_ranking_view_without_waiting_for_quiet(
+    base: pd.DataFrame, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """The pause before the ranking view is rebuilt is for bursts of view changes (typing a
+    ROPE bound); a new fit is no burst, and its ranking, diagram and matrices are built at
+    once (they followed the headline by that pause)."""
+    from bbt_widget.widget import decisions
+
+    monkeypatch.setattr(decisions, "SUMMARY_DELAY", 30.0)
+    w = BBTWidget(base, dataset="db", seed=7, stan_check=False)
+    try:
+        assert w.wait(FIT_TIMEOUT), w.error
+        assert w._decisions.summary_runner.wait(20), "the ranking view waited for quiet"
+        assert w.summary_spec
+        before = w.summary_spec
+        w.rope_low = 0.44  # a view change: it waits for quiet (here 30 s), so not rebuilt yet
+        assert not w._decisions.summary_runner.wait(1)
+        assert w.summary_spec is before
+    finally:
+        w.close()
