@@ -48,6 +48,16 @@ def ess_bulk(ary: np.ndarray) -> float:
     return _ess(_z_scale(_split_chains(ary)))
 
 
+def ess_mean(ary: np.ndarray) -> float:
+    """Effective sample size of the draws' mean (ArviZ's ``method="mean"``: the split chains
+    as they are, not ranked), which sets the Monte Carlo standard error of a posterior mean
+    or of a probability estimated as the mean of an indicator."""
+    ary = np.asarray(ary, dtype=float)
+    if _not_valid(ary, 1):
+        return np.nan
+    return _ess(_split_chains(ary))
+
+
 def ess_tail(ary: np.ndarray) -> float:
     """Tail effective sample size: the smaller ESS of the 5% and 95% quantile indicators."""
     ary = np.asarray(ary)

@@ -11,6 +11,7 @@ import pandas as pd
 
 from ..engines.base import Draws
 from . import checks, posterior
+from . import precision as monte_carlo
 from .audit import Audit
 from .bidi import isolate, pair_label
 from .data import TidyResults
@@ -251,6 +252,53 @@ class BBTResult:
         # in draw order, not cached: the sorted copy already holds one (draws x pairs)
         return pd.DataFrame(posterior.pair_probabilities(self.beta, pairs), columns=labels)
 
+    def precision(self, rope: Sequence[float] = DEFAULT_ROPE) -> pd.DataFrame:
+        """The Monte Carlo standard error of each pair's reported probabilities.
+
+        Parameters
+        ----------
+        rope
+            The ROPE of ``in_rope`` (as for :meth:`summary`).
+
+        Returns
+        -------
+        pandas.DataFrame
+            ``pair``, ``alg_a``, ``alg_b`` (in :meth:`summary` order), ``mcse_mean`` (of
+            the mean of P(a > b)), ``mcse_above_50`` and ``mcse_in_rope``: ``sd / sqrt(ESS)``
+            of each average over the draws, with the chains' effective sample size of it
+            (:mod:`~bbt_widget.core.precision`).
+        """
+        rope = check_rope(rope)
+        table = monte_carlo.pair_precision(self.draws.params["beta"], self._pairs, rope)
+        a = self.algorithms
+        names = {
+            "pair": self._pair_labels,
+            "alg_a": [a[i] for i, _ in self._pairs],
+            "alg_b": [a[j] for _, j in self._pairs],
+        }
+        return pd.concat([pd.DataFrame(names), table], axis=1)
+
+    def unsettled(
+        self,
+        rope: Sequence[float] = DEFAULT_ROPE,
+        hdi: float = DEFAULT_HDI,
+        z: float = monte_carlo.DEFAULT_Z,
+    ) -> pd.DataFrame:
+        """The claims that could change with the seed: per pair and rule, the quantity that
+        decides the claim (``in_rope`` and ``above_50`` against 0.95 for the weak rule; the
+        mean against the ROPE's bounds and 0.70 for the strong rule) where it lies within
+        ``z`` Monte Carlo standard errors of a threshold (:meth:`precision`).
+
+        Returns
+        -------
+        pandas.DataFrame
+            ``pair``, ``alg_a``, ``alg_b``, ``rule``, ``claim`` (the decision made),
+            ``quantity``, ``value``,
+            ``threshold`` and ``mcse``; empty when every claim is settled at this precision.
+        """
+        rope = check_rope(rope)
+        return monte_carlo.unsettled(self.summary(rope, hdi), self.precision(rope), rope, z)
+
     def disagreements(
         self,
         other: BBTResult,
@@ -261,10 +309,9 @@ class BBTResult:
         """Where ``other``, a fit of the same settings (e.g. on another engine), says
         something else: per pair, means of P(a > b) further apart than ``z`` Monte Carlo
         standard errors of their difference, or a weak or strong decision that differs
-        although the quantities that decide it (above_50 and in_rope against 0.95, the mean
-        against 0.70 and the ROPE) are further than ``z`` MCSE from their thresholds in
-        both fits (a claim that close to its threshold may fall either way with the seed).
-        MCSEs come from each fit's bulk ESS of the pair's draws. Empty when they agree.
+        although neither fit has it unsettled at ``z`` standard errors (:meth:`unsettled`:
+        a claim that close to its threshold may fall either way with the seed). Empty when
+        they agree.
 
         Raises
         ------
@@ -273,52 +320,34 @@ class BBTResult:
         """
         if sorted(self.algorithms) != sorted(other.algorithms):
             raise ValueError("the two fits are not of the same algorithms")
-        from .convergence import ess_bulk
-
         rope = check_rope(rope)
+        errors = [fit.precision(rope) for fit in (self, other)]
+        near = {
+            (frozenset((r.alg_a, r.alg_b)), r.rule)
+            for fit in (self, other)
+            for r in fit.unsettled(rope, hdi, z).itertuples(index=False)
+        }
+        theirs_error = {
+            frozenset((r.alg_a, r.alg_b)): r.mcse_mean for r in errors[1].itertuples(index=False)
+        }
         found = []
-        for row in self.summary(rope, hdi).itertuples(index=False):
+        ours = self.summary(rope, hdi)
+        for row, error in zip(ours.itertuples(index=False), errors[0]["mcse_mean"]):
             theirs = other.pair(row.alg_a, row.alg_b, rope, hdi)
-            draws = [fit._chain_draws(row.alg_a, row.alg_b) for fit in (self, other)]
-            ess = [ess_bulk(d) for d in draws]
-            means = [float(d.mean()) for d in draws]
-            mcse = float(np.hypot(*(d.std() / np.sqrt(n) for d, n in zip(draws, ess))))
-            if abs(means[0] - means[1]) > z * mcse:
+            key = frozenset((row.alg_a, row.alg_b))
+            joint = float(np.hypot(error, theirs_error[key]))
+            if abs(row.mean - theirs["mean"]) > z * joint:
                 found.append(
-                    f"{row.pair}: mean P {means[0]:.3f} here, {means[1]:.3f} there "
+                    f"{row.pair}: mean P {row.mean:.3f} here, {theirs['mean']:.3f} there "
                     f"(more than {z:g} Monte Carlo standard errors apart)"
                 )
-            weak = (posterior.WEAK_THRESHOLD, 1 - posterior.WEAK_THRESHOLD)
-            strong = (*rope, posterior.STRONG_THRESHOLD, 1 - posterior.STRONG_THRESHOLD)
-            # per rule: (the quantity in each fit, the thresholds it is compared with)
-            deciding: dict[str, list[tuple[tuple[float, float], tuple[float, ...]]]] = {
-                "weak": [
-                    ((row.above_50, theirs["above_50"]), weak),
-                    ((row.in_rope, theirs["in_rope"]), weak),
-                ],
-                "strong": [((row.mean, theirs["mean"]), strong)],
-            }
-            for rule, checks_ in deciding.items():
-                if getattr(row, rule) == theirs[rule]:
-                    continue
-                near = False
-                for values, thresholds in checks_:
-                    for value, n in zip(values, ess):
-                        error = mcse if rule == "strong" else np.sqrt(value * (1 - value) / n)
-                        error = max(float(error), 1.0 / n)  # an indicator mean of 0 or 1
-                        near |= any(abs(value - t) < z * error for t in thresholds)
-                if not near:
+            for rule in ("weak", "strong"):
+                if getattr(row, rule) != theirs[rule] and (key, rule) not in near:
                     found.append(
                         f"{row.pair}: {rule} rule {getattr(row, rule)!r} here, "
                         f"{theirs[rule]!r} there"
                     )
         return found
-
-    def _chain_draws(self, a: str, b: str) -> np.ndarray:
-        """Draws of P(a > b) shaped (chains, draws), for their ESS."""
-        idx = {name: k for k, name in enumerate(self.algorithms)}
-        beta = self.draws.params["beta"]
-        return np.asarray(posterior.inv_logit(beta[..., idx[a]] - beta[..., idx[b]]))
 
     def rope_mass(
         self,

@@ -71,8 +71,8 @@ _MIN_TRIAL = 10
 #: The independence kernel samples when it accepted at least this share of its warm-up
 #: proposals (at least :data:`_TRIAL_STEPS` steps a chain, added to a short warm-up: each
 #: is a valid move); below it the Gibbs sampler mixes better.
-_MIN_ACCEPTANCE = 0.75
-_TRIAL_STEPS = 60
+_MIN_ACCEPTANCE = 0.72
+_TRIAL_STEPS = 150
 #: Independence steps per kept draw: its draws are more correlated than the Gibbs sweeps'
 #: (bulk ESS about a third of the draws at an acceptance of 0.8, where Gibbs gives 0.9), and
 #: a step costs a small part of a sweep, so it keeps every third.
