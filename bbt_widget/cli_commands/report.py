@@ -319,3 +319,7 @@ def print_overview(
     equivalent = summary[summary[interpretation] == "equivalent"]["pair"].tolist()
     if equivalent:
         print("equivalent: " + "; ".join(p.replace(" > ", " = ") for p in equivalent))
+    if control is None:
+        from bbt_widget.outputs.report import precision_sentence
+
+        print(precision_sentence(res, interpretation, rope, hdi))

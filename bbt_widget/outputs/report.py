@@ -334,7 +334,54 @@ def _results(
     )
     order = [str(a) for a in result.ranking(hdi=hdi)["algorithm"]]
     parts += _claims(summary, interpretation, rope, hdi, order)
+    parts.append(precision_sentence(result, interpretation, rope, hdi))
     return parts
+
+
+#: Pairs above which the Monte Carlo errors are not computed for the text (a second or so
+#: per thousand pairs).
+PRECISION_MAX_PAIRS = 5000
+
+
+def precision_sentence(
+    result: BBTResult,
+    interpretation: str,
+    rope: Sequence[float],
+    hdi: float,
+    z: float = 3.0,
+) -> str:
+    """The Monte Carlo precision of the claims under ``interpretation``, in a sentence:
+    the largest standard error of a reported mean of P(a > b), and the claims whose deciding
+    quantity lies within ``z`` standard errors of its threshold (they could change with the
+    seed: "unsettled at this precision"), or that there are none."""
+    pairs = len(result.algorithms) * (len(result.algorithms) - 1) // 2
+    if pairs > PRECISION_MAX_PAIRS:
+        return (
+            f"Monte Carlo standard errors were not computed for the text ({pairs} pairs; "
+            "`result.unsettled()` gives them)."
+        )
+    rope = (float(rope[0]), float(rope[1]))
+    largest = float(result.precision(rope)["mcse_mean"].max())
+    found = result.unsettled(rope, hdi, z)
+    found = found[found["rule"] == interpretation].drop_duplicates("pair")
+    errors = f"the means of P(a > b) carry Monte Carlo standard errors up to {largest:.4f}"
+    if found.empty:
+        return (
+            f"Every claim lies more than {z:g} Monte Carlo standard errors from its threshold "
+            f"({errors})."
+        )
+    listed = "; ".join(
+        f"{r.pair} ({r.claim}, {r.quantity.replace('_', '.')} {r.value:.4f} against "
+        f"{r.threshold:g})"
+        for r in found.itertuples(index=False)
+    )
+    n = len(found)
+    return (
+        f"{n} claim{'s' if n != 1 else ''} lie{'' if n != 1 else 's'} within {z:g} Monte "
+        f"Carlo standard errors of {'their' if n != 1 else 'its'} threshold and could change "
+        f"with the seed (unsettled at this precision; sampling longer settles them): "
+        f"{listed} ({errors})."
+    )
 
 
 def rules(rope: Sequence[float]) -> dict[str, str]:

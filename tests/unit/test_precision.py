@@ -92,3 +92,30 @@ def test_a_fits_unsettled_claims_are_those_within_z_mcse() -> None:
         assert row.mcse == error and abs(row.value - row.threshold) < 3 * error
     # and a looser z names at least as many
     assert len(res.unsettled(z=6.0)) >= len(found)
+
+
+def test_the_report_and_the_command_line_name_the_unsettled_claims(tmp_path, capsys) -> None:
+    """The results paragraph and the terminal say which claims are unsettled at this
+    precision (each with its quantity and threshold), or that none is."""
+    from bbt_widget import cli
+    from bbt_widget.outputs.report import methods_text, precision_sentence
+
+    with warnings.catch_warnings():
+        warnings.simplefilter("ignore")
+        res = bbt.fit(bbt.datasets.load_pmlb16(), dataset="db", engine="numpy", seed=1)
+    rope = (0.45, 0.55)
+    found = res.unsettled(rope, 0.89)
+    strong = found[found["rule"] == "strong"]
+    sentence = precision_sentence(res, "strong", rope, 0.89)
+    assert len(strong) >= 1  # at this seed: a mean of P(a > b) at 0.7003 against 0.70
+    for row in strong.itertuples(index=False):
+        assert f"{row.pair} ({row.claim}, {row.quantity.replace('_', '.')}" in sentence
+    assert "unsettled at this precision" in sentence
+    assert "Every claim lies more than" in precision_sentence(res, "strong", rope, 0.89, z=0.01)
+    assert "unsettled at this precision" in methods_text(res, interpretation="strong")
+    csv = tmp_path / "p.csv"
+    bbt.datasets.load_pmlb16().to_csv(csv, index=False)
+    out = str(tmp_path / "r.md")
+    assert cli.main(["report", str(csv), "-o", out, "-q", "--seed", "1", "--with", "none"]) == 0
+    printed = capsys.readouterr().out
+    assert "unsettled at this precision" in printed
