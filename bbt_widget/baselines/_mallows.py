@@ -153,6 +153,17 @@ class MallowsResult(RankingCharts):
 
     model_label: ClassVar[str] = "Mallows"
 
+    def first_draws(self) -> np.ndarray:
+        """Per draw (chains, draws, algorithms), each algorithm's probability of being ranked
+        first on a new data set, exactly from the draw's consensus and dispersion: the draws
+        whose means are ``ranking["p_first"]``."""
+        beta = np.asarray(self.draws.params["beta"], dtype=float)
+        rank = np.asarray(self.draws.params["rank"], dtype=np.int64) - 1  # 0 = first
+        n = rank.shape[-1]
+        places = position_probabilities(beta, n)  # [draw, consensus place, place]
+        first = np.take_along_axis(places[:, :, 0], rank.reshape(-1, n), axis=1)
+        return first.reshape(rank.shape)
+
     def chart_rank_probabilities(self) -> alt.Chart:
         """Heat map: P(algorithm holds rank r in the consensus), algorithms in the
         consensus order."""

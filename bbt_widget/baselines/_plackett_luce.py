@@ -124,6 +124,11 @@ class RankingModelResult(RankingCharts):
 
     model_label: ClassVar[str] = "Plackett-Luce"
 
+    def first_draws(self) -> np.ndarray:
+        """Per draw (chains, draws, algorithms), each algorithm's probability of being ranked
+        first on a new data set: ``theta``, whose means are ``ranking["p_first"]``."""
+        return np.asarray(self.draws.params["theta"], dtype=float)
+
 
 def ranking_model(
     data: pd.DataFrame,

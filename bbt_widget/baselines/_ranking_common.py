@@ -192,7 +192,10 @@ class RankingCharts:
 
         ``bbt`` is a :class:`bbt_widget.BBTResult` (its ``ranking()`` gives ``p_best`` and
         ``expected_rank``) fitted on the same results. Columns: ``algorithm, model,
-        p_best, expected_rank``; this model's P(best) is its P(first).
+        p_best, expected_rank``; this model's P(best) is its P(first). The two models' rows
+        hold different quantities under one name (BBT: the ability is the largest; this
+        model: ranked first on a new data set): compare their orderings, not their values,
+        as :meth:`chart_vs_bbt` does.
         """
         theirs = bbt.ranking()
         missing = sorted(set(self.algorithms) - set(theirs["algorithm"]))
@@ -235,37 +238,12 @@ class RankingCharts:
         )
 
     def chart_vs_bbt(self, bbt: Any) -> alt.HConcatChart:
-        """Side by side: P(best) and expected rank from BBT and from this model."""
-        import altair as alt
+        """BBT's P(highest ability) and expected rank beside this model's P(ranked first on
+        a new data set) and expected rank, each on its own axis: different quantities
+        (:func:`._ranking_vs_bbt.chart_vs_bbt`)."""
+        from ._ranking_vs_bbt import chart_vs_bbt
 
-        from ..outputs.charts.encodings import inline_rows
-
-        frame = inline_rows(self.compare(bbt))
-        order = list(self.ranking["algorithm"])
-        color = alt.Color("model:N", title="model")
-        best = (
-            alt.Chart(frame)
-            .mark_point(filled=True, size=60)
-            .encode(
-                y=alt.Y("algorithm:N", sort=order, title=None),
-                x=alt.X("p_best:Q", title="P(best)", scale=alt.Scale(domain=[0, 1])),
-                color=color,
-                tooltip=[alt.Tooltip(f) for f in ("algorithm:N", "model:N", "p_best:Q")],
-            )
-            .properties(title="P(best)", width=220)
-        )
-        rank = (
-            alt.Chart(frame)
-            .mark_point(filled=True, size=60)
-            .encode(
-                y=alt.Y("algorithm:N", sort=order, title=None),
-                x=alt.X("expected_rank:Q", title="expected rank (1 = best)"),
-                color=color,
-                tooltip=[alt.Tooltip(f) for f in ("algorithm:N", "model:N", "expected_rank:Q")],
-            )
-            .properties(title="expected rank", width=220)
-        )
-        return alt.hconcat(best, rank, title=f"BBT vs {self.model_label}")
+        return chart_vs_bbt(self, bbt)
 
     def chart_ppc(self) -> alt.FacetChart:
         """Observed rank frequencies (dots) against posterior-predictive HDIs (bars)."""

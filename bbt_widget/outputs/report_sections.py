@@ -19,6 +19,7 @@ import pandas as pd
 from ..core.bidi import isolate
 from ..core.options import DEFAULT_ROPE
 from .report import Styled
+from .report_first_places import first_places as first_places  # the section's first places
 
 if TYPE_CHECKING:
     from ..baselines import AgreementResult, HierarchicalResult
@@ -207,53 +208,6 @@ def influence_section(influence: Influence) -> Section:
 # --------------------------------------------------------------------------- other methods
 
 
-def first_places(
-    frame: pd.DataFrame,
-    bbt: BBTResult,
-    interpretation: str,
-    rope: tuple[float, float],
-    model: str = "Plackett-Luce",
-    model_first: str | None = None,
-) -> str:
-    """Which algorithm BBT and the ranking ``model`` rank first, in a sentence: when the two
-    differ and BBT claims them practically equivalent under ``interpretation``, they tie for
-    first place; without a claim between them, the first place is not settled. ``frame``:
-    the section's table (``algorithm``, ``p_best_bbt``, ``p_best_<model>``); ``model_first``
-    the model's first (default: the table's first row). Names are isolated (bidi text)."""
-    bbt_first = str(bbt.ranking()["algorithm"].iloc[0])
-    own_first = str(frame["algorithm"].iloc[0]) if model_first is None else model_first
-    a, b = isolate(bbt_first), isolate(own_first)
-    if bbt_first == own_first:
-        both = "Both models" if model == "Plackett-Luce" else f"BBT and {model}"
-        return f"{both} rank {b} first."
-    p = frame.set_index("algorithm")
-    col = f"p_best_{_SUFFIX[model]}"
-    odds = (
-        f"P(best) {p.at[bbt_first, 'p_best_bbt']:.3f} and {p.at[own_first, 'p_best_bbt']:.3f} "
-        f"under BBT, {p.at[bbt_first, col]:.3f} and {p.at[own_first, col]:.3f} "
-        f"under {model}"
-    )
-    summary = bbt.summary(rope=rope)
-    row = summary[
-        ((summary["alg_a"] == bbt_first) & (summary["alg_b"] == own_first))
-        | ((summary["alg_a"] == own_first) & (summary["alg_b"] == bbt_first))
-    ]
-    decision = str(row[interpretation].iloc[0]) if len(row) else "no claim"
-    if decision == "equivalent":
-        return (
-            f"{a} and {b} tie for first place: BBT claims them practically "
-            f"equivalent ({interpretation} interpretation), and the two models order them "
-            f"differently ({odds})."
-        )
-    if decision in ("a better", "b better"):
-        return f"BBT ranks {a} first, {model} {b} ({odds})."
-    return (
-        f"The first place is not settled: BBT ranks {a} first, {model} "
-        f"{b}, and BBT makes no claim between the two ({interpretation} "
-        f"interpretation; {odds})."
-    )
-
-
 def ranking_model_section(
     models: RankingModelResult | MallowsResult | Sequence[RankingModelResult | MallowsResult],
     bbt: BBTResult,
@@ -289,14 +243,7 @@ def ranking_model_section(
     methods: list[str | Styled] = []
     charts: dict[str, tuple[Any, str]] = {}
     for fit in fits:
-        agree = first_places(
-            frame,
-            bbt,
-            interpretation,
-            rope,
-            model=fit.model_label,
-            model_first=str(fit.ranking["algorithm"].iloc[0]),
-        )
+        agree = first_places(fit, bbt, interpretation, rope)
         text.append(_ranking_text(fit, agree))
         methods.extend([" "] * bool(methods) + _ranking_methods(fit, agree))
         charts.update(_ranking_charts(fit, bbt))
@@ -380,8 +327,10 @@ def _ranking_charts(fit: Any, bbt: BBTResult) -> dict[str, tuple[Any, str]]:
     charts = {
         vs: (
             fit.chart_vs_bbt(bbt),
-            f"BBT vs {label}: the probability of being the best and the expected rank from "
-            "each model.",
+            f"BBT vs {label}, each quantity on its own axis: BBT's probability of the highest "
+            f"ability and expected rank of ability; {label}'s probability of ranking first on "
+            "a new data set and expected rank on one. They are different quantities: compare "
+            "the orderings, not the values.",
         ),
         top: (
             fit.chart_top_k(),

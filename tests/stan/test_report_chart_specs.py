@@ -82,7 +82,7 @@ def test_each_chart_is_valid_vega_lite_with_the_rows_it_draws(fits):
         "rope_overlap": {(3 * pairs, "mass"), (1, "x")},
         "ppc": {(None, "x0")},
         "win_matrix": {(2 * pairs, "wins")},
-        "bbt_vs_pl": {(2 * k, "model")},
+        "bbt_vs_pl": {(k, "bbt_p_best")},  # one row per algorithm, a column per quantity
         "top_k": {(None, "k")},
     }
     charts = _report_charts(fits)

@@ -1,63 +1,13 @@
-"""Report sections from hand-made model outputs (no fit): the first place of two ranking
-models, and the Plackett-Luce top-k chart at 16 algorithms."""
+"""Report sections from hand-made model outputs (no fit): the Plackett-Luce top-k chart at
+16 algorithms and the methods text on its sampler (the first place of two ranking models:
+``test_ranking_vs_bbt.py``)."""
 
 from __future__ import annotations
-
-import itertools
 
 import pandas as pd
 import pytest
 
 from bbt_widget.baselines._plackett_luce import RankingModelResult, top_k_shown
-from bbt_widget.outputs.report_sections import first_places
-
-
-class _Ranked:
-    """What ``first_places`` reads of a BBT result: its ranking and its pair decisions."""
-
-    def __init__(self, order: list[str], decision: str) -> None:
-        self.order, self.decision = order, decision
-
-    def ranking(self) -> pd.DataFrame:
-        return pd.DataFrame({"algorithm": self.order})
-
-    def summary(self, rope=(0.45, 0.55)) -> pd.DataFrame:
-        pairs = list(itertools.combinations(self.order, 2))
-        return pd.DataFrame(
-            {
-                "alg_a": [a for a, _ in pairs],
-                "alg_b": [b for _, b in pairs],
-                "strong": [self.decision if k == 0 else "a better" for k in range(len(pairs))],
-            }
-        )
-
-
-def _table(pl_order: list[str]) -> pd.DataFrame:
-    p = {"lgbm": (0.496, 0.491), "rf": (0.491, 0.496), "svm": (0.013, 0.013)}
-    return pd.DataFrame(
-        {
-            "algorithm": pl_order,
-            "p_best_bbt": [p[a][0] for a in pl_order],
-            "p_best_pl": [p[a][1] for a in pl_order],
-        }
-    )
-
-
-def test_two_first_places_claimed_equivalent_are_a_tie():
-    bbt = _Ranked(["lgbm", "rf", "svm"], "equivalent")
-    text = first_places(_table(["rf", "lgbm", "svm"]), bbt, "strong", (0.45, 0.55))
-    # it said "BBT ranks lgbm first, Plackett-Luce rf"
-    assert text.startswith("lgbm and rf tie for first place: BBT claims them practically")
-    assert "0.496 and 0.491 under BBT, 0.491 and 0.496 under Plackett-Luce" in text
-    unclear = first_places(
-        _table(["rf", "lgbm", "svm"]),
-        _Ranked(["lgbm", "rf", "svm"], "no claim"),
-        "strong",
-        (0.45, 0.55),
-    )
-    assert unclear.startswith("The first place is not settled")
-    same = first_places(_table(["lgbm", "rf", "svm"]), bbt, "strong", (0.45, 0.55))
-    assert same == "Both models rank lgbm first."
 
 
 def test_top_k_chart_is_readable_at_16_algorithms():

@@ -1532,6 +1532,8 @@ def test_ranking_model_switch_fits_plackett_luce_once_in_the_background(
 ) -> None:
     """Issue 11: BBT alone by default (no Plackett-Luce fit before it is asked for); the
     switch fits it in the background once per data settings and draws it against BBT."""
+    from bbt_widget.baselines._ranking_vs_bbt import vs_bbt_frame
+
     w = widget
     _restore(w)
     assert w.ranking_model == "bbt" and w._pl_runner.stats.get("started", 0) == 0
@@ -1543,9 +1545,11 @@ def test_ranking_model_switch_fits_plackett_luce_once_in_the_background(
     pd.testing.assert_frame_equal(w.plackett_luce.ranking, expected.ranking)
     spec = json.dumps(w.ranking_model_spec)
     assert "BBT vs Plackett-Luce" in spec and "top k" in spec
-    compared = expected.compare(w.result)
-    shown = next(rows for rows in w.ranking_model_spec["datasets"].values() if "model" in rows[0])
-    assert pd.DataFrame(shown)[list(compared.columns)].equals(compared)
+    compared = vs_bbt_frame(expected, w.result)  # each model's own quantities, by name
+    shown = next(
+        rows for rows in w.ranking_model_spec["datasets"].values() if "bbt_p_best" in rows[0]
+    )
+    pd.testing.assert_frame_equal(pd.DataFrame(shown)[list(compared.columns)], compared)
     fits = len(w._pl_fits)
     w.ranking_model = "both"
     w.ranking_model = "bbt"
