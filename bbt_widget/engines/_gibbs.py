@@ -50,7 +50,7 @@ import numpy as np
 from threadpoolctl import threadpool_limits
 
 from . import _independence, _polya_gamma
-from ._design import Array, Design, log_prior_sigma
+from ._design import Array, Design, log_prior_sigma, softplus
 from .base import FitCancelled, ProgressCallback
 
 #: Bounds of ``log sigma`` and ``log tau`` for the slice sampler (a prior mass outside them
@@ -447,10 +447,13 @@ def replicate(
         psi = beta[:, :, design.i1] - beta[:, :, design.i2]
     games, wins = design.games, design.wins
     whole = np.rint(games).astype(np.int64)
-    win1_rep = rng.binomial(whole, 0.5 + 0.5 * np.tanh(0.5 * psi)).astype(np.int64)
+    log_one_plus = softplus(psi)  # log(1 + e^psi): P(win) = e^(psi - it)
+    win1_rep = rng.binomial(whole, np.exp(psi - log_one_plus)).astype(np.int64)
     log_choose = _log_gamma(games + 1) - _log_gamma(wins + 1) - _log_gamma(games - wins + 1)
-    log_lik = log_choose + wins * psi - games * np.logaddexp(0.0, psi)
-    return {"win1_rep": win1_rep, "log_lik": log_lik}
+    log_one_plus *= -games  # in place: the draws x pairs arrays are the largest of a fit
+    log_one_plus += wins * psi
+    log_one_plus += log_choose
+    return {"win1_rep": win1_rep, "log_lik": log_one_plus}
 
 
 def _log_gamma(x: Array) -> Array:

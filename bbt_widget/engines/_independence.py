@@ -26,7 +26,7 @@ from dataclasses import dataclass
 
 import numpy as np
 
-from ._design import Array, Design, log_prior_sigma
+from ._design import Array, Design, log_prior_sigma, softplus
 
 #: Degrees of freedom of the t proposal: tails heavier than the normal approximation's.
 DEGREES_OF_FREEDOM = float("inf")
@@ -43,7 +43,7 @@ def log_posterior(design: Design, x: Array, beta: Array) -> Array:
     """``log p(log sigma = x, beta | data)`` up to a constant, per chain: ``x`` (chains,),
     ``beta`` (chains, n_alg)."""
     psi = beta[:, design.i1] - beta[:, design.i2]
-    log_lik = (design.wins * psi - design.games * np.logaddexp(0.0, psi)).sum(axis=1)
+    log_lik = psi @ design.wins - softplus(psi) @ design.games
     # a far proposal or Newton step may overflow: its density is then -inf or nan, and
     # it is rejected (nan compares false) or its step halved
     with np.errstate(over="ignore", invalid="ignore"):
