@@ -211,6 +211,10 @@ def log_nu_prior(m: Marginal, nu: np.ndarray) -> np.ndarray:
     """Log prior density of ``nu`` (up to a constant): ``nu - shift ~ Gamma(alpha, beta)``
     with alpha and beta uniform and integrated out (the Stan program's header)."""
     free = np.asarray(nu, dtype=float) - m.nu_shift
+    # a nu at or below its shift, or beyond any float (the proposals' exp() under- or
+    # overflows), has density 0: -inf, computed without log(0) or inf - inf warnings
+    valid = np.isfinite(free) & (free > 0)
+    free = np.where(valid, free, 1.0)
     shape = m.alpha_node[:, None] + 1.0
     low, high = m.beta_low * free[None], m.beta_high * free[None]
     # the difference of Q's, written with P below the mode to keep its precision
@@ -222,7 +226,7 @@ def log_nu_prior(m: Marginal, nu: np.ndarray) -> np.ndarray:
     )
     with np.errstate(divide="ignore"):
         terms = m.alpha_log_weight[:, None] + np.log(diff)
-    return special.logsumexp(terms, axis=0) - 2.0 * np.log(free)
+    return np.where(valid, special.logsumexp(terms, axis=0) - 2.0 * np.log(free), -np.inf)
 
 
 def log_posterior(m: Marginal, z: np.ndarray) -> np.ndarray:
@@ -230,9 +234,10 @@ def log_posterior(m: Marginal, z: np.ndarray) -> np.ndarray:
     ``(mu_0, log sigma_0, log(nu - shift))``, Jacobians included; -inf outside the priors'
     bounds."""
     z = np.atleast_2d(np.asarray(z, dtype=float))
-    mu0, sigma0 = z[:, 0], np.exp(z[:, 1])
-    nu = m.nu_shift + np.exp(z[:, 2])
     # exp() of a far-out proposal can underflow to 0 or overflow: outside as well
+    with np.errstate(over="ignore"):
+        mu0, sigma0 = z[:, 0], np.exp(z[:, 1])
+        nu = m.nu_shift + np.exp(z[:, 2])
     free = nu - m.nu_shift
     inside = (
         np.isfinite(z).all(axis=1)

@@ -140,4 +140,4 @@ def test_the_site_shows_the_notebooks_with_outputs_and_ci_checks_the_pages():
     assert len(pages) == 4 and all(hooks._NOTEBOOKS.match(page) for page in pages)
     ci = (REPO / ".ci" / "run").read_text()
     assert "BBT_DOCS_EXECUTE" not in ci  # CI builds the site with the notebooks run
-    assert re.search(r"(?m)^for page in site/notebooks/\*/index\.html; do$", ci)
+    assert re.search(r"(?m)^for page in site/notebooks/\*\.html; do$", ci)
