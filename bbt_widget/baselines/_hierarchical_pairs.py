@@ -31,6 +31,7 @@ from ._hierarchical import (
     fit_pair,
     sampler_settings,
 )
+from ._sizing import check_hierarchical_pairs_size
 
 #: Draws a pair's result keeps in :attr:`HierarchicalPairsResult.fits` (the per-data-set
 #: ``mu`` and ``sigma`` draws of 120 pairs would take gigabytes; ``shrinkage`` summarises them).
@@ -155,6 +156,10 @@ def hierarchical_pairs(
 
     Raises
     ------
+    bbt_widget.core.sizing.FitTooLargeError
+        Before any fit, when the pairs' results would not fit in memory (the message names
+        ``algorithms=`` and ``iter_sampling``); a run estimated to take minutes gives its
+        time and memory beforehand (a :class:`~bbt_widget.core.sizing.LongRunWarning`).
     RuntimeError
         A pair's fit failed (its error is named); diagnostics failures are not errors: they
         are the ``diagnostics_ok`` column.
@@ -182,6 +187,9 @@ def hierarchical_pairs(
         sd=sd,
         lower_is_better=lower_is_better,
         rho=rho,
+        size=(settings["chains"], settings["iter_sampling"]),
+        n_jobs=n_jobs,
+        timed=settings["sampler"] == "quadrature" and executor is None,
     )
     names = list(medians.index)
     jobs = [HierarchicalJob(d, rope, hdi, engine, settings, nu_prior) for d in all_diffs]
@@ -231,16 +239,27 @@ def check_pairs(
     sd: pd.DataFrame | None = None,
     lower_is_better: bool = False,
     rho: float | None = None,
+    size: tuple[int, int] | None = None,
+    n_jobs: int | None = None,
+    timed: bool | None = None,
 ) -> tuple[pd.Series, list[tuple[int, int]], list[FoldDifferences]]:
     """Every pair :func:`hierarchical_pairs` would fit, checked in milliseconds before any
     (slow) fit: the medians that order the algorithms, the pairs (indices into them) and each
     pair's fold differences.
+
+    ``size`` (chains, kept draws per chain; default the defaults, 4 x 1000), ``n_jobs`` and
+    ``timed`` (whether the time is known, default True: the quadrature sampler on the local
+    cores) are for the estimate of the run's time
+    and memory, checked before the pairs' differences are gathered (themselves gigabytes for
+    100,000 pairs).
 
     Raises
     ------
     ValueError
         Fewer than 2 algorithms, or a pair with fewer than 2 data sets of 2 or more common
         folds (the message names the pair).
+    bbt_widget.core.sizing.FitTooLargeError
+        The pairs' results would not fit in memory.
     """
     results = fold_results(
         data,
@@ -263,6 +282,14 @@ def check_pairs(
             f"need at least 2 algorithms to compare, got {list(means.algorithms)}; pass "
             f"algorithms as a list of two or more, e.g. algorithms={example[:2]!r}"
         )
+    check_hierarchical_pairs_size(
+        len(means.algorithms),
+        len(means.datasets),
+        *(size or (4, DEFAULT_ITER)),
+        n_jobs=n_jobs,
+        timed=timed is not False,
+        stacklevel=3,
+    )
     medians = means.medians()
     names = list(medians.index)
     pairs = ordered_pairs(list(range(len(names))))

@@ -72,6 +72,7 @@ from ._ranking_common import (
     summarise,
     top_k_table,
 )
+from ._sizing import check_mallows_size
 
 __all__ = ["Consensus", "Dispersion", "MallowsResult", "mallows_model"]
 
@@ -231,7 +232,10 @@ def mallows_model(
     ------
     ValueError
         Before sampling: an unknown tie rule, rate <= 0, a bad count or leap, fewer than 2
-        algorithms or data sets to rank.
+        algorithms or data sets to rank; a :class:`~bbt_widget.core.sizing.FitTooLargeError`
+        when the summaries would not fit in memory (memory grows with draws x algorithms^2;
+        a fit estimated to take minutes gives its time and memory beforehand, a
+        :class:`~bbt_widget.core.sizing.LongRunWarning`).
     """
     if ties not in TIE_RULES:
         raise ValueError(f"unknown ties {ties!r}; use one of {', '.join(map(repr, TIE_RULES))}")
@@ -263,6 +267,10 @@ def mallows_model(
     leap = max(1, n // 5) if leap is None else check_count(leap, "leap")
     if leap > n - 1:
         raise ValueError(f"leap must be between 1 and n - 1 = {n - 1} algorithms; got {leap}")
+    # the summaries hold every draw's (algorithm, place) probabilities: refused before sampling
+    check_mallows_size(
+        n, settings["chains"], settings["iter_warmup"], settings["iter_sampling"], settings["thin"]
+    )
     rng = np.random.default_rng(settings["seed"])
     scores = ranked.means if ties == "split" else _break_ties(ranked.means, rng)
     start = time.perf_counter()

@@ -27,7 +27,7 @@ from .options import (
 )
 from .result import BBTResult, disconnected_message
 from .settings import LAYOUT_KEYS, CountingSettings, FitSettings, PriorSettings
-from .sizing import check_fit_size
+from .sizing import check_fit_size, estimate_fit_bytes, estimate_fit_seconds, warn_long_run
 from .validation import DEFAULT_SEED, check_count, check_group_column, check_seed
 from .wintable import apply_ties, comparison_components, count_wins, raw_counts
 
@@ -162,7 +162,7 @@ def fit(
         size=(sampler.chains, sampler.iter_sampling),
     )
     if group is not None:  # each group's wins counted, and checked, before any fit
-        job = _grouped(job, data, group, dataset, paired)
+        job = _grouped(job, data, group, dataset, paired, (sampler.chains, sampler.iter_sampling))
     job.warn(stacklevel=2)
     return job.sample(
         chains=sampler.chains,
@@ -351,6 +351,7 @@ class PreparedFit:
             max_treedepth=max_treedepth,
             seed=self.settings.seed,
         )
+        self._warn_long_run(sampler, stacklevel + 1)
         draws = engines.sample(
             self.model,
             self.stan_data,
@@ -371,6 +372,39 @@ class PreparedFit:
                 stacklevel=stacklevel + 1,
             )
         return result
+
+    def _warn_long_run(self, sampler: SamplerSettings, stacklevel: int) -> None:
+        """A :class:`~.sizing.LongRunWarning` before a fit estimated to take minutes (where
+        its time is known: the group model on the numpy engine); ``stacklevel`` as for
+        ``warnings.warn`` called in :meth:`sample`."""
+        rows, n_groups = self.stan_data["n_pairs"], self.stan_data.get("n_groups", 0)
+        seconds = estimate_fit_seconds(
+            self.model,
+            self.engine,
+            rows,
+            sampler.chains,
+            sampler.iter_warmup + sampler.iter_sampling,
+        )
+        if seconds is None:
+            return
+        need = estimate_fit_bytes(
+            len(self.algorithms),
+            rows,
+            self.model,
+            sampler.chains,
+            sampler.iter_sampling,
+            n_groups=n_groups,
+        )
+        warn_long_run(
+            seconds,
+            need,
+            f"this fit of {len(self.algorithms)} algorithms in {n_groups} groups ({rows} "
+            f"(group, pair) rows, {sampler.chains} chains x {sampler.iter_warmup} + "
+            f"{sampler.iter_sampling} iterations)",
+            "time and memory grow with rows x draws: fewer groups (merge small ones), fewer "
+            "algorithms, or fewer draws (iter_sampling, iter_warmup) or chains shrink it",
+            stacklevel=stacklevel + 1,
+        )
 
     def laplace(
         self,
@@ -452,7 +486,14 @@ def prepare_fit(
         seed,
         size,
     )
-    return job if group is None else _grouped(job, data, group, dataset, paired)
+    if group is None:
+        return job
+    return _grouped(job, data, group, dataset, paired, (size[0], _draws(job.engine, size[1])))
+
+
+def _draws(engine: str, iter_sampling: int | None) -> int:
+    """Kept draws per chain: ``iter_sampling``, or the engine's default when None."""
+    return engines.iterations(engine, None, iter_sampling)[1]
 
 
 def _grouped(
@@ -461,16 +502,22 @@ def _grouped(
     group: groups.GroupSpec,
     dataset: str | None,
     paired: bool,
+    size: tuple[int, int],
 ) -> PreparedFit:
     """``job`` (prepared from ``data`` without the group column) as the group model's inputs:
     each group's wins counted with the same settings and checked
-    (:func:`~.groups.assign_groups`), before any fit."""
+    (:func:`~.groups.assign_groups`), and the memory of its (group, pair) rows checked for
+    ``size`` (chains, kept draws per chain), before any fit."""
     grouping = groups.assign_groups(
         job.tidy,
         data,
         group,
         dataset=dataset,
         counting={**job.settings, "paired": paired},
+    )
+    rows = grouping.stan_data
+    check_fit_size(
+        len(job.algorithms), rows["n_pairs"], "bbt_groups", *size, n_groups=rows["n_groups"]
     )
     return replace(
         job,
@@ -571,7 +618,7 @@ def _assemble(
     )
     model: ModelName = "davidson" if ties == "davidson" else "bbt"
     requested, engine = engine, engines.resolve_engine(engine, model)
-    size = (size[0], engines.iterations(engine, None, size[1])[1])
+    size = (size[0], _draws(engine, size[1]))
     stan_data, fitted = stan_inputs(table, algorithms, model, prior.family, prior.resolved_scale)
     if not fitted.any():
         raise ValueError(_no_games_message(raw, tidy, ties, layout["dataset"]))

@@ -1,16 +1,21 @@
-"""Size guard: refuse, before sampling, a fit (or Monte Carlo draws, :func:`check_draws_memory`)
-whose draws cannot fit in this machine's memory.
+"""Size guard: refuse, before sampling, a fit (or Monte Carlo draws, :func:`check_draws_memory`,
+or another method's job, :func:`check_job_size`) whose draws cannot fit in this machine's
+memory, and say beforehand how long and how large a long job will be (:class:`LongRunWarning`).
 
 Memory grows with pairs x draws: every draw keeps the replicated counts and the log-likelihood
 of every fitted pair (and the Davidson model the replicated ties), and the summaries keep
 P(a > b) for every pair of algorithms. 500 algorithms at the default 4 x 1000 draws need about
 16 GB, which used to fail only after the sampling, or end in an out-of-memory kill.
+
+The memory available is the smaller of the host's and the cgroup's (a container's limit): a
+process over its cgroup's limit is killed even when the host has memory to spare.
 """
 
 from __future__ import annotations
 
 import os
 import warnings
+from pathlib import Path
 
 #: Bytes per stored value (draws are float64 / int64).
 _VALUE = 8
@@ -23,14 +28,39 @@ _ENGINE_COPIES = 1.5
 _BASE = 200 * 2**20
 #: A fit that needs more than this fraction of the available memory is refused.
 _REFUSE = 0.9
+#: The group model's values per (group, pair) row and kept draw at the peak: win1_rep and
+#: log_lik, their copies while the draws are assembled, and each group's P(a > b) summaries
+#: (measured on the numpy engine: 40-41 bytes, 10-20 algorithms x 20-40 groups).
+_GROUP_ROW_VALUES = 5
+#: Seconds of the numpy engine's Gibbs sweep per (group, pair) row and chain (measured on a
+#: 2-core machine: 3.5-3.9 us, 10-20 algorithms x 20-40 groups); the group model has no
+#: independence kernel, so every iteration is such a sweep.
+_GIBBS_ROW_SECONDS = 3.8e-6
+#: Jobs estimated to run longer than this many seconds say so (with their memory) beforehand.
+LONG_RUN = 60.0
+#: Where the process's cgroup (v2, or v1's ``memory/`` controller) is mounted.
+CGROUP_ROOT = Path("/sys/fs/cgroup")
+#: cgroup v1 writes "no limit" as a huge number (the page-rounded maximum of int64).
+_V1_UNLIMITED = 2**62
 
 
 class FitTooLargeError(ValueError):
     """The fit would need more memory than this machine has; the message says how to shrink it."""
 
 
+class LongRunWarning(UserWarning):
+    """A job estimated to run for minutes or more: its time and memory, said before it starts,
+    and the options that shrink it. Filter it like any warning once expected."""
+
+
 def estimate_fit_bytes(
-    n_alg: int, n_pairs: int, model: str, chains: int, iter_sampling: int
+    n_alg: int,
+    n_pairs: int,
+    model: str,
+    chains: int,
+    iter_sampling: int,
+    *,
+    n_groups: int = 0,
 ) -> int:
     """Peak memory (bytes) of a fit and its summaries, from pairs x draws.
 
@@ -39,30 +69,69 @@ def estimate_fit_bytes(
     n_alg
         Algorithms.
     n_pairs
-        Fitted pairs (win-table rows that met at least once).
+        Fitted pairs (win-table rows that met at least once); for the group model
+        (``"bbt_groups"``) its rows, one per group and pair that met in that group.
     model
-        ``"bbt"`` or ``"davidson"`` (which also keeps replicated ties per pair).
+        ``"bbt"``, ``"davidson"`` (which also keeps replicated ties per pair) or
+        ``"bbt_groups"``.
     chains, iter_sampling
         Kept draws are ``chains * iter_sampling``.
+    n_groups
+        Groups of data sets (the group model only).
 
     Notes
     -----
     Draws: ``beta`` per algorithm; ``win1_rep`` and ``log_lik`` (and ``ties_rep``) per fitted
     pair; held 1.5 times over at the peak. Summaries: the sorted draws of P(a > b) for
     all ``n_alg * (n_alg - 1) / 2`` pairs, plus one boolean mask of that size at a time.
-    Checked against the measured peak in ``tests/stan/test_faults.py``.
+    Checked against the measured peak in ``tests/stan/test_faults.py``. The group model
+    adds ``beta_group`` (``n_groups * n_alg`` a draw) and counts its rows at the measured
+    :data:`_GROUP_ROW_VALUES` values each: 20 algorithms in 200 groups are 38,000 rows, not
+    the 190 pooled pairs.
     """
     draws = chains * iter_sampling
-    per_pair = 3 if model == "davidson" else 2
-    kept = draws * (n_alg + per_pair * n_pairs + _SCALARS) * _VALUE
     all_pairs = n_alg * (n_alg - 1) // 2
     summaries = draws * all_pairs * (_VALUE + 1)
+    if model == "bbt_groups":
+        kept = draws * (n_alg + n_groups * n_alg + _SCALARS) * _VALUE
+        rows = draws * n_pairs * _GROUP_ROW_VALUES * _VALUE
+        return int(_BASE + _ENGINE_COPIES * kept + rows + summaries)
+    per_pair = 3 if model == "davidson" else 2
+    kept = draws * (n_alg + per_pair * n_pairs + _SCALARS) * _VALUE
     return int(_BASE + _ENGINE_COPIES * kept + summaries)
 
 
-def available_memory() -> int | None:
-    """Bytes of memory available to new allocations (Linux ``MemAvailable``), or physical
-    memory where that is unknown; ``None`` if neither can be read."""
+def estimate_fit_seconds(
+    model: str, engine: str, n_pairs: int, chains: int, iterations: int
+) -> float | None:
+    """Seconds a fit will sample, where measured: the group model on the numpy engine, whose
+    Gibbs sweeps cost :data:`_GIBBS_ROW_SECONDS` per row and chain; ``None`` otherwise (the
+    plain model's independence kernel and Stan's NUTS vary too much with the data).
+
+    ``iterations``: warm-up and kept, per chain.
+    """
+    if model != "bbt_groups" or engine != "numpy":
+        return None
+    return _GIBBS_ROW_SECONDS * n_pairs * chains * iterations
+
+
+def available_memory(cgroup: Path | None = None) -> int | None:
+    """Bytes of memory available to new allocations: the host's (Linux ``MemAvailable``, or
+    physical memory where that is unknown) or what the cgroup's limit leaves, whichever is
+    smaller; ``None`` if none can be read.
+
+    Parameters
+    ----------
+    cgroup
+        Where the cgroup file system is mounted (default :data:`CGROUP_ROOT`).
+    """
+    host = _host_memory()
+    room = cgroup_memory(CGROUP_ROOT if cgroup is None else cgroup)
+    known = [m for m in (host, room) if m is not None]
+    return min(known) if known else None
+
+
+def _host_memory() -> int | None:
     try:
         with open("/proc/meminfo") as fh:
             for line in fh:
@@ -76,8 +145,60 @@ def available_memory() -> int | None:
         return None
 
 
+def cgroup_memory(root: Path) -> int | None:
+    """Bytes the cgroup's memory limit leaves (limit - usage), or ``None`` without a limit.
+
+    Reads cgroup v2 (``memory.max``, "max" when unlimited; ``memory.current``) or else v1
+    (``memory/memory.limit_in_bytes``, ``memory/memory.usage_in_bytes``). The page cache in
+    the usage is reclaimed before the kernel kills, so ``inactive_file`` of ``memory.stat``
+    counts as free, as ``docker stats`` counts it.
+    """
+    for folder, limit_file, usage_file, stat_key in (
+        (root, "memory.max", "memory.current", "inactive_file"),
+        (root / "memory", "memory.limit_in_bytes", "memory.usage_in_bytes", "total_inactive_file"),
+    ):
+        limit = _read_int(folder / limit_file)
+        if limit is None:
+            continue
+        if limit >= _V1_UNLIMITED:
+            return None
+        usage = _read_int(folder / usage_file) or 0
+        cache = _stat(folder / "memory.stat", stat_key)
+        return max(limit - max(usage - cache, 0), 0)
+    return None
+
+
+def _read_int(path: Path) -> int | None:
+    """The integer in a cgroup file; ``None`` when absent, unreadable or "max"."""
+    try:
+        return int(path.read_text().strip())
+    except (OSError, ValueError):
+        return None
+
+
+def _stat(path: Path, key: str) -> int:
+    """A counter of a cgroup's ``memory.stat`` (0 when absent)."""
+    try:
+        for line in path.read_text().splitlines():
+            name, _, value = line.partition(" ")
+            if name == key:
+                return int(value)
+    except (OSError, ValueError):
+        pass
+    return 0
+
+
 def _gb(n: float) -> str:
     return f"{n / 2**30:.1f} GB"
+
+
+def duration(seconds: float) -> str:
+    """``seconds`` as people say it: "40 s", "12 min", "61 h"."""
+    if seconds < 90:
+        return f"{seconds:.0f} s"
+    if seconds < 90 * 60:
+        return f"{seconds / 60:.0f} min"
+    return f"{seconds / 3600:.0f} h"
 
 
 def check_fit_size(
@@ -87,13 +208,14 @@ def check_fit_size(
     chains: int,
     iter_sampling: int,
     *,
+    n_groups: int = 0,
     available: int | None = None,
 ) -> None:
     """Refuse a fit that would not fit in memory; warn when it would take most of it.
 
     Parameters
     ----------
-    n_alg, n_pairs, model, chains, iter_sampling
+    n_alg, n_pairs, model, chains, iter_sampling, n_groups
         As for :func:`estimate_fit_bytes`.
     available
         Bytes available (default :func:`available_memory`; nothing is checked if unknown).
@@ -107,29 +229,91 @@ def check_fit_size(
     available = available_memory() if available is None else available
     if available is None:
         return
-    need = estimate_fit_bytes(n_alg, n_pairs, model, chains, iter_sampling)
+    need = estimate_fit_bytes(n_alg, n_pairs, model, chains, iter_sampling, n_groups=n_groups)
     if need <= available / 2:
         return
     # the draws scale linearly with chains * iter_sampling: the largest count that fits
     per_draw = (need - _BASE) / (chains * iter_sampling)
     fits = int((_REFUSE * available - _BASE) / per_draw) if per_draw > 0 else 0
+    grouped = model == "bbt_groups"
+    shape = (
+        f"{n_alg} algorithms in {n_groups} groups: {n_pairs} (group, pair) rows"
+        if grouped
+        else f"{n_alg} algorithms, {n_pairs} fitted pairs"
+    )
     message = (
-        f"this fit needs about {_gb(need)} of memory ({n_alg} algorithms, {n_pairs} fitted "
-        f"pairs, {chains} chains x {iter_sampling} draws), and {_gb(available)} is "
-        "available. Memory grows with pairs x draws: use fewer draws (iter_sampling, "
-        "--iter-sampling) or chains (--chains), "
+        f"this fit needs about {_gb(need)} of memory ({shape}, {chains} chains x "
+        f"{iter_sampling} draws), and {_gb(available)} is available. Memory grows with "
+        + ("rows" if grouped else "pairs")
+        + " x draws: use fewer draws (iter_sampling, --iter-sampling) or chains (--chains), "
         + (
             f"e.g. chains x iter_sampling <= {fits} (such as {min(chains, 4)} x "
             f"{max(fits // min(chains, 4), 0)}), "
             if fits > 0
             else ""
         )
+        + ("fewer groups (merge small ones in the group column), " if grouped else "")
         + "or compare fewer algorithms (e.g. the strongest ones, or each against a control in "
         "separate fits)."
     )
     if need > _REFUSE * available:
         raise FitTooLargeError(message)
     warnings.warn(message, UserWarning, stacklevel=3)
+
+
+def check_job_size(
+    need: int,
+    seconds: float | None,
+    what: str,
+    shrink: str,
+    *,
+    available: int | None = None,
+    stacklevel: int = 2,
+) -> None:
+    """Refuse a job whose estimated peak memory ``need`` would not fit; say beforehand how
+    long and how large a long one will be.
+
+    Parameters
+    ----------
+    need
+        Estimated peak bytes.
+    seconds
+        Estimated run time (``None``: unknown); above :data:`LONG_RUN` a
+        :class:`LongRunWarning` gives it and ``need`` before the job starts.
+    what
+        The job and its shape, for the messages (e.g. "the Mallows model of 500 algorithms").
+    shrink
+        The options that shrink it, for the messages.
+    available
+        Bytes available (default :func:`available_memory`; memory is not checked if unknown).
+    stacklevel
+        As for ``warnings.warn`` called where this is called.
+
+    Raises
+    ------
+    FitTooLargeError
+        When ``need`` exceeds 90% of the available memory.
+    """
+    available = available_memory() if available is None else available
+    if available is not None and need > _REFUSE * available:
+        raise FitTooLargeError(
+            f"{what} needs about {_gb(need)} of memory, and {_gb(available)} is available; {shrink}"
+        )
+    warn_long_run(seconds, need, what, shrink, stacklevel=stacklevel + 1)
+
+
+def warn_long_run(
+    seconds: float | None, need: int, what: str, shrink: str, *, stacklevel: int = 2
+) -> None:
+    """A :class:`LongRunWarning` with the estimated time and memory (``need`` bytes) of a job
+    estimated to run longer than :data:`LONG_RUN` seconds; nothing otherwise. Arguments as
+    for :func:`check_job_size`."""
+    if seconds is not None and seconds > LONG_RUN:
+        warnings.warn(
+            f"{what} will take about {duration(seconds)} and {_gb(need)} of memory; {shrink}",
+            LongRunWarning,
+            stacklevel=stacklevel + 1,
+        )
 
 
 def check_draws_memory(
