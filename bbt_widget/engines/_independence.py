@@ -32,8 +32,9 @@ from ._design import Array, Design, log_prior_sigma, softplus
 DEGREES_OF_FREEDOM = float("inf")
 #: Newton iterations before the mode is given up (they converge in 5-10).
 _MAX_NEWTON = 60
-#: Newton stops when the largest |gradient| of the log posterior is below this.
-_GRADIENT_TOLERANCE = 1e-8
+#: Newton stops when the Newton decrement (``g' H^-1 g``, twice the log density the next
+#: step would gain) is below this.
+_DECREMENT_TOLERANCE = 1e-9
 #: The mode's log sigma must lie above this: a mode at the edge (sigma near 0: the prior's
 #: funnel dominates) is a posterior that is not near normal.
 _LOWEST_LOG_SIGMA = -8.0
@@ -97,10 +98,12 @@ def find_mode(design: Design, start: Array) -> tuple[Array, Array] | None:
     value = float(log_posterior(design, theta[:1], theta[None, 1:])[0])
     for _ in range(_MAX_NEWTON):
         gradient, hessian = _gradient_hessian(design, theta)
-        if np.max(np.abs(gradient)) < _GRADIENT_TOLERANCE:
-            break
         lam, vec = np.linalg.eigh(-hessian)
         step = vec @ ((vec.T @ gradient) / np.maximum(lam, 1e-8 * max(lam.max(), 1.0)))
+        # converged when the Newton decrement (the log density still to gain) is below
+        # the rounding of a log density summed over many games, not at a fixed gradient
+        if float(gradient @ step) < _DECREMENT_TOLERANCE:
+            break
         for _halving in range(40):
             trial = theta + step
             new = float(log_posterior(design, trial[:1], trial[None, 1:])[0])
