@@ -24,8 +24,7 @@ import signal
 import sys
 import threading
 
-# The subcommands and what they share live in bbt_widget.cli_commands; the names below are
-# re-exported for code that imported them from here before they moved.
+# The subcommands live in bbt_widget.cli_commands; names below re-exported for old imports.
 from bbt_widget.cli_commands.calibrate import calibrate
 from bbt_widget.cli_commands.checks import check_before_fit as _check_before_fit  # noqa: F401
 from bbt_widget.cli_commands.checks import read_results  # noqa: F401
@@ -40,6 +39,7 @@ from bbt_widget.cli_commands.common import (  # noqa: F401
 )
 from bbt_widget.cli_commands.common import as_options as _as_options
 from bbt_widget.cli_commands.common import fixed as _fixed  # noqa: F401
+from bbt_widget.cli_commands.common import unexpected as _unexpected
 from bbt_widget.cli_commands.demo import demo
 from bbt_widget.cli_commands.metrics import (
     add_score_options,
@@ -392,7 +392,7 @@ def _run(argv: list[str] | None) -> int:
             where = f": {err.filename}" if err.filename else ""
             print(f"bbt-widget: error: {os.strerror(err.errno).lower()}{where}", file=sys.stderr)
             return EXIT_INPUT
-        print(f"bbt-widget: unexpected error: {type(err).__name__}: {err}", file=sys.stderr)
+        print(f"bbt-widget: unexpected error: {_unexpected(err)}", file=sys.stderr)
         return EXIT_UNEXPECTED
 
 

@@ -50,3 +50,10 @@ def as_options(message: str) -> str:
         return "--" + name.replace("_", "-") + (" " if value_follows else "")
 
     return _KEYWORD.sub(option, message)
+
+
+def unexpected(err: BaseException) -> str:
+    """An unexpected error for the terminal: its type and message, then its notes (what was
+    kept, e.g. where the posterior of a fit whose report failed was saved)."""
+    notes = "".join(f"\n{note}" for note in getattr(err, "__notes__", ()))
+    return f"{type(err).__name__}: {err}{notes}"

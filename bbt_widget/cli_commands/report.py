@@ -101,22 +101,25 @@ def _report(args: argparse.Namespace) -> int:
             )
             took = time.perf_counter() - start
             progress.done(f"fitted in {took:.1f} s with {res.engine}, seed {res.settings['seed']}")
-            bbt.report.write(
-                res,
-                out,
-                data=df,
-                methods=methods or "none",
-                robustness=args.robustness,
-                rho=args.rho,
-                rope=tuple(args.rope),
-                hdi=args.hdi,
-                interpretation=args.interpretation,
-                control=args.control,
-                highlight=args.highlight,
-                provenance={"command": args.reproduce, "input": Path(args.results).name},
-                progress=progress,
-                log=progress.done,
-            )
+            from bbt_widget.outputs.report_build import keeping_posterior
+
+            with keeping_posterior(res, out):
+                bbt.report.write(
+                    res,
+                    out,
+                    data=df,
+                    methods=methods or "none",
+                    robustness=args.robustness,
+                    rho=args.rho,
+                    rope=tuple(args.rope),
+                    hdi=args.hdi,
+                    interpretation=args.interpretation,
+                    control=args.control,
+                    highlight=args.highlight,
+                    provenance={"command": args.reproduce, "input": Path(args.results).name},
+                    progress=progress,
+                    log=progress.done,
+                )
             progress.done()
     except EngineError as err:
         progress.done()

@@ -8,16 +8,18 @@ so the same data, options and seed give the same report either way.
 
 from __future__ import annotations
 
+import contextlib
 import functools
 import hashlib
 import inspect
 import json
 import math
 import time
-from collections.abc import Callable, Mapping, Sequence
+from collections.abc import Callable, Iterator, Mapping, Sequence
 from pathlib import Path
 from typing import TYPE_CHECKING, Any, ParamSpec, TypeVar
 
+import numpy as np
 import pandas as pd
 
 from ..core.options import DEFAULT_HDI, DEFAULT_INTERPRETATION, DEFAULT_ROPE
@@ -565,11 +567,9 @@ def write(
         Bad options, checked against the data before any fit.
     """
     from ..core.fitting import FIT_KEYWORDS, fit
-    from ..core.group_result import GroupedBBTResult
     from ..core.groups import results_only
     from ..core.options import resolve_interpretation
     from ..core.result import BBTResult as _Result
-    from .report_render import ChartsAhead, start_charts, write_report
 
     _check_keywords(fit_options, FIT_KEYWORDS)
     if isinstance(result_or_data, _Result):
@@ -602,6 +602,76 @@ def write(
             _check_highlight(highlight, tidy_results(data, **layout).algorithms)
         start_methods(data, layout, methods=chosen, hdi=hdi, **_fit_sampler(fit_options))
         result = fit(given, progress=progress, **fit_options)
+        with keeping_posterior(result, path):
+            return _report_of(
+                result, path, data, methods, robustness, rho, rope, hdi, interpretation,
+                control, title, provenance, progress, log, highlight,
+            )  # fmt: skip
+    return _report_of(
+        result, path, data, methods, robustness, rho, rope, hdi, interpretation, control,
+        title, provenance, progress, log, highlight,
+    )  # fmt: skip
+
+
+@contextlib.contextmanager
+def keeping_posterior(result: BBTResult, path: str | Path) -> Iterator[None]:
+    """Run what follows a fit (its report at ``path``): whatever fails there, the fit, which
+    may have taken minutes, is kept: its draws are saved (:func:`keep_posterior`) and the
+    error carries a note saying where (printed with it; Python 3.10 has no notes)."""
+    try:
+        yield
+    except Exception as err:
+        note = keep_posterior(result, path)
+        if hasattr(err, "add_note"):
+            err.add_note(note)
+        raise
+
+
+def keep_posterior(result: BBTResult, path: str | Path) -> str:
+    """Save the posterior draws of ``result`` beside the report ``path`` (``<stem>_posterior
+    .npz``; in the temporary folder where that cannot be written) and say where, for a
+    report that failed after its fit."""
+    import tempfile
+
+    arrays = {name: np.asarray(v) for name, v in result.draws.params.items()}
+    arrays["algorithms"] = np.asarray(result.algorithms, dtype=str)
+    target = Path(path)
+    for folder in (target.parent, Path(tempfile.gettempdir())):
+        saved = folder / f"{target.stem}_posterior.npz"
+        try:
+            # (numpy's stub reads the keyword arrays as its allow_pickle flag)
+            np.savez_compressed(saved, **arrays)  # type: ignore[arg-type]
+        except OSError:
+            continue
+        return (
+            f"the fit's posterior draws are saved in {saved} (numpy.load: "
+            f"{', '.join(arrays)}; each (chains, draws, ...))"
+        )
+    return "the fit's posterior draws could not be saved (no folder could be written)"
+
+
+def _report_of(
+    result: BBTResult,
+    path: str | Path,
+    data: pd.DataFrame | None,
+    methods: str | Sequence[str] | None,
+    robustness: bool,
+    rho: float | None,
+    rope: Sequence[float],
+    hdi: float,
+    interpretation: str,
+    control: str | None,
+    title: str,
+    provenance: Mapping[str, str] | None,
+    progress: ProgressCallback | None,
+    log: Callable[[str], None] | None,
+    highlight: str | Sequence[str] | None,
+) -> Path:
+    """The report of a fit (what :func:`write` does once it has one)."""
+    from ..core.group_result import GroupedBBTResult
+    from ..core.options import resolve_interpretation
+    from .report_render import ChartsAhead, start_charts, write_report
+
     results = _results_of(result, data)
     if data is None and result.tidy is not None:  # the fit's tidy frame: its own column names
         layout = {

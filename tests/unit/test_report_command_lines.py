@@ -95,3 +95,37 @@ def test_no_output_cites_the_bbt_paper_by_a_nickname(long_csv, tmp_path, capsys)
     for text in (printed, out.read_text(encoding="utf-8"), methods_text(res)):
         assert "BBT paper" not in text
     assert "Wainer 2022, Sec. 9.3" in methods_text(res)
+
+
+def test_a_report_that_fails_after_its_fit_keeps_the_posterior(
+    long_csv, tmp_path, capsys, monkeypatch
+):
+    """Whatever fails after the fit (a chart, the writing), the fit is not lost: its draws are
+    saved beside the report and the error says where."""
+    import numpy as np
+
+    def broken(*args, **kwargs):
+        raise RuntimeError("the renderer fell over")
+
+    monkeypatch.setattr(report_render, "write_report", broken)
+    out = tmp_path / "r.md"
+    words = ["report", str(long_csv), "--algorithm", "alg", "--dataset", "db", "--score", "acc"]
+    assert cli.main([*words, "--seed", "1", "-q", "-o", str(out)]) == cli.EXIT_UNEXPECTED
+    err = capsys.readouterr().err
+    saved = tmp_path / "r_posterior.npz"
+    assert "the renderer fell over" in err and f"saved in {saved}" in err
+    with np.load(saved) as kept:
+        assert kept["beta"].shape[-1] == 3 and sorted(kept["algorithms"]) == ["A", "B", "C"]
+        assert kept["beta"].shape[:2] == kept["sigma"].shape
+
+
+def test_report_write_keeps_the_posterior_of_the_fit_it_ran(tmp_path, monkeypatch):
+    def broken(*args, **kwargs):
+        raise RuntimeError("the renderer fell over")
+
+    monkeypatch.setattr(report_render, "write_report", broken)
+    path = tmp_path / "r.html"
+    with pytest.raises(RuntimeError, match="fell over") as caught:
+        bbt.report.write(_long(), path, dataset="db", algorithm="alg", score="acc", seed=1)
+    saved = tmp_path / "r_posterior.npz"
+    assert saved.exists() and any(str(saved) in note for note in caught.value.__notes__)
