@@ -42,7 +42,7 @@ from __future__ import annotations
 
 import math
 import threading
-from collections.abc import Callable, Mapping
+from collections.abc import Mapping
 from dataclasses import dataclass, field
 from typing import Any
 
@@ -51,14 +51,11 @@ from threadpoolctl import threadpool_limits
 
 from . import _independence, _polya_gamma
 from ._design import Array, Design, log_prior_sigma, softplus
+from ._slice import slice_update
 from .base import FitCancelled, ProgressCallback
 
-#: Bounds of ``log sigma`` and ``log tau`` for the slice sampler (a prior mass outside them
-#: below 1e-30 for every hyper-prior and scale the package accepts).
-_LOG_BOUNDS = (-25.0, 12.0)
-#: Initial width of a slice, in log units, and the most steps out on each side.
+#: Initial width of a slice, in log units.
 _SLICE_WIDTH = 1.0
-_SLICE_STEPS = 40
 #: Fewest warm-up sweeps (half the warm-up) before the slice widths are tuned.
 _TUNE_AFTER = 20
 #: Sweeps between two progress calls and two looks at ``cancel``.
@@ -73,6 +70,11 @@ _MIN_TRIAL = 10
 #: is a valid move); below it the Gibbs sampler mixes better.
 _MIN_ACCEPTANCE = 0.72
 _TRIAL_STEPS = 150
+#: Fewest algorithms for the independence kernel under "auto". Below, sigma is informed by
+#: few abilities and its posterior is too skewed for a normal proposal (chains that accept
+#: most proposals still stall in sigma's tail), and a Gibbs sweep over so few pairs costs
+#: little anyway.
+_MIN_ALGORITHMS = 10
 #: Independence steps per kept draw: its draws are more correlated than the Gibbs sweeps'
 #: (bulk ESS about a third of the draws at an acceptance of 0.8, where Gibbs gives 0.9), and
 #: a step costs a small part of a sweep, so it keeps every third.
@@ -192,6 +194,8 @@ class _Run:
     def _independence_from(self) -> int:
         """The sweep at which the independence kernel is tried (-1: never)."""
         if self.design.grouped or self.kernel == "gibbs":
+            return -1
+        if self.kernel == "auto" and self.design.n_alg < _MIN_ALGORITHMS:
             return -1
         start = min(self.iter_warmup, _GIBBS_START)
         if self.kernel == "auto" and self.iter_warmup - start < _MIN_TRIAL:
@@ -324,7 +328,7 @@ def _sweep(
                 x - 0.5 * (tau / tau_scale) ** 2 + const + _gaussian_margin(state.sigma, mu, h_rot)
             )
 
-        state.tau = np.exp(_slice(np.log(state.tau), log_tau, state.widths[1], rng))
+        state.tau = np.exp(slice_update(np.log(state.tau), log_tau, state.widths[1], rng))
         mu, m_vec, h_rot, _ = _collapsed(lam, vec, b_rot, state.tau)
     else:
         mu, h_rot, m_vec = lam[:, 0], b_rot[:, 0], vec[:, 0]
@@ -332,7 +336,7 @@ def _sweep(
     def log_sigma(x: Array) -> Array:
         return log_prior_sigma(x, design) + _gaussian_margin(np.exp(x), mu, h_rot)
 
-    state.sigma = np.exp(_slice(np.log(state.sigma), log_sigma, state.widths[0], rng))
+    state.sigma = np.exp(slice_update(np.log(state.sigma), log_sigma, state.widths[0], rng))
     state.beta = _gaussian_draw(m_vec, mu, h_rot, state.sigma, rng)
     if design.grouped:
         beta_rot = np.einsum("cgji,cj->cgi", vec, state.beta)  # U_g' beta per group
@@ -392,43 +396,6 @@ def _gaussian_draw(
     scale = 1.0 + s2 * lam
     rotated = s2 * b_rot / scale + rng.standard_normal(lam.shape) * np.sqrt(s2 / scale)
     return np.asarray(np.einsum("cij,cj->ci", vec, rotated))
-
-
-def _slice(
-    x0: Array, log_f: Callable[[Array], Array], width: float, rng: np.random.Generator
-) -> Array:
-    """One slice-sampling update (stepping out by ``width``, then shrinking) of each chain's
-    scalar ``x0``; ``log_f(x)`` is each chain's log density at its own ``x`` (all chains are
-    evaluated together: with a handful of chains that costs what one does). Leaves each
-    chain's density invariant whatever the width (Neal 2003, Figs. 3 and 5)."""
-    low_bound, high_bound = _LOG_BOUNDS
-
-    def density(x: Array) -> Array:
-        inside = (x > low_bound) & (x < high_bound)
-        return np.where(inside, log_f(np.clip(x, low_bound, high_bound)), -np.inf)
-
-    level = density(x0) - rng.standard_exponential(x0.shape)
-    low = x0 - width * rng.random(x0.shape)
-    high = low + width
-    for edge, step in ((low, -width), (high, width)):
-        out = np.ones(x0.shape, dtype=bool)
-        for _ in range(_SLICE_STEPS):
-            out &= density(edge) > level
-            if not out.any():
-                break
-            edge[out] += step
-    x: Array = x0.copy()
-    todo = np.ones(x0.shape, dtype=bool)
-    while todo.any():
-        trial = np.where(todo, low + (high - low) * rng.random(x0.shape), x)
-        accepted = todo & (density(trial) > level)
-        x[accepted] = trial[accepted]
-        todo &= ~accepted
-        below = todo & (trial < x0)
-        low[below] = trial[below]
-        above = todo & (trial >= x0)
-        high[above] = trial[above]
-    return x
 
 
 def replicate(

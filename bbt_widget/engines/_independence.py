@@ -43,13 +43,23 @@ _LOWEST_LOG_SIGMA = -8.0
 def log_posterior(design: Design, x: Array, beta: Array) -> Array:
     """``log p(log sigma = x, beta | data)`` up to a constant, per chain: ``x`` (chains,),
     ``beta`` (chains, n_alg)."""
+    return np.asarray(log_likelihood(design, beta) + log_prior(design, x, beta))
+
+
+def log_likelihood(design: Design, beta: Array) -> Array:
+    """The binomial log-likelihood of ``beta`` (chains, n_alg), up to a constant."""
     psi = beta[:, design.i1] - beta[:, design.i2]
-    log_lik = psi @ design.wins - softplus(psi) @ design.games
+    return np.asarray(psi @ design.wins - softplus(psi) @ design.games)
+
+
+def log_prior(design: Design, x: Array, beta: Array) -> Array:
+    """``log p(x, beta)``: ``beta ~ Normal(0, e^x)`` and the hyper-prior of ``x = log sigma``
+    (with its Jacobian)."""
     # a far proposal or Newton step may overflow: its density is then -inf or nan, and
     # it is rejected (nan compares false) or its step halved
     with np.errstate(over="ignore", invalid="ignore"):
         prior_beta = -design.n_alg * x - 0.5 * (beta**2).sum(axis=1) * np.exp(-2.0 * x)
-        return np.asarray(log_lik + prior_beta + log_prior_sigma(x, design))
+        return np.asarray(prior_beta + log_prior_sigma(x, design))
 
 
 def _prior_sigma_derivatives(x: float, design: Design) -> tuple[float, float]:
@@ -159,30 +169,51 @@ class Proposal:
 
 
 class Chains:
-    """The independence Metropolis-Hastings chains: their states and acceptances."""
+    """The independence Metropolis-Hastings chains: their states and acceptances.
+
+    Each step is the independence move on ``(log sigma, beta)`` followed by a random-walk
+    Metropolis move of ``log sigma`` given ``beta`` (both leave the posterior invariant, so
+    their composition does). The second move is what keeps sigma mixing where the normal
+    proposal's tails are lighter than its posterior's (few algorithms inform sigma little,
+    however many data sets there are): there a rejected proposal would leave a chain stuck
+    in sigma's tail for many steps.
+    """
 
     def __init__(self, design: Design, proposal: Proposal, x: Array, beta: Array) -> None:
         self.design, self.proposal = design, proposal
         self.theta = np.column_stack([x, beta])
-        self.weight = self._log_weight(self.theta)
+        self.likelihood = log_likelihood(design, self.theta[:, 1:])
         self.proposed = 0
         self.accepted = 0
+        # the random walk's step: 2.4 of the proposal's sds of log sigma (the optimal scale
+        # of a one-dimensional random walk on a normal target; Gelman, Roberts, Gilks 1996)
+        covariance_x = (proposal.vectors[0] ** 2 / proposal.values).sum()
+        self.scale = float(2.4 * np.sqrt(covariance_x))
 
-    def _log_weight(self, theta: Array) -> Array:
-        target = log_posterior(self.design, theta[:, 0], theta[:, 1:])
-        return np.asarray(target - self.proposal.log_density(theta))
+    def _log_weight(self, theta: Array, likelihood: Array) -> Array:
+        prior = log_prior(self.design, theta[:, 0], theta[:, 1:])
+        return np.asarray(likelihood + prior - self.proposal.log_density(theta))
 
     def step(self, rng: np.random.Generator) -> None:
-        """One Metropolis-Hastings step of every chain."""
+        """One step of every chain: the independence move, then log sigma given beta."""
         chains = self.theta.shape[0]
         new = self.proposal.draw(chains, rng)
-        weight = self._log_weight(new)
+        likelihood = log_likelihood(self.design, new[:, 1:])
+        weight = self._log_weight(new, likelihood)
+        current = self._log_weight(self.theta, self.likelihood)
         with np.errstate(invalid="ignore"):  # -inf - -inf where both lie beyond float range
-            accept = np.log(rng.random(chains)) < weight - self.weight
+            accept = np.log(rng.random(chains)) < weight - current
         self.theta[accept] = new[accept]
-        self.weight[accept] = weight[accept]
+        self.likelihood[accept] = likelihood[accept]
         self.proposed += chains
         self.accepted += int(accept.sum())
+        # log sigma given beta: the likelihood does not depend on it
+        x, beta = self.theta[:, 0], self.theta[:, 1:]
+        moved = x + self.scale * rng.standard_normal(chains)
+        gain = log_prior(self.design, moved, beta) - log_prior(self.design, x, beta)
+        with np.errstate(invalid="ignore"):
+            keep = np.log(rng.random(chains)) < gain
+        self.theta[keep, 0] = moved[keep]
 
     @property
     def acceptance(self) -> float:
