@@ -14,7 +14,13 @@ from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
 from ..core.bidi import isolate
-from ..core.options import DEFAULT_HDI, DEFAULT_INTERPRETATION, DEFAULT_ROPE, resolve_interpretation
+from ..core.options import (
+    DEFAULT_HDI,
+    DEFAULT_INTERPRETATION,
+    DEFAULT_ROPE,
+    Interpretation,
+    resolve_interpretation,
+)
 from .charts import claim_counts
 from .export import ESCAPERS
 
@@ -155,15 +161,15 @@ def methods_text(
     # rendered: names are never read as markup in any format
     analysis = _analysis(result, interpretation, rule.requested, rope)
     spans: list[str | Styled] = []
-    for k, part in enumerate(_results(result, summary, interpretation, rope, hdi)):
+    for k, part in enumerate(_results(result, summary, rule, rope, hdi)):
         spans += ([" "] if k else []) + ([part] if isinstance(part, str) else part)
     return paragraphs([render(analysis, format), render(spans, format)], format)
 
 
 def paragraphs(texts: Sequence[str], format: str) -> str:
     """Paragraphs already rendered in ``format``, set apart as that format sets them."""
-    if format == "html":
-        return "".join(f"<p>{t}</p>" for t in texts if t)
+    if format == "html":  # (a text of paragraphs already is not wrapped again)
+        return "".join(t if t.startswith("<p>") else f"<p>{t}</p>" for t in texts if t)
     return "\n\n".join(t for t in texts if t)
 
 
@@ -290,10 +296,12 @@ def _sampler(result: BBTResult) -> list[str | Styled]:
 
 
 def _results(
-    result: BBTResult, summary: Any, interpretation: str, rope: tuple[float, ...], hdi: float
+    result: BBTResult, summary: Any, rule: Interpretation, rope: tuple[float, ...], hdi: float
 ) -> list[str | list[str | Styled]]:
     """The results paragraph: what reading and counting left out, the diagnostics, the
-    posterior predictive check and the claims."""
+    posterior predictive check, which decision rule the claims follow and why (``rule``),
+    the claims and their Monte Carlo precision."""
+    interpretation = rule.rule
     s = result.settings
     parts: list[str | list[str | Styled]] = []
     if result.tidy is not None:
@@ -333,6 +341,7 @@ def _results(
         f"inside the 90% HDI of their replicates ({ppc[0.5]:.0%} inside the 50% HDI)."
     )
     order = [str(a) for a in result.ranking(hdi=hdi)["algorithm"]]
+    parts.append(rule.reason)
     parts += _claims(summary, interpretation, rope, hdi, order)
     parts.append(precision_sentence(result, interpretation, rope, hdi))
     return parts
