@@ -621,26 +621,32 @@ def keeping_posterior(result: BBTResult, path: str | Path) -> Iterator[None]:
     try:
         yield
     except Exception as err:
-        note = keep_posterior(result, path)
+        # a file error there (a full disk, no permission): not beside the report, which
+        # must be left as it was
+        note = keep_posterior(result, path, beside=not isinstance(err, OSError))
         if hasattr(err, "add_note"):
             err.add_note(note)
         raise
 
 
-def keep_posterior(result: BBTResult, path: str | Path) -> str:
-    """Save the posterior draws of ``result`` beside the report ``path`` (``<stem>_posterior
-    .npz``; in the temporary folder where that cannot be written) and say where, for a
-    report that failed after its fit."""
+def keep_posterior(result: BBTResult, path: str | Path, *, beside: bool = True) -> str:
+    """Save the posterior draws of ``result`` as ``<stem>_posterior.npz`` beside the report
+    ``path`` (unless not ``beside``, or it cannot be written there: then in the temporary
+    folder), written whole or not at all, and say where, for a report that failed after its
+    fit."""
     import tempfile
+
+    from ._atomic import atomic_path
 
     arrays = {name: np.asarray(v) for name, v in result.draws.params.items()}
     arrays["algorithms"] = np.asarray(result.algorithms, dtype=str)
     target = Path(path)
-    for folder in (target.parent, Path(tempfile.gettempdir())):
+    folders = [target.parent] if beside else []
+    for folder in [*folders, Path(tempfile.gettempdir())]:
         saved = folder / f"{target.stem}_posterior.npz"
         try:
-            # (numpy's stub reads the keyword arrays as its allow_pickle flag)
-            np.savez_compressed(saved, **arrays)  # type: ignore[arg-type]
+            with atomic_path(saved) as tmp, open(tmp, "wb") as file:
+                np.savez_compressed(file, **arrays)  # type: ignore[arg-type]
         except OSError:
             continue
         return (

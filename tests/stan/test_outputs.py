@@ -740,7 +740,7 @@ def test_python_write_is_the_cli_report(three_csv, tmp_path, capsys):
         methods="plackett-luce",
         chains=2,
         iter_warmup=300,
-        iter_sampling=300,
+        iter_sampling=1000,
     )
     assert written == md_py
     cli_heads, cli_body = _report_parts(md_cli.read_text())
@@ -748,7 +748,7 @@ def test_python_write_is_the_cli_report(three_csv, tmp_path, capsys):
     assert "## Ranking models" in cli_heads and cli_heads == py_heads
     assert py_body == cli_body
     # the same from a fit given with its data, and the Python calls recorded
-    res = bbt.fit(data, dataset="db", seed=5, chains=2, iter_warmup=300, iter_sampling=300)
+    res = bbt.fit(data, dataset="db", seed=5, chains=2, iter_warmup=300, iter_sampling=1000)
     again = bbt.report.write(res, tmp_path / "py.md", data=data, methods="plackett-luce")
     assert _report_parts(again.read_text())[1] == py_body.replace("cli_md_figures", "py_md_figures")
     # options are checked before any fit, by the keyword's name
