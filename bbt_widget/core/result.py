@@ -269,14 +269,21 @@ class BBTResult:
             (:mod:`~bbt_widget.core.precision`).
         """
         rope = check_rope(rope)
-        table = monte_carlo.pair_precision(self.draws.params["beta"], self._pairs, rope)
-        a = self.algorithms
-        names = {
-            "pair": self._pair_labels,
-            "alg_a": [a[i] for i, _ in self._pairs],
-            "alg_b": [a[j] for _, j in self._pairs],
-        }
-        return pd.concat([pd.DataFrame(names), table], axis=1)
+        # computed once per ROPE: the report's text, the terminal and unsettled() all ask
+        known: dict[tuple[float, ...], pd.DataFrame] = self.__dict__.setdefault(
+            "_precision_by_rope", {}
+        )
+        key = tuple(float(v) for v in rope)
+        if key not in known:
+            table = monte_carlo.pair_precision(self.draws.params["beta"], self._pairs, rope)
+            a = self.algorithms
+            names = {
+                "pair": self._pair_labels,
+                "alg_a": [a[i] for i, _ in self._pairs],
+                "alg_b": [a[j] for _, j in self._pairs],
+            }
+            known[key] = pd.concat([pd.DataFrame(names), table], axis=1)
+        return known[key].copy()
 
     def unsettled(
         self,
