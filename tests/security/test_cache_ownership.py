@@ -18,7 +18,6 @@ import shutil
 import stat
 import subprocess
 import sys
-import tempfile
 import textwrap
 from collections.abc import Iterator
 from importlib.machinery import EXTENSION_SUFFIXES
@@ -53,18 +52,6 @@ def as_nobody(script: str, *args: str) -> None:
 
 
 @pytest.fixture
-def shared() -> Iterator[Path]:
-    """A folder under /tmp that every user can enter (pytest's tmp_path is root's alone),
-    removed afterwards with whatever the other user left in it."""
-    base = Path(tempfile.mkdtemp(prefix="bbt-widget-shared-"))
-    base.chmod(0o711)
-    try:
-        yield base
-    finally:
-        shutil.rmtree(base, ignore_errors=True)
-
-
-@pytest.fixture
 def team_cache(shared: Path, monkeypatch) -> Path:
     """``BBT_WIDGET_CACHE`` on a folder of mode 777 (a team's shared model cache)."""
     root = shared / "team-cache"
@@ -72,15 +59,6 @@ def team_cache(shared: Path, monkeypatch) -> Path:
     root.chmod(0o777)
     monkeypatch.setenv("BBT_WIDGET_CACHE", str(root))
     return root
-
-
-@pytest.fixture(scope="module")
-def good_build() -> Path:
-    """The folder of a complete PyStan build of the bbt model (in the default cache)."""
-    if "pystan" not in engines.available_engines():
-        pytest.skip("PyStan is not available here")
-    module, _ = engines.get("pystan").compile("bbt")
-    return module.parent
 
 
 @pytest.fixture
@@ -225,20 +203,6 @@ def test_cache_folders_are_private_whatever_the_umask(tmp_path, monkeypatch):
 
 
 # ----------------------------------------------------------------------------- CmdStan
-
-
-@pytest.fixture
-def fake_cmdstan_home(tmp_path, monkeypatch) -> Path:
-    """A CmdStan installation that is found and works (its ``stanc`` runs); it cannot build
-    models, so a fit can only use an executable already in the cache."""
-    home = tmp_path / "cmdstan-2.36.0"
-    (home / "bin").mkdir(parents=True)
-    (home / "makefile").write_text("CMDSTAN_VERSION := 2.36.0\n")
-    stanc = home / "bin" / "stanc"
-    stanc.write_text('#!/bin/sh\necho "stanc3 v2.36.0 (Unix)"\n')
-    stanc.chmod(0o755)
-    monkeypatch.setenv("CMDSTAN", str(home))
-    return home
 
 
 def test_a_cmdstan_executable_planted_in_a_shared_cache_is_never_run(

@@ -21,7 +21,6 @@ import shutil
 import stat
 import subprocess
 import sys
-import tempfile
 import time
 from collections.abc import Callable, Iterator
 from pathlib import Path
@@ -34,26 +33,6 @@ from bbt_widget.engines import EngineError, _cache, _cache_checks, _cache_loaded
 from bbt_widget.engines import _cmdstan as cmdstan_engine
 
 NOBODY = 65534
-
-
-@pytest.fixture
-def shared() -> Iterator[Path]:
-    """A folder under /tmp that every user can enter, removed with whatever is left in it."""
-    base = Path(tempfile.mkdtemp(prefix="bbt-widget-paths-"))
-    base.chmod(0o711)
-    try:
-        yield base
-    finally:
-        shutil.rmtree(base, ignore_errors=True)
-
-
-@pytest.fixture(scope="module")
-def good_build() -> Path:
-    """The folder of a complete PyStan build of the bbt model (in the default cache)."""
-    if "pystan" not in engines.available_engines():
-        pytest.skip("PyStan is not available here")
-    module, _ = engines.get("pystan").compile("bbt")
-    return module.parent
 
 
 def _private_cache(root: Path, good_build: Path) -> Path:
@@ -139,20 +118,6 @@ def test_a_module_swapped_in_after_the_check_is_never_loaded(shared, good_build,
 
 
 # ----------------------------------------------------------------------------- CmdStan
-
-
-@pytest.fixture
-def fake_cmdstan_home(tmp_path, monkeypatch) -> Path:
-    """A CmdStan installation that is found and works (its ``stanc`` runs); it cannot build
-    models, so a fit can only use an executable already in the cache."""
-    home = tmp_path / "cmdstan-2.36.0"
-    (home / "bin").mkdir(parents=True)
-    (home / "makefile").write_text("CMDSTAN_VERSION := 2.36.0\n")
-    stanc = home / "bin" / "stanc"
-    stanc.write_text('#!/bin/sh\necho "stanc3 v2.36.0 (Unix)"\n')
-    stanc.chmod(0o755)
-    monkeypatch.setenv("CMDSTAN", str(home))
-    return home
 
 
 def test_a_cmdstan_executable_swapped_in_through_a_link_is_never_run(
