@@ -129,9 +129,7 @@ def test_diagnostics_import_neither_arviz_nor_scipy() -> None:
         "print(sorted(m for m in ('arviz', 'scipy', 'xarray', 'matplotlib')"
         " if m in sys.modules))\n"
     )
-    out = subprocess.run(
-        [sys.executable, "-c", code], capture_output=True, text=True, timeout=300, check=True
-    )
+    out = _fresh_process(code)
     assert out.stdout.split("\n")[:2] == ["True", "[]"], out.stdout + out.stderr
 
 
@@ -150,7 +148,12 @@ def test_a_numpy_fit_and_its_summary_import_no_scipy() -> None:
         "res.summary()\n"
         "print(sorted({m.split('.')[0] for m in sys.modules} & {'scipy', 'arviz'}))\n"
     )
-    out = subprocess.run(
+    out = _fresh_process(code)
+    assert out.stdout.strip().splitlines()[-1] == "[]", out.stdout + out.stderr
+
+
+def _fresh_process(code: str) -> subprocess.CompletedProcess[str]:
+    """``code`` run by a new interpreter (nothing imported yet), its output captured."""
+    return subprocess.run(
         [sys.executable, "-c", code], capture_output=True, text=True, timeout=300, check=True
     )
-    assert out.stdout.strip().splitlines()[-1] == "[]", out.stdout + out.stderr
