@@ -14,6 +14,7 @@ from typing import Any, Protocol
 
 import pandas as pd
 
+from ..core.data import TidyResults
 from ..core.options import DEFAULT_HDI, DEFAULT_ROPE
 from ..core.posterior import NOT_COMPARED
 from ..core.validation import check_count, check_hdi, check_rope, check_seed
@@ -91,7 +92,7 @@ class AgreementResult:
 
 
 def agreement(
-    data: pd.DataFrame,
+    data: pd.DataFrame | TidyResults,
     result: SummaryResult,
     *,
     dataset: str | None = None,
@@ -178,7 +179,10 @@ def agreement(
     sign_prior_strength = check_positive(sign_prior_strength, "sign_prior_strength", "1")
     n_samples = check_count(n_samples, "n_samples")
     seed = check_seed(seed)
-    _check_orientation(result, lower_is_better)
+    # results already read know their orientation
+    _check_orientation(
+        result, data.lower_is_better if isinstance(data, TidyResults) else lower_is_better
+    )
     full = _bbt_summary(result, rope, hdi)
     fitted = list(pd.unique(pd.concat([full["alg_a"], full["alg_b"]])))
     control = check_control(control, fitted)

@@ -20,6 +20,7 @@ from collections.abc import Iterable
 import altair as alt
 import pandas as pd
 
+from ..core.data import TidyResults
 from ..core.validation import check_count
 from ..outputs.charts.specs_cd import LABEL_MAX_CHARS, critical_difference_chart, diagram_frames
 from ._common import check_alpha, check_choice, check_control, dataset_means
@@ -32,7 +33,7 @@ __all__ = ["LABEL_MAX_CHARS", "TESTS", "cd_diagram", "critical_difference_chart"
 
 
 def cd_diagram(
-    data: pd.DataFrame | NemenyiResult,
+    data: pd.DataFrame | TidyResults | NemenyiResult,
     *,
     dataset: str | None = None,
     algorithm: str | None = None,

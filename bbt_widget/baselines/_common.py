@@ -17,7 +17,7 @@ import numpy as np
 import pandas as pd
 
 from ..core.bidi import pair_label
-from ..core.data import tidy_results
+from ..core.data import TidyResults, as_tidy
 from ..core.posterior import ordered_pairs
 from ..core.validation import _preview, check_algorithms
 from ..core.wintable import REL_TOL
@@ -64,7 +64,7 @@ class Means:
 
 
 def dataset_means(
-    data: pd.DataFrame,
+    data: pd.DataFrame | TidyResults,
     *,
     dataset: str | None,
     algorithm: str | None,
@@ -74,7 +74,7 @@ def dataset_means(
     lower_is_better: bool,
 ) -> Means:
     """Validate the results (``tidy_results`` does every check) and average the folds."""
-    tidy = tidy_results(
+    tidy = as_tidy(
         data,
         dataset=dataset,
         algorithm=algorithm,

@@ -23,6 +23,7 @@ import pandas as pd
 from scipy import stats
 
 from ..core.bidi import isolate
+from ..core.data import TidyResults
 from ..core.validation import check_hdi
 from ._cv import FoldDifferences, check_rope_width, fold_differences
 from ._simplex import MAX_POINTS, REGIONS, region_decisions, simplex_chart
@@ -129,7 +130,7 @@ class CorrelatedTTestResult:
 
 
 def correlated_ttest(
-    data: pd.DataFrame,
+    data: pd.DataFrame | TidyResults,
     *,
     a: str,
     b: str,

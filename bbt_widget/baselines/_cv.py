@@ -24,7 +24,7 @@ from typing import Any
 import numpy as np
 import pandas as pd
 
-from ..core.data import TidyResults, tidy_results
+from ..core.data import TidyResults, as_tidy
 from ..core.validation import _preview, check_algorithms
 
 #: Column name given to the run x fold key (never a user column: it starts with a NUL).
@@ -111,7 +111,7 @@ class FoldResults:
 
 
 def fold_results(
-    data: pd.DataFrame,
+    data: pd.DataFrame | TidyResults,
     *,
     dataset: str | None,
     algorithm: str | None,
@@ -140,7 +140,7 @@ def fold_results(
     if run is not None:
         data, fold, folds_per_run = _combine_run_and_fold(data, dataset, fold, run)
     try:
-        tidy = tidy_results(
+        tidy = as_tidy(
             data,
             dataset=dataset,
             algorithm=algorithm,
@@ -201,15 +201,23 @@ def pair_differences(results: FoldResults, a: str, b: str) -> FoldDifferences:
     )
 
 
-def fold_differences(data: pd.DataFrame, *, a: str, b: str, **layout: Any) -> FoldDifferences:
+def fold_differences(
+    data: pd.DataFrame | TidyResults, *, a: str, b: str, **layout: Any
+) -> FoldDifferences:
     """:func:`fold_results` then :func:`pair_differences` for one pair."""
     return pair_differences(fold_results(data, **layout), a, b)
 
 
 def _combine_run_and_fold(
-    data: pd.DataFrame, dataset: str | None, fold: str | None, run: str
+    data: pd.DataFrame | TidyResults, dataset: str | None, fold: str | None, run: str
 ) -> tuple[pd.DataFrame, str, dict[str, int]]:
     """One fold key per (run, fold), and the number of folds per run of each data set."""
+    if isinstance(data, TidyResults):
+        raise ValueError(
+            f"run={run!r} combines the run and fold columns of a table, but these results "
+            "were already read (a TidyResults), so each of their folds is one already; pass "
+            "rho=1/k instead of run=, or pass the DataFrame with run= and fold="
+        )
     if not isinstance(data, pd.DataFrame):
         raise TypeError(f"results must be a pandas DataFrame, got {type(data).__name__}")
     for role, col in (("run", run), ("fold", fold), ("dataset", dataset)):

@@ -22,6 +22,7 @@ import numpy as np
 import pandas as pd
 from scipy import stats
 
+from ..core.data import TidyResults
 from ..core.posterior import maximal_runs, ordered_pairs
 from ._common import (
     Means,
@@ -127,7 +128,7 @@ class NemenyiResult:
 
 
 def friedman(
-    data: pd.DataFrame,
+    data: pd.DataFrame | TidyResults,
     *,
     dataset: str | None = None,
     algorithm: str | None = None,
@@ -180,7 +181,7 @@ def friedman(
 
 
 def nemenyi(
-    data: pd.DataFrame,
+    data: pd.DataFrame | TidyResults,
     *,
     dataset: str | None = None,
     algorithm: str | None = None,

@@ -51,6 +51,7 @@ import pandas as pd
 from .. import engines
 from ..core.bidi import pair_label
 from ..core.checks import Diagnostics, draws_diagnostics
+from ..core.data import TidyResults
 from ..core.fitting import DiagnosticsWarning
 from ..core.posterior import hdi_sorted
 from ..core.validation import DEFAULT_SEED, check_count, check_hdi, check_seed
@@ -191,7 +192,7 @@ class HierarchicalResult:
 
 
 def hierarchical(
-    data: pd.DataFrame,
+    data: pd.DataFrame | TidyResults,
     *,
     a: str,
     b: str,

@@ -15,6 +15,7 @@ from typing import Any
 
 import pandas as pd
 
+from ..core.data import TidyResults
 from ..core.posterior import ordered_pairs
 from ..core.validation import DEFAULT_SEED, check_hdi
 from ..engines.base import ProgressCallback
@@ -105,7 +106,7 @@ class HierarchicalJob:
 
 
 def hierarchical_pairs(
-    data: pd.DataFrame,
+    data: pd.DataFrame | TidyResults,
     *,
     algorithms: list[str] | None = None,
     dataset: str | None = None,
@@ -228,7 +229,7 @@ def hierarchical_pairs(
 
 
 def check_pairs(
-    data: pd.DataFrame,
+    data: pd.DataFrame | TidyResults,
     *,
     algorithms: list[str] | None = None,
     dataset: str | None = None,

@@ -54,6 +54,7 @@ import numpy as np
 import pandas as pd
 
 from ..core.checks import ESS_PER_CHAIN, RHAT_MAX, Diagnostics, _az
+from ..core.data import TidyResults
 from ..core.options import DEFAULT_HDI
 from ..core.validation import DEFAULT_SEED, check_count, check_hdi, check_seed
 from ..engines.base import Draws, ProgressCallback
@@ -185,7 +186,7 @@ class MallowsResult(RankingCharts):
 
 
 def mallows_model(
-    data: pd.DataFrame,
+    data: pd.DataFrame | TidyResults,
     *,
     dataset: str | None = None,
     algorithm: str | None = None,

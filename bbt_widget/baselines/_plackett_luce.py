@@ -48,6 +48,7 @@ import pandas as pd
 
 from .. import engines
 from ..core.checks import Diagnostics, draws_diagnostics
+from ..core.data import TidyResults
 from ..core.options import DEFAULT_HDI
 from ..core.validation import DEFAULT_SEED, check_count, check_hdi, check_seed
 from ..engines.base import Draws, ProgressCallback, fresh_seed
@@ -131,7 +132,7 @@ class RankingModelResult(RankingCharts):
 
 
 def ranking_model(
-    data: pd.DataFrame,
+    data: pd.DataFrame | TidyResults,
     *,
     dataset: str | None = None,
     algorithm: str | None = None,
@@ -305,7 +306,11 @@ def ranking_model(
 
 
 def _prepared(
-    data: pd.DataFrame, layout: dict[str, Any], ties: str, prior: float, seed: int | None
+    data: pd.DataFrame | TidyResults,
+    layout: dict[str, Any],
+    ties: str,
+    prior: float,
+    seed: int | None,
 ) -> tuple[RankedMeans, list[np.ndarray], list[float], dict[str, Any], np.random.Generator]:
     """The rankings read as ``layout`` says, their orderings and weights, the Stan data, and
     the generator seeded with ``seed`` as the tie splitting left it (the summaries go on

@@ -30,6 +30,7 @@ from typing import Any
 import numpy as np
 import pandas as pd
 
+from ..core.data import TidyResults
 from ..core.sizing import check_draws_memory
 from ..core.validation import check_count, check_seed
 from ._common import (
@@ -121,7 +122,7 @@ class BayesianSignTestResult:
 
 
 def bayesian_sign_test(
-    data: pd.DataFrame,
+    data: pd.DataFrame | TidyResults,
     *,
     a: str | None = None,
     b: str | None = None,

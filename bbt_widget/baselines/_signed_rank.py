@@ -35,6 +35,7 @@ from typing import Any
 import numpy as np
 import pandas as pd
 
+from ..core.data import TidyResults
 from ..core.sizing import check_draws_memory
 from ..core.validation import check_count, check_seed
 from ._common import (
@@ -131,7 +132,7 @@ class BayesianSignedRankResult:
 
 
 def bayesian_signed_rank(
-    data: pd.DataFrame,
+    data: pd.DataFrame | TidyResults,
     *,
     a: str | None = None,
     b: str | None = None,

@@ -23,6 +23,7 @@ import numpy as np
 import pandas as pd
 from scipy import stats
 
+from ..core.data import TidyResults
 from ..core.posterior import ordered_pairs
 from ._common import (
     Means,
@@ -76,7 +77,7 @@ class WilcoxonResult:
 
 
 def wilcoxon_holm(
-    data: pd.DataFrame,
+    data: pd.DataFrame | TidyResults,
     *,
     dataset: str | None = None,
     algorithm: str | None = None,

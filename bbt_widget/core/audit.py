@@ -21,7 +21,7 @@ from .bidi import isolate
 
 # DataWarning lives with the reading of the results, which issues it too (``win_table``); it
 # is importable from here, its first home.
-from .data import DataWarning, TidyResults, tidy_results
+from .data import DataWarning, TidyResults, as_tidy
 from .validation import is_win_table
 
 __all__ = [
@@ -123,7 +123,7 @@ class Audit:
 
 
 def audit(
-    data: pd.DataFrame,
+    data: pd.DataFrame | TidyResults,
     *,
     dataset: str | None = None,
     algorithm: str | None = None,
@@ -137,7 +137,9 @@ def audit(
     Parameters
     ----------
     data, dataset, algorithm, fold, score, sd, lower_is_better
-        The results and how to read them, exactly as for :func:`bbt_widget.fit`.
+        The results and how to read them, exactly as for :func:`bbt_widget.fit` (a table,
+        or the :class:`~bbt_widget.core.data.TidyResults` that
+        :func:`~bbt_widget.core.data.tidy_results` read from it).
 
     Returns
     -------
@@ -152,7 +154,7 @@ def audit(
     if isinstance(data, pd.DataFrame) and is_win_table(data):
         return Audit((Finding("info", "shape", "a ready win table: nothing to audit"),))
     try:
-        tidy = tidy_results(
+        tidy = as_tidy(
             data,
             dataset=dataset,
             algorithm=algorithm,
@@ -174,19 +176,16 @@ def audit(
                 ]
                 found += _mixed_scale((str(c), data[c].dropna()) for c in floats)
         return Audit(_ordered(found))
-    return audit_validated(data, tidy, dataset=dataset, algorithm=algorithm, fold=fold)
+    return audit_validated(tidy)
 
 
-def audit_validated(
-    data: pd.DataFrame,
-    tidy: TidyResults,
-    *,
-    dataset: str | None = None,
-    algorithm: str | None = None,
-    fold: str | None = None,
-) -> Audit:
-    """The audit of results that ``tidy_results`` already accepted (what ``fit`` runs)."""
-    raw = _column_findings(data, dataset, fold) if algorithm is None else []
+def audit_validated(tidy: TidyResults) -> Audit:
+    """The audit of results that ``tidy_results`` already accepted (what ``fit`` runs): the
+    checks of raw wide columns read the table they came from (:attr:`TidyResults.source`)."""
+    read, source = tidy.read_with, tidy.source
+    raw: list[Finding] = []
+    if source is not None and read.algorithm is None:  # the wide columns, as given
+        raw = _column_findings(source, read.dataset, read.fold)
     return Audit(_ordered(raw + audit_tidy(tidy)))
 
 

@@ -26,9 +26,9 @@ fewer than two algorithms have a score there, are the reading's :attr:`TidyResul
 from __future__ import annotations
 
 from collections.abc import Sequence
-from dataclasses import dataclass
+from dataclasses import dataclass, field, fields
 from functools import cached_property
-from typing import NamedTuple
+from typing import Any, NamedTuple
 
 import numpy as np
 import pandas as pd
@@ -76,12 +76,15 @@ MIN_RANKED_DATASETS = 2
 __all__ = [
     "DEFAULT_SEED",
     "HYPERPRIORS",
+    "LAYOUT_KEYS",
     "MAX_COUNT",
     "TIE_POLICIES",
     "WIN_TABLE_COLUMNS",
     "DataWarning",
+    "Layout",
     "ReadingNote",
     "TidyResults",
+    "as_tidy",
     "check_algorithms",
     "check_count",
     "check_d_min",
@@ -126,6 +129,42 @@ class ReadingNote(NamedTuple):
         return f"{self.what}; {self.fix}"
 
 
+@dataclass(frozen=True, eq=False)
+class Layout:
+    """How a results table is read: the six layout keywords that every entry point taking
+    results accepts (``fit``, ``win_table``, ``audit``, ``sweep``, the baselines, ...).
+
+    Attributes
+    ----------
+    dataset, algorithm, fold, score, sd, lower_is_better
+        As for :func:`tidy_results`. ``sd`` is the table itself (compared by identity).
+    """
+
+    dataset: str | None = None
+    algorithm: str | None = None
+    fold: str | None = None
+    score: str | None = None
+    sd: pd.DataFrame | None = None
+    lower_is_better: bool = False
+
+    def as_dict(self) -> dict[str, Any]:
+        """The keywords, as :func:`tidy_results` takes them."""
+        return {f.name: getattr(self, f.name) for f in fields(self)}
+
+    def record(self) -> dict[str, Any]:
+        """The keywords as a fit's settings record them: ``sd`` is whether one was given."""
+        return {**self.as_dict(), "sd": self.sd is not None}
+
+    def given(self) -> tuple[str, ...]:
+        """The keywords set to something other than their default."""
+        return tuple(f.name for f in fields(self) if getattr(self, f.name) is not f.default)
+
+
+#: The layout keywords, in their order (the keys of a fit's settings that say how its
+#: results were read).
+LAYOUT_KEYS = tuple(f.name for f in fields(Layout))
+
+
 @dataclass(frozen=True)
 class TidyResults:
     """Validated results in one internal form.
@@ -148,6 +187,12 @@ class TidyResults:
         left out (see ``dropped_datasets``).
     dropped_datasets
         Data sets left out because fewer than two algorithms have a score there.
+    layout
+        How the results were read (``None`` when built by hand: then only
+        ``lower_is_better`` is known, see :attr:`read_with`).
+    source
+        The table they were read from, not copied (the audit's checks of raw wide columns,
+        and a group column, read it); ``None`` when built by hand.
     """
 
     frame: pd.DataFrame
@@ -156,6 +201,16 @@ class TidyResults:
     lower_is_better: bool = False
     notes: tuple[ReadingNote, ...] = ()
     dropped_datasets: tuple[str, ...] = ()
+    layout: Layout | None = field(default=None, repr=False)
+    source: pd.DataFrame | None = field(default=None, repr=False)
+
+    @property
+    def read_with(self) -> Layout:
+        """How these results were read: :attr:`layout`, or for results built by hand the
+        default layout with their ``lower_is_better``."""
+        if self.layout is not None:
+            return self.layout
+        return Layout(lower_is_better=self.lower_is_better)
 
     @property
     def has_sd(self) -> bool:
@@ -261,6 +316,70 @@ class TidyResults:
 # --------------------------------------------------------------------------- shapes
 
 
+def as_tidy(
+    data: pd.DataFrame | TidyResults,
+    *,
+    dataset: str | None = None,
+    algorithm: str | None = None,
+    fold: str | None = None,
+    score: str | None = None,
+    sd: pd.DataFrame | None = None,
+    lower_is_better: bool = False,
+) -> TidyResults:
+    """The one entry to the results: a :class:`TidyResults` as given, a table read once.
+
+    Every public function that takes results calls this first, so that results read once
+    with :func:`tidy_results` can be passed on as they are.
+
+    Parameters
+    ----------
+    data
+        A results table in any layout :func:`tidy_results` accepts, or results it already
+        read.
+    dataset, algorithm, fold, score, sd, lower_is_better
+        How to read a table (see :func:`tidy_results`). With a :class:`TidyResults` they
+        may be left out; any given must say what its :attr:`~TidyResults.layout` says.
+
+    Raises
+    ------
+    TypeError
+        ``data`` is neither a DataFrame nor a :class:`TidyResults`.
+    ValueError
+        A layout keyword given with a :class:`TidyResults` read otherwise (the message names
+        it), and every error of :func:`tidy_results`.
+    """
+    asked = Layout(dataset, algorithm, fold, score, sd, lower_is_better)
+    if not isinstance(data, TidyResults):
+        return tidy_results(data, **asked.as_dict())
+    read = data.read_with
+    clash = [k for k in asked.given() if not _same(k, getattr(asked, k), getattr(read, k))]
+    if clash:
+        said = ", ".join(
+            f"{k}={_layout_value(asked, k)} (they were read with {_layout_value(read, k)})"
+            for k in clash
+        )
+        raise ValueError(
+            f"these results were already read (a TidyResults), so the layout cannot change: "
+            f"{said}; leave the layout keywords out, or pass the DataFrame to read it again "
+            f"with them"
+        )
+    return data
+
+
+def _same(key: str, asked: object, read: object) -> bool:
+    """Whether a layout keyword given agrees with how the results were read (an sd table:
+    the same table)."""
+    return asked is read if key == "sd" else bool(asked == read)
+
+
+def _layout_value(layout: Layout, key: str) -> str:
+    """A layout keyword's value as an error message shows it (an sd table by its shape)."""
+    value = getattr(layout, key)
+    if isinstance(value, pd.DataFrame):
+        return f"<a {value.shape[0]}x{value.shape[1]} table>"
+    return repr(value)
+
+
 def tidy_results(
     data: pd.DataFrame,
     *,
@@ -331,7 +450,8 @@ def tidy_results(
         frame = _from_long(data, dataset, algorithm, fold, score, notes)
     else:
         frame = _from_wide(data, dataset, fold, sd, notes)
-    return _finish(frame, bool(lower_is_better), notes, names_from_index=dataset is None)
+    layout = Layout(dataset, algorithm, fold, score, sd, bool(lower_is_better))
+    return _finish(frame, layout, notes, data)
 
 
 def _require_columns(data: pd.DataFrame, **columns: str | None) -> None:
@@ -651,11 +771,7 @@ def _check_duplicates(
 
 
 def _finish(
-    frame: pd.DataFrame,
-    lower_is_better: bool,
-    notes: list[ReadingNote],
-    *,
-    names_from_index: bool,
+    frame: pd.DataFrame, layout: Layout, notes: list[ReadingNote], source: pd.DataFrame
 ) -> TidyResults:
     algorithms = tuple(pd.unique(frame["algorithm"]))
     if len(algorithms) < 2:
@@ -690,7 +806,7 @@ def _finish(
         hint = (
             "; without dataset= every row is its own data set: pass dataset='<column naming "
             "the data sets>'"
-            if names_from_index
+            if layout.dataset is None
             else ""
         )
         raise ValueError(
@@ -707,7 +823,16 @@ def _finish(
         finite = finite[finite["dataset"].isin(set(datasets))]
     finite = finite.reset_index(drop=True)
     finite["fold"] = finite["fold"].astype(int)
-    tidy = TidyResults(finite, algorithms, datasets, lower_is_better, tuple(notes), tuple(dropped))
+    tidy = TidyResults(
+        finite,
+        algorithms,
+        datasets,
+        layout.lower_is_better,
+        tuple(notes),
+        tuple(dropped),
+        layout,
+        source,
+    )
     _check_overflow(tidy)
     return tidy
 

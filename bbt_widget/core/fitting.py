@@ -16,7 +16,7 @@ from .. import engines
 from ..engines.base import Draws, ModelName, ProgressCallback, SamplerSettings
 from . import groups
 from .audit import Audit, DataWarning, audit_validated
-from .data import TidyResults
+from .data import Layout, TidyResults
 from .options import (
     DEFAULT_ADAPT_DELTA,
     DEFAULT_CHAINS,
@@ -46,7 +46,7 @@ class DisconnectedWarning(UserWarning):
 
 
 def fit(
-    data: pd.DataFrame,
+    data: pd.DataFrame | TidyResults,
     *,
     dataset: str | None = None,
     algorithm: str | None = None,
@@ -76,9 +76,10 @@ def fit(
     Parameters
     ----------
     data
-        Results in any layout :func:`bbt_widget.win_table` accepts, or a ready win table
-        (a DataFrame with columns ``alg1, alg2, win1, win2`` and optionally ``ties``, e.g.
-        counts published elsewhere).
+        Results in any layout :func:`bbt_widget.win_table` accepts (a table, or the
+        :class:`~bbt_widget.core.data.TidyResults` that :func:`bbt_widget.tidy_results` read
+        from it), or a ready win table (a DataFrame with columns ``alg1, alg2, win1, win2``
+        and optionally ``ties``, e.g. counts published elsewhere).
     dataset, algorithm, fold, score, sd, lower_is_better, d_min, paired
         How to read the results and count wins; see :func:`bbt_widget.win_table`.
     ties
@@ -135,11 +136,10 @@ def fit(
         Bad data or settings, or a win table with no games (nothing to fit).
     """
     counting = CountingSettings(ties, d_min, paired, tie_threshold)
-    if group is not None:
-        groups.check_group_request(group, counting.ties, data)
-        check_group_column(group, dataset=dataset, algorithm=algorithm, fold=fold, score=score)
     model: ModelName = "davidson" if counting.ties == "davidson" else "bbt"
-    engine = engines.resolve_engine(engine, "bbt_groups" if group is not None else model)
+    if group is not None:
+        model = "bbt_groups"
+    engine = engines.resolve_engine(engine, model)
     iter_warmup, iter_sampling = engines.iterations(engine, iter_warmup, iter_sampling)
     sampler = SamplerSettings(
         chains=chains,
@@ -150,19 +150,26 @@ def fit(
         seed=seed,
     )
     # the sampler's worker process starts now and loads while the data are read and checked
-    engines.prestart(("bbt_groups" if group is not None else model,), engine)
-    layout = _layout(dataset, algorithm, fold, score, sd, lower_is_better)
-    job = _prepare(
-        data if group is None else groups.results_only(data, group),
-        layout,
-        counting,
-        PriorSettings(hyperprior, prior_scale),
-        engine,
-        seed,
+    engines.prestart((model,), engine)
+    job = prepare_fit(
+        data,
+        dataset=dataset,
+        algorithm=algorithm,
+        fold=fold,
+        score=score,
+        sd=sd,
+        lower_is_better=lower_is_better,
+        d_min=d_min,
+        paired=paired,
+        ties=ties,
+        tie_threshold=tie_threshold,
+        hyperprior=hyperprior,
+        prior_scale=prior_scale,
+        engine=engine,
+        seed=seed,
         size=(sampler.chains, sampler.iter_sampling),
+        group=group,
     )
-    if group is not None:  # each group's wins counted, and checked, before any fit
-        job = _grouped(job, data, group, dataset, paired, (sampler.chains, sampler.iter_sampling))
     job.warn(stacklevel=2)
     return job.sample(
         chains=sampler.chains,
@@ -447,7 +454,7 @@ class PreparedFit:
 
 
 def prepare_fit(
-    data: pd.DataFrame,
+    data: pd.DataFrame | TidyResults,
     *,
     dataset: str | None = None,
     algorithm: str | None = None,
@@ -466,13 +473,15 @@ def prepare_fit(
     size: tuple[int, int | None],
     group: groups.GroupSpec | None = None,
 ) -> PreparedFit:
-    """Check the settings, count the wins and find the data's warnings, as every fit does.
+    """Check the settings, count the wins and find the data's warnings, as every fit does
+    (:func:`fit` runs this, then samples).
 
-    ``size`` is (chains, draws) for the memory check. ``group``: data sets in groups, as for
+    ``data`` and the other keywords as for :func:`fit`; ``size`` is (chains, draws) for the
+    memory check. ``group``: data sets in groups, as for
     :func:`fit` (the group model's inputs, each group's wins counted and checked). The
     warnings are issued by :meth:`PreparedFit.warn`.
     """
-    layout = _layout(dataset, algorithm, fold, score, sd, lower_is_better)
+    layout = Layout(dataset, algorithm, fold, score, sd, lower_is_better)
     counting = CountingSettings(ties, d_min, paired, tie_threshold)
     if group is not None:
         groups.check_group_request(group, counting.ties, data)
@@ -488,7 +497,8 @@ def prepare_fit(
     )
     if group is None:
         return job
-    return _grouped(job, data, group, dataset, paired, (size[0], _draws(job.engine, size[1])))
+    read = job.settings.layout["dataset"]  # as the results were read (a TidyResults knows)
+    return _grouped(job, data, group, read, paired, (size[0], _draws(job.engine, size[1])))
 
 
 def _draws(engine: str, iter_sampling: int | None) -> int:
@@ -498,7 +508,7 @@ def _draws(engine: str, iter_sampling: int | None) -> int:
 
 def _grouped(
     job: PreparedFit,
-    data: pd.DataFrame,
+    data: pd.DataFrame | TidyResults,
     group: groups.GroupSpec,
     dataset: str | None,
     paired: bool,
@@ -532,36 +542,16 @@ def _grouped(
     )
 
 
-def _layout(
-    dataset: str | None,
-    algorithm: str | None,
-    fold: str | None,
-    score: str | None,
-    sd: pd.DataFrame | None,
-    lower_is_better: bool,
-) -> dict[str, Any]:
-    """How the results are read: the keywords of :func:`~.wintable.raw_counts` that are not
-    counting settings (``sd`` the table itself)."""
-    return {
-        "dataset": dataset,
-        "algorithm": algorithm,
-        "fold": fold,
-        "score": score,
-        "sd": sd,
-        "lower_is_better": lower_is_better,
-    }
-
-
 def _prepare(
-    data: pd.DataFrame,
-    layout: dict[str, Any],
+    data: pd.DataFrame | TidyResults,
+    layout: Layout,
     counting: CountingSettings,
     prior: PriorSettings,
     engine: str,
     seed: int | None,
     size: tuple[int, int | None],
 ) -> PreparedFit:
-    """:func:`prepare_fit` from settings already checked (``layout`` from :func:`_layout`)."""
+    """:func:`prepare_fit` from settings already checked."""
     _tie_policy(counting)
     seed = check_seed(seed)
     # the engine is checked before the results are read (a fix to name, not a traceback)
@@ -569,17 +559,13 @@ def _prepare(
 
     raw, tidy = raw_counts(
         data,
-        **layout,
+        **layout.as_dict(),
         d_min=counting.d_min,
         paired=counting.paired,
         tie_threshold=counting.tie_threshold,
     )
-    found = (
-        audit_validated(data, tidy, **{k: layout[k] for k in ("dataset", "algorithm", "fold")})
-        if tidy is not None
-        else Audit()
-    )
-    read = {**layout, "sd": layout["sd"] is not None}
+    found = audit_validated(tidy) if tidy is not None else Audit()
+    read = (tidy.read_with if tidy is not None else layout).record()
     return _assemble(raw, tidy, found, read, counting, prior, engine, seed, size)
 
 

@@ -27,6 +27,12 @@ from .wintable import apply_ties, count_wins
 GroupSpec = str | Mapping[Any, Any]
 #: How group labels are compared, for the messages (the rule of names, :mod:`.names`).
 _LABEL_RULE = "with surrounding whitespace removed and Unicode normalised (NFC)"
+#: Why a group column cannot be read from results already read.
+_COLUMN_OF_READ = (
+    "group={group!r} names a column, but these results were already read (a TidyResults), "
+    "which keeps no group column; pass group as a dict data set -> group, or pass the "
+    "DataFrame that has the column"
+)
 
 
 @dataclass(frozen=True)
@@ -53,7 +59,8 @@ def check_group_request(group: object, ties: str | None, data: object) -> None:
     ValueError
         ``ties="davidson"`` (the group model is the Bradley-Terry one), a ready win table (it
         has no data sets to group), a ``group`` that is neither a column name nor a mapping,
-        or a column name that is not a column of ``data``.
+        or a column name that is not a column of ``data`` (or ``data`` already read, a
+        :class:`~bbt_widget.core.data.TidyResults`).
     """
     if not isinstance(group, (str, Mapping)):
         raise ValueError(
@@ -70,20 +77,24 @@ def check_group_request(group: object, ties: str | None, data: object) -> None:
             "group= needs the raw results (one score per data set and algorithm): a ready win "
             "table has no data sets left to put in groups"
         )
-    if isinstance(group, str) and isinstance(data, pd.DataFrame):
+    if isinstance(group, str) and isinstance(data, (pd.DataFrame, TidyResults)):
         _check_column(data, group)
 
 
-def _check_column(data: pd.DataFrame, group: str) -> None:
+def _check_column(data: pd.DataFrame | TidyResults, group: str) -> pd.DataFrame:
+    """``data``, checked to be a table with the column ``group``."""
+    if isinstance(data, TidyResults):
+        raise ValueError(_COLUMN_OF_READ.format(group=group))
     if group not in data.columns:
         raise ValueError(
             f"group={group!r} is not a column of the results (columns: "
             f"{', '.join(map(str, data.columns))}); pass the column giving each data set's "
             "group, or a dict data set -> group"
         )
+    return data
 
 
-def results_only(data: pd.DataFrame, group: GroupSpec) -> pd.DataFrame:
+def results_only(data: pd.DataFrame | TidyResults, group: GroupSpec) -> pd.DataFrame | TidyResults:
     """``data`` without the group column (in wide form it would read as an algorithm)."""
     if isinstance(group, str) and isinstance(data, pd.DataFrame) and group in data.columns:
         return data.drop(columns=[group])
@@ -91,14 +102,14 @@ def results_only(data: pd.DataFrame, group: GroupSpec) -> pd.DataFrame:
 
 
 def _dataset_groups(
-    data: pd.DataFrame, group: GroupSpec, dataset: str | None
+    data: pd.DataFrame | TidyResults, group: GroupSpec, dataset: str | None
 ) -> tuple[dict[str, set[str]], str]:
     """Each data set's group(s), data sets and group labels cleaned as the results' names are
     (:func:`_group_labels`), and a label."""
     if isinstance(group, Mapping):
         pairs = [(clean_name(str(k)), v) for k, v in group.items()]
         return _group_labels(pairs, "the group mapping"), "mapping"
-    _check_column(data, group)
+    data = _check_column(data, group)
     values = data[group]
     names = data[dataset] if dataset is not None else pd.Series(data.index, index=data.index)
     names = names.astype(str).map(clean_name)
@@ -166,7 +177,7 @@ def _shown_labels(a: object, b: object) -> list[str]:
 
 def assign_groups(
     tidy: TidyResults | None,
-    data: pd.DataFrame,
+    data: pd.DataFrame | TidyResults,
     group: GroupSpec,
     *,
     dataset: str | None,

@@ -17,6 +17,7 @@ from dataclasses import dataclass, field, fields, replace
 from typing import Any
 
 from ..engines.base import SamplerSettings
+from .data import LAYOUT_KEYS
 from .options import DEFAULT_HYPERPRIOR, DEFAULT_TIE_THRESHOLD, DEFAULT_TIES
 from .validation import check_d_min, check_flag, check_hyperprior, check_tie_threshold, check_ties
 
@@ -118,11 +119,6 @@ class PriorSettings:
         """The prior as a hashable key (the scale resolved, so ``None`` and the family's
         default scale give one key)."""
         return ("prior", self.family, self.scale)
-
-
-#: How the results were read: the keys of a fit's settings, in their order (``sd`` is
-#: whether standard deviations were given).
-LAYOUT_KEYS = ("dataset", "algorithm", "fold", "score", "sd", "lower_is_better")
 
 
 @dataclass(frozen=True, eq=False)

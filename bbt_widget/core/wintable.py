@@ -31,7 +31,7 @@ from collections.abc import Sequence
 import numpy as np
 import pandas as pd
 
-from .data import DataWarning, TidyResults, tidy_results
+from .data import DataWarning, TidyResults, as_tidy
 from .options import DEFAULT_TIES
 from .validation import (
     WIN_TABLE_COLUMNS,
@@ -48,7 +48,7 @@ REL_TOL = 1e-12
 
 
 def win_table(
-    data: pd.DataFrame,
+    data: pd.DataFrame | TidyResults,
     *,
     dataset: str | None = None,
     algorithm: str | None = None,
@@ -68,8 +68,9 @@ def win_table(
     data
         Results in any layout accepted by :func:`bbt_widget.core.data.tidy_results`
         (wide means, wide by fold, long with ``algorithm=`` and ``score=``, means + ``sd``),
-        or a ready win table (columns ``alg1, alg2, win1, win2`` and optionally ``ties``),
-        taken as given: only the tie policy applies to it.
+        the :class:`~bbt_widget.core.data.TidyResults` it returns, or a ready win table
+        (columns ``alg1, alg2, win1, win2`` and optionally ``ties``), taken as given: only
+        the tie policy applies to it.
     dataset, algorithm, fold, score, sd, lower_is_better
         See :func:`bbt_widget.core.data.tidy_results`.
     d_min
@@ -161,7 +162,7 @@ def with_raw_counts(table: pd.DataFrame, raw: pd.DataFrame) -> pd.DataFrame:
 
 
 def raw_counts(
-    data: pd.DataFrame,
+    data: pd.DataFrame | TidyResults,
     *,
     dataset: str | None = None,
     algorithm: str | None = None,
@@ -182,7 +183,7 @@ def raw_counts(
     d_min = check_d_min(d_min)
     paired = check_flag(paired, "paired")
     tie_threshold = check_tie_threshold(tie_threshold)
-    if is_win_table(data):
+    if isinstance(data, pd.DataFrame) and is_win_table(data):
         given = {
             "dataset": dataset,
             "algorithm": algorithm,
@@ -200,7 +201,7 @@ def raw_counts(
                 "pass the raw results instead to count wins with these settings"
             )
         return check_win_table(data), None
-    tidy = tidy_results(
+    tidy = as_tidy(
         data,
         dataset=dataset,
         algorithm=algorithm,

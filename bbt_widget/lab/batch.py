@@ -47,7 +47,7 @@ from ..core.fitting import (
     fit,
     prepare_fit,
 )
-from ..core.options import DEFAULT_HYPERPRIOR, DEFAULT_TIES
+from ..core.options import DEFAULT_CHAINS, DEFAULT_HYPERPRIOR, DEFAULT_TIES
 from ..core.result import BBTResult
 from ..core.settings import CountingSettings, PriorSettings
 from ..core.validation import (
@@ -88,7 +88,7 @@ class FitRequest:
     ties: str = DEFAULT_TIES
     hyperprior: str = DEFAULT_HYPERPRIOR
     prior_scale: float | None = None
-    chains: int = 4
+    chains: int = DEFAULT_CHAINS
     #: None: the defaults of the engine that fits it (``bbt_widget.engines.iterations``)
     iter_warmup: int | None = None
     iter_sampling: int | None = None

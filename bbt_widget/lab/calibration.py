@@ -18,8 +18,14 @@ import pandas as pd
 
 from ..core import posterior
 from ..core.bidi import pair_label
-from ..core.data import tidy_results
-from ..core.options import DEFAULT_HYPERPRIOR, DEFAULT_TIES
+from ..core.data import TidyResults, as_tidy
+from ..core.options import (
+    DEFAULT_CHAINS,
+    DEFAULT_HYPERPRIOR,
+    DEFAULT_ITER_SAMPLING,
+    DEFAULT_ITER_WARMUP,
+    DEFAULT_TIES,
+)
 from ..core.result import BBTResult
 from ..core.settings import CountingSettings, PriorSettings
 from ..core.validation import (
@@ -236,7 +242,7 @@ class Calibration:
 
 
 def calibration(
-    data: pd.DataFrame,
+    data: pd.DataFrame | TidyResults,
     *,
     dataset: str | None = None,
     algorithm: str | None = None,
@@ -254,9 +260,9 @@ def calibration(
     hyperprior: str = DEFAULT_HYPERPRIOR,
     prior_scale: float | None = None,
     engine: str = "auto",
-    chains: int = 4,
-    iter_warmup: int = 1000,
-    iter_sampling: int = 1000,
+    chains: int = DEFAULT_CHAINS,
+    iter_warmup: int = DEFAULT_ITER_WARMUP,
+    iter_sampling: int = DEFAULT_ITER_SAMPLING,
     seed: int | None = DEFAULT_SEED,
     executor: Any = None,
     n_jobs: int | None = None,
@@ -314,7 +320,7 @@ def calibration(
     counting = CountingSettings(ties, d_min, paired, tie_threshold)
     d_min, paired, tie_threshold = counting.d_min, counting.paired, counting.tie_threshold
     check_executor(executor)
-    tidy = tidy_results(
+    tidy = as_tidy(
         data,
         dataset=dataset,
         algorithm=algorithm,

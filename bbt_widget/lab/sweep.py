@@ -23,9 +23,10 @@ from typing import Any
 import numpy as np
 import pandas as pd
 
-from ..core.data import TidyResults, tidy_results
+from ..core.data import TidyResults, as_tidy
 from ..core.groups import GroupSpec, check_group_request, results_only
 from ..core.options import (
+    DEFAULT_CHAINS,
     DEFAULT_HDI,
     DEFAULT_HYPERPRIOR,
     DEFAULT_ROPE,
@@ -187,7 +188,7 @@ class _Sweep:
 
     def __call__(
         self,
-        data: pd.DataFrame,
+        data: pd.DataFrame | TidyResults,
         *,
         dataset: str | None = None,
         algorithm: str | None = None,
@@ -204,7 +205,7 @@ class _Sweep:
         rope: Sequence[float] = DEFAULT_ROPE,
         hdi: float = DEFAULT_HDI,
         engine: str = "auto",
-        chains: int = 4,
+        chains: int = DEFAULT_CHAINS,
         iter_warmup: int | None = None,
         iter_sampling: int | None = None,
         progress: ProgressCallback | None = None,
@@ -216,7 +217,8 @@ class _Sweep:
         Parameters
         ----------
         data, dataset, algorithm, fold, score, sd, lower_is_better
-            The results and how to read them, as for :func:`bbt_widget.fit`.
+            The results and how to read them, as for :func:`bbt_widget.fit` (a table or a
+            :class:`~bbt_widget.core.data.TidyResults`).
         tie_threshold
             The tie threshold in score units of every fit, as for :func:`bbt_widget.fit`,
             unless the grid varies it (a ``tie_threshold`` column is then in ``frame``).
@@ -265,7 +267,7 @@ class _Sweep:
             _check_grid(grid)
         if group is not None:  # the column and the kind of data, before they are read
             check_group_request(group, None, data)
-        tidy = tidy_results(
+        tidy = as_tidy(
             data if group is None else results_only(data, group),
             dataset=dataset,
             algorithm=algorithm,
