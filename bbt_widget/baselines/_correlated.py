@@ -24,6 +24,7 @@ from scipy import stats
 
 from ..core.bidi import isolate
 from ..core.data import TidyResults
+from ..core.options import TTEST_HDI
 from ..core.validation import check_hdi
 from ._cv import FoldDifferences, check_rope_width, fold_differences
 from ._simplex import MAX_POINTS, REGIONS, region_decisions, simplex_chart
@@ -144,7 +145,7 @@ def correlated_ttest(
     lower_is_better: bool = False,
     rope: float = 0.01,
     rho: float | None = None,
-    hdi: float = 0.95,
+    hdi: float = TTEST_HDI,
 ) -> CorrelatedTTestResult:
     """Bayesian correlated t-test of ``a`` vs ``b`` on each data set (Benavoli et al. 2017, Eq. 6).
 

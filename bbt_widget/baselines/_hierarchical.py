@@ -53,6 +53,7 @@ from ..core.bidi import pair_label
 from ..core.checks import Diagnostics, draws_diagnostics
 from ..core.data import TidyResults
 from ..core.fitting import DiagnosticsWarning
+from ..core.options import DEFAULT_CHAINS, TTEST_HDI
 from ..core.posterior import hdi_sorted
 from ..core.validation import DEFAULT_SEED, check_count, check_hdi, check_seed
 from ..engines.base import Draws, ProgressCallback, fresh_seed
@@ -205,11 +206,11 @@ def hierarchical(
     lower_is_better: bool = False,
     rope: float = 0.01,
     rho: float | None = None,
-    hdi: float = 0.95,
+    hdi: float = TTEST_HDI,
     nu_prior: str = DEFAULT_NU_PRIOR,
     sampler: str = DEFAULT_SAMPLER,
     engine: str = "auto",
-    chains: int = 4,
+    chains: int = DEFAULT_CHAINS,
     iter_warmup: int | None = None,
     iter_sampling: int = DEFAULT_ITER,
     adapt_delta: float = 0.95,

@@ -16,6 +16,7 @@ from typing import Any
 import pandas as pd
 
 from ..core.data import TidyResults
+from ..core.options import DEFAULT_CHAINS, TTEST_HDI
 from ..core.posterior import ordered_pairs
 from ..core.validation import DEFAULT_SEED, check_hdi
 from ..engines.base import ProgressCallback
@@ -118,11 +119,11 @@ def hierarchical_pairs(
     lower_is_better: bool = False,
     rope: float = 0.01,
     rho: float | None = None,
-    hdi: float = 0.95,
+    hdi: float = TTEST_HDI,
     nu_prior: str = DEFAULT_NU_PRIOR,
     sampler: str = DEFAULT_SAMPLER,
     engine: str = "auto",
-    chains: int = 4,
+    chains: int = DEFAULT_CHAINS,
     iter_warmup: int | None = None,
     iter_sampling: int = DEFAULT_ITER,
     adapt_delta: float = 0.95,

@@ -55,7 +55,7 @@ import pandas as pd
 
 from ..core.checks import ESS_PER_CHAIN, RHAT_MAX, Diagnostics, _az
 from ..core.data import TidyResults
-from ..core.options import DEFAULT_HDI
+from ..core.options import DEFAULT_CHAINS, DEFAULT_HDI
 from ..core.validation import DEFAULT_SEED, check_count, check_hdi, check_seed
 from ..engines.base import Draws, ProgressCallback
 from ._mallows_sampler import (
@@ -197,7 +197,7 @@ def mallows_model(
     ties: str = "split",
     rate: float = RATE,
     hdi: float = DEFAULT_HDI,
-    chains: int = 4,
+    chains: int = DEFAULT_CHAINS,
     burn_in: int = 1000,
     draws: int = 1000,
     thin: int | None = None,

@@ -49,7 +49,12 @@ import pandas as pd
 from .. import engines
 from ..core.checks import Diagnostics, draws_diagnostics
 from ..core.data import TidyResults
-from ..core.options import DEFAULT_HDI
+from ..core.options import (
+    DEFAULT_CHAINS,
+    DEFAULT_HDI,
+    DEFAULT_ITER_SAMPLING,
+    DEFAULT_ITER_WARMUP,
+)
 from ..core.validation import DEFAULT_SEED, check_count, check_hdi, check_seed
 from ..engines.base import Draws, ProgressCallback, fresh_seed
 from ._plackett_luce_gibbs import sample as gibbs_sample
@@ -145,9 +150,9 @@ def ranking_model(
     prior: float | None = None,
     hdi: float = DEFAULT_HDI,
     engine: str = "auto",
-    chains: int = 4,
-    iter_warmup: int = 1000,
-    iter_sampling: int = 1000,
+    chains: int = DEFAULT_CHAINS,
+    iter_warmup: int = DEFAULT_ITER_WARMUP,
+    iter_sampling: int = DEFAULT_ITER_SAMPLING,
     seed: int | None = DEFAULT_SEED,
     progress: ProgressCallback | None = None,
     thin: int | None = None,

@@ -14,17 +14,22 @@ import pandas as pd
 
 from .. import engines
 from ..engines.base import Draws, ModelName, ProgressCallback, SamplerSettings
-from . import groups
+from . import groups, settling
 from .audit import Audit, DataWarning, audit_validated
 from .data import Layout, TidyResults
 from .options import (
     DEFAULT_ADAPT_DELTA,
     DEFAULT_CHAINS,
+    DEFAULT_DRAWS,
     DEFAULT_HYPERPRIOR,
     DEFAULT_MAX_TREEDEPTH,
     DEFAULT_TIES,
+    DRAWS_MODES,
     HYPERPRIORS,
+    SETTLE_MEMORY,
+    DrawsMode,
 )
+from .precision import DEFAULT_Z
 from .result import BBTResult, disconnected_message
 from .settings import LAYOUT_KEYS, CountingSettings, FitSettings, PriorSettings
 from .sizing import check_fit_size, estimate_fit_bytes, estimate_fit_seconds, warn_long_run
@@ -64,6 +69,7 @@ def fit(
     chains: int = DEFAULT_CHAINS,
     iter_warmup: int | None = None,
     iter_sampling: int | None = None,
+    draws: DrawsMode = DEFAULT_DRAWS,
     seed: int | None = DEFAULT_SEED,
     adapt_delta: float = DEFAULT_ADAPT_DELTA,
     max_treedepth: int = DEFAULT_MAX_TREEDEPTH,
@@ -106,6 +112,14 @@ def fit(
         sampler has nothing to adapt), Stan's 1000 and 1000 on the others. The default seed
         (``bbt_widget.DEFAULT_SEED``, 1) makes a rerun give
         the same numbers; ``seed=None`` draws a fresh one (recorded in ``result.settings``).
+    draws
+        ``"auto"`` (default): after the first ``chains * iter_sampling`` draws, more chains
+        (seeded from ``seed``) until no claim of either rule lies within 3 Monte Carlo
+        standard errors of its threshold, or the claims still open could not settle within
+        4 times the first round's draws (:mod:`bbt_widget.core.settling`); a fit whose
+        claims are settled draws nothing more. ``"fixed"``: exactly the first round. Claims
+        left unsettled are "no claim" in ``summary()`` and named by ``result.unsettled()``.
+        The group model (``group=``) keeps its first round.
     adapt_delta, max_treedepth
         NUTS settings (Stan's defaults 0.8 and 10), recorded in ``result.settings``. Raise
         ``adapt_delta`` (e.g. 0.95) when the diagnostics report divergent transitions, and
@@ -177,6 +191,7 @@ def fit(
         iter_sampling=sampler.iter_sampling,
         adapt_delta=sampler.adapt_delta,
         max_treedepth=sampler.max_treedepth,
+        draws=draws,
         progress=progress,
         cancel=cancel,
         stacklevel=2,
@@ -341,6 +356,7 @@ class PreparedFit:
         iter_sampling: int | None = None,
         adapt_delta: float = DEFAULT_ADAPT_DELTA,
         max_treedepth: int = DEFAULT_MAX_TREEDEPTH,
+        draws: DrawsMode = DEFAULT_DRAWS,
         progress: ProgressCallback | None = None,
         cancel: threading.Event | None = None,
         stacklevel: int = 1,
@@ -348,7 +364,9 @@ class PreparedFit:
         """The full posterior fit (what :func:`fit` returns), with a
         :class:`DiagnosticsWarning` when the diagnostics fail (``stacklevel`` as for
         ``warnings.warn`` called where this is). Iterations left at None are the engine's
-        defaults (:func:`bbt_widget.engines.iterations`)."""
+        defaults (:func:`bbt_widget.engines.iterations`); ``draws`` as for :func:`fit`."""
+        if draws not in DRAWS_MODES:
+            raise ValueError(f"draws must be one of {', '.join(DRAWS_MODES)}, got {draws!r}")
         iter_warmup, iter_sampling = engines.iterations(self.engine, iter_warmup, iter_sampling)
         sampler = SamplerSettings(
             chains=chains,
@@ -359,18 +377,45 @@ class PreparedFit:
             seed=self.settings.seed,
         )
         self._warn_long_run(sampler, stacklevel + 1)
-        draws = engines.sample(
-            self.model,
-            self.stan_data,
-            engine=self.engine,
-            **sampler.as_dict(),
-            progress=progress,
-            cancel=cancel,
-        )
         checked = sampler.as_dict()
+
+        def more(chains: int, seed: int, stage: str = settling.STAGE) -> Draws:
+            def told(engine_stage: str, fraction: float) -> None:
+                if progress is not None:  # a later round's sampling, told as its own stage
+                    progress(stage if engine_stage == "sampling" else engine_stage, fraction)
+
+            return engines.sample(
+                self.model,
+                self.stan_data,
+                engine=self.engine,
+                **(checked | {"chains": chains, "seed": seed}),
+                progress=told if progress is not None else None,
+                cancel=cancel,
+            )
+
+        first = more(sampler.chains, checked["seed"], "sampling")
         run = {k: checked[k] for k in ("chains", "iter_warmup", "iter_sampling", "seed")}
         run |= {k: checked[k] for k in ("adapt_delta", "max_treedepth")}
-        result = self.result(draws, run)
+        if draws == "fixed" or self.grouping is not None:
+            result = self.result(first, run | {"draws": "fixed"})
+        else:
+            result = settling.settle(
+                first,
+                lambda drawn, rounds: self.result(
+                    drawn,
+                    run
+                    | {
+                        "draws": "auto",
+                        "rounds": rounds,
+                        "chains_drawn": drawn.params["beta"].shape[0],
+                    },
+                ),
+                more,
+                per_chain=sampler.iter_sampling,
+                seed=int(first.info.get("seed", checked["seed"])),
+                budget=self._settle_budget(sampler),
+                z=DEFAULT_Z,
+            )
         diag = result.diagnostics()
         if not diag.ok:
             warnings.warn(
@@ -379,6 +424,15 @@ class PreparedFit:
                 stacklevel=stacklevel + 1,
             )
         return result
+
+    def _settle_budget(self, sampler: SamplerSettings) -> int:
+        """The most draws ``draws="auto"`` may keep in all (:func:`.settling.settle_budget`):
+        more pairs, more bytes per draw."""
+        first = sampler.chains * sampler.iter_sampling
+        need = estimate_fit_bytes(
+            len(self.algorithms), self.stan_data["n_pairs"], self.model, 1, first
+        )
+        return settling.settle_budget(first, need / first, SETTLE_MEMORY)
 
     def _warn_long_run(self, sampler: SamplerSettings, stacklevel: int) -> None:
         """A :class:`~.sizing.LongRunWarning` before a fit estimated to take minutes (where

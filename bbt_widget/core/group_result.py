@@ -12,6 +12,7 @@ import numpy as np
 import pandas as pd
 
 from . import checks, posterior
+from .options import DEFAULT_HDI, DEFAULT_ROPE
 from .result import BBTResult
 from .validation import check_hdi, check_interpretation, check_rope
 from .wintable import comparison_components
@@ -101,7 +102,7 @@ class GroupedBBTResult(BBTResult):
     # ------------------------------------------------------------------ group summaries
 
     def group_summary(
-        self, rope: Sequence[float] = (0.45, 0.55), hdi: float = 0.89
+        self, rope: Sequence[float] = DEFAULT_ROPE, hdi: float = DEFAULT_HDI
     ) -> pd.DataFrame:
         """P(a > b) per pair and group, pairs oriented as in :meth:`summary` (pooled order).
 
@@ -136,7 +137,7 @@ class GroupedBBTResult(BBTResult):
         columns = ["pair", "group", "mean", "low", "high", "above_50", "in_rope", "weak", "strong"]
         return both[columns].reset_index(drop=True)
 
-    def group_ranking(self, hdi: float = 0.89) -> pd.DataFrame:
+    def group_ranking(self, hdi: float = DEFAULT_HDI) -> pd.DataFrame:
         """:meth:`ranking` of each group's abilities: ``group`` then the ranking columns,
         best first within each group, groups in order."""
         hdi = check_hdi(hdi)
@@ -150,8 +151,8 @@ class GroupedBBTResult(BBTResult):
     def group_claims(
         self,
         interpretation: str = "weak",
-        rope: Sequence[float] = (0.45, 0.55),
-        hdi: float = 0.89,
+        rope: Sequence[float] = DEFAULT_ROPE,
+        hdi: float = DEFAULT_HDI,
     ) -> pd.DataFrame:
         """Which claims hold in every group and which change between groups.
 

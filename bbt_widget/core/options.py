@@ -12,7 +12,48 @@ from __future__ import annotations
 
 from dataclasses import dataclass
 from types import MappingProxyType
-from typing import Any
+from typing import Any, Literal
+
+__all__ = [
+    "AUTO_INTERPRETATION",
+    "DEFAULT_ADAPT_DELTA",
+    "DEFAULT_CHAINS",
+    "DEFAULT_DRAWS",
+    "DEFAULT_D_MIN",
+    "DEFAULT_HDI",
+    "DEFAULT_HYPERPRIOR",
+    "DEFAULT_INTERPRETATION",
+    "DEFAULT_ITER_SAMPLING",
+    "DEFAULT_ITER_WARMUP",
+    "DEFAULT_MAX_TREEDEPTH",
+    "DEFAULT_ROPE",
+    "DEFAULT_SEED",
+    "DEFAULT_TIES",
+    "DEFAULT_TIE_THRESHOLD",
+    "DRAWS_MODES",
+    "D_MIN_RANGE",
+    "D_MIN_STEP",
+    "GROUP_TAU_SCALE",
+    "HYPERPRIORS",
+    "HYPERPRIOR_ALIASES",
+    "HYPERPRIOR_FAMILIES",
+    "HYPERPRIOR_SCALES",
+    "INTERPRETATIONS",
+    "INTERPRETATION_CHOICES",
+    "INTERPRETATION_LABELS",
+    "MANY_ALGORITHMS",
+    "SETTLE_BUDGET",
+    "SETTLE_MEMORY",
+    "TIE_LABELS",
+    "TIE_POLICIES",
+    "TIE_THRESHOLD_STEP",
+    "TTEST_HDI",
+    "DrawsMode",
+    "HyperPrior",
+    "Interpretation",
+    "as_dict",
+    "resolve_interpretation",
+]
 
 #: The seed ``fit``, the widget and the command use unless told otherwise, so that the same data
 #: and settings give the same numbers in every run; another seed is an explicit choice.
@@ -188,6 +229,10 @@ def resolve_interpretation(interpretation: str, n_algorithms: int) -> Interpreta
 #: The paper's region of practical equivalence for P(a > b), and HDI mass.
 DEFAULT_ROPE: tuple[float, float] = (0.45, 0.55)
 DEFAULT_HDI = 0.89
+#: The HDI mass of the Bayesian t-tests of the baselines (correlated, hierarchical): the
+#: posterior probability at which those tests decide (0.95, Benavoli et al. 2017), where
+#: BBT's summaries keep the paper's 0.89.
+TTEST_HDI = 0.95
 
 #: NUTS settings (Stan's defaults). Raise adapt_delta (e.g. 0.95, 0.99) against divergent
 #: transitions, max_treedepth (e.g. 12) against saturated tree depths.
@@ -197,6 +242,18 @@ DEFAULT_MAX_TREEDEPTH = 10
 DEFAULT_CHAINS = 4
 DEFAULT_ITER_WARMUP = 1000
 DEFAULT_ITER_SAMPLING = 1000
+
+#: How many draws a fit keeps: ``"auto"`` samples in rounds until no claim lies within Monte
+#: Carlo error of its threshold (or the budget below is spent); ``"fixed"`` keeps exactly
+#: ``chains * iter_sampling``.
+DrawsMode = Literal["auto", "fixed"]
+DRAWS_MODES: tuple[DrawsMode, ...] = ("auto", "fixed")
+DEFAULT_DRAWS: DrawsMode = "auto"
+#: ``draws="auto"``: at most this many times the first round's draws in all.
+SETTLE_BUDGET = 4
+#: ``draws="auto"``: the kept draws (beta, and per fitted pair the log-likelihood and
+#: replicated wins) may not grow past this many bytes for the extra rounds.
+SETTLE_MEMORY = 1 << 30
 
 
 def as_dict() -> dict[str, Any]:

@@ -6,7 +6,14 @@ P(a > b), and ``above_50`` and ``in_rope``, the means of the indicators "P(a > b
 "P(a > b) in the ROPE". Its Monte Carlo standard error is ``sd / sqrt(ESS)``, with the
 effective sample size of that average over the chains (:func:`~.convergence.ess_mean`;
 ArviZ's ``mcse(method="mean")``). A claim whose deciding quantity lies within ``z`` MCSE of
-its threshold could change with the seed: it is *unsettled at this precision*.
+its threshold could change with the seed: it is *unsettled at this precision*, and the
+summary makes no claim for it (:func:`settled_decisions`).
+
+Computing every pair's MCSE costs three autocorrelation estimates per pair (seconds at 50
+algorithms, a minute at 200). Only pairs whose quantities lie near a threshold need one: a
+quantity farther from every threshold than ``z`` times its MCSE at the lowest effective
+sample size the convergence checks let through (:data:`ESS_SHARE_FLOOR` of the draws) is
+settled whatever its exact MCSE, so :func:`near_thresholds` screens the pairs first.
 """
 
 from __future__ import annotations
@@ -22,6 +29,10 @@ from .convergence import ess_mean
 #: Standard errors between a claim's deciding quantity and its threshold for the claim to
 #: count as settled (a two-sided 0.3% chance of the other side, were the error normal).
 DEFAULT_Z = 3.0
+#: The smallest share of the draws the effective sample size of a reported average is taken
+#: to reach when screening pairs (the fit's convergence checks ask the bulk ESS of every
+#: ability for 100 per chain, a tenth of the default 1000 draws).
+ESS_SHARE_FLOOR = 0.1
 #: Pairs whose draws of P(a > b) are computed at once (chains x draws x this many floats).
 _BLOCK = 64
 
@@ -36,6 +47,17 @@ def mcse(ary: np.ndarray) -> float:
     if sd == 0.0:
         return 1.0 / n
     return sd / float(np.sqrt(ess_mean(ary)))
+
+
+def column_sd(draws: np.ndarray) -> np.ndarray:
+    """The standard deviation (ddof 1) of each column of ``draws`` (draws, pairs), a block of
+    columns at a time: ``np.std`` would hold a temporary as large as the draws (gigabytes
+    at a few hundred algorithms)."""
+    out = np.empty(draws.shape[1])
+    width = max(1, (1 << 22) // max(draws.shape[0], 1))
+    for start in range(0, draws.shape[1], width):
+        out[start : start + width] = draws[:, start : start + width].std(axis=0, ddof=1)
+    return out
 
 
 def pair_precision(
@@ -56,25 +78,84 @@ def pair_precision(
     return pd.DataFrame(rows, columns=["mcse_mean", "mcse_above_50", "mcse_in_rope"])
 
 
+def _thresholds(rope: tuple[float, float]) -> dict[str, tuple[float, ...]]:
+    """The thresholds each reported quantity is compared with by a rule."""
+    weak = (posterior.WEAK_THRESHOLD, 1 - posterior.WEAK_THRESHOLD)
+    return {
+        "in_rope": (posterior.WEAK_THRESHOLD,),
+        "above_50": weak,
+        "mean": (*rope, posterior.STRONG_THRESHOLD, 1 - posterior.STRONG_THRESHOLD),
+    }
+
+
+def near_thresholds(
+    summary: pd.DataFrame, sd_mean: np.ndarray, n_draws: int, rope: tuple[float, float], z: float
+) -> np.ndarray:
+    """Which rows of ``summary`` might hold a quantity within ``z`` MCSE of a threshold: the
+    MCSE bounded above with an effective sample size of :data:`ESS_SHARE_FLOOR` of the
+    ``n_draws`` draws (``sd_mean``: the posterior sd of each pair's P(a > b); an indicator's
+    sd follows from its mean). The rows left out are settled; the others need their MCSE."""
+    ess = max(ESS_SHARE_FLOOR * n_draws, 1.0)
+    near = np.zeros(len(summary), dtype=bool)
+    for quantity, thresholds in _thresholds(rope).items():
+        value = summary[quantity].to_numpy(dtype=float)
+        if quantity == "mean":
+            sd = np.asarray(sd_mean, dtype=float)
+        else:
+            sd = np.sqrt(value * (1 - value))
+        # an indicator that never changed gets one draw's share, as mcse() gives it
+        bound = z * np.maximum(sd / np.sqrt(ess), 1.0 / n_draws)
+        for t in thresholds:
+            near |= np.abs(value - t) < bound
+    return near
+
+
+def settled_decisions(
+    summary: pd.DataFrame, precision: pd.DataFrame, rope: tuple[float, float], z: float
+) -> pd.DataFrame:
+    """``summary`` with each rule's claim kept only where it holds for every value within
+    ``z`` MCSE of the estimates (``precision``: rows aligned with ``summary``, NaN where
+    not computed, i.e. settled), else ``"no claim"``: a claim the seed could flip is not
+    made."""
+    out = summary.copy()
+    compared = out["weak"].to_numpy() != posterior.NOT_COMPARED
+    band = {
+        q: z * np.nan_to_num(precision[f"mcse_{q}"].to_numpy(dtype=float))
+        for q in ("mean", "above_50", "in_rope")
+    }
+    value = {q: out[q].to_numpy(dtype=float) for q in band}
+    corners = [
+        posterior.weak_decision(
+            value["above_50"] + sa * band["above_50"], value["in_rope"] + si * band["in_rope"]
+        )
+        for sa in (-1, 1)
+        for si in (-1, 1)
+    ]
+    weak_same = np.logical_and.reduce([c == corners[0] for c in corners])
+    ends = [posterior.strong_decision(value["mean"] + s * band["mean"], rope) for s in (-1, 1)]
+    strong_same = ends[0] == ends[1]
+    out["weak"] = np.where(~compared | weak_same, out["weak"], "no claim")
+    out["strong"] = np.where(~compared | strong_same, out["strong"], "no claim")
+    return out
+
+
 def unsettled(
     summary: pd.DataFrame, precision: pd.DataFrame, rope: tuple[float, float], z: float
 ) -> pd.DataFrame:
     """The claims of ``summary`` (its rows, with ``precision``'s in the same order) whose
     deciding quantity lies within ``z`` MCSE of one of its rule's thresholds: one row per
     pair, rule and quantity, with the value, the threshold and the MCSE."""
-    weak = (posterior.WEAK_THRESHOLD, 1 - posterior.WEAK_THRESHOLD)
-    strong = (*rope, posterior.STRONG_THRESHOLD, 1 - posterior.STRONG_THRESHOLD)
-    checks = (
-        ("weak", "in_rope", "mcse_in_rope", (posterior.WEAK_THRESHOLD,)),
-        ("weak", "above_50", "mcse_above_50", weak),
-        ("strong", "mean", "mcse_mean", strong),
-    )
+    thresholds_of = _thresholds(rope)
+    checks = (("weak", "in_rope"), ("weak", "above_50"), ("strong", "mean"))
     rows = []
     for row, err in zip(summary.itertuples(index=False), precision.itertuples(index=False)):
         if row.weak == posterior.NOT_COMPARED:
             continue
-        for rule, quantity, error_name, thresholds in checks:
-            value, error = float(getattr(row, quantity)), float(getattr(err, error_name))
+        for rule, quantity in checks:
+            thresholds = thresholds_of[quantity]
+            value, error = float(getattr(row, quantity)), float(getattr(err, f"mcse_{quantity}"))
+            if np.isnan(error):  # screened out: settled
+                continue
             near = [t for t in thresholds if abs(value - t) < z * error]
             if near:
                 claim = getattr(row, rule)

@@ -171,7 +171,10 @@ class BBTResult:
             ``high``, ``delta``, ``above_50``, ``in_rope``, ``weak`` (Sec. 9.2) and
             ``strong`` (Sec. 9.3) decisions: ``"a better"``, ``"equivalent"``,
             ``"no claim"`` (or ``"b better"``), and ``"not compared"`` under both when
-            the two algorithms never met, even through others (see ``components``).
+            the two algorithms never met, even through others (see ``components``). A
+            decision is made only when it holds for every value within 3 Monte Carlo
+            standard errors of the estimates (else ``"no claim"``; :meth:`unsettled` names
+            those pairs): a claim that another seed could flip is not made.
         """
         rope = check_rope(rope)
         hdi = check_hdi(hdi)
@@ -187,7 +190,36 @@ class BBTResult:
             hdi,
             self._compared[mask],
         )
-        return table
+        errors = self._screened_precision(table, mask, rope, monte_carlo.DEFAULT_Z)
+        return monte_carlo.settled_decisions(table, errors, rope, monte_carlo.DEFAULT_Z)
+
+    def _screened_precision(
+        self, table: pd.DataFrame, mask: np.ndarray, rope: tuple[float, float], z: float
+    ) -> pd.DataFrame:
+        """The MCSE of ``table``'s rows (the summary of the pairs in ``mask``) where a
+        quantity may lie within ``z`` MCSE of a threshold (:func:`~.precision.
+        near_thresholds`), NaN where
+        none can: rows settled whatever their exact MCSE. Each pair's MCSE is computed once
+        per ROPE and kept."""
+        columns = ["mcse_mean", "mcse_above_50", "mcse_in_rope"]
+        draws = self._columns(mask)
+        near = monte_carlo.near_thresholds(
+            table, monte_carlo.column_sd(draws), draws.shape[0], rope, z
+        )
+        index = np.flatnonzero(mask)[near]
+        known: dict[int, tuple[float, ...]] = self.__dict__.setdefault(
+            "_mcse_by_rope", {}
+        ).setdefault(tuple(float(v) for v in rope), {})
+        todo = [int(i) for i in index if int(i) not in known]
+        if todo:
+            found = monte_carlo.pair_precision(
+                self.draws.params["beta"], [self._pairs[i] for i in todo], rope
+            )
+            known.update(zip(todo, found[columns].itertuples(index=False, name=None)))
+        out = np.full((len(table), len(columns)), np.nan)
+        if len(index):
+            out[np.flatnonzero(near)] = [known[int(i)] for i in index]
+        return pd.DataFrame(out, columns=columns)
 
     def pair(
         self,
@@ -304,7 +336,10 @@ class BBTResult:
             ``threshold`` and ``mcse``; empty when every claim is settled at this precision.
         """
         rope = check_rope(rope)
-        return monte_carlo.unsettled(self.summary(rope, hdi), self.precision(rope), rope, z)
+        summary = self.summary(rope, hdi)
+        mask = np.ones(len(self._pairs), dtype=bool)
+        errors = self._screened_precision(summary, mask, rope, z)
+        return monte_carlo.unsettled(summary, errors, rope, z)
 
     def disagreements(
         self,

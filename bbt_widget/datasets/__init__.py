@@ -13,6 +13,13 @@ from importlib.resources import files
 
 import pandas as pd
 
+__all__ = [
+    "BASE_ALGORITHMS",
+    "BASE_DATASETS",
+    "load_base",
+    "load_pmlb16",
+]
+
 #: The paper's "base results" (Table 2): these classifiers, in the paper's order...
 BASE_ALGORITHMS = ("dt", "lda", "lgbm", "xgb", "svm")
 #: ...on these 20 data sets.

@@ -16,6 +16,7 @@ from dataclasses import asdict, dataclass, field
 from pathlib import Path
 from typing import Any, Literal, Protocol, runtime_checkable
 
+import numpy as np
 import numpy.typing as npt
 
 from ..core.options import (
@@ -75,6 +76,29 @@ class Draws:
     max_treedepth: int = 10
     timings: dict[str, float] = field(default_factory=dict)
     info: dict[str, Any] = field(default_factory=dict)
+
+
+def joined(first: Draws, more: Draws) -> Draws:
+    """The chains of ``first`` and of ``more`` (the same model's draws, as many per chain) as
+    one set of draws: ``more``'s chains follow ``first``'s. Timings add up; where the two
+    runs' details differ (e.g. the kernel the numpy engine chose), both are kept, joined by
+    ``"+"``."""
+    params = {k: np.concatenate((v, more.params[k])) for k, v in first.params.items()}
+    sampler = {k: np.concatenate((v, more.sampler[k])) for k, v in first.sampler.items()}
+    timings = {k: v + more.timings.get(k, 0.0) for k, v in first.timings.items()}
+    info = dict(first.info)
+    for key, value in more.info.items():
+        if key in info and info[key] != value and isinstance(value, str):
+            parts = str(info[key]).split("+")
+            info[key] = "+".join(parts if value in parts else [*parts, value])
+    return Draws(params, sampler, first.engine, first.max_treedepth, timings, info)
+
+
+def round_seed(seed: int, round_index: int) -> int:
+    """The seed of a later round of draws of a fit seeded ``seed``: distinct per round and
+    independent of the first round's streams, in Stan's range [1, 2**31 - 1)."""
+    state = np.random.SeedSequence([seed, round_index]).generate_state(1)[0]
+    return int(state % (2**31 - 2)) + 1
 
 
 def fresh_seed(seed: int | None) -> int:

@@ -313,7 +313,7 @@ def references(result: BBTResult | None = None, parts: Iterable[str] = ()) -> li
     """The works a report of ``result`` with ``parts`` (see :data:`CITED_BY`) cites, each
     once, in the order first cited."""
     names = ["bbt", "numpy" if result is not None and result.engine == "numpy" else "stan"]
-    if result is not None and result.draws.info.get("kernel") == "independence":
+    if result is not None and "independence" in str(result.draws.info.get("kernel")).split("+"):
         names.append("independence")
     if result is not None and result.settings.get("ties") == "davidson":
         names.append("davidson")

@@ -33,6 +33,29 @@ from .tex_chars import tex_char
 if TYPE_CHECKING:
     from ..core.result import BBTResult
 
+__all__ = [
+    "CHART_FORMATS",
+    "ESCAPERS",
+    "FORMULA_PREFIXES",
+    "TABLE_FORMATS",
+    "ChartBatches",
+    "ChartRenderError",
+    "ChartRenderWarning",
+    "csv_safe",
+    "export_all",
+    "html_escape",
+    "md_escape",
+    "prestart_renderer",
+    "render_charts",
+    "save_chart",
+    "save_posterior",
+    "save_table",
+    "tex_escape",
+    "to_html",
+    "to_latex",
+    "to_markdown",
+]
+
 TABLE_FORMATS = ("tex", "md", "csv")
 CHART_FORMATS = ("svg", "png", "pdf")
 

@@ -42,6 +42,12 @@ def figures_folder(path: str | Path) -> Path | None:
     return path.with_name(f"{path.stem}_{fmt}_figures") if fmt in ("md", "tex") else None
 
 
+def tables_folder(path: str | Path) -> Path:
+    """The folder beside a report where it writes every table as CSV: ``<stem>_tables``."""
+    path = Path(path)
+    return path.with_name(f"{path.stem}_tables")
+
+
 PAPER = (
     "Wainer, A Bayesian Bradley-Terry model to compare multiple ML algorithms on multiple data sets"
 )
@@ -269,9 +275,11 @@ def _sampler(result: BBTResult) -> list[str | Styled]:
     """The sampler, its settings and the software, in one sentence."""
     s = result.settings
     engine = s["engine"]
-    runs = f"{s['chains']} chains of {s['iter_warmup']} warm-up and {s['iter_sampling']}"
+    # draws="auto" may have added chains until the claims settled: the chains kept are told
+    runs = f"{s.get('chains_drawn') or s['chains']} chains of {s['iter_warmup']} warm-up and "
+    runs += str(s["iter_sampling"])
     software = f"bbt-widget {package_version('bbt-widget')}"
-    if engine == "numpy" and result.draws.info.get("kernel") == "independence":
+    if engine == "numpy" and "independence" in str(result.draws.info.get("kernel")).split("+"):
         # the Gibbs sweeps started the warm-up; the kept draws are the independence kernel's
         return [
             "The posterior was sampled exactly by Pólya-Gamma Gibbs sampling ",
@@ -380,17 +388,27 @@ def precision_sentence(
             f"({errors})."
         )
     listed = "; ".join(
-        f"{r.pair} ({r.claim}, {r.quantity.replace('_', '.')} {r.value:.4f} against "
+        f"{r.pair} ({r.quantity.replace('_', '.')} {r.value:.4f} ± {r.mcse:.4f} against "
         f"{r.threshold:g})"
         for r in found.itertuples(index=False)
     )
     n = len(found)
+    drawn = _draws_phrase(result)
     return (
-        f"{n} claim{'s' if n != 1 else ''} lie{'' if n != 1 else 's'} within {z:g} Monte "
-        f"Carlo standard errors of {'their' if n != 1 else 'its'} threshold and could change "
-        f"with the seed (unsettled at this precision; sampling longer settles them): "
-        f"{listed} ({errors})."
+        f"{n} pair{'s' if n != 1 else ''} lie{'' if n != 1 else 's'} within {z:g} Monte Carlo "
+        f"standard errors of a threshold after {drawn}: a claim there could change with the "
+        f"seed, so none is made (unsettled at this precision): {listed} ({errors})."
     )
+
+
+def _draws_phrase(result: BBTResult) -> str:
+    """How many draws the fit kept, and why (the rounds of ``draws="auto"``)."""
+    s = result.settings
+    chains = int(s.get("chains_drawn") or s.get("chains") or 0)
+    total = chains * int(s.get("iter_sampling") or 0)
+    if s.get("draws") == "auto" and int(s.get("rounds") or 1) > 1:
+        return f"{total} draws (sampling went on while a claim could still settle)"
+    return f"{total} draws"
 
 
 def rules(rope: Sequence[float]) -> dict[str, str]:

@@ -21,7 +21,9 @@ SEEDS = 20
 def _fits(data: pd.DataFrame) -> list[bbt.BBTResult]:
     with warnings.catch_warnings():
         warnings.simplefilter("ignore")
-        return [bbt.fit(data, dataset="db", engine="numpy", seed=s) for s in range(SEEDS)]
+        return [
+            bbt.fit(data, dataset="db", engine="numpy", seed=s, draws="fixed") for s in range(SEEDS)
+        ]
 
 
 @pytest.mark.parametrize("case", ["base", "pmlb16"])
@@ -102,14 +104,17 @@ def test_the_report_and_the_command_line_name_the_unsettled_claims(tmp_path, cap
 
     with warnings.catch_warnings():
         warnings.simplefilter("ignore")
-        res = bbt.fit(bbt.datasets.load_pmlb16(), dataset="db", engine="numpy", seed=1)
+        res = bbt.fit(
+            bbt.datasets.load_pmlb16(), dataset="db", engine="numpy", seed=1, draws="fixed"
+        )
     rope = (0.45, 0.55)
     found = res.unsettled(rope, 0.89)
     strong = found[found["rule"] == "strong"]
     sentence = precision_sentence(res, "strong", rope, 0.89)
     assert len(strong) >= 1  # at this seed: a mean of P(a > b) at 0.7003 against 0.70
     for row in strong.itertuples(index=False):
-        assert f"{row.pair} ({row.claim}, {row.quantity.replace('_', '.')}" in sentence
+        assert row.claim == "no claim"  # a claim the seed could flip is not made
+        assert f"{row.pair} ({row.quantity.replace('_', '.')} {row.value:.4f} ± " in sentence
     assert "unsettled at this precision" in sentence
     assert "Every claim lies more than" in precision_sentence(res, "strong", rope, 0.89, z=0.01)
     assert "unsettled at this precision" in methods_text(res, interpretation="strong")
@@ -118,4 +123,110 @@ def test_the_report_and_the_command_line_name_the_unsettled_claims(tmp_path, cap
     out = str(tmp_path / "r.md")
     assert cli.main(["report", str(csv), "-o", out, "-q", "--seed", "1", "--with", "none"]) == 0
     printed = capsys.readouterr().out
-    assert "unsettled at this precision" in printed
+    # the default fit samples on until its claims settle: the terminal says where it stands
+    assert "Monte Carlo standard errors" in printed
+
+
+def test_a_claim_within_z_mcse_of_its_threshold_is_not_made() -> None:
+    """settled_decisions keeps a rule's claim only where it holds over the whole band of
+    +/- z MCSE around the estimates: 0.951 +/- 0.009 straddles 0.95 (no claim), 0.99 does not;
+    a mean of 0.7004 +/- 0.0009 straddles 0.70."""
+    rope = (0.45, 0.55)
+    summary = pd.DataFrame(
+        {
+            "pair": ["a > b", "a > c", "b > c"],
+            "mean": [0.7004, 0.9, 0.52],
+            "above_50": [0.951, 0.99, 0.6],
+            "in_rope": [0.1, 0.0, 0.96],
+            "weak": ["a better", "a better", "equivalent"],
+            "strong": ["a better", "a better", "equivalent"],
+        }
+    )
+    errors = pd.DataFrame(
+        {
+            "mcse_mean": [0.0003, np.nan, 0.0003],
+            "mcse_above_50": [0.003, np.nan, 0.01],
+            "mcse_in_rope": [0.004, np.nan, 0.001],
+        }
+    )
+    got = precision.settled_decisions(summary, errors, rope, z=3.0)
+    assert got["weak"].tolist() == ["no claim", "a better", "equivalent"]
+    assert got["strong"].tolist() == ["no claim", "a better", "equivalent"]
+    # with a tighter band the near claims stand
+    assert precision.settled_decisions(summary, errors, rope, z=0.1)["weak"].iloc[0] == "a better"
+
+
+def test_the_screen_leaves_out_only_settled_pairs() -> None:
+    """The summary computes MCSE only for pairs the screen finds near a threshold; the
+    claims it names unsettled are exactly those that the full MCSE table names."""
+    with warnings.catch_warnings():
+        warnings.simplefilter("ignore")
+        res = bbt.fit(
+            bbt.datasets.load_pmlb16(), dataset="db", engine="numpy", seed=2, draws="fixed"
+        )
+    summary = res.summary()
+    full = precision.unsettled(summary, res.precision().iloc[:, 3:], (0.45, 0.55), 3.0)
+    screened = res.unsettled()
+    assert len(full) >= 1
+    cols = ["pair", "rule", "quantity", "value", "mcse"]
+    pd.testing.assert_frame_equal(screened[cols], full[cols])
+    assert len(res.__dict__["_mcse_by_rope"][(0.45, 0.55)]) < len(summary) // 2
+
+
+def test_auto_draws_add_chains_while_a_claim_can_settle_and_fixed_does_not() -> None:
+    """On the shipped results some claims lie near their thresholds after the first round:
+    draws="auto" adds chains up to the budget (4 times the first round), seeded from the
+    fit's seed (the same seed gives the same draws), and reports what it did; "fixed" keeps
+    the first round; the first round's chains are the fixed fit's."""
+    data = bbt.datasets.load_pmlb16()
+    with warnings.catch_warnings():
+        warnings.simplefilter("ignore")
+        fixed = bbt.fit(data, dataset="db", engine="numpy", seed=3, draws="fixed")
+        auto = bbt.fit(data, dataset="db", engine="numpy", seed=3)
+        again = bbt.fit(data, dataset="db", engine="numpy", seed=3, draws="auto")
+    assert len(fixed.unsettled()) >= 1
+    assert fixed.draws.params["beta"].shape[0] == 4 and fixed.settings["draws"] == "fixed"
+    assert auto.settings["draws"] == "auto" and auto.settings["rounds"] == 2
+    assert auto.draws.params["beta"].shape[0] == auto.settings["chains_drawn"] == 16
+    np.testing.assert_array_equal(auto.draws.params["beta"][:4], fixed.draws.params["beta"])
+    np.testing.assert_array_equal(auto.draws.params["beta"], again.draws.params["beta"])
+    # more draws: smaller errors, and no more open claims than the first round left
+    assert auto.precision()["mcse_mean"].max() < fixed.precision()["mcse_mean"].max() / 1.5
+    assert len(auto.unsettled()) <= len(fixed.unsettled())
+    with pytest.raises(ValueError, match="draws must be one of auto, fixed"):
+        bbt.fit(data, dataset="db", engine="numpy", draws="many")  # type: ignore[arg-type]
+
+
+def test_auto_draws_stop_after_the_first_round_when_every_claim_is_settled() -> None:
+    """Three well-separated algorithms: every claim is far from its threshold, so "auto"
+    draws exactly what "fixed" draws."""
+    data = bbt.datasets.load_pmlb16()[["db", "lgbm", "knn", "nb"]]
+    with warnings.catch_warnings():
+        warnings.simplefilter("ignore")
+        auto = bbt.fit(data, dataset="db", engine="numpy", seed=1)
+    assert auto.unsettled().empty
+    assert auto.settings["rounds"] == 1 and auto.draws.params["beta"].shape[0] == 4
+
+
+def test_later_rounds_are_joined_as_more_chains() -> None:
+    from bbt_widget.engines.base import Draws, joined, round_seed
+
+    one = Draws(
+        {"beta": np.zeros((2, 5, 3))},
+        {"lp__": np.zeros((2, 5))},
+        "numpy",
+        timings={"sample": 1.0},
+        info={"kernel": "independence", "seed": 1},
+    )
+    two = Draws(
+        {"beta": np.ones((3, 5, 3))},
+        {"lp__": np.ones((3, 5))},
+        "numpy",
+        timings={"sample": 0.5},
+        info={"kernel": "gibbs", "seed": 9},
+    )
+    both = joined(one, two)
+    assert both.params["beta"].shape == (5, 5, 3) and both.sampler["lp__"].shape == (5, 5)
+    assert both.timings["sample"] == 1.5 and both.info["kernel"] == "independence+gibbs"
+    seeds = {round_seed(1, r) for r in range(1, 20)} | {round_seed(2, 1)}
+    assert len(seeds) == 20 and all(1 <= s < 2**31 - 1 for s in seeds)

@@ -63,3 +63,48 @@ def test_version_comes_from_the_package_metadata(monkeypatch):
 
     monkeypatch.setattr(importlib.metadata, "version", missing)
     assert bbt_widget._version() == "0+unknown"  # a source tree that was never installed
+
+
+def _public_modules() -> list:
+    """The modules reachable as ``bbt.<name>``, and their public submodules."""
+    import importlib
+    import pkgutil
+    import types
+
+    out = []
+    for name in bbt_widget.__all__:
+        module = getattr(bbt_widget, name)
+        if not isinstance(module, types.ModuleType):
+            continue
+        out.append(module)
+        for sub in pkgutil.iter_modules(getattr(module, "__path__", [])):
+            if not sub.name.startswith("_"):
+                out.append(importlib.import_module(f"{module.__name__}.{sub.name}"))
+    return out
+
+
+def test_every_public_module_says_what_it_exports():
+    import types
+
+    modules = _public_modules()
+    assert {"bbt_widget.outputs.export", "bbt_widget.core.options", "bbt_widget.datasets"} <= {
+        m.__name__ for m in modules
+    }
+    for module in modules:
+        names = getattr(module, "__all__", None)
+        assert names is not None, f"{module.__name__} has no __all__"
+        for name in names:
+            value = getattr(module, name)  # every name resolves (AttributeError otherwise)
+            # imported helpers (numpy, os, subprocess) are not the module's exports
+            if isinstance(value, types.ModuleType):
+                assert value.__name__.startswith(module.__name__), (module.__name__, name)
+
+
+def test_export_star_import_brings_no_helper_modules():
+    got = _fresh(
+        "import json\n"
+        "from bbt_widget.outputs.export import *\n"
+        "print(json.dumps(sorted(k for k in dir() if not k.startswith('_'))))\n"
+    )
+    assert "save_table" in got and "to_latex" in got
+    assert not {"np", "os", "subprocess", "pd", "charts"} & set(got)

@@ -20,6 +20,26 @@ import pandas as pd
 from ...core.palette import DECISION_COLORS
 from .frames import to_records
 
+__all__ = [
+    "FOCUS",
+    "FOCUS_PARAM",
+    "HDI_PARAM",
+    "HIGHLIGHT",
+    "LABEL_AXIS",
+    "LABEL_MAX_CHARS",
+    "PAIR_PARAM",
+    "Data",
+    "alt",
+    "at_rest",
+    "chart_data",
+    "highlight_opacity",
+    "highlight_params",
+    "independent_x",
+    "inline_rows",
+    "pair_axis",
+    "verdict_color",
+]
+
 
 class _Lazy:
     """A module imported on first attribute access.

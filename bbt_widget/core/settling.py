@@ -1,0 +1,93 @@
+"""Sampling by decision: more rounds of draws until no claim can flip with the seed.
+
+A fit's claims compare Monte Carlo estimates (``above_50``, ``in_rope``, the mean of
+P(a > b)) with fixed thresholds. Where an estimate lies within ``z`` Monte Carlo standard
+errors of its threshold, another seed could give the other claim. ``draws="auto"`` draws
+the default number first (a fit whose claims are settled costs nothing more), then adds
+chains, seeded from the fit's seed, in one round up to the budget when some open claim could
+settle within it (:data:`~.options.SETTLE_BUDGET` times the first
+round's draws, and :data:`~.options.SETTLE_MEMORY` bytes of draws). An estimate's MCSE
+falls as one over the square root of the draws, so the draws a claim needs follow from its
+distance to the threshold: a claim whose estimate sits on its threshold would need
+unbounded draws, and is left unsettled (the summary makes no claim for it and names it).
+"""
+
+from __future__ import annotations
+
+import math
+from collections.abc import Callable
+
+import pandas as pd
+
+from ..engines.base import Draws, joined, round_seed
+from .options import SETTLE_BUDGET
+from .result import BBTResult
+
+#: The progress stage of the later rounds (the first is the engine's "sampling").
+STAGE = "sampling more (claims near their thresholds)"
+#: Draws asked for beyond the estimate of what a claim needs, against the noise of that
+#: estimate (the distance and MCSE are themselves estimates).
+_MARGIN = 1.25
+#: Open claims that would need more than this many budgets each are on their threshold:
+#: no round is spent on them alone.
+_HOPELESS = 4
+
+
+def draws_needed(open_claims: pd.DataFrame, drawn: int, z: float) -> pd.Series:
+    """Per open claim (a row of :meth:`BBTResult.unsettled`), the total draws at which its
+    estimate would lie ``z`` MCSE from its threshold, were the estimate to stay where it is:
+    ``drawn * (z * mcse / distance) ** 2`` (infinite for an estimate on its threshold)."""
+    distance = (open_claims["value"] - open_claims["threshold"]).abs()
+    ratio = (z * open_claims["mcse"] / distance.where(distance > 0)) ** 2
+    return (drawn * _MARGIN * ratio).fillna(math.inf)
+
+
+def settle(
+    first: Draws,
+    result_of: Callable[[Draws, int], BBTResult],
+    more: Callable[[int, int], Draws],
+    *,
+    per_chain: int,
+    seed: int,
+    budget: int,
+    z: float,
+) -> BBTResult:
+    """The result of ``first``'s draws with as many more chains as its claims need.
+
+    Parameters
+    ----------
+    first
+        The first round's draws.
+    result_of
+        ``result_of(draws, rounds)``: the fit's result of ``draws``, drawn in ``rounds``
+        rounds.
+    more
+        ``more(chains, seed)``: that many more chains of the same fit, with that seed.
+    per_chain
+        Kept draws per chain.
+    seed
+        The fit's seed (later rounds' seeds derive from it: :func:`round_seed`).
+    budget
+        Most draws in all (chains x draws per chain).
+    z
+        Monte Carlo standard errors between a settled claim's estimate and its threshold.
+    """
+    result = result_of(first, 1)
+    drawn = int(first.params["beta"].shape[0]) * per_chain
+    open_claims = result.unsettled(z=z)
+    if open_claims.empty or not (draws_needed(open_claims, drawn, z) <= _HOPELESS * budget).any():
+        return result
+    # one round up to the whole budget, not just to what the open claims seem to need: the
+    # precision a claim is judged at is then the same whatever the seed, so only a claim
+    # whose distance to its threshold is close to z MCSE at the budget can change
+    chains = (budget - drawn) // per_chain
+    if chains < 1:
+        return result
+    return result_of(joined(first, more(chains, round_seed(seed, 1))), 2)
+
+
+def settle_budget(first_draws: int, bytes_per_draw: float, memory: int) -> int:
+    """The most draws in all for ``draws="auto"``: :data:`~.options.SETTLE_BUDGET` times the
+    first round's, fewer when the extra draws would hold more than ``memory`` bytes."""
+    room = int(memory / max(bytes_per_draw, 1.0))
+    return max(first_draws, min(SETTLE_BUDGET * first_draws, first_draws + room))
