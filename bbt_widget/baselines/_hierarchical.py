@@ -55,6 +55,7 @@ from ..core.data import TidyResults
 from ..core.fitting import DiagnosticsWarning
 from ..core.options import DEFAULT_CHAINS, TTEST_HDI
 from ..core.posterior import hdi_sorted
+from ..core.precision import mcse
 from ..core.validation import DEFAULT_SEED, check_count, check_hdi, check_seed
 from ..engines.base import Draws, ProgressCallback, fresh_seed
 from ._correlated import student_regions
@@ -66,7 +67,7 @@ from ._cv import (
 from ._hierarchical_marginal import marginal
 from ._hierarchical_sampler import sample as quadrature_sample
 from ._signed_rank import _winners
-from ._simplex import MAX_POINTS, prob_notes, region_decisions, simplex_chart
+from ._simplex import MAX_POINTS, prob_notes, simplex_chart, with_region_mcse
 
 #: Fewest data sets the hierarchical model is fitted on (it estimates their spread).
 MIN_DATASETS = 2
@@ -110,7 +111,9 @@ class HierarchicalResult:
         ``mu0_high`` (HDI) and ``mu0_left``, ``mu0_rope``, ``mu0_right``: the posterior of the
         mean difference mu_0 against the ROPE; ``sigma0_mean``, ``nu_mean``; ``decision``
         from ``p_*`` at 0.95 (``"a better"``, ``"equivalent"``, ``"b better"``, ``"no
-        claim"``).
+        claim"``); ``mcse_left``, ``mcse_rope``, ``mcse_right``: the Monte Carlo standard
+        errors of ``p_*`` (with the chains' effective sample size); a region must reach
+        0.95 by 3 of them to be claimed.
     shrinkage
         One row per data set: ``dataset, n, rho``, the observed ``mean`` and ``sd`` of the
         differences ``b - a``, the shrunk estimate ``shrunk`` (posterior mean of mu_i) and
@@ -465,6 +468,11 @@ def fit_pair(
     p = {k: draws.params[k].reshape(-1, *draws.params[k].shape[2:]) for k in _PARAMS}
     theta = np.vstack(student_regions(p["mu0"], p["sigma0"], p["nu"], rope))
     wins = _winners(theta) / theta.shape[1]
+    # each draw's share of each region (1 for the most probable one), as chains x draws
+    chains = draws.params["mu0"].shape[0]
+    is_max = theta == theta.max(axis=0)
+    shares = (is_max / is_max.sum(axis=0)).reshape(3, chains, -1)
+    errors = [mcse(share) for share in shares]
     mu0_sorted = np.sort(p["mu0"])[:, None]
     mu0_low, mu0_high = hdi_sorted(mu0_sorted, hdi)
     mu0_regions = [
@@ -492,8 +500,7 @@ def fit_pair(
         "sigma0_mean": p["sigma0"].mean(),
         "nu_mean": p["nu"].mean(),
     }
-    table = pd.DataFrame([row])
-    table["decision"] = region_decisions(table["p_left"], table["p_rope"], table["p_right"])
+    table = with_region_mcse(pd.DataFrame([row]), [[e] for e in errors])
     low, high = hdi_sorted(np.sort(p["mu"], axis=0), hdi)
     shrinkage = pd.DataFrame(
         {

@@ -44,7 +44,14 @@ from ._common import (
     selected_pairs,
 )
 from ._signed_rank import _winners
-from ._simplex import MAX_POINTS, check_common_datasets, pair_simplex, region_decisions
+from ._simplex import (
+    MAX_POINTS,
+    REGIONS,
+    check_common_datasets,
+    iid_mcse,
+    pair_simplex,
+    with_region_mcse,
+)
 
 #: Where the prior's pseudo-observation can be placed (baycomp's LEFT, ROPE, RIGHT).
 PRIOR_PLACES = ("left", "rope", "right")
@@ -68,7 +75,8 @@ class BayesianSignTestResult:
         ``b - a`` fall left of the ROPE (a practically better), in it, right of it;
         ``p_left``, ``p_rope``, ``p_right``: the posterior probabilities that each region is
         the most probable; ``decision``: ``"a better"``, ``"equivalent"``, ``"b better"`` at
-        probability >= 0.95, else ``"no claim"``. Every pair: ordered by median (a has the
+        probability >= 0.95 by 3 Monte Carlo standard errors (``mcse_left``, ``mcse_rope``,
+        ``mcse_right``, binomial), else ``"no claim"``. Every pair: ordered by median (a has the
         higher median); one pair: as asked. A pair with no common data set has NaN
         probabilities.
     rope
@@ -222,7 +230,9 @@ def sign_from_means(
         wins = _winners(theta.T) / n_samples
         rows.append(row | {"p_left": wins[0], "p_rope": wins[1], "p_right": wins[2]})
     table = pd.concat([pair_frame(names, pairs), pd.DataFrame(rows)], axis=1)
-    table["decision"] = region_decisions(table["p_left"], table["p_rope"], table["p_right"])
+    # the draws are independent Dirichlet weights: a share's error is the binomial one
+    errors = [iid_mcse(table[f"p_{region}"], n_samples) for region in REGIONS]
+    table = with_region_mcse(table, errors)
     return BayesianSignTestResult(
         table=table,
         rope=rope,

@@ -47,7 +47,14 @@ from ._common import (
     pair_frame,
     selected_pairs,
 )
-from ._simplex import MAX_POINTS, check_common_datasets, pair_simplex, region_decisions
+from ._simplex import (
+    MAX_POINTS,
+    REGIONS,
+    check_common_datasets,
+    iid_mcse,
+    pair_simplex,
+    with_region_mcse,
+)
 
 _PROB_COLUMNS = ("p_left", "p_rope", "p_right", "p_left_0", "p_right_0")
 #: Samples processed at once: a chunk of weights small enough to stay in the CPU cache, so
@@ -69,8 +76,9 @@ class BayesianSignedRankResult:
         ``p_right`` (b practically better); ``p_left_0`` and ``p_right_0``: the same on the
         same draws with no ROPE (the paper's ``above.0`` is ``p_left_0``); ``decision``:
         ``"a better"``, ``"equivalent"``, ``"b better"`` when that probability is
-        >= 0.95, else ``"no claim"``. A pair with no common data set has NaN
-        probabilities.
+        >= 0.95 by 3 Monte Carlo standard errors, else ``"no claim"``; ``mcse_left``,
+        ``mcse_rope``, ``mcse_right``: those errors (binomial: the draws are independent).
+        A pair with no common data set has NaN probabilities.
     rope
         Half-width ``r`` of the ROPE ``[-r, r]`` on the scores' scale (0.01 = one point of
         accuracy, Benavoli's and the paper's choice).
@@ -239,7 +247,9 @@ def signed_rank_from_means(
             }
         )
     table = pd.concat([pair_frame(names, pairs), pd.DataFrame(rows)], axis=1)
-    table["decision"] = region_decisions(table["p_left"], table["p_rope"], table["p_right"])
+    # the draws are independent Dirichlet weights: a share's error is the binomial one
+    errors = [iid_mcse(table[f"p_{region}"], n_samples) for region in REGIONS]
+    table = with_region_mcse(table, errors)
     return BayesianSignedRankResult(
         table=table,
         rope=rope,

@@ -22,6 +22,7 @@ import numpy as np
 import pandas as pd
 
 from ..core.palette import SWEEP_DECISION_COLORS
+from ..core.precision import DEFAULT_Z
 
 #: Benavoli et al.: a test decides when one region's posterior probability reaches 0.95.
 DECISION_THRESHOLD = 0.95
@@ -59,18 +60,48 @@ def winning_region(theta: np.ndarray) -> np.ndarray:
     return np.asarray(REGIONS)[np.argmax(np.asarray(theta, dtype=float), axis=1)]
 
 
-def region_decisions(p_left: Any, p_rope: Any, p_right: Any) -> np.ndarray:
+def region_decisions(
+    p_left: Any,
+    p_rope: Any,
+    p_right: Any,
+    mcse: Sequence[Any] | None = None,
+    z: float = DEFAULT_Z,
+) -> np.ndarray:
     """Per pair, the decision of a test with a ROPE from its three region probabilities.
 
     ``"equivalent"``, ``"a better"`` or ``"b better"`` when that region's probability reaches
-    :data:`DECISION_THRESHOLD`, else ``"no claim"`` (also for NaN probabilities).
+    :data:`DECISION_THRESHOLD`, else ``"no claim"`` (also for NaN probabilities). With
+    ``mcse`` (the Monte Carlo standard errors of the three, in that order) a region must
+    reach it by ``z`` of them: a claim that another seed could flip is not made.
     """
-    p_left, p_rope, p_right = (np.asarray(p, dtype=float) for p in (p_left, p_rope, p_right))
+    probs = [np.asarray(p, dtype=float) for p in (p_left, p_rope, p_right)]
+    if mcse is not None:
+        probs = [p - z * np.nan_to_num(np.asarray(e, dtype=float)) for p, e in zip(probs, mcse)]
+    p_left, p_rope, p_right = probs
     return np.select(
         [p_rope >= DECISION_THRESHOLD, p_left >= DECISION_THRESHOLD, p_right >= DECISION_THRESHOLD],
         ["equivalent", "a better", "b better"],
         default="no claim",
     )
+
+
+def iid_mcse(p: Any, n: int) -> np.ndarray:
+    """The Monte Carlo standard error of a probability estimated as the share ``p`` of ``n``
+    independent draws: ``sqrt(p (1 - p) / n)``, at least one draw's share ``1 / n`` (a share
+    of 0 or 1 cannot tell a probability below ``1 / n`` from 0)."""
+    p = np.asarray(p, dtype=float)
+    return np.maximum(np.sqrt(p * (1 - p) / n), 1.0 / n)
+
+
+def with_region_mcse(table: pd.DataFrame, mcse: Sequence[Any]) -> pd.DataFrame:
+    """``table`` (with ``p_left, p_rope, p_right``) with their Monte Carlo standard errors
+    ``mcse_left, mcse_rope, mcse_right`` and the ``decision`` they allow."""
+    for region, error in zip(REGIONS, mcse):
+        table[f"mcse_{region}"] = np.asarray(error, dtype=float)
+    table["decision"] = region_decisions(
+        table["p_left"], table["p_rope"], table["p_right"], mcse=mcse
+    )
+    return table
 
 
 def pair_simplex(
