@@ -6,7 +6,9 @@ the checks of a changed control, and the problems shown inline instead of raisin
 Controls split by cost, as the core does: the fit controls (ties, local ROPE / d_min, paired,
 metric direction, hyper-prior and its scale) change the win table or the model and start a
 fit; the view controls (ROPE bounds, HDI mass, control algorithm, interpretation, the group
-shown) only re-summarise the draws already there.
+shown) only re-summarise the draws already there. A ROPE bound or HDI mass that is not valid is
+refused: the trait keeps its last good value (the one the charts show) and the message says
+why.
 """
 
 from __future__ import annotations
@@ -22,7 +24,14 @@ from .keys import pair_of
 from .messages import check_ranking_model, paired_note
 from .views import weak_rule_caveat
 
-__all__ = ["FIT_TRAITS", "TTEST_ROPE", "VIEW_TRAITS", "Controls", "initial_controls"]
+__all__ = [
+    "CHECKED_TRAITS",
+    "FIT_TRAITS",
+    "TTEST_ROPE",
+    "VIEW_TRAITS",
+    "Controls",
+    "initial_controls",
+]
 
 #: The controls whose change needs a new fit.
 FIT_TRAITS = (
@@ -37,6 +46,9 @@ FIT_TRAITS = (
 )
 #: The controls whose change only re-summarises the draws.
 VIEW_TRAITS = ("rope_low", "rope_high", "hdi", "control", "interpretation", "selected_group")
+#: The summary controls refused when not valid (they keep their last good value), by the
+#: setting they are part of: a refusal is shown, and cleared, per setting.
+CHECKED_TRAITS = {"rope_low": "rope", "rope_high": "rope", "hdi": "hdi"}
 #: Default ROPE half-width of the correlated t-test (on the scores' scale), as in baselines.
 TTEST_ROPE = 0.01
 
@@ -125,6 +137,13 @@ class Controls:
         self._setting_default_scale = False
         #: The problems shown in ``message``, by where they come from.
         self.problems: dict[str, str] = {}
+        #: The last valid value of each checked control: what a refused value leaves it at.
+        self.good: dict[str, Any] = {name: getattr(widget, name) for name in CHECKED_TRAITS}
+        # A validator, not an observer: a refused value never reaches the views, and the
+        # front end gets the kept value back (ipywidgets sends a value its validator
+        # changed). Within hold_trait_notifications it checks the final values, so both ROPE
+        # bounds can move past each other at once.
+        widget._register_validator(self._refuse_invalid, tuple(CHECKED_TRAITS))
 
     def fit_settings(self) -> dict[str, Any]:
         """The keyword arguments of ``bbt_widget.fit`` the current controls ask for."""
@@ -194,6 +213,26 @@ class Controls:
         except (TypeError, ValueError) as exc:
             return str(exc)
         return ""
+
+    def _refuse_invalid(self, _widget: Any, proposal: Any) -> Any:
+        """The proposed ROPE bound or HDI mass, or the trait's current value when the proposal
+        is not valid (the reason then shown in ``message`` until the setting is next set)."""
+        w = self.w
+        name, value = proposal["trait"].name, proposal["value"]
+        setting = CHECKED_TRAITS[name]
+        try:
+            if setting == "rope":
+                rope = {"rope_low": w.rope_low, "rope_high": w.rope_high, name: value}
+                check_rope((rope["rope_low"], rope["rope_high"]))
+            else:
+                check_hdi(value)
+        except (TypeError, ValueError) as exc:
+            kept = self.good[name]
+            self.set_problem(setting, f"{name} = {value!r} not applied ({exc}); it stays {kept!r}")
+            return kept
+        self.good[name] = value
+        self.set_problem(setting, "")
+        return value
 
     def check_view_settings(self) -> str:
         """Every problem of the summary controls, one per line ('' when all are fine)."""

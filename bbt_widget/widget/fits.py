@@ -95,6 +95,7 @@ class FitRequests:
             self.preview_runner.cancel()
             self.drop_preview()
             w.status, w.progress, w.error = "done", 1.0, ""
+            w.diagnostics = self.stan_check.badge()  # no longer "fit failed", if it was
             w.status_text = "done (no change)"
             w._metrics.resume()  # after a failed fit: the other metrics of this fit follow
             return
@@ -248,10 +249,11 @@ class FitRequests:
                 w.status_text += w._groups.status_note
         elif event.kind == "done":
             with w.hold_sync():
+                w.error = ""  # first: the badge of the fit now shown is not a failed one's
                 self.show_result(event.key, event.result)
                 if not event.cached:
                     w.fit_count += 1
-                w.status, w.progress, w.error = "done", 1.0, ""
+                w.status, w.progress = "done", 1.0
                 w.status_text = (
                     "done (cached, instant)" if event.cached else f"done in {event.seconds:.1f} s"
                 )
@@ -269,6 +271,8 @@ class FitRequests:
             else:
                 w.status_text = "fit failed (charts show the last good fit)"
                 w.error = f"Fit failed: {error_text(event.error)}"
+            # not "diagnostics fine": those are the last good fit's, and the badge says so
+            w.diagnostics = self.stan_check.badge()
             w._metrics.on_fit_failed()  # the other metrics wait for settings that fit
 
     def show_result(self, key: Hashable, fitted: Fitted | None) -> None:

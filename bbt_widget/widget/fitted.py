@@ -6,6 +6,7 @@ Built on a runner's thread (so the kernel is not blocked for it) and cached with
 
 from __future__ import annotations
 
+from collections.abc import Mapping
 from concurrent.futures import ThreadPoolExecutor
 from dataclasses import dataclass
 from typing import Any
@@ -19,7 +20,7 @@ from .preview import preview_badge
 from .sync import chart_data_json
 from .views import audit_badge
 
-__all__ = ["Fitted", "diagnostics_badge", "fit_ranges"]
+__all__ = ["Fitted", "diagnostics_badge", "failed_fit_badge", "fit_ranges"]
 
 #: Diagnostics message keywords -> what the badge names.
 _DIAG_NAMES = (
@@ -113,6 +114,27 @@ def diagnostics_badge(diag: Any) -> dict[str, Any]:
         )
     }
     return {"ok": ok, "label": label, "messages": messages, **numbers}
+
+
+def failed_fit_badge(shown: Mapping[str, Any], error: str) -> dict[str, Any]:
+    """The badge while the last fit asked for has failed (``error``: what the widget's
+    ``error`` says, '' when it did not fail): ``shown``, the badge of the fit the charts
+    still show ({} when there is none), marked as the last good fit's, never "fine"."""
+    if not error:
+        return dict(shown)
+    if not shown:
+        return {"ok": False, "failed": True, "label": "fit failed: no results", "messages": [error]}
+    return {
+        **shown,
+        "ok": False,
+        "failed": True,
+        "label": "fit failed: last good fit shown",
+        "messages": [
+            error,
+            f"The charts show the last good fit; its diagnostics: {shown.get('label', '')}",
+            *shown.get("messages", []),
+        ],
+    }
 
 
 def _plain(value: Any) -> Any:

@@ -19,7 +19,7 @@ from typing import Any
 from .. import engines
 from ..core.fitting import SAMPLER_SETTINGS
 from ..engines.base import FitCancelled, ProgressCallback, SamplerSettings
-from .fitted import Fitted
+from .fitted import Fitted, failed_fit_badge
 from .messages import error_text
 from .runner import Dispatcher, FitEvent, FitRunner
 
@@ -121,11 +121,22 @@ class StanCheck:
     def show(self, key: Hashable) -> None:
         """Put the verdict of ``key`` on the diagnostics badge (of the fit shown)."""
         w = self.w
-        fitted = w._fitted
-        verdict = self.verdicts.get(key)
-        if fitted is None or verdict is None or w._result_key != key:
+        if w._fitted is None or key not in self.verdicts or w._result_key != key:
             return
+        w.diagnostics = self.badge()
+
+    def badge(self) -> dict[str, Any]:
+        """The diagnostics badge of the full fit shown ({} when there is none), with the Stan
+        verdict once known; while the fit asked for after it has failed (the widget's
+        ``error``), marked as the last good fit's."""
+        w = self.w
+        fitted = w._fitted
+        if fitted is None:
+            return failed_fit_badge({}, w.error)
         badge = dict(fitted.badge)
+        verdict = self.verdicts.get(w._result_key)
+        if verdict is None:
+            return failed_fit_badge(badge, w.error)
         messages = list(badge.get("messages", []))
         if isinstance(verdict, str):
             badge["stan"] = "failed"
@@ -147,4 +158,4 @@ class StanCheck:
             if len(verdict) > _LISTED:
                 messages.append(f"... and {len(verdict) - _LISTED} more")
         badge["messages"] = messages
-        w.diagnostics = badge
+        return failed_fit_badge(badge, w.error)

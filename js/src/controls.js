@@ -106,6 +106,48 @@ export function h(tag, attrs = {}, ...children) {
   return node;
 }
 
+/** Ids handed out so far on this page (see `uniqueId`). */
+let idCount = 0;
+/** A different one for each copy of this module: anywidget may import it once per widget. */
+const ID_PREFIX = `bbt${Math.random().toString(36).slice(2, 8)}`;
+
+/**
+ * An element id no other element of the page has: several widgets (or several views of one)
+ * can be on a page, and a `<label for>` must name its own control.
+ */
+export function uniqueId(name) {
+  idCount += 1;
+  return `${ID_PREFIX}-${idCount}-${name}`;
+}
+
+/** The elements whose keys are the user's: arrows move a slider or a drop-down, digits go
+ * into a number, Enter and Space press a button or open a section. */
+const OWN_KEYS = "input, select, textarea, button, summary";
+
+/**
+ * Keep the keys typed into the widget's own controls inside `element`: JupyterLab and
+ * Notebook 7 take arrows, Enter and letters as notebook shortcuts and cancel them (the
+ * arrows would move between cells instead of moving the d_min slider or a drop-down).
+ * Delegated, so it covers every control in `element`, those added later too; keys pressed
+ * elsewhere (on a chart) still reach the notebook.
+ */
+export function keepKeys(element) {
+  const own = (event) => (event.target instanceof Element ? event.target.closest(OWN_KEYS) : null);
+  // Notebook 7 reads keys on the document before they reach the widget (capture phase), and
+  // its shortcuts skip an element marked data-lm-suppress-shortcuts only from the element
+  // up: a focused control matches ":focus" selectors before the mark on the widget's root.
+  // So the control itself is marked, once it has the focus (before its first key).
+  element.addEventListener("focusin", (event) => {
+    own(event)?.setAttribute("data-lm-suppress-shortcuts", "true");
+  });
+  // JupyterLab reads them as they bubble up (and the notebook's own handlers do): they stop
+  // here.
+  const stop = (event) => {
+    if (own(event)) event.stopPropagation();
+  };
+  for (const type of ["keydown", "keypress", "keyup"]) element.addEventListener(type, stop);
+}
+
 function setOptions(select, options) {
   const current = select.value;
   select.replaceChildren(
@@ -133,14 +175,15 @@ export function buildControls(model) {
   const rows = [];
   const refreshers = [];
 
-  /** A labelled row; `cost` tells the user whether the control refits or only redraws. */
+  /** A labelled row; `cost` tells the user whether the control refits or only redraws. The
+   * label is tied to the row's first control. */
   const row = (label, cost, ...inputs) => {
     const first = inputs.find((input) => input && input.dataset && input.dataset.trait);
     const help = first ? CONTROL_HELP[first.dataset.trait] : undefined;
     const el = h(
       "div",
       { class: "bbt-row" },
-      h("label", { class: "bbt-label", text: label, title: help }),
+      h("label", { class: "bbt-label", text: label, title: help, for: first && first.id }),
       h("div", { class: "bbt-inputs" }, ...inputs),
       h("span", {
         class: `bbt-cost bbt-cost-${cost}`,
@@ -153,7 +196,12 @@ export function buildControls(model) {
   };
 
   const select = (name, options, { toValue = (v) => v, fromValue = (v) => v } = {}) => {
-    const el = h("select", { "data-trait": name, name, title: CONTROL_HELP[name] });
+    const el = h("select", {
+      id: uniqueId(name),
+      "data-trait": name,
+      name,
+      title: CONTROL_HELP[name],
+    });
     setOptions(el, options);
     el.addEventListener("change", () => save(name, toValue(el.value)));
     refreshers.push(() => {
@@ -163,7 +211,13 @@ export function buildControls(model) {
   };
 
   const checkbox = (name) => {
-    const el = h("input", { type: "checkbox", "data-trait": name, name, title: CONTROL_HELP[name] });
+    const el = h("input", {
+      type: "checkbox",
+      id: uniqueId(name),
+      "data-trait": name,
+      name,
+      title: CONTROL_HELP[name],
+    });
     el.addEventListener("change", () => save(name, el.checked));
     refreshers.push(() => {
       el.checked = Boolean(model.get(name));
@@ -175,6 +229,7 @@ export function buildControls(model) {
   const number = (name, { min, max, step, digits }) => {
     const el = h("input", {
       type: "number",
+      id: uniqueId(name),
       "data-trait": name,
       name,
       min,
@@ -190,11 +245,10 @@ export function buildControls(model) {
       else if (value !== model.get(name)) save(name, value);
     };
     el.addEventListener("change", commit);
-    // Enter commits here: JupyterLab takes Enter (and other keys) as notebook shortcuts and
-    // cancels the key, so the browser's own "change on Enter" never comes (Notebook 7 lets
-    // it through). The key stops here, so no shortcut runs while the user types a number.
+    // Enter commits here: JupyterLab cancels the key (a notebook shortcut) before the
+    // browser's own "change on Enter" comes (Notebook 7 lets it through); `keepKeys` keeps
+    // the other keys from the notebook.
     el.addEventListener("keydown", (event) => {
-      event.stopPropagation();
       if (event.key === "Enter") {
         event.preventDefault();
         commit();
@@ -211,6 +265,7 @@ export function buildControls(model) {
     const out = h("output", { class: "bbt-value" });
     const el = h("input", {
       type: "range",
+      id: uniqueId(name),
       "data-trait": name,
       name,
       min,
@@ -251,20 +306,25 @@ export function buildControls(model) {
     ],
     { toValue: (v) => v === "true", fromValue: (v) => String(Boolean(v)) },
   );
-  // Several metrics (score=[...]): which one the views show; the row is there only then.
+  // Several metrics (score=[...]): which one the views show; the row is there only then
+  // (hidden by refreshDerived).
   const metric = select("metric", []);
   const metricRow = row("Metric", "fit", metric);
-  metricRow.hidden = (model.get("metrics") || []).length === 0;
   const hyperprior = select("hyperprior", pairs("hyperpriors"));
   const priorScale = number("prior_scale", { min: 0.01, max: 10, step: 0.05 });
 
   // --- controls that only re-summarise the draws already there ---------------------------
   const ropeLow = number("rope_low", { min: 0, max: 1, step: 0.01, digits: 2 });
   const ropeHigh = number("rope_high", { min: 0, max: 1, step: 0.01, digits: 2 });
+  ropeHigh.setAttribute("aria-label", "ROPE upper end"); // its label only says "to"
   const hdi = number("hdi", { min: 0.5, max: 0.99, step: 0.01, digits: 2 });
   const control = select("control", [["", "none (all pairs)"]]);
   const interpretation = select("interpretation", pairs("interpretations"));
   const focus = select("focus", [["", "all algorithms"]]);
+
+  /** The small label of a row's second control, tied to it. */
+  const small = (text, input) =>
+    h("label", { class: "bbt-small", text, for: input.id, title: input.title });
 
   const fitGroup = h(
     "fieldset",
@@ -276,7 +336,7 @@ export function buildControls(model) {
       "Local ROPE",
       "fit",
       localRope,
-      h("span", { class: "bbt-small", text: "d_min" }),
+      small("d_min", dMin),
       dMin,
       dMinOut,
       localReason,
@@ -284,14 +344,14 @@ export function buildControls(model) {
     row("Paired", "fit", paired),
     pairedReason,
     metricRow,
-    row(metricRow.hidden ? "Metric" : "Direction", "fit", direction),
-    row("Hyper-prior", "fit", hyperprior, h("span", { class: "bbt-small", text: "scale" }), priorScale),
+    row("Direction", "fit", direction),
+    row("Hyper-prior", "fit", hyperprior, small("scale", priorScale), priorScale),
   );
   const viewGroup = h(
     "fieldset",
     { class: "bbt-group" },
     h("legend", { text: "Summary (instant)" }),
-    row("ROPE", "view", ropeLow, h("span", { class: "bbt-small", text: "to" }), ropeHigh),
+    row("ROPE", "view", ropeLow, small("to", ropeHigh), ropeHigh),
     row("HDI mass", "view", hdi),
     row("Control", "view", control),
     row("Interpretation", "view", interpretation),
@@ -312,6 +372,7 @@ export function buildControls(model) {
     }
     const metrics = model.get("metrics") || [];
     setOptions(metric, metrics.map((m) => [m, m]));
+    metricRow.hidden = metrics.length === 0;
     const algorithms = model.get("algorithms") || [];
     setOptions(control, [["", "none (all pairs)"], ...algorithms.map((a) => [a, a])]);
     setOptions(focus, [["", "all algorithms"], ...algorithms.map((a) => [a, a])]);

@@ -8,7 +8,7 @@
 // value is the group's position (a group may be named anything, "" included), and the chart
 // draws them as SVG text.
 import { ChartView } from "./charts.js";
-import { h } from "./controls.js";
+import { h, uniqueId } from "./controls.js";
 
 /** The selector's tooltip, as every control's: what it does and what it costs. */
 export const GROUP_HELP =
@@ -30,6 +30,7 @@ const POOLED = "-1";
  */
 export function buildGroupsView(model, el, { onPair, onError }) {
   const select = h("select", {
+    id: uniqueId("selected_group"),
     class: "bbt-group-select",
     "data-trait": "selected_group",
     name: "selected_group",
@@ -42,7 +43,7 @@ export function buildGroupsView(model, el, { onPair, onError }) {
     h(
       "div",
       { class: "bbt-row" },
-      h("label", { class: "bbt-label", text: "Group", title: GROUP_HELP }),
+      h("label", { class: "bbt-label", text: "Group", title: GROUP_HELP, for: select.id }),
       h("div", { class: "bbt-inputs" }, select),
       h("span", { class: "bbt-cost bbt-cost-view", title: "redraws from the draws", text: "" }),
     ),

@@ -2,7 +2,7 @@
 // messages and the linked Vega-Lite view. All statistics happen in Python; this file only
 // shows traits and writes the user's choices back.
 import { ChartView } from "./charts.js";
-import { buildControls, h } from "./controls.js";
+import { buildControls, h, keepKeys } from "./controls.js";
 import { buildGroupsView } from "./groups_view.js";
 import { buildMetricsView } from "./metrics_view.js";
 import "./widget.css";
@@ -50,6 +50,7 @@ function decodeJson(raw) {
 function render({ model, el }) {
   // Lumino (JupyterLab's toolkit) runs no keyboard shortcut for keys typed in here.
   const root = h("div", { class: "bbt-root", "data-lm-suppress-shortcuts": "true" });
+  keepKeys(root); // nor any other shortcut of the host for keys typed into a control
   const controls = buildControls(model);
 
   const statusText = h("span", { class: "bbt-status-text" });
@@ -484,7 +485,13 @@ function render({ model, el }) {
       return;
     }
     badge.hidden = false;
-    const kind = diag.preview ? "bbt-badge-preview" : diag.ok ? "bbt-badge-ok" : "bbt-badge-warn";
+    const kind = diag.failed
+      ? "bbt-badge-failed"
+      : diag.preview
+        ? "bbt-badge-preview"
+        : diag.ok
+          ? "bbt-badge-ok"
+          : "bbt-badge-warn";
     badge.className = `bbt-badge bbt-diag-badge ${kind}`;
     badge.textContent = diag.label || (diag.ok ? "diagnostics fine" : "check diagnostics");
     const numbers = [];

@@ -25,6 +25,7 @@ from bbt_widget import charts, engines
 from bbt_widget.core.fitting import PreparedFit
 from bbt_widget.outputs.charts import spec_cache
 from bbt_widget.widget.app import BBTWidget
+from bbt_widget.widget.fitted import failed_fit_badge
 from bbt_widget.widget.preview import PREVIEW_DRAWS
 from bbt_widget.widget.views import audit_badge
 
@@ -805,7 +806,7 @@ def test_a_failing_full_fit_drops_its_preview(
     stan_widget: BBTWidget, monkeypatch: pytest.MonkeyPatch
 ) -> None:
     """The preview ran, the full fit failed: the charts go back to the last good (full) fit
-    rather than keep a preview that nothing will replace."""
+    rather than keep a preview that nothing will replace, and the badge says whose it is."""
     w = stan_widget
     good_view, good_badge = w.view_data, w.diagnostics
 
@@ -817,10 +818,12 @@ def test_a_failing_full_fit_drops_its_preview(
     assert w._preview_runner.wait(FIT_TIMEOUT) and w.preview
     w.wait(FIT_TIMEOUT)
     assert w.status == "error" and w.error.startswith("Fit failed: the sampler exploded")
-    assert not w.preview and w.view_data == good_view and w.diagnostics == good_badge
+    assert not w.preview and w.view_data == good_view
+    assert w.diagnostics == failed_fit_badge(good_badge, w.error)
     monkeypatch.undo()
     w.prior_scale = 0.5
     assert w.status == "done" and not w.preview
+    assert w.diagnostics == w._fitted.badge and "failed" not in w.diagnostics
 
 
 @pytest.mark.stan

@@ -652,3 +652,33 @@ def test_a_grouped_sweep_shows_pooled_flips_and_the_chosen_groups() -> None:
         pd.testing.assert_frame_equal(pd.DataFrame(w.sweep_data), pooled, check_dtype=False)
     finally:
         w.close()
+
+
+def test_every_decision_in_the_heatmap_legend_has_a_visible_swatch() -> None:
+    """ "not compared" is white: without an outline its legend swatch was white on white (the
+    legend took the cells' white separating stroke), a label with nothing beside it."""
+    import re
+
+    vlc = pytest.importorskip("vl_convert")
+    result = hand_made()
+    frame = charts.group_cells_frame(
+        result.summary(),
+        result.group_summary(),
+        result.group_claims()["status"],
+        result.groups,
+        "weak",
+        0.89,
+    )
+    svg = vlc.vegalite_to_svg(charts.groups_chart(frame).to_dict())
+    legend = svg[svg.index('aria-label="Symbol legend titled') :]
+    swatches = re.findall(
+        r'role-legend-symbol[^>]*><path[^>]*fill="([^"]+)" stroke="([^"]+)"', legend
+    )
+    labels = re.findall(r"role-legend-label[^>]*><text[^>]*>([^<]+)</text>", legend)
+    drawn = dict(zip(labels, swatches, strict=True))
+    colours = {k: v for k, v in SWEEP_DECISION_COLORS.items() if k != "failed"}
+    assert list(drawn) == list(colours)
+    for label, (fill, stroke) in drawn.items():
+        assert fill == colours[label], label
+        # an outline that shows on the white background, whatever the fill
+        assert stroke.lower() not in ("#ffffff", "#fff", "white", "none", "transparent"), label

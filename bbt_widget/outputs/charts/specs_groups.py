@@ -11,7 +11,7 @@ from __future__ import annotations
 from typing import Any
 
 from ...core.options import DEFAULT_HDI, DEFAULT_ROPE
-from ...core.palette import SWEEP_DECISION_COLORS
+from ...core.palette import NEUTRAL_COLORS, SWEEP_DECISION_COLORS
 from .encodings import FOCUS, LABEL_AXIS, Data, alt, chart_data, highlight_opacity, highlight_params
 from .frames_groups import GROUP_CELLS, GROUP_STATUS_MARKS, group_cells
 
@@ -61,7 +61,14 @@ def group_heatmap_chart(cells: Data, *, cell: int = 14) -> alt.Chart:
             color=alt.Color(
                 "kind:N",
                 scale=alt.Scale(domain=list(_COLORS), range=list(_COLORS.values())),
-                legend=alt.Legend(title="decision (a = first of the pair)", orient="bottom"),
+                # every swatch outlined: "not compared" is white, and the legend would
+                # otherwise take the cells' white separating stroke (a blank swatch)
+                legend=alt.Legend(
+                    title="decision (a = first of the pair)",
+                    orient="bottom",
+                    symbolStrokeColor=NEUTRAL_COLORS["reference"],
+                    symbolStrokeWidth=1,
+                ),
             ),
             opacity=highlight_opacity(0.35),
             stroke=alt.StrokeValue(
