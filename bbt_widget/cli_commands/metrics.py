@@ -7,6 +7,7 @@ from __future__ import annotations
 
 import argparse
 import itertools
+import os
 import sys
 import time
 import warnings
@@ -136,7 +137,7 @@ def report_metrics(args: argparse.Namespace) -> int:
     from bbt_widget.core.validation import check_adapt_delta, check_max_treedepth
     from bbt_widget.engines.base import EngineError
     from bbt_widget.outputs.export import ChartRenderWarning
-    from bbt_widget.outputs.report import REPORT_FORMATS
+    from bbt_widget.outputs.report import REPORT_FORMATS, tables_folder
     from bbt_widget.outputs.report_build import write_metrics
     from bbt_widget.outputs.report_sections import dominance_summary
 
@@ -213,6 +214,7 @@ def report_metrics(args: argparse.Namespace) -> int:
     rope = (float(args.rope[0]), float(args.rope[1]))
     print(dominance_summary(compared, rule, rope, args.hdi))
     print(f"wrote {out}" + (" (without charts)" if no_charts else ""))
+    print(f"wrote its tables as CSV in {tables_folder(out)}{os.sep}")
     print(f"reproduce with: {args.reproduce}")
     for w in no_charts:
         print(f"bbt-widget: {w.message}", file=sys.stderr)

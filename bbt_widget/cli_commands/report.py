@@ -6,6 +6,7 @@ from __future__ import annotations
 import argparse
 import contextlib
 import importlib
+import os
 import sys
 import threading
 import time
@@ -58,7 +59,7 @@ def _report(args: argparse.Namespace) -> int:
     from bbt_widget.core.validation import check_adapt_delta, check_max_treedepth
     from bbt_widget.engines.base import EngineError
     from bbt_widget.outputs.export import ChartRenderWarning, prestart_renderer
-    from bbt_widget.outputs.report import REPORT_FORMATS
+    from bbt_widget.outputs.report import REPORT_FORMATS, tables_folder
     from bbt_widget.outputs.report_build import check_methods, start_methods
 
     out = Path(args.output)
@@ -139,6 +140,7 @@ def _report(args: argparse.Namespace) -> int:
     rule = resolve_interpretation(args.interpretation, len(res.algorithms))
     print_overview(res, tuple(args.rope), args.hdi, rule.rule, args.control, reason=rule.reason)
     print(f"wrote {out}" + (" (without charts)" if no_charts else ""))
+    print(f"wrote its tables as CSV in {tables_folder(out)}{os.sep}")
     print(f"reproduce with: {args.reproduce}")
     for w in no_charts:
         print(f"bbt-widget: {w.message}", file=sys.stderr)

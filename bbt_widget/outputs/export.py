@@ -199,6 +199,18 @@ def _numeric_columns(df: pd.DataFrame) -> list[bool]:
     ]
 
 
+#: A number as :func:`_cell` writes it, which a siunitx ``S`` column parses.
+_TEX_NUMBER = re.compile(r"-?[0-9]+(\.[0-9]+)?")
+
+
+def _tex_cell(value: object, number_column: bool, *, header: bool = False) -> str:
+    """A cell escaped for LaTeX; in an ``S`` column anything but a number (the header, an
+    empty or a non-finite cell) is braced, which siunitx prints as text."""
+    if number_column and (header or not _TEX_NUMBER.fullmatch(str(value))):
+        return "{" + tex_escape(value) + "}"
+    return tex_escape(value)
+
+
 #: What a ``\label`` key may hold here.
 _TEX_LABEL = re.compile(r"[A-Za-z0-9.:_-]+")
 
@@ -212,11 +224,15 @@ def to_latex(
     long: bool = False,
     wrap: Mapping[str, float] | None = None,
     setup: str = "",
+    siunitx: bool = True,
 ) -> str:
-    """A booktabs ``table`` for a manuscript (needs ``\\usepackage{booktabs}``, and
-    ``\\usepackage[T1]{fontenc}`` for letters beyond ASCII; see :func:`tex_escape`).
+    """A booktabs ``table`` for a manuscript (needs ``\\usepackage{booktabs}``,
+    ``\\usepackage{siunitx}`` for its number columns, and ``\\usepackage[T1]{fontenc}`` for
+    letters beyond ASCII; see :func:`tex_escape`).
 
-    Numbers are right-aligned and rounded to ``digits``; text is escaped.
+    Numbers are rounded to ``digits`` in siunitx ``S`` columns, aligned on the decimal point
+    (their header, and a cell that is not a number, in braces, which ``S`` prints as text);
+    text is escaped.
 
     Parameters
     ----------
@@ -235,26 +251,32 @@ def to_latex(
         TeX run before the table inside its float or group, e.g.
         ``"\\footnotesize\\setlength{\\tabcolsep}{3pt}"`` (a float resets the font size, so
         it must go inside).
+    siunitx
+        ``False``: right-aligned ``r`` number columns, for a document without siunitx.
     """
     long = check_flag(long, "long")
+    siunitx = check_flag(siunitx, "siunitx")
     if label is not None and not _TEX_LABEL.fullmatch(label):
         # written as is (a label is a key, not text), so nothing that would end the command
         raise ValueError(
             f"label {label!r}: use letters, digits and . : _ - only (e.g. 'tab:summary')"
         )
     numeric = _numeric_columns(df)
+    number = "S" if siunitx else "r"
     wrap = dict(wrap or {})
     align = "".join(
         rf">{{\raggedright\arraybackslash}}p{{{wrap[c]:.3f}\linewidth}}"
         if c in wrap
-        else ("r" if n else "l")
+        else (number if n else "l")
         for c, n in zip(df.columns, numeric)
     )
-    head = " & ".join(tex_escape(c) for c in df.columns) + r" \\"
+    braced = [siunitx and n and c not in wrap for c, n in zip(df.columns, numeric)]
+    head = " & ".join(_tex_cell(c, b, header=True) for c, b in zip(df.columns, braced))
     rows = [
-        " & ".join(tex_escape(_cell(v, digits)) for v in row) + r" \\"
+        " & ".join(_tex_cell(_cell(v, digits), b) for v, b in zip(row, braced)) + r" \\"
         for row in df.itertuples(index=False)
     ]
+    head += r" \\"
     top = []
     if caption:
         top.append(rf"\caption{{{tex_escape(caption)}}}")

@@ -106,6 +106,36 @@ def column_definitions(
         "what": "what was found.",
         "where": "the columns, algorithms or data sets concerned.",
         "fix": "what to do about it.",
+        # the scores themselves (the Scores section)
+        "n_datasets": "data sets where the algorithm has a score.",
+        "mean_score": "mean over those data sets of the algorithm's score (mean over folds).",
+        "mean_low": (
+            f"lower end of the {mass} percentile bootstrap interval of mean_score (the data "
+            "sets resampled)."
+        ),
+        "mean_high": "upper end of the same bootstrap interval.",
+        "median_score": "median over the data sets of the algorithm's score.",
+        "median_low": (
+            f"lower end of the distribution-free {mass} interval of median_score, from its "
+            "order statistics (binomial; the range when too few data sets reach that mass)."
+        ),
+        "median_high": "upper end of the same order-statistic interval.",
+        "n_common": "data sets where both algorithms of the pair have a score.",
+        "advantage": (
+            "median over the common data sets of a's score minus b's (b's minus a's when lower "
+            "is better), in score units: positive favours a."
+        ),
+        "advantage_low": f"lower end of the {mass} order-statistic interval of advantage.",
+        "advantage_high": "upper end of the same interval.",
+        "cliffs_delta": (
+            "Cliff's delta of a's scores over b's on the common data sets, P(a's > b's) - "
+            "P(a's < b's) over every two of them (unpaired, as autorank computes it; positive "
+            "favours a)."
+        ),
+        "magnitude": (
+            "autorank's label of |cliffs_delta|: negligible below 0.147, small below 0.33, "
+            "medium below 0.474, large above (Romano et al. 2006)."
+        ),
         # robustness (sweep over analysis choices, influence of single data sets)
         "stable better": "pairs claimed different in every setting of the sweep.",
         "stable equivalent": "pairs claimed equivalent in every setting of the sweep.",

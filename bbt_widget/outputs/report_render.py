@@ -24,12 +24,13 @@ from __future__ import annotations
 import contextlib
 import functools
 import queue
+import re
 import threading
 import urllib.parse
 import warnings
 from collections.abc import Callable, Mapping, Sequence
 from concurrent.futures import Future
-from dataclasses import dataclass
+from dataclasses import dataclass, replace
 from pathlib import Path
 from typing import TYPE_CHECKING, Any, cast
 
@@ -45,8 +46,9 @@ from . import charts, export
 from ._atomic import atomic_path, atomic_replace_dir
 from .citations import bibtex, references
 from .headline import headline
-from .report import REPORT_FORMATS, figures_folder, methods_text, paragraphs, render
+from .report import REPORT_FORMATS, figures_folder, methods_text, paragraphs, render, tables_folder
 from .report_meta import check_provenance, column_definitions, provenance_items
+from .report_scores import scores_section
 from .report_sections import Section
 from .report_sections import Table as _Table
 from .tex_chars import REPLACED_MARK
@@ -62,9 +64,18 @@ _TEX_LONG_ROWS = 35
 #: line width (the rest is left for the short columns beside them).
 _TEX_WRAP_CHARS = 24
 _TEX_WRAP_SHARE = 0.65
-#: Columns the LaTeX summary leaves out to fit the text width (``pair`` repeats alg_a and
-#: alg_b; ``median`` is close to ``mean``); the HTML and Markdown reports have them.
-_TEX_DROPPED = ("pair", "median")
+#: Columns LaTeX tables leave out to fit the text width, by table key: the summary's ``pair``
+#: repeats alg_a and alg_b and its ``median`` is close to ``mean``; the effect sizes' ``mean``
+#: is the summary's, and the counts of data sets are the audit's. The HTML and Markdown
+#: reports and the CSV tables have them.
+_TEX_DROPPED = {
+    "pairs": ("pair", "median"),
+    "scores": ("n_datasets",),
+    "effect-sizes": ("mean", "n_common"),
+}
+#: A LaTeX table whose unwrapped columns hold more characters than this (each column's
+#: longest cell or header) is set in script size, not footnote size.
+_TEX_SMALL_CHARS = 66
 
 
 @dataclass(frozen=True)
@@ -370,8 +381,11 @@ def write_report(
         built, fit, ppc_label = dict(ahead.built), ahead.fit, ahead.label
     sentence = headline(summary, ranking, rule)
     counts = _Table("claims", "Claims per interpretation", charts.claim_counts(summary))
-    if fmt == "tex":
-        summary = summary.drop(columns=list(_TEX_DROPPED))
+    # the scores beside the claims: the first section (none for a fit of a win table)
+    scores = scores_section(
+        result, summary, list(ranking["algorithm"]), rule=rule, rope=rope, hdi=hdi
+    )
+    sections = ([scores] if scores is not None else []) + list(sections)
     tables = [
         _Table("ranking", "Ranking (abilities centred per draw, sum-to-zero)", ranking),
         _Table("pairs", "P(a > b) per pair", summary),
@@ -389,7 +403,12 @@ def write_report(
     ]
     findings = result.audit.to_frame()
     audit = _Table("audit", "Findings of the data audit", findings) if len(findings) else None
-    sections = list(sections)
+    # every table as CSV, whole (the per-pair table with the columns LaTeX leaves out)
+    csv_tables = [counts, *([audit] if audit else []), *(t for s in sections for t in s.tables)]
+    csv_tables += tables
+    if fmt == "tex":  # the columns LaTeX leaves out
+        tables = [_tex_fit(t) for t in tables]
+        sections = [replace(s, tables=[_tex_fit(t) for t in s.tables]) for s in sections]
     cited = [part for sec in sections for part in sec.cites]
     frames = [counts.frame] + [t.frame for t in tables] + ([findings] if audit else [])
     frames += [t.frame for sec in sections for t in sec.tables]
@@ -462,8 +481,21 @@ def write_report(
     captions = _figure_captions(hdi, rule, ppc_label)
     captions.update({n: cap for sec in sections for n, (_, cap) in sec.charts.items()})
     extra = {bib_path(path): bibtex(result, cited).encode("utf-8")} if fmt == "tex" else {}
-    _write(path, _render(fmt, content, captions), figure_files, extra)
+    _write(path, _render(fmt, content, captions), figure_files, extra, csv_tables)
     return path
+
+
+def _csv_names(tables: Sequence[_Table]) -> dict[str, pd.DataFrame]:
+    """Each table's CSV file name: its key (letters, digits, ``-`` and ``_`` kept, anything
+    else ``_``), numbered when two keys would give one name."""
+    out: dict[str, pd.DataFrame] = {}
+    for t in tables:
+        stem = re.sub(r"[^A-Za-z0-9_-]", "_", t.key).strip("_-") or "table"
+        name, k = f"{stem}.csv", 2
+        while name in out:
+            name, k = f"{stem}-{k}.csv", k + 1
+        out[name] = t.frame
+    return out
 
 
 def _win_counts(result: BBTResult) -> pd.DataFrame:
@@ -490,12 +522,15 @@ def _write(
     text: str,
     figure_files: Mapping[str, bytes],
     extra: Mapping[Path, bytes] | None = None,
+    tables: Sequence[_Table] = (),
 ) -> None:
-    """Write the report, its figures folder and ``extra`` files beside it (the ``.bib`` of a
-    LaTeX report) whole, or leave the old ones as they were.
+    """Write the report, its figures folder, its tables as CSV (``<stem>_tables/``, one file
+    per table, cells a spreadsheet would run as a formula neutralised by
+    :func:`export.save_table`) and ``extra`` files beside it (the ``.bib`` of a LaTeX report)
+    whole, or leave the old ones as they were.
 
-    All are written under temporary names first; then the figures folder replaces the old
-    one as a whole (no stale figure survives) and each file replaces its old version.
+    All are written under temporary names first; then each folder replaces the old one as a
+    whole (no stale figure or table survives) and each file replaces its old version.
     """
     folder = figures_folder(path)
     with contextlib.ExitStack() as stack:
@@ -506,6 +541,10 @@ def _write(
             new_folder = stack.enter_context(atomic_replace_dir(folder))
             for name, data in figure_files.items():
                 (new_folder / name).write_bytes(data)
+        if tables:
+            new_tables = stack.enter_context(atomic_replace_dir(tables_folder(path)))
+            for name, frame in _csv_names(tables).items():
+                export.save_table(frame, new_tables / name)
         report.write_text(text, encoding="utf-8")
 
 
@@ -518,23 +557,41 @@ def _tex_breakable(text: str) -> str:
     return out.replace("/", "/\\allowbreak{}").replace("=", "=\\allowbreak{}")
 
 
+def _tex_fit(t: _Table) -> _Table:
+    """``t`` without the columns LaTeX leaves out (:data:`_TEX_DROPPED`)."""
+    dropped = [c for c in _TEX_DROPPED.get(t.key, ()) if c in t.frame.columns]
+    return replace(t, frame=t.frame.drop(columns=dropped)) if dropped else t
+
+
 def _tex_table(t: _Table) -> str:
     """A booktabs table with caption and label; a longtable when it is long. Small type and
-    narrow column gaps keep the wide per-pair table inside an article's text width."""
+    narrow column gaps keep the wide per-pair table inside an article's text width; a table
+    wider still (:data:`_TEX_SMALL_CHARS`) is set smaller again."""
     numeric = t.frame.select_dtypes("number").columns
-    long_text = [
-        c
+    digits = 2 if t.digits is None else t.digits
+    chars = {  # the longest cell or header of each column, as the table prints it
+        c: max(
+            [len(str(c))]
+            + [len(f"{v:.{digits}f}" if isinstance(v, float) else str(v)) for v in t.frame[c]]
+        )
         for c in t.frame.columns
-        if c not in numeric and t.frame[c].astype(str).str.len().max() > _TEX_WRAP_CHARS
-    ]
+    }
+    long_text = [c for c in t.frame.columns if c not in numeric and chars[c] > _TEX_WRAP_CHARS]
+    # wrapped columns take their share of the line whatever they hold: the others count
+    wide = sum(n for c, n in chars.items() if c not in long_text) > _TEX_SMALL_CHARS
+    size = (
+        "\\scriptsize\\setlength{\\tabcolsep}{2pt}"
+        if wide
+        else "\\footnotesize\\setlength{\\tabcolsep}{3pt}"
+    )
     return export.to_latex(
         t.frame,
-        digits=2,
+        digits=digits,
         caption=t.heading,
         label=f"tab:bbt-{t.key}",
         long=len(t.frame) > _TEX_LONG_ROWS,
         wrap={c: _TEX_WRAP_SHARE / len(long_text) for c in long_text},
-        setup=r"\footnotesize\setlength{\tabcolsep}{3pt}",
+        setup=size,
     )
 
 
@@ -588,10 +645,14 @@ def _template(fmt: str) -> jinja2.Template:
         def esc(text: object, *, tags: bool = True) -> str:
             return Markup(export.html_escape(text, tags=tags))
 
-        env.filters["html_table"] = lambda frame: Markup(export.to_html(frame, digits=3))
+        env.filters["html_table"] = lambda t: Markup(
+            export.to_html(t.frame, digits=3 if t.digits is None else t.digits)
+        )
     elif fmt == "md":
         esc = export.md_escape
-        env.filters["md_table"] = lambda frame: export.to_markdown(frame, digits=3)
+        env.filters["md_table"] = lambda t: export.to_markdown(
+            t.frame, digits=3 if t.digits is None else t.digits
+        )
         env.filters["quote"] = urllib.parse.quote
     else:
         esc = export.tex_escape

@@ -45,11 +45,14 @@ _CLAIMS = ("a better", "b better", "equivalent")
 
 @dataclass(frozen=True)
 class Table:
-    """A table of the report: ``key`` (its anchor), ``heading`` and the frame."""
+    """A table of the report: ``key`` (its anchor and its CSV file's name), ``heading`` and
+    the frame; ``digits``, the decimals its numbers are shown with (``None``: each format's
+    own; the CSV keeps them all)."""
 
     key: str
     heading: str
     frame: pd.DataFrame
+    digits: int | None = None
 
 
 @dataclass(frozen=True)

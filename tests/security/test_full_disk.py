@@ -22,6 +22,7 @@ import bbt_widget as bbt
 from bbt_widget import cli
 from bbt_widget.outputs import report_render
 from bbt_widget.outputs.export import export_all
+from bbt_widget.outputs.report import tables_folder
 from bbt_widget.outputs.report_render import figures_folder, write_report
 
 pytestmark = pytest.mark.stan
@@ -110,9 +111,12 @@ def test_report_on_a_full_disk_keeps_the_old_report(
     if figures is not None:
         (figures / "stale.svg").write_text("<svg/>")  # a file only the old folder has
     before = _snapshot(small_disk)
-    # the report, and beside a .md one its figures (headline and detail charts) and the stale
+    # the report, its tables as CSV, and beside a .md one its figures (headline and detail
+    # charts) and the stale
     figure_count = len(report_render._HEADLINE_FIGURES + report_render._DETAIL_FIGURES)
-    assert len(before) == (1 if suffix == "html" else 1 + figure_count + 1)
+    table_count = len(list(tables_folder(out).glob("*.csv")))
+    assert table_count >= 7
+    assert len(before) == table_count + (1 if suffix == "html" else 1 + figure_count + 1)
     _fill(small_disk)
     code, err = _report(result, monkeypatch, out, capsys)
     assert code == cli.EXIT_INPUT, err

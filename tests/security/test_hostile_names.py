@@ -223,6 +223,41 @@ def test_latex_report_with_hostile_names_compiles(hostile_res, tmp_path, compile
     assert "Missing character" not in log
 
 
+def test_report_tables_as_csv_and_latex_with_hostile_names(hostile_res, tmp_path, compile_latex):
+    """Every table of the report as CSV (``<stem>_tables/``) and the Scores section's LaTeX
+    tables (booktabs, siunitx S columns), with hostile algorithm names."""
+    path = write_report(hostile_res, tmp_path / "report.tex", interpretation="strong")
+    folder = tmp_path / "report_tables"
+    stems = {p.stem for p in folder.glob("*.csv")}
+    assert {"scores", "effect-sizes", "pairs", "ranking", "wins", "claims"} <= stems
+    names = set(hostile_res.algorithms)
+    shown = {"'" + n if n.startswith(export.FORMULA_PREFIXES) else n for n in names}
+    for stem in stems:
+        with open(folder / f"{stem}.csv", newline="", encoding="utf-8") as f:
+            rows = list(csv.reader(f))
+        assert len({len(r) for r in rows}) == 1, stem  # no name broke a row
+        for row in rows[1:]:
+            for cell in row:
+                if cell.startswith(export.FORMULA_PREFIXES):
+                    float(cell)  # only a number may start like a formula
+        back = pd.read_csv(folder / f"{stem}.csv", keep_default_na=False)
+        for col in ("algorithm", "alg_a", "alg_b", "alg1", "alg2"):
+            if col in back:  # the names exactly, a formula's neutralised
+                assert set(back[col]) <= shown, (stem, col)
+    scores = pd.read_csv(folder / "scores.csv", keep_default_na=False)
+    assert set(scores["algorithm"]) == shown
+    assert pd.api.types.is_numeric_dtype(scores["mean_score"])
+    effects = pd.read_csv(folder / "effect-sizes.csv", keep_default_na=False)
+    assert len(effects) and pd.api.types.is_numeric_dtype(effects["cliffs_delta"])
+    body = path.read_text(encoding="utf-8")
+    table = body.split("\\label{tab:bbt-scores}", 1)[1].split("\\bottomrule", 1)[0]
+    assert "SSSSSS}" in table.split("\\toprule", 1)[0]  # the numbers in siunitx S columns
+    for name in ("=cmd|' /C calc'!A0", "<script>alert(1)</script>", "$\\&#{}~^"):
+        assert export.tex_escape(name) in table, name
+    log = compile_latex(path)
+    assert "Missing character" not in log
+
+
 def test_csv_prefixes_formula_cells_and_keeps_numbers(hostile_res, tmp_path):
     written = export.export_all(hostile_res, tmp_path / "all", formats=("csv",))
     ranking = hostile_res.ranking()
