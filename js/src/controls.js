@@ -245,9 +245,8 @@ export function buildControls(model) {
       else if (value !== model.get(name)) save(name, value);
     };
     el.addEventListener("change", commit);
-    // Enter commits here: JupyterLab cancels the key (a notebook shortcut) before the
-    // browser's own "change on Enter" comes (Notebook 7 lets it through); `keepKeys` keeps
-    // the other keys from the notebook.
+    // Enter commits here, whatever the host does with the key: a host that cancels it (a
+    // notebook shortcut) would stop the browser's own "change on Enter".
     el.addEventListener("keydown", (event) => {
       if (event.key === "Enter") {
         event.preventDefault();

@@ -48,9 +48,10 @@ function decodeJson(raw) {
 }
 
 function render({ model, el }) {
-  // Lumino (JupyterLab's toolkit) runs no keyboard shortcut for keys typed in here.
+  // Lumino (JupyterLab's toolkit) runs no keyboard shortcut for keys typed in here, and
+  // keepKeys keeps the keys of the controls from the host (see there why both).
   const root = h("div", { class: "bbt-root", "data-lm-suppress-shortcuts": "true" });
-  keepKeys(root); // nor any other shortcut of the host for keys typed into a control
+  keepKeys(root);
   const controls = buildControls(model);
 
   const statusText = h("span", { class: "bbt-status-text" });
