@@ -531,7 +531,8 @@ def write(
         A fit (:func:`bbt_widget.fit`), or results in any layout ``fit`` accepts: they are
         fitted first with ``fit_options``.
     path
-        The report file; ``.md`` and ``.tex`` reports write their figures beside it.
+        The report file; ``.md`` and ``.tex`` reports write their figures beside it, and
+        every report its tables as CSV in ``<stem>_tables/``.
     data
         With a fit: the results it was fitted on, for the other methods and the robustness
         sections (read with the fit's own ``dataset``, ``algorithm``, ... settings). Without

@@ -97,6 +97,8 @@ class _Content:
     columns: list[tuple[str, str]]
     sections: list[Section]
     references: list[str]
+    #: Where the tables are as CSV, in a sentence ("" for none).
+    tables_note: str = ""
 
 
 def _figure_captions(hdi: float, interpretation: str, ppc_label: str) -> dict[str, str]:
@@ -337,7 +339,8 @@ def write_report(
         The fit.
     path
         The report file; ``.md`` and ``.tex`` reports write their figures into
-        ``<stem>_md_figures/`` and ``<stem>_tex_figures/`` beside it.
+        ``<stem>_md_figures/`` and ``<stem>_tex_figures/`` beside it, and every report its
+        tables as CSV into ``<stem>_tables/`` (:func:`~bbt_widget.outputs.report.tables_folder`).
     rope, hdi, control
         As for :meth:`BBTResult.summary`.
     interpretation
@@ -477,6 +480,10 @@ def write_report(
         columns=column_definitions([c for f in frames for c in f.columns], hdi=hdi, rope=rope),
         sections=sections,
         references=[r.text for r in references(result, cited)],
+        tables_note=(
+            f"Every table of this report is also written as CSV in {tables_folder(path).name}/ "
+            "beside it (one file per table, named after its key, at full precision)."
+        ),
     )
     captions = _figure_captions(hdi, rule, ppc_label)
     captions.update({n: cap for sec in sections for n, (_, cap) in sec.charts.items()})

@@ -52,6 +52,7 @@ def test_the_report_shows_each_algorithms_scores_and_the_claimed_pairs_effects(r
     # what "equivalent" means, in words, beside the score differences
     assert "win about equally often" in text and "within a point" in text
     assert "percentile bootstrap interval (2000 resamples of the data sets, seed 7)" in text
+    assert "also written as CSV in r\\_tables/ beside it" in text  # where the CSV went
     tables = _tables(path)
     scores = tables["scores"].set_index("algorithm")
     means = _dataset_means(bbt.datasets.load_base())
