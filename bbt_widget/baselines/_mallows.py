@@ -304,7 +304,7 @@ def mallows_model(
     rank = out.rank.reshape(-1, n).astype(np.int64)
     beta = out.beta.ravel()
     positions = np.take_along_axis(position_probabilities(beta, n), rank[:, :, None], axis=1)
-    ranking = _ranking(positions, names, hdi)
+    ranking = _ranking(positions, names, hdi, chains=out.rank.shape[0])
     order = [names.index(a) for a in ranking["algorithm"]]
     consensus, rank_probabilities = _consensus(rank, names)
     mean, low, high = (float(v[0]) for v in summarise(beta[:, None], hdi))
@@ -413,10 +413,11 @@ def _consensus(rank: np.ndarray, names: list[str]) -> tuple[Consensus, pd.DataFr
     )
 
 
-def _ranking(positions: np.ndarray, names: list[str], hdi: float) -> pd.DataFrame:
-    """P(first) and expected rank per draw from ``positions`` [draw, algorithm, place]."""
+def _ranking(positions: np.ndarray, names: list[str], hdi: float, chains: int = 1) -> pd.DataFrame:
+    """P(first) and expected rank per draw from ``positions`` [draw, algorithm, place] (the
+    draws of ``chains`` chains one after the other)."""
     expected = positions @ np.arange(1, len(names) + 1, dtype=float)
-    return ranking_table(names, positions[:, :, 0], expected, hdi)
+    return ranking_table(names, positions[:, :, 0], expected, hdi, chains)
 
 
 def _before(

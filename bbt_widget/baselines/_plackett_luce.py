@@ -95,7 +95,8 @@ class RankingModelResult(RankingCharts):
     ranking
         Per algorithm, best first (by P(first)): ``algorithm``, ``p_first`` with its HDI
         ``p_first_low``, ``p_first_high``; ``expected_rank`` (1 = best) with its HDI
-        ``rank_low``, ``rank_high``.
+        ``rank_low``, ``rank_high``; ``mcse_p_first`` and ``mcse_expected_rank``: the Monte
+        Carlo standard errors of the two means.
     top_k
         Tidy: ``algorithm, k, p, low, high`` for k = 1..n (P(algorithm in the top k)).
     before
@@ -285,7 +286,7 @@ def ranking_model(
             stacklevel=2,
         )
     names = list(ranked.algorithms)
-    ranking = _ranking(theta, names, hdi)
+    ranking = _ranking(theta, names, hdi, chains=draws.params["theta"].shape[0])
     order = [names.index(a) for a in ranking["algorithm"]]
     thinned = theta[np.linspace(0, len(theta) - 1, min(SUMMARY_DRAWS, len(theta))).astype(int)]
     return RankingModelResult(
@@ -393,8 +394,8 @@ def _expected_ranks(theta: np.ndarray) -> np.ndarray:
     return 1.0 + before.sum(axis=2) - 0.5  # the j = i term is 1/2
 
 
-def _ranking(theta: np.ndarray, names: list[str], hdi: float) -> pd.DataFrame:
-    return ranking_table(names, theta, _expected_ranks(theta), hdi)
+def _ranking(theta: np.ndarray, names: list[str], hdi: float, chains: int = 1) -> pd.DataFrame:
+    return ranking_table(names, theta, _expected_ranks(theta), hdi, chains)
 
 
 def _simulated_positions(

@@ -18,6 +18,7 @@ import pandas as pd
 from ..core.bidi import pair_label
 from ..core.data import MIN_RANKED_DATASETS, TidyResults, as_tidy
 from ..core.posterior import hdi_sorted
+from ..core.precision import mcse
 from ..core.validation import _preview
 from ._common import snap_ties
 
@@ -93,12 +94,22 @@ def summarise(values: np.ndarray, hdi: float) -> tuple[np.ndarray, np.ndarray, n
 
 
 def ranking_table(
-    names: list[str], p_first: np.ndarray, expected_rank: np.ndarray, hdi: float
+    names: list[str],
+    p_first: np.ndarray,
+    expected_rank: np.ndarray,
+    hdi: float,
+    chains: int = 1,
 ) -> pd.DataFrame:
-    """The ``ranking`` table from draws (along axis 0) of each algorithm's probability of
-    ranking first and of its expected rank: mean and HDI of both, best first."""
+    """The ``ranking`` table from draws (along axis 0: ``chains`` chains one after the other)
+    of each algorithm's probability of ranking first and of its expected rank: mean and HDI
+    of both, and the Monte Carlo standard error of each mean (``mcse_p_first``,
+    ``mcse_expected_rank``, with the chains' effective sample size), best first."""
     p, p_low, p_high = summarise(p_first, hdi)
     r, r_low, r_high = summarise(expected_rank, hdi)
+    errors = {
+        f"mcse_{name}": [mcse(column.reshape(chains, -1)) for column in draws.T]
+        for name, draws in (("p_first", p_first), ("expected_rank", expected_rank))
+    }
     table = pd.DataFrame(
         {
             "algorithm": names,
@@ -108,6 +119,7 @@ def ranking_table(
             "expected_rank": r,
             "rank_low": r_low,
             "rank_high": r_high,
+            **errors,
         }
     )
     return table.sort_values("p_first", ascending=False, kind="stable").reset_index(drop=True)

@@ -68,3 +68,28 @@ def test_a_region_within_z_mcse_of_the_threshold_decides_nothing() -> None:
     assert got.tolist() == ["no claim", "a better"]  # 0.96 - 3 x 0.005 < 0.95 <= 0.99 - 0.015
     # an independent share's error is binomial, and at least one draw's share
     np.testing.assert_allclose(iid_mcse([0.5, 0.0], 100), [0.05, 0.01])
+
+
+@pytest.mark.parametrize("model", ["plackett-luce", "mallows"])
+def test_the_ranking_models_mcse_is_their_spread_over_seeds(model: str) -> None:
+    """P(first) and the expected rank of each algorithm on the paper's base results: the
+    root mean square of the reported MCSE is within a factor 1.5 of the spread over 20
+    seeds (pooled over the algorithms). Mallows with a quarter of its default draws (its
+    chains are long: the errors are then twice as large, as the test wants them measured)."""
+    data = bbt.datasets.load_base()
+    settings = {"iter_warmup": 250, "iter_sampling": 250} if model == "mallows" else {}
+    with warnings.catch_warnings():
+        warnings.simplefilter("ignore")
+        tables = [
+            bbt.ranking_model(data, dataset="db", model=model, seed=s, **settings)
+            .ranking.set_index("algorithm")
+            .sort_index()
+            for s in range(SEEDS)
+        ]
+    for quantity in ("p_first", "expected_rank"):
+        values = np.array([t[quantity].to_numpy() for t in tables])  # seeds x algorithms
+        errors = np.array([t[f"mcse_{quantity}"].to_numpy() for t in tables])
+        usable = values.std(axis=0, ddof=1) > 0
+        spread = np.sqrt((values[:, usable].std(axis=0, ddof=1) ** 2).mean())
+        claimed = np.sqrt((errors[:, usable] ** 2).mean())
+        assert 1 / 1.5 < claimed / spread < 1.5, (quantity, claimed, spread)
