@@ -42,6 +42,7 @@ __all__ = [
     "ChartRenderError",
     "ChartRenderWarning",
     "csv_safe",
+    "csv_text",
     "export_all",
     "html_escape",
     "md_escape",
@@ -411,10 +412,17 @@ def _write_table(
     elif fmt == "md":
         path.write_text(to_markdown(df, digits=digits), encoding="utf-8")
     else:
-        # CRLF rows (RFC 4180): the csv writer then quotes every cell holding a \r or \n,
-        # where with "\n" alone a carriage return in a name would split the row for readers
-        out = csv_safe(df) if formula_safe else df
-        out.to_csv(path, index=False, lineterminator="\r\n")
+        path.write_text(csv_text(df, formula_safe=formula_safe), encoding="utf-8", newline="")
+
+
+def csv_text(df: pd.DataFrame, *, formula_safe: bool = True) -> str:
+    """The table as the CSV text :func:`save_table` writes: no index, rows ended by CRLF, and
+    with ``formula_safe`` the cells a spreadsheet would run as a formula neutralised
+    (:func:`csv_safe`)."""
+    # CRLF rows (RFC 4180): the csv writer then quotes every cell holding a \r or \n,
+    # where with "\n" alone a carriage return in a name would split the row for readers
+    out = csv_safe(df) if formula_safe else df
+    return str(out.to_csv(index=False, lineterminator="\r\n"))
 
 
 class ChartRenderError(RuntimeError):

@@ -59,6 +59,7 @@ from ..core.validation import check_algorithms
 from ..lab.influence import Influence
 from ..lab.sweep import SweepResult
 from ..outputs import charts
+from . import export
 from .controls import FIT_TRAITS, TTEST_ROPE, VIEW_TRAITS, Controls, initial_controls
 from .decisions import FOCUS_ALGORITHMS, DecisionsView
 from .fits import FitRequests
@@ -427,7 +428,8 @@ class BBTWidget(anywidget.AnyWidget):
         """The last full fit (``None`` until the first fit finishes); never a preview.
 
         While the charts show a preview (:attr:`preview`), this is still the previous full
-        fit: call :meth:`wait` for the one of the current settings.
+        fit: call :meth:`wait` for the one of the current settings. It holds the fit's
+        settings, not the view's ROPE, HDI and rule (:attr:`view_settings`, :meth:`methods_text`).
         """
         return None if self._fitted is None else self._fitted.result
 
@@ -437,18 +439,13 @@ class BBTWidget(anywidget.AnyWidget):
         preview's."""
         return None if self._summary is None else self._summary.copy()
 
-    @property
-    def charts(self) -> dict[str, Any]:
-        """Altair charts of the current view, data inlined (for ``chart.save(...)``).
-
-        Keys: ``intervals``, ``rope_overlap``, ``ppc``, ``coverage``, ``win_matrix`` and
-        ``linked`` (all of them in one linked view). Empty before the first fit. Made from
-        :attr:`result`, never from a preview.
-        """
-        f = self._frames
-        if not f:
-            return {}
-        return charts.chart_set(f, hdi=self.hdi, selected_pair=self.selected_pair, focus=self.focus)
+    # the exports of the view shown, at the current settings (widget/export.py)
+    charts = property(export.charts)
+    view_settings = property(export.view_settings)
+    methods_text = export.methods_text
+    report = export.report
+    code = export.code
+    summary_csv = export.summary_csv
 
     @property
     def metrics_result(self) -> MetricsResult | None:

@@ -22,6 +22,7 @@ __all__ = [
     "SWEEP_OPTIONS",
     "audit_badge",
     "ranking_model_spec",
+    "summary_charts",
     "summary_spec",
     "ttest_spec",
     "warm_model",
@@ -117,21 +118,37 @@ def summary_spec(
         raise FitCancelled("a newer view change came")
     import altair as alt
 
+    views = summary_charts(result, rope, hdi, interpretation=interpretation, highlight=highlight)
+    chart = alt.vconcat(*views.values(), spacing=30)
+    # the diagram's colours (highlighted or not) and the matrix's (decisions) are two scales:
+    # concatenated views share a colour scale unless told otherwise
+    chart = chart.resolve_scale(color="independent").configure_view(stroke=None)
+    return _plain_spec(chart)
+
+
+def summary_charts(
+    result: BBTResult,
+    rope: tuple[float, float],
+    hdi: float,
+    *,
+    interpretation: str,
+    highlight: Sequence[str] = (),
+) -> dict[str, Any]:
+    """The ranking view's charts by the names the report gives them, data inlined:
+    ``ranking``, ``cd_diagram`` (the ``interpretation``'s claims, ``highlight`` in its own
+    colour) and ``decisions`` (the weak and strong decision matrices)."""
     from ..outputs import charts
 
     summary = result.summary(rope=rope, hdi=hdi)
     ranking = result.ranking(hdi=hdi)
     decisions = charts.decision_frame(summary, list(ranking["algorithm"]))
-    chart = alt.vconcat(
-        charts.ranking_chart(ranking, hdi=hdi),
-        charts.cd_diagram(result, interpretation, highlight=highlight, rope=rope, hdi=hdi),
-        charts.decision_matrix_chart(decisions, charts.claim_counts(summary)),
-        spacing=30,
-    )
-    # the diagram's colours (highlighted or not) and the matrix's (decisions) are two scales:
-    # concatenated views share a colour scale unless told otherwise
-    chart = chart.resolve_scale(color="independent").configure_view(stroke=None)
-    return _plain_spec(chart)
+    return {
+        "ranking": charts.ranking_chart(ranking, hdi=hdi),
+        "cd_diagram": charts.cd_diagram(
+            result, interpretation, highlight=highlight, rope=rope, hdi=hdi
+        ),
+        "decisions": charts.decision_matrix_chart(decisions, charts.claim_counts(summary)),
+    }
 
 
 def _plain_spec(chart: Any) -> dict[str, Any]:

@@ -8,13 +8,22 @@
 import embed from "vega-embed";
 import { changeset, truthy } from "vega";
 
+/** What the chart's menu button says (its tooltip and its name for a screen reader). */
+const SAVE_MENU_TITLE = "Save this chart as drawn: SVG or PNG";
 const EMBED_OPTIONS = {
   mode: "vega-lite",
   renderer: "svg",
-  // No "Open in Vega Editor"/export menu: its links point off-machine.
-  actions: false,
+  // The chart's "..." menu saves it as drawn (SVG or PNG): vega renders the file in the page
+  // and hands it over as a data URL, so nothing leaves the machine. Its other entries stay
+  // off: "Open in Vega Editor" posts the spec to an outside site, and the source views open
+  // windows the notebook does not need.
+  actions: { export: { svg: true, png: true }, source: false, compiled: false, editor: false },
+  downloadFileName: "bbt-chart",
+  i18n: { CLICK_TO_VIEW_ACTIONS: SAVE_MENU_TITLE },
   tooltip: true,
 };
+/** The space vega-embed keeps right of a chart for its menu button (.has-actions padding). */
+const MENU_GUTTER = 38;
 
 /**
  * Layouts tried, widest first, until the chart fits its box (see narrowSpec): as built;
@@ -147,7 +156,8 @@ export class ChartView {
 
   /** Width available to the chart (0 while its box is hidden). */
   available() {
-    return Math.floor(this.container.clientWidth || 0);
+    const width = Math.floor(this.container.clientWidth || 0);
+    return width === 0 ? 0 : Math.max(1, width - MENU_GUTTER);
   }
 
   /** Lay the view out again if its box's width changed enough to matter. */
@@ -246,6 +256,11 @@ export class ChartView {
     target.className = this.className;
     this.container.replaceChildren(target);
     this.result = await embed(target, full, EMBED_OPTIONS);
+    // vega-embed titles the menu's <details>; its button (what a keyboard reaches) says it too
+    for (const button of target.querySelectorAll(":scope > details > summary")) {
+      button.title = SAVE_MENU_TITLE;
+      button.setAttribute("aria-label", SAVE_MENU_TITLE);
+    }
     this.dataRefs = { ...(datasets || {}) };
     const view = this.result.view;
     // Clicking any mark that carries a pair highlights that pair in every chart; clicking

@@ -113,18 +113,12 @@ def test_a_file_in_the_way_of_the_folder_is_left_alone(tmp_path):
     assert in_the_way.read_text() == "mine" and len(list(tmp_path.iterdir())) == 1
 
 
-@pytest.mark.parametrize(
-    ("suffix", "method"),
-    [("csv", "to_csv"), ("md", "write_text"), ("tex", "write_text")],
-)
-def test_save_table_on_a_full_disk_keeps_the_old_table(tmp_path, monkeypatch, suffix, method):
+@pytest.mark.parametrize("suffix", ["csv", "md", "tex"])
+def test_save_table_on_a_full_disk_keeps_the_old_table(tmp_path, monkeypatch, suffix):
     path = tmp_path / f"summary.{suffix}"
     export.save_table(TABLE, path)
     before = _snapshot(tmp_path)
-    if method == "to_csv":
-        monkeypatch.setattr(pd.DataFrame, "to_csv", _half_then_no_space(1))
-    else:
-        monkeypatch.setattr(Path, "write_text", _half_then_no_space(0))
+    monkeypatch.setattr(Path, "write_text", _half_then_no_space(0))
     with pytest.raises(OSError, match="No space left on device") as caught:
         export.save_table(TABLE.assign(p_best=[0.5, 0.5]), path)
     assert caught.value.filename == str(path)

@@ -47,8 +47,8 @@ BUNDLE_ALLOWED_URLS = {
     "https://vega.github.io/schema/vega/v6.json",
     # text of a vega-lite warning message
     "https://github.com/vega/vega-lite/issues/2415",
-    # vega-embed's "Open in Vega Editor" link: only used by the action menu, which the
-    # widget turns off (actions: false)
+    # vega-embed's "Open in Vega Editor" link: only used by that entry of the chart's menu,
+    # which the widget leaves out (actions: editor: false; only SVG and PNG export)
     "https://vega.github.io/editor/",
 }
 CDN_HOSTS = (
@@ -365,7 +365,10 @@ def test_first_fit_fills_every_output(widget: BBTWidget) -> None:
     assert len(w.fit_data["matrix"]["row"]) == 20
     assert w.diagnostics["ok"] is True and w.diagnostics["label"] == "diagnostics fine"
     json.dumps([w.view_data, w.fit_data, w.diagnostics], allow_nan=False)  # JSON-safe
-    assert set(w.charts) == {"intervals", "rope_overlap", "ppc", "coverage", "win_matrix", "linked"}
+    assert set(w.charts) == {
+        *("ranking", "cd_diagram", "decisions"),
+        *("intervals", "rope_overlap", "ppc", "coverage", "win_matrix", "linked"),
+    }
     for chart in w.charts.values():
         assert isinstance(chart, alt.TopLevelMixin)
         chart.to_dict(validate=True)
