@@ -430,6 +430,7 @@ def write_metrics(
     """
     from . import report_sections as rs
     from .report_render import write_report
+    from .report_scores import scores_section
 
     first = compared.metrics[0]
     if first not in compared.results:
@@ -442,11 +443,16 @@ def write_metrics(
     front = compared.pareto(rule, rope, hdi)
     shown = ", ".join(front[:5]) + (f" and {len(front) - 5} more" if len(front) > 5 else "")
     sections = [rs.metrics_section(compared, rule, rope, hdi)]
-    sections += [
-        rs.metric_section(m, k, compared.results[m], rule, rope, hdi)
-        for k, m in enumerate(compared.metrics)
-        if k > 0 and m in compared.results
-    ]
+    for k, m in enumerate(compared.metrics):
+        if k > 0 and m in compared.results:  # each metric's section, then its scores
+            res = compared.results[m]
+            sections.append(rs.metric_section(m, k, res, rule, rope, hdi))
+            summary = res.summary(rope=rope, hdi=hdi)
+            order = list(res.ranking(hdi=hdi)["algorithm"])
+            scores = scores_section(
+                res, summary, order, rule=rule, rope=rope, hdi=hdi, prefix=f"metric-{k}-"
+            )
+            sections += [scores] if scores is not None else []
     if compared.seed is not None:  # the user's seed, not the first metric's spawned one
         provenance = {**(provenance or {}), "seed": _metrics_seed(compared)}
     if compared.groups:

@@ -565,8 +565,10 @@ def _tex_breakable(text: str) -> str:
 
 
 def _tex_fit(t: _Table) -> _Table:
-    """``t`` without the columns LaTeX leaves out (:data:`_TEX_DROPPED`)."""
-    dropped = [c for c in _TEX_DROPPED.get(t.key, ()) if c in t.frame.columns]
+    """``t`` without the columns LaTeX leaves out (:data:`_TEX_DROPPED`; a key ending in
+    ``-<key>``, a metric's table of a report of several metrics, as ``<key>``)."""
+    kind = next((k for k in _TEX_DROPPED if t.key == k or t.key.endswith(f"-{k}")), "")
+    dropped = [c for c in _TEX_DROPPED.get(kind, ()) if c in t.frame.columns]
     return replace(t, frame=t.frame.drop(columns=dropped)) if dropped else t
 
 

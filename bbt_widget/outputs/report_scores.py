@@ -50,6 +50,7 @@ def scores_section(
     rule: str,
     rope: tuple[float, float],
     hdi: float,
+    prefix: str = "",
 ) -> Section | None:
     """The "Scores" section of the report of ``result``, or ``None`` for a fit of a win table
     (there are no scores).
@@ -66,6 +67,9 @@ def scores_section(
         The interpretation whose claims get effect sizes (``"weak"`` or ``"strong"``).
     rope, hdi
         The report's ROPE of P(a > b) and interval mass (of the score intervals too).
+    prefix
+        Put before the keys of the section and its tables (``scores``, ``effect-sizes``): a
+        report of several metrics has one section per metric (``metric-1-scores``...).
     """
     tidy = result.tidy
     if tidy is None:
@@ -95,13 +99,13 @@ def scores_section(
         spread = np.diff(np.sort(scores["mean_score"].to_numpy(dtype=float)))
     digits = table_digits(spread)
     metric = result.settings.get("score")
-    scale = f"{metric} " if metric else ""
+    scale = f" of {metric}" if metric else ""
     direction = "lower" if tidy.lower_is_better else "higher"
     mass = f"{hdi:.0%}"
     tables = [
         Table(
-            "scores",
-            f"Scores ({scale}{direction} is better) over the data sets, each the mean over its "
+            f"{prefix}scores",
+            f"Scores{scale} ({direction} is better) over the data sets, each the mean over its "
             f"folds: the mean with its {mass} percentile bootstrap interval ({N_BOOTSTRAP} "
             f"resamples of the data sets, seed {seed}) and the median with its {mass} "
             "distribution-free interval from the order statistics (binomial)",
@@ -113,7 +117,7 @@ def scores_section(
     if len(effects):
         tables.append(
             Table(
-                "effect-sizes",
+                f"{prefix}effect-sizes",
                 f"Effect sizes of the claimed pairs ({rule} rule) on the score scale: the "
                 f"median advantage of a over b over their common data sets with its {mass} "
                 "order-statistic interval, and Cliff's delta with autorank's magnitude labels",
@@ -125,7 +129,7 @@ def scores_section(
     else:
         text.append(f"No pair carries a claim under the {rule} rule: no effect sizes to show.")
     return Section(
-        key="scores",
+        key=f"{prefix}scores",
         heading="Scores" + (f" ({metric})" if metric else ""),
         text=text,
         tables=tables,

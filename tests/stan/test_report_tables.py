@@ -158,7 +158,7 @@ def test_the_command_says_where_the_tables_went(tmp_path, capsys):
     assert (folder / "scores.csv").exists() and (folder / "effect-sizes.csv").exists()
 
 
-def test_a_report_of_several_metrics_has_the_first_metrics_scores(tmp_path):
+def test_a_report_of_several_metrics_has_each_metrics_scores(tmp_path):
     from bbt_widget.outputs.report_build import write_metrics
 
     df = bbt.datasets.load_base().assign(fold=lambda d: d.groupby("db").cumcount())
@@ -181,8 +181,14 @@ def test_a_report_of_several_metrics_has_the_first_metrics_scores(tmp_path):
     scores = _tables(path)["scores"].set_index("algorithm")
     means = _dataset_means(bbt.datasets.load_base())
     assert scores["mean_score"].to_dict() == pytest.approx(means.mean().to_dict())
-    # the other metric's tables are there too, each under its own name
-    assert {"metric-1-ranking", "metric-1-pairs", "dominance"} <= set(_tables(path))
+    # the other metric's tables are there too, each under its own name, its scores on its
+    # own scale (error rates, lower is better) after its section
+    tables = _tables(path)
+    assert {"metric-1-ranking", "metric-1-pairs", "dominance", "metric-1-scores"} <= set(tables)
+    assert text.index("## Metric: err") < text.index("## Scores (err)")
+    errors = tables["metric-1-scores"].set_index("algorithm")["mean_score"]
+    assert errors.to_dict() == pytest.approx((1.0 - means.mean()).to_dict())
+    assert "### Scores of err (lower is better) over the data sets" in text
 
 
 def test_to_latex_sets_numbers_in_siunitx_columns_and_braces_the_rest():
