@@ -20,12 +20,14 @@ from collections.abc import Mapping
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
+import pandas as pd
+
 from ..core.fitting import fit
 from ..core.group_result import GroupedBBTResult
 from ..core.options import DEFAULT_HDI, DEFAULT_ROPE
 from ..core.settings import PriorSettings
 from ..outputs import charts as chart_specs
-from .views import summary_charts
+from .views import ranking_model_chart, summary_charts
 
 if TYPE_CHECKING:
     from ..core.result import BBTResult
@@ -116,9 +118,10 @@ def charts(widget: BBTWidget) -> dict[str, Any]:
     HDI and rule, as the report names them; ``intervals``, ``rope_overlap``, ``ppc``,
     ``coverage``, ``win_matrix`` and ``linked`` (the pairwise charts in one linked view, with
     the highlighted pair and the focus algorithm); with data sets in groups also ``groups``
-    (the pairs x groups decision heatmap). Empty before the first fit. Made from
-    :attr:`result` (the chosen group's view of it when a group is chosen), never from a
-    preview.
+    (the pairs x groups decision heatmap); once a sweep ran, ``robustness`` (its flips and the
+    highlighted pair's influence); once a ranking model is shown, ``ranking_model`` (BBT
+    against Plackett-Luce or Mallows). Empty before the first fit. Made from :attr:`result`
+    (the chosen group's view of it when a group is chosen), never from a preview.
 
     Raises
     ------
@@ -140,6 +143,19 @@ def charts(widget: BBTWidget) -> dict[str, Any]:
             frames, hdi=hdi, selected_pair=widget.selected_pair, focus=widget.focus
         )
     )
+    if widget.sweep_data:  # the robustness view: the sweep's flips, the pair's influence
+        shown_data = {"flips": pd.DataFrame(widget.sweep_data)}
+        shown_data["influence"] = (
+            pd.DataFrame(widget.influence_data)
+            if widget.influence_data
+            else chart_specs.influence_frame(None, widget.selected_pair)
+        )
+        out["robustness"] = chart_specs.robustness_chart(
+            shown_data, selected_pair=widget.selected_pair, focus=widget.focus
+        )
+    model = widget.mallows if widget.ranking_model == "mallows" else widget.plackett_luce
+    if widget.ranking_model != "bbt" and model is not None:
+        out["ranking_model"] = ranking_model_chart(model, fitted.result)
     if isinstance(fitted.result, GroupedBBTResult):
         groups = list(fitted.result.groups)
         chosen = widget.selected_group

@@ -21,6 +21,7 @@ __all__ = [
     "RANKING_MODELS",
     "SWEEP_OPTIONS",
     "audit_badge",
+    "ranking_model_chart",
     "ranking_model_spec",
     "summary_charts",
     "summary_spec",
@@ -159,6 +160,11 @@ def _plain_spec(chart: Any) -> dict[str, Any]:
 
 
 def ranking_model_spec(pl: Any, result: BBTResult, **_runner: Any) -> dict[str, Any]:
+    """:func:`ranking_model_chart` as a Vega-Lite dict, data inlined."""
+    return _plain_spec(ranking_model_chart(pl, result))
+
+
+def ranking_model_chart(pl: Any, result: BBTResult) -> Any:
     """The ranking-model panel: BBT vs the model (P(best), expected rank) above the model's
     P(top-k) (paper 003, Fig. 3), and for Mallows its consensus-rank probabilities. ``pl``
     is a ``RankingModelResult`` or a ``MallowsResult``."""
@@ -167,8 +173,7 @@ def ranking_model_spec(pl: Any, result: BBTResult, **_runner: Any) -> dict[str, 
     charts = [pl.chart_vs_bbt(result), pl.chart_top_k()]
     if hasattr(pl, "chart_rank_probabilities"):
         charts.append(pl.chart_rank_probabilities())
-    chart = alt.vconcat(*charts, spacing=30)
-    return _plain_spec(chart.configure_view(stroke=None))
+    return alt.vconcat(*charts, spacing=30).configure_view(stroke=None)
 
 
 def ttest_spec(

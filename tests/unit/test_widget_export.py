@@ -265,3 +265,28 @@ def test_exports_say_what_to_do_before_a_fit_and_with_an_invalid_control(
         assert "spread policy" in w.methods_text()
     finally:
         w.close()
+
+
+def test_charts_hold_the_robustness_and_ranking_model_views_once_shown(
+    widget: BBTWidget,
+) -> None:
+    w = widget
+    assert "robustness" not in w.charts and "ranking_model" not in w.charts
+    w.sweep_options = {
+        "grid": {"ties": ["spread", "add"]},
+        "engine": "numpy",
+        "chains": 2,
+        "iter_sampling": 300,
+    }
+    w.run_sweep()
+    w.selected_pair = w.view_data["intervals"]["key"][0]
+    w.ranking_model = "plackett-luce"
+    assert w.wait_background(FIT_TIMEOUT), (w.sweep_text, w.ranking_model_text)
+    shown = w.charts
+    robustness = shown["robustness"].to_dict(validate=True)
+    # the flips the widget shows (at its ROPE and rule), the highlighted pair in its params
+    (flips,) = [d for d in robustness["datasets"].values() if d and "setting" in d[0]]
+    assert [r["kind"] for r in flips] == w.sweep_data["kind"]
+    assert {"name": "sel_pair", "value": w.selected_pair} in robustness["params"]
+    model = shown["ranking_model"].to_dict(validate=True)
+    assert "Plackett-Luce" in str(model)
