@@ -234,7 +234,10 @@ class _GroupView(BBTResult):
     def __init__(self, grouped: GroupedBBTResult, group: str) -> None:
         beta = grouped.group_beta(group)  # refuses an unknown group
         table = grouped.group_tables[group]
-        draws = replace(grouped.draws, params={"beta": beta})
+        # (chains, draws, algorithms), as every fit's abilities: the chains' Monte Carlo
+        # error (BBTResult.precision, the summary's settled claims) needs them apart
+        chains = grouped.draws.params["beta_group"].shape[:-1]
+        draws = replace(grouped.draws, params={"beta": beta.reshape(*chains, beta.shape[-1])})
         fitted = ((table["win1"] + table["win2"]) > 0).to_numpy()
         super().__init__(draws, table, grouped.algorithms, grouped.settings, fitted, grouped.tidy)
         self.audit = grouped.audit
