@@ -269,8 +269,11 @@ def code(widget: BBTWidget, data: str = "df", sd: str = "sd") -> str:
     settings = widget.fit_settings
     if settings.get("prior_scale") == PriorSettings(settings["hyperprior"]).scale:
         settings["prior_scale"] = None  # the family's default: what fit takes by itself
+    if settings.get("seed") is None and widget.result is not None:
+        settings["seed"] = widget.result.settings.get("seed")  # the seed drawn for the view
     args = [data]
-    for key in _CODE_ORDER:
+    # the known keywords in a readable order, then any other the widget passes to fit
+    for key in [*_CODE_ORDER, *(k for k in settings if k not in _CODE_ORDER)]:
         value = settings.get(key)
         if key == "sd":
             if value is not None:
