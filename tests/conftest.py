@@ -4,6 +4,7 @@ pdflatex for the LaTeX outputs."""
 from __future__ import annotations
 
 import os
+import re
 import shutil
 import subprocess
 from collections.abc import Callable
@@ -62,11 +63,27 @@ def two_groups() -> pd.DataFrame:
     )
 
 
+def has_siunitx() -> bool:
+    """Whether the TeX installation has siunitx (Debian's texlive-science)."""
+    kpsewhich = shutil.which("kpsewhich")
+    if kpsewhich is None:
+        return False
+    found = subprocess.run([kpsewhich, "siunitx.sty"], capture_output=True, text=True)
+    return bool(found.stdout.strip())
+
+
+@pytest.fixture
+def siunitx_installed() -> bool:
+    """Whether the TeX installation has siunitx (see :func:`has_siunitx`)."""
+    return has_siunitx()
+
+
 @pytest.fixture
 def compile_latex() -> Callable[[Path], str]:
     """Compile a complete .tex file as it stands with pdflatex (twice, so longtables settle
-    their widths) and return the log; skips where pdflatex is missing, except under CI
-    (which installs texlive-latex-base and texlive-latex-recommended)."""
+    their widths) and return the log; skips where pdflatex is missing, or siunitx for a file
+    that loads it outright (the report loads it only where it is installed), except under
+    CI (which installs texlive-latex-base, texlive-latex-recommended and texlive-science)."""
     exe = shutil.which("pdflatex")
     if exe is None:
         if os.environ.get("CI"):
@@ -74,6 +91,11 @@ def compile_latex() -> Callable[[Path], str]:
         pytest.skip("pdflatex is not installed")
 
     def run(path: Path) -> str:
+        text = path.read_text(encoding="utf-8", errors="replace")
+        if re.search(r"^\\usepackage\{[^}]*siunitx", text, flags=re.M) and not has_siunitx():
+            if os.environ.get("CI"):
+                pytest.fail("siunitx is missing (CI installs texlive-science)")
+            pytest.skip("siunitx is not installed (Debian's texlive-science)")
         for _ in range(2):
             proc = subprocess.run(
                 [exe, "-interaction=nonstopmode", "-halt-on-error", path.name],

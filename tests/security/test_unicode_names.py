@@ -59,7 +59,7 @@ def test_latex_tables_with_non_ascii_names_compile(unicode_res, tmp_path, compil
     doc = tmp_path / "paper.tex"
     doc.write_text(
         "\\documentclass{article}\n\\usepackage[T1]{fontenc}\n"
-        "\\usepackage{booktabs,longtable}\n\\begin{document}\n"
+        "\\usepackage{booktabs,longtable,siunitx}\n\\begin{document}\n"
         f"\\input{{{table.name}}}\n\\end{{document}}\n",
         encoding="utf-8",
     )
