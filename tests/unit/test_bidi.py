@@ -117,7 +117,7 @@ def test_tex_escape_table_compiles_every_class(tmp_path, compile_latex):
     table = export.save_table(df, tmp_path / "t.tex")
     doc = tmp_path / "doc.tex"
     doc.write_text(
-        "\\documentclass{article}\n\\usepackage[T1]{fontenc}\n\\usepackage{booktabs}\n"
+        "\\documentclass{article}\n\\usepackage[T1]{fontenc}\n\\usepackage{booktabs,siunitx}\n"
         f"\\begin{{document}}\n\\input{{{table.name}}}\n\\end{{document}}\n",
         encoding="utf-8",
     )
