@@ -202,7 +202,14 @@ def fit(
 #: and check them first.
 FIT_KEYWORDS = frozenset(inspect.signature(fit).parameters) - {"data"}
 #: ``fit``'s sampler settings: what a Laplace approximation of the same fit ignores.
-SAMPLER_SETTINGS = ("chains", "iter_warmup", "iter_sampling", "adapt_delta", "max_treedepth")
+SAMPLER_SETTINGS = (
+    "chains",
+    "iter_warmup",
+    "iter_sampling",
+    "draws",
+    "adapt_delta",
+    "max_treedepth",
+)
 #: The settings of how results are read (keys of a fit's ``settings``; ``sd`` is whether
 #: standard deviations were given): :meth:`PreparedFit.recount` keeps them.
 LAYOUT_SETTINGS = LAYOUT_KEYS

@@ -64,7 +64,10 @@ def pair_precision(
     beta: np.ndarray, pairs: Sequence[tuple[int, int]], rope: tuple[float, float]
 ) -> pd.DataFrame:
     """Per pair (in ``pairs`` order): the MCSE of the mean of P(a > b), of ``above_50`` and
-    of ``in_rope``, from ``beta`` shaped (chains, draws, algorithms)."""
+    of ``in_rope``, from ``beta`` shaped (chains, draws, algorithms) (or (draws,
+    algorithms): one sequence of draws, as a group's abilities come)."""
+    if beta.ndim == 2:
+        beta = beta[np.newaxis]
     chains, draws, n_alg = beta.shape
     flat = beta.reshape(chains * draws, n_alg)
     rows = []
@@ -110,6 +113,40 @@ def near_thresholds(
     return near
 
 
+def screened_precision(
+    summary: pd.DataFrame,
+    p_draws: np.ndarray,
+    beta: np.ndarray,
+    pairs: Sequence[tuple[int, int]],
+    rope: tuple[float, float],
+    z: float,
+    known: dict[int, tuple[float, ...]] | None = None,
+    keys: np.ndarray | None = None,
+) -> pd.DataFrame:
+    """The MCSE of ``summary``'s rows where a quantity may lie within ``z`` MCSE of a
+    threshold (:func:`near_thresholds`), NaN in the rows settled whatever their exact MCSE.
+
+    ``p_draws`` holds the draws of P(a > b) of the rows (draws, rows; in any order, e.g.
+    sorted), ``beta`` the abilities (chains, draws, algorithms) and ``pairs`` each row's
+    pair. ``known`` keeps the MCSE computed, by ``keys`` (one per row, default the row
+    number): a caller's cache across calls.
+    """
+    columns = ["mcse_mean", "mcse_above_50", "mcse_in_rope"]
+    near = near_thresholds(summary, column_sd(p_draws), p_draws.shape[0], rope, z)
+    rows = np.flatnonzero(near)
+    keys = np.arange(len(summary)) if keys is None else np.asarray(keys)
+    known = {} if known is None else known
+    todo = [int(r) for r in rows if int(keys[r]) not in known]
+    if todo:
+        found = pair_precision(beta, [pairs[r] for r in todo], rope)
+        rows_found = found[columns].itertuples(index=False, name=None)
+        known.update(zip((int(keys[r]) for r in todo), rows_found))
+    out = np.full((len(summary), len(columns)), np.nan)
+    if len(rows):
+        out[rows] = [known[int(keys[r])] for r in rows]
+    return pd.DataFrame(out, columns=columns)
+
+
 def settled_decisions(
     summary: pd.DataFrame, precision: pd.DataFrame, rope: tuple[float, float], z: float
 ) -> pd.DataFrame:
@@ -119,11 +156,22 @@ def settled_decisions(
     made."""
     out = summary.copy()
     compared = out["weak"].to_numpy() != posterior.NOT_COMPARED
+    weak_same, strong_same = settled_rules(summary, precision, rope, z)
+    out["weak"] = np.where(~compared | weak_same, out["weak"], "no claim")
+    out["strong"] = np.where(~compared | strong_same, out["strong"], "no claim")
+    return out
+
+
+def settled_rules(
+    summary: pd.DataFrame, precision: pd.DataFrame, rope: tuple[float, float], z: float
+) -> tuple[np.ndarray, np.ndarray]:
+    """Per row of ``summary``, whether the weak and the strong rule decide the same for
+    every value within ``z`` MCSE (``precision``, NaN: settled) of the estimates."""
     band = {
         q: z * np.nan_to_num(precision[f"mcse_{q}"].to_numpy(dtype=float))
         for q in ("mean", "above_50", "in_rope")
     }
-    value = {q: out[q].to_numpy(dtype=float) for q in band}
+    value = {q: summary[q].to_numpy(dtype=float) for q in band}
     corners = [
         posterior.weak_decision(
             value["above_50"] + sa * band["above_50"], value["in_rope"] + si * band["in_rope"]
@@ -134,9 +182,7 @@ def settled_decisions(
     weak_same = np.logical_and.reduce([c == corners[0] for c in corners])
     ends = [posterior.strong_decision(value["mean"] + s * band["mean"], rope) for s in (-1, 1)]
     strong_same = ends[0] == ends[1]
-    out["weak"] = np.where(~compared | weak_same, out["weak"], "no claim")
-    out["strong"] = np.where(~compared | strong_same, out["strong"], "no claim")
-    return out
+    return np.asarray(weak_same, dtype=bool), np.asarray(strong_same, dtype=bool)
 
 
 def unsettled(

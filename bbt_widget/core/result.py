@@ -201,25 +201,19 @@ class BBTResult:
         near_thresholds`), NaN where
         none can: rows settled whatever their exact MCSE. Each pair's MCSE is computed once
         per ROPE and kept."""
-        columns = ["mcse_mean", "mcse_above_50", "mcse_in_rope"]
-        draws = self._columns(mask)
-        near = monte_carlo.near_thresholds(
-            table, monte_carlo.column_sd(draws), draws.shape[0], rope, z
-        )
-        index = np.flatnonzero(mask)[near]
         known: dict[int, tuple[float, ...]] = self.__dict__.setdefault(
             "_mcse_by_rope", {}
         ).setdefault(tuple(float(v) for v in rope), {})
-        todo = [int(i) for i in index if int(i) not in known]
-        if todo:
-            found = monte_carlo.pair_precision(
-                self.draws.params["beta"], [self._pairs[i] for i in todo], rope
-            )
-            known.update(zip(todo, found[columns].itertuples(index=False, name=None)))
-        out = np.full((len(table), len(columns)), np.nan)
-        if len(index):
-            out[np.flatnonzero(near)] = [known[int(i)] for i in index]
-        return pd.DataFrame(out, columns=columns)
+        return monte_carlo.screened_precision(
+            table,
+            self._columns(mask),
+            self.draws.params["beta"],
+            [self._pairs[i] for i in np.flatnonzero(mask)],
+            rope,
+            z,
+            known=known,
+            keys=np.flatnonzero(mask),
+        )
 
     def pair(
         self,

@@ -144,6 +144,10 @@ class GroupedSweepResult(SweepResult):
             g: [None if d is None else self._sorted(d[1][:, k * n : (k + 1) * n]) for d in draws]
             for k, g in enumerate(self.groups)
         }
+        self._group_beta = {
+            g: [None if d is None else d[1][:, k * n : (k + 1) * n] for d in draws]
+            for k, g in enumerate(self.groups)
+        }
         self._group_linked = {
             g: [self._linked(c[g]) for c in group_components] for g in self.groups
         }
@@ -161,7 +165,9 @@ class GroupedSweepResult(SweepResult):
         hdi = self.hdi if hdi is None else check_hdi(hdi)
         parts = []
         for g in self.groups:
-            part = self._tabulate(self._group_p[g], self._group_linked[g], rope, hdi)
+            part = self._tabulate(
+                self._group_p[g], self._group_linked[g], rope, hdi, self._group_beta[g]
+            )
             part.insert(part.columns.get_loc("pair"), "group", g)
             part["row"] = np.arange(len(part))
             parts.append(part)

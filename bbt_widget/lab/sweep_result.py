@@ -10,6 +10,7 @@ import numpy as np
 import pandas as pd
 
 from ..core import posterior
+from ..core import precision as monte_carlo
 from ..core.bidi import pair_label
 from ..core.validation import check_hdi, check_interpretation, check_rope
 
@@ -31,8 +32,13 @@ def _text(value: Any) -> str:
 def flipped_decisions(frame: pd.DataFrame, col: str, by: list[str]) -> pd.DataFrame:
     """The rows of ``by`` (e.g. a pair, or a group and a pair) whose decision ``col``
     changes across the successful settings of ``frame`` (with a ``setting`` label column):
-    ``*by, decision, n_settings, settings``."""
+    ``*by, decision, n_settings, settings``. Settings where the decision is not settled
+    (``<col>_settled`` False: an estimate within Monte Carlo error of its threshold) do not
+    count: a change within Monte Carlo error is not a flip."""
     f = frame[frame["error"].isna()]
+    settled = f"{col}_settled"
+    if settled in f:  # a decision within Monte Carlo error of its threshold flips nothing
+        f = f[f[settled].astype(bool)]
     n_decisions = f.groupby(by, sort=False)[col].nunique()
     changing = n_decisions[n_decisions > 1].index
     keys = pd.MultiIndex.from_frame(f[by]) if len(by) > 1 else pd.Index(f[by[0]])
@@ -84,6 +90,8 @@ class SweepResult:
         order = posterior.algorithm_order(ok[0]) if ok else np.arange(len(self.algorithms))
         self._pairs = posterior.ordered_pairs(order)
         self._p_sorted = [None if b is None else self._sorted(b) for b in betas]
+        # in draw order, for the Monte Carlo errors of the claims near their thresholds
+        self._betas = betas
         # per setting, which pairs met (directly or through others): the rest are not compared
         self._compared = [
             None if c is None else self._linked(c)
@@ -111,7 +119,7 @@ class SweepResult:
         """The tidy frame for another ROPE or HDI mass (re-summarised draws, no refit)."""
         rope = self.rope if rope is None else check_rope(rope)
         hdi = self.hdi if hdi is None else check_hdi(hdi)
-        return self._tabulate(self._p_sorted, self._compared, rope, hdi)
+        return self._tabulate(self._p_sorted, self._compared, rope, hdi, self._betas)
 
     def _tabulate(
         self,
@@ -119,22 +127,37 @@ class SweepResult:
         compared: Sequence[np.ndarray | None],
         rope: tuple[float, float],
         hdi: float,
+        betas: Sequence[np.ndarray | None],
     ) -> pd.DataFrame:
         """The tidy frame of sorted P(a > b) draws and compared-pair masks, one per setting
-        (the pooled abilities', or one group's)."""
+        (the pooled abilities', or one group's), with ``betas`` the abilities' draws in draw
+        order (draws, algorithms): as :meth:`BBTResult.summary`, a decision is made only
+        when it holds within 3 Monte Carlo standard errors of the estimates, and
+        ``weak_settled`` / ``strong_settled`` say where that was so."""
         a = self.algorithms
         labels = [pair_label(a[i], a[j]) for i, j in self._pairs]
         alg_a = [a[i] for i, _ in self._pairs]
         alg_b = [a[j] for _, j in self._pairs]
         parts = []
-        for setting, p, error, linked in zip(self.settings, p_sorted, self.errors, compared):
-            if p is None:
+        rows = zip(self.settings, p_sorted, self.errors, compared, betas)
+        for setting, p, error, linked, beta in rows:
+            if p is None or beta is None:
                 part = pd.DataFrame({"pair": labels, "alg_a": alg_a, "alg_b": alg_b})
                 for col in ("mean", "low", "high", "above_50", "in_rope"):
                     part[col] = np.nan
                 part["weak"] = part["strong"] = "failed"
+                part["weak_settled"] = part["strong_settled"] = False
             else:
                 part = posterior.summarise(p, labels, alg_a, alg_b, rope, hdi, linked)
+                # the chains come back joined: one sequence of draws for the errors
+                errors = monte_carlo.screened_precision(
+                    part, p, beta[np.newaxis], self._pairs, rope, monte_carlo.DEFAULT_Z
+                )
+                weak_ok, strong_ok = monte_carlo.settled_rules(
+                    part, errors, rope, monte_carlo.DEFAULT_Z
+                )
+                part = monte_carlo.settled_decisions(part, errors, rope, monte_carlo.DEFAULT_Z)
+                part["weak_settled"], part["strong_settled"] = weak_ok, strong_ok
             part["error"] = error
             for key, value in setting.items():
                 part[key] = value
@@ -145,7 +168,7 @@ class SweepResult:
             if k in frame:
                 frame[k] = frame[k].astype(object).where(frame[k].notna(), None)
         cols = [*keys, "pair", "mean", "low", "high", "above_50", "in_rope", "weak", "strong"]
-        return frame[[*cols, "alg_a", "alg_b", "error"]]
+        return frame[[*cols, "weak_settled", "strong_settled", "alg_a", "alg_b", "error"]]
 
     # ------------------------------------------------------------------ claims
 
@@ -179,8 +202,9 @@ class SweepResult:
         """Pairs whose decision changes across the (successful) settings.
 
         One row per (pair, decision): ``pair, decision, n_settings, settings`` (the settings
-        giving that decision). Monte Carlo noise can flip a pair near a threshold too; run
-        ``seeds=3`` to see which flips are only that.
+        giving that decision), among the settings where the decision is settled (no
+        estimate within 3 Monte Carlo standard errors of its threshold): a change within
+        Monte Carlo error is not a flip. ``seeds=3`` shows the spread between seeds too.
         """
         col = check_interpretation(interpretation)
         return flipped_decisions(self.frame.assign(setting=self._labels()), col, ["pair"])

@@ -159,6 +159,10 @@ class Controls:
             "tie_threshold": w.tie_threshold or None,
             "hyperprior": w.hyperprior,
             "prior_scale": w.prior_scale,
+            # one round of draws, shown at once: the summary makes no claim within Monte
+            # Carlo error of its threshold, and bbt.fit's later rounds would make every
+            # change wait
+            "draws": "fixed",
             **w._sampler_kwargs,
             **w._groups.fit_keywords,  # group=, for a widget with data sets in groups
         }

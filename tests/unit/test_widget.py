@@ -376,8 +376,9 @@ def test_first_fit_fills_every_output(widget: BBTWidget) -> None:
 
 @pytest.mark.stan
 def test_widget_shows_exactly_what_fit_and_summary_give(widget: BBTWidget) -> None:
-    """No statistics in the widget: its numbers are the core's for the same settings."""
-    direct = bbt.fit(bbt.datasets.load_base(), dataset="db", seed=7)
+    """No statistics in the widget: its numbers are the core's for the same settings (one
+    round of draws: ``draws="fixed"``, as the widget fits)."""
+    direct = bbt.fit(bbt.datasets.load_base(), dataset="db", seed=7, draws="fixed")
     pd.testing.assert_frame_equal(widget.summary, direct.summary())
     rows = pd.DataFrame(widget.view_data["intervals"])  # sent by column
     assert list(rows["pair"]) == list(direct.summary()["pair"])
@@ -507,7 +508,7 @@ def test_rapid_changes_end_on_the_last_settings(widget: BBTWidget) -> None:
     # the numpy engine's exact fit is shown as it is: no preview ran for any of the moves
     assert previews.get("started", 0) == preview_stats.get("started", 0), previews
     assert not w._preview_runner.busy and not w._runner.busy
-    direct = bbt.fit(bbt.datasets.load_base(), dataset="db", seed=7, d_min=1.1)
+    direct = bbt.fit(bbt.datasets.load_base(), dataset="db", seed=7, d_min=1.1, draws="fixed")
     pd.testing.assert_frame_equal(w.summary, direct.summary())
     # cancelled samplers leave nothing behind: once idle, every process left is one of the
     # engine's idle workers (kept ready for the next fits, at most IDLE_WORKERS per model)
@@ -650,7 +651,12 @@ def test_a_new_fit_shows_a_preview_first_never_as_result_or_export(stan_widget: 
     pd.testing.assert_frame_equal(
         w.summary,
         bbt.fit(
-            bbt.datasets.load_base(), dataset="db", seed=7, prior_scale=0.8, engine="pystan"
+            bbt.datasets.load_base(),
+            dataset="db",
+            seed=7,
+            prior_scale=0.8,
+            engine="pystan",
+            draws="fixed",  # the widget's: one round, shown at once
         ).summary(),
     )
 

@@ -50,10 +50,13 @@ def test_prepare_computes_the_draws_of_p_a_beats_b_once(fitted, monkeypatch) -> 
     monkeypatch.setattr(posterior, "pair_probabilities", counting)
     result = _fresh(fitted)
     prepared = Fitted.prepare(result)
-    assert len(calls) == 1 and len(calls[0]) == 10  # all pairs, once
+    # all pairs, once; then, in draw order, only the few pairs near a threshold (their
+    # Monte Carlo errors: sorted draws have lost the order the errors need)
+    assert len(calls[0]) == 10 and all(len(c) < 10 for c in calls[1:])
+    seen = len(calls)
     # and the summary the widget shows next reads the same draws
     result.summary(rope=(0.4, 0.6), hdi=0.95)
-    assert len(calls) == 1
+    assert all(len(c) < 10 for c in calls[seen:])
     # the ranges are those of the draws in draw order
     monkeypatch.setattr(posterior, "pair_probabilities", compute)
     draws = fitted.pair_draws()
