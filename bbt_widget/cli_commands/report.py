@@ -324,6 +324,12 @@ def print_overview(
     equivalent = summary[summary[interpretation] == "equivalent"]["pair"].tolist()
     if equivalent:
         print("equivalent: " + "; ".join(p.replace(" > ", " = ") for p in equivalent))
+        # what BBT's equivalence says, so that it is not read as scores within a point
+        print(
+            f"(equivalent: each wins about as often, P(a > b) inside the ROPE [{rope[0]:g}, "
+            f"{rope[1]:g}]; not scores within a point: the report's Scores section has the "
+            "score differences)"
+        )
     if control is None:
         from bbt_widget.outputs.report import precision_sentence
 

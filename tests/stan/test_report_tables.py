@@ -150,15 +150,20 @@ def test_latex_tables_use_booktabs_and_siunitx_and_compile_without_it(
     assert "siunitx.sty" not in log
 
 
-def test_the_command_says_where_the_tables_went(tmp_path, capsys):
+def test_the_command_says_where_the_tables_went_and_what_equivalent_means(tmp_path, capsys):
     data = tmp_path / "base.csv"
     bbt.datasets.load_base().to_csv(data, index=False)
     out = tmp_path / "r.md"
-    assert cli.main(["report", str(data), "-o", str(out), "-q"]) == cli.EXIT_OK
+    args = ["report", str(data), "-o", str(out), "-q", "--interpretation", "strong"]
+    assert cli.main(args) == cli.EXIT_OK
     printed = capsys.readouterr().out
     folder = tmp_path / "r_tables"
     assert f"wrote its tables as CSV in {folder}/" in printed
-    assert (folder / "scores.csv").exists() and (folder / "effect-sizes.csv").exists()
+    assert (folder / "scores.csv").exists()
+    # the terminal says what an equivalence is, and the report has its score difference
+    assert "(equivalent: each wins about as often, P(a > b) inside the ROPE [0.45, 0.55]" in printed
+    effects = pd.read_csv(folder / "effect-sizes.csv")
+    assert (effects["decision"] == "equivalent").any()
 
 
 def test_a_report_of_several_metrics_has_each_metrics_scores(tmp_path):
