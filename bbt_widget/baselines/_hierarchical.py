@@ -53,11 +53,19 @@ from ..core.bidi import pair_label
 from ..core.checks import Diagnostics, draws_diagnostics
 from ..core.data import TidyResults
 from ..core.fitting import DiagnosticsWarning
-from ..core.options import DEFAULT_CHAINS, TTEST_HDI
+from ..core.options import (
+    DEFAULT_CHAINS,
+    DEFAULT_DRAWS,
+    DRAWS_MODES,
+    SETTLE_BUDGET,
+    TTEST_HDI,
+    DrawsMode,
+)
 from ..core.posterior import hdi_sorted
-from ..core.precision import mcse
+from ..core.precision import DEFAULT_Z, mcse
+from ..core.settling import STAGE, draws_needed
 from ..core.validation import DEFAULT_SEED, check_count, check_hdi, check_seed
-from ..engines.base import Draws, ProgressCallback, fresh_seed
+from ..engines.base import Draws, ProgressCallback, fresh_seed, joined, round_seed
 from ._correlated import student_regions
 from ._cv import (
     FoldDifferences,
@@ -66,8 +74,13 @@ from ._cv import (
 )
 from ._hierarchical_marginal import marginal
 from ._hierarchical_sampler import sample as quadrature_sample
-from ._signed_rank import _winners
-from ._simplex import MAX_POINTS, prob_notes, simplex_chart, with_region_mcse
+from ._simplex import (
+    DECISION_THRESHOLD,
+    MAX_POINTS,
+    prob_notes,
+    simplex_chart,
+    with_region_mcse,
+)
 
 #: Fewest data sets the hierarchical model is fitted on (it estimates their spread).
 MIN_DATASETS = 2
@@ -216,6 +229,7 @@ def hierarchical(
     chains: int = DEFAULT_CHAINS,
     iter_warmup: int | None = None,
     iter_sampling: int = DEFAULT_ITER,
+    draws: DrawsMode = DEFAULT_DRAWS,
     adapt_delta: float = 0.95,
     seed: int | None = DEFAULT_SEED,
     progress: ProgressCallback | None = None,
@@ -260,6 +274,12 @@ def hierarchical(
         Chains and their lengths. ``iter_warmup`` defaults to
         :data:`QUADRATURE_WARMUP` for the quadrature sampler (its warm-up only fits the
         proposal) and :data:`DEFAULT_ITER` for NUTS.
+    draws
+        ``"auto"`` (default): when a region's probability lies within 3 Monte Carlo
+        standard errors of the 0.95 threshold and more draws could settle it, one more
+        round of chains (seeded from ``seed``) up to 4 times the first round's draws, as
+        :func:`bbt_widget.fit` does; ``"fixed"``: the first round only. The table's
+        decision needs 3 MCSE clearance either way (``mcse_left/rope/right``).
     engine, adapt_delta
         NUTS only: the Stan engine (see :func:`bbt_widget.engines.sample`), and
         ``adapt_delta`` 0.95 as hierarchical models need smaller steps than Stan's 0.8.
@@ -302,7 +322,9 @@ def hierarchical(
     rope = check_rope_width(rope)
     hdi = check_hdi(hdi)
     nu_prior = check_nu_prior(nu_prior)
-    settings = sampler_settings(chains, iter_warmup, iter_sampling, adapt_delta, seed, sampler)
+    settings = sampler_settings(
+        chains, iter_warmup, iter_sampling, adapt_delta, seed, sampler, draws
+    )
     diffs = fold_differences(
         data,
         a=a,
@@ -336,9 +358,12 @@ def sampler_settings(
     adapt_delta: float,
     seed: int | None,
     sampler: str = DEFAULT_SAMPLER,
+    draws: DrawsMode = DEFAULT_DRAWS,
 ) -> dict[str, Any]:
     """The checked sampler settings (``sampler`` among them); ``iter_warmup`` None is the
     sampler's default."""
+    if draws not in DRAWS_MODES:
+        raise ValueError(f"draws must be one of {', '.join(DRAWS_MODES)}, got {draws!r}")
     if sampler not in SAMPLERS:
         raise ValueError(
             f"sampler must be one of {', '.join(map(repr, SAMPLERS))}; got {sampler!r}"
@@ -356,6 +381,7 @@ def sampler_settings(
         "adapt_delta": float(adapt_delta),
         "seed": check_seed(seed),
         "sampler": sampler,
+        "draws": draws,
     }
 
 
@@ -423,6 +449,33 @@ def _in_score_units(draws: Draws, scale: float) -> Draws:
     return replace(draws, params=params)
 
 
+def _regions(draws: Draws, rope: float) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
+    """Per draw the regions' probabilities (3, draws), and the share of the draws in which
+    each region is the most probable with its Monte Carlo standard error (chains' ESS)."""
+    p = {k: draws.params[k].reshape(-1) for k in ("mu0", "sigma0", "nu")}
+    theta = np.vstack(student_regions(p["mu0"], p["sigma0"], p["nu"], rope))
+    is_max = theta == theta.max(axis=0)
+    shares = (is_max / is_max.sum(axis=0)).reshape(3, draws.params["mu0"].shape[0], -1)
+    return theta, shares.mean(axis=(1, 2)), np.array([mcse(share) for share in shares])
+
+
+def _more_chains(draws: Draws, rope: float, first: int) -> int:
+    """``draws="auto"``: the chains to add (0: none) so that a region's probability within
+    3 MCSE of the 0.95 threshold can settle, as :mod:`bbt_widget.core.settling` does for
+    BBT: up to :data:`SETTLE_BUDGET` times the first round, in one round, when that could
+    settle it."""
+    _, wins, errors = _regions(draws, rope)
+    near = pd.DataFrame({"value": wins, "threshold": DECISION_THRESHOLD, "mcse": errors})
+    near = near[(near["value"] - DECISION_THRESHOLD).abs() < DEFAULT_Z * near["mcse"]]
+    if near.empty:
+        return 0
+    budget = SETTLE_BUDGET * first
+    if not (draws_needed(near, first, DEFAULT_Z) <= 4 * budget).any():
+        return 0
+    chains = int(draws.params["mu0"].shape[0])
+    return chains * (SETTLE_BUDGET - 1)
+
+
 def fit_pair(
     diffs: FoldDifferences,
     rope: float,
@@ -440,39 +493,50 @@ def fit_pair(
     ``latent_every``-th kept draw only (they only feed ``shrinkage`` then, and the
     diagnostics are those of ``mu_0``, ``sigma_0`` and ``nu``)."""
     data = stan_data(diffs, rope, nu_prior)
-    stan_settings = {k: v for k, v in settings.items() if k != "sampler"}
-    if settings.get("sampler", "nuts") == "nuts":
-        draws = engines.sample(
-            "hierarchical_ttest",
-            data,
-            engine=engine,
-            progress=progress,
-            cancel=cancel,
-            **stan_settings,
-        )
-        checked = list(_PARAMS)
-    else:
-        draws = quadrature_sample(
-            marginal(data),
-            chains=settings["chains"],
-            iter_warmup=settings["iter_warmup"],
-            iter_sampling=settings["iter_sampling"],
-            seed=fresh_seed(settings["seed"]),
-            scale=data["scale"],
-            progress=progress,
-            cancel=cancel,
-            latent_every=latent_every,
-        )
-        checked = list(_PARAMS) if latent_every == 1 else ["mu0", "sigma0", "nu"]
-    draws = _in_score_units(draws, data["scale"])
+    stan_settings = {k: v for k, v in settings.items() if k not in ("sampler", "draws")}
+    nuts = settings.get("sampler", "nuts") == "nuts"
+
+    def draw(chains: int, seed: int, told: ProgressCallback | None) -> Draws:
+        if nuts:
+            found = engines.sample(
+                "hierarchical_ttest",
+                data,
+                engine=engine,
+                progress=told,
+                cancel=cancel,
+                **(stan_settings | {"chains": chains, "seed": seed}),
+            )
+        else:
+            found = quadrature_sample(
+                marginal(data),
+                chains=chains,
+                iter_warmup=settings["iter_warmup"],
+                iter_sampling=settings["iter_sampling"],
+                seed=seed,
+                scale=data["scale"],
+                progress=told,
+                cancel=cancel,
+                latent_every=latent_every,
+            )
+        return _in_score_units(found, data["scale"])
+
+    checked = list(_PARAMS) if nuts or latent_every == 1 else ["mu0", "sigma0", "nu"]
+    seed = fresh_seed(settings["seed"])
+    draws = draw(settings["chains"], seed, progress)
+    rounds = 1
+    if settings.get("draws", DEFAULT_DRAWS) == "auto":
+        more = _more_chains(draws, rope, settings["chains"] * settings["iter_sampling"])
+        if more:
+
+            def later(stage: str, fraction: float) -> None:
+                if progress is not None:
+                    progress(STAGE if stage == "sampling" else stage, fraction)
+
+            draws = joined(draws, draw(more, round_seed(seed, 1), later))
+            rounds = 2
+    settings = settings | {"rounds": rounds, "chains_drawn": int(draws.params["mu0"].shape[0])}
     p = {k: draws.params[k].reshape(-1, *draws.params[k].shape[2:]) for k in _PARAMS}
-    theta = np.vstack(student_regions(p["mu0"], p["sigma0"], p["nu"], rope))
-    wins = _winners(theta) / theta.shape[1]
-    # each draw's share of each region (1 for the most probable one), as chains x draws
-    chains = draws.params["mu0"].shape[0]
-    is_max = theta == theta.max(axis=0)
-    shares = (is_max / is_max.sum(axis=0)).reshape(3, chains, -1)
-    errors = [mcse(share) for share in shares]
+    theta, wins, errors = _regions(draws, rope)
     mu0_sorted = np.sort(p["mu0"])[:, None]
     mu0_low, mu0_high = hdi_sorted(mu0_sorted, hdi)
     mu0_regions = [
@@ -500,7 +564,7 @@ def fit_pair(
         "sigma0_mean": p["sigma0"].mean(),
         "nu_mean": p["nu"].mean(),
     }
-    table = with_region_mcse(pd.DataFrame([row]), [[e] for e in errors])
+    table = with_region_mcse(pd.DataFrame([row]), [[float(e)] for e in errors])
     low, high = hdi_sorted(np.sort(p["mu"], axis=0), hdi)
     shrinkage = pd.DataFrame(
         {

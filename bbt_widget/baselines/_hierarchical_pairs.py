@@ -16,7 +16,7 @@ from typing import Any
 import pandas as pd
 
 from ..core.data import TidyResults
-from ..core.options import DEFAULT_CHAINS, TTEST_HDI
+from ..core.options import DEFAULT_CHAINS, DEFAULT_DRAWS, TTEST_HDI, DrawsMode
 from ..core.posterior import ordered_pairs
 from ..core.validation import DEFAULT_SEED, check_hdi
 from ..engines.base import ProgressCallback
@@ -126,6 +126,7 @@ def hierarchical_pairs(
     chains: int = DEFAULT_CHAINS,
     iter_warmup: int | None = None,
     iter_sampling: int = DEFAULT_ITER,
+    draws: DrawsMode = DEFAULT_DRAWS,
     adapt_delta: float = 0.95,
     seed: int | None = DEFAULT_SEED,
     executor: Any = None,
@@ -176,7 +177,9 @@ def hierarchical_pairs(
     rope = check_rope_width(rope)
     hdi = check_hdi(hdi)
     nu_prior = check_nu_prior(nu_prior)
-    settings = sampler_settings(chains, iter_warmup, iter_sampling, adapt_delta, seed, sampler)
+    settings = sampler_settings(
+        chains, iter_warmup, iter_sampling, adapt_delta, seed, sampler, draws
+    )
     seed = settings.pop("seed")
     medians, pairs, all_diffs = check_pairs(
         data,

@@ -93,3 +93,26 @@ def test_the_ranking_models_mcse_is_their_spread_over_seeds(model: str) -> None:
         spread = np.sqrt((values[:, usable].std(axis=0, ddof=1) ** 2).mean())
         claimed = np.sqrt((errors[:, usable] ** 2).mean())
         assert 1 / 1.5 < claimed / spread < 1.5, (quantity, claimed, spread)
+
+
+def test_the_hierarchical_test_samples_on_while_a_region_could_settle() -> None:
+    """lgbm against svm on the base results: P(rope) lies near 0.95 after one round of 500
+    draws a chain, so draws="auto" (the default) adds a round of chains, seeded from the
+    seed, and its errors shrink; "fixed" keeps the first round. svm against dt is far from
+    the threshold: nothing more is drawn."""
+    data = bbt.datasets.load_base()
+    common = {"dataset": "db", "rho": 1 / 4, "seed": 1, "iter_sampling": 500}
+    with warnings.catch_warnings():
+        warnings.simplefilter("ignore")
+        fixed = baselines.hierarchical(data, a="lgbm", b="svm", draws="fixed", **common)
+        auto = baselines.hierarchical(data, a="lgbm", b="svm", **common)
+        far = baselines.hierarchical(data, a="svm", b="dt", **common)
+    row = fixed.table.iloc[0]
+    assert abs(row["p_rope"] - 0.95) < 3 * row["mcse_rope"]
+    assert fixed.settings["rounds"] == 1 and fixed.draws.params["mu0"].shape[0] == 4
+    assert auto.settings["rounds"] == 2 and auto.settings["chains_drawn"] == 16
+    np.testing.assert_array_equal(auto.draws.params["mu0"][:4], fixed.draws.params["mu0"])
+    assert auto.table.iloc[0]["mcse_rope"] < row["mcse_rope"] / 1.5
+    assert far.settings["rounds"] == 1
+    with pytest.raises(ValueError, match="draws must be one of auto, fixed"):
+        baselines.hierarchical(data, a="lgbm", b="svm", draws="more", **common)  # type: ignore[arg-type]
