@@ -416,6 +416,7 @@ class BBTWidget(anywidget.AnyWidget):
         self.observe(self._rankings.on_ranking_model, names=["ranking_model"])
         self.observe(self._rankings.on_clicked_dataset, names=["clicked_dataset", "selected_pair"])
         self.on_msg(self._on_front_end_message)
+        self.on_msg(export.on_front_end_message)  # "Settings as code" asks for w.code()
         _OPEN.add(self)
         self._opened = True
         if autostart:

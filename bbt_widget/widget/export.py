@@ -36,7 +36,15 @@ if TYPE_CHECKING:
 #: imports this module).
 BBTWidget = Any
 
-__all__ = ["charts", "code", "methods_text", "report", "summary_csv", "view_settings"]
+__all__ = [
+    "charts",
+    "code",
+    "methods_text",
+    "on_front_end_message",
+    "report",
+    "summary_csv",
+    "view_settings",
+]
 
 #: ``bbt.fit``'s defaults: a setting equal to its default is left out of :func:`code`.
 _FIT_DEFAULTS = {
@@ -305,6 +313,13 @@ def code(widget: BBTWidget, data: str = "df", sd: str = "sd") -> str:
             "",
         ]
     )
+
+
+def on_front_end_message(widget: BBTWidget, content: Any, _buffers: Any) -> None:
+    """The front end's "Settings as code" section asks for :func:`code`: sent back in a
+    custom message (``{"code": ...}``), shown as text."""
+    if isinstance(content, dict) and content.get("action") == "code":
+        widget.send({"code": code(widget)})
 
 
 def _literal(value: Any) -> str:

@@ -2,6 +2,7 @@
 // messages and the linked Vega-Lite view. All statistics happen in Python; this file only
 // shows traits and writes the user's choices back.
 import { ChartView } from "./charts.js";
+import { buildCodeView } from "./code_view.js";
 import { buildControls, h, keepKeys } from "./controls.js";
 import { buildGroupsView } from "./groups_view.js";
 import { buildMetricsView } from "./metrics_view.js";
@@ -213,6 +214,7 @@ function render({ model, el }) {
     chartBox,
     checksSection,
     robustness,
+    buildCodeView(model).element,
   );
   root.append(controls.element, main);
   el.append(root);

@@ -1,7 +1,7 @@
 """Every chart of the widget has a save menu (SVG, PNG) that works with the network cut, in
 real JupyterLab and Notebook 7 with headless Chromium: the menu offers the two exports and
 nothing else (no "Open in Vega Editor", which posts the spec to an outside site), and each
-gives the chart as drawn, made in the page."""
+gives the chart as drawn, made in the page. "Settings as code" shows ``w.code()``."""
 
 from __future__ import annotations
 
@@ -94,6 +94,20 @@ def test_every_chart_saves_as_svg_and_png_offline(
             assert saved["download"].endswith(".png")
             png = base64.b64decode(saved["base64"])
             assert png.startswith(b"\x89PNG") and len(png) > 1000
+    with checks.check("'Settings as code' shows the bbt.fit call of the view"):
+        page.locator(".bbt-code > summary").click()
+        code = page.locator(".bbt-code-text")
+        page.wait_for_function(
+            "() => document.querySelector('.bbt-code-text').textContent.includes('bbt.fit(')",
+            timeout=STEP_TIMEOUT_MS,
+        )
+        assert "result = bbt.fit(df, dataset='db'" in code.inner_text(), code.inner_text()
+        page.locator("select[data-trait=interpretation]").select_option("strong")
+        page.wait_for_function(
+            "() => document.querySelector('.bbt-code-text').textContent.includes('strong rule')",
+            timeout=STEP_TIMEOUT_MS,
+        )
+        assert page.locator(".bbt-code-copy").get_attribute("title")
     checks.assert_none_failed()
     assert widget_errors(errors) == []
     assert browser_context.blocked == []

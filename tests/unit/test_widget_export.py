@@ -119,11 +119,11 @@ def test_report_is_the_report_write_gives_with_the_widgets_settings(
     for folder in ("widget", "direct"):
         (tmp_path / folder).mkdir()
     ours = w.report(tmp_path / "widget" / "r.md")
+    # bbt.report.write fitting the widget's data with its fit settings, at its view settings
     direct = bbt.report.write(
         base,
         tmp_path / "direct" / "r.md",
-        dataset="db",
-        seed=7,
+        **w.fit_settings,
         interpretation="strong",
         rope=(0.40, 0.55),
     )
@@ -151,7 +151,8 @@ def test_code_reproduces_the_view_with_every_non_default_setting(
     widget: BBTWidget, base: pd.DataFrame
 ) -> None:
     w = widget
-    assert w.code().splitlines()[2] == "result = bbt.fit(df, dataset='db', engine='numpy', seed=7)"
+    first = w.code().splitlines()[2]
+    assert first.startswith("result = bbt.fit(df, dataset='db', engine='numpy', seed=7")
     with w.hold_trait_notifications():
         w.ties, w.tie_threshold, w.local_rope, w.d_min = "add", 0.001, True, 0.3
         w.paired, w.hyperprior = False, "cauchy"
@@ -260,7 +261,7 @@ def test_exports_say_what_to_do_before_a_fit_and_with_an_invalid_control(
         for export in (w.methods_text, w.summary_csv, lambda: w.report("r.html")):
             with pytest.raises(RuntimeError, match=r"[Cc]all w\.wait\(\)"):
                 export()
-        assert "bbt.fit(df, dataset='db', engine='numpy')" in w.code()  # no fit needed
+        assert "bbt.fit(df, dataset='db', engine='numpy'" in w.code()  # no fit needed
         w.refit()
         assert w.wait(FIT_TIMEOUT)
         w.ties = "sometimes"  # no tie policy: no fit starts, the charts keep the last one
@@ -306,3 +307,18 @@ def test_code_of_a_widget_with_a_fresh_seed_names_the_seed_drawn(base: pd.DataFr
         pd.testing.assert_frame_equal(_reproduced(w, base), w.summary)
     finally:
         w.close()
+
+
+def test_the_front_end_asks_for_the_code_and_gets_it(
+    widget: BBTWidget, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """The "Settings as code" section sends {"action": "code"}; w.code() comes back."""
+    sent: list = []
+    monkeypatch.setattr(widget, "send", lambda content, buffers=None: sent.append(content))
+    widget.rope_low = 0.41
+    for handler in widget._msg_callbacks.callbacks:  # what a message from the browser runs
+        handler(widget, {"action": "code"}, [])
+    assert sent == [{"code": widget.code()}] and "rope=(0.41, 0.55)" in sent[0]["code"]
+    for handler in widget._msg_callbacks.callbacks:
+        handler(widget, {"action": "something else"}, [])
+    assert len(sent) == 1
