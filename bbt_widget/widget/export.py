@@ -4,12 +4,12 @@ paragraph and the report at the widget's current settings (:func:`methods_text`,
 as CSV (:func:`summary_csv`).
 
 Each function takes the widget first and is one of :class:`~bbt_widget.widget.app.BBTWidget`'s
-methods (``w.methods_text()``, ...). Why the widget says what its result cannot: a fit
-(``w.result``, a ``BBTResult``) holds the settings that changed its draws (ties, d_min,
-paired, tie threshold, prior, metric, seed), while the ROPE, HDI and decision rule only
-re-summarise them: one cached fit serves every ROPE the user tries, so it does not carry the
-view's. ``bbt.report.methods_text(w.result)`` therefore writes the defaults of those three;
-``w.methods_text()`` passes the widget's.
+methods (``w.methods_text()``, ...). Why the widget, not its result, gives the view's
+settings: a fit (``w.result``, a ``BBTResult``) holds the settings that changed its draws
+(ties, d_min, paired, tie threshold, prior, metric, seed), while the ROPE, HDI and decision
+rule only re-summarise them: one cached fit serves every ROPE the user tries, so it does not
+carry the view's. ``bbt.report.methods_text(w.result)`` therefore writes the defaults of
+those three; ``w.methods_text()`` passes the widget's.
 """
 
 from __future__ import annotations
