@@ -180,20 +180,12 @@ def check_output(out: Path, given: str, formats: tuple[str, ...], what: str = "t
     if out.suffix.lstrip(".").lower() not in formats:
         endings = ", ".join(f".{f}" for f in formats[:-1]) + f" or .{formats[-1]}"
         raise InputError(f"-o {given!r}: {what} must end in {endings}")
+    from bbt_widget.outputs._atomic import missing_folder
+
+    problem = missing_folder(out)
+    if problem is not None:
+        raise InputError(f"-o {given!r}: {problem}")
     folder = out.parent
-    if not folder.is_dir():
-        # the nearest part of the path that exists: a file there is a slip of the path, not
-        # a folder to create
-        found = next((p for p in (folder, *folder.parents) if p.exists()), None)
-        if found is not None and not found.is_dir():
-            raise InputError(
-                f"-o {given!r}: {str(found)!r} is a file, not a folder; give a path in a "
-                f"folder, e.g. -o {str(found.parent / out.name)!r}"
-            )
-        raise InputError(
-            f"-o {given!r}: folder {str(folder)!r} does not exist; create it first "
-            f"(mkdir -p {shlex.quote(str(folder))}) or give a path in an existing folder"
-        )
     from bbt_widget.outputs.report import figures_folder
 
     figures = figures_folder(out) if what == "the report" else None

@@ -18,12 +18,33 @@ from __future__ import annotations
 import contextlib
 import os
 import secrets
+import shlex
 import shutil
 import stat
 from collections.abc import Iterator
 from pathlib import Path
 
 __all__ = ["atomic_path", "atomic_replace_dir", "atomic_write_bytes", "atomic_write_text"]
+
+
+def missing_folder(path: str | Path) -> str | None:
+    """Why ``path`` cannot be written for want of its folder (None when the folder exists):
+    the nearest existing part of the path is a file (a slip of the path, not a folder to
+    create), or the folder does not exist. Checked before any fit, so that nothing is
+    computed for a file that cannot be written."""
+    folder = Path(path).parent
+    if folder.is_dir():
+        return None
+    found = next((p for p in (folder, *folder.parents) if p.exists()), None)
+    if found is not None and not found.is_dir():
+        return (
+            f"{str(found)!r} is a file, not a folder; give a path in a folder, e.g. "
+            f"{str(found.parent / Path(path).name)!r}"
+        )
+    return (
+        f"folder {str(folder)!r} does not exist; create it first (mkdir -p "
+        f"{shlex.quote(str(folder))}) or give a path in an existing folder"
+    )
 
 
 def _temporary_name(path: Path) -> Path:

@@ -23,6 +23,7 @@ import numpy as np
 import pandas as pd
 
 from ..core.options import DEFAULT_HDI, DEFAULT_INTERPRETATION, DEFAULT_ROPE
+from ._atomic import missing_folder
 
 # the report writer and its sections (Altair) are imported where used: the command line
 # checks its options with this module before the fit and imports those meanwhile
@@ -579,6 +580,9 @@ def write(
     from ..core.result import BBTResult as _Result
 
     _check_keywords(fit_options, FIT_KEYWORDS)
+    problem = missing_folder(path)
+    if problem is not None:  # before any fit: nothing is computed for a report not written
+        raise ValueError(f"path {str(path)!r}: {problem}")
     if isinstance(result_or_data, _Result):
         if fit_options:
             raise ValueError(

@@ -140,3 +140,20 @@ def test_virtual_memory_limit_writes_the_report_without_charts(base_csv, tmp_pat
     assert "Charts could not be rendered" in text
     assert "### P(a &gt; b) per pair" in text and "| xgb |" in text
     assert "## Methods and results" in text and "Bradley-Terry" in text
+
+
+def test_python_write_to_a_missing_folder_says_so_before_any_fit(tmp_path, monkeypatch):
+    """bbt.report.write checked its folder only when writing, after the fit and the charts:
+    now it refuses before anything is computed, with the same reasons as the command."""
+    from bbt_widget.core import fitting
+
+    no_fit: list = []
+    monkeypatch.setattr(fitting, "fit", lambda *a, **k: no_fit.append(a) or pytest.fail("fit"))
+    data = bbt.datasets.load_base()
+    with pytest.raises(ValueError, match="does not exist; create it first"):
+        bbt.report.write(data, tmp_path / "new" / "r.html", dataset="db")
+    afile = tmp_path / "afile"
+    afile.write_text("not a folder")
+    with pytest.raises(ValueError, match="is a file, not a folder"):
+        bbt.report.write(data, afile / "r.html", dataset="db")
+    assert no_fit == []
