@@ -174,6 +174,8 @@ class _Run:
                     self.chains.step(self.rng)
             else:
                 _sweep(design, state, self.kappa_b, self.rng, work)
+                if not design.grouped:
+                    _scale_move(design, state, self.rng)
             if sweep < iter_warmup:
                 if self.chains is None:
                     _tune(state, sweep, iter_warmup, trace)
@@ -347,6 +349,41 @@ def _sweep(
         state.theta = np.einsum("cgij,cgj->cgi", vec, theta_rot)
     else:
         state.theta = state.beta[:, None, :]
+
+
+def _log_likelihood(design: Design, beta: Array) -> Array:
+    """Log-likelihood of each chain's abilities ``beta`` (chains, n_alg): the binomial
+    Bradley-Terry likelihood of the wins, ``-w1 softplus(-d) - w2 softplus(d)`` per pair."""
+    d = beta[:, design.i1] - beta[:, design.i2]
+    losses = design.games - design.wins
+    return np.asarray(-(design.wins * softplus(-d) + losses * softplus(d)).sum(axis=1))
+
+
+def _scale_move(design: Design, state: _State, rng: np.random.Generator) -> None:
+    """A Metropolis move of the plain model's scale: ``beta -> c beta`` and ``sigma -> c
+    sigma`` together, ``log c`` a normal step as wide as the warm-up's spread of log sigma.
+
+    Why: when some algorithms beat others on every data set (complete separation) only the
+    hyper-prior bounds the abilities, and the Gibbs sweeps move the common scale of beta and
+    sigma very slowly (bulk ESS under 10 of 4000 draws on 20 clearly ordered algorithms):
+    given beta, the Pólya-Gamma variables pin it. This move goes along that ridge. On the
+    marginal posterior of (beta, log sigma), the normal prior's ``c^-n`` and the Jacobian's
+    ``c^n`` cancel: the ratio is the likelihood's and the hyper-prior's alone. The sweep's
+    next Pólya-Gamma draws are made given the moved beta, so the augmented chain stays exact.
+    """
+    step = (state.widths[0] / 3.0) * rng.standard_normal(state.sigma.shape)
+    x = np.log(state.sigma)
+    moved = state.beta * np.exp(step)[:, None]
+    log_ratio = (
+        _log_likelihood(design, moved)
+        - _log_likelihood(design, state.beta)
+        + log_prior_sigma(x + step, design)
+        - log_prior_sigma(x, design)
+    )
+    accept = np.log(rng.uniform(size=step.shape)) < log_ratio
+    state.sigma = np.where(accept, np.exp(x + step), state.sigma)
+    state.beta = np.where(accept[:, None], moved, state.beta)
+    state.theta = state.beta[:, None, :]
 
 
 def _gaussian_margin(sigma: Array, lam: Array, b_rot: Array) -> Array:
