@@ -254,6 +254,7 @@ class BBTWidget(anywidget.AnyWidget):
     diagnostics = t.Dict().tag(sync=True)
     audit = t.Dict(help="data-audit badge: count, label and the findings").tag(sync=True)
     caveat = t.Unicode("", help="note on the chosen interpretation ('' = none)").tag(sync=True)
+    claim_changes = t.Dict(help="claims the last change flipped (widget/claims)").tag(sync=True)
     spec = t.Dict(help="pairwise view: P(a > b) intervals and ROPE overlap").tag(sync=True)
     checks_spec = t.Dict(help="model checks: PPC, coverage and win matrix").tag(sync=True)
     headline = t.Unicode(

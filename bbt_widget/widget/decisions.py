@@ -18,6 +18,7 @@ from ..core.result import BBTResult
 from ..engines.base import FitCancelled
 from ..outputs import charts
 from ..outputs.headline import headline
+from .claims import claim_changes, claims_of
 from .messages import error_text
 from .runner import Dispatcher, FitEvent, FitRunner
 from .views import SUMMARY_DELAY, summary_spec, weak_rule_caveat
@@ -54,6 +55,8 @@ class DecisionsView:
             cache_size=6,
             cancelled_types=(FitCancelled,),
         )
+        #: The claims shown (claims.claims_of), to tell which ones the next change flips.
+        self.claims: dict[str, Any] | None = None
 
     def refresh(self, strict: bool = False) -> bool:
         """New chart data from the draws already there; no fit.
@@ -89,6 +92,8 @@ class DecisionsView:
                 raise
             w._controls.set_problem("view", f"could not redraw: {error_text(exc)}")
             return False
+        if preview is None and w.interpretation in INTERPRETATIONS:
+            self.note_changes(fitted.result, summary)
         w.view_data = {name: charts.to_columns(frames[name]) for name in charts.VIEW_DATASETS}
         self.show_headline(fitted.result, summary if control is None else None)
         w.last_view_seconds = time.perf_counter() - started
@@ -112,6 +117,23 @@ class DecisionsView:
             },
         )
         return True
+
+    def note_changes(self, result: BBTResult, summary: pd.DataFrame) -> None:
+        """The claims this result flipped against the last one shown (trait claim_changes,
+        sent with the new result's data); none the first time."""
+        w = self.w
+        claims = claims_of(summary, w.interpretation)
+        before, self.claims = self.claims, claims
+        if before is None:
+            return
+        changes = claim_changes(before, claims)
+        if changes:  # the Monte Carlo screen's open claims named, for the changed pairs only
+            rope = (w.rope_low, w.rope_high)
+            table = result.unsettled(rope=rope, hdi=w.hdi)
+            table = table[table["rule"] == w.interpretation]
+            keys = set(charts.unsettled_keys(table)) if len(table) else set()
+            changes = claim_changes(before, claims, {key for key, _ in keys})
+        w.claim_changes = changes
 
     def show_headline(self, result: BBTResult, summary: pd.DataFrame | None) -> None:
         """The headline sentence of the decisions over every pair, and, the first time there

@@ -119,8 +119,17 @@ def summary_spec(
         raise FitCancelled("a newer view change came")
     import altair as alt
 
+    from ..outputs.charts.encodings import highlight_params
+
     views = summary_charts(result, rope, hdi, interpretation=interpretation, highlight=highlight)
-    chart = alt.vconcat(*views.values(), spacing=30)
+    # the highlight parameters at the top, once: a view that reads them defines them for
+    # itself (exported alone), and Altair cannot lift a facet's parameters out of a concat
+    parts = []
+    for view in views.values():
+        part = view.copy(deep=False)
+        part.params = alt.Undefined
+        parts.append(part)
+    chart = alt.vconcat(*parts, spacing=30, params=highlight_params())
     # the diagram's colours (highlighted or not) and the matrix's (decisions) are two scales:
     # concatenated views share a colour scale unless told otherwise
     chart = chart.resolve_scale(color="independent").configure_view(stroke=None)
@@ -142,7 +151,8 @@ def summary_charts(
 
     summary = result.summary(rope=rope, hdi=hdi)
     ranking = result.ranking(hdi=hdi)
-    decisions = charts.decision_frame(summary, list(ranking["algorithm"]))
+    unsettled = charts.unsettled_keys(result.unsettled(rope=rope, hdi=hdi))
+    decisions = charts.decision_frame(summary, list(ranking["algorithm"]), unsettled)
     return {
         "ranking": charts.ranking_chart(ranking, hdi=hdi),
         "cd_diagram": charts.cd_diagram(

@@ -82,7 +82,8 @@ export const CONTROL_HELP = {
     "Control algorithm: compare every algorithm with this one only (fewer pairs), or all " +
     "pairs. Instant: no refit.",
   interpretation:
-    "weak (paper Sec. 9.2): a better when above.50 ≥ 0.95, equivalent when in.rope ≥ 0.95; " +
+    "weak (paper Sec. 9.2): a better when P(a > b) > 0.5 with probability ≥ 0.95, " +
+    "equivalent when P(a > b) is in the ROPE with probability ≥ 0.95; " +
     "strong (Sec. 9.3): a better when the mean ≥ 0.70, equivalent when the mean is inside " +
     "the ROPE. Instant: no refit.",
   focus:

@@ -9,6 +9,8 @@ import { buildMetricsView } from "./metrics_view.js";
 import "./widget.css";
 
 /** Traits whose change may alter what is drawn. */
+/** How long the note of flipped claims stays highlighted after a change (ms). */
+const FLASH_MS = 4000;
 const CHART_TRAITS = ["spec", "view_data", "selected_pair", "focus", "hdi"];
 const CHECKS_TRAITS = ["checks_spec", "fit_data", "selected_pair", "focus", "hdi"];
 const STATUS_TRAITS = [
@@ -90,6 +92,9 @@ function render({ model, el }) {
   chip.hidden = true;
   const message = h("div", { class: "bbt-message", role: "alert" });
   const caveat = h("div", { class: "bbt-caveat" });
+  // The claims the last change flipped (widget/claims.py), flashed for a few seconds.
+  const claimsNote = h("div", { class: "bbt-small bbt-claims-note", role: "status" });
+  claimsNote.hidden = true;
   // Shown while the charts (and so the decisions) come from a preview: a Laplace
   // approximation of the same model that the full fit replaces.
   const previewNote = h("div", {
@@ -203,6 +208,7 @@ function render({ model, el }) {
     { class: "bbt-main" },
     status,
     headline,
+    claimsNote,
     auditList,
     message,
     caveat,
@@ -283,6 +289,18 @@ function render({ model, el }) {
     headline.hidden = !text;
   };
 
+  let flashTimer = null;
+  const showClaimChanges = () => {
+    const changes = model.get("claim_changes") || {};
+    const text = changes.text || "";
+    claimsNote.textContent = text; // text, never HTML: names are shown as they are
+    claimsNote.hidden = !text;
+    el.dataset.claimsChanged = String(changes.count || 0);
+    clearTimeout(flashTimer);
+    claimsNote.classList.toggle("bbt-flash", Boolean(text));
+    if (text) flashTimer = setTimeout(() => claimsNote.classList.remove("bbt-flash"), FLASH_MS);
+  };
+
   // The highlighted pair when "Show pairs of" hides it.
   const showChip = () => {
     const key = model.get("selected_pair") || "";
@@ -332,7 +350,11 @@ function render({ model, el }) {
   const summaryCharts = new ChartView(
     summaryBox,
     {
-      onPair: () => {}, // static views: nothing to highlight
+      // a click on a matrix cell highlights its pair everywhere; a click elsewhere in the
+      // summary (a ranking row, empty space) keeps the pair highlighted
+      onPair: (key) => {
+        if (key) setPair(key);
+      },
       onError: (msg) => {
         error.textContent = `Ranking chart error: ${msg}`;
         error.hidden = false;
@@ -343,7 +365,11 @@ function render({ model, el }) {
     },
     { required: null, className: "bbt-vega-aux" },
   );
-  const showSummary = () => summaryCharts.update(model.get("summary_spec"), {}, {});
+  // the matrices outline the highlighted pair (parameter sel_pair of the summary's spec)
+  const showSummary = () =>
+    summaryCharts.update(model.get("summary_spec"), {}, {
+      sel_pair: model.get("selected_pair") || "",
+    });
 
   const staticView = (box, name) =>
     new ChartView(
@@ -543,8 +569,10 @@ function render({ model, el }) {
     ...CHART_TRAITS.map((name) => [`change:${name}`, scheduleCharts]),
     ...CHECKS_TRAITS.map((name) => [`change:${name}`, scheduleChecks]),
     ["change:headline", showHeadline],
+    ["change:claim_changes", showClaimChanges],
     ["change:interpretation", showHeadline],
     ["change:selected_pair", showChip],
+    ["change:selected_pair", showSummary],
     ["change:focus", showChip],
     ...STATUS_TRAITS.map((name) => [`change:${name}`, showStatus]),
     ["change:diagnostics", showBadge],
@@ -563,6 +591,7 @@ function render({ model, el }) {
 
   showStatus();
   showHeadline();
+  showClaimChanges();
   showChip();
   showBadge();
   showPreview();

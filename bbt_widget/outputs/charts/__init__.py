@@ -66,7 +66,7 @@ from .frames_ppc import (
     worst_pairs_label,
     worst_ppc_frame,
 )
-from .pairs import decision_text, pair_key, verdict_kind
+from .pairs import decision_text, pair_key, pair_words, unsettled_keys, verdict_kind
 from .spec_cache import checks_spec, groups_spec, robustness_spec, view_spec
 from .specs import (
     chart_set,
@@ -140,6 +140,7 @@ __all__ = [
     "matrix_frame",
     "overlap_frame",
     "pair_key",
+    "pair_words",
     "pairs_chart",
     "ppc_chart",
     "ppc_fit_frame",
@@ -156,6 +157,7 @@ __all__ = [
     "sweep_chart",
     "to_columns",
     "to_records",
+    "unsettled_keys",
     "verdict_kind",
     "view_spec",
     "win_matrix_chart",

@@ -37,6 +37,8 @@ __all__ = [
     "independent_x",
     "inline_rows",
     "pair_axis",
+    "pair_outline",
+    "pair_tooltip",
     "verdict_color",
 ]
 
@@ -218,3 +220,38 @@ def verdict_color() -> alt.Color:
 
 def highlight_opacity(dim: float = 0.2) -> alt.OpacityValue:
     return alt.OpacityValue(**alt.when(HIGHLIGHT).then(alt.value(1.0)).otherwise(alt.value(dim)))
+
+
+#: Vega expression: the row is the highlighted pair.
+SELECTED = f"datum.key == {PAIR_PARAM}"
+
+
+def pair_outline(width: float = 0.5, color: str = "#bdbdbd") -> dict[str, Any]:
+    """``stroke`` and ``strokeWidth`` that outline the highlighted pair's marks (the rows of
+    a frame with ``key``), the others drawn with ``color`` at ``width``."""
+    return {
+        "stroke": alt.StrokeValue(
+            **alt.when(SELECTED).then(alt.value(HIGHLIGHT_STROKE)).otherwise(alt.value(color))
+        ),
+        "strokeWidth": alt.StrokeWidthValue(
+            **alt.when(SELECTED).then(alt.value(2.5)).otherwise(alt.value(width))
+        ),
+    }
+
+
+#: Colour of the highlighted pair's outline.
+HIGHLIGHT_STROKE = "#000000"
+
+
+def pair_tooltip() -> list[Any]:
+    """The tooltip of a pair's mark in words (the columns of
+    :func:`~bbt_widget.outputs.charts.pairs.pair_words`, with ``rule_text`` and
+    ``verdict_text``): never a raw column name."""
+    return [
+        alt.Tooltip("pair_text:N", title="pair"),
+        alt.Tooltip("p_text:N", title="P(a > b) with its HDI"),
+        alt.Tooltip("above_text:N", title="probability that P(a > b) > 0.5"),
+        alt.Tooltip("rope_text:N", title="probability that P(a > b) is in the ROPE"),
+        alt.Tooltip("rule_text:N", title="rule"),
+        alt.Tooltip("verdict_text:N", title="verdict"),
+    ]

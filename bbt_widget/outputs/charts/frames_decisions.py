@@ -14,9 +14,9 @@ from collections.abc import Sequence
 import numpy as np
 import pandas as pd
 
-from ...core.options import INTERPRETATIONS
+from ...core.options import INTERPRETATION_LABELS, INTERPRETATIONS
 from ...core.posterior import maximal_runs
-from .pairs import decision_text, keys_and_labels, pair_key
+from .pairs import decision_text, keys_and_labels, pair_key, pair_words
 
 __all__ = [
     "FLIPS_ALL_PAIRS",
@@ -43,38 +43,73 @@ def _cell(decision: str, flip: bool) -> str:
     return decision
 
 
-def decision_frame(summary: pd.DataFrame, order: Sequence[str]) -> pd.DataFrame:
+def decision_frame(
+    summary: pd.DataFrame,
+    order: Sequence[str],
+    unsettled: set[tuple[str, str]] | frozenset[tuple[str, str]] = frozenset(),
+) -> pd.DataFrame:
     """Cells of the decision matrix: both orientations of every pair, both interpretations.
 
     Parameters
     ----------
     summary
-        ``BBTResult.summary()``: alg_a, alg_b, mean and the decision columns ``weak`` and
-        ``strong``.
+        ``BBTResult.summary()``: alg_a, alg_b, mean, low, high, above_50, in_rope and the
+        decision columns ``weak`` and ``strong``.
     order
         Algorithms best first; sets the row and column order.
+    unsettled
+        ``(pair key, rule)`` of the claims the Monte Carlo screen left open
+        (:func:`~bbt_widget.outputs.charts.pairs.unsettled_keys`): their tooltips say so.
 
     Returns
     -------
     pandas.DataFrame
         ``interpretation, row, col, decision, p_row_better, row_order, col_order``; the
         decision reads from the row's side (``"row better"``, ``"column better"``,
-        ``"equivalent"``, ``"no claim"``, ``"not compared"``).
+        ``"equivalent"``, ``"no claim"``, ``"not compared"``); and for the tooltips, in the
+        summary's orientation, the pair's ``key``, ``pair_text``, ``p_text``,
+        ``above_text``, ``rope_text``, ``rule_text`` and ``verdict_text``
+        (:func:`~bbt_widget.outputs.charts.pairs.pair_words`).
     """
     rank = {name: i for i, name in enumerate(order)}
+    words = pair_words(summary, unsettled).to_dict("records")
     rows = []
     for interpretation in INTERPRETATIONS:
-        for rec in summary.itertuples(index=False):
+        rule = INTERPRETATION_LABELS[interpretation]
+        for rec, said in zip(summary.itertuples(index=False), words, strict=True):
             decision = getattr(rec, interpretation)
+            tip = (
+                said["key"],
+                said["pair_text"],
+                said["p_text"],
+                said["above_text"],
+                said["rope_text"],
+                rule,
+                said[f"{interpretation}_text"],
+            )
             for row, col, p, flip in (
                 (rec.alg_a, rec.alg_b, rec.mean, False),
                 (rec.alg_b, rec.alg_a, 1.0 - rec.mean, True),
             ):
-                rows.append((interpretation, str(row), str(col), _cell(decision, flip), float(p)))
-    frame = pd.DataFrame(rows, columns=["interpretation", "row", "col", "decision", "p_row_better"])
+                cell = (interpretation, str(row), str(col), _cell(decision, flip), float(p))
+                rows.append(cell + tip)
+    columns = ["interpretation", "row", "col", "decision", "p_row_better", *_TIP_COLUMNS]
+    frame = pd.DataFrame(rows, columns=columns)
     frame["row_order"] = frame["row"].map(rank).fillna(len(rank)).astype(int)
     frame["col_order"] = frame["col"].map(rank).fillna(len(rank)).astype(int)
     return frame
+
+
+#: The words of a decision-matrix cell's tooltip (:func:`decision_frame`).
+_TIP_COLUMNS = (
+    "key",
+    "pair_text",
+    "p_text",
+    "above_text",
+    "rope_text",
+    "rule_text",
+    "verdict_text",
+)
 
 
 def claim_counts(summary: pd.DataFrame) -> pd.DataFrame:

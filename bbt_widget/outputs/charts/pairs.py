@@ -11,6 +11,7 @@ from __future__ import annotations
 
 import json
 from collections.abc import Hashable, Sequence
+from typing import Any
 
 import numpy as np
 import pandas as pd
@@ -23,6 +24,8 @@ __all__ = [
     "keys_and_labels",
     "match_rows",
     "pair_key",
+    "pair_words",
+    "unsettled_keys",
     "verdict_kind",
 ]
 
@@ -74,6 +77,83 @@ def decision_text(decision: str, alg_a: str, alg_b: str) -> str:
     if text == "b better":
         return f"{isolate(alg_b)} better"
     return text
+
+
+#: What a "no claim" left by the Monte Carlo screen says (``BBTResult.unsettled``).
+UNSETTLED = "unsettled at this precision"
+
+
+def unsettled_keys(unsettled: pd.DataFrame) -> set[tuple[str, str]]:
+    """``(pair key, rule)`` of each row of ``BBTResult.unsettled()``."""
+    return {
+        (pair_key(a, b), str(rule))
+        for a, b, rule in zip(
+            unsettled["alg_a"], unsettled["alg_b"], unsettled["rule"], strict=True
+        )
+    }
+
+
+def verdict_words(decision: str, alg_a: str, alg_b: str, unsettled: bool = False) -> str:
+    """:func:`decision_text`, and why a "no claim" is one when the Monte Carlo screen made it."""
+    text = decision_text(decision, alg_a, alg_b)
+    return f"{text} ({UNSETTLED})" if unsettled and text == "no claim" else text
+
+
+def _number(rec: Any, name: str) -> str:
+    """A probability of a summary row to 3 decimals ('not given' when the table lacks it)."""
+    value = getattr(rec, name, None)
+    return "not given" if value is None else f"{float(value):.3f}"
+
+
+def _estimate_text(rec: Any, a: str, b: str) -> str:
+    text = f"P({isolate(a)} > {isolate(b)}) = {_number(rec, 'mean')}"
+    if hasattr(rec, "low") and hasattr(rec, "high"):
+        text += f", HDI {_number(rec, 'low')} to {_number(rec, 'high')}"
+    return text
+
+
+def pair_words(
+    summary: pd.DataFrame,
+    unsettled: set[tuple[str, str]] | frozenset[tuple[str, str]] = frozenset(),
+) -> pd.DataFrame:
+    """A pair's numbers in words, for tooltips (never a column name such as ``above_50``).
+
+    Parameters
+    ----------
+    summary
+        ``BBTResult.summary()``: alg_a, alg_b, mean, low, high, above_50, in_rope and the
+        ``weak``/``strong`` decisions.
+    unsettled
+        :func:`unsettled_keys` of the same fit, ROPE and HDI.
+
+    Returns
+    -------
+    pandas.DataFrame
+        Row for row: ``key``, ``pair_text`` ("a vs b"), ``p_text`` (P(a > b) with its HDI),
+        ``above_text`` and ``rope_text`` (the probabilities that P(a > b) > 0.5 and that it
+        lies in the ROPE), and ``weak_text``/``strong_text`` (each rule's verdict).
+    """
+    rows = []
+    for rec in summary.itertuples(index=False):
+        a, b = str(rec.alg_a), str(rec.alg_b)
+        key = pair_key(a, b)
+        rows.append(
+            {
+                "key": key,
+                "pair_text": f"{isolate(a)} vs {isolate(b)}",
+                "p_text": _estimate_text(rec, a, b),
+                "above_text": _number(rec, "above_50"),
+                "rope_text": _number(rec, "in_rope"),
+                **{
+                    f"{rule}_text": verdict_words(
+                        getattr(rec, rule), a, b, (key, rule) in unsettled
+                    )
+                    for rule in ("weak", "strong")
+                },
+            }
+        )
+    columns = ["key", "pair_text", "p_text", "above_text", "rope_text", "weak_text", "strong_text"]
+    return pd.DataFrame(rows, columns=columns)
 
 
 def verdict_kind(decision: str) -> str:

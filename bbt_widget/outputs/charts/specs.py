@@ -66,8 +66,8 @@ def intervals_chart(
         alt.Tooltip("low:Q", format=".3f", title="HDI low"),
         alt.Tooltip("high:Q", format=".3f", title="HDI high"),
         alt.Tooltip("delta:Q", format=".3f"),
-        alt.Tooltip("above_50:Q", format=".3f", title="above.50"),
-        alt.Tooltip("in_rope:Q", format=".3f", title="in.rope"),
+        alt.Tooltip("above_50:Q", format=".3f", title="probability that P(a > b) > 0.5"),
+        alt.Tooltip("in_rope:Q", format=".3f", title="probability that P(a > b) is in the ROPE"),
     ]
     band = (
         alt.Chart(chart_data(rope))

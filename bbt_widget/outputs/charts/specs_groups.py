@@ -84,8 +84,10 @@ def group_heatmap_chart(cells: Data, *, cell: int = 14) -> alt.Chart:
                 alt.Tooltip("mean:Q", format=".3f", title="mean P(a > b)"),
                 alt.Tooltip("interval:N", title="HDI"),
                 alt.Tooltip("hdi:Q", format=".2f", title="HDI mass"),
-                alt.Tooltip("above_50:Q", format=".3f", title="above.50"),
-                alt.Tooltip("in_rope:Q", format=".3f", title="in.rope"),
+                alt.Tooltip("above_50:Q", format=".3f", title="probability that P(a > b) > 0.5"),
+                alt.Tooltip(
+                    "in_rope:Q", format=".3f", title="probability that P(a > b) is in the ROPE"
+                ),
                 alt.Tooltip("status:N", title="across groups"),
             ],
         )

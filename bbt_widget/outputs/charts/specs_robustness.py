@@ -64,8 +64,8 @@ def _setting_tooltips() -> list[alt.Tooltip]:
         alt.Tooltip("setting:N"),
         alt.Tooltip("decision:N"),
         alt.Tooltip("mean:Q", format=".3f"),
-        alt.Tooltip("above_50:Q", format=".3f", title="above.50"),
-        alt.Tooltip("in_rope:Q", format=".3f", title="in.rope"),
+        alt.Tooltip("above_50:Q", format=".3f", title="probability that P(a > b) > 0.5"),
+        alt.Tooltip("in_rope:Q", format=".3f", title="probability that P(a > b) is in the ROPE"),
         alt.Tooltip("error:N"),
     ]
 

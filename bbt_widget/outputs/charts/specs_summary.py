@@ -1,7 +1,8 @@
 """Altair specs of a fit's headline views, for 5 or 50 algorithms: the ranking and the pair x
 pair decision matrix under both interpretations (frames: :mod:`.frames_decisions`).
 
-They are static (no selection, no hints to click): made for reports and the widget's summary.
+Made for reports and the widget's summary: each cell of the decision matrix says its pair's
+numbers in words and carries the pair's key, so the widget highlights the pair clicked.
 """
 
 from __future__ import annotations
@@ -14,7 +15,7 @@ import pandas as pd
 
 from ...core.options import INTERPRETATIONS
 from ...core.palette import MATRIX_DECISION_COLORS, NEUTRAL_COLORS
-from .encodings import alt, independent_x, inline_rows
+from .encodings import alt, highlight_params, independent_x, inline_rows, pair_outline, pair_tooltip
 
 __all__ = ["LONG_CHART_ROWS", "decision_matrix_chart", "ranking_chart", "with_top_axis"]
 
@@ -93,6 +94,15 @@ def ranking_chart(ranking: pd.DataFrame, *, hdi: float, width: int = 220) -> alt
     pad = 0.05 * (hi - lo or 1.0)
     ability_domain = [lo - pad, hi + pad]
     base = alt.Chart(inline_rows(frame))
+    # every mark of a row says the row in words
+    tooltip = [
+        alt.Tooltip("algorithm:N"),
+        alt.Tooltip("mean_beta:Q", format=".3f", title="mean ability (sum-to-zero)"),
+        alt.Tooltip("low:Q", format=".3f", title=f"{hdi:.0%} HDI from"),
+        alt.Tooltip("high:Q", format=".3f", title=f"{hdi:.0%} HDI to"),
+        alt.Tooltip("p_best:Q", format=".3f", title="probability of being the best"),
+        alt.Tooltip("expected_rank:Q", format=".2f", title="expected rank (1 = best)"),
+    ]
     ability_x = alt.X(
         "low:Q",
         scale=alt.Scale(domain=ability_domain, nice=False),
@@ -102,17 +112,19 @@ def ranking_chart(ranking: pd.DataFrame, *, hdi: float, width: int = 220) -> alt
     ability = alt.layer(
         alt.Chart().mark_rule(color="#636363", strokeDash=[3, 3]).encode(x=alt.XDatum(0)),
         base.mark_rule(strokeWidth=3, color=NEUTRAL_COLORS["interval"]).encode(
-            x=ability_x, x2=alt.X2("high:Q"), y=_algorithm_axis(n)
+            x=ability_x, x2=alt.X2("high:Q"), y=_algorithm_axis(n), tooltip=tooltip
         ),
         base.mark_point(filled=True, size=50, color=NEUTRAL_COLORS["estimate"]).encode(
-            x=alt.X("mean_beta:Q"), y=_algorithm_axis(n)
+            x=alt.X("mean_beta:Q"), y=_algorithm_axis(n), tooltip=tooltip
         ),
         width=width,
         height=height,
     )
     hidden = _algorithm_axis(n, labels=False)  # the two panels beside it share it
     best = base.mark_bar(color=NEUTRAL_COLORS["bar"]).encode(
-        x=alt.X("p_best:Q", scale=alt.Scale(domain=[0, 1]), title="P(best)"), y=hidden
+        x=alt.X("p_best:Q", scale=alt.Scale(domain=[0, 1]), title="P(best)"),
+        y=hidden,
+        tooltip=tooltip,
     )
     best.width, best.height = 110, height
     rank = base.mark_point(filled=True, size=50, color=NEUTRAL_COLORS["estimate"]).encode(
@@ -123,6 +135,7 @@ def ranking_chart(ranking: pd.DataFrame, *, hdi: float, width: int = 220) -> alt
             axis=alt.Axis(tickMinStep=1, format="d"),
         ),
         y=hidden,
+        tooltip=tooltip,
     )
     rank.width, rank.height = 130, height
     return alt.hconcat(
@@ -170,8 +183,12 @@ def decision_matrix_chart(
     font = 11 if cell >= 10 else 8
     matrix = (
         alt.Chart(width=alt.Step(cell), height=alt.Step(cell))
-        .mark_rect(stroke="#bdbdbd", strokeWidth=0.5)
+        .mark_rect()
         .encode(
+            # the highlighted pair outlined (parameter sel_pair, set by a click on a cell or
+            # on any linked view), both its cells
+            **pair_outline(),
+            tooltip=pair_tooltip(),
             x=alt.X(
                 "col:N",
                 sort=alt.EncodingSortField("col_order", op="min"),
@@ -203,7 +220,7 @@ def decision_matrix_chart(
     # header, and side by side the headers would print over each other.
     longest = max((len(part) for label in order for part in label.split(": ")), default=0)
     spacing = max(20, _HEADER_CHAR_PX * longest - n * cell + 10)
-    return matrix.facet(
+    chart = matrix.facet(
         column=alt.Column(
             "panel:N",
             sort=order,
@@ -215,7 +232,12 @@ def decision_matrix_chart(
         resolve=alt.Resolve(axis=alt.AxisResolveMap(y="shared")),
         title=alt.TitleParams(
             "Decisions per pair, weak and strong interpretation",
-            subtitle="rows and columns best first; read a cell as 'row vs column'",
+            subtitle=(
+                "rows and columns best first; read a cell as 'row vs column'; "
+                "click a cell to highlight its pair"
+            ),
             anchor="start",
         ),
     )
+    chart.params = highlight_params()
+    return chart
