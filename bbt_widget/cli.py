@@ -297,12 +297,12 @@ def _parser() -> argparse.ArgumentParser:
         default=None,
         metavar="METHODS",
         help="other methods beside BBT, comma-separated: plackett-luce and mallows (a "
-        "'Ranking models' section; mallows: the Mallows model with Kendall's distance, "
-        "--iter-warmup and --iter-sampling its burn-in and kept draws), hierarchical (a "
-        "'Pairwise tests' section: the hierarchical correlated t-test for every pair, needs "
-        "--rho), or none. Default in an HTML report of data with folds: plackett-luce, and "
-        "hierarchical when --rho is given and pairs x data sets <= 10 x 132 (e.g. 5 "
-        "algorithms x 132 data sets: about 20 s on two cores)",
+        "'Ranking models' section; mallows: Mallows with Kendall's distance, --iter-warmup "
+        "and --iter-sampling its burn-in and draws), hierarchical (the hierarchical correlated "
+        "t-test per pair, needs --rho), friedman (Friedman, Nemenyi CD, Wilcoxon-Holm), "
+        "signed-rank and sign (the Bayesian tests), or none. Default in HTML with folds: "
+        "plackett-luce, and hierarchical when --rho is given and pairs x data sets <= 10 x "
+        "132 (e.g. 5 algorithms x 132 data sets: about 20 s on two cores)",
     )
     g.add_argument(
         "--rho",

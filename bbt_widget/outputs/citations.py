@@ -289,6 +289,94 @@ REFERENCES = {
             pages="1--30",
             year="2006",
         ),
+        _ref(
+            "friedman1937",
+            "Friedman 1937",
+            "M. Friedman. The use of ranks to avoid the assumption of normality implicit in the "
+            "analysis of variance. Journal of the American Statistical Association "
+            "32(200):675-701, 1937. doi:10.1080/01621459.1937.10503522.",
+            "article",
+            author="Friedman, Milton",
+            title="The use of ranks to avoid the assumption of normality implicit in the "
+            "analysis of variance",
+            journal="Journal of the American Statistical Association",
+            volume="32",
+            number="200",
+            pages="675--701",
+            year="1937",
+            doi="10.1080/01621459.1937.10503522",
+        ),
+        _ref(
+            "nemenyi1963",
+            "Nemenyi 1963",
+            "P. B. Nemenyi. Distribution-free multiple comparisons. PhD thesis, Princeton "
+            "University, 1963.",
+            "phdthesis",
+            author="Nemenyi, Peter Bjorn",
+            title="Distribution-free multiple comparisons",
+            school="Princeton University",
+            year="1963",
+        ),
+        _ref(
+            "wilcoxon1945",
+            "Wilcoxon 1945",
+            "F. Wilcoxon. Individual comparisons by ranking methods. Biometrics Bulletin "
+            "1(6):80-83, 1945. doi:10.2307/3001968.",
+            "article",
+            author="Wilcoxon, Frank",
+            title="Individual comparisons by ranking methods",
+            journal="Biometrics Bulletin",
+            volume="1",
+            number="6",
+            pages="80--83",
+            year="1945",
+            doi="10.2307/3001968",
+        ),
+        _ref(
+            "holm1979",
+            "Holm 1979",
+            "S. Holm. A simple sequentially rejective multiple test procedure. Scandinavian "
+            "Journal of Statistics 6(2):65-70, 1979.",
+            "article",
+            author="Holm, Sture",
+            title="A simple sequentially rejective multiple test procedure",
+            journal="Scandinavian Journal of Statistics",
+            volume="6",
+            number="2",
+            pages="65--70",
+            year="1979",
+        ),
+        _ref(
+            "shapiro1965",
+            "Shapiro and Wilk 1965",
+            "S. S. Shapiro and M. B. Wilk. An analysis of variance test for normality (complete "
+            "samples). Biometrika 52(3/4):591-611, 1965. doi:10.2307/2333709.",
+            "article",
+            author="Shapiro, Samuel S. and Wilk, Martin B.",
+            title="An analysis of variance test for normality (complete samples)",
+            journal="Biometrika",
+            volume="52",
+            number="3/4",
+            pages="591--611",
+            year="1965",
+            doi="10.2307/2333709",
+        ),
+        _ref(
+            "benavoli2014",
+            "Benavoli et al. 2014",
+            "A. Benavoli, G. Corani, F. Mangili, M. Zaffalon and F. Ruggeri. A Bayesian "
+            "Wilcoxon signed-rank test based on the Dirichlet process. Proceedings of the 31st "
+            "International Conference on Machine Learning, PMLR 32(2):1026-1034, 2014.",
+            "inproceedings",
+            author="Benavoli, Alessio and Corani, Giorgio and Mangili, Francesca and Zaffalon, "
+            "Marco and Ruggeri, Fabrizio",
+            title="A {Bayesian} {Wilcoxon} signed-rank test based on the {Dirichlet} process",
+            booktitle="Proceedings of the 31st International Conference on Machine Learning",
+            series="PMLR",
+            volume="32",
+            pages="1026--1034",
+            year="2014",
+        ),
     )
 }
 
@@ -306,6 +394,16 @@ CITED_BY = {
     "plackett-luce": ("rojasdelgado2022", "plackett1975", "luce1959", "caron2012"),
     "mallows": ("rojasdelgado2022", "vitelli2018mallows"),
     "hierarchical": ("corani2017", "benavoli2017", "nadeau2003", "demsar2006"),
+    "friedman": (
+        "friedman1937",
+        "demsar2006",
+        "nemenyi1963",
+        "wilcoxon1945",
+        "holm1979",
+        "shapiro1965",
+    ),
+    "signed-rank": ("benavoli2014", "benavoli2017"),
+    "sign": ("benavoli2017",),
 }
 
 

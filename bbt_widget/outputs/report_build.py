@@ -34,7 +34,9 @@ if TYPE_CHECKING:
     from .report_sections import Section
 
 #: The other methods a report can add besides BBT (``methods=``; ``--with`` on the command line).
-OTHER_METHODS = ("hierarchical", "plackett-luce", "mallows")
+OTHER_METHODS = ("hierarchical", "plackett-luce", "mallows", "friedman", "signed-rank", "sign")
+#: The baselines among them, each a section of its own (``report_baselines``).
+_BASELINES = ("friedman", "signed-rank", "sign")
 #: The ranking models among them (a "Ranking models" section together).
 _RANKING_MODELS = ("plackett-luce", "mallows")
 #: The fit's iteration settings left to their defaults (None: the engine's, see
@@ -357,8 +359,9 @@ def optional_sections(
                 ranking_models, result, interpretation=interpretation, rope=rope
             )
         )
+    pairs = None
     if "hierarchical" in methods:
-        from ..baselines import agreement, hierarchical_pairs
+        from ..baselines import hierarchical_pairs
 
         start = time.perf_counter()
         n_alg = len(result.algorithms)
@@ -380,18 +383,38 @@ def optional_sections(
             **iters,
             progress=_stage(progress, "hierarchical t-test"),
         )
-        agree = agreement(
-            data,
-            result,
-            **layout,
-            rope=rope,
-            hdi=hdi,
-            interpretation=interpretation,
-            seed=s["seed"],
-            hierarchical=pairs,
-        )
         tell(f"hierarchical t-test: done in {time.perf_counter() - start:.1f} s")
+    baselines = [m for m in _BASELINES if m in methods]
+    if pairs is None and not baselines:
+        return out
+    from ..baselines import agreement
+
+    start = time.perf_counter()
+    # every baseline from one call: the same data sets, seed and BBT decisions
+    agree = agreement(
+        data,
+        result,
+        **layout,
+        rope=rope,
+        hdi=hdi,
+        interpretation=interpretation,
+        seed=s["seed"],
+        hierarchical=pairs,
+    )
+    if pairs is not None:
         out.append(rs.pairwise_section(agree))
+    if baselines:
+        from ..baselines._common import dataset_means
+        from . import report_baselines as rb
+
+        cited = [c for sec in out for c in sec.cites] + baselines
+        for name in baselines:
+            if name == "friedman":
+                means = dataset_means(data, sd=None, **layout).subset(result.algorithms)
+                out.append(rb.friedman_section(agree, means, result, cited))
+            else:
+                out.append(rb.bayesian_test_section(agree, name, result, cited))
+        tell(f"{', '.join(baselines)}: done in {time.perf_counter() - start:.1f} s")
     return out
 
 

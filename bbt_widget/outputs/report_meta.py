@@ -178,6 +178,30 @@ def column_definitions(
         "sign": "the Bayesian sign test's decision on the per-data-set means.",
         "wilcoxon": "the pairwise Wilcoxon signed-rank test's decision (adjusted p-values).",
         "nemenyi": "the Nemenyi test's decision on the mean ranks.",
+        # the baselines (Friedman, Nemenyi, Wilcoxon-Holm; the Bayesian signed-rank and sign
+        # tests)
+        "test": "the test, or Nemenyi's critical difference.",
+        "statistic": "the test's statistic (for the critical difference: the CD in mean ranks).",
+        "df": "its degrees of freedom.",
+        "p_value": "its p-value.",
+        "n": "data sets with a score of the algorithm.",
+        "shapiro_w": "Shapiro-Wilk's W of the algorithm's per-data-set mean scores.",
+        "shapiro_p": "its p-value.",
+        "normal": "shapiro_p above alpha / k (Bonferroni, as autorank).",
+        "mean_rank": "mean over the data sets of the algorithm's rank (1 = best).",
+        "nemenyi_rank_diff": "mean rank of b minus that of a (significant above the CD).",
+        "wilcoxon_p": "the Wilcoxon signed-rank test's p-value, Holm-adjusted over the pairs.",
+        "baseline": "the frequentist test compared with BBT.",
+        "agree": "pairs where the test and BBT decide the same.",
+        "only_bbt": "pairs BBT makes a claim on and the test does not.",
+        "only_baseline": "pairs the test makes a claim on and BBT does not.",
+        "conflict": "pairs both make claims on, differently.",
+        "p_a_better": "posterior probability that a is practically better (beyond the ROPE).",
+        "p_rope": "posterior probability that the two are practically equivalent (the ROPE).",
+        "p_b_better": "posterior probability that b is practically better.",
+        "mcse_a_better": "Monte Carlo standard error of p_a_better.",
+        "mcse_rope": "Monte Carlo standard error of p_rope.",
+        "mcse_b_better": "Monte Carlo standard error of p_b_better.",
         # several metrics
         "dominant": (
             "an algorithm claimed better than the dominated one on at least one metric and "

@@ -12,9 +12,13 @@ from bbt_widget.outputs.citations import CITED_BY, REFERENCES, bibtex, reference
 def test_every_reference_names_authors_year_and_where_it_appeared():
     for ref in REFERENCES.values():
         assert re.search(r"\b(19|20)\d\d\b", ref.text), ref.key  # the year
-        # an identifier, or a venue with volume and pages (JMLR has no DOI), or a book
+        # an identifier, or a venue with volume and pages (JMLR has no DOI), a book or a thesis
         ident = re.search(r"doi:10\.\d{4,}/|arXiv:\d{4}\.\d{4,}", ref.text)
-        venue = re.search(r"\d+(\(\d+\))?:\d+-\d+", ref.text) or "Wiley" in ref.text
+        venue = (
+            re.search(r"\d+(\(\d+\))?:\d+-\d+", ref.text)
+            or "Wiley" in ref.text
+            or "PhD thesis" in ref.text
+        )
         assert ident or venue, ref.key
         assert ref.bibtex.startswith("@") and f"{{{ref.key}," in ref.bibtex
         assert ref.bibtex.count("{") == ref.bibtex.count("}"), ref.key
