@@ -85,7 +85,7 @@ class DecisionsView:
             frames = {
                 "intervals": charts.interval_frame(summary, fitted.ranges, w.interpretation),
                 "overlap": charts.overlap_frame(summary, mass),
-                "rope": charts.rope_frame(rope),
+                "rope": charts.rope_frame(rope, w.interpretation),
             }
         except Exception as exc:
             if strict:

@@ -17,6 +17,7 @@ import pandas as pd
 
 from ...core.options import DEFAULT_HDI, DEFAULT_ROPE
 from ...core.palette import ROPE_REGION_COLORS
+from ...core.posterior import STRONG_THRESHOLD
 from .frames_ppc import ppc_frame
 from .pairs import decision_text, keys_and_labels, match_rows, pair_key, verdict_kind
 
@@ -128,10 +129,37 @@ def interval_frame(
     )
 
 
-def rope_frame(rope: tuple[float, float]) -> pd.DataFrame:
-    """One row with the ROPE bounds (drawn as the gray band)."""
-    low, high = rope
-    return pd.DataFrame({"low": [float(low)], "high": [float(high)]})
+def rope_frame(rope: tuple[float, float], interpretation: str = "weak") -> pd.DataFrame:
+    """The ROPE bounds (``low``, ``high``: the gray band, drawn from the row with ``band``)
+    and the thresholds of the ``interpretation``'s rule, one row each: ``x`` where its line
+    is drawn and ``line``, what the legend says of it, naming the rule (0.5 and the ROPE's
+    bounds; for the strong rule also 0.70, Sec. 9.3)."""
+    low, high = (float(v) for v in rope)
+    if interpretation == "strong":
+        lines = [
+            (0.5, "0.5: even odds"),
+            (low, "ROPE bounds (strong rule: equivalent when the mean is inside)"),
+            (high, "ROPE bounds (strong rule: equivalent when the mean is inside)"),
+            (
+                STRONG_THRESHOLD,
+                f"{STRONG_THRESHOLD:.2f} (strong rule: better when the mean is above)",
+            ),
+        ]
+    else:
+        lines = [
+            (0.5, "0.5 (weak rule: better when above it with probability ≥ 0.95)"),
+            (low, "ROPE bounds (weak rule: equivalent when inside with probability ≥ 0.95)"),
+            (high, "ROPE bounds (weak rule: equivalent when inside with probability ≥ 0.95)"),
+        ]
+    return pd.DataFrame(
+        {
+            "low": low,
+            "high": high,
+            "band": [i == 0 for i in range(len(lines))],
+            "x": [x for x, _ in lines],
+            "line": [text for _, text in lines],
+        }
+    )
 
 
 def overlap_frame(summary: pd.DataFrame, rope_mass: pd.DataFrame) -> pd.DataFrame:
@@ -272,7 +300,7 @@ def build_frames(
     return ChartFrames(
         intervals=interval_frame(summary, range_frame(draws), interpretation),
         overlap=overlap_frame(summary, mass),
-        rope=rope_frame(rope),
+        rope=rope_frame(rope, interpretation),
         ppc=ppc_frame(result.ppc_histogram(), order),
         coverage=coverage_frame(result.ppc_table()),
         matrix=matrix_frame(result.win_table, order),

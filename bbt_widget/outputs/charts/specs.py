@@ -69,8 +69,9 @@ def intervals_chart(
         alt.Tooltip("above_50:Q", format=".3f", title="probability that P(a > b) > 0.5"),
         alt.Tooltip("in_rope:Q", format=".3f", title="probability that P(a > b) is in the ROPE"),
     ]
+    rope_rows = alt.Chart(chart_data(rope))
     band = (
-        alt.Chart(chart_data(rope))
+        rope_rows.transform_filter("datum.band")
         .mark_rect(color=NEUTRAL_COLORS["rope band"], opacity=0.35)
         .encode(
             x=alt.X("low:Q", scale=x_scale, axis=None),
@@ -81,10 +82,18 @@ def intervals_chart(
             ],
         )
     )
-    half = (
-        alt.Chart()
-        .mark_rule(color=NEUTRAL_COLORS["reference"], strokeDash=[3, 3])
-        .encode(x=alt.X(datum=0.5, axis=None))
+    # the rule's thresholds (0.5, the ROPE's bounds, the strong rule's 0.70), the legend
+    # naming the rule: the rows come with the view's data, so a rule change redraws them
+    half = rope_rows.mark_rule(color=NEUTRAL_COLORS["reference"]).encode(
+        x=alt.X("x:Q", scale=x_scale, axis=None),
+        strokeDash=alt.StrokeDash(
+            "line:N",
+            scale=alt.Scale(range=[[3, 3], [6, 2], [1, 2]]),
+            legend=alt.Legend(
+                title="thresholds", orient="bottom", direction="vertical", labelLimit=0
+            ),
+        ),
+        tooltip=[alt.Tooltip("line:N", title="threshold"), alt.Tooltip("x:Q", format=".2f")],
     )
     # what the three layers of the pairs share, built once (Altair copies them per layer)
     shared = {
@@ -114,7 +123,10 @@ def intervals_chart(
         width=width,
         title=alt.TitleParams(
             _hdi_title(hdi),
-            subtitle="gray band: ROPE; pairs best > worse; click a pair to highlight it",
+            subtitle=(
+                "gray band: ROPE; lines: the rule's thresholds; pairs best > worse; "
+                "click a pair to highlight it"
+            ),
             anchor="start",
         ),
     )

@@ -10,6 +10,7 @@ Wilcoxon-Holm), so the diagrams look alike and can be set side by side.
 
 from __future__ import annotations
 
+import json
 from collections.abc import Iterable, Sequence
 from typing import TYPE_CHECKING, Any
 
@@ -19,7 +20,7 @@ from ...core.bidi import isolate
 from ...core.options import DEFAULT_HDI, DEFAULT_ROPE, resolve_interpretation
 from ...core.palette import HIGHLIGHT_COLORS, NEUTRAL_COLORS
 from ...core.validation import check_algorithms, check_count
-from .encodings import LABEL_MAX_CHARS, alt, inline_rows
+from .encodings import LABEL_MAX_CHARS, PAIR_PARAM, alt, highlight_params, inline_rows
 from .frames_decisions import cd_groups
 
 if TYPE_CHECKING:
@@ -102,6 +103,7 @@ def cd_diagram(
     return critical_difference_chart(
         positions,
         groups,
+        outline_pair=True,
         axis_title=axis,
         higher_is_better=ability,
         highlight=highlight,
@@ -123,6 +125,7 @@ def critical_difference_chart(
     width: int = 480,
     title: str | Any = "",
     max_chars: int = LABEL_MAX_CHARS,
+    outline_pair: bool = False,
 ) -> alt.LayerChart:
     """A critical-difference diagram of any positions and groups.
 
@@ -152,6 +155,9 @@ def critical_difference_chart(
         Chart title (a string or ``alt.TitleParams``).
     max_chars
         Names longer than this end in an ellipsis.
+    outline_pair
+        Ring the two algorithms of the highlighted pair (the Vega parameter ``sel_pair``, a
+        pair key, which the chart then defines): the widget's linked views.
     """
     names = [str(a) for a in positions.index]
     chosen = set(_highlighted(highlight, names))
@@ -207,6 +213,8 @@ def critical_difference_chart(
         .mark_point(filled=True, size=50)
         .encode(x=x, y=y, color=color, tooltip=tooltip)
     )
+    if outline_pair:
+        layers.append(_pair_ring(points, x, y))
     if control is not None:
         layers.append(
             alt.Chart(point_rows)
@@ -227,12 +235,37 @@ def critical_difference_chart(
         .mark_text(align="left", baseline="middle", dx=4, color=NEUTRAL_COLORS["text"])
         .encode(x=x, y=y, text=alt.Text("text:N"))
     )
-    return alt.layer(
+    chart = alt.layer(
         *layers,
         width=width,
         height=int(depth * _ROW_PX),
         title=title,
         view=alt.ViewBackground(stroke=None),  # no frame: the axis on top is the only scale
+    )
+    if outline_pair:
+        chart.params = highlight_params()
+    return chart
+
+
+def _pair_ring(points: pd.DataFrame, x: Any, y: Any) -> Any:
+    """A ring around each algorithm of the highlighted pair. Its key is the JSON array of
+    the two sorted names (:func:`~.pairs.pair_key`); a name is one of them exactly when the
+    key starts with ``[`` and the name's JSON and ``, ``, or ends with ``, ``, the name's
+    JSON and ``]``: a JSON string ends at its first unescaped quote, so neither can match
+    inside the other name."""
+    frame = points[["x", "y", "algorithm"]].copy()
+    names = [json.dumps(str(a), ensure_ascii=False) for a in frame["algorithm"]]
+    frame["pair_first"] = [f"[{n}, " for n in names]
+    frame["pair_last"] = [f", {n}]" for n in names]
+    chosen = (
+        f"{PAIR_PARAM} != '' && (indexof({PAIR_PARAM}, datum.pair_first) == 0 || "
+        f"slice({PAIR_PARAM}, -length(datum.pair_last)) == datum.pair_last)"
+    )
+    return (
+        alt.Chart(inline_rows(frame))
+        .transform_filter(chosen)
+        .mark_point(shape="circle", size=260, filled=False, strokeWidth=2.5, color="#000000")
+        .encode(x=x, y=y)
     )
 
 
