@@ -122,6 +122,50 @@ def check_private(path: Path) -> None:
         pass
 
 
+class NoExecCacheError(EngineError):
+    """The model cache is on a file system mounted ``noexec``: no compiled model there can be
+    loaded or run, so none is built, loaded or removed."""
+
+
+def _mount_point(path: Path) -> Path:
+    """The folder where the file system holding the existing ``path`` is mounted."""
+    device = path.stat().st_dev
+    while path.parent != path and path.parent.stat().st_dev == device:
+        path = path.parent
+    return path
+
+
+def check_exec_mount(path: Path) -> None:
+    """Refuse a cache ``path`` on a file system mounted ``noexec``.
+
+    The kernel refuses to map a module or run an executable from such a mount, which looks
+    like a broken build: checked before anything is loaded or built, so that a good cached
+    model is not deleted and rebuilt only to fail the same way. The nearest existing folder
+    at or above ``path`` is the one checked (the cache makes the rest on the same mount).
+
+    Raises
+    ------
+    NoExecCacheError
+        Naming the mount and the fix.
+    """
+    current = path
+    while not current.exists() and current.parent != current:
+        current = current.parent
+    try:
+        flags = os.statvfs(current).f_flag
+    except (OSError, AttributeError):  # no statvfs (Windows): nothing to check
+        return
+    if flags & getattr(os, "ST_NOEXEC", 0):
+        mount = _mount_point(current)
+        raise NoExecCacheError(
+            f"the bbt-widget model cache {cache_root()} is on {mount}, which is mounted "
+            "noexec: compiled models cannot be loaded or run from it (nothing was built, "
+            "loaded or deleted). Set BBT_WIDGET_CACHE to a folder on a file system that "
+            "allows running programs (e.g. `export BBT_WIDGET_CACHE=~/.cache/bbt-widget`; "
+            "`findmnt -T <folder>` shows a folder's mount options)."
+        )
+
+
 def make_private_dirs(folder: Path) -> None:
     """Create ``folder`` and its missing parents with mode 0700, whatever the umask (a plain
     ``mkdir(parents=True)`` gives the parents the umask's mode: 0777 under ``umask 000``)."""
@@ -209,7 +253,8 @@ def ensure_built(
     """Make sure ``target`` holds a complete build; return the seconds spent waiting for it.
 
     First checks that the cache folders down to ``target`` are private (:func:`check_private`;
-    the caller checks the built file it loads the same way). Returns at once (0.0) when
+    the caller checks the built file it loads the same way) and not on a ``noexec`` mount
+    (:func:`check_exec_mount`). Returns at once (0.0) when
     ``is_built(target)``. Otherwise starts the build (or joins the one already running in this
     process) and waits, reporting ``("compiling", nan)`` about once a second. Raises
     :class:`FitCancelled` if ``cancel`` is set meanwhile (the build goes on in the background,
@@ -217,6 +262,7 @@ def ensure_built(
     retries).
     """
     check_private(target)
+    check_exec_mount(target)
     if is_built(target):
         return 0.0
     try:
@@ -292,6 +338,7 @@ def discard(target: Path) -> None:
     symbolic link in place of ``target`` is renamed, never followed (``rmtree`` refuses it).
     """
     check_private(target)
+    check_exec_mount(target)  # a model that cannot load there is not broken: keep it
     aside = target.with_name(f"{target.name}.partial-discarded-{os.getpid()}")
     try:
         target.rename(aside)
