@@ -119,7 +119,7 @@ def summary_spec(
         raise FitCancelled("a newer view change came")
     import altair as alt
 
-    from ..outputs.charts.encodings import highlight_params
+    from ..outputs.charts.encodings import flipped_param, highlight_params
 
     views = summary_charts(result, rope, hdi, interpretation=interpretation, highlight=highlight)
     # the highlight parameters at the top, once: a view that reads them defines them for
@@ -129,7 +129,7 @@ def summary_spec(
         part = view.copy(deep=False)
         part.params = alt.Undefined
         parts.append(part)
-    chart = alt.vconcat(*parts, spacing=30, params=highlight_params())
+    chart = alt.vconcat(*parts, spacing=30, params=[*highlight_params(), flipped_param()])
     # the diagram's colours (highlighted or not) and the matrix's (decisions) are two scales:
     # concatenated views share a colour scale unless told otherwise
     chart = chart.resolve_scale(color="independent").configure_view(stroke=None)

@@ -298,7 +298,15 @@ function render({ model, el }) {
     el.dataset.claimsChanged = String(changes.count || 0);
     clearTimeout(flashTimer);
     claimsNote.classList.toggle("bbt-flash", Boolean(text));
-    if (text) flashTimer = setTimeout(() => claimsNote.classList.remove("bbt-flash"), FLASH_MS);
+    flashKeys = Array.isArray(changes.keys) ? changes.keys : [];
+    showSummary();
+    if (text) {
+      flashTimer = setTimeout(() => {
+        claimsNote.classList.remove("bbt-flash");
+        flashKeys = [];
+        showSummary();
+      }, FLASH_MS);
+    }
   };
 
   // The highlighted pair when "Show pairs of" hides it.
@@ -366,9 +374,12 @@ function render({ model, el }) {
     { required: null, className: "bbt-vega-aux" },
   );
   // the matrices outline the highlighted pair (parameter sel_pair of the summary's spec)
+  // and, for a few seconds after a change, the pairs whose claim it flipped (flipped_pairs)
+  let flashKeys = [];
   const showSummary = () =>
     summaryCharts.update(model.get("summary_spec"), {}, {
       sel_pair: model.get("selected_pair") || "",
+      flipped_pairs: flashKeys,
     });
 
   const staticView = (box, name) =>

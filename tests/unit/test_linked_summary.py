@@ -85,3 +85,17 @@ def test_interval_chart_draws_the_rules_thresholds_named_in_its_legend(
     svg = vlc.vegalite_to_svg(chart.to_dict())
     assert f"ROPE bounds ({rule} rule" in svg
     assert ("0.70 (strong rule" in svg) == (rule == "strong")
+
+
+def test_matrices_outline_the_flipped_pairs_apart_from_the_highlighted_one(result: Any) -> None:
+    import vl_convert as vlc
+
+    spec = summary_spec(result, (0.45, 0.55), 0.89, interpretation="weak", quiet=0)
+    params = {p["name"]: p for p in spec["params"]}
+    assert params["flipped_pairs"]["value"] == []
+    assert vlc.vegalite_to_svg(spec).count("#f08c00") == 0
+    params["flipped_pairs"]["value"] = [pair_key(QUOTED, "a"), pair_key("svm", RTL)]
+    params["sel_pair"]["value"] = pair_key(QUOTED, "a")
+    svg = vlc.vegalite_to_svg(spec)
+    # each pair has four cells (two orientations, two rules): the highlighted one in black
+    assert svg.count('stroke="#f08c00"') == 4

@@ -32,6 +32,7 @@ __all__ = [
     "alt",
     "at_rest",
     "chart_data",
+    "flipped_param",
     "highlight_opacity",
     "highlight_params",
     "independent_x",
@@ -226,16 +227,42 @@ def highlight_opacity(dim: float = 0.2) -> alt.OpacityValue:
 SELECTED = f"datum.key == {PAIR_PARAM}"
 
 
+#: Vega parameter holding the keys of the pairs whose claim the last change flipped (an
+#: array, set for a few seconds after the change).
+FLIPPED_PARAM = "flipped_pairs"
+#: Vega expression: the row is a pair whose claim the last change flipped.
+FLIPPED = f"indexof({FLIPPED_PARAM}, datum.key) >= 0"
+#: Colour of the outline of a pair whose claim the last change flipped.
+FLIPPED_STROKE = "#f08c00"
+
+
+def flipped_param() -> Any:
+    """The parameter of the flipped pairs, none at first (for :func:`pair_outline`)."""
+    return alt.VariableParameter(name=FLIPPED_PARAM, value=[])
+
+
 def pair_outline(width: float = 0.5, color: str = "#bdbdbd") -> dict[str, Any]:
     """``stroke`` and ``strokeWidth`` that outline the highlighted pair's marks (the rows of
-    a frame with ``key``), the others drawn with ``color`` at ``width``."""
+    a frame with ``key``) and, more thinly, those whose claim the last change flipped; the
+    others drawn with ``color`` at ``width``. The chart defines :func:`highlight_params`
+    and :func:`flipped_param`."""
+    stroke = (
+        alt.when(SELECTED)
+        .then(alt.value(HIGHLIGHT_STROKE))
+        .when(FLIPPED)
+        .then(alt.value(FLIPPED_STROKE))
+        .otherwise(alt.value(color))
+    )
+    stroke_width = (
+        alt.when(SELECTED)
+        .then(alt.value(2.5))
+        .when(FLIPPED)
+        .then(alt.value(2.0))
+        .otherwise(alt.value(width))
+    )
     return {
-        "stroke": alt.StrokeValue(
-            **alt.when(SELECTED).then(alt.value(HIGHLIGHT_STROKE)).otherwise(alt.value(color))
-        ),
-        "strokeWidth": alt.StrokeWidthValue(
-            **alt.when(SELECTED).then(alt.value(2.5)).otherwise(alt.value(width))
-        ),
+        "stroke": alt.StrokeValue(**stroke),
+        "strokeWidth": alt.StrokeWidthValue(**stroke_width),
     }
 
 

@@ -15,7 +15,15 @@ import pandas as pd
 
 from ...core.options import INTERPRETATIONS
 from ...core.palette import MATRIX_DECISION_COLORS, NEUTRAL_COLORS
-from .encodings import alt, highlight_params, independent_x, inline_rows, pair_outline, pair_tooltip
+from .encodings import (
+    alt,
+    flipped_param,
+    highlight_params,
+    independent_x,
+    inline_rows,
+    pair_outline,
+    pair_tooltip,
+)
 
 __all__ = ["LONG_CHART_ROWS", "decision_matrix_chart", "ranking_chart", "with_top_axis"]
 
@@ -239,5 +247,5 @@ def decision_matrix_chart(
             anchor="start",
         ),
     )
-    chart.params = highlight_params()
+    chart.params = [*highlight_params(), flipped_param()]
     return chart
