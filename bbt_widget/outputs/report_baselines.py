@@ -48,7 +48,7 @@ def cite(result: BBTResult, cited: Sequence[str], *keys: str) -> Styled:
     from .citations import references
 
     order = [r.key for r in references(result, cited)]
-    nums = ", ".join(str(order.index(k) + 1) for k in keys)
+    nums = ", ".join(str(n) for n in sorted(order.index(k) + 1 for k in keys))
     return Styled(rf"\cite{{{','.join(keys)}}}", "cite", f"[{nums}]")
 
 

@@ -82,7 +82,10 @@ def test_with_friedman_writes_the_section_and_its_paragraph(base_csv, tmp_path):
     assert len(paragraph.split()) <= 150
     # the numbered citations name the works of the report's references
     refs = _references(text)
-    assert refs[_cited(paragraph, "Friedman's test")[0]].startswith("M. Friedman.")
+    numbers = _cited(paragraph, "Friedman's test")
+    assert numbers == sorted(numbers)
+    authors = sorted(refs[n].split(". The ")[0].split(". Statistical")[0] for n in numbers)
+    assert authors == ["J. Demšar", "M. Friedman"]
     assert refs[_cited(paragraph, "post-hoc test")[0]].startswith("P. B. Nemenyi.")
     assert refs[_cited(paragraph, "Holm's correction")[0]].startswith("S. Holm.")
     assert (tmp_path / "r_md_figures" / "cd_nemenyi.svg").is_file()
