@@ -30,7 +30,8 @@ def stage_bar(
     label: str, stream: IO[str], *, fraction_known: bool, width: int = 30, leave: bool = True
 ) -> tqdm:
     """A tqdm bar for one stage: ``label... 42% |####      | 00:07`` when the stage reports
-    its fraction done (``update`` it in percent, out of 100), else ``label... 00:07`` (elapsed
+    its fraction done (``update`` it in percent, out of 100; ``set_postfix_str`` adds
+    ``, <text>`` after the clock), else ``label... 00:07`` (elapsed
     time only; ``refresh`` it to move the clock).
 
     tqdm is imported here, on the first bar: the command answers ``--help`` and refuses bad
@@ -39,7 +40,7 @@ def stage_bar(
     from tqdm import tqdm
 
     if fraction_known:
-        form = f"{{desc}}... {{percentage:3.0f}}% |{{bar:{width}}}| {{elapsed}}"
+        form = f"{{desc}}... {{percentage:3.0f}}% |{{bar:{width}}}| {{elapsed}}{{postfix}}"
     else:
         form = "{desc}... {elapsed}"
     return tqdm(

@@ -89,3 +89,73 @@ def test_quiet_progress_writes_nothing_even_on_a_terminal():
     quiet("sampling", 0.5)
     quiet.done("fitted in 1.0 s")
     assert stream.getvalue() == ""
+
+
+class _Clock:
+    """A clock that a test moves by hand."""
+
+    def __init__(self) -> None:
+        self.now = 1000.0
+
+    def __call__(self) -> float:
+        return self.now
+
+
+def test_cli_progress_says_the_time_left_of_a_long_stage_in_a_log():
+    stream, clock = io.StringIO(), _Clock()
+    progress = cli._Progress(stream, clock=clock)
+    # a stage at an even pace of 0.8 s per 1%, reported every 5%
+    for pct in range(0, 101, 5):
+        clock.now = 1000.0 + 0.8 * pct
+        progress("sampling", pct / 100)
+    progress.done()
+    lines = stream.getvalue().splitlines()
+    assert lines[0] == "sampling..."
+    # one line per tenth done, the time left at the pace so far (none at 5%: 4 s < ETA_AFTER)
+    left = [72, 64, 56, 48, 40, 32, 24, 16, 8]
+    assert lines[1:-1] == [
+        f"sampling {10 * tenth}% - about {s} s left" for tenth, s in enumerate(left, 1)
+    ]
+    assert lines[-1] == "sampling: done in 80.0 s"
+
+
+def test_cli_progress_time_left_follows_the_pace():
+    stream, clock = io.StringIO(), _Clock()
+    progress = cli._Progress(stream, clock=clock)
+    progress("sampling", 0.0)
+    clock.now += 60
+    progress("sampling", 0.2)  # 1 min for 20%: 4 min left
+    clock.now += 6
+    progress("sampling", 0.4)  # then faster: 66 s for 40%, 99 s (2 min) left
+    assert stream.getvalue().splitlines()[1:] == [
+        "sampling 20% - about 4 min left",
+        "sampling 40% - about 2 min left",
+    ]
+
+
+def test_a_short_stage_shows_no_time_left():
+    """A fit of a few seconds (or less) shows no estimate: too little to extrapolate from."""
+    stream, clock = io.StringIO(), _Clock()
+    progress = cli._Progress(stream, clock=clock)
+    for pct in range(0, 101, 10):
+        clock.now = 1000.0 + pct * 0.04  # 4 s in all
+        progress("sampling", pct / 100)
+    progress.done()
+    assert "left" not in stream.getvalue()
+    terminal = _Terminal()
+    progress = cli._Progress(terminal, clock=clock)
+    progress("sampling", 0.0)
+    progress("sampling", 0.5)
+    progress.done()
+    assert "left" not in terminal.getvalue()
+
+
+def test_cli_progress_shows_the_time_left_on_the_terminal_bar():
+    stream, clock = _Terminal(), _Clock()
+    progress = cli._Progress(stream, clock=clock)
+    progress("sampling", 0.0)
+    clock.now += 120
+    time.sleep(0.15)  # past the bar's shortest redraw interval
+    progress("sampling", 0.4)  # 2 min for 40%: 3 min left
+    progress.done()
+    assert re.search(r"sampling\.\.\.  40% \|.*\| \d\d:\d\d, about 3 min left", stream.getvalue())
