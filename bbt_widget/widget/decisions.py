@@ -82,8 +82,11 @@ class DecisionsView:
         try:
             summary = fitted.result.summary(rope=rope, hdi=w.hdi, control=control)
             mass = fitted.result.rope_mass(rope=rope, control=control)
+            unsettled = charts.unsettled_keys(fitted.result.unsettled(rope=rope, hdi=w.hdi))
             frames = {
-                "intervals": charts.interval_frame(summary, fitted.ranges, w.interpretation),
+                "intervals": charts.interval_frame(
+                    summary, fitted.ranges, w.interpretation, unsettled
+                ),
                 "overlap": charts.overlap_frame(summary, mass),
                 "rope": charts.rope_frame(rope, w.interpretation),
             }
@@ -93,7 +96,7 @@ class DecisionsView:
             w._controls.set_problem("view", f"could not redraw: {error_text(exc)}")
             return False
         if preview is None and w.interpretation in INTERPRETATIONS:
-            self.note_changes(fitted.result, summary)
+            self.note_changes(summary, unsettled)
         w.view_data = {name: charts.to_columns(frames[name]) for name in charts.VIEW_DATASETS}
         self.show_headline(fitted.result, summary if control is None else None)
         w.last_view_seconds = time.perf_counter() - started
@@ -118,22 +121,17 @@ class DecisionsView:
         )
         return True
 
-    def note_changes(self, result: BBTResult, summary: pd.DataFrame) -> None:
+    def note_changes(self, summary: pd.DataFrame, unsettled: set[tuple[str, str]]) -> None:
         """The claims this result flipped against the last one shown (trait claim_changes,
-        sent with the new result's data); none the first time."""
+        sent with the new result's data); none the first time. ``unsettled``: the
+        ``(pair key, rule)`` the Monte Carlo screen left open, named in the note."""
         w = self.w
         claims = claims_of(summary, w.interpretation)
         before, self.claims = self.claims, claims
         if before is None:
             return
-        changes = claim_changes(before, claims)
-        if changes:  # the Monte Carlo screen's open claims named, for the changed pairs only
-            rope = (w.rope_low, w.rope_high)
-            table = result.unsettled(rope=rope, hdi=w.hdi)
-            table = table[table["rule"] == w.interpretation]
-            keys = set(charts.unsettled_keys(table)) if len(table) else set()
-            changes = claim_changes(before, claims, {key for key, _ in keys})
-        w.claim_changes = changes
+        rule = w.interpretation
+        w.claim_changes = claim_changes(before, claims, {k for k, r in unsettled if r == rule})
 
     def show_headline(self, result: BBTResult, summary: pd.DataFrame | None) -> None:
         """The headline sentence of the decisions over every pair, and, the first time there

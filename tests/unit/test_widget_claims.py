@@ -97,3 +97,16 @@ def test_matrix_tooltips_in_words() -> None:
     assert open_claim["verdict_text"] == "no claim (unsettled at this precision)"
     strong = frame[(frame["interpretation"] == "strong") & (frame["row"] == "c")].iloc[0]
     assert strong["verdict_text"] == "no claim"  # unsettled under the weak rule only
+
+
+def test_interval_rows_name_an_unsettled_claim() -> None:
+    from bbt_widget.outputs.charts import interval_frame
+
+    s = _summary([("a", "b", "no claim"), ("a", "c", "no claim")])
+    ranges = pd.DataFrame({"pair": s["pair"], "alg_a": s["alg_a"], "alg_b": s["alg_b"]})
+    ranges["min"], ranges["max"] = 0.1, 0.9
+    frame = interval_frame(s, ranges, "weak", {(pair_key("a", "b"), "weak")})
+    assert list(frame["decision"]) == ["no claim (unsettled at this precision)", "no claim"]
+    assert list(frame["verdict"]) == ["no claim", "no claim"]  # its colour unchanged
+    strong = interval_frame(s, ranges, "strong", {(pair_key("a", "b"), "weak")})
+    assert list(strong["decision"]) == ["no claim", "no claim"]

@@ -19,7 +19,13 @@ from ...core.options import DEFAULT_HDI, DEFAULT_ROPE
 from ...core.palette import ROPE_REGION_COLORS
 from ...core.posterior import STRONG_THRESHOLD
 from .frames_ppc import ppc_frame
-from .pairs import decision_text, keys_and_labels, match_rows, pair_key, verdict_kind
+from .pairs import (
+    keys_and_labels,
+    match_rows,
+    pair_key,
+    verdict_kind,
+    verdict_words,
+)
 
 __all__ = [
     "FIT_DATASETS",
@@ -80,7 +86,10 @@ def range_frame(
 
 
 def interval_frame(
-    summary: pd.DataFrame, ranges: pd.DataFrame, interpretation: str = "weak"
+    summary: pd.DataFrame,
+    ranges: pd.DataFrame,
+    interpretation: str = "weak",
+    unsettled: set[tuple[str, str]] | frozenset[tuple[str, str]] = frozenset(),
 ) -> pd.DataFrame:
     """Rows of the P(a > b) interval chart, one per pair in summary order.
 
@@ -94,6 +103,9 @@ def interval_frame(
         range (min, max) of each pair's draws.
     interpretation
         ``"weak"`` or ``"strong"``: which decision column colours the pairs.
+    unsettled
+        ``(pair key, rule)`` of the claims the Monte Carlo screen left open
+        (:func:`~.pairs.unsettled_keys`): their decision says "unsettled at this precision".
 
     Returns
     -------
@@ -109,8 +121,8 @@ def interval_frame(
     keys, labels = keys_and_labels(frame)
     rows = match_rows(frame, ranges, "the range frame")
     decisions = [
-        decision_text(d, a, b)
-        for d, a, b in zip(frame[interpretation].to_numpy(), alg_a, alg_b, strict=True)
+        verdict_words(d, a, b, (key, interpretation) in unsettled)
+        for d, a, b, key in zip(frame[interpretation].to_numpy(), alg_a, alg_b, keys, strict=True)
     ]
     # made at once from the columns: built on every ROPE change, where adding them one by one
     # would copy the frame each time

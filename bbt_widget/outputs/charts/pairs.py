@@ -27,6 +27,7 @@ __all__ = [
     "pair_words",
     "unsettled_keys",
     "verdict_kind",
+    "verdict_words",
 ]
 
 
