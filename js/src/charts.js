@@ -123,7 +123,8 @@ export class ChartView {
   /**
    * @param {HTMLElement} container where the chart goes
    * @param {{onPair: (key: string) => void, onError: (msg: string) => void,
-   *          onRendered: (kind: string) => void, onDataset?: (name: string) => void}} hooks
+   *          onRendered: (kind: string) => void, onDataset?: (name: string) => void,
+   *          onAlgorithm?: (name: string) => void}} hooks
    */
   constructor(container, hooks, { required = "intervals", className = "bbt-vega", fit = true } = {}) {
     this.container = container;
@@ -275,6 +276,13 @@ export class ChartView {
         return;
       }
       const key = item?.datum?.key ?? "";
+      // A mark that stands for one algorithm (a ranking row, a point of the CD diagram)
+      // chooses that algorithm where the view asks for it ("Show pairs of").
+      const algorithm = item?.datum?.algorithm;
+      if (this.hooks.onAlgorithm && !key && typeof algorithm === "string" && algorithm !== "") {
+        this.hooks.onAlgorithm(algorithm);
+        return;
+      }
       this.hooks.onPair(typeof key === "string" ? key : "");
     });
     if (this._applySignals()) await view.runAsync();

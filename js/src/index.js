@@ -363,6 +363,12 @@ function render({ model, el }) {
       onPair: (key) => {
         if (key) setPair(key);
       },
+      // a click on an algorithm (ranking row, CD point) shows that algorithm's pairs
+      onAlgorithm: (name) => {
+        if (model.get("focus") === name) return;
+        model.set("focus", name);
+        model.save_changes();
+      },
       onError: (msg) => {
         error.textContent = `Ranking chart error: ${msg}`;
         error.hidden = false;

@@ -126,6 +126,22 @@ def test_matrix_cells_tell_and_select_and_changes_are_listed(
             timeout=STEP_TIMEOUT_MS,
         )
 
+    with checks.check("a click on an algorithm's point shows that algorithm's pairs"):
+        point = page.locator(".bbt-summary-charts g.mark-symbol path[aria-label*='algorithm']")
+        assert point.count() > 0
+        name = point.first.get_attribute("aria-label") or ""
+        point.first.scroll_into_view_if_needed()
+        box = point.first.bounding_box()
+        page.mouse.click(box["x"] + box["width"] / 2, box["y"] + box["height"] / 2)
+        focus = ast.literal_eval(
+            _kernel_value(page, "w.focus", until=lambda v: v not in ("''", '""'))
+        )
+        assert focus and focus in name, (focus, name)
+        page.evaluate(
+            """() => window.jupyterapp.shell.currentWidget.sessionContext.session.kernel
+                .requestExecute({ code: "w.focus = ''" }).done"""
+        )
+
     with checks.check("a change of the rule lists the claims it flipped"):
         expected = _kernel_value(
             page,
