@@ -19,11 +19,11 @@ a positive value favours its first algorithm (``a - b``, or ``b - a`` when lower
 from __future__ import annotations
 
 import functools
+import math
 from collections.abc import Sequence
 
 import numpy as np
 import pandas as pd
-from scipy import stats
 
 from ._common import Means, noise_level
 
@@ -59,12 +59,25 @@ def cliffs_delta(x: np.ndarray, y: np.ndarray, tol: float = 0.0) -> float:
     return float((below.sum() - above.sum()) / (x.size * y.size))
 
 
+@functools.lru_cache(maxsize=64)
+def _half_binomial_cdf(n: int) -> np.ndarray:
+    """P(X <= k) for k = 0..n, X ~ Binomial(n, 1/2), from the log pmf (the report's default
+    sections import no ``scipy.stats``: its import costs a fresh process a large part of a
+    second)."""
+    log_pmf = np.array(
+        [math.lgamma(n + 1) - math.lgamma(i + 1) - math.lgamma(n - i + 1) for i in range(n + 1)]
+    )
+    cdf = np.minimum(np.cumsum(np.exp(log_pmf - n * math.log(2.0))), 1.0)
+    cdf.flags.writeable = False  # shared through the cache
+    return cdf
+
+
 @functools.lru_cache(maxsize=256)
 def _order_rank(n: int, mass: float) -> int:
     """k of the median's interval [x_(k), x_(n-k+1)] (1-based order statistics): the largest
     k with P(Binomial(n, 1/2) <= k - 1) <= (1 - mass) / 2, at least 1 (the range) when even
     the range covers less than ``mass``."""
-    cdf = stats.binom.cdf(np.arange(n + 1), n, 0.5)
+    cdf = _half_binomial_cdf(n)
     return max(int(np.count_nonzero(cdf <= (1.0 - mass) / 2.0 + 1e-12)), 1)
 
 
@@ -82,7 +95,7 @@ def median_coverage(n: int, mass: float) -> float:
     """The coverage of :func:`median_interval` with ``n`` values: at least ``mass`` when
     ``n`` allows it (the range's coverage, ``1 - 2 / 2**n``, when it does not)."""
     k = _order_rank(n, float(mass))
-    return float(1.0 - 2.0 * stats.binom.cdf(k - 1, n, 0.5))
+    return float(1.0 - 2.0 * (_half_binomial_cdf(n)[k - 1] if k >= 1 else 0.0))
 
 
 def score_table(

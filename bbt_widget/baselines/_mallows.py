@@ -413,7 +413,7 @@ def _consensus(rank: np.ndarray, names: list[str]) -> tuple[Consensus, pd.DataFr
     )
 
 
-def _ranking(positions: np.ndarray, names: list[str], hdi: float, chains: int = 1) -> pd.DataFrame:
+def _ranking(positions: np.ndarray, names: list[str], hdi: float, chains: int) -> pd.DataFrame:
     """P(first) and expected rank per draw from ``positions`` [draw, algorithm, place] (the
     draws of ``chains`` chains one after the other)."""
     expected = positions @ np.arange(1, len(names) + 1, dtype=float)

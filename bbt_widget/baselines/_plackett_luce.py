@@ -394,7 +394,7 @@ def _expected_ranks(theta: np.ndarray) -> np.ndarray:
     return 1.0 + before.sum(axis=2) - 0.5  # the j = i term is 1/2
 
 
-def _ranking(theta: np.ndarray, names: list[str], hdi: float, chains: int = 1) -> pd.DataFrame:
+def _ranking(theta: np.ndarray, names: list[str], hdi: float, chains: int) -> pd.DataFrame:
     return ranking_table(names, theta, _expected_ranks(theta), hdi, chains)
 
 

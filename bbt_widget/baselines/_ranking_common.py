@@ -98,7 +98,7 @@ def ranking_table(
     p_first: np.ndarray,
     expected_rank: np.ndarray,
     hdi: float,
-    chains: int = 1,
+    chains: int,
 ) -> pd.DataFrame:
     """The ``ranking`` table from draws (along axis 0: ``chains`` chains one after the other)
     of each algorithm's probability of ranking first and of its expected rank: mean and HDI

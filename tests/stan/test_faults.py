@@ -340,7 +340,9 @@ for i, j in itertools.combinations(range(n_alg), 2):
     rows.append((f"a{i}", f"a{j}", w, 20 - w))
 table = pd.DataFrame(rows, columns=["alg1", "alg2", "win1", "win2"])
 before = psutil.Process().memory_info().rss
-res = bbt.fit(table, engine="pystan", seed=1, iter_warmup=300)
+# one round: the estimate is of a fit of the draws it is given (draws="auto" may add a
+# round within its own memory budget, SETTLE_MEMORY)
+res = bbt.fit(table, engine="pystan", seed=1, iter_warmup=300, draws="fixed")
 res.summary(); res.ranking(); res.diagnostics(); res.ppc_table()  # what the report computes
 # VmHWM: this process's own peak. ru_maxrss is not: Linux keeps across exec the peak of the
 # memory forked from the parent, so a child of a large pytest process reported the
