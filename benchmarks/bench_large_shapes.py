@@ -164,7 +164,8 @@ def run_case(name: str, what: str, command: list[str], timeout: int) -> dict[str
     load_before = os.getloadavg()
     start = time.perf_counter()
     done = subprocess.run(
-        ["nice", "-n", "19", "timeout", str(timeout), "/usr/bin/time", "-v", *command],
+        # time outside timeout: a case killed at its timeout still gives its peak memory
+        ["nice", "-n", "19", "/usr/bin/time", "-v", "timeout", str(timeout), *command],
         capture_output=True,
         text=True,
         check=False,
@@ -177,7 +178,7 @@ def run_case(name: str, what: str, command: list[str], timeout: int) -> dict[str
         "case": name,
         "what": what,
         "exit_status": done.returncode,
-        "timed_out": done.returncode == 124,
+        "timed_out": "exit status 124" in stderr or done.returncode == 124,
         "wall_seconds": round(wall, 1),
         "peak_memory_gb": round(int(peak_kb) / 2**20, 2) if peak_kb else None,
         "cpu_seconds": _cpu(stderr),
