@@ -55,7 +55,7 @@ def _pl(theta: np.ndarray) -> RankingModelResult:
     flat = theta.reshape(-1, theta.shape[-1])
     empty = pd.DataFrame(columns=["algorithm", "k", "p", "low", "high"])
     return RankingModelResult(
-        ranking=ranking_table(NAMES, flat, _expected_ranks(flat), 0.95),
+        ranking=ranking_table(NAMES, flat, _expected_ranks(flat), 0.95, theta.shape[0]),
         top_k=empty,
         before=pd.DataFrame(),
         ppc=pd.DataFrame(),
