@@ -256,7 +256,7 @@ def test_a_chart_spec_planted_in_a_shared_cache_is_ignored(team_cache):
     with pytest.warns(RuntimeWarning, match=rf"not cached: .*{team_cache} is writable"):
         spec = spec_cache.view_spec()
     # the spec built afresh (the linked pairwise view: intervals beside ROPE overlap)
-    assert "planted" not in spec and "hconcat" in spec and "datasets" in spec
+    assert "planted" not in spec and "hconcat" in spec and "params" in spec
     assert json.loads(path.read_text()) == planted  # neither read nor replaced
 
     # with the root made private, the folder and the file are still the other user's
