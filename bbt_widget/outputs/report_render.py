@@ -192,7 +192,7 @@ def _chart_builders(
             result, interpretation, highlight=highlight, rope=rope, hdi=hdi
         ),
         "decisions": lambda: charts.decision_matrix_chart(
-            charts.decision_frame(summary, order), counts
+            charts.decision_frame(summary, order), counts, clickable=False
         ),
         "intervals": intervals,
         "rope_overlap": overlap,

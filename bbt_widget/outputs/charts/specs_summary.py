@@ -170,7 +170,7 @@ def _interpretation_label(counts: pd.DataFrame) -> dict[str, str]:
 
 
 def decision_matrix_chart(
-    decisions: pd.DataFrame, counts: pd.DataFrame, *, size: int = 300
+    decisions: pd.DataFrame, counts: pd.DataFrame, *, size: int = 300, clickable: bool = True
 ) -> alt.FacetChart:
     """Pair x pair decisions, weak and strong side by side: cell (row, column) says whether
     the row algorithm is claimed better, worse, equivalent or neither.
@@ -183,6 +183,9 @@ def decision_matrix_chart(
         :func:`bbt_widget.outputs.charts.claim_counts` of the same summary (for the panel headers).
     size
         Target side of each matrix in pixels; cells are 5 to 18 px.
+    clickable
+        Whether the subtitle says a click highlights a pair (the widget); a static report's
+        chart cannot be clicked.
     """
     n = int(max(decisions["row_order"].max(), decisions["col_order"].max()) + 1)
     cell = int(min(18, max(5, size // max(n, 1))))
@@ -241,8 +244,8 @@ def decision_matrix_chart(
         title=alt.TitleParams(
             "Decisions per pair, weak and strong interpretation",
             subtitle=(
-                "rows and columns best first; read a cell as 'row vs column'; "
-                "click a cell to highlight its pair"
+                "rows and columns best first; read a cell as 'row vs column'"
+                + ("; click a cell to highlight its pair" if clickable else "")
             ),
             anchor="start",
         ),
