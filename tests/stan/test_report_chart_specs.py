@@ -78,7 +78,8 @@ def test_each_chart_is_valid_vega_lite_with_the_rows_it_draws(fits):
         "ranking": {(k, "p_best"), (1, None)},
         "cd_diagram": {(k, "role"), (k, "text")},
         "decisions": {(len(cells), "decision")},
-        "intervals": {(pairs, "median"), (1, "high"), (1, "x"), (1, None)},
+        # the ROPE band and the rule's threshold lines: one row each (3 weak, 4 strong)
+        "intervals": {(pairs, "median"), (None, "high"), (None, "line")},
         "rope_overlap": {(3 * pairs, "mass"), (1, "x")},
         "ppc": {(None, "x0")},
         "win_matrix": {(2 * pairs, "wins")},
