@@ -56,14 +56,13 @@ from ..core.fitting import DiagnosticsWarning
 from ..core.options import (
     DEFAULT_CHAINS,
     DEFAULT_DRAWS,
-    DRAWS_MODES,
     SETTLE_BUDGET,
     TTEST_HDI,
     DrawsMode,
 )
 from ..core.posterior import hdi_sorted
 from ..core.precision import DEFAULT_Z, mcse
-from ..core.settling import STAGE, draws_needed
+from ..core.settling import chains_to_add, check_draws, later_rounds
 from ..core.validation import DEFAULT_SEED, check_count, check_hdi, check_seed
 from ..engines.base import Draws, ProgressCallback, fresh_seed, joined, round_seed
 from ._correlated import student_regions
@@ -362,8 +361,7 @@ def sampler_settings(
 ) -> dict[str, Any]:
     """The checked sampler settings (``sampler`` among them); ``iter_warmup`` None is the
     sampler's default."""
-    if draws not in DRAWS_MODES:
-        raise ValueError(f"draws must be one of {', '.join(DRAWS_MODES)}, got {draws!r}")
+    check_draws(draws)
     if sampler not in SAMPLERS:
         raise ValueError(
             f"sampler must be one of {', '.join(map(repr, SAMPLERS))}; got {sampler!r}"
@@ -467,13 +465,8 @@ def _more_chains(draws: Draws, rope: float, first: int) -> int:
     _, wins, errors = _regions(draws, rope)
     near = pd.DataFrame({"value": wins, "threshold": DECISION_THRESHOLD, "mcse": errors})
     near = near[(near["value"] - DECISION_THRESHOLD).abs() < DEFAULT_Z * near["mcse"]]
-    if near.empty:
-        return 0
-    budget = SETTLE_BUDGET * first
-    if not (draws_needed(near, first, DEFAULT_Z) <= 4 * budget).any():
-        return 0
-    chains = int(draws.params["mu0"].shape[0])
-    return chains * (SETTLE_BUDGET - 1)
+    per_chain = first // int(draws.params["mu0"].shape[0])
+    return chains_to_add(near, first, per_chain, SETTLE_BUDGET * first, DEFAULT_Z)
 
 
 def fit_pair(
@@ -527,12 +520,7 @@ def fit_pair(
     if settings.get("draws", DEFAULT_DRAWS) == "auto":
         more = _more_chains(draws, rope, settings["chains"] * settings["iter_sampling"])
         if more:
-
-            def later(stage: str, fraction: float) -> None:
-                if progress is not None:
-                    progress(STAGE if stage == "sampling" else stage, fraction)
-
-            draws = joined(draws, draw(more, round_seed(seed, 1), later))
+            draws = joined(draws, draw(more, round_seed(seed, 1), later_rounds(progress)))
             rounds = 2
     settings = settings | {"rounds": rounds, "chains_drawn": int(draws.params["mu0"].shape[0])}
     p = {k: draws.params[k].reshape(-1, *draws.params[k].shape[2:]) for k in _PARAMS}

@@ -24,7 +24,6 @@ from .options import (
     DEFAULT_HYPERPRIOR,
     DEFAULT_MAX_TREEDEPTH,
     DEFAULT_TIES,
-    DRAWS_MODES,
     HYPERPRIORS,
     SETTLE_MEMORY,
     DrawsMode,
@@ -372,8 +371,7 @@ class PreparedFit:
         :class:`DiagnosticsWarning` when the diagnostics fail (``stacklevel`` as for
         ``warnings.warn`` called where this is). Iterations left at None are the engine's
         defaults (:func:`bbt_widget.engines.iterations`); ``draws`` as for :func:`fit`."""
-        if draws not in DRAWS_MODES:
-            raise ValueError(f"draws must be one of {', '.join(DRAWS_MODES)}, got {draws!r}")
+        settling.check_draws(draws)
         iter_warmup, iter_sampling = engines.iterations(self.engine, iter_warmup, iter_sampling)
         sampler = SamplerSettings(
             chains=chains,
@@ -386,21 +384,17 @@ class PreparedFit:
         self._warn_long_run(sampler, stacklevel + 1)
         checked = sampler.as_dict()
 
-        def more(chains: int, seed: int, stage: str = settling.STAGE) -> Draws:
-            def told(engine_stage: str, fraction: float) -> None:
-                if progress is not None:  # a later round's sampling, told as its own stage
-                    progress(stage if engine_stage == "sampling" else engine_stage, fraction)
-
+        def more(chains: int, seed: int, told: ProgressCallback | None) -> Draws:
             return engines.sample(
                 self.model,
                 self.stan_data,
                 engine=self.engine,
                 **(checked | {"chains": chains, "seed": seed}),
-                progress=told if progress is not None else None,
+                progress=told,
                 cancel=cancel,
             )
 
-        first = more(sampler.chains, checked["seed"], "sampling")
+        first = more(sampler.chains, checked["seed"], progress)
         run = {k: checked[k] for k in ("chains", "iter_warmup", "iter_sampling", "seed")}
         run |= {k: checked[k] for k in ("adapt_delta", "max_treedepth")}
         if draws == "fixed" or self.grouping is not None:
@@ -417,7 +411,7 @@ class PreparedFit:
                         "chains_drawn": drawn.params["beta"].shape[0],
                     },
                 ),
-                more,
+                lambda chains, seed: more(chains, seed, settling.later_rounds(progress)),
                 per_chain=sampler.iter_sampling,
                 seed=int(first.info.get("seed", checked["seed"])),
                 budget=self._settle_budget(sampler),

@@ -19,8 +19,8 @@ from collections.abc import Callable
 
 import pandas as pd
 
-from ..engines.base import Draws, joined, round_seed
-from .options import SETTLE_BUDGET
+from ..engines.base import Draws, ProgressCallback, joined, round_seed
+from .options import DRAWS_MODES, SETTLE_BUDGET
 from .result import BBTResult
 
 #: The progress stage of the later rounds (the first is the engine's "sampling").
@@ -74,16 +74,44 @@ def settle(
     """
     result = result_of(first, 1)
     drawn = int(first.params["beta"].shape[0]) * per_chain
-    open_claims = result.unsettled(z=z)
-    if open_claims.empty or not (draws_needed(open_claims, drawn, z) <= _HOPELESS * budget).any():
-        return result
-    # one round up to the whole budget, not just to what the open claims seem to need: the
-    # precision a claim is judged at is then the same whatever the seed, so only a claim
-    # whose distance to its threshold is close to z MCSE at the budget can change
-    chains = (budget - drawn) // per_chain
+    chains = chains_to_add(result.unsettled(z=z), drawn, per_chain, budget, z)
     if chains < 1:
         return result
     return result_of(joined(first, more(chains, round_seed(seed, 1))), 2)
+
+
+def chains_to_add(
+    open_claims: pd.DataFrame, drawn: int, per_chain: int, budget: int, z: float
+) -> int:
+    """The chains of the second round (0: none): up to the whole ``budget`` of draws when some
+    open claim (rows with ``value``, ``threshold``, ``mcse``) could settle within it, none
+    when every claim is settled or each would need many budgets (it sits on its threshold).
+
+    One round up to the whole budget, not just to what the open claims seem to need: the
+    precision a claim is judged at is then the same whatever the seed, so only a claim whose
+    distance to its threshold is close to ``z`` MCSE at the budget can change."""
+    if open_claims.empty or not (draws_needed(open_claims, drawn, z) <= _HOPELESS * budget).any():
+        return 0
+    return max((budget - drawn) // per_chain, 0)
+
+
+def check_draws(draws: str) -> None:
+    """Refuse a ``draws`` that is not one of :data:`~.options.DRAWS_MODES`."""
+    if draws not in DRAWS_MODES:
+        raise ValueError(f"draws must be one of {', '.join(DRAWS_MODES)}, got {draws!r}")
+
+
+def later_rounds(progress: ProgressCallback | None) -> ProgressCallback | None:
+    """``progress`` for a later round's sampling: told as its own stage (:data:`STAGE`), so
+    that each stage's fraction still runs from 0 to 1 once."""
+    if progress is None:
+        return None
+    told = progress
+
+    def relabelled(stage: str, fraction: float) -> None:
+        told(STAGE if stage == "sampling" else stage, fraction)
+
+    return relabelled
 
 
 def settle_budget(first_draws: int, bytes_per_draw: float, memory: int) -> int:
