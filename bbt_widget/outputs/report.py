@@ -276,7 +276,7 @@ def _sampler(result: BBTResult) -> list[str | Styled]:
     s = result.settings
     engine = s["engine"]
     # draws="auto" may have added chains until the claims settled: the chains kept are told
-    runs = f"{s.get('chains_drawn') or s['chains']} chains of {s['iter_warmup']} warm-up and "
+    runs = f"{_chains_kept(result)} chains of {s['iter_warmup']} warm-up and "
     runs += str(s["iter_sampling"])
     software = f"bbt-widget {package_version('bbt-widget')}"
     if engine == "numpy" and "independence" in str(result.draws.info.get("kernel")).split("+"):
@@ -401,11 +401,16 @@ def precision_sentence(
     )
 
 
+def _chains_kept(result: BBTResult) -> int:
+    """The chains the fit kept: ``draws="auto"`` may have added some to the first round's."""
+    s = result.settings
+    return int(s.get("chains_drawn") or s.get("chains") or 0)
+
+
 def _draws_phrase(result: BBTResult) -> str:
     """How many draws the fit kept, and why (the rounds of ``draws="auto"``)."""
     s = result.settings
-    chains = int(s.get("chains_drawn") or s.get("chains") or 0)
-    total = chains * int(s.get("iter_sampling") or 0)
+    total = _chains_kept(result) * int(s.get("iter_sampling") or 0)
     if s.get("draws") == "auto" and int(s.get("rounds") or 1) > 1:
         return f"{total} draws (sampling went on while a claim could still settle)"
     return f"{total} draws"
