@@ -10,11 +10,14 @@ import shlex
 import sys
 import tempfile
 from pathlib import Path
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 import pandas as pd
 
 from .common import InputError, as_options
+
+if TYPE_CHECKING:
+    from bbt_widget.core.data import TidyResults
 
 
 def read_results(path: str, sep: str | None = None, decimal: str | None = None) -> pd.DataFrame:
@@ -89,13 +92,16 @@ def check_summaries(args: argparse.Namespace) -> None:
         ) from None
 
 
-def check_before_fit(df: pd.DataFrame, args: argparse.Namespace, dataset: str | None) -> list[str]:
+def check_before_fit(
+    df: pd.DataFrame, args: argparse.Namespace, dataset: str | None
+) -> tuple[TidyResults, list[str]]:
     """Every data and model option checked against the data before the (slow) fits start.
 
-    Counting the wins reads and validates the results exactly as ``fit`` will (layout, d_min,
-    paired mode), in milliseconds. Returns the algorithms, for options that name one.
+    Reads the results once, as ``fit`` would, and counts the wins (layout, d_min, paired
+    mode), in milliseconds. Returns the results as read, for the fits and the other methods
+    to take as they are, and the algorithms, for options that name one.
     """
-    from bbt_widget.core.data import check_count, check_seed
+    from bbt_widget.core.data import as_tidy, check_count, check_seed
     from bbt_widget.core.settings import PriorSettings
     from bbt_widget.core.wintable import win_table
 
@@ -104,8 +110,11 @@ def check_before_fit(df: pd.DataFrame, args: argparse.Namespace, dataset: str | 
             check_count(getattr(args, name), "--" + name.replace("_", "-"))
     check_seed(args.seed)
     PriorSettings(args.hyperprior, args.prior_scale)
+    layout = layout_options(args, dataset)
+    counting = {k: layout.pop(k) for k in ("d_min", "paired", "tie_threshold")}
     try:
-        table = win_table(df, ties=None, **layout_options(args, dataset))
+        tidy = as_tidy(df, **layout)
+        table = win_table(tidy, ties=None, **counting)
     except (TypeError, ValueError) as err:  # a text column read as an algorithm's scores
         hint = long_form_hint(df, args) if args.algorithm is None else None
         if hint is None:
@@ -117,7 +126,7 @@ def check_before_fit(df: pd.DataFrame, args: argparse.Namespace, dataset: str | 
             "no pair of algorithms has a result on a common data set, so there is nothing to "
             "fit; check --dataset (which column names the data sets)"
         )
-    return pd.unique(table[["alg1", "alg2"]].to_numpy().ravel()).tolist()
+    return tidy, pd.unique(table[["alg1", "alg2"]].to_numpy().ravel()).tolist()
 
 
 def long_form_hint(df: pd.DataFrame, args: argparse.Namespace) -> str | None:

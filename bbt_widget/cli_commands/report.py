@@ -60,7 +60,12 @@ def _report(args: argparse.Namespace) -> int:
     from bbt_widget.engines.base import EngineError
     from bbt_widget.outputs.export import ChartRenderWarning, prestart_renderer
     from bbt_widget.outputs.report import REPORT_FORMATS, tables_folder
-    from bbt_widget.outputs.report_build import check_methods, start_methods
+    from bbt_widget.outputs.report_build import (
+        check_methods,
+        keeping_posterior,
+        report_of_fit,
+        start_methods,
+    )
 
     out = Path(args.output)
     check_output(out, args.output, REPORT_FORMATS)
@@ -75,12 +80,12 @@ def _report(args: argparse.Namespace) -> int:
     check_summaries(args)
     check_adapt_delta(args.adapt_delta)
     check_max_treedepth(args.max_treedepth)
-    algorithms = check_before_fit(df, args, dataset)
+    tidy, algorithms = check_before_fit(df, args, dataset)  # read once, for every fit
     check_control(args.control, algorithms)
     check_highlight(args.highlight, algorithms)
     layout = layout_options(args, dataset)
     methods = check_methods(
-        df, layout, path=out, methods=args.with_methods, robustness=args.robustness, rho=args.rho
+        tidy, layout, path=out, methods=args.with_methods, robustness=args.robustness, rho=args.rho
     )
     progress = Silent() if args.quiet else Progress()
     start = time.perf_counter()
@@ -88,11 +93,11 @@ def _report(args: argparse.Namespace) -> int:
         compile_models(models, args.engine, progress)
         get_ready(models, args.engine, methods)
         # the other methods' chains start now and run beside the fit's
-        start_methods(df, layout, methods=methods, hdi=args.hdi, **model_options(args))
+        started = start_methods(tidy, methods=methods, hdi=args.hdi, **model_options(args))
         with warnings.catch_warnings(record=True) as caught:
             warnings.simplefilter("always")
             res = bbt.fit(
-                df if args.group is None else given,
+                tidy if args.group is None else given,
                 **layout,
                 group=args.group,
                 **model_options(args),
@@ -102,13 +107,11 @@ def _report(args: argparse.Namespace) -> int:
             )
             took = time.perf_counter() - start
             progress.done(f"fitted in {took:.1f} s with {res.engine}, seed {res.settings['seed']}")
-            from bbt_widget.outputs.report_build import keeping_posterior
-
             with keeping_posterior(res, out):
-                bbt.report.write(
+                report_of_fit(
                     res,
                     out,
-                    data=df,
+                    data=tidy,
                     methods=methods or "none",
                     robustness=args.robustness,
                     rho=args.rho,
@@ -120,16 +123,13 @@ def _report(args: argparse.Namespace) -> int:
                     provenance={"command": args.reproduce, "input": Path(args.results).name},
                     progress=progress,
                     log=progress.done,
+                    started=started,
                 )
             progress.done()
     except EngineError as err:
         progress.done()
         print(f"\nbbt-widget: the Stan engine failed: {err}", file=sys.stderr)
         return EXIT_ENGINE
-    finally:
-        # a fit started beside this one and never taken (the command failed first) is
-        # not left for a later call in this process
-        engines.forget_ahead()
     # what the data may hide (groups that never met, suspicious columns) is said; failed
     # diagnostics are reported with the exit code at the end
     for w in caught:

@@ -30,6 +30,7 @@ __all__ = [
     "DEFAULT_SEED",
     "DEFAULT_TIES",
     "DEFAULT_TIE_THRESHOLD",
+    "DEFAULT_TITLE",
     "DRAWS_MODES",
     "D_MIN_RANGE",
     "D_MIN_STEP",
@@ -229,6 +230,8 @@ def resolve_interpretation(interpretation: str, n_algorithms: int) -> Interpreta
 #: The paper's region of practical equivalence for P(a > b), and HDI mass.
 DEFAULT_ROPE: tuple[float, float] = (0.45, 0.55)
 DEFAULT_HDI = 0.89
+#: A report's title unless one is given.
+DEFAULT_TITLE = "Bayesian Bradley-Terry comparison"
 #: The HDI mass of the Bayesian t-tests of the baselines (correlated, hierarchical): the
 #: posterior probability at which those tests decide (0.95, Benavoli et al. 2017), where
 #: BBT's summaries keep the paper's 0.89.

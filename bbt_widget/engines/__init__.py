@@ -28,7 +28,7 @@ import os
 import threading
 import time
 import warnings
-from collections.abc import Callable, Mapping
+from collections.abc import Mapping
 from concurrent.futures import ThreadPoolExecutor
 from concurrent.futures import TimeoutError as FutureTimeout
 from typing import Any
@@ -41,7 +41,6 @@ from ..core.options import (
     DEFAULT_MAX_TREEDEPTH,
 )
 from ..core.validation import check_count, check_seed
-from . import _ahead
 from ._programs import check_model, prepare_data, program_hash, stan_program
 from .base import (
     Draws,
@@ -68,7 +67,6 @@ __all__ = [
     "compile_model",
     "compile_models",
     "compiles_in_parallel",
-    "forget_ahead",
     "get",
     "iterations",
     "laplace",
@@ -81,9 +79,7 @@ __all__ = [
     "shutdown",
     "spare_workers",
     "stan_program",
-    "start_ahead",
     "stop_all",
-    "take_ahead",
 ]
 
 #: Engine names: the numpy engine, then the Stan engines in the order "auto" prefers them.
@@ -492,29 +488,6 @@ def sample(
     draws.timings["total"] = time.perf_counter() - start
     draws.info["engine_requested"] = engine
     return draws
-
-
-def start_ahead(key: str, run: Callable[[ProgressCallback], Any]) -> None:
-    """Start ``run(progress)`` now, in a daemon thread, for a later :func:`take_ahead` with
-    the same ``key``: a fit made in this process while another waits for Stan (the report's
-    Plackett-Luce model, sampled in numpy during the BBT fit). ``key`` must say everything the
-    result depends on; ``run`` gets a ``progress(stage, fraction)`` whose ``"sampling"``
-    fractions the taker is shown. A key already started is left running as it is."""
-    _ahead.start(key, run)
-
-
-def take_ahead(key: str, progress: ProgressCallback | None = None) -> Any | None:
-    """The result of the fit :func:`start_ahead` started under ``key``, once it ends (its
-    error raised here), or ``None`` when none was started; each is taken once. While
-    waiting, ``progress`` gets ``("sampling", f)`` from this thread."""
-    return _ahead.take(key, progress)
-
-
-def forget_ahead() -> None:
-    """Forget the fits :func:`start_ahead` started that nothing
-    took (they run to their end unused): what a caller that started some calls when it is
-    done, whether it took them or failed before."""
-    _ahead.forget()
 
 
 def laplace(

@@ -9,21 +9,20 @@ so the same data, options and seed give the same report either way.
 from __future__ import annotations
 
 import contextlib
-import functools
-import hashlib
 import inspect
-import json
 import math
 import time
 from collections.abc import Callable, Iterator, Mapping, Sequence
 from pathlib import Path
-from typing import TYPE_CHECKING, Any, ParamSpec, TypeVar
+from typing import TYPE_CHECKING, Any
 
 import numpy as np
 import pandas as pd
 
-from ..core.options import DEFAULT_HDI, DEFAULT_INTERPRETATION, DEFAULT_ROPE
+from ..core.data import TidyResults, as_tidy
+from ..core.options import DEFAULT_HDI, DEFAULT_INTERPRETATION, DEFAULT_ROPE, DEFAULT_TITLE
 from ._atomic import missing_folder
+from .side_fits import SideFit
 
 # the report writer and its sections (Altair) are imported where used: the command line
 # checks its options with this module before the fit and imports those meanwhile
@@ -85,7 +84,7 @@ def methods_from(words: str | Sequence[str] | None) -> list[str] | None:
 
 
 def check_methods(
-    data: pd.DataFrame,
+    data: pd.DataFrame | TidyResults,
     layout: Mapping[str, Any],
     *,
     path: str | Path,
@@ -104,8 +103,8 @@ def check_methods(
     Parameters
     ----------
     data, layout
-        The results and how to read them (``dataset``, ``algorithm``, ``fold``, ``score``,
-        ``lower_is_better``), as given to the fit.
+        The results (a table or as read) and how to read them (``dataset``, ``algorithm``,
+        ``fold``, ``score``, ``lower_is_better``), as given to the fit.
     path
         The report file (its format decides the default methods).
 
@@ -116,10 +115,10 @@ def check_methods(
     """
     # the checks read the data alone: the methods themselves (Altair, SciPy) are imported
     # where they run, so that the command line can import them while it fits
-    from ..core.data import MIN_RANKED_DATASETS, tidy_results
+    from ..core.data import MIN_RANKED_DATASETS
     from ..lab.influence import MIN_DATASETS
 
-    tidy = tidy_results(
+    tidy = as_tidy(
         data,
         **{k: layout.get(k) for k in _LAYOUT if k != "lower_is_better"},
         lower_is_better=bool(layout.get("lower_is_better")),
@@ -167,7 +166,7 @@ def check_methods(
 
         try:  # every pair has enough data sets with common folds
             check_pairs(
-                data,
+                tidy,
                 **{k: layout.get(k) for k in _LAYOUT if k != "lower_is_better"},
                 lower_is_better=bool(layout.get("lower_is_better")),
                 rho=rho,
@@ -193,46 +192,31 @@ def ranking_sampler(sampler: Mapping[str, Any]) -> dict[str, Any]:
 
 
 def start_methods(
-    data: pd.DataFrame,
-    layout: Mapping[str, Any],
+    data: TidyResults,
     *,
     methods: Sequence[str],
     hdi: float = DEFAULT_HDI,
     **sampler: Any,
-) -> None:
+) -> SideFit | None:
     """Start now, in the background, the other methods' fits that :func:`optional_sections`
-    will make with the same data, layout, ``hdi`` and sampler settings (those the BBT fit
-    will record: ``engine``, ``chains``, ``iter_warmup``, ``iter_sampling``, ``seed``; other
-    keywords of the fit are ignored): called before the BBT fit, they run while it waits
-    for Stan, and :func:`optional_sections` takes their results
-    (:func:`bbt_widget.engines.take_ahead`). Now the Plackett-Luce model, whose sampler
-    (numpy) and summaries use this process while the fit's chains run in Stan's (the
-    hierarchical t-test's pairs already run several at once)."""
+    will make with the same results, ``hdi`` and sampler settings (those the BBT fit will
+    record: ``engine``, ``chains``, ``iter_warmup``, ``iter_sampling``, ``seed``; other
+    keywords of the fit are ignored), so that they run during the BBT fit; hand what this
+    returns to :func:`optional_sections`. Now the Plackett-Luce model (None when it is not
+    among ``methods``, or without a seed: the fit draws one, which is not known yet)."""
     if "plackett-luce" not in methods or sampler.get("seed") is None:
-        return  # without a seed the fit draws one, which is not known yet
-    from .. import engines
+        return None
     from ..baselines._plackett_luce import ranking_model
 
-    key, options = _ranking_request(data, layout, hdi, sampler)
-    engines.start_ahead(key, lambda progress: ranking_model(data, progress=progress, **options))
+    options = _ranking_options(data, hdi, sampler)
+    return SideFit(lambda progress: ranking_model(data, progress=progress, **options), options)
 
 
-def _ranking_request(
-    data: pd.DataFrame, layout: Mapping[str, Any], hdi: float, sampler: Mapping[str, Any]
-) -> tuple[str, dict[str, Any]]:
-    """The keywords of the report's Plackett-Luce fit (:func:`ranking_sampler`; its Gibbs
-    sampler has no engine) and the key of that request: the results' content (their
-    columns, types and a hash of every cell) and the keywords."""
-    options = {k: layout.get(k) for k in _LAYOUT} | {"hdi": float(hdi)}
-    options |= {k: v for k, v in ranking_sampler(sampler).items() if k != "engine"}
-    try:
-        cells = pd.util.hash_pandas_object(data, index=True)
-    except TypeError:  # unhashable cells (lists, dicts) in a column the fits do not read
-        cells = pd.util.hash_pandas_object(data.astype(str), index=True)
-    digest = hashlib.sha256(cells.to_numpy().tobytes())
-    digest.update(json.dumps([[str(c), str(t)] for c, t in data.dtypes.items()]).encode())
-    key = json.dumps(["plackett-luce", digest.hexdigest(), options], sort_keys=True)
-    return key, options
+def _ranking_options(data: TidyResults, hdi: float, sampler: Mapping[str, Any]) -> dict[str, Any]:
+    """The keywords of the report's Plackett-Luce fit of ``data`` (:func:`ranking_sampler`;
+    its Gibbs sampler has no engine)."""
+    options: dict[str, Any] = {"hdi": float(hdi)}
+    return options | {k: v for k, v in ranking_sampler(sampler).items() if k != "engine"}
 
 
 def _stage(progress: ProgressCallback | None, name: str) -> ProgressCallback | None:
@@ -248,8 +232,7 @@ def _stage(progress: ProgressCallback | None, name: str) -> ProgressCallback | N
 
 def optional_sections(
     result: BBTResult,
-    data: pd.DataFrame,
-    layout: Mapping[str, Any],
+    data: TidyResults,
     *,
     methods: Sequence[str],
     robustness: bool,
@@ -259,13 +242,15 @@ def optional_sections(
     interpretation: str,
     progress: ProgressCallback | None = None,
     log: Callable[[str], None] | None = None,
+    started: SideFit | None = None,
 ) -> list[Section]:
     """The report's optional sections: robustness (a sweep over the analysis choices and the
     influence of each data set) and the other ``methods`` (checked by :func:`check_methods`)
-    on ``data``, the results ``result`` was fitted on, read as ``layout`` says.
+    on ``data``, the results ``result`` was fitted on, as read once for the whole report.
 
     ``interpretation`` is the rule the report uses (``"weak"`` or ``"strong"``); ``progress``
-    gets each step's stages, ``log`` a line when a step is done (what it did, how long).
+    gets each step's stages, ``log`` a line when a step is done (what it did, how long);
+    ``started``: the side fit :func:`start_methods` started for this report, if any.
     """
     from ..baselines._plackett_luce import ranking_model
     from ..core.groups import results_only
@@ -275,7 +260,8 @@ def optional_sections(
     from .report_groups import group_mapping, group_sweep_section, influence_not_computed
 
     s = result.settings
-    layout = {k: layout.get(k) for k in _LAYOUT}
+    # how the results were read: the methods that take the layout are given that very one
+    layout = {k: getattr(data.read_with, k) for k in _LAYOUT}
     sampler = {k: s[k] for k in _SAMPLER}
     tell = log or (lambda line: None)
     out: list[Section] = []
@@ -331,13 +317,12 @@ def optional_sections(
             out.append(rs.influence_section(infl))
     ranking_models = []
     if "plackett-luce" in methods:
-        from .. import engines
-
         start = time.perf_counter()
-        key, options = _ranking_request(data, layout, hdi, sampler)
+        options = _ranking_options(data, hdi, sampler)
         stage = _stage(progress, "Plackett-Luce")
         # the fit start_methods started with these very options, or else one now
-        pl = engines.take_ahead(key, stage) or ranking_model(data, progress=stage, **options)
+        taken = started.take(options, stage) if started is not None else None
+        pl = taken or ranking_model(data, progress=stage, **options)
         tell(f"Plackett-Luce: fitted in {time.perf_counter() - start:.1f} s")
         ranking_models.append(pl)
     if "mallows" in methods:
@@ -418,14 +403,14 @@ def optional_sections(
     return out
 
 
-def _results_of(result: BBTResult, data: pd.DataFrame | None) -> pd.DataFrame | None:
-    """The results the other methods read: ``data`` when given, else the fit's own tidy
-    results as they were read (``None`` for a fit of a ready win table)."""
-    if data is not None:
-        return data
-    if result.tidy is None:
-        return None
-    return result.tidy.frame
+def _results_of(result: BBTResult, data: pd.DataFrame | TidyResults | None) -> TidyResults | None:
+    """The results the other methods read, read once: ``data`` when given (a table read with
+    the fit's own layout settings), else the fit's own results as it read them (``None`` for
+    a fit of a ready win table)."""
+    if data is None:
+        return result.tidy
+    layout: dict[str, Any] = {k: result.settings.get(k) for k in _LAYOUT}
+    return as_tidy(data, **layout)
 
 
 def write_metrics(
@@ -512,27 +497,6 @@ def _metrics_seed(compared: MetricsResult) -> str:
     )
 
 
-_P = ParamSpec("_P")
-_R = TypeVar("_R")
-
-
-def _forgets_unused_fits(func: Callable[_P, _R]) -> Callable[_P, _R]:
-    """``func``, then the fits started ahead for it (:func:`start_methods`) that it did not
-    take are forgotten, whether it returned or raised: none is left for a later report."""
-
-    @functools.wraps(func)
-    def wrapper(*args: _P.args, **kwargs: _P.kwargs) -> _R:
-        try:
-            return func(*args, **kwargs)
-        finally:
-            from .. import engines
-
-            engines.forget_ahead()
-
-    return wrapper
-
-
-@_forgets_unused_fits
 def write(
     result_or_data: BBTResult | pd.DataFrame,
     path: str | Path,
@@ -545,7 +509,7 @@ def write(
     hdi: float = DEFAULT_HDI,
     interpretation: str = DEFAULT_INTERPRETATION,
     control: str | None = None,
-    title: str = "Bayesian Bradley-Terry comparison",
+    title: str = DEFAULT_TITLE,
     provenance: Mapping[str, str] | None = None,
     progress: ProgressCallback | None = None,
     log: Callable[[str], None] | None = None,
@@ -627,24 +591,37 @@ def write(
         layout: dict[str, Any] = {k: fit_options.get(k) for k in _LAYOUT}
         layout["lower_is_better"] = bool(layout["lower_is_better"])
         resolve_interpretation(interpretation, 2)  # checked before the fit
+        # read once: the checks, the fit and every other method take these very results
+        tidy = as_tidy(data, **layout, sd=fit_options.get("sd"))
         chosen = check_methods(
-            data, layout, path=path, methods=methods, robustness=robustness, rho=rho
+            tidy, layout, path=path, methods=methods, robustness=robustness, rho=rho
         )
         if highlight is not None:  # the names, checked before the fit
-            from ..core.data import tidy_results
-
-            _check_highlight(highlight, tidy_results(data, **layout).algorithms)
-        start_methods(data, layout, methods=chosen, hdi=hdi, **_fit_sampler(fit_options))
-        result = fit(given, progress=progress, **fit_options)
+            _check_highlight(highlight, tidy.algorithms)
+        started = start_methods(tidy, methods=chosen, hdi=hdi, **_fit_sampler(fit_options))
+        # the group model reads its groups from the table's group column
+        fitted = tidy if fit_options.get("group") is None else given
+        options = fit_options if fitted is given else _without_layout(fit_options)
+        result = fit(fitted, progress=progress, **options)
         with keeping_posterior(result, path):
-            return _report_of(
-                result, path, data, methods, robustness, rho, rope, hdi, interpretation,
-                control, title, provenance, progress, log, highlight,
+            return report_of_fit(
+                result, path, data=tidy, methods=methods, robustness=robustness, rho=rho,
+                rope=rope, hdi=hdi, interpretation=interpretation, control=control, title=title,
+                provenance=provenance, progress=progress, log=log, highlight=highlight,
+                started=started,
             )  # fmt: skip
-    return _report_of(
-        result, path, data, methods, robustness, rho, rope, hdi, interpretation, control,
-        title, provenance, progress, log, highlight,
+    return report_of_fit(
+        result, path, data=data, methods=methods, robustness=robustness, rho=rho, rope=rope,
+        hdi=hdi, interpretation=interpretation, control=control, title=title,
+        provenance=provenance, progress=progress, log=log, highlight=highlight,
     )  # fmt: skip
+
+
+def _without_layout(fit_options: Mapping[str, Any]) -> dict[str, Any]:
+    """The fit's keywords but those that say how to read the results (they were read)."""
+    from ..core.data import LAYOUT_KEYS
+
+    return {k: v for k, v in fit_options.items() if k not in LAYOUT_KEYS}
 
 
 @contextlib.contextmanager
@@ -690,10 +667,11 @@ def keep_posterior(result: BBTResult, path: str | Path, *, beside: bool = True) 
     return "the fit's posterior draws could not be saved (no folder could be written)"
 
 
-def _report_of(
+def report_of_fit(
     result: BBTResult,
     path: str | Path,
-    data: pd.DataFrame | None,
+    *,
+    data: pd.DataFrame | TidyResults | None,
     methods: str | Sequence[str] | None,
     robustness: bool,
     rho: float | None,
@@ -701,28 +679,20 @@ def _report_of(
     hdi: float,
     interpretation: str,
     control: str | None,
-    title: str,
+    title: str = DEFAULT_TITLE,
     provenance: Mapping[str, str] | None,
     progress: ProgressCallback | None,
     log: Callable[[str], None] | None,
     highlight: str | Sequence[str] | None,
+    started: SideFit | None = None,
 ) -> Path:
-    """The report of a fit (what :func:`write` does once it has one)."""
+    """The report of a fit: what :func:`write` does once it has one (its keywords), with
+    the side fit :func:`start_methods` started before the fit (``started``), if any."""
     from ..core.group_result import GroupedBBTResult
     from ..core.options import resolve_interpretation
     from .report_render import ChartsAhead, start_charts, write_report
 
     results = _results_of(result, data)
-    if data is None and result.tidy is not None:  # the fit's tidy frame: its own column names
-        layout = {
-            "dataset": "dataset",
-            "algorithm": "algorithm",
-            "fold": "fold",
-            "score": "score",
-            "lower_is_better": result.tidy.lower_is_better,
-        }
-    elif results is not None:
-        layout = {k: result.settings.get(k) for k in _LAYOUT}
     rule = resolve_interpretation(interpretation, len(result.algorithms)).rule
     rope = (float(rope[0]), float(rope[1]))
     ahead: ChartsAhead | None = None
@@ -736,7 +706,7 @@ def _report_of(
         sections: list[Section] = []
     else:
         chosen = check_methods(
-            results, layout, path=path, methods=methods, robustness=robustness, rho=rho
+            results, {}, path=path, methods=methods, robustness=robustness, rho=rho
         )
         if chosen or robustness:  # the charts every report has render while those run
             ahead = start_charts(
@@ -752,7 +722,6 @@ def _report_of(
             sections = optional_sections(
                 result,
                 results,
-                layout,
                 methods=chosen,
                 robustness=robustness,
                 rho=rho,
@@ -761,6 +730,7 @@ def _report_of(
                 interpretation=rule,
                 progress=progress,
                 log=log,
+                started=started,
             )
         except BaseException:
             if ahead is not None:  # no report: its renderer ends now

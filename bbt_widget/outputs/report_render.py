@@ -39,7 +39,13 @@ import jinja2
 import pandas as pd
 from markupsafe import Markup
 
-from ..core.options import DEFAULT_HDI, DEFAULT_INTERPRETATION, DEFAULT_ROPE, resolve_interpretation
+from ..core.options import (
+    DEFAULT_HDI,
+    DEFAULT_INTERPRETATION,
+    DEFAULT_ROPE,
+    DEFAULT_TITLE,
+    resolve_interpretation,
+)
 from ..core.validation import check_algorithms
 from ..core.wintable import count_wins, with_raw_counts
 from . import charts, export
@@ -316,7 +322,7 @@ def write_report(
     hdi: float = DEFAULT_HDI,
     interpretation: str = DEFAULT_INTERPRETATION,
     control: str | None = None,
-    title: str = "Bayesian Bradley-Terry comparison",
+    title: str = DEFAULT_TITLE,
     provenance: Mapping[str, str] | None = None,
     sections: Sequence[Section] = (),
     highlight: str | Sequence[str] | None = None,

@@ -1,8 +1,8 @@
-"""What the report runs beside its BBT fit and what a one-shot command leaves out: a fit
-started ahead (``engines.start_ahead``) gives its result once, to the call with its key;
-the report starts its Plackett-Luce fit before the BBT fit and takes it afterwards; without
-spare workers (``engines.spare_workers(False)``, as ``bbt-widget
-report`` sets) a fit's end starts no worker process."""
+"""What the report runs beside its BBT fit and what a one-shot command leaves out: a side
+fit (``outputs.side_fits.SideFit``) gives its result to the call that asks for what it was
+started with; the report reads its results once, starts its Plackett-Luce fit before the
+BBT fit and takes it afterwards; without spare workers (``engines.spare_workers(False)``, as
+``bbt-widget report`` sets) a fit's end starts no worker process."""
 
 from __future__ import annotations
 
@@ -18,43 +18,34 @@ import pytest
 
 import bbt_widget as bbt
 from bbt_widget import engines
-from bbt_widget.engines import _ahead
+from bbt_widget.outputs import report_build
+from bbt_widget.outputs.side_fits import SideFit
 
 REPO = Path(__file__).resolve().parents[2]
 _SHORT = {"chains": 2, "iter_warmup": 200, "iter_sampling": 200}
 _DATA = {"n_alg": 3, "i1": [1, 1, 2], "i2": [2, 3, 3], "win1": [7, 2, 11], "win2": [14, 19, 10]}
 
 
-def test_a_fit_started_ahead_gives_its_result_once_to_the_call_with_its_key():
+def test_a_side_fit_gives_its_result_to_the_call_asking_for_its_options():
     seen = []
 
     def run(progress):
         progress("sampling", 0.5)
         return ("result", 7)
 
-    engines.start_ahead("fit-7", run)
-    assert "fit-7" in _ahead._started
-    engines.start_ahead("fit-7", lambda progress: ("another", 0))  # already started: kept
-    assert engines.take_ahead("fit-7", lambda *a: seen.append(a)) == ("result", 7)
-    assert not _ahead._started  # taken, and only once
+    started = SideFit(run, {"seed": 7})
+    assert started.take({"seed": 8}, None) is None  # other options: the caller fits anew
+    assert started.take({"seed": 7}, lambda *a: seen.append(a)) == ("result", 7)
     assert seen[-1] == ("sampling", 1.0)
-    assert engines.take_ahead("fit-7") is None
-    # another key is another fit: not taken from one started ahead
-    engines.start_ahead("fit-8", lambda progress: ("result", 8))
-    assert engines.take_ahead("fit-9") is None
-    assert len(_ahead._started) == 1
-    assert engines.take_ahead("fit-8") == ("result", 8)
-    assert not _ahead._started
 
 
-def test_a_fit_started_ahead_hands_its_error_to_the_call_that_takes_it():
+def test_a_side_fit_hands_its_error_to_the_call_that_takes_it():
     def fail(progress):
         raise engines.EngineError("no chains today")
 
-    engines.start_ahead("failing", fail)
+    started = SideFit(fail, {})
     with pytest.raises(engines.EngineError, match="no chains today"):
-        engines.take_ahead("failing")
-    assert not _ahead._started
+        started.take({}, None)
 
 
 def test_report_starts_plackett_luce_before_the_fit_and_takes_its_result(
@@ -62,77 +53,96 @@ def test_report_starts_plackett_luce_before_the_fit_and_takes_its_result(
 ):
     """``bbt.report.write`` on data starts the Plackett-Luce fit (numpy, no Stan) before the
     BBT fit, with the warm-up the report gives it, so that it runs while the fit waits for
-    Stan, and the section takes that result: the same as a fit made afterwards, nothing
-    started left over."""
+    Stan, and the section takes that result: the same as a fit made afterwards."""
     order = []
-    ahead = engines.start_ahead
+    made = []
     fit = bbt.fit
 
-    def spy_ahead(key, run):
-        options = json.loads(key)[2]
-        order.append((json.loads(key)[0], options["iter_warmup"], options["seed"]))
-        return ahead(key, run)
+    class Spy(SideFit):
+        def __init__(self, run, options):
+            order.append(("plackett-luce", options["iter_warmup"], options["seed"]))
+            super().__init__(run, options)
+            made.append(self)
+
+        def take(self, options, progress):
+            self.taken = super().take(options, progress)
+            return self.taken
 
     def spy_fit(*args, **kwargs):
         order.append("fit")
         return fit(*args, **kwargs)
 
-    taken = []
-    take = engines.take_ahead
-    monkeypatch.setattr(engines, "start_ahead", spy_ahead)
-    monkeypatch.setattr(engines, "take_ahead", lambda *a: taken.append(take(*a)) or taken[-1])
+    monkeypatch.setattr(report_build, "SideFit", Spy)
     monkeypatch.setattr("bbt_widget.core.fitting.fit", spy_fit)
     out = bbt.report.write(
         base, tmp_path / "r.md", dataset="db", seed=4, methods="plackett-luce", chains=2
     )
     assert order == [("plackett-luce", 250, 4), "fit"]
-    assert len(taken) == 1 and taken[0] is not None  # the section took the started fit
-    assert not _ahead._started
+    assert len(made) == 1 and made[0].taken is not None  # the section took the started fit
+    again = bbt.ranking_model(base, dataset="db", seed=4, chains=2, iter_warmup=250)
+    np.testing.assert_array_equal(made[0].taken.draws.params["theta"], again.draws.params["theta"])
+    pd.testing.assert_frame_equal(made[0].taken.ranking, again.ranking)
     assert "## Ranking models" in out.read_text()
-    again = bbt.ranking_model(
-        base, dataset="db", seed=4, chains=2, iter_warmup=250, iter_sampling=1000
+
+
+def _count_reads(monkeypatch) -> list[int]:
+    """Count the calls of the one results parser (``core.data.tidy_results``)."""
+    from bbt_widget.core import data as core_data
+
+    calls = [0]
+    parse = core_data.tidy_results
+
+    def counted(*args, **kwargs):
+        calls[0] += 1
+        return parse(*args, **kwargs)
+
+    monkeypatch.setattr(core_data, "tidy_results", counted)
+    return calls
+
+
+def test_a_report_reads_its_results_once(base, tmp_path, monkeypatch):
+    """``bbt.report.write`` on a table with the other methods and robustness reads the table
+    once: the checks, the fit, the Plackett-Luce fit, the sweep and the baselines take the
+    results as read (each re-read them, the report hashed every cell to hand them on)."""
+    calls = _count_reads(monkeypatch)
+    out = bbt.report.write(
+        base,
+        tmp_path / "r.md",
+        dataset="db",
+        seed=4,
+        methods="plackett-luce,friedman",
+        robustness=True,
+        chains=2,
+        iter_sampling=200,
     )
-    np.testing.assert_array_equal(taken[0].draws.params["theta"], again.draws.params["theta"])
-    pd.testing.assert_frame_equal(taken[0].ranking, again.ranking)
+    assert "## Ranking models" in out.read_text()
+    assert calls[0] == 1
 
 
-def test_a_report_that_fails_after_starting_a_fit_leaves_none_behind(base, tmp_path, monkeypatch):
-    """A report whose BBT fit fails after its Plackett-Luce fit started leaves no fit
-    started ahead behind (one was left, and a later report or test in the process found
-    it), and neither does the command."""
+def test_the_report_command_reads_its_results_once(base, tmp_path, monkeypatch, capsys):
+    """``bbt-widget report`` reads the table once too (it checked, fitted and reported from
+    the table, each reading it again)."""
+    from bbt_widget.cli import main
 
-    def broken(*args, **kwargs):
-        raise RuntimeError("the fit broke")
-
-    monkeypatch.setattr("bbt_widget.core.fitting.fit", broken)
-    started = []
-    ahead = engines.start_ahead
-    monkeypatch.setattr(
-        engines, "start_ahead", lambda key, run: (started.append(key), ahead(key, run))[1]
-    )
-    with pytest.raises(RuntimeError, match="the fit broke"):
-        bbt.report.write(
-            base, tmp_path / "r.md", dataset="db", seed=4, methods="plackett-luce", chains=2
-        )
-    assert len(started) == 1  # it had started one
-    assert not _ahead._started
+    results = tmp_path / "results.csv"
+    base.to_csv(results, index=False)
+    calls = _count_reads(monkeypatch)
+    argv = [
+        "report", str(results), "-o", str(tmp_path / "r.md"), "--dataset", "db",
+        "--with", "plackett-luce,friedman", "--quiet",
+    ]  # fmt: skip
+    assert main(argv) == 0, capsys.readouterr().err
+    assert calls[0] == 1
 
 
 def test_a_column_of_unhashable_cells_the_fits_do_not_read_is_no_error(base, tmp_path):
     """Long results with an extra column of dicts (notes the fits do not read): the report
-    is written, its Plackett-Luce fit started ahead and taken (the request's key once
-    failed on those cells with pandas' "unhashable type" before the fit)."""
-    from bbt_widget.outputs.report_build import _ranking_request
-
+    is written with its Plackett-Luce fit (a key made of the table's cells once failed on
+    those cells with pandas' "unhashable type" before the fit)."""
     wide = base.assign(fold=base.groupby("db").cumcount())
     long = wide.melt(id_vars=["db", "fold"], var_name="alg", value_name="acc")
     long["notes"] = [{"run": k} for k in range(len(long))]
     layout = {"dataset": "db", "algorithm": "alg", "fold": "fold", "score": "acc"}
-    sampler = {"engine": "auto", "chains": 2, "iter_warmup": 1000, "iter_sampling": 200, "seed": 4}
-    key, _ = _ranking_request(long, layout, 0.89, sampler)
-    assert key == _ranking_request(long.copy(), layout, 0.89, sampler)[0]
-    other = long.assign(notes=[{"run": -k} for k in range(len(long))])
-    assert key != _ranking_request(other, layout, 0.89, sampler)[0]
     out = bbt.report.write(
         long,
         tmp_path / "r.md",
@@ -143,7 +153,6 @@ def test_a_column_of_unhashable_cells_the_fits_do_not_read_is_no_error(base, tmp
         iter_sampling=200,
     )
     assert "## Ranking models" in out.read_text()
-    assert not _ahead._started
 
 
 def test_without_spare_workers_a_fit_starts_no_worker(tmp_path):

@@ -321,7 +321,7 @@ def test_long_form_read_as_wide_suggests_the_exact_options(long_csv, tmp_path, c
     # the options suggested read the file: the same win table as the wide original
     args = cli._parser().parse_args(command.split()[1:])
     df = cli.read_results(str(long_csv))
-    assert sorted(cli._check_before_fit(df, args, "db")) == ["dt", "lda", "lgbm", "svm", "xgb"]
+    assert sorted(cli._check_before_fit(df, args, "db")[1]) == ["dt", "lda", "lgbm", "svm", "xgb"]
 
 
 @pytest.mark.parametrize(
