@@ -30,7 +30,7 @@ from typing import Any
 import pandas as pd
 
 from ..core.bidi import isolate
-from ..core.data import TidyResults, tidy_results
+from ..core.data import TidyResults, as_tidy
 from ..engines.base import FitCancelled, ProgressCallback
 from ..lab.batch import spawn_seeds
 from ..lab.metrics import MetricsResult, check_metrics
@@ -72,7 +72,7 @@ class MetricChoice:
 
 
 def metric_choice(
-    data: pd.DataFrame,
+    data: pd.DataFrame | TidyResults,
     score: str | Sequence[str] | None,
     lower_is_better: bool | Sequence[str],
     *,
@@ -84,7 +84,8 @@ def metric_choice(
     results of the first one (``layout``: the ``dataset``, ``algorithm``, ``fold`` and ``sd``
     arguments).
 
-    A string (or ``None``) is one score column, read by ``tidy_results`` as before. A list
+    A string (or ``None``) is one score column, read by ``tidy_results`` as before (results
+    it already read are taken as they are). A list
     names several score columns of long-form results: each must be a numeric column
     (``tidy_results`` reads every one of them here, before anything is shown), and
     ``lower_is_better`` lists those where lower is better.
@@ -98,9 +99,10 @@ def metric_choice(
         groups) with several metrics.
     """
     if score is None or isinstance(score, str):
-        # one score column: tidy_results checks the arguments, lower_is_better included
+        # one score column: reading checks the arguments, lower_is_better included (results
+        # already read are taken as they are)
         direction: Any = lower_is_better
-        tidy = tidy_results(data, **layout, score=score, lower_is_better=direction)
+        tidy = as_tidy(data, **layout, score=score, lower_is_better=direction)
         return MetricChoice(tidy, score, direction)
     metrics, lower = check_metrics(
         data, score, lower_is_better, name="score", layout={**layout, "group": group}
@@ -120,7 +122,7 @@ def metric_choice(
     for m in metrics:
         try:
             read.append(
-                tidy_results(
+                as_tidy(
                     data,
                     **{k: layout.get(k) for k in ("dataset", "algorithm", "fold")},
                     score=m,

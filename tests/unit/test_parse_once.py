@@ -52,6 +52,30 @@ def _prepared_view(job: Any) -> tuple[Any, ...]:
     return job.table, job.stan_data, dict(job.settings), job.warnings, job.audit.to_frame()
 
 
+def _report(data: Any, **layout: Any) -> str:
+    """The Markdown report of the results with a side method, its text up to the provenance
+    (which holds the time it was written)."""
+    import tempfile
+    from pathlib import Path
+
+    with tempfile.TemporaryDirectory() as folder, warnings.catch_warnings():
+        warnings.simplefilter("ignore")
+        out = bbt.report.write(data, Path(folder) / "r.md", methods="friedman", **layout, **QUICK)
+        return out.read_text().split("## Provenance", 1)[0]
+
+
+def _widget(data: Any, **layout: Any) -> Any:
+    """The widget's first fit: its summary and the headline."""
+    from bbt_widget.widget.app import BBTWidget
+
+    w = BBTWidget(data, **layout, **QUICK, stan_check=False)
+    try:
+        assert w.wait(120), (w.status_text, w.error)
+        return w.result.summary(), w.headline, w.algorithms
+    finally:
+        w.close()
+
+
 def _agreement(data: Any, **layout: Any) -> Any:
     fitted = _fit(data, **layout)
     return bbt.baselines.agreement(data, fitted, **layout, n_samples=2000, seed=1)
@@ -121,6 +145,8 @@ ENTRY_POINTS: dict[str, tuple[Callable[..., Any], Callable[[Any], Any]]] = {
         lambda r: r.table.drop(columns="seconds"),  # the time each fit took
     ),
     "agreement": (_agreement, lambda r: r.table),
+    "report.write": (_report, lambda r: r),
+    "BBTWidget": (_widget, lambda r: r),
     "cd_diagram": (bbt.baselines.cd_diagram, lambda r: r.to_dict()),
 }
 
@@ -219,3 +245,23 @@ def test_what_needs_the_raw_table_says_so(long_errors):
     # several metrics are several score columns of one table; a TidyResults has one score
     with pytest.raises(TypeError, match="one DataFrame with a score column per metric"):
         bbt.compare_metrics(tidy, metrics=["err"])
+
+
+def test_no_module_but_core_data_reads_a_results_table():
+    """The one parser, ``tidy_results``, is called in ``core/data.py`` alone: every other
+    module takes results through ``as_tidy``, which reads a table once and passes results
+    already read on as they are."""
+    import ast
+    from pathlib import Path
+
+    package = Path(bbt.__file__).parent
+    callers = []
+    for path in sorted(package.rglob("*.py")):
+        if path == package / "core" / "data.py":
+            continue
+        for node in ast.walk(ast.parse(path.read_text(), str(path))):
+            if isinstance(node, ast.Call):
+                name = getattr(node.func, "id", getattr(node.func, "attr", ""))
+                if name == "tidy_results":
+                    callers.append(f"{path.relative_to(package)}:{node.lineno}")
+    assert callers == []
