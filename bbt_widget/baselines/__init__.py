@@ -1,12 +1,12 @@
 """Standard comparison procedures next to BBT (paper Sec. 7), for papers and teaching.
 
 * :func:`friedman` and :func:`nemenyi`: Demšar's procedure (Sec. 7.1), with
-  :func:`cd_diagram` for the critical-difference plot (Figure 6, Table 13; also of the
+  :func:`scores_cd_diagram` for the critical-difference plot (Figure 6, Table 13; also of the
   Wilcoxon-Holm tests, with ``highlight=`` for the algorithms to pick out);
 * :func:`wilcoxon_holm`: pairwise Wilcoxon signed-rank tests with Holm and Hochberg
   adjustment, as R's ``pairwise.wilcox.test`` (Sec. 7.2, Table 14);
 * ``control=`` (:func:`nemenyi`, :func:`wilcoxon_holm`, :func:`agreement`,
-  :func:`cd_diagram`): one algorithm against each other one, ``k - 1`` tests
+  :func:`scores_cd_diagram`): one algorithm against each other one, ``k - 1`` tests
   (Bonferroni-Dunn for Nemenyi; Holm over ``k - 1`` for Wilcoxon);
 * :func:`bayesian_signed_rank`: Benavoli et al.'s Bayesian signed-rank test with a ROPE
   (Sec. 7.3, Table 15);
@@ -42,7 +42,7 @@ from typing import TYPE_CHECKING, Any
 
 if TYPE_CHECKING:
     from ._agreement import AgreementResult, agreement
-    from ._cd_diagram import cd_diagram
+    from ._cd_diagram import scores_cd_diagram
     from ._correlated import CorrelatedTTestResult, correlated_ttest
     from ._demsar import FriedmanResult, IncompleteBlocksWarning, NemenyiResult, friedman, nemenyi
     from ._hierarchical import HierarchicalResult, hierarchical
@@ -58,7 +58,7 @@ if TYPE_CHECKING:
 _HOME = {
     "AgreementResult": "_agreement",
     "agreement": "_agreement",
-    "cd_diagram": "_cd_diagram",
+    "scores_cd_diagram": "_cd_diagram",
     "CorrelatedTTestResult": "_correlated",
     "correlated_ttest": "_correlated",
     "FriedmanResult": "_demsar",
@@ -94,7 +94,6 @@ __all__ = [
     "agreement",
     "bayesian_sign_test",
     "bayesian_signed_rank",
-    "cd_diagram",
     "correlated_ttest",
     "friedman",
     "hierarchical",
@@ -102,13 +101,19 @@ __all__ = [
     "hochberg",
     "holm",
     "nemenyi",
+    "scores_cd_diagram",
     "wilcoxon_holm",
 ]
 
 
+#: A name the report still imports while it moves to the new one; not exported.
+_OLD_NAMES = {"cd_diagram": "scores_cd_diagram"}
+
+
 def __getattr__(name: str) -> Any:
-    if name in _HOME:
-        value = getattr(importlib.import_module(f"{__name__}.{_HOME[name]}"), name)
+    new = _OLD_NAMES.get(name, name)
+    if new in _HOME:
+        value = getattr(importlib.import_module(f"{__name__}.{_HOME[new]}"), new)
         globals()[name] = value  # found directly from now on
         return value
     raise AttributeError(f"module {__name__!r} has no attribute {name!r}")

@@ -8,9 +8,9 @@ algorithm not significantly different from it, and the CD interval is centred on
 Algorithms named in ``highlight`` are drawn in their own colour, with a legend. Every mark
 reads inline data (no URL), so the spec renders offline.
 
-:func:`cd_diagram` draws Nemenyi's (or Bonferroni-Dunn's) and the Wilcoxon-Holm tests with
+:func:`scores_cd_diagram` draws Nemenyi's (or Bonferroni-Dunn's) and the Wilcoxon-Holm tests with
 :func:`bbt_widget.outputs.charts.specs_cd.critical_difference_chart`, the drawing the BBT
-diagram (``bbt.charts.cd_diagram``) uses too.
+diagram (``bbt.charts.fit_cd_diagram``) uses too.
 """
 
 from __future__ import annotations
@@ -27,12 +27,18 @@ from ._common import check_alpha, check_choice, check_control, dataset_means
 from ._demsar import NemenyiResult, complete_blocks, mean_ranks, nemenyi, significance_groups
 from ._wilcoxon import ADJUSTMENTS, WilcoxonResult, wilcoxon_from_means
 
-#: The tests whose diagram :func:`cd_diagram` draws.
+#: The tests whose diagram :func:`scores_cd_diagram` draws.
 TESTS = ("nemenyi", "wilcoxon")
-__all__ = ["LABEL_MAX_CHARS", "TESTS", "cd_diagram", "critical_difference_chart", "diagram_frames"]
+__all__ = [
+    "LABEL_MAX_CHARS",
+    "TESTS",
+    "critical_difference_chart",
+    "diagram_frames",
+    "scores_cd_diagram",
+]
 
 
-def cd_diagram(
+def scores_cd_diagram(
     data: pd.DataFrame | TidyResults | NemenyiResult,
     *,
     dataset: str | None = None,

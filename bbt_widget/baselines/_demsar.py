@@ -214,7 +214,7 @@ def nemenyi(
     -------
     NemenyiResult
         ``mean_ranks``, ``cd``, the per-pair ``table``, the ``friedman`` result and
-        ``dropped``; :func:`cd_diagram` draws it.
+        ``dropped``; :func:`scores_cd_diagram` draws it.
 
     Raises
     ------

@@ -26,8 +26,8 @@ import pandas as pd
 from ..core.bidi import FSI, PDI, balance, isolate, strip_controls, visible_controls
 from ..core.options import DEFAULT_HDI, DEFAULT_ROPE
 from ..core.validation import check_flag
-from . import charts
 from ._atomic import atomic_path, atomic_write_bytes
+from .charts.encodings import LABEL_AXIS
 from .tex_chars import tex_char
 
 if TYPE_CHECKING:
@@ -468,7 +468,7 @@ def _spec(chart: Any, validate: bool = True) -> dict[str, Any]:
     against the Vega-Lite schema unless not ``validate``."""
     spec = dict(chart.to_dict(validate=validate) if hasattr(chart, "to_dict") else chart)
     config = dict(spec.get("config", {}))
-    config["axis"] = {**charts.LABEL_AXIS, **config.get("axis", {})}
+    config["axis"] = {**LABEL_AXIS, **config.get("axis", {})}
     spec["config"] = config
     return _visible(spec)
 

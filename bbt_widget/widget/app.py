@@ -58,7 +58,7 @@ from ..core.result import BBTResult
 from ..core.validation import check_algorithms
 from ..lab.influence import Influence
 from ..lab.sweep import SweepResult
-from ..outputs import charts
+from ..outputs.charts.spec_cache import checks_spec, view_spec
 from . import export
 from .controls import FIT_TRAITS, TTEST_ROPE, VIEW_TRAITS, Controls, initial_controls
 from .decisions import FOCUS_ALGORITHMS, DecisionsView
@@ -226,7 +226,7 @@ class BBTWidget(anywidget.AnyWidget):
     # --- linked-view selection (set by clicks in the browser, or from Python) -------------
     focus = t.Unicode("", help="show only this algorithm's pairs ('' = all)").tag(sync=True)
     selected_pair = t.Unicode(
-        "", help="""highlighted pair key, charts.pair_key(a, b), e.g. '["lgbm", "xgb"]'"""
+        "", help="""highlighted pair key, bbt.charts.pair_key(a, b), e.g. '["lgbm", "xgb"]'"""
     ).tag(sync=True)
 
     # --- the option lists the controls offer (bbt_widget.options, defined once) ----------
@@ -361,8 +361,8 @@ class BBTWidget(anywidget.AnyWidget):
         highlight = check_algorithms(highlight, first["algorithms"], "highlight")
         super().__init__(
             **first | self._groups.initial(tidy, first),
-            spec=charts.view_spec(),
-            checks_spec=charts.checks_spec(),
+            spec=view_spec(),
+            checks_spec=checks_spec(),
             option_lists=options.as_dict(),
             **MetricsSection.initial_traits(choice),
             **kwargs,

@@ -16,7 +16,14 @@ import pandas as pd
 from ..core.options import INTERPRETATIONS
 from ..core.result import BBTResult
 from ..engines.base import FitCancelled
-from ..outputs import charts
+from ..outputs.charts.frames import (
+    VIEW_DATASETS,
+    interval_frame,
+    overlap_frame,
+    rope_frame,
+    to_columns,
+)
+from ..outputs.charts.pairs import unsettled_keys
 from ..outputs.headline import headline
 from .claims import claim_changes, claims_of
 from .messages import error_text
@@ -82,13 +89,11 @@ class DecisionsView:
         try:
             summary = fitted.result.summary(rope=rope, hdi=w.hdi, control=control)
             mass = fitted.result.rope_mass(rope=rope, control=control)
-            unsettled = charts.unsettled_keys(fitted.result.unsettled(rope=rope, hdi=w.hdi))
+            unsettled = unsettled_keys(fitted.result.unsettled(rope=rope, hdi=w.hdi))
             frames = {
-                "intervals": charts.interval_frame(
-                    summary, fitted.ranges, w.interpretation, unsettled
-                ),
-                "overlap": charts.overlap_frame(summary, mass),
-                "rope": charts.rope_frame(rope, w.interpretation),
+                "intervals": interval_frame(summary, fitted.ranges, w.interpretation, unsettled),
+                "overlap": overlap_frame(summary, mass),
+                "rope": rope_frame(rope, w.interpretation),
             }
         except Exception as exc:
             if strict:
@@ -97,7 +102,7 @@ class DecisionsView:
             return False
         if preview is None and w.interpretation in INTERPRETATIONS:
             self.note_changes(summary, unsettled)
-        w.view_data = {name: charts.to_columns(frames[name]) for name in charts.VIEW_DATASETS}
+        w.view_data = {name: to_columns(frames[name]) for name in VIEW_DATASETS}
         self.show_headline(fitted.result, summary if control is None else None)
         w.last_view_seconds = time.perf_counter() - started
         if preview is not None:

@@ -26,7 +26,11 @@ from ..core.fitting import fit
 from ..core.group_result import GroupedBBTResult
 from ..core.options import DEFAULT_HDI, DEFAULT_ROPE
 from ..core.settings import PriorSettings
-from ..outputs import charts as chart_specs
+from ..outputs.charts.frames_decisions import influence_frame
+from ..outputs.charts.frames_groups import group_cells
+from ..outputs.charts.specs import chart_set
+from ..outputs.charts.specs_groups import groups_chart
+from ..outputs.charts.specs_robustness import robustness_chart
 from .views import ranking_model_chart, summary_charts
 
 if TYPE_CHECKING:
@@ -146,19 +150,15 @@ def charts(widget: BBTWidget) -> dict[str, Any]:
     out = summary_charts(
         shown.result, rope, hdi, interpretation=widget.interpretation, highlight=widget._highlight
     )
-    out.update(
-        chart_specs.chart_set(
-            frames, hdi=hdi, selected_pair=widget.selected_pair, focus=widget.focus
-        )
-    )
+    out.update(chart_set(frames, hdi=hdi, selected_pair=widget.selected_pair, focus=widget.focus))
     if widget.sweep_data:  # the robustness view: the sweep's flips, the pair's influence
         shown_data = {"flips": pd.DataFrame(widget.sweep_data)}
         shown_data["influence"] = (
             pd.DataFrame(widget.influence_data)
             if widget.influence_data
-            else chart_specs.influence_frame(None, widget.selected_pair)
+            else influence_frame(None, widget.selected_pair)
         )
-        out["robustness"] = chart_specs.robustness_chart(
+        out["robustness"] = robustness_chart(
             shown_data, selected_pair=widget.selected_pair, focus=widget.focus
         )
     model = widget.mallows if widget.ranking_model == "mallows" else widget.plackett_luce
@@ -167,10 +167,8 @@ def charts(widget: BBTWidget) -> dict[str, Any]:
     if isinstance(fitted.result, GroupedBBTResult):
         groups = list(fitted.result.groups)
         chosen = widget.selected_group
-        cells = chart_specs.group_cells(
-            fitted.result, interpretation=widget.interpretation, rope=rope, hdi=hdi
-        )
-        out["groups"] = chart_specs.groups_chart(
+        cells = group_cells(fitted.result, interpretation=widget.interpretation, rope=rope, hdi=hdi)
+        out["groups"] = groups_chart(
             cells,
             selected_pair=widget.selected_pair,
             focus=widget.focus,

@@ -15,7 +15,8 @@ import pandas as pd
 
 from ..core.posterior import algorithm_order
 from ..core.result import BBTResult
-from ..outputs import charts
+from ..outputs.charts.frames import coverage_frame, matrix_frame, range_frame, to_columns
+from ..outputs.charts.frames_ppc import ppc_frame
 from .preview import preview_badge
 from .sync import chart_data_json
 from .views import audit_badge
@@ -39,7 +40,7 @@ def fit_ranges(result: BBTResult) -> pd.DataFrame:
     the order): the draws of P(a > b) are computed once per fit, not once more here.
     """
     pairs = result.summary()  # all pairs, in the order of pair_draws()' columns
-    return charts.range_frame(result.pair_draws(sort=True), pairs["alg_a"], pairs["alg_b"])
+    return range_frame(result.pair_draws(sort=True), pairs["alg_a"], pairs["alg_b"])
 
 
 @dataclass(frozen=True)
@@ -74,12 +75,12 @@ class Fitted:
             # best first, as ranking() orders them (only the order: not its intervals)
             order = [result.algorithms[i] for i in algorithm_order(result.beta)]
             frames = {
-                "ppc": charts.ppc_frame(result.ppc_histogram(), order),
-                "coverage": charts.coverage_frame(result.ppc_table()),
-                "matrix": charts.matrix_frame(result.win_table, order),
+                "ppc": ppc_frame(result.ppc_histogram(), order),
+                "coverage": coverage_frame(result.ppc_table()),
+                "matrix": matrix_frame(result.win_table, order),
             }
             badge = diagnostics_badge(result.diagnostics())
-            data = {name: charts.to_columns(frame) for name, frame in frames.items()}
+            data = {name: to_columns(frame) for name, frame in frames.items()}
             data_json = chart_data_json(data)
         return cls(
             result=result,

@@ -35,7 +35,9 @@ from ..core.group_result import GroupedBBTResult
 from ..core.groups import GroupSpec, assign_groups, check_group_request, results_only
 from ..core.result import BBTResult
 from ..engines.base import ProgressCallback
-from ..outputs import charts
+from ..outputs.charts.frames import to_columns
+from ..outputs.charts.frames_groups import group_cells
+from ..outputs.charts.spec_cache import groups_spec
 from .fitted import Fitted, fit_ranges
 
 __all__ = ["NO_PREVIEW_NOTE", "GroupsSection"]
@@ -121,7 +123,7 @@ class GroupsSection:
         grouping = assign_groups(
             tidy, self._data, self.spec, dataset=self.dataset, counting=counting
         )
-        return {"group_view": {"groups": list(grouping.groups), "spec": charts.groups_spec()}}
+        return {"group_view": {"groups": list(grouping.groups), "spec": groups_spec()}}
 
     def check_ties(self, ties: str) -> None:
         """Raise the core's ValueError when the group model cannot count ``ties`` (Davidson's
@@ -187,10 +189,8 @@ class GroupsSection:
         if fitted is None or not isinstance(fitted.result, GroupedBBTResult):
             return
         rope = (w.rope_low, w.rope_high)
-        cells = charts.group_cells(
-            fitted.result, interpretation=w.interpretation, rope=rope, hdi=w.hdi
-        )
-        w.group_view = {**w.group_view, "cells": charts.to_columns(cells)}
+        cells = group_cells(fitted.result, interpretation=w.interpretation, rope=rope, hdi=w.hdi)
+        w.group_view = {**w.group_view, "cells": to_columns(cells)}
         if w.selected_group in fitted.result.groups and w.headline:
             w.headline = f"In group {isolate(w.selected_group)}: {w.headline}"
 

@@ -30,7 +30,9 @@ from ..lab.influence import influence as core_influence
 from ..lab.sweep import SweepResult
 from ..lab.sweep import sweep as core_sweep
 from ..lab.sweep_groups import GroupedSweepResult
-from ..outputs import charts
+from ..outputs.charts.frames import to_columns
+from ..outputs.charts.frames_decisions import flips_frame, influence_frame
+from ..outputs.charts.spec_cache import robustness_spec
 from .keys import settings_key
 from .messages import error_text
 from .runner import Dispatcher, FitEvent, FitRunner
@@ -178,7 +180,7 @@ class RobustnessSection:
 
     def _run_sweep(self, **kwargs: Any) -> SweepResult:
         # Runs on the sweep runner's thread: the batch layer runs the fits in parallel.
-        charts.robustness_spec()  # built (or read) here, not on the kernel's thread
+        robustness_spec()  # built (or read) here, not on the kernel's thread
         data = self.w._groups.data if "group" in kwargs else self.w._data
         return core_sweep(data, **kwargs)
 
@@ -204,7 +206,7 @@ class RobustnessSection:
                 key = dict(cast("Iterable[tuple[str, Any]]", event.key))
                 self._sweep_score = str(key.get("score"))
                 if not self.w.robustness_spec:
-                    self.w.robustness_spec = charts.robustness_spec()
+                    self.w.robustness_spec = robustness_spec()
                 self.w.sweep_status, self.w.sweep_progress = "done", 1.0
                 self.refresh_sweep_view()
                 self.w.sweep_text = self._sweep_summary(sweep, self._sweep_group(sweep))
@@ -258,8 +260,8 @@ class RobustnessSection:
             assert isinstance(sweep, GroupedSweepResult)
             rows = sweep.group_table(rope=rope, hdi=hdi)
             table = rows[rows["group"] == group].drop(columns="group").reset_index(drop=True)
-        frame = charts.flips_frame(table, list(sweep.setting_labels()), self.w.interpretation)
-        self.w.sweep_data = charts.to_columns(frame)
+        frame = flips_frame(table, list(sweep.setting_labels()), self.w.interpretation)
+        self.w.sweep_data = to_columns(frame)
         if self.w.sweep_status == "done":
             self.w.sweep_text = self._sweep_summary(sweep, group)
 
@@ -277,19 +279,17 @@ class RobustnessSection:
         if self.w._groups.active:  # bbt.influence refuses the group model: say why, start none
             if fitted is not None:
                 note = "influence is not computed for the group model"
-                self.w.influence_data = charts.to_columns(
-                    charts.influence_frame(None, pair, note=note)
-                )
+                self.w.influence_data = to_columns(influence_frame(None, pair, note=note))
                 self.w.influence_text = GROUP_INFLUENCE_NOTE
             return
         key = self.influence_key()
         if self._influence is not None and self._influence[0] == key:
-            frame = charts.influence_frame(self._influence[1].table, pair)
-            self.w.influence_data = charts.to_columns(frame)
+            frame = influence_frame(self._influence[1].table, pair)
+            self.w.influence_data = to_columns(frame)
             return
         pending = bool(pair) and fitted is not None and not self.w._controls.check_view_settings()
         note = "computing the influence of each data set..." if pending else ""
-        self.w.influence_data = charts.to_columns(charts.influence_frame(None, pair, note=note))
+        self.w.influence_data = to_columns(influence_frame(None, pair, note=note))
         if not pending:
             return
         self.influence_runner.submit(

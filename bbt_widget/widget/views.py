@@ -147,18 +147,21 @@ def summary_charts(
     """The ranking view's charts by the names the report gives them, data inlined:
     ``ranking``, ``cd_diagram`` (the ``interpretation``'s claims, ``highlight`` in its own
     colour) and ``decisions`` (the weak and strong decision matrices)."""
-    from ..outputs import charts
+    from ..outputs.charts.frames_decisions import claim_counts, decision_frame
+    from ..outputs.charts.pairs import unsettled_keys
+    from ..outputs.charts.specs_cd import fit_cd_diagram
+    from ..outputs.charts.specs_summary import decision_matrix_chart, ranking_chart
 
     summary = result.summary(rope=rope, hdi=hdi)
     ranking = result.ranking(hdi=hdi)
-    unsettled = charts.unsettled_keys(result.unsettled(rope=rope, hdi=hdi))
-    decisions = charts.decision_frame(summary, list(ranking["algorithm"]), unsettled)
+    unsettled = unsettled_keys(result.unsettled(rope=rope, hdi=hdi))
+    decisions = decision_frame(summary, list(ranking["algorithm"]), unsettled)
     return {
-        "ranking": charts.ranking_chart(ranking, hdi=hdi),
-        "cd_diagram": charts.cd_diagram(
+        "ranking": ranking_chart(ranking, hdi=hdi),
+        "cd_diagram": fit_cd_diagram(
             result, interpretation, highlight=highlight, rope=rope, hdi=hdi
         ),
-        "decisions": charts.decision_matrix_chart(decisions, charts.claim_counts(summary)),
+        "decisions": decision_matrix_chart(decisions, claim_counts(summary)),
     }
 
 

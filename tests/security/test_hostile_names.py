@@ -24,6 +24,7 @@ from bbt_widget import charts
 from bbt_widget.baselines import cd_diagram as baseline_cd_diagram
 from bbt_widget.core.palette import HIGHLIGHT_COLORS
 from bbt_widget.outputs import export
+from bbt_widget.outputs.charts.encodings import LABEL_MAX_CHARS
 from bbt_widget.outputs.report import methods_text
 from bbt_widget.outputs.report_render import write_report
 
@@ -309,14 +310,14 @@ def _svg_texts(svg: str) -> list[str]:
 
 def test_long_emoji_names_render_in_every_chart(hostile_res, tmp_path):
     chart_set = charts.result_charts(hostile_res)
-    cut = "🚀" * charts.LABEL_MAX_CHARS + "…"
+    cut = "🚀" * LABEL_MAX_CHARS + "…"
     for name in ("intervals", "rope_overlap", "win_matrix", "linked"):
         svg = export.save_chart(chart_set[name], tmp_path / f"{name}.svg").read_text("utf-8")
         cut_labels = [t for t in _svg_texts(svg) if t.endswith("🚀…")]
         # pair labels cut at whole characters, with an ellipsis (PPC panel titles are not
         # cut; Vega only cuts where a label limit applies)
         assert cut_labels, name
-        assert all(len(t) == charts.LABEL_MAX_CHARS + 1 for t in cut_labels), (name, cut_labels)
+        assert all(len(t) == LABEL_MAX_CHARS + 1 for t in cut_labels), (name, cut_labels)
         if name in ("win_matrix", "linked"):
             assert cut in cut_labels, name  # the algorithm axis: the name itself, cut
     export.save_chart(chart_set["intervals"], tmp_path / "intervals.pdf")
@@ -351,7 +352,7 @@ def test_the_group_heatmap_shows_hostile_algorithm_and_group_names_as_text(tmp_p
     rows = [t for t in texts if t.startswith(("≠ ", "= "))]
     assert any("<script>alert(1)</script>" in t for t in rows), rows[:10]
     cut = [t for t in rows if t.endswith("🚀…")]
-    assert cut and all(len(t) == charts.LABEL_MAX_CHARS + 1 for t in cut), cut
+    assert cut and all(len(t) == LABEL_MAX_CHARS + 1 for t in cut), cut
 
 
 def test_names_whose_pair_labels_collide(tmp_path):
@@ -386,8 +387,8 @@ def test_report_sections_show_hostile_names_as_text(
 def test_cd_diagrams_show_hostile_names_as_text(hostile_res, tmp_path):
     chosen = list(HOSTILE[:3])
     diagrams = {
-        "bbt": charts.cd_diagram(hostile_res, highlight=chosen),
-        "bbt_weak_ability": charts.cd_diagram(
+        "bbt": charts.fit_cd_diagram(hostile_res, highlight=chosen),
+        "bbt_weak_ability": charts.fit_cd_diagram(
             hostile_res, interpretation="weak", highlight=chosen, position="ability"
         ),
         "wilcoxon": baseline_cd_diagram(
@@ -400,8 +401,8 @@ def test_cd_diagrams_show_hostile_names_as_text(hostile_res, tmp_path):
         texts = [_shown(t) for t in _svg_texts(svg)]
         for algorithm in HOSTILE:
             shown = _shown(algorithm)
-            if len(shown) > charts.LABEL_MAX_CHARS:  # cut at whole characters
-                shown = shown[: charts.LABEL_MAX_CHARS] + "…"
+            if len(shown) > LABEL_MAX_CHARS:  # cut at whole characters
+                shown = shown[:LABEL_MAX_CHARS] + "…"
             # each name is one label, "name (position)"; SVG text shows a line break as space
             label = re.sub(r"\s", " ", shown)
             assert any(re.sub(r"\s", " ", t).startswith(f"{label} (") for t in texts), (

@@ -16,6 +16,7 @@ import bbt_widget as bbt
 from bbt_widget import charts, cli
 from bbt_widget.engines import available_engines
 from bbt_widget.outputs import export, report
+from bbt_widget.outputs.charts.frames_ppc import ppc_fit_frame
 from bbt_widget.outputs.citations import references
 from bbt_widget.outputs.headline import headline
 from bbt_widget.outputs.report import methods_text
@@ -457,7 +458,7 @@ def test_report_ppc_shows_the_worst_pairs_and_static_charts(res16, tmp_path):
 
     html = write_report(res16, tmp_path / "r.html").read_text()
     assert not re.search(r"\bclick|\bchoose|\bchosen", html, flags=re.I)  # static output
-    fit = charts.ppc_fit_frame(res16.ppc_histogram())
+    fit = ppc_fit_frame(res16.ppc_histogram())
     worst = fit.head(PPC_WORST_PAIRS)
     assert worst["p_tail"].max() <= fit["p_tail"].iloc[PPC_WORST_PAIRS:].min()
     figure = html.split('id="fig-ppc"', 1)[1].split("</figure>", 1)[0]

@@ -21,11 +21,11 @@ from bbt_widget.baselines import (
     NemenyiResult,
     agreement,
     bayesian_signed_rank,
-    cd_diagram,
     friedman,
     hochberg,
     holm,
     nemenyi,
+    scores_cd_diagram,
     wilcoxon_holm,
 )
 from bbt_widget.baselines._signed_rank import (
@@ -507,7 +507,7 @@ def test_data_errors_are_data_pys(base):
     with pytest.raises(ValueError) as theirs:
         bbt.win_table(base, dataset="dataset")
     assert str(ours.value) == str(theirs.value) and "'db'" in str(ours.value)
-    for fn in (nemenyi, wilcoxon_holm, bayesian_signed_rank, cd_diagram):
+    for fn in (nemenyi, wilcoxon_holm, bayesian_signed_rank, scores_cd_diagram):
         with pytest.raises(ValueError, match="long-form results need both"):
             fn(base, dataset="db", algorithm="alg")
 
@@ -688,7 +688,7 @@ def _walk(node):
 
 
 def test_cd_diagram_is_a_self_contained_spec(base):
-    chart = cd_diagram(base, dataset="db")
+    chart = scores_cd_diagram(base, dataset="db")
     spec = chart.to_dict()
     keys = [k for k, _ in _walk(spec)]
     assert "url" not in keys  # all data inline: renders with no network
@@ -707,17 +707,17 @@ def test_cd_diagram_is_a_self_contained_spec(base):
 def test_cd_diagram_accepts_a_nemenyi_result(base):
     res = nemenyi(base, dataset="db", alpha=0.1)
     assert isinstance(res, NemenyiResult)
-    spec = cd_diagram(res, title="base").to_dict()
+    spec = scores_cd_diagram(res, title="base").to_dict()
     assert spec["title"] == "base"
     with pytest.raises(ValueError, match="already a Nemenyi result, so dataset cannot apply"):
-        cd_diagram(res, dataset="db")
+        scores_cd_diagram(res, dataset="db")
     with pytest.raises(ValueError, match="so alpha cannot apply"):
-        cd_diagram(res, alpha=0.05)
+        scores_cd_diagram(res, alpha=0.05)
 
 
 def test_cd_diagram_renders_offline(base):
     vlc = pytest.importorskip("vl_convert")
-    svg = vlc.vegalite_to_svg(cd_diagram(base, dataset="db").to_dict())
+    svg = vlc.vegalite_to_svg(scores_cd_diagram(base, dataset="db").to_dict())
     for text in ("xgb (2.30)", "dt (4.25)", "CD = 1.36", "mean rank"):
         assert text in svg
 

@@ -1,4 +1,4 @@
-"""Critical-difference diagrams: BBT's (``bbt.charts.cd_diagram``) from hand-built decisions
+"""Critical-difference diagrams: BBT's (``bbt.charts.fit_cd_diagram``) from hand-built decisions
 and a hand-built posterior, the Wilcoxon-Holm diagram of the baselines on data whose tests
 are known, and the highlighted algorithms in every diagram (their colour, their legend, the
 SVG export)."""
@@ -16,6 +16,7 @@ from bbt_widget.core.palette import HIGHLIGHT_COLORS, MATRIX_DECISION_COLORS
 from bbt_widget.core.result import BBTResult
 from bbt_widget.engines.base import Draws
 from bbt_widget.outputs import export
+from bbt_widget.outputs.charts.frames_decisions import cd_groups
 
 # --------------------------------------------------------------------------- groups
 
@@ -35,10 +36,10 @@ def test_groups_are_the_maximal_runs_without_a_better_claim():
         for i, x in enumerate(order)
         for y in order[i + 1 :]
     ]
-    groups = charts.cd_groups(_decisions(rows), order, "strong")
+    groups = cd_groups(_decisions(rows), order, "strong")
     assert groups == [("a", "b"), ("b", "c"), ("c", "d"), ("d", "e")]
     # the weak column has no claim at all: one bar over everything
-    assert charts.cd_groups(_decisions(rows), order, "weak") == [tuple(order)]
+    assert cd_groups(_decisions(rows), order, "weak") == [tuple(order)]
 
 
 def test_groups_read_claims_either_way_and_skip_singletons():
@@ -51,7 +52,7 @@ def test_groups_read_claims_either_way_and_skip_singletons():
         ("b", "d", "a better"),
         ("d", "c", "b better"),
     ]
-    assert charts.cd_groups(_decisions(rows), list("abcd"), "strong") == [("a", "b", "c")]
+    assert cd_groups(_decisions(rows), list("abcd"), "strong") == [("a", "b", "c")]
     # a claim between the ends of a run breaks it even when neighbours agree
     rows = [
         ("a", "b", "no claim"),
@@ -59,7 +60,7 @@ def test_groups_read_claims_either_way_and_skip_singletons():
         ("b", "c", "no claim"),
         ("x", "a", "not compared"),
     ]
-    groups = charts.cd_groups(_decisions(rows), ["x", "a", "b", "c"], "strong")
+    groups = cd_groups(_decisions(rows), ["x", "a", "b", "c"], "strong")
     assert groups == [("x", "a", "b"), ("b", "c")]
 
 
@@ -103,22 +104,22 @@ def _bars(spec: dict) -> list[float]:
 
 def test_bbt_diagram_places_the_algorithms_and_draws_the_bars():
     res = _result()
-    spec = charts.cd_diagram(res).to_dict()  # strong, expected rank
+    spec = charts.fit_cd_diagram(res).to_dict()  # strong, expected rank
     points = {v["algorithm"]: v["position"] for v in _values(spec) if "position" in v}
     assert points == pytest.approx({"A": 1.0, "B": 2.0, "C": 3.0, "D": 4.0, "E": 5.0})
     pad = 0.03  # the bars reach a little past their ends
     want = [e for g in STRONG_GROUPS for e in (points[g[0]] - pad, points[g[-1]] + pad)]
     assert _bars(spec) == pytest.approx(want)
-    weak = charts.cd_diagram(res, interpretation="weak").to_dict()
+    weak = charts.fit_cd_diagram(res, interpretation="weak").to_dict()
     assert _bars(weak) == pytest.approx([1 - pad, 2 + pad, 3 - pad, 4 + pad])
     assert "strong interpretation" in spec["title"]["text"]
     assert spec["layer"][0]["encoding"]["x"]["axis"]["title"] == "expected rank (1 = best)"
-    assert charts.cd_groups(res.summary(), list("ABCDE"), "weak") == WEAK_GROUPS
+    assert cd_groups(res.summary(), list("ABCDE"), "weak") == WEAK_GROUPS
 
 
 def test_bbt_diagram_by_ability_runs_from_the_best():
     res = _result()
-    spec = charts.cd_diagram(res, position="ability").to_dict()
+    spec = charts.fit_cd_diagram(res, position="ability").to_dict()
     points = {v["algorithm"]: v["position"] for v in _values(spec) if "position" in v}
     centred = {k: v - np.mean(list(ABILITIES.values())) for k, v in ABILITIES.items()}
     assert points == pytest.approx(centred, abs=1e-3)
@@ -137,7 +138,7 @@ def test_bbt_diagram_by_ability_runs_from_the_best():
 
 def test_highlighted_algorithms_get_their_colour_and_a_legend():
     res = _result()
-    spec = charts.cd_diagram(res, highlight=["B", "E"]).to_dict()
+    spec = charts.fit_cd_diagram(res, highlight=["B", "E"]).to_dict()
     roles = {v["algorithm"]: v["role"] for v in _values(spec) if "position" in v}
     assert roles == {
         "A": "other",
@@ -161,7 +162,7 @@ def test_highlighted_algorithms_get_their_colour_and_a_legend():
         ]
         assert colour["legend"] is not None
     # without highlight every algorithm is plain and there is no legend
-    plain = charts.cd_diagram(res).to_dict()
+    plain = charts.fit_cd_diagram(res).to_dict()
     assert {v["role"] for v in _values(plain) if "position" in v} == {"other"}
     assert all(
         layer["encoding"]["color"]["legend"] is None
@@ -173,15 +174,15 @@ def test_highlighted_algorithms_get_their_colour_and_a_legend():
 def test_bbt_diagram_rejects_bad_options():
     res = _result()
     with pytest.raises(ValueError, match=r"highlight: 'Z' is not an algorithm.*'A'"):
-        charts.cd_diagram(res, highlight=["A", "Z"])
+        charts.fit_cd_diagram(res, highlight=["A", "Z"])
     with pytest.raises(ValueError, match="position must be one of 'expected_rank', 'ability'"):
-        charts.cd_diagram(res, position="rank")
+        charts.fit_cd_diagram(res, position="rank")
     with pytest.raises(ValueError, match="interpretation must be one of"):
-        charts.cd_diagram(res, interpretation="medium")
+        charts.fit_cd_diagram(res, interpretation="medium")
 
 
 def test_bbt_diagram_exports_to_svg_and_pdf(tmp_path):
-    chart = charts.cd_diagram(_result(), highlight="C")
+    chart = charts.fit_cd_diagram(_result(), highlight="C")
     svg = export.save_chart(chart, tmp_path / "cd.svg").read_text("utf-8")
     assert "C (3.00)" in svg and "expected rank (1 = best)" in svg
     assert HIGHLIGHT_COLORS["highlighted"] in svg

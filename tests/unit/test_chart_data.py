@@ -19,6 +19,7 @@ from altair.utils.data import MaxRowsError, to_values
 
 from bbt_widget import charts
 from bbt_widget.outputs.charts.encodings import inline_rows
+from bbt_widget.outputs.charts.frames import to_columns, to_records
 
 
 def _mixed() -> pd.DataFrame:
@@ -70,12 +71,12 @@ def test_records_and_columns_are_json_for_every_missing_or_non_finite_value():
     """The widget's columns and the charts' rows are one conversion: NA (a nullable text
     column) and infinities are None, as NaN always was."""
     frame = _mixed()
-    columns = charts.to_columns(frame)
+    columns = to_columns(frame)
     assert columns["text"] == ["x", "y", None]
     assert columns["x"] == [0.25, None, None] and columns["y"] == [None, 1.5, 2.0]
-    assert charts.to_records(frame) == [dict(zip(columns, row)) for row in zip(*columns.values())]
-    json.dumps(charts.to_records(frame), allow_nan=False)
-    assert charts.to_records(pd.DataFrame(index=range(2))) == [{}, {}]
+    assert to_records(frame) == [dict(zip(columns, row)) for row in zip(*columns.values())]
+    json.dumps(to_records(frame), allow_nan=False)
+    assert to_records(pd.DataFrame(index=range(2))) == [{}, {}]
 
 
 def test_a_chart_of_rows_gives_the_spec_a_chart_of_the_frame_gives():

@@ -16,6 +16,31 @@ import pandas as pd
 import pytest
 
 from bbt_widget import charts
+from bbt_widget.outputs.charts import spec_cache
+from bbt_widget.outputs.charts.frames import (
+    FIT_DATASETS,
+    ROBUSTNESS_DATASETS,
+    VIEW_DATASETS,
+    coverage_frame,
+    interval_frame,
+    matrix_frame,
+    overlap_frame,
+    range_frame,
+    rope_frame,
+    to_columns,
+    to_records,
+)
+from bbt_widget.outputs.charts.frames_decisions import flips_frame, influence_frame
+from bbt_widget.outputs.charts.frames_ppc import ppc_frame
+from bbt_widget.outputs.charts.pairs import verdict_kind
+from bbt_widget.outputs.charts.spec_cache import (
+    checks_spec,
+    groups_spec,
+    robustness_spec,
+    view_spec,
+)
+from bbt_widget.outputs.charts.specs import linked_chart
+from bbt_widget.outputs.charts.specs_robustness import robustness_chart
 
 
 @pytest.fixture
@@ -115,19 +140,19 @@ def test_pair_keys_and_labels_stay_distinct_with_separator_names() -> None:
         }
     )
     draws = pd.DataFrame(np.array([[0.6, 0.5], [0.9, 0.8]]), columns=["a > b > c"] * 2)
-    ranges = charts.range_frame(draws, summary["alg_a"], summary["alg_b"])
-    frame = charts.interval_frame(summary, ranges)
+    ranges = range_frame(draws, summary["alg_a"], summary["alg_b"])
+    frame = interval_frame(summary, ranges)
     assert frame["key"].nunique() == 2 and frame["label"].nunique() == 2
     assert list(frame["max"]) == [0.9, 0.8]
     assert frame["label"][1].replace("\u200b", "") == "a > b > c"
     mass = pd.DataFrame(
         {"pair": ["a > b > c"] * 2, "below": [0.0, 0.1], "inside": [0.1, 0.2], "above": [0.9, 0.7]}
     )
-    overlap = charts.overlap_frame(summary, mass)  # same order as the summary: by position
+    overlap = overlap_frame(summary, mass)  # same order as the summary: by position
     assert list(overlap["mass"]) == [0.0, 0.1, 0.9, 0.1, 0.2, 0.7]
     assert overlap["label"].nunique() == 2
     with pytest.raises(ValueError, match="same label"):  # ambiguous: refuse, never guess
-        charts.overlap_frame(summary.iloc[:1], mass)
+        overlap_frame(summary.iloc[:1], mass)
 
 
 @pytest.mark.parametrize(
@@ -135,19 +160,19 @@ def test_pair_keys_and_labels_stay_distinct_with_separator_names() -> None:
     [("xgb better", "better"), ("equivalent", "equivalent"), ("no claim", "no claim")],
 )
 def test_verdict_kind(decision: str, kind: str) -> None:
-    assert charts.verdict_kind(decision) == kind
+    assert verdict_kind(decision) == kind
 
 
 def test_range_frame_is_min_and_max_per_pair(pair_draws) -> None:
-    ranges = charts.range_frame(pair_draws)
+    ranges = range_frame(pair_draws)
     assert list(ranges["pair"]) == ["xgb > lda", "lda > dt"]
     assert list(ranges["min"]) == [0.6, 0.3] and list(ranges["max"]) == [0.9, 0.7]
 
 
 def test_interval_frame_adds_order_range_and_decision(summary, pair_draws) -> None:
     # ranges of more pairs than shown (the widget computes them once, for all pairs)
-    ranges = charts.range_frame(pair_draws.assign(**{"xgb > dt": [0.9] * 4}))
-    frame = charts.interval_frame(summary, ranges, "weak")
+    ranges = range_frame(pair_draws.assign(**{"xgb > dt": [0.9] * 4}))
+    frame = interval_frame(summary, ranges, "weak")
     assert list(frame["order"]) == [0, 1]
     assert list(frame["key"]) == ['["lda", "xgb"]', '["dt", "lda"]']
     # full range = min/max of the draws, by hand from the fixture
@@ -155,14 +180,14 @@ def test_interval_frame_adds_order_range_and_decision(summary, pair_draws) -> No
     assert list(frame["max"]) == [0.9, 0.7]
     assert list(frame["decision"]) == ["xgb better", "no claim"]
     assert list(frame["verdict"]) == ["better", "no claim"]
-    strong = charts.interval_frame(summary, ranges, "strong")
+    strong = interval_frame(summary, ranges, "strong")
     assert list(strong["verdict"]) == ["better", "equivalent"]
     with pytest.raises(ValueError, match="interpretation"):
-        charts.interval_frame(summary, ranges, "medium")
+        interval_frame(summary, ranges, "medium")
 
 
 def test_overlap_frame_is_long_and_sums_to_one(summary, rope_mass) -> None:
-    frame = charts.overlap_frame(summary, rope_mass)
+    frame = overlap_frame(summary, rope_mass)
     assert len(frame) == 6
     first = frame[frame["pair"] == "xgb > lda"]
     assert list(first["region"]) == ["below ROPE", "in ROPE", "above ROPE"]
@@ -172,7 +197,7 @@ def test_overlap_frame_is_long_and_sums_to_one(summary, rope_mass) -> None:
 
 
 def test_matrix_frame_has_both_orientations(win_table) -> None:
-    frame = charts.matrix_frame(win_table, ["xgb", "lda", "dt"])
+    frame = matrix_frame(win_table, ["xgb", "lda", "dt"])
     assert len(frame) == 6
     cell = frame[(frame["row"] == "xgb") & (frame["col"] == "dt")].iloc[0]
     assert (cell["wins"], cell["losses"], cell["ties"]) == (18, 2, 0)
@@ -183,7 +208,7 @@ def test_matrix_frame_has_both_orientations(win_table) -> None:
 
 
 def test_ppc_frame_numbers_pairs_in_summary_order(ppc_histogram) -> None:
-    frame = charts.ppc_frame(ppc_histogram, ["xgb", "lda", "dt"])
+    frame = ppc_frame(ppc_histogram, ["xgb", "lda", "dt"])
     # pairs best first: (xgb, lda)=0, (xgb, dt)=1, (lda, dt)=2
     order = dict(zip(frame["key"], frame["pair_order"], strict=False))
     assert order == {'["lda", "xgb"]': 0, '["dt", "xgb"]': 1, '["dt", "lda"]': 2}
@@ -194,8 +219,8 @@ def test_ppc_frame_does_not_depend_on_the_order_of_the_histograms_rows(ppc_histo
     """Issue 10: the frame is built per panel (a panel looked up once per run of its rows),
     not per row; rows of one panel that are not together must still make one panel."""
     mixed = ppc_histogram.iloc[[0, 2, 1, 3]]  # dt-lda's rows apart
-    expected = charts.ppc_frame(ppc_histogram, ["xgb", "lda", "dt"])
-    frame = charts.ppc_frame(mixed, ["xgb", "lda", "dt"])
+    expected = ppc_frame(ppc_histogram, ["xgb", "lda", "dt"])
+    frame = ppc_frame(mixed, ["xgb", "lda", "dt"])
     pd.testing.assert_frame_equal(frame.iloc[[0, 2, 1, 3]].reset_index(drop=True), expected)
     assert frame["panel"].nunique() == 3
 
@@ -215,7 +240,7 @@ def test_a_ppc_panel_without_replicates_has_no_p_and_no_height_and_no_warning() 
     )
     with warnings.catch_warnings():
         warnings.simplefilter("error")
-        frame = charts.ppc_frame(hist, ["a", "b", "c", "d"])
+        frame = ppc_frame(hist, ["a", "b", "c", "d"])
     assert frame["ppp"].isna().tolist() == [True, True, False]
     assert frame["h"].isna().tolist() == [True, True, False]
     assert frame["ppp"].iloc[2] == 1.0 and frame["h"].iloc[2] == 1.0
@@ -226,7 +251,7 @@ def test_a_ppc_panel_without_replicates_has_no_p_and_no_height_and_no_warning() 
 def test_ppc_frame_places_bars_on_a_fixed_unit_scale_per_panel(ppc_histogram) -> None:
     """Issue 12: fixed scale domains (no per-panel extent: no "Infinite extent" warnings when
     a panel empties) and bars one count wide (binned bars were 0 px at 16 algorithms)."""
-    frame = charts.ppc_frame(ppc_histogram, ["xgb", "lda", "dt"])
+    frame = ppc_frame(ppc_histogram, ["xgb", "lda", "dt"])
     dt_lda = frame[frame["key"] == charts.pair_key("dt", "lda")]
     # counts 5 and 6, observed 6: the panel spans 4.5 .. 6.5, each bar half of it
     assert list(dt_lda["x0"]) == [0.0, 0.5] and list(dt_lda["x1"]) == [0.5, 1.0]
@@ -246,17 +271,17 @@ def test_coverage_frame_accepts_core_wide_form_with_ties() -> None:
             "proportion_ties": [0.4, 0.7, 0.9, 1],
         }
     )
-    frame = charts.coverage_frame(wide)
+    frame = coverage_frame(wide)
     assert len(frame) == 8
     assert set(frame["quantity"]) == {"wins", "ties"}
     assert list(frame["hdi_label"][:4]) == ["50% HDI", "90% HDI", "95% HDI", "100% HDI"]
-    plain = charts.coverage_frame(wide[["hdi", "proportion"]])
+    plain = coverage_frame(wide[["hdi", "proportion"]])
     assert list(plain["quantity"].unique()) == ["wins"]
 
 
 def test_to_records_is_json_safe() -> None:
     frame = pd.DataFrame({"a": [1.0, np.nan], "b": [np.int64(3), np.int64(4)], "c": ["x", None]})
-    rows = charts.to_records(frame)
+    rows = to_records(frame)
     assert rows == [{"a": 1.0, "b": 3, "c": "x"}, {"a": None, "b": 4, "c": None}]
     json.dumps(rows, allow_nan=False)
 
@@ -265,7 +290,7 @@ def test_to_columns_is_json_safe_and_lossless() -> None:
     frame = pd.DataFrame(
         {"a": [1.0, np.nan], "b": [np.int64(3), np.int64(4)], "c": ["x", None], "d": [True, False]}
     )
-    cols = charts.to_columns(frame)
+    cols = to_columns(frame)
     assert cols == {"a": [1.0, None], "b": [3, 4], "c": ["x", None], "d": [True, False]}
     assert all(type(v) is int for v in cols["b"])
     json.dumps(cols, allow_nan=False)
@@ -273,14 +298,14 @@ def test_to_columns_is_json_safe_and_lossless() -> None:
 
 def _frames(summary, pair_draws, rope_mass, ppc_histogram, win_table) -> dict[str, pd.DataFrame]:
     return {
-        "intervals": charts.interval_frame(summary, charts.range_frame(pair_draws)),
-        "overlap": charts.overlap_frame(summary, rope_mass),
-        "rope": charts.rope_frame((0.45, 0.55)),
-        "ppc": charts.ppc_frame(ppc_histogram, ["xgb", "lda", "dt"]),
-        "coverage": charts.coverage_frame(
+        "intervals": interval_frame(summary, range_frame(pair_draws)),
+        "overlap": overlap_frame(summary, rope_mass),
+        "rope": rope_frame((0.45, 0.55)),
+        "ppc": ppc_frame(ppc_histogram, ["xgb", "lda", "dt"]),
+        "coverage": coverage_frame(
             pd.DataFrame({"hdi": [0.5, 0.9, 0.95, 1.0], "proportion": [0.8, 1, 1, 1]})
         ),
-        "matrix": charts.matrix_frame(win_table, ["xgb", "lda", "dt"]),
+        "matrix": matrix_frame(win_table, ["xgb", "lda", "dt"]),
     }
 
 
@@ -297,9 +322,7 @@ def test_every_builder_gives_valid_vega_lite(
     ]
     for chart in built:
         chart.to_dict(validate=True)  # raises on a schema error
-    linked = charts.linked_chart(
-        f, hdi=0.89, selected_pair=charts.pair_key("lda", "xgb"), focus="xgb"
-    )
+    linked = linked_chart(f, hdi=0.89, selected_pair=charts.pair_key("lda", "xgb"), focus="xgb")
     spec = linked.to_dict(validate=True)
     params = {p["name"]: p["value"] for p in spec["params"]}
     assert params == {"sel_pair": '["lda", "xgb"]', "sel_focus": "xgb", "hdi_mass": 0.89}
@@ -308,19 +331,19 @@ def test_every_builder_gives_valid_vega_lite(
 @pytest.mark.parametrize(
     ("name", "datasets", "kind"),
     [
-        ("view_spec", charts.VIEW_DATASETS, alt.HConcatChart),
-        ("checks_spec", charts.FIT_DATASETS, alt.VConcatChart),
+        ("view_spec", VIEW_DATASETS, alt.HConcatChart),
+        ("checks_spec", FIT_DATASETS, alt.VConcatChart),
     ],
 )
 def test_widget_view_specs_are_data_free_and_constant(name, datasets, kind) -> None:
     """The pairwise view and the model checks: two specs, each with its own datasets."""
-    build = getattr(charts, name)
+    build = getattr(spec_cache, name)
     spec = build()
     text = json.dumps(spec)
     assert "$schema" not in spec
     assert "http" not in text  # no schema URL, no remote data
     assert "values" not in text  # data travels separately, by dataset name
-    named = {m for m in charts.VIEW_DATASETS + charts.FIT_DATASETS if f'"name": "{m}"' in text}
+    named = {m for m in VIEW_DATASETS + FIT_DATASETS if f'"name": "{m}"' in text}
     assert named == set(datasets)
     # the same object every time (built once), but a copy the caller may change
     again = build()
@@ -329,7 +352,7 @@ def test_widget_view_specs_are_data_free_and_constant(name, datasets, kind) -> N
 
 
 def test_linked_view_links_through_parameters() -> None:
-    text = json.dumps(charts.view_spec()) + json.dumps(charts.checks_spec())
+    text = json.dumps(view_spec()) + json.dumps(checks_spec())
     # every chart reads the highlighted pair and the focus algorithm
     assert text.count("datum.key == sel_pair") >= 4
     assert text.count("sel_focus") >= 4
@@ -352,7 +375,7 @@ def test_ppc_frame_puts_the_worst_fitting_pairs_first() -> None:
             "observed": [5, 5, 6, 6, 9, 9],
         }
     )
-    frame = charts.ppc_frame(hist, ["xgb", "lda", "dt"])
+    frame = ppc_frame(hist, ["xgb", "lda", "dt"])
     ppp = frame.groupby("key")["ppp"].first()
     # by hand: 2 * min(P(rep <= obs), P(rep >= obs)), at most 1
     assert ppp[charts.pair_key("xgb", "lda")] == 1.0
@@ -399,19 +422,19 @@ def _sweep_table() -> tuple[pd.DataFrame, list[str]]:
 
 def test_flips_frame_marks_the_pairs_whose_decision_changes() -> None:
     table, labels = _sweep_table()
-    frame = charts.flips_frame(table, labels, "weak")
+    frame = flips_frame(table, labels, "weak")
     flips = frame.groupby("key")["flips"].first()
     assert not flips[charts.pair_key("xgb", "dt")] and flips[charts.pair_key("lda", "dt")]
     assert list(frame["decision"][:2]) == ["xgb better", "no claim"]
     assert list(frame["setting_order"]) == [0, 0, 1, 1]
     assert frame["shown"].all()  # few pairs: every one is drawn
-    assert not charts.flips_frame(table, labels, "strong")["flips"].any()
+    assert not flips_frame(table, labels, "strong")["flips"].any()
     with pytest.raises(ValueError, match="one label per row"):
-        charts.flips_frame(table, labels[:2])
+        flips_frame(table, labels[:2])
     # a failed fit is no flip
     failed = table.copy()
     failed.loc[3, ["weak", "error"]] = ["failed", "RuntimeError: boom"]
-    assert not charts.flips_frame(failed, labels)["flips"].any()
+    assert not flips_frame(failed, labels)["flips"].any()
 
 
 def test_influence_frame_is_the_top_data_sets_of_one_pair_or_a_note() -> None:
@@ -429,30 +452,30 @@ def test_influence_frame_is_the_top_data_sets_of_one_pair_or_a_note() -> None:
             "method": ["psis"] * 4,
         }
     )
-    frame = charts.influence_frame(table, charts.pair_key("dt", "xgb"), n=2)
+    frame = influence_frame(table, charts.pair_key("dt", "xgb"), n=2)
     assert list(frame["dataset"]) == ["d2", "d3"]  # by size of the change
     assert list(frame["effect"]) == ["decision changes", "decision holds"]
     assert list(frame["decision_loo"]) == ["no claim", "xgb better"]
-    empty = charts.influence_frame(None, "")
+    empty = influence_frame(None, "")
     assert len(empty) == 1 and empty["delta_mean"][0] == 0.0 and "click a pair" in empty["note"][0]
-    assert charts.influence_frame(None, "x", note="computing")["note"][0] == "computing"
+    assert influence_frame(None, "x", note="computing")["note"][0] == "computing"
 
 
 def test_robustness_view_is_linked_by_the_pair_parameter() -> None:
-    spec = charts.robustness_spec()
+    spec = robustness_spec()
     text = json.dumps(spec)
     assert "values" not in text and "http" not in text
-    for name in charts.ROBUSTNESS_DATASETS:
+    for name in ROBUSTNESS_DATASETS:
         assert f'"name": "{name}"' in text
     assert "datum.key == sel_pair" in text  # the highlighted pair is shown and emphasised
     assert {p["name"] for p in spec["params"]} == {"sel_pair", "sel_focus"}
     alt.HConcatChart.from_dict(spec)
     table, labels = _sweep_table()
     frames = {
-        "flips": charts.flips_frame(table, labels),
-        "influence": charts.influence_frame(None, ""),
+        "flips": flips_frame(table, labels),
+        "influence": influence_frame(None, ""),
     }
-    charts.robustness_chart(frames).to_dict(validate=True)
+    robustness_chart(frames).to_dict(validate=True)
 
 
 def test_flips_frame_beyond_ten_algorithms_shows_only_the_flipping_pairs() -> None:
@@ -473,7 +496,7 @@ def test_flips_frame_beyond_ten_algorithms_shows_only_the_flipping_pairs() -> No
         for k, (a, b) in enumerate(pairs)
     ]
     labels = [f"ties={setting}" for setting in ("spread", "add") for _ in pairs]
-    frame = charts.flips_frame(pd.DataFrame(rows), labels)
+    frame = flips_frame(pd.DataFrame(rows), labels)
     assert set(frame.loc[frame["shown"], "key"]) == {charts.pair_key("alg0", "alg1")}
 
 
@@ -501,7 +524,7 @@ def test_influence_chart_and_table_order_equal_effects_alike() -> None:
         }
     )
     top = Influence(table, pd.Series(0.1, index=names), "weak").top("xgb > dt", 10)
-    frame = charts.influence_frame(table, charts.pair_key("dt", "xgb"), n=10)
+    frame = influence_frame(table, charts.pair_key("dt", "xgb"), n=10)
     largest = [name for name, e in zip(names, effects, strict=True) if abs(e) == 0.03]
     assert list(top["dataset"]) == largest[:10]  # ties in the data sets' order
     assert list(frame["dataset"]) == list(top["dataset"])
@@ -527,7 +550,7 @@ def test_ppc_frame_builds_one_key_per_pair_not_per_row(monkeypatch) -> None:
         return charts.pair_key(a, b)
 
     monkeypatch.setattr(frames_ppc, "pair_key", counting_key)
-    frame = charts.ppc_frame(hist, ["xgb", "lda", "dt"])
+    frame = ppc_frame(hist, ["xgb", "lda", "dt"])
     assert len(calls) == 3 and len(frame) == len(hist) == 54
     # every row still carries its own pair's key, title and summary-order number
     for row in frame.itertuples(index=False):
@@ -541,7 +564,7 @@ def test_ppc_frame_builds_one_key_per_pair_not_per_row(monkeypatch) -> None:
 def test_win_matrix_says_its_counts_are_the_models(win_table) -> None:
     """The matrix shows the counts after the tie policy; its labels say so (they said only
     "wins", read as data sets won)."""
-    spec = charts.win_matrix_chart(charts.matrix_frame(win_table, ["xgb", "lda", "dt"]))
+    spec = charts.win_matrix_chart(matrix_frame(win_table, ["xgb", "lda", "dt"]))
     text = json.dumps(spec.to_dict())
     assert "counts given to the model, after the tie policy" in text
     for name in ("wins", "losses", "ties"):
@@ -601,11 +624,11 @@ def _every_widget_spec(summary, pair_draws, rope_mass, ppc_histogram, win_table)
     )
     decisions = charts.decision_frame(summary, ["xgb", "lda", "dt"])
     return [
-        charts.view_spec(),
-        charts.checks_spec(),
-        charts.robustness_spec(),
-        charts.groups_spec(),
-        charts.linked_chart(f).to_dict(validate=False),
+        view_spec(),
+        checks_spec(),
+        robustness_spec(),
+        groups_spec(),
+        linked_chart(f).to_dict(validate=False),
         charts.ranking_chart(ranking, hdi=0.89).to_dict(validate=False),
         charts.decision_matrix_chart(decisions, charts.claim_counts(summary)).to_dict(
             validate=False
@@ -692,7 +715,7 @@ def test_robustness_view_names_the_pair_and_says_only_what_is_true() -> None:
     """The influence chart's title names the highlighted pair, its axis stays hidden until a
     pair is picked and its ticks keep distinct labels; the sweep's columns are two short
     lines; the "beyond 45 pairs" title only when the sweep has more pairs."""
-    spec = charts.robustness_spec()
+    spec = robustness_spec()
     flips, influence = spec["hconcat"]
     title = influence["title"]["text"]["expr"]
     assert "'Influence on '" in title and "sel_pair" in title
@@ -703,4 +726,4 @@ def test_robustness_view_names_the_pair_and_says_only_what_is_true() -> None:
     assert x_axis["labelAngle"] == 0 and "split(" in x_axis["labelExpr"]
     assert "n_pairs > 45" in flips["title"]["text"]["expr"]
     table, labels = _sweep_table()
-    assert set(charts.flips_frame(table, labels)["n_pairs"]) == {2}
+    assert set(flips_frame(table, labels)["n_pairs"]) == {2}

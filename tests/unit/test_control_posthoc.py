@@ -14,7 +14,7 @@ import pandas as pd
 import pytest
 from scipy import stats
 
-from bbt_widget.baselines import agreement, cd_diagram, nemenyi, wilcoxon_holm
+from bbt_widget.baselines import agreement, nemenyi, scores_cd_diagram, wilcoxon_holm
 
 #: Demšar (2006) Table 5(b): Bonferroni-Dunn critical values q_alpha for k = 2..10. At alpha
 #: 0.05 and k = 9 the table prints 2.724, 0.01 off its own definition (the normal quantile at
@@ -113,11 +113,11 @@ def test_wilcoxon_holm_with_a_control_adjusts_over_its_k_minus_1_pairs():
 
 def test_bad_control_names_the_value_and_the_algorithms(base):
     message = r"control 'rf' is not an algorithm of these results; choose one of .*'xgb'"
-    for fn in (nemenyi, wilcoxon_holm, cd_diagram):
+    for fn in (nemenyi, wilcoxon_holm, scores_cd_diagram):
         with pytest.raises(ValueError, match=message):
             fn(base, dataset="db", control="rf")
     with pytest.raises(ValueError, match=message):
-        cd_diagram(base, dataset="db", test="wilcoxon", control="rf")
+        scores_cd_diagram(base, dataset="db", test="wilcoxon", control="rf")
 
 
 class _Summary:
@@ -170,7 +170,7 @@ def _values(spec: dict) -> list[dict]:
 
 
 def test_control_centred_diagram(base):
-    spec = cd_diagram(base, dataset="db", control="dt", highlight=["svm"]).to_dict()
+    spec = scores_cd_diagram(base, dataset="db", control="dt", highlight=["svm"]).to_dict()
     values = _values(spec)
     # one bar from the control to each algorithm it does not differ from: lda only
     groups = [v for v in values if v.get("kind") == "group"]

@@ -10,7 +10,7 @@ from typing import Any
 import pytest
 
 import bbt_widget as bbt
-from bbt_widget.outputs.charts import cd_diagram, pair_key
+from bbt_widget.outputs.charts import fit_cd_diagram, pair_key
 from bbt_widget.widget.views import summary_spec
 
 pytestmark = pytest.mark.filterwarnings("ignore::bbt_widget.DiagnosticsWarning")
@@ -62,7 +62,7 @@ def _rings(chart: dict[str, Any], key: str) -> int:
 
 
 def test_cd_diagram_rings_exactly_the_highlighted_pair(result: Any) -> None:
-    chart = cd_diagram(result, "weak").to_dict()
+    chart = fit_cd_diagram(result, "weak").to_dict()
     assert _rings(chart, "") == 0
     # 'a' is not in the pair of 'x"a', though '"a"' ends that name's JSON
     assert _rings(chart, pair_key(QUOTED, "svm")) == 2
@@ -75,7 +75,8 @@ def test_interval_chart_draws_the_rules_thresholds_named_in_its_legend(
 ) -> None:
     import vl_convert as vlc
 
-    from bbt_widget.outputs.charts import result_charts, rope_frame
+    from bbt_widget.outputs.charts import result_charts
+    from bbt_widget.outputs.charts.frames import rope_frame
 
     frame = rope_frame((0.42, 0.56), rule)
     assert sorted(frame["x"]) == sorted([0.5, 0.42, 0.56, *([0.70] if rule == "strong" else [])])

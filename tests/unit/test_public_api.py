@@ -108,3 +108,32 @@ def test_export_star_import_brings_no_helper_modules():
     )
     assert "save_table" in got and "to_latex" in got
     assert not {"np", "os", "subprocess", "pd", "charts"} & set(got)
+
+
+def test_charts_exports_a_short_list_of_documented_chart_functions():
+    """``bbt.charts`` is the charts a user draws, each on its API page; the widget's specs,
+    frames, JSON helpers and Vega constants are the package's own."""
+    import inspect
+    from pathlib import Path
+
+    names = bbt_widget.charts.__all__
+    assert len(names) <= 25, names
+    page = (Path(__file__).resolve().parents[2] / "docs" / "api" / "charts.md").read_text()
+    for name in names:
+        value = getattr(bbt_widget.charts, name)
+        assert inspect.isfunction(value), name
+        assert (value.__doc__ or "").strip(), f"{name} has no docstring"
+        assert f"::: bbt_widget.outputs.charts.{name}\n" in page, f"{name} is not on the page"
+    for internal in ("view_spec", "checks_spec", "to_records", "to_columns", "FOCUS_PARAM"):
+        assert internal not in names, internal
+
+
+def test_each_critical_difference_diagram_is_named_for_what_it_takes(base):
+    """One name per contract: the scores (the test runs inside) or a fit (its claims)."""
+    from bbt_widget import baselines
+
+    assert "scores_cd_diagram" in baselines.__all__ and "cd_diagram" not in baselines.__all__
+    assert "fit_cd_diagram" in bbt_widget.charts.__all__
+    assert "cd_diagram" not in bbt_widget.charts.__all__
+    scores = baselines.scores_cd_diagram(base, dataset="db").to_dict()
+    assert "Nemenyi" in json.dumps(scores["title"])

@@ -11,6 +11,7 @@ import pytest
 
 from bbt_widget import charts
 from bbt_widget.core import posterior
+from bbt_widget.outputs.charts.frames_ppc import ppc_fit_frame, ppc_frame, worst_ppc_frame
 from bbt_widget.outputs.report_meta import column_definitions
 
 
@@ -52,7 +53,7 @@ def _histogram() -> pd.DataFrame:
 
 
 def test_ppc_fit_frame_puts_the_worst_pair_first():
-    fit = charts.ppc_fit_frame(_histogram())
+    fit = ppc_fit_frame(_histogram())
     assert fit[["alg1", "alg2"]].values.tolist() == [["x", "y"], ["x", "z"]]
     # x-y: no replicate reaches 9 -> tail 0; x-z: P(rep <= 3) = P(rep >= 3) = 0.6 -> capped 1
     assert fit["p_tail"].tolist() == [0.0, 1.0]
@@ -61,8 +62,8 @@ def test_ppc_fit_frame_puts_the_worst_pair_first():
 
 def test_worst_ppc_frame_keeps_and_numbers_the_worst_pairs():
     hist = _histogram()
-    ppc = charts.ppc_frame(hist, ["x", "z", "y"])  # x-z comes first in ranking order
-    worst = charts.worst_ppc_frame(ppc, charts.ppc_fit_frame(hist), 1)
+    ppc = ppc_frame(hist, ["x", "z", "y"])  # x-z comes first in ranking order
+    worst = worst_ppc_frame(ppc, ppc_fit_frame(hist), 1)
     assert set(worst["alg_b"]) == {"y"} and (worst["pair_order"] == 0).all()
 
 

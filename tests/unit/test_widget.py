@@ -24,6 +24,9 @@ import bbt_widget as bbt
 from bbt_widget import charts, engines
 from bbt_widget.core.fitting import PreparedFit
 from bbt_widget.outputs.charts import spec_cache
+from bbt_widget.outputs.charts.frames import FIT_DATASETS, VIEW_DATASETS
+from bbt_widget.outputs.charts.frames_decisions import INFLUENCE_TOP, influence_frame
+from bbt_widget.outputs.charts.spec_cache import robustness_spec
 from bbt_widget.widget.app import BBTWidget
 from bbt_widget.widget.fitted import failed_fit_badge
 from bbt_widget.widget.preview import PREVIEW_DRAWS
@@ -359,8 +362,8 @@ def test_first_fit_fills_every_output(widget: BBTWidget) -> None:
     assert w.fit_count >= 1
     assert list(w.summary.columns[:4]) == ["pair", "alg_a", "alg_b", "mean"]
     assert len(w.summary) == 10
-    assert set(w.view_data) == set(charts.VIEW_DATASETS)
-    assert set(w.fit_data) == set(charts.FIT_DATASETS)
+    assert set(w.view_data) == set(VIEW_DATASETS)
+    assert set(w.fit_data) == set(FIT_DATASETS)
     assert len(w.view_data["intervals"]["pair"]) == 10
     assert len(w.fit_data["matrix"]["row"]) == 20
     assert w.diagnostics["ok"] is True and w.diagnostics["label"] == "diagnostics fine"
@@ -913,7 +916,7 @@ def test_a_failure_showing_a_fit_is_the_widgets_error(
     def broken(*args: object, **kwargs: object) -> None:
         raise ValueError("All arrays must be of the same length")
 
-    monkeypatch.setattr("bbt_widget.outputs.charts.overlap_frame", broken)
+    monkeypatch.setattr("bbt_widget.widget.decisions.overlap_frame", broken)
     w.prior_scale = 0.65
     assert not w.wait(FIT_TIMEOUT)  # never True with an error, never stuck at 100 %
     assert w.status == "error" and "sampling" not in w.status_text
@@ -1357,7 +1360,7 @@ def test_sweep_runs_in_the_background_with_progress_and_a_linked_flips_frame(
     flipped = set(w.sweep.flips(w.interpretation)["pair"])
     assert set(frame.loc[frame["flips"], "label"].str.replace("\u200b", "")) == flipped
     assert f"{len(flipped)} of 10 pairs change" in w.sweep_text
-    assert w.robustness_spec == charts.robustness_spec()
+    assert w.robustness_spec == robustness_spec()
     # a view control re-summarises the sweep too (no refit)
     w.interpretation = "strong"
     assert list(pd.DataFrame(w.sweep_data)["kind"]) == list(w.sweep.frame["strong"])
@@ -1393,13 +1396,13 @@ def test_showing_a_fit_builds_its_influence_view_once(widget: BBTWidget, monkeyp
     w = widget
     _restore(w)
     built = []
-    real = charts.influence_frame
+    real = influence_frame
 
     def counted(*args, **kwargs):
         built.append(args)
         return real(*args, **kwargs)
 
-    monkeypatch.setattr(charts, "influence_frame", counted)
+    monkeypatch.setattr("bbt_widget.widget.robustness.influence_frame", counted)
     scale = w.prior_scale
     try:
         for value in (scale + 0.05, scale):  # a new fit (its preview builds none), then cached
@@ -1428,14 +1431,14 @@ def test_highlighting_a_pair_shows_its_influential_data_sets(widget: BBTWidget) 
     assert w.influence_text == "" and w.influence is not None
     expected = bbt.influence(w.result, interpretation="weak", rope=(0.44, 0.55))
     label = w.view_data["intervals"]["pair"][0]  # the pair of keys[0], as "a > b"
-    top = expected.top(label, charts.INFLUENCE_TOP)
+    top = expected.top(label, INFLUENCE_TOP)
     shown = pd.DataFrame(w.influence_data)
     assert list(shown["dataset"]) == list(top["dataset"])
     assert shown["delta_mean"].to_numpy() == pytest.approx(top["delta_mean"].to_numpy())
     started = w._influence_runner.stats["started"]
     w.selected_pair = keys[1]  # another pair: from the same computation, at once
     assert w._influence_runner.stats["started"] == started
-    assert len(pd.DataFrame(w.influence_data)) == charts.INFLUENCE_TOP
+    assert len(pd.DataFrame(w.influence_data)) == INFLUENCE_TOP
     w.selected_pair = ""
     assert list(pd.DataFrame(w.influence_data)["note"]) == [
         "click a pair to see its most influential data sets"

@@ -100,7 +100,7 @@ def test_matrix_tooltips_in_words() -> None:
 
 
 def test_interval_rows_name_an_unsettled_claim() -> None:
-    from bbt_widget.outputs.charts import interval_frame
+    from bbt_widget.outputs.charts.frames import interval_frame
 
     s = _summary([("a", "b", "no claim"), ("a", "c", "no claim")])
     ranges = pd.DataFrame({"pair": s["pair"], "alg_a": s["alg_a"], "alg_b": s["alg_b"]})

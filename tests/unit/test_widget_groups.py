@@ -21,6 +21,10 @@ from bbt_widget.core.group_result import GroupedBBTResult
 from bbt_widget.core.palette import SWEEP_DECISION_COLORS
 from bbt_widget.core.result import BBTResult
 from bbt_widget.engines.base import Draws
+from bbt_widget.outputs.charts.frames_decisions import flips_frame
+from bbt_widget.outputs.charts.frames_groups import GROUP_CELLS, group_cells, group_cells_frame
+from bbt_widget.outputs.charts.spec_cache import groups_spec
+from bbt_widget.outputs.charts.specs_groups import groups_chart
 from bbt_widget.widget import app
 from bbt_widget.widget.app import BBTWidget
 from bbt_widget.widget.fitted import Fitted, fit_ranges
@@ -174,7 +178,7 @@ def test_the_selector_offers_each_group_and_the_group_column_is_no_algorithm(
     assert w.selected_group is None  # all data sets, pooled
     # the heatmap's spec reads its cells by name and has the three linking parameters
     spec = w.group_view["spec"]
-    assert spec["data"] == {"name": charts.GROUP_CELLS}
+    assert spec["data"] == {"name": GROUP_CELLS}
     assert {p["name"] for p in spec["params"]} == {"sel_pair", "sel_focus", "sel_group"}
     assert "https://" not in json.dumps(spec)
     # the group model has no preview: the full fit is the first thing shown
@@ -300,7 +304,7 @@ def test_the_heatmap_has_every_pair_pooled_and_by_group(grouped: BBTWidget) -> N
     w, result = grouped, hand_made()
     show(w, result)
     cells = pd.DataFrame(w.group_view["cells"])
-    expected = charts.group_cells_frame(
+    expected = group_cells_frame(
         result.summary(),
         result.group_summary(),
         result.group_claims("weak")["status"],
@@ -326,7 +330,7 @@ def test_the_heatmap_has_every_pair_pooled_and_by_group(grouped: BBTWidget) -> N
 
 def test_the_heatmap_spec_draws_decisions_in_the_widgets_colours() -> None:
     result = hand_made()
-    frame = charts.group_cells_frame(
+    frame = group_cells_frame(
         result.summary(),
         result.group_summary(),
         result.group_claims()["status"],
@@ -334,7 +338,7 @@ def test_the_heatmap_spec_draws_decisions_in_the_widgets_colours() -> None:
         "weak",
         0.89,
     )
-    spec = charts.groups_chart(frame, column=2).to_dict(validate=True)
+    spec = groups_chart(frame, column=2).to_dict(validate=True)
     encoding = spec["encoding"]
     colors = {k: v for k, v in SWEEP_DECISION_COLORS.items() if k != "failed"}
     assert encoding["color"]["field"] == "kind"
@@ -347,7 +351,7 @@ def test_the_heatmap_spec_draws_decisions_in_the_widgets_colours() -> None:
     rows = next(iter(spec["datasets"].values()))
     assert rows[0]["interval"] == f"[{rows[0]['low']:.3f}, {rows[0]['high']:.3f}]"
     # the standalone chart (for export) is this one, its data inlined, nothing highlighted
-    assert frame.equals(charts.group_cells(result))
+    assert frame.equals(group_cells(result))
     standalone = charts.group_decisions_chart(result, interpretation="strong").to_dict()
     assert standalone["encoding"] == spec["encoding"]
     assert {p["name"]: p["value"] for p in standalone["params"]} == {
@@ -358,8 +362,8 @@ def test_the_heatmap_spec_draws_decisions_in_the_widgets_colours() -> None:
     cells = next(iter(standalone["datasets"].values()))
     assert [c["kind"] for c in cells if c["col"] > 0] == list(result.group_summary()["strong"])
     # the cached spec of the widget is this chart with its data by name
-    cached = charts.groups_spec()
-    assert cached["encoding"] == charts.groups_chart(charts.GROUP_CELLS).to_dict()["encoding"]
+    cached = groups_spec()
+    assert cached["encoding"] == groups_chart(GROUP_CELLS).to_dict()["encoding"]
 
 
 def test_the_heatmap_frame_refuses_tables_that_do_not_line_up() -> None:
@@ -367,13 +371,11 @@ def test_the_heatmap_frame_refuses_tables_that_do_not_line_up() -> None:
     per = result.group_summary()
     status = result.group_claims()["status"]
     with pytest.raises(ValueError, match="need 6 group rows and 3 statuses, got 4"):
-        charts.group_cells_frame(result.summary(), per.iloc[:4], status, result.groups, "weak", 0.9)
+        group_cells_frame(result.summary(), per.iloc[:4], status, result.groups, "weak", 0.9)
     with pytest.raises(ValueError, match="not in the pooled summary's pair order"):
-        charts.group_cells_frame(
-            result.summary(), per.iloc[::-1], status, result.groups, "weak", 0.9
-        )
+        group_cells_frame(result.summary(), per.iloc[::-1], status, result.groups, "weak", 0.9)
     with pytest.raises(ValueError, match="interpretation must be 'weak' or 'strong'"):
-        charts.group_cells_frame(result.summary(), per, status, result.groups, "medium", 0.9)
+        group_cells_frame(result.summary(), per, status, result.groups, "medium", 0.9)
 
 
 # ---------------------------------------------------------------------------- hostile names
@@ -385,7 +387,7 @@ HOSTILE_GROUPS = ('<img src=x onerror="alert(1)">', "All (pooled)", "", "x\ny", 
 def test_hostile_algorithm_and_group_names_stay_data() -> None:
     algorithms = tuple(HOSTILE[:6])
     result = hand_made(algorithms, HOSTILE_GROUPS, draws=100)
-    frame = charts.group_cells_frame(
+    frame = group_cells_frame(
         result.summary(),
         result.group_summary(),
         result.group_claims()["status"],
@@ -403,7 +405,7 @@ def test_hostile_algorithm_and_group_names_stay_data() -> None:
     assert frame["row"].nunique() == n_pairs == frame["key"].nunique()
     # the names travel as they are (the front end draws them as text)
     assert set(frame["alg_a"]) | set(frame["alg_b"]) == set(algorithms)
-    spec = charts.groups_chart(frame).to_dict(validate=True)
+    spec = groups_chart(frame).to_dict(validate=True)
     json.dumps(spec)
 
 
@@ -451,7 +453,7 @@ def test_a_grouped_widget_shows_what_fit_with_group_gives() -> None:
         assert w.fit_settings["group"] == "family"
         assert isinstance(w.result, GroupedBBTResult)
         assert w.preview is False and w._preview_runner.stats.get("started", 0) == 0
-        expected = charts.group_cells_frame(
+        expected = group_cells_frame(
             direct.summary(),
             direct.group_summary(),
             direct.group_claims("weak")["status"],
@@ -632,7 +634,7 @@ def test_a_grouped_sweep_shows_pooled_flips_and_the_chosen_groups() -> None:
         assert sweep.n_failed == 0
         labels = list(sweep.setting_labels())
         rope, hdi = (w.rope_low, w.rope_high), w.hdi
-        pooled = charts.flips_frame(sweep.table(rope=rope, hdi=hdi), labels, "weak")
+        pooled = flips_frame(sweep.table(rope=rope, hdi=hdi), labels, "weak")
         pd.testing.assert_frame_equal(pd.DataFrame(w.sweep_data), pooled, check_dtype=False)
         assert "(group model, pooled abilities)" in w.sweep_text
         # the same as bbt.sweep(group=) on the caller's data and the same options
@@ -642,7 +644,7 @@ def test_a_grouped_sweep_shows_pooled_flips_and_the_chosen_groups() -> None:
         w.selected_group = "A"
         rows = sweep.group_table(rope=rope, hdi=hdi)
         in_a = rows[rows["group"] == "A"].drop(columns="group").reset_index(drop=True)
-        expected = charts.flips_frame(in_a, labels, "weak")
+        expected = flips_frame(in_a, labels, "weak")
         pd.testing.assert_frame_equal(pd.DataFrame(w.sweep_data), expected, check_dtype=False)
         assert "in group A (group model)" in w.sweep_text
         flipped = set(sweep.group_flips("weak").query("group == 'A'")["pair"])
@@ -661,7 +663,7 @@ def test_every_decision_in_the_heatmap_legend_has_a_visible_swatch() -> None:
 
     vlc = pytest.importorskip("vl_convert")
     result = hand_made()
-    frame = charts.group_cells_frame(
+    frame = group_cells_frame(
         result.summary(),
         result.group_summary(),
         result.group_claims()["status"],
@@ -669,7 +671,7 @@ def test_every_decision_in_the_heatmap_legend_has_a_visible_swatch() -> None:
         "weak",
         0.89,
     )
-    svg = vlc.vegalite_to_svg(charts.groups_chart(frame).to_dict())
+    svg = vlc.vegalite_to_svg(groups_chart(frame).to_dict())
     legend = svg[svg.index('aria-label="Symbol legend titled') :]
     swatches = re.findall(
         r'role-legend-symbol[^>]*><path[^>]*fill="([^"]+)" stroke="([^"]+)"', legend

@@ -26,9 +26,9 @@ from .frames_decisions import cd_groups
 if TYPE_CHECKING:
     from ...core.result import BBTResult
 
-__all__ = ["CD_POSITIONS", "cd_diagram", "critical_difference_chart", "diagram_frames"]
+__all__ = ["CD_POSITIONS", "critical_difference_chart", "diagram_frames", "fit_cd_diagram"]
 
-#: Where :func:`cd_diagram` places each algorithm: its posterior expected rank (1 = best) or
+#: Where :func:`fit_cd_diagram` places each algorithm: its posterior expected rank (1 = best) or
 #: its posterior mean ability (sum-to-zero).
 CD_POSITIONS = ("expected_rank", "ability")
 _STEP = 1.0  # vertical distance between label rows, in y units
@@ -36,7 +36,7 @@ _ROW_PX = 22  # pixels per y unit
 _CONTROL_MARK = "#000000"
 
 
-def cd_diagram(
+def fit_cd_diagram(
     result: BBTResult,
     interpretation: str = "strong",
     highlight: str | Iterable[str] | None = None,
