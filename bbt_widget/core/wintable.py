@@ -246,41 +246,119 @@ def count_wins(
 ) -> pd.DataFrame:
     """Raw win/loss/tie counts (no tie policy) from validated results (``d_min``, ``paired``
     and ``tie_threshold`` as for :func:`win_table`)."""
-    d_min = check_d_min(d_min)
-    paired = check_flag(paired, "paired")
-    tie_threshold = check_tie_threshold(tie_threshold)
-    if d_min is not None:
-        _check_local_rope(tidy, paired)
-    raw = tidy.cube
-    means, n = tidy.means, tidy.fold_counts
-    given_sds = tidy.sd_matrix
-    if given_sds is not None:
-        sds = given_sds
-    else:
-        # a single fold has no spread to estimate: its variance counts as 0 in Eq. 4, so
-        # the other algorithm's spread still counts (two single folds: compare means)
-        sds = np.where(n > 1, _fold_sd(raw - means[:, :, None], n), 0.0)
-    has_fold = np.isfinite(raw)
+    counter = _Counter(tidy, d_min=d_min, paired=paired, tie_threshold=tie_threshold)
     algs = tidy.algorithms
     rows: list[tuple[str, str, int, int, int]] = []
     for i in range(len(algs) - 1):
         j = np.arange(i + 1, len(algs))
+        present, first, second = counter.outcomes(i, j)
+        w1, w2 = first.sum(axis=0), second.sum(axis=0)
+        t = present.sum(axis=0) - w1 - w2
+        rows.extend((algs[i], algs[k], int(a), int(b), int(c)) for k, a, b, c in zip(j, w1, w2, t))
+    return pd.DataFrame(rows, columns=list(WIN_TABLE_COLUMNS))
+
+
+#: What :func:`dataset_outcomes` says of a data set: the first algorithm won, the second
+#: won, a tie, or no result for one of them there.
+OUTCOMES = ("a wins", "b wins", "tie", "missing")
+
+
+def dataset_outcomes(
+    tidy: TidyResults,
+    a: str,
+    b: str,
+    *,
+    d_min: float | None = None,
+    paired: bool = True,
+    tie_threshold: float | None = None,
+) -> pd.DataFrame:
+    """How ``a`` and ``b`` compare on each data set, as :func:`count_wins` counts it.
+
+    Parameters
+    ----------
+    tidy
+        Validated results.
+    a, b
+        Two of its algorithms.
+    d_min, paired, tie_threshold
+        As for :func:`win_table` (``d_min=None``: the means decide, no local ROPE).
+
+    Returns
+    -------
+    pandas.DataFrame
+        One row per data set (``tidy.datasets`` order): ``dataset``, ``mean_a``,
+        ``mean_b`` (mean scores over the folds) and ``outcome``, one of :data:`OUTCOMES`.
+        Its counts are the pair's row of :func:`count_wins`.
+    """
+    algs = list(tidy.algorithms)
+    for name in (a, b):
+        if name not in algs:
+            raise ValueError(f"{name!r} is not one of the algorithms {algs}")
+    if a == b:
+        raise ValueError(f"dataset_outcomes needs two different algorithms, got {a!r} twice")
+    i, k = algs.index(a), algs.index(b)
+    counter = _Counter(tidy, d_min=d_min, paired=paired, tie_threshold=tie_threshold)
+    present, first, second = (m[:, 0] for m in counter.outcomes(min(i, k), np.array([max(i, k)])))
+    a_wins, b_wins = (first, second) if i < k else (second, first)
+    outcome = np.select([~present, a_wins, b_wins], OUTCOMES[3:] + OUTCOMES[:2], OUTCOMES[2])
+    return pd.DataFrame(
+        {
+            "dataset": list(tidy.datasets),
+            "mean_a": tidy.means[:, i],
+            "mean_b": tidy.means[:, k],
+            "outcome": outcome.astype(object),
+        }
+    )
+
+
+class _Counter:
+    """Who wins on each data set: the one rule of :func:`count_wins` and
+    :func:`dataset_outcomes` (means, their rounding, the local ROPE, the tie threshold)."""
+
+    def __init__(
+        self,
+        tidy: TidyResults,
+        *,
+        d_min: float | None,
+        paired: bool,
+        tie_threshold: float | None,
+    ) -> None:
+        self.d_min = check_d_min(d_min)
+        self.paired = check_flag(paired, "paired")
+        self.tie_threshold = check_tie_threshold(tie_threshold)
+        if self.d_min is not None:
+            _check_local_rope(tidy, self.paired)
+        self.raw = tidy.cube
+        self.means, n = tidy.means, tidy.fold_counts
+        given_sds = tidy.sd_matrix
+        if given_sds is not None:
+            self.sds = given_sds
+        else:
+            # a single fold has no spread to estimate: its variance counts as 0 in Eq. 4, so
+            # the other algorithm's spread still counts (two single folds: compare means)
+            self.sds = np.where(n > 1, _fold_sd(self.raw - self.means[:, :, None], n), 0.0)
+        self.has_fold = np.isfinite(self.raw)
+
+    def outcomes(self, i: int, j: np.ndarray) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
+        """Algorithm ``i`` against each of ``j`` (data sets x len(j)): whether the pair has a
+        result there, whether ``i`` won, whether the other one won (neither: a tie)."""
+        d_min, means = self.d_min, self.means
         mi, mj = means[:, [i]], means[:, j]
         present = np.isfinite(mi) & np.isfinite(mj)
         diff = mi - mj
         rounding = REL_TOL * np.maximum(np.abs(mi), np.abs(mj))
         threshold = rounding
         if d_min is not None:
-            if paired:
-                mean_d, noise, common = _paired_stats(raw, i, j)
+            if self.paired:
+                mean_d, noise, common = _paired_stats(self.raw, i, j)
                 # folds that differ: compare on the folds both have, like a paired t-test
                 # dropping incomplete pairs; fewer than 2 common folds is a missing result
-                same = (has_fold[:, [i], :] == has_fold[:, j, :]).all(axis=2)
+                same = (self.has_fold[:, [i], :] == self.has_fold[:, j, :]).all(axis=2)
                 diff = np.where(same, diff, mean_d)
                 present &= same | (common >= 2)
             else:
                 # hypot: the squares of SDs above ~1e154 would overflow to inf (all ties)
-                noise = np.hypot(sds[:, [i]], sds[:, j]) / np.sqrt(2)
+                noise = np.hypot(self.sds[:, [i]], self.sds[:, j]) / np.sqrt(2)
             # one fold (or a missing sd) leaves no noise estimate: compare means. An effect
             # equal to d_min up to rounding is a tie (Eq. 4/6: tie if diff <= d_min * sd)
             threshold = np.where(
@@ -288,15 +366,13 @@ def count_wins(
                 np.maximum(threshold, d_min * noise * (1 + REL_TOL)),
                 threshold,
             )
-        if tie_threshold:
+        if self.tie_threshold:
             # means no further apart than the threshold (up to their rounding) are a tie
-            threshold = np.maximum(threshold, tie_threshold * (1 + REL_TOL) + rounding)
+            threshold = np.maximum(threshold, self.tie_threshold * (1 + REL_TOL) + rounding)
         with np.errstate(invalid="ignore"):
-            w1 = (present & (diff > threshold)).sum(axis=0)
-            w2 = (present & (-diff > threshold)).sum(axis=0)
-        t = present.sum(axis=0) - w1 - w2
-        rows.extend((algs[i], algs[k], int(a), int(b), int(c)) for k, a, b, c in zip(j, w1, w2, t))
-    return pd.DataFrame(rows, columns=list(WIN_TABLE_COLUMNS))
+            first = present & (diff > threshold)
+            second = present & (-diff > threshold)
+        return present, first, second
 
 
 def _check_local_rope(tidy: TidyResults, paired: bool) -> None:

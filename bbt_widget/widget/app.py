@@ -67,6 +67,7 @@ from .fitted import Fitted, own_copy
 from .groups_section import GroupsSection
 from .messages import check_extra_kwargs
 from .metrics_section import MetricsResult, MetricsSection, metric_choice
+from .pairs_section import PairsSection, pair_view_traits
 from .rankings import RankingSection
 from .robustness import RobustnessSection
 from .runner import kernel_dispatcher
@@ -228,6 +229,8 @@ class BBTWidget(anywidget.AnyWidget):
     selected_pair = t.Unicode(
         "", help="""highlighted pair key, bbt.charts.pair_key(a, b), e.g. '["lgbm", "xgb"]'"""
     ).tag(sync=True)
+    # the pairwise view's rows (filter, search, page) and the pair panel (pairs_section)
+    pair_filter, pair_search, pair_page, pair_rows, pair_panel = pair_view_traits()
 
     # --- the option lists the controls offer (bbt_widget.options, defined once) ----------
     option_lists = t.Dict(
@@ -399,6 +402,7 @@ class BBTWidget(anywidget.AnyWidget):
         self._metrics = self._metrics_runner = MetricsSection(self, dispatcher, choice)
         self._fits = FitRequests(self, dispatcher, self._warm_other_model, stan_check)
         self._decisions = DecisionsView(self, dispatcher, focus_defaulted=bool(kwargs.get("focus")))
+        self._pairs = PairsSection(self)  # the pairwise view's rows, the pair panel
         ttest_options = {"rope": ttest_rope, "rho": rho, "has_folds": tidy.has_folds}
         self._rankings = RankingSection(self, dispatcher, ttest_options)
         # the runners by name, for code that waits on or inspects one of them
@@ -577,12 +581,6 @@ class BBTWidget(anywidget.AnyWidget):
 
     def _refresh_sweep_view(self) -> None:
         self._robustness.refresh_sweep_view()
-
-    def _update_ranking_model(self) -> None:
-        self._rankings.update_ranking_model()
-
-    def _update_ttest(self) -> None:
-        self._rankings.update_ttest()
 
     def _warm_other_model(self) -> None:
         """After the first fit, compile (and with PyStan, load) the other Stan model in the

@@ -17,22 +17,22 @@ from ..core.options import INTERPRETATIONS
 from ..core.result import BBTResult
 from ..engines.base import FitCancelled
 from ..outputs.charts.frames import (
-    VIEW_DATASETS,
     interval_frame,
     overlap_frame,
     rope_frame,
-    to_columns,
 )
 from ..outputs.charts.pairs import unsettled_keys
 from ..outputs.headline import headline
 from .claims import claim_changes, claims_of
 from .messages import error_text
+from .pair_filters import FILTER_ALGORITHMS
 from .runner import Dispatcher, FitEvent, FitRunner
 from .views import SUMMARY_DELAY, summary_spec, weak_rule_caveat
 
 __all__ = ["FOCUS_ALGORITHMS", "DecisionsView"]
 
-#: Beyond this many algorithms the pairwise charts open on the top-ranked algorithm's pairs.
+#: Beyond this many algorithms (below pair_filters.FILTER_ALGORITHMS) the pairwise charts
+#: open on the top-ranked algorithm's pairs.
 FOCUS_ALGORITHMS = 8
 
 
@@ -102,7 +102,7 @@ class DecisionsView:
             return False
         if preview is None and w.interpretation in INTERPRETATIONS:
             self.note_changes(summary, unsettled)
-        w.view_data = {name: to_columns(frames[name]) for name in VIEW_DATASETS}
+        w.view_data = w._pairs.view_data(frames, fitted.result)  # the rows the filter keeps
         self.show_headline(fitted.result, summary if control is None else None)
         w.last_view_seconds = time.perf_counter() - started
         if preview is not None:
@@ -148,7 +148,8 @@ class DecisionsView:
             summary = result.summary(rope=rope, hdi=w.hdi)
         ranking = result.ranking(hdi=w.hdi)
         w.headline = headline(summary, ranking, w.interpretation)
-        if not self.focus_defaulted and len(w.algorithms) > FOCUS_ALGORITHMS:
+        # from FILTER_ALGORITHMS on, the undecided pairs and the neighbours (pair_filters)
+        if not self.focus_defaulted and FOCUS_ALGORITHMS < len(w.algorithms) < FILTER_ALGORITHMS:
             self.focus_defaulted = True
             if not w.focus:
                 w.focus = str(ranking["algorithm"].iloc[0])

@@ -296,8 +296,8 @@ class FitRequests:
         self.show_fit_data(fitted)
         if not refreshed:  # the view's own refresh updates it (the same frame twice, before)
             w._update_influence()
-        w._update_ranking_model()
-        w._update_ttest()
+        w._rankings.update_ranking_model()
+        w._rankings.update_ttest()
         w._metrics.on_fit_shown(key, fitted)  # the other metrics' fits and the dominance view
         self.stan_check.after_fit(key, fitted)
 

@@ -87,8 +87,9 @@ export const CONTROL_HELP = {
     "strong (Sec. 9.3): a better when the mean ≥ 0.70, equivalent when the mean is inside " +
     "the ROPE. Instant: no refit.",
   focus:
-    "Show pairs of: draw only this algorithm's pairs in the pairwise charts (beyond 8 " +
-    "algorithms they open on the top-ranked one's); 'all algorithms' draws every pair. " +
+    "Show pairs of: draw only this algorithm's pairs in the pairwise charts (from 9 to 29 " +
+    "algorithms they open on the top-ranked one's; from 30 on every algorithm's, filtered " +
+    "by 'Pairs listed'); 'all algorithms' draws every pair. " +
     "Instant: no refit.",
 };
 

@@ -6,6 +6,9 @@ import { buildCodeView } from "./code_view.js";
 import { buildControls, h, keepKeys } from "./controls.js";
 import { buildGroupsView } from "./groups_view.js";
 import { buildMetricsView } from "./metrics_view.js";
+import { buildGlossary } from "./glossary.js";
+import { buildPairFilters } from "./pair_filters.js";
+import { buildPairPanel } from "./pair_panel.js";
 import "./widget.css";
 
 /** Traits whose change may alter what is drawn. */
@@ -222,6 +225,14 @@ function render({ model, el }) {
     robustness,
     buildCodeView(model).element,
   );
+  // which pairs are listed, the highlighted pair's data sets, and the glossary ("?")
+  const pairFilters = buildPairFilters(model);
+  const pairPanel = buildPairPanel(model);
+  const glossary = buildGlossary();
+  chip.before(pairFilters.element);
+  chartBox.after(pairPanel.element);
+  status.append(glossary.button);
+  status.after(glossary.panel);
   root.append(controls.element, main);
   el.append(root);
 
@@ -631,6 +642,8 @@ function render({ model, el }) {
     plCharts.dispose();
     ttestCharts.dispose();
     groups.dispose();
+    pairFilters.dispose();
+    pairPanel.dispose();
   };
 }
 

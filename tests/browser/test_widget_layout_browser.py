@@ -211,7 +211,9 @@ def test_layout_leads_with_the_answer_and_fits_a_narrow_notebook(
             assert _overlaps(boxes) == [], _overlaps(boxes)
         with checks.check("one colour per decision across the charts"):
             _check_colours(page)
-        if n > 8:
+        # from 30 algorithms on the view lists the undecided pairs and the neighbours
+        # instead (test_widget_scale_browser.py)
+        if 8 < n < 30:
             with checks.check("the pairs of the top-ranked algorithm, a chip for a hidden pair"):
                 _check_focus(page, n)
     finally:

@@ -31,6 +31,11 @@ __all__ = ["LONG_CHART_ROWS", "decision_matrix_chart", "ranking_chart", "with_to
 LONG_CHART_ROWS = 25
 
 _ROW_STEP = 16
+#: Smallest cell (px) of a decision matrix, whose labels are then 9 px: smaller ones (5 px
+#: cells at 50 algorithms) left labels no one could read. Past _READABLE_ALGORITHMS a
+#: matrix of such cells would be wider than any screen, and its cells shrink to 5 px.
+_MIN_CELL = 10
+_READABLE_ALGORITHMS = 100
 #: Width of one character of a 12 px header label, a generous average (for spacing).
 _HEADER_CHAR_PX = 7
 
@@ -182,16 +187,18 @@ def decision_matrix_chart(
     counts
         :func:`bbt_widget.outputs.charts.claim_counts` of the same summary (for the panel headers).
     size
-        Target side of each matrix in pixels; cells are 5 to 18 px.
+        Target side of each matrix in pixels; cells are 10 to 18 px (labels 9 to 11 px),
+        5 px past 100 algorithms.
     clickable
         Whether the subtitle says a click highlights a pair (the widget); a static report's
         chart cannot be clicked.
     """
     n = int(max(decisions["row_order"].max(), decisions["col_order"].max()) + 1)
-    cell = int(min(18, max(5, size // max(n, 1))))
+    smallest = _MIN_CELL if n <= _READABLE_ALGORITHMS else 5
+    cell = int(min(18, max(smallest, size // max(n, 1))))
     frame = decisions.copy()
     frame["panel"] = frame["interpretation"].map(_interpretation_label(counts))
-    font = 11 if cell >= 10 else 8
+    font = 11 if cell >= 12 else 9 if cell >= _MIN_CELL else 8
     matrix = (
         alt.Chart(width=alt.Step(cell), height=alt.Step(cell))
         .mark_rect()
@@ -230,17 +237,28 @@ def decision_matrix_chart(
     # panels at least a header apart: with few algorithms a matrix is narrower than its
     # header, and side by side the headers would print over each other.
     longest = max((len(part) for label in order for part in label.split(": ")), default=0)
-    spacing = max(20, _HEADER_CHAR_PX * longest - n * cell + 10)
+    # matrices larger than ``size`` (readable cells for many algorithms) one above the other,
+    # each with its own column labels: side by side they would not fit a page
+    stacked = n * cell > size
+    spacing = 20 if stacked else max(20, _HEADER_CHAR_PX * longest - n * cell + 10)
+    header = alt.Header(labelFontSize=12, labelExpr="split(datum.label, ': ')")
+    panels: Any = alt.Column("panel:N", sort=order, title=None, header=header)
+    if stacked:
+        header = alt.Header(
+            labelFontSize=12,
+            labelExpr="split(datum.label, ': ')",
+            labelOrient="top",
+            labelAngle=0,
+            labelAnchor="start",
+        )
+        panels = alt.Row("panel:N", sort=order, title=None, header=header)
     chart = matrix.facet(
-        column=alt.Column(
-            "panel:N",
-            sort=order,
-            title=None,
-            header=alt.Header(labelFontSize=12, labelExpr="split(datum.label, ': ')"),
-        ),
+        **{"row" if stacked else "column": panels},
         data=inline_rows(frame),
         spacing=spacing,
-        resolve=alt.Resolve(axis=alt.AxisResolveMap(y="shared")),
+        resolve=alt.Resolve(
+            axis=alt.AxisResolveMap(x="independent") if stacked else alt.AxisResolveMap(y="shared")
+        ),
         title=alt.TitleParams(
             "Decisions per pair, weak and strong interpretation",
             subtitle=(

@@ -1,0 +1,240 @@
+"""The widget at 50 algorithms, and what it teaches, in real JupyterLab and Notebook 7 with
+headless Chromium: the decision matrices' labels are at least 9 px, the pairwise view opens
+on the undecided pairs and the ranking's neighbours a page at a time (never the 1,225 pairs
+at once), its filters and search list other pairs, the "?" glossary opens from the keyboard
+and cites the paper, and the highlighted pair's panel shows its wins, losses and ties per data
+set as the kernel counts them. Two algorithms and a data set have hostile names: text only."""
+
+from __future__ import annotations
+
+import ast
+import json
+import time
+from pathlib import Path
+from typing import Any
+
+import pytest
+from widget_page import wait_attr
+
+pytestmark = [pytest.mark.browser]
+
+FIT_TIMEOUT_MS = 300_000
+STEP_TIMEOUT_MS = 60_000
+
+HOSTILE = "<img src=x onerror=alert(1)>"
+RTL = "\u202eevil"
+
+# 50 simulated algorithms on 30 data sets of 3 folds (skill plus noise), the local ROPE on;
+# two algorithms and a data set with hostile names
+CELLS = [
+    f"""\
+import numpy as np, pandas as pd
+import bbt_widget as bbt
+rng = np.random.default_rng(3)
+skill = np.sort(rng.normal(0, 0.05, 50))[::-1]
+names = [f"alg{{a:02d}}" for a in range(50)]
+names[10], names[11] = {HOSTILE!r}, {RTL!r}
+sets = [f"d{{d}}" for d in range(30)]
+sets[0] = {HOSTILE!r}
+rows = [(sets[d], names[a], f, 0.7 + skill[a] + rng.normal(0, 0.03))
+        for d in range(30) for a in range(50) for f in range(3)]
+data = pd.DataFrame(rows, columns=["dataset", "algorithm", "fold", "score"])
+w = bbt.BBTWidget(
+    data, dataset="dataset", algorithm="algorithm", fold="fold", score="score",
+    d_min=0.4, engine="numpy", seed=1, stan_check=False,
+)
+w"""
+]
+
+#: A Python expression evaluated in the notebook's kernel, as its repr.
+_KERNEL_VALUE = """async (expr) => {
+    const kernel = window.jupyterapp.shell.currentWidget.sessionContext.session.kernel;
+    const reply = await kernel.requestExecute({ code: '', user_expressions: { v: expr } }).done;
+    const v = reply.content.user_expressions.v;
+    return v.status === 'ok' ? v.data['text/plain'] : `error: ${v.ename}: ${v.evalue}`;
+}"""
+
+#: Font size (px) and drawn height of every axis label of the decision matrices.
+_MATRIX_LABELS = """() => {
+    const svg = document.querySelector('.bbt-summary-charts svg');
+    const out = [];
+    for (const cell of svg.querySelectorAll("g.mark-rect path[aria-label*='verdict']")) {
+        const scope = cell.closest('g.cell') || svg;
+        for (const t of scope.querySelectorAll('g.role-axis-label text')) {
+            out.push([parseFloat(getComputedStyle(t).fontSize),
+                      t.getBoundingClientRect().height]);
+        }
+        break;
+    }
+    return out;
+}"""
+
+#: The pairs drawn in the interval view: its y axis labels, and the view's height.
+_PAIR_ROWS = """() => {
+    const svg = document.querySelector('.bbt-main-charts svg');
+    if (!svg) return [0, 0];
+    const labels = new Set(); // the pairs' labels ("a > b"), not the numbers of an x axis
+    for (const t of svg.querySelectorAll('g.role-axis-label text')) {
+        if (t.textContent.includes(' > ')) labels.add(t.textContent);
+    }
+    return [labels.size, svg.getBoundingClientRect().height];
+}"""
+
+#: The controls of this module's parts without a tooltip.
+_UNTITLED = """() => [...document.querySelectorAll(
+        '.bbt-pair-filters select, .bbt-pair-filters input, .bbt-pair-filters button, '
+        + '.bbt-glossary-button, .bbt-glossary button, .bbt-pair-panel summary')]
+    .filter((el) => el.offsetParent !== null && !el.title)
+    .map((el) => el.outerHTML.slice(0, 120))"""
+
+
+def _kernel_value(page: Any, expr: str, *, until: Any = bool, timeout_s: float = 30.0) -> str:
+    """``expr``'s repr in the kernel, once ``until`` holds for it (or the time is up)."""
+    deadline = time.monotonic() + timeout_s
+    value = str(page.evaluate(_KERNEL_VALUE, expr))
+    while not until(value) and time.monotonic() < deadline:
+        time.sleep(0.25)
+        value = str(page.evaluate(_KERNEL_VALUE, expr))
+    return value
+
+
+def _run(page: Any, code: str) -> None:
+    """Run ``code`` in the notebook's kernel (no output cell)."""
+    page.evaluate(
+        """async (code) => {
+            const kernel = window.jupyterapp.shell.currentWidget.sessionContext.session.kernel;
+            await kernel.requestExecute({ code }).done;
+        }""",
+        code,
+    )
+
+
+def _pair_count(page: Any) -> str:
+    return page.locator(".bbt-pair-count").inner_text()
+
+
+def test_fifty_algorithms_readable_filtered_and_taught(
+    frontend: Any,
+    browser_context: Any,
+    run_notebook: Any,
+    widget_errors: Any,
+    soft_checks: Any,
+    artifacts: Path,
+) -> None:
+    checks = soft_checks
+    url = frontend.write_notebook("scale.ipynb", CELLS)
+    page = browser_context.new_page()
+    page.set_viewport_size({"width": 1400, "height": 1000})
+    errors: list[str] = []
+    page.on("pageerror", lambda exc: errors.append(f"{exc.message} @ {exc.stack}"))
+    run_notebook(page, url, STEP_TIMEOUT_MS)
+    page.wait_for_selector(".bbt-root", timeout=STEP_TIMEOUT_MS)
+    wait_attr(page, "status", "v === 'done'", FIT_TIMEOUT_MS)
+    wait_attr(page, "rendered", "v === 'true'", STEP_TIMEOUT_MS)
+    wait_attr(page, "summaryRendered", "Number(v) > 0", STEP_TIMEOUT_MS)
+
+    with checks.check("matrix labels are at least 9 px at 50 algorithms"):
+        labels = page.evaluate(_MATRIX_LABELS)
+        assert len(labels) >= 50, labels[:5]
+        assert min(size for size, _ in labels) >= 9, sorted(labels)[:5]
+        assert min(height for _, height in labels) >= 9, sorted(labels, key=lambda x: x[1])[:5]
+
+    with checks.check("the pair view opens on the undecided pairs and neighbours, a page"):
+        assert page.locator(".bbt-pair-filter").input_value() == "undecided_neighbours"
+        assert _kernel_value(page, "w.focus") in ("''", '""')  # every algorithm's pairs
+        rows, height = page.evaluate(_PAIR_ROWS)
+        assert 0 < rows <= 41, rows  # a page of 40, and the highlighted pair
+        assert height < 2500, height
+        assert "1225 in all" in _pair_count(page), _pair_count(page)
+
+    with checks.check("'all pairs' is capped at a page, and the pages turn"):
+        page.locator(".bbt-pair-filter").select_option("all")
+        page.wait_for_function(
+            "() => document.querySelector('.bbt-pair-count').textContent.includes('1-40 of 1225')",
+            timeout=STEP_TIMEOUT_MS,
+        )
+        rows, height = page.evaluate(_PAIR_ROWS)
+        assert 0 < rows <= 41 and height < 2500, (rows, height)
+        page.locator(".bbt-pair-next").click()
+        page.wait_for_function(
+            "() => document.querySelector('.bbt-pair-count').textContent.includes('41-80')",
+            timeout=STEP_TIMEOUT_MS,
+        )
+        assert ast.literal_eval(_kernel_value(page, "w.pair_page")) == 1
+
+    with checks.check("a search by name lists that pair"):
+        page.locator(".bbt-pair-search").fill("alg01 alg02")
+        page.wait_for_function(
+            "() => document.querySelector('.bbt-pair-count').textContent.includes('1-1 of 1 ')",
+            timeout=STEP_TIMEOUT_MS,
+        )
+        page.wait_for_function(
+            """() => [...document.querySelectorAll('.bbt-main-charts g.role-axis-label text')]
+                .some((t) => t.textContent.includes('alg01') && t.textContent.includes('alg02'))""",
+            timeout=STEP_TIMEOUT_MS,
+        )
+
+    with checks.check("the glossary opens from the keyboard and cites the paper"):
+        button = page.locator(".bbt-glossary-button")
+        button.focus()
+        page.keyboard.press("Enter")
+        panel = page.locator(".bbt-glossary")
+        panel.wait_for(state="visible", timeout=STEP_TIMEOUT_MS)
+        terms = panel.locator("dt").all_inner_texts()
+        for term in ("P(a > b)", "HDI", "ROPE", "Local ROPE", "Weak rule", "Strong rule", "Ties"):
+            assert term in terms, terms
+        cites = panel.locator("dd cite").all_inner_texts()
+        assert len(cites) == len(terms) and all("Wainer" in c and "Sec." in c for c in cites)
+        page.keyboard.press("Escape")
+        panel.wait_for(state="hidden", timeout=STEP_TIMEOUT_MS)
+
+    with checks.check("every new control has a tooltip"):
+        assert page.evaluate(_UNTITLED) == []
+
+    with checks.check("the pair panel shows the highlighted pair's counts per data set"):
+        _run(page, f"w.selected_pair = bbt.charts.pair_key({HOSTILE!r}, {RTL!r})")
+        panel = page.locator(".bbt-pair-panel")
+        page.wait_for_function(
+            f"""() => (document.querySelector('.bbt-pair-panel').dataset.pair || '')
+                .includes({json.dumps(RTL)})""",
+            timeout=STEP_TIMEOUT_MS,
+        )
+        expected = ast.literal_eval(_kernel_value(page, "w.pair_panel"))
+        for name in ("before", "after", "model"):
+            counts = expected[name]
+            cells = panel.locator(
+                f".bbt-pair-totals tr:has(th:text-is({json.dumps(_ROW_NAMES[name])})) td"
+            ).all_inner_texts()
+            assert cells == [str(counts["a"]), str(counts["b"]), str(counts["ties"])], (
+                name,
+                cells,
+                counts,
+            )
+        rows = panel.locator(".bbt-pair-datasets tr")
+        assert rows.count() == 1 + len(expected["rows"])  # a header, then each data set
+        new_ties = sum(r["new_tie"] for r in expected["rows"])
+        assert panel.locator("tr.bbt-new-tie").count() == new_ties
+        assert "became ties" in panel.locator(".bbt-pair-panel-note").inner_text()
+        # the hostile names are text: no image made of them, the override isolated
+        assert page.locator("img[src=x]").count() == 0
+        heading = panel.locator(".bbt-pair-panel-heading")
+        assert HOSTILE in heading.inner_text()
+        assert heading.locator("bdi").count() == 2
+        named = page.evaluate(
+            """(name) => [...document.querySelectorAll('.bbt-pair-datasets td:first-child')]
+                .filter((td) => td.textContent === name).length""",
+            HOSTILE,
+        )
+        assert named == 1, named
+        panel.screenshot(path=str(artifacts / f"pair_panel_{frontend.kind}.png"))
+
+    checks.assert_none_failed()
+    assert not widget_errors(errors), errors
+
+
+#: The totals table's row names, by the panel's key.
+_ROW_NAMES = {
+    "before": "on the means",
+    "after": "after the local ROPE",
+    "model": "given to the model",
+}
