@@ -78,8 +78,9 @@ class PairsSection:
         return self._rows()
 
     def show(self) -> None:
-        """Cut the frames already built to the rows asked for now."""
-        if self.frames:
+        """Cut the frames already built to the rows asked for now (none while the view is
+        empty: a preview dropped before any full fit leaves frames that are no longer shown)."""
+        if self.frames and self.w.view_data:
             self.w.view_data = self._rows()
 
     def _rows(self) -> dict[str, dict[str, list[Any]]]:

@@ -186,5 +186,9 @@ def test_the_widget_opens_fifty_algorithms_on_a_page_of_undecided_and_neighbours
         assert w.view_data["overlap"]["key"] == [pair_key("alg01", "alg02")] * 3
         with pytest.raises(traitlets.TraitError, match="undecided_neighbours"):
             w.pair_filter = "best"
+        # a view emptied (a preview dropped before any full fit) stays empty on a new filter
+        w.view_data = {}
+        w.pair_filter = "neighbours"
+        assert w.view_data == {}
     finally:
         w.close()
