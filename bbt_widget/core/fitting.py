@@ -505,6 +505,8 @@ class PreparedFit:
             draws, self.table, self.algorithms, settings, self.fitted, self.tidy, self.components
         )
         result.audit = self.audit
+        if self.model == "bbt" and "method" not in run:  # the plain model's posterior draws
+            result.stan_data = self.stan_data
         return self.grouping.result(result) if self.grouping is not None else result
 
 

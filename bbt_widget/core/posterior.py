@@ -50,6 +50,20 @@ def inv_logit(x: np.ndarray, out: np.ndarray | None = None) -> np.ndarray:
     return out
 
 
+def normal_cdf(x: np.ndarray) -> np.ndarray:
+    """The standard normal CDF per element, in numpy (relative error below 1.2e-7: the
+    Chebyshev fit of ``erfc`` in Press et al., Numerical Recipes, 2nd ed., Sec. 6.2), for
+    the same reason as :func:`inv_logit`."""
+    z = np.abs(np.asarray(x, dtype=float)) / np.sqrt(2.0)
+    t = 1.0 / (1.0 + 0.5 * z)
+    poly = 0.17087277
+    for c in (-0.82215223, 1.48851587, -1.13520398, 0.27886807, -0.18628806, 0.09678418,
+              0.37409196, 1.00002368, -1.26551223):  # fmt: skip
+        poly = c + t * poly
+    upper = 0.5 * t * np.exp(-z * z + poly)  # P(N > |x|)
+    return np.where(np.asarray(x) >= 0, 1.0 - upper, upper)
+
+
 def hdi_sorted(sorted_draws: np.ndarray, mass: float) -> tuple[np.ndarray, np.ndarray]:
     """Highest-density interval of each column of draws already sorted along axis 0.
 

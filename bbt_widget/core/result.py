@@ -50,7 +50,14 @@ class BBTResult:
     audit
         What :func:`bbt_widget.audit` found in the input results (empty for a ready win
         table or a result built by hand); ``fit`` issued its warnings as ``DataWarning``.
+    stan_data
+        The plain model's data when the draws are its posterior draws (``None`` for the
+        group and Davidson models, an approximation, or a result built by hand): the
+        summaries then estimate the probabilities of the pairs near a threshold by their
+        conditional expectations (:func:`~.precision.refined`).
     """
+
+    stan_data: Mapping[str, Any] | None = None
 
     def __init__(
         self,
@@ -179,6 +186,29 @@ class BBTResult:
         rope = check_rope(rope)
         hdi = check_hdi(hdi)
         mask = self._pair_mask(control, selected)
+        table, errors = self._estimated(mask, rope, hdi, monte_carlo.DEFAULT_Z)
+        return monte_carlo.settled_decisions(table, errors, rope, monte_carlo.DEFAULT_Z)
+
+    @cached_property
+    def _moments(self) -> tuple[np.ndarray, np.ndarray] | None:
+        """The abilities' conditional normal laws of :func:`~bbt_widget.engines._conditional.
+        conditional_moments`, where the fit allows them (:attr:`stan_data`)."""
+        if self.stan_data is None or "sigma" not in self.draws.params:
+            return None
+        from ..engines._conditional import conditional_moments
+
+        seed = int(self.settings.get("seed") or 0)
+        return conditional_moments(
+            self.stan_data, self.draws.params["beta"], self.draws.params["sigma"], seed
+        )
+
+    def _estimated(
+        self, mask: np.ndarray, rope: tuple[float, float], hdi: float, z: float
+    ) -> tuple[pd.DataFrame, pd.DataFrame]:
+        """The summary of the pairs in ``mask`` before the Monte Carlo check of its claims,
+        with the MCSE of its rows near a threshold (:meth:`_screened_precision`, NaN
+        elsewhere), those rows estimated by their conditional expectations where the fit
+        allows it (:attr:`stan_data`)."""
         a = self.algorithms
         pairs = [p for p, m in zip(self._pairs, mask) if m]
         table = posterior.summarise(
@@ -190,8 +220,22 @@ class BBTResult:
             hdi,
             self._compared[mask],
         )
-        errors = self._screened_precision(table, mask, rope, monte_carlo.DEFAULT_Z)
-        return monte_carlo.settled_decisions(table, errors, rope, monte_carlo.DEFAULT_Z)
+        errors = self._screened_precision(table, mask, rope, z)
+        moments = self._moments if errors["mcse_mean"].notna().any() else None
+        if moments is None:
+            return table, errors
+        known: dict[int, tuple[float, ...]] = self.__dict__.setdefault(
+            "_refined_by_rope", {}
+        ).setdefault(tuple(float(v) for v in rope), {})
+        return monte_carlo.refined(
+            table,
+            errors,
+            moments,
+            [self._pairs[i] for i in np.flatnonzero(mask)],
+            rope,
+            known=known,
+            keys=np.flatnonzero(mask),
+        )
 
     def _screened_precision(
         self, table: pd.DataFrame, mask: np.ndarray, rope: tuple[float, float], z: float
@@ -292,7 +336,8 @@ class BBTResult:
             ``pair``, ``alg_a``, ``alg_b`` (in :meth:`summary` order), ``mcse_mean`` (of
             the mean of P(a > b)), ``mcse_above_50`` and ``mcse_in_rope``: ``sd / sqrt(ESS)``
             of each average over the draws, with the chains' effective sample size of it
-            (:mod:`~bbt_widget.core.precision`).
+            (:mod:`~bbt_widget.core.precision`); for the pairs :meth:`summary` estimates by
+            their conditional expectations (near a threshold), of those estimates.
         """
         rope = check_rope(rope)
         # computed once per ROPE: the report's text, the terminal and unsettled() all ask
@@ -302,6 +347,11 @@ class BBTResult:
         key = tuple(float(v) for v in rope)
         if key not in known:
             table = monte_carlo.pair_precision(self.draws.params["beta"], self._pairs, rope)
+            if self._moments is not None:
+                # the pairs the summary estimates by their conditional expectations: theirs
+                mask = np.ones(len(self._pairs), dtype=bool)
+                errors = self._estimated(mask, rope, DEFAULT_HDI, monte_carlo.DEFAULT_Z)[1]
+                table = errors.combine_first(table)[table.columns]
             a = self.algorithms
             names = {
                 "pair": self._pair_labels,
@@ -330,9 +380,10 @@ class BBTResult:
             ``threshold`` and ``mcse``; empty when every claim is settled at this precision.
         """
         rope = check_rope(rope)
-        summary = self.summary(rope, hdi)
+        hdi = check_hdi(hdi)
         mask = np.ones(len(self._pairs), dtype=bool)
-        errors = self._screened_precision(summary, mask, rope, z)
+        table, errors = self._estimated(mask, rope, hdi, z)
+        summary = monte_carlo.settled_decisions(table, errors, rope, z)
         return monte_carlo.unsettled(summary, errors, rope, z)
 
     def disagreements(

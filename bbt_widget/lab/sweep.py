@@ -171,9 +171,21 @@ def _count_key(setting: Mapping[str, Any]) -> tuple[Any, ...]:
     return (setting["d_min"], setting["paired"], setting.get("tie_threshold"))
 
 
-def _beta_draws(result: BBTResult, request: FitRequest) -> np.ndarray:
-    """What a sweep keeps of a fit (and all that travels back from a Dask worker)."""
-    return result.beta
+#: Most bytes of a fit's conditional laws a sweep carries back with its draws (beyond, its
+#: pairs near a threshold keep the indicators' estimates: see ``SweepResult``).
+_CARRIED_MOMENTS = 1 << 26
+
+
+def _beta_draws(
+    result: BBTResult, request: FitRequest
+) -> tuple[np.ndarray, tuple[np.ndarray, np.ndarray] | None]:
+    """What a sweep keeps of a fit (and all that travels back from a Dask worker): the draws
+    of the abilities, and the conditional laws the fit's summary estimates its pairs near a
+    threshold from (:meth:`BBTResult.summary`), when the fit has them and they are small."""
+    moments = result._moments
+    if moments is not None and sum(m.nbytes for m in moments) > _CARRIED_MOMENTS:
+        moments = None
+    return result.beta, moments
 
 
 class _Sweep:
@@ -369,12 +381,13 @@ class _Sweep:
         )
         return SweepResult(
             settings,
-            [o.value for o in outcomes],
+            [None if o.value is None else o.value[0] for o in outcomes],
             [o.error for o in outcomes],
             tidy.algorithms,
             rope,
             hdi,
             [components[_count_key(s)] for s in settings],
+            moments=[None if o.value is None else o.value[1] for o in outcomes],
         )
 
 

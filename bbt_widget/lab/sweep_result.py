@@ -80,8 +80,13 @@ class SweepResult:
         rope: tuple[float, float],
         hdi: float,
         components: list[list[list[str]]] | None = None,
+        *,
+        moments: Sequence[tuple[np.ndarray, np.ndarray] | None] | None = None,
     ) -> None:
         self.settings = settings
+        # per setting, the conditional laws its pairs near a threshold are estimated from,
+        # as the fit's own summary does (None: the indicators' estimates)
+        self._moments = list(moments) if moments is not None else [None] * len(settings)
         self.errors = errors
         self.algorithms = list(algorithms)
         self.n_failed = sum(e is not None for e in errors)
@@ -97,6 +102,7 @@ class SweepResult:
             None if c is None else self._linked(c)
             for c in (components if components is not None else [None] * len(settings))
         ]
+        self._refined: dict[tuple[int, tuple[float, float]], dict[int, tuple[float, ...]]] = {}
         self.rope, self.hdi = check_rope(rope), check_hdi(hdi)
         self.frame = self.table(rope, hdi)
 
@@ -139,8 +145,8 @@ class SweepResult:
         alg_a = [a[i] for i, _ in self._pairs]
         alg_b = [a[j] for _, j in self._pairs]
         parts = []
-        rows = zip(self.settings, p_sorted, self.errors, compared, betas)
-        for setting, p, error, linked, beta in rows:
+        rows = zip(self.settings, p_sorted, self.errors, compared, betas, self._moments)
+        for index, (setting, p, error, linked, beta, moments) in enumerate(rows):
             if p is None or beta is None:
                 part = pd.DataFrame({"pair": labels, "alg_a": alg_a, "alg_b": alg_b})
                 for col in ("mean", "low", "high", "above_50", "in_rope"):
@@ -153,6 +159,11 @@ class SweepResult:
                 errors = monte_carlo.screened_precision(
                     part, p, beta[np.newaxis], self._pairs, rope, monte_carlo.DEFAULT_Z
                 )
+                if moments is not None and betas is self._betas:  # the pooled abilities'
+                    known = self._refined.setdefault((index, rope), {})
+                    part, errors = monte_carlo.refined(
+                        part, errors, moments, self._pairs, rope, known=known
+                    )
                 weak_ok, strong_ok = monte_carlo.settled_rules(
                     part, errors, rope, monte_carlo.DEFAULT_Z
                 )

@@ -31,10 +31,14 @@ def test_psis_agrees_with_exact_leave_one_out_refits(ties, d_min):
 def test_refits_where_pareto_k_is_high_and_chart():
     result = bbt.fit(bbt.datasets.load_base(), dataset="db", seed=3, iter_sampling=500)
     k = bbt.influence(result, refit="none").pareto_k
-    threshold = float(np.sort(k.to_numpy())[-3])  # the 2 data sets with the largest k
+    # between the second and third largest values of k (data sets with the same wins share
+    # their k): the data sets with the two largest values
+    distinct = np.unique(k.to_numpy())
+    threshold = float(distinct[-3] + distinct[-2]) / 2
     inf = bbt.influence(result, k_threshold=threshold)
     refitted = set(inf.table.loc[inf.table["method"] == "refit", "dataset"])
-    assert refitted == set(k[k > threshold].index) and inf.n_refits == 2
+    expected = set(k[k > threshold].index)
+    assert refitted == expected and inf.n_refits == len(expected) >= 2
     top = inf.top("xgb > dt", 5)
     assert len(top) == 5 and top["delta_mean"].abs().is_monotonic_decreasing
     spec = inf.chart("xgb > dt", 5).to_dict()

@@ -141,7 +141,9 @@ def test_a_change_within_monte_carlo_error_is_not_a_flip():
     )
     f = sw.frame
     assert {"weak_settled", "strong_settled"} <= set(f.columns)
-    near = f[(f["above_50"] - 0.95).abs() < 0.003]
+    # within 3 MCSE of 0.95 at the settling budget (the conditional estimates' MCSE of
+    # above_50 is about 0.0003 there)
+    near = f[(f["above_50"] - 0.95).abs() < 0.001]
     assert len(near) and not near["weak_settled"].any()
     assert (near["weak"] != "a better").all()  # no claim the seed could flip
     assert sw.flips("weak").empty and sw.flips("strong").empty
