@@ -3,9 +3,9 @@ measured in the same run (these machines are noisy).
 
 On the shipped 16 x 132 results and on the paper's 5 x 20 base results, for seeds 1..N
 (interleaved): the wall seconds of ``bbt.fit(...).summary()`` with ``draws="fixed"`` (one
-round, 4 x 1000 draws) and with ``draws="auto"`` (the default), the chains ``auto`` kept, and the claims of
-both rules over the seeds: how many pairs change claim between seeds, and how many claims
-are left unsettled (``result.unsettled()``).
+round, 4 x 1000 draws) and with ``draws="auto"`` (the default), the chains ``auto`` kept,
+and the claims of both rules over the seeds: how many pairs change claim between seeds, and
+how many claims are left unsettled (``result.unsettled()``).
 
 Run: ``python benchmarks/bench_settling.py [--seeds 10]``; results go to
 ``benchmarks/results/settling.json``.
