@@ -46,7 +46,7 @@ export const GLOSSARY = [
   ],
   [
     "Strong rule",
-    "Claims from the mean of P(a > b): better when the mean is at least 0.70; equivalent " +
+    "Claims from the mean of P(a > b): better when the mean is above 0.70; equivalent " +
       "when it is inside the ROPE; otherwise no claim. Its claims do not grow more confident as " +
       "more algorithms are compared, so it suits many algorithms.",
     "Sec. 5.5.1, 5.6 and 9.3",
