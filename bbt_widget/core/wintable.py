@@ -287,7 +287,8 @@ def dataset_outcomes(
     -------
     pandas.DataFrame
         One row per data set (``tidy.datasets`` order): ``dataset``, ``mean_a``,
-        ``mean_b`` (mean scores over the folds) and ``outcome``, one of :data:`OUTCOMES`.
+        ``mean_b`` (mean scores over the folds, in the scores' own units: lower is better
+        for ``lower_is_better`` results) and ``outcome``, one of :data:`OUTCOMES`.
         Its counts are the pair's row of :func:`count_wins`.
     """
     algs = list(tidy.algorithms)
@@ -301,11 +302,12 @@ def dataset_outcomes(
     present, first, second = (m[:, 0] for m in counter.outcomes(min(i, k), np.array([max(i, k)])))
     a_wins, b_wins = (first, second) if i < k else (second, first)
     outcome = np.select([~present, a_wins, b_wins], OUTCOMES[3:] + OUTCOMES[:2], OUTCOMES[2])
+    sign = -1.0 if tidy.lower_is_better else 1.0  # the means as given, not as compared
     return pd.DataFrame(
         {
             "dataset": list(tidy.datasets),
-            "mean_a": tidy.means[:, i],
-            "mean_b": tidy.means[:, k],
+            "mean_a": sign * tidy.means[:, i],
+            "mean_b": sign * tidy.means[:, k],
             "outcome": outcome.astype(object),
         }
     )

@@ -65,6 +65,7 @@ from .decisions import FOCUS_ALGORITHMS, DecisionsView
 from .fits import FitRequests
 from .fitted import Fitted, own_copy
 from .groups_section import GroupsSection
+from .in_step import SETTINGS_TRAITS
 from .messages import check_extra_kwargs
 from .metrics_section import MetricsResult, MetricsSection, metric_choice
 from .pairs_section import PairsSection, pair_view_traits
@@ -258,6 +259,7 @@ class BBTWidget(anywidget.AnyWidget):
     audit = t.Dict(help="data-audit badge: count, label and the findings").tag(sync=True)
     caveat = t.Unicode("", help="note on the chosen interpretation ('' = none)").tag(sync=True)
     claim_changes = t.Dict(help="claims the last change flipped (widget/claims)").tag(sync=True)
+    stale_views = t.Dict(help="views behind the settings (widget/in_step)").tag(sync=True)
     spec = t.Dict(help="pairwise view: P(a > b) intervals and ROPE overlap").tag(sync=True)
     checks_spec = t.Dict(help="model checks: PPC, coverage and win matrix").tag(sync=True)
     headline = t.Unicode(
@@ -415,6 +417,8 @@ class BBTWidget(anywidget.AnyWidget):
         self._pl_fits = self._rankings.fits
         self._on_front_end_message = self._robustness.on_front_end_message
         self.observe(self._controls.on_fit_setting, names=list(FIT_TRAITS))
+        # after the refit a fit control starts, before the redraw a view control starts
+        self.observe(self._decisions.in_step.update, names=list(SETTINGS_TRAITS))
         self.observe(lambda _change: self._decisions.refresh(), names=list(VIEW_TRAITS))
         self.observe(self._controls.on_focus, names=["focus"])
         self.observe(self._robustness.on_selected_pair, names=["selected_pair"])
@@ -578,9 +582,6 @@ class BBTWidget(anywidget.AnyWidget):
 
     def _update_influence(self) -> None:
         self._robustness.update_influence()
-
-    def _refresh_sweep_view(self) -> None:
-        self._robustness.refresh_sweep_view()
 
     def _warm_other_model(self) -> None:
         """After the first fit, compile (and with PyStan, load) the other Stan model in the

@@ -24,6 +24,7 @@ from ..outputs.charts.frames import (
 from ..outputs.charts.pairs import unsettled_keys
 from ..outputs.headline import headline
 from .claims import claim_changes, claims_of
+from .in_step import InStep
 from .messages import error_text
 from .pair_filters import FILTER_ALGORITHMS
 from .runner import Dispatcher, FitEvent, FitRunner
@@ -64,6 +65,9 @@ class DecisionsView:
         )
         #: The claims shown (claims.claims_of), to tell which ones the next change flips.
         self.claims: dict[str, Any] | None = None
+        #: The settings each view shows, and which views are behind (trait stale_views).
+        self.in_step = InStep(widget)
+        self.in_step.update()  # nothing drawn yet: every view is behind
 
     def refresh(self, strict: bool = False) -> bool:
         """New chart data from the draws already there; no fit.
@@ -73,6 +77,12 @@ class DecisionsView:
         Returns whether the views built on the full fit (summary, sweep, influence) were
         updated too: not for a preview, nor when the view's settings are invalid.
         """
+        # one message: the headline, the intervals, the views marked behind and a summary
+        # already built for these settings (a cache hit) arrive together
+        with self.w.hold_sync():
+            return self._refresh(strict)
+
+    def _refresh(self, strict: bool) -> bool:
         w = self.w
         started = time.perf_counter()
         problem = w._controls.check_view_settings()
@@ -104,12 +114,14 @@ class DecisionsView:
             self.note_changes(summary, unsettled)
         w.view_data = w._pairs.view_data(frames, fitted.result)  # the rows the filter keeps
         self.show_headline(fitted.result, summary if control is None else None)
+        shown_fit = w._result_key if preview is None else w._requested_key
+        self.in_step.drawn("pairs", self.in_step.wanted("pairs", shown_fit))
         w.last_view_seconds = time.perf_counter() - started
         if preview is not None:
             return False  # the summary, the exports and the views built on a fit wait for it
         w._summary = summary
         w._frames.update(frames)
-        w._refresh_sweep_view()
+        w._robustness.refresh_sweep_view()
         w._update_influence()
         w._groups.refresh()  # the decisions by group, and the headline naming the group
         self.summary_runner.submit(
@@ -156,7 +168,9 @@ class DecisionsView:
 
     def on_summary_event(self, event: FitEvent[dict[str, Any]]) -> None:
         if event.kind == "done" and event.result is not None:
-            self.w.summary_spec = event.result
+            with self.w.hold_sync():  # the spec and its view no longer marked behind, at once
+                self.w.summary_spec = event.result
+                self.in_step.drawn("summary", event.key)
         elif event.kind == "error":  # a bug: shown, and the other views carry on
             problem = f"could not draw the ranking: {error_text(event.error)}"
             self.w._controls.set_problem("summary", problem)

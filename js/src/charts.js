@@ -40,6 +40,57 @@ const LAYOUTS = [
 const MAX_SHRINKS = 4;
 /** Titles longer than this (characters) are broken into lines when the box is narrow. */
 const TITLE_LINE_CHARS = 60;
+/** Width (px) of a title's character, about: a box's width over it is the most on a line. */
+const TITLE_CHAR_PX = 8;
+/** Cells of a grid (the decision matrices) shrink to no less than this (px), or their own
+ * size if smaller: below it their labels print over each other. */
+const MIN_SHRUNK_STEP = 10;
+/** A view that may grow (the summary) is widened when narrower than its box by more than this
+ * (px), at most MAX_GROW times its widths as built, its cells at most MAX_GROWN_STEP px. */
+const GROW_SLACK = 60;
+const MAX_GROW = 3;
+const MAX_GROWN_STEP = 30;
+/** Embeds tried to widen a view to its box (each from what the previous one measured). */
+const GROW_TRIES = 3;
+
+/** `text` in lines of at most `chars` characters: at its "; " first, then between words. */
+export function titleLines(text, chars) {
+  const lines = [];
+  for (const part of text.split(/(?<=;) /)) {
+    let line = "";
+    for (const word of part.split(" ")) {
+      if (line && line.length + 1 + word.length > chars) {
+        lines.push(line);
+        line = word;
+      } else {
+        line = line ? `${line} ${word}` : word;
+      }
+    }
+    lines.push(line);
+  }
+  return lines;
+}
+
+/** A panel's hidden axis labels shown again: beside its neighbour it shared that neighbour's
+ * labels (the ranking's P(best) and expected-rank panels), stacked it needs its own. */
+function ownAxisLabels(node) {
+  if (Array.isArray(node)) return node.map(ownAxisLabels);
+  if (!node || typeof node !== "object") return node;
+  const out = {};
+  for (const [key, value] of Object.entries(node)) out[key] = ownAxisLabels(value);
+  const axis = out.encoding?.y?.axis;
+  if (axis && axis.labels === false) {
+    const shown = { ...axis, labels: true, ticks: true, domain: true };
+    out.encoding = { ...out.encoding, y: { ...out.encoding.y, axis: shown } };
+  }
+  return out;
+}
+
+/** Wrapped facets, each with its own column axis: a shared one is drawn over the top row
+ * only, and the panels below it would lose their column labels. */
+function ownColumnAxes(resolve) {
+  return { ...(resolve || {}), axis: { ...(resolve?.axis || {}), x: "independent" } };
+}
 
 /**
  * A copy of a Vega-Lite spec laid out for a narrow box. `stack` stacks side-by-side views
@@ -48,28 +99,35 @@ const TITLE_LINE_CHARS = 60;
  * break into lines either way. The data, parameters and names stay as they were, so data
  * updates and highlights reach the narrow view alike.
  */
-export function narrowSpec(spec, { stack = false, shrink = false } = {}, ratio = 1) {
-  if (!stack && !shrink) return spec;
-  const scale = shrink ? Math.min(1, ratio) : 1;
+export function narrowSpec(
+  spec,
+  { stack = false, shrink = false, grow = false } = {},
+  ratio = 1,
+  lineChars = TITLE_LINE_CHARS,
+) {
+  if (!stack && !shrink && !grow) return spec;
+  const scale = shrink ? Math.min(1, ratio) : grow ? Math.min(MAX_GROW, Math.max(1, ratio)) : 1;
   const walk = (node) => {
     if (Array.isArray(node)) return node.map(walk);
     if (!node || typeof node !== "object") return node;
     const out = {};
     for (const [key, value] of Object.entries(node)) out[key] = walk(value);
     if (stack && out.hconcat) {
-      out.vconcat = out.hconcat;
+      out.vconcat = out.hconcat.map((view, i) => (i === 0 ? view : ownAxisLabels(view)));
       delete out.hconcat;
     }
     if (stack && out.facet && out.facet.column && !out.facet.row && out.spec) {
       out.facet = out.facet.column; // wrapped facet: one field, `columns` per row
       out.columns = shrink ? 1 : 2;
+      out.resolve = ownColumnAxes(out.resolve);
     }
     if (stack && out.encoding && out.encoding.column && !out.encoding.row) {
       const columns = shrink ? 1 : 2;
       out.encoding = { ...out.encoding, facet: { ...out.encoding.column, columns } };
       delete out.encoding.column;
+      out.resolve = ownColumnAxes(out.resolve);
     }
-    if (typeof out.columns === "number" && out.facet && !out.facet.column) {
+    if (scale < 1 && typeof out.columns === "number" && out.facet && !out.facet.column) {
       out.columns = Math.max(1, Math.floor(out.columns * scale));
     }
     if (stack && out.legend && typeof out.legend === "object") {
@@ -77,23 +135,41 @@ export function narrowSpec(spec, { stack = false, shrink = false } = {}, ratio =
         out.legend = { ...out.legend, orient: "top" };
       }
     }
-    // long titles and subtitles on several lines, at their "; " (a title never shrinks)
-    if (out.title && typeof out.title === "object" && !Array.isArray(out.title)) {
+    // shrunk: a legend in a row above or below the chart in two columns, and labels kept
+    // whole elsewhere cut (with an ellipsis) to the box rather than drawn past it
+    if (shrink && out.legend && typeof out.legend === "object") {
+      const legend = { ...out.legend };
+      const across = ["top", "bottom"].includes(legend.orient) && legend.direction !== "vertical";
+      if (across && legend.columns === undefined) legend.columns = 2;
+      // half the box: a legend below a chart starts where its plot does, after the labels
+      const half = Math.floor((lineChars * TITLE_CHAR_PX) / 2);
+      if (legend.labelLimit === 0) legend.labelLimit = Math.max(80, half);
+      out.legend = legend;
+    }
+    // long titles and subtitles on several lines, at their "; " then between words, each
+    // line within the box (a title never shrinks)
+    if (!grow && out.title && typeof out.title === "object" && !Array.isArray(out.title)) {
+      const chars = Math.min(TITLE_LINE_CHARS, lineChars);
       for (const key of ["text", "subtitle"]) {
         const lines = [out.title[key]].flat();
-        const long = (line) => typeof line === "string" && line.length > TITLE_LINE_CHARS;
+        const long = (line) => typeof line === "string" && line.length > chars;
         if (lines.some(long)) {
-          const split = lines.flatMap((line) => (long(line) ? line.split(/(?<=;) /) : [line]));
+          const split = lines.flatMap((line) => (long(line) ? titleLines(line, chars) : [line]));
           out.title = { ...out.title, [key]: split };
         }
       }
     }
-    if (typeof out.width === "number" && scale < 1) {
+    if (typeof out.width === "number" && scale !== 1) {
       out.width = Math.max(60, Math.floor(out.width * scale));
     }
-    // a grid of steps (the win matrix): smaller cells, still square
-    if (out.width && typeof out.width.step === "number" && scale < 1) {
-      const step = Math.max(6, Math.floor(out.width.step * scale));
+    // a grid of steps (the win matrix): smaller (or, growing, larger) cells, still square
+    if (out.width && typeof out.width.step === "number" && scale !== 1) {
+      const scaled = Math.floor(out.width.step * scale);
+      const least = Math.min(out.width.step, MIN_SHRUNK_STEP);
+      const step =
+        scale < 1
+          ? Math.max(least, scaled)
+          : Math.max(out.width.step, Math.min(MAX_GROWN_STEP, scaled));
       if (out.height && out.height.step === out.width.step) out.height = { ...out.height, step };
       out.width = { ...out.width, step };
     }
@@ -126,7 +202,11 @@ export class ChartView {
    *          onRendered: (kind: string) => void, onDataset?: (name: string) => void,
    *          onAlgorithm?: (name: string) => void}} hooks
    */
-  constructor(container, hooks, { required = "intervals", className = "bbt-vega", fit = true } = {}) {
+  constructor(
+    container,
+    hooks,
+    { required = "intervals", className = "bbt-vega", fit = true, grow = false } = {},
+  ) {
     this.container = container;
     this.hooks = hooks;
     // dataset without which there is nothing to draw yet (null: the spec has its data)
@@ -139,6 +219,10 @@ export class ChartView {
     this.signals = {};
     // Reflow: the view is laid out for its box's width (narrowSpec), again when it changes.
     this.fit = fit;
+    // A view that may grow is widened to its box when drawn much narrower (the summary);
+    // the widening that filled the box last ({width, ratio}) is tried first next time.
+    this.grow = grow;
+    this._grown = null;
     this.level = 0; // the narrowSpec level drawn
     this.drawnWidth = 0; // the box's width it was drawn for
     this.spec = null;
@@ -216,6 +300,9 @@ export class ChartView {
     // the widest layout that fits the box; a box without width (hidden) keeps the spec
     let ratio = 1; // box width over the width drawn as built
     this._stackRatio = 1;
+    // a title starts a little in from the chart's edge (its padding): a line keeps clear of it
+    const lineChars = width > 0 ? Math.floor((width - 24) / TITLE_CHAR_PX) : TITLE_LINE_CHARS;
+    if (await this._growAsLastTime(spec, datasets, width)) return;
     for (let level = 0; level < LAYOUTS.length; level += 1) {
       const layout = LAYOUTS[level];
       if (layout.minRatio !== undefined && ratio < layout.minRatio) continue;
@@ -224,20 +311,81 @@ export class ChartView {
       // can fall a little short (e.g. the win matrix of 50 algorithms, its labels beside it).
       const tries = level === LAYOUTS.length - 1 ? MAX_SHRINKS : 1;
       let drawn = 0;
+      let before = null; // [ratio, width drawn] of the try before
       for (let attempt = 0; attempt < tries; attempt += 1) {
-        await this._embedOnce(narrowSpec(spec, layout, layout.stack ? this._stackRatio : ratio), datasets);
+        const scale = layout.stack ? this._stackRatio : ratio;
+        await this._embedOnce(narrowSpec(spec, layout, scale, lineChars), datasets);
         drawn = this._drawnWidth();
         if (!this.fit || width === 0 || drawn <= width + 1) break;
-        if (attempt + 1 < tries) this._stackRatio *= width / drawn;
+        if (attempt + 1 < tries) this._stackRatio = this._shrunkAgain(before, drawn, width);
+        before = [scale, drawn];
       }
       this.level = level;
       if (!this.fit || width === 0 || drawn <= width + 1) break;
       if (level === 0) ratio = width / drawn;
       if (layout.stack) this._stackRatio = Math.min(1, width / drawn);
     }
+    if (this.grow && this.fit && this.level === 0 && width > 0) {
+      await this._widen(spec, datasets, width);
+    }
     this.drawnWidth = width;
     this.specKey = keyOf(spec); // finalize() of the narrower tries cleared it
     if (this.container.dataset) this.container.dataset.level = String(this.level);
+  }
+
+  /** The ratio of the next shrink of a view still `drawn` px wide in a box `width` wide. At
+   * least 3% less each time (labels and titles keep their size, so a shrink by the overshoot
+   * alone falls short again); from the second try on, aimed at the box along the line through
+   * the last two tries (the width drawn is about linear in the ratio). */
+  _shrunkAgain(before, drawn, width) {
+    const ratio = this._stackRatio;
+    let next = ratio * Math.min(0.97, (width - 2) / drawn);
+    if (before && before[0] > ratio && before[1] > drawn) {
+      const slope = (before[1] - drawn) / (before[0] - ratio); // px per unit of ratio
+      next = Math.min(next, ratio - (drawn - (width - 2)) / slope);
+    }
+    return Math.max(ratio / 2, next);
+  }
+
+  /** Draw a view that may grow widened as it was last time at this width, when that fills the
+   * box again (the next spec of the summary is most often as wide as the last). */
+  async _growAsLastTime(spec, datasets, width) {
+    const last = this._grown;
+    if (!this.grow || !this.fit || !last || last.width !== width) return false;
+    await this._embedOnce(narrowSpec(spec, { grow: true }, last.ratio), datasets);
+    const drawn = this._drawnWidth();
+    if (drawn > width + 1 || drawn < width - GROW_SLACK) return false;
+    this.level = 0;
+    this.drawnWidth = width;
+    this.specKey = keyOf(spec);
+    if (this.container.dataset) this.container.dataset.level = "0";
+    return true;
+  }
+
+  /** Widen a view drawn much narrower than its box: its widths and cells scaled up (labels and
+   * titles keep their size, so each try measures the part that scales and aims again). */
+  async _widen(spec, datasets, width) {
+    const asBuilt = this._drawnWidth();
+    if (asBuilt <= 0 || asBuilt >= width - GROW_SLACK) return;
+    let ratio = width / asBuilt;
+    let best = 1;
+    for (let attempt = 0; attempt < GROW_TRIES; attempt += 1) {
+      await this._embedOnce(narrowSpec(spec, { grow: true }, ratio), datasets);
+      const drawn = this._drawnWidth();
+      if (drawn <= width + 1) {
+        best = ratio;
+        if (drawn >= width - GROW_SLACK || ratio >= MAX_GROW) break;
+      }
+      const scaling = (drawn - asBuilt) / (ratio - 1); // px per unit of ratio
+      if (!(scaling > 0)) break;
+      const next = Math.min(MAX_GROW, 1 + (width - 4 - asBuilt) / scaling);
+      if (Math.abs(next - ratio) < 0.01) break;
+      ratio = next;
+    }
+    if (best !== ratio) {
+      await this._embedOnce(best === 1 ? spec : narrowSpec(spec, { grow: true }, best), datasets);
+    }
+    this._grown = best === 1 ? null : { width, ratio: best };
   }
 
   _drawnWidth() {

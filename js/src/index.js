@@ -9,11 +9,23 @@ import { buildMetricsView } from "./metrics_view.js";
 import { buildGlossary } from "./glossary.js";
 import { buildPairFilters } from "./pair_filters.js";
 import { buildPairPanel } from "./pair_panel.js";
+import { InStepMarks } from "./in_step.js";
 import "./widget.css";
 
-/** Traits whose change may alter what is drawn. */
+/**
+ * The summary's height (px) before it is first drawn, for `n` algorithms: the ranking's rows,
+ * the critical-difference diagram and the two matrices (cells 10 to 18 px, 5 past 100
+ * algorithms: specs_summary.py) with their labels, one above the other when over 300 px.
+ */
+function summaryHeight(n) {
+  const least = n > 100 ? 5 : 10;
+  const cell = Math.min(18, Math.max(least, Math.floor(300 / Math.max(n, 1))));
+  return 420 + 20 * n + n * cell * (n * cell > 300 ? 2 : 1);
+}
+
 /** How long the note of flipped claims stays highlighted after a change (ms). */
 const FLASH_MS = 4000;
+/** Traits whose change may alter what is drawn. */
 const CHART_TRAITS = ["spec", "view_data", "selected_pair", "focus", "hdi"];
 const CHECKS_TRAITS = ["checks_spec", "fit_data", "selected_pair", "focus", "hdi"];
 const STATUS_TRAITS = [
@@ -122,6 +134,9 @@ function render({ model, el }) {
   // The report's headline views (ranking, weak/strong decision matrices), any number of
   // algorithms; built in the kernel's background after each fit, data inside the spec.
   const summaryBox = h("div", { class: "bbt-charts bbt-summary-charts" });
+  // "updating" over a view still drawn for older settings than the others (in_step.js)
+  const summaryStale = h("div", { class: "bbt-stale-label", role: "status" });
+  const pairsStale = h("div", { class: "bbt-stale-label", role: "status" });
   // "Ranking model" switch: BBT's ranking, Plackett-Luce's or Mallows' (fitted in the
   // kernel's background the first time it is asked for, drawn against BBT), or BBT's
   // ranking and Plackett-Luce's one below the other ("both").
@@ -156,6 +171,7 @@ function render({ model, el }) {
         "decision under the weak (Sec. 9.2) and strong (Sec. 9.3) interpretations",
     }),
     h("label", { class: "bbt-small" }, "Ranking model ", modelSwitch),
+    summaryStale,
     summaryBox,
     plText,
     plBox,
@@ -220,6 +236,7 @@ function render({ model, el }) {
     summarySection,
     metricsView.element,
     chip,
+    pairsStale,
     chartBox,
     checksSection,
     robustness,
@@ -388,16 +405,33 @@ function render({ model, el }) {
         el.dataset.summaryRendered = String(Number(el.dataset.summaryRendered || 0) + 1);
       },
     },
-    { required: null, className: "bbt-vega-aux" },
+    { required: null, className: "bbt-vega-aux", grow: true },
   );
+  // Views drawn for older settings than the others are marked "updating" until redrawn;
+  // before its first drawing the summary keeps about the height it will have.
+  const marks = new InStepMarks(model, el, {
+    pairs: { box: chartBox, label: pairsStale, also: [headline] },
+    summary: {
+      box: summaryBox,
+      label: summaryStale,
+      reserve: () => summaryHeight((model.get("algorithms") || []).length),
+    },
+  });
   // the matrices outline the highlighted pair (parameter sel_pair of the summary's spec)
   // and, for a few seconds after a change, the pairs whose claim it flipped (flipped_pairs)
   let flashKeys = [];
-  const showSummary = () =>
-    summaryCharts.update(model.get("summary_spec"), {}, {
-      sel_pair: model.get("selected_pair") || "",
-      flipped_pairs: flashKeys,
-    });
+  let summaryDrawn = null; // the summary spec last sent to the chart
+  const showSummary = () => {
+    const spec = model.get("summary_spec");
+    const draw = () =>
+      summaryCharts.update(spec, {}, {
+        sel_pair: model.get("selected_pair") || "",
+        flipped_pairs: flashKeys,
+      });
+    if (spec === summaryDrawn) return draw(); // a highlight: no new drawing
+    summaryDrawn = spec;
+    return marks.draw("summary", draw);
+  };
 
   const staticView = (box, name) =>
     new ChartView(
@@ -427,6 +461,7 @@ function render({ model, el }) {
     plText.textContent = text;
     plText.hidden = !text;
     if (pl) plCharts.update(model.get("ranking_model_spec"), {}, {});
+    marks.update();
   };
   const showTTest = () => {
     const text = model.get("ttest_text") || "";
@@ -471,6 +506,7 @@ function render({ model, el }) {
     const note = model.get("caveat") || "";
     caveat.textContent = note;
     caveat.hidden = !note;
+    marks.update(); // why a view is behind: a failed fit, a refused value, or updating
   };
 
   const showPreview = () => {
@@ -565,15 +601,17 @@ function render({ model, el }) {
 
   const showCharts = () => {
     drawing += 1;
-    return charts
-      .update(
-        model.get("spec"),
-        viewData(), // the pairwise view's data; the model checks draw fit_data
-        {
-          sel_pair: model.get("selected_pair") || "",
-          sel_focus: model.get("focus") || "",
-          hdi_mass: Number(model.get("hdi")) || 0.89,
-        },
+    return marks
+      .draw("pairs", () =>
+        charts.update(
+          model.get("spec"),
+          viewData(), // the pairwise view's data; the model checks draw fit_data
+          {
+            sel_pair: model.get("selected_pair") || "",
+            sel_focus: model.get("focus") || "",
+            hdi_mass: Number(model.get("hdi")) || 0.89,
+          },
+        ),
       )
       .finally(() => {
         drawing -= 1;
@@ -614,6 +652,8 @@ function render({ model, el }) {
     ["change:ttest_text", showTTest],
     ...ROBUST_CHART_TRAITS.map((name) => [`change:${name}`, scheduleRobust]),
     ...SWEEP_TRAITS.map((name) => [`change:${name}`, showSweep]),
+    ["change:stale_views", marks.update],
+    ...marks.settingsTraits().map((name) => [`change:${name}`, marks.update]),
   ];
   for (const [event, fn] of handlers) model.on(event, fn);
 

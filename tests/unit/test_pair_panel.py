@@ -41,6 +41,22 @@ def test_dataset_outcomes_add_up_to_the_win_table(base: pd.DataFrame, counting: 
         assert counts.get("tie", 0) == row["ties"]
 
 
+def test_dataset_outcomes_give_the_means_as_given_for_a_lower_is_better_metric(
+    base: pd.DataFrame,
+):
+    error = base.copy()
+    error[["dt", "lda"]] = 1 - error[["dt", "lda"]]
+    tidy = as_tidy(error, dataset="db", lower_is_better=True)
+    outcomes = dataset_outcomes(tidy, "dt", "lda")
+    means = error.groupby("db", sort=False)[["dt", "lda"]].mean()
+    given = means.loc[outcomes["dataset"]]
+    assert outcomes["mean_a"].to_numpy() == pytest.approx(given["dt"].to_numpy())
+    assert outcomes["mean_b"].to_numpy() == pytest.approx(given["lda"].to_numpy())
+    # the lower error wins
+    lower = outcomes["mean_a"] < outcomes["mean_b"]
+    assert (outcomes.loc[lower, "outcome"] == "a wins").all()
+
+
 def test_dataset_outcomes_refuse_unknown_or_equal_algorithms(base: pd.DataFrame):
     tidy = as_tidy(base, dataset="db")
     with pytest.raises(ValueError, match="not one of the algorithms"):

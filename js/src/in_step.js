@@ -1,0 +1,101 @@
+// Every view on screen shows the same settings, or says it does not: a view still drawn for
+// older settings than the others is dimmed under an "updating" label from the change until it
+// is redrawn, and its box keeps its height meanwhile so that the page below does not jump.
+//
+// Which views are behind comes from the kernel (trait stale_views, bbt_widget/widget/in_step.py),
+// with the settings it last saw: a control moved here differs from those until the kernel has
+// handled it, so the mark is on at once, before the kernel's answer.
+
+/** Numbers from the kernel and from a control compare as values (0.5 and 0.5000000001 alike). */
+function same(a, b) {
+  if (a === b) return true;
+  if (typeof a === "number" && typeof b === "number") {
+    return Math.abs(a - b) <= 1e-9 * Math.max(1, Math.abs(a));
+  }
+  return (a ?? null) === (b ?? null);
+}
+
+export class InStepMarks {
+  /**
+   * @param model the widget's model
+   * @param el the widget's element (data-stale lists the views marked, for tests)
+   * @param views {name: {box, label, also?: HTMLElement[], reserve?: () => number}}: the box
+   *   drawn into, the label shown over it, other elements dimmed with it, and the height (px)
+   *   kept for the box while nothing is drawn in it yet
+   */
+  constructor(model, el, views) {
+    this.model = model;
+    this.el = el;
+    this.views = views;
+    this.drawing = Object.fromEntries(Object.keys(views).map((name) => [name, 0]));
+    this.update = this.update.bind(this);
+    for (const name of Object.keys(views)) this._keep(name);
+  }
+
+  /** The traits whose local change marks every view at once (the kernel's list). */
+  settingsTraits() {
+    return Object.keys((this.model.get("stale_views") || {}).settings || {});
+  }
+
+  /** The views behind the settings: listed by the kernel, any view while the kernel has not
+   * yet seen a control's new value, and a view being redrawn. */
+  behind() {
+    const state = this.model.get("stale_views") || {};
+    const settings = state.settings || {};
+    const moved = Object.keys(settings).some((name) => !same(this.model.get(name), settings[name]));
+    const listed = new Set(state.views || Object.keys(this.views)); // no answer yet: all
+    return Object.keys(this.views).filter(
+      (name) => moved || listed.has(name) || this.drawing[name] > 0,
+    );
+  }
+
+  /** Run a redraw of `name` (a function returning a promise): marked until it is done, its
+   * box keeping its height meanwhile. */
+  draw(name, run) {
+    const { box } = this.views[name];
+    const height = box.getBoundingClientRect().height;
+    if (height > 0) box.style.minHeight = `${Math.ceil(height)}px`;
+    this.drawing[name] += 1;
+    this.update();
+    return run().finally(() => {
+      this.drawing[name] -= 1;
+      if (this.drawing[name] === 0) this._keep(name);
+      this.update();
+    });
+  }
+
+  /** The box's reserved height: none once something is drawn, the expected one before. */
+  _keep(name) {
+    const { box, reserve } = this.views[name];
+    const drawn = box.querySelector("svg") !== null;
+    box.style.minHeight = !drawn && reserve ? `${Math.round(reserve())}px` : "";
+  }
+
+  /** Why the views marked are behind, in words. */
+  reason() {
+    if (this.model.get("status") === "error") {
+      return "not updated: the last fit failed, this still shows the last good fit";
+    }
+    if (this.model.get("message")) {
+      return "not redrawn: see the message above, this still shows the last valid settings";
+    }
+    return "updating: this still shows the previous settings";
+  }
+
+  update() {
+    const behind = new Set(this.behind());
+    const reason = this.reason();
+    for (const [name, view] of Object.entries(this.views)) {
+      const stale = behind.has(name);
+      for (const part of [view.box, ...(view.also || [])]) {
+        part.classList.toggle("bbt-stale", stale);
+        if (stale) part.setAttribute("aria-busy", "true");
+        else part.removeAttribute("aria-busy");
+      }
+      const drawn = view.box.querySelector("svg") !== null;
+      view.label.hidden = !stale || view.box.hidden;
+      view.label.textContent = stale ? (drawn ? reason : "updating: being drawn") : "";
+    }
+    this.el.dataset.stale = [...behind].join(" ");
+  }
+}
