@@ -242,6 +242,8 @@ class _GroupView(BBTResult):
         super().__init__(draws, table, grouped.algorithms, grouped.settings, fitted, grouped.tidy)
         self.audit = grouped.audit
         self.group = group
+        #: The group's data sets (its results are among ``tidy``'s, which holds every group's)
+        self.group_datasets = list(grouped.group_datasets[group])
         self._pooled_order = grouped._order
 
     def __repr__(self) -> str:

@@ -47,7 +47,8 @@ def pair_panel(result: BBTResult | None, key: str) -> dict[str, Any]:
     -------
     dict
         ``{}`` without a pair or a result. Else ``a`` and ``b`` (the better-ranked first),
-        ``problem`` (why no data set can be shown, else ``""``), ``rows`` (per data set:
+        ``problem`` (why no data set can be shown, else ``""``), ``rows`` (per data set, of
+        one group's view of a grouped fit (``in_group``) the group's data sets:
         ``dataset``, ``mean_a``, ``mean_b``, ``before`` and ``after``: ``"a"``, ``"b"``,
         ``"tie"`` or ``"no result"``, and ``new_tie``: a tie only under the local ROPE),
         ``before``, ``after`` and ``model`` (counts ``a``, ``b``, ``ties``: on the means,
@@ -95,6 +96,9 @@ def pair_panel(result: BBTResult | None, key: str) -> dict[str, Any]:
         paired=bool(settings.get("paired", True)),
         tie_threshold=threshold,
     )
+    group = getattr(result, "group_datasets", None)  # one group's view of a grouped fit
+    if group is not None:
+        before, after = (t[t["dataset"].isin(group)] for t in (before, after))
     was, now = before["outcome"].tolist(), after["outcome"].tolist()
     panel["rows"] = [
         {

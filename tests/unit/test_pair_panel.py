@@ -115,3 +115,18 @@ def test_the_panel_without_a_pair_a_result_or_per_data_set_results(base: pd.Data
     panel = pair_panel(given, pair_key("dt", "lda"))
     assert "win table" in panel["problem"] and "rows" not in panel
     assert panel["model"]["a"] + panel["model"]["b"] > 0
+
+
+@pytest.mark.filterwarnings("ignore")
+def test_the_panel_of_one_group_counts_that_groups_data_sets(base: pd.DataFrame):
+    names = list(base["db"].unique())
+    groups = {name: ("A" if i % 2 else "B") for i, name in enumerate(names)}
+    result = bbt.fit(base, dataset="db", group=groups, engine="numpy", seed=1)
+    view = result.in_group("A")
+    panel = pair_panel(view, pair_key("xgb", "lgbm"))
+    assert [r["dataset"] for r in panel["rows"]] == [n for n in names if groups[n] == "A"]
+    # the group's own win table: the counts after the tie policy of the group's data sets
+    after = panel["after"]
+    assert panel["model"]["a"] + panel["model"]["b"] == (
+        after["a"] + after["b"] + 2 * ((after["ties"] + 1) // 2)
+    )
