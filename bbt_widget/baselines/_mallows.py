@@ -169,17 +169,23 @@ class MallowsResult(RankingCharts):
     def chart_rank_probabilities(self) -> alt.Chart:
         """Heat map: P(algorithm holds rank r in the consensus), algorithms in the
         consensus order."""
+        from ..outputs.charts.encodings import inline_rows
+
         frame = self.rank_probabilities.reset_index().melt(
             id_vars="algorithm", var_name="rank", value_name="p"
         )
         return (
-            alt.Chart(frame)
+            alt.Chart(inline_rows(frame))  # algorithms x ranks: 40,000 cells at 200 algorithms
             .mark_rect()
             .encode(
                 x=alt.X("rank:O", title="rank in the consensus (1 = best)"),
                 y=alt.Y("algorithm:N", sort=list(self.consensus.order), title=None),
                 color=alt.Color("p:Q", title="probability", scale=alt.Scale(domain=[0, 1])),
-                tooltip=["algorithm", "rank", alt.Tooltip("p:Q", format=".3f")],
+                tooltip=[
+                    alt.Tooltip("algorithm:N"),
+                    alt.Tooltip("rank:O"),
+                    alt.Tooltip("p:Q", format=".3f"),
+                ],
             )
             .properties(title="Mallows: consensus rank probabilities")
         )

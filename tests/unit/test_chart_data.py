@@ -174,3 +174,47 @@ def test_a_chart_of_rows_unpickles_in_a_new_process():
         check=True,
     )
     assert out.stdout.decode().split() == ["3"]
+
+
+def test_the_heatmaps_of_many_groups_and_algorithms_are_drawn_whole():
+    """A report of 20 algorithms in 200 groups died after its fit (MaxRowsError: its "by
+    family" heatmap has a cell per pair and group, 38,190); the sweep's heatmap, the
+    influence bars and Mallows' rank probabilities (algorithms x ranks) are drawn whole."""
+    from types import SimpleNamespace
+
+    from bbt_widget.baselines._mallows import MallowsResult
+    from bbt_widget.outputs.charts.specs_robustness import influence_top_chart, sweep_chart
+
+    pairs = [f"a{i} > a{j}" for i in range(20) for j in range(i + 1, 20)]
+    cells = pd.DataFrame(
+        [
+            (pair, k, f"g{g}", "no claim", 0.5, 0.5, 0.5, "")
+            for k, pair in enumerate(pairs)
+            for g in range(201)
+        ],
+        columns=["pair", "order", "setting", "decision", "mean", "above_50", "in_rope", "error"],
+    )
+    spec = sweep_chart(cells, legend="decision", title="t", subtitle="s").to_dict()
+    assert len(next(iter(spec["datasets"].values()))) == len(cells) == 38190
+    top = pd.DataFrame(
+        {
+            "dataset": [f"d{k}" for k in range(5001)],
+            "delta_mean": 0.0,
+            "mean_loo": 0.5,
+            "decision_loo": "no claim",
+            "pareto_k": 0.1,
+            "method": "psis",
+            "effect": "none",
+            "order": range(5001),
+        }
+    )
+    influence_top_chart(top, title="t", subtitle="s").to_dict()
+    names = [f"a{i}" for i in range(80)]
+    probabilities = pd.DataFrame(
+        np.full((80, 80), 1 / 80), index=pd.Index(names, name="algorithm"), columns=range(1, 81)
+    )
+    fit = SimpleNamespace(
+        rank_probabilities=probabilities, consensus=SimpleNamespace(order=tuple(names))
+    )
+    spec = MallowsResult.chart_rank_probabilities(fit).to_dict()  # type: ignore[arg-type]
+    assert len(next(iter(spec["datasets"].values()))) == 6400

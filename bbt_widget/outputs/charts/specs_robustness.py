@@ -25,6 +25,7 @@ from .encodings import (
     chart_data,
     highlight_opacity,
     highlight_params,
+    inline_rows,
     pair_axis,
 )
 from .frames_decisions import FLIPS_ALL_PAIRS
@@ -214,7 +215,7 @@ def sweep_chart(cells: pd.DataFrame, *, legend: str, title: str, subtitle: str, 
         Height of a row in pixels (a column is twice as wide).
     """
     return (
-        alt.Chart(cells)
+        alt.Chart(inline_rows(cells))  # a cell per pair and setting: thousands at 20 algorithms
         .mark_rect(stroke="white", strokeWidth=0.5)
         .encode(
             x=alt.X("setting:N", sort=None, title=None, axis=alt.Axis(labelAngle=-45)),
@@ -252,7 +253,7 @@ def influence_top_chart(top: pd.DataFrame, *, title: str, subtitle: str, width: 
         Width in pixels.
     """
     return (
-        alt.Chart(top)
+        alt.Chart(inline_rows(top))
         .mark_bar()
         .encode(
             x=alt.X("delta_mean:Q", title="change in mean P(a > b) when left out"),
