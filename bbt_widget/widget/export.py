@@ -129,7 +129,8 @@ def charts(widget: BBTWidget) -> dict[str, Any]:
     claims) and ``decisions`` (the weak and strong decision matrices), at the widget's ROPE,
     HDI and rule, as the report names them; ``intervals``, ``rope_overlap``, ``ppc``,
     ``coverage``, ``win_matrix`` and ``linked`` (the pairwise charts in one linked view, with
-    the highlighted pair and the focus algorithm); with data sets in groups also ``groups``
+    the highlighted pair and the focus algorithm; the pairs listed, as the filter, search
+    and page of the pairwise view choose them); with data sets in groups also ``groups``
     (the pairs x groups decision heatmap); once a sweep ran, ``robustness`` (its flips and the
     highlighted pair's influence); once a ranking model is shown, ``ranking_model`` (BBT
     against Plackett-Luce or Mallows). Empty before the first fit. Made from :attr:`result`
@@ -150,7 +151,9 @@ def charts(widget: BBTWidget) -> dict[str, Any]:
     out = summary_charts(
         shown.result, rope, hdi, interpretation=widget.interpretation, highlight=widget._highlight
     )
-    out.update(chart_set(frames, hdi=hdi, selected_pair=widget.selected_pair, focus=widget.focus))
+    # the pairs listed (filter, search, page: widget/pairs_section), not all of them
+    listed = widget._pairs.listed(frames)
+    out.update(chart_set(listed, hdi=hdi, selected_pair=widget.selected_pair, focus=widget.focus))
     if widget.sweep_data:  # the robustness view: the sweep's flips, the pair's influence
         shown_data = {"flips": pd.DataFrame(widget.sweep_data)}
         shown_data["influence"] = (

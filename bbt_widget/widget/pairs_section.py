@@ -17,8 +17,14 @@ import traitlets as t
 
 from ..core.posterior import algorithm_order
 from ..core.result import BBTResult
-from ..outputs.charts.frames import to_columns
-from .pair_filters import PAIR_FILTERS, default_filter, select_pairs, shown_frames
+from ..outputs.charts.frames import VIEW_DATASETS, to_columns
+from .pair_filters import (
+    PAIR_FILTERS,
+    PairSelection,
+    default_filter,
+    select_pairs,
+    shown_frames,
+)
 from .pair_panel import pair_panel
 
 __all__ = ["PairsSection", "pair_view_traits"]
@@ -83,10 +89,16 @@ class PairsSection:
         if self.frames and self.w.view_data:
             self.w.view_data = self._rows()
 
-    def _rows(self) -> dict[str, dict[str, list[Any]]]:
+    def listed(self, frames: dict[str, pd.DataFrame]) -> dict[str, pd.DataFrame]:
+        """``frames`` (every dataset of the linked view, of any fit of these algorithms) with
+        the pairwise view's ones cut to the pairs listed now: what the user sees, for export."""
+        cut = shown_frames({k: frames[k] for k in VIEW_DATASETS}, self._select(frames).keys)
+        return {**frames, **cut}
+
+    def _select(self, frames: dict[str, pd.DataFrame]) -> PairSelection:
         w = self.w
-        selection = select_pairs(
-            self.frames["intervals"],
+        return select_pairs(
+            frames["intervals"],
             self.ranking,
             how=w.pair_filter,
             focus=w.focus if w.focus in w.algorithms else "",
@@ -94,6 +106,10 @@ class PairsSection:
             pinned=w.selected_pair,
             page=w.pair_page,
         )
+
+    def _rows(self) -> dict[str, dict[str, list[Any]]]:
+        w = self.w
+        selection = self._select(self.frames)
         w.pair_rows = selection.as_dict(w.pair_filter)
         if selection.page != w.pair_page:
             w.pair_page = selection.page  # clamped to the pages there are

@@ -184,6 +184,10 @@ def test_the_widget_opens_fifty_algorithms_on_a_page_of_undecided_and_neighbours
         w.pair_search = "alg01 alg02"
         assert w.pair_page == 0 and w.view_data["intervals"]["pair"] == ["alg01 > alg02"]
         assert w.view_data["overlap"]["key"] == [pair_key("alg01", "alg02")] * 3
+        # exported as listed: the pairwise charts of w.charts hold the pairs shown
+        spec = w.charts["intervals"].to_dict()
+        rows = [r for rows in spec["datasets"].values() for r in rows if "verdict" in r]
+        assert {r["key"] for r in rows} == {pair_key("alg01", "alg02")}
         with pytest.raises(traitlets.TraitError, match="undecided_neighbours"):
             w.pair_filter = "best"
         # a view emptied (a preview dropped before any full fit) stays empty on a new filter
