@@ -50,7 +50,7 @@ def _timed(fn, repeat: int) -> tuple[list[float], Any]:
 
 def _case(data, layout: dict[str, Any], engine: str, repeat: int, note: str) -> dict[str, Any]:
     """Plackett-Luce, then Mallows (seeds 1, 2, ...) on ``data``: medians and the ratio."""
-    pl_times, _ = _timed(lambda: bbt.ranking_model(data, **layout, engine=engine), repeat)
+    pl_times, _ = _timed(lambda: bbt.ranking_model(data, **layout), repeat)
     seeds = iter(range(1, repeat + 2))
     mallows_times, res = _timed(
         lambda: bbt.ranking_model(data, **layout, model="mallows", seed=next(seeds)), repeat

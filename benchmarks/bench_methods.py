@@ -155,7 +155,7 @@ def main() -> None:
     case(
         "hierarchical",
         fit_sim,
-        lambda: hierarchical(sim, a="a", b="b", engine=engine, **LONG),
+        lambda: hierarchical(sim, a="a", b="b", **LONG),
         "one pair, 54 data sets x 100 results (10 x 10-fold), simulated; baseline: BBT fit "
         "of the same 2 algorithms",
         hier_diag,
@@ -174,14 +174,14 @@ def main() -> None:
     case(
         "hierarchical_pmlb16",
         fit_pmlb,
-        lambda: hierarchical(pmlb, a="rf", b="svm", dataset="db", rho=0.25, engine=engine),
+        lambda: hierarchical(pmlb, a="rf", b="svm", dataset="db", rho=0.25),
         "rf vs svm, 132 data sets x 4 folds; baseline: BBT fit of all 16 algorithms",
         hier_diag,
     )
     case(
         "plackett_luce",
         fit_pmlb,
-        lambda: bbt.ranking_model(pmlb, dataset="db", engine=engine),
+        lambda: bbt.ranking_model(pmlb, dataset="db"),
         "16 algorithms x 132 data sets (ties split); baseline: BBT fit of the same results",
     )
     if not args.no_baycomp and wanted("baycomp_pmlb16"):
@@ -276,7 +276,7 @@ def _baycomp_pmlb(pmlb, engine: str) -> dict[str, Any]:
             os.chdir(here)
     engines.shutdown()
     start, ours_cpu = time.perf_counter(), cpu_seconds()
-    ours = hierarchical(pmlb, a="rf", b="svm", dataset="db", rho=0.25, engine=engine)
+    ours = hierarchical(pmlb, a="rf", b="svm", dataset="db", rho=0.25)
     ours_seconds = time.perf_counter() - start
     engines.shutdown()
     ours_cpu = cpu_seconds() - ours_cpu

@@ -19,9 +19,10 @@ and seed this records, over every algorithm (and pair, and k):
 * ``sample_chains_s``: the chains' wall time (both cores), for the cost.
 
 Case: the shipped ``pmlb16_4fold.csv`` (16 algorithms x 132 data sets), ties split, as the
-report runs it, with the default sampler (Gibbs, numpy) or ``--sampler nuts`` (Stan). Run:
-``python benchmarks/bench_pl_draws.py [--seeds 1 2 3] [--sampler gibbs|nuts]``; results go to
-``benchmarks/results/pl_draws.json`` (Gibbs) or ``pl_draws_nuts.json``.
+report runs it, with its Gibbs sampler (numpy). Run:
+``python benchmarks/bench_pl_draws.py [--seeds 1 2 3]``; results go to
+``benchmarks/results/pl_draws.json`` (``pl_draws_nuts.json`` holds an earlier run of NUTS,
+when the package had a Stan sampler for this model).
 """
 
 from __future__ import annotations
@@ -88,7 +89,7 @@ def _ess(values: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
     return np.array(bulk), np.array(tail)
 
 
-def one(df, chains: int, warmup: int, sampling: int, seed: int, sampler: str) -> dict[str, Any]:
+def one(df, chains: int, warmup: int, sampling: int, seed: int) -> dict[str, Any]:
     res = pl.ranking_model(
         df,
         dataset="db",
@@ -96,7 +97,6 @@ def one(df, chains: int, warmup: int, sampling: int, seed: int, sampler: str) ->
         iter_warmup=warmup,
         iter_sampling=sampling,
         seed=seed,
-        sampler=sampler,
     )
     n = len(res.algorithms)
     theta = res.draws.params["theta"].reshape(chains, sampling, n)
@@ -131,17 +131,16 @@ def one(df, chains: int, warmup: int, sampling: int, seed: int, sampler: str) ->
 def main() -> None:
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     parser.add_argument("--seeds", type=int, nargs="+", default=[1, 2, 3])
-    parser.add_argument("--sampler", default="gibbs", choices=["gibbs", "nuts"])
     args = parser.parse_args()
     df = bbt.datasets.load_pmlb16()
     # compile (NUTS), warm the imports
-    pl.ranking_model(df, dataset="db", iter_warmup=50, iter_sampling=50, sampler=args.sampler)
+    pl.ranking_model(df, dataset="db", iter_warmup=50, iter_sampling=50)
     load = os.getloadavg()
     runs = []
     for seed in args.seeds:
         reference = None
         for chains, warmup, sampling in SETTINGS:
-            row = one(df, chains, warmup, sampling, seed, args.sampler)
+            row = one(df, chains, warmup, sampling, seed)
             ranking, top_k = row.pop("_ranking"), row.pop("_top_k")
             if reference is None:
                 reference = (ranking, top_k)
@@ -180,12 +179,11 @@ def main() -> None:
         "machine": machine(load),
         "measured_at": time.strftime("%Y-%m-%d %H:%M UTC", time.gmtime()),
         "case": "pmlb16_4fold.csv (16 x 132), Plackett-Luce, ties split, prior 1",
-        "sampler": args.sampler,
+        "sampler": "gibbs",
         "summary": summary,
         "runs": runs,
     }
-    name = "pl_draws.json" if args.sampler == "gibbs" else "pl_draws_nuts.json"
-    out = REPO / "benchmarks" / "results" / name
+    out = REPO / "benchmarks" / "results" / "pl_draws.json"
     out.write_text(json.dumps(result, indent=1) + "\n")
     print(json.dumps(summary, indent=1))
     print(f"wrote {out}")

@@ -1,7 +1,8 @@
-"""The Plackett-Luce model's two samplers: Gibbs in numpy (the default) against NUTS in Stan
-(``sampler="nuts"``), on the report's settings, as ratios measured in the same process.
+"""The Plackett-Luce model's Gibbs sampler (numpy, the package's) against NUTS on the same
+model in Stan (the tests' oracle, ``tests/oracles/stan_twins.py``, with PyStan), on the
+report's settings, as ratios measured in the same process.
 
-Per run and sampler: the wall time of ``ranking_model`` (the summaries included), the CPU
+Per run and sampler: the wall time (Gibbs: ``ranking_model``, the summaries included), the CPU
 seconds it took (this process and its children: Stan's chains run in worker processes), the
 smallest bulk and tail ESS of the 16 weights, and so the effective draws per CPU second.
 The ratios ``gibbs / nuts`` of the same run survive a noisy machine.
@@ -26,8 +27,10 @@ from pathlib import Path
 
 REPO = Path(__file__).resolve().parents[1]
 sys.path.insert(0, str(REPO))
+sys.path.insert(0, str(REPO / "tests"))
 
 from _machine import cpu_seconds, machine  # noqa: E402  (beside this script)
+from oracles import stan_twins  # noqa: E402  (the Stan twin, tests/oracles)
 
 import bbt_widget as bbt  # noqa: E402
 from bbt_widget.core.convergence import ess_bulk, ess_tail  # noqa: E402
@@ -35,10 +38,18 @@ from bbt_widget.core.convergence import ess_bulk, ess_tail  # noqa: E402
 SETTINGS = {"chains": 4, "iter_warmup": 250, "iter_sampling": 1000}
 
 
+def _fit(df, sampler: str, seed: int, **settings):
+    """Gibbs (``ranking_model``) or NUTS on the Stan twin: anything with draws and
+    diagnostics."""
+    if sampler == "gibbs":
+        return bbt.ranking_model(df, dataset="db", seed=seed, **settings)
+    return stan_twins.plackett_luce(df, dataset="db", seed=seed, **settings)
+
+
 def one(df, sampler: str, seed: int) -> dict[str, float]:
     cpu = cpu_seconds()
     start = time.perf_counter()
-    res = bbt.ranking_model(df, dataset="db", sampler=sampler, seed=seed, **SETTINGS)
+    res = _fit(df, sampler, seed, **SETTINGS)
     wall = time.perf_counter() - start
     used = cpu_seconds() - cpu
     theta = res.draws.params["theta"]
@@ -60,7 +71,7 @@ def main() -> None:
     args = parser.parse_args()
     df = bbt.datasets.load_pmlb16()
     for sampler in ("gibbs", "nuts"):  # compile, start the worker, warm the imports
-        bbt.ranking_model(df, dataset="db", sampler=sampler, iter_warmup=50, iter_sampling=50)
+        _fit(df, sampler, 1, chains=4, iter_warmup=50, iter_sampling=50)
     load = os.getloadavg()
     runs = []
     for seed in range(1, args.repeat + 1):

@@ -8,25 +8,21 @@ classifiers through Bayesian analysis", Journal of Machine Learning Research 18(
 Sec. 4.3 (paper 001). The reference implementation is baycomp's ``HierarchicalTest``
 (by the same authors).
 
-Model (``stan/hierarchical_ttest.stan``, Eq. 12-19): the fold differences ``x_i = b - a``
+Model (Eq. 12-19): the fold differences ``x_i = b - a``
 of data set i are multivariate normal with mean ``mu_i``, sd ``sigma_i`` and correlation
 ``rho`` (1/k, Nadeau and Bengio); ``mu_i ~ t(mu_0, sigma_0, nu)``; ``sigma_i ~ unif(0, 1000
 mean sd)``; ``nu - shift ~ Gamma(alpha, beta)`` with ``alpha`` and ``beta`` uniform (see
 :data:`NU_PRIORS`: the paper's printed bounds, or baycomp's, the default); ``mu_0 ~ unif(-1,
 1)`` (the paper's bound for scores within [-1, 1]; wider when the differences are larger);
 ``sigma_0 ~ unif(0, 1000 sd(xbar))``. A data set whose differences are all equal gets the sd
-of differences spread over the ROPE, as in baycomp (:func:`stan_data`).
+of differences spread over the ROPE, as in baycomp (:func:`model_data`).
 
-Two samplers of that posterior. The default integrates each data set's ``mu_i`` and
-``sigma_i`` out numerically and draws the remaining ``(mu_0, sigma_0, nu)`` with an
-independence Metropolis-Hastings sampler (:mod:`._hierarchical_marginal`,
-:mod:`._hierarchical_sampler`; numpy only): with few folds per data set an outlying data set
-gives ``(mu_i, sigma_i)`` two modes that NUTS does not cross. ``sampler="nuts"`` runs the Stan
-program, written so that NUTS mixes where it can (its header): the likelihood through each
-data set's mean and sum of squares, the Student t as a scale mixture of normals with the
-per-data-set means integrated out (drawn afterwards from their normal conditional), the
-mixing weights non-centred, alpha and beta integrated out, all on the scale of the mean
-within-data-set sd.
+The sampler integrates each data set's ``mu_i`` and ``sigma_i`` out numerically and draws the
+remaining ``(mu_0, sigma_0, nu)`` with an independence Metropolis-Hastings sampler
+(:mod:`._hierarchical_marginal`, :mod:`._hierarchical_sampler`; numpy only): with few folds
+per data set an outlying data set gives ``(mu_i, sigma_i)`` two modes that NUTS does not
+cross. The same posterior written in Stan for NUTS (``tests/oracles/hierarchical_ttest.stan``)
+is the tests' oracle.
 
 Decision the paper's way (Sec. 4.3.2) and baycomp's (``Posterior.probs``): for each
 posterior draw of ``(mu_0, sigma_0, nu)`` the next data set's mean difference is ``t(mu_0,
@@ -48,7 +44,6 @@ import altair as alt
 import numpy as np
 import pandas as pd
 
-from .. import engines
 from ..core.bidi import pair_label
 from ..core.checks import Diagnostics, draws_diagnostics
 from ..core.data import TidyResults
@@ -95,14 +90,8 @@ NU_PRIORS: dict[str, dict[str, Any]] = {
     "baycomp": {"shift": 1.0, "alpha": (1.0, 2.0), "beta": (0.01, 0.1), "nodes": 6},
 }
 DEFAULT_NU_PRIOR = "baycomp"
-#: Kept iterations per chain (4 chains), and NUTS's warm-up iterations.
+#: Kept iterations per chain (4 chains).
 DEFAULT_ITER = 1000
-#: Samplers of the posterior: ``"quadrature"`` (default): every data set's ``mu_i`` and
-#: ``sigma_i`` integrated out numerically and an independence Metropolis-Hastings sampler
-#: over ``(mu_0, sigma_0, nu)`` (:mod:`._hierarchical_sampler`); ``"nuts"``: the Stan
-#: program ``stan/hierarchical_ttest.stan`` with NUTS (which can fail to mix with few folds).
-SAMPLERS = ("quadrature", "nuts")
-DEFAULT_SAMPLER = "quadrature"
 #: Warm-up proposals per chain of the quadrature sampler (they only fit its proposal).
 QUADRATURE_WARMUP = 200
 _PARAMS = ("mu0", "sigma0", "nu", "mu", "sigma")
@@ -223,13 +212,10 @@ def hierarchical(
     rho: float | None = None,
     hdi: float = TTEST_HDI,
     nu_prior: str = DEFAULT_NU_PRIOR,
-    sampler: str = DEFAULT_SAMPLER,
-    engine: str = "auto",
     chains: int = DEFAULT_CHAINS,
-    iter_warmup: int | None = None,
+    iter_warmup: int = QUADRATURE_WARMUP,
     iter_sampling: int = DEFAULT_ITER,
     draws: DrawsMode = DEFAULT_DRAWS,
-    adapt_delta: float = 0.95,
     seed: int | None = DEFAULT_SEED,
     progress: ProgressCallback | None = None,
     cancel: threading.Event | None = None,
@@ -264,24 +250,18 @@ def hierarchical(
         unif(0.01, 0.1)``, as baycomp's ``HierarchicalTest``) or ``"paper"`` (``nu ~
         Gamma(alpha, beta)``, ``alpha ~ unif(0.5, 5)``, ``beta ~ unif(0.05, 0.15)``, Eq.
         15-17 as printed).
-    sampler
-        ``"quadrature"`` (default): each data set's ``mu_i`` and ``sigma_i`` integrated out
-        numerically, an independence Metropolis-Hastings sampler over ``(mu_0, sigma_0,
-        nu)``, then ``mu_i`` and ``sigma_i`` drawn from their conditionals (pure numpy, no
-        Stan; see Notes). ``"nuts"``: the Stan program with NUTS.
     chains, iter_warmup, iter_sampling, seed, progress, cancel
-        Chains and their lengths. ``iter_warmup`` defaults to
-        :data:`QUADRATURE_WARMUP` for the quadrature sampler (its warm-up only fits the
-        proposal) and :data:`DEFAULT_ITER` for NUTS.
+        Chains and their lengths, of the sampler: each data set's ``mu_i`` and ``sigma_i``
+        integrated out numerically, an independence Metropolis-Hastings sampler over
+        ``(mu_0, sigma_0, nu)``, then ``mu_i`` and ``sigma_i`` drawn from their conditionals
+        (pure numpy; see Notes). Its warm-up only fits the proposal, hence the short
+        default.
     draws
         ``"auto"`` (default): when a region's probability lies within 3 Monte Carlo
         standard errors of the 0.95 threshold and more draws could settle it, one more
         round of chains (seeded from ``seed``) up to 4 times the first round's draws, as
         :func:`bbt_widget.fit` does; ``"fixed"``: the first round only. The table's
         decision needs 3 MCSE clearance either way (``mcse_left/rope/right``).
-    engine, adapt_delta
-        NUTS only: the Stan engine (see :func:`bbt_widget.engines.sample`), and
-        ``adapt_delta`` 0.95 as hierarchical models need smaller steps than Stan's 0.8.
 
     Returns
     -------
@@ -295,7 +275,7 @@ def hierarchical(
     whose differences are all equal (sd 0) gets the sd ``rope / sqrt(3)`` of differences
     spread over the ROPE, as baycomp does (else sigma_i's likelihood is unbounded at 0).
 
-    Why the quadrature sampler: with few folds per data set (e.g. 4) sigma_i is weakly
+    Why this sampler: with few folds per data set (e.g. 4) sigma_i is weakly
     identified, and the posterior of an outlying data set has two modes (its mean
     explained by a heavy-tailed mu_i, or by a large sigma_i). NUTS, on any parametrisation
     tried, rarely crosses between them and its chains disagree (pmlb16's rf vs svm, 132
@@ -304,12 +284,11 @@ def hierarchical(
     posterior of ``(mu_0, sigma_0, nu)`` is smooth and three-dimensional, and the chains
     agree on 115 of the 120 pairs of the shipped 16 x 132 results with the defaults
     (``benchmarks/results/methods.json``; the other 5 fall just short of a tail ESS of 400
-    and say so). It is the same model; the two
-    samplers agree where NUTS mixes (10 runs of 10 folds, the paper's setting), and both
-    match baycomp's ``HierarchicalTest`` within 0.03 there
-    (``tests/stan/test_hierarchical.py``). The diagnostics (R-hat <= 1.01, bulk and tail
-    ESS >= 100 per chain; for NUTS also divergences, tree depth, E-BFMI) flag a fit that
-    did not converge (a ``DiagnosticsWarning``, ``diagnostics_ok`` in
+    and say so). It is the same model: it agrees with NUTS on the Stan program where NUTS
+    mixes (10 runs of 10 folds, the paper's setting), and both match baycomp's
+    ``HierarchicalTest`` within 0.03 there (``tests/stan/test_hierarchical.py``). The
+    diagnostics (R-hat <= 1.01, bulk and tail ESS >= 100 per chain) flag a fit that did not
+    converge (a ``DiagnosticsWarning``, ``diagnostics_ok`` in
     :func:`hierarchical_pairs`).
 
     Raises
@@ -321,9 +300,7 @@ def hierarchical(
     rope = check_rope_width(rope)
     hdi = check_hdi(hdi)
     nu_prior = check_nu_prior(nu_prior)
-    settings = sampler_settings(
-        chains, iter_warmup, iter_sampling, adapt_delta, seed, sampler, draws
-    )
+    settings = sampler_settings(chains, iter_warmup, iter_sampling, seed, draws)
     diffs = fold_differences(
         data,
         a=a,
@@ -338,7 +315,7 @@ def hierarchical(
         rho=rho,
     )
     check_enough(diffs)
-    return fit_pair(diffs, rope, hdi, engine, settings, progress, nu_prior, cancel)
+    return fit_pair(diffs, rope, hdi, settings, progress, nu_prior, cancel)
 
 
 def check_nu_prior(nu_prior: str) -> str:
@@ -352,33 +329,19 @@ def check_nu_prior(nu_prior: str) -> str:
 
 def sampler_settings(
     chains: int,
-    iter_warmup: int | None,
+    iter_warmup: int,
     iter_sampling: int,
-    adapt_delta: float,
     seed: int | None,
-    sampler: str = DEFAULT_SAMPLER,
     draws: DrawsMode = DEFAULT_DRAWS,
 ) -> dict[str, Any]:
-    """The checked sampler settings (``sampler`` among them); ``iter_warmup`` None is the
-    sampler's default."""
+    """The checked sampler settings, and the sampler's name (for the record)."""
     check_draws(draws)
-    if sampler not in SAMPLERS:
-        raise ValueError(
-            f"sampler must be one of {', '.join(map(repr, SAMPLERS))}; got {sampler!r}"
-        )
-    if iter_warmup is None:
-        iter_warmup = QUADRATURE_WARMUP if sampler == "quadrature" else DEFAULT_ITER
-    if not 0.0 < adapt_delta < 1.0:
-        raise ValueError(
-            f"adapt_delta must lie strictly between 0 and 1 (e.g. 0.95); got {adapt_delta}"
-        )
     return {
         "chains": check_count(chains, "chains"),
         "iter_warmup": check_count(iter_warmup, "iter_warmup"),
         "iter_sampling": check_count(iter_sampling, "iter_sampling"),
-        "adapt_delta": float(adapt_delta),
         "seed": check_seed(seed),
-        "sampler": sampler,
+        "sampler": "quadrature",
         "draws": draws,
     }
 
@@ -397,10 +360,12 @@ def check_enough(diffs: FoldDifferences) -> None:
         )
 
 
-def stan_data(
+def model_data(
     diffs: FoldDifferences, rope: float, nu_prior: str = DEFAULT_NU_PRIOR
 ) -> dict[str, Any]:
-    """The data of ``stan/hierarchical_ttest.stan`` for these fold differences.
+    """The model's data for these fold differences: what the sampler reads
+    (:func:`~._hierarchical_marginal.marginal`), and the data of the model's Stan program
+    (``tests/oracles/hierarchical_ttest.stan``, the tests' oracle).
 
     A data set whose differences are all equal (sd 0, e.g. two algorithms with the same
     predictions) would give sigma_i's uniform prior an unbounded likelihood at 0; it gets
@@ -433,8 +398,8 @@ def stan_data(
     }
 
 
-def _in_score_units(draws: Draws, scale: float) -> Draws:
-    """The draws of ``mu0, sigma0, nu, mu, sigma`` in the scores' units (the program samples
+def in_score_units(draws: Draws, scale: float) -> Draws:
+    """The draws of ``mu0, sigma0, nu, mu, sigma`` in the scores' units (the samplers draw
     ``mu0_s, sigma0_s, sigma_s`` in units of ``scale``); the other outputs are dropped."""
     p = draws.params
     params = {
@@ -473,7 +438,6 @@ def fit_pair(
     diffs: FoldDifferences,
     rope: float,
     hdi: float,
-    engine: str,
     settings: dict[str, Any],
     progress: ProgressCallback | None,
     nu_prior: str = DEFAULT_NU_PRIOR,
@@ -482,38 +446,26 @@ def fit_pair(
     latent_every: int = 1,
 ) -> HierarchicalResult:
     """Fit one pair; ``warn``: a ``DiagnosticsWarning`` when the diagnostics fail;
-    ``latent_every``: the quadrature sampler draws ``mu_i`` and ``sigma_i`` for every
+    ``latent_every``: the sampler draws ``mu_i`` and ``sigma_i`` for every
     ``latent_every``-th kept draw only (they only feed ``shrinkage`` then, and the
     diagnostics are those of ``mu_0``, ``sigma_0`` and ``nu``)."""
-    data = stan_data(diffs, rope, nu_prior)
-    stan_settings = {k: v for k, v in settings.items() if k not in ("sampler", "draws")}
-    nuts = settings.get("sampler", "nuts") == "nuts"
+    data = model_data(diffs, rope, nu_prior)
 
     def draw(chains: int, seed: int, told: ProgressCallback | None) -> Draws:
-        if nuts:
-            found = engines.sample(
-                "hierarchical_ttest",
-                data,
-                engine=engine,
-                progress=told,
-                cancel=cancel,
-                **(stan_settings | {"chains": chains, "seed": seed}),
-            )
-        else:
-            found = quadrature_sample(
-                marginal(data),
-                chains=chains,
-                iter_warmup=settings["iter_warmup"],
-                iter_sampling=settings["iter_sampling"],
-                seed=seed,
-                scale=data["scale"],
-                progress=told,
-                cancel=cancel,
-                latent_every=latent_every,
-            )
-        return _in_score_units(found, data["scale"])
+        found = quadrature_sample(
+            marginal(data),
+            chains=chains,
+            iter_warmup=settings["iter_warmup"],
+            iter_sampling=settings["iter_sampling"],
+            seed=seed,
+            scale=data["scale"],
+            progress=told,
+            cancel=cancel,
+            latent_every=latent_every,
+        )
+        return in_score_units(found, data["scale"])
 
-    checked = list(_PARAMS) if nuts or latent_every == 1 else ["mu0", "sigma0", "nu"]
+    checked = list(_PARAMS) if latent_every == 1 else ["mu0", "sigma0", "nu"]
     seed = fresh_seed(settings["seed"])
     draws = draw(settings["chains"], seed, progress)
     rounds = 1
@@ -523,6 +475,21 @@ def fit_pair(
             draws = joined(draws, draw(more, round_seed(seed, 1), later_rounds(progress)))
             rounds = 2
     settings = settings | {"rounds": rounds, "chains_drawn": int(draws.params["mu0"].shape[0])}
+    return pair_result(diffs, draws, rope, hdi, settings, checked, warn)
+
+
+def pair_result(
+    diffs: FoldDifferences,
+    draws: Draws,
+    rope: float,
+    hdi: float,
+    settings: dict[str, Any],
+    checked: list[str] | None = None,
+    warn: bool = True,
+) -> HierarchicalResult:
+    """The test's result from posterior draws of ``mu0, sigma0, nu, mu, sigma`` in the
+    scores' units (:func:`in_score_units`); ``checked``: the parameters whose diagnostics
+    count (default all five)."""
     p = {k: draws.params[k].reshape(-1, *draws.params[k].shape[2:]) for k in _PARAMS}
     theta, wins, errors = _regions(draws, rope)
     mu0_sorted = np.sort(p["mu0"])[:, None]
@@ -566,13 +533,13 @@ def fit_pair(
             "high": high,
         }
     )
-    diag = draws_diagnostics(draws, checked)
+    diag = draws_diagnostics(draws, list(_PARAMS) if checked is None else checked)
     if warn and not diag.ok:
         warnings.warn(
             f"hierarchical test {diffs.a} vs {diffs.b}: diagnostics failed: "
             + "; ".join(diag.messages),
             DiagnosticsWarning,
-            stacklevel=3,
+            stacklevel=4,
         )
     return HierarchicalResult(
         table=table,

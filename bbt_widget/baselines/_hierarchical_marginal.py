@@ -8,7 +8,7 @@ or by a ``sigma_i`` many times its observed sd. A sampler that moves ``mu_i`` an
 chains disagree. Integrating both out leaves a smooth three-dimensional posterior.
 
 The integrals, per data set ``i`` (units of the sampler: the differences divided by
-``scale``, see :func:`bbt_widget.baselines._hierarchical.stan_data`):
+``scale``, see :func:`bbt_widget.baselines._hierarchical.model_data`):
 
 * ``sigma_i`` exactly. With ``A_i = ss_i / (1 - rho_i)``, ``v_i = (1 + (n_i - 1) rho_i) /
   n_i`` and ``S_i(mu) = A_i + (xbar_i - mu)^2 / v_i``, the likelihood times ``sigma_i``'s
@@ -86,7 +86,7 @@ class Marginal:
 
 
 def marginal(data: dict[str, Any]) -> Marginal:
-    """The :class:`Marginal` of the Stan program's data (``stan_data``)."""
+    """The :class:`Marginal` of the model's data (``model_data``)."""
     scale = float(data["scale"])
     n = np.asarray(data["n"], dtype=float)
     rho = np.asarray(data["rho"], dtype=float)

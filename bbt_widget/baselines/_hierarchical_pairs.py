@@ -26,7 +26,7 @@ from ._cv import FoldDifferences, check_rope_width, fold_results, pair_differenc
 from ._hierarchical import (
     DEFAULT_ITER,
     DEFAULT_NU_PRIOR,
-    DEFAULT_SAMPLER,
+    QUADRATURE_WARMUP,
     HierarchicalResult,
     check_enough,
     check_nu_prior,
@@ -77,7 +77,6 @@ class HierarchicalJob:
     diffs: FoldDifferences
     rope: float
     hdi: float
-    engine: str
     settings: dict[str, Any]
     nu_prior: str = DEFAULT_NU_PRIOR
     meta: dict[str, Any] = field(default_factory=dict)
@@ -94,7 +93,6 @@ class HierarchicalJob:
             self.diffs,
             self.rope,
             self.hdi,
-            self.engine,
             self.settings | {"seed": seed},
             progress,
             self.nu_prior,
@@ -121,13 +119,11 @@ def hierarchical_pairs(
     rho: float | None = None,
     hdi: float = TTEST_HDI,
     nu_prior: str = DEFAULT_NU_PRIOR,
-    sampler: str = DEFAULT_SAMPLER,
-    engine: str = "auto",
+    engine: str | None = None,
     chains: int = DEFAULT_CHAINS,
-    iter_warmup: int | None = None,
+    iter_warmup: int = QUADRATURE_WARMUP,
     iter_sampling: int = DEFAULT_ITER,
     draws: DrawsMode = DEFAULT_DRAWS,
-    adapt_delta: float = 0.95,
     seed: int | None = DEFAULT_SEED,
     executor: Any = None,
     n_jobs: int | None = None,
@@ -143,6 +139,9 @@ def hierarchical_pairs(
 
     Parameters
     ----------
+    engine
+        Not used: the test samples in numpy. Accepted for the report's call, which passes its
+        fit's engine, until that call leaves it out.
     seed
         Pair ``k`` is fitted with ``spawn_seeds(seed, n_pairs)[k]``
         (:func:`bbt_widget.lab.batch.spawn_seeds`), whatever the executor.
@@ -151,10 +150,10 @@ def hierarchical_pairs(
         a ``dask.distributed.Client`` or a scheduler address (one task per pair); as
         :func:`bbt_widget.sweep`.
     progress
-        ``progress(stage, fraction)``: ``("compiling", nan)``, then ``("fitting", f)`` with
-        ``f`` the finished share of all pairs.
+        ``progress(stage, fraction)``: ``("fitting", f)`` with ``f`` the finished share of
+        all pairs.
     cancel
-        Setting it stops every running fit (their processes are killed) and raises
+        Setting it stops every running fit and raises
         :class:`~bbt_widget.engines.FitCancelled`.
 
     Raises
@@ -169,17 +168,14 @@ def hierarchical_pairs(
 
     Notes
     -----
-    The pairs run in threads (the quadrature sampler's numpy work releases the GIL; NUTS
-    runs in Stan's own processes). On the shipped 16 x 132 results (4 folds, ``rho=1/4``)
-    the 120 pairs took 223 s on two cores (3.5 s of CPU a pair) and 115 passed the
-    diagnostics (``benchmarks/results/methods.json``).
+    The pairs run in threads (the sampler's numpy work releases the GIL). On the shipped
+    16 x 132 results (4 folds, ``rho=1/4``) the 120 pairs took 223 s on two cores (3.5 s of
+    CPU a pair) and 115 passed the diagnostics (``benchmarks/results/methods.json``).
     """
     rope = check_rope_width(rope)
     hdi = check_hdi(hdi)
     nu_prior = check_nu_prior(nu_prior)
-    settings = sampler_settings(
-        chains, iter_warmup, iter_sampling, adapt_delta, seed, sampler, draws
-    )
+    settings = sampler_settings(chains, iter_warmup, iter_sampling, seed, draws)
     seed = settings.pop("seed")
     medians, pairs, all_diffs = check_pairs(
         data,
@@ -194,10 +190,10 @@ def hierarchical_pairs(
         rho=rho,
         size=(settings["chains"], settings["iter_sampling"]),
         n_jobs=n_jobs,
-        timed=settings["sampler"] == "quadrature" and executor is None,
+        timed=executor is None,
     )
     names = list(medians.index)
-    jobs = [HierarchicalJob(d, rope, hdi, engine, settings, nu_prior) for d in all_diffs]
+    jobs = [HierarchicalJob(d, rope, hdi, settings, nu_prior) for d in all_diffs]
     outcomes = run_batch(
         jobs, seed=seed, executor=executor, n_jobs=n_jobs, progress=progress, cancel=cancel
     )
@@ -253,8 +249,8 @@ def check_pairs(
     pair's fold differences.
 
     ``size`` (chains, kept draws per chain; default the defaults, 4 x 1000), ``n_jobs`` and
-    ``timed`` (whether the time is known, default True: the quadrature sampler on the local
-    cores) are for the estimate of the run's time
+    ``timed`` (whether the time is known, default True: the local cores; not a Dask cluster)
+    are for the estimate of the run's time
     and memory, checked before the pairs' differences are gathered (themselves gigabytes for
     100,000 pairs).
 

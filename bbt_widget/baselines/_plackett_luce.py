@@ -46,7 +46,6 @@ from typing import TYPE_CHECKING, Any, ClassVar
 import numpy as np
 import pandas as pd
 
-from .. import engines
 from ..core.checks import Diagnostics, draws_diagnostics
 from ..core.data import TidyResults
 from ..core.options import (
@@ -73,9 +72,6 @@ if TYPE_CHECKING:
     from ._mallows import MallowsResult
 
 MODELS = ("plackett-luce", "mallows")
-#: The Plackett-Luce samplers (``sampler=``): Gibbs in numpy, or NUTS in Stan.
-SAMPLERS = ("gibbs", "nuts")
-DEFAULT_SAMPLER = "gibbs"
 TIE_RULES = ("split", "random")
 #: Most orderings a tied ranking is split into before a random sample of them stands in.
 MAX_SPLIT = 120
@@ -106,8 +102,7 @@ class RankingModelResult(RankingCharts):
         Tidy: ``algorithm, rank, observed, predicted, low, high``: the share of data sets
         where the algorithm took that rank, observed and replicated (mean and HDI).
     diagnostics
-        Convergence diagnostics of the fit (R-hat and ESS of ``theta``; with NUTS also
-        divergences, tree depth and E-BFMI).
+        Convergence diagnostics of the fit (R-hat and ESS of ``theta``).
     draws
         The posterior draws (``theta``: chains x draws x algorithms).
     algorithms, datasets
@@ -115,7 +110,7 @@ class RankingModelResult(RankingCharts):
     dropped
         Data sets with fewer than two results (nothing to rank).
     settings
-        Model, ties, prior, sampler (``"gibbs"`` or ``"nuts"``) and its settings.
+        Model, ties, prior, the sampler (``"gibbs"``) and its settings.
     """
 
     ranking: pd.DataFrame
@@ -150,7 +145,6 @@ def ranking_model(
     ties: str = "split",
     prior: float | None = None,
     hdi: float = DEFAULT_HDI,
-    engine: str = "auto",
     chains: int = DEFAULT_CHAINS,
     iter_warmup: int = DEFAULT_ITER_WARMUP,
     iter_sampling: int = DEFAULT_ITER_SAMPLING,
@@ -158,7 +152,6 @@ def ranking_model(
     progress: ProgressCallback | None = None,
     thin: int | None = None,
     leap: int | None = None,
-    sampler: str = DEFAULT_SAMPLER,
 ) -> RankingModelResult | MallowsResult:
     """Fit a Plackett-Luce or a Mallows model to the rankings of the algorithms on each
     data set.
@@ -172,8 +165,8 @@ def ranking_model(
         How to read the results; see :func:`bbt_widget.core.data.tidy_results` (``sd`` is
         accepted and not needed).
     model
-        ``"plackett-luce"`` (default) or ``"mallows"`` (Mallows with Kendall's distance,
-        sampled without Stan: :func:`bbt_widget.baselines._mallows.mallows_model`).
+        ``"plackett-luce"`` (default) or ``"mallows"`` (Mallows with Kendall's distance:
+        :func:`bbt_widget.baselines._mallows.mallows_model`).
     ties
         ``"split"`` (default) or ``"random"``; see the module documentation.
     prior
@@ -182,18 +175,13 @@ def ranking_model(
         exponential prior on the dispersion (default 0.1, as Rojas-Delgado et al.).
     hdi
         Mass of the HDIs.
-    engine, chains, iter_warmup, iter_sampling, seed, progress
-        Plackett-Luce: chains, warm-up and kept iterations of its sampler (``engine``: the
-        Stan engine of ``sampler="nuts"``, see :func:`bbt_widget.engines.sample`); Mallows:
-        chains, burn-in and kept draws of its Metropolis-Hastings sampler (``engine`` is not
-        used). ``seed`` also seeds the tie sampling and the Monte Carlo summaries.
+    chains, iter_warmup, iter_sampling, seed, progress
+        Plackett-Luce: chains, warm-up and kept sweeps of its Gibbs sampler with latent Gamma
+        variables, in numpy (Caron and Doucet 2012; :mod:`._plackett_luce_gibbs`); Mallows:
+        chains, burn-in and kept draws of its Metropolis-Hastings sampler. ``seed`` also
+        seeds the tie sampling and the Monte Carlo summaries.
     thin, leap
         Mallows only: iterations per kept draw and the reach of the leap-and-shift proposal.
-    sampler
-        Plackett-Luce only: ``"gibbs"`` (default), a Gibbs sampler with latent Gamma
-        variables in numpy (Caron and Doucet 2012; :mod:`._plackett_luce_gibbs`), or
-        ``"nuts"``, the Stan program ``stan/plackett_luce.stan``: the same posterior; Gibbs
-        needs no compiled model and takes a fraction of NUTS's time.
 
     Returns
     -------
@@ -213,12 +201,6 @@ def ranking_model(
         raise ValueError(f"unknown model {model!r}; use one of {', '.join(map(repr, MODELS))}")
     if model == "mallows":
         from ._mallows import mallows_model
-
-        if sampler != DEFAULT_SAMPLER:
-            raise ValueError(
-                f"sampler={sampler!r} is a setting of model='plackett-luce' (Mallows has its "
-                "own Metropolis-Hastings sampler); leave it out here"
-            )
 
         return mallows_model(
             data,
@@ -242,10 +224,6 @@ def ranking_model(
     for name, value in (("thin", thin), ("leap", leap)):
         if value is not None:
             raise ValueError(f"{name} is a setting of model='mallows'; leave it out here")
-    if sampler not in SAMPLERS:
-        raise ValueError(
-            f"unknown sampler {sampler!r}; use one of {', '.join(map(repr, SAMPLERS))}"
-        )
     if ties not in TIE_RULES:
         raise ValueError(f"unknown ties {ties!r}; use one of {', '.join(map(repr, TIE_RULES))}")
     prior = 1.0 if prior is None else prior
@@ -263,18 +241,13 @@ def ranking_model(
         "seed": check_seed(seed),
     }
     layout = {"dataset": dataset, "algorithm": algorithm, "fold": fold, "score": score}
-    ranked, orders, weights, stan_data, rng = _prepared(
+    ranked, orders, weights, counts, rng = _prepared(
         data, layout | {"sd": sd, "lower_is_better": lower_is_better}, ties, prior, settings["seed"]
     )
     means, datasets, dropped = ranked.means, ranked.datasets, ranked.dropped
     n_alg = len(ranked.algorithms)
-    if sampler == "gibbs":
-        settings["seed"] = fresh_seed(settings["seed"])
-        draws = gibbs_sample(stan_data, progress=progress, **settings)
-    else:
-        draws = engines.sample(
-            "plackett_luce", stan_data, engine=engine, progress=progress, **settings
-        )
+    settings["seed"] = fresh_seed(settings["seed"])
+    draws = gibbs_sample(counts, progress=progress, **settings)
     theta = draws.params["theta"].reshape(-1, n_alg)
     diag = draws_diagnostics(draws, ["theta"])
     if not diag.ok:
@@ -304,7 +277,7 @@ def ranking_model(
             "model": model,
             "ties": ties,
             "prior": float(prior),
-            "sampler": sampler,
+            "sampler": "gibbs",
             "engine": draws.engine,
             "lower_is_better": ranked.lower_is_better,
         },
@@ -318,14 +291,14 @@ def _prepared(
     prior: float,
     seed: int | None,
 ) -> tuple[RankedMeans, list[np.ndarray], list[float], dict[str, Any], np.random.Generator]:
-    """The rankings read as ``layout`` says, their orderings and weights, the Stan data, and
-    the generator seeded with ``seed`` as the tie splitting left it (the summaries go on
-    with it)."""
+    """The rankings read as ``layout`` says, their orderings and weights, the model's data
+    (:func:`pl_data`), and the generator seeded with ``seed`` as the tie splitting left it
+    (the summaries go on with it)."""
     ranked = ranked_means(data, **layout)
     rng = np.random.default_rng(seed)
     orders, weights = expand_rankings(ranked.means, ties, rng)
-    stan_data = pl_data(orders, weights, len(ranked.algorithms), prior)
-    return ranked, orders, weights, stan_data, rng
+    counts = pl_data(orders, weights, len(ranked.algorithms), prior)
+    return ranked, orders, weights, counts, rng
 
 
 def expand_rankings(
@@ -361,7 +334,9 @@ def expand_rankings(
 def pl_data(
     orders: list[np.ndarray], weights: list[float], n_alg: int, prior: float
 ) -> dict[str, Any]:
-    """The data of ``stan/plackett_luce.stan``: the rankings reduced to weighted counts.
+    """The model's data, the rankings reduced to weighted counts, as the Gibbs sampler reads
+    them (and the model's Stan program, ``tests/oracles/plackett_luce.stan``, the tests'
+    oracle).
 
     Position i of a ranking contributes ``log theta[o_i] - log(sum of theta over o_i..o_L)``;
     the last position contributes 0 and is skipped. Equal sets of remaining algorithms

@@ -1,9 +1,9 @@
 """The Plackett-Luce posterior sampled by Gibbs with latent variables (numpy, no Stan), the
 default sampler of :func:`bbt_widget.ranking_model`.
 
-The model is the one of ``stan/plackett_luce.stan``: weights ``theta`` on the simplex with a
-Dirichlet(alpha) prior, and a log-likelihood that is a weighted sum over the sets of
-algorithms still to be placed,
+The model (written in Stan in ``tests/oracles/plackett_luce.stan``, the tests' oracle):
+weights ``theta`` on the simplex with a Dirichlet(alpha) prior, and a log-likelihood that is
+a weighted sum over the sets of algorithms still to be placed,
 
     sum_i placed_i log theta_i - sum_s w_s log(sum_{i in s} theta_i).
 
@@ -24,10 +24,9 @@ after each sweep the scale is drawn afresh from it, which keeps the scale from s
 chain down. The chains run side by side as rows of the same arrays: one sweep is two
 (chains x sets) x (sets x algorithms) products and the Gamma draws.
 
-Why not NUTS: the Stan program gives the same posterior (``sampler="nuts"``), but needs a
-compiled model, and on the shipped 16 x 132 results ``ranking_model`` takes about four times
-the CPU with it for fewer effective draws per CPU second (``benchmarks/bench_pl_sampler.py``,
-``benchmarks/results/pl_sampler.json``).
+Why not NUTS: the Stan program gives the same posterior (the tests compare them), but needs a
+compiled model, and on the shipped 16 x 132 results ``ranking_model`` took about four times
+the CPU with it for fewer effective draws per CPU second (``benchmarks/results/pl_sampler.json``).
 """
 
 from __future__ import annotations

@@ -125,8 +125,7 @@ def check_hierarchical_pairs_size(
     n_jobs
         Fits at once (default: the cores).
     timed
-        Whether the time is known (the quadrature sampler on the local cores; not NUTS or a
-        Dask cluster).
+        Whether the time is known (on the local cores; not on a Dask cluster).
     available
         Bytes available (default: the machine's).
     stacklevel

@@ -189,7 +189,7 @@ def results_without_group(df: pd.DataFrame, args: argparse.Namespace) -> pd.Data
 def stan_models(args: argparse.Namespace) -> tuple[str, ...]:
     """The Stan model the report samples: BBT's, Davidson's or the group model's. The other
     methods need none: the Plackett-Luce model, the hierarchical t-test and Mallows are
-    sampled in numpy by default."""
+    sampled in numpy."""
     if getattr(args, "group", None) is not None:
         return ("bbt_groups",)
     return ("davidson" if args.ties == "davidson" else "bbt",)

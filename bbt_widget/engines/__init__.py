@@ -7,9 +7,9 @@ with cmdstanpy (CmdStan) or PyStan.
 (4, 1000, 3)
 
 ``engine="auto"`` picks the numpy engine (an exact Pólya-Gamma Gibbs sampler, no compiler:
-``_numpy.NumpyEngine``) for the models it samples (``bbt`` and ``bbt_groups``), and for the
-others (Davidson's model, the other methods' Stan programs) cmdstanpy when a working CmdStan
-installation is found (built, and its ``stanc`` runs here), else PyStan; the engine used is
+``_numpy.NumpyEngine``) for the models it samples (``bbt`` and ``bbt_groups``), and for
+Davidson's model cmdstanpy when a working CmdStan installation is found (built, and its
+``stanc`` runs here), else PyStan; the engine used is
 ``Draws.engine``. Each engine is a class that implements :class:`~.base.Engine`
 (``_numpy.NumpyEngine``, ``_cmdstan.CmdStanEngine``, ``_pystan.PyStanEngine``);
 :func:`get` returns the one instance per name, which keeps its worker processes between fits.
@@ -428,7 +428,7 @@ def sample(
     ----------
     model
         ``"bbt"`` (Bradley-Terry, Eq. 2 of the paper), ``"davidson"`` (with ties, Eq. 7),
-        ``"bbt_groups"`` or another method's Stan program.
+        or ``"bbt_groups"`` (the group model).
     data
         The program's data: ``n_alg``, ``i1``, ``i2`` (1-based algorithm indices), ``win1``,
         ``win2`` (and ``ties`` for Davidson); optional ``n_pairs`` (default ``len(i1)``),

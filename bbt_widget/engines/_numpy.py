@@ -7,7 +7,7 @@ It runs the models whose likelihood is binomial-logit, ``bbt`` (tie policies add
 forget, with or without a local ROPE, every hyper-prior) and ``bbt_groups``; the chains run as
 one batch (arrays over chains). Davidson's model (ties as a third outcome, whose probability is
 not logistic in the difference of abilities) has no Pólya-Gamma form and stays with the Stan
-engines, as do the other methods' Stan programs. ``engine="auto"`` takes this engine for the
+engines. ``engine="auto"`` takes this engine for the
 models it runs, on every platform.
 """
 

@@ -32,36 +32,6 @@ _PAIR_OUTPUTS = {
 }
 #: Outputs that are integers (Stan's writers send every value as a double).
 INTEGER_OUTPUTS = frozenset({"win1_rep", "ties_rep", "treedepth__", "n_leapfrog__", "divergent__"})
-#: The data of the other methods' programs (bbt_widget.baselines, Plackett-Luce): each
-#: field an int, a list of ints or finite floats (a number, vector or matrix). Their callers
-#: validate the values and explain errors in the user's terms; this only converts types.
-_PLAIN_FIELDS: dict[str, dict[str, str]] = {
-    "hierarchical_ttest": {
-        "q": "int",
-        "n": "ints",
-        "xbar": "reals",
-        "ss": "reals",
-        "rho": "reals",
-        "scale": "real",
-        "sigma_high": "real",
-        "sigma0_high": "real",
-        "mu0_bound": "real",
-        "nu_shift": "real",
-        "beta_low": "real",
-        "beta_high": "real",
-        "n_nodes": "int",
-        "alpha_node": "reals",
-        "alpha_weight": "reals",
-    },
-    "plackett_luce": {
-        "n_alg": "int",
-        "n_set": "int",
-        "sets": "reals",
-        "set_weight": "reals",
-        "placed": "reals",
-        "alpha": "reals",
-    },
-}
 
 
 def check_model(model: str) -> ModelName:
@@ -180,8 +150,6 @@ def prepare_data(model: ModelName, data: Mapping[str, Any]) -> dict[str, Any]:
         With the offending field, before any process is started.
     """
     check_model(model)
-    if model in _PLAIN_FIELDS:
-        return _prepare_plain(model, data)
     if "n_alg" not in data or "i1" not in data:
         raise ValueError("data needs at least n_alg, i1, i2 and the counts")
     n_alg = operator.index(data["n_alg"])
@@ -233,24 +201,6 @@ def _group_fields(data: Mapping[str, Any], n_pairs: int) -> dict[str, Any]:
     if not (math.isfinite(tau_scale) and tau_scale > 0):
         raise ValueError(f"tau_scale must be a positive finite number, got {tau_scale}")
     return {"n_groups": int(n_groups), "group": group, "tau_scale": tau_scale}
-
-
-def _prepare_plain(model: str, data: Mapping[str, Any]) -> dict[str, Any]:
-    out: dict[str, Any] = {}
-    for key, kind in _PLAIN_FIELDS[model].items():
-        if key not in data:
-            raise ValueError(f"data for the {model} model needs {key!r}")
-        value = data[key]
-        if kind == "int":
-            out[key] = int(operator.index(value))
-        elif kind == "ints":
-            out[key] = _as_int_list(key, value, len(value))
-        else:
-            arr = np.asarray(value, dtype=float)
-            if not np.isfinite(arr).all():
-                raise ValueError(f"data[{key!r}] must be finite")
-            out[key] = float(arr) if kind == "real" else arr.tolist()
-    return out
 
 
 def add_empty_outputs(

@@ -32,7 +32,7 @@ from ..core.validation import check_adapt_delta, check_count, check_max_treedept
 #: Any numpy array: the draws of a parameter, a block of a CSV file.
 Array = npt.NDArray[Any]
 
-ModelName = Literal["bbt", "davidson", "bbt_groups", "hierarchical_ttest", "plackett_luce"]
+ModelName = Literal["bbt", "davidson", "bbt_groups"]
 
 #: ``progress(stage, fraction)``: stage is "compiling" or "sampling"; fraction in [0, 1]
 #: (``nan`` when unknown). Called from the engine's thread.

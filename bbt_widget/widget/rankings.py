@@ -105,10 +105,12 @@ class RankingSection:
         return settings_key(self._pl_settings(model))
 
     def _pl_settings(self, model: str | None = None) -> dict[str, Any]:
+        # the ranking models sample in numpy: the BBT fit's engine is not one of theirs
+        sampler = {k: v for k, v in self.w._sampler_kwargs.items() if k != "engine"}
         return {
             **self.w._data_kwargs,
             "lower_is_better": self.w.lower_is_better,
-            **self.w._sampler_kwargs,
+            **sampler,
             "model": model or self._ranking_model_name(),
         }
 

@@ -1,5 +1,6 @@
 """Hierarchical correlated t-test (Benavoli et al. 2017, Sec. 4.3) on simulated and shipped
-results: the default quadrature sampler (numpy) and the Stan program with NUTS (real fits)."""
+results: the package's sampler (quadrature and Metropolis-Hastings, numpy), checked against
+NUTS on the model's Stan program (the oracle of ``tests/oracles``, real Stan fits)."""
 
 from __future__ import annotations
 
@@ -13,7 +14,7 @@ import numpy as np
 import pandas as pd
 import pytest
 import test_batch
-import test_engines  # borrow its fixtures
+from oracles import stan_twins  # tests/ is on sys.path under pytest (its conftest)
 
 import bbt_widget as bbt
 from bbt_widget import engines
@@ -30,20 +31,18 @@ REFERENCE = json.loads(
 PROBS = ["p_left", "p_rope", "p_right"]
 
 pytestmark = pytest.mark.stan
-pystan_models = test_engines.pystan_models
-fake_cmdstan = test_engines.fake_cmdstan
 
 
 @pytest.fixture(scope="module")
-def compiled():
+def pystan():
+    """The Stan twin runs with PyStan."""
     if "pystan" not in engines.available_engines():
         pytest.skip("PyStan is not available here")
-    engines.compile_model("hierarchical_ttest", "pystan")
 
 
-def test_recovers_a_known_mu0(compiled):
+def test_recovers_a_known_mu0():
     data = simulate_cv_results(16, 5, 10, mu0=0.03, sigma0=0.01, sigma=(0.01, 0.03), seed=4)
-    res = hierarchical(data, a="a", b="b", engine="pystan", **LAYOUT, **FAST)
+    res = hierarchical(data, a="a", b="b", **LAYOUT, **FAST)
     mu0 = res.draws.params["mu0"].ravel()
     z = (mu0.mean() - 0.03) / mu0.std()
     assert abs(z) < 3, (mu0.mean(), mu0.std())
@@ -60,26 +59,26 @@ def test_recovers_a_known_mu0(compiled):
     assert res.chart().to_dict()["layer"]
 
 
-def test_p_rope_tends_to_one_when_the_algorithms_are_equal(compiled):
+def test_p_rope_tends_to_one_when_the_algorithms_are_equal():
     data = simulate_cv_results(12, 5, 10, mu0=0.0, sigma0=0.0005, sigma=(0.002, 0.004), seed=5)
     # half of the data sets: the very same scores on every fold (sd 0: rope / sqrt(3) used)
     same = data["dataset"].isin([f"d{i:02d}" for i in range(6)]) & (data["algorithm"] == "b")
     data.loc[same, "score"] = 0.8
     with warnings.catch_warnings():
         warnings.simplefilter("error")  # no DiagnosticsWarning
-        res = hierarchical(data, a="a", b="b", engine="pystan", **LAYOUT, **FAST)
+        res = hierarchical(data, a="a", b="b", **LAYOUT, **FAST)
     row = res.table.iloc[0]
     assert row["p_rope"] > 0.95 and row["decision"] == "equivalent"
     assert row["next_rope"] > 0.9 and row["mu0_rope"] > 0.99
 
 
-def test_all_pairs_table_lines_up_with_the_other_baselines(compiled):
+def test_all_pairs_table_lines_up_with_the_other_baselines():
     a = simulate_cv_results(6, 2, 5, mu0=0.05, sigma0=0.005, seed=1)
     c = a[a["algorithm"] == "b"].assign(
         algorithm="c", score=lambda f: f["score"] + 0.05
     )  # c beats b by 0.05 everywhere
     data = __import__("pandas").concat([a, c], ignore_index=True)
-    res = hierarchical_pairs(data, engine="pystan", **LAYOUT, **FAST)
+    res = hierarchical_pairs(data, **LAYOUT, **FAST)
     assert res.table["pair"].tolist() == ["c > b", "c > a", "b > a"]
     assert list(res.medians.index) == ["c", "b", "a"]
     assert (res.table["decision"] == "a better").all(), res.table
@@ -87,7 +86,7 @@ def test_all_pairs_table_lines_up_with_the_other_baselines(compiled):
     # joined to agreement(): one more decision column, one more row of counts
     flat = data.assign(cv=data["run"] * 5 + data["fold"])
     layout = dict(dataset="dataset", algorithm="algorithm", score="score", fold="cv")
-    fit = bbt.fit(flat, engine="pystan", seed=1, **layout)
+    fit = bbt.fit(flat, seed=1, **layout)
     agree = agreement(flat, fit, hierarchical=res, seed=1, n_samples=2000, **layout)
     assert "hierarchical" in agree.table and "hier_p_rope" in agree.table
     assert "hierarchical" in set(agree.counts["baseline"])
@@ -97,14 +96,17 @@ def test_all_pairs_table_lines_up_with_the_other_baselines(compiled):
 
 @pytest.mark.parametrize("sampler", ["quadrature", "nuts"])
 @pytest.mark.parametrize("case", [k for k in REFERENCE if not k.startswith("_")])
-def test_matches_baycomp_on_the_shape_of_the_papers_table_12(compiled, case, sampler):
+def test_matches_baycomp_on_the_shape_of_the_papers_table_12(request, case, sampler):
     """54 data sets x 10 runs of 10-fold cross-validation, ROPE 0.01 (Benavoli et al. 2017,
     Table 12): P(left), P(rope), P(right) within 0.03 of baycomp's HierarchicalTest on the
     same simulated results (4 x 1000 draws, baycomp_reference.py), and the fit converges with
     the defaults (R-hat <= 1.01, bulk and tail ESS >= 400; for NUTS no divergence and no
-    saturated tree depth), with either sampler."""
+    saturated tree depth), with the package's sampler and with NUTS on the Stan twin."""
     data = baycomp_reference.case_data(case)
-    res = hierarchical(data, a="a", b="b", engine="pystan", seed=3, sampler=sampler, **LAYOUT)
+    if sampler == "nuts":
+        request.getfixturevalue("pystan")
+    test = hierarchical if sampler == "quadrature" else stan_twins.hierarchical
+    res = test(data, a="a", b="b", seed=3, **LAYOUT)
     ours = res.table.iloc[0][PROBS].to_numpy(dtype=float)
     theirs = np.array(REFERENCE[case]["p"])
     assert np.abs(ours - theirs).max() <= 0.03, (ours, theirs)
@@ -129,16 +131,14 @@ def test_converges_on_the_shipped_results(pair):
     assert res.draws.params["mu"].shape == (4, 1000, 132)
 
 
-def test_the_two_samplers_agree_where_nuts_mixes(compiled):
-    """10 runs of 10 folds on 20 data sets (NUTS mixes there): the quadrature sampler and
-    the Stan program give the same posterior of mu_0, sigma_0 and the shrunk means, within
-    Monte Carlo error, and the same probabilities within 0.03."""
+@pytest.mark.usefixtures("pystan")
+def test_the_sampler_agrees_with_nuts_on_the_stan_twin_where_nuts_mixes():
+    """10 runs of 10 folds on 20 data sets (NUTS mixes there): the package's sampler and
+    NUTS on the Stan program give the same posterior of mu_0, sigma_0 and the shrunk means,
+    within Monte Carlo error, and the same probabilities within 0.03."""
     data = simulate_cv_results(20, 10, 10, mu0=0.01, sigma0=0.01, sigma=(0.01, 0.03), seed=21)
-    fits = {
-        s: hierarchical(data, a="a", b="b", engine="pystan", seed=2, sampler=s, **LAYOUT)
-        for s in ("quadrature", "nuts")
-    }
-    q, n = (fits[s] for s in ("quadrature", "nuts"))
+    q = hierarchical(data, a="a", b="b", seed=2, **LAYOUT)
+    n = stan_twins.hierarchical(data, a="a", b="b", seed=2, **LAYOUT)
     assert q.diagnostics.ok and n.diagnostics.ok, (q.diagnostics, n.diagnostics)
     assert not q.diagnostics.nuts and "divergences" not in str(q.diagnostics)
     for name in ("mu0", "sigma0"):
@@ -153,13 +153,17 @@ def test_the_two_samplers_agree_where_nuts_mixes(compiled):
     assert np.abs(gap).max() <= 0.03
 
 
-def test_sampler_is_checked_before_any_fit():
+def test_one_sampler_no_sampler_engine_or_adapt_delta_to_choose():
     data = simulate_cv_results(4, 2, 5, mu0=0.01, sigma0=0.01, seed=1)
-    with pytest.raises(ValueError, match="sampler must be one of 'quadrature', 'nuts'"):
-        hierarchical(data, a="a", b="b", sampler="gibbs", **LAYOUT)
+    for option in ({"sampler": "nuts"}, {"engine": "pystan"}, {"adapt_delta": 0.9}):
+        with pytest.raises(TypeError, match="unexpected keyword argument"):
+            hierarchical(data, a="a", b="b", **option, **LAYOUT)
+    for option in ({"sampler": "nuts"}, {"adapt_delta": 0.9}):
+        with pytest.raises(TypeError, match="unexpected keyword argument"):
+            hierarchical_pairs(data, **option, **LAYOUT)
 
 
-def test_agrees_with_baycomp_live(compiled, tmp_path, monkeypatch):
+def test_agrees_with_baycomp_live(tmp_path, monkeypatch):
     """baycomp 1.0.3's HierarchicalTest runs here (it builds its own Stan program with PyStan
     3): on a small case, the same probabilities for the next data set."""
     baycomp = pytest.importorskip("baycomp")
@@ -171,7 +175,7 @@ def test_agrees_with_baycomp_live(compiled, tmp_path, monkeypatch):
         stan, "build", lambda code, data=None: build(code, data=data, random_seed=1)
     )
     data = simulate_cv_results(10, 3, 10, mu0=0.012, sigma0=0.006, sigma=(0.01, 0.02), seed=8)
-    res = hierarchical(data, a="a", b="b", engine="pystan", seed=1, **LAYOUT)
+    res = hierarchical(data, a="a", b="b", seed=1, **LAYOUT)
     x, y = (
         data[data["algorithm"] == alg]
         .sort_values(["dataset", "run", "fold"])["score"]
@@ -190,14 +194,13 @@ def test_agrees_with_baycomp_live(compiled, tmp_path, monkeypatch):
     assert np.abs(res.table.iloc[0][PROBS].to_numpy(dtype=float) - winners).max() < 0.05
 
 
-def test_pairs_run_as_a_batch_with_progress_and_diagnostics(compiled):
+def test_pairs_run_as_a_batch_with_progress_and_diagnostics():
     data = simulate_cv_results(6, 2, 5, mu0=0.05, sigma0=0.005, seed=1)
     c = data[data["algorithm"] == "b"].assign(algorithm="c", score=lambda f: f["score"] - 0.03)
     data = pd.concat([data, c], ignore_index=True)
     seen = []
     res = hierarchical_pairs(
         data,
-        engine="pystan",
         n_jobs=2,
         progress=lambda s, f: seen.append((s, f)),
         **LAYOUT,
@@ -210,7 +213,7 @@ def test_pairs_run_as_a_batch_with_progress_and_diagnostics(compiled):
     fractions = [f for s, f in seen if s == "fitting"]
     assert fractions == sorted(fractions) and fractions[-1] == 1.0
     # the seed of pair k is spawn_seeds(seed, 3)[k], whatever runs it: same numbers again
-    again = hierarchical_pairs(data, engine="pystan", n_jobs=1, **LAYOUT, **FAST)
+    again = hierarchical_pairs(data, n_jobs=1, **LAYOUT, **FAST)
     pd.testing.assert_frame_equal(
         res.table.drop(columns="seconds"), again.table.drop(columns="seconds")
     )
@@ -218,8 +221,7 @@ def test_pairs_run_as_a_batch_with_progress_and_diagnostics(compiled):
     assert set(res.fits[("b", "a")].draws.params) == {"mu0", "sigma0", "nu"}
 
 
-@pytest.mark.parametrize("sampler", ["quadrature", "nuts"])
-def test_pairs_cancel_stops_every_fit(compiled, sampler):
+def test_pairs_cancel_stops_every_fit():
     data = simulate_cv_results(6, 2, 5, mu0=0.05, sigma0=0.005, seed=1)
     c = data[data["algorithm"] == "b"].assign(algorithm="c", score=lambda f: f["score"] - 0.03)
     data = pd.concat([data, c], ignore_index=True)
@@ -233,8 +235,6 @@ def test_pairs_cancel_stops_every_fit(compiled, sampler):
     with pytest.raises(engines.FitCancelled):
         hierarchical_pairs(
             data,
-            engine="pystan",
-            sampler=sampler,
             progress=progress,
             cancel=cancel,
             chains=4,
@@ -244,15 +244,3 @@ def test_pairs_cancel_stops_every_fit(compiled, sampler):
         )
     engines.shutdown()
     assert test_batch._pystan_workers() == []
-
-
-@pytest.mark.usefixtures("fake_cmdstan")
-def test_both_engines_run_the_program(compiled):
-    """The cmdstanpy engine (through a fake CmdStan whose executable answers with PyStan
-    draws, see test_engines.py) runs the same program: same outputs, same answer."""
-    data = simulate_cv_results(8, 2, 10, mu0=0.04, sigma0=0.005, seed=2)
-    res = hierarchical(data, a="a", b="b", engine="cmdstanpy", sampler="nuts", **LAYOUT, **FAST)
-    assert res.draws.engine == "cmdstanpy"
-    assert res.draws.params["mu"].shape == (4, 500, 8)
-    assert res.table["decision"].iloc[0] == "b better"
-    assert res.table["mu0_mean"].iloc[0] == pytest.approx(0.04, abs=0.01)

@@ -347,7 +347,7 @@ def test_cancel_before_it_starts_and_bad_arguments(pystan_models: None, base: pd
     with pytest.raises(ValueError, match="draws must be an integer >= 1"):
         engines.laplace(model, data, engine="pystan", draws=0)
     with pytest.raises(ValueError, match="for 'bbt' and 'davidson'"):
-        engines.laplace("plackett_luce", data, engine="pystan")
+        engines.laplace("bbt_groups", data, engine="pystan")
 
 
 def test_a_failure_in_the_worker_is_an_engine_error(pystan_models: None, base: pd.DataFrame):

@@ -32,7 +32,7 @@ def three():
     a = simulate_cv_results(8, 2, 5, mu0=0.004, sigma0=0.004, seed=2)
     c = a[a["algorithm"] == "b"].assign(algorithm="c", score=lambda f: f["score"] + 0.05)
     data = pd.concat([a, c], ignore_index=True)
-    return data, hierarchical_pairs(data, engine="pystan", **LAYOUT, **FAST)
+    return data, hierarchical_pairs(data, **LAYOUT, **FAST)
 
 
 def _layer_rows(spec: dict, mark: str) -> list[dict]:

@@ -723,15 +723,15 @@ def test_cd_diagram_renders_offline(base):
 
 
 def test_hierarchical_program_data_integrates_the_nu_prior_exactly():
-    """The Stan program of the hierarchical t-test integrates alpha and beta out of nu's
+    """The hierarchical t-test's data integrate alpha and beta out of nu's
     prior (closed form over beta, Gauss-Legendre over alpha with the nodes and weights of
-    stan_data): its density of nu equals the double integral of Gamma(nu | alpha, beta) over
+    model_data): its density of nu equals the double integral of Gamma(nu | alpha, beta) over
     the uniform alpha and beta of Eq. 15-17, for both priors. A data set with sd 0 gets the
     sd rope / sqrt(3), as baycomp."""
     from scipy import integrate, special
 
     from bbt_widget.baselines._cv import fold_differences
-    from bbt_widget.baselines._hierarchical import NU_PRIORS, stan_data
+    from bbt_widget.baselines._hierarchical import NU_PRIORS, model_data
     from bbt_widget.baselines._simulate import simulate_cv_results
 
     data = simulate_cv_results(4, 2, 5, mu0=0.02, seed=3)
@@ -742,7 +742,7 @@ def test_hierarchical_program_data_integrates_the_nu_prior_exactly():
         data, a="a", b="b", run="run", sd=None, lower_is_better=False, rho=None, **layout
     )
     for name, prior in NU_PRIORS.items():
-        sd = stan_data(diffs, 0.01, name)
+        sd = model_data(diffs, 0.01, name)
         a, w = np.array(sd["alpha_node"]), np.array(sd["alpha_weight"])
         b1, b2 = sd["beta_low"], sd["beta_high"]
         (a1, a2), shift = prior["alpha"], prior["shift"]

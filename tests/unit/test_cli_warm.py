@@ -44,15 +44,15 @@ def test_models_missing_from_the_cache_compile_at_once_and_the_line_says_how(
 
     monkeypatch.setattr(pystan, "_build", build)
     stream = io.StringIO()
-    models = ("bbt", "plackett_luce")
+    models = ("bbt", "davidson")
     cli._compile(models, "pystan", cli._Progress(stream))
-    (a0, a1), (b0, b1) = spans["bbt"], spans["plackett_luce"]
+    (a0, a1), (b0, b1) = spans["bbt"], spans["davidson"]
     assert (a0 < b1 and b0 < a1) == overlapped
     first = stream.getvalue().splitlines()[0]
     if overlapped:
-        assert first.startswith("compiling the Stan models bbt and plackett_luce in parallel")
+        assert first.startswith("compiling the Stan models bbt and davidson in parallel")
     else:
-        assert first.startswith("compiling the Stan models bbt, then plackett_luce, one after")
+        assert first.startswith("compiling the Stan models bbt, then davidson, one after")
     assert "(first run on this machine, then cached)" in first
     # compiled now: a second report compiles nothing and says nothing about it
     assert engines.models_to_compile(models, "pystan") == []

@@ -187,7 +187,6 @@ def no_stan(monkeypatch):
         ({"b": "a"}, "same algorithm"),
         ({"run": None, "one_run": True}, r"rho=1/k.*run="),
         ({"on_one": True}, "needs at least 2 data sets with 2 or more common folds"),
-        ({"adapt_delta": 1.0}, "adapt_delta must lie strictly between 0 and 1"),
     ],
 )
 def test_hierarchical_bad_input_fails_before_any_fit(no_stan, kwargs, match):
