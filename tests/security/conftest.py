@@ -31,11 +31,12 @@ def hostile_sections(hostile_res):
     from bbt_widget.outputs import report_sections as rs
 
     data = hostile_results()
-    short = {"engine": "pystan", "chains": 2, "iter_warmup": 300, "iter_sampling": 300}
+    short = {"chains": 2, "iter_warmup": 300, "iter_sampling": 300}
     with warnings.catch_warnings():
         warnings.simplefilter("ignore", bbt.DiagnosticsWarning)
-        sweep = bbt.sweep(data, dataset="db", grid={"ties": ["spread", "forget"]}, **short)
-        pl = bbt.ranking_model(data, dataset="db", **short)
+        grid = {"ties": ["spread", "forget"]}
+        sweep = bbt.sweep(data, dataset="db", grid=grid, engine="pystan", **short)
+        pl = bbt.ranking_model(data, dataset="db", **short)  # Gibbs: no engine to choose
     return [
         rs.sweep_section(sweep, "weak"),
         rs.influence_section(bbt.influence(hostile_res, interpretation="weak")),

@@ -21,7 +21,7 @@ import pytest
 from hostile import HOSTILE, fit_hostile, hostile_results
 
 from bbt_widget import charts
-from bbt_widget.baselines import cd_diagram as baseline_cd_diagram
+from bbt_widget.baselines import scores_cd_diagram
 from bbt_widget.core.palette import HIGHLIGHT_COLORS
 from bbt_widget.outputs import export
 from bbt_widget.outputs.charts.encodings import LABEL_MAX_CHARS
@@ -391,7 +391,7 @@ def test_cd_diagrams_show_hostile_names_as_text(hostile_res, tmp_path):
         "bbt_weak_ability": charts.fit_cd_diagram(
             hostile_res, interpretation="weak", highlight=chosen, position="ability"
         ),
-        "wilcoxon": baseline_cd_diagram(
+        "wilcoxon": scores_cd_diagram(
             hostile_results(), dataset="db", test="wilcoxon", highlight=chosen
         ),
     }

@@ -10,8 +10,7 @@ import pandas as pd
 import pytest
 
 from bbt_widget import charts
-from bbt_widget.baselines import cd_diagram as baseline_cd_diagram
-from bbt_widget.baselines import nemenyi, wilcoxon_holm
+from bbt_widget.baselines import nemenyi, scores_cd_diagram, wilcoxon_holm
 from bbt_widget.core.palette import HIGHLIGHT_COLORS, MATRIX_DECISION_COLORS
 from bbt_widget.core.result import BBTResult
 from bbt_widget.engines.base import Draws
@@ -214,7 +213,7 @@ def test_wilcoxon_diagram_joins_only_the_pair_no_test_separates():
         assert table.loc[key, "significant"]
     key = "b > c" if "b > c" in table.index else "c > b"
     assert not table.loc[key, "significant"]
-    spec = baseline_cd_diagram(data, test="wilcoxon", highlight=["a"]).to_dict()
+    spec = scores_cd_diagram(data, test="wilcoxon", highlight=["a"]).to_dict()
     ranks = {v["algorithm"]: v["position"] for v in _values(spec) if "position" in v}
     assert ranks == {"a": 1.0, "b": 2.5, "c": 2.5, "d": 4.0}
     assert _bars(spec) == pytest.approx([2.5 - 0.03, 2.5 + 0.03])  # b and c only
@@ -225,19 +224,19 @@ def test_wilcoxon_diagram_joins_only_the_pair_no_test_separates():
 
 
 def test_nemenyi_diagram_highlights_and_rejects_unknown_names(base):
-    spec = baseline_cd_diagram(base, dataset="db", highlight=("xgb", "svm")).to_dict()
+    spec = scores_cd_diagram(base, dataset="db", highlight=("xgb", "svm")).to_dict()
     roles = {v["algorithm"]: v["role"] for v in _values(spec) if "position" in v}
     assert {a for a, r in roles.items() if r == "highlighted"} == {"xgb", "svm"}
     res = nemenyi(base, dataset="db")
-    assert baseline_cd_diagram(res, highlight="dt").to_dict()["layer"]
+    assert scores_cd_diagram(res, highlight="dt").to_dict()["layer"]
     with pytest.raises(ValueError, match="highlight: 'rf' is not an algorithm"):
-        baseline_cd_diagram(res, highlight=["rf"])
+        scores_cd_diagram(res, highlight=["rf"])
     with pytest.raises(ValueError, match="so control, test cannot apply"):
-        baseline_cd_diagram(res, control="dt", test="wilcoxon")
+        scores_cd_diagram(res, control="dt", test="wilcoxon")
     with pytest.raises(TypeError, match="holds no mean ranks"):
-        baseline_cd_diagram(wilcoxon_holm(base, dataset="db"))
+        scores_cd_diagram(wilcoxon_holm(base, dataset="db"))
     with pytest.raises(ValueError, match="unknown test 'friedman'"):
-        baseline_cd_diagram(base, dataset="db", test="friedman")
+        scores_cd_diagram(base, dataset="db", test="friedman")
 
 
 def test_the_report_checks_highlight_before_the_fit(base, tmp_path, monkeypatch):

@@ -147,7 +147,7 @@ ENTRY_POINTS: dict[str, tuple[Callable[..., Any], Callable[[Any], Any]]] = {
     "agreement": (_agreement, lambda r: r.table),
     "report.write": (_report, lambda r: r),
     "BBTWidget": (_widget, lambda r: r),
-    "cd_diagram": (bbt.baselines.cd_diagram, lambda r: r.to_dict()),
+    "scores_cd_diagram": (bbt.baselines.scores_cd_diagram, lambda r: r.to_dict()),
 }
 
 
