@@ -42,14 +42,12 @@ const MAX_SHRINKS = 4;
 const TITLE_LINE_CHARS = 60;
 /** Width (px) of a title's character, about: a box's width over it is the most on a line. */
 const TITLE_CHAR_PX = 8;
-/** Cells of a grid (the decision matrices) shrink to no less than this (px), or their own
- * size if smaller: below it their labels print over each other. */
-const MIN_SHRUNK_STEP = 10;
 /** A view that may grow (the summary) is widened when narrower than its box by more than this
- * (px), at most MAX_GROW times its widths as built, its cells at most MAX_GROWN_STEP px. */
+ * (px), at most MAX_GROW times its widths as built. Its grids of cells keep their cells: their
+ * height would grow with them, and the view's height stays what it is at any width (the
+ * space kept for it before it is drawn is that height). */
 const GROW_SLACK = 60;
 const MAX_GROW = 3;
-const MAX_GROWN_STEP = 30;
 /** Embeds tried to widen a view to its box (each from what the previous one measured). */
 const GROW_TRIES = 3;
 
@@ -162,14 +160,9 @@ export function narrowSpec(
     if (typeof out.width === "number" && scale !== 1) {
       out.width = Math.max(60, Math.floor(out.width * scale));
     }
-    // a grid of steps (the win matrix): smaller (or, growing, larger) cells, still square
-    if (out.width && typeof out.width.step === "number" && scale !== 1) {
-      const scaled = Math.floor(out.width.step * scale);
-      const least = Math.min(out.width.step, MIN_SHRUNK_STEP);
-      const step =
-        scale < 1
-          ? Math.max(least, scaled)
-          : Math.max(out.width.step, Math.min(MAX_GROWN_STEP, scaled));
+    // a grid of steps (the win matrix): smaller cells, still square
+    if (out.width && typeof out.width.step === "number" && scale < 1) {
+      const step = Math.max(6, Math.floor(out.width.step * scale));
       if (out.height && out.height.step === out.width.step) out.height = { ...out.height, step };
       out.width = { ...out.width, step };
     }

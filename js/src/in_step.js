@@ -43,7 +43,8 @@ export class InStepMarks {
     const state = this.model.get("stale_views") || {};
     const settings = state.settings || {};
     const moved = Object.keys(settings).some((name) => !same(this.model.get(name), settings[name]));
-    const listed = new Set(state.views || Object.keys(this.views)); // no answer yet: all
+    // none listed without the trait (the saved state of an older widget): nothing to mark
+    const listed = new Set(state.views || []);
     return Object.keys(this.views).filter(
       (name) => moved || listed.has(name) || this.drawing[name] > 0,
     );

@@ -14,13 +14,12 @@ import "./widget.css";
 
 /**
  * The summary's height (px) before it is first drawn, for `n` algorithms: the ranking's rows,
- * the critical-difference diagram and the two matrices (cells 10 to 18 px, 5 past 100
- * algorithms: specs_summary.py) with their labels, one above the other when over 300 px.
+ * the critical-difference diagram and the two matrices with their labels (specs_summary.py),
+ * as drawn at 5, 16 and 50 algorithms: 630, 1205 and 3149 px, at any width (ChartView's grow
+ * widens, it keeps the cells).
  */
 function summaryHeight(n) {
-  const least = n > 100 ? 5 : 10;
-  const cell = Math.min(18, Math.max(least, Math.floor(300 / Math.max(n, 1))));
-  return 420 + 20 * n + n * cell * (n * cell > 300 ? 2 : 1);
+  return 380 + 50 * n + (n * n) / 9;
 }
 
 /** How long the note of flipped claims stays highlighted after a change (ms). */

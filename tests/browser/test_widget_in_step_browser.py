@@ -126,17 +126,8 @@ def test_a_view_behind_the_settings_is_marked_until_redrawn(
     frontend: Any, browser_context: Any, run_notebook: Any, widget_errors: Any, soft_checks: Any
 ) -> None:
     page, errors = _open(frontend, browser_context, run_notebook, 5, "in_step.ipynb")
-    # the first load: the intervals do not move when the ranking and matrices arrive below
-    # the headline (their space is kept)
-    page.wait_for_function(
-        "() => document.querySelector('.bbt-main-charts svg') !== null", timeout=FIT_TIMEOUT_MS
-    )
-    top = _offset(page, ".bbt-main-charts")
-    _wait_in_step(page)
-    page.wait_for_timeout(500)
     with soft_checks.check("no jump on first load"):
-        moved = _offset(page, ".bbt-main-charts") - top
-        assert abs(moved) < 150, moved
+        _check_first_load(page)
     with soft_checks.check("a view change (HDI): the summary marked until redrawn"):
         frames = _change_and_sample(page, "95% HDI", "input[data-trait=hdi]", "0.95")
         _check_in_step(frames, refit=False)
@@ -152,6 +143,19 @@ def test_a_view_behind_the_settings_is_marked_until_redrawn(
     soft_checks.assert_none_failed()
     assert widget_errors(errors) == []
     assert browser_context.blocked == []
+
+
+def _check_first_load(page: Any) -> None:
+    """The intervals do not move when the ranking and matrices arrive above them, seconds
+    after the intervals are drawn: the summary's space is kept for it. Waits until in step."""
+    page.wait_for_function(
+        "() => document.querySelector('.bbt-main-charts svg') !== null", timeout=FIT_TIMEOUT_MS
+    )
+    top = _offset(page, ".bbt-main-charts")
+    _wait_in_step(page)
+    page.wait_for_timeout(500)
+    moved = _offset(page, ".bbt-main-charts") - top
+    assert abs(moved) < 150, moved
 
 
 def _offset(page: Any, selector: str) -> float:
@@ -279,6 +283,8 @@ def test_summary_fits_narrow_and_fills_wide(
     artifacts: Path,
 ) -> None:
     page, errors = _open(frontend, browser_context, run_notebook, n, f"widths{n}.ipynb")
+    with soft_checks.check("no jump on first load"):
+        _check_first_load(page)
     _wait_in_step(page)
     kind = frontend.kind
     with soft_checks.check("1400 px: the summary uses the widget's width"):
