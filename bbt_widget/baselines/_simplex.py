@@ -15,14 +15,16 @@ beside the tests, where the results' ``simplex()`` methods draw them, on the sha
 
 from __future__ import annotations
 
-from collections.abc import Sequence
+from collections.abc import Callable, Sequence
 from typing import Any
 
 import numpy as np
 import pandas as pd
 
+from ..core.options import SETTLE_BUDGET
 from ..core.palette import SWEEP_DECISION_COLORS
 from ..core.precision import DEFAULT_Z
+from ..engines.base import round_seed
 
 #: Benavoli et al.: a test decides when one region's posterior probability reaches 0.95.
 DECISION_THRESHOLD = 0.95
@@ -85,12 +87,55 @@ def region_decisions(
     )
 
 
-def iid_mcse(p: Any, n: int) -> np.ndarray:
+def iid_mcse(p: Any, n: int | np.ndarray) -> np.ndarray:
     """The Monte Carlo standard error of a probability estimated as the share ``p`` of ``n``
     independent draws: ``sqrt(p (1 - p) / n)``, at least one draw's share ``1 / n`` (a share
     of 0 or 1 cannot tell a probability below ``1 / n`` from 0)."""
     p = np.asarray(p, dtype=float)
     return np.maximum(np.sqrt(p * (1 - p) / n), 1.0 / n)
+
+
+def settled_shares(
+    table: pd.DataFrame,
+    n_samples: int,
+    seed: int,
+    draws: str,
+    shares_of: Callable[[list[int], int, int], pd.DataFrame],
+) -> pd.DataFrame:
+    """``table`` (``p_left, p_rope, p_right`` per row, each a share of ``n_samples``
+    independent draws) with their Monte Carlo standard errors and the decisions they allow
+    (:func:`with_region_mcse`).
+
+    With ``draws="auto"`` the rows where a region's share lies within ``DEFAULT_Z`` of its
+    errors of :data:`DECISION_THRESHOLD` (a claim the seed could flip) are drawn again first:
+    ``shares_of(rows, n, seed)`` gives their shares in ``n`` more draws, ``(SETTLE_BUDGET -
+    1) x n_samples`` of them seeded from ``seed``'s next round, pooled with the first; the
+    whole budget in one round, as a BBT fit's ``draws="auto"`` (the precision a claim is
+    judged at does not depend on the seed). ``draws="fixed"``: the first draws only.
+    """
+    n = np.full(len(table), float(n_samples))
+    errors = [iid_mcse(table[f"p_{region}"], n) for region in REGIONS]
+    if draws == "auto":
+        near = np.zeros(len(table), dtype=bool)
+        for region, error in zip(REGIONS, errors):
+            near |= np.abs(table[f"p_{region}"].to_numpy(float) - DECISION_THRESHOLD) < (
+                DEFAULT_Z * error
+            )
+        rows = np.flatnonzero(near).tolist()
+        if rows:
+            extra = (SETTLE_BUDGET - 1) * n_samples
+            more = shares_of(rows, extra, round_seed(seed, 1))
+            table = table.copy()
+            for region in REGIONS:
+                column = f"p_{region}"
+                first = table[column].to_numpy(float)[rows]
+                pooled = (first * n_samples + more[column].to_numpy(float) * extra) / (
+                    n_samples + extra
+                )
+                table.loc[table.index[rows], column] = pooled
+            n[rows] += extra
+            errors = [iid_mcse(table[f"p_{region}"], n) for region in REGIONS]
+    return with_region_mcse(table, errors)
 
 
 def with_region_mcse(table: pd.DataFrame, mcse: Sequence[Any]) -> pd.DataFrame:
