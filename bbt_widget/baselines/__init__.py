@@ -106,14 +106,9 @@ __all__ = [
 ]
 
 
-#: A name the report still imports while it moves to the new one; not exported.
-_OLD_NAMES = {"cd_diagram": "scores_cd_diagram"}
-
-
 def __getattr__(name: str) -> Any:
-    new = _OLD_NAMES.get(name, name)
-    if new in _HOME:
-        value = getattr(importlib.import_module(f"{__name__}.{_HOME[new]}"), new)
+    if name in _HOME:
+        value = getattr(importlib.import_module(f"{__name__}.{_HOME[name]}"), name)
         globals()[name] = value  # found directly from now on
         return value
     raise AttributeError(f"module {__name__!r} has no attribute {name!r}")

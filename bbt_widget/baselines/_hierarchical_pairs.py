@@ -119,7 +119,6 @@ def hierarchical_pairs(
     rho: float | None = None,
     hdi: float = TTEST_HDI,
     nu_prior: str = DEFAULT_NU_PRIOR,
-    engine: str | None = None,
     chains: int = DEFAULT_CHAINS,
     iter_warmup: int = QUADRATURE_WARMUP,
     iter_sampling: int = DEFAULT_ITER,
@@ -139,9 +138,6 @@ def hierarchical_pairs(
 
     Parameters
     ----------
-    engine
-        Not used: the test samples in numpy. Accepted for the report's call, which passes its
-        fit's engine, until that call leaves it out.
     seed
         Pair ``k`` is fitted with ``spawn_seeds(seed, n_pairs)[k]``
         (:func:`bbt_widget.lab.batch.spawn_seeds`), whatever the executor.

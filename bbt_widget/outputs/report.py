@@ -21,7 +21,7 @@ from ..core.options import (
     Interpretation,
     resolve_interpretation,
 )
-from .charts import claim_counts
+from .charts.frames_decisions import claim_counts
 from .export import ESCAPERS
 
 if TYPE_CHECKING:

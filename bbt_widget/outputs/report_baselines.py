@@ -87,7 +87,7 @@ def friedman_section(
 ) -> Section:
     """Friedman's test, Nemenyi's critical difference (with its diagram), Wilcoxon-Holm and
     the assumption checks, and the agreement of Nemenyi and Wilcoxon with BBT's claims."""
-    from ..baselines import cd_diagram
+    from ..baselines import scores_cd_diagram
 
     nem = agreement.nemenyi
     fr = nem.friedman
@@ -173,7 +173,7 @@ def friedman_section(
             Table("friedman-agreement", "Nemenyi and Wilcoxon-Holm against BBT's decisions", agree),
             Table("friedman-agreement-counts", "Agreement with BBT", counts),
         ],
-        charts={"cd_nemenyi": (cd_diagram(nem), caption)},
+        charts={"cd_nemenyi": (scores_cd_diagram(nem), caption)},
         methods=methods,
         cites=("friedman",),
     )

@@ -362,7 +362,6 @@ def optional_sections(
             data,
             **layout,
             rho=rho,
-            engine=s["engine"],
             chains=s["chains"],
             seed=s["seed"],
             **iters,

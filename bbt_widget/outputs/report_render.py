@@ -48,8 +48,21 @@ from ..core.options import (
 )
 from ..core.validation import check_algorithms
 from ..core.wintable import count_wins, with_raw_counts
-from . import charts, export
+from . import export
 from ._atomic import atomic_path, atomic_replace_dir
+from .charts.encodings import at_rest
+from .charts.frames import build_frames
+from .charts.frames_decisions import claim_counts, decision_frame
+from .charts.frames_ppc import ppc_fit_frame, worst_pairs_label, worst_ppc_frame
+from .charts.specs import intervals_chart, rope_overlap_chart, win_matrix_chart
+from .charts.specs_cd import fit_cd_diagram
+from .charts.specs_ppc import static_ppc_chart
+from .charts.specs_summary import (
+    LONG_CHART_ROWS,
+    decision_matrix_chart,
+    ranking_chart,
+    with_top_axis,
+)
 from .citations import bibtex, references
 from .headline import headline
 from .report import REPORT_FORMATS, figures_folder, methods_text, paragraphs, render, tables_folder
@@ -161,49 +174,49 @@ def _chart_builders(
     called (so that one chart can be rendered while the next is built): static titles,
     nothing to click, long ones with an x axis at the top as well. Also the PPC fit of the
     pairs its figure shows, and their label (the report's tables need them either way)."""
-    frames = charts.build_frames(
+    frames = build_frames(
         result, rope=rope, hdi=hdi, control=control, interpretation=interpretation
     )
     order = list(ranking["algorithm"])
-    long = len(frames.intervals) > charts.LONG_CHART_ROWS
+    long = len(frames.intervals) > LONG_CHART_ROWS
 
     def intervals() -> Any:
-        chart = charts.intervals_chart(frames.intervals, frames.rope, hdi=hdi)
+        chart = intervals_chart(frames.intervals, frames.rope, hdi=hdi)
         if long:
-            chart = charts.with_top_axis(chart, domain=[0, 1], title="P(a > b)")
+            chart = with_top_axis(chart, domain=[0, 1], title="P(a > b)")
         # set on the chart just built, not by .properties(), which would copy it whole again
         chart.title = alt.TitleParams(
             f"P(a > b): median, {hdi:.0%} HDI, full range",
             subtitle=f"grey band: ROPE; pairs best > worse; colour: {interpretation} decision",
             anchor="start",
         )
-        return charts.at_rest(chart)
+        return at_rest(chart)
 
     def overlap() -> Any:
-        chart = charts.rope_overlap_chart(frames.overlap)
+        chart = rope_overlap_chart(frames.overlap)
         if long:
-            chart = charts.with_top_axis(chart, domain=[0, 1], title="posterior mass", fmt="%")
-        return charts.at_rest(chart)
+            chart = with_top_axis(chart, domain=[0, 1], title="posterior mass", fmt="%")
+        return at_rest(chart)
 
     # the PPC frame holds the histogram's columns: no second pass over the replicates
-    fit = charts.ppc_fit_frame(frames.ppc)
-    worst = charts.worst_ppc_frame(frames.ppc, fit, PPC_WORST_PAIRS)
+    fit = ppc_fit_frame(frames.ppc)
+    worst = worst_ppc_frame(frames.ppc, fit, PPC_WORST_PAIRS)
     shown = set(zip(worst["alg_a"], worst["alg_b"]))
     fit = fit[[p in shown for p in zip(fit["alg1"], fit["alg2"])]].reset_index(drop=True)
-    label = charts.worst_pairs_label(len(shown), frames.ppc["key"].nunique())
-    counts = charts.claim_counts(summary)
+    label = worst_pairs_label(len(shown), frames.ppc["key"].nunique())
+    counts = claim_counts(summary)
     builders: dict[str, Callable[[], Any]] = {
-        "ranking": lambda: charts.ranking_chart(ranking, hdi=hdi),
-        "cd_diagram": lambda: charts.cd_diagram(
+        "ranking": lambda: ranking_chart(ranking, hdi=hdi),
+        "cd_diagram": lambda: fit_cd_diagram(
             result, interpretation, highlight=highlight, rope=rope, hdi=hdi
         ),
-        "decisions": lambda: charts.decision_matrix_chart(
-            charts.decision_frame(summary, order), counts, clickable=False
+        "decisions": lambda: decision_matrix_chart(
+            decision_frame(summary, order), counts, clickable=False
         ),
         "intervals": intervals,
         "rope_overlap": overlap,
-        "ppc": lambda: charts.static_ppc_chart(worst, label),
-        "win_matrix": lambda: charts.at_rest(charts.win_matrix_chart(frames.matrix)),
+        "ppc": lambda: static_ppc_chart(worst, label),
+        "win_matrix": lambda: at_rest(win_matrix_chart(frames.matrix)),
     }
     assert tuple(builders) == _HEADLINE_FIGURES + _DETAIL_FIGURES
     return builders, fit, label
@@ -389,7 +402,7 @@ def write_report(
     else:
         built, fit, ppc_label = dict(ahead.built), ahead.fit, ahead.label
     sentence = headline(summary, ranking, rule)
-    counts = _Table("claims", "Claims per interpretation", charts.claim_counts(summary))
+    counts = _Table("claims", "Claims per interpretation", claim_counts(summary))
     # the scores beside the claims: the first section (none for a fit of a win table)
     scores = scores_section(
         result, summary, list(ranking["algorithm"]), rule=rule, rope=rope, hdi=hdi

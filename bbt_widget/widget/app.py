@@ -78,6 +78,7 @@ from .views import warm_model
 if TYPE_CHECKING:  # both import Altair, which the first charts must not wait for
     from ..baselines._mallows import MallowsResult
     from ..baselines._plackett_luce import RankingModelResult
+    from ..core.data import TidyResults
 
 __all__ = ["D_MIN_RANGE", "FOCUS_ALGORITHMS", "BBTWidget"]
 
@@ -304,7 +305,7 @@ class BBTWidget(anywidget.AnyWidget):
 
     def __init__(
         self,
-        data: pd.DataFrame,
+        data: pd.DataFrame | TidyResults,
         *,
         dataset: str | None = None,
         algorithm: str | None = None,

@@ -38,7 +38,7 @@ from ..engines.base import ProgressCallback
 from ..outputs.charts.frames import to_columns
 from ..outputs.charts.frames_groups import group_cells
 from ..outputs.charts.spec_cache import groups_spec
-from .fitted import Fitted, fit_ranges
+from .fitted import Fitted, fit_ranges, own_copy
 
 __all__ = ["NO_PREVIEW_NOTE", "GroupsSection"]
 
@@ -76,7 +76,7 @@ class GroupsSection:
     def __init__(
         self,
         widget: Any,
-        data: pd.DataFrame,
+        data: pd.DataFrame | TidyResults,
         group: GroupSpec | None,
         *,
         dataset: str | None,
@@ -88,9 +88,9 @@ class GroupsSection:
         if group is not None:
             check_group_request(group, ties, data)
         #: The results without the group column: what every other part of the widget reads.
-        self.results: pd.DataFrame = data if group is None else results_only(data, group)
+        self.results = data if group is None else results_only(data, group)
         # the widget's own copy (see BBTWidget's constructor), group column kept for the fits
-        self._data = data.copy(deep=True) if group is not None else None
+        self._data = own_copy(data) if group is not None else None
         self._lens_lock = threading.Lock()
         #: The fit the group views below were made from, and the views by group.
         self._lens_of: Fitted | None = None

@@ -48,14 +48,6 @@ from .specs_groups import group_decisions_chart
 from .specs_ppc import ppc_chart
 from .specs_summary import decision_matrix_chart, ranking_chart
 
-# The report's renderer still reads these through the package; they are not exported and go
-# once it imports them from their modules.
-from .encodings import at_rest  # noqa: F401  # isort: skip
-from .frames_ppc import ppc_fit_frame, worst_pairs_label, worst_ppc_frame  # noqa: F401  # isort: skip
-from .specs_cd import fit_cd_diagram as cd_diagram  # noqa: F401  # isort: skip
-from .specs_ppc import static_ppc_chart  # noqa: F401  # isort: skip
-from .specs_summary import LONG_CHART_ROWS, with_top_axis  # noqa: F401  # isort: skip
-
 __all__ = [
     "build_frames",
     "claim_counts",
