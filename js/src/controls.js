@@ -84,7 +84,7 @@ export const CONTROL_HELP = {
   interpretation:
     "weak (paper Sec. 9.2): a better when P(a > b) > 0.5 with probability ≥ 0.95, " +
     "equivalent when P(a > b) is in the ROPE with probability ≥ 0.95; " +
-    "strong (Sec. 9.3): a better when the mean ≥ 0.70, equivalent when the mean is inside " +
+    "strong (Sec. 9.3): a better when the mean > 0.70, equivalent when the mean is inside " +
     "the ROPE. Instant: no refit.",
   focus:
     "Show pairs of: draw only this algorithm's pairs in the pairwise charts (from 9 to 29 " +
