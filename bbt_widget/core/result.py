@@ -419,9 +419,20 @@ class BBTResult:
         }
         found = []
         ours = self.summary(rope, hdi)
+        # the other fit's summary rows (its estimates, refined as this one's are), by pair
+        swap = {"a better": "b better", "b better": "a better"}
+        their_rows = {
+            frozenset((r.alg_a, r.alg_b)): r for r in other.summary(rope, hdi).itertuples()
+        }
         for row, error in zip(ours.itertuples(index=False), errors[0]["mcse_mean"]):
-            theirs = other.pair(row.alg_a, row.alg_b, rope, hdi)
             key = frozenset((row.alg_a, row.alg_b))
+            r = their_rows[key]
+            same = r.alg_a == row.alg_a
+            theirs = {
+                "mean": r.mean if same else 1.0 - r.mean,
+                "weak": r.weak if same else swap.get(r.weak, r.weak),
+                "strong": r.strong if same else swap.get(r.strong, r.strong),
+            }
             joint = float(np.hypot(error, theirs_error[key]))
             if abs(row.mean - theirs["mean"]) > z * joint:
                 found.append(
