@@ -14,6 +14,8 @@ from typing import Any
 import pytest
 from widget_page import data_attr, wait_attr
 
+from bbt_widget.widget.pair_filters import PAIRS_PER_PAGE
+
 pytestmark = [pytest.mark.browser, pytest.mark.stan]
 
 FIT_TIMEOUT_MS = 300_000  # first fit on a new machine compiles the Stan model
@@ -232,8 +234,10 @@ def test_widget_at_16_algorithms(
     )
     assert page.locator("select[data-trait=focus]").input_value() != ""
     page.select_option("select[data-trait=focus]", index=0)  # "all algorithms"
+    # all 120 pairs, a page of PAIRS_PER_PAGE at a time
     page.wait_for_function(
-        f"() => document.querySelectorAll('{_DOTS}').length === 120", timeout=STEP_TIMEOUT_MS
+        f"() => document.querySelectorAll('{_DOTS}').length === {PAIRS_PER_PAGE}",
+        timeout=STEP_TIMEOUT_MS,
     )
     _shoot(page, artifacts, f"16_{kind}_01_initial")
 
@@ -281,7 +285,8 @@ def test_widget_at_16_algorithms(
         page.locator(_DOTS).first.click()
         page.wait_for_function(
             f"""() => [...document.querySelectorAll('{_DOTS}')]
-                .filter((p) => Number(p.getAttribute('opacity') ?? 1) < 0.5).length === 119""",
+                .filter((p) => Number(p.getAttribute('opacity') ?? 1) < 0.5).length
+                    === {PAIRS_PER_PAGE - 1}""",
             timeout=SOFT_TIMEOUT_MS,
         )
         opacities = _opacities(page, _DOTS)
