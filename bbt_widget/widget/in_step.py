@@ -20,29 +20,15 @@ from __future__ import annotations
 from collections.abc import Hashable
 from typing import Any
 
+from .controls import FIT_TRAITS, VIEW_TRAITS
+
 __all__ = ["SETTINGS_TRAITS", "VIEWS", "InStep"]
 
 #: The views whose settings are tracked: the pairwise view (its charts and the headline) and
 #: the summary (ranking, critical-difference diagram, decision matrices).
 VIEWS = ("pairs", "summary")
 #: The traits a view's drawing depends on: the fit controls, the view controls and the metric.
-SETTINGS_TRAITS = (
-    "ties",
-    "tie_threshold",
-    "local_rope",
-    "d_min",
-    "paired",
-    "lower_is_better",
-    "hyperprior",
-    "prior_scale",
-    "rope_low",
-    "rope_high",
-    "hdi",
-    "control",
-    "interpretation",
-    "selected_group",
-    "metric",
-)
+SETTINGS_TRAITS = (*FIT_TRAITS, *VIEW_TRAITS, "metric")
 
 
 class InStep:
