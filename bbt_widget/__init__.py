@@ -15,10 +15,10 @@ from . import datasets
 from .core import data, options
 from .core.audit import Audit, DataWarning, audit
 from .core.data import DEFAULT_SEED, TidyResults, tidy_results
-from .core.fitting import DiagnosticsWarning, DisconnectedWarning, fit
 from .core.group_result import GroupedBBTResult
 from .core.result import BBTResult
 from .core.wintable import win_table
+from .fitting import DiagnosticsWarning, DisconnectedWarning, fit
 from .lab.calibration import Calibration, calibration
 from .lab.influence import Influence, influence
 from .lab.metrics import MetricsResult, compare_metrics
@@ -79,7 +79,7 @@ __all__ = [
 #: ``fit`` does not need.
 _LAZY_MODULES = {
     "baselines": "baselines",
-    "charts": "outputs.charts",
+    "charts": "charts",
     "export": "outputs.export",
     "report": "outputs.report_api",
 }

@@ -53,7 +53,7 @@ from _machine import machine  # noqa: E402  (beside this script)
 
 import bbt_widget as bbt  # noqa: E402
 from bbt_widget import engines  # noqa: E402
-from bbt_widget.core.fitting import stan_inputs  # noqa: E402
+from bbt_widget.fitting import stan_inputs  # noqa: E402
 
 TARGETS_S = {
     "pystan": {"base": 1.0, "pmlb16": 2.5, "synthetic": 60.0},

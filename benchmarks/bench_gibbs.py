@@ -46,7 +46,7 @@ from _machine import cpu_seconds, machine  # noqa: E402  (beside this script)
 import bbt_widget as bbt  # noqa: E402
 from bbt_widget import engines  # noqa: E402
 from bbt_widget.core.convergence import ess_bulk, ess_tail  # noqa: E402
-from bbt_widget.core.fitting import fit_laplace  # noqa: E402
+from bbt_widget.fitting import fit_laplace  # noqa: E402
 
 #: The fewest sweeps tried first for bulk ESS >= 400 (doubled until reached).
 ESS_SETTING = {"chains": 4, "iter_warmup": 25, "iter_sampling": 150}

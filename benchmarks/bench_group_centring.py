@@ -41,8 +41,8 @@ import numpy as np  # noqa: E402
 from bench_groups import with_families  # noqa: E402
 
 from bbt_widget.core import convergence  # noqa: E402
-from bbt_widget.core.fitting import prepare_fit  # noqa: E402
 from bbt_widget.engines import prepare_data, stan_program  # noqa: E402
+from bbt_widget.fitting import prepare_fit  # noqa: E402
 
 #: The non-centred lines of bbt_groups.stan and their centred replacements.
 CENTRED = {

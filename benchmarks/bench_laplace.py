@@ -36,7 +36,7 @@ sys.path.insert(0, str(REPO))
 import pandas as pd  # noqa: E402
 
 import bbt_widget as bbt  # noqa: E402
-from bbt_widget.core.fitting import fit_laplace  # noqa: E402
+from bbt_widget.fitting import fit_laplace  # noqa: E402
 from bbt_widget.widget.preview import PREVIEW_DRAWS  # noqa: E402
 
 COLUMNS = ("mean", "low", "high", "above_50", "in_rope")

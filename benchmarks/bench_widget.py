@@ -63,7 +63,7 @@ import _widget_views  # noqa: E402  (beside this script)
 from _machine import machine  # noqa: E402
 
 import bbt_widget as bbt  # noqa: E402
-from bbt_widget.outputs.charts.spec_cache import view_spec  # noqa: E402
+from bbt_widget.charts.spec_cache import view_spec  # noqa: E402
 from bbt_widget.widget.app import BBTWidget  # noqa: E402
 
 ROPE_TARGET_S = 0.050

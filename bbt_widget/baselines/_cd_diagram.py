@@ -9,7 +9,7 @@ Algorithms named in ``highlight`` are drawn in their own colour, with a legend. 
 reads inline data (no URL), so the spec renders offline.
 
 :func:`scores_cd_diagram` draws Nemenyi's (or Bonferroni-Dunn's) and the Wilcoxon-Holm tests with
-:func:`bbt_widget.outputs.charts.specs_cd.critical_difference_chart`, the drawing the BBT
+:func:`bbt_widget.charts.specs_cd.critical_difference_chart`, the drawing the BBT
 diagram (``bbt.charts.fit_cd_diagram``) uses too.
 """
 
@@ -20,9 +20,9 @@ from collections.abc import Iterable
 import altair as alt
 import pandas as pd
 
+from ..charts.specs_cd import LABEL_MAX_CHARS, critical_difference_chart, diagram_frames
 from ..core.data import TidyResults
 from ..core.validation import check_count
-from ..outputs.charts.specs_cd import LABEL_MAX_CHARS, critical_difference_chart, diagram_frames
 from ._common import check_alpha, check_choice, check_control, dataset_means
 from ._demsar import NemenyiResult, complete_blocks, mean_ranks, nemenyi, significance_groups
 from ._wilcoxon import ADJUSTMENTS, WilcoxonResult, wilcoxon_from_means

@@ -47,7 +47,7 @@ import pandas as pd
 from ..core.bidi import pair_label
 from ..core.checks import Diagnostics, draws_diagnostics
 from ..core.data import TidyResults
-from ..core.fitting import DiagnosticsWarning
+from ..core.draws import Draws, ProgressCallback, fresh_seed, joined, round_seed
 from ..core.options import (
     DEFAULT_CHAINS,
     DEFAULT_DRAWS,
@@ -59,7 +59,7 @@ from ..core.posterior import hdi_sorted
 from ..core.precision import DEFAULT_Z, mcse
 from ..core.settling import chains_to_add, check_draws, later_rounds
 from ..core.validation import DEFAULT_SEED, check_count, check_hdi, check_seed
-from ..engines.base import Draws, ProgressCallback, fresh_seed, joined, round_seed
+from ..fitting import DiagnosticsWarning
 from ._correlated import student_regions
 from ._cv import (
     FoldDifferences,

@@ -16,10 +16,10 @@ from typing import Any
 import pandas as pd
 
 from ..core.data import TidyResults
+from ..core.draws import ProgressCallback
 from ..core.options import DEFAULT_CHAINS, DEFAULT_DRAWS, TTEST_HDI, DrawsMode
 from ..core.posterior import ordered_pairs
 from ..core.validation import DEFAULT_SEED, check_hdi
-from ..engines.base import ProgressCallback
 from ..lab.batch import run_batch
 from ._common import Means, pair_frame, snap_ties
 from ._cv import FoldDifferences, check_rope_width, fold_results, pair_differences

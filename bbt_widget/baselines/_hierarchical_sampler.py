@@ -41,7 +41,8 @@ import numpy as np
 from scipy import optimize, special
 
 from ..core.checks import draws_diagnostics
-from ..engines.base import Draws, FitCancelled, ProgressCallback
+from ..core.draws import Draws, ProgressCallback
+from ..engines.base import FitCancelled
 from ._hierarchical_marginal import Marginal, conditional_draws, log_nu_prior, log_posterior
 
 #: Degrees of freedom of the proposals (heavier tails than the posterior's).

@@ -55,9 +55,9 @@ import pandas as pd
 
 from ..core.checks import ESS_PER_CHAIN, RHAT_MAX, Diagnostics, _az
 from ..core.data import TidyResults
+from ..core.draws import Draws, ProgressCallback
 from ..core.options import DEFAULT_CHAINS, DEFAULT_HDI
 from ..core.validation import DEFAULT_SEED, check_count, check_hdi, check_seed
-from ..engines.base import Draws, ProgressCallback
 from ._mallows_sampler import (
     before_probability,
     position_probabilities,
@@ -169,7 +169,7 @@ class MallowsResult(RankingCharts):
     def chart_rank_probabilities(self) -> alt.Chart:
         """Heat map: P(algorithm holds rank r in the consensus), algorithms in the
         consensus order."""
-        from ..outputs.charts.encodings import inline_rows
+        from ..charts.encodings import inline_rows
 
         frame = self.rank_probabilities.reset_index().melt(
             id_vars="algorithm", var_name="rank", value_name="p"
@@ -299,7 +299,7 @@ def mallows_model(
     elapsed = time.perf_counter() - start
     diag = mallows_diagnostics(out.rank, out.beta)
     if not diag.ok:
-        from ..core.fitting import DiagnosticsWarning
+        from ..fitting import DiagnosticsWarning
 
         warnings.warn(
             "Mallows fit diagnostics failed: " + "; ".join(diag.messages),

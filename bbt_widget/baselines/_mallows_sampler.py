@@ -47,7 +47,8 @@ from dataclasses import dataclass
 
 import numpy as np
 
-from ..engines.base import FitCancelled, ProgressCallback
+from ..core.draws import ProgressCallback
+from ..engines.base import FitCancelled
 
 __all__ = [
     "MallowsChains",

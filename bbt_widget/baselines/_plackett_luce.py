@@ -48,6 +48,7 @@ import pandas as pd
 
 from ..core.checks import Diagnostics, draws_diagnostics
 from ..core.data import TidyResults
+from ..core.draws import Draws, ProgressCallback, fresh_seed
 from ..core.options import (
     DEFAULT_CHAINS,
     DEFAULT_HDI,
@@ -55,7 +56,6 @@ from ..core.options import (
     DEFAULT_ITER_WARMUP,
 )
 from ..core.validation import DEFAULT_SEED, check_count, check_hdi, check_seed
-from ..engines.base import Draws, ProgressCallback, fresh_seed
 from ._plackett_luce_gibbs import sample as gibbs_sample
 from ._ranking_common import (
     RankedMeans,
@@ -251,7 +251,7 @@ def ranking_model(
     theta = draws.params["theta"].reshape(-1, n_alg)
     diag = draws_diagnostics(draws, ["theta"])
     if not diag.ok:
-        from ..core.fitting import DiagnosticsWarning
+        from ..fitting import DiagnosticsWarning
 
         warnings.warn(
             "Plackett-Luce fit diagnostics failed: " + "; ".join(diag.messages),

@@ -37,7 +37,7 @@ from typing import Any
 
 import numpy as np
 
-from ..engines.base import Draws, ProgressCallback
+from ..core.draws import Draws, ProgressCallback
 
 #: Sweeps between two progress calls.
 _PROGRESS_EVERY = 50

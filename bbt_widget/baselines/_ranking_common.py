@@ -228,7 +228,7 @@ class RankingCharts:
         else the k of :data:`TOP_K_SHOWN`; :data:`TOP_K_COLUMNS` panels a row."""
         import altair as alt
 
-        from ..outputs.charts.encodings import inline_rows
+        from ..charts.encodings import inline_rows
 
         order = list(self.ranking["algorithm"])
         ks = top_k_shown(len(order))
@@ -261,7 +261,7 @@ class RankingCharts:
         """Observed rank frequencies (dots) against posterior-predictive HDIs (bars)."""
         import altair as alt
 
-        from ..outputs.charts.encodings import inline_rows
+        from ..charts.encodings import inline_rows
 
         base = alt.Chart(inline_rows(self.ppc)).encode(x=alt.X("rank:O", title="rank"))
         bars = base.mark_rule(strokeWidth=4, opacity=0.5).encode(

@@ -85,7 +85,7 @@ def chart_vs_bbt(fit: Any, bbt: Any) -> alt.HConcatChart:
     per quantity, the algorithms in BBT's order in every panel."""
     import altair as alt
 
-    from ..outputs.charts.encodings import inline_rows
+    from ..charts.encodings import inline_rows
 
     frame = vs_bbt_frame(fit, bbt)
     data = inline_rows(frame)

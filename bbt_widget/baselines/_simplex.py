@@ -21,10 +21,10 @@ from typing import Any
 import numpy as np
 import pandas as pd
 
+from ..core.draws import round_seed
 from ..core.options import SETTLE_BUDGET
 from ..core.palette import SWEEP_DECISION_COLORS
 from ..core.precision import DEFAULT_Z
-from ..engines.base import round_seed
 
 #: Benavoli et al.: a test decides when one region's posterior probability reaches 0.95.
 DECISION_THRESHOLD = 0.95

@@ -17,7 +17,7 @@ from typing import Any, TypeAlias
 import numpy as np
 import pandas as pd
 
-from ...core.palette import DECISION_COLORS
+from ..core.palette import DECISION_COLORS
 from .frames import to_records
 
 __all__ = [
@@ -49,7 +49,7 @@ class _Lazy:
 
     Altair takes longer to import than everything else the widget needs together, yet the
     widget needs it only for the view spec -- cached on disk, see
-    :func:`bbt_widget.outputs.charts.view_spec` -- and for ``w.charts``. So the first charts do not
+    :func:`bbt_widget.charts.view_spec` -- and for ``w.charts``. So the first charts do not
     wait for it.
     """
 
@@ -104,7 +104,7 @@ def highlight_params(selected_pair: str = "", focus: str = "") -> list[alt.Varia
 
 
 def at_rest(chart: Any) -> Any:
-    """A chart of :mod:`bbt_widget.outputs.charts` made static: its highlight and focus parameters
+    """A chart of :mod:`bbt_widget.charts` made static: its highlight and focus parameters
     defined with nothing selected (its expressions read them), for export."""
     chart.params = highlight_params()
     return chart
@@ -272,7 +272,7 @@ HIGHLIGHT_STROKE = "#000000"
 
 def pair_tooltip() -> list[Any]:
     """The tooltip of a pair's mark in words (the columns of
-    :func:`~bbt_widget.outputs.charts.pairs.pair_words`, with ``rule_text`` and
+    :func:`~bbt_widget.charts.pairs.pair_words`, with ``rule_text`` and
     ``verdict_text``): never a raw column name."""
     return [
         alt.Tooltip("pair_text:N", title="pair"),

@@ -1,7 +1,7 @@
 """Tidy frames of the widget's linked view: pure pandas and numpy, no Altair.
 
 The helpers reshape what :class:`bbt_widget.core.result.BBTResult` returns into the frames that
-:mod:`bbt_widget.outputs.charts.specs` draws. They add presentation columns only (labels, order, the
+:mod:`bbt_widget.charts.specs` draws. They add presentation columns only (labels, order, the
 pair key of :mod:`.pairs`); every statistic comes from the core. The widget sends these frames
 to its front end by column (:func:`to_columns`) without importing Altair.
 """
@@ -15,9 +15,9 @@ from typing import Any
 import numpy as np
 import pandas as pd
 
-from ...core.options import DEFAULT_HDI, DEFAULT_ROPE
-from ...core.palette import ROPE_REGION_COLORS
-from ...core.posterior import STRONG_THRESHOLD
+from ..core.options import DEFAULT_HDI, DEFAULT_ROPE
+from ..core.palette import ROPE_REGION_COLORS
+from ..core.posterior import STRONG_THRESHOLD
 from .frames_ppc import ppc_frame
 from .pairs import (
     keys_and_labels,
@@ -46,7 +46,7 @@ __all__ = [
 #: Names of the datasets in the widget's spec; "fit" ones change only with a new fit.
 VIEW_DATASETS = ("intervals", "overlap", "rope")
 FIT_DATASETS = ("ppc", "coverage", "matrix")
-#: Names of the datasets of the robustness view (:func:`bbt_widget.outputs.charts.robustness_spec`).
+#: Names of the datasets of the robustness view (:func:`bbt_widget.charts.robustness_spec`).
 ROBUSTNESS_DATASETS = ("flips", "influence")
 
 

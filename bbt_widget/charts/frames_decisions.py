@@ -14,8 +14,8 @@ from collections.abc import Sequence
 import numpy as np
 import pandas as pd
 
-from ...core.options import INTERPRETATION_LABELS, INTERPRETATIONS
-from ...core.posterior import maximal_runs
+from ..core.options import INTERPRETATION_LABELS, INTERPRETATIONS
+from ..core.posterior import maximal_runs
 from .pairs import decision_text, keys_and_labels, pair_key, pair_words
 
 __all__ = [
@@ -59,7 +59,7 @@ def decision_frame(
         Algorithms best first; sets the row and column order.
     unsettled
         ``(pair key, rule)`` of the claims the Monte Carlo screen left open
-        (:func:`~bbt_widget.outputs.charts.pairs.unsettled_keys`): their tooltips say so.
+        (:func:`~bbt_widget.charts.pairs.unsettled_keys`): their tooltips say so.
 
     Returns
     -------
@@ -69,7 +69,7 @@ def decision_frame(
         ``"equivalent"``, ``"no claim"``, ``"not compared"``); and for the tooltips, in the
         summary's orientation, the pair's ``key``, ``pair_text``, ``p_text``,
         ``above_text``, ``rope_text``, ``rule_text`` and ``verdict_text``
-        (:func:`~bbt_widget.outputs.charts.pairs.pair_words`).
+        (:func:`~bbt_widget.charts.pairs.pair_words`).
     """
     rank = {name: i for i, name in enumerate(order)}
     words = pair_words(summary, unsettled).to_dict("records")

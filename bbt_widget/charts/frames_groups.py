@@ -14,7 +14,7 @@ from typing import Any
 import numpy as np
 import pandas as pd
 
-from ...core.options import DEFAULT_HDI, DEFAULT_ROPE, INTERPRETATIONS
+from ..core.options import DEFAULT_HDI, DEFAULT_ROPE, INTERPRETATIONS
 from .pairs import decision_text, distinct_labels, keys_and_labels
 
 __all__ = ["GROUP_CELLS", "GROUP_STATUS_MARKS", "POOLED_COLUMN", "group_cells", "group_cells_frame"]

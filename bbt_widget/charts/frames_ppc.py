@@ -12,7 +12,7 @@ from collections.abc import Sequence
 import numpy as np
 import pandas as pd
 
-from ...core.bidi import isolate
+from ..core.bidi import isolate
 from .pairs import distinct_labels, pair_key
 
 __all__ = ["ppc_fit_frame", "ppc_frame", "predictive_p", "worst_pairs_label", "worst_ppc_frame"]
@@ -137,7 +137,7 @@ def predictive_p(
 
 def _panel_positions(frame: pd.DataFrame, codes: np.ndarray, n: int) -> dict[str, np.ndarray]:
     """Bar and observed-line positions on [0, 1] within each panel (rows marked by ``codes``,
-    ``n`` panels), for :func:`bbt_widget.outputs.charts.ppc_chart`: the columns ``x0, x1, h,
+    ``n`` panels), for :func:`bbt_widget.charts.ppc_chart`: the columns ``x0, x1, h,
     obs_x, range_low, range_high`` of ``frame``'s rows.
 
     A panel spans its lowest to its highest count, replicated or observed, each count a bar
@@ -221,7 +221,7 @@ def ppc_fit_frame(ppc_histogram: pd.DataFrame) -> pd.DataFrame:
 def worst_ppc_frame(ppc: pd.DataFrame, fit: pd.DataFrame, n_pairs: int) -> pd.DataFrame:
     """The rows of :func:`ppc_frame` for the ``n_pairs`` worst-fitting pairs, numbered worst
     first (``pair_order``, ``panel_order``), so that
-    :func:`bbt_widget.outputs.charts.ppc_chart` ``(frame, max_pairs=n_pairs)`` draws exactly them.
+    :func:`bbt_widget.charts.ppc_chart` ``(frame, max_pairs=n_pairs)`` draws exactly them.
 
     Parameters
     ----------

@@ -16,7 +16,7 @@ from typing import Any
 import numpy as np
 import pandas as pd
 
-from ...core.bidi import isolate
+from ..core.bidi import isolate
 
 __all__ = [
     "decision_text",

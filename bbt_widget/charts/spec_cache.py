@@ -64,7 +64,7 @@ def view_spec() -> dict[str, Any]:
 
 @functools.lru_cache(maxsize=4)
 def _cached_spec(name: str) -> dict[str, Any]:
-    from ...engines._cache import UnsafeCacheError, check_private, make_private_dirs
+    from ..engines._cache import UnsafeCacheError, check_private, make_private_dirs
 
     try:
         path = _spec_cache_path(name)  # the root is refused when reached through a foreign link
@@ -111,13 +111,13 @@ def _build_spec(name: str) -> dict[str, Any]:
 
 
 def _spec_cache_path(name: str = "view") -> Path:
-    from ...engines._cache import cache_root
+    from ..engines._cache import cache_root
 
     # every module that shapes a spec: a change to any of them (or Altair) builds anew
     here = Path(__file__).parent
     source = b"".join(
         f.read_bytes()
-        for f in [*sorted(here.glob("*.py")), here.parents[1] / "core" / "palette.py"]
+        for f in [*sorted(here.glob("*.py")), here.parent / "core" / "palette.py"]
     )
     version = importlib.metadata.version("altair")
     digest = hashlib.sha256(source + b"\0altair " + version.encode()).hexdigest()[:16]

@@ -12,8 +12,8 @@ from __future__ import annotations
 from collections.abc import Mapping
 from typing import Any
 
-from ...core.options import DEFAULT_HDI, DEFAULT_ROPE
-from ...core.palette import NEUTRAL_COLORS, ROPE_REGION_COLORS, WIN_SHARE_RANGE
+from ..core.options import DEFAULT_HDI, DEFAULT_ROPE
+from ..core.palette import NEUTRAL_COLORS, ROPE_REGION_COLORS, WIN_SHARE_RANGE
 from .encodings import (
     FOCUS,
     HDI_PARAM,

@@ -16,15 +16,15 @@ from typing import TYPE_CHECKING, Any
 
 import pandas as pd
 
-from ...core.bidi import isolate
-from ...core.options import DEFAULT_HDI, DEFAULT_ROPE, resolve_interpretation
-from ...core.palette import HIGHLIGHT_COLORS, NEUTRAL_COLORS
-from ...core.validation import check_algorithms, check_count
+from ..core.bidi import isolate
+from ..core.options import DEFAULT_HDI, DEFAULT_ROPE, resolve_interpretation
+from ..core.palette import HIGHLIGHT_COLORS, NEUTRAL_COLORS
+from ..core.validation import check_algorithms, check_count
 from .encodings import LABEL_MAX_CHARS, PAIR_PARAM, alt, highlight_params, inline_rows
 from .frames_decisions import cd_groups
 
 if TYPE_CHECKING:
-    from ...core.result import BBTResult
+    from ..core.result import BBTResult
 
 __all__ = ["CD_POSITIONS", "critical_difference_chart", "diagram_frames", "fit_cd_diagram"]
 

@@ -1,7 +1,7 @@
 """Altair spec of the decisions by group: the pairs x groups heatmap of a fit with data sets in
 groups (``bbt.fit(..., group=...)``), one row per pair, the pooled decision then each
 group's, coloured by the decision under the interpretation of the frame
-(:func:`~bbt_widget.outputs.charts.frames_groups.group_cells_frame`), in the colours of every
+(:func:`~bbt_widget.charts.frames_groups.group_cells_frame`), in the colours of every
 other decision chart. The widget draws it linked with its other views (the highlighted pair,
 "Show pairs of" and the group chosen in its selector, outlined).
 """
@@ -10,8 +10,8 @@ from __future__ import annotations
 
 from typing import Any
 
-from ...core.options import DEFAULT_HDI, DEFAULT_ROPE
-from ...core.palette import NEUTRAL_COLORS, SWEEP_DECISION_COLORS
+from ..core.options import DEFAULT_HDI, DEFAULT_ROPE
+from ..core.palette import NEUTRAL_COLORS, SWEEP_DECISION_COLORS
 from .encodings import FOCUS, LABEL_AXIS, Data, alt, chart_data, highlight_opacity, highlight_params
 from .frames_groups import GROUP_CELLS, GROUP_STATUS_MARKS, group_cells
 

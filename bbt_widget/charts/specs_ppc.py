@@ -7,7 +7,7 @@ from typing import Any
 
 import pandas as pd
 
-from ...core.palette import NEUTRAL_COLORS
+from ..core.palette import NEUTRAL_COLORS
 from .encodings import FOCUS_PARAM, PAIR_PARAM, Data, alt, at_rest, chart_data, highlight_opacity
 
 __all__ = ["PPC_MAX_PAIRS", "ppc_chart", "static_ppc_chart"]
@@ -99,16 +99,16 @@ def ppc_chart(
 
 
 def static_ppc_chart(worst: pd.DataFrame, label: str) -> Any:
-    """The PPC panels of :func:`~bbt_widget.outputs.charts.worst_ppc_frame`'s pairs, worst
+    """The PPC panels of :func:`~bbt_widget.charts.worst_ppc_frame`'s pairs, worst
     first, for a report: the widget's :func:`ppc_chart` with a title for static output
     (nothing to click or choose) and its highlight parameters defined at rest.
 
     Parameters
     ----------
     worst
-        :func:`bbt_widget.outputs.charts.worst_ppc_frame`.
+        :func:`bbt_widget.charts.worst_ppc_frame`.
     label
-        Which pairs these are (:func:`bbt_widget.outputs.charts.worst_pairs_label`), for the title.
+        Which pairs these are (:func:`bbt_widget.charts.worst_pairs_label`), for the title.
     """
     n_pairs = int(worst["pair_order"].max()) + 1 if len(worst) else 0
     chart = at_rest(ppc_chart(worst, max_pairs=n_pairs))

@@ -15,7 +15,7 @@ from collections.abc import Mapping
 
 import pandas as pd
 
-from ...core.palette import INFLUENCE_EFFECT_COLORS, NEUTRAL_COLORS, SWEEP_DECISION_COLORS
+from ..core.palette import INFLUENCE_EFFECT_COLORS, NEUTRAL_COLORS, SWEEP_DECISION_COLORS
 from .encodings import (
     FOCUS,
     LABEL_AXIS,

@@ -13,8 +13,8 @@ from typing import Any
 import numpy as np
 import pandas as pd
 
-from ...core.options import INTERPRETATIONS
-from ...core.palette import MATRIX_DECISION_COLORS, NEUTRAL_COLORS
+from ..core.options import INTERPRETATIONS
+from ..core.palette import MATRIX_DECISION_COLORS, NEUTRAL_COLORS
 from .encodings import (
     alt,
     flipped_param,
@@ -183,9 +183,9 @@ def decision_matrix_chart(
     Parameters
     ----------
     decisions
-        :func:`bbt_widget.outputs.charts.decision_frame`.
+        :func:`bbt_widget.charts.decision_frame`.
     counts
-        :func:`bbt_widget.outputs.charts.claim_counts` of the same summary (for the panel headers).
+        :func:`bbt_widget.charts.claim_counts` of the same summary (for the panel headers).
     size
         Target side of each matrix in pixels; cells are 10 to 18 px (labels 9 to 11 px),
         5 px past 100 algorithms.

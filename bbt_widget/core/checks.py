@@ -16,8 +16,8 @@ from typing import TYPE_CHECKING, Any
 import numpy as np
 import pandas as pd
 
-from ..engines.base import Draws
 from . import convergence
+from .draws import Draws
 from .options import DEFAULT_ADAPT_DELTA
 from .posterior import hdi_sorted
 

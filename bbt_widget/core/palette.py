@@ -1,7 +1,7 @@
 """The colours of the decisions and regions, the same in every chart.
 
 A module of constants that imports nothing, so that every layer may use it: the chart specs
-(:mod:`bbt_widget.outputs.charts`) and the batch-level ``chart()`` methods of
+(:mod:`bbt_widget.charts`) and the batch-level ``chart()`` methods of
 :class:`bbt_widget.SweepResult` and :class:`bbt_widget.Influence` draw one palette.
 """
 

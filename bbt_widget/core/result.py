@@ -2,19 +2,19 @@
 
 from __future__ import annotations
 
-from collections.abc import Iterable, Mapping, Sequence
+from collections.abc import Callable, Iterable, Mapping, Sequence
 from functools import cached_property
 from typing import TYPE_CHECKING, Any
 
 import numpy as np
 import pandas as pd
 
-from ..engines.base import Draws
 from . import checks, posterior
 from . import precision as monte_carlo
 from .audit import Audit
 from .bidi import isolate, pair_label
 from .data import TidyResults
+from .draws import Draws
 from .options import DEFAULT_HDI, DEFAULT_ROPE
 from .settings import FitSettings
 from .validation import check_algorithms, check_hdi, check_rope
@@ -40,7 +40,7 @@ class BBTResult:
     engine
         The engine that sampled (``"pystan"`` or ``"cmdstanpy"``).
     draws
-        The raw :class:`~bbt_widget.engines.base.Draws`.
+        The raw :class:`~bbt_widget.core.draws.Draws`.
     tidy
         The validated input results, or ``None`` when a ready win table was given.
     components
@@ -50,14 +50,15 @@ class BBTResult:
     audit
         What :func:`bbt_widget.audit` found in the input results (empty for a ready win
         table or a result built by hand); ``fit`` issued its warnings as ``DataWarning``.
-    stan_data
-        The plain model's data when the draws are its posterior draws (``None`` for the
-        group and Davidson models, an approximation, or a result built by hand): the
-        summaries then estimate the probabilities of the pairs near a threshold by their
-        conditional expectations (:func:`~.precision.refined`).
+    conditional_laws
+        Where the draws are the plain model's posterior draws from its data (``None`` for
+        the group and Davidson models, an approximation, or a result built by hand): a
+        function that gives the abilities' conditional normal laws given the draws (the fit
+        binds it to its data). The summaries then estimate the probabilities of the pairs
+        near a threshold by their conditional expectations (:func:`~.precision.refined`).
     """
 
-    stan_data: Mapping[str, Any] | None = None
+    conditional_laws: Callable[[], tuple[np.ndarray, np.ndarray]] | None = None
 
     def __init__(
         self,
@@ -191,16 +192,9 @@ class BBTResult:
 
     @cached_property
     def _moments(self) -> tuple[np.ndarray, np.ndarray] | None:
-        """The abilities' conditional normal laws of :func:`~bbt_widget.engines._conditional.
-        conditional_moments`, where the fit allows them (:attr:`stan_data`)."""
-        if self.stan_data is None or "sigma" not in self.draws.params:
-            return None
-        from ..engines._conditional import conditional_moments
-
-        seed = int(self.settings.get("seed") or 0)
-        return conditional_moments(
-            self.stan_data, self.draws.params["beta"], self.draws.params["sigma"], seed
-        )
+        """The abilities' conditional normal laws (:attr:`conditional_laws`), computed once,
+        on the first summary that needs them."""
+        return None if self.conditional_laws is None else self.conditional_laws()
 
     def _estimated(
         self, mask: np.ndarray, rope: tuple[float, float], hdi: float, z: float
@@ -208,7 +202,7 @@ class BBTResult:
         """The summary of the pairs in ``mask`` before the Monte Carlo check of its claims,
         with the MCSE of its rows near a threshold (:meth:`_screened_precision`, NaN
         elsewhere), those rows estimated by their conditional expectations where the fit
-        allows it (:attr:`stan_data`)."""
+        allows it (:attr:`conditional_laws`)."""
         a = self.algorithms
         pairs = [p for p, m in zip(self._pairs, mask) if m]
         table = posterior.summarise(

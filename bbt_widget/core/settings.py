@@ -2,7 +2,7 @@
 
 A fit's keyword arguments fall into groups that change different things: how the wins are
 counted (:class:`CountingSettings`), the hyper-prior on sigma (:class:`PriorSettings`) and the
-sampler (:class:`~bbt_widget.engines.base.SamplerSettings`). Each group is a frozen dataclass
+sampler (:class:`~bbt_widget.core.draws.SamplerSettings`). Each group is a frozen dataclass
 that validates itself on construction with the checks of :mod:`bbt_widget.core.validation`
 (so a bad value raises the same message wherever it is given) and takes its defaults from
 :mod:`bbt_widget.core.options`. The public functions keep their keyword arguments and build
@@ -16,8 +16,8 @@ from collections.abc import Hashable, Iterator, Mapping
 from dataclasses import dataclass, field, fields, replace
 from typing import Any
 
-from ..engines.base import SamplerSettings
 from .data import LAYOUT_KEYS
+from .draws import SamplerSettings
 from .options import DEFAULT_HYPERPRIOR, DEFAULT_TIE_THRESHOLD, DEFAULT_TIES
 from .validation import check_d_min, check_flag, check_hyperprior, check_tie_threshold, check_ties
 

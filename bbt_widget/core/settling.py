@@ -19,7 +19,7 @@ from collections.abc import Callable
 
 import pandas as pd
 
-from ..engines.base import Draws, ProgressCallback, joined, round_seed
+from .draws import Draws, ProgressCallback, joined, round_seed
 from .options import DRAWS_MODES, SETTLE_BUDGET
 from .result import BBTResult
 

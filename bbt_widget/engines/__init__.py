@@ -33,6 +33,7 @@ from concurrent.futures import ThreadPoolExecutor
 from concurrent.futures import TimeoutError as FutureTimeout
 from typing import Any
 
+from ..core.draws import Draws, ModelName, ProgressCallback, SamplerSettings
 from ..core.options import (
     DEFAULT_ADAPT_DELTA,
     DEFAULT_CHAINS,
@@ -42,15 +43,7 @@ from ..core.options import (
 )
 from ..core.validation import check_count, check_seed
 from ._programs import check_model, prepare_data, program_hash, stan_program
-from .base import (
-    Draws,
-    Engine,
-    EngineError,
-    FitCancelled,
-    ModelName,
-    ProgressCallback,
-    SamplerSettings,
-)
+from .base import Engine, EngineError, FitCancelled
 
 __all__ = [
     "ENGINES",

@@ -42,9 +42,10 @@ try:
 except ImportError:  # Windows: only the cmdstanpy engine runs there; builds are not shared
     fcntl = None  # type: ignore[assignment]
 
+from ..core.draws import ProgressCallback
 from . import _cache_checks, _procs
 from ._cache_checks import UnsafeCacheError as UnsafeCacheError  # raised by the checks
-from .base import EngineError, FitCancelled, ProgressCallback
+from .base import EngineError, FitCancelled
 
 #: Build function: writes the compiled model into the given (empty) scratch directory.
 Builder = Callable[[Path], None]

@@ -55,6 +55,7 @@ from typing import Any, TypeVar
 
 import numpy as np
 
+from ..core.draws import Array, Draws, ModelName, ProgressCallback, SamplerSettings, fresh_seed
 from . import _procs, _toolchain
 from ._cache import cache_root, check_private, discard, ensure_built, unusable_build
 from ._cache_loaded import loadable
@@ -75,16 +76,7 @@ from ._programs import (
     split_outputs,
     stan_source,
 )
-from .base import (
-    Array,
-    Draws,
-    EngineError,
-    FitCancelled,
-    ModelName,
-    ProgressCallback,
-    SamplerSettings,
-    fresh_seed,
-)
+from .base import EngineError, FitCancelled
 
 _BUILD_SCRIPT = Path(__file__).with_name("_cmdstan_build.py")
 _WORKER_SCRIPT = Path(__file__).with_name("_cmdstan_worker.py")

@@ -49,10 +49,11 @@ from typing import Any
 import numpy as np
 from threadpoolctl import threadpool_limits
 
+from ..core.draws import ProgressCallback
 from . import _independence, _polya_gamma
 from ._design import Array, Design, log_prior_sigma, softplus
 from ._slice import slice_update
-from .base import FitCancelled, ProgressCallback
+from .base import FitCancelled
 
 #: Initial width of a slice, in log units.
 _SLICE_WIDTH = 1.0

@@ -20,10 +20,11 @@ from typing import Any
 
 import numpy as np
 
+from ..core.draws import Draws, ModelName, ProgressCallback, SamplerSettings, fresh_seed
 from . import _gibbs, _polya_gamma
 from ._design import Design
 from ._programs import program_hash
-from .base import Draws, EngineError, ModelName, ProgressCallback, SamplerSettings, fresh_seed
+from .base import EngineError
 
 #: The models this engine samples.
 MODELS: tuple[ModelName, ...] = ("bbt", "bbt_groups")

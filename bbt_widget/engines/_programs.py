@@ -14,8 +14,8 @@ from typing import Any, get_args
 
 import numpy as np
 
+from ..core.draws import ModelName
 from ..core.options import DEFAULT_HYPERPRIOR, GROUP_TAU_SCALE, HYPERPRIOR_SCALES, HYPERPRIORS
-from .base import ModelName
 
 MODELS: tuple[str, ...] = get_args(ModelName)
 

@@ -52,20 +52,12 @@ from typing import IO, Any, ClassVar
 
 import numpy as np
 
+from ..core.draws import Array, Draws, ModelName, ProgressCallback, SamplerSettings, fresh_seed
 from . import _procs, _toolchain
 from ._cache import cache_root, check_private, discard, ensure_built, unusable_build
 from ._cache_loaded import loadable
 from ._programs import add_empty_outputs, program_hash, split_outputs, stan_program
-from .base import (
-    Array,
-    Draws,
-    EngineError,
-    FitCancelled,
-    ModelName,
-    ProgressCallback,
-    SamplerSettings,
-    fresh_seed,
-)
+from .base import EngineError, FitCancelled
 
 _BUILD_SCRIPT = Path(__file__).with_name("_pystan_build.py")
 _WORKER_SCRIPT = Path(__file__).with_name("_pystan_worker.py")

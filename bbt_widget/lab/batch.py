@@ -40,13 +40,7 @@ from typing import Any, Protocol, cast
 import numpy as np
 import pandas as pd
 
-from ..core.fitting import (
-    SAMPLER_SETTINGS,
-    DiagnosticsWarning,
-    DisconnectedWarning,
-    fit,
-    prepare_fit,
-)
+from ..core.draws import ProgressCallback
 from ..core.options import DEFAULT_CHAINS, DEFAULT_HYPERPRIOR, DEFAULT_TIES
 from ..core.result import BBTResult
 from ..core.settings import CountingSettings, PriorSettings
@@ -57,7 +51,13 @@ from ..core.validation import (
     check_win_table,
 )
 from ..engines import FitCancelled
-from ..engines.base import ProgressCallback
+from ..fitting import (
+    SAMPLER_SETTINGS,
+    DiagnosticsWarning,
+    DisconnectedWarning,
+    fit,
+    prepare_fit,
+)
 from .progress import text_progress as text_progress  # its documented home is this module
 
 #: Warnings a fit issues that the batch keeps with the fit's row instead.

@@ -19,6 +19,7 @@ import pandas as pd
 from ..core import posterior
 from ..core.bidi import pair_label
 from ..core.data import TidyResults, as_tidy
+from ..core.draws import ProgressCallback
 from ..core.options import (
     DEFAULT_CHAINS,
     DEFAULT_HYPERPRIOR,
@@ -34,7 +35,6 @@ from ..core.validation import (
     check_seed,
 )
 from ..core.wintable import count_wins
-from ..engines.base import ProgressCallback
 from .batch import FitRequest, check_executor, run_batch, spawn_seeds
 from .influence import tidy_subset
 

@@ -25,12 +25,12 @@ import pandas as pd
 
 from ..core import posterior
 from ..core.data import TidyResults
+from ..core.draws import ProgressCallback
 from ..core.group_result import GroupedBBTResult
 from ..core.options import DEFAULT_ROPE
 from ..core.result import BBTResult
 from ..core.validation import WIN_TABLE_COLUMNS, check_interpretation, check_rope
 from ..core.wintable import apply_ties, count_wins
-from ..engines.base import ProgressCallback
 from .batch import FitRequest, check_executor, run_batch
 
 if TYPE_CHECKING:
@@ -164,11 +164,11 @@ class Influence:
         """Bars: the ``n`` most influential data sets for ``pair`` (change in mean P(a > b)
         when left out), coloured by whether the decision changes.
 
-        Drawn by :func:`bbt_widget.outputs.charts.specs_robustness.influence_top_chart`,
+        Drawn by :func:`bbt_widget.charts.specs_robustness.influence_top_chart`,
         beside the widget's influence chart.
         """
         # here: the chart module loads Altair, slow to import, which only charts need
-        from ..outputs.charts.specs_robustness import influence_top_chart
+        from ..charts.specs_robustness import influence_top_chart
 
         top = self.top(pair, n)
         top = top.assign(

@@ -28,7 +28,7 @@ from typing import TYPE_CHECKING, Any
 import pandas as pd
 
 from ..core.bidi import isolate, pair_label
-from ..core.fitting import SAMPLER_SETTINGS, prepare_fit
+from ..core.draws import ProgressCallback
 from ..core.group_result import GroupedBBTResult
 from ..core.groups import check_group_request
 from ..core.names import clean_name, joined, shown
@@ -44,7 +44,7 @@ from ..core.validation import (
     check_rope,
     check_tie_threshold,
 )
-from ..engines.base import ProgressCallback
+from ..fitting import SAMPLER_SETTINGS, prepare_fit
 from .batch import ResultsFit, check_executor, run_batch
 
 if TYPE_CHECKING:

@@ -15,7 +15,7 @@ from typing import IO, TYPE_CHECKING, Any
 if TYPE_CHECKING:
     from tqdm import tqdm
 
-    from ..engines.base import ProgressCallback
+    from ..core.draws import ProgressCallback
 
 __all__ = ["is_terminal", "stage_bar", "text_progress"]
 

@@ -24,6 +24,7 @@ import numpy as np
 import pandas as pd
 
 from ..core.data import TidyResults, as_tidy
+from ..core.draws import ProgressCallback
 from ..core.groups import GroupSpec, check_group_request, results_only
 from ..core.options import (
     DEFAULT_CHAINS,
@@ -42,7 +43,6 @@ from ..core.validation import (
     check_rope,
 )
 from ..core.wintable import comparison_components, count_wins
-from ..engines.base import ProgressCallback
 from .batch import FitRequest, check_executor, run_batch
 from .sweep_groups import GroupedSweepResult, group_draws, grouped_fits
 from .sweep_result import SETTING_COLUMNS, SweepResult

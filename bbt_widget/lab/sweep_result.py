@@ -245,11 +245,11 @@ class SweepResult:
     def chart(self, interpretation: str = "weak", *, cell: int = 14) -> alt.Chart:
         """Heatmap: pairs (rows, best > worse) x settings (columns), coloured by decision.
 
-        Drawn by :func:`bbt_widget.outputs.charts.specs_robustness.sweep_chart`, beside the
+        Drawn by :func:`bbt_widget.charts.specs_robustness.sweep_chart`, beside the
         widget's flips chart of the same decisions.
         """
         # here: the chart module loads Altair, slow to import, which only charts need
-        from ..outputs.charts.specs_robustness import sweep_chart
+        from ..charts.specs_robustness import sweep_chart
 
         col = check_interpretation(interpretation)
         f = self.frame.assign(setting=self._labels(), decision=lambda d: d[col])

@@ -23,11 +23,11 @@ from typing import TYPE_CHECKING, Any
 import numpy as np
 import pandas as pd
 
+from ..charts.encodings import LABEL_AXIS
 from ..core.bidi import FSI, PDI, balance, isolate, strip_controls, visible_controls
 from ..core.options import DEFAULT_HDI, DEFAULT_ROPE
 from ..core.validation import check_flag
 from ._atomic import atomic_path, atomic_write_bytes
-from .charts.encodings import LABEL_AXIS
 from .tex_chars import tex_char
 
 if TYPE_CHECKING:

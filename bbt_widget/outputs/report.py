@@ -13,6 +13,7 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
+from ..charts.frames_decisions import claim_counts
 from ..core.bidi import isolate
 from ..core.options import (
     DEFAULT_HDI,
@@ -21,7 +22,6 @@ from ..core.options import (
     Interpretation,
     resolve_interpretation,
 )
-from .charts.frames_decisions import claim_counts
 from .export import ESCAPERS
 
 if TYPE_CHECKING:

@@ -27,8 +27,8 @@ from .side_fits import SideFit
 # the report writer and its sections (Altair) are imported where used: the command line
 # checks its options with this module before the fit and imports those meanwhile
 if TYPE_CHECKING:
+    from ..core.draws import ProgressCallback
     from ..core.result import BBTResult
-    from ..engines.base import ProgressCallback
     from ..lab.metrics import MetricsResult
     from .report_sections import Section
 
@@ -560,10 +560,10 @@ def write(
     ValueError
         Bad options, checked against the data before any fit.
     """
-    from ..core.fitting import FIT_KEYWORDS, fit
     from ..core.groups import results_only
     from ..core.options import resolve_interpretation
     from ..core.result import BBTResult as _Result
+    from ..fitting import FIT_KEYWORDS, fit
 
     _check_keywords(fit_options, FIT_KEYWORDS)
     problem = missing_folder(path)

@@ -24,7 +24,7 @@ def group_chart(
 ) -> Any:
     """Heatmap of the decisions: pairs (rows, in ``summary()`` order) x groups (columns), the
     pooled decision first; drawn like a sweep's (one palette and one set of tooltips)."""
-    from .charts.specs_robustness import sweep_chart
+    from ..charts.specs_robustness import sweep_chart
 
     per = result.group_summary(rope=rope, hdi=hdi).rename(columns={"group": "setting"})
     pooled = result.summary(rope=rope, hdi=hdi).assign(setting="pooled")

@@ -39,6 +39,19 @@ import jinja2
 import pandas as pd
 from markupsafe import Markup
 
+from ..charts.encodings import at_rest
+from ..charts.frames import build_frames
+from ..charts.frames_decisions import claim_counts, decision_frame
+from ..charts.frames_ppc import ppc_fit_frame, worst_pairs_label, worst_ppc_frame
+from ..charts.specs import intervals_chart, rope_overlap_chart, win_matrix_chart
+from ..charts.specs_cd import fit_cd_diagram
+from ..charts.specs_ppc import static_ppc_chart
+from ..charts.specs_summary import (
+    LONG_CHART_ROWS,
+    decision_matrix_chart,
+    ranking_chart,
+    with_top_axis,
+)
 from ..core.options import (
     DEFAULT_HDI,
     DEFAULT_INTERPRETATION,
@@ -50,19 +63,6 @@ from ..core.validation import check_algorithms
 from ..core.wintable import count_wins, with_raw_counts
 from . import export
 from ._atomic import atomic_path, atomic_replace_dir
-from .charts.encodings import at_rest
-from .charts.frames import build_frames
-from .charts.frames_decisions import claim_counts, decision_frame
-from .charts.frames_ppc import ppc_fit_frame, worst_pairs_label, worst_ppc_frame
-from .charts.specs import intervals_chart, rope_overlap_chart, win_matrix_chart
-from .charts.specs_cd import fit_cd_diagram
-from .charts.specs_ppc import static_ppc_chart
-from .charts.specs_summary import (
-    LONG_CHART_ROWS,
-    decision_matrix_chart,
-    ranking_chart,
-    with_top_axis,
-)
 from .citations import bibtex, references
 from .headline import headline
 from .report import REPORT_FORMATS, figures_folder, methods_text, paragraphs, render, tables_folder

@@ -1,7 +1,7 @@
 """``BBTWidget``: the interactive Jupyter front end of the BBT comparison.
 
 Traits and observers only. The statistics come from the core (``fit``, ``BBTResult``), the
-chart specs from :mod:`bbt_widget.outputs.charts` and the background fits from
+chart specs from :mod:`bbt_widget.charts` and the background fits from
 :mod:`bbt_widget.widget.runner`. Controls split by cost, as the core does:
 
 * ties, tie threshold, local ROPE / d_min, paired, metric direction, hyper-prior and its
@@ -45,6 +45,7 @@ import pandas as pd
 import traitlets as t
 
 from .. import engines
+from ..charts.spec_cache import checks_spec, view_spec
 from ..core import options
 from ..core.options import (
     D_MIN_RANGE,
@@ -58,7 +59,6 @@ from ..core.result import BBTResult
 from ..core.validation import check_algorithms
 from ..lab.influence import Influence
 from ..lab.sweep import SweepResult
-from ..outputs.charts.spec_cache import checks_spec, view_spec
 from . import export
 from .controls import FIT_TRAITS, TTEST_ROPE, VIEW_TRAITS, Controls, initial_controls
 from .decisions import FOCUS_ALGORITHMS, DecisionsView

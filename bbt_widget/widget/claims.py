@@ -9,8 +9,8 @@ from typing import Any
 
 import pandas as pd
 
+from ..charts import decision_text, pair_key
 from ..core.bidi import isolate
-from ..outputs.charts import decision_text, pair_key
 
 __all__ = ["NOTE_PAIRS", "claim_changes", "claims_of"]
 

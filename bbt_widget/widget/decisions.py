@@ -13,15 +13,15 @@ from typing import Any
 
 import pandas as pd
 
-from ..core.options import INTERPRETATIONS
-from ..core.result import BBTResult
-from ..engines.base import FitCancelled
-from ..outputs.charts.frames import (
+from ..charts.frames import (
     interval_frame,
     overlap_frame,
     rope_frame,
 )
-from ..outputs.charts.pairs import unsettled_keys
+from ..charts.pairs import unsettled_keys
+from ..core.options import INTERPRETATIONS
+from ..core.result import BBTResult
+from ..engines.base import FitCancelled
 from ..outputs.headline import headline
 from .claims import claim_changes, claims_of
 from .in_step import InStep

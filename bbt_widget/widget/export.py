@@ -22,15 +22,15 @@ from typing import TYPE_CHECKING, Any
 
 import pandas as pd
 
-from ..core.fitting import fit
+from ..charts.frames_decisions import influence_frame
+from ..charts.frames_groups import group_cells
+from ..charts.specs import chart_set
+from ..charts.specs_groups import groups_chart
+from ..charts.specs_robustness import robustness_chart
 from ..core.group_result import GroupedBBTResult
 from ..core.options import DEFAULT_HDI, DEFAULT_ROPE
 from ..core.settings import PriorSettings
-from ..outputs.charts.frames_decisions import influence_frame
-from ..outputs.charts.frames_groups import group_cells
-from ..outputs.charts.specs import chart_set
-from ..outputs.charts.specs_groups import groups_chart
-from ..outputs.charts.specs_robustness import robustness_chart
+from ..fitting import fit
 from .views import ranking_model_chart, summary_charts
 
 if TYPE_CHECKING:

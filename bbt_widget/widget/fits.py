@@ -17,14 +17,15 @@ from collections.abc import Callable, Hashable, Mapping
 from typing import Any
 
 from .. import engines
-from ..core.fitting import (
+from ..core.draws import ProgressCallback
+from ..engines.base import FitCancelled
+from ..fitting import (
     COUNT_SETTINGS,
     PRIOR_SETTINGS,
     SAMPLER_SETTINGS,
     PreparedFit,
     prepare_fit,
 )
-from ..engines.base import FitCancelled, ProgressCallback
 from .fitted import Fitted
 from .keys import fit_keys
 from .messages import error_text

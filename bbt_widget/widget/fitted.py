@@ -13,10 +13,10 @@ from typing import Any
 
 import pandas as pd
 
+from ..charts.frames import coverage_frame, matrix_frame, range_frame, to_columns
+from ..charts.frames_ppc import ppc_frame
 from ..core.posterior import algorithm_order
 from ..core.result import BBTResult
-from ..outputs.charts.frames import coverage_frame, matrix_frame, range_frame, to_columns
-from ..outputs.charts.frames_ppc import ppc_frame
 from .preview import preview_badge
 from .sync import chart_data_json
 from .views import audit_badge

@@ -28,16 +28,16 @@ from typing import Any
 
 import pandas as pd
 
+from ..charts.frames import to_columns
+from ..charts.frames_groups import group_cells
+from ..charts.spec_cache import groups_spec
 from ..core.bidi import isolate
 from ..core.data import TidyResults
-from ..core.fitting import fit
+from ..core.draws import ProgressCallback
 from ..core.group_result import GroupedBBTResult
 from ..core.groups import GroupSpec, assign_groups, check_group_request, results_only
 from ..core.result import BBTResult
-from ..engines.base import ProgressCallback
-from ..outputs.charts.frames import to_columns
-from ..outputs.charts.frames_groups import group_cells
-from ..outputs.charts.spec_cache import groups_spec
+from ..fitting import fit
 from .fitted import Fitted, fit_ranges, own_copy
 
 __all__ = ["NO_PREVIEW_NOTE", "GroupsSection"]

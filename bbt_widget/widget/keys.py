@@ -9,8 +9,8 @@ from typing import Any
 
 import pandas as pd
 
-from ..core.fitting import COUNT_SETTINGS, PRIOR_SETTINGS
 from ..core.settings import CountingSettings, PriorSettings
+from ..fitting import COUNT_SETTINGS, PRIOR_SETTINGS
 
 __all__ = ["fit_keys", "hashable", "pair_of", "settings_key"]
 

@@ -31,7 +31,8 @@ import pandas as pd
 
 from ..core.bidi import isolate
 from ..core.data import TidyResults, as_tidy
-from ..engines.base import FitCancelled, ProgressCallback
+from ..core.draws import ProgressCallback
+from ..engines.base import FitCancelled
 from ..lab.batch import spawn_seeds
 from ..lab.metrics import MetricsResult, check_metrics
 from .controls import FIT_TRAITS, VIEW_TRAITS

@@ -92,7 +92,7 @@ def select_pairs(
     Parameters
     ----------
     intervals
-        :func:`~bbt_widget.outputs.charts.frames.interval_frame`: ``key``, ``alg_a``,
+        :func:`~bbt_widget.charts.frames.interval_frame`: ``key``, ``alg_a``,
         ``alg_b``, ``verdict``, in summary order (best against each worse one).
     ranking
         The algorithms, best first: neighbours are next to each other here.

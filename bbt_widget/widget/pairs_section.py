@@ -15,9 +15,9 @@ from typing import Any
 import pandas as pd
 import traitlets as t
 
+from ..charts.frames import VIEW_DATASETS, to_columns
 from ..core.posterior import algorithm_order
 from ..core.result import BBTResult
-from ..outputs.charts.frames import VIEW_DATASETS, to_columns
 from .pair_filters import (
     PAIR_FILTERS,
     PairSelection,

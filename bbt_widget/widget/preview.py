@@ -2,9 +2,9 @@
 lands.
 
 When a control needs a new fit, :class:`bbt_widget.BBTWidget` starts two fits of the same
-settings at once, from one :func:`bbt_widget.core.fitting.prepare_fit` of them (the data read and
+settings at once, from one :func:`bbt_widget.fitting.prepare_fit` of them (the data read and
 the wins counted once): this preview (the Laplace approximation at the posterior mode,
-:meth:`~bbt_widget.core.fitting.PreparedFit.laplace`, computed by an engine worker that has the
+:meth:`~bbt_widget.fitting.PreparedFit.laplace`, computed by an engine worker that has the
 model loaded) and the full one (the widget's sampler settings, exactly what ``bbt_widget.fit``
 runs).
 The approximation is cheap next to the fit (one core, no chains), so the full fit does not
@@ -25,8 +25,8 @@ from __future__ import annotations
 from collections.abc import Mapping
 from typing import Any
 
-from ..core.fitting import SAMPLER_SETTINGS
 from ..core.result import BBTResult
+from ..fitting import SAMPLER_SETTINGS
 
 __all__ = [
     "PREVIEW_DRAWS",

@@ -22,6 +22,9 @@ from __future__ import annotations
 from collections.abc import Hashable, Iterable, Mapping
 from typing import Any, cast
 
+from ..charts.frames import to_columns
+from ..charts.frames_decisions import flips_frame, influence_frame
+from ..charts.spec_cache import robustness_spec
 from ..core.bidi import isolate
 from ..core.result import BBTResult
 from ..engines.base import FitCancelled
@@ -30,9 +33,6 @@ from ..lab.influence import influence as core_influence
 from ..lab.sweep import SweepResult
 from ..lab.sweep import sweep as core_sweep
 from ..lab.sweep_groups import GroupedSweepResult
-from ..outputs.charts.frames import to_columns
-from ..outputs.charts.frames_decisions import flips_frame, influence_frame
-from ..outputs.charts.spec_cache import robustness_spec
 from .keys import settings_key
 from .messages import error_text
 from .runner import Dispatcher, FitEvent, FitRunner

@@ -17,8 +17,9 @@ from collections.abc import Hashable
 from typing import Any
 
 from .. import engines
-from ..core.fitting import SAMPLER_SETTINGS
-from ..engines.base import FitCancelled, ProgressCallback, SamplerSettings
+from ..core.draws import ProgressCallback, SamplerSettings
+from ..engines.base import FitCancelled
+from ..fitting import SAMPLER_SETTINGS
 from .fitted import Fitted, failed_fit_badge
 from .messages import error_text
 from .runner import Dispatcher, FitEvent, FitRunner

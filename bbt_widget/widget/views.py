@@ -107,8 +107,8 @@ def summary_spec(
 ) -> dict[str, Any]:
     """The ranking chart, the critical-difference diagram of the ``interpretation``'s claims
     (``highlight``: the algorithms in their own colour) and the weak/strong decision
-    matrices of the report (:mod:`bbt_widget.outputs.charts.specs_summary`,
-    :mod:`~bbt_widget.outputs.charts.specs_cd`), data inlined, for any number of algorithms.
+    matrices of the report (:mod:`bbt_widget.charts.specs_summary`,
+    :mod:`~bbt_widget.charts.specs_cd`), data inlined, for any number of algorithms.
 
     Built on a background thread after the charts above are shown (it imports Altair, which
     the first charts never wait for), once the view settings have been quiet for
@@ -119,7 +119,7 @@ def summary_spec(
         raise FitCancelled("a newer view change came")
     import altair as alt
 
-    from ..outputs.charts.encodings import flipped_param, highlight_params
+    from ..charts.encodings import flipped_param, highlight_params
 
     views = summary_charts(result, rope, hdi, interpretation=interpretation, highlight=highlight)
     # the highlight parameters at the top, once: a view that reads them defines them for
@@ -147,10 +147,10 @@ def summary_charts(
     """The ranking view's charts by the names the report gives them, data inlined:
     ``ranking``, ``cd_diagram`` (the ``interpretation``'s claims, ``highlight`` in its own
     colour) and ``decisions`` (the weak and strong decision matrices)."""
-    from ..outputs.charts.frames_decisions import claim_counts, decision_frame
-    from ..outputs.charts.pairs import unsettled_keys
-    from ..outputs.charts.specs_cd import fit_cd_diagram
-    from ..outputs.charts.specs_summary import decision_matrix_chart, ranking_chart
+    from ..charts.frames_decisions import claim_counts, decision_frame
+    from ..charts.pairs import unsettled_keys
+    from ..charts.specs_cd import fit_cd_diagram
+    from ..charts.specs_summary import decision_matrix_chart, ranking_chart
 
     summary = result.summary(rope=rope, hdi=hdi)
     ranking = result.ranking(hdi=hdi)

@@ -1,4 +1,4 @@
-// The linked chart view: one Vega-Lite spec (built by bbt_widget/outputs/charts/specs.py) embedded
+// The linked chart view: one Vega-Lite spec (built by bbt_widget/charts/specs.py) embedded
 // with the bundled vega-embed, its data sent separately as named datasets.
 //
 // Why the split: a ROPE/HDI/control change only changes data, so it is applied with

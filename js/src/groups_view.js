@@ -1,7 +1,7 @@
 // The groups of data sets (BBTWidget(data, group="family")): the "Group" selector (trait
 // selected_group: null for every data set pooled, or one of the groups) and the pairs x
 // groups decision heatmap. Trait group_view holds the group names (`groups`), the heatmap's
-// spec (`spec`, built by bbt_widget/outputs/charts/specs_groups.py) and its cells (`cells`);
+// spec (`spec`, built by bbt_widget/charts/specs_groups.py) and its cells (`cells`);
 // it is {} when the data sets are not in groups, and then nothing here is shown.
 //
 // Names (groups, algorithms) are only ever text: option labels are textContent, an option's

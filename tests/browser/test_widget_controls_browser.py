@@ -150,7 +150,7 @@ def test_controls_work_from_the_keyboard_and_refuse_bad_values(
         assert badge.inner_text().startswith("diagnostics fine")
         _run_in_kernel(
             page,
-            "from bbt_widget.core.fitting import PreparedFit\n"
+            "from bbt_widget.fitting import PreparedFit\n"
             "def _fails(*args, **kwargs):\n"
             "    raise RuntimeError('the sampler exploded')\n"
             "PreparedFit.sample = _fails\n"

@@ -22,8 +22,8 @@ import pandas as pd
 
 from bbt_widget.baselines._hierarchical import DEFAULT_NU_PRIOR, HierarchicalResult
 from bbt_widget.core.checks import Diagnostics
+from bbt_widget.core.draws import Draws
 from bbt_widget.core.options import TTEST_HDI
-from bbt_widget.engines.base import Draws
 
 HERE = Path(__file__).resolve().parent
 #: The twins by name: Plackett-Luce (data: ``bbt_widget.baselines._plackett_luce.pl_data``)

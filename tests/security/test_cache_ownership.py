@@ -26,8 +26,8 @@ from pathlib import Path
 import pytest
 
 from bbt_widget import engines
+from bbt_widget.charts import spec_cache
 from bbt_widget.engines import EngineError, _cache
-from bbt_widget.outputs.charts import spec_cache
 
 BT_DATA = {  # paper Table 3b
     "n_alg": 5,

@@ -145,10 +145,12 @@ def test_virtual_memory_limit_writes_the_report_without_charts(base_csv, tmp_pat
 def test_python_write_to_a_missing_folder_says_so_before_any_fit(tmp_path, monkeypatch):
     """bbt.report.write checked its folder only when writing, after the fit and the charts:
     now it refuses before anything is computed, with the same reasons as the command."""
-    from bbt_widget.core import fitting
+    from bbt_widget.fitting import PreparedFit
 
     no_fit: list = []
-    monkeypatch.setattr(fitting, "fit", lambda *a, **k: no_fit.append(a) or pytest.fail("fit"))
+    monkeypatch.setattr(
+        PreparedFit, "sample", lambda *a, **k: no_fit.append(a) or pytest.fail("fit")
+    )
     data = bbt.datasets.load_base()
     with pytest.raises(ValueError, match="does not exist; create it first"):
         bbt.report.write(data, tmp_path / "new" / "r.html", dataset="db")

@@ -22,9 +22,9 @@ from hostile import HOSTILE, fit_hostile, hostile_results
 
 from bbt_widget import charts
 from bbt_widget.baselines import scores_cd_diagram
+from bbt_widget.charts.encodings import LABEL_MAX_CHARS
 from bbt_widget.core.palette import HIGHLIGHT_COLORS
 from bbt_widget.outputs import export
-from bbt_widget.outputs.charts.encodings import LABEL_MAX_CHARS
 from bbt_widget.outputs.report import methods_text
 from bbt_widget.outputs.report_render import write_report
 

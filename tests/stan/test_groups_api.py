@@ -12,7 +12,7 @@ import pytest
 from test_groups import p_x_over_y, simulated
 
 import bbt_widget as bbt
-from bbt_widget.core.fitting import GROUP_LAPLACE_REFUSAL, fit_laplace, prepare_fit
+from bbt_widget.fitting import GROUP_LAPLACE_REFUSAL, fit_laplace, prepare_fit
 
 pytestmark = pytest.mark.stan
 

@@ -28,8 +28,8 @@ from scipy.stats import binom, multinomial
 import bbt_widget as bbt
 from bbt_widget import engines
 from bbt_widget.core.audit import DataWarning
-from bbt_widget.core.fitting import fit_laplace
 from bbt_widget.engines import EngineError, FitCancelled, _laplace, _pystan
+from bbt_widget.fitting import fit_laplace
 
 pytestmark = pytest.mark.stan
 
@@ -44,7 +44,7 @@ def pystan_models() -> None:
 
 def _stan_data(results: pd.DataFrame, ties: str) -> tuple[str, dict[str, Any]]:
     """The Stan data ``fit`` builds for ``results`` (dataset column ``db``)."""
-    from bbt_widget.core.fitting import prepare_fit
+    from bbt_widget.fitting import prepare_fit
 
     job = prepare_fit(results, dataset="db", ties=ties, size=(1, 1))
     return job.model, job.stan_data
@@ -206,7 +206,7 @@ def assert_mode_outside_the_funnel(
 ) -> None:
     """The Laplace approximation of ``data`` under this prior has P(a > b) as at the default
     prior (the data dominate it) and sigma far from 0."""
-    from bbt_widget.core.fitting import prepare_fit
+    from bbt_widget.fitting import prepare_fit
 
     def means(**prior: Any) -> tuple[np.ndarray, float]:
         job = prepare_fit(data, dataset="db", ties=ties, engine=engine, size=(4, 1000), **prior)

@@ -24,9 +24,9 @@ from test_laplace import FUNNEL_SETTINGS, assert_mode_outside_the_funnel
 
 import bbt_widget as bbt
 from bbt_widget import engines
-from bbt_widget.core.fitting import prepare_fit
 from bbt_widget.core.posterior import hdi_sorted, pair_probabilities
 from bbt_widget.engines import EngineError, FitCancelled
+from bbt_widget.fitting import prepare_fit
 
 pystan_models = test_engines.pystan_models
 fake_cmdstan = test_engines.fake_cmdstan

@@ -14,9 +14,9 @@ import pytest
 
 import bbt_widget as bbt
 from bbt_widget import charts, cli
+from bbt_widget.charts.frames_ppc import ppc_fit_frame
 from bbt_widget.engines import available_engines
 from bbt_widget.outputs import export, report
-from bbt_widget.outputs.charts.frames_ppc import ppc_fit_frame
 from bbt_widget.outputs.citations import references
 from bbt_widget.outputs.headline import headline
 from bbt_widget.outputs.report import methods_text

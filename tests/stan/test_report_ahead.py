@@ -73,7 +73,7 @@ def test_report_starts_plackett_luce_before_the_fit_and_takes_its_result(
         return fit(*args, **kwargs)
 
     monkeypatch.setattr(report_build, "SideFit", Spy)
-    monkeypatch.setattr("bbt_widget.core.fitting.fit", spy_fit)
+    monkeypatch.setattr("bbt_widget.fitting.fit", spy_fit)
     out = bbt.report.write(
         base, tmp_path / "r.md", dataset="db", seed=4, methods="plackett-luce", chains=2
     )

@@ -157,7 +157,7 @@ def test_a_folder_that_takes_no_file_is_named_by_the_callers_file(tmp_path):
 
 
 def test_a_chart_spec_cache_write_that_fails_leaves_no_partial_file(tmp_path, monkeypatch):
-    from bbt_widget.outputs.charts import spec_cache
+    from bbt_widget.charts import spec_cache
 
     monkeypatch.setenv("BBT_WIDGET_CACHE", str(tmp_path / "cache"))
 

@@ -11,11 +11,11 @@ import pytest
 
 from bbt_widget import charts
 from bbt_widget.baselines import nemenyi, scores_cd_diagram, wilcoxon_holm
+from bbt_widget.charts.frames_decisions import cd_groups
+from bbt_widget.core.draws import Draws
 from bbt_widget.core.palette import HIGHLIGHT_COLORS, MATRIX_DECISION_COLORS
 from bbt_widget.core.result import BBTResult
-from bbt_widget.engines.base import Draws
 from bbt_widget.outputs import export
-from bbt_widget.outputs.charts.frames_decisions import cd_groups
 
 # --------------------------------------------------------------------------- groups
 
@@ -241,12 +241,12 @@ def test_nemenyi_diagram_highlights_and_rejects_unknown_names(base):
 
 def test_the_report_checks_highlight_before_the_fit(base, tmp_path, monkeypatch):
     import bbt_widget as bbt
-    from bbt_widget.core import fitting
+    from bbt_widget.fitting import PreparedFit
 
     def refuse(*args, **kwargs):
         raise AssertionError("the fit started although highlight names no algorithm")
 
-    monkeypatch.setattr(fitting, "fit", refuse)
+    monkeypatch.setattr(PreparedFit, "sample", refuse)
     with pytest.raises(ValueError, match=r"highlight: 'rf' is not an algorithm.*'xgb'"):
         bbt.report.write(base, tmp_path / "r.html", dataset="db", highlight=["svm", "rf"])
     assert not (tmp_path / "r.html").exists()

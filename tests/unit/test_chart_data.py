@@ -18,8 +18,8 @@ import pytest
 from altair.utils.data import MaxRowsError, to_values
 
 from bbt_widget import charts
-from bbt_widget.outputs.charts.encodings import inline_rows
-from bbt_widget.outputs.charts.frames import to_columns, to_records
+from bbt_widget.charts.encodings import inline_rows
+from bbt_widget.charts.frames import to_columns, to_records
 
 
 def _mixed() -> pd.DataFrame:
@@ -183,7 +183,7 @@ def test_the_heatmaps_of_many_groups_and_algorithms_are_drawn_whole():
     from types import SimpleNamespace
 
     from bbt_widget.baselines._mallows import MallowsResult
-    from bbt_widget.outputs.charts.specs_robustness import influence_top_chart, sweep_chart
+    from bbt_widget.charts.specs_robustness import influence_top_chart, sweep_chart
 
     pairs = [f"a{i} > a{j}" for i in range(20) for j in range(i + 1, 20)]
     cells = pd.DataFrame(

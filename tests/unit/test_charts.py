@@ -16,8 +16,8 @@ import pandas as pd
 import pytest
 
 from bbt_widget import charts
-from bbt_widget.outputs.charts import spec_cache
-from bbt_widget.outputs.charts.frames import (
+from bbt_widget.charts import spec_cache
+from bbt_widget.charts.frames import (
     FIT_DATASETS,
     ROBUSTNESS_DATASETS,
     VIEW_DATASETS,
@@ -30,17 +30,17 @@ from bbt_widget.outputs.charts.frames import (
     to_columns,
     to_records,
 )
-from bbt_widget.outputs.charts.frames_decisions import flips_frame, influence_frame
-from bbt_widget.outputs.charts.frames_ppc import ppc_frame
-from bbt_widget.outputs.charts.pairs import verdict_kind
-from bbt_widget.outputs.charts.spec_cache import (
+from bbt_widget.charts.frames_decisions import flips_frame, influence_frame
+from bbt_widget.charts.frames_ppc import ppc_frame
+from bbt_widget.charts.pairs import verdict_kind
+from bbt_widget.charts.spec_cache import (
     checks_spec,
     groups_spec,
     robustness_spec,
     view_spec,
 )
-from bbt_widget.outputs.charts.specs import linked_chart
-from bbt_widget.outputs.charts.specs_robustness import robustness_chart
+from bbt_widget.charts.specs import linked_chart
+from bbt_widget.charts.specs_robustness import robustness_chart
 
 
 @pytest.fixture
@@ -533,7 +533,7 @@ def test_influence_chart_and_table_order_equal_effects_alike() -> None:
 def test_ppc_frame_builds_one_key_per_pair_not_per_row(monkeypatch) -> None:
     """The PPC frame of 16 algorithms has thousands of rows but 120 pairs: the key (a
     json.dumps) and the panel title are made once per pair and mapped onto the rows."""
-    from bbt_widget.outputs.charts import frames_ppc
+    from bbt_widget.charts import frames_ppc
 
     rng = np.random.default_rng(5)
     rows = []

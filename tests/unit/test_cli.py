@@ -14,7 +14,7 @@ import pytest
 
 import bbt_widget as bbt
 from bbt_widget import cli
-from bbt_widget.core.fitting import fit
+from bbt_widget.fitting import fit
 from bbt_widget.outputs.report_build import check_methods
 
 

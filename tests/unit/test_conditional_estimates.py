@@ -129,17 +129,17 @@ def test_their_mcse_is_the_spread_over_seeds_and_several_times_smaller():
 def test_only_the_plain_models_posterior_draws_are_refined():
     """The group model and an approximation (no posterior draws of the plain model) keep the
     indicators' estimates: they carry no Stan data for the conditional laws."""
-    from bbt_widget.core.fitting import prepare_fit
+    from bbt_widget.fitting import prepare_fit
 
     base = bbt.datasets.load_base()
     with warnings.catch_warnings():
         warnings.simplefilter("ignore")
         job = prepare_fit(base, dataset="db", ties="spread", size=(4, 1000))
-        assert job.laplace().stan_data is None
-        assert bbt.fit(base, dataset="db", draws="fixed").stan_data is not None
+        assert job.laplace().conditional_laws is None
+        assert bbt.fit(base, dataset="db", draws="fixed").conditional_laws is not None
         groups = {d: ("a" if k % 2 else "b") for k, d in enumerate(base["db"].unique())}
         grouped = bbt.fit(base, dataset="db", group=groups, draws="fixed", iter_sampling=200)
-    assert grouped.stan_data is None
+    assert grouped.conditional_laws is None
     assert grouped._moments is None
 
 

@@ -12,7 +12,7 @@ import numpy as np
 import pytest
 
 from bbt_widget.core import checks, convergence
-from bbt_widget.engines.base import Draws
+from bbt_widget.core.draws import Draws
 
 
 def _az():
@@ -121,7 +121,7 @@ def test_diagnostics_import_neither_arviz_nor_scipy() -> None:
     code = (
         "import sys, numpy as np\n"
         "from bbt_widget.core import checks\n"
-        "from bbt_widget.engines.base import Draws\n"
+        "from bbt_widget.core.draws import Draws\n"
         "rng = np.random.default_rng(0)\n"
         "d = Draws(params={'beta': rng.normal(size=(4, 200, 3)), 'sigma': rng.gamma(2.0,"
         " size=(4, 200))}, sampler={'energy__': rng.normal(size=(4, 200))}, engine='pystan')\n"

@@ -549,7 +549,7 @@ def test_paired_must_be_bool_wherever_it_is_taken(base, value):
     """``paired="no"`` was taken as yes (a non-empty string is true): the local ROPE used
     paired d_z and the result's settings said ``paired: 'no'``. Now every entry refuses it,
     before anything is counted or fitted."""
-    from bbt_widget.core.fitting import prepare_fit
+    from bbt_widget.fitting import prepare_fit
     from bbt_widget.widget.app import BBTWidget
 
     message = rf"paired must be True or False, got {value!r}"

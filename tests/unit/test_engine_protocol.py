@@ -15,8 +15,9 @@ import pytest
 
 from bbt_widget import engines
 from bbt_widget.core import options
+from bbt_widget.core.draws import SamplerSettings
 from bbt_widget.engines import _cmdstan, _numpy, _pystan
-from bbt_widget.engines.base import Engine, SamplerSettings
+from bbt_widget.engines.base import Engine
 
 #: The methods the protocol promises (its attributes other than ``name``).
 PROTOCOL_METHODS = sorted(

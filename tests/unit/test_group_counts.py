@@ -281,7 +281,7 @@ def test_fit_warns_when_only_the_group_parameters_fail_to_converge(
     """The diagnostics judge tau and the group abilities too: draws whose beta and sigma mix
     well while the two chains of tau disagree give a DiagnosticsWarning naming R-hat."""
     from bbt_widget import engines
-    from bbt_widget.engines.base import Draws
+    from bbt_widget.core.draws import Draws
 
     rng = np.random.default_rng(0)
     chains, n, k, groups = 2, 400, 3, 2

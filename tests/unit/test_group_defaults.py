@@ -16,7 +16,7 @@ import pytest
 
 import bbt_widget as bbt
 from bbt_widget import datasets
-from bbt_widget.core.fitting import DiagnosticsWarning
+from bbt_widget.fitting import DiagnosticsWarning
 
 
 @pytest.mark.parametrize(("families", "seed"), [(2, 1), (3, 2)])

@@ -10,7 +10,7 @@ from typing import Any
 import pytest
 
 import bbt_widget as bbt
-from bbt_widget.outputs.charts import fit_cd_diagram, pair_key
+from bbt_widget.charts import fit_cd_diagram, pair_key
 from bbt_widget.widget.views import summary_spec
 
 pytestmark = pytest.mark.filterwarnings("ignore::bbt_widget.DiagnosticsWarning")
@@ -75,8 +75,8 @@ def test_interval_chart_draws_the_rules_thresholds_named_in_its_legend(
 ) -> None:
     import vl_convert as vlc
 
-    from bbt_widget.outputs.charts import result_charts
-    from bbt_widget.outputs.charts.frames import rope_frame
+    from bbt_widget.charts import result_charts
+    from bbt_widget.charts.frames import rope_frame
 
     frame = rope_frame((0.42, 0.56), rule)
     assert sorted(frame["x"]) == sorted([0.5, 0.42, 0.56, *([0.70] if rule == "strong" else [])])

@@ -12,8 +12,8 @@ import pytest
 
 import bbt_widget as bbt
 from bbt_widget.core.bidi import FSI, PDI
-from bbt_widget.core.fitting import prepare_fit
-from bbt_widget.engines.base import Draws
+from bbt_widget.core.draws import Draws
+from bbt_widget.fitting import prepare_fit
 from bbt_widget.lab import metrics as metrics_module
 from bbt_widget.lab.metrics import MetricsResult, dominance_table, pareto_set
 

@@ -12,8 +12,8 @@ import pytest
 import traitlets
 
 import bbt_widget as bbt
-from bbt_widget.outputs.charts.frames import interval_frame
-from bbt_widget.outputs.charts.pairs import pair_key
+from bbt_widget.charts.frames import interval_frame
+from bbt_widget.charts.pairs import pair_key
 from bbt_widget.widget.fitted import fit_ranges
 from bbt_widget.widget.pair_filters import (
     FILTER_ALGORITHMS,

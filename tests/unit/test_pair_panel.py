@@ -8,9 +8,9 @@ import pandas as pd
 import pytest
 
 import bbt_widget as bbt
+from bbt_widget.charts.pairs import pair_key
 from bbt_widget.core.data import as_tidy
 from bbt_widget.core.wintable import apply_ties, count_wins, dataset_outcomes
-from bbt_widget.outputs.charts.pairs import pair_key
 from bbt_widget.widget.pair_panel import pair_panel
 
 HOSTILE = "<img src=x onerror=alert(1)>"

@@ -15,6 +15,7 @@ import pytest
 
 import bbt_widget as bbt
 from bbt_widget.core.data import LAYOUT_KEYS, Layout, TidyResults, as_tidy
+from bbt_widget.fitting import prepare_fit
 
 #: Few draws on the numpy engine: the two calls must agree, not be precise.
 QUICK = {"engine": "numpy", "chains": 1, "iter_warmup": 50, "iter_sampling": 100, "seed": 3}
@@ -87,7 +88,7 @@ ENTRY_POINTS: dict[str, tuple[Callable[..., Any], Callable[[Any], Any]]] = {
     "win_table": (bbt.win_table, lambda r: r),
     "audit": (bbt.audit, lambda r: r.to_frame()),
     "prepare_fit": (
-        lambda d, **k: bbt.core.fitting.prepare_fit(d, **k, ties="spread", size=(1, 100)),
+        lambda d, **k: prepare_fit(d, **k, ties="spread", size=(1, 100)),
         _prepared_view,
     ),
     "fit": (_fit, _fit_view),

@@ -8,7 +8,7 @@ import pandas as pd
 import pytest
 
 from bbt_widget.core import checks
-from bbt_widget.engines.base import Draws
+from bbt_widget.core.draws import Draws
 
 
 def _per_pair(draws: Draws, observed: dict, alg1: list[str], alg2: list[str]) -> pd.DataFrame:

@@ -209,7 +209,7 @@ def test_auto_draws_stop_after_the_first_round_when_every_claim_is_settled() -> 
 
 
 def test_later_rounds_are_joined_as_more_chains() -> None:
-    from bbt_widget.engines.base import Draws, joined, round_seed
+    from bbt_widget.core.draws import Draws, joined, round_seed
 
     one = Draws(
         {"beta": np.zeros((2, 5, 3))},

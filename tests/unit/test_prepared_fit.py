@@ -7,7 +7,7 @@ import re
 import pytest
 
 import bbt_widget as bbt
-from bbt_widget.core.fitting import prepare_fit
+from bbt_widget.fitting import prepare_fit
 
 
 @pytest.mark.parametrize(

@@ -23,7 +23,7 @@ def _fresh(code: str) -> dict:
 #: attribute -> the module it loads (the outputs live in their layer's folder)
 LAZY = {
     "export": "bbt_widget.outputs.export",
-    "charts": "bbt_widget.outputs.charts",
+    "charts": "bbt_widget.charts",
     "baselines": "bbt_widget.baselines",
     "report": "bbt_widget.outputs.report_api",
 }
@@ -123,7 +123,7 @@ def test_charts_exports_a_short_list_of_documented_chart_functions():
         value = getattr(bbt_widget.charts, name)
         assert inspect.isfunction(value), name
         assert (value.__doc__ or "").strip(), f"{name} has no docstring"
-        assert f"::: bbt_widget.outputs.charts.{name}\n" in page, f"{name} is not on the page"
+        assert f"::: bbt_widget.charts.{name}\n" in page, f"{name} is not on the page"
     for internal in ("view_spec", "checks_spec", "to_records", "to_columns", "FOCUS_PARAM"):
         assert internal not in names, internal
 

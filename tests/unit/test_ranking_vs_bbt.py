@@ -20,7 +20,7 @@ from bbt_widget.baselines._plackett_luce import RankingModelResult, _expected_ra
 from bbt_widget.baselines._ranking_common import ranking_table
 from bbt_widget.baselines._ranking_order import best_indicators, order_gap
 from bbt_widget.core import posterior
-from bbt_widget.engines.base import Draws
+from bbt_widget.core.draws import Draws
 from bbt_widget.outputs import report_sections as rs
 
 NAMES = ["lgbm", "rf", "svm"]

@@ -65,13 +65,13 @@ def test_an_unknown_keyword_of_write_is_named_before_anything_runs(base, tmp_pat
     # passed on to the fit it failed as "fit() got an unexpected keyword argument", after
     # the other methods had started
     import bbt_widget as bbt
-    from bbt_widget.core import fitting
+    from bbt_widget.fitting import PreparedFit
     from bbt_widget.outputs import report_build
 
     def refuse(*args, **kwargs):
         raise AssertionError("started although a keyword was unknown")
 
-    monkeypatch.setattr(fitting, "fit", refuse)
+    monkeypatch.setattr(PreparedFit, "sample", refuse)
     monkeypatch.setattr(report_build, "start_methods", refuse)
     with pytest.raises(TypeError) as info:
         bbt.report.write(base, tmp_path / "r.html", dataset="db", bogus=1)

@@ -8,6 +8,7 @@ import pickle
 
 import pytest
 
+from bbt_widget.core.draws import SamplerSettings
 from bbt_widget.core.options import DEFAULT_TIES, HYPERPRIOR_SCALES
 from bbt_widget.core.settings import CountingSettings, FitSettings, PriorSettings
 from bbt_widget.core.validation import (
@@ -17,7 +18,6 @@ from bbt_widget.core.validation import (
     check_tie_threshold,
     check_ties,
 )
-from bbt_widget.engines.base import SamplerSettings
 
 LAYOUT = {
     "dataset": "ds",
@@ -162,8 +162,8 @@ def test_a_prepared_fit_and_its_result_carry_fit_settings():
     import numpy as np
 
     import bbt_widget as bbt
-    from bbt_widget.core.fitting import prepare_fit
-    from bbt_widget.engines.base import Draws
+    from bbt_widget.core.draws import Draws
+    from bbt_widget.fitting import prepare_fit
 
     job = prepare_fit(
         bbt.datasets.load_base(), dataset="db", ties="spread", d_min=None, size=(2, 10)
@@ -262,7 +262,7 @@ def test_the_widget_files_equivalent_fits_under_one_key():
 
 def test_recounting_without_a_tie_policy_is_refused_as_prepare_fit_refuses_it():
     import bbt_widget as bbt
-    from bbt_widget.core.fitting import prepare_fit
+    from bbt_widget.fitting import prepare_fit
 
     job = prepare_fit(bbt.datasets.load_base(), dataset="db", ties="spread", size=(2, 10))
     prior = {"hyperprior": "lognormal", "prior_scale": None}

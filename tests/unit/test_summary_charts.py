@@ -10,8 +10,8 @@ import pandas as pd
 import pytest
 
 from bbt_widget import charts
+from bbt_widget.charts.frames_ppc import ppc_fit_frame, ppc_frame, worst_ppc_frame
 from bbt_widget.core import posterior
-from bbt_widget.outputs.charts.frames_ppc import ppc_fit_frame, ppc_frame, worst_ppc_frame
 from bbt_widget.outputs.report_meta import column_definitions
 
 

@@ -9,8 +9,8 @@ import pytest
 
 import bbt_widget as bbt
 from bbt_widget import cli
-from bbt_widget.core.fitting import prepare_fit
-from bbt_widget.engines.base import Draws
+from bbt_widget.core.draws import Draws
+from bbt_widget.fitting import prepare_fit
 from bbt_widget.lab.sweep import _settings
 from bbt_widget.outputs.report import methods_text
 from bbt_widget.outputs.report_meta import provenance_items
@@ -100,9 +100,9 @@ def test_a_tie_under_either_rule_is_a_tie(paired):
     ],
 )
 def test_bad_thresholds_are_refused_before_any_fit(value, error, match, monkeypatch):
-    import bbt_widget.core.fitting as fitting
+    from bbt_widget import engines
 
-    monkeypatch.setattr(fitting.engines, "prestart", lambda *a: pytest.fail("engine started"))
+    monkeypatch.setattr(engines, "prestart", lambda *a: pytest.fail("engine started"))
     with pytest.raises(error, match=match):
         bbt.win_table(MEANS, dataset="db", tie_threshold=value)
     with pytest.raises(error, match=match):
@@ -229,7 +229,7 @@ def test_the_command_line_option_reaches_the_fit(tmp_path, monkeypatch, capsys):
 def test_the_widget_has_a_tie_threshold_control_with_a_tooltip():
     from pathlib import Path
 
-    from bbt_widget.core.fitting import SAMPLER_SETTINGS
+    from bbt_widget.fitting import SAMPLER_SETTINGS
     from bbt_widget.widget.app import BBTWidget
 
     w = BBTWidget(MEANS, dataset="db", autostart=False, previews=False, tie_threshold=0.005)

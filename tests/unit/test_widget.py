@@ -22,11 +22,11 @@ import pytest
 
 import bbt_widget as bbt
 from bbt_widget import charts, engines
-from bbt_widget.core.fitting import PreparedFit
-from bbt_widget.outputs.charts import spec_cache
-from bbt_widget.outputs.charts.frames import FIT_DATASETS, VIEW_DATASETS
-from bbt_widget.outputs.charts.frames_decisions import INFLUENCE_TOP, influence_frame
-from bbt_widget.outputs.charts.spec_cache import robustness_spec
+from bbt_widget.charts import spec_cache
+from bbt_widget.charts.frames import FIT_DATASETS, VIEW_DATASETS
+from bbt_widget.charts.frames_decisions import INFLUENCE_TOP, influence_frame
+from bbt_widget.charts.spec_cache import robustness_spec
+from bbt_widget.fitting import PreparedFit
 from bbt_widget.widget.app import BBTWidget
 from bbt_widget.widget.fitted import failed_fit_badge
 from bbt_widget.widget.preview import PREVIEW_DRAWS
@@ -691,7 +691,7 @@ def test_a_preview_and_its_full_fit_read_the_data_once_and_warn_once(
     """Issue 10: the preview and the full fit of a control change each read the data and
     counted the wins, at the same moment, in two threads (which delayed both). They now share
     one ``prepare_fit``; the data's warnings are still issued, once, by the full fit."""
-    from bbt_widget.core import fitting
+    from bbt_widget.fitting import prepared as fitting
 
     data = bbt.datasets.load_base()
     data.loc[data["db"] == data["db"].iloc[0], "svm"] = float("nan")  # svm misses a data set
@@ -727,7 +727,7 @@ def test_a_prior_change_reads_nothing_again_and_fits_what_fit_fits(
     hyper-prior, which changes neither. A prior change now reuses them
     (``PreparedFit.with_prior``); the fit, the data's warnings and the audit are those of
     ``bbt_widget.fit`` with the new prior."""
-    from bbt_widget.core import fitting
+    from bbt_widget.fitting import prepared as fitting
 
     data = bbt.datasets.load_base()
     data.loc[data["db"] == data["db"].iloc[0], "svm"] = float("nan")  # svm misses a data set
@@ -773,7 +773,7 @@ def test_a_d_min_or_tie_change_counts_the_wins_again_from_the_results_already_re
     them again (two thirds of preparing a fit at 16 x 132) before counting the wins. The
     widget now counts again from the results it read (``PreparedFit.recount``); each fit is
     still ``bbt_widget.fit``'s with the same settings (summary, settings, warnings, audit)."""
-    from bbt_widget.core import fitting
+    from bbt_widget.fitting import prepared as fitting
 
     data = bbt.datasets.load_base()
     data.loc[data["db"] == data["db"].iloc[0], "svm"] = float("nan")  # svm misses a data set

@@ -5,8 +5,8 @@ from __future__ import annotations
 
 import pandas as pd
 
+from bbt_widget.charts import decision_frame, pair_key
 from bbt_widget.core.bidi import isolate
-from bbt_widget.outputs.charts import decision_frame, pair_key
 from bbt_widget.widget.claims import claim_changes, claims_of
 
 HOSTILE = "<img src=x onerror=alert(1)>"
@@ -100,7 +100,7 @@ def test_matrix_tooltips_in_words() -> None:
 
 
 def test_interval_rows_name_an_unsettled_claim() -> None:
-    from bbt_widget.outputs.charts.frames import interval_frame
+    from bbt_widget.charts.frames import interval_frame
 
     s = _summary([("a", "b", "no claim"), ("a", "c", "no claim")])
     ranges = pd.DataFrame({"pair": s["pair"], "alg_a": s["alg_a"], "alg_b": s["alg_b"]})

@@ -12,7 +12,7 @@ from typing import Any
 import pytest
 
 import bbt_widget as bbt
-from bbt_widget.core.fitting import PreparedFit
+from bbt_widget.fitting import PreparedFit
 from bbt_widget.widget.app import BBTWidget
 from bbt_widget.widget.fitted import failed_fit_badge
 

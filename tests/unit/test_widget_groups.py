@@ -17,14 +17,14 @@ import pytest
 
 import bbt_widget as bbt
 from bbt_widget import charts
+from bbt_widget.charts.frames_decisions import flips_frame
+from bbt_widget.charts.frames_groups import GROUP_CELLS, group_cells, group_cells_frame
+from bbt_widget.charts.spec_cache import groups_spec
+from bbt_widget.charts.specs_groups import groups_chart
+from bbt_widget.core.draws import Draws
 from bbt_widget.core.group_result import GroupedBBTResult
 from bbt_widget.core.palette import SWEEP_DECISION_COLORS
 from bbt_widget.core.result import BBTResult
-from bbt_widget.engines.base import Draws
-from bbt_widget.outputs.charts.frames_decisions import flips_frame
-from bbt_widget.outputs.charts.frames_groups import GROUP_CELLS, group_cells, group_cells_frame
-from bbt_widget.outputs.charts.spec_cache import groups_spec
-from bbt_widget.outputs.charts.specs_groups import groups_chart
 from bbt_widget.widget import app
 from bbt_widget.widget.app import BBTWidget
 from bbt_widget.widget.fitted import Fitted, fit_ranges

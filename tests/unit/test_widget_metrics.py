@@ -14,8 +14,8 @@ import numpy as np
 import pandas as pd
 import pytest
 
-from bbt_widget.core.fitting import prepare_fit
-from bbt_widget.engines.base import Draws
+from bbt_widget.core.draws import Draws
+from bbt_widget.fitting import prepare_fit
 from bbt_widget.lab.batch import spawn_seeds
 from bbt_widget.lab.metrics import MetricsResult
 from bbt_widget.widget.app import BBTWidget

@@ -172,7 +172,7 @@ def test_ppc_frame_of_a_real_fit_keys_titles_and_numbers_every_row(fitted) -> No
     """The PPC frame (keys and titles made once per pair, issue 10) on a Davidson fit: every
     row carries its own pair's key, panel title and the pair's place in the summary."""
     from bbt_widget import charts
-    from bbt_widget.outputs.charts.frames_ppc import ppc_frame
+    from bbt_widget.charts.frames_ppc import ppc_frame
 
     order = list(fitted.ranking()["algorithm"])
     hist = fitted.ppc_histogram()
