@@ -116,8 +116,7 @@ def _spec_cache_path(name: str = "view") -> Path:
     # every module that shapes a spec: a change to any of them (or Altair) builds anew
     here = Path(__file__).parent
     source = b"".join(
-        f.read_bytes()
-        for f in [*sorted(here.glob("*.py")), here.parent / "core" / "palette.py"]
+        f.read_bytes() for f in [*sorted(here.glob("*.py")), here.parent / "core" / "palette.py"]
     )
     version = importlib.metadata.version("altair")
     digest = hashlib.sha256(source + b"\0altair " + version.encode()).hexdigest()[:16]

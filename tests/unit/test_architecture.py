@@ -81,9 +81,7 @@ def test_the_chart_package_imports_only_the_core(graph: grimp.ImportGraph):
     assert not above, f"the chart package imports {sorted(above)}"
 
 
-@pytest.mark.parametrize(
-    "path", sorted((PACKAGE / "charts").glob("*.py")), ids=lambda p: p.name
-)
+@pytest.mark.parametrize("path", sorted((PACKAGE / "charts").glob("*.py")), ids=lambda p: p.name)
 def test_chart_modules_are_small(path: Path):
     n = len(path.read_text(encoding="utf-8").splitlines())
     assert n < CHART_MODULE_MAX_LINES, f"{path.name} has {n} lines; split it by what it draws"
