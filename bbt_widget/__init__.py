@@ -26,7 +26,7 @@ from .lab.sweep import SweepResult, sweep
 from .lab.sweep_groups import GroupedSweepResult
 
 if TYPE_CHECKING:
-    from .baselines._plackett_luce import ranking_model
+    from .ranking._plackett_luce import ranking_model
     from .widget.app import BBTWidget
 
 
@@ -67,6 +67,7 @@ __all__ = [
     "fit",
     "influence",
     "options",
+    "ranking",
     "ranking_model",
     "report",
     "sweep",
@@ -80,6 +81,7 @@ __all__ = [
 _LAZY_MODULES = {
     "baselines": "baselines",
     "charts": "charts",
+    "ranking": "ranking",
     "export": "outputs.export",
     "report": "outputs.report_api",
 }
@@ -91,7 +93,7 @@ def __getattr__(name: str) -> Any:
         # package first and recurse into __getattr__
         return importlib.import_module(f"{__name__}.{_LAZY_MODULES[name]}")
     if name == "ranking_model":
-        from .baselines._plackett_luce import ranking_model
+        from .ranking._plackett_luce import ranking_model
 
         return ranking_model
     if name == "BBTWidget":

@@ -42,8 +42,8 @@ import numpy as np  # noqa: E402
 from _machine import machine  # noqa: E402  (beside this script)
 
 import bbt_widget as bbt  # noqa: E402
-from bbt_widget.baselines import _plackett_luce as pl  # noqa: E402
 from bbt_widget.core.convergence import ess_bulk, ess_tail  # noqa: E402
+from bbt_widget.ranking import _plackett_luce as pl  # noqa: E402
 
 #: (chains, warm-up, sampling); the first is the reference (the fit's defaults).
 SETTINGS = [

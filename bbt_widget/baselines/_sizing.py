@@ -46,7 +46,7 @@ _PAIR_DRAWS = 4000
 def mallows_estimate(
     n_alg: int, chains: int, burn_in: int, draws: int, thin: int
 ) -> tuple[int, float]:
-    """(peak bytes, seconds) of ``mallows_model`` on ``n_alg`` algorithms.
+    """(peak bytes, seconds) of ``mallows`` on ``n_alg`` algorithms.
 
     ``burn_in`` and ``draws`` per chain, ``thin`` iterations per kept draw, as the model's
     arguments.

@@ -206,7 +206,7 @@ def start_methods(
     among ``methods``, or without a seed: the fit draws one, which is not known yet)."""
     if "plackett-luce" not in methods or sampler.get("seed") is None:
         return None
-    from ..baselines._plackett_luce import ranking_model
+    from ..ranking._plackett_luce import ranking_model
 
     options = _ranking_options(data, hdi, sampler)
     return SideFit(lambda progress: ranking_model(data, progress=progress, **options), options)
@@ -252,10 +252,10 @@ def optional_sections(
     gets each step's stages, ``log`` a line when a step is done (what it did, how long);
     ``started``: the side fit :func:`start_methods` started for this report, if any.
     """
-    from ..baselines._plackett_luce import ranking_model
     from ..core.groups import results_only
     from ..lab.influence import influence
     from ..lab.sweep import sweep as run_sweep
+    from ..ranking._plackett_luce import ranking_model
     from . import report_sections as rs
     from .report_groups import group_mapping, group_sweep_section, influence_not_computed
 

@@ -4,8 +4,8 @@ ranking-model section and its methods paragraph.
 The two models' probabilities are different quantities (BBT: P(highest ability); the
 ranking model: P(ranked first on a new data set)), so the sentence compares the orderings
 they give and quotes each number under its own name. An ordering counts only when its gap
-exceeds :data:`~bbt_widget.baselines._ranking_order.ORDER_Z` Monte Carlo standard errors
-(:mod:`bbt_widget.baselines._ranking_order`); within that the model has the two *tied at
+exceeds :data:`~bbt_widget.ranking._order.ORDER_Z` Monte Carlo standard errors
+(:mod:`bbt_widget.ranking._order`); within that the model has the two *tied at
 this precision*, and two models are said to order them differently only when both orderings
 count and disagree.
 """
@@ -16,8 +16,8 @@ from typing import TYPE_CHECKING, Any
 
 import numpy as np
 
-from ..baselines._ranking_order import ORDER_Z, OrderGap, best_indicators, order_gap
 from ..core.bidi import isolate
+from ..ranking._order import ORDER_Z, OrderGap, best_indicators, order_gap
 
 if TYPE_CHECKING:
     from ..core.result import BBTResult

@@ -23,12 +23,12 @@ from .report_first_places import first_places as first_places  # the section's f
 
 if TYPE_CHECKING:
     from ..baselines import AgreementResult, HierarchicalResult
-    from ..baselines._mallows import MallowsResult
-    from ..baselines._plackett_luce import RankingModelResult
     from ..core.result import BBTResult
     from ..lab.influence import Influence
     from ..lab.metrics import MetricsResult
     from ..lab.sweep import SweepResult
+    from ..ranking._mallows import MallowsResult
+    from ..ranking._plackett_luce import RankingModelResult
 
 #: Papers cited by the methods sentences of the optional sections.
 PL_PAPER = "Bayesian Performance Analysis for Algorithm Ranking Comparison"

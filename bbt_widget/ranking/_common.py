@@ -15,12 +15,12 @@ from typing import TYPE_CHECKING, Any, ClassVar
 import numpy as np
 import pandas as pd
 
+from ..baselines._common import snap_ties
 from ..core.bidi import pair_label
 from ..core.data import MIN_RANKED_DATASETS, TidyResults, as_tidy
 from ..core.posterior import hdi_sorted
 from ..core.precision import mcse
 from ..core.validation import _preview
-from ._common import snap_ties
 
 if TYPE_CHECKING:  # the charts import Altair where drawn: fitting a ranking model needs none
     import altair as alt
@@ -252,8 +252,8 @@ class RankingCharts:
     def chart_vs_bbt(self, bbt: Any) -> alt.HConcatChart:
         """BBT's P(highest ability) and expected rank beside this model's P(ranked first on
         a new data set) and expected rank, each on its own axis: different quantities
-        (:func:`._ranking_vs_bbt.chart_vs_bbt`)."""
-        from ._ranking_vs_bbt import chart_vs_bbt
+        (:func:`._vs_bbt.chart_vs_bbt`)."""
+        from ._vs_bbt import chart_vs_bbt
 
         return chart_vs_bbt(self, bbt)
 

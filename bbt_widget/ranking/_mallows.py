@@ -8,7 +8,7 @@ A. Frigessi and E. Arjas, "Probabilistic Preference Learning with the Mallows Ra
 Journal of Machine Learning Research 18(158):1-49, 2018,
 https://jmlr.org/papers/v18/15-481.html.
 
-Rankings: as Plackett-Luce (:mod:`bbt_widget.baselines._ranking_common`), each data set ranks
+Rankings: as Plackett-Luce (:mod:`bbt_widget.baselines._common`), each data set ranks
 its algorithms by mean score, with ``win_table``'s direction and tolerance rules.
 
 * Ties, ``"split"`` (default): each tied pair counts half in each order, i.e. the average of
@@ -53,18 +53,13 @@ import altair as alt
 import numpy as np
 import pandas as pd
 
+from ..baselines._sizing import check_mallows_size
 from ..core.checks import ESS_PER_CHAIN, RHAT_MAX, Diagnostics, _az
 from ..core.data import TidyResults
 from ..core.draws import Draws, ProgressCallback
 from ..core.options import DEFAULT_CHAINS, DEFAULT_HDI
 from ..core.validation import DEFAULT_SEED, check_count, check_hdi, check_seed
-from ._mallows_sampler import (
-    before_probability,
-    position_probabilities,
-    run_chains,
-    sample_rankings,
-)
-from ._ranking_common import (
+from ._common import (
     RankingCharts,
     before_table,
     ppc_table,
@@ -73,9 +68,14 @@ from ._ranking_common import (
     summarise,
     top_k_table,
 )
-from ._sizing import check_mallows_size
+from ._mallows_sampler import (
+    before_probability,
+    position_probabilities,
+    run_chains,
+    sample_rankings,
+)
 
-__all__ = ["Consensus", "Dispersion", "MallowsResult", "mallows_model"]
+__all__ = ["Consensus", "Dispersion", "MallowsResult", "mallows"]
 
 TIE_RULES = ("split", "random")
 #: Rate of the truncated exponential prior on beta (Rojas-Delgado et al. 2022, Sec. IV).
@@ -125,7 +125,7 @@ class MallowsResult(RankingCharts):
         Algorithms (rows, in the consensus order) x ranks 1..n (columns): the posterior
         probability that the algorithm holds that rank in the consensus.
     ranking, top_k, before, ppc
-        As :class:`bbt_widget.baselines._plackett_luce.RankingModelResult`, for a ranking
+        As :class:`bbt_widget.ranking._plackett_luce.RankingModelResult`, for a ranking
         drawn from the model (a new data set): ``p_first`` = P(ranked first),
         ``expected_rank``, P(in the top k), P(a ranked before b), rank frequencies against
         their replicates.
@@ -191,7 +191,7 @@ class MallowsResult(RankingCharts):
         )
 
 
-def mallows_model(
+def mallows(
     data: pd.DataFrame | TidyResults,
     *,
     dataset: str | None = None,
@@ -214,8 +214,9 @@ def mallows_model(
 ) -> MallowsResult:
     """Fit the Bayesian Mallows model (Kendall's distance) to the per-data-set rankings.
 
-    Called by ``bbt.ranking_model(data, model="mallows", ...)`` (``prior`` is ``rate``,
-    ``iter_warmup`` ``burn_in``, ``iter_sampling`` ``draws``).
+    ``bbt.ranking.mallows(data, ...)``; ``bbt.ranking_model(data, model="mallows", ...)``
+    calls it (its ``prior`` is ``rate``, ``iter_warmup`` ``burn_in``, ``iter_sampling``
+    ``draws``).
 
     Parameters
     ----------

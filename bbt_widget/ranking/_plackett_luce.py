@@ -56,8 +56,7 @@ from ..core.options import (
     DEFAULT_ITER_WARMUP,
 )
 from ..core.validation import DEFAULT_SEED, check_count, check_hdi, check_seed
-from ._plackett_luce_gibbs import sample as gibbs_sample
-from ._ranking_common import (
+from ._common import (
     RankedMeans,
     RankingCharts,
     before_table,
@@ -66,7 +65,8 @@ from ._ranking_common import (
     ranking_table,
     top_k_table,
 )
-from ._ranking_common import top_k_shown as top_k_shown  # re-exported: the top-k chart's panels
+from ._common import top_k_shown as top_k_shown  # re-exported: the top-k chart's panels
+from ._plackett_luce_gibbs import sample as gibbs_sample
 
 if TYPE_CHECKING:
     from ._mallows import MallowsResult
@@ -166,7 +166,7 @@ def ranking_model(
         accepted and not needed).
     model
         ``"plackett-luce"`` (default) or ``"mallows"`` (Mallows with Kendall's distance:
-        :func:`bbt_widget.baselines._mallows.mallows_model`).
+        :func:`bbt_widget.ranking._mallows.mallows`).
     ties
         ``"split"`` (default) or ``"random"``; see the module documentation.
     prior
@@ -200,9 +200,9 @@ def ranking_model(
     if model not in MODELS:
         raise ValueError(f"unknown model {model!r}; use one of {', '.join(map(repr, MODELS))}")
     if model == "mallows":
-        from ._mallows import mallows_model
+        from ._mallows import mallows
 
-        return mallows_model(
+        return mallows(
             data,
             dataset=dataset,
             algorithm=algorithm,
@@ -224,14 +224,93 @@ def ranking_model(
     for name, value in (("thin", thin), ("leap", leap)):
         if value is not None:
             raise ValueError(f"{name} is a setting of model='mallows'; leave it out here")
+    return plackett_luce(
+        data,
+        dataset=dataset,
+        algorithm=algorithm,
+        fold=fold,
+        score=score,
+        sd=sd,
+        lower_is_better=lower_is_better,
+        ties=ties,
+        concentration=1.0 if prior is None else prior,
+        hdi=hdi,
+        chains=chains,
+        iter_warmup=iter_warmup,
+        iter_sampling=iter_sampling,
+        seed=seed,
+        progress=progress,
+    )
+
+
+def plackett_luce(
+    data: pd.DataFrame | TidyResults,
+    *,
+    dataset: str | None = None,
+    algorithm: str | None = None,
+    fold: str | None = None,
+    score: str | None = None,
+    sd: pd.DataFrame | None = None,
+    lower_is_better: bool = False,
+    ties: str = "split",
+    concentration: float = 1.0,
+    hdi: float = DEFAULT_HDI,
+    chains: int = DEFAULT_CHAINS,
+    iter_warmup: int = DEFAULT_ITER_WARMUP,
+    iter_sampling: int = DEFAULT_ITER_SAMPLING,
+    seed: int | None = DEFAULT_SEED,
+    progress: ProgressCallback | None = None,
+) -> RankingModelResult:
+    """Fit the Plackett-Luce model to the rankings of the algorithms on each data set.
+
+    Parameters
+    ----------
+    data
+        Results in any layout :func:`bbt_widget.win_table` accepts (each data set is ranked
+        by the mean over its folds), or the :class:`~bbt_widget.TidyResults` read from them.
+    dataset, algorithm, fold, score, sd, lower_is_better
+        How to read the results; see :func:`bbt_widget.tidy_results` (``sd`` is accepted
+        and not needed).
+    ties
+        ``"split"`` (default) or ``"random"``; see the module documentation.
+    concentration
+        The Dirichlet concentration of every normalised weight (default 1, flat, as
+        Rojas-Delgado et al.).
+    hdi
+        Mass of the HDIs.
+    chains, iter_warmup, iter_sampling, seed, progress
+        Chains, warm-up and kept sweeps of the Gibbs sampler with latent Gamma variables,
+        in numpy (Caron and Doucet 2012; :mod:`._plackett_luce_gibbs`). ``seed`` also seeds
+        the tie sampling and the Monte Carlo summaries.
+
+    Returns
+    -------
+    RankingModelResult
+        ``ranking``, ``top_k``, ``before``, ``ppc``, ``diagnostics``; ``compare(bbt)`` and
+        the charts ``chart_top_k()``, ``chart_vs_bbt(bbt)``, ``chart_ppc()``.
+
+    Raises
+    ------
+    ValueError, TypeError
+        Before any fit: an unknown tie rule, a concentration that is not a number > 0,
+        fewer than 2 algorithms, fewer than 2 data sets with at least 2 results.
+
+    Examples
+    --------
+    >>> import bbt_widget as bbt
+    >>> pl = bbt.ranking.plackett_luce(bbt.datasets.load_base(), dataset="db", seed=1)
+    >>> list(pl.ranking.columns[:3])
+    ['algorithm', 'p_first', 'p_first_low']
+    """
     if ties not in TIE_RULES:
         raise ValueError(f"unknown ties {ties!r}; use one of {', '.join(map(repr, TIE_RULES))}")
-    prior = 1.0 if prior is None else prior
+    prior = concentration
+    named = "concentration (ranking_model's prior)"
     if isinstance(prior, bool) or not isinstance(prior, (int, float, np.number)):
-        raise TypeError(f"prior must be a number > 0 (Dirichlet concentration), got {prior!r}")
+        raise TypeError(f"{named} must be a number > 0, got {prior!r}")
     if not (np.isfinite(prior) and prior > 0):
         raise ValueError(
-            f"prior must be a finite number > 0 (Rojas-Delgado et al.: 1, flat); got {prior}"
+            f"{named} must be a finite number > 0 (Rojas-Delgado et al.: 1, flat); got {prior}"
         )
     hdi = check_hdi(hdi)
     settings: dict[str, Any] = {
@@ -274,7 +353,7 @@ def ranking_model(
         dropped=dropped,
         settings=settings
         | {
-            "model": model,
+            "model": "plackett-luce",
             "ties": ties,
             "prior": float(prior),
             "sampler": "gibbs",

@@ -53,7 +53,7 @@ def sample(
     progress: ProgressCallback | None = None,
 ) -> Draws:
     """Draws of ``theta`` from the Plackett-Luce posterior of ``data`` (the Stan program's
-    data, :func:`bbt_widget.baselines._plackett_luce.pl_data`).
+    data, :func:`bbt_widget.ranking._plackett_luce.pl_data`).
 
     Each chain starts from a draw of the prior, runs ``iter_warmup`` sweeps that are dropped
     and keeps the next ``iter_sampling``. ``progress("sampling", f)`` is called as the

@@ -76,9 +76,9 @@ from .sync import json_trait
 from .views import warm_model
 
 if TYPE_CHECKING:  # both import Altair, which the first charts must not wait for
-    from ..baselines._mallows import MallowsResult
-    from ..baselines._plackett_luce import RankingModelResult
     from ..core.data import TidyResults
+    from ..ranking._mallows import MallowsResult
+    from ..ranking._plackett_luce import RankingModelResult
 
 __all__ = ["D_MIN_RANGE", "FOCUS_ALGORITHMS", "BBTWidget"]
 

@@ -30,8 +30,8 @@ from .runner import Dispatcher, FitEvent, FitRunner
 from .views import ranking_model_spec, ttest_spec
 
 if TYPE_CHECKING:  # imports Altair, which the first charts must not wait for
-    from ..baselines._mallows import MallowsResult
-    from ..baselines._plackett_luce import RankingModelResult
+    from ..ranking._mallows import MallowsResult
+    from ..ranking._plackett_luce import RankingModelResult
 
 __all__ = ["GROUP_RANKING_NOTE", "GROUP_TTEST_NOTE", "RankingSection"]
 
@@ -145,7 +145,7 @@ class RankingSection:
         # On the runner's thread: the fit (once per data settings), then the spec.
         pl = self.fits.get(pl_key)
         if pl is None:
-            from ..baselines._plackett_luce import ranking_model as core_ranking_model
+            from ..ranking._plackett_luce import ranking_model as core_ranking_model
 
             pl = core_ranking_model(self.w._data, progress=progress, **settings)
             self.fits[pl_key] = pl

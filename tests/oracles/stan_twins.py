@@ -26,7 +26,7 @@ from bbt_widget.core.draws import Draws
 from bbt_widget.core.options import TTEST_HDI
 
 HERE = Path(__file__).resolve().parent
-#: The twins by name: Plackett-Luce (data: ``bbt_widget.baselines._plackett_luce.pl_data``)
+#: The twins by name: Plackett-Luce (data: ``bbt_widget.ranking._plackett_luce.pl_data``)
 #: and the hierarchical t-test (data: ``bbt_widget.baselines._hierarchical.model_data``).
 PROGRAMS = ("plackett_luce", "hierarchical_ttest")
 _SAMPLER_OUTPUTS = (
@@ -111,8 +111,8 @@ def plackett_luce(
 ) -> TwinFit:
     """NUTS on the Plackett-Luce program, given the rankings ``ranking_model`` would read
     from ``data`` (the same tie splitting, from the same seed)."""
-    from bbt_widget.baselines._plackett_luce import _prepared
     from bbt_widget.core.checks import draws_diagnostics
+    from bbt_widget.ranking._plackett_luce import _prepared
 
     counts = _prepared(data, layout, ties, prior, seed)[3]
     draws = sample(

@@ -11,7 +11,7 @@ from oracles import stan_twins  # tests/ is on sys.path under pytest (its confte
 
 import bbt_widget as bbt
 from bbt_widget import engines
-from bbt_widget.baselines._plackett_luce import _expected_ranks
+from bbt_widget.ranking._plackett_luce import _expected_ranks
 
 pytestmark = pytest.mark.stan
 

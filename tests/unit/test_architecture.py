@@ -47,6 +47,7 @@ def test_the_layers_show_in_the_folders():
         "engines",
         "fitting",
         "charts",
+        "ranking",
         "baselines",
         "lab",
         "outputs",

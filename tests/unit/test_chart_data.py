@@ -182,8 +182,8 @@ def test_the_heatmaps_of_many_groups_and_algorithms_are_drawn_whole():
     influence bars and Mallows' rank probabilities (algorithms x ranks) are drawn whole."""
     from types import SimpleNamespace
 
-    from bbt_widget.baselines._mallows import MallowsResult
     from bbt_widget.charts.specs_robustness import influence_top_chart, sweep_chart
+    from bbt_widget.ranking._mallows import MallowsResult
 
     pairs = [f"a{i} > a{j}" for i in range(20) for j in range(i + 1, 20)]
     cells = pd.DataFrame(

@@ -14,9 +14,10 @@ import pandas as pd
 import pytest
 
 import bbt_widget as bbt
-from bbt_widget.baselines import _mallows
-from bbt_widget.baselines._mallows import pair_counts
-from bbt_widget.baselines._mallows_sampler import (
+from bbt_widget.engines.base import FitCancelled
+from bbt_widget.ranking import _mallows
+from bbt_widget.ranking._mallows import pair_counts
+from bbt_widget.ranking._mallows_sampler import (
     before_probability,
     kendall_distance,
     log_partition,
@@ -24,7 +25,6 @@ from bbt_widget.baselines._mallows_sampler import (
     run_chains,
     sample_rankings,
 )
-from bbt_widget.engines.base import FitCancelled
 
 #: Grid over beta for the exact posteriors (the prior rate 0.1 makes beta > 12 negligible
 #: at these data sizes; checked by the mass in the last grid cells).
@@ -277,7 +277,7 @@ def test_cancel_stops_the_sampler(pmlb16):
     stop = threading.Event()
     stop.set()
     with pytest.raises(FitCancelled):
-        _mallows.mallows_model(pmlb16, dataset="db", cancel=stop)
+        _mallows.mallows(pmlb16, dataset="db", cancel=stop)
 
 
 @pytest.fixture

@@ -1,4 +1,4 @@
-"""The Plackett-Luce Gibbs sampler (``baselines._plackett_luce_gibbs``) against the exact
+"""The Plackett-Luce Gibbs sampler (``ranking._plackett_luce_gibbs``) against the exact
 posterior: on three algorithms the posterior lives on a 2-simplex, where its moments are
 integrals that a fine grid gives to 1e-6, ties split into fractional weights included."""
 
@@ -7,9 +7,9 @@ from __future__ import annotations
 import numpy as np
 import pytest
 
-from bbt_widget.baselines._plackett_luce import expand_rankings, pl_data
-from bbt_widget.baselines._plackett_luce_gibbs import sample
 from bbt_widget.core.convergence import ess_bulk, rhat
+from bbt_widget.ranking._plackett_luce import expand_rankings, pl_data
+from bbt_widget.ranking._plackett_luce_gibbs import sample
 
 
 def _exact_moments(data: dict) -> tuple[np.ndarray, np.ndarray]:

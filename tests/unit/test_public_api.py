@@ -25,6 +25,7 @@ LAZY = {
     "export": "bbt_widget.outputs.export",
     "charts": "bbt_widget.charts",
     "baselines": "bbt_widget.baselines",
+    "ranking": "bbt_widget.ranking",
     "report": "bbt_widget.outputs.report_api",
 }
 

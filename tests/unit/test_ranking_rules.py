@@ -7,7 +7,7 @@ import pandas as pd
 import pytest
 
 import bbt_widget as bbt
-from bbt_widget.baselines._plackett_luce import MAX_SPLIT, expand_rankings
+from bbt_widget.ranking._plackett_luce import MAX_SPLIT, expand_rankings
 
 
 def test_a_tie_is_split_into_its_orderings_with_equal_weights():
@@ -47,7 +47,7 @@ def no_stan(monkeypatch):
     [
         ({"model": "bradley-terry"}, "unknown model 'bradley-terry'"),
         ({"ties": "average"}, "unknown ties 'average'"),
-        ({"prior": 0}, "prior must be a finite number > 0"),
+        ({"prior": 0}, r"concentration \(ranking_model.s prior\) must be a finite number > 0"),
         ({"hdi": 1.5}, "hdi mass"),
     ],
 )
@@ -73,8 +73,8 @@ def test_stan_data_reproduce_the_plackett_luce_log_likelihood(pmlb16):
     """The reduced data (weighted counts per algorithm and per remaining set) give the same
     log-likelihood as Eq. 5 of Rojas-Delgado et al. (2022) summed over every weighted ordering."""
     from bbt_widget.baselines._common import snap_ties
-    from bbt_widget.baselines._plackett_luce import pl_data
     from bbt_widget.core.data import tidy_results
+    from bbt_widget.ranking._plackett_luce import pl_data
 
     means = snap_ties(tidy_results(pmlb16, dataset="db").means)
     orders, weights = expand_rankings(means, "split", np.random.default_rng(0))
@@ -95,7 +95,7 @@ def test_simulated_places_and_their_counts_match_a_direct_count():
     """The places of the simulated rankings are the inverse of their sort order (absent
     algorithms last), and the counts per (draw, algorithm, place) are those of counting
     every ranking, with or without a mask of the entries counted."""
-    from bbt_widget.baselines._plackett_luce import _place_counts, _simulated_positions
+    from bbt_widget.ranking._plackett_luce import _place_counts, _simulated_positions
 
     rng = np.random.default_rng(5)
     theta = rng.dirichlet(np.ones(6), size=7)
@@ -116,7 +116,7 @@ def test_simulated_rankings_follow_plackett_luce():
     probabilities: P(a first, then b, then c) = theta_a / 1 * theta_b / (theta_b + theta_c)."""
     from itertools import permutations
 
-    from bbt_widget.baselines._plackett_luce import _simulated_positions
+    from bbt_widget.ranking._plackett_luce import _simulated_positions
 
     theta = np.array([[0.6, 0.3, 0.1]])
     n = 200_000
@@ -126,3 +126,30 @@ def test_simulated_rankings_follow_plackett_luce():
         exact = t[a] * t[b] / (t[b] + t[c])
         seen = np.mean((pos[:, a] == 0) & (pos[:, b] == 1) & (pos[:, c] == 2))
         assert abs(seen - exact) < 4 * np.sqrt(exact * (1 - exact) / n), (a, b, c, seen, exact)
+
+
+def test_each_ranking_model_has_its_own_parameters_and_ranking_model_calls_them_by_name():
+    # ranking_model's prior was a Dirichlet concentration or an exponential rate depending on
+    # model=; each model is now its own function, named for what its prior is
+    data = bbt.datasets.load_base()
+    pl = bbt.ranking.plackett_luce(data, dataset="db", concentration=2.0, seed=3)
+    by_name = bbt.ranking_model(data, dataset="db", prior=2.0, seed=3)
+    pd.testing.assert_frame_equal(pl.ranking, by_name.ranking)
+    assert pl.settings["prior"] == 2.0 and pl.settings["model"] == "plackett-luce"
+    quick = {"chains": 2, "burn_in": 50, "draws": 100}
+    ml = bbt.ranking.mallows(data, dataset="db", rate=0.5, seed=3, **quick)
+    ml_by_name = bbt.ranking_model(
+        data,
+        dataset="db",
+        model="mallows",
+        prior=0.5,
+        seed=3,
+        chains=2,
+        iter_warmup=50,
+        iter_sampling=100,
+    )
+    pd.testing.assert_frame_equal(ml.ranking, ml_by_name.ranking)
+    with pytest.raises(TypeError, match="unexpected keyword argument 'rate'"):
+        bbt.ranking.plackett_luce(data, dataset="db", rate=0.5)  # Mallows' parameter
+    with pytest.raises(TypeError, match="unexpected keyword argument 'concentration'"):
+        bbt.ranking.mallows(data, dataset="db", concentration=2.0)  # Plackett-Luce's

@@ -16,12 +16,12 @@ import numpy as np
 import pandas as pd
 import pytest
 
-from bbt_widget.baselines._plackett_luce import RankingModelResult, _expected_ranks
-from bbt_widget.baselines._ranking_common import ranking_table
-from bbt_widget.baselines._ranking_order import best_indicators, order_gap
 from bbt_widget.core import posterior
 from bbt_widget.core.draws import Draws
 from bbt_widget.outputs import report_sections as rs
+from bbt_widget.ranking._common import ranking_table
+from bbt_widget.ranking._order import best_indicators, order_gap
+from bbt_widget.ranking._plackett_luce import RankingModelResult, _expected_ranks
 
 NAMES = ["lgbm", "rf", "svm"]
 CHAINS, DRAWS = 4, 1000

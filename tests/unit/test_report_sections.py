@@ -7,7 +7,7 @@ from __future__ import annotations
 import pandas as pd
 import pytest
 
-from bbt_widget.baselines._plackett_luce import RankingModelResult, top_k_shown
+from bbt_widget.ranking._plackett_luce import RankingModelResult, top_k_shown
 
 
 def test_top_k_chart_is_readable_at_16_algorithms():

@@ -12,9 +12,9 @@ import pytest
 import bbt_widget as bbt
 from bbt_widget.baselines import _sizing
 from bbt_widget.baselines._hierarchical_pairs import hierarchical_pairs
-from bbt_widget.baselines._mallows import mallows_model
 from bbt_widget.core import sizing
 from bbt_widget.engines import FitCancelled
+from bbt_widget.ranking._mallows import mallows
 
 GB = 2**30
 
@@ -139,7 +139,7 @@ def test_the_mallows_estimate_matches_the_measured_peaks(n_alg, low, high):
 def test_mallows_on_500_algorithms_is_refused_before_sampling(monkeypatch):
     monkeypatch.setattr(sizing, "available_memory", lambda: 16 * GB)
     with pytest.raises(sizing.FitTooLargeError) as info:
-        mallows_model(
+        mallows(
             _scores(500, 4), dataset="db", algorithm="algorithm", score="score", cancel=_cancelled()
         )
     message = str(info.value)
@@ -151,7 +151,7 @@ def test_mallows_on_100_algorithms_warns_of_its_time_before_sampling(monkeypatch
     monkeypatch.setattr(sizing, "available_memory", lambda: 64 * GB)
     with pytest.warns(sizing.LongRunWarning, match=r"Mallows model of 100 .* 1\.\d GB"):
         with pytest.raises(FitCancelled):
-            mallows_model(
+            mallows(
                 _scores(100, 4),
                 dataset="db",
                 algorithm="algorithm",

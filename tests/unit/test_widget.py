@@ -1548,7 +1548,7 @@ def test_ranking_model_switch_fits_plackett_luce_once_in_the_background(
 ) -> None:
     """Issue 11: BBT alone by default (no Plackett-Luce fit before it is asked for); the
     switch fits it in the background once per data settings and draws it against BBT."""
-    from bbt_widget.baselines._ranking_vs_bbt import vs_bbt_frame
+    from bbt_widget.ranking._vs_bbt import vs_bbt_frame
 
     w = widget
     _restore(w)
