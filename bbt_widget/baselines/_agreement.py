@@ -16,7 +16,7 @@ import pandas as pd
 
 from ..core.data import TidyResults
 from ..core.options import DEFAULT_HDI, DEFAULT_ROPE
-from ..core.posterior import NOT_COMPARED
+from ..core.posterior import NOT_COMPARED, flip_decision
 from ..core.validation import check_count, check_hdi, check_rope, check_seed
 from ._common import (
     Means,
@@ -25,7 +25,6 @@ from ._common import (
     check_control,
     check_positive,
     dataset_means,
-    flip_decision,
     selected_pairs,
 )
 from ._demsar import NemenyiResult, complete_blocks, nemenyi_from_means

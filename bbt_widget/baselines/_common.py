@@ -24,7 +24,6 @@ from ..core.wintable import REL_TOL
 
 #: The decision vocabulary shared with :meth:`bbt_widget.BBTResult.summary`.
 DECISIONS = ("a better", "equivalent", "no claim", "b better")
-_FLIP = {"a better": "b better", "b better": "a better"}
 
 
 @dataclass(frozen=True)
@@ -187,11 +186,6 @@ def control_pairs(
         return list(pairs)
     c = list(names).index(control)
     return [p for p in pairs if c in p]
-
-
-def flip_decision(decision: str) -> str:
-    """The same decision seen from the other side of the pair."""
-    return _FLIP.get(decision, decision)
 
 
 def drop_warning_text(test: str, dropped: Sequence[str], n_kept: int) -> str:

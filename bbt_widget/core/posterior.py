@@ -20,6 +20,8 @@ STRONG_THRESHOLD = 0.70
 #: Decision of a pair whose algorithms never met, even through others (disconnected groups):
 #: only the prior relates them, so neither interpretation may claim anything.
 NOT_COMPARED = "not compared"
+#: Each side's win seen from the other side of the pair.
+_FLIPPED = {"a better": "b better", "b better": "a better"}
 
 SUMMARY_COLUMNS = (
     "pair",
@@ -162,6 +164,11 @@ def strong_decision(mean: np.ndarray, rope: tuple[float, float]) -> np.ndarray:
         ["equivalent", "a better", "b better"],
         default="no claim",
     )
+
+
+def flip_decision(decision: str) -> str:
+    """The same decision seen from the other side of the pair ("a better" <-> "b better")."""
+    return _FLIPPED.get(decision, decision)
 
 
 def summarise(

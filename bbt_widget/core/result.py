@@ -287,13 +287,17 @@ class BBTResult:
             raise ValueError(f"pair needs two different algorithms, got {a!r} twice")
         idx = {name: k for k, name in enumerate(self.algorithms)}
         i, j = idx[a], idx[b]
-        # the sorted draws of the pair as stored; flipping the orientation reverses the order
         k = next(k for k, p in enumerate(self._pairs) if set(p) == {i, j})
-        p = self._p_sorted[:, k : k + 1]
-        if self._pairs[k] != (i, j):
-            p = 1.0 - p[::-1]
-        table = posterior.summarise(p, [f"{a} > {b}"], [a], [b], rope, hdi, self._compared[[k]])
-        return table.iloc[0]
+        flipped = self._pairs[k] != (i, j)
+        # the pair as stored, with the ROPE seen from its side, estimated and decided as in
+        # summary() (conditional estimates near a threshold, claims only where settled)
+        stored_rope = (1.0 - rope[1], 1.0 - rope[0]) if flipped else rope
+        mask = np.arange(len(self._pairs)) == k
+        table, errors = self._estimated(mask, stored_rope, hdi, monte_carlo.DEFAULT_Z)
+        row = monte_carlo.settled_decisions(table, errors, stored_rope, monte_carlo.DEFAULT_Z).iloc[
+            0
+        ]
+        return _mirrored(row, a, b) if flipped else row
 
     def pair_draws(
         self,
@@ -531,3 +535,17 @@ def disconnected_message(components: Sequence[Sequence[str]]) -> str:
         "pairs across groups are marked 'not compared' in summary() and never claimed; give "
         "results on shared data sets to compare them"
     )
+
+
+def _mirrored(row: pd.Series, a: str, b: str) -> pd.Series:
+    """A summary row of "b > a" read as "a > b": P(a > b) = 1 - P(b > a), so the mean,
+    median and HDI mirror around 0.5, ``above_50`` becomes its complement (P(b > a) = 0.5
+    has no mass), ``in_rope`` and the HDI's width stay, and each side's win changes side."""
+    out = row.copy()
+    out["pair"], out["alg_a"], out["alg_b"] = pair_label(a, b), a, b
+    for column in ("mean", "median", "above_50"):
+        out[column] = 1.0 - row[column]
+    out["low"], out["high"] = 1.0 - row["high"], 1.0 - row["low"]
+    out["weak"] = posterior.flip_decision(row["weak"])
+    out["strong"] = posterior.flip_decision(row["strong"])
+    return out

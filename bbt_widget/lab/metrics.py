@@ -34,6 +34,7 @@ from ..core.groups import check_group_request
 from ..core.names import clean_name, joined, shown
 from ..core.options import DEFAULT_HDI, DEFAULT_INTERPRETATION, DEFAULT_ROPE, DEFAULT_TIES
 from ..core.options import resolve_interpretation as _resolve
+from ..core.posterior import flip_decision
 from ..core.result import BBTResult
 from ..core.validation import (
     DEFAULT_SEED,
@@ -53,7 +54,6 @@ if TYPE_CHECKING:
 #: What a pair's decision is on a metric where one of the two algorithms has no results.
 MISSING = "missing"
 #: A decision read the other way round (b against a); the others read the same both ways.
-_FLIPPED = {"a better": "b better", "b better": "a better"}
 #: Keywords of :func:`bbt_widget.fit` that :func:`compare_metrics` sets itself, per metric.
 _PER_METRIC = ("score", "lower_is_better")
 #: Sampler keywords of :func:`bbt_widget.fit`, handed to :meth:`PreparedFit.sample`.
@@ -303,7 +303,7 @@ class MetricsResult:
             both = {}
             for a, b, d in zip(summary["alg_a"], summary["alg_b"], summary[col]):
                 both[(a, b)] = d
-                both[(b, a)] = _FLIPPED.get(d, d)
+                both[(b, a)] = flip_decision(d)
             oriented[m] = both
         algs = self.algorithms
         rows = []

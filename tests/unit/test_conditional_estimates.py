@@ -152,3 +152,38 @@ def test_the_summary_is_the_same_on_a_second_call(rope):
     assert first.equals(again)
     near = first.set_index("pair").loc[NEAR]
     assert (near["above_50"] > 0.94).all()
+
+
+@pytest.mark.parametrize("rope", [(0.45, 0.55), (0.4, 0.52)])
+def test_pair_gives_the_summarys_estimates_and_claims_in_either_orientation(rope):
+    """``pair(a, b)`` read the raw indicators while ``summary()`` gave the conditional
+    estimates and settled claims: near a threshold the two could print different numbers and
+    different claims for the same pair. Now ``pair`` is the summary's row, mirrored when asked
+    the other way round (with an asymmetric ROPE seen from that side)."""
+    res = _pmlb16_fits()[0]
+    summary = res.summary(rope)
+    numbers = ["mean", "median", "low", "high", "delta", "above_50", "in_rope"]
+    words = ["pair", "alg_a", "alg_b", "weak", "strong"]
+    refined = 0  # pairs whose summary is not the indicators' (so the test shows the change)
+    for k, row in summary.iterrows():
+        same = res.pair(row["alg_a"], row["alg_b"], rope=rope)
+        assert same[words].tolist() == row[words].tolist()
+        assert same[numbers].astype(float).to_numpy() == pytest.approx(
+            row[numbers].astype(float).to_numpy(), rel=0, abs=1e-12
+        )
+        other = res.pair(row["alg_b"], row["alg_a"], rope=rope)
+        # the ROPE is about P(b > a) here: the stored pair sees it mirrored (the same ROPE
+        # when it is symmetric), and which rows are refined depends on it
+        seen = res.summary((1 - rope[1], 1 - rope[0])).loc[k]
+        assert (other["alg_a"], other["alg_b"]) == (row["alg_b"], row["alg_a"])
+        for column in ("mean", "median", "above_50"):
+            assert other[column] == pytest.approx(1 - seen[column], abs=1e-12)
+        assert (other["low"], other["high"]) == pytest.approx((1 - seen["high"], 1 - seen["low"]))
+        assert other["in_rope"] == pytest.approx(seen["in_rope"], abs=1e-12)
+        flips = {"a better": "b better", "b better": "a better"}
+        for rule in ("weak", "strong"):
+            assert other[rule] == flips.get(seen[rule], seen[rule])
+        column = res._pair_labels.index(row["pair"])
+        indicator = (res._p_sorted[:, column] > 0.5).mean()
+        refined += not np.isclose(row["above_50"], indicator, rtol=0, atol=1e-12)
+    assert refined > 0
