@@ -296,6 +296,19 @@ class ChartFrames:
         return {name: getattr(self, name) for name in VIEW_DATASETS + FIT_DATASETS}
 
 
+def check_fit(result: Any, caller: str, instead: str = "") -> None:
+    """Refuse what is not a fit's result (e.g. the results table itself), naming the call
+    that makes one; ``instead`` names a chart of the table, where there is one."""
+    if hasattr(result, "summary") and hasattr(result, "algorithms"):
+        return
+    got = type(result).__name__
+    hint = f"; {instead}" if instead else ""
+    raise TypeError(
+        f"{caller} draws a fit's result, got a {got}: fit the results first, "
+        f"res = bbt.fit(data, dataset=...), then {caller}(res){hint}"
+    )
+
+
 def build_frames(
     result: Any,
     *,
@@ -305,6 +318,7 @@ def build_frames(
     interpretation: str = "weak",
 ) -> ChartFrames:
     """All chart frames of one result (convenience for scripts and tests)."""
+    check_fit(result, "build_frames")
     summary = result.summary(rope=rope, hdi=hdi, control=control)
     draws = result.pair_draws(control=control, sort=True)  # the range only: no new draws
     mass = result.rope_mass(rope=rope, control=control)

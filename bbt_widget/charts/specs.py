@@ -27,7 +27,7 @@ from .encodings import (
     pair_axis,
     verdict_color,
 )
-from .frames import build_frames
+from .frames import build_frames, check_fit
 from .specs_ppc import ppc_chart
 
 __all__ = [
@@ -292,6 +292,7 @@ def result_charts(
     interpretation: str = "weak",
 ) -> dict[str, Any]:
     """The widget's charts for a result, without a widget (scripts, reports, exports)."""
+    check_fit(result, "result_charts")
     frames = build_frames(
         result, rope=rope, hdi=hdi, control=control, interpretation=interpretation
     )

@@ -21,6 +21,7 @@ from ..core.options import DEFAULT_HDI, DEFAULT_ROPE, resolve_interpretation
 from ..core.palette import HIGHLIGHT_COLORS, NEUTRAL_COLORS
 from ..core.validation import check_algorithms, check_count
 from .encodings import LABEL_MAX_CHARS, PAIR_PARAM, alt, highlight_params, inline_rows
+from .frames import check_fit
 from .frames_decisions import cd_groups
 
 if TYPE_CHECKING:
@@ -81,6 +82,12 @@ def fit_cd_diagram(
         An unknown ``interpretation`` or ``position``, or a ``highlight`` that is not an
         algorithm of the fit.
     """
+    check_fit(
+        result,
+        "fit_cd_diagram",
+        "for the critical-difference diagram of the scores themselves (Friedman and "
+        "Nemenyi), bbt.baselines.scores_cd_diagram(data, dataset=...)",
+    )
     width = check_count(width, "width")
     rule = resolve_interpretation(interpretation, len(result.algorithms)).rule
     if position not in CD_POSITIONS:

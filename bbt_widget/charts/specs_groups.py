@@ -13,6 +13,7 @@ from typing import Any
 from ..core.options import DEFAULT_HDI, DEFAULT_ROPE
 from ..core.palette import NEUTRAL_COLORS, SWEEP_DECISION_COLORS
 from .encodings import FOCUS, LABEL_AXIS, Data, alt, chart_data, highlight_opacity, highlight_params
+from .frames import check_fit
 from .frames_groups import GROUP_CELLS, GROUP_STATUS_MARKS, group_cells
 
 __all__ = ["GROUP_PARAM", "group_decisions_chart", "group_heatmap_chart", "groups_chart"]
@@ -128,5 +129,6 @@ def group_decisions_chart(
 ):
     """The widget's "Decisions by group" heatmap of a ``GroupedBBTResult``, data inlined, with
     nothing highlighted (for export: ``chart.save("groups.svg")``)."""
+    check_fit(result, "group_decisions_chart")
     cells = group_cells(result, interpretation=interpretation, rope=rope, hdi=hdi)
     return groups_chart(cells)

@@ -9,6 +9,7 @@ import numpy as np
 import pandas as pd
 import pytest
 
+import bbt_widget as bbt
 from bbt_widget import charts
 from bbt_widget.baselines import nemenyi, scores_cd_diagram, wilcoxon_holm
 from bbt_widget.charts.frames_decisions import cd_groups
@@ -269,3 +270,18 @@ def test_the_widgets_ranking_view_shows_the_diagram(base):
     # the widget checks the names before anything is shown
     with pytest.raises(ValueError, match=r"highlight: 'rf' is not an algorithm.*'xgb'"):
         BBTWidget(base, dataset="db", highlight=["rf"], autostart=False)
+
+
+@pytest.mark.parametrize(
+    "name", ["fit_cd_diagram", "result_charts", "build_frames", "group_decisions_chart"]
+)
+def test_a_chart_of_a_fit_given_the_results_table_says_to_fit_first(name):
+    # the results table passed where a fit belongs raised "'DataFrame' object has no
+    # attribute 'algorithms'" from deep inside; the CD diagram of a fit also names its twin
+    # that takes the table
+    chart = getattr(bbt.charts, name)
+    with pytest.raises(TypeError, match=rf"{name} draws a fit's result, got a DataFrame") as e:
+        chart(bbt.datasets.load_base())
+    assert f"res = bbt.fit(data, dataset=...), then {name}(res)" in str(e.value)
+    if name == "fit_cd_diagram":
+        assert "bbt.baselines.scores_cd_diagram(data" in str(e.value)
