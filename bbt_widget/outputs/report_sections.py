@@ -299,19 +299,16 @@ def _ranking_methods(fit: Any, agree: str) -> list[str | Styled]:
             ", doi:10.1109/TEVC.2022.3208110), with the Metropolis-Hastings sampler of "
             "Vitelli et al. (2018, ",
             Styled(MALLOWS_PAPER, "em"),
-            f"; {s.get('chains', 4)} chains, "
+            f"; {s.get('chains')} chains, "
             f"{s.get('iter_warmup')} x {s.get('thin')} burn-in iterations, "
             f"{s.get('iter_sampling')} draws kept one every {s.get('thin')} iterations, "
             f"leap-and-shift reach {s.get('leap')}, seed {s.get('seed')}). {agree}",
         ]
-    if s.get("sampler", "nuts") == "gibbs":
-        sampler = (
-            "sampled by Gibbs with latent Gamma variables as in Caron and Doucet (2012); "
-            f"{s.get('chains', 4)} chains, {s.get('iter_warmup')} warm-up and "
-            f"{s.get('iter_sampling')} kept sweeps each"
-        )
-    else:
-        sampler = f"sampled with NUTS in Stan; {s.get('chains', 4)} chains"
+    sampler = (  # the package's one Plackett-Luce sampler
+        "sampled by Gibbs with latent Gamma variables as in Caron and Doucet (2012); "
+        f"{s.get('chains')} chains, {s.get('iter_warmup')} warm-up and "
+        f"{s.get('iter_sampling')} kept sweeps each"
+    )
     return [
         "As a second view of the ranking, a Plackett-Luce model of the per-data-set rankings "
         "(Plackett 1975; Luce 1959; Dirichlet prior on the weights, ties split symmetrically) "

@@ -248,10 +248,13 @@ def mallows(
     if ties not in TIE_RULES:
         raise ValueError(f"unknown ties {ties!r}; use one of {', '.join(map(repr, TIE_RULES))}")
     if isinstance(rate, bool) or not isinstance(rate, (int, float, np.number)):
-        raise TypeError(f"prior must be a number > 0 (rate of the prior on beta); got {rate!r}")
+        raise TypeError(
+            f"rate (ranking_model's prior) must be a number > 0 (the rate of the prior on "
+            f"the dispersion); got {rate!r}"
+        )
     if not (np.isfinite(rate) and rate > 0):
         raise ValueError(
-            f"prior must be a finite number > 0 for model='mallows' (the rate of the "
+            f"rate (ranking_model's prior) must be a finite number > 0 (the rate of the "
             f"exponential prior on the dispersion; Rojas-Delgado et al.: 0.1); got {rate}"
         )
     hdi = check_hdi(hdi)

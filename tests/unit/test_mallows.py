@@ -292,7 +292,7 @@ def no_sampling(monkeypatch):
     ("kwargs", "match"),
     [
         ({"ties": "average"}, "unknown ties 'average'"),
-        ({"prior": 0}, "prior must be a finite number > 0 for model='mallows'"),
+        ({"prior": 0}, r"rate \(ranking_model's prior\) must be a finite number > 0"),
         ({"prior": -1.0}, "rate of the exponential prior on the dispersion"),
         ({"leap": 3}, "leap must be between 1 and n - 1 = 2"),
         ({"thin": 0}, "thin must be an integer >= 1"),
