@@ -59,7 +59,7 @@ from bbt_widget.baselines import (  # noqa: E402
     hierarchical_pairs,
 )
 from bbt_widget.baselines._simulate import simulate_cv_results  # noqa: E402
-from bbt_widget.core.checks import draws_diagnostics  # noqa: E402
+from bbt_widget.core.diagnostics import draws_diagnostics  # noqa: E402
 from bbt_widget.lab.batch import text_progress  # noqa: E402
 
 TARGET_S = {"hierarchical": 20.0, "hierarchical_pairs_pmlb16": 300.0}

@@ -45,8 +45,8 @@ import numpy as np
 import pandas as pd
 
 from ..core.bidi import pair_label
-from ..core.checks import Diagnostics, draws_diagnostics
 from ..core.data import TidyResults
+from ..core.diagnostics import Diagnostics, draws_diagnostics
 from ..core.draws import Draws, ProgressCallback, fresh_seed, joined, round_seed
 from ..core.options import (
     DEFAULT_CHAINS,

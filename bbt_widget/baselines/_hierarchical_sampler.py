@@ -40,7 +40,7 @@ from dataclasses import dataclass
 import numpy as np
 from scipy import optimize, special
 
-from ..core.checks import draws_diagnostics
+from ..core.diagnostics import draws_diagnostics
 from ..core.draws import Draws, ProgressCallback
 from ..engines.base import FitCancelled
 from ._hierarchical_marginal import Marginal, conditional_draws, log_nu_prior, log_posterior
@@ -166,7 +166,7 @@ def sample(
 
 def _mixed(kept: np.ndarray) -> bool:
     """Whether the chains' ``(mu_0, log sigma_0, log(nu - shift))`` pass the checks the
-    results will be given (:func:`~bbt_widget.core.checks.draws_diagnostics`: R-hat, bulk
+    results will be given (:func:`~bbt_widget.core.diagnostics.draws_diagnostics`: R-hat, bulk
     and tail ESS per chain; this sampler has no NUTS-only outputs)."""
     names = ["mu0", "log_sigma0", "log_nu"]
     trial = Draws(

@@ -11,7 +11,7 @@ from typing import Any
 import numpy as np
 import pandas as pd
 
-from . import checks, posterior
+from . import diagnostics, posterior
 from .options import DEFAULT_HDI, DEFAULT_ROPE
 from .result import BBTResult
 from .validation import check_hdi, check_interpretation, check_rope
@@ -220,11 +220,11 @@ class GroupedBBTResult(BBTResult):
         (labelled ``"group: a vs b"``)."""
         t = self._fitted_table
         labels = [f"{g}: {a} vs {b}" for g, a, b in zip(t["group"], t["alg1"], t["alg2"])]
-        return checks.build_idata(self.draws, self.algorithms, labels, self._observed)
+        return diagnostics.build_idata(self.draws, self.algorithms, labels, self._observed)
 
     @cached_property
-    def _diagnostics(self) -> checks.Diagnostics:
-        return checks.draws_diagnostics(self.draws, ["beta", "sigma", "tau", "beta_group"])
+    def _diagnostics(self) -> diagnostics.Diagnostics:
+        return diagnostics.draws_diagnostics(self.draws, ["beta", "sigma", "tau", "beta_group"])
 
 
 class _GroupView(BBTResult):

@@ -9,7 +9,7 @@ from typing import TYPE_CHECKING, Any
 import numpy as np
 import pandas as pd
 
-from . import checks, posterior
+from . import diagnostics, posterior
 from . import precision as monte_carlo
 from .audit import Audit
 from .bidi import isolate, pair_label
@@ -483,22 +483,24 @@ class BBTResult:
         observed_data and sample_stats; algorithm names and pairs as coordinates."""
         t = self._fitted_table
         labels = [f"{a} vs {b}" for a, b in zip(t["alg1"], t["alg2"])]
-        return checks.build_idata(self.draws, self.algorithms, labels, self._observed)
+        return diagnostics.build_idata(self.draws, self.algorithms, labels, self._observed)
 
     def ppc_table(self) -> pd.DataFrame:
         """Posterior predictive check as in paper Table 5: for each HDI mass (0.5, 0.9,
         0.95, 1.0) the proportion of observed win counts inside the HDI of their
         replicates; under Davidson also ``proportion_ties``."""
-        return checks.ppc_table(self.draws, self._observed)
+        return diagnostics.ppc_table(self.draws, self._observed)
 
     def ppc_histogram(self) -> pd.DataFrame:
         """Replicated counts per fitted pair: ``alg1, alg2, quantity, value, count,
         observed`` (paper Fig. 2)."""
         t = self._fitted_table
-        return checks.ppc_histogram(self.draws, self._observed, list(t["alg1"]), list(t["alg2"]))
+        return diagnostics.ppc_histogram(
+            self.draws, self._observed, list(t["alg1"]), list(t["alg2"])
+        )
 
     @cached_property
-    def _diagnostics(self) -> checks.Diagnostics:
+    def _diagnostics(self) -> diagnostics.Diagnostics:
         # from the parameters' draws only: every fit checks them, and the full InferenceData
         # (with the predictions and the log-likelihood, the bulk of the draws) is built when
         # asked
@@ -506,11 +508,11 @@ class BBTResult:
             # independent draws of an approximation: no chains to compare, no sampler
             n = float(self.settings["draws"])
             nan = float("nan")
-            return checks.Diagnostics(nan, n, n, 0, 0, nan, ok=True)
+            return diagnostics.Diagnostics(nan, n, n, 0, 0, nan, ok=True)
         names = [v for v in ("beta", "sigma", "nu") if v in self.draws.params]
-        return checks.draws_diagnostics(self.draws, names)
+        return diagnostics.draws_diagnostics(self.draws, names)
 
-    def diagnostics(self) -> checks.Diagnostics:
+    def diagnostics(self) -> diagnostics.Diagnostics:
         """Max R-hat, min bulk / tail ESS, divergences, tree-depth saturation, min E-BFMI
         and ``ok``. A Laplace approximation (``settings["method"] == "laplace"``, the
         widget's preview) has no sampler to check: R-hat and E-BFMI are NaN, the ESS is
@@ -519,11 +521,11 @@ class BBTResult:
 
     def waic(self) -> ELPDData:
         """WAIC (ArviZ ``ELPDData``, deviance scale: lower is better)."""
-        return checks.waic(self.idata)
+        return diagnostics.waic(self.idata)
 
     def loo(self) -> ELPDData:
         """PSIS-LOO (ArviZ ``ELPDData``, deviance scale: lower is better)."""
-        return checks.loo(self.idata)
+        return diagnostics.loo(self.idata)
 
 
 def disconnected_message(components: Sequence[Sequence[str]]) -> str:

@@ -54,8 +54,8 @@ import numpy as np
 import pandas as pd
 
 from ..baselines._sizing import check_mallows_size
-from ..core.checks import ESS_PER_CHAIN, RHAT_MAX, Diagnostics, _az
 from ..core.data import TidyResults
+from ..core.diagnostics import ESS_PER_CHAIN, RHAT_MAX, Diagnostics, _az
 from ..core.draws import Draws, ProgressCallback
 from ..core.options import DEFAULT_CHAINS, DEFAULT_HDI
 from ..core.validation import DEFAULT_SEED, check_count, check_hdi, check_seed
@@ -378,7 +378,7 @@ def _break_ties(means: np.ndarray, rng: np.random.Generator) -> np.ndarray:
 
 def mallows_diagnostics(rank: np.ndarray, beta: np.ndarray) -> Diagnostics:
     """R-hat on beta and on each algorithm's consensus rank (those that move), bulk and tail
-    ESS on beta, with the thresholds of :func:`bbt_widget.core.checks.diagnostics`."""
+    ESS on beta, with the thresholds of :func:`bbt_widget.core.diagnostics.diagnostics`."""
     az = _az()
     moving = [i for i in range(rank.shape[2]) if np.ptp(rank[:, :, i]) > 0]
     rhats = [float(az.rhat(beta))] + [float(az.rhat(rank[:, :, i].astype(float))) for i in moving]

@@ -46,8 +46,8 @@ from typing import TYPE_CHECKING, Any, ClassVar
 import numpy as np
 import pandas as pd
 
-from ..core.checks import Diagnostics, draws_diagnostics
 from ..core.data import TidyResults
+from ..core.diagnostics import Diagnostics, draws_diagnostics
 from ..core.draws import Draws, ProgressCallback, fresh_seed
 from ..core.options import (
     DEFAULT_CHAINS,

@@ -21,7 +21,7 @@ import numpy as np
 import pandas as pd
 
 from bbt_widget.baselines._hierarchical import DEFAULT_NU_PRIOR, HierarchicalResult
-from bbt_widget.core.checks import Diagnostics
+from bbt_widget.core.diagnostics import Diagnostics
 from bbt_widget.core.draws import Draws
 from bbt_widget.core.options import TTEST_HDI
 
@@ -111,7 +111,7 @@ def plackett_luce(
 ) -> TwinFit:
     """NUTS on the Plackett-Luce program, given the rankings ``ranking_model`` would read
     from ``data`` (the same tie splitting, from the same seed)."""
-    from bbt_widget.core.checks import draws_diagnostics
+    from bbt_widget.core.diagnostics import draws_diagnostics
     from bbt_widget.ranking._plackett_luce import _prepared
 
     counts = _prepared(data, layout, ties, prior, seed)[3]

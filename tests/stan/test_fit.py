@@ -7,7 +7,7 @@ import pandas as pd
 import pytest
 
 import bbt_widget as bbt
-from bbt_widget.core import checks
+from bbt_widget.core import diagnostics
 from bbt_widget.outputs.report import methods_text
 
 pytestmark = pytest.mark.stan
@@ -133,7 +133,7 @@ def test_diagnostics_idata_and_information_criteria(paper_fit):
     assert "idata" not in vars(paper_fit)
     # (assert_equal: NaN equals NaN, as min E-BFMI is for a sampler other than NUTS)
     np.testing.assert_equal(
-        d.as_dict(), checks.diagnostics(paper_fit.idata, paper_fit.draws).as_dict()
+        d.as_dict(), diagnostics.diagnostics(paper_fit.idata, paper_fit.draws).as_dict()
     )
     assert d.max_rhat < 1.01 and d.min_ess_bulk > 400 and d.divergences == 0
     idata = paper_fit.idata

@@ -10,7 +10,7 @@ import pandas as pd
 import pytest
 
 import bbt_widget as bbt
-from bbt_widget.core import checks
+from bbt_widget.core import diagnostics
 
 pytestmark = pytest.mark.stan
 
@@ -62,7 +62,7 @@ def test_divergences_message_names_adapt_delta():
     sampler = dict(res.draws.sampler)
     sampler["divergent__"] = np.ones_like(sampler["divergent__"])
     draws = dataclasses.replace(res.draws, sampler=sampler)
-    messages = checks.diagnostics(res.idata, draws).messages
+    messages = diagnostics.diagnostics(res.idata, draws).messages
     assert any("raise adapt_delta (now 0.9), e.g. adapt_delta=0.95" in m for m in messages)
 
 

@@ -11,7 +11,7 @@ import warnings
 import numpy as np
 import pytest
 
-from bbt_widget.core import checks, convergence
+from bbt_widget.core import convergence, diagnostics
 from bbt_widget.core.draws import Draws
 
 
@@ -100,7 +100,7 @@ def test_diagnostics_equal_those_of_the_inference_data() -> None:
     and min ESS over every element of every parameter, min E-BFMI."""
     az = _az()
     draws = _draws()
-    diag = checks.draws_diagnostics(draws, ["beta", "sigma"])
+    diag = diagnostics.draws_diagnostics(draws, ["beta", "sigma"])
     idata = az.from_dict(
         posterior=dict(draws.params), sample_stats={"energy": draws.sampler["energy__"]}
     )
@@ -112,7 +112,7 @@ def test_diagnostics_equal_those_of_the_inference_data() -> None:
     assert diag.min_ess_bulk == worst(az.ess(idata, method="bulk"), np.nanmin)
     assert diag.min_ess_tail == worst(az.ess(idata, method="tail"), np.nanmin)
     assert diag.min_ebfmi == float(np.min(az.bfmi(idata)))
-    assert checks.diagnostics(idata, draws, ["beta", "sigma"]) == diag
+    assert diagnostics.diagnostics(idata, draws, ["beta", "sigma"]) == diag
 
 
 def test_diagnostics_import_neither_arviz_nor_scipy() -> None:
@@ -120,12 +120,12 @@ def test_diagnostics_import_neither_arviz_nor_scipy() -> None:
     ``scipy.special``), xarray or matplotlib (seconds of imports on a loaded machine)."""
     code = (
         "import sys, numpy as np\n"
-        "from bbt_widget.core import checks\n"
+        "from bbt_widget.core import diagnostics\n"
         "from bbt_widget.core.draws import Draws\n"
         "rng = np.random.default_rng(0)\n"
         "d = Draws(params={'beta': rng.normal(size=(4, 200, 3)), 'sigma': rng.gamma(2.0,"
         " size=(4, 200))}, sampler={'energy__': rng.normal(size=(4, 200))}, engine='pystan')\n"
-        "print(checks.draws_diagnostics(d, ['beta', 'sigma']).ok)\n"
+        "print(diagnostics.draws_diagnostics(d, ['beta', 'sigma']).ok)\n"
         "print(sorted(m for m in ('arviz', 'scipy', 'xarray', 'matplotlib')"
         " if m in sys.modules))\n"
     )

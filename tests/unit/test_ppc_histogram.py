@@ -1,4 +1,4 @@
-"""``checks.ppc_histogram`` (one bincount for all pairs) against the per-pair count it
+"""``diagnostics.ppc_histogram`` (one bincount for all pairs) against the per-pair count it
 replaces, on replicated draws shaped as the engines return them."""
 
 from __future__ import annotations
@@ -7,7 +7,7 @@ import numpy as np
 import pandas as pd
 import pytest
 
-from bbt_widget.core import checks
+from bbt_widget.core import diagnostics
 from bbt_widget.core.draws import Draws
 
 
@@ -35,7 +35,7 @@ def test_ppc_histogram_counts_every_replicated_value_of_every_pair(davidson: boo
     draws = Draws(params=params, sampler={}, engine="pystan")
     alg1 = ["a", "a", "a", "b", "b", "c"]
     alg2 = ["b", "c", "d", "c", "d", "d"]
-    got = checks.ppc_histogram(draws, observed, alg1, alg2)
+    got = diagnostics.ppc_histogram(draws, observed, alg1, alg2)
     want = _per_pair(draws, observed, alg1, alg2)
     pd.testing.assert_frame_equal(got[want.columns], want, check_dtype=False)
     assert set(got["quantity"]) == ({"win1", "ties"} if davidson else {"win1"})
