@@ -87,6 +87,10 @@ def _log_probs(result: BBTResult, alg1: list[str], alg2: list[str]) -> list[np.n
     return [b1 - norm, b2 - norm, eta_tie - norm]
 
 
+#: The summary's columns that :func:`_summaries` estimates, in its order.
+_ESTIMATES = ("mean", "above_50", "in_rope")
+
+
 def _summaries(
     weights: np.ndarray, p: np.ndarray, rope: tuple[float, float]
 ) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
@@ -282,6 +286,14 @@ def influence(
     alg_a, alg_b = list(summary["alg_a"]), list(summary["alg_b"])
     p = result.pair_draws().to_numpy()
     mean, above, in_rope = _summaries(weights, p, rope)
+    # the weighted estimates reuse the full fit's draws, hence share its Monte Carlo error:
+    # their change from the same draws unweighted is added to the estimates the summary
+    # reports (conditional ones near a threshold), so that a data set that changes nothing
+    # moves nothing and delta_mean is not the gap between two estimators
+    unweighted = _summaries(np.full((1, len(p)), 1.0 / len(p)), p, rope)
+    for loo, full_draws, column in zip((mean, above, in_rope), unweighted, _ESTIMATES):
+        loo += summary[column].to_numpy(dtype=float) - full_draws
+        np.clip(loo, 0.0, 1.0, out=loo)
     method = np.full(len(tables), "psis", dtype=object)
     redo = {"all": np.ones(len(tables), bool), "none": np.zeros(len(tables), bool)}.get(
         refit, k > k_threshold
