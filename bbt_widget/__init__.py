@@ -83,7 +83,7 @@ _LAZY_MODULES = {
     "charts": "charts",
     "ranking": "ranking",
     "export": "outputs.export",
-    "report": "outputs.report_api",
+    "report": "outputs.report",
 }
 
 

@@ -48,8 +48,8 @@ def _time_once(result, pl) -> dict[str, float]:
     section's charts, built as ``write_report`` builds them."""
     from bbt_widget.core.options import DEFAULT_HDI, DEFAULT_ROPE
     from bbt_widget.outputs import export
-    from bbt_widget.outputs import report_render as rr
-    from bbt_widget.outputs import report_sections as rs
+    from bbt_widget.outputs.report import _render as rr
+    from bbt_widget.outputs.report import _sections as rs
 
     _, shown, rule, rope, summary, ranking = rr._chart_options(
         result, "report.html", DEFAULT_ROPE, DEFAULT_HDI, "auto", None, None

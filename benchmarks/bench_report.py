@@ -46,7 +46,7 @@ from _machine import machine  # noqa: E402  (beside this script)
 
 import bbt_widget as bbt  # noqa: E402
 from bbt_widget import cli  # noqa: E402
-from bbt_widget.outputs.report_render import write_report  # noqa: E402
+from bbt_widget.outputs.report._render import write_report  # noqa: E402
 
 TARGET_S = 4.0
 #: The cores the command's processes share: its CPU seconds over these are the least wall

@@ -35,7 +35,7 @@ sys.path.insert(0, str(REPO))
 from _machine import machine  # noqa: E402  (beside this script)
 
 import bbt_widget as bbt  # noqa: E402
-from bbt_widget.outputs import report_render  # noqa: E402
+from bbt_widget.outputs.report import _render as report_render  # noqa: E402
 
 LIMIT_RATIO = 1.10
 BEFORE = "5fcdb9e"

@@ -195,7 +195,7 @@ def check_output(out: Path, given: str, formats: tuple[str, ...], what: str = "t
     if problem is not None:
         raise InputError(f"-o {given!r}: {problem}")
     folder = out.parent
-    from bbt_widget.outputs.report import figures_folder
+    from bbt_widget.outputs.methods_text import figures_folder
 
     figures = figures_folder(out) if what == "the report" else None
     if figures is not None and figures.exists() and not figures.is_dir():

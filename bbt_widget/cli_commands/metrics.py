@@ -130,16 +130,16 @@ def metric_options(args: argparse.Namespace) -> None:
 def report_metrics(args: argparse.Namespace) -> int:
     """The report of several metrics (``--score`` more than once): one fit per metric
     through the batch layer (:func:`bbt_widget.compare_metrics`), the dominance across them
-    (:func:`bbt_widget.outputs.report_build.write_metrics`)."""
+    (:func:`bbt_widget.outputs.report._build.write_metrics`)."""
     import pandas as pd
 
     import bbt_widget as bbt
     from bbt_widget.core.validation import check_adapt_delta, check_max_treedepth
     from bbt_widget.engines.base import EngineError
     from bbt_widget.outputs.export import ChartRenderWarning
-    from bbt_widget.outputs.report import REPORT_FORMATS, tables_folder
-    from bbt_widget.outputs.report_build import write_metrics
-    from bbt_widget.outputs.report_sections import dominance_summary
+    from bbt_widget.outputs.methods_text import REPORT_FORMATS, tables_folder
+    from bbt_widget.outputs.report._build import write_metrics
+    from bbt_widget.outputs.report._sections import dominance_summary
 
     from .report import compile_models, get_ready, results_without_group, stan_models
 

@@ -59,8 +59,8 @@ def _report(args: argparse.Namespace) -> int:
     from bbt_widget.core.validation import check_adapt_delta, check_max_treedepth
     from bbt_widget.engines.base import EngineError
     from bbt_widget.outputs.export import ChartRenderWarning, prestart_renderer
-    from bbt_widget.outputs.report import REPORT_FORMATS, tables_folder
-    from bbt_widget.outputs.report_build import (
+    from bbt_widget.outputs.methods_text import REPORT_FORMATS, tables_folder
+    from bbt_widget.outputs.report._build import (
         check_methods,
         keeping_posterior,
         report_of_fit,
@@ -235,7 +235,7 @@ def get_ready(models: tuple[str, ...], engine: str, methods: list[str] | None = 
 
     engines.prestart(models, engine)  # type: ignore[arg-type]
     prestart_renderer()
-    modules = ["bbt_widget.outputs.report_render", "bbt_widget.outputs.report_sections"]
+    modules = ["bbt_widget.outputs.report._render", "bbt_widget.outputs.report._sections"]
     for method in methods or ():
         modules += [f"bbt_widget.baselines.{name}" for name in METHOD_MODULES.get(method, ())]
     threading.Thread(
@@ -331,6 +331,6 @@ def print_overview(
             "score differences)"
         )
     if control is None:
-        from bbt_widget.outputs.report import precision_sentence
+        from bbt_widget.outputs.methods_text import precision_sentence
 
         print(precision_sentence(res, interpretation, rope, hdi))

@@ -201,7 +201,7 @@ def methods_text(widget: BBTWidget, format: str = "md") -> str:
     ValueError
         A control holds a value the view could not apply.
     """
-    from ..outputs.report import methods_text as text_of
+    from ..outputs.methods_text import methods_text as text_of
 
     return text_of(_fit_shown(widget), format=format, **view_settings(widget))
 
@@ -231,7 +231,7 @@ def report(widget: BBTWidget, path: str | Path, **options: Any) -> Path:
     RuntimeError, ValueError
         As for :func:`methods_text`.
     """
-    from ..outputs.report_build import write
+    from ..outputs.report._build import write
 
     view = {
         **view_settings(widget),

@@ -12,7 +12,7 @@ from typing import Any
 import pytest
 
 import bbt_widget as bbt
-from bbt_widget.outputs.report_render import write_report
+from bbt_widget.outputs.report._render import write_report
 
 pytestmark = [pytest.mark.browser, pytest.mark.stan]
 

@@ -28,7 +28,7 @@ def hostile_res() -> bbt.BBTResult:
 def hostile_sections(hostile_res):
     """The report's optional sections on the hostile names: a two-setting sweep, influence,
     Plackett-Luce (real short fits)."""
-    from bbt_widget.outputs import report_sections as rs
+    from bbt_widget.outputs.report import _sections as rs
 
     data = hostile_results()
     short = {"chains": 2, "iter_warmup": 300, "iter_sampling": 300}

@@ -19,8 +19,8 @@ from hostile import BIDI, BIDI_DATASET, HOSTILE, hostile_results
 import bbt_widget as bbt
 from bbt_widget import charts
 from bbt_widget.outputs import export
-from bbt_widget.outputs.report import methods_text
-from bbt_widget.outputs.report_render import write_report
+from bbt_widget.outputs.methods_text import methods_text
+from bbt_widget.outputs.report._render import write_report
 
 pytestmark = pytest.mark.stan
 

@@ -100,7 +100,7 @@ def test_figures_path_taken_by_a_file_fails_before_the_fit(
     base_csv, tmp_path, capsys, no_fit, suffix
 ):
     # the folder the report writes (the check looked at r_figures, which none writes)
-    from bbt_widget.outputs.report_render import figures_folder
+    from bbt_widget.outputs.report._render import figures_folder
 
     in_the_way = tmp_path / f"r_{suffix}_figures"
     assert figures_folder(tmp_path / f"r.{suffix}") == in_the_way

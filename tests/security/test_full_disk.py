@@ -20,10 +20,10 @@ import pytest
 
 import bbt_widget as bbt
 from bbt_widget import cli
-from bbt_widget.outputs import report_render
 from bbt_widget.outputs.export import export_all
-from bbt_widget.outputs.report import tables_folder
-from bbt_widget.outputs.report_render import figures_folder, write_report
+from bbt_widget.outputs.methods_text import tables_folder
+from bbt_widget.outputs.report import _render as report_render
+from bbt_widget.outputs.report._render import figures_folder, write_report
 
 pytestmark = pytest.mark.stan
 

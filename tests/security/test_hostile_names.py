@@ -25,8 +25,8 @@ from bbt_widget.baselines import scores_cd_diagram
 from bbt_widget.charts.encodings import LABEL_MAX_CHARS
 from bbt_widget.core.palette import HIGHLIGHT_COLORS
 from bbt_widget.outputs import export
-from bbt_widget.outputs.report import methods_text
-from bbt_widget.outputs.report_render import write_report
+from bbt_widget.outputs.methods_text import methods_text
+from bbt_widget.outputs.report._render import write_report
 
 pytestmark = pytest.mark.stan
 

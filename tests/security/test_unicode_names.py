@@ -16,7 +16,7 @@ from hostile import fit_hostile
 
 import bbt_widget as bbt
 from bbt_widget.outputs import export
-from bbt_widget.outputs.report_render import write_report
+from bbt_widget.outputs.report._render import write_report
 
 pytestmark = pytest.mark.stan
 

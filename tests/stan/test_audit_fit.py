@@ -9,7 +9,7 @@ import pytest
 
 import bbt_widget as bbt
 from bbt_widget import cli
-from bbt_widget.outputs.report import methods_text
+from bbt_widget.outputs.methods_text import methods_text
 
 pytestmark = pytest.mark.stan
 SHORT = {"iter_warmup": 200, "iter_sampling": 200}

@@ -103,7 +103,7 @@ def test_a_dask_cluster_gives_the_same_draws(compared):
 
 
 def test_the_report_leads_with_the_pareto_set_and_has_a_section_per_metric(compared, tmp_path):
-    from bbt_widget.outputs.report_build import write_metrics
+    from bbt_widget.outputs.report._build import write_metrics
 
     text = write_metrics(compared, tmp_path / "metrics.md", interpretation="weak").read_text()
     assert text.startswith("# Bayesian Bradley-Terry comparison on acc, f1, time: Pareto set A, C")

@@ -8,7 +8,7 @@ import pytest
 
 import bbt_widget as bbt
 from bbt_widget.core import diagnostics
-from bbt_widget.outputs.report import methods_text
+from bbt_widget.outputs.methods_text import methods_text
 
 pytestmark = pytest.mark.stan
 

@@ -16,11 +16,11 @@ import bbt_widget as bbt
 from bbt_widget import charts, cli
 from bbt_widget.charts.frames_ppc import ppc_fit_frame
 from bbt_widget.engines import available_engines
-from bbt_widget.outputs import export, report
+from bbt_widget.outputs import export
 from bbt_widget.outputs.citations import references
 from bbt_widget.outputs.headline import headline
-from bbt_widget.outputs.report import methods_text
-from bbt_widget.outputs.report_render import write_report
+from bbt_widget.outputs.methods_text import PAPER, methods_text
+from bbt_widget.outputs.report._render import write_report
 
 pytestmark = pytest.mark.stan
 
@@ -81,7 +81,7 @@ def test_methods_text_states_what_was_run_and_the_claims(res):
         methods_text(res, format="docx")
     # the same spans as HTML: styled by tags, the rest escaped text
     html = methods_text(res, format="html")
-    assert html.startswith("<p>") and "[1]" in html and report.PAPER not in html
+    assert html.startswith("<p>") and "[1]" in html and PAPER not in html
     assert "*" not in html and "`" not in html and "P(a &gt; b)" in html
 
 
@@ -454,7 +454,7 @@ def test_html_report_defines_every_column_once(res16, tmp_path):
 
 
 def test_report_ppc_shows_the_worst_pairs_and_static_charts(res16, tmp_path):
-    from bbt_widget.outputs.report_render import PPC_WORST_PAIRS
+    from bbt_widget.outputs.report._render import PPC_WORST_PAIRS
 
     html = write_report(res16, tmp_path / "r.html").read_text()
     assert not re.search(r"\bclick|\bchoose|\bchosen", html, flags=re.I)  # static output
@@ -638,7 +638,7 @@ def test_cli_report_with_both_ranking_models(three_csv, tmp_path, capsys):
 @pytest.fixture(scope="module")
 def sections(res):
     """The optional sections from the base fit: a small sweep, influence, Plackett-Luce."""
-    from bbt_widget.outputs import report_sections as rs
+    from bbt_widget.outputs.report import _sections as rs
 
     base = bbt.datasets.load_base()
     sweep = bbt.sweep(

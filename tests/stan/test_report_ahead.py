@@ -1,5 +1,5 @@
 """What the report runs beside its BBT fit and what a one-shot command leaves out: a side
-fit (``outputs.side_fits.SideFit``) gives its result to the call that asks for what it was
+fit (``outputs.report._side_fits.SideFit``) gives its result to the call that asks for what it was
 started with; the report reads its results once, starts its Plackett-Luce fit before the
 BBT fit and takes it afterwards; without spare workers (``engines.spare_workers(False)``, as
 ``bbt-widget report`` sets) a fit's end starts no worker process."""
@@ -18,8 +18,8 @@ import pytest
 
 import bbt_widget as bbt
 from bbt_widget import engines
-from bbt_widget.outputs import report_build
-from bbt_widget.outputs.side_fits import SideFit
+from bbt_widget.outputs.report import _build as report_build
+from bbt_widget.outputs.report._side_fits import SideFit
 
 REPO = Path(__file__).resolve().parents[2]
 _SHORT = {"chains": 2, "iter_warmup": 200, "iter_sampling": 200}
@@ -196,8 +196,8 @@ def test_charts_rendered_ahead_give_the_same_report(base, tmp_path):
     its sections were still to come) is the report written without them: same text, same
     figures, the sections' charts rendered after them in the same renderer; charts drawn
     ahead for other options are drawn anew."""
-    from bbt_widget.outputs import report_sections as rs
-    from bbt_widget.outputs.report_render import start_charts, write_report
+    from bbt_widget.outputs.report import _sections as rs
+    from bbt_widget.outputs.report._render import start_charts, write_report
 
     res = bbt.fit(base, dataset="db", seed=2, chains=2)
     pl = bbt.ranking_model(base, dataset="db", seed=2, **_SHORT)

@@ -18,8 +18,8 @@ import pytest
 import bbt_widget as bbt
 from bbt_widget.core.options import DEFAULT_HDI, DEFAULT_ROPE
 from bbt_widget.outputs import export
-from bbt_widget.outputs import report_render as rr
-from bbt_widget.outputs import report_sections as rs
+from bbt_widget.outputs.report import _render as rr
+from bbt_widget.outputs.report import _sections as rs
 
 pytestmark = pytest.mark.stan
 

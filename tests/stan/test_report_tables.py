@@ -13,7 +13,7 @@ import pytest
 
 import bbt_widget as bbt
 from bbt_widget import cli
-from bbt_widget.outputs.report_render import write_report
+from bbt_widget.outputs.report._render import write_report
 
 pytestmark = pytest.mark.stan
 
@@ -167,7 +167,7 @@ def test_the_command_says_where_the_tables_went_and_what_equivalent_means(tmp_pa
 
 
 def test_a_report_of_several_metrics_has_each_metrics_scores(tmp_path):
-    from bbt_widget.outputs.report_build import write_metrics
+    from bbt_widget.outputs.report._build import write_metrics
 
     df = bbt.datasets.load_base().assign(fold=lambda d: d.groupby("db").cumcount())
     long = df.melt(id_vars=["db", "fold"], var_name="alg", value_name="acc")

@@ -14,8 +14,8 @@ from bbt_widget import engines
 from bbt_widget.baselines import agreement, hierarchical_pairs
 from bbt_widget.baselines._simplex import barycentric, winning_region
 from bbt_widget.baselines._simulate import simulate_cv_results
-from bbt_widget.outputs import report_sections as rs
-from bbt_widget.outputs.report_render import write_report
+from bbt_widget.outputs.report import _sections as rs
+from bbt_widget.outputs.report._render import write_report
 
 LAYOUT = dict(dataset="dataset", algorithm="algorithm", score="score", fold="fold", run="run")
 FAST = dict(chains=4, iter_warmup=500, iter_sampling=500, seed=11)

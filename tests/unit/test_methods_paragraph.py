@@ -14,7 +14,7 @@ import pytest
 import bbt_widget as bbt
 from bbt_widget import cli
 from bbt_widget.outputs.citations import bibtex, references
-from bbt_widget.outputs.report import PAPER, methods_text
+from bbt_widget.outputs.methods_text import PAPER, methods_text
 
 
 @pytest.fixture(scope="module")

@@ -7,8 +7,8 @@ from types import SimpleNamespace
 
 import pandas as pd
 
-from bbt_widget.outputs import report_sections as rs
-from bbt_widget.outputs.report_meta import column_definitions
+from bbt_widget.outputs.report import _sections as rs
+from bbt_widget.outputs.report._meta import column_definitions
 
 
 def _agreement(ok: list[bool]) -> SimpleNamespace:

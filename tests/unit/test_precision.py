@@ -100,7 +100,7 @@ def test_the_report_and_the_command_line_name_the_unsettled_claims(tmp_path, cap
     """The results paragraph and the terminal say which claims are unsettled at this
     precision (each with its quantity and threshold), or that none is."""
     from bbt_widget import cli
-    from bbt_widget.outputs.report import methods_text, precision_sentence
+    from bbt_widget.outputs.methods_text import methods_text, precision_sentence
 
     with warnings.catch_warnings():
         warnings.simplefilter("ignore")

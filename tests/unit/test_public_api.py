@@ -26,7 +26,7 @@ LAZY = {
     "charts": "bbt_widget.charts",
     "baselines": "bbt_widget.baselines",
     "ranking": "bbt_widget.ranking",
-    "report": "bbt_widget.outputs.report_api",
+    "report": "bbt_widget.outputs.report",
 }
 
 

@@ -18,7 +18,7 @@ import pytest
 
 from bbt_widget.core import posterior
 from bbt_widget.core.draws import Draws
-from bbt_widget.outputs import report_sections as rs
+from bbt_widget.outputs.report import _sections as rs
 from bbt_widget.ranking._common import ranking_table
 from bbt_widget.ranking._order import best_indicators, order_gap
 from bbt_widget.ranking._plackett_luce import RankingModelResult, _expected_ranks

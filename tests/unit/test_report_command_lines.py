@@ -11,7 +11,7 @@ import pytest
 
 import bbt_widget as bbt
 from bbt_widget import cli
-from bbt_widget.outputs import report_render
+from bbt_widget.outputs.report import _render as report_render
 
 
 def _long(n: int = 8) -> pd.DataFrame:
@@ -73,7 +73,7 @@ def test_an_unknown_highlight_with_several_scores_is_refused_before_the_fit(
 def test_the_help_states_the_pairwise_limit_the_code_applies(capsys):
     """`report --help` said the pairwise section ran up to 6 x 132 where the code allows
     10 x 132."""
-    from bbt_widget.outputs.report_build import PAIRWISE_DEFAULT_MAX
+    from bbt_widget.outputs.report._build import PAIRWISE_DEFAULT_MAX
 
     with pytest.raises(SystemExit):
         cli.main(["report", "--help"])
@@ -84,7 +84,7 @@ def test_the_help_states_the_pairwise_limit_the_code_applies(capsys):
 def test_no_output_cites_the_bbt_paper_by_a_nickname(long_csv, tmp_path, capsys):
     """Every sentence that points at the BBT paper names it (Wainer 2022) rather than "the
     BBT paper": the printed decision rule and the report's results paragraph."""
-    from bbt_widget.outputs.report import methods_text
+    from bbt_widget.outputs.methods_text import methods_text
 
     out = tmp_path / "r.md"
     words = ["report", str(long_csv), "--algorithm", "alg", "--dataset", "db", "--score", "acc"]

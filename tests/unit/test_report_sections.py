@@ -45,7 +45,7 @@ def test_the_methods_text_names_the_plackett_luce_sampler():
         "sampled by Gibbs with latent Gamma variables as in Caron and Doucet (2012); "
         "4 chains, 250 warm-up and 1000 kept sweeps each, seed 7"
     )
-    from bbt_widget.outputs.report_sections import _ranking_methods
+    from bbt_widget.outputs.report._sections import _ranking_methods
 
     empty = pd.DataFrame()
     settings = {"chains": 4, "iter_warmup": 250, "iter_sampling": 1000, "seed": 7}
@@ -61,7 +61,7 @@ def test_an_unknown_keyword_of_write_is_named_before_anything_runs(base, tmp_pat
     # the other methods had started
     import bbt_widget as bbt
     from bbt_widget.fitting import PreparedFit
-    from bbt_widget.outputs import report_build
+    from bbt_widget.outputs.report import _build as report_build
 
     def refuse(*args, **kwargs):
         raise AssertionError("started although a keyword was unknown")

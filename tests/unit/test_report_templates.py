@@ -11,8 +11,8 @@ from importlib.resources import files
 import pandas as pd
 import pytest
 
-from bbt_widget.outputs import report_render
-from bbt_widget.outputs.report_sections import Table
+from bbt_widget.outputs.report import _render as report_render
+from bbt_widget.outputs.report._sections import Table
 
 HOSTILE = '<script>alert("x")</script> & {\\textbf{b}} $%#_ *[x](y)*'
 FIGURES = report_render._HEADLINE_FIGURES + report_render._DETAIL_FIGURES
@@ -44,7 +44,7 @@ def _captions() -> dict[str, str]:
 
 
 def test_the_templates_are_package_data():
-    folder = files("bbt_widget.outputs") / "templates"
+    folder = files("bbt_widget.outputs.report") / "templates"
     assert {f"report.{fmt}" for fmt in ("html", "md", "tex")} <= {p.name for p in folder.iterdir()}
 
 

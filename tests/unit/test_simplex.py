@@ -208,7 +208,7 @@ def test_chart_renders_offline():
 def test_the_report_draws_the_first_disagreement_else_the_closest_call():
     from types import SimpleNamespace
 
-    from bbt_widget.outputs.report_sections import simplex_pair
+    from bbt_widget.outputs.report._sections import simplex_pair
 
     table = pd.DataFrame(
         {

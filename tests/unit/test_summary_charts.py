@@ -12,7 +12,7 @@ import pytest
 from bbt_widget import charts
 from bbt_widget.charts.frames_ppc import ppc_fit_frame, ppc_frame, worst_ppc_frame
 from bbt_widget.core import posterior
-from bbt_widget.outputs.report_meta import column_definitions
+from bbt_widget.outputs.report._meta import column_definitions
 
 
 def _summary() -> pd.DataFrame:

@@ -12,8 +12,8 @@ from bbt_widget import cli
 from bbt_widget.core.draws import Draws
 from bbt_widget.fitting import prepare_fit
 from bbt_widget.lab.sweep import _settings
-from bbt_widget.outputs.report import methods_text
-from bbt_widget.outputs.report_meta import provenance_items
+from bbt_widget.outputs.methods_text import methods_text
+from bbt_widget.outputs.report._meta import provenance_items
 
 #: One mean per data set (wide): A - B is 0.003 (d1), -0.005 (d2, equal to the threshold
 #: up to floating point: 0.905 - 0.9 is 0.0050000000000000044), 0.05 (d3) and 0 (d4);

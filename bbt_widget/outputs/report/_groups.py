@@ -10,13 +10,13 @@ from typing import TYPE_CHECKING, Any
 import numpy as np
 import pandas as pd
 
-from ..core.group_result import GroupedBBTResult
-from .report_sections import Section, Table
+from ...core.group_result import GroupedBBTResult
+from ._sections import Section, Table
 
 if TYPE_CHECKING:
-    from ..core.result import BBTResult
-    from ..lab.metrics import MetricsResult
-    from ..lab.sweep import SweepResult
+    from ...core.result import BBTResult
+    from ...lab.metrics import MetricsResult
+    from ...lab.sweep import SweepResult
 
 
 def group_chart(
@@ -24,7 +24,7 @@ def group_chart(
 ) -> Any:
     """Heatmap of the decisions: pairs (rows, in ``summary()`` order) x groups (columns), the
     pooled decision first; drawn like a sweep's (one palette and one set of tooltips)."""
-    from ..charts.specs_robustness import sweep_chart
+    from ...charts.specs_robustness import sweep_chart
 
     per = result.group_summary(rope=rope, hdi=hdi).rename(columns={"group": "setting"})
     pooled = result.summary(rope=rope, hdi=hdi).assign(setting="pooled")
@@ -167,7 +167,7 @@ def group_mapping(result: BBTResult) -> dict[str, str] | None:
 def group_sweep_section(section: Section, sweep: SweepResult, interpretation: str) -> Section:
     """The sweep's section (``section``) of a report on the group model, with the group
     decisions that change across the settings (:meth:`GroupedSweepResult.group_flips`)."""
-    from ..lab.sweep_groups import GroupedSweepResult
+    from ...lab.sweep_groups import GroupedSweepResult
 
     if not isinstance(sweep, GroupedSweepResult):
         raise TypeError("a sweep of the group model (sweep(..., group=...)) is needed here")

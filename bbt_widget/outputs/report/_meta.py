@@ -7,10 +7,10 @@ from collections.abc import Mapping, Sequence
 from datetime import datetime, timezone
 from typing import TYPE_CHECKING
 
-from .report import package_version, rules
+from ..methods_text import package_version, rules
 
 if TYPE_CHECKING:
-    from ..core.result import BBTResult
+    from ...core.result import BBTResult
 
 #: Keys ``write_report(provenance=...)`` accepts.
 PROVENANCE_KEYS = ("command", "input", "seed")

@@ -16,17 +16,17 @@ from typing import TYPE_CHECKING
 import numpy as np
 import pandas as pd
 
-from ..baselines._common import Means, snap_ties
-from ..baselines._effect_sizes import (
+from ...baselines._common import Means, snap_ties
+from ...baselines._effect_sizes import (
     N_BOOTSTRAP,
     median_coverage,
     pair_effects,
     score_table,
 )
-from .report_sections import Section, Table
+from ._sections import Section, Table
 
 if TYPE_CHECKING:
-    from ..core.result import BBTResult
+    from ...core.result import BBTResult
 
 #: The claims whose effect sizes the section shows.
 _CLAIMED = ("a better", "b better", "equivalent")

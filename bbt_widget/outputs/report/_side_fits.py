@@ -17,7 +17,7 @@ from concurrent.futures import Future
 from concurrent.futures import TimeoutError as FutureTimeout
 from typing import Any
 
-from ..core.draws import ProgressCallback
+from ...core.draws import ProgressCallback
 
 __all__ = ["SideFit"]
 

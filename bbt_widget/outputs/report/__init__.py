@@ -10,9 +10,9 @@
 
 from __future__ import annotations
 
-from .citations import bibtex
-from .headline import headline
-from .report import methods_text
-from .report_build import OTHER_METHODS, write
+from ..citations import bibtex
+from ..headline import headline
+from ..methods_text import methods_text
+from ._build import OTHER_METHODS, write
 
 __all__ = ["OTHER_METHODS", "bibtex", "headline", "methods_text", "write"]

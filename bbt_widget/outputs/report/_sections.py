@@ -16,19 +16,19 @@ from typing import TYPE_CHECKING, Any, cast
 import numpy as np
 import pandas as pd
 
-from ..core.bidi import isolate
-from ..core.options import DEFAULT_ROPE
-from .report import Styled
-from .report_first_places import first_places as first_places  # the section's first places
+from ...core.bidi import isolate
+from ...core.options import DEFAULT_ROPE
+from ..methods_text import Styled
+from ._first_places import first_places as first_places  # the section's first places
 
 if TYPE_CHECKING:
-    from ..baselines import AgreementResult, HierarchicalResult
-    from ..core.result import BBTResult
-    from ..lab.influence import Influence
-    from ..lab.metrics import MetricsResult
-    from ..lab.sweep import SweepResult
-    from ..ranking._mallows import MallowsResult
-    from ..ranking._plackett_luce import RankingModelResult
+    from ...baselines import AgreementResult, HierarchicalResult
+    from ...core.result import BBTResult
+    from ...lab.influence import Influence
+    from ...lab.metrics import MetricsResult
+    from ...lab.sweep import SweepResult
+    from ...ranking._mallows import MallowsResult
+    from ...ranking._plackett_luce import RankingModelResult
 
 #: Papers cited by the methods sentences of the optional sections.
 PL_PAPER = "Bayesian Performance Analysis for Algorithm Ranking Comparison"
@@ -546,7 +546,7 @@ def metric_section(
 ) -> Section:
     """One further metric's fit: its one-sentence answer, ranking and pairs (``index``
     makes the anchors unique whatever the metric's name)."""
-    from .headline import headline
+    from ..headline import headline
 
     summary = result.summary(rope=rope, hdi=hdi)
     ranking = result.ranking(hdi=hdi)

@@ -16,14 +16,14 @@ from typing import TYPE_CHECKING, Any
 import numpy as np
 import pandas as pd
 
-from ..core.bidi import isolate
-from .report import Styled
-from .report_sections import Section, Table
+from ...core.bidi import isolate
+from ..methods_text import Styled
+from ._sections import Section, Table
 
 if TYPE_CHECKING:
-    from ..baselines import AgreementResult
-    from ..baselines._common import Means
-    from ..core.result import BBTResult
+    from ...baselines import AgreementResult
+    from ...baselines._common import Means
+    from ...core.result import BBTResult
 
 #: Pairs whose Bayesian tests the table lists (BBT's claimed pairs first); more are in the
 #: agreement CSV of the Friedman section or a call of the test itself.
@@ -45,7 +45,7 @@ def number(x: float) -> str:
 def cite(result: BBTResult, cited: Sequence[str], *keys: str) -> Styled:
     """Numbered citations of ``keys`` as the report's references list them (the report cites
     the parts ``cited``, this section's among them, in that order); ``\\cite`` in LaTeX."""
-    from .citations import references
+    from ..citations import references
 
     order = [r.key for r in references(result, cited)]
     nums = ", ".join(str(n) for n in sorted(order.index(k) + 1 for k in keys))
@@ -87,7 +87,7 @@ def friedman_section(
 ) -> Section:
     """Friedman's test, Nemenyi's critical difference (with its diagram), Wilcoxon-Holm and
     the assumption checks, and the agreement of Nemenyi and Wilcoxon with BBT's claims."""
-    from ..baselines import scores_cd_diagram
+    from ...baselines import scores_cd_diagram
 
     nem = agreement.nemenyi
     fr = nem.friedman

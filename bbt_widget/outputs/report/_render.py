@@ -39,41 +39,48 @@ import jinja2
 import pandas as pd
 from markupsafe import Markup
 
-from ..charts.encodings import at_rest
-from ..charts.frames import build_frames
-from ..charts.frames_decisions import claim_counts, decision_frame
-from ..charts.frames_ppc import ppc_fit_frame, worst_pairs_label, worst_ppc_frame
-from ..charts.specs import intervals_chart, rope_overlap_chart, win_matrix_chart
-from ..charts.specs_cd import fit_cd_diagram
-from ..charts.specs_ppc import static_ppc_chart
-from ..charts.specs_summary import (
+from ...charts.encodings import at_rest
+from ...charts.frames import build_frames
+from ...charts.frames_decisions import claim_counts, decision_frame
+from ...charts.frames_ppc import ppc_fit_frame, worst_pairs_label, worst_ppc_frame
+from ...charts.specs import intervals_chart, rope_overlap_chart, win_matrix_chart
+from ...charts.specs_cd import fit_cd_diagram
+from ...charts.specs_ppc import static_ppc_chart
+from ...charts.specs_summary import (
     LONG_CHART_ROWS,
     decision_matrix_chart,
     ranking_chart,
     with_top_axis,
 )
-from ..core.options import (
+from ...core.options import (
     DEFAULT_HDI,
     DEFAULT_INTERPRETATION,
     DEFAULT_ROPE,
     DEFAULT_TITLE,
     resolve_interpretation,
 )
-from ..core.validation import check_algorithms
-from ..core.wintable import count_wins, with_raw_counts
-from . import export
-from ._atomic import atomic_path, atomic_replace_dir
-from .citations import bibtex, references
-from .headline import headline
-from .report import REPORT_FORMATS, figures_folder, methods_text, paragraphs, render, tables_folder
-from .report_meta import check_provenance, column_definitions, provenance_items
-from .report_scores import scores_section
-from .report_sections import Section
-from .report_sections import Table as _Table
-from .tex_chars import REPLACED_MARK
+from ...core.validation import check_algorithms
+from ...core.wintable import count_wins, with_raw_counts
+from .. import export
+from .._atomic import atomic_path, atomic_replace_dir
+from ..citations import bibtex, references
+from ..headline import headline
+from ..methods_text import (
+    REPORT_FORMATS,
+    figures_folder,
+    methods_text,
+    paragraphs,
+    render,
+    tables_folder,
+)
+from ..tex_chars import REPLACED_MARK
+from ._meta import check_provenance, column_definitions, provenance_items
+from ._scores import scores_section
+from ._sections import Section
+from ._sections import Table as _Table
 
 if TYPE_CHECKING:
-    from ..core.result import BBTResult
+    from ...core.result import BBTResult
 
 #: How many of the worst-fitting pairs the PPC figure and table show.
 PPC_WORST_PAIRS = 12
@@ -661,7 +668,7 @@ def _template(fmt: str) -> jinja2.Template:
     filter (and function) and its table writer as a filter. Autoescaping is on for HTML, so a
     value a template does not pass through ``esc`` is still escaped."""
     env = jinja2.Environment(
-        loader=jinja2.PackageLoader("bbt_widget.outputs", "templates"),
+        loader=jinja2.PackageLoader("bbt_widget.outputs.report", "templates"),
         autoescape=jinja2.select_autoescape(enabled_extensions=("html",), default=False),
         trim_blocks=True,
         lstrip_blocks=True,

@@ -16,11 +16,11 @@ from typing import TYPE_CHECKING, Any
 
 import numpy as np
 
-from ..core.bidi import isolate
-from ..ranking._order import ORDER_Z, OrderGap, best_indicators, order_gap
+from ...core.bidi import isolate
+from ...ranking._order import ORDER_Z, OrderGap, best_indicators, order_gap
 
 if TYPE_CHECKING:
-    from ..core.result import BBTResult
+    from ...core.result import BBTResult
 
 __all__ = ["BBT_QUANTITY", "MODEL_QUANTITY", "first_places"]
 

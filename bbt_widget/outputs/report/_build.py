@@ -19,18 +19,18 @@ from typing import TYPE_CHECKING, Any
 import numpy as np
 import pandas as pd
 
-from ..core.data import TidyResults, as_tidy
-from ..core.options import DEFAULT_HDI, DEFAULT_INTERPRETATION, DEFAULT_ROPE, DEFAULT_TITLE
-from ._atomic import missing_folder
-from .side_fits import SideFit
+from ...core.data import TidyResults, as_tidy
+from ...core.options import DEFAULT_HDI, DEFAULT_INTERPRETATION, DEFAULT_ROPE, DEFAULT_TITLE
+from .._atomic import missing_folder
+from ._side_fits import SideFit
 
 # the report writer and its sections (Altair) are imported where used: the command line
 # checks its options with this module before the fit and imports those meanwhile
 if TYPE_CHECKING:
-    from ..core.draws import ProgressCallback
-    from ..core.result import BBTResult
-    from ..lab.metrics import MetricsResult
-    from .report_sections import Section
+    from ...core.draws import ProgressCallback
+    from ...core.result import BBTResult
+    from ...lab.metrics import MetricsResult
+    from ._sections import Section
 
 #: The other methods a report can add besides BBT (``methods=``; ``--with`` on the command line).
 OTHER_METHODS = ("hierarchical", "plackett-luce", "mallows", "friedman", "signed-rank", "sign")
@@ -115,8 +115,8 @@ def check_methods(
     """
     # the checks read the data alone: the methods themselves (Altair, SciPy) are imported
     # where they run, so that the command line can import them while it fits
-    from ..core.data import MIN_RANKED_DATASETS
-    from ..lab.influence import MIN_DATASETS
+    from ...core.data import MIN_RANKED_DATASETS
+    from ...lab.influence import MIN_DATASETS
 
     tidy = as_tidy(
         data,
@@ -162,7 +162,7 @@ def check_methods(
             )
         if not 0.0 < rho < 1.0:
             raise ValueError(f"rho={rho:g}: must lie strictly between 0 and 1")
-        from ..baselines._hierarchical_pairs import check_pairs
+        from ...baselines._hierarchical_pairs import check_pairs
 
         try:  # every pair has enough data sets with common folds
             check_pairs(
@@ -180,7 +180,7 @@ def ranking_sampler(sampler: Mapping[str, Any]) -> dict[str, Any]:
     """The sampler settings of the report's Plackett-Luce fit from the BBT fit's (``engine``,
     ``chains``, ``iter_warmup``, ``iter_sampling``, ``seed``): the same, but a warm-up of
     :data:`RANKING_WARMUP` iterations when the fit's is the default."""
-    from .. import engines
+    from ... import engines
 
     # the BBT fit's defaults, as given (None) or as the fit recorded them (its engine's)
     defaults = engines.iterations(engines.resolve_engine(sampler["engine"]))
@@ -206,7 +206,7 @@ def start_methods(
     among ``methods``, or without a seed: the fit draws one, which is not known yet)."""
     if "plackett-luce" not in methods or sampler.get("seed") is None:
         return None
-    from ..ranking._plackett_luce import ranking_model
+    from ...ranking._plackett_luce import ranking_model
 
     options = _ranking_options(data, hdi, sampler)
     return SideFit(lambda progress: ranking_model(data, progress=progress, **options), options)
@@ -252,12 +252,12 @@ def optional_sections(
     gets each step's stages, ``log`` a line when a step is done (what it did, how long);
     ``started``: the side fit :func:`start_methods` started for this report, if any.
     """
-    from ..core.groups import results_only
-    from ..lab.influence import influence
-    from ..lab.sweep import sweep as run_sweep
-    from ..ranking._plackett_luce import ranking_model
-    from . import report_sections as rs
-    from .report_groups import group_mapping, group_sweep_section, influence_not_computed
+    from ...core.groups import results_only
+    from ...lab.influence import influence
+    from ...lab.sweep import sweep as run_sweep
+    from ...ranking._plackett_luce import ranking_model
+    from . import _sections as rs
+    from ._groups import group_mapping, group_sweep_section, influence_not_computed
 
     s = result.settings
     # how the results were read: the methods that take the layout are given that very one
@@ -266,7 +266,7 @@ def optional_sections(
     tell = log or (lambda line: None)
     out: list[Section] = []
     if robustness:
-        from ..lab.sweep import default_grid
+        from ...lab.sweep import default_grid
 
         if result.tidy is None:
             raise ValueError(
@@ -346,7 +346,7 @@ def optional_sections(
         )
     pairs = None
     if "hierarchical" in methods:
-        from ..baselines import hierarchical_pairs
+        from ...baselines import hierarchical_pairs
 
         start = time.perf_counter()
         n_alg = len(result.algorithms)
@@ -354,7 +354,7 @@ def optional_sections(
             progress(f"hierarchical t-test: {n_alg * (n_alg - 1) // 2} pairs", math.nan)
         # the test's own iteration defaults (4 x 500 + 500 give ESS >= 400) unless the fit
         # was given others
-        from .. import engines
+        from ... import engines
 
         defaults = dict(zip(SAMPLER_DEFAULTS, engines.iterations(s["engine"])))
         iters = {k: s[k] for k in SAMPLER_DEFAULTS if s[k] != defaults[k]}
@@ -371,7 +371,7 @@ def optional_sections(
     baselines = [m for m in _BASELINES if m in methods]
     if pairs is None and not baselines:
         return out
-    from ..baselines import agreement
+    from ...baselines import agreement
 
     start = time.perf_counter()
     # every baseline from one call: the same data sets, seed and BBT decisions
@@ -388,8 +388,8 @@ def optional_sections(
     if pairs is not None:
         out.append(rs.pairwise_section(agree))
     if baselines:
-        from ..baselines._common import dataset_means
-        from . import report_baselines as rb
+        from ...baselines._common import dataset_means
+        from . import _baselines as rb
 
         cited = [c for sec in out for c in sec.cites] + baselines
         for name in baselines:
@@ -436,9 +436,9 @@ def write_metrics(
     ValueError
         When the first metric's fit failed (there is no body to write).
     """
-    from . import report_sections as rs
-    from .report_render import write_report
-    from .report_scores import scores_section
+    from . import _sections as rs
+    from ._render import write_report
+    from ._scores import scores_section
 
     first = compared.metrics[0]
     if first not in compared.results:
@@ -464,7 +464,7 @@ def write_metrics(
     if compared.seed is not None:  # the user's seed, not the first metric's spawned one
         provenance = {**(provenance or {}), "seed": _metrics_seed(compared)}
     if compared.groups:
-        from .report_groups import metrics_group_sections
+        from ._groups import metrics_group_sections
 
         sections[1:1] = metrics_group_sections(compared, rule, rope, hdi)
     return write_report(
@@ -486,7 +486,7 @@ def write_metrics(
 def _metrics_seed(compared: MetricsResult) -> str:
     """The user's seed of several metrics' fits, and the seed each metric's fit drew from
     it."""
-    from ..lab.batch import spawn_seeds
+    from ...lab.batch import spawn_seeds
 
     n = len(compared.metrics)
     each = ", ".join(f"{m} {s}" for m, s in zip(compared.metrics, spawn_seeds(compared.seed, n)))
@@ -560,10 +560,10 @@ def write(
     ValueError
         Bad options, checked against the data before any fit.
     """
-    from ..core.groups import results_only
-    from ..core.options import resolve_interpretation
-    from ..core.result import BBTResult as _Result
-    from ..fitting import FIT_KEYWORDS, fit
+    from ...core.groups import results_only
+    from ...core.options import resolve_interpretation
+    from ...core.result import BBTResult as _Result
+    from ...fitting import FIT_KEYWORDS, fit
 
     _check_keywords(fit_options, FIT_KEYWORDS)
     problem = missing_folder(path)
@@ -618,7 +618,7 @@ def write(
 
 def _without_layout(fit_options: Mapping[str, Any]) -> dict[str, Any]:
     """The fit's keywords but those that say how to read the results (they were read)."""
-    from ..core.data import LAYOUT_KEYS
+    from ...core.data import LAYOUT_KEYS
 
     return {k: v for k, v in fit_options.items() if k not in LAYOUT_KEYS}
 
@@ -646,7 +646,7 @@ def keep_posterior(result: BBTResult, path: str | Path, *, beside: bool = True) 
     fit."""
     import tempfile
 
-    from ._atomic import atomic_path
+    from .._atomic import atomic_path
 
     arrays = {name: np.asarray(v) for name, v in result.draws.params.items()}
     arrays["algorithms"] = np.asarray(result.algorithms, dtype=str)
@@ -687,9 +687,9 @@ def report_of_fit(
 ) -> Path:
     """The report of a fit: what :func:`write` does once it has one (its keywords), with
     the side fit :func:`start_methods` started before the fit (``started``), if any."""
-    from ..core.group_result import GroupedBBTResult
-    from ..core.options import resolve_interpretation
-    from .report_render import ChartsAhead, start_charts, write_report
+    from ...core.group_result import GroupedBBTResult
+    from ...core.options import resolve_interpretation
+    from ._render import ChartsAhead, start_charts, write_report
 
     results = _results_of(result, data)
     rule = resolve_interpretation(interpretation, len(result.algorithms)).rule
@@ -736,7 +736,7 @@ def report_of_fit(
                 ahead.batches.close()
             raise
     if isinstance(result, GroupedBBTResult):
-        from .report_groups import group_section
+        from ._groups import group_section
 
         sections.insert(0, group_section(result, rule, rope, hdi))
     if progress is not None:
@@ -761,7 +761,7 @@ def _methods_sampler(settings: Mapping[str, Any]) -> dict[str, Any]:
     chains; its engine, but ``"auto"`` for the numpy engine (the sweep's Davidson settings
     need Stan); its iterations where they are not its engine's defaults (else None: each
     fit's engine's, each method's own)."""
-    from .. import engines
+    from ... import engines
 
     engine = settings["engine"]
     defaults = dict(zip(SAMPLER_DEFAULTS, engines.iterations(engine)))
@@ -776,8 +776,8 @@ def _methods_sampler(settings: Mapping[str, Any]) -> dict[str, Any]:
 
 def _fit_sampler(fit_options: Mapping[str, Any]) -> dict[str, Any]:
     """The sampler settings :func:`bbt_widget.fit` will record given ``fit_options``."""
-    from ..core.options import DEFAULT_CHAINS
-    from ..core.validation import DEFAULT_SEED
+    from ...core.options import DEFAULT_CHAINS
+    from ...core.validation import DEFAULT_SEED
 
     defaults = {"engine": "auto", "chains": DEFAULT_CHAINS, "seed": DEFAULT_SEED}
     return {k: fit_options.get(k, {**defaults, **SAMPLER_DEFAULTS}[k]) for k in _SAMPLER}
@@ -799,7 +799,7 @@ def _check_keywords(fit_options: Mapping[str, Any], fit_keywords: frozenset[str]
 
 
 def _check_highlight(highlight: str | Sequence[str] | None, algorithms: Sequence[str]) -> None:
-    from ..core.validation import check_algorithms
+    from ...core.validation import check_algorithms
 
     if highlight is not None:
         check_algorithms(highlight, algorithms, "highlight")
