@@ -24,21 +24,17 @@ STEP_TIMEOUT_MS = 60_000
 HOSTILE = "<img src=x onerror=alert(1)>"
 RTL = "\u202eevil"
 
-# 50 simulated algorithms on 30 data sets of 3 folds (skill plus noise), the local ROPE on;
-# two algorithms and a data set with hostile names
+# 50 simulated algorithms on 30 data sets of 3 folds (skill plus noise, simulated.py), the
+# local ROPE on; two algorithms and a data set with hostile names
 CELLS = [
     f"""\
-import numpy as np, pandas as pd
+import sys
+sys.path.insert(0, {str(Path(__file__).parent)!r})
 import bbt_widget as bbt
-rng = np.random.default_rng(3)
-skill = np.sort(rng.normal(0, 0.05, 50))[::-1]
-names = [f"alg{{a:02d}}" for a in range(50)]
-names[10], names[11] = {HOSTILE!r}, {RTL!r}
-sets = [f"d{{d}}" for d in range(30)]
-sets[0] = {HOSTILE!r}
-rows = [(sets[d], names[a], f, 0.7 + skill[a] + rng.normal(0, 0.03))
-        for d in range(30) for a in range(50) for f in range(3)]
-data = pd.DataFrame(rows, columns=["dataset", "algorithm", "fold", "score"])
+from simulated import simulated_results
+data = simulated_results(50, 30, 3).replace(
+    {{"algorithm": {{"alg10": {HOSTILE!r}, "alg11": {RTL!r}}}, "dataset": {{"d0": {HOSTILE!r}}}}}
+)
 w = bbt.BBTWidget(
     data, dataset="dataset", algorithm="algorithm", fold="fold", score="score",
     d_min=0.4, engine="numpy", seed=1, stan_check=False,
