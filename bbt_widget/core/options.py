@@ -12,7 +12,7 @@ from __future__ import annotations
 
 from dataclasses import dataclass
 from types import MappingProxyType
-from typing import Any, Literal
+from typing import Any, Literal, get_args
 
 __all__ = [
     "AUTO_INTERPRETATION",
@@ -20,6 +20,7 @@ __all__ = [
     "DEFAULT_CHAINS",
     "DEFAULT_DRAWS",
     "DEFAULT_D_MIN",
+    "DEFAULT_ENGINE",
     "DEFAULT_HDI",
     "DEFAULT_HYPERPRIOR",
     "DEFAULT_INTERPRETATION",
@@ -50,8 +51,15 @@ __all__ = [
     "TIE_THRESHOLD_STEP",
     "TTEST_HDI",
     "DrawsMode",
+    "EngineChoice",
+    "EngineName",
     "HyperPrior",
+    "HyperpriorFamily",
+    "HyperpriorName",
     "Interpretation",
+    "Rule",
+    "RuleChoice",
+    "TiePolicy",
     "as_dict",
     "resolve_interpretation",
 ]
@@ -69,8 +77,10 @@ TIE_LABELS = MappingProxyType(
         "davidson": "Davidson model",
     }
 )
-TIE_POLICIES: tuple[str, ...] = tuple(TIE_LABELS)
-DEFAULT_TIES = "spread"
+#: What ``ties=`` takes (``None`` as well: the raw counts).
+TiePolicy = Literal["add", "spread", "forget", "davidson"]
+TIE_POLICIES: tuple[TiePolicy, ...] = get_args(TiePolicy)
+DEFAULT_TIES: TiePolicy = "spread"
 
 
 @dataclass(frozen=True)
@@ -116,7 +126,20 @@ HYPERPRIOR_ALIASES = MappingProxyType(
         "half_normal": "normal",
     }
 )
-DEFAULT_HYPERPRIOR = "lognormal"
+#: The hyper-prior families by name, and every spelling ``hyperprior=`` accepts.
+HyperpriorFamily = Literal["lognormal", "cauchy", "normal"]
+HyperpriorName = Literal[
+    "lognormal",
+    "cauchy",
+    "normal",
+    "half-cauchy",
+    "halfcauchy",
+    "half_cauchy",
+    "half-normal",
+    "halfnormal",
+    "half_normal",
+]
+DEFAULT_HYPERPRIOR: HyperpriorFamily = "lognormal"
 #: Scale of the half-normal prior on tau, the spread of an ability between groups of data sets
 #: (``bbt.fit(..., group=...)``, logit scale). 0.5 puts 95% of the prior mass on tau < 1, i.e.
 #: a group may move P(a > b) from 0.5 to about 0.73, while groups whose data say nothing else
@@ -141,12 +164,20 @@ TIE_THRESHOLD_STEP = 0.001
 INTERPRETATION_LABELS = MappingProxyType(
     {"weak": "weak (0.95 rule)", "strong": "strong (0.70 rule)"}
 )
-INTERPRETATIONS: tuple[str, ...] = tuple(INTERPRETATION_LABELS)
+#: A decision rule, and what ``interpretation=`` accepts where a rule is reported.
+Rule = Literal["weak", "strong"]
+RuleChoice = Literal["auto", "weak", "strong"]
+INTERPRETATIONS: tuple[Rule, ...] = get_args(Rule)
 #: The rule chosen from the number of algorithms (:func:`resolve_interpretation`).
-AUTO_INTERPRETATION = "auto"
+AUTO_INTERPRETATION: Literal["auto"] = "auto"
 #: What ``interpretation=`` accepts where a rule is reported: ``"auto"`` or one of the rules.
-INTERPRETATION_CHOICES: tuple[str, ...] = (AUTO_INTERPRETATION, *INTERPRETATIONS)
-DEFAULT_INTERPRETATION = AUTO_INTERPRETATION
+INTERPRETATION_CHOICES: tuple[RuleChoice, ...] = (AUTO_INTERPRETATION, *INTERPRETATIONS)
+DEFAULT_INTERPRETATION: RuleChoice = AUTO_INTERPRETATION
+#: The engines ``engine=`` names (``"auto"``: the numpy engine where it samples the model,
+#: else the first Stan engine found).
+EngineName = Literal["numpy", "cmdstanpy", "pystan"]
+EngineChoice = Literal["auto", "numpy", "cmdstanpy", "pystan"]
+DEFAULT_ENGINE: EngineChoice = "auto"
 #: Beyond this many algorithms the weak rule's above_50 inflates with their number (paper
 #: Sec. 5.6): ``"auto"`` then takes the strong interpretation, and the widget and the report
 #: advise it when the weak one is chosen.

@@ -24,6 +24,9 @@ from .options import (
     HYPERPRIORS,
     INTERPRETATIONS,
     TIE_POLICIES,
+    HyperpriorFamily,
+    Rule,
+    TiePolicy,
 )
 
 __all__ = [
@@ -53,7 +56,7 @@ WIN_TABLE_COLUMNS = ("alg1", "alg2", "win1", "win2", "ties")
 MAX_COUNT = 2**31 - 1
 
 
-def check_ties(ties: str | None) -> str | None:
+def check_ties(ties: str | None) -> TiePolicy | None:
     """Validate a tie policy; ``None`` means raw counts."""
     if ties is None or ties in TIE_POLICIES:
         return ties
@@ -172,16 +175,19 @@ def check_max_treedepth(max_treedepth: int) -> int:
     return int(max_treedepth)
 
 
-def check_hyperprior(hyperprior: str, prior_scale: float | None = None) -> tuple[str, float]:
+def check_hyperprior(
+    hyperprior: str, prior_scale: float | None = None
+) -> tuple[HyperpriorFamily, float]:
     """Validate the hyper-prior on sigma and its scale.
 
     ``prior_scale=None`` means the family's default scale (paper Appendix A: lognormal 0.5,
     half-Cauchy 1.0, half-normal 3.0; :data:`bbt_widget.core.options.HYPERPRIOR_SCALES`).
     """
-    name = HYPERPRIOR_ALIASES.get(str(hyperprior).lower(), str(hyperprior).lower())
-    if name not in HYPERPRIORS:
+    spelled = HYPERPRIOR_ALIASES.get(str(hyperprior).lower(), str(hyperprior).lower())
+    if spelled not in HYPERPRIORS:
         choices = ", ".join(f"{k!r} ({v.label})" for k, v in HYPERPRIOR_FAMILIES.items())
         raise ValueError(f"unknown hyperprior {hyperprior!r}; use one of {choices}")
+    name = cast("HyperpriorFamily", spelled)
     if prior_scale is None:
         return name, HYPERPRIOR_SCALES[name]
     if isinstance(prior_scale, bool) or not isinstance(prior_scale, (int, float, np.number)):
@@ -319,7 +325,7 @@ def check_win_table(table: pd.DataFrame) -> pd.DataFrame:
     return pd.DataFrame(out, columns=list(WIN_TABLE_COLUMNS))
 
 
-def check_interpretation(interpretation: str) -> str:
+def check_interpretation(interpretation: str) -> Rule:
     """Validate a decision rule: ``"weak"`` (paper Sec. 9.2) or ``"strong"`` (Sec. 9.3)."""
     if interpretation not in INTERPRETATIONS:
         choices = " or ".join(map(repr, INTERPRETATIONS))

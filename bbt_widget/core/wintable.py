@@ -32,7 +32,7 @@ import numpy as np
 import pandas as pd
 
 from .data import DataWarning, TidyResults, as_tidy
-from .options import DEFAULT_TIES
+from .options import DEFAULT_TIES, TiePolicy
 from .validation import (
     WIN_TABLE_COLUMNS,
     check_d_min,
@@ -58,7 +58,7 @@ def win_table(
     lower_is_better: bool = False,
     d_min: float | None = None,
     paired: bool = True,
-    ties: str | None = DEFAULT_TIES,
+    ties: TiePolicy | None = DEFAULT_TIES,
     tie_threshold: float | None = None,
 ) -> pd.DataFrame:
     """Count wins, losses and ties for every pair of algorithms.

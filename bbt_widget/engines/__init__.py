@@ -37,9 +37,11 @@ from ..core.draws import Draws, ModelName, ProgressCallback, SamplerSettings
 from ..core.options import (
     DEFAULT_ADAPT_DELTA,
     DEFAULT_CHAINS,
+    DEFAULT_ENGINE,
     DEFAULT_ITER_SAMPLING,
     DEFAULT_ITER_WARMUP,
     DEFAULT_MAX_TREEDEPTH,
+    EngineName,
 )
 from ..core.validation import check_count, check_seed
 from ._programs import check_model, prepare_data, program_hash, stan_program
@@ -76,8 +78,8 @@ __all__ = [
 ]
 
 #: Engine names: the numpy engine, then the Stan engines in the order "auto" prefers them.
-ENGINES: tuple[str, ...] = ("numpy", "cmdstanpy", "pystan")
-STAN_ENGINES: tuple[str, ...] = ("cmdstanpy", "pystan")
+ENGINES: tuple[EngineName, ...] = ("numpy", "cmdstanpy", "pystan")
+STAN_ENGINES: tuple[EngineName, ...] = ("cmdstanpy", "pystan")
 #: The models the numpy engine samples, which "auto" gives it.
 NUMPY_MODELS: tuple[str, ...] = ("bbt", "bbt_groups")
 
@@ -134,7 +136,7 @@ def available_engines() -> list[str]:
     return [name for name in ENGINES if get(name).available()]
 
 
-def resolve_engine(engine: str = "auto", model: str | None = None) -> str:
+def resolve_engine(engine: str = DEFAULT_ENGINE, model: str | None = None) -> EngineName:
     """The engine that ``engine`` designates here for ``model``.
 
     Parameters
@@ -172,7 +174,7 @@ def resolve_engine(engine: str = "auto", model: str | None = None) -> str:
     return engine
 
 
-def _stan_auto(model: str | None) -> str:
+def _stan_auto(model: str | None) -> EngineName:
     """The Stan engine "auto" designates here (raises EngineError when none can run)."""
     name = _first_available()
     if name is None:
@@ -186,7 +188,7 @@ def _stan_auto(model: str | None) -> str:
     return name
 
 
-def _first_available() -> str | None:
+def _first_available() -> EngineName | None:
     """The Stan engine ``"auto"`` designates here (None: none can run)."""
     return next((name for name in STAN_ENGINES if get(name).available()), None)
 
@@ -254,6 +256,7 @@ def prestart(models: tuple[ModelName, ...], engine: str = "auto") -> None:
     try:
         for model in models:
             check_model(model)
+            name: str | None
             if engine == "auto":
                 name = "numpy" if model in NUMPY_MODELS else _first_available()
             else:

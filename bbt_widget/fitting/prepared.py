@@ -22,11 +22,15 @@ from ..core.options import (
     DEFAULT_ADAPT_DELTA,
     DEFAULT_CHAINS,
     DEFAULT_DRAWS,
+    DEFAULT_ENGINE,
     DEFAULT_HYPERPRIOR,
     DEFAULT_MAX_TREEDEPTH,
     HYPERPRIORS,
     SETTLE_MEMORY,
     DrawsMode,
+    EngineChoice,
+    HyperpriorName,
+    TiePolicy,
 )
 from ..core.precision import DEFAULT_Z
 from ..core.result import BBTResult, disconnected_message
@@ -99,8 +103,8 @@ class PreparedFit:
         *,
         d_min: float | None,
         paired: bool,
-        ties: str | None,
-        hyperprior: str,
+        ties: TiePolicy | None,
+        hyperprior: HyperpriorName,
         prior_scale: float | None,
         size: tuple[int, int | None],
         tie_threshold: float | None = None,
@@ -133,7 +137,7 @@ class PreparedFit:
             raw, self.tidy, self.audit, layout, counting, prior, self.requested, seed, size
         )
 
-    def with_prior(self, hyperprior: str, prior_scale: float | None) -> PreparedFit:
+    def with_prior(self, hyperprior: HyperpriorName, prior_scale: float | None) -> PreparedFit:
         """These inputs under another hyper-prior on sigma (``prior_scale=None``: the family's
         default scale).
 
@@ -328,11 +332,11 @@ def prepare_fit(
     lower_is_better: bool = False,
     d_min: float | None = None,
     paired: bool = True,
-    ties: str | None,
+    ties: TiePolicy | None,
     tie_threshold: float | None = None,
-    hyperprior: str = DEFAULT_HYPERPRIOR,
+    hyperprior: HyperpriorName = DEFAULT_HYPERPRIOR,
     prior_scale: float | None = None,
-    engine: str = "auto",
+    engine: EngineChoice = DEFAULT_ENGINE,
     seed: int | None = DEFAULT_SEED,
     size: tuple[int, int | None],
     group: groups.GroupSpec | None = None,

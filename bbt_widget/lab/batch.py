@@ -41,7 +41,15 @@ import numpy as np
 import pandas as pd
 
 from ..core.draws import ProgressCallback
-from ..core.options import DEFAULT_CHAINS, DEFAULT_HYPERPRIOR, DEFAULT_TIES
+from ..core.options import (
+    DEFAULT_CHAINS,
+    DEFAULT_ENGINE,
+    DEFAULT_HYPERPRIOR,
+    DEFAULT_TIES,
+    EngineChoice,
+    HyperpriorName,
+    TiePolicy,
+)
 from ..core.result import BBTResult
 from ..core.settings import CountingSettings, PriorSettings
 from ..core.validation import (
@@ -85,14 +93,14 @@ class FitRequest:
     """
 
     win_table: pd.DataFrame
-    ties: str = DEFAULT_TIES
-    hyperprior: str = DEFAULT_HYPERPRIOR
+    ties: TiePolicy = DEFAULT_TIES
+    hyperprior: HyperpriorName = DEFAULT_HYPERPRIOR
     prior_scale: float | None = None
     chains: int = DEFAULT_CHAINS
     #: None: the defaults of the engine that fits it (``bbt_widget.engines.iterations``)
     iter_warmup: int | None = None
     iter_sampling: int | None = None
-    engine: str = "auto"
+    engine: EngineChoice = DEFAULT_ENGINE
     meta: dict[str, Any] = field(default_factory=dict)
 
     def check(self) -> FitRequest:

@@ -22,16 +22,21 @@ from ..core.data import TidyResults, as_tidy
 from ..core.draws import ProgressCallback
 from ..core.options import (
     DEFAULT_CHAINS,
+    DEFAULT_ENGINE,
     DEFAULT_HYPERPRIOR,
     DEFAULT_ITER_SAMPLING,
     DEFAULT_ITER_WARMUP,
     DEFAULT_TIES,
+    EngineChoice,
+    HyperpriorName,
+    TiePolicy,
 )
 from ..core.result import BBTResult
-from ..core.settings import CountingSettings, PriorSettings
+from ..core.settings import CountingSettings
 from ..core.validation import (
     DEFAULT_SEED,
     check_count,
+    check_hyperprior,
     check_seed,
 )
 from ..core.wintable import count_wins
@@ -255,11 +260,11 @@ def calibration(
     repeats: int = 50,
     d_min: float | None = None,
     paired: bool = True,
-    ties: str = DEFAULT_TIES,
+    ties: TiePolicy = DEFAULT_TIES,
     tie_threshold: float | None = None,
-    hyperprior: str = DEFAULT_HYPERPRIOR,
+    hyperprior: HyperpriorName = DEFAULT_HYPERPRIOR,
     prior_scale: float | None = None,
-    engine: str = "auto",
+    engine: EngineChoice = DEFAULT_ENGINE,
     chains: int = DEFAULT_CHAINS,
     iter_warmup: int = DEFAULT_ITER_WARMUP,
     iter_sampling: int = DEFAULT_ITER_SAMPLING,
@@ -315,8 +320,7 @@ def calibration(
     n_test = check_count(n_test, "n_test")
     repeats = check_count(repeats, "repeats")
     seed = check_seed(seed)
-    prior = PriorSettings(hyperprior, prior_scale)
-    hyperprior, prior_scale = prior.family, prior.scale
+    hyperprior, prior_scale = check_hyperprior(hyperprior, prior_scale)
     counting = CountingSettings(ties, d_min, paired, tie_threshold)
     d_min, paired, tie_threshold = counting.d_min, counting.paired, counting.tie_threshold
     check_executor(executor)

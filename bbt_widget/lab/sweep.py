@@ -28,11 +28,13 @@ from ..core.draws import ProgressCallback
 from ..core.groups import GroupSpec, check_group_request, results_only
 from ..core.options import (
     DEFAULT_CHAINS,
+    DEFAULT_ENGINE,
     DEFAULT_HDI,
     DEFAULT_HYPERPRIOR,
     DEFAULT_ROPE,
     DEFAULT_TIES,
     HYPERPRIOR_SCALES,
+    EngineChoice,
 )
 from ..core.result import BBTResult
 from ..core.settings import CountingSettings, PriorSettings
@@ -216,7 +218,7 @@ class _Sweep:
         n_jobs: int | None = None,
         rope: Sequence[float] = DEFAULT_ROPE,
         hdi: float = DEFAULT_HDI,
-        engine: str = "auto",
+        engine: EngineChoice = DEFAULT_ENGINE,
         chains: int = DEFAULT_CHAINS,
         iter_warmup: int | None = None,
         iter_sampling: int | None = None,

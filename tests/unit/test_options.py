@@ -128,3 +128,37 @@ def test_the_t_tests_keep_their_own_hdi_from_the_options():
         default = inspect.signature(getattr(bbt.baselines, test)).parameters["hdi"].default
         assert default == options.TTEST_HDI == 0.95, test  # their decision probability
     assert inspect.signature(bbt.ranking_model).parameters["hdi"].default == options.DEFAULT_HDI
+
+
+def _values(hint: object) -> set[object]:
+    """The values a type admits: a Literal's, through unions (``None`` as itself)."""
+    from typing import get_args
+
+    args = get_args(hint)
+    if not args:
+        return {None} if hint is type(None) else {hint}
+    return set().union(*(_values(a) if get_args(a) or a is type(None) else {a} for a in args))
+
+
+def test_option_values_are_literal_types_that_match_their_tables():
+    # the option strings are Literal types from core/options.py, so a type checker catches a
+    # misspelt ties="spead"; each type lists exactly the values its table and checks accept
+    from typing import get_type_hints
+
+    import bbt_widget as bbt
+    from bbt_widget import engines
+    from bbt_widget.core import options
+
+    assert options.TIE_POLICIES == tuple(options.TIE_LABELS)
+    assert options.INTERPRETATIONS == tuple(options.INTERPRETATION_LABELS)
+    assert _values(options.HyperpriorFamily) == set(options.HYPERPRIOR_FAMILIES)
+    names = set(options.HYPERPRIOR_FAMILIES) | set(options.HYPERPRIOR_ALIASES)
+    assert _values(options.HyperpriorName) == names
+    assert _values(options.EngineName) == set(engines.ENGINES)
+    assert _values(options.EngineChoice) == {"auto", *engines.ENGINES}
+    hints = get_type_hints(bbt.fit)
+    assert _values(hints["ties"]) == {*options.TIE_POLICIES, None}
+    assert _values(hints["hyperprior"]) == names
+    assert _values(hints["engine"]) == {"auto", *engines.ENGINES}
+    assert _values(hints["draws"]) == set(options.DRAWS_MODES)
+    assert _values(get_type_hints(bbt.win_table)["ties"]) == {*options.TIE_POLICIES, None}
