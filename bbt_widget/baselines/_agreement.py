@@ -15,7 +15,7 @@ from typing import Any, Protocol
 import pandas as pd
 
 from ..core.data import TidyResults
-from ..core.options import DEFAULT_HDI, DEFAULT_ROPE
+from ..core.options import DEFAULT_HDI, DEFAULT_ROPE, Rule
 from ..core.posterior import NOT_COMPARED, flip_decision
 from ..core.validation import check_count, check_hdi, check_rope, check_seed
 from ._common import (
@@ -84,7 +84,7 @@ class AgreementResult:
     nemenyi: NemenyiResult
     wilcoxon: WilcoxonResult
     bsr: BayesianSignedRankResult
-    interpretation: str
+    interpretation: Rule
     hierarchical: HierarchicalPairsResult | None = None
     sign: BayesianSignTestResult | None = None
     control: str | None = None
@@ -102,7 +102,7 @@ def agreement(
     lower_is_better: bool = False,
     rope: Sequence[float] = DEFAULT_ROPE,
     hdi: float = DEFAULT_HDI,
-    interpretation: str = "weak",
+    interpretation: Rule = "weak",
     alpha: float = 0.05,
     adjust: str = "holm",
     bsr_rope: float = 0.01,
@@ -168,7 +168,7 @@ def agreement(
     """
     rope = check_rope(rope)
     hdi = check_hdi(hdi)
-    interpretation = check_choice(interpretation, "interpretation", INTERPRETATIONS)
+    check_choice(interpretation, "interpretation", INTERPRETATIONS)
     alpha = check_alpha(alpha)
     adjust = check_choice(adjust, "adjust", ADJUSTMENTS)
     bsr_rope = check_positive(bsr_rope, "bsr_rope", "0.01")
@@ -294,7 +294,7 @@ def _oriented(
 
 def _side_by_side(
     summary: pd.DataFrame,
-    interpretation: str,
+    interpretation: Rule,
     nem: NemenyiResult,
     wil: WilcoxonResult,
     bsr: BayesianSignedRankResult,

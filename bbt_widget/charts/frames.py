@@ -15,7 +15,7 @@ from typing import Any
 import numpy as np
 import pandas as pd
 
-from ..core.options import DEFAULT_HDI, DEFAULT_ROPE
+from ..core.options import DEFAULT_HDI, DEFAULT_ROPE, Rule
 from ..core.palette import ROPE_REGION_COLORS
 from ..core.posterior import STRONG_THRESHOLD
 from .frames_ppc import ppc_frame
@@ -88,7 +88,7 @@ def range_frame(
 def interval_frame(
     summary: pd.DataFrame,
     ranges: pd.DataFrame,
-    interpretation: str = "weak",
+    interpretation: Rule = "weak",
     unsettled: set[tuple[str, str]] | frozenset[tuple[str, str]] = frozenset(),
 ) -> pd.DataFrame:
     """Rows of the P(a > b) interval chart, one per pair in summary order.
@@ -141,7 +141,7 @@ def interval_frame(
     )
 
 
-def rope_frame(rope: tuple[float, float], interpretation: str = "weak") -> pd.DataFrame:
+def rope_frame(rope: tuple[float, float], interpretation: Rule = "weak") -> pd.DataFrame:
     """The ROPE bounds (``low``, ``high``: the gray band, drawn from the row with ``band``)
     and the thresholds of the ``interpretation``'s rule, one row each: ``x`` where its line
     is drawn and ``line``, what the legend says of it, naming the rule (0.5 and the ROPE's
@@ -315,7 +315,7 @@ def build_frames(
     rope: tuple[float, float] = DEFAULT_ROPE,
     hdi: float = DEFAULT_HDI,
     control: str | None = None,
-    interpretation: str = "weak",
+    interpretation: Rule = "weak",
 ) -> ChartFrames:
     """All chart frames of one result (convenience for scripts and tests)."""
     check_fit(result, "build_frames")

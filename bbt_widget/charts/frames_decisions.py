@@ -14,7 +14,7 @@ from collections.abc import Sequence
 import numpy as np
 import pandas as pd
 
-from ..core.options import INTERPRETATION_LABELS, INTERPRETATIONS
+from ..core.options import INTERPRETATION_LABELS, INTERPRETATIONS, Rule
 from ..core.posterior import maximal_runs
 from .pairs import decision_text, keys_and_labels, pair_key, pair_words
 
@@ -139,7 +139,7 @@ def claim_counts(summary: pd.DataFrame) -> pd.DataFrame:
 
 
 def cd_groups(
-    summary: pd.DataFrame, order: Sequence[str], interpretation: str
+    summary: pd.DataFrame, order: Sequence[str], interpretation: Rule
 ) -> list[tuple[str, ...]]:
     """The bars of a critical-difference diagram of BBT's decisions.
 
@@ -170,7 +170,7 @@ def cd_groups(
 
 
 def flips_frame(
-    table: pd.DataFrame, settings: Sequence[str], interpretation: str = "weak"
+    table: pd.DataFrame, settings: Sequence[str], interpretation: Rule = "weak"
 ) -> pd.DataFrame:
     """Rows of the flips chart: one per (pair, setting) of a sweep.
 

@@ -14,7 +14,7 @@ from typing import Any
 import numpy as np
 import pandas as pd
 
-from ..core.options import DEFAULT_HDI, DEFAULT_ROPE, INTERPRETATIONS
+from ..core.options import DEFAULT_HDI, DEFAULT_ROPE, INTERPRETATIONS, Rule
 from .pairs import decision_text, distinct_labels, keys_and_labels
 
 __all__ = ["GROUP_CELLS", "GROUP_STATUS_MARKS", "POOLED_COLUMN", "group_cells", "group_cells_frame"]
@@ -36,7 +36,7 @@ def group_cells_frame(
     per_group: pd.DataFrame,
     status: Sequence[str],
     groups: Sequence[str],
-    interpretation: str,
+    interpretation: Rule,
     hdi: float,
 ) -> pd.DataFrame:
     """Cells of the pairs x groups decision heatmap.
@@ -160,7 +160,7 @@ def group_cells_frame(
 def group_cells(
     result: Any,
     *,
-    interpretation: str = "weak",
+    interpretation: Rule = "weak",
     rope: tuple[float, float] = DEFAULT_ROPE,
     hdi: float = DEFAULT_HDI,
 ) -> pd.DataFrame:

@@ -12,7 +12,7 @@ from __future__ import annotations
 from collections.abc import Mapping
 from typing import Any
 
-from ..core.options import DEFAULT_HDI, DEFAULT_ROPE
+from ..core.options import DEFAULT_HDI, DEFAULT_ROPE, Rule
 from ..core.palette import NEUTRAL_COLORS, ROPE_REGION_COLORS, WIN_SHARE_RANGE
 from .encodings import (
     FOCUS,
@@ -289,7 +289,7 @@ def result_charts(
     rope: tuple[float, float] = DEFAULT_ROPE,
     hdi: float = DEFAULT_HDI,
     control: str | None = None,
-    interpretation: str = "weak",
+    interpretation: Rule = "weak",
 ) -> dict[str, Any]:
     """The widget's charts for a result, without a widget (scripts, reports, exports)."""
     check_fit(result, "result_charts")

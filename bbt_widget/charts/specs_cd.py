@@ -17,7 +17,7 @@ from typing import TYPE_CHECKING, Any
 import pandas as pd
 
 from ..core.bidi import isolate
-from ..core.options import DEFAULT_HDI, DEFAULT_ROPE, resolve_interpretation
+from ..core.options import DEFAULT_HDI, DEFAULT_ROPE, RuleChoice, resolve_interpretation
 from ..core.palette import HIGHLIGHT_COLORS, NEUTRAL_COLORS
 from ..core.validation import check_algorithms, check_count
 from .encodings import LABEL_MAX_CHARS, PAIR_PARAM, alt, highlight_params, inline_rows
@@ -39,7 +39,7 @@ _CONTROL_MARK = "#000000"
 
 def fit_cd_diagram(
     result: BBTResult,
-    interpretation: str = "strong",
+    interpretation: RuleChoice = "strong",
     highlight: str | Iterable[str] | None = None,
     position: str = "expected_rank",
     *,

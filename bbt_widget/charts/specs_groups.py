@@ -10,7 +10,7 @@ from __future__ import annotations
 
 from typing import Any
 
-from ..core.options import DEFAULT_HDI, DEFAULT_ROPE
+from ..core.options import DEFAULT_HDI, DEFAULT_ROPE, Rule
 from ..core.palette import NEUTRAL_COLORS, SWEEP_DECISION_COLORS
 from .encodings import FOCUS, LABEL_AXIS, Data, alt, chart_data, highlight_opacity, highlight_params
 from .frames import check_fit
@@ -123,7 +123,7 @@ def groups_chart(cells: Data, *, selected_pair: str = "", focus: str = "", colum
 def group_decisions_chart(
     result: Any,
     *,
-    interpretation: str = "weak",
+    interpretation: Rule = "weak",
     rope: tuple[float, float] = DEFAULT_ROPE,
     hdi: float = DEFAULT_HDI,
 ):

@@ -15,6 +15,7 @@ from pathlib import Path
 
 import pandas as pd
 
+from ..core.options import Rule
 from .checks import (
     check_before_fit,
     check_control,
@@ -300,7 +301,7 @@ def import_jsonschema() -> None:
 
 
 def print_overview(
-    res, rope, hdi, interpretation: str, control: str | None, *, reason: str = ""
+    res, rope, hdi, interpretation: Rule, control: str | None, *, reason: str = ""
 ) -> None:
     """The ranking and the claims on stdout, so the terminal shows the answer too.
 

@@ -12,7 +12,7 @@ import numpy as np
 import pandas as pd
 
 from . import diagnostics, posterior
-from .options import DEFAULT_HDI, DEFAULT_ROPE
+from .options import DEFAULT_HDI, DEFAULT_ROPE, Rule
 from .result import BBTResult
 from .validation import check_hdi, check_interpretation, check_rope
 from .wintable import comparison_components
@@ -150,7 +150,7 @@ class GroupedBBTResult(BBTResult):
 
     def group_claims(
         self,
-        interpretation: str = "weak",
+        interpretation: Rule = "weak",
         rope: Sequence[float] = DEFAULT_ROPE,
         hdi: float = DEFAULT_HDI,
     ) -> pd.DataFrame:

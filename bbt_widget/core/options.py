@@ -204,7 +204,7 @@ class Interpretation:
         One sentence for the reader: which rule the claims follow and why.
     """
 
-    rule: str
+    rule: Rule
     requested: bool
     reason: str
 

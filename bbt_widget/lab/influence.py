@@ -27,7 +27,7 @@ from ..core import posterior
 from ..core.data import TidyResults
 from ..core.draws import ProgressCallback
 from ..core.group_result import GroupedBBTResult
-from ..core.options import DEFAULT_ROPE
+from ..core.options import DEFAULT_ROPE, Rule
 from ..core.result import BBTResult
 from ..core.validation import WIN_TABLE_COLUMNS, check_interpretation, check_rope
 from ..core.wintable import apply_ties, count_wins
@@ -135,7 +135,7 @@ class Influence:
         ``"weak"`` or ``"strong"``.
     """
 
-    def __init__(self, table: pd.DataFrame, pareto_k: pd.Series, interpretation: str) -> None:
+    def __init__(self, table: pd.DataFrame, pareto_k: pd.Series, interpretation: Rule) -> None:
         self.table = table
         self.pareto_k = pareto_k
         self.interpretation = interpretation
@@ -190,7 +190,7 @@ class Influence:
 def influence(
     result: BBTResult,
     *,
-    interpretation: str = "weak",
+    interpretation: Rule = "weak",
     rope: tuple[float, float] = DEFAULT_ROPE,
     refit: str = "auto",
     k_threshold: float = K_THRESHOLD,
@@ -342,7 +342,7 @@ def _frame(
     k: np.ndarray,
     method: np.ndarray,
     rope: tuple[float, float],
-    interpretation: str,
+    interpretation: Rule,
 ) -> pd.DataFrame:
     n_sets, n_pairs = mean.shape
     if interpretation == "weak":

@@ -32,7 +32,14 @@ from ..core.draws import ProgressCallback
 from ..core.group_result import GroupedBBTResult
 from ..core.groups import check_group_request
 from ..core.names import clean_name, joined, shown
-from ..core.options import DEFAULT_HDI, DEFAULT_INTERPRETATION, DEFAULT_ROPE, DEFAULT_TIES
+from ..core.options import (
+    DEFAULT_HDI,
+    DEFAULT_INTERPRETATION,
+    DEFAULT_ROPE,
+    DEFAULT_TIES,
+    Rule,
+    RuleChoice,
+)
 from ..core.options import resolve_interpretation as _resolve
 from ..core.posterior import flip_decision
 from ..core.result import BBTResult
@@ -269,14 +276,14 @@ class MetricsResult:
             f"{len(self.algorithms)} algorithms{failed}>"
         )
 
-    def rule(self, interpretation: str = DEFAULT_INTERPRETATION) -> str:
+    def rule(self, interpretation: RuleChoice = DEFAULT_INTERPRETATION) -> Rule:
         """The decision rule ``interpretation`` stands for (``"auto"``: by the number of
         algorithms, as for a single fit)."""
         return _resolve(interpretation, len(self.algorithms)).rule
 
     def decisions(
         self,
-        interpretation: str = DEFAULT_INTERPRETATION,
+        interpretation: RuleChoice = DEFAULT_INTERPRETATION,
         rope: Sequence[float] = DEFAULT_ROPE,
         hdi: float = DEFAULT_HDI,
         group: str | None = None,
@@ -329,7 +336,7 @@ class MetricsResult:
 
     def dominance(
         self,
-        interpretation: str = DEFAULT_INTERPRETATION,
+        interpretation: RuleChoice = DEFAULT_INTERPRETATION,
         rope: Sequence[float] = DEFAULT_ROPE,
         hdi: float = DEFAULT_HDI,
         group: str | None = None,
@@ -342,7 +349,7 @@ class MetricsResult:
 
     def pareto(
         self,
-        interpretation: str = DEFAULT_INTERPRETATION,
+        interpretation: RuleChoice = DEFAULT_INTERPRETATION,
         rope: Sequence[float] = DEFAULT_ROPE,
         hdi: float = DEFAULT_HDI,
         group: str | None = None,
@@ -353,7 +360,7 @@ class MetricsResult:
 
     def group_decisions(
         self,
-        interpretation: str = DEFAULT_INTERPRETATION,
+        interpretation: RuleChoice = DEFAULT_INTERPRETATION,
         rope: Sequence[float] = DEFAULT_ROPE,
         hdi: float = DEFAULT_HDI,
     ) -> pd.DataFrame:
@@ -385,7 +392,7 @@ class MetricsResult:
 
     def chart(
         self,
-        interpretation: str = DEFAULT_INTERPRETATION,
+        interpretation: RuleChoice = DEFAULT_INTERPRETATION,
         rope: Sequence[float] = DEFAULT_ROPE,
         hdi: float = DEFAULT_HDI,
     ) -> alt.FacetChart:

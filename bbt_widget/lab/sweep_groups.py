@@ -18,6 +18,7 @@ import pandas as pd
 from ..core.data import TidyResults
 from ..core.group_result import GroupedBBTResult
 from ..core.groups import GroupSpec, assign_groups, check_group_request
+from ..core.options import Rule
 from ..core.result import BBTResult
 from ..core.validation import check_hdi, check_interpretation, check_rope
 from ..core.wintable import comparison_components
@@ -178,7 +179,7 @@ class GroupedSweepResult(SweepResult):
         frame = frame.sort_values(["setting_index"], kind="stable")
         return frame.drop(columns=["row", "setting_index"]).reset_index(drop=True)
 
-    def group_flips(self, interpretation: str = "weak") -> pd.DataFrame:
+    def group_flips(self, interpretation: Rule = "weak") -> pd.DataFrame:
         """(group, pair) decisions that change across the (successful) settings: ``group,
         pair, decision, n_settings, settings``, one row per group, pair and decision (as
         :meth:`flips`, within each group)."""

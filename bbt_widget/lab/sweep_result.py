@@ -12,6 +12,7 @@ import pandas as pd
 from ..core import posterior
 from ..core import precision as monte_carlo
 from ..core.bidi import pair_label
+from ..core.options import Rule
 from ..core.validation import check_hdi, check_interpretation, check_rope
 
 if TYPE_CHECKING:
@@ -209,7 +210,7 @@ class SweepResult:
 
         return f[varied].astype(object).apply(label, axis=1)
 
-    def flips(self, interpretation: str = "weak") -> pd.DataFrame:
+    def flips(self, interpretation: Rule = "weak") -> pd.DataFrame:
         """Pairs whose decision changes across the (successful) settings.
 
         One row per (pair, decision): ``pair, decision, n_settings, settings`` (the settings
@@ -220,7 +221,7 @@ class SweepResult:
         col = check_interpretation(interpretation)
         return flipped_decisions(self.frame.assign(setting=self._labels()), col, ["pair"])
 
-    def stable_claims(self, interpretation: str = "weak") -> pd.DataFrame:
+    def stable_claims(self, interpretation: Rule = "weak") -> pd.DataFrame:
         """Claims ("a better" or "equivalent") that hold in every setting, with the range of
         mean P(a > b) across settings; empty when every fit failed."""
         col = check_interpretation(interpretation)
@@ -242,7 +243,7 @@ class SweepResult:
             rows, columns=["pair", "decision", "mean_min", "mean_max", "n_settings"]
         )
 
-    def chart(self, interpretation: str = "weak", *, cell: int = 14) -> alt.Chart:
+    def chart(self, interpretation: Rule = "weak", *, cell: int = 14) -> alt.Chart:
         """Heatmap: pairs (rows, best > worse) x settings (columns), coloured by decision.
 
         Drawn by :func:`bbt_widget.charts.specs_robustness.sweep_chart`, beside the

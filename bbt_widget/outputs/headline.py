@@ -12,7 +12,7 @@ from collections.abc import Sequence
 import pandas as pd
 
 from ..core.bidi import isolate
-from ..core.options import INTERPRETATIONS
+from ..core.options import INTERPRETATIONS, Rule
 
 __all__ = ["headline"]
 
@@ -23,7 +23,7 @@ _DECIDED = ("a better", "b better", "equivalent")
 def headline(
     summary: pd.DataFrame,
     ranking: pd.DataFrame,
-    interpretation: str = "weak",
+    interpretation: Rule = "weak",
     *,
     max_groups: int = 3,
 ) -> str:
@@ -96,7 +96,7 @@ def headline(
 
 
 def _relations(
-    summary: pd.DataFrame, interpretation: str
+    summary: pd.DataFrame, interpretation: Rule
 ) -> tuple[set[tuple[str, str]], set[frozenset[str]]]:
     """(winner, loser) pairs and equivalent pairs under one interpretation."""
     beats: set[tuple[str, str]] = set()

@@ -20,6 +20,8 @@ from ..core.options import (
     DEFAULT_INTERPRETATION,
     DEFAULT_ROPE,
     Interpretation,
+    Rule,
+    RuleChoice,
     resolve_interpretation,
 )
 from .export import ESCAPERS
@@ -134,7 +136,7 @@ def methods_text(
     result: BBTResult,
     *,
     format: str = "md",
-    interpretation: str = DEFAULT_INTERPRETATION,
+    interpretation: RuleChoice = DEFAULT_INTERPRETATION,
     rope: Sequence[float] = DEFAULT_ROPE,
     hdi: float = DEFAULT_HDI,
 ) -> str:
@@ -190,7 +192,7 @@ def _cite(result: BBTResult, key: str, where: str = "") -> Styled:
 
 
 def _analysis(
-    result: BBTResult, interpretation: str, requested: bool, rope: tuple[float, ...]
+    result: BBTResult, interpretation: Rule, requested: bool, rope: tuple[float, ...]
 ) -> list[str | Styled]:
     """The statistical-analysis paragraph: metric, data, counting, model, prior, ROPE,
     decision rule, sampler and software, each once, with numbered citations (run details
@@ -362,7 +364,7 @@ PRECISION_MAX_PAIRS = 5000
 
 def precision_sentence(
     result: BBTResult,
-    interpretation: str,
+    interpretation: Rule,
     rope: Sequence[float],
     hdi: float,
     z: float = 3.0,
@@ -434,7 +436,7 @@ def rules(rope: Sequence[float]) -> dict[str, str]:
     }
 
 
-def _clearest(summary, interpretation: str) -> tuple[list, list]:
+def _clearest(summary, interpretation: Rule) -> tuple[list, list]:
     """Better and equivalence claims under ``interpretation``, clearest first, as rows with
     the better algorithm as ``alg_a``."""
     col = summary[interpretation].astype(str)
@@ -457,7 +459,7 @@ def _clearest(summary, interpretation: str) -> tuple[list, list]:
 
 
 def _claims(
-    summary, interpretation: str, rope: Sequence[float], hdi: float, order: Sequence[str]
+    summary, interpretation: Rule, rope: Sequence[float], hdi: float, order: Sequence[str]
 ) -> list[str]:
     """Sentences: both rules, the counts under each, and by name the claims a reader needs:
     those between neighbours in the ranking (``order``, best first) and every equivalence;

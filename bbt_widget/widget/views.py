@@ -12,7 +12,7 @@ from collections.abc import Sequence
 from typing import Any
 
 from .. import engines
-from ..core.options import MANY_ALGORITHMS
+from ..core.options import MANY_ALGORITHMS, Rule
 from ..core.result import BBTResult
 from ..engines.base import FitCancelled
 
@@ -58,7 +58,7 @@ def warm_model(model: str, engine: str) -> None:
         log.debug("warming the %s model failed", model, exc_info=True)
 
 
-def weak_rule_caveat(n_algorithms: int, interpretation: str) -> str:
+def weak_rule_caveat(n_algorithms: int, interpretation: Rule) -> str:
     """The weak-rule caveat of the paper's Sec. 5.6 ('' when it does not apply)."""
     if interpretation != "weak" or n_algorithms <= MANY_ALGORITHMS:
         return ""
@@ -99,7 +99,7 @@ def summary_spec(
     rope: tuple[float, float],
     hdi: float,
     *,
-    interpretation: str = "strong",
+    interpretation: Rule = "strong",
     highlight: Sequence[str] = (),
     quiet: float = SUMMARY_DELAY,
     cancel: threading.Event | None = None,
@@ -141,7 +141,7 @@ def summary_charts(
     rope: tuple[float, float],
     hdi: float,
     *,
-    interpretation: str,
+    interpretation: Rule,
     highlight: Sequence[str] = (),
 ) -> dict[str, Any]:
     """The ranking view's charts by the names the report gives them, data inlined:

@@ -20,7 +20,14 @@ import numpy as np
 import pandas as pd
 
 from ...core.data import TidyResults, as_tidy
-from ...core.options import DEFAULT_HDI, DEFAULT_INTERPRETATION, DEFAULT_ROPE, DEFAULT_TITLE
+from ...core.options import (
+    DEFAULT_HDI,
+    DEFAULT_INTERPRETATION,
+    DEFAULT_ROPE,
+    DEFAULT_TITLE,
+    Rule,
+    RuleChoice,
+)
 from .._atomic import missing_folder
 from ._side_fits import SideFit
 
@@ -239,7 +246,7 @@ def optional_sections(
     rho: float | None,
     rope: tuple[float, float],
     hdi: float,
-    interpretation: str,
+    interpretation: Rule,
     progress: ProgressCallback | None = None,
     log: Callable[[str], None] | None = None,
     started: SideFit | None = None,
@@ -418,7 +425,7 @@ def write_metrics(
     *,
     rope: Sequence[float] = DEFAULT_ROPE,
     hdi: float = DEFAULT_HDI,
-    interpretation: str = DEFAULT_INTERPRETATION,
+    interpretation: RuleChoice = DEFAULT_INTERPRETATION,
     control: str | None = None,
     title: str | None = None,
     provenance: Mapping[str, str] | None = None,
@@ -506,7 +513,7 @@ def write(
     rho: float | None = None,
     rope: Sequence[float] = DEFAULT_ROPE,
     hdi: float = DEFAULT_HDI,
-    interpretation: str = DEFAULT_INTERPRETATION,
+    interpretation: RuleChoice = DEFAULT_INTERPRETATION,
     control: str | None = None,
     title: str = DEFAULT_TITLE,
     provenance: Mapping[str, str] | None = None,
@@ -676,7 +683,7 @@ def report_of_fit(
     rho: float | None,
     rope: Sequence[float],
     hdi: float,
-    interpretation: str,
+    interpretation: RuleChoice,
     control: str | None,
     title: str = DEFAULT_TITLE,
     provenance: Mapping[str, str] | None,

@@ -17,6 +17,7 @@ from typing import TYPE_CHECKING, Any
 import numpy as np
 
 from ...core.bidi import isolate
+from ...core.options import Rule
 from ...ranking._order import ORDER_Z, OrderGap, best_indicators, order_gap
 
 if TYPE_CHECKING:
@@ -32,7 +33,7 @@ MODEL_QUANTITY = "P(ranked first on a new data set)"
 def first_places(
     fit: Any,
     bbt: BBTResult,
-    interpretation: str,
+    interpretation: Rule,
     rope: tuple[float, float],
     *,
     z: float = ORDER_Z,
@@ -86,7 +87,7 @@ def first_places(
 
 
 def _decision(
-    bbt: BBTResult, one: str, other: str, interpretation: str, rope: tuple[float, float]
+    bbt: BBTResult, one: str, other: str, interpretation: Rule, rope: tuple[float, float]
 ) -> str:
     """BBT's decision on the pair of ``one`` and ``other`` (``"no claim"`` without a row)."""
     summary = bbt.summary(rope=rope)

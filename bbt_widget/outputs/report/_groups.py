@@ -11,6 +11,7 @@ import numpy as np
 import pandas as pd
 
 from ...core.group_result import GroupedBBTResult
+from ...core.options import Rule
 from ._sections import Section, Table
 
 if TYPE_CHECKING:
@@ -20,7 +21,7 @@ if TYPE_CHECKING:
 
 
 def group_chart(
-    result: GroupedBBTResult, interpretation: str, rope: tuple[float, float], hdi: float
+    result: GroupedBBTResult, interpretation: Rule, rope: tuple[float, float], hdi: float
 ) -> Any:
     """Heatmap of the decisions: pairs (rows, in ``summary()`` order) x groups (columns), the
     pooled decision first; drawn like a sweep's (one palette and one set of tooltips)."""
@@ -43,7 +44,7 @@ def group_chart(
 
 def group_section(
     result: GroupedBBTResult,
-    interpretation: str,
+    interpretation: Rule,
     rope: tuple[float, float],
     hdi: float,
     *,
@@ -121,7 +122,7 @@ def group_section(
 
 
 def metrics_group_sections(
-    compared: MetricsResult, interpretation: str, rope: tuple[float, float], hdi: float
+    compared: MetricsResult, interpretation: Rule, rope: tuple[float, float], hdi: float
 ) -> list[Section]:
     """For ``compare_metrics(..., group=...)``: the Pareto set in each group (the dominance
     of the report's other sections is of the pooled abilities), then each metric's "By
@@ -164,7 +165,7 @@ def group_mapping(result: BBTResult) -> dict[str, str] | None:
     return {d: g for g, names in result.group_datasets.items() for d in names}
 
 
-def group_sweep_section(section: Section, sweep: SweepResult, interpretation: str) -> Section:
+def group_sweep_section(section: Section, sweep: SweepResult, interpretation: Rule) -> Section:
     """The sweep's section (``section``) of a report on the group model, with the group
     decisions that change across the settings (:meth:`GroupedSweepResult.group_flips`)."""
     from ...lab.sweep_groups import GroupedSweepResult

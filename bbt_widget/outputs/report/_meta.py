@@ -7,6 +7,7 @@ from collections.abc import Mapping, Sequence
 from datetime import datetime, timezone
 from typing import TYPE_CHECKING
 
+from ...core.options import RuleChoice
 from ..methods_text import package_version, rules
 
 if TYPE_CHECKING:
@@ -226,7 +227,7 @@ def _python_call(
     name: str,
     rope: Sequence[float],
     hdi: float,
-    interpretation: str,
+    interpretation: RuleChoice,
     control: str | None,
 ) -> str:
     """The Python calls that reproduce a report written from Python."""
@@ -252,7 +253,7 @@ def provenance_items(
     *,
     rope: Sequence[float],
     hdi: float,
-    interpretation: str,
+    interpretation: RuleChoice,
     control: str | None,
 ) -> list[tuple[str, str]]:
     """What a report records about how it was made, as (item, value) rows: the seed, the

@@ -57,6 +57,8 @@ from ...core.options import (
     DEFAULT_INTERPRETATION,
     DEFAULT_ROPE,
     DEFAULT_TITLE,
+    Rule,
+    RuleChoice,
     resolve_interpretation,
 )
 from ...core.validation import check_algorithms
@@ -127,7 +129,7 @@ class _Content:
     tables_note: str = ""
 
 
-def _figure_captions(hdi: float, interpretation: str, ppc_label: str) -> dict[str, str]:
+def _figure_captions(hdi: float, interpretation: Rule, ppc_label: str) -> dict[str, str]:
     return {
         "ranking": (
             f"Ranking, best first: posterior mean ability (dot) with its {hdi:.0%} HDI (bar), "
@@ -172,7 +174,7 @@ def _chart_builders(
     rope: tuple[float, float],
     hdi: float,
     control: str | None,
-    interpretation: str,
+    interpretation: Rule,
     ranking: pd.DataFrame,
     summary: pd.DataFrame,
     highlight: Sequence[str] = (),
@@ -250,10 +252,10 @@ def _chart_options(
     path: str | Path,
     rope: Sequence[float],
     hdi: float,
-    interpretation: str,
+    interpretation: RuleChoice,
     control: str | None,
     highlight: str | Sequence[str] | None,
-) -> tuple[str, list[str], str, tuple[float, float], pd.DataFrame, pd.DataFrame]:
+) -> tuple[str, list[str], Rule, tuple[float, float], pd.DataFrame, pd.DataFrame]:
     """What the report's charts are drawn from: the format, the highlighted algorithms, the
     rule, the ROPE, the summary and the ranking (checked as :func:`write_report` says)."""
     path = Path(path)
@@ -275,7 +277,7 @@ def start_charts(
     *,
     rope: Sequence[float] = DEFAULT_ROPE,
     hdi: float = DEFAULT_HDI,
-    interpretation: str = DEFAULT_INTERPRETATION,
+    interpretation: RuleChoice = DEFAULT_INTERPRETATION,
     control: str | None = None,
     highlight: str | Sequence[str] | None = None,
 ) -> ChartsAhead:
@@ -340,7 +342,7 @@ def write_report(
     *,
     rope: Sequence[float] = DEFAULT_ROPE,
     hdi: float = DEFAULT_HDI,
-    interpretation: str = DEFAULT_INTERPRETATION,
+    interpretation: RuleChoice = DEFAULT_INTERPRETATION,
     control: str | None = None,
     title: str = DEFAULT_TITLE,
     provenance: Mapping[str, str] | None = None,

@@ -17,7 +17,7 @@ import numpy as np
 import pandas as pd
 
 from ...core.bidi import isolate
-from ...core.options import DEFAULT_ROPE
+from ...core.options import DEFAULT_ROPE, Rule
 from ..methods_text import Styled
 from ._first_places import first_places as first_places  # the section's first places
 
@@ -93,7 +93,7 @@ def _n(count: int, word: str) -> str:
 # --------------------------------------------------------------------------- robustness
 
 
-def sweep_section(sweep: SweepResult, interpretation: str) -> Section:
+def sweep_section(sweep: SweepResult, interpretation: Rule) -> Section:
     """Which claims hold in every setting of the sweep and which pairs flip (both rules
     counted; the heatmap and the flips table for ``interpretation``)."""
     rows: list[dict[str, Any]] = []
@@ -215,7 +215,7 @@ def ranking_model_section(
     models: RankingModelResult | MallowsResult | Sequence[RankingModelResult | MallowsResult],
     bbt: BBTResult,
     *,
-    interpretation: str = "weak",
+    interpretation: Rule = "weak",
     rope: tuple[float, float] = DEFAULT_ROPE,
 ) -> Section:
     """Ranking models next to BBT: P(best) and expected rank from each, P(top-k); for
@@ -462,7 +462,7 @@ def _names(names: Sequence[str], most: int = MAX_NAMED_DOMINANCE) -> str:
 
 
 def dominance_summary(
-    compared: MetricsResult, interpretation: str, rope: tuple[float, float], hdi: float
+    compared: MetricsResult, interpretation: Rule, rope: tuple[float, float], hdi: float
 ) -> str:
     """One sentence: the Pareto set under ``interpretation`` and who dominates whom, e.g.
     "Over acc, f1 and time (lower is better: time), under the weak rule, the Pareto set is
@@ -489,7 +489,7 @@ def dominance_summary(
 
 
 def metrics_section(
-    compared: MetricsResult, interpretation: str, rope: tuple[float, float], hdi: float
+    compared: MetricsResult, interpretation: Rule, rope: tuple[float, float], hdi: float
 ) -> Section:
     """The dominance across metrics: the summary sentence, the dominance relations, the
     rankings side by side with the Pareto set marked."""
@@ -540,7 +540,7 @@ def metric_section(
     metric: str,
     index: int,
     result: BBTResult,
-    interpretation: str,
+    interpretation: Rule,
     rope: tuple[float, float],
     hdi: float,
 ) -> Section:
