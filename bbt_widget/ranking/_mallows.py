@@ -56,8 +56,10 @@ import pandas as pd
 from ..baselines._sizing import check_mallows_size
 from ..core.data import TidyResults
 from ..core.diagnostics import ESS_PER_CHAIN, RHAT_MAX, Diagnostics, _az
-from ..core.draws import Draws, ProgressCallback
-from ..core.options import DEFAULT_CHAINS, DEFAULT_HDI
+from ..core.draws import Draws, ProgressCallback, fresh_seed, round_seed
+from ..core.options import DEFAULT_CHAINS, DEFAULT_DRAWS, DEFAULT_HDI, DrawsMode
+from ..core.settling import check_draws, later_rounds
+from ..core.sizing import FitTooLargeError, LongRunWarning
 from ..core.validation import DEFAULT_SEED, check_count, check_hdi, check_seed
 from ._common import (
     RankingCharts,
@@ -69,11 +71,13 @@ from ._common import (
     top_k_table,
 )
 from ._mallows_sampler import (
+    MallowsChains,
     before_probability,
     position_probabilities,
     run_chains,
     sample_rankings,
 )
+from ._settling import RankingClaims, draws_settings, more_chains, order_claims, with_settled
 
 __all__ = ["Consensus", "Dispersion", "MallowsResult", "mallows"]
 
@@ -112,7 +116,7 @@ class Dispersion:
 
 
 @dataclass(frozen=True)
-class MallowsResult(RankingCharts):
+class MallowsResult(RankingClaims, RankingCharts):
     """A Bayesian Mallows fit (Kendall's distance) of the per-data-set rankings.
 
     Attributes
@@ -128,7 +132,8 @@ class MallowsResult(RankingCharts):
         As :class:`bbt_widget.ranking._plackett_luce.RankingModelResult`, for a ranking
         drawn from the model (a new data set): ``p_first`` = P(ranked first),
         ``expected_rank``, P(in the top k), P(a ranked before b), rank frequencies against
-        their replicates.
+        their replicates; ``ranking["settled"]`` and :meth:`unsettled` as for
+        Plackett-Luce.
     diagnostics
         R-hat (beta and consensus ranks), ESS (beta); no divergences or tree depths (not
         Hamiltonian Monte Carlo).
@@ -136,7 +141,8 @@ class MallowsResult(RankingCharts):
         ``beta`` (chains x draws) and ``rank`` (chains x draws x algorithms, 1 = first);
         ``draws.info`` holds the acceptance rates and the beta step.
     algorithms, datasets, dropped, settings
-        As for Plackett-Luce; ``settings`` adds ``thin``, ``leap``, ``rate``, ``beta_max``.
+        As for Plackett-Luce; ``settings`` adds ``thin``, ``leap``, ``rate``, ``beta_max``
+        (and the rounds: ``draws``, ``rounds``, ``chains_drawn``, ``total_draws``).
     """
 
     consensus: Consensus
@@ -159,12 +165,8 @@ class MallowsResult(RankingCharts):
         """Per draw (chains, draws, algorithms), each algorithm's probability of being ranked
         first on a new data set, exactly from the draw's consensus and dispersion: the draws
         whose means are ``ranking["p_first"]``."""
-        beta = np.asarray(self.draws.params["beta"], dtype=float)
         rank = np.asarray(self.draws.params["rank"], dtype=np.int64) - 1  # 0 = first
-        n = rank.shape[-1]
-        places = position_probabilities(beta, n)  # [draw, consensus place, place]
-        first = np.take_along_axis(places[:, :, 0], rank.reshape(-1, n), axis=1)
-        return first.reshape(rank.shape)
+        return first_probabilities(np.asarray(self.draws.params["beta"], dtype=float), rank)
 
     def chart_rank_probabilities(self) -> alt.Chart:
         """Heat map: P(algorithm holds rank r in the consensus), algorithms in the
@@ -205,18 +207,18 @@ def mallows(
     hdi: float = DEFAULT_HDI,
     chains: int = DEFAULT_CHAINS,
     burn_in: int = 1000,
-    draws: int = 1000,
+    iter_sampling: int = 1000,
     thin: int | None = None,
     leap: int | None = None,
     seed: int | None = DEFAULT_SEED,
     progress: ProgressCallback | None = None,
     cancel: Any = None,
+    draws: DrawsMode = DEFAULT_DRAWS,
 ) -> MallowsResult:
     """Fit the Bayesian Mallows model (Kendall's distance) to the per-data-set rankings.
 
     ``bbt.ranking.mallows(data, ...)``; ``bbt.ranking_model(data, model="mallows", ...)``
-    calls it (its ``prior`` is ``rate``, ``iter_warmup`` ``burn_in``, ``iter_sampling``
-    ``draws``).
+    calls it (its ``prior`` is ``rate``, ``iter_warmup`` ``burn_in``).
 
     Parameters
     ----------
@@ -228,18 +230,25 @@ def mallows(
         Rate of the exponential prior on beta (Rojas-Delgado et al.: 0.1).
     hdi
         Mass of the HDIs.
-    chains, burn_in, draws, thin, leap
-        ``chains`` chains; ``burn_in * thin`` iterations discarded, then ``draws`` kept per
-        chain, one every ``thin`` iterations (default :data:`THIN`); ``leap``: reach of the
+    chains, burn_in, iter_sampling, thin, leap
+        ``chains`` chains; ``burn_in * thin`` iterations discarded, then ``iter_sampling``
+        kept per chain, one every ``thin`` iterations (default :data:`THIN`); ``leap``: reach of the
         leap-and-shift proposal, 1..n-1 (default max(1, n // 5)).
     seed, progress, cancel
         Seed of the sampler, tie breaks and summaries; ``progress(stage, fraction)``;
         ``cancel.is_set()`` stops the sampler (``FitCancelled``).
+    draws
+        ``"auto"`` (default): when the gap in P(first) between two adjacent algorithms of
+        ``ranking`` lies within 3 Monte Carlo standard errors of 0, one more round of chains
+        (up to 4 times the first round's draws, fewer where their summaries would not fit in
+        memory; :mod:`._settling`), seeded from ``seed``; ``"fixed"``: exactly ``chains *
+        iter_sampling`` draws.
 
     Raises
     ------
     ValueError
-        Before sampling: an unknown tie rule, rate <= 0, a bad count or leap, fewer than 2
+        Before sampling: an unknown tie rule or ``draws`` mode (an integer: the kept draws
+        are ``iter_sampling``), rate <= 0, a bad count or leap, fewer than 2
         algorithms or data sets to rank; a :class:`~bbt_widget.core.sizing.FitTooLargeError`
         when the summaries would not fit in memory (memory grows with draws x algorithms^2;
         a fit estimated to take minutes gives its time and memory beforehand, a
@@ -257,11 +266,17 @@ def mallows(
             f"rate (ranking_model's prior) must be a finite number > 0 (the rate of the "
             f"exponential prior on the dispersion; Rojas-Delgado et al.: 0.1); got {rate}"
         )
+    if not isinstance(draws, str):
+        raise TypeError(
+            f"draws is the sampling mode, 'auto' or 'fixed'; the kept draws per chain are "
+            f"iter_sampling (got draws={draws!r})"
+        )
+    check_draws(draws)
     hdi = check_hdi(hdi)
     settings: dict[str, Any] = {
         "chains": check_count(chains, "chains"),
         "iter_warmup": check_count(burn_in, "iter_warmup"),
-        "iter_sampling": check_count(draws, "iter_sampling"),
+        "iter_sampling": check_count(iter_sampling, "iter_sampling"),
         "thin": check_count(THIN if thin is None else thin, "thin"),
         "seed": check_seed(seed),
     }
@@ -282,24 +297,35 @@ def mallows(
     check_mallows_size(
         n, settings["chains"], settings["iter_warmup"], settings["iter_sampling"], settings["thin"]
     )
+    settings["seed"] = fresh_seed(settings["seed"])
     rng = np.random.default_rng(settings["seed"])
     scores = ranked.means if ties == "split" else _break_ties(ranked.means, rng)
     start = time.perf_counter()
-    out = run_chains(
-        pair_counts(scores),
-        scores[~np.isfinite(scores).all(axis=1)],
-        n_rankings=len(scores),
-        rate=float(rate),
-        beta_max=BETA_MAX,
-        chains=settings["chains"],
-        burn_in=settings["iter_warmup"],
-        draws=settings["iter_sampling"],
-        thin=settings["thin"],
-        leap=leap,
-        rng=rng,
-        progress=progress,
-        cancel=cancel,
-    )
+
+    def run(chains: int, rng: np.random.Generator, told: ProgressCallback | None) -> MallowsChains:
+        return run_chains(
+            pair_counts(scores),
+            scores[~np.isfinite(scores).all(axis=1)],
+            n_rankings=len(scores),
+            rate=float(rate),
+            beta_max=BETA_MAX,
+            chains=chains,
+            burn_in=settings["iter_warmup"],
+            draws=settings["iter_sampling"],
+            thin=settings["thin"],
+            leap=leap,
+            rng=rng,
+            progress=told,
+            cancel=cancel,
+        )
+
+    out = run(settings["chains"], rng, progress)
+    rounds = 1
+    more = _more_chains(out, ranked.algorithms, settings) if draws == "auto" else 0
+    if more:
+        seeded = np.random.default_rng(round_seed(settings["seed"], 1))
+        out = _joined(out, run(more, seeded, later_rounds(progress)))
+        rounds = 2
     elapsed = time.perf_counter() - start
     diag = mallows_diagnostics(out.rank, out.beta)
     if not diag.ok:
@@ -315,6 +341,8 @@ def mallows(
     beta = out.beta.ravel()
     positions = np.take_along_axis(position_probabilities(beta, n), rank[:, :, None], axis=1)
     ranking = _ranking(positions, names, hdi, chains=out.rank.shape[0])
+    first = positions[:, :, 0].reshape(out.rank.shape)
+    ranking = with_settled(ranking, order_claims(first, names, list(ranking["algorithm"])))
     order = [names.index(a) for a in ranking["algorithm"]]
     consensus, rank_probabilities = _consensus(rank, names)
     mean, low, high = (float(v[0]) for v in summarise(beta[:, None], hdi))
@@ -352,7 +380,51 @@ def mallows(
             "leap": leap,
             "engine": "numpy",
             "lower_is_better": ranked.lower_is_better,
-        },
+        }
+        | draws_settings(rounds, int(out.rank.shape[0]), settings["iter_sampling"], draws),
+    )
+
+
+def first_probabilities(beta: np.ndarray, rank: np.ndarray) -> np.ndarray:
+    """Per draw of the dispersion ``beta`` (chains, draws) and consensus ranks ``rank``
+    (chains, draws, algorithms; 0 = first), each algorithm's probability of being ranked
+    first on a new data set, exactly (same shape as ``rank``)."""
+    n = rank.shape[-1]
+    places = position_probabilities(beta.reshape(-1), n)  # [draw, consensus place, place]
+    first = np.take_along_axis(places[:, :, 0], rank.reshape(-1, n), axis=1)
+    return first.reshape(rank.shape)
+
+
+def _more_chains(out: MallowsChains, algorithms: tuple[str, ...], settings: dict[str, Any]) -> int:
+    """``draws="auto"``: the chains of a second round for the first round's draws ``out``
+    (:func:`._settling.more_chains`), none when their summaries would not fit in memory."""
+    first = first_probabilities(out.beta, out.rank.astype(np.int64))
+    more = more_chains(first, list(algorithms), settings["iter_sampling"])
+    if more:
+        total = settings["chains"] + more
+        try:  # the first round has warned of its own time; the second is as long per chain
+            with warnings.catch_warnings():
+                warnings.simplefilter("ignore", LongRunWarning)
+                check_mallows_size(
+                    len(algorithms),
+                    total,
+                    settings["iter_warmup"],
+                    settings["iter_sampling"],
+                    settings["thin"],
+                )
+        except FitTooLargeError:
+            return 0
+    return more
+
+
+def _joined(first: MallowsChains, more: MallowsChains) -> MallowsChains:
+    """The chains of ``first`` and then those of ``more``, as one set of draws."""
+    return MallowsChains(
+        rank=np.concatenate((first.rank, more.rank)),
+        beta=np.concatenate((first.beta, more.beta)),
+        accept_rho=np.concatenate((first.accept_rho, more.accept_rho)),
+        accept_beta=np.concatenate((first.accept_beta, more.accept_beta)),
+        beta_step=np.concatenate((first.beta_step, more.beta_step)),
     )
 
 

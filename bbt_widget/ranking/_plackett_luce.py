@@ -48,13 +48,16 @@ import pandas as pd
 
 from ..core.data import TidyResults
 from ..core.diagnostics import Diagnostics, draws_diagnostics
-from ..core.draws import Draws, ProgressCallback, fresh_seed
+from ..core.draws import Draws, ProgressCallback, fresh_seed, joined, round_seed
 from ..core.options import (
     DEFAULT_CHAINS,
+    DEFAULT_DRAWS,
     DEFAULT_HDI,
     DEFAULT_ITER_SAMPLING,
     DEFAULT_ITER_WARMUP,
+    DrawsMode,
 )
+from ..core.settling import check_draws, later_rounds
 from ..core.validation import DEFAULT_SEED, check_count, check_hdi, check_seed
 from ._common import (
     RankedMeans,
@@ -67,6 +70,7 @@ from ._common import (
 )
 from ._common import top_k_shown as top_k_shown  # re-exported: the top-k chart's panels
 from ._plackett_luce_gibbs import sample as gibbs_sample
+from ._settling import RankingClaims, draws_settings, more_chains, order_claims, with_settled
 
 if TYPE_CHECKING:
     from ._mallows import MallowsResult
@@ -83,7 +87,7 @@ SUMMARY_DRAWS = 1000
 
 
 @dataclass(frozen=True)
-class RankingModelResult(RankingCharts):
+class RankingModelResult(RankingClaims, RankingCharts):
     """A Plackett-Luce fit of the per-data-set rankings.
 
     Attributes
@@ -92,7 +96,9 @@ class RankingModelResult(RankingCharts):
         Per algorithm, best first (by P(first)): ``algorithm``, ``p_first`` with its HDI
         ``p_first_low``, ``p_first_high``; ``expected_rank`` (1 = best) with its HDI
         ``rank_low``, ``rank_high``; ``mcse_p_first`` and ``mcse_expected_rank``: the Monte
-        Carlo standard errors of the two means.
+        Carlo standard errors of the two means; ``settled``: whether the algorithm is ahead
+        of the next row's at 3 Monte Carlo standard errors of their gap in P(first) (False:
+        the two are tied at this precision, :meth:`unsettled` names them).
     top_k
         Tidy: ``algorithm, k, p, low, high`` for k = 1..n (P(algorithm in the top k)).
     before
@@ -110,7 +116,8 @@ class RankingModelResult(RankingCharts):
     dropped
         Data sets with fewer than two results (nothing to rank).
     settings
-        Model, ties, prior, the sampler (``"gibbs"``) and its settings.
+        Model, ties, prior, the sampler (``"gibbs"``) and its settings; ``draws`` (the
+        mode), ``rounds``, ``chains_drawn`` and ``total_draws`` (kept draws in all).
     """
 
     ranking: pd.DataFrame
@@ -152,6 +159,7 @@ def ranking_model(
     progress: ProgressCallback | None = None,
     thin: int | None = None,
     leap: int | None = None,
+    draws: DrawsMode = DEFAULT_DRAWS,
 ) -> RankingModelResult | MallowsResult:
     """Fit a Plackett-Luce or a Mallows model to the rankings of the algorithms on each
     data set.
@@ -182,6 +190,10 @@ def ranking_model(
         seeds the tie sampling and the Monte Carlo summaries.
     thin, leap
         Mallows only: iterations per kept draw and the reach of the leap-and-shift proposal.
+    draws
+        ``"auto"`` (default): a second round of chains when an order the ``ranking`` table
+        claims lies within 3 Monte Carlo standard errors (:mod:`._settling`); ``"fixed"``:
+        exactly ``chains * iter_sampling`` draws.
 
     Returns
     -------
@@ -215,7 +227,8 @@ def ranking_model(
             hdi=hdi,
             chains=chains,
             burn_in=iter_warmup,
-            draws=iter_sampling,
+            iter_sampling=iter_sampling,
+            draws=draws,
             thin=thin,
             leap=leap,
             seed=seed,
@@ -240,6 +253,7 @@ def ranking_model(
         iter_sampling=iter_sampling,
         seed=seed,
         progress=progress,
+        draws=draws,
     )
 
 
@@ -260,6 +274,7 @@ def plackett_luce(
     iter_sampling: int = DEFAULT_ITER_SAMPLING,
     seed: int | None = DEFAULT_SEED,
     progress: ProgressCallback | None = None,
+    draws: DrawsMode = DEFAULT_DRAWS,
 ) -> RankingModelResult:
     """Fit the Plackett-Luce model to the rankings of the algorithms on each data set.
 
@@ -282,6 +297,11 @@ def plackett_luce(
         Chains, warm-up and kept sweeps of the Gibbs sampler with latent Gamma variables,
         in numpy (Caron and Doucet 2012; :mod:`._plackett_luce_gibbs`). ``seed`` also seeds
         the tie sampling and the Monte Carlo summaries.
+    draws
+        ``"auto"`` (default): when the gap in P(first) between two adjacent algorithms of
+        ``ranking`` lies within 3 Monte Carlo standard errors of 0, one more round of chains
+        (up to 4 times the first round's draws; :mod:`._settling`), seeded from ``seed``;
+        ``"fixed"``: exactly ``chains * iter_sampling`` draws.
 
     Returns
     -------
@@ -292,8 +312,8 @@ def plackett_luce(
     Raises
     ------
     ValueError, TypeError
-        Before any fit: an unknown tie rule, a concentration that is not a number > 0,
-        fewer than 2 algorithms, fewer than 2 data sets with at least 2 results.
+        Before any fit: an unknown tie rule or ``draws`` mode, a concentration that is not a
+        number > 0, fewer than 2 algorithms, fewer than 2 data sets with at least 2 results.
 
     Examples
     --------
@@ -304,6 +324,7 @@ def plackett_luce(
     """
     if ties not in TIE_RULES:
         raise ValueError(f"unknown ties {ties!r}; use one of {', '.join(map(repr, TIE_RULES))}")
+    check_draws(draws)
     prior = concentration
     named = "concentration (ranking_model's prior)"
     if isinstance(prior, bool) or not isinstance(prior, (int, float, np.number)):
@@ -326,9 +347,20 @@ def plackett_luce(
     means, datasets, dropped = ranked.means, ranked.datasets, ranked.dropped
     n_alg = len(ranked.algorithms)
     settings["seed"] = fresh_seed(settings["seed"])
-    draws = gibbs_sample(counts, progress=progress, **settings)
-    theta = draws.params["theta"].reshape(-1, n_alg)
-    diag = draws_diagnostics(draws, ["theta"])
+    names = list(ranked.algorithms)
+    sampled = gibbs_sample(counts, progress=progress, **settings)
+    rounds = 1
+    if draws == "auto":
+        more = more_chains(sampled.params["theta"], names, settings["iter_sampling"])
+        if more:
+            extra = settings | {"chains": more, "seed": round_seed(settings["seed"], 1)}
+            sampled = joined(
+                sampled, gibbs_sample(counts, progress=later_rounds(progress), **extra)
+            )
+            rounds = 2
+    chains_drawn = int(sampled.params["theta"].shape[0])
+    theta = sampled.params["theta"].reshape(-1, n_alg)
+    diag = draws_diagnostics(sampled, ["theta"])
     if not diag.ok:
         from ..fitting import DiagnosticsWarning
 
@@ -337,8 +369,9 @@ def plackett_luce(
             DiagnosticsWarning,
             stacklevel=2,
         )
-    names = list(ranked.algorithms)
-    ranking = _ranking(theta, names, hdi, chains=draws.params["theta"].shape[0])
+    ranking = _ranking(theta, names, hdi, chains=chains_drawn)
+    claims = order_claims(sampled.params["theta"], names, list(ranking["algorithm"]))
+    ranking = with_settled(ranking, claims)
     order = [names.index(a) for a in ranking["algorithm"]]
     thinned = theta[np.linspace(0, len(theta) - 1, min(SUMMARY_DRAWS, len(theta))).astype(int)]
     return RankingModelResult(
@@ -347,7 +380,7 @@ def plackett_luce(
         before=_before(theta, names, order, hdi),
         ppc=_ppc(thinned, names, orders, weights, np.isfinite(means), hdi, rng),
         diagnostics=diag,
-        draws=draws,
+        draws=sampled,
         algorithms=tuple(names),
         datasets=datasets,
         dropped=dropped,
@@ -357,9 +390,10 @@ def plackett_luce(
             "ties": ties,
             "prior": float(prior),
             "sampler": "gibbs",
-            "engine": draws.engine,
+            "engine": sampled.engine,
             "lower_is_better": ranked.lower_is_better,
-        },
+        }
+        | draws_settings(rounds, chains_drawn, settings["iter_sampling"], draws),
     )
 
 

@@ -136,7 +136,7 @@ def test_each_ranking_model_has_its_own_parameters_and_ranking_model_calls_them_
     by_name = bbt.ranking_model(data, dataset="db", prior=2.0, seed=3)
     pd.testing.assert_frame_equal(pl.ranking, by_name.ranking)
     assert pl.settings["prior"] == 2.0 and pl.settings["model"] == "plackett-luce"
-    quick = {"chains": 2, "burn_in": 50, "draws": 100}
+    quick = {"chains": 2, "burn_in": 50, "iter_sampling": 100}
     ml = bbt.ranking.mallows(data, dataset="db", rate=0.5, seed=3, **quick)
     ml_by_name = bbt.ranking_model(
         data,
