@@ -103,7 +103,7 @@ def test_package_names_no_cdn_and_widget_code_no_url() -> None:
         hosts = [h for h in CDN_HOSTS if h in text]
         assert not hosts, f"{path.relative_to(REPO)} names a CDN host: {hosts}"
     # the widget's code (app, views, runner) and the charts it renders
-    code = [*(PACKAGE / "widget").glob("*.py"), *(PACKAGE / "outputs" / "charts").glob("*.py")]
+    code = [*(PACKAGE / "widget").glob("*.py"), *(PACKAGE / "charts").glob("*.py")]
     assert {"app.py", "runner.py", "specs.py"} <= {p.name for p in code}
     for path in code:
         text = path.read_text(encoding="utf-8")
