@@ -176,7 +176,7 @@ class MallowsResult(RankingClaims, RankingCharts):
         frame = self.rank_probabilities.reset_index().melt(
             id_vars="algorithm", var_name="rank", value_name="p"
         )
-        return (
+        chart: alt.Chart = (
             alt.Chart(inline_rows(frame))  # algorithms x ranks: 40,000 cells at 200 algorithms
             .mark_rect()
             .encode(
@@ -191,6 +191,7 @@ class MallowsResult(RankingClaims, RankingCharts):
             )
             .properties(title="Mallows: consensus rank probabilities")
         )
+        return chart
 
 
 def mallows(
@@ -435,7 +436,7 @@ def pair_counts(scores: np.ndarray) -> np.ndarray:
     tied = scores[:, :, None] == scores[:, None, :]
     n = scores.shape[1]
     tied[:, np.arange(n), np.arange(n)] = False
-    return above.sum(axis=0) + 0.5 * tied.sum(axis=0)
+    return np.asarray(above.sum(axis=0) + 0.5 * tied.sum(axis=0))
 
 
 def _break_ties(means: np.ndarray, rng: np.random.Generator) -> np.ndarray:

@@ -71,7 +71,9 @@ def log_partition(beta: np.ndarray | float, n: int) -> np.ndarray:
     """``log psi_n(beta)`` of Rojas-Delgado et al.'s Eq. 8 for each beta > 0 (exact, stable)."""
     b = np.asarray(beta, dtype=float)
     j = np.arange(1.0, n + 1.0)
-    return np.sum(np.log(-np.expm1(-j * b[..., None])), axis=-1) - n * np.log(-np.expm1(-b))
+    return np.asarray(
+        np.sum(np.log(-np.expm1(-j * b[..., None])), axis=-1) - n * np.log(-np.expm1(-b))
+    )
 
 
 def kendall_distance(ranks_a: np.ndarray, ranks_b: np.ndarray) -> np.ndarray:
@@ -79,7 +81,7 @@ def kendall_distance(ranks_a: np.ndarray, ranks_b: np.ndarray) -> np.ndarray:
     item i), over the last axis; leading axes broadcast."""
     da = np.sign(ranks_a[..., :, None] - ranks_a[..., None, :])
     db = np.sign(ranks_b[..., :, None] - ranks_b[..., None, :])
-    return np.sum(da * db < 0, axis=(-2, -1)) // 2
+    return np.asarray(np.sum(da * db < 0, axis=(-2, -1)) // 2)
 
 
 def sample_rankings(
@@ -157,7 +159,7 @@ def before_probability(beta: np.ndarray | float, gap: np.ndarray) -> np.ndarray:
     s_g = np.sum(powers * (j < g[..., None]), axis=-1)
     s_g1 = np.sum(powers * within, axis=-1)
     weighted = np.sum((j + 1) * powers * (j < g[..., None]), axis=-1)  # sum_{j=1..g} j q^(j-1)
-    return weighted / (s_g * s_g1)
+    return np.asarray(weighted / (s_g * s_g1))
 
 
 @dataclass
@@ -296,7 +298,7 @@ def _total_distance(W: np.ndarray, rank: np.ndarray) -> np.ndarray:
     """Per chain, the total Kendall distance: weight of every pair the data order against
     the consensus (``W[c, j, i]`` summed over the pairs with i ranked above j)."""
     above = rank[:, :, None] < rank[:, None, :]  # [c, i, j]: i above j in the consensus
-    return np.sum(np.where(above, np.swapaxes(W, 1, 2), 0.0), axis=(1, 2))
+    return np.asarray(np.sum(np.where(above, np.swapaxes(W, 1, 2), 0.0), axis=(1, 2)))
 
 
 class _LatentRankings:
@@ -334,7 +336,7 @@ class _LatentRankings:
         """(chains, n, n): per chain, the number of latent rankings with i before j, over
         the pairs that involve a missing algorithm."""
         before = self.place[:, :, :, None] < self.place[:, :, None, :]
-        return np.sum(before & self.latent_pair[None], axis=1).astype(float)
+        return np.asarray(np.sum(before & self.latent_pair[None], axis=1), dtype=float)
 
     def update(self, rank: np.ndarray, beta: np.ndarray) -> None:
         """A Gibbs step (random scan): in every chain and latent ranking, one of its missing

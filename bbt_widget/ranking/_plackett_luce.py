@@ -479,7 +479,7 @@ def pl_data(
 def _expected_ranks(theta: np.ndarray) -> np.ndarray:
     """Per draw, 1 + sum_j P(j before i) = 1 + sum_{j != i} theta_j / (theta_i + theta_j)."""
     before = theta[:, None, :] / (theta[:, :, None] + theta[:, None, :])  # [d, i, j]: j before i
-    return 1.0 + before.sum(axis=2) - 0.5  # the j = i term is 1/2
+    return np.asarray(1.0 + before.sum(axis=2) - 0.5)  # the j = i term is 1/2
 
 
 def _ranking(theta: np.ndarray, names: list[str], hdi: float, chains: int) -> pd.DataFrame:

@@ -96,7 +96,7 @@ def chart_vs_bbt(fit: Any, bbt: Any) -> alt.HConcatChart:
     def panel(field: str, title: str, who: str, colour: str) -> alt.Chart:
         rank = field.endswith("expected_rank")
         domain = [1, n] if rank else [0, 1]
-        return (
+        chart: alt.Chart = (
             alt.Chart(data)
             .mark_point(filled=True, size=60, color=colour)
             .encode(
@@ -107,6 +107,7 @@ def chart_vs_bbt(fit: Any, bbt: Any) -> alt.HConcatChart:
             )
             .properties(title=f"{who}: {title}", width=_PANEL_WIDTH)
         )
+        return chart
 
     bbt_column = alt.vconcat(
         *(panel(f, t, "BBT", _COLOURS["BBT"]) for f, t in BBT_QUANTITIES.items())
