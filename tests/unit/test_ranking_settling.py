@@ -145,3 +145,26 @@ def test_no_settled_claim_reverses_over_ten_seeds(
         marked = fit.ranking[fit.ranking["settled"]]["algorithm"].iloc[:-1]
         assert set(marked) <= {a for a, _ in claims}
         assert set(fit.unsettled()["alg_a"]).isdisjoint({a for a, _ in claims})
+
+
+def test_the_report_names_the_neighbours_tied_at_this_precision() -> None:
+    """The report's ranking-model paragraph names each unsettled neighbour pair (isolated
+    names, hostile ones included) and says nothing of ties when every order is settled."""
+    from bbt_widget.core.bidi import isolate
+    from bbt_widget.outputs.report import _sections as rs
+
+    hostile = {"xgb": "<script>alert(1)</script>", "lgbm": "=cmd|' /C calc'!A0"}
+    data = bbt.datasets.load_base().rename(columns=hostile)
+    with warnings.catch_warnings():
+        warnings.simplefilter("ignore")
+        result = bbt.fit(data, dataset="db", engine="numpy", seed=1)
+        short = bbt.ranking_model(data, dataset="db", seed=2, iter_sampling=100, draws="fixed")
+        settled = bbt.ranking_model(data, dataset="db", seed=1)
+    open_claims = short.unsettled()
+    assert not open_claims.empty
+    text = " ".join(rs.ranking_model_section(short, result).text)
+    assert "tied at this precision (their gap in P(first)" in text
+    for a, b in zip(open_claims["alg_a"], open_claims["alg_b"]):
+        assert f"{isolate(a)} and {isolate(b)}" in text
+    assert not short.ranking.set_index("algorithm").loc[open_claims["alg_a"], "settled"].any()
+    assert "neighbours are tied" not in " ".join(rs.ranking_model_section(settled, result).text)

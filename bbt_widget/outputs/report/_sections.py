@@ -18,6 +18,7 @@ import pandas as pd
 
 from ...core.bidi import isolate
 from ...core.options import DEFAULT_ROPE, Rule
+from ...ranking._order import ORDER_Z
 from ..methods_text import Styled
 from ._first_places import first_places as first_places  # the section's first places
 
@@ -277,11 +278,27 @@ def _ranking_text(fit: Any, agree: str) -> str:
             f"algorithms on each of the {n_ds} data sets. Its most probable consensus ranking "
             f"is {' > '.join(map(isolate, fit.consensus.order))} (posterior probability "
             f"{fit.consensus.probability:.2f}); dispersion beta {d.mean:.3g} "
-            f"({d.hdi:.0%} HDI {d.low:.3g} to {d.high:.3g}). {agree}"
+            f"({d.hdi:.0%} HDI {d.low:.3g} to {d.high:.3g}). {agree}{_ties_text(fit)}"
         )
     return (
         f"The Plackett-Luce model was fitted to the rankings of the algorithms on each of the "
-        f"{n_ds} data sets (whole rankings rather than pairwise wins). {agree}"
+        f"{n_ds} data sets (whole rankings rather than pairwise wins). {agree}{_ties_text(fit)}"
+    )
+
+
+def _ties_text(fit: Any) -> str:
+    """The neighbours of ``fit``'s ranking whose order is not settled (``unsettled()``), in
+    a sentence: the table lists them in an order another seed could reverse. Empty when every
+    order is settled."""
+    open_claims = fit.unsettled()
+    if open_claims.empty:
+        return ""
+    pairs = "; ".join(
+        f"{isolate(a)} and {isolate(b)}" for a, b in zip(open_claims["alg_a"], open_claims["alg_b"])
+    )
+    return (
+        f" In its ranking these neighbours are tied at this precision (their gap in P(first) "
+        f"is within {ORDER_Z:g} Monte Carlo standard errors): {pairs}."
     )
 
 
