@@ -53,6 +53,12 @@ def test_no_two_seeds_make_different_settled_claims(near_threshold: pd.DataFrame
     assert gap.min() < DEFAULT_Z, gap.tolist()
     settled = set(table["decision"]) - {"no claim"}
     assert len(settled) <= 1, table["decision"].tolist()
+    # a seed that makes no claim is one whose P(right) is within 3 MCSE of 0.95: unsettled at
+    # this precision, not evidence against the claim
+    open_ = table[table["decision"] == "no claim"]
+    assert (
+        (open_["p_right"] - DECISION_THRESHOLD).abs() < DEFAULT_Z * open_["mcse_right"]
+    ).all(), open_[["p_right", "mcse_right"]]
 
 
 def test_a_claim_within_3_mcse_of_its_threshold_is_not_made(
