@@ -33,6 +33,7 @@ from .preview import preview_settings
 from .runner import Dispatcher, FitEvent, FitRunner
 from .stan_check import StanCheck
 from .sync import remember_json
+from .warm import warm_altair
 
 __all__ = ["FitRequests"]
 
@@ -87,6 +88,7 @@ class FitRequests:
         w._controls.set_problem("fit", problem)
         if problem:
             return
+        warm_altair()  # the summary charts need it once the fit is done: import it meanwhile
         settings = w.fit_settings
         key = fit_keys(settings)[0]
         w._requested_key = key
