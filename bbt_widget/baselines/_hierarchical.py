@@ -114,7 +114,8 @@ class HierarchicalResult:
         from ``p_*`` at 0.95 (``"a better"``, ``"equivalent"``, ``"b better"``, ``"no
         claim"``); ``mcse_left``, ``mcse_rope``, ``mcse_right``: the Monte Carlo standard
         errors of ``p_*`` (with the chains' effective sample size); a region must reach
-        0.95 by 3 of them to be claimed.
+        0.95 by 3 of them to be claimed; ``unsettled``: a region within 3 of them of 0.95
+        (another seed could change the decision: unsettled at this precision).
     shrinkage
         One row per data set: ``dataset, n, rho``, the observed ``mean`` and ``sd`` of the
         differences ``b - a``, the shrunk estimate ``shrunk`` (posterior mean of mu_i) and

@@ -76,8 +76,9 @@ class BayesianSignTestResult:
         ``p_left``, ``p_rope``, ``p_right``: the posterior probabilities that each region is
         the most probable; ``decision``: ``"a better"``, ``"equivalent"``, ``"b better"`` at
         probability >= 0.95 by 3 Monte Carlo standard errors (``mcse_left``, ``mcse_rope``,
-        ``mcse_right``, binomial), else ``"no claim"``. Every pair: ordered by median (a has the
-        higher median); one pair: as asked. A pair with no common data set has NaN
+        ``mcse_right``, binomial), else ``"no claim"``; ``unsettled``: a region within 3
+        of them of 0.95 (another seed could change the decision). Every pair: ordered by
+        median (a has the higher median); one pair: as asked. A pair with no common data set has NaN
         probabilities.
     rope
         Half-width ``r`` of the ROPE ``[-r, r]`` on the scores' scale.

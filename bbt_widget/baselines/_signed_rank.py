@@ -77,8 +77,10 @@ class BayesianSignedRankResult:
         same draws with no ROPE (the paper's ``above.0`` is ``p_left_0``); ``decision``:
         ``"a better"``, ``"equivalent"``, ``"b better"`` when that probability is
         >= 0.95 by 3 Monte Carlo standard errors, else ``"no claim"``; ``mcse_left``,
-        ``mcse_rope``, ``mcse_right``: those errors (binomial: the draws are independent).
-        A pair with no common data set has NaN probabilities.
+        ``mcse_rope``, ``mcse_right``: those errors (binomial: the draws are independent);
+        ``unsettled``: a region within 3 of them of 0.95, so that another seed could change
+        the decision (unsettled at this precision). A pair with no common data set has NaN
+        probabilities.
     rope
         Half-width ``r`` of the ROPE ``[-r, r]`` on the scores' scale (0.01 = one point of
         accuracy, Benavoli's and the paper's choice).

@@ -138,14 +138,29 @@ def settled_shares(
     return with_region_mcse(table, errors)
 
 
+def unsettled_regions(
+    p_left: Any, p_rope: Any, p_right: Any, mcse: Sequence[Any], z: float = DEFAULT_Z
+) -> np.ndarray:
+    """Per pair, whether another seed could change its decision: some region's probability
+    lies within ``z`` Monte Carlo standard errors of :data:`DECISION_THRESHOLD`."""
+    near = [
+        np.abs(np.asarray(p, dtype=float) - DECISION_THRESHOLD)
+        < z * np.nan_to_num(np.asarray(e, dtype=float))
+        for p, e in zip((p_left, p_rope, p_right), mcse)
+    ]
+    return np.asarray(np.logical_or.reduce(near), dtype=bool)
+
+
 def with_region_mcse(table: pd.DataFrame, mcse: Sequence[Any]) -> pd.DataFrame:
     """``table`` (with ``p_left, p_rope, p_right``) with their Monte Carlo standard errors
-    ``mcse_left, mcse_rope, mcse_right`` and the ``decision`` they allow."""
+    ``mcse_left, mcse_rope, mcse_right``, the ``decision`` they allow and ``unsettled``: the
+    pairs whose decision another seed could change ("no claim" at this precision)."""
     for region, error in zip(REGIONS, mcse):
         table[f"mcse_{region}"] = np.asarray(error, dtype=float)
     table["decision"] = region_decisions(
         table["p_left"], table["p_rope"], table["p_right"], mcse=mcse
     )
+    table["unsettled"] = unsettled_regions(table["p_left"], table["p_rope"], table["p_right"], mcse)
     return table
 
 

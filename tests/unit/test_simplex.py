@@ -237,3 +237,46 @@ def test_the_report_draws_the_first_disagreement_else_the_closest_call():
     assert simplex_pair(agreement(table, {("x", "y"): "fit xy"}))[0] == "fit xy"
     assert simplex_pair(agreement(table, {})) is None
     assert simplex_pair(SimpleNamespace(table=table, hierarchical=None)) is None
+
+
+def test_a_decision_another_seed_could_change_is_marked_unsettled():
+    """The tests with a ROPE wrote "no claim" both for a pair far from any threshold and for
+    one whose region probability sits within 3 MCSE of 0.95 (another seed could claim it):
+    the table now names the second kind ``unsettled``, as BBT's ``unsettled()`` does."""
+    import pandas as pd
+
+    from bbt_widget.baselines._simplex import with_region_mcse
+
+    table = pd.DataFrame(
+        {
+            "p_left": [0.01, 0.02, 0.30, 0.955],
+            "p_rope": [0.02, 0.03, 0.40, 0.04],
+            "p_right": [0.97, 0.95, 0.30, 0.005],
+        }
+    )
+    mcse = [[0.001, 0.001, 0.01, 0.004]] * 3
+    out = with_region_mcse(table, mcse)
+    # 0.97 is 20 MCSE above 0.95; 0.95 is on it; 0.30-0.40 are far below; 0.955 is 1.25 MCSE
+    assert out["decision"].tolist() == ["b better", "no claim", "no claim", "no claim"]
+    assert out["unsettled"].tolist() == [False, True, False, True]
+
+
+def test_the_report_names_the_signed_rank_pairs_left_unsettled(base):
+    """On the shipped results at few draws, the pairs left unsettled are named in the
+    report's signed-rank section, and only those."""
+    import bbt_widget as bbt
+    from bbt_widget.baselines import agreement
+    from bbt_widget.outputs.report._baselines import bayesian_test_section
+
+    fitted = bbt.fit(base, dataset="db", seed=1)
+    agreed = agreement(base, fitted, dataset="db", n_samples=300, seed=1)
+    own = agreed.bsr.table.set_index(["alg_a", "alg_b"])["unsettled"]
+    assert own.any(), "no pair unsettled at 300 draws: the test would show nothing"
+    section = bayesian_test_section(agreed, "signed-rank", fitted, ["signed-rank"])
+    text = " ".join(str(t) for t in section.text)
+    claimed = agreed.table[agreed.table["bbt"].isin(["a better", "b better", "equivalent"])]
+    shown = (claimed if len(claimed) else agreed.table).head(len(section.tables[0].frame))
+    listed = text.split("Unsettled at this precision")[1] if "Unsettled" in text else ""
+    for a, b, pair in zip(shown["alg_a"], shown["alg_b"], shown["pair"]):
+        flag = bool(own.get((a, b), own.get((b, a))))
+        assert (str(pair) in listed) == flag, (pair, flag, listed)

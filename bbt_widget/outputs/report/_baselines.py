@@ -217,6 +217,17 @@ def bayesian_test_section(
         )
     frame = pd.DataFrame(rows)
     same = int((frame["bbt"] == frame[prefix]).sum()) if len(frame) else 0
+    open_pairs = [
+        str(pair)
+        for a, b, pair in zip(shown["alg_a"], shown["alg_b"], shown["pair"])
+        if bool(own.loc[(a, b) if (a, b) in own.index else (b, a), "unsettled"])
+    ]
+    unsettled = (
+        f" Unsettled at this precision (a region within 3 Monte Carlo standard errors of "
+        f"0.95, so another seed could decide otherwise; no claim made): {', '.join(open_pairs)}."
+        if open_pairs
+        else ""
+    )
     which = (
         f"BBT's {len(claimed)} claimed pairs" if len(claimed) else "every pair (BBT claims none)"
     )
@@ -230,7 +241,7 @@ def bayesian_test_section(
         f"a ROPE of +-{test.rope:g} ({test.n_samples} Monte Carlo draws, seed {test.seed}); a "
         "region is decided when its probability reaches 0.95 by 3 Monte Carlo standard errors "
         f"(mcse_* columns). It agrees with BBT's {agreement.interpretation} decision on "
-        f"{same} of {len(frame)} pairs.{capped}"
+        f"{same} of {len(frame)} pairs.{capped}{unsettled}"
     ]
     refs = ("benavoli2014", "benavoli2017") if kind == "signed-rank" else ("benavoli2017",)
     methods: list[str | Styled] = [
