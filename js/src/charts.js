@@ -38,6 +38,11 @@ const LAYOUTS = [
 ];
 /** Embeds tried at most in the last layout, each shrinking by what was still too wide. */
 const MAX_SHRINKS = 4;
+/** Smallest side (px) of a shrunk grid's cell (the decision and win matrices): a smaller
+ * cell's labels cannot be read. A grid still too wide at it scrolls in its box instead. */
+const MIN_STEP = 9;
+/** Width (px) of a legend label's character, about (10 px font). */
+const LEGEND_CHAR_PX = 6;
 /** Titles longer than this (characters) are broken into lines when the box is narrow. */
 const TITLE_LINE_CHARS = 60;
 /** Width (px) of a title's character, about: a box's width over it is the most on a line. */
@@ -67,6 +72,13 @@ export function titleLines(text, chars) {
     lines.push(line);
   }
   return lines;
+}
+
+/** A Vega expression: a legend's label in lines of at most `chars` characters, broken
+ * between words (a longer word keeps its own line). */
+export function wrappedLabelExpr(chars) {
+  const line = `regexp('(.{1,${chars}})(\\\\s+|$)', 'g')`;
+  return `split(trim(replace(datum.label, ${line}, '$1\\n')), '\\n')`;
 }
 
 /** A panel's hidden axis labels shown again: beside its neighbour it shared that neighbour's
@@ -134,14 +146,17 @@ export function narrowSpec(
       }
     }
     // shrunk: a legend in a row above or below the chart in two columns, and labels kept
-    // whole elsewhere cut (with an ellipsis) to the box rather than drawn past it
+    // whole elsewhere broken into lines within the box rather than drawn past it (or cut)
     if (shrink && out.legend && typeof out.legend === "object") {
       const legend = { ...out.legend };
       const across = ["top", "bottom"].includes(legend.orient) && legend.direction !== "vertical";
       if (across && legend.columns === undefined) legend.columns = 2;
       // half the box: a legend below a chart starts where its plot does, after the labels
-      const half = Math.floor((lineChars * TITLE_CHAR_PX) / 2);
-      if (legend.labelLimit === 0) legend.labelLimit = Math.max(80, half);
+      const half = Math.max(80, Math.floor((lineChars * TITLE_CHAR_PX) / 2));
+      if (legend.labelLimit === 0) {
+        legend.labelExpr = wrappedLabelExpr(Math.floor(half / LEGEND_CHAR_PX));
+        legend.labelLimit = half;
+      }
       out.legend = legend;
     }
     // long titles and subtitles on several lines, at their "; " then between words, each
@@ -160,9 +175,11 @@ export function narrowSpec(
     if (typeof out.width === "number" && scale !== 1) {
       out.width = Math.max(60, Math.floor(out.width * scale));
     }
-    // a grid of steps (the win matrix): smaller cells, still square
+    // a grid of steps (the matrices): smaller cells, still square, never below MIN_STEP
+    // (nor below what they were built with)
     if (out.width && typeof out.width.step === "number" && scale < 1) {
-      const step = Math.max(6, Math.floor(out.width.step * scale));
+      const least = Math.min(MIN_STEP, out.width.step);
+      const step = Math.max(least, Math.floor(out.width.step * scale));
       if (out.height && out.height.step === out.width.step) out.height = { ...out.height, step };
       out.width = { ...out.width, step };
     }

@@ -228,6 +228,91 @@ def test_layout_leads_with_the_answer_and_fits_a_narrow_notebook(
     assert browser_context.blocked == []
 
 
+#: The narrowest widget tried: a phone-sized notebook, or a side panel.
+NARROWEST = 368
+#: Smallest readable side (px) of a decision matrix's cell.
+MIN_CELL_PX = 9
+
+#: Every legend as [view, its text, left, right, the view's box left, right], and whether
+#: any of its labels was cut (an ellipsis).
+_LEGEND_BOXES = """() => {
+    const out = [];
+    for (const svg of document.querySelectorAll('.bbt-root .bbt-charts svg')) {
+        const box = svg.closest('.bbt-charts').getBoundingClientRect();
+        for (const legend of svg.querySelectorAll('g.role-legend')) {
+            const r = legend.getBoundingClientRect();
+            if (r.width === 0) continue;
+            out.push([svg.closest('.bbt-charts').className, legend.textContent,
+                      r.left, r.right, box.left, box.right, legend.textContent.includes('\u2026')]);
+        }
+    }
+    return out;
+}"""
+
+#: Width and height of every cell of the decision matrices.
+_MATRIX_CELLS = """() => [...document.querySelectorAll(
+        ".bbt-summary-charts g.mark-rect path[aria-label*='verdict']")]
+    .map((cell) => { const r = cell.getBoundingClientRect(); return [r.width, r.height]; })"""
+
+
+def test_matrices_and_legends_fit_368_px(
+    frontend: Any,
+    browser_context: Any,
+    artifacts: Path,
+    run_notebook: Any,
+    widget_errors: Any,
+    soft_checks: Any,
+) -> None:
+    """At 368 px the 16 algorithms' matrices keep readable cells (at least MIN_CELL_PX) and
+    every legend is drawn whole inside its view's box: none cut at the box's edge, no label
+    cut short (the thresholds' long labels break into lines instead)."""
+    checks = soft_checks
+    url = frontend.write_notebook("narrowest.ipynb", [SETUPS[16]])
+    page = browser_context.new_page()
+    errors: list[str] = []
+    page.on("pageerror", lambda exc: errors.append(f"{exc.message} @ {exc.stack}"))
+    page.set_viewport_size({"width": 1400, "height": 900})
+    run_notebook(page, url, STEP_TIMEOUT_MS)
+    page.wait_for_selector(".bbt-root", timeout=STEP_TIMEOUT_MS)
+    wait_attr(page, "status", "v === 'done'", FIT_TIMEOUT_MS)
+    wait_attr(page, "summaryRendered", "Number(v) > 0", STEP_TIMEOUT_MS)
+    wait_attr(page, "rendered", "v === 'true'", STEP_TIMEOUT_MS)
+    page.evaluate(
+        "(w) => { document.querySelector('.bbt-root').parentElement.style.width = w + 'px'; }",
+        NARROWEST,
+    )
+    # reflowed: every view laid out again for its narrower box
+    page.wait_for_function(
+        """(w) => [...document.querySelectorAll('.bbt-root .bbt-charts')]
+            .filter((box) => box.querySelector('svg'))
+            .every((box) => box.getBoundingClientRect().width <= w
+                && box.querySelector('svg').getBoundingClientRect().width <= w)""",
+        arg=NARROWEST,
+        timeout=STEP_TIMEOUT_MS,
+    )
+    page.wait_for_timeout(1500)
+    try:
+        with checks.check("the widget is 368 px wide"):
+            width = page.locator(".bbt-root").bounding_box()["width"]
+            assert NARROWEST - 40 < width <= NARROWEST, width
+        with checks.check("matrix cells at least 9 px"):
+            cells = page.evaluate(_MATRIX_CELLS)
+            assert len(cells) >= 2 * 16 * 15, len(cells)  # both matrices, every pair
+            assert min(min(c) for c in cells) >= MIN_CELL_PX - 0.5, min(min(c) for c in cells)
+        with checks.check("every legend inside its view's box, no label cut"):
+            legends = page.evaluate(_LEGEND_BOXES)
+            assert any("thresholds" in text for _, text, *_ in legends), legends
+            outside = [g for g in legends if g[2] < g[4] - 1 or g[3] > g[5] + 1]
+            assert outside == [], outside
+            cut = [g[:2] for g in legends if g[6]]
+            assert cut == [], cut
+    finally:
+        _shoot_whole(page, artifacts / f"layout_16_{frontend.kind}_{NARROWEST}px_widget.png")
+    checks.assert_none_failed()
+    assert widget_errors(errors) == []
+    assert browser_context.blocked == []
+
+
 def _check_answer_first(page: Any, n: int) -> None:
     """The headline, the ranking and the decisions within the first screen, above the
     pairwise intervals, and those above the model checks."""
