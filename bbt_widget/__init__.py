@@ -22,8 +22,9 @@ from .fitting import DiagnosticsWarning, DisconnectedWarning, fit
 from .lab.calibration import Calibration, calibration
 from .lab.influence import Influence, influence
 from .lab.metrics import MetricsResult, compare_metrics
-from .lab.sweep import SweepResult, sweep
+from .lab.sweep import sweep
 from .lab.sweep_groups import GroupedSweepResult
+from .lab.sweep_result import SweepResult
 
 if TYPE_CHECKING:
     from .ranking._plackett_luce import ranking_model

@@ -382,7 +382,7 @@ def _run(argv: list[str] | None) -> int:
         metric_options(args)
         if getattr(args, "metrics", None):  # report with several --score
             return report_metrics(args)
-        return args.func(args)
+        return int(args.func(args))
     except (ValueError, TypeError) as err:  # the core's boundary errors and InputError
         print(f"bbt-widget: error: {_as_options(str(err))}", file=sys.stderr)
         return EXIT_INPUT

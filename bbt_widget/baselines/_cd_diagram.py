@@ -20,7 +20,8 @@ from collections.abc import Iterable
 import altair as alt
 import pandas as pd
 
-from ..charts.specs_cd import LABEL_MAX_CHARS, critical_difference_chart, diagram_frames
+from ..charts.encodings import LABEL_MAX_CHARS
+from ..charts.specs_cd import critical_difference_chart, diagram_frames
 from ..core.data import TidyResults
 from ..core.validation import check_count
 from ._common import check_alpha, check_choice, check_control, dataset_means
@@ -143,7 +144,7 @@ def scores_cd_diagram(
             f"Wilcoxon-{adjust.capitalize()}{vs} (alpha = {alpha:g}); mean ranks over "
             f"{len(complete.datasets)} data sets"
         )
-    return critical_difference_chart(
+    returned: alt.LayerChart = critical_difference_chart(
         ranks,
         significance_groups(ranks, wil.table, control),
         axis_title="mean rank",
@@ -152,6 +153,7 @@ def scores_cd_diagram(
         width=width,
         title=title,
     )
+    return returned
 
 
 def _nemenyi_chart(
@@ -164,7 +166,7 @@ def _nemenyi_chart(
             f"{name} CD = {res.cd:.3f} (alpha = {res.alpha:g}, {res.n_datasets} data sets; "
             f"Friedman p = {f.pvalue:.2g})"
         )
-    return critical_difference_chart(
+    returned: alt.LayerChart = critical_difference_chart(
         res.mean_ranks,
         res.groups(),
         axis_title="mean rank",
@@ -174,3 +176,4 @@ def _nemenyi_chart(
         width=width,
         title=title,
     )
+    return returned

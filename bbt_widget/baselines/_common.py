@@ -105,7 +105,7 @@ def snap_ties(values: np.ndarray, rel_tol: float = REL_TOL, abs_tol: float = 0.0
                 row[i] = anchor
             else:
                 anchor = v
-    return out
+    return np.asarray(out)
 
 
 def noise_level(values: np.ndarray) -> float:

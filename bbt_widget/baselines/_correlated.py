@@ -104,7 +104,10 @@ class CorrelatedTTestResult:
                 y=alt.Y("density:Q", title="posterior density"),
             )
         )
-        return alt.layer(band, curve).properties(title=title, width=360, height=200)
+        returned: alt.LayerChart = alt.layer(band, curve).properties(
+            title=title, width=360, height=200
+        )
+        return returned
 
     def simplex(self, *, max_points: int = MAX_POINTS) -> alt.LayerChart:
         """Every data set in the probability simplex, at its ``(p_left, p_rope, p_right)``.
@@ -127,7 +130,10 @@ class CorrelatedTTestResult:
         )
         a, b = t["alg_a"].iloc[0], t["alg_b"].iloc[0]
         labels = t["dataset"].astype(str).tolist()
-        return simplex_chart(theta, a, b, notes, title=title, max_points=max_points, labels=labels)
+        returned: alt.LayerChart = simplex_chart(
+            theta, a, b, notes, title=title, max_points=max_points, labels=labels
+        )
+        return returned
 
 
 def correlated_ttest(

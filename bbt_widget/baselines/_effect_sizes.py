@@ -69,7 +69,7 @@ def _half_binomial_cdf(n: int) -> np.ndarray:
     )
     cdf = np.minimum(np.cumsum(np.exp(log_pmf - n * math.log(2.0))), 1.0)
     cdf.flags.writeable = False  # shared through the cache
-    return cdf
+    return np.asarray(cdf)
 
 
 @functools.lru_cache(maxsize=256)

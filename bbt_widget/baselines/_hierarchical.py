@@ -172,9 +172,10 @@ class HierarchicalResult:
             f"{row['pair']}: P(left) {row['p_left']:.3f}, P(rope) {row['p_rope']:.3f}, "
             f"P(right) {row['p_right']:.3f}"
         )
-        return alt.layer(band, rule, observed, shrunk).properties(
+        returned: alt.LayerChart = alt.layer(band, rule, observed, shrunk).properties(
             title=title, width=360, height=alt.Step(12)
         )
+        return returned
 
     def simplex(self, *, max_points: int = MAX_POINTS) -> alt.LayerChart:
         """The draws of ``theta`` in the probability simplex (paper 001, Fig. 13): vertices
@@ -187,7 +188,7 @@ class HierarchicalResult:
             f"Hierarchical correlated t-test, {row['n_datasets']} data sets, "
             f"ROPE +-{self.rope:g}: {len(theta)} draws"
         )
-        return simplex_chart(
+        returned: alt.LayerChart = simplex_chart(
             theta,
             row["alg_a"],
             row["alg_b"],
@@ -195,6 +196,7 @@ class HierarchicalResult:
             title=title,
             max_points=max_points,
         )
+        return returned
 
 
 def hierarchical(

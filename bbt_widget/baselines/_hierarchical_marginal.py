@@ -125,7 +125,7 @@ def _nodes(m: Marginal, mu0: np.ndarray, sigma0: np.ndarray) -> tuple[np.ndarray
         # out to ``reach``, but never coarser than _STEP_MAX near the peak: a peak far
         # narrower than the distance to the other is resolved, and the other grid's
         # breakpoints cover the stretch between them
-        return w * np.sinh(j * np.minimum(np.arcsinh(reach / w), _SIDE * _STEP_MAX))
+        return np.asarray(w * np.sinh(j * np.minimum(np.arcsinh(reach / w), _SIDE * _STEP_MAX)))
 
     points = np.concatenate([centre + spread(width), mu0 + spread(sigma0)], axis=2)
     points.sort(axis=2)
@@ -166,12 +166,12 @@ def _log_kernel(
     np.log1p(z, out=z)
     z *= (nu + 1.0) / 2.0
     out -= z
-    return out
+    return np.asarray(out)
 
 
 def _log_student_constant(sigma0: np.ndarray, nu: np.ndarray) -> np.ndarray:
     """Log of the Student t density's constant, (batch,)."""
-    return (
+    return np.asarray(
         special.gammaln((nu + 1.0) / 2.0)
         - special.gammaln(nu / 2.0)
         - 0.5 * np.log(nu * np.pi)
@@ -204,7 +204,7 @@ def log_marginals(m: Marginal, mu0: np.ndarray, sigma0: np.ndarray, nu: np.ndarr
             out[lost] = np.where(
                 np.isfinite(top), top + np.log(np.exp(terms - top[:, None]).sum(axis=1)), -np.inf
             )
-    return out + _log_student_constant(sigma0, nu)[:, None]
+    return np.asarray(out + _log_student_constant(sigma0, nu)[:, None])
 
 
 def log_nu_prior(m: Marginal, nu: np.ndarray) -> np.ndarray:

@@ -271,7 +271,7 @@ class SplitT:
             * np.sqrt(_PROPOSAL_DF / rng.chisquare(_PROPOSAL_DF, count))[:, None]
         )
         side = np.where(e < 0, self.scales[:, 0], self.scales[:, 1])
-        return self.centre + (e * side) @ self.axes.T
+        return np.asarray(self.centre + (e * side) @ self.axes.T)
 
     def standardised(self, z: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
         """``e`` of points ``z`` and the scale on their side, each (n, 3)."""
@@ -281,7 +281,7 @@ class SplitT:
 
     def log_density(self, z: np.ndarray) -> np.ndarray:
         e, side = self.standardised(z)
-        return _log_t(np.sum(e**2, axis=1), 3) - np.log(side).sum(axis=1)
+        return np.asarray(_log_t(np.sum(e**2, axis=1), 3) - np.log(side).sum(axis=1))
 
 
 @dataclass(frozen=True)
@@ -315,7 +315,7 @@ class SplitMixture:
 
     def log_density(self, z: np.ndarray) -> np.ndarray:
         logs = [np.log(w) + p.log_density(z) for w, p in zip(self.shares, self.parts)]
-        return np.logaddexp.reduce(np.array(logs), axis=0)
+        return np.asarray(np.logaddexp.reduce(np.array(logs), axis=0))
 
 
 def _log_t(quad: np.ndarray, dim: int) -> np.ndarray:
@@ -323,7 +323,7 @@ def _log_t(quad: np.ndarray, dim: int) -> np.ndarray:
     standardised distance ``quad``."""
     df = _PROPOSAL_DF
     const = special.gammaln((df + dim) / 2) - special.gammaln(df / 2) - dim / 2 * np.log(df * np.pi)
-    return const - (df + dim) / 2 * np.log1p(quad / df)
+    return np.asarray(const - (df + dim) / 2 * np.log1p(quad / df))
 
 
 def _t_noise(rng: np.random.Generator, count: int, dim: int) -> np.ndarray:
@@ -421,7 +421,7 @@ class KernelMixture:
         # the split t is positive everywhere, so the mixture is too
         parts = [logs[0] + kernels, logs[1] + split, logs[2] + margins + prior]
         parts = [np.where(np.isnan(p), -np.inf, p) for p in parts]
-        return np.logaddexp(np.logaddexp(parts[0], parts[1]), parts[2])
+        return np.asarray(np.logaddexp(np.logaddexp(parts[0], parts[1]), parts[2]))
 
 
 def _prior_nu_draws(m: Marginal, rng: np.random.Generator, count: int) -> np.ndarray:

@@ -314,7 +314,7 @@ def posterior_thetas(
     """
     order, ((below, upto),) = _staircase(z, (rope,), tol)
     w, cum = _sorted_cumsum(weights.T, order)
-    return _thetas(w, cum, below, upto).T
+    return np.asarray(_thetas(w, cum, below, upto).T)
 
 
 def _staircase(
@@ -357,4 +357,4 @@ def _thetas(w: np.ndarray, cum: np.ndarray, below: np.ndarray, upto: np.ndarray)
 def _winners(theta: np.ndarray) -> np.ndarray:
     """How many samples each region is the most probable in (ties share the sample)."""
     is_max = theta == theta.max(axis=0)
-    return (is_max / is_max.sum(axis=0)).sum(axis=1)
+    return np.asarray((is_max / is_max.sum(axis=0)).sum(axis=1))

@@ -54,12 +54,12 @@ def barycentric(theta: np.ndarray) -> np.ndarray:
     theta = np.asarray(theta, dtype=float)
     if theta.ndim != 2 or theta.shape[1] != 3:
         raise ValueError(f"theta must have shape (n, 3), got {theta.shape}")
-    return theta @ VERTICES
+    return np.asarray(theta @ VERTICES)
 
 
 def winning_region(theta: np.ndarray) -> np.ndarray:
     """Per row, the region whose probability is the largest (the first of equal ones)."""
-    return np.asarray(REGIONS)[np.argmax(np.asarray(theta, dtype=float), axis=1)]
+    return np.asarray(np.asarray(REGIONS)[np.argmax(np.asarray(theta, dtype=float), axis=1)])
 
 
 def region_decisions(
@@ -92,7 +92,7 @@ def iid_mcse(p: Any, n: int | np.ndarray) -> np.ndarray:
     independent draws: ``sqrt(p (1 - p) / n)``, at least one draw's share ``1 / n`` (a share
     of 0 or 1 cannot tell a probability below ``1 / n`` from 0)."""
     p = np.asarray(p, dtype=float)
-    return np.maximum(np.sqrt(p * (1 - p) / n), 1.0 / n)
+    return np.asarray(np.maximum(np.sqrt(p * (1 - p) / n), 1.0 / n))
 
 
 def settled_shares(

@@ -173,7 +173,7 @@ def _shared_inline_data() -> type:
     them once converted.
     """
 
-    class SharedInlineData(alt.InlineData):
+    class SharedInlineData(alt.InlineData):  # type: ignore[misc]  # Altair's schema classes are untyped
         # not checked against the schema when made: rows of JSON values always pass, and
         # checking each value of every row took longer than drawing them
         _class_is_valid_at_instantiation = False

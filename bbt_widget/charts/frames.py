@@ -359,7 +359,8 @@ def _json_values(values: np.ndarray) -> list[Any]:
         return out if finite.all() else [v if ok else None for v, ok in zip(out, finite)]
     if values.dtype.kind == "O":
         return [v if type(v) is str else _json_value(v) for v in values.tolist()]
-    return values.tolist()
+    returned: list[Any] = values.tolist()
+    return returned
 
 
 def _json_value(value: Any) -> Any:

@@ -118,7 +118,7 @@ def _panel_predictive_p(
         per_panel(count * (value <= observed)), per_panel(count * (value >= observed))
     )
     with np.errstate(invalid="ignore", divide="ignore"):
-        return np.minimum(1.0, 2.0 * tail / total)
+        return np.asarray(np.minimum(1.0, 2.0 * tail / total))
 
 
 def predictive_p(
@@ -132,7 +132,7 @@ def predictive_p(
     that the coverage table counts.
     """
     codes, uniques = pd.factorize(np.asarray(groups), sort=False)
-    return _panel_predictive_p(value, observed, count, codes, len(uniques))[codes]
+    return np.asarray(_panel_predictive_p(value, observed, count, codes, len(uniques))[codes])
 
 
 def _panel_positions(frame: pd.DataFrame, codes: np.ndarray, n: int) -> dict[str, np.ndarray]:

@@ -191,4 +191,4 @@ def match_rows(target: pd.DataFrame, source: pd.DataFrame, what: str) -> np.ndar
     position = pd.Index(labels).get_indexer(wanted)
     if (position < 0).any():
         raise ValueError(f"{what} has no row for the pairs {list(wanted[position < 0][:5])}")
-    return position
+    return np.asarray(position)

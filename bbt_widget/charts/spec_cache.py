@@ -73,7 +73,8 @@ def _cached_spec(name: str) -> dict[str, Any]:
         warnings.warn(f"chart specs are not cached: {unsafe}", RuntimeWarning, stacklevel=4)
         return _build_spec(name)
     try:
-        return json.loads(path.read_text(encoding="utf-8"))
+        returned: dict[str, Any] = json.loads(path.read_text(encoding="utf-8"))
+        return returned
     except (OSError, ValueError):
         pass  # not built yet on this machine (or unreadable): build it
     spec = _build_spec(name)
@@ -107,7 +108,8 @@ def _build_spec(name: str) -> dict[str, Any]:
         chart = pairs_chart({n: n for n in VIEW_DATASETS})
     spec = chart.to_dict(validate=False)
     spec.pop("$schema", None)
-    return spec
+    returned: dict[str, Any] = spec
+    return returned
 
 
 def _spec_cache_path(name: str = "view") -> Path:

@@ -104,7 +104,9 @@ def group_heatmap_chart(cells: Data, *, cell: int = 14) -> alt.Chart:
     )
 
 
-def groups_chart(cells: Data, *, selected_pair: str = "", focus: str = "", column: int = 0):
+def groups_chart(
+    cells: Data, *, selected_pair: str = "", focus: str = "", column: int = 0
+) -> alt.Chart:
     """The widget's group view: :func:`group_heatmap_chart` with its parameters (the
     highlighted pair, the focus algorithm and the chosen group's column)."""
     chart = (
@@ -126,7 +128,7 @@ def group_decisions_chart(
     interpretation: Rule = "weak",
     rope: tuple[float, float] = DEFAULT_ROPE,
     hdi: float = DEFAULT_HDI,
-):
+) -> alt.Chart:
     """The widget's "Decisions by group" heatmap of a ``GroupedBBTResult``, data inlined, with
     nothing highlighted (for export: ``chart.save("groups.svg")``)."""
     check_fit(result, "group_decisions_chart")

@@ -187,7 +187,9 @@ def influence_chart(influence: Data, *, width: int = 260) -> alt.LayerChart:
     )
 
 
-def robustness_chart(data: Mapping[str, Data], *, selected_pair: str = "", focus: str = ""):
+def robustness_chart(
+    data: Mapping[str, Data], *, selected_pair: str = "", focus: str = ""
+) -> alt.HConcatChart:
     """The widget's robustness view: flips chart and influence chart, linked by ``sel_pair``."""
     chart = (
         alt.hconcat(flips_chart(data["flips"]), influence_chart(data["influence"]), spacing=30)
@@ -200,7 +202,9 @@ def robustness_chart(data: Mapping[str, Data], *, selected_pair: str = "", focus
     return chart
 
 
-def sweep_chart(cells: pd.DataFrame, *, legend: str, title: str, subtitle: str, cell: int = 14):
+def sweep_chart(
+    cells: pd.DataFrame, *, legend: str, title: str, subtitle: str, cell: int = 14
+) -> alt.Chart:
     """A sweep's heatmap: pairs (rows, in their ``order``) x settings (columns), coloured by
     ``decision``; what ``SweepResult.chart()`` returns.
 
@@ -238,7 +242,9 @@ def sweep_chart(cells: pd.DataFrame, *, legend: str, title: str, subtitle: str, 
     )
 
 
-def influence_top_chart(top: pd.DataFrame, *, title: str, subtitle: str, width: int = 320):
+def influence_top_chart(
+    top: pd.DataFrame, *, title: str, subtitle: str, width: int = 320
+) -> alt.Chart:
     """Bars: how far leaving each data set out moves a pair's mean P(a > b), coloured by
     ``effect`` (whether the decision changes); what ``Influence.chart()`` returns.
 

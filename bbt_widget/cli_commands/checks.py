@@ -38,7 +38,8 @@ def guess_dataset(df: pd.DataFrame, args: argparse.Namespace) -> str | None:
     not the algorithm, score or fold column.
     """
     if args.dataset is not None:
-        return args.dataset
+        returned: str | None = args.dataset
+        return returned
     found = dataset_column(df, args)
     if found is not None:
         print(

@@ -16,7 +16,7 @@ class InputError(ValueError):
 
 def fixed(frame: pd.DataFrame) -> str:
     """A table for the terminal in fixed-point notation (never 5.00e-01)."""
-    return frame.to_string(index=False, float_format=lambda x: f"{x:.2f}")
+    return str(frame.to_string(index=False, float_format=lambda x: f"{x:.2f}"))
 
 
 #: The core's keyword arguments, as the command's options, for its error messages.

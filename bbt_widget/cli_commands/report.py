@@ -12,6 +12,7 @@ import threading
 import time
 import warnings
 from pathlib import Path
+from typing import TYPE_CHECKING
 
 import pandas as pd
 
@@ -38,6 +39,9 @@ from .common import (
     fixed,
 )
 from .progress import Progress, Silent
+
+if TYPE_CHECKING:
+    from ..core.result import BBTResult
 
 
 def report(args: argparse.Namespace) -> int:
@@ -301,7 +305,13 @@ def import_jsonschema() -> None:
 
 
 def print_overview(
-    res, rope, hdi, interpretation: Rule, control: str | None, *, reason: str = ""
+    res: BBTResult,
+    rope: tuple[float, float],
+    hdi: float,
+    interpretation: Rule,
+    control: str | None,
+    *,
+    reason: str = "",
 ) -> None:
     """The ranking and the claims on stdout, so the terminal shows the answer too.
 

@@ -71,7 +71,7 @@ def bfmi(energy: np.ndarray) -> np.ndarray:
     """E-BFMI of each chain, from the sampler's energy shaped (chains, draws)."""
     energy = np.atleast_2d(energy)
     num = np.square(np.diff(energy, axis=1)).mean(axis=1)
-    return num / np.var(energy, axis=1, ddof=1)
+    return np.asarray(num / np.var(energy, axis=1, ddof=1))
 
 
 def per_element(func: Callable[[np.ndarray], float], draws: np.ndarray) -> np.ndarray:
@@ -91,7 +91,7 @@ def _not_valid(ary: np.ndarray, min_chains: int) -> bool:
     shape = ary.shape
     if len(shape) < 2:
         return min_chains > 1 or shape[0] < MIN_DRAWS
-    return shape[0] < min_chains or shape[1] < MIN_DRAWS
+    return bool(shape[0] < min_chains or shape[1] < MIN_DRAWS)
 
 
 def _split_chains(ary: np.ndarray) -> np.ndarray:
@@ -161,7 +161,7 @@ def _quantile(ary: np.ndarray, prob: float) -> float:
     aleph = n * prob + (1.0 - prob)
     k = int(np.floor(np.clip(aleph, 1, n - 1)))
     gamma = float(np.clip(aleph - k, 0, 1))
-    return (1.0 - gamma) * x[k - 1] + gamma * x[k]
+    return float((1.0 - gamma) * x[k - 1] + gamma * x[k])
 
 
 def _next_fast_len(target: int) -> int:
@@ -234,4 +234,4 @@ def _ess(ary: np.ndarray) -> float:
     ess = ess / tau
     if np.isnan(rho).any():
         ess = np.nan
-    return ess
+    return float(ess)

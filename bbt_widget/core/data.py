@@ -247,7 +247,7 @@ class TidyResults:
     @cached_property
     def fold_counts(self) -> np.ndarray:
         """Number of finite fold scores per (dataset, algorithm)."""
-        return np.isfinite(self.cube).sum(axis=2)
+        return np.asarray(np.isfinite(self.cube).sum(axis=2))
 
     @cached_property
     def means(self) -> np.ndarray:
@@ -261,7 +261,7 @@ class TidyResults:
     def ranked(self) -> np.ndarray:
         """Per data set, whether 2 or more algorithms have a result: the data sets that a
         ranking model (Plackett-Luce, Mallows) ranks (it needs :data:`MIN_RANKED_DATASETS`)."""
-        return np.isfinite(self.means).sum(axis=1) >= 2
+        return np.asarray(np.isfinite(self.means).sum(axis=1) >= 2)
 
     @cached_property
     def sd_matrix(self) -> np.ndarray | None:
@@ -727,7 +727,7 @@ def _fold_codes(labels: pd.Series, ds: pd.Series) -> np.ndarray:
     """Number the folds 0..k-1 within each data set, by the order of appearance of their
     labels (text)."""
     key = pd.DataFrame({"dataset": ds.to_numpy(), "fold": labels.to_numpy()})
-    return (
+    return np.asarray(
         key.groupby("dataset", sort=False)["fold"]
         .transform(lambda f: pd.factorize(f)[0])
         .to_numpy()

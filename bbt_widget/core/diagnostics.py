@@ -120,7 +120,7 @@ def build_idata(
     if "diverging" in sample_stats:
         sample_stats["diverging"] = sample_stats["diverging"].astype(bool)
     dims = {"beta": ["algorithm"], "win1": ["pair"], "ties": ["pair"], "log_lik": ["pair"]}
-    return az.from_dict(
+    returned: InferenceData = az.from_dict(
         posterior=posterior,
         posterior_predictive=predictive,
         log_likelihood={"win1": p["log_lik"]},
@@ -129,6 +129,7 @@ def build_idata(
         coords={"algorithm": list(algorithms), "pair": list(pair_labels)},
         dims=dims,
     )
+    return returned
 
 
 def diagnostics(

@@ -63,7 +63,7 @@ def normal_cdf(x: np.ndarray) -> np.ndarray:
               0.37409196, 1.00002368, -1.26551223):  # fmt: skip
         poly = c + t * poly
     upper = 0.5 * t * np.exp(-z * z + poly)  # P(N > |x|)
-    return np.where(np.asarray(x) >= 0, 1.0 - upper, upper)
+    return np.asarray(np.where(np.asarray(x) >= 0, 1.0 - upper, upper))
 
 
 def hdi_sorted(sorted_draws: np.ndarray, mass: float) -> tuple[np.ndarray, np.ndarray]:
@@ -225,7 +225,7 @@ def rope_mass(p_sorted: np.ndarray, rope: tuple[float, float]) -> tuple[np.ndarr
 
 def _count_below(p_sorted: np.ndarray, x: float, right: bool = False) -> np.ndarray:
     """Per column, the number of draws < x (or <= x with ``right``)."""
-    return ((p_sorted <= x) if right else (p_sorted < x)).sum(axis=0).astype(float)
+    return np.asarray(((p_sorted <= x) if right else (p_sorted < x)).sum(axis=0).astype(float))
 
 
 def centred(beta: np.ndarray) -> np.ndarray:
@@ -234,7 +234,7 @@ def centred(beta: np.ndarray) -> np.ndarray:
     Only differences of abilities are identified by the data; the common level of all betas
     moves with the prior alone, so intervals of raw betas are wider than what the data say.
     """
-    return beta - beta.mean(axis=1, keepdims=True)
+    return np.asarray(beta - beta.mean(axis=1, keepdims=True))
 
 
 def ranking(beta: np.ndarray, algorithms: Sequence[str], hdi: float) -> pd.DataFrame:

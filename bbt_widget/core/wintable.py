@@ -414,12 +414,12 @@ def _fold_sd(dev: np.ndarray, n: np.ndarray) -> np.ndarray:
     with np.errstate(invalid="ignore", divide="ignore", over="ignore"):
         plain = np.sqrt(np.nansum(np.sort(dev**2, axis=2), axis=2) / (n - 1))
         if np.isfinite(plain[n > 1]).all():
-            return plain
+            return np.asarray(plain)
         scale = np.max(np.where(np.isfinite(dev), np.abs(dev), 0.0), axis=2)
         scale = np.where(scale > 0, scale, 1.0)
         unit = np.sort((dev / scale[..., None]) ** 2, axis=2)
         scaled = scale * np.sqrt(np.nansum(unit, axis=2) / (n - 1))
-    return np.where(np.isfinite(plain), plain, scaled)
+    return np.asarray(np.where(np.isfinite(plain), plain, scaled))
 
 
 def apply_ties(table: pd.DataFrame, ties: str | None) -> pd.DataFrame:

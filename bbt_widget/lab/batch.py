@@ -454,16 +454,18 @@ def _dask_client(executor: Any) -> Any:
             f"the Dask client is {executor.status!r}, not connected to a scheduler; create a "
             "new Client('tcp://host:8786') or pass executor=None to use the local cores"
         )
+    # the client's scheduler connection (None once the client is closed)
+    address = getattr(executor.scheduler, "address", None)
     try:
         workers = executor.scheduler_info()["workers"]
     except (OSError, TimeoutError) as exc:
         raise ConnectionError(
-            f"the Dask scheduler at {executor.scheduler.address!r} does not answer ({exc}); "
+            f"the Dask scheduler at {address!r} does not answer ({exc}); "
             "check that it still runs, or pass executor=None to use the local cores"
         ) from None
     if not workers:
         raise ConnectionError(
-            f"the Dask cluster at {executor.scheduler.address!r} has no workers; start some "
+            f"the Dask cluster at {address!r} has no workers; start some "
             "(dask worker <address>) or pass executor=None to use the local cores"
         )
     return executor

@@ -243,7 +243,8 @@ class Calibration:
                 anchor="start",
             ),
         )
-        return alt.hconcat(left, bars).resolve_scale(color="independent")
+        returned: alt.HConcatChart = alt.hconcat(left, bars).resolve_scale(color="independent")
+        return returned
 
 
 def calibration(

@@ -180,11 +180,12 @@ class Influence:
             order=np.arange(len(top)),
         )
         cols = ["dataset", "delta_mean", "mean_loo", "decision_loo", "pareto_k", "method"]
-        return influence_top_chart(
+        returned: alt.Chart = influence_top_chart(
             top[[*cols, "effect", "order"]],
             title=f"Most influential data sets for {pair}",
             subtitle=f"{self.interpretation} interpretation; leave-one-data-set-out",
         )
+        return returned
 
 
 def influence(

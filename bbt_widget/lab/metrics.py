@@ -437,7 +437,7 @@ class MetricsResult:
             ],
         )
         rule = self.rule(interpretation)
-        return (
+        returned: alt.FacetChart = (
             alt.layer(ranges, points)
             .properties(width=160)
             .facet(
@@ -454,6 +454,7 @@ class MetricsResult:
                 )
             )
         )
+        return returned
 
 
 def _summary(

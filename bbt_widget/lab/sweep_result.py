@@ -257,10 +257,11 @@ class SweepResult:
         f["order"] = f.groupby("pair", sort=False).ngroup()
         f = f[["pair", "order", "setting", "decision", "mean", "above_50", "in_rope", "error"]]
         failed = f"{self.n_failed} of {len(self.settings)} fits failed"
-        return sweep_chart(
+        returned: alt.Chart = sweep_chart(
             f,
             legend=f"{col} decision",
             title=f"Decisions across analysis settings ({col} interpretation)",
             subtitle=failed if self.n_failed else "a = the first algorithm of the pair",
             cell=cell,
         )
+        return returned

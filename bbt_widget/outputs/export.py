@@ -470,7 +470,8 @@ def _spec(chart: Any, validate: bool = True) -> dict[str, Any]:
     config = dict(spec.get("config", {}))
     config["axis"] = {**LABEL_AXIS, **config.get("axis", {})}
     spec["config"] = config
-    return _visible(spec)
+    returned: dict[str, Any] = _visible(spec)
+    return returned
 
 
 def _visible(value: Any) -> Any:
@@ -497,7 +498,7 @@ def _chart_format(path: Path) -> str:
     return fmt
 
 
-def _render_failure(proc: subprocess.CompletedProcess) -> str:
+def _render_failure(proc: subprocess.CompletedProcess[str]) -> str:
     """What to tell the user when the renderer failed. A limit on virtual memory
     (``ulimit -v``, common on HPC nodes) is blamed only when this process has one: the
     renderer inherits it, and V8 aborts when it cannot reserve its heap."""
@@ -539,11 +540,11 @@ def _address_space_limited() -> bool:
 
 #: The renderer process started ahead of time by :func:`prestart_renderer`, for the next
 #: :func:`render_charts` of this process.
-_prestarted: subprocess.Popen | None = None
+_prestarted: subprocess.Popen[str] | None = None
 _prestarted_lock = threading.Lock()
 
 
-def _start_renderer(*extra: str) -> subprocess.Popen:
+def _start_renderer(*extra: str) -> subprocess.Popen[str]:
     return subprocess.Popen(
         [sys.executable, "-c", _RENDER_SCRIPT, *extra],
         stdin=subprocess.PIPE,
@@ -568,7 +569,7 @@ def prestart_renderer() -> None:
                 _prestarted = _start_renderer("--warm")
 
 
-def _take_renderer() -> subprocess.Popen:
+def _take_renderer() -> subprocess.Popen[str]:
     global _prestarted
     with _prestarted_lock:
         proc, _prestarted = _prestarted, None
@@ -634,7 +635,7 @@ class ChartBatches:
     """
 
     def __init__(self) -> None:
-        self._proc: subprocess.Popen | None = _take_renderer()
+        self._proc: subprocess.Popen[str] | None = _take_renderer()
         self._lock = threading.Lock()
 
     def render(

@@ -27,6 +27,8 @@ from ..core.options import (
 from .export import ESCAPERS
 
 if TYPE_CHECKING:
+    import pandas as pd
+
     from ..core.result import BBTResult
 
 #: The report's formats, by file suffix (here, not with the writer, which imports Altair: the
@@ -436,7 +438,7 @@ def rules(rope: Sequence[float]) -> dict[str, str]:
     }
 
 
-def _clearest(summary, interpretation: Rule) -> tuple[list, list]:
+def _clearest(summary: pd.DataFrame, interpretation: Rule) -> tuple[list[Any], list[Any]]:
     """Better and equivalence claims under ``interpretation``, clearest first, as rows with
     the better algorithm as ``alg_a``."""
     col = summary[interpretation].astype(str)
@@ -459,7 +461,11 @@ def _clearest(summary, interpretation: Rule) -> tuple[list, list]:
 
 
 def _claims(
-    summary, interpretation: Rule, rope: Sequence[float], hdi: float, order: Sequence[str]
+    summary: pd.DataFrame,
+    interpretation: Rule,
+    rope: Sequence[float],
+    hdi: float,
+    order: Sequence[str],
 ) -> list[str]:
     """Sentences: both rules, the counts under each, and by name the claims a reader needs:
     those between neighbours in the ranking (``order``, best first) and every equivalence;
@@ -492,24 +498,24 @@ def _claims(
     mass = f"{hdi:.0%}"
     if interpretation == "weak":
 
-        def better_txt(r) -> str:
+        def better_txt(r: Any) -> str:
             return (
                 f"{isolate(r.alg_a)} is better than {isolate(r.alg_b)} "
                 f"(above.50 = {_fmt(r.above_50)})"
             )
 
-        def equiv_txt(r) -> str:
+        def equiv_txt(r: Any) -> str:
             return f"{isolate(r.alg_a)} and {isolate(r.alg_b)} (in.rope = {_fmt(r.in_rope)})"
     else:
 
-        def better_txt(r) -> str:
+        def better_txt(r: Any) -> str:
             return (
                 f"{isolate(r.alg_a)} is better than {isolate(r.alg_b)} (mean P = {_fmt(r.mean)}, "
                 f"{mass} HDI "
                 f"[{_fmt(r.low)}, {_fmt(r.high)}])"
             )
 
-        def equiv_txt(r) -> str:
+        def equiv_txt(r: Any) -> str:
             return f"{isolate(r.alg_a)} and {isolate(r.alg_b)} (mean P = {_fmt(r.mean)})"
 
     n_claims = len(better) + len(equiv)

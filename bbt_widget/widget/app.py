@@ -58,7 +58,7 @@ from ..core.options import (
 from ..core.result import BBTResult
 from ..core.validation import check_algorithms
 from ..lab.influence import Influence
-from ..lab.sweep import SweepResult
+from ..lab.sweep_result import SweepResult
 from . import export
 from .controls import FIT_TRAITS, TTEST_ROPE, VIEW_TRAITS, Controls, initial_controls
 from .decisions import FOCUS_ALGORITHMS, DecisionsView

@@ -119,7 +119,8 @@ def _fit_shown(widget: BBTWidget) -> BBTResult:
         raise RuntimeError(
             "a fit of the current settings is still running; call w.wait() before exporting"
         )
-    return widget._fitted.result
+    returned: BBTResult = widget._fitted.result
+    return returned
 
 
 def charts(widget: BBTWidget) -> dict[str, Any]:

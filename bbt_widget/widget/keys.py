@@ -65,4 +65,5 @@ def hashable(value: Any) -> Hashable:
         hash(value)
     except TypeError:
         return ("id", id(value))
-    return value
+    returned: Hashable = value
+    return returned

@@ -30,9 +30,9 @@ from ..core.result import BBTResult
 from ..engines.base import FitCancelled
 from ..lab.influence import Influence
 from ..lab.influence import influence as core_influence
-from ..lab.sweep import SweepResult
 from ..lab.sweep import sweep as core_sweep
 from ..lab.sweep_groups import GroupedSweepResult
+from ..lab.sweep_result import SweepResult
 from .keys import settings_key
 from .messages import error_text
 from .runner import Dispatcher, FitEvent, FitRunner

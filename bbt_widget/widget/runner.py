@@ -111,7 +111,8 @@ def kernel_dispatcher() -> Dispatcher | None:
     loop = getattr(kernel, "io_loop", None)
     if loop is None or not hasattr(loop, "add_callback"):
         return None
-    return loop.add_callback
+    returned: Dispatcher | None = loop.add_callback
+    return returned
 
 
 class FitRunner(Generic[R]):

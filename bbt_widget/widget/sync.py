@@ -63,7 +63,7 @@ def json_trait(name: str) -> Callable[[Mapping[str, Any], Any], bytes]:
         memo = widget.__dict__.setdefault(_MEMO, {})
         last = memo.get(name)
         if last is not None and last[0] is value:
-            return last[1]
+            return bytes(last[1])
         encoded = chart_data_json(value)
         memo[name] = (value, encoded)  # the value itself: its id cannot be reused meanwhile
         return encoded

@@ -169,7 +169,8 @@ def _plain_spec(chart: Any) -> dict[str, Any]:
     """An Altair chart as a Vega-Lite dict, data inlined, no remote ``$schema`` address."""
     spec = chart.to_dict(validate=False)
     spec.pop("$schema", None)  # nothing that looks like a remote address goes to the browser
-    return spec
+    returned: dict[str, Any] = spec
+    return returned
 
 
 def ranking_model_spec(pl: Any, result: BBTResult, **_runner: Any) -> dict[str, Any]:

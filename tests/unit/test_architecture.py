@@ -138,3 +138,22 @@ def test_the_core_imports_no_engine_and_no_fitting(graph: grimp.ImportGraph):
         if imported.startswith(("bbt_widget.engines", "bbt_widget.fitting"))
     }
     assert not above, f"the core imports {sorted(above)}"
+
+
+def test_mypy_checks_the_whole_package_as_strict_checks_it():
+    # strict on the whole package, with no per-module override that turns a strict flag off
+    # (the libraries without type information may still be found missing)
+    import tomllib
+
+    config = tomllib.loads((PACKAGE.parent / "pyproject.toml").read_text(encoding="utf-8"))
+    mypy = config["tool"]["mypy"]
+    assert mypy.get("strict") is True
+    assert mypy.get("files") == ["bbt_widget"]
+    loosened = [
+        (o["module"], flag)
+        for o in mypy.get("overrides", [])
+        for flag, value in o.items()
+        if (flag not in ("module", "ignore_missing_imports") and value is False)
+        or flag.startswith("allow_")
+    ]
+    assert not loosened, loosened

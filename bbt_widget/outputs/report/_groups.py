@@ -17,7 +17,7 @@ from ._sections import Section, Table
 if TYPE_CHECKING:
     from ...core.result import BBTResult
     from ...lab.metrics import MetricsResult
-    from ...lab.sweep import SweepResult
+    from ...lab.sweep_result import SweepResult
 
 
 def group_chart(

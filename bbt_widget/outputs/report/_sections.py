@@ -27,7 +27,7 @@ if TYPE_CHECKING:
     from ...core.result import BBTResult
     from ...lab.influence import Influence
     from ...lab.metrics import MetricsResult
-    from ...lab.sweep import SweepResult
+    from ...lab.sweep_result import SweepResult
     from ...ranking._mallows import MallowsResult
     from ...ranking._plackett_luce import RankingModelResult
 
