@@ -25,7 +25,7 @@ from typing import Any
 import numpy as np
 import pandas as pd
 
-from ..core.bidi import pair_label
+from ..core.bidi import isolate, pair_label
 from ..core.options import SETTLE_BUDGET
 from ..core.settling import chains_to_add
 from ._order import ORDER_Z, order_gap
@@ -135,6 +135,22 @@ class RankingClaims:
             empty when every claim is settled at this precision.
         """
         return _open(self.claims(), z)
+
+    def tied_text(self) -> str:
+        """The neighbours of ``ranking`` whose order is not settled (:meth:`unsettled`), in
+        a sentence (names isolated for bidirectional text): the table lists them in an order
+        another seed could reverse. Empty when every order is settled."""
+        open_claims = self.unsettled()
+        if open_claims.empty:
+            return ""
+        pairs = "; ".join(
+            f"{isolate(a)} and {isolate(b)}"
+            for a, b in zip(open_claims["alg_a"], open_claims["alg_b"])
+        )
+        return (
+            f"In its ranking these neighbours are tied at this precision (their gap in "
+            f"P(first) is within {ORDER_Z:g} Monte Carlo standard errors): {pairs}."
+        )
 
 
 def draws_settings(rounds: int, chains: int, per_chain: int, mode: str) -> dict[str, Any]:

@@ -165,7 +165,12 @@ class RankingSection:
             if key[1] == self.w._result_key:
                 self.w.ranking_model_spec = event.result
             grouped = self.w._groups.active
-            self.w.ranking_model_text = GROUP_RANKING_NOTE.format(model=label) if grouped else ""
+            fitted = self.fits.get(key[0])
+            # the orders another seed could reverse, as the report names them
+            tied = fitted.tied_text() if fitted is not None else ""
+            tied = f"{label}: {tied}" if tied else ""
+            notes = [GROUP_RANKING_NOTE.format(model=label) if grouped else "", tied]
+            self.w.ranking_model_text = " ".join(n for n in notes if n)
         elif event.kind == "error":
             self.w.ranking_model_text = f"{label} unavailable: {error_text(event.error)}"
 

@@ -26,6 +26,7 @@ from bbt_widget.charts import spec_cache
 from bbt_widget.charts.frames import FIT_DATASETS, VIEW_DATASETS
 from bbt_widget.charts.frames_decisions import INFLUENCE_TOP, influence_frame
 from bbt_widget.charts.spec_cache import robustness_spec
+from bbt_widget.core.bidi import isolate
 from bbt_widget.fitting import PreparedFit
 from bbt_widget.widget.app import BBTWidget
 from bbt_widget.widget.fitted import failed_fit_badge
@@ -1773,3 +1774,25 @@ def test_a_rule_change_lists_the_claims_it_flipped(widget: BBTWidget) -> None:
             assert w.claim_changes == {}
     finally:
         w.interpretation = "weak"
+
+
+def test_the_ranking_view_names_the_neighbours_tied_at_this_precision() -> None:
+    """The ranking models' orders another seed could reverse were named in the report but
+    not in the widget: its ranking view now says which neighbours are tied at this
+    precision, as the report does."""
+    data = bbt.datasets.load_pmlb16()
+    quick = {"chains": 2, "iter_warmup": 100, "iter_sampling": 100}
+    w = BBTWidget(data, dataset="db", seed=1, previews=False, **quick)
+    try:
+        assert w.wait(FIT_TIMEOUT), (w.status_text, w.error)
+        with warnings.catch_warnings():
+            warnings.simplefilter("ignore")  # short chains: the diagnostics say so
+            w.ranking_model = "plackett-luce"
+            assert w.wait_background(FIT_TIMEOUT), w.ranking_model_text
+        tied = w.plackett_luce.unsettled()
+        assert len(tied), "no tied neighbours at these settings: the test would show nothing"
+        assert "Plackett-Luce: In its ranking these neighbours are tied" in w.ranking_model_text
+        for a, b in zip(tied["alg_a"], tied["alg_b"]):
+            assert f"{isolate(a)} and {isolate(b)}" in w.ranking_model_text
+    finally:
+        w.close()

@@ -18,7 +18,6 @@ import pandas as pd
 
 from ...core.bidi import isolate
 from ...core.options import DEFAULT_ROPE, Rule
-from ...ranking._order import ORDER_Z
 from ..methods_text import Styled
 from ._first_places import first_places as first_places  # the section's first places
 
@@ -287,19 +286,9 @@ def _ranking_text(fit: Any, agree: str) -> str:
 
 
 def _ties_text(fit: Any) -> str:
-    """The neighbours of ``fit``'s ranking whose order is not settled (``unsettled()``), in
-    a sentence: the table lists them in an order another seed could reverse. Empty when every
-    order is settled."""
-    open_claims = fit.unsettled()
-    if open_claims.empty:
-        return ""
-    pairs = "; ".join(
-        f"{isolate(a)} and {isolate(b)}" for a, b in zip(open_claims["alg_a"], open_claims["alg_b"])
-    )
-    return (
-        f" In its ranking these neighbours are tied at this precision (their gap in P(first) "
-        f"is within {ORDER_Z:g} Monte Carlo standard errors): {pairs}."
-    )
+    """The ranking's unsettled neighbours (``tied_text()``), after a space."""
+    text = str(fit.tied_text())
+    return f" {text}" if text else ""
 
 
 def _ranking_methods(fit: Any, agree: str) -> list[str | Styled]:
