@@ -56,6 +56,10 @@ def flipped_decisions(frame: pd.DataFrame, col: str, by: list[str]) -> pd.DataFr
     return pd.DataFrame(rows, columns=[*by, "decision", "n_settings", "settings"])
 
 
+#: The Monte Carlo standard errors in the frame (as :meth:`BBTResult.precision` names them).
+_MCSE = ("mcse_mean", "mcse_above_50", "mcse_in_rope")
+
+
 class SweepResult:
     """Decisions per pair across the settings of a sweep.
 
@@ -140,7 +144,9 @@ class SweepResult:
         (the pooled abilities', or one group's), with ``betas`` the abilities' draws in draw
         order (draws, algorithms): as :meth:`BBTResult.summary`, a decision is made only
         when it holds within 3 Monte Carlo standard errors of the estimates, and
-        ``weak_settled`` / ``strong_settled`` say where that was so."""
+        ``weak_settled`` / ``strong_settled`` say where that was so; ``mcse_mean``,
+        ``mcse_above_50``, ``mcse_in_rope`` are those errors where a threshold is near
+        (NaN where every value within reach decides the same)."""
         a = self.algorithms
         labels = [pair_label(a[i], a[j]) for i, j in self._pairs]
         alg_a = [a[i] for i, _ in self._pairs]
@@ -154,6 +160,8 @@ class SweepResult:
                     part[col] = np.nan
                 part["weak"] = part["strong"] = "failed"
                 part["weak_settled"] = part["strong_settled"] = False
+                for col in _MCSE:
+                    part[col] = np.nan
             else:
                 part = posterior.summarise(p, labels, alg_a, alg_b, rope, hdi, linked)
                 # the chains come back joined: one sequence of draws for the errors
@@ -170,6 +178,8 @@ class SweepResult:
                 )
                 part = monte_carlo.settled_decisions(part, errors, rope, monte_carlo.DEFAULT_Z)
                 part["weak_settled"], part["strong_settled"] = weak_ok, strong_ok
+                for col in _MCSE:
+                    part[col] = errors[col].to_numpy(dtype=float)
             part["error"] = error
             for key, value in setting.items():
                 part[key] = value
@@ -180,7 +190,8 @@ class SweepResult:
             if k in frame:
                 frame[k] = frame[k].astype(object).where(frame[k].notna(), None)
         cols = [*keys, "pair", "mean", "low", "high", "above_50", "in_rope", "weak", "strong"]
-        return frame[[*cols, "weak_settled", "strong_settled", "alg_a", "alg_b", "error"]]
+        settled = ["weak_settled", "strong_settled", *_MCSE]
+        return frame[[*cols, *settled, "alg_a", "alg_b", "error"]]
 
     # ------------------------------------------------------------------ claims
 

@@ -149,3 +149,7 @@ def test_a_change_within_monte_carlo_error_is_not_a_flip():
     assert sw.flips("weak").empty and sw.flips("strong").empty
     # the raw rule (no Monte Carlo error) would have called some of them better
     assert ((f["above_50"] >= 0.95) & ~f["weak_settled"]).any()
+    # the frame shows the Monte Carlo errors that left them unsettled
+    assert {"mcse_mean", "mcse_above_50", "mcse_in_rope"} <= set(f.columns)
+    assert (near["mcse_above_50"] > 0).all()
+    assert (3 * near["mcse_above_50"] >= (near["above_50"] - 0.95).abs()).all()
