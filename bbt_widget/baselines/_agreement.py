@@ -20,6 +20,7 @@ from ..core.posterior import NOT_COMPARED, flip_decision
 from ..core.validation import check_count, check_hdi, check_rope, check_seed
 from ._common import (
     Means,
+    TableSummary,
     check_alpha,
     check_choice,
     check_control,
@@ -45,7 +46,7 @@ class SummaryResult(Protocol):
 
 
 @dataclass(frozen=True)
-class AgreementResult:
+class AgreementResult(TableSummary):
     """BBT's decision per pair next to each baseline's.
 
     Attributes

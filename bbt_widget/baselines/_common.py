@@ -26,6 +26,17 @@ from ..core.wintable import REL_TOL
 DECISIONS = ("a better", "equivalent", "no claim", "b better")
 
 
+class TableSummary:
+    """``summary()`` of a result whose per-pair (or per-data-set) answer is its ``table``:
+    every result of the package answers ``summary()`` with a DataFrame."""
+
+    table: pd.DataFrame
+
+    def summary(self) -> pd.DataFrame:
+        """The result's table (the same frame as ``table``)."""
+        return self.table
+
+
 @dataclass(frozen=True)
 class Means:
     """Per-data-set means, oriented so that higher is better; NaN marks a missing result."""

@@ -26,12 +26,13 @@ from ..core.bidi import isolate
 from ..core.data import TidyResults
 from ..core.options import TTEST_HDI
 from ..core.validation import check_hdi
+from ._common import TableSummary
 from ._cv import FoldDifferences, check_rope_width, fold_differences
 from ._simplex import MAX_POINTS, REGIONS, region_decisions, simplex_chart
 
 
 @dataclass(frozen=True)
-class CorrelatedTTestResult:
+class CorrelatedTTestResult(TableSummary):
     """Per-data-set Bayesian correlated t-tests of one pair.
 
     Attributes

@@ -26,6 +26,7 @@ from ..core.data import TidyResults
 from ..core.posterior import maximal_runs, ordered_pairs
 from ._common import (
     Means,
+    TableSummary,
     check_alpha,
     check_control,
     control_pairs,
@@ -71,9 +72,25 @@ class FriedmanResult:
     n_datasets: int
     dropped: tuple[str, ...]
 
+    def summary(self) -> pd.DataFrame:
+        """The test in one row: Friedman's statistic, p-value and degrees of freedom, Iman and
+        Davenport's statistic and p-value, and the number of data sets."""
+        return pd.DataFrame(
+            [
+                {
+                    "statistic": self.statistic,
+                    "pvalue": self.pvalue,
+                    "df": self.df,
+                    "iman_davenport": self.iman_davenport,
+                    "iman_davenport_pvalue": self.iman_davenport_pvalue,
+                    "n_datasets": self.n_datasets,
+                }
+            ]
+        )
+
 
 @dataclass(frozen=True)
-class NemenyiResult:
+class NemenyiResult(TableSummary):
     """Nemenyi's all-pairs comparison of mean ranks (Demšar's critical difference), or
     Bonferroni-Dunn's comparison of each algorithm with a control.
 

@@ -60,6 +60,7 @@ from ..core.precision import DEFAULT_Z, mcse
 from ..core.settling import chains_to_add, check_draws, later_rounds
 from ..core.validation import DEFAULT_SEED, check_count, check_hdi, check_seed
 from ..fitting import DiagnosticsWarning
+from ._common import TableSummary
 from ._correlated import student_regions
 from ._cv import (
     FoldDifferences,
@@ -98,7 +99,7 @@ _PARAMS = ("mu0", "sigma0", "nu", "mu", "sigma")
 
 
 @dataclass(frozen=True)
-class HierarchicalResult:
+class HierarchicalResult(TableSummary):
     """The hierarchical correlated t-test of one pair.
 
     Attributes

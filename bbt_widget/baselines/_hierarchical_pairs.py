@@ -21,7 +21,7 @@ from ..core.options import DEFAULT_CHAINS, DEFAULT_DRAWS, TTEST_HDI, DrawsMode
 from ..core.posterior import ordered_pairs
 from ..core.validation import DEFAULT_SEED, check_hdi
 from ..lab.batch import run_batch
-from ._common import Means, pair_frame, snap_ties
+from ._common import Means, TableSummary, pair_frame, snap_ties
 from ._cv import FoldDifferences, check_rope_width, fold_results, pair_differences
 from ._hierarchical import (
     DEFAULT_ITER,
@@ -44,7 +44,7 @@ _LATENT_EVERY = 4
 
 
 @dataclass(frozen=True)
-class HierarchicalPairsResult:
+class HierarchicalPairsResult(TableSummary):
     """Hierarchical correlated t-tests of every pair.
 
     Attributes

@@ -37,6 +37,7 @@ from ..core.sizing import check_draws_memory
 from ..core.validation import check_count, check_seed
 from ._common import (
     Means,
+    TableSummary,
     check_choice,
     check_positive,
     dataset_means,
@@ -64,7 +65,7 @@ _VALUES_PER_DRAW = 8
 
 
 @dataclass(frozen=True)
-class BayesianSignTestResult:
+class BayesianSignTestResult(TableSummary):
     """Bayesian sign tests of one pair or of every pair.
 
     Attributes

@@ -42,6 +42,7 @@ from ..core.sizing import check_draws_memory
 from ..core.validation import check_count, check_seed
 from ._common import (
     Means,
+    TableSummary,
     check_positive,
     dataset_means,
     find_pair,
@@ -63,7 +64,7 @@ _CHUNK = 1024
 
 
 @dataclass(frozen=True)
-class BayesianSignedRankResult:
+class BayesianSignedRankResult(TableSummary):
     """Pairwise Bayesian signed-rank tests.
 
     Attributes

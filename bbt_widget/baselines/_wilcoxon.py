@@ -27,6 +27,7 @@ from ..core.data import TidyResults
 from ..core.posterior import ordered_pairs
 from ._common import (
     Means,
+    TableSummary,
     check_alpha,
     check_choice,
     check_control,
@@ -43,7 +44,7 @@ ADJUSTMENTS = ("holm", "hochberg")
 
 
 @dataclass(frozen=True)
-class WilcoxonResult:
+class WilcoxonResult(TableSummary):
     """Pairwise Wilcoxon signed-rank tests with adjusted p-values.
 
     Attributes

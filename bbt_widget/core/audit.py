@@ -97,6 +97,10 @@ class Audit:
             columns=["severity", "check", "what", "where", "fix"],
         )
 
+    def summary(self) -> pd.DataFrame:
+        """The findings, one row each: :meth:`to_frame`."""
+        return self.to_frame()
+
     def __repr__(self) -> str:
         counts = {s: sum(f.severity == s for f in self.findings) for s in SEVERITIES}
         head = f"Audit: {counts['error']} errors, {counts['warning']} warnings, "

@@ -175,6 +175,11 @@ class Calibration:
         self.strong = _strong_table(cases)
         self.weak = _weak_table(cases)
 
+    def summary(self) -> pd.DataFrame:
+        """The coverage of the HDIs of P(a > b), the paper's way and the posterior-predictive
+        way (Table 16: ``strong``); the weak rule's table (Table 17) is ``weak``."""
+        return self.strong
+
     def __repr__(self) -> str:
         s = self.strong
         return (

@@ -145,6 +145,11 @@ class Influence:
         """How many data sets were refitted exactly."""
         return int(self.table.groupby("dataset")["method"].first().eq("refit").sum())
 
+    def summary(self) -> pd.DataFrame:
+        """Per data set left out and pair, how the estimates and the decision move: the
+        frame ``table`` holds."""
+        return self.table
+
     def __repr__(self) -> str:
         changed = self.table[self.table["changed"]]
         return (

@@ -269,6 +269,15 @@ class MetricsResult:
         grouped = [r for r in self.results.values() if isinstance(r, GroupedBBTResult)]
         self.groups: list[str] = list(grouped[0].groups) if grouped else []
 
+    def summary(
+        self,
+        interpretation: RuleChoice = DEFAULT_INTERPRETATION,
+        rope: Sequence[float] = DEFAULT_ROPE,
+        hdi: float = DEFAULT_HDI,
+    ) -> pd.DataFrame:
+        """The decisions per pair and metric: :meth:`decisions` of the pooled abilities."""
+        return self.decisions(interpretation, rope, hdi)
+
     def __repr__(self) -> str:
         failed = f", {len(self.errors)} failed" if self.errors else ""
         return (

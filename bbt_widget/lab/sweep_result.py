@@ -121,6 +121,13 @@ class SweepResult:
         a = self.algorithms
         return np.array([group[a[i]] == group[a[j]] for i, j in self._pairs], dtype=bool)
 
+    def summary(
+        self, rope: Sequence[float] | None = None, hdi: float | None = None
+    ) -> pd.DataFrame:
+        """Every setting's summary in one tidy frame: :meth:`table` (the fits' ROPE and HDI
+        by default)."""
+        return self.table(rope, hdi)
+
     def __repr__(self) -> str:
         n = len(self.settings)
         pairs = len(self._pairs)

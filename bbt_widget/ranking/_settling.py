@@ -116,6 +116,11 @@ class RankingClaims:
     def first_draws(self) -> np.ndarray:
         raise NotImplementedError
 
+    def summary(self) -> pd.DataFrame:
+        """Per algorithm, best first: the ``ranking`` table (P(first), expected rank, their
+        HDIs and Monte Carlo errors, and whether each order is settled)."""
+        return self.ranking
+
     def claims(self) -> pd.DataFrame:
         """Every order the ``ranking`` table claims: per adjacent pair, the gap in P(first)
         against 0 with its Monte Carlo standard error (:data:`CLAIM_COLUMNS`)."""
