@@ -57,7 +57,14 @@ from ..baselines._sizing import check_mallows_size
 from ..core.data import TidyResults
 from ..core.diagnostics import ESS_PER_CHAIN, RHAT_MAX, Diagnostics, _az
 from ..core.draws import Draws, ProgressCallback, fresh_seed, round_seed
-from ..core.options import DEFAULT_CHAINS, DEFAULT_DRAWS, DEFAULT_HDI, DrawsMode
+from ..core.options import (
+    DEFAULT_CHAINS,
+    DEFAULT_DRAWS,
+    DEFAULT_HDI,
+    DEFAULT_ITER_SAMPLING,
+    DEFAULT_ITER_WARMUP,
+    DrawsMode,
+)
 from ..core.settling import check_draws, later_rounds
 from ..core.sizing import FitTooLargeError, LongRunWarning
 from ..core.validation import DEFAULT_SEED, check_count, check_hdi, check_seed
@@ -207,8 +214,8 @@ def mallows(
     rate: float = RATE,
     hdi: float = DEFAULT_HDI,
     chains: int = DEFAULT_CHAINS,
-    burn_in: int = 1000,
-    iter_sampling: int = 1000,
+    burn_in: int = DEFAULT_ITER_WARMUP,
+    iter_sampling: int = DEFAULT_ITER_SAMPLING,
     thin: int | None = None,
     leap: int | None = None,
     seed: int | None = DEFAULT_SEED,
