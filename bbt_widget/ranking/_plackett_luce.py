@@ -211,50 +211,34 @@ def ranking_model(
     """
     if model not in MODELS:
         raise ValueError(f"unknown model {model!r}; use one of {', '.join(map(repr, MODELS))}")
+    # what both models take alike; each keeps its own default prior when none is given
+    common: dict[str, Any] = {
+        "dataset": dataset,
+        "algorithm": algorithm,
+        "fold": fold,
+        "score": score,
+        "sd": sd,
+        "lower_is_better": lower_is_better,
+        "ties": ties,
+        "hdi": hdi,
+        "chains": chains,
+        "iter_sampling": iter_sampling,
+        "draws": draws,
+        "seed": seed,
+        "progress": progress,
+    }
     if model == "mallows":
         from ._mallows import mallows
 
-        return mallows(
-            data,
-            dataset=dataset,
-            algorithm=algorithm,
-            fold=fold,
-            score=score,
-            sd=sd,
-            lower_is_better=lower_is_better,
-            ties=ties,
-            rate=0.1 if prior is None else prior,
-            hdi=hdi,
-            chains=chains,
-            burn_in=iter_warmup,
-            iter_sampling=iter_sampling,
-            draws=draws,
-            thin=thin,
-            leap=leap,
-            seed=seed,
-            progress=progress,
-        )
+        if prior is not None:
+            common["rate"] = prior
+        return mallows(data, **common, burn_in=iter_warmup, thin=thin, leap=leap)
     for name, value in (("thin", thin), ("leap", leap)):
         if value is not None:
             raise ValueError(f"{name} is a setting of model='mallows'; leave it out here")
-    return plackett_luce(
-        data,
-        dataset=dataset,
-        algorithm=algorithm,
-        fold=fold,
-        score=score,
-        sd=sd,
-        lower_is_better=lower_is_better,
-        ties=ties,
-        concentration=1.0 if prior is None else prior,
-        hdi=hdi,
-        chains=chains,
-        iter_warmup=iter_warmup,
-        iter_sampling=iter_sampling,
-        seed=seed,
-        progress=progress,
-        draws=draws,
-    )
+    if prior is not None:
+        common["concentration"] = prior
+    return plackett_luce(data, **common, iter_warmup=iter_warmup)
 
 
 def plackett_luce(
