@@ -11,9 +11,9 @@ summary makes no claim for it (:func:`settled_decisions`).
 
 Where the fit allows it (the plain model's MCMC draws: :mod:`bbt_widget.engines._conditional`),
 the quantities of the pairs near a threshold are estimated again as averages of their
-expectations given Pólya-Gamma variables drawn at each posterior draw (Rao-Blackwellised:
-:func:`refined`): the same posterior means, with a Monte Carlo error several times smaller,
-so that far fewer claims are left to the seed.
+expectations given the rest of each posterior draw (Rao-Blackwellised: :func:`refined`): the
+same posterior means, with a Monte Carlo error a hundred times smaller or more, so that
+almost no claim is left to the seed.
 
 Computing every pair's MCSE costs three autocorrelation estimates per pair (seconds at 50
 algorithms, a minute at 200). Only pairs whose quantities lie near a threshold need one: a
@@ -24,7 +24,7 @@ settled whatever its exact MCSE, so :func:`near_thresholds` screens the pairs fi
 
 from __future__ import annotations
 
-from collections.abc import Sequence
+from collections.abc import Callable, Sequence
 
 import numpy as np
 import pandas as pd
@@ -41,13 +41,6 @@ DEFAULT_Z = 3.0
 ESS_SHARE_FLOOR = 0.1
 #: Pairs whose draws of P(a > b) are computed at once (chains x draws x this many floats).
 _BLOCK = 64
-#: Nodes and weights of the Gauss-Hermite rule (probabilists': weight exp(-x^2 / 2)) for the
-#: mean of inv_logit of a normal variable, exact to 1e-9 for a standard deviation up to
-#: :data:`_WIDE`; a wider law (few games) is integrated by the trapezoid rule on a grid fine
-#: on inv_logit's scale (a step of 0.25 logit units: error below 1e-9 too).
-_NODES, _WEIGHTS = np.polynomial.hermite_e.hermegauss(32)
-_WEIGHTS = _WEIGHTS / np.sqrt(2 * np.pi)
-_WIDE = 1.5
 
 
 def mcse(ary: np.ndarray) -> float:
@@ -94,47 +87,18 @@ def pair_precision(
     return pd.DataFrame(rows, columns=["mcse_mean", "mcse_above_50", "mcse_in_rope"])
 
 
-def conditional_pair_draws(
-    mean: np.ndarray,
-    cov: np.ndarray,
-    pairs: Sequence[tuple[int, int]],
-    rope: tuple[float, float],
-) -> np.ndarray:
-    """Per draw and pair, the expectations of P(a > b), of "P(a > b) > 0.5" and of "P(a > b)
-    in the ROPE" given the abilities' conditional normal law (``mean``, ``cov``: shaped
-    (chains, draws, algorithms) and (..., algorithms, algorithms); see
-    :func:`bbt_widget.engines._conditional.conditional_moments`). Shaped (3, chains, draws,
-    pairs), in that order of quantities: averaged over the draws they estimate the summary's
-    ``mean``, ``above_50`` and ``in_rope``."""
-    i = np.fromiter((p[0] for p in pairs), dtype=int, count=len(pairs))
-    j = np.fromiter((p[1] for p in pairs), dtype=int, count=len(pairs))
-    mu = mean[..., i] - mean[..., j]
-    var = cov[..., i, i] + cov[..., j, j] - 2.0 * cov[..., i, j]
-    sd = np.sqrt(np.maximum(var, 1e-300))
-    low, high = (np.log(r / (1.0 - r)) for r in rope)
-    above = posterior.normal_cdf(mu / sd)
-    inside = posterior.normal_cdf((high - mu) / sd) - posterior.normal_cdf((low - mu) / sd)
-    return np.stack([_mean_inv_logit(mu, sd), above, inside])
-
-
-def _mean_inv_logit(mu: np.ndarray, sd: np.ndarray) -> np.ndarray:
-    """``E[inv_logit(X)]`` for ``X ~ N(mu, sd^2)`` per element (see :data:`_NODES`)."""
-    out = np.zeros_like(mu)
-    for x, w in zip(_NODES, _WEIGHTS):
-        out += w * posterior.inv_logit(mu + sd * x)
-    wide = sd > _WIDE
-    if wide.any():
-        m, s = mu[wide], sd[wide]
-        t = np.arange(-8.5, 8.5, 0.25 / float(s.max()))  # in sd units, a tail below 1e-16
-        weights = np.exp(-0.5 * t**2) * (t[1] - t[0]) / np.sqrt(2 * np.pi)
-        out[wide] = posterior.inv_logit(m[:, None] + s[:, None] * t) @ weights
-    return out
+#: ``conditional(pairs, rope)``: per draw and pair, the expectations of P(a > b), of "P(a > b)
+#: > 0.5" and of "P(a > b) in the ROPE" given the rest of the draw, shaped (3, chains, draws,
+#: pairs) in that order (averaged over the draws they estimate the summary's ``mean``,
+#: ``above_50`` and ``in_rope``): what a fit binds as :attr:`.BBTResult.conditional_laws`
+#: (see :mod:`bbt_widget.engines._conditional`).
+ConditionalDraws = Callable[[Sequence[tuple[int, int]], tuple[float, float]], np.ndarray]
 
 
 def refined(
     summary: pd.DataFrame,
     precision: pd.DataFrame,
-    moments: tuple[np.ndarray, np.ndarray],
+    conditional: ConditionalDraws,
     pairs: Sequence[tuple[int, int]],
     rope: tuple[float, float],
     known: dict[int, tuple[float, ...]] | None = None,
@@ -142,7 +106,7 @@ def refined(
 ) -> tuple[pd.DataFrame, pd.DataFrame]:
     """``summary`` and ``precision`` with the rows that have an MCSE (those near a threshold:
     :func:`screened_precision`) estimated by their conditional expectations
-    (:func:`conditional_pair_draws` of ``moments``), their values, MCSE and decisions; the
+    (``conditional``: :data:`ConditionalDraws`), their values, MCSE and decisions; the
     other rows, settled whatever their exact MCSE, as they are.
 
     ``pairs`` holds each row's pair; ``known`` and ``keys`` a caller's cache across calls,
@@ -158,7 +122,7 @@ def refined(
     todo = [int(r) for r in rows if int(keys[r]) not in known]
     for start in range(0, len(todo), _BLOCK):
         block = todo[start : start + _BLOCK]
-        draws = conditional_pair_draws(*moments, [pairs[r] for r in block], rope)
+        draws = conditional([pairs[r] for r in block], rope)
         for k, r in enumerate(block):
             means = [float(draws[q, ..., k].mean()) for q in range(3)]
             known[int(keys[r])] = (*means, *(mcse(draws[q, ..., k]) for q in range(3)))

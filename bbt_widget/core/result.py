@@ -2,7 +2,7 @@
 
 from __future__ import annotations
 
-from collections.abc import Callable, Iterable, Mapping, Sequence
+from collections.abc import Iterable, Mapping, Sequence
 from functools import cached_property
 from typing import TYPE_CHECKING, Any
 
@@ -50,15 +50,16 @@ class BBTResult:
     audit
         What :func:`bbt_widget.audit` found in the input results (empty for a ready win
         table or a result built by hand); ``fit`` issued its warnings as ``DataWarning``.
-    conditional_laws
+    conditional_draws
         Where the draws are the plain model's posterior draws from its data (``None`` for
         the group and Davidson models, an approximation, or a result built by hand): a
-        function that gives the abilities' conditional normal laws given the draws (the fit
-        binds it to its data). The summaries then estimate the probabilities of the pairs
-        near a threshold by their conditional expectations (:func:`~.precision.refined`).
+        function that gives, per draw, the pairs' probabilities given the rest of the draw
+        (:data:`~.precision.ConditionalDraws`; the fit binds it to its data and draws). The
+        summaries then estimate the probabilities of the pairs near a threshold by these
+        conditional expectations (:func:`~.precision.refined`).
     """
 
-    conditional_laws: Callable[[], tuple[np.ndarray, np.ndarray]] | None = None
+    conditional_draws: monte_carlo.ConditionalDraws | None = None
 
     def __init__(
         self,
@@ -190,19 +191,13 @@ class BBTResult:
         table, errors = self._estimated(mask, rope, hdi, monte_carlo.DEFAULT_Z)
         return monte_carlo.settled_decisions(table, errors, rope, monte_carlo.DEFAULT_Z)
 
-    @cached_property
-    def _moments(self) -> tuple[np.ndarray, np.ndarray] | None:
-        """The abilities' conditional normal laws (:attr:`conditional_laws`), computed once,
-        on the first summary that needs them."""
-        return None if self.conditional_laws is None else self.conditional_laws()
-
     def _estimated(
         self, mask: np.ndarray, rope: tuple[float, float], hdi: float, z: float
     ) -> tuple[pd.DataFrame, pd.DataFrame]:
         """The summary of the pairs in ``mask`` before the Monte Carlo check of its claims,
         with the MCSE of its rows near a threshold (:meth:`_screened_precision`, NaN
         elsewhere), those rows estimated by their conditional expectations where the fit
-        allows it (:attr:`conditional_laws`)."""
+        allows it (:attr:`conditional_draws`)."""
         a = self.algorithms
         pairs = [p for p, m in zip(self._pairs, mask) if m]
         table = posterior.summarise(
@@ -215,8 +210,7 @@ class BBTResult:
             self._compared[mask],
         )
         errors = self._screened_precision(table, mask, rope, z)
-        moments = self._moments if errors["mcse_mean"].notna().any() else None
-        if moments is None:
+        if self.conditional_draws is None or not errors["mcse_mean"].notna().any():
             return table, errors
         known: dict[int, tuple[float, ...]] = self.__dict__.setdefault(
             "_refined_by_rope", {}
@@ -224,7 +218,7 @@ class BBTResult:
         return monte_carlo.refined(
             table,
             errors,
-            moments,
+            self.conditional_draws,
             [self._pairs[i] for i in np.flatnonzero(mask)],
             rope,
             known=known,
@@ -345,7 +339,7 @@ class BBTResult:
         key = tuple(float(v) for v in rope)
         if key not in known:
             table = monte_carlo.pair_precision(self.draws.params["beta"], self._pairs, rope)
-            if self._moments is not None:
+            if self.conditional_draws is not None:
                 # the pairs the summary estimates by their conditional expectations: theirs
                 mask = np.ones(len(self._pairs), dtype=bool)
                 errors = self._estimated(mask, rope, DEFAULT_HDI, monte_carlo.DEFAULT_Z)[1]

@@ -7,7 +7,6 @@ import threading
 import warnings
 from collections.abc import Mapping
 from dataclasses import dataclass, replace
-from functools import partial
 from typing import Any
 
 import numpy as np
@@ -307,16 +306,12 @@ class PreparedFit:
         )
         result.audit = self.audit
         if self.model == "bbt" and "method" not in run and "sigma" in draws.params:
-            # the plain model's posterior draws: their conditional laws sharpen the summaries
-            # (deferred: a fit whose claims are all far from their thresholds never needs them)
-            from ..engines._conditional import conditional_moments
+            # the plain model's posterior draws: their pairs' conditional expectations sharpen
+            # the summaries (computed only for the pairs near a threshold, when asked)
+            from ..engines._conditional import PairConditionals
 
-            result.conditional_laws = partial(
-                conditional_moments,
-                self.stan_data,
-                draws.params["beta"],
-                draws.params["sigma"],
-                int(settings.get("seed") or 0),
+            result.conditional_draws = PairConditionals(
+                self.stan_data, draws.params["beta"], draws.params["sigma"]
             )
         return self.grouping.result(result) if self.grouping is not None else result
 

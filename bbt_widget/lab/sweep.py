@@ -36,6 +36,7 @@ from ..core.options import (
     HYPERPRIOR_SCALES,
     EngineChoice,
 )
+from ..core.precision import ConditionalDraws
 from ..core.result import BBTResult
 from ..core.settings import CountingSettings, PriorSettings
 from ..core.validation import (
@@ -173,21 +174,14 @@ def _count_key(setting: Mapping[str, Any]) -> tuple[Any, ...]:
     return (setting["d_min"], setting["paired"], setting.get("tie_threshold"))
 
 
-#: Most bytes of a fit's conditional laws a sweep carries back with its draws (beyond, its
-#: pairs near a threshold keep the indicators' estimates: see ``SweepResult``).
-_CARRIED_MOMENTS = 1 << 26
-
-
 def _beta_draws(
     result: BBTResult, request: FitRequest
-) -> tuple[np.ndarray, tuple[np.ndarray, np.ndarray] | None]:
+) -> tuple[np.ndarray, ConditionalDraws | None]:
     """What a sweep keeps of a fit (and all that travels back from a Dask worker): the draws
-    of the abilities, and the conditional laws the fit's summary estimates its pairs near a
-    threshold from (:meth:`BBTResult.summary`), when the fit has them and they are small."""
-    moments = result._moments
-    if moments is not None and sum(m.nbytes for m in moments) > _CARRIED_MOMENTS:
-        moments = None
-    return result.beta, moments
+    of the abilities, and the function of the fit's data and draws that gives its pairs'
+    conditional expectations, by which the fit's summary estimates its pairs near a
+    threshold (:meth:`BBTResult.summary`), when the fit has one."""
+    return result.beta, result.conditional_draws
 
 
 class _Sweep:
@@ -389,7 +383,7 @@ class _Sweep:
             rope,
             hdi,
             [components[_count_key(s)] for s in settings],
-            moments=[None if o.value is None else o.value[1] for o in outcomes],
+            conditional=[None if o.value is None else o.value[1] for o in outcomes],
         )
 
 

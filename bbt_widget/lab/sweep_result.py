@@ -13,6 +13,7 @@ from ..core import posterior
 from ..core import precision as monte_carlo
 from ..core.bidi import pair_label
 from ..core.options import Rule
+from ..core.precision import ConditionalDraws
 from ..core.validation import check_hdi, check_interpretation, check_rope
 
 if TYPE_CHECKING:
@@ -86,12 +87,12 @@ class SweepResult:
         hdi: float,
         components: list[list[list[str]]] | None = None,
         *,
-        moments: Sequence[tuple[np.ndarray, np.ndarray] | None] | None = None,
+        conditional: Sequence[ConditionalDraws | None] | None = None,
     ) -> None:
         self.settings = settings
-        # per setting, the conditional laws its pairs near a threshold are estimated from,
-        # as the fit's own summary does (None: the indicators' estimates)
-        self._moments = list(moments) if moments is not None else [None] * len(settings)
+        # per setting, the conditional expectations its pairs near a threshold are estimated
+        # by, as the fit's own summary does (None: the indicators' estimates)
+        self._conditional = list(conditional) if conditional is not None else [None] * len(settings)
         self.errors = errors
         self.algorithms = list(algorithms)
         self.n_failed = sum(e is not None for e in errors)
@@ -159,8 +160,8 @@ class SweepResult:
         alg_a = [a[i] for i, _ in self._pairs]
         alg_b = [a[j] for _, j in self._pairs]
         parts = []
-        rows = zip(self.settings, p_sorted, self.errors, compared, betas, self._moments)
-        for index, (setting, p, error, linked, beta, moments) in enumerate(rows):
+        rows = zip(self.settings, p_sorted, self.errors, compared, betas, self._conditional)
+        for index, (setting, p, error, linked, beta, conditional) in enumerate(rows):
             if p is None or beta is None:
                 part = pd.DataFrame({"pair": labels, "alg_a": alg_a, "alg_b": alg_b})
                 for col in ("mean", "low", "high", "above_50", "in_rope"):
@@ -175,10 +176,10 @@ class SweepResult:
                 errors = monte_carlo.screened_precision(
                     part, p, beta[np.newaxis], self._pairs, rope, monte_carlo.DEFAULT_Z
                 )
-                if moments is not None and betas is self._betas:  # the pooled abilities'
+                if conditional is not None and betas is self._betas:  # the pooled abilities'
                     known = self._refined.setdefault((index, rope), {})
                     part, errors = monte_carlo.refined(
-                        part, errors, moments, self._pairs, rope, known=known
+                        part, errors, conditional, self._pairs, rope, known=known
                     )
                 weak_ok, strong_ok = monte_carlo.settled_rules(
                     part, errors, rope, monte_carlo.DEFAULT_Z

@@ -8,6 +8,7 @@ in_rope with a 0.95 threshold) and Sec. 9.3 (strong interpretation: mean P(a > b
 from __future__ import annotations
 
 import importlib.metadata as md
+import math
 from collections.abc import Mapping, Sequence
 from dataclasses import dataclass
 from pathlib import Path
@@ -385,14 +386,14 @@ def precision_sentence(
     largest = float(result.precision(rope)["mcse_mean"].max())
     found = result.unsettled(rope, hdi, z)
     found = found[found["rule"] == interpretation].drop_duplicates("pair")
-    errors = f"the means of P(a > b) carry Monte Carlo standard errors up to {largest:.4f}"
+    errors = f"the means of P(a > b) carry Monte Carlo standard errors up to {largest:.2g}"
     if found.empty:
         return (
             f"Every claim lies more than {z:g} Monte Carlo standard errors from its threshold "
             f"({errors})."
         )
     listed = "; ".join(
-        f"{r.pair} ({r.quantity.replace('_', '.')} {r.value:.4f} ± {r.mcse:.4f} against "
+        f"{r.pair} ({r.quantity.replace('_', '.')} {_with_error(r.value, r.mcse)} against "
         f"{r.threshold:g})"
         for r in found.itertuples(index=False)
     )
@@ -566,3 +567,11 @@ def _join(items: list[str]) -> str:
     if len(items) <= 1:
         return "".join(items)
     return "; ".join(items[:-1]) + "; and " + items[-1]
+
+
+def _with_error(value: float, error: float) -> str:
+    """``value ± error`` with the error to two significant digits and the value to as many
+    decimals (at least four): conditional estimates carry errors of 1e-5 and less, which a
+    fixed four decimals would print as 0.0000."""
+    decimals = 4 if not error > 0 else max(4, 1 - math.floor(math.log10(error)))
+    return f"{value:.{decimals}f} ± {error:.{decimals}f}"

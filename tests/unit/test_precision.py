@@ -6,6 +6,7 @@ samples) and the shipped 16 x 132 results (mostly the independence kernel), 20 s
 
 from __future__ import annotations
 
+import re
 import warnings
 
 import numpy as np
@@ -16,6 +17,18 @@ import bbt_widget as bbt
 from bbt_widget.core import precision
 
 SEEDS = 20
+
+
+def rope_on_its_mean(res: bbt.BBTResult, pair: str, above: float = 0.0) -> tuple[float, float]:
+    """A symmetric ROPE whose upper bound lies ``above`` the pair's mean of P(a > b) (its
+    own Monte Carlo standard errors; 0: on it): a claim on its threshold. The conditional
+    estimates settle every claim of the shipped results at the first round, so the tests
+    of unsettled claims make one."""
+    row = res.summary().set_index("pair").loc[pair]
+    error = res.precision().set_index("pair").loc[pair, "mcse_mean"]
+    bound = float(row["mean"] + above * error)
+    assert 0.5 < bound < 0.6, bound
+    return (1.0 - bound, bound)
 
 
 def _fits(data: pd.DataFrame) -> list[bbt.BBTResult]:
@@ -98,7 +111,9 @@ def test_a_fits_unsettled_claims_are_those_within_z_mcse() -> None:
 
 def test_the_report_and_the_command_line_name_the_unsettled_claims(tmp_path, capsys) -> None:
     """The results paragraph and the terminal say which claims are unsettled at this
-    precision (each with its quantity and threshold), or that none is."""
+    precision (each with its quantity and threshold, its error to two significant digits),
+    or that none is: with the ROPE's upper bound on the mean of rf > xgb, the strong rule's
+    claim for that pair sits on its threshold."""
     from bbt_widget import cli
     from bbt_widget.outputs.methods_text import methods_text, precision_sentence
 
@@ -107,21 +122,30 @@ def test_the_report_and_the_command_line_name_the_unsettled_claims(tmp_path, cap
         res = bbt.fit(
             bbt.datasets.load_pmlb16(), dataset="db", engine="numpy", seed=1, draws="fixed"
         )
-    rope = (0.45, 0.55)
+    rope = rope_on_its_mean(res, "rf > xgb")
     found = res.unsettled(rope, 0.89)
-    weak = found[found["rule"] == "weak"]
-    sentence = precision_sentence(res, "weak", rope, 0.89)
-    assert len(weak) >= 1  # at this seed: rf > xgb, above.50 at 0.9511 against 0.95
-    for row in weak.itertuples(index=False):
+    strong = found[found["rule"] == "strong"]
+    sentence = precision_sentence(res, "strong", rope, 0.89)
+    assert strong["pair"].tolist() == ["rf > xgb"]
+    for row in strong.itertuples(index=False):
         assert row.claim == "no claim"  # a claim the seed could flip is not made
-        assert f"{row.pair} ({row.quantity.replace('_', '.')} {row.value:.4f} ± " in sentence
+        assert 0 < row.mcse < 1e-4  # a conditional estimate's error
+        # the error to two significant digits, the value to as many decimals
+        shown = re.search(
+            rf"{re.escape(row.pair)} \(mean (0\.\d+) ± (0\.0*)(\d+) against", sentence
+        )
+        assert shown and len(shown[3]) == 2, sentence
+        assert float(shown[1]) == pytest.approx(row.value, abs=float(shown[2] + shown[3]))
     assert "unsettled at this precision" in sentence
-    assert "Every claim lies more than" in precision_sentence(res, "weak", rope, 0.89, z=0.01)
-    assert "unsettled at this precision" in methods_text(res, interpretation="weak")
+    assert "± 0.0000 " not in sentence
+    assert "Every claim lies more than" in precision_sentence(res, "strong", rope, 0.89, z=0.01)
+    assert "Every claim lies more than" in precision_sentence(res, "weak", (0.45, 0.55), 0.89)
+    assert "unsettled at this precision" in methods_text(res, interpretation="strong", rope=rope)
     csv = tmp_path / "p.csv"
     bbt.datasets.load_pmlb16().to_csv(csv, index=False)
     out = str(tmp_path / "r.md")
-    assert cli.main(["report", str(csv), "-o", out, "-q", "--seed", "1", "--with", "none"]) == 0
+    argv = ["report", str(csv), "-o", out, "-q", "--seed", "1", "--with", "none"]
+    assert cli.main([*argv, "--rope", repr(rope[0]), repr(rope[1])]) == 0
     printed = capsys.readouterr().out
     # the default fit samples on until its claims settle: the terminal says where it stands
     assert "Monte Carlo standard errors" in printed
@@ -164,27 +188,32 @@ def test_the_screen_leaves_out_only_settled_pairs() -> None:
         res = bbt.fit(
             bbt.datasets.load_pmlb16(), dataset="db", engine="numpy", seed=2, draws="fixed"
         )
-    summary = res.summary()
-    full = precision.unsettled(summary, res.precision().iloc[:, 3:], (0.45, 0.55), 3.0)
-    screened = res.unsettled()
+    rope = rope_on_its_mean(res, "rf > xgb")
+    summary = res.summary(rope)
+    full = precision.unsettled(summary, res.precision(rope).iloc[:, 3:], rope, 3.0)
+    screened = res.unsettled(rope)
     assert len(full) >= 1
     cols = ["pair", "rule", "quantity", "value", "mcse"]
     pd.testing.assert_frame_equal(screened[cols], full[cols])
-    assert len(res.__dict__["_mcse_by_rope"][(0.45, 0.55)]) < len(summary) // 2
+    assert len(res.__dict__["_mcse_by_rope"][rope]) < len(summary) // 2
 
 
-def test_auto_draws_add_chains_while_a_claim_can_settle_and_fixed_does_not() -> None:
-    """On the shipped results some claims lie near their thresholds after the first round:
-    draws="auto" adds chains up to the budget (4 times the first round), seeded from the
-    fit's seed (the same seed gives the same draws), and reports what it did; "fixed" keeps
-    the first round; the first round's chains are the fixed fit's."""
+def test_auto_draws_add_chains_while_a_claim_can_settle_and_fixed_does_not(monkeypatch) -> None:
+    """With claims open after the first round: draws="auto" adds chains up to the budget (4
+    times the first round), seeded from the fit's seed (the same seed gives the same draws),
+    and reports what it did; "fixed" keeps the first round; the first round's chains are the
+    fixed fit's. The conditional estimates settle every claim of the shipped results at the
+    first round, so a claim counts as settled here only 200 MCSE from its threshold."""
+    from bbt_widget.fitting import prepared
+
+    monkeypatch.setattr(prepared, "DEFAULT_Z", 200.0)
     data = bbt.datasets.load_pmlb16()
     with warnings.catch_warnings():
         warnings.simplefilter("ignore")
         fixed = bbt.fit(data, dataset="db", engine="numpy", seed=3, draws="fixed")
         auto = bbt.fit(data, dataset="db", engine="numpy", seed=3)
         again = bbt.fit(data, dataset="db", engine="numpy", seed=3, draws="auto")
-    assert len(fixed.unsettled()) >= 1
+    assert len(fixed.unsettled(z=200.0)) >= 1
     assert fixed.draws.params["beta"].shape[0] == 4 and fixed.settings["draws"] == "fixed"
     assert auto.settings["draws"] == "auto" and auto.settings["rounds"] == 2
     assert auto.draws.params["beta"].shape[0] == auto.settings["chains_drawn"] == 16
@@ -192,7 +221,7 @@ def test_auto_draws_add_chains_while_a_claim_can_settle_and_fixed_does_not() -> 
     np.testing.assert_array_equal(auto.draws.params["beta"], again.draws.params["beta"])
     # more draws: smaller errors, and no more open claims than the first round left
     assert auto.precision()["mcse_mean"].max() < fixed.precision()["mcse_mean"].max() / 1.5
-    assert len(auto.unsettled()) <= len(fixed.unsettled())
+    assert len(auto.unsettled(z=200.0)) <= len(fixed.unsettled(z=200.0))
     with pytest.raises(ValueError, match="draws must be one of auto, fixed"):
         bbt.fit(data, dataset="db", engine="numpy", draws="many")  # type: ignore[arg-type]
 
