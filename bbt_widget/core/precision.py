@@ -24,7 +24,8 @@ settled whatever its exact MCSE, so :func:`near_thresholds` screens the pairs fi
 
 from __future__ import annotations
 
-from collections.abc import Callable, Sequence
+from collections.abc import Sequence
+from typing import Protocol
 
 import numpy as np
 import pandas as pd
@@ -87,12 +88,23 @@ def pair_precision(
     return pd.DataFrame(rows, columns=["mcse_mean", "mcse_above_50", "mcse_in_rope"])
 
 
-#: ``conditional(pairs, rope)``: per draw and pair, the expectations of P(a > b), of "P(a > b)
-#: > 0.5" and of "P(a > b) in the ROPE" given the rest of the draw, shaped (3, chains, draws,
-#: pairs) in that order (averaged over the draws they estimate the summary's ``mean``,
-#: ``above_50`` and ``in_rope``): what a fit binds as :attr:`.BBTResult.conditional_laws`
-#: (see :mod:`bbt_widget.engines._conditional`).
-ConditionalDraws = Callable[[Sequence[tuple[int, int]], tuple[float, float]], np.ndarray]
+class ConditionalDraws(Protocol):
+    """``conditional(pairs, rope, coarse=False)``: per draw and pair, the expectations of
+    P(a > b), of "P(a > b) > 0.5" and of "P(a > b) in the ROPE" given the rest of the draw,
+    shaped (3, chains, draws, pairs) in that order (averaged over the draws they estimate the
+    summary's ``mean``, ``above_50`` and ``in_rope``); ``coarse``: over fewer draws, a cheaper
+    first look. What a fit binds as :attr:`.BBTResult.conditional_draws` (see
+    :mod:`bbt_widget.engines._conditional`)."""
+
+    def __call__(
+        self, pairs: Sequence[tuple[int, int]], rope: tuple[float, float], *, coarse: bool = False
+    ) -> np.ndarray: ...
+
+
+#: A coarse conditional estimate stands where it lies farther than this many of its Monte
+#: Carlo errors from every threshold (settled at ``z`` up to this many); nearer, the pair is
+#: estimated again over all the draws the fine look uses.
+_COARSE_REACH = 2 * DEFAULT_Z
 
 
 def refined(
@@ -120,12 +132,23 @@ def refined(
     keys = np.arange(len(summary)) if keys is None else np.asarray(keys)
     known = {} if known is None else known
     todo = [int(r) for r in rows if int(keys[r]) not in known]
+    thresholds = [_thresholds(rope)[q] for q in quantities]
     for start in range(0, len(todo), _BLOCK):
         block = todo[start : start + _BLOCK]
-        draws = conditional([pairs[r] for r in block], rope)
-        for k, r in enumerate(block):
-            means = [float(draws[q, ..., k].mean()) for q in range(3)]
-            known[int(keys[r])] = (*means, *(mcse(draws[q, ..., k]) for q in range(3)))
+        # a coarse look first; the pairs it leaves near a threshold again, finely
+        for coarse in (True, False):
+            draws = conditional([pairs[r] for r in block], rope, coarse=coarse)
+            near = []
+            for k, r in enumerate(block):
+                means = [float(draws[q, ..., k].mean()) for q in range(3)]
+                errors = [mcse(draws[q, ..., k]) for q in range(3)]
+                known[int(keys[r])] = (*means, *errors)
+                reach = [_COARSE_REACH * e for e in errors]
+                if any(abs(m - t) < d for m, d, ts in zip(means, reach, thresholds) for t in ts):
+                    near.append(r)
+            block = near
+            if not block:
+                break
     found = np.array([known[int(keys[r])] for r in rows])
     summary, precision = summary.copy(), precision.copy()
     for q, name in enumerate(quantities):

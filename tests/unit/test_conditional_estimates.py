@@ -291,3 +291,28 @@ def _claims(summary: pd.DataFrame) -> pd.DataFrame:
             for rule, c in (("weak", r.weak), ("strong", r.strong))
         }
     return pd.DataFrame.from_dict(rows, orient="index").sort_index()
+
+
+def test_a_coarse_look_first_and_the_pairs_near_a_threshold_again_finely():
+    """The summary's conditional estimates look at a quarter of their draws first; a pair
+    whose coarse estimate lies within 6 of its errors of a threshold (here rf > xgb, with
+    the ROPE's upper bound on its mean) is estimated again over all of them, with a smaller
+    error, and the summary reports that estimate; the other pairs keep their coarse one."""
+    from bbt_widget.engines._conditional import COARSE
+
+    res = _pmlb16_fits()[1]
+    names = list(res.algorithms)
+    target = (names.index("rf"), names.index("xgb"))
+    mean = float(res.conditional_draws([target], ROPE, coarse=True)[0].mean())
+    rope = (1 - mean, mean)
+    row = res.summary(rope).set_index("pair").loc["rf > xgb"]
+    error = res.precision(rope).set_index("pair").loc["rf > xgb", "mcse_mean"]
+    fine = res.conditional_draws([target], rope)[..., 0]
+    coarse = res.conditional_draws([target], rope, coarse=True)[..., 0]
+    assert coarse.shape[2] == -(-fine.shape[2] // COARSE)  # every COARSE-th of them
+    assert row["mean"] == pytest.approx(fine[0].mean(), abs=1e-15)
+    assert error == pytest.approx(precision.mcse(fine[0]), rel=1e-12)
+    assert error < precision.mcse(coarse[0])
+    looked = res.conditional_draws._known  # type: ignore[union-attr]
+    finely = {key[:2] for key in looked if not key[2]}
+    assert target in finely and len(finely) < len({key[:2] for key in looked})
