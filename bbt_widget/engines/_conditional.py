@@ -17,10 +17,12 @@ mean of ``f(d)`` without bias, whichever sampler drew them (the numpy engine's k
 Stan): the posterior probabilities ``above_50`` and ``in_rope`` and the mean of P(a > b).
 
 Most of the posterior spread of ``d`` is its spread given the rest, so these expectations
-vary little from draw to draw: on the shipped 16 x 132 results the Monte Carlo error of
-``above_50`` near 0.95 is about 200 times smaller than the indicator's at the same draws (a
-Pólya-Gamma conditional, which integrates all abilities given latent variables, gave 5 to
-10), and a pair's claim settles unless its estimate lies within about 1e-4 of the threshold.
+vary little from draw to draw: the Monte Carlo error of ``above_50`` near a threshold is
+60 to 100 times smaller than the indicator's over all the fit's draws, though computed on an
+eighth or fewer of them (on the shipped 16 x 132 results and simulated ones of 30 and 50
+algorithms; a Pólya-Gamma conditional, which integrates all abilities given latent variables,
+gave 5 to 10), and a pair's claim settles unless its estimate lies within about 1e-4 of the
+threshold.
 
 Only the plain model has this form; the group model and Davidson's do not get conditional
 estimates.
@@ -47,7 +49,7 @@ __all__ = ["PairConditionals"]
 THIN = 8
 MOST_DRAWS = 8000
 #: A coarse look first uses every this-many-th of those draws: enough to settle almost every
-#: claim (an error still 30 times below the indicator's), at a quarter of the cost (see
+#: claim (an error still tens of times below the indicator's), at a quarter of the cost (see
 #: :func:`bbt_widget.core.precision.refined`).
 COARSE = 4
 #: Gauss-Legendre nodes of the window, and its half-width in standard deviations of the
