@@ -2,10 +2,10 @@
 fit's summary from the indicators alone, as ratios measured in the same run (these machines
 are noisy).
 
-Per case (the shipped 16 x 132 results, and simulated results of 30 and 50 algorithms), one
+Per case (the shipped 16 x 132 results, and simulated results of 30, 50 and 100 algorithms), one
 ``draws="fixed"`` fit on the numpy engine, then:
 
-- the wall seconds of the first ``summary()`` and of ``summary()`` at five more ROPEs (a
+- the wall and CPU seconds of the first ``summary()`` and of ``summary()`` at five more ROPEs (a
   widget's slider), with the conditional estimates and with the indicators
   (``conditional_draws`` set to ``None`` on a second fit of the same seed, the same draws);
 - the pairs the conditional estimates looked at (coarsely, and again finely), and the claims
@@ -41,13 +41,14 @@ import bbt_widget as bbt  # noqa: E402
 ROPES = [(0.45, 0.55), (0.44, 0.56), (0.42, 0.58), (0.40, 0.60), (0.38, 0.62), (0.35, 0.65)]
 
 
-def _timed(res: bbt.BBTResult) -> tuple[list[float], pd.DataFrame, int]:
-    seconds = []
+def _timed(res: bbt.BBTResult) -> tuple[list[float], list[float], pd.DataFrame, int]:
+    seconds, cpu = [], []
     for rope in ROPES:
-        start = time.perf_counter()
+        start, start_cpu = time.perf_counter(), time.process_time()
         res.summary(rope=rope)
         seconds.append(time.perf_counter() - start)
-    return seconds, res.precision(), len(res.unsettled())
+        cpu.append(time.process_time() - start_cpu)
+    return seconds, cpu, res.precision(), len(res.unsettled())
 
 
 def _case(data: pd.DataFrame, layout: dict[str, str]) -> dict[str, Any]:
@@ -57,8 +58,8 @@ def _case(data: pd.DataFrame, layout: dict[str, str]) -> dict[str, Any]:
         res = bbt.fit(data, **layout, engine="numpy", seed=1, draws="fixed")
         plain = bbt.fit(data, **layout, engine="numpy", seed=1, draws="fixed")
     plain.conditional_draws = None
-    base, base_errors, base_open = _timed(plain)
-    ours, our_errors, our_open = _timed(res)
+    base, base_cpu, base_errors, base_open = _timed(plain)
+    ours, our_cpu, our_errors, our_open = _timed(res)
     looked = res.conditional_draws._known  # type: ignore[union-attr]
     refined = our_errors["mcse_above_50"] < base_errors["mcse_above_50"]
     gain = (base_errors["mcse_above_50"] / our_errors["mcse_above_50"])[refined]
@@ -67,7 +68,9 @@ def _case(data: pd.DataFrame, layout: dict[str, str]) -> dict[str, Any]:
         "first_summary_ratio": ours[0] / base[0],
         "rope_change_ratio_median": statistics.median(o / b for o, b in zip(ours[1:], base[1:])),
         "first_summary_seconds": {"conditional": ours[0], "indicators": base[0]},
+        "first_summary_cpu_seconds": {"conditional": our_cpu[0], "indicators": base_cpu[0]},
         "rope_change_seconds": {"conditional": ours[1:], "indicators": base[1:]},
+        "rope_change_cpu_seconds": {"conditional": our_cpu[1:], "indicators": base_cpu[1:]},
         "pairs": len(res.summary()),
         "pairs_looked_at_coarsely": len({k[:2] for k in looked if k[2]}),
         "pairs_looked_at_finely": len({k[:2] for k in looked if not k[2]}),
@@ -85,6 +88,9 @@ def main() -> None:
     layout = {"dataset": "dataset", "algorithm": "algorithm", "fold": "fold", "score": "score"}
     for n in (30, 50):
         cases[f"simulated ({n} x 40 x 3)"] = (simulated_results(n, 40, 3), layout)
+    # beyond the widget's sizes: 100 algorithms, one score per data set
+    hundred = simulated_results(100, 30, 1).drop(columns="fold")
+    cases["simulated (100 x 30)"] = (hundred, {k: v for k, v in layout.items() if k != "fold"})
     load = machine()
     results = {name: _case(data, kw) for name, (data, kw) in cases.items()}
     record = {"machine": load, "ropes": ROPES, "cases": results}
