@@ -157,8 +157,8 @@ class BBTWidget(anywidget.AnyWidget):
         becomes :attr:`result`, :attr:`summary` or :attr:`charts`. ``False``: the charts wait
         for the full fit.
     stan_check
-        After a fit on the numpy engine, fit the same settings with Stan in the background,
-        where a Stan engine runs here, and say on the diagnostics badge whether they agree.
+        After a fit on the numpy engine, fit the same settings with Stan in the background, where
+        a Stan engine runs here (the ``stan`` extra), and say on the badge whether they agree.
     ranking_model
         What the ranking view shows: ``"bbt"`` (default), ``"plackett-luce"``, ``"mallows"``
         or ``"both"`` (BBT and Plackett-Luce). Plackett-Luce or Mallows

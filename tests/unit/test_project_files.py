@@ -113,8 +113,8 @@ def test_the_sdist_ships_the_bundle_and_builds_a_wheel_with_no_node(tmp_path: Pa
     assert built_js == (REPO / "bbt_widget/static/widget.js").read_bytes()
     # a plain `pip install` of the wheel brings neither PyStan nor httpstan: only its extras do
     stan = [r for r in requires if _name(r) in STAN_PACKAGES]
-    assert len(stan) == 4, stan
-    assert all(re.search(r"extra == ['\"](stan|test)['\"]", r) for r in stan), stan
+    extras = [re.search(r"extra == ['\"](\w+)['\"]", r) for r in stan]
+    assert all(extras) and {e.group(1) for e in extras} == {"stan", "test", "docs"}, stan
 
 
 # --- Stan is an extra -------------------------------------------------------------------------
@@ -131,7 +131,8 @@ def _name(requirement: str) -> str:
 
 def test_pystan_and_httpstan_are_an_extra_that_the_test_extra_installs_too() -> None:
     """The default install needs neither (the numpy engine is the default); the README's test
-    command (``pip install -e ".[test]"``) installs them, so CI runs the real Stan tests."""
+    and docs commands (``pip install -e ".[test]"``, ``".[docs]"``) install them, so CI runs the
+    real Stan tests and the notebooks' Davidson fits."""
     tomllib = pytest.importorskip("tomllib")  # Python 3.11+
     project = tomllib.loads((REPO / "pyproject.toml").read_text(encoding="utf-8"))["project"]
     assert not {_name(r) for r in project["dependencies"]} & STAN_PACKAGES
@@ -139,7 +140,8 @@ def test_pystan_and_httpstan_are_an_extra_that_the_test_extra_installs_too() -> 
     assert {_name(r) for r in extras["stan"]} == STAN_PACKAGES
     # httpstan has no Windows build: the extra installs nothing there (CmdStan runs instead)
     assert all(r.endswith("; sys_platform != 'win32'") for r in extras["stan"])
-    assert set(extras["stan"]) <= set(extras["test"])
+    # the tests and the site's notebooks run Stan fits
+    assert set(extras["stan"]) <= set(extras["test"]) & set(extras["docs"])
     assert "real Stan" not in project["description"]
     ci = (REPO / ".ci" / "run").read_text(encoding="utf-8")
     install = next(line for line in ci.splitlines() if "pip install" in line and " -e " in line)
