@@ -6,7 +6,8 @@
   Markdown links, not the notebooks' tables of contents nor the theme's pages like 404.html).
   The site is built once per session without running the notebooks (``BBT_DOCS_EXECUTE=0``,
   about 20 s); ``BBT_BUILT_SITE=<folder>`` checks a site built already instead (CI points it at
-  the full build, notebooks run).
+  the full build, notebooks run). Its search works from disk too (a headless Chromium types
+  into the search box of ``site/index.html`` opened as a file).
 * The widget in a static page: the hook shows a displayed ``BBTWidget`` as its charts (SVG
   drawn offline), not as ``<BBTWidget object at 0x...>``.
 * Every ```` ```python ```` block of ``docs/*.md`` runs, on the shipped data, in a temporary
