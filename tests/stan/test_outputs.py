@@ -749,14 +749,14 @@ def test_python_write_is_the_cli_report(three_csv, tmp_path, capsys):
     assert written == md_py
     cli_heads, cli_body = _report_parts(md_cli.read_text())
     py_text = md_py.read_text().replace("py_md_figures", "cli_md_figures")
-    py_heads, py_body = _report_parts(py_text.replace("py\\_tables/", "cli\\_tables/"))
+    py_heads, py_body = _report_parts(py_text.replace("py\\_md\\_tables/", "cli\\_md\\_tables/"))
     assert "## Ranking models" in cli_heads and cli_heads == py_heads
     assert py_body == cli_body
     # the same from a fit given with its data, and the Python calls recorded
     res = bbt.fit(data, dataset="db", seed=5, chains=2, iter_warmup=300, iter_sampling=1000)
     again = bbt.report.write(res, tmp_path / "py.md", data=data, methods="plackett-luce")
     as_py = py_body.replace("cli_md_figures", "py_md_figures").replace(
-        "cli\\_tables/", "py\\_tables/"
+        "cli\\_md\\_tables/", "py\\_md\\_tables/"
     )
     assert _report_parts(again.read_text())[1] == as_py
     # options are checked before any fit, by the keyword's name
