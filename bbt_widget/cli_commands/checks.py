@@ -207,8 +207,9 @@ def check_output(out: Path, given: str, formats: tuple[str, ...], what: str = "t
     # outputs are written beside their final name and renamed, so the folder must take a file
     target = out
     try:
-        if out.exists():  # opened as it is, not through a link put there since the check
-            os.close(os.open(out, os.O_WRONLY | os.O_APPEND | getattr(os, "O_NOFOLLOW", 0)))
+        if out.exists():  # opened as it is: not through a link, not waiting on a FIFO
+            no_follow = getattr(os, "O_NOFOLLOW", 0) | getattr(os, "O_NONBLOCK", 0)
+            os.close(os.open(out, os.O_WRONLY | os.O_APPEND | no_follow))
         target = folder
         with tempfile.TemporaryFile(dir=folder):
             pass

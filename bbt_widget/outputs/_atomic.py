@@ -6,7 +6,7 @@ When the write fails (a full disk, a quota, a permission, Ctrl-C), the temporary
 removed, the old file is left byte for byte as it was, and the error names the file the
 caller asked for. A folder of figures is replaced as a whole the same way: the new one is
 written under a temporary name, then the old one is renamed away, the new one renamed in and
-the old one deleted.
+the old one's files deleted.
 
 Temporary names start with a dot and end in ``.tmp`` (``.report.html.1f2e3d4c.tmp``), so a
 listing hides them and a process killed mid-write leaves them easy to recognise. A replaced
@@ -56,8 +56,11 @@ MANIFEST = ".bbt-widget-manifest.json"
 #: A manifest larger than this is no manifest the package wrote (it lists a few dozen files).
 _MANIFEST_MAX_BYTES = 1 << 20
 
+#: Opening a name without following a link there (no such flag on Windows).
+_NOFOLLOW = getattr(os, "O_NOFOLLOW", 0)
+
 #: Opening a file to read without following a link at its name, nor waiting on a FIFO.
-_READ_NOFOLLOW = os.O_RDONLY | getattr(os, "O_NOFOLLOW", 0) | getattr(os, "O_NONBLOCK", 0)
+_READ_NOFOLLOW = os.O_RDONLY | _NOFOLLOW | getattr(os, "O_NONBLOCK", 0)
 
 
 class OutputConflictError(FileExistsError, ValueError):
@@ -228,13 +231,17 @@ def _remove_owned(folder: Path, names: list[str]) -> None:
     replaced ``folder``, then the folder; anything else found there is kept, with a warning
     naming where (it appeared while the report was written)."""
     try:
-        fd = os.open(folder, os.O_RDONLY | getattr(os, "O_DIRECTORY", 0) | _NOFOLLOW)
-        try:
+        if os.unlink in os.supports_dir_fd:  # names within this very folder, even if moved
+            fd = os.open(folder, os.O_RDONLY | getattr(os, "O_DIRECTORY", 0) | _NOFOLLOW)
+            try:
+                for name in [*names, MANIFEST]:
+                    with contextlib.suppress(FileNotFoundError):
+                        os.unlink(name, dir_fd=fd)
+            finally:
+                os.close(fd)
+        else:  # Windows
             for name in [*names, MANIFEST]:
-                with contextlib.suppress(FileNotFoundError):
-                    os.unlink(name, dir_fd=fd)
-        finally:
-            os.close(fd)
+                (folder / name).unlink(missing_ok=True)
         os.rmdir(folder)
     except OSError:
         warnings.warn(
@@ -254,9 +261,6 @@ def _reraise(err: BaseException, tmp: Path, path: Path) -> None:
     ):
         raise OSError(err.errno, os.strerror(err.errno), str(path)) from err
     raise err
-
-
-_NOFOLLOW = getattr(os, "O_NOFOLLOW", 0)
 
 
 def _keep_mode(tmp: Path, target: Path) -> None:
