@@ -56,6 +56,11 @@ MANIFEST = ".bbt-widget-manifest.json"
 #: A manifest larger than this is no manifest the package wrote (it lists a few dozen files).
 _MANIFEST_MAX_BYTES = 1 << 20
 
+#: Files the system's file browser leaves in a folder it showed (macOS Finder, Windows
+#: Explorer): no one's work, made again when needed, so they do not stop a folder being
+#: replaced (or every report viewed in Finder would be refused the next time).
+_OS_LITTER = frozenset({".DS_Store", "Thumbs.db", "desktop.ini"})
+
 #: Opening a name without following a link there (no such flag on Windows).
 _NOFOLLOW = getattr(os, "O_NOFOLLOW", 0)
 
@@ -160,7 +165,9 @@ def _listed(names: list[str]) -> str:
 def owned_files(folder: str | Path, what: str = "an output folder") -> list[str]:
     """The files in ``folder`` that an earlier output of the package wrote (its manifest
     lists them, unchanged): all the files it holds, so that replacing it loses nothing.
-    An empty folder, or none, has none. ``what`` says in an error what goes there.
+    An empty folder, or none, has none. ``what`` says in an error what goes there. The
+    files a file browser leaves (``.DS_Store``, ``Thumbs.db``, ``desktop.ini``) count as
+    the package's.
 
     Raises
     ------
@@ -181,8 +188,11 @@ def owned_files(folder: str | Path, what: str = "an output folder") -> list[str]
     with os.scandir(folder) as entries:
         found = {e.name: e.is_file(follow_symlinks=False) for e in entries}
     has_manifest = found.pop(MANIFEST, None) is not None
+    litter = [name for name, regular in found.items() if regular and name in _OS_LITTER]
+    for name in litter:
+        del found[name]
     if not found and not has_manifest:
-        return []
+        return litter
     listed = _manifest_files(folder)
     if listed is None:
         why = (
@@ -211,7 +221,7 @@ def owned_files(folder: str | Path, what: str = "an output folder") -> list[str]
             "a whole and would delete them: move them out of it (or delete the folder), or "
             "choose another name for the report"
         )
-    return sorted(found)
+    return sorted(found) + litter
 
 
 def _write_manifest(folder: Path) -> None:

@@ -6,6 +6,7 @@ from __future__ import annotations
 
 import errno
 import os
+import warnings
 from pathlib import Path
 
 import pandas as pd
@@ -96,6 +97,19 @@ def test_a_folder_is_replaced_whole_or_not_at_all(tmp_path):
     after = _snapshot(tmp_path)
     assert after.pop(f"r_md_figures/{MANIFEST}").startswith(b"{")
     assert after == {"r_md_figures/ranking.svg": b"new ranking"}
+    assert [p.name for p in tmp_path.iterdir()] == ["r_md_figures"]
+
+
+def test_what_a_file_browser_leaves_in_a_folder_does_not_stop_its_replacement(tmp_path):
+    folder = tmp_path / "r_md_figures"
+    with atomic_replace_dir(folder) as new:
+        (new / "ranking.svg").write_text("old")
+    (folder / ".DS_Store").write_bytes(b"\x00\x00\x00\x01Bud1")  # Finder showed the folder
+    with warnings.catch_warnings():
+        warnings.simplefilter("error")  # nothing is left behind to warn about
+        with atomic_replace_dir(folder) as new:
+            (new / "ranking.svg").write_text("new")
+    assert sorted(_snapshot(tmp_path)) == [f"r_md_figures/{MANIFEST}", "r_md_figures/ranking.svg"]
     assert [p.name for p in tmp_path.iterdir()] == ["r_md_figures"]
 
 
