@@ -248,6 +248,15 @@ def test_a_link_where_the_report_goes_is_refused(res_a, tmp_path, fmt):
     assert [p.name for p in shared.iterdir()] == [f"r.{fmt}"]
 
 
+def test_a_dangling_link_creates_no_file_where_it_points(res_a, tmp_path):
+    victim_file, _ = _victim(tmp_path)
+    aimed = victim_file.with_name("new.html")  # not there yet: a write would create it
+    (tmp_path / "r.html").symlink_to(aimed)
+    with pytest.raises(OutputConflictError, match=r"r\.html' is a symbolic link"):
+        write_report(res_a, tmp_path / "r.html")
+    assert not aimed.exists() and (tmp_path / "r.html").is_symlink()
+
+
 def test_a_link_where_the_bib_goes_is_refused(res_a, tmp_path):
     victim_file, _ = _victim(tmp_path)
     (tmp_path / "r.bib").symlink_to(victim_file)
