@@ -196,21 +196,20 @@ def check_output(out: Path, given: str, formats: tuple[str, ...], what: str = "t
     if problem is not None:
         raise InputError(f"-o {given!r}: {problem}")
     folder = out.parent
-    from bbt_widget.outputs.methods_text import figures_folder
+    from bbt_widget.outputs._atomic import OutputConflictError, refuse_link
+    from bbt_widget.outputs.methods_text import check_report_paths
 
-    figures = figures_folder(out) if what == "the report" else None
-    if figures is not None and figures.exists() and not figures.is_dir():
-        raise InputError(
-            f"-o {given!r}: {str(figures)!r} (for the figures) is a file; move it away or "
-            "choose another report name"
-        )
+    try:  # a link where an output goes, a folder holding the user's files
+        check_report_paths(out) if what == "the report" else refuse_link(out)
+    except OutputConflictError as err:
+        raise InputError(f"-o {given!r}: {err}") from None
     # a real write, not os.access: that ignores read-only mounts, ACLs and root's rights;
     # outputs are written beside their final name and renamed, so the folder must take a file
     target = out
     try:
-        if out.exists():
-            with open(out, "a", encoding="utf-8"):
-                pass
+        if out.exists():  # opened as it is: not through a link, not waiting on a FIFO
+            no_follow = getattr(os, "O_NOFOLLOW", 0) | getattr(os, "O_NONBLOCK", 0)
+            os.close(os.open(out, os.O_WRONLY | os.O_APPEND | no_follow))
         target = folder
         with tempfile.TemporaryFile(dir=folder):
             pass

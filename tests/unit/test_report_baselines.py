@@ -48,7 +48,7 @@ def test_with_friedman_writes_the_section_and_its_paragraph(base_csv, tmp_path):
     out = _report(base_csv, tmp_path, "friedman")
     text = out.read_text(encoding="utf-8")
     assert "## Frequentist baseline: Friedman, Nemenyi, Wilcoxon-Holm" in text
-    tables = tmp_path / "r_tables"
+    tables = tmp_path / "r_md_tables"
     tests = pd.read_csv(tables / "friedman-tests.csv", dtype=str, keep_default_na=False)
     row = tests.set_index("test")
     # the numbers are the baselines' own (bbt.baselines), and close to SciPy's Friedman on
@@ -99,7 +99,7 @@ def test_with_a_bayesian_test_writes_its_section(base_csv, tmp_path, method, col
     out = _report(base_csv, tmp_path, method)
     text = out.read_text(encoding="utf-8")
     assert f"## {heading}\n" in text
-    table = pd.read_csv(tmp_path / "r_tables" / f"{method}.csv", keep_default_na=False)
+    table = pd.read_csv(tmp_path / "r_md_tables" / f"{method}.csv", keep_default_na=False)
     for col in ("p_a_better", "p_rope", "p_b_better", "mcse_a_better", "mcse_rope"):
         assert col in table, col
     probs = table[["p_a_better", "p_rope", "p_b_better"]].astype(float).sum(axis=1)
@@ -120,11 +120,11 @@ def test_with_a_bayesian_test_writes_its_section(base_csv, tmp_path, method, col
 def test_shipped_data_caps_the_pairs_and_says_so(tmp_path):
     out = _report(SHIPPED, tmp_path, "friedman,signed-rank,sign")
     text = out.read_text(encoding="utf-8")
-    table = pd.read_csv(tmp_path / "r_tables" / "signed-rank.csv")
+    table = pd.read_csv(tmp_path / "r_md_tables" / "signed-rank.csv")
     assert len(table) == 45  # 16 algorithms: more claimed pairs than the table shows
     said = re.search(r"BBT's (\d+) claimed pairs \(the first 45 in BBT's order\)", text)
     assert said and int(said.group(1)) > 45
-    tests = pd.read_csv(tmp_path / "r_tables" / "friedman-tests.csv", dtype=str)
+    tests = pd.read_csv(tmp_path / "r_md_tables" / "friedman-tests.csv", dtype=str)
     assert tests.loc[0, "df"] == "15"
     assert "over the 132 data sets" in text
 

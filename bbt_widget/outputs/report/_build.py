@@ -29,6 +29,7 @@ from ...core.options import (
     RuleChoice,
 )
 from .._atomic import missing_folder
+from ..methods_text import check_report_paths
 from ._side_fits import SideFit
 
 # the report writer and its sections (Altair) are imported where used: the command line
@@ -532,7 +533,8 @@ def write(
         fitted first with ``fit_options``.
     path
         The report file; ``.md`` and ``.tex`` reports write their figures beside it, and
-        every report its tables as CSV in ``<stem>_tables/``.
+        every report its tables as CSV in ``<stem>_<format>_tables/`` (``r.html``:
+        ``r_html_tables/``).
     data
         With a fit: the results it was fitted on, for the other methods and the robustness
         sections (read with the fit's own ``dataset``, ``algorithm``, ... settings). Without
@@ -566,6 +568,10 @@ def write(
     ------
     ValueError
         Bad options, checked against the data before any fit.
+    OutputConflictError
+        A symbolic link where the report or one of its folders goes, or a figures or tables
+        folder holding files no earlier report wrote (checked before any fit; an
+        ``OSError`` and a ``ValueError``).
     """
     from ...core.groups import results_only
     from ...core.options import resolve_interpretation
@@ -576,6 +582,7 @@ def write(
     problem = missing_folder(path)
     if problem is not None:  # before any fit: nothing is computed for a report not written
         raise ValueError(f"path {str(path)!r}: {problem}")
+    check_report_paths(path)
     if isinstance(result_or_data, _Result):
         if fit_options:
             raise ValueError(

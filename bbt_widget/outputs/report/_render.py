@@ -69,6 +69,8 @@ from ..citations import bibtex, references
 from ..headline import headline
 from ..methods_text import (
     REPORT_FORMATS,
+    bib_path,
+    check_report_paths,
     figures_folder,
     methods_text,
     paragraphs,
@@ -354,7 +356,10 @@ def write_report(
 
     The report (and its figures folder) is written under a temporary name and renamed into
     place when complete: when writing fails (a full disk), the old report and figures are
-    left as they were and no partial file remains.
+    left as they were and no partial file remains. Nothing is written through a symbolic
+    link, and a figures or tables folder is replaced only when it holds nothing but what an
+    earlier report wrote there (:func:`~bbt_widget.outputs.methods_text.check_report_paths`,
+    checked first; :class:`~bbt_widget.outputs._atomic.OutputConflictError` otherwise).
 
     Every name and title goes through the format's escaper (:data:`export.ESCAPERS`), so
     it prints literally and no HTML in it runs. When the charts cannot be rendered (see
@@ -368,7 +373,8 @@ def write_report(
     path
         The report file; ``.md`` and ``.tex`` reports write their figures into
         ``<stem>_md_figures/`` and ``<stem>_tex_figures/`` beside it, and every report its
-        tables as CSV into ``<stem>_tables/`` (:func:`~bbt_widget.outputs.report.tables_folder`).
+        tables as CSV into ``<stem>_<format>_tables/`` (``r.html``: ``r_html_tables/``; see
+        :func:`~bbt_widget.outputs.methods_text.tables_folder`).
     rope, hdi, control
         As for :meth:`BBTResult.summary`.
     interpretation
@@ -395,6 +401,7 @@ def write_report(
         charts. Built anew when they were drawn for other options.
     """
     path = Path(path)
+    check_report_paths(path)  # before the charts are rendered
     given = check_provenance(provenance)
     fmt, highlight, rule, rope, summary, ranking = _chart_options(
         result, path, rope, hdi, interpretation, control, highlight
@@ -546,12 +553,6 @@ def _win_counts(result: BBTResult) -> pd.DataFrame:
     return with_raw_counts(result.win_table, raw)
 
 
-def bib_path(path: str | Path) -> Path:
-    """The BibTeX file a LaTeX report writes beside it: ``<stem>.bib``, the references of
-    the methods it ran (``\\bibliography{<stem>}`` in a manuscript cites them)."""
-    return Path(path).with_suffix(".bib")
-
-
 def _write(
     path: Path,
     text: str,
@@ -559,13 +560,15 @@ def _write(
     extra: Mapping[Path, bytes] | None = None,
     tables: Sequence[_Table] = (),
 ) -> None:
-    """Write the report, its figures folder, its tables as CSV (``<stem>_tables/``, one file
+    """Write the report, its figures folder, its tables as CSV (:func:`tables_folder`, one file
     per table, cells a spreadsheet would run as a formula neutralised by
     :func:`export.save_table`) and ``extra`` files beside it (the ``.bib`` of a LaTeX report)
     whole, or leave the old ones as they were.
 
     All are written under temporary names first; then each folder replaces the old one as a
-    whole (no stale figure or table survives) and each file replaces its old version.
+    whole (no stale figure or table survives; an old folder holding anything but what an
+    earlier report wrote is refused) and each file replaces its old version (a symbolic link
+    is refused, never followed).
     """
     folder = figures_folder(path)
     with contextlib.ExitStack() as stack:
