@@ -28,7 +28,7 @@ from ..fitting import (
 )
 from .fitted import Fitted
 from .keys import fit_keys
-from .messages import error_text
+from .messages import FitFailed, error_text
 from .preview import preview_settings
 from .runner import Dispatcher, FitEvent, FitRunner
 from .stan_check import StanCheck
@@ -75,6 +75,8 @@ class FitRequests:
             cancelled_types=(FitCancelled,),
         )
         self._compile_started: float | None = None
+        #: The exception of the last fit that failed (None once a fit is shown again).
+        self.failure: BaseException | None = None
         #: The inputs of the newest fit settings, by their key (see ``prepared``).
         self._prepared_lock = threading.Lock()
         #: (key of the settings, of the settings but the prior, of those but the counting
@@ -132,7 +134,15 @@ class FitRequests:
         left = None if deadline is None else max(0.0, deadline - time.monotonic())
         idle = self.preview_runner.wait(left) and idle
         w = self.w
-        return idle and not w.error and w._result_key == w._requested_key
+        problem = w._controls.problems.get("fit")
+        if problem:  # no fit was started: the settings cannot be fitted
+            raise FitFailed(f"the current settings cannot be fitted: {problem}")
+        if idle and w.error:
+            raise FitFailed(
+                f"{w.error}. The charts and w.result still show the last good fit, of other "
+                "settings (w.result.settings); change the setting back or fix the cause"
+            ) from self.failure
+        return idle and w._result_key == w._requested_key
 
     def run_fit(
         self,
@@ -252,7 +262,7 @@ class FitRequests:
                 w.status_text += w._groups.status_note
         elif event.kind == "done":
             with w.hold_sync():
-                w.error = ""  # first: the badge of the fit now shown is not a failed one's
+                w.error, self.failure = "", None  # first: the badge is not a failed one's
                 self.show_result(event.key, event.result)
                 if not event.cached:
                     w.fit_count += 1
@@ -264,6 +274,7 @@ class FitRequests:
                 self._warm_other_model()
         elif event.kind == "error":
             # Only the message: a traceback helps nobody looking at a widget.
+            self.failure = event.error
             self.preview_runner.cancel()
             self.drop_preview()  # "the charts show the last good fit": not a preview
             w.status, w.progress = "error", 0.0
