@@ -62,6 +62,7 @@ from ..core.validation import check_algorithms
 from ..lab.influence import Influence
 from ..lab.sweep_result import SweepResult
 from . import export
+from .checks import quiet_when_unchanged
 from .controls import FIT_TRAITS, TTEST_ROPE, VIEW_TRAITS, Controls, initial_controls
 from .decisions import FOCUS_ALGORITHMS, DecisionsView
 from .fits import FitRequests
@@ -202,6 +203,7 @@ class BBTWidget(anywidget.AnyWidget):
     #: Set once the constructor has checked its arguments and the widget counts as open.
     _opened = False
     _esm = _STATIC / "widget.js"
+    notify_change = quiet_when_unchanged(anywidget.AnyWidget.notify_change)  # widget/checks
     _css = _STATIC / "widget.css"
 
     # --- fit controls --------------------------------------------------------------------
@@ -444,13 +446,16 @@ class BBTWidget(anywidget.AnyWidget):
         While the charts show a preview (:attr:`preview`), this is still the previous full
         fit: call :meth:`wait` for the one of the current settings. It holds the fit's
         settings, not the view's ROPE, HDI and rule (:attr:`view_settings`, :meth:`methods_text`).
+        Warns (``LastGoodFitWarning``) while the fit of the current settings has failed.
         """
+        self._fits.warn_if_failed("result")
         return None if self._fitted is None else self._fitted.result
 
     @property
     def summary(self) -> pd.DataFrame | None:
         """The summary table of :attr:`result` (current ROPE, HDI and control); never a
-        preview's."""
+        preview's. Warns as :attr:`result` does."""
+        self._fits.warn_if_failed("summary")
         return None if self._summary is None else self._summary.copy()
 
     # the exports of the view shown, at the current settings (widget/export.py)

@@ -39,7 +39,7 @@ from ..core.validation import (
 )
 from .messages import check_ranking_model
 
-__all__ = ["CHECKS", "SETTING_OF", "SettingChecks", "SettingRefused"]
+__all__ = ["CHECKS", "SETTING_OF", "SettingChecks", "SettingRefused", "quiet_when_unchanged"]
 
 
 class SettingRefused(TraitError, ValueError):
@@ -222,6 +222,9 @@ class SettingChecks:
         # A validator, not an observer: a refused value never reaches the views, and the
         # front end gets the kept value back.
         widget._register_validator(self._validate, tuple(CHECKS))
+        # None skips every validator of a trait that allows it (the group selector's "all
+        # data sets"): its acceptance is seen here
+        widget.observe(self._accepted, names=[n for n in CHECKS if widget.traits()[n].allow_none])
 
     def problems(self, names: tuple[str, ...]) -> list[str]:
         """Why the current value of each of ``names`` is not valid now (none: all are).
@@ -239,7 +242,6 @@ class SettingChecks:
     def _validate(self, _widget: Any, proposal: Any) -> Any:
         w = self.w
         name, value = proposal["trait"].name, proposal["value"]
-        setting = SETTING_OF[name]
         try:
             checked = CHECKS[name](w, value)
         except (TypeError, ValueError) as exc:
@@ -248,12 +250,48 @@ class SettingChecks:
             if name not in getattr(w, "_property_lock", {}):
                 raise SettingRefused(text) from None  # from Python: the caller's line stops
             # from the browser: the kept value goes back, the reason beside the control
-            self._set_problem(f"refused {setting}", text)
+            self._set_problem(f"refused {SETTING_OF[name]}", text)
             w.input_errors = {**w.input_errors, name: text}
             return kept
-        self.good[name] = checked
+        self._accept(name, checked)
+        return checked
+
+    def _accepted(self, change: Any) -> None:
+        self._accept(change["name"], change["new"])
+
+    def _accept(self, name: str, value: Any) -> None:
+        """``value`` is ``name``'s last good value: the refusals of its setting are over."""
+        w, setting = self.w, SETTING_OF[name]
+        self.good[name] = value
         self._set_problem(f"refused {setting}", "")
         related = [n for n in w.input_errors if SETTING_OF.get(n) == setting]
         if related:
             w.input_errors = {k: v for k, v in w.input_errors.items() if k not in related}
-        return checked
+
+
+def quiet_when_unchanged(
+    notify_change: Callable[[Any, Any], None],
+) -> Callable[[Any, Any], None]:
+    """The widget's ``notify_change``: ``notify_change`` (its base class's), except for a
+    checked setting whose value did not change, which runs no observer.
+
+    A value refused from the browser is set and set back within ipywidgets' hold of the
+    message, and traitlets then reports a change from the kept value to itself: the observers
+    would refit or redraw the settings already shown (and start a first fit on a widget made
+    with ``autostart=False``). ipywidgets' own part still runs: it sends the kept value back to
+    the control, whose input holds the refused one.
+    """
+
+    def notify(widget: Any, change: Any) -> None:
+        name = change.get("name")
+        if change.get("type") == "change" and name in CHECKS:
+            old, new = change.get("old"), change.get("new")
+            if type(old) is type(new) and old == new:
+                comm = widget.comm
+                kernel = comm is not None and getattr(comm, "kernel", True) is not None
+                if kernel and widget._should_send_property(name, new):
+                    widget.send_state(key=name)
+                return
+        notify_change(widget, change)
+
+    return notify

@@ -284,8 +284,8 @@ def code(widget: BBTWidget, data: str = "df", sd: str = "sd") -> str:
     settings = widget.fit_settings
     if settings.get("prior_scale") == PriorSettings(settings["hyperprior"]).scale:
         settings["prior_scale"] = None  # the family's default: what fit takes by itself
-    if settings.get("seed") is None and widget.result is not None:
-        settings["seed"] = widget.result.settings.get("seed")  # the seed drawn for the view
+    if settings.get("seed") is None and widget._fitted is not None:
+        settings["seed"] = widget._fitted.result.settings.get("seed")  # the seed drawn for it
     args = [data]
     # the known keywords in a readable order, then any other the widget passes to fit
     for key in [*_CODE_ORDER, *(k for k in settings if k not in _CODE_ORDER)]:

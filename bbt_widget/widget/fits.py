@@ -13,6 +13,7 @@ from __future__ import annotations
 
 import threading
 import time
+import warnings
 from collections.abc import Callable, Hashable, Mapping
 from typing import Any
 
@@ -28,7 +29,7 @@ from ..fitting import (
 )
 from .fitted import Fitted
 from .keys import fit_keys
-from .messages import FitFailed, error_text
+from .messages import FitFailed, LastGoodFitWarning, error_text
 from .preview import preview_settings
 from .runner import Dispatcher, FitEvent, FitRunner
 from .stan_check import StanCheck
@@ -143,6 +144,19 @@ class FitRequests:
                 "settings (w.result.settings); change the setting back or fix the cause"
             ) from self.failure
         return idle and w._result_key == w._requested_key
+
+    def warn_if_failed(self, what: str) -> None:
+        """Warn that ``w.<what>`` belongs to the last good fit when the fit of the current
+        settings failed: without it, a notebook's next cell shows the old fit's tables as if
+        they were the new settings'."""
+        w = self.w
+        if w.error and w._fitted is not None and w._result_key != w._requested_key:
+            warnings.warn(
+                f"w.{what} is the last good fit's (w.result.settings), not the current "
+                f"settings': their fit failed ({w.error})",
+                LastGoodFitWarning,
+                stacklevel=3,
+            )
 
     def run_fit(
         self,

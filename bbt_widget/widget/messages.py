@@ -18,6 +18,7 @@ if TYPE_CHECKING:
 __all__ = [
     "DISPLAY_KWARGS",
     "FitFailed",
+    "LastGoodFitWarning",
     "check_extra_kwargs",
     "check_ranking_model",
     "error_text",
@@ -33,6 +34,11 @@ DISPLAY_KWARGS = ("layout", "tabbable", "tooltip")
 class FitFailed(RuntimeError):
     """The fit of the widget's current settings failed (``w.wait()`` raises it): the charts
     and ``w.result`` still show the last good fit, of other settings."""
+
+
+class LastGoodFitWarning(UserWarning):
+    """``w.result`` or ``w.summary`` read while the fit of the current settings has failed:
+    they are the last good fit's, of other settings."""
 
 
 def check_extra_kwargs(widget: type[HasTraits], kwargs: Mapping[str, Any]) -> None:

@@ -101,7 +101,7 @@ def test_an_invalid_setting_from_the_front_end_is_sent_back_with_the_reason_besi
     monkeypatch.setattr(w, "_send", lambda msg, buffers=None: sent.append(msg))
     w.set_state({name: value})
     assert getattr(w, name) == kept or (kept is None and getattr(w, name) is None)
-    assert w.view_data == view and w.fit_stats == fits
+    assert w.view_data is view and w.fit_stats == fits  # nothing redrawn
     text = w.input_errors[name]
     assert text.startswith(f"{name} = {value!r} not applied") and reason in text, text
     assert text in w.message

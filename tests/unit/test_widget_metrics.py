@@ -122,7 +122,7 @@ def test_a_single_score_keeps_the_widget_as_it_was() -> None:
         assert w.metrics == [] and w.metric == ""
         assert w.fit_settings["score"] == "acc" and w.fit_settings["seed"] == SEED
         assert w.metrics_result is None and w.dominance_data == {}
-        w.metric = "f1"  # no metrics to choose from: said so, nothing changes
+        w.set_state({"metric": "f1"})  # no metrics to choose from: said so, nothing changes
         assert "one score column" in w.message and "score=[...]" in w.message
         assert w.fit_settings["score"] == "acc"
     finally:
