@@ -1,6 +1,6 @@
 """The views behind the settings (widget/in_step.py, trait ``stale_views``): listed from a
-change until they are redrawn, with the settings the kernel last saw; a failed fit and a
-refused value leave them listed; a setting that changes no view lists none.
+change until they are redrawn, with the settings the kernel last saw; a failed fit leaves them
+listed, a refused value (no setting changed) none; a setting that changes no view lists none.
 
 Real fits of the paper's base results on the numpy engine (about a second each).
 """
@@ -87,7 +87,7 @@ def test_a_refit_lists_every_view_until_shown(w: BBTWidget) -> None:
     assert w.stale_views["settings"]["d_min"] == 0.3
 
 
-def test_a_failed_fit_or_a_refused_value_leaves_the_views_listed(
+def test_a_failed_fit_leaves_the_views_listed_a_refused_value_none(
     w: BBTWidget, monkeypatch: pytest.MonkeyPatch
 ) -> None:
     assert w.wait(FIT_TIMEOUT) and w.wait_background(FIT_TIMEOUT)

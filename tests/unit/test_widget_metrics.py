@@ -162,8 +162,8 @@ def test_the_direction_control_is_each_metrics_own(
 def test_an_unknown_metric_at_run_time_keeps_the_last_good_one(
     w: BBTWidget, refits: list[dict[str, Any]]
 ) -> None:
-    w.metric = "nope"
-    assert "'nope' is not one of the metrics (acc, f1, time)" in w.message
+    w.set_state({"metric": "nope"})  # from the browser: refused, the reason shown
+    assert "metric = 'nope' not applied (not one of the metrics (acc, f1, time))" in w.message
     assert refits == [] and w.fit_settings["score"] == "acc"
     w.metric = "f1"  # a good choice clears the message
     assert w.message == "" and refits[-1]["score"] == "f1"
@@ -244,7 +244,7 @@ def test_an_invalid_view_setting_keeps_the_last_dominance_view(
 ) -> None:
     _show(w, fits, METRICS)
     before = w.dominance_data
-    w.hdi = 2.0
+    w.set_state({"hdi": 2.0})
     assert w.dominance_data is before and "hdi" in w.message.lower()
 
 
@@ -332,7 +332,7 @@ def test_a_fit_landing_after_the_controls_turned_invalid_is_still_shown(
     w: BBTWidget, fits: dict[str, Fitted]
 ) -> None:
     key = fit_keys(w.fit_settings)[0]
-    w.prior_scale = -1.0  # refused (the message says why): no fit is asked for
+    w.set_state({"prior_scale": -1.0})  # refused (the message says why): no fit is asked for
     assert "prior_scale" in w.message or "scale" in w.message
     # the fit asked for before lands now, as the runner would deliver it
     w._fits.on_fit_event(FitEvent("done", 1, key, result=fits["acc"], cached=True))
