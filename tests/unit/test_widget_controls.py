@@ -7,6 +7,7 @@ Real fits of the paper's base results on the numpy engine (about a second each).
 
 from __future__ import annotations
 
+import warnings
 from typing import Any
 
 import numpy as np
@@ -18,7 +19,7 @@ from bbt_widget.fitting import PreparedFit
 from bbt_widget.widget.app import BBTWidget
 from bbt_widget.widget.checks import SETTING_OF, SettingRefused
 from bbt_widget.widget.fitted import failed_fit_badge
-from bbt_widget.widget.messages import FitFailed
+from bbt_widget.widget.messages import FitFailed, LastGoodFitWarning
 
 pytestmark = pytest.mark.stan
 
@@ -181,6 +182,11 @@ def test_a_failed_fit_is_on_the_badge_until_a_fit_is_shown_again(
     with pytest.raises(FitFailed, match="the sampler exploded") as failed:
         w.wait(FIT_TIMEOUT)  # a script stops here, with the fit's own error
     assert isinstance(failed.value.__cause__, RuntimeError)
+    # what a notebook's next cell reads is said to be the last good fit's, not the new one's
+    with pytest.warns(LastGoodFitWarning, match=r"last good fit's .* their fit failed"):
+        assert w.result.settings["prior_scale"] == 0.5
+    with pytest.warns(LastGoodFitWarning, match="w.summary is the last good fit's"):
+        assert w.summary is not None
     assert w.status == "error"
     badge = w.diagnostics
     assert badge["failed"] is True and badge["ok"] is False
@@ -192,6 +198,9 @@ def test_a_failed_fit_is_on_the_badge_until_a_fit_is_shown_again(
     monkeypatch.undo()
     w.prior_scale = 0.5
     assert w.status == "done" and w.error == "" and w.diagnostics == good
+    with warnings.catch_warnings():
+        warnings.simplefilter("error", LastGoodFitWarning)  # the fit shown is the current one
+        assert w.result is not None and w.summary is not None
     # a failure, then a new fit that works: its badge
     monkeypatch.setattr(PreparedFit, "sample", fails)
     w.prior_scale = 0.8

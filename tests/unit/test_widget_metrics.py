@@ -328,16 +328,17 @@ def test_a_control_change_that_needs_no_fit_keeps_the_background_fits_going(
     release.set()
 
 
-def test_a_fit_landing_after_the_controls_turned_invalid_is_still_shown(
+def test_a_fit_landing_after_a_refused_value_is_shown_with_the_other_metrics(
     w: BBTWidget, fits: dict[str, Fitted]
 ) -> None:
     key = fit_keys(w.fit_settings)[0]
     w.set_state({"prior_scale": -1.0})  # refused (the message says why): no fit is asked for
-    assert "prior_scale" in w.message or "scale" in w.message
-    # the fit asked for before lands now, as the runner would deliver it
+    assert "prior_scale" in w.message and w.prior_scale == 0.5
+    # the fit asked for before lands now, as the runner would deliver it: the settings did
+    # not change, so it is the current one, and the other metrics follow under them
     w._fits.on_fit_event(FitEvent("done", 1, key, result=fits["acc"], cached=True))
     assert w.status == "done" and w.error == "" and w.result is fits["acc"].result
-    assert w._metrics.keys == {"acc": key}
+    assert w._metrics.keys["acc"] == key and set(w._metrics.keys) == set(METRICS)
 
 
 def test_a_failed_fit_of_new_settings_stops_saying_still_fitting(
