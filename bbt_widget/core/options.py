@@ -36,6 +36,7 @@ __all__ = [
     "D_MIN_RANGE",
     "D_MIN_STEP",
     "GROUP_TAU_SCALE",
+    "HDI_RANGE",
     "HYPERPRIORS",
     "HYPERPRIOR_ALIASES",
     "HYPERPRIOR_FAMILIES",
@@ -261,6 +262,8 @@ def resolve_interpretation(interpretation: str, n_algorithms: int) -> Interpreta
 #: The paper's region of practical equivalence for P(a > b), and HDI mass.
 DEFAULT_ROPE: tuple[float, float] = (0.45, 0.55)
 DEFAULT_HDI = 0.89
+#: The HDI masses the widget's control offers (inclusive); in code any mass in (0, 1) is valid.
+HDI_RANGE: tuple[float, float] = (0.5, 0.99)
 #: A report's title unless one is given.
 DEFAULT_TITLE = "Bayesian Bradley-Terry comparison"
 #: The HDI mass of the Bayesian t-tests of the baselines (correlated, hierarchical): the
@@ -300,4 +303,5 @@ def as_dict() -> dict[str, Any]:
         "tie_threshold": {"min": 0.0, "step": TIE_THRESHOLD_STEP},
         "rope": list(DEFAULT_ROPE),
         "hdi": DEFAULT_HDI,
+        "hdi_range": {"min": HDI_RANGE[0], "max": HDI_RANGE[1]},
     }
