@@ -102,15 +102,10 @@ def check_before_fit(
     mode), in milliseconds. Returns the results as read, for the fits and the other methods
     to take as they are, and the algorithms, for options that name one.
     """
-    from bbt_widget.core.data import as_tidy, check_count, check_seed
-    from bbt_widget.core.settings import PriorSettings
+    from bbt_widget.core.data import as_tidy
     from bbt_widget.core.wintable import win_table
 
-    for name in ("chains", "iter_warmup", "iter_sampling"):
-        if getattr(args, name) is not None:  # None: the engine's default
-            check_count(getattr(args, name), "--" + name.replace("_", "-"))
-    check_seed(args.seed)
-    PriorSettings(args.hyperprior, args.prior_scale)
+    check_model(args)
     layout = layout_options(args, dataset)
     counting = {k: layout.pop(k) for k in ("d_min", "paired", "tie_threshold")}
     try:
@@ -128,6 +123,18 @@ def check_before_fit(
             "fit; check --dataset (which column names the data sets)"
         )
     return tidy, pd.unique(table[["alg1", "alg2"]].to_numpy().ravel()).tolist()
+
+
+def check_model(args: argparse.Namespace) -> None:
+    """The model and sampler options, which need no data: the iterations, the seed and the
+    hyper-prior's scale (its range, :data:`bbt_widget.core.options.PRIOR_SCALE_RANGE`)."""
+    from bbt_widget.core.settings import PriorSettings
+    from bbt_widget.core.validation import check_sampler_counts, check_seed
+
+    sampler = {name: getattr(args, name) for name in ("chains", "iter_warmup", "iter_sampling")}
+    check_sampler_counts(sampler, as_options=True)  # None: the engine's default
+    check_seed(args.seed)
+    PriorSettings(args.hyperprior, args.prior_scale)
 
 
 def long_form_hint(df: pd.DataFrame, args: argparse.Namespace) -> str | None:

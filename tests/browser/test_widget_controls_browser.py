@@ -60,7 +60,7 @@ _KERNEL_VALUE = """async (expr) => {
 #: the input's text after the refusal, what the reason beside the control says).
 _REFUSED = [
     ("tie_threshold", "-1", "0.0", "0", "finite number >= 0"),
-    ("prior_scale", "-1", "0.5", "0.5", "finite number > 0"),
+    ("prior_scale", "-1", "0.5", "0.5", "a number from 1e-06 to 1e+06"),
     ("hdi", "0.3", "0.89", "0.89", "hdi must lie in [0.5, 0.99]"),
 ]
 

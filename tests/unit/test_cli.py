@@ -56,8 +56,12 @@ def long_csv(tmp_path: Path, base: pd.DataFrame) -> Path:
         (["--highlight", "svm", "--highlight", "nosuch"], "--highlight: 'nosuch' is not an"),
         (["--d-min", "-1"], "--d-min must be a finite number >= 0"),
         (["--chains", "0"], "--chains must be an integer >= 1"),
-        (["--iter-sampling", "0"], "--iter-sampling must be an integer >= 1"),
-        (["--prior-scale", "0"], "--prior-scale must be a finite number > 0"),
+        (["--iter-sampling", "0"], "--iter-sampling must be an integer >= 4"),
+        (["--iter-sampling", "1"], "--iter-sampling must be at least 4, got 1"),
+        (["--prior-scale", "0"], "--prior-scale must be a number from 1e-06 to 1e+06"),
+        (["--prior-scale", "1e-300"], "--prior-scale must be a number from 1e-06 to 1e+06"),
+        (["--prior-scale", "1e-100"], "got 1e-100: outside that range the sampler's arithmetic"),
+        (["--prior-scale", "1e7"], "--prior-scale must be a number from 1e-06 to 1e+06"),
         (["--seed", "-3"], "seed must be an integer in [0, 2**31)"),
         (["--adapt-delta", "1.5"], "--adapt-delta"),
         (["--max-treedepth", "0"], "--max-treedepth"),
@@ -345,3 +349,31 @@ def test_report_runs_the_pairwise_tests_by_default_on_small_data(n_alg, rho, exp
                 check_methods(data, layout, path=out, rho=rho)
         else:
             assert check_methods(data, layout, path=out, rho=rho) == wanted
+
+
+def test_report_help_lists_every_exit_code(capsys):
+    from bbt_widget.cli_commands.common import EXIT_CODES
+
+    for command in (["report"], ["calibrate"], []):
+        with pytest.raises(SystemExit):
+            cli.main([*command, "--help"])
+        text = " ".join(capsys.readouterr().out.split())  # the help wraps its lines
+        assert "exit codes: 0 success; 1 " in text, command
+        for code, meaning in EXIT_CODES.items():
+            assert f"{code} {' '.join(meaning.split())}" in text, (command, code)
+    assert set(EXIT_CODES) == {0, 1, 2, 3, 4, 5, 130, 143}
+
+
+def test_running_out_of_memory_says_what_ran_out_and_what_to_try(
+    base_csv, tmp_path, capsys, monkeypatch
+):
+    def exhausted(*args, **kwargs):
+        raise MemoryError  # what Python raises under ulimit -v: no message at all
+
+    monkeypatch.setattr("bbt_widget.core.data.as_tidy", exhausted)
+    code = cli.main(["report", str(base_csv), "-o", str(tmp_path / "r.html"), "-q"])
+    err = capsys.readouterr().err
+    assert code == cli.EXIT_UNEXPECTED
+    assert "bbt-widget: error: out of memory" in err
+    assert "fewer algorithms" in err and "--iter-sampling" in err and "ulimit -v" in err
+    assert "MemoryError" not in err and "Traceback" not in err
