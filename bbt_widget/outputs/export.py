@@ -306,10 +306,9 @@ def to_latex(
         for j, (c, n) in enumerate(zip(df.columns, numeric)):
             lines = header_lines(str(c), max((len(r[j]) for r in cells), default=0))
             if c not in wrap and len(lines) > 1:
-                # a tabular of one column in the cell: its lines, aligned as the column
+                # its lines in a box on the baseline of the last, aligned as the column
                 stacked = r"\\".join(tex_escape(line) for line in lines)
-                heads[j] = rf"{{\begin{{tabular}}[b]{{@{{}}{'r' if n else 'l'}@{{}}}}{stacked}"
-                heads[j] += r"\end{tabular}}"
+                heads[j] = rf"{{\shortstack[{'r' if n else 'l'}]{{{stacked}}}}}"
     head = " & ".join(heads) + r" \\"
     rows = [" & ".join(_tex_cell(v, b) for v, b in zip(row, braced)) + r" \\" for row in cells]
     top = []
