@@ -287,13 +287,15 @@ def _parser() -> argparse.ArgumentParser:
         dest="with_methods",
         default=None,
         metavar="METHODS",
-        help="other methods beside BBT, comma-separated: plackett-luce and mallows (a "
-        "'Ranking models' section; mallows: Mallows with Kendall's distance, --iter-warmup "
-        "and --iter-sampling its burn-in and draws), hierarchical (the hierarchical correlated "
-        "t-test per pair, needs --rho), friedman (Friedman, Nemenyi CD, Wilcoxon-Holm), "
-        "signed-rank and sign (the Bayesian tests), or none. Default in HTML with folds: "
-        "plackett-luce, and hierarchical when --rho is given and pairs x data sets <= 10 x "
-        "132 (e.g. 5 algorithms x 132 data sets: about 20 s on two cores)",
+        help="other methods beside BBT, comma-separated, added to the defaults: "
+        "plackett-luce and mallows (a 'Ranking models' section; mallows: Mallows with "
+        "Kendall's distance, --iter-warmup and --iter-sampling its burn-in and draws), "
+        "hierarchical (the hierarchical correlated t-test per pair, needs --rho), friedman "
+        "(Friedman, Nemenyi CD, Wilcoxon-Holm), signed-rank and sign (the Bayesian tests); "
+        "none leaves the defaults out (none alone: BBT alone; none,friedman: Friedman alone). "
+        "Defaults, in every format, for data with folds: plackett-luce, and hierarchical when "
+        "--rho is given and pairs x data sets <= 10 x 132 (e.g. 5 algorithms x 132 data sets: "
+        "about 20 s on two cores)",
     )
     g.add_argument(
         "--rho",

@@ -119,7 +119,8 @@ def _report(args: argparse.Namespace) -> int:
                     res,
                     out,
                     data=tidy,
-                    methods=methods or "none",
+                    # exactly the methods checked above (no defaults added again)
+                    methods=["none", *methods],
                     robustness=args.robustness,
                     rho=args.rho,
                     rope=tuple(args.rope),

@@ -692,7 +692,8 @@ def test_cli_with_option_is_checked_before_any_fit(base_csv, three_csv, tmp_path
     out = str(tmp_path / "r.html")
     cases = [
         (["--with", "plackett"], "--with 'plackett': give 'none' or a comma-separated list"),
-        (["--with", "none,hierarchical"], "give 'none' or"),
+        # "none" leaves the defaults out: the hierarchical test alone, which needs --rho
+        (["--with", "none,hierarchical"], "--with hierarchical needs --rho"),
         (["--with", "hierarchical"], "--with hierarchical needs --rho"),
         (["--with", "hierarchical", "--rho", "1"], "--rho 1: must lie strictly between"),
     ]
@@ -709,15 +710,15 @@ def test_cli_with_option_is_checked_before_any_fit(base_csv, three_csv, tmp_path
 
 
 def test_cli_report_default_methods(three_csv, tmp_path, capsys):
-    """Plackett-Luce by default in HTML on fold data; nothing extra in Markdown or with
-    --with none; the hierarchical test only when asked (a Stan fit per pair)."""
+    """Plackett-Luce by default on fold data, in every format; nothing extra with --with
+    none; the hierarchical test only when asked (a Stan fit per pair)."""
     html, md = tmp_path / "r.html", tmp_path / "r.md"
     assert cli.main(["report", str(three_csv), "-o", str(html), "-q", *_SHORT]) == 0
     text = html.read_text()
     assert 'id="ranking-models"' in text and 'id="pairwise"' not in text
     assert 'id="sweep"' not in text and 'id="influence"' not in text
     assert cli.main(["report", str(three_csv), "-o", str(md), "-q", *_SHORT]) == 0
-    assert "Ranking models" not in md.read_text()
+    assert "## Ranking models" in md.read_text()
     args = ["report", str(three_csv), "-o", str(html), "-q", "--with", "none", *_SHORT]
     assert cli.main(args) == 0
     assert 'id="ranking-models"' not in html.read_text()

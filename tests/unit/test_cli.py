@@ -130,8 +130,9 @@ def test_default_ranking_model_is_left_out_where_it_cannot_run(one_dataset_csv, 
 
 def test_rho_without_the_hierarchical_test_is_refused(base_csv, tmp_path, capsys, no_fit):
     # it was accepted and ignored
-    # (a Markdown report: an HTML one of these small fold results runs the test by default)
+    # (the defaults left out: on these small fold results they run the test)
     args = ["report", str(base_csv), "-o", str(tmp_path / "r.md"), "--rho", "0.25"]
+    args += ["--with", "none,friedman"]
     assert cli.main(args) == cli.EXIT_INPUT
     err = capsys.readouterr().err
     assert "--rho 0.25 is used only by the hierarchical t-test" in err
@@ -337,14 +338,16 @@ def test_long_form_read_as_wide_suggests_the_exact_options(long_csv, tmp_path, c
     ],
 )
 def test_report_runs_the_pairwise_tests_by_default_on_small_data(n_alg, rho, expected):
-    """Without --with, an HTML report of fold results adds the hierarchical t-test when
-    --rho is given and pairs x data sets is at most PAIRWISE_DEFAULT_MAX; a --rho that no
-    test would use is refused rather than ignored (bbt.report.write checks the same)."""
+    """Without --with, a report of fold results, in every format, adds the hierarchical
+    t-test when --rho is given and pairs x data sets is at most PAIRWISE_DEFAULT_MAX; a --rho
+    that no test would use is refused rather than ignored (bbt.report.write checks the
+    same)."""
     data = bbt.datasets.load_pmlb16()
     data = data[["db", *data.columns[1 : 1 + n_alg]]]
     layout = {"dataset": "db", "algorithm": None, "fold": None, "score": None}
-    for out, wanted in ((Path("r.html"), expected), (Path("r.md"), [])):
-        if rho is not None and wanted in (None, []):
+    for out in (Path("r.html"), Path("r.md"), Path("r.tex")):
+        wanted = expected
+        if wanted is None:
             with pytest.raises(ValueError, match="used only by the hierarchical t-test"):
                 check_methods(data, layout, path=out, rho=rho)
         else:

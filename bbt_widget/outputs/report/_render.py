@@ -65,7 +65,7 @@ from ...core.validation import check_algorithms
 from ...core.wintable import count_wins, with_raw_counts
 from .. import export
 from .._atomic import atomic_path, atomic_replace_dir
-from ..citations import bibtex, references
+from ..citations import Reference, bibtex, references
 from ..headline import headline
 from ..methods_text import (
     REPORT_FORMATS,
@@ -126,7 +126,7 @@ class _Content:
     tables: list[_Table]
     columns: list[tuple[str, str]]
     sections: list[Section]
-    references: list[str]
+    references: list[Reference]
     #: Where the tables are as CSV, in a sentence ("" for none).
     tables_note: str = ""
 
@@ -514,7 +514,7 @@ def write_report(
         tables=tables,
         columns=column_definitions([c for f in frames for c in f.columns], hdi=hdi, rope=rope),
         sections=sections,
-        references=[r.text for r in references(result, cited)],
+        references=references(result, cited),
         tables_note=(
             f"Every table of this report is also written as CSV in {tables_folder(path).name}/ "
             "beside it (one file per table, named after its key, at full precision)."
@@ -600,38 +600,49 @@ def _tex_fit(t: _Table) -> _Table:
     ``-<key>``, a metric's table of a report of several metrics, as ``<key>``)."""
     kind = next((k for k in _TEX_DROPPED if t.key == k or t.key.endswith(f"-{k}")), "")
     dropped = [c for c in _TEX_DROPPED.get(kind, ()) if c in t.frame.columns]
-    return replace(t, frame=t.frame.drop(columns=dropped)) if dropped else t
+    if not dropped:
+        return t
+    shown = None if t.shown is None else t.shown.drop(columns=dropped)
+    return replace(t, frame=t.frame.drop(columns=dropped), shown=shown)
 
 
 def _tex_table(t: _Table) -> str:
     """A booktabs table with caption and label; a longtable when it is long. Small type and
     narrow column gaps keep the wide per-pair table inside an article's text width; a table
-    wider still (:data:`_TEX_SMALL_CHARS`) is set smaller again."""
-    numeric = t.frame.select_dtypes("number").columns
+    wider still (:data:`_TEX_SMALL_CHARS`) has its long headers on several lines
+    (:func:`export.header_lines`) and is set smaller again when it is wide even so."""
+    frame = t.printed
+    numeric = frame.select_dtypes("number").columns
     digits = 2 if t.digits is None else t.digits
-    chars = {  # the longest cell or header of each column, as the table prints it
+    cells = {  # the longest cell of each column, as the table prints it
         c: max(
-            [len(str(c))]
-            + [len(f"{v:.{digits}f}" if isinstance(v, float) else str(v)) for v in t.frame[c]]
+            [len(f"{v:.{digits}f}" if isinstance(v, float) else str(v)) for v in frame[c]],
+            default=0,
         )
-        for c in t.frame.columns
+        for c in frame.columns
     }
-    long_text = [c for c in t.frame.columns if c not in numeric and chars[c] > _TEX_WRAP_CHARS]
+    flat = {c: max(n, len(str(c))) for c, n in cells.items()}
+    long_text = [c for c in frame.columns if c not in numeric and flat[c] > _TEX_WRAP_CHARS]
     # wrapped columns take their share of the line whatever they hold: the others count
-    wide = sum(n for c, n in chars.items() if c not in long_text) > _TEX_SMALL_CHARS
+    rest = [c for c in frame.columns if c not in long_text]
+    stack = sum(flat[c] for c in rest) > _TEX_SMALL_CHARS
+    if stack:
+        flat = {c: max(n, *map(len, export.header_lines(str(c), n))) for c, n in cells.items()}
+    wide = sum(flat[c] for c in rest) > _TEX_SMALL_CHARS
     size = (
         "\\scriptsize\\setlength{\\tabcolsep}{2pt}"
         if wide
         else "\\footnotesize\\setlength{\\tabcolsep}{3pt}"
     )
     return export.to_latex(
-        t.frame,
+        frame,
         digits=digits,
         caption=t.heading,
         label=f"tab:bbt-{t.key}",
-        long=len(t.frame) > _TEX_LONG_ROWS,
+        long=len(frame) > _TEX_LONG_ROWS,
         wrap={c: _TEX_WRAP_SHARE / len(long_text) for c in long_text},
         setup=size,
+        stack_headers=stack,
     )
 
 
@@ -686,12 +697,12 @@ def _template(fmt: str) -> jinja2.Template:
             return Markup(export.html_escape(text, tags=tags))
 
         env.filters["html_table"] = lambda t: Markup(
-            export.to_html(t.frame, digits=3 if t.digits is None else t.digits)
+            export.to_html(t.printed, digits=3 if t.digits is None else t.digits)
         )
     elif fmt == "md":
         esc = export.md_escape
         env.filters["md_table"] = lambda t: export.to_markdown(
-            t.frame, digits=3 if t.digits is None else t.digits
+            t.printed, digits=3 if t.digits is None else t.digits
         )
         env.filters["quote"] = urllib.parse.quote
     else:
