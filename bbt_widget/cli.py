@@ -311,6 +311,13 @@ def _parser() -> argparse.ArgumentParser:
         help="for --with hierarchical: correlation of fold results, 1/k for k-fold "
         "cross-validation (Nadeau and Bengio 2003; Benavoli et al. 2017, Eq. 1-2)",
     )
+    g.add_argument(
+        "--more-data",
+        default=None,
+        metavar="N,N",
+        help="add a 'More data sets' section: for the pairs with no claim, the probability "
+        "that this many more data sets like these would decide them, e.g. 50,100",
+    )
     add_group_option(r)
     r.set_defaults(func=report)
 

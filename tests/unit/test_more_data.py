@@ -4,6 +4,8 @@ n that settles a pair, and its errors for bad input."""
 
 from __future__ import annotations
 
+from collections.abc import Sequence
+
 import numpy as np
 import pandas as pd
 import pytest
@@ -31,7 +33,7 @@ def test_grown_posterior_matches_full_refits_of_the_same_futures(
     draws = refit.chains * refit.iter_sampling
 
     def both(
-        growth: Growth, pairs: list[tuple[int, int]], rope: tuple[float, float]
+        growth: Growth, pairs: Sequence[tuple[int, int]], rope: tuple[float, float]
     ) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
         approx = normal_update(growth, pairs, rope)
         seen.append((*approx, *refit(growth, pairs, rope)))
