@@ -157,8 +157,16 @@ def _report(args: argparse.Namespace) -> int:
     return EXIT_CHARTS if no_charts else EXIT_OK
 
 
-def add_group_option(parser: argparse.ArgumentParser) -> None:
-    """``--group COLUMN``: data sets in groups, a "By family" section (``fit(group=...)``)."""
+def add_section_options(parser: argparse.ArgumentParser) -> None:
+    """``--group COLUMN``: data sets in groups, a "By family" section (``fit(group=...)``);
+    ``--more-data N,N``: a "More data sets" section (``BBTResult.more_data``)."""
+    parser.add_argument(
+        "--more-data",
+        default=None,
+        metavar="N,N",
+        help="add a 'More data sets' section: for the pairs with no claim, the probability "
+        "that this many more data sets like these would decide them, e.g. 50,100",
+    )
     parser.add_argument(
         "--group",
         default=None,

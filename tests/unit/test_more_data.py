@@ -152,3 +152,24 @@ def test_normal_update_with_no_new_games_is_the_current_posterior(
     np.testing.assert_allclose(mean[0], summary["mean"], atol=0.01)
     np.testing.assert_allclose(above[0], summary["above_50"], atol=0.05)
     np.testing.assert_allclose(inside[0], summary["in_rope"], atol=0.05)
+
+
+@pytest.mark.parametrize(
+    ("value", "match"),
+    [("50,x", "separated by commas"), ("50,,100", "separated by commas"), ("0", ">= 1")],
+)
+def test_report_option_names_bad_numbers(value: str, match: str) -> None:
+    from bbt_widget.outputs.report._more_data import parse_more_data
+
+    with pytest.raises(ValueError, match=match):
+        parse_more_data(value)
+    assert parse_more_data(" 100, 50") == (50, 100)
+
+
+def test_report_refuses_more_data_for_davidson_before_any_fit(tmp_path) -> None:  # type: ignore[no-untyped-def]
+    with pytest.raises(ValueError, match="plain Bradley-Terry"):
+        bbt.report.write(
+            bbt.datasets.load_base(), tmp_path / "r.md", dataset="db", ties="davidson",
+            more_data="50",
+        )  # fmt: skip
+    assert not (tmp_path / "r.md").exists()
