@@ -503,6 +503,9 @@ class BBTResult:
             )
         chosen = resolve_interpretation(rule or "auto", len(self.algorithms)).rule
         claims_now = self.summary(rope)[chosen].tolist()
+        if grown is None:  # the other rule's forecast reuses these futures' updates
+            key = (forecasts.check_n(n), check_rope(rope), draws, seed)
+            grown = forecasts.Remembered(self.__dict__.setdefault("_more_data", {}), key)
         return forecasts.forecast(
             beta=self.beta,
             sigma=self.draws.params["sigma"].ravel(),
@@ -519,7 +522,7 @@ class BBTResult:
             futures=draws,
             seed=[int(self.settings.get("seed") or 0), check_seed(seed)],
             grown=grown,
-            method="normal" if grown is None else getattr(grown, "method", "custom"),
+            method=getattr(grown, "method", "custom"),
         )
 
     @cached_property

@@ -90,6 +90,27 @@ def test_seeded(fitted: bbt.BBTResult) -> None:
     assert not one[P_COLUMNS].equals(other[P_COLUMNS])
 
 
+def test_the_other_rule_reuses_the_futures_updates(
+    fitted: bbt.BBTResult, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """A forecast under the other rule with the same settings reads the updates already made
+    (the widget draws both rules for a pair), and equals one computed afresh."""
+    from bbt_widget.core import more_data
+
+    fresh = fitted.more_data(n=(5, 20), rule="strong", draws=100, seed=4, grown=normal_update)
+    fitted.more_data(n=(5, 20), rule="weak", draws=100, seed=4)
+
+    def refuse(*args: object) -> None:
+        raise AssertionError("the updates were computed again")
+
+    monkeypatch.setattr(more_data, "normal_update", refuse)
+    again = fitted.more_data(n=(5, 20), rule="strong", draws=100, seed=4)
+    pd.testing.assert_frame_equal(fresh.table, again.table)
+    assert again.method == "normal"
+    with pytest.raises(AssertionError, match="computed again"):  # other settings: new updates
+        fitted.more_data(n=(5, 20), rule="strong", draws=100, seed=5)
+
+
 def test_smallest_n_is_the_first_n_where_a_claim_is_likelier_than_not(
     fitted: bbt.BBTResult,
 ) -> None:
