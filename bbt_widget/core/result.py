@@ -447,7 +447,7 @@ class BBTResult:
         *,
         rope: Sequence[float] = DEFAULT_ROPE,
         draws: int = forecasts.DEFAULT_FUTURES,
-        seed: int = 0,
+        seed: int | None = 0,
         grown: forecasts.GrownPosterior | None = None,
     ) -> forecasts.MoreData:
         """How many more data sets would settle each claim: for ``n`` more data sets like
@@ -474,7 +474,8 @@ class BBTResult:
             at most ``0.5 / sqrt(draws)``).
         seed
             With the fit's seed, the entropy of the futures: the same call gives the same
-            numbers, and the same futures for every ``rule`` and ``rope``.
+            numbers, and the same futures for every ``rule`` and ``rope`` (``None``: a fresh
+            seed).
         grown
             The posterior of the grown counts (:data:`~.more_data.GrownPosterior`); default
             the normal approximation of the abilities given sigma
@@ -503,6 +504,7 @@ class BBTResult:
             )
         chosen = resolve_interpretation(rule or "auto", len(self.algorithms)).rule
         claims_now = self.summary(rope)[chosen].tolist()
+        seed = check_seed(seed)  # None: a fresh seed, drawn once for the key and the futures
         if grown is None:  # the other rule's forecast reuses these futures' updates
             key = (forecasts.check_n(n), check_rope(rope), draws, seed)
             grown = forecasts.Remembered(self.__dict__.setdefault("_more_data", {}), key)
@@ -520,7 +522,7 @@ class BBTResult:
             rule=chosen,
             rope=rope,
             futures=draws,
-            seed=[int(self.settings.get("seed") or 0), check_seed(seed)],
+            seed=[int(self.settings.get("seed") or 0), seed],
             grown=grown,
             method=getattr(grown, "method", "custom"),
         )

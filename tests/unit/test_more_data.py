@@ -194,3 +194,36 @@ def test_report_refuses_more_data_for_davidson_before_any_fit(tmp_path) -> None:
             more_data="50",
         )  # fmt: skip
     assert not (tmp_path / "r.md").exists()
+
+
+def _csv(tmp_path) -> list[str]:  # type: ignore[no-untyped-def]
+    """The command line of a report of the paper's base results, written as a CSV."""
+    path = tmp_path / "base.csv"
+    bbt.datasets.load_base().to_csv(path, index=False)
+    return ["report", str(path), "--dataset", "db", "-q", "--with", "none"]
+
+
+def test_command_refuses_bad_more_data_before_the_fit(tmp_path, capsys, monkeypatch) -> None:  # type: ignore[no-untyped-def]
+    from bbt_widget import cli
+
+    monkeypatch.setattr(bbt, "fit", lambda *a, **k: pytest.fail("fitted"))
+    words = [*_csv(tmp_path), "--more-data", "50,lots", "-o", str(tmp_path / "r.md")]
+    assert cli.main(words) == cli.EXIT_INPUT
+    err = capsys.readouterr().err
+    assert "--more-data 50,lots" in err and "e.g. 50,100" in err
+
+
+def test_command_passes_more_data_to_the_report(tmp_path, monkeypatch) -> None:  # type: ignore[no-untyped-def]
+    from bbt_widget import cli
+    from bbt_widget.outputs.report import _build
+
+    seen: dict[str, object] = {}
+
+    def record(result, path, **options):  # type: ignore[no-untyped-def]
+        seen.update(options)
+        return path
+
+    monkeypatch.setattr(_build, "report_of_fit", record)
+    words = [*_csv(tmp_path), "--more-data", "100,25", "-o", str(tmp_path / "r.md")]
+    assert cli.main(words) in (cli.EXIT_OK, cli.EXIT_DIAGNOSTICS)
+    assert seen["more_data"] == (25, 100)
