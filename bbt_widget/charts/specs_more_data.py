@@ -26,10 +26,19 @@ def more_data_chart(frame: pd.DataFrame, *, title: str | None = None) -> Any:
     """
     rules = sorted(frame["rule"].unique())
     title = title or f"P(claim) with more data sets ({' and '.join(rules)} rule)"
-    x = alt.X("n:Q", title="more data sets (n)", scale=alt.Scale(type="log"))
+    domain = [int(frame["n"].min()), int(frame["n"].max())]
+    x = alt.X(
+        "n:Q", title="more data sets (n)", scale=alt.Scale(type="log", domain=domain, nice=False)
+    )
     y = alt.Y("p_claim:Q", title="P(some claim)", scale=alt.Scale(domain=[0, 1]))
     colour = alt.Color("pair:N", title="pair")
-    dash = alt.StrokeDash("rule:N", title="rule", legend=alt.Legend() if len(rules) > 1 else None)
+    dash = alt.StrokeDash(
+        "rule:N",
+        title="rule",
+        # the weak rule solid, the strong dashed, whichever is drawn
+        scale=alt.Scale(domain=["weak", "strong"], range=[[1, 0], [6, 3]]),
+        legend=alt.Legend() if len(rules) > 1 else None,
+    )
     tooltip = [
         alt.Tooltip("pair:N"),
         alt.Tooltip("rule:N"),
@@ -43,8 +52,10 @@ def more_data_chart(frame: pd.DataFrame, *, title: str | None = None) -> Any:
     band = base.mark_area(opacity=0.15).encode(
         x=x, y="low:Q", y2="high:Q", color=colour, detail="rule:N"
     )
-    lines = base.mark_line(point=True).encode(
-        x=x, y=y, color=colour, strokeDash=dash, tooltip=tooltip
-    )
+    # points drawn apart from the lines, so that the legend shows the rules' dashes
+    lines = base.mark_line().encode(x=x, y=y, color=colour, strokeDash=dash)
+    points = base.mark_point(filled=True).encode(x=x, y=y, color=colour, tooltip=tooltip)
     half = alt.Chart(pd.DataFrame({"y": [0.5]})).mark_rule(strokeDash=[2, 2], color="grey")
-    return (band + lines + half.encode(y="y:Q")).properties(title=title, width=360, height=220)
+    return (band + lines + points + half.encode(y="y:Q")).properties(
+        title=title, width=360, height=220
+    )

@@ -227,3 +227,19 @@ def test_command_passes_more_data_to_the_report(tmp_path, monkeypatch) -> None: 
     words = [*_csv(tmp_path), "--more-data", "100,25", "-o", str(tmp_path / "r.md")]
     assert cli.main(words) in (cli.EXIT_OK, cli.EXIT_DIAGNOSTICS)
     assert seen["more_data"] == (25, 100)
+
+
+def test_chart_frame_has_one_curve_per_pair_and_rule(fitted: bbt.BBTResult) -> None:
+    weak = fitted.more_data(n=(5, 20), rule="weak", draws=100)
+    strong = fitted.more_data(n=(5, 20), rule="strong", draws=100)
+    pair = (weak.table["alg_a"][0], weak.table["alg_b"][0])
+    frame = bbt.charts.more_data_frame([weak, strong], [pair])
+    assert sorted(frame["rule"]) == ["strong", "strong", "weak", "weak"]
+    assert (frame["alg_a"] == pair[0]).all() and (frame["alg_b"] == pair[1]).all()
+    rows = weak.table[(weak.table.alg_a == pair[0]) & (weak.table.alg_b == pair[1])]
+    mine = frame[frame["rule"] == "weak"]
+    np.testing.assert_allclose(mine["p_claim"], 1 - rows["p_no_claim"])
+    assert ((mine["low"] <= mine["p_claim"]) & (mine["p_claim"] <= mine["high"])).all()
+    assert frame[["low", "high"]].stack().between(0, 1).all()
+    spec = bbt.charts.more_data_chart(frame).to_dict()
+    assert spec["title"] == "P(claim) with more data sets (strong and weak rule)"
