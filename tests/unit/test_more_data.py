@@ -243,3 +243,14 @@ def test_chart_frame_has_one_curve_per_pair_and_rule(fitted: bbt.BBTResult) -> N
     assert frame[["low", "high"]].stack().between(0, 1).all()
     spec = bbt.charts.more_data_chart(frame).to_dict()
     assert spec["title"] == "P(claim) with more data sets (strong and weak rule)"
+
+
+def test_raw_counts_are_those_the_fit_counted(fitted: bbt.BBTResult) -> None:
+    """The forecast grows the counts before the tie policy: under the fit's policy they are
+    the fitted win table."""
+    from bbt_widget.core.wintable import apply_ties
+
+    columns = ["alg1", "alg2", "win1", "win2"]
+    grown = apply_ties(fitted._raw_counts, "spread")[columns]
+    pd.testing.assert_frame_equal(grown, fitted.win_table[columns], check_dtype=False)
+    assert fitted._raw_counts["ties"].sum() > 0  # the case has ties to simulate
