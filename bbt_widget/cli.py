@@ -41,7 +41,7 @@ from bbt_widget.cli_commands.metrics import (
     report_metrics,
 )
 from bbt_widget.cli_commands.progress import Progress as _Progress  # noqa: F401
-from bbt_widget.cli_commands.report import add_group_option, report
+from bbt_widget.cli_commands.report import add_section_options, report
 from bbt_widget.cli_commands.report import compile_models as _compile  # noqa: F401
 from bbt_widget.cli_commands.report import import_jsonschema as _import_jsonschema  # noqa: F401
 from bbt_widget.cli_commands.terminal import safe_output
@@ -304,7 +304,7 @@ def _parser() -> argparse.ArgumentParser:
         help="for --with hierarchical: correlation of fold results, 1/k for k-fold "
         "cross-validation (Nadeau and Bengio 2003; Benavoli et al. 2017, Eq. 1-2)",
     )
-    add_group_option(r)
+    add_section_options(r)
     r.set_defaults(func=report)
 
     c = sub.add_parser(

@@ -35,6 +35,7 @@ from __future__ import annotations
 
 from .frames import build_frames
 from .frames_decisions import claim_counts, decision_frame
+from .frames_more_data import more_data_frame
 from .pairs import decision_text, pair_key
 from .specs import (
     coverage_chart,
@@ -45,6 +46,7 @@ from .specs import (
 )
 from .specs_cd import fit_cd_diagram
 from .specs_groups import group_decisions_chart
+from .specs_more_data import more_data_chart
 from .specs_ppc import ppc_chart
 from .specs_summary import decision_matrix_chart, ranking_chart
 
@@ -58,6 +60,8 @@ __all__ = [
     "fit_cd_diagram",
     "group_decisions_chart",
     "intervals_chart",
+    "more_data_chart",
+    "more_data_frame",
     "pair_key",
     "ppc_chart",
     "ranking_chart",

@@ -90,6 +90,7 @@ def _report(args: argparse.Namespace) -> int:
     tidy, algorithms = check_before_fit(df, args, dataset)  # read once, for every fit
     check_control(args.control, algorithms)
     check_highlight(args.highlight, algorithms)
+    more_data = _more_data(args)
     layout = layout_options(args, dataset)
     methods = check_methods(
         tidy, layout, path=out, methods=args.with_methods, robustness=args.robustness, rho=args.rho
@@ -132,6 +133,7 @@ def _report(args: argparse.Namespace) -> int:
                     progress=progress,
                     log=progress.done,
                     started=started,
+                    more_data=more_data,
                 )
             progress.done()
     except EngineError as err:
@@ -158,8 +160,16 @@ def _report(args: argparse.Namespace) -> int:
     return EXIT_CHARTS if no_charts else EXIT_OK
 
 
-def add_group_option(parser: argparse.ArgumentParser) -> None:
-    """``--group COLUMN``: data sets in groups, a "By family" section (``fit(group=...)``)."""
+def add_section_options(parser: argparse.ArgumentParser) -> None:
+    """``--group COLUMN``: data sets in groups, a "By family" section (``fit(group=...)``);
+    ``--more-data N,N``: a "More data sets" section (``BBTResult.more_data``)."""
+    parser.add_argument(
+        "--more-data",
+        default=None,
+        metavar="N,N",
+        help="add a 'More data sets' section: for the pairs with no claim, the probability "
+        "that this many more data sets like these would decide them, e.g. 50,100",
+    )
     parser.add_argument(
         "--group",
         default=None,
@@ -348,3 +358,22 @@ def print_overview(
         from bbt_widget.outputs.methods_text import precision_sentence
 
         print(precision_sentence(res, interpretation, rope, hdi))
+
+
+def _more_data(args: argparse.Namespace) -> tuple[int, ...] | None:
+    """``--more-data``'s numbers of more data sets, checked before the fit, and for a model
+    the forecast simulates (not Davidson's, not the group model)."""
+    if args.more_data is None:
+        return None
+    from ..outputs.report._more_data import parse_more_data
+
+    try:
+        n = parse_more_data(args.more_data)
+    except ValueError as err:
+        raise InputError(f"--more-data {args.more_data}: {err}") from None
+    if args.ties == "davidson" or args.group is not None:
+        raise InputError(
+            "--more-data forecasts the plain Bradley-Terry model: leave it out with "
+            "--ties davidson or --group"
+        )
+    return n

@@ -10,14 +10,15 @@ import numpy as np
 import pandas as pd
 
 from . import diagnostics, posterior
+from . import more_data as forecasts
 from . import precision as monte_carlo
 from .audit import Audit
 from .bidi import isolate, pair_label
 from .data import TidyResults
 from .draws import Draws
-from .options import DEFAULT_HDI, DEFAULT_ROPE
+from .options import DEFAULT_HDI, DEFAULT_ROPE, RuleChoice, resolve_interpretation
 from .settings import FitSettings
-from .validation import check_algorithms, check_hdi, check_rope
+from .validation import check_algorithms, check_hdi, check_rope, check_seed
 
 if TYPE_CHECKING:
     from arviz import ELPDData, InferenceData
@@ -438,6 +439,109 @@ class BBTResult:
                         f"{theirs[rule]!r} there"
                     )
         return found
+
+    def more_data(
+        self,
+        n: int | Sequence[int] = forecasts.DEFAULT_N,
+        rule: RuleChoice | None = None,
+        *,
+        rope: Sequence[float] = DEFAULT_ROPE,
+        draws: int = forecasts.DEFAULT_FUTURES,
+        seed: int | None = 0,
+        grown: forecasts.GrownPosterior | None = None,
+    ) -> forecasts.MoreData:
+        """How many more data sets would settle each claim: for ``n`` more data sets like
+        these, the posterior predictive probability that each pair carries each claim.
+
+        Each future draws abilities from this posterior, win counts per new data set from the
+        model (a pair meets as often as it met, ties at its own observed rate), applies the
+        fit's tie policy, and decides the grown counts' posterior by ``rule``
+        (:mod:`~bbt_widget.core.more_data`). It assumes the new data sets are exchangeable with
+        the old ones (drawn from the same population); a suite chosen to favour one method
+        breaks that.
+
+        Parameters
+        ----------
+        n
+            The numbers of more data sets (positive integers, each once), e.g. ``(50, 100)``.
+        rule
+            ``"weak"``, ``"strong"``, or ``None``/``"auto"``: the rule ``"auto"`` picks for
+            this many algorithms (:func:`~.options.resolve_interpretation`).
+        rope
+            The ROPE of the claims (as for :meth:`summary`).
+        draws
+            Futures simulated per ``n`` (the Monte Carlo standard error of a probability is
+            at most ``0.5 / sqrt(draws)``).
+        seed
+            With the fit's seed, the entropy of the futures: the same call gives the same
+            numbers, and the same futures for every ``rule`` and ``rope`` (``None``: a fresh
+            seed).
+        grown
+            The posterior of the grown counts (:data:`~.more_data.GrownPosterior`); default
+            the normal approximation of the abilities given sigma
+            (:func:`~.more_data.normal_update`). ``bbt_widget.lab.more_data.refits(result)``
+            gives full refits by the numpy engine (the reference: slow).
+
+        Returns
+        -------
+        MoreData
+            ``table``: per pair and ``n``, ``alg_a, alg_b, n, p_a_better, p_b_better,
+            p_equivalent, p_no_claim`` and their ``mcse_*``; ``settles``: per pair open now,
+            the smallest ``n`` at which a claim is more likely than not.
+
+        Raises
+        ------
+        ValueError
+            For bad ``n``, ``rule``, ``rope`` or ``draws``, and for a fit of the Davidson or
+            group model (the forecast simulates the plain model).
+        """
+        model = self.settings.get("model", "bbt")
+        if model != "bbt" or "sigma" not in self.draws.params:
+            raise ValueError(
+                f"more_data forecasts the plain Bradley-Terry model; this fit is of the "
+                f"{model!r} model. Fit with ties='spread', 'add' or 'forget' and no group= "
+                "to forecast"
+            )
+        chosen = resolve_interpretation(rule or "auto", len(self.algorithms)).rule
+        claims_now = self.summary(rope)[chosen].tolist()
+        seed = check_seed(seed)  # None: a fresh seed, drawn once for the key and the futures
+        if grown is None:  # the other rule's forecast reuses these futures' updates
+            key = (forecasts.check_n(n), check_rope(rope), draws, seed)
+            grown = forecasts.Remembered(self.__dict__.setdefault("_more_data", {}), key)
+        return forecasts.forecast(
+            beta=self.beta,
+            sigma=self.draws.params["sigma"].ravel(),
+            raw=self._raw_counts,
+            algorithms=self.algorithms,
+            ties=self.settings.get("ties"),
+            datasets=None if self.tidy is None else len(self.tidy.datasets),
+            pairs=self._pairs,
+            compared=self._compared,
+            claims_now=claims_now,
+            n=n,
+            rule=chosen,
+            rope=rope,
+            futures=draws,
+            seed=[int(self.settings.get("seed") or 0), seed],
+            grown=grown,
+            method=getattr(grown, "method", "custom"),
+        )
+
+    @cached_property
+    def _raw_counts(self) -> pd.DataFrame:
+        """The wins and ties before the tie policy: counted again from the results, or the
+        fitted table itself for a ready win table (its ties as the policy left them)."""
+        if self.tidy is None:
+            return self.win_table
+        from .wintable import count_wins
+
+        s = self.settings
+        return count_wins(
+            self.tidy,
+            d_min=s.get("d_min"),
+            paired=bool(s.get("paired", True)) if s.get("paired") is not None else True,
+            tie_threshold=s.get("tie_threshold"),
+        )
 
     def rope_mass(
         self,

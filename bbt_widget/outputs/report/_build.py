@@ -540,6 +540,7 @@ def write(
     progress: ProgressCallback | None = None,
     log: Callable[[str], None] | None = None,
     highlight: str | Sequence[str] | None = None,
+    more_data: str | Sequence[int] | None = None,
     **fit_options: Any,
 ) -> Path:
     """Write the report ``bbt-widget report`` writes: the same sections for the same data,
@@ -578,6 +579,10 @@ def write(
         ``"strong"``; the report says which rule it follows and why.
     progress, log
         Progress of the fits (``progress(stage, fraction)``) and a line per finished step.
+    more_data
+        Add the "More data sets" section: for the pairs with no claim, the probability that
+        this many more data sets (e.g. ``(50, 100)`` or ``"50,100"``) would decide them
+        (:meth:`BBTResult.more_data`). Default: no such section.
     **fit_options
         With data: keywords of :func:`bbt_widget.fit` (``dataset``, ``seed``, ...).
 
@@ -601,6 +606,15 @@ def write(
     from ...fitting import FIT_KEYWORDS, fit
 
     _check_keywords(fit_options, FIT_KEYWORDS)
+    if more_data is not None:  # checked before any fit
+        from ._more_data import parse_more_data
+
+        more_data = parse_more_data(more_data)
+        if fit_options.get("ties") == "davidson" or fit_options.get("group") is not None:
+            raise ValueError(
+                "more_data forecasts the plain Bradley-Terry model: leave it out with "
+                "ties='davidson' or group="
+            )
     problem = missing_folder(path)
     if problem is not None:  # before any fit: nothing is computed for a report not written
         raise ValueError(f"path {str(path)!r}: {problem}")
@@ -643,12 +657,13 @@ def write(
                 result, path, data=tidy, methods=methods, robustness=robustness, rho=rho,
                 rope=rope, hdi=hdi, interpretation=interpretation, control=control, title=title,
                 provenance=provenance, progress=progress, log=log, highlight=highlight,
-                started=started,
+                started=started, more_data=more_data,
             )  # fmt: skip
     return report_of_fit(
         result, path, data=data, methods=methods, robustness=robustness, rho=rho, rope=rope,
         hdi=hdi, interpretation=interpretation, control=control, title=title,
         provenance=provenance, progress=progress, log=log, highlight=highlight,
+        more_data=more_data,
     )  # fmt: skip
 
 
@@ -720,6 +735,7 @@ def report_of_fit(
     log: Callable[[str], None] | None,
     highlight: str | Sequence[str] | None,
     started: SideFit | None = None,
+    more_data: Sequence[int] | None = None,
 ) -> Path:
     """The report of a fit: what :func:`write` does once it has one (its keywords), with
     the side fit :func:`start_methods` started before the fit (``started``), if any."""
@@ -775,6 +791,10 @@ def report_of_fit(
         from ._groups import group_section
 
         sections.insert(0, group_section(result, rule, rope, hdi))
+    if more_data is not None:
+        from ._more_data import more_data_section
+
+        sections.append(more_data_section(result, more_data, rule, rope))
     if progress is not None:
         progress(f"writing {Path(path).name}", math.nan)
     return write_report(

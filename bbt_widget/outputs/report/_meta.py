@@ -185,6 +185,14 @@ def column_definitions(
         "statistic": "the test's statistic (for the critical difference: the CD in mean ranks).",
         "df": "its degrees of freedom.",
         "p_value": "its p-value.",
+        "more data sets": "the number of data sets like these added in the forecast.",
+        "P(a better)": (
+            "forecast probability that, with that many more data sets, a is claimed better."
+        ),
+        "P(b better)": "the same for b claimed better.",
+        "P(equivalent)": "the same for the two claimed practically equivalent.",
+        "P(no claim)": "the same for the pair still carrying no claim.",
+        "MCSE": "the largest Monte Carlo standard error of the four probabilities.",
         "n": "data sets with a score of the algorithm.",
         "shapiro_w": "Shapiro-Wilk's W of the algorithm's per-data-set mean scores.",
         "shapiro_p": "its p-value.",
