@@ -283,7 +283,14 @@ def _log_density(
         rows = slice(start, start + step)
         eta = nodes[rows, :, None] * slope
         eta += shift[rows, None, :]
-        out[rows] -= softplus(eta) @ counts
+        if eta.max() < 700.0:
+            # log(1 + e^eta) in place, in two passes: exact to rounding where e^eta does not
+            # overflow (the windows' nodes, all but a far widened one's)
+            np.exp(eta, out=eta)
+            np.log1p(eta, out=eta)
+        else:
+            eta = softplus(eta)
+        out[rows] -= eta @ counts
     return np.asarray(out)
 
 
