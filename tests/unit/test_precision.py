@@ -207,19 +207,34 @@ def test_the_screen_leaves_out_only_settled_pairs() -> None:
 def test_auto_draws_add_chains_while_a_claim_can_settle_and_fixed_does_not(monkeypatch) -> None:
     """With claims open after the first round: draws="auto" adds the chains they need (at
     most the budget, 4 times the first round), seeded from the fit's seed (the same seed
-    gives the same draws), and reports what it did; "fixed" keeps the first round; the first
-    round's chains are the fixed fit's. The conditional estimates settle every claim of the
-    shipped results at the first round, so a claim counts as settled here only 200 MCSE from
-    its threshold."""
+    gives the same draws), re-checks only the pairs still open after each round (no summary
+    of every pair but the first round's), and reports what it did; "fixed" keeps the first
+    round; the first round's chains are the fixed fit's. The conditional estimates settle
+    every claim of the shipped results at the first round, so a claim counts as settled here
+    only 200 MCSE from its threshold."""
+    from bbt_widget.core import result as result_module
     from bbt_widget.fitting import prepared
 
     monkeypatch.setattr(prepared, "DEFAULT_Z", 200.0)
+    summarised: list[int] = []  # the pairs of each summary table the fit computes
+    summarise = result_module.posterior.summarise
+
+    def recorded(p_sorted: np.ndarray, *args: object, **kwargs: object) -> pd.DataFrame:
+        summarised.append(p_sorted.shape[1])
+        return summarise(p_sorted, *args, **kwargs)  # type: ignore[arg-type]
+
     data = bbt.datasets.load_pmlb16()
     with warnings.catch_warnings():
         warnings.simplefilter("ignore")
         fixed = bbt.fit(data, dataset="db", engine="numpy", seed=3, draws="fixed")
+        monkeypatch.setattr(result_module.posterior, "summarise", recorded)
         auto = bbt.fit(data, dataset="db", engine="numpy", seed=3)
+        monkeypatch.setattr(result_module.posterior, "summarise", summarise)
         again = bbt.fit(data, dataset="db", engine="numpy", seed=3, draws="auto")
+    # every pair is checked once, after the first round; each later round re-checks the
+    # pairs still open then, not every pair
+    assert len(summarised) == auto.settings["rounds"] and summarised[0] == 120
+    assert all(0 < n < 120 for n in summarised[1:]), summarised
     assert len(fixed.unsettled(z=200.0)) >= 1
     assert fixed.draws.params["beta"].shape[0] == 4 and fixed.settings["draws"] == "fixed"
     assert auto.settings["draws"] == "auto" and auto.settings["rounds"] >= 2
