@@ -60,7 +60,7 @@ def _case(data: pd.DataFrame, layout: dict[str, str]) -> dict[str, Any]:
     plain.conditional_draws = None
     base, base_cpu, base_errors, base_open = _timed(plain)
     ours, our_cpu, our_errors, our_open = _timed(res)
-    looked = res.conditional_draws._known  # type: ignore[union-attr]
+    looked = res.conditional_draws.looked()  # type: ignore[union-attr]
     refined = our_errors["mcse_above_50"] < base_errors["mcse_above_50"]
     gain = (base_errors["mcse_above_50"] / our_errors["mcse_above_50"])[refined]
     return {
@@ -72,8 +72,9 @@ def _case(data: pd.DataFrame, layout: dict[str, str]) -> dict[str, Any]:
         "rope_change_seconds": {"conditional": ours[1:], "indicators": base[1:]},
         "rope_change_cpu_seconds": {"conditional": our_cpu[1:], "indicators": base_cpu[1:]},
         "pairs": len(res.summary()),
-        "pairs_looked_at_coarsely": len({k[:2] for k in looked if k[2]}),
-        "pairs_looked_at_finely": len({k[:2] for k in looked if not k[2]}),
+        "pairs_looked_at_coarsely": len(looked["coarse"]),
+        "pairs_looked_at_finely": len(looked["fine"]),
+        "pairs_looked_at_over_every_draw": len(looked["all"]),
         "unsettled_claims": {"conditional": our_open, "indicators": base_open},
         "mcse_above_50_indicator_over_conditional_median": float(np.median(gain))
         if len(gain)

@@ -9,9 +9,9 @@ only :class:`Draws`, so the engines that fill them are interchangeable. Rounds o
 from __future__ import annotations
 
 import secrets
-from collections.abc import Callable
+from collections.abc import Callable, Iterator
 from dataclasses import asdict, dataclass, field
-from typing import Any, Literal
+from typing import TYPE_CHECKING, Any, Literal, Protocol
 
 import numpy as np
 import numpy.typing as npt
@@ -32,6 +32,9 @@ from .validation import (
     check_seed,
 )
 
+if TYPE_CHECKING:  # the views dict's own methods return
+    from _collections_abc import dict_items, dict_keys, dict_values
+
 #: Any numpy array: the draws of a parameter, a block of a CSV file.
 Array = npt.NDArray[Any]
 
@@ -40,6 +43,99 @@ ModelName = Literal["bbt", "davidson", "bbt_groups"]
 #: ``progress(stage, fraction)``: stage is "compiling" or "sampling"; fraction in [0, 1]
 #: (``nan`` when unknown). Called from the engine's thread.
 ProgressCallback = Callable[[str, float], None]
+
+
+class Derivation(Protocol):
+    """Quantities derived from a fit's draws (e.g. replicated wins and the pointwise
+    log-likelihood): ``names``, and a call that gives them, the same arrays at every call."""
+
+    @property
+    def names(self) -> tuple[str, ...]: ...
+
+    def __call__(self) -> dict[str, Array]: ...
+
+
+@dataclass(frozen=True)
+class _JoinedDerivation:
+    """The derived quantities of rounds of draws joined as more chains: each round's, in
+    order, concatenated along the chains."""
+
+    parts: tuple[Derivation, ...]
+
+    @property
+    def names(self) -> tuple[str, ...]:
+        return self.parts[0].names
+
+    def __call__(self) -> dict[str, Array]:
+        found = [part() for part in self.parts]
+        return {name: np.concatenate([f[name] for f in found]) for name in self.names}
+
+
+class Params(dict[str, Array]):
+    """A fit's draws by name, some derived only when first asked for (:class:`Derivation`).
+
+    Why: the replicated wins and the log-likelihood of every draw and pair are the largest
+    arrays of a fit and only the posterior predictive check, WAIC and LOO read them; drawn
+    up front they cost a large share of a fit that never asks for them. Reading one of
+    their names (``params["log_lik"]``, ``in``, iterating, ``get``) derives them all, once,
+    from a copy of the generator's state the sampler left, so the numbers are those the fit
+    would have drawn at once.
+    """
+
+    def __init__(self, values: dict[str, Array], derivation: Derivation | None = None) -> None:
+        super().__init__(values)
+        self._derivation = derivation
+
+    @property
+    def pending(self) -> Derivation | None:
+        """The derivation not yet run (None once its quantities are in, or without one)."""
+        return self._derivation
+
+    def _derive(self) -> None:
+        if self._derivation is not None:
+            derived = self._derivation()
+            self._derivation = None
+            self.update(derived)
+
+    def __missing__(self, key: str) -> Array:
+        if self._derivation is None or key not in self._derivation.names:
+            raise KeyError(key)
+        self._derive()
+        return self[key]
+
+    def __contains__(self, key: object) -> bool:
+        pending = self._derivation is not None and key in self._derivation.names
+        return pending or super().__contains__(key)
+
+    def get(self, key: str, default: Any = None) -> Any:
+        return self[key] if key in self else default
+
+    def __iter__(self) -> Iterator[str]:
+        self._derive()
+        return super().__iter__()
+
+    def __len__(self) -> int:
+        self._derive()
+        return super().__len__()
+
+    def keys(self) -> dict_keys[str, Array]:
+        self._derive()
+        return super().keys()
+
+    def values(self) -> dict_values[str, Array]:
+        self._derive()
+        return super().values()
+
+    def items(self) -> dict_items[str, Array]:
+        self._derive()
+        return super().items()
+
+    def copy(self) -> Params:
+        return Params(dict(super().items()), self._derivation)
+
+    def __reduce__(self) -> tuple[Any, ...]:
+        # pickled as it stands (to a Dask worker and back): still lazy, no derivation run
+        return (Params, (dict(super().items()), self._derivation))
 
 
 @dataclass
@@ -51,7 +147,9 @@ class Draws:
     params
         Model parameters and generated quantities by Stan name: ``beta`` (chains, draws,
         n_alg), ``sigma`` (chains, draws), ``nu`` (Davidson only), ``win1_rep``,
-        ``ties_rep`` (Davidson only) and ``log_lik`` (chains, draws, n_pairs).
+        ``ties_rep`` (Davidson only) and ``log_lik`` (chains, draws, n_pairs). The numpy
+        engine's are a :class:`Params`: the replicates and ``log_lik`` are drawn when first
+        read.
     sampler
         Per-iteration sampler diagnostics by Stan name: ``divergent__``, ``treedepth__``,
         ``energy__``, ``accept_stat__``, ``n_leapfrog__``, ``stepsize__``, ``lp__``.
@@ -78,7 +176,7 @@ def joined(first: Draws, more: Draws) -> Draws:
     one set of draws: ``more``'s chains follow ``first``'s. Timings add up; where the two
     runs' details differ (e.g. the kernel the numpy engine chose), both are kept, joined by
     ``"+"``."""
-    params = {k: np.concatenate((v, more.params[k])) for k, v in first.params.items()}
+    params = _joined_params(first.params, more.params)
     sampler = {k: np.concatenate((v, more.sampler[k])) for k, v in first.sampler.items()}
     timings = {k: v + more.timings.get(k, 0.0) for k, v in first.timings.items()}
     info = dict(first.info)
@@ -87,6 +185,16 @@ def joined(first: Draws, more: Draws) -> Draws:
             parts = str(info[key]).split("+")
             info[key] = "+".join(parts if value in parts else [*parts, value])
     return Draws(params, sampler, first.engine, first.max_treedepth, timings, info)
+
+
+def _joined_params(first: dict[str, Array], more: dict[str, Array]) -> dict[str, Array]:
+    """Two rounds' parameters joined along the chains; quantities both rounds would derive
+    when asked (:class:`Params`) stay underived, each round's from its own generator."""
+    ours, theirs = (p.pending if isinstance(p, Params) else None for p in (first, more))
+    if ours is None or theirs is None or ours.names != theirs.names:
+        return {k: np.concatenate((v, more[k])) for k, v in first.items()}
+    drawn = {k: np.concatenate((v, dict.__getitem__(more, k))) for k, v in dict.items(first)}
+    return Params(drawn, _JoinedDerivation((ours, theirs)))
 
 
 def round_seed(seed: int, round_index: int) -> int:

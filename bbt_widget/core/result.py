@@ -23,6 +23,10 @@ from .validation import check_algorithms, check_hdi, check_rope, check_seed
 if TYPE_CHECKING:
     from arviz import ELPDData, InferenceData
 
+#: At most this many pairs are summarised from their own draws of P(a > b), without sorting
+#: every pair's (what settling's re-check of its open claims asks).
+_FEW_PAIRS = 64
+
 
 class BBTResult:
     """Posterior of a Bayesian Bradley-Terry fit and its summaries.
@@ -150,7 +154,14 @@ class BBTResult:
 
     def _columns(self, mask: np.ndarray) -> np.ndarray:
         # all pairs (the common case): the cached array itself, not a 160 MB copy
-        return self._p_sorted if mask.all() else self._p_sorted[:, mask]
+        if mask.all():
+            return self._p_sorted
+        if "_p_sorted" not in self.__dict__ and mask.sum() <= _FEW_PAIRS:
+            # a few pairs (settling re-checks its open claims): theirs alone, not every pair's
+            p = posterior.pair_probabilities(self.beta, [q for q, m in zip(self._pairs, mask) if m])
+            p.sort(axis=0)
+            return p
+        return self._p_sorted[:, mask]
 
     # ------------------------------------------------------------------ summaries
 
@@ -211,7 +222,7 @@ class BBTResult:
             self._compared[mask],
         )
         errors = self._screened_precision(table, mask, rope, z)
-        if self.conditional_draws is None or not errors["mcse_mean"].notna().any():
+        if self.conditional_draws is None:
             return table, errors
         known: dict[int, tuple[float, ...]] = self.__dict__.setdefault(
             "_refined_by_rope", {}
@@ -224,6 +235,8 @@ class BBTResult:
             rope,
             known=known,
             keys=np.flatnonzero(mask),
+            z=z,
+            n_draws=len(self.beta),
         )
 
     def _screened_precision(
@@ -246,7 +259,16 @@ class BBTResult:
             z,
             known=known,
             keys=np.flatnonzero(mask),
+            ess=self._measured_ess,
         )
+
+    @property
+    def _measured_ess(self) -> float:
+        """The fit's smallest bulk or tail ESS over its parameters (the tail ESS is that of
+        the 5% and 95% quantiles' indicators, averages like ``above_50``): the effective
+        sample size the screen of pairs near a threshold takes for every reported average."""
+        diag = self.diagnostics()
+        return float(min(diag.min_ess_bulk, diag.min_ess_tail))
 
     def pair(
         self,
@@ -374,10 +396,26 @@ class BBTResult:
         """
         rope = check_rope(rope)
         hdi = check_hdi(hdi)
-        mask = np.ones(len(self._pairs), dtype=bool)
+        return self._unsettled(np.ones(len(self._pairs), dtype=bool), rope, hdi, z)
+
+    def _unsettled(
+        self, mask: np.ndarray, rope: tuple[float, float], hdi: float, z: float
+    ) -> pd.DataFrame:
+        """:meth:`unsettled` among the pairs in ``mask`` (summary order) alone."""
         table, errors = self._estimated(mask, rope, hdi, z)
         summary = monte_carlo.settled_decisions(table, errors, rope, z)
         return monte_carlo.unsettled(summary, errors, rope, z)
+
+    def unsettled_among(
+        self, pairs: Iterable[tuple[str, str]], z: float = monte_carlo.DEFAULT_Z
+    ) -> pd.DataFrame:
+        """:meth:`unsettled` at the default ROPE and HDI, of the pairs of algorithms
+        ``pairs`` (either way round) alone: what sampling by decision re-checks after a
+        later round, without a summary of every pair."""
+        wanted = {frozenset(p) for p in pairs}
+        a = self.algorithms
+        mask = np.array([frozenset((a[i], a[j])) in wanted for i, j in self._pairs], dtype=bool)
+        return self._unsettled(mask, DEFAULT_ROPE, DEFAULT_HDI, z)
 
     def disagreements(
         self,

@@ -1,15 +1,18 @@
-"""Sampling by decision: more rounds of draws until no claim can flip with the seed.
+"""Sampling by decision: more draws only where a claim could flip with the seed.
 
 A fit's claims compare Monte Carlo estimates (``above_50``, ``in_rope``, the mean of
 P(a > b)) with fixed thresholds. Where an estimate lies within ``z`` Monte Carlo standard
 errors of its threshold, another seed could give the other claim. ``draws="auto"`` draws
-the default number first (a fit whose claims are settled costs nothing more), then adds
-chains, seeded from the fit's seed, in one round up to the budget when some open claim could
-settle within it (:data:`~.options.SETTLE_BUDGET` times the first
-round's draws, and :data:`~.options.SETTLE_MEMORY` bytes of draws). An estimate's MCSE
-falls as one over the square root of the draws, so the draws a claim needs follow from its
-distance to the threshold: a claim whose estimate sits on its threshold would need
-unbounded draws, and is left unsettled (the summary makes no claim for it and names it).
+the default number first; a claim still open there has first been estimated again over
+every draw already made (the conditional estimates' last look:
+:func:`~.precision.refined`), which settles almost all. For the few left, it adds the
+chains those claims need, seeded from the fit's seed, and re-checks those claims alone
+(:meth:`~.result.BBTResult.unsettled_among`), in up to :data:`_ROUNDS` more rounds within
+the budget (:data:`~.options.SETTLE_BUDGET` times the first round's draws, and
+:data:`~.options.SETTLE_MEMORY` bytes of draws). An estimate's MCSE falls as one over the
+square root of the draws, so the draws a claim needs follow from its distance to the
+threshold: a claim whose estimate sits on its threshold would need unbounded draws, and is
+left unsettled (the summary makes no claim for it and names it).
 """
 
 from __future__ import annotations
@@ -31,6 +34,9 @@ _MARGIN = 1.25
 #: Open claims that would need more than this many budgets each are on their threshold:
 #: no round is spent on them alone.
 _HOPELESS = 4
+#: Most rounds after the first (each joins more chains; a claim's estimate moves between
+#: rounds, so what it needs is estimated again).
+_ROUNDS = 3
 
 
 def draws_needed(open_claims: pd.DataFrame, drawn: int, z: float) -> pd.Series:
@@ -52,7 +58,7 @@ def settle(
     budget: int,
     z: float,
 ) -> BBTResult:
-    """The result of ``first``'s draws with as many more chains as its claims need.
+    """The result of ``first``'s draws with as many more chains as its open claims need.
 
     Parameters
     ----------
@@ -73,11 +79,42 @@ def settle(
         Monte Carlo standard errors between a settled claim's estimate and its threshold.
     """
     result = result_of(first, 1)
-    drawn = int(first.params["beta"].shape[0]) * per_chain
-    chains = chains_to_add(result.unsettled(z=z), drawn, per_chain, budget, z)
-    if chains < 1:
-        return result
-    return result_of(joined(first, more(chains, round_seed(seed, 1))), 2)
+    drawn, rounds = first, 1
+    open_claims = result.unsettled(z=z)
+    while rounds <= _ROUNDS:
+        total = int(drawn.params["beta"].shape[0]) * per_chain
+        chains = chains_needed(open_claims, total, per_chain, budget, z)
+        if chains < 1:
+            break
+        extra = more(chains, round_seed(seed, rounds))
+        drawn, rounds = joined(drawn, extra), rounds + 1
+        later = result_of(drawn, rounds)
+        if result.conditional_draws is not None and later.conditional_draws is not None:
+            # the earlier rounds' conditional expectations are kept, not computed again
+            later.conditional_draws = result.conditional_draws.joined(
+                extra.params["beta"], extra.params["sigma"]
+            )
+        result = later
+        open_claims = result.unsettled_among(zip(open_claims["alg_a"], open_claims["alg_b"]), z)
+    return result
+
+
+def chains_needed(
+    open_claims: pd.DataFrame, drawn: int, per_chain: int, budget: int, z: float
+) -> int:
+    """The chains of the next round of the BBT fit (0: none): as many as the open claims
+    (rows with ``value``, ``threshold``, ``mcse``) that could settle within the ``budget``
+    of draws need (:func:`draws_needed`), at most what the budget leaves; none when every
+    claim is settled or each would need many budgets (it sits on its threshold)."""
+    if open_claims.empty:
+        return 0
+    needed = draws_needed(open_claims, drawn, z)
+    reachable = needed[needed <= _HOPELESS * budget]
+    if reachable.empty:
+        return 0
+    target = min(float(reachable.max()), float(budget))
+    wanted = math.ceil(max(target - drawn, 1.0) / per_chain)
+    return max(min(wanted, (budget - drawn) // per_chain), 0)
 
 
 def chains_to_add(

@@ -12,6 +12,15 @@ term by term, the expansion gives the mass below any threshold (``d = 0`` for "P
 0.5", the ROPE's bounds in logits) to about 1e-10. The expansion is computed once per pair
 and serves every ROPE (a widget's slider asks for many).
 
+The window is scaled to the law itself, not only to its curvature at the mode: where some
+algorithms beat others on every data set (complete separation) the law is a wide plateau
+whose curvature at the mode is the prior's alone, and a window of a few of those standard
+deviations would hold the plateau between a handful of nodes (probabilities above 1 or
+below 0). So the window is narrowed to where the density lies within ``exp(-30)`` of its
+peak (the nodes beyond, one each side), and widened where its ends still hold mass, until
+it fits; the probabilities are then exact to the quadrature's precision, and kept in
+[0, 1] against rounding.
+
 The average over posterior draws of ``E[f(d) | s, rest, sigma]`` estimates the posterior
 mean of ``f(d)`` without bias, whichever sampler drew them (the numpy engine's kernels or
 Stan): the posterior probabilities ``above_50`` and ``in_rope`` and the mean of P(a > b).
@@ -22,7 +31,10 @@ vary little from draw to draw: the Monte Carlo error of ``above_50`` near a thre
 eighth or fewer of them (on the shipped 16 x 132 results and simulated ones of 30 and 50
 algorithms; a Pólya-Gamma conditional, which integrates all abilities given latent variables,
 gave 5 to 10), and a pair's claim settles unless its estimate lies within about 1e-4 of the
-threshold.
+threshold. Three looks, each over more draws: a coarse one over every 32nd draw, a fine one
+over every 8th, and one over every draw (for the few claims still open: the draws are
+already made, so this settles them before any more are drawn). Later rounds of draws join
+(:meth:`PairConditionals.joined`) and reuse what the earlier rounds computed.
 
 Only the plain model has this form; the group model and Davidson's do not get conditional
 estimates.
@@ -35,29 +47,44 @@ from dataclasses import dataclass
 from typing import Any
 
 import numpy as np
+from threadpoolctl import threadpool_limits
 
-from ..core.posterior import inv_logit
+from ..core.posterior import inv_logit, normal_cdf
+from . import _independence
 from ._design import Array, Design, softplus
 
 __all__ = ["PairConditionals"]
 
 #: Every k-th posterior draw of each chain has its conditional expectations computed per
-#: pair, k at least :data:`THIN` (they vary so little between draws that an eighth of the
-#: draws gives a Monte Carlo error far below any threshold's reach, and each costs a
-#: quadrature) and at most :data:`MOST_DRAWS` draws in all. A fixed share, so that their
-#: error falls with more rounds of draws as sampling by decision expects.
+#: pair in the fine look, k at least :data:`THIN` (they vary so little between draws that
+#: an eighth of the draws gives a Monte Carlo error far below any threshold's reach, and
+#: each costs a quadrature) and at most :data:`MOST_DRAWS` draws in all. A fixed share, so
+#: that their error falls with more rounds of draws as sampling by decision expects.
 THIN = 8
 MOST_DRAWS = 8000
-#: A coarse look first uses every this-many-th of those draws: enough to settle almost every
-#: claim (an error still tens of times below the indicator's), at a quarter of the cost (see
-#: :func:`bbt_widget.core.precision.refined`).
+#: The coarse look uses every this-many-th of the fine look's draws: enough to settle almost
+#: every claim (an error still tens of times below the indicator's), at a quarter of the
+#: cost (see :func:`bbt_widget.core.precision.refined`).
 COARSE = 4
-#: Gauss-Legendre nodes of the window, and its half-width in standard deviations of the
-#: normal law at the mode (the log-density falls at least that fast near the mode and
-#: slightly slower beyond, where the likelihood's curvature fades: the width covers it).
-_N = 48
-_NODES, _WEIGHTS = np.polynomial.legendre.leggauss(_N)
+#: The looks, coarsest first (:meth:`PairConditionals.__call__`'s ``look``).
+LOOKS = ("coarse", "fine", "all")
+#: The window's first half-width in standard deviations of the normal law at the mode (the
+#: log-density falls at least that fast near the mode and slightly slower beyond, where the
+#: likelihood's curvature fades: the width covers it).
 _WIDTH = 7.0
+#: The window fits the law (see the module), judged at its panels' nodes: its ends must lie
+#: :data:`_END_DROP` below the peak's log-density (else that side is widened by the window's
+#: width), and it is narrowed to the nodes within :data:`_LEVEL` of the peak (and one node
+#: beyond each side) when they span less than half of it; at most :data:`_FITS` windows.
+_END_DROP = 20.0
+_LEVEL = 30.0
+_FITS = 8
+#: The fitted window is cut in two panels, at d = 0 where it lies inside (the threshold of
+#: "P(a > b) > 0.5", where a separated pair's law is steepest), else at its middle; each
+#: panel has :data:`_N` Gauss-Legendre nodes, and its density there gives its Legendre
+#: expansion.
+_N = 32
+_NODES, _WEIGHTS = np.polynomial.legendre.leggauss(_N)
 #: The Legendre polynomials P_0..P_{N-1} at the nodes, scaled by (2k + 1) / 2: with the
 #: weights they turn the density at the nodes into its expansion's coefficients.
 _BASIS = np.polynomial.legendre.legvander(_NODES, _N - 1) * (2 * np.arange(_N) + 1) / 2
@@ -67,41 +94,59 @@ _BASIS = np.polynomial.legendre.legvander(_NODES, _N - 1) * (2 * np.arange(_N) +
 #: holds the mass to far below the quadrature's own error.
 _NEWTON_STEPS = 5
 _MAX_STEP = 2.0
-#: Draws integrated at once (draws x nodes x games floats).
+#: Draws integrated at once (draws x nodes x games floats), and the floats of one block of
+#: the log-density's evaluation (a few hundred kilobytes: kept in the processor's cache, the
+#: several passes of the logistic terms over them cost a third of what they cost from
+#: memory).
 _CHUNK = 256
+_CACHE_FLOATS = 1 << 15
 
 
 @dataclass
 class _Quadrature:
-    """One pair's conditional laws of ``d``, per used draw: the window's centre and
-    half-width, the Legendre coefficients of the density there (on the window's scale
-    ``v`` in [-1, 1], integrating to 1) and the mean of P(a > b)."""
+    """One pair's conditional laws of ``d``, per used draw: the bounds of its two panels
+    (low, cut, high), each panel's share of the mass and the Legendre coefficients of the
+    density there (on the panel's scale ``v`` in [-1, 1], integrating to 1), and the mean of
+    P(a > b)."""
 
-    centre: Array
-    half: Array
+    bounds: Array
+    shares: Array
     coefficients: Array
     mean: Array
 
     def below(self, t: float) -> Array:
-        """Per draw, the conditional probability that ``d`` lies below ``t``."""
-        v = np.clip((t - self.centre) / self.half, -1.0, 1.0)
-        legendre = np.polynomial.legendre.legvander(v, _N)  # P_0..P_N at v, per draw
-        integral = np.empty((len(v), _N))
-        integral[:, 0] = v + 1.0
+        """Per draw, the conditional probability that ``d`` lies below ``t``, in [0, 1]."""
+        out = np.zeros(len(self.mean))
         k = np.arange(1, _N)
-        integral[:, 1:] = (legendre[:, 2:] - legendre[:, :-2]) / (2 * k + 1)
-        # the expansion's integral from -1 to v: sum_k c_k I_k(v)
-        return np.asarray((self.coefficients * integral).sum(axis=1))
+        for panel in range(2):
+            low, high = self.bounds[:, panel], self.bounds[:, panel + 1]
+            half = np.maximum((high - low) / 2, 1e-300)
+            v = np.clip((t - (high + low) / 2) / half, -1.0, 1.0)
+            legendre = np.polynomial.legendre.legvander(v, _N)  # P_0..P_N at v, per draw
+            integral = np.empty((len(v), _N))
+            integral[:, 0] = v + 1.0
+            integral[:, 1:] = (legendre[:, 2:] - legendre[:, :-2]) / (2 * k + 1)
+            # the expansion's integral from -1 to v: sum_k c_k I_k(v), at most 1
+            inside = np.clip((self.coefficients[:, panel] * integral).sum(axis=1), 0.0, 1.0)
+            out += self.shares[:, panel] * inside
+        return np.clip(out, 0.0, 1.0)
+
+    @staticmethod
+    def joined(parts: Sequence[_Quadrature]) -> _Quadrature:
+        """Several rounds' laws, one after the other."""
+        fields = ("bounds", "shares", "coefficients", "mean")
+        return _Quadrature(*(np.concatenate([getattr(p, f) for p in parts]) for f in fields))
 
 
 class PairConditionals:
-    """``conditional(pairs, rope)`` for a plain model's posterior draws: per used draw and
-    pair, the expectations of P(a > b), of "P(a > b) > 0.5" and of "P(a > b) in the ROPE"
-    given the rest of the draw (the other abilities, ``beta_a + beta_b`` and ``sigma``),
-    shaped (3, chains, used, pairs), in that order (averaged over the draws they estimate
-    the summary's ``mean``, ``above_50`` and ``in_rope``): every k-th draw of each chain
-    (:data:`THIN`, :data:`MOST_DRAWS`), or with ``coarse`` every :data:`COARSE`-th of those.
-    Each pair's quadrature is kept for the next ROPE.
+    """``conditional(pairs, rope, look="fine")`` for a plain model's posterior draws: per used
+    draw and pair, the expectations of P(a > b), of "P(a > b) > 0.5" and of "P(a > b) in the
+    ROPE" given the rest of the draw (the other abilities, ``beta_a + beta_b`` and
+    ``sigma``), shaped (3, chains, used, pairs), in that order (averaged over the draws they
+    estimate the summary's ``mean``, ``above_50`` and ``in_rope``). ``look``: ``"fine"``
+    every k-th draw of each chain (:data:`THIN`, :data:`MOST_DRAWS`), ``"coarse"`` every
+    :data:`COARSE`-th of those, ``"all"`` every draw. Each pair's quadrature is kept for
+    the next ROPE (and the next round of draws: :meth:`joined`).
 
     Parameters
     ----------
@@ -116,49 +161,144 @@ class PairConditionals:
         self._stan_data = stan_data
         self._design = Design.from_stan_data(stan_data)
         chains, draws, _ = beta.shape
-        step = max(THIN, -(-chains * draws // MOST_DRAWS))
-        self._chains = chains
-        self._draws = {
-            coarse: (
-                beta[:, :: step * (COARSE if coarse else 1)],
-                sigma[:, :: step * (COARSE if coarse else 1)],
-            )
-            for coarse in (False, True)
-        }
-        self._known: dict[tuple[int, int, bool], _Quadrature] = {}
+        fine = max(THIN, -(-chains * draws // MOST_DRAWS))
+        self._every = {"coarse": fine * COARSE, "fine": fine, "all": 1}
+        self._rounds: list[tuple[Array, Array]] = [(beta, sigma)]
+        # per (a, b, every, round): the laws of that round's used draws
+        self._known: dict[tuple[int, int, int, int], _Quadrature] = {}
+        # the posterior mode and the covariance of the abilities there (None: no interior
+        # mode), computed when first asked for
+        self._normal: tuple[tuple[Array, Array] | None] | None = None
+
+    @property
+    def _chains(self) -> int:
+        return sum(beta.shape[0] for beta, _ in self._rounds)
+
+    def joined(self, beta: Array, sigma: Array) -> PairConditionals:
+        """These conditionals with another round's draws (more chains, as many draws each)
+        after this one's: what was computed for the earlier rounds is reused."""
+        out = PairConditionals.__new__(PairConditionals)
+        out.__dict__.update(self.__dict__)
+        out._rounds = [*self._rounds, (beta, sigma)]
+        return out
+
+    def share(self, look: str) -> float:
+        """The share of the draws a look uses (1 for ``"all"``)."""
+        return 1.0 / float(self._every[look])
+
+    def finest(self, pair: tuple[int, int]) -> str:
+        """The finest look computed so far for ``pair`` over every round's draws (at any
+        ROPE: the quadratures serve them all), the coarsest when none."""
+        rounds = range(len(self._rounds))
+        for look in reversed(LOOKS):
+            every = self._every[look]
+            if all((int(pair[0]), int(pair[1]), every, r) in self._known for r in rounds):
+                return look
+        return LOOKS[0]
+
+    def looked(self) -> dict[str, set[tuple[int, int]]]:
+        """The pairs each look has computed (for benchmarks and tests)."""
+        by_every = {every: look for look, every in self._every.items()}
+        out: dict[str, set[tuple[int, int]]] = {look: set() for look in LOOKS}
+        for a, b, every, _ in self._known:
+            out[by_every[every]].add((a, b))
+        return out
 
     def __call__(
-        self, pairs: Sequence[tuple[int, int]], rope: tuple[float, float], *, coarse: bool = False
+        self, pairs: Sequence[tuple[int, int]], rope: tuple[float, float], *, look: str = "fine"
     ) -> Array:
         low, high = (float(np.log(r / (1.0 - r))) for r in rope)
-        used = self._draws[coarse][1].size
-        out = np.empty((3, used, len(pairs)))
-        for k, pair in enumerate(pairs):
-            key = (int(pair[0]), int(pair[1]), coarse)
-            if key not in self._known:
-                self._known[key] = self._quadrature(*key)
-            q = self._known[key]
-            out[0, :, k] = q.mean
-            out[1, :, k] = 1.0 - q.below(0.0)
-            out[2, :, k] = q.below(high) - q.below(low)
-        return out.reshape(3, self._chains, -1, len(pairs))
+        every = self._every[look]
+        out = []
+        for pair in pairs:
+            q = _Quadrature.joined(
+                [self._law(int(pair[0]), int(pair[1]), every, r) for r in range(len(self._rounds))]
+            )
+            out.append((q.mean, 1.0 - q.below(0.0), np.maximum(q.below(high) - q.below(low), 0.0)))
+        shaped = np.array(out).transpose(1, 2, 0) if out else np.empty((3, 0, 0))
+        return shaped.reshape(3, self._chains, -1, len(pairs))
 
-    def _quadrature(self, a: int, b: int, coarse: bool) -> _Quadrature:
-        beta, sigma = self._draws[coarse]
-        beta = beta.reshape(-1, beta.shape[-1])
-        sigma = sigma.reshape(-1)
-        parts = [
-            _pair_law(self._design, beta[rows], sigma[rows], a, b)
-            for rows in (slice(s, s + _CHUNK) for s in range(0, len(beta), _CHUNK))
-        ]
-        return _Quadrature(*(np.concatenate(field) for field in zip(*parts)))
+    def _law(self, a: int, b: int, every: int, round_index: int) -> _Quadrature:
+        key = (a, b, every, round_index)
+        if key not in self._known:
+            beta, sigma = self._rounds[round_index]
+            beta = beta[:, ::every].reshape(-1, beta.shape[-1])
+            sigma = sigma[:, ::every].reshape(-1)
+            parts = [
+                _pair_law(self._design, beta[rows], sigma[rows], a, b)
+                for rows in (slice(s, s + _CHUNK) for s in range(0, len(beta), _CHUNK))
+            ]
+            self._known[key] = _Quadrature(*(np.concatenate(field) for field in zip(*parts)))
+        return self._known[key]
+
+    def approximate(
+        self, pairs: Sequence[tuple[int, int]], rope: tuple[float, float]
+    ) -> Array | None:
+        """The pairs' ``mean``, ``above_50``, ``in_rope`` and the posterior sd of P(a > b)
+        (shaped (4, pairs)) under the normal approximation of the posterior at its mode,
+        found by Newton's method from a fixed start: a function of the data alone, not of
+        the draws or their seed (which pairs the summary estimates by their conditional
+        expectations follows from it); None where there is no interior mode (complete
+        separation)."""
+        if self._normal is None:
+            # many small decompositions: BLAS threads only contend (as in the sampler)
+            with threadpool_limits(limits=1, user_api="blas"):
+                start = np.zeros(self._design.n_alg + 1)
+                found = _independence.find_mode(self._design, start)
+            self._normal = (
+                (None,) if found is None else ((found[0][1:], _beta_covariance(found[1])),)
+            )
+        if self._normal[0] is None:
+            return None
+        mode, covariance = self._normal[0]
+        a = np.array([p[0] for p in pairs], dtype=int)
+        b = np.array([p[1] for p in pairs], dtype=int)
+        centre = mode[a] - mode[b]
+        spread = np.sqrt(
+            np.maximum(covariance[a, a] + covariance[b, b] - 2 * covariance[a, b], 1e-300)
+        )
+        low, high = (float(np.log(r / (1.0 - r))) for r in rope)
+        # E[inv_logit(d)] for a normal d: the probit approximation (MacKay 1992)
+        mean = inv_logit(centre / np.sqrt(1.0 + np.pi * spread**2 / 8.0))
+        above = normal_cdf(centre / spread)
+        inside = normal_cdf((high - centre) / spread) - normal_cdf((low - centre) / spread)
+        # the sd of inv_logit(d) by the delta method
+        spread_p = mean * (1.0 - mean) * spread
+        return np.vstack([mean, above, inside, spread_p])
+
+
+def _beta_covariance(precision: Array) -> Array:
+    """The abilities' block of the inverse of the posterior precision of (log sigma, beta)."""
+    return np.asarray(np.linalg.inv(precision)[1:, 1:])
+
+
+def _log_density(
+    nodes: Array, shift: Array, slope: Array, counts: Array, pull: float, prior: Array
+) -> Array:
+    """The log-density of ``d`` (up to a constant per draw) at ``nodes`` (draws, k), a few
+    draws at a time (the draws x nodes x games values fit in the processor's cache)."""
+    out = (pull - prior[:, None] * nodes / 2) * nodes
+    step = max(1, _CACHE_FLOATS // max(nodes.shape[1] * len(counts), 1))
+    for start in range(0, len(nodes), step):
+        rows = slice(start, start + step)
+        eta = nodes[rows, :, None] * slope
+        eta += shift[rows, None, :]
+        if eta.max() < 700.0:
+            # log(1 + e^eta) in place, in two passes: exact to rounding where e^eta does not
+            # overflow (the windows' nodes, all but a far widened one's)
+            np.exp(eta, out=eta)
+            np.log1p(eta, out=eta)
+        else:
+            eta = softplus(eta)
+        out[rows] -= eta @ counts
+    return np.asarray(out)
 
 
 def _pair_law(
     design: Design, beta: Array, sigma: Array, a: int, b: int
 ) -> tuple[Array, Array, Array, Array]:
-    """Per draw: the window's centre and half-width, the Legendre coefficients of the
-    density of ``d`` there and its conditional mean of P(a > b) (see the module)."""
+    """Per draw: the two panels' bounds and shares of the mass, the Legendre coefficients of
+    the density of ``d`` in each and its conditional mean of P(a > b) (see the module)."""
     touches = (design.i1 == a) | (design.i2 == a) | (design.i1 == b) | (design.i2 == b)
     games = np.flatnonzero(touches)
     i1, i2 = design.i1[games], design.i2[games]
@@ -183,13 +323,61 @@ def _pair_law(
         mode = mode + np.clip(grad / curvature, -_MAX_STEP, _MAX_STEP)
     p = inv_logit(shift + slope * mode[:, None])
     half = _WIDTH / np.sqrt(prior + (counts * p * (1 - p) * slope**2).sum(axis=1))
+    low, high = mode - half, mode + half
 
-    nodes = mode[:, None] + half[:, None] * _NODES  # (draws, nodes)
-    eta = shift[:, None, :] + slope * nodes[..., None]
-    log_density = (pull - prior[:, None] * nodes / 2) * nodes
-    log_density -= softplus(eta) @ counts
-    log_density -= log_density.max(axis=1, keepdims=True)
-    mass = np.exp(log_density) * _WEIGHTS
-    mass /= mass.sum(axis=1, keepdims=True)
-    mean = (mass * inv_logit(nodes)).sum(axis=1)
-    return mode, half, mass @ _BASIS, mean
+    def at(nodes: Array, rows: Array) -> Array:
+        return _log_density(nodes, shift[rows], slope, counts, pull, prior[rows])
+
+    # the two panels' nodes of every draw, and the log-density there, for the window as it
+    # stands; refitted (see the module) for the draws whose window does not fit their law
+    nodes = np.empty((len(mode), 2 * _N))
+    values = np.empty((len(mode), 2 * _N))
+    cut = np.empty(len(mode))
+    todo = np.arange(len(mode))
+    for fit in range(_FITS):
+        low_, high_ = low[todo], high[todo]
+        cut[todo] = np.where((low_ < 0) & (high_ > 0), 0.0, (low_ + high_) / 2)
+        for panel, (start, end) in enumerate(((low_, cut[todo]), (cut[todo], high_))):
+            span = slice(panel * _N, (panel + 1) * _N)
+            nodes[todo, span] = ((start + end) / 2)[:, None] + ((end - start) / 2)[:, None] * _NODES
+        values[todo] = at(nodes[todo], todo)
+        if fit == _FITS - 1:
+            break
+        ours, seen = nodes[todo], values[todo]
+        top = seen.max(axis=1, keepdims=True)
+        # ends that still hold mass: widen that side by the window's width
+        width = high_ - low_
+        left_open = seen[:, 0] > top[:, 0] - _END_DROP
+        right_open = seen[:, -1] > top[:, 0] - _END_DROP
+        # the nodes within _LEVEL of the peak, and one beyond each side
+        inside = seen > top - _LEVEL
+        first = np.maximum(inside.argmax(axis=1) - 1, 0)
+        last = np.minimum(2 * _N - inside[:, ::-1].argmax(axis=1), 2 * _N - 1)
+        rows = np.arange(len(todo))
+        narrow_low, narrow_high = ours[rows, first], ours[rows, last]
+        narrow = (narrow_high - narrow_low) < width / 2  # under half the window: narrow it
+        again = left_open | right_open | narrow
+        if not again.any():
+            break
+        low[todo] = np.where(left_open, low_ - width, np.where(narrow, narrow_low, low_))
+        high[todo] = np.where(right_open, high_ + width, np.where(narrow, narrow_high, high_))
+        todo = todo[again]
+    bounds = np.column_stack([low, cut, high])
+    panels = [
+        (nodes[:, span], values[:, span], (bounds[:, k + 1] - bounds[:, k]) / 2)
+        for k, span in enumerate((slice(0, _N), slice(_N, 2 * _N)))
+    ]
+    top = np.maximum(*(values.max(axis=1) for _, values, _ in panels))
+    masses, coefficients, means = [], [], []
+    for nodes, values, half in panels:
+        mass = np.exp(values - top[:, None]) * _WEIGHTS  # times half: the panel's mass
+        total = mass.sum(axis=1)
+        masses.append(total * half)
+        shape = mass / np.where(total > 0, total, 1.0)[:, None]
+        coefficients.append(shape @ _BASIS)
+        means.append((shape * inv_logit(nodes)).sum(axis=1))
+    mass = np.column_stack(masses)
+    shares = mass / mass.sum(axis=1, keepdims=True)
+    mean = (shares * np.column_stack(means)).sum(axis=1)
+    mean = np.minimum(mean, 1.0)  # 1 + 1e-16 by rounding
+    return bounds, shares, np.stack(coefficients, axis=1), mean

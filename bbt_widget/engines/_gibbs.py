@@ -40,6 +40,7 @@ the warm-up and keeps whichever suits the posterior (``kernel="auto"``).
 
 from __future__ import annotations
 
+import copy
 import math
 import threading
 from collections.abc import Mapping
@@ -434,6 +435,28 @@ def _gaussian_draw(
     scale = 1.0 + s2 * lam
     rotated = s2 * b_rot / scale + rng.standard_normal(lam.shape) * np.sqrt(s2 / scale)
     return np.asarray(np.einsum("cij,cj->ci", vec, rotated))
+
+
+@dataclass(frozen=True)
+class Replicates:
+    """:func:`replicate` of a run's draws, when first asked for (a
+    :class:`~bbt_widget.core.draws.Derivation`): from a copy of the generator as the sampler
+    left it, so the same numbers as drawn right after the sampling, at every call."""
+
+    design: Design
+    draws: Mapping[str, Array]
+    rng: np.random.Generator
+    names: tuple[str, ...] = ("win1_rep", "log_lik")
+
+    @classmethod
+    def after(
+        cls, design: Design, draws: Mapping[str, Array], rng: np.random.Generator
+    ) -> Replicates:
+        """The replicates of ``draws``, with ``rng`` in its state now (it is copied)."""
+        return cls(design, dict(draws), copy.deepcopy(rng))
+
+    def __call__(self) -> dict[str, Array]:
+        return replicate(self.design, self.draws, copy.deepcopy(self.rng))
 
 
 def replicate(

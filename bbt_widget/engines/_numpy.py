@@ -20,7 +20,7 @@ from typing import Any
 
 import numpy as np
 
-from ..core.draws import Draws, ModelName, ProgressCallback, SamplerSettings, fresh_seed
+from ..core.draws import Draws, ModelName, Params, ProgressCallback, SamplerSettings, fresh_seed
 from . import _gibbs, _polya_gamma
 from ._design import Design
 from ._programs import program_hash
@@ -137,9 +137,9 @@ class NumpyEngine:
             cancel=cancel,
             report=ran,
         )
-        params |= _gibbs.replicate(design, params, rng)
         return Draws(
-            params=params,
+            # drawn when the PPC, WAIC or LOO asks, from the generator as the sampler left it
+            params=Params(params, _gibbs.Replicates.after(design, params, rng)),
             sampler={},
             engine=self.name,
             max_treedepth=settings.max_treedepth,
