@@ -70,6 +70,7 @@ from ..headline import headline
 from ..methods_text import (
     REPORT_FORMATS,
     figures_folder,
+    mark_near,
     methods_text,
     paragraphs,
     render,
@@ -440,6 +441,14 @@ def write_report(
     if fmt == "tex":  # the columns LaTeX leaves out
         tables = [_tex_fit(t) for t in tables]
         sections = [replace(s, tables=[_tex_fit(t) for t in s.tables]) for s in sections]
+    # the claims near their threshold marked in the tables shown (the CSV keep the decisions)
+    tables = [replace(t, frame=mark_near(t.frame, summary, rule, rope)) for t in tables]
+    sections = [
+        replace(
+            s, tables=[replace(t, frame=mark_near(t.frame, summary, rule, rope)) for t in s.tables]
+        )
+        for s in sections
+    ]
     cited = [part for sec in sections for part in sec.cites]
     frames = [counts.frame] + [t.frame for t in tables] + ([findings] if audit else [])
     frames += [t.frame for sec in sections for t in sec.tables]
