@@ -132,7 +132,7 @@ def render(spans: Sequence[str | Styled], format: str) -> str:
             # print backslashes literally, so they are not backslash-escaped there
             if span.style == "math":  # our own LaTeX, not user text; HTML prints it as text
                 text = escape(span.plain) if format == "html" else span.text
-            elif span.style == "cite":  # \\cite in LaTeX (the .bib resolves it), else [n]
+            elif span.style == "cite":  # \\cite in LaTeX (the .bib resolves it), else author-year
                 text = span.text if format == "tex" else escape(span.plain)
             elif (format, span.style) == ("md", "code"):
                 text = span.text
@@ -369,13 +369,13 @@ def _results(
         )
     else:
         head.append(
-            "Convergence diagnostics FAILED (" + "; ".join(diag.messages) + "): the results "
-            "below should not be reported before this is fixed."
+            "Convergence diagnostics FAILED (" + "; ".join(diag.messages) + "): do not report "
+            "these results until this is fixed."
         )
     ppc = result.ppc_table().set_index("hdi")["proportion"]
     head.append(
         f"Posterior predictive check: {ppc[0.9]:.0%} of the observed win counts inside their "
-        f"90% HDI, {ppc[0.5]:.0%} inside the 50% HDI."
+        f"90% HDI ({ppc[0.5]:.0%} inside the 50%)."
     )
     head.append(_tally(summary, rule))
     near = near_threshold(summary, rule, rope)
@@ -579,8 +579,9 @@ def _claims(
     near: pd.Series,
     room: int,
 ) -> list[str]:
-    """Sentences naming the claims a reader needs first, in at most ``room`` words: those
-    between neighbours in the ranking (``order``, best first), then the equivalences,
+    """Sentences naming the claims a reader needs first, in at most ``room`` words (the first
+    in any case): those between neighbours in the ranking (``order``, best first), then the
+    equivalences,
     clearest first, each with the quantity that decided it and marked when ``near`` its
     threshold; the table of P(a > b) per pair holds the others."""
     better, equiv = _clearest(summary, interpretation)
@@ -607,9 +608,10 @@ def _claims(
                 f"{isolate(r.alg_a)} {link} {isolate(r.alg_b)} ({label}{_fmt(value)}{mark})"
             )
     total = len(better) + len(equiv)
-    # as many as fit, in that order (the words grow with each one named)
+    # as many as fit, in that order (the words grow with each one named); the first always,
+    # the answer a reader looks for even when long names or failed diagnostics take the room
     shown = len(items)
-    while shown and _words(_named(items[:shown], total - shown)) > room:
+    while shown > 1 and _words(_named(items[:shown], total - shown)) > room:
         shown -= 1
     return _named(items[:shown], total - shown)
 
@@ -620,7 +622,7 @@ def _named(items: list[str], rest: int) -> list[str]:
     if rest:
         other = "other " if out else ""
         what = "claim" if rest == 1 else f"{rest} claims"
-        out.append(f"The table of P(a > b) per pair has the {other}{what}.")
+        out.append(f"The per-pair table of P(a > b) has the {other}{what}.")
     return out
 
 

@@ -441,14 +441,16 @@ def write_report(
     if fmt == "tex":  # the columns LaTeX leaves out
         tables = [_tex_fit(t) for t in tables]
         sections = [replace(s, tables=[_tex_fit(t) for t in s.tables]) for s in sections]
-    # the claims near their threshold marked in the tables shown (the CSV keep the decisions)
-    tables = [replace(t, frame=mark_near(t.frame, summary, rule, rope)) for t in tables]
-    sections = [
-        replace(
-            s, tables=[replace(t, frame=mark_near(t.frame, summary, rule, rope)) for t in s.tables]
-        )
-        for s in sections
-    ]
+
+    # the claims near their threshold marked in the tables shown (the CSV keep the decisions);
+    # only this fit's claims tables (a further metric's tables have their own fit)
+    def marked(t: _Table) -> _Table:
+        if t.key not in ("pairs", "effect-sizes"):
+            return t
+        return replace(t, frame=mark_near(t.frame, summary, rule, rope))
+
+    tables = [marked(t) for t in tables]
+    sections = [replace(s, tables=[marked(t) for t in s.tables]) for s in sections]
     cited = [part for sec in sections for part in sec.cites]
     frames = [counts.frame] + [t.frame for t in tables] + ([findings] if audit else [])
     frames += [t.frame for sec in sections for t in sec.tables]

@@ -68,8 +68,8 @@ class Section:
         The parts of :data:`bbt_widget.outputs.citations.CITED_BY` whose works the section
         rests on (listed in the report's references).
     methods
-        Spans appended to the methods paragraph (:class:`bbt_widget.outputs.report.Styled` for the
-        cited titles).
+        The section's own methods paragraph, as spans (its citations
+        :func:`bbt_widget.outputs.methods_text.cite`, author and year).
     """
 
     key: str
