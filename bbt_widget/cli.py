@@ -4,21 +4,13 @@
 writes a standalone offline report (``.html``, ``.md`` or ``.tex``). ``bbt-widget demo``
 runs the paper's base analysis and prints its tables.
 
-Exit codes (for scripts): 0 success; 2 bad arguments, file or data (the message says what
-to fix), or a file that cannot be read or written ("no space left on device: <path>"; an
-output is written whole or not at all, so the old one is then unchanged); 3 the Stan engine
-failed (compile or sampling); 4 the report was written but the convergence diagnostics
-failed; 5 the report was written without its charts (the chart renderer failed, e.g. under
-``ulimit -v``); 1 anything unexpected; 130 / 143 stopped by
-SIGINT (Ctrl-C) / SIGTERM (``timeout``, CI, a job scheduler), after stopping every Stan
-process it started.
+Exit codes (for scripts): the table ``EXIT_CODES`` of :mod:`bbt_widget.cli_commands.common`,
+which ``bbt-widget --help`` and ``bbt-widget report --help`` print.
 """
 
 from __future__ import annotations
 
 import argparse
-import errno
-import os
 import shlex
 import signal
 import sys
@@ -36,10 +28,11 @@ from bbt_widget.cli_commands.common import (  # noqa: F401
     EXIT_OK,
     EXIT_UNEXPECTED,
     InputError,
+    exit_codes_text,
+    last_resort,
 )
 from bbt_widget.cli_commands.common import as_options as _as_options
 from bbt_widget.cli_commands.common import fixed as _fixed  # noqa: F401
-from bbt_widget.cli_commands.common import unexpected as _unexpected
 from bbt_widget.cli_commands.demo import demo
 from bbt_widget.cli_commands.metrics import (
     add_score_options,
@@ -138,7 +131,7 @@ def _add_data_options(p: argparse.ArgumentParser) -> None:
         "--ties",
         default=DEFAULT_TIES,
         choices=TIE_POLICIES,
-        help="tie policy: spread half to each side, add to both, forget, or fit the Davidson model",
+        help="tie policy: spread half to each side, add to both, forget, or Davidson (needs Stan)",
     )
     g.add_argument(
         "--d-min",
@@ -184,8 +177,8 @@ def _add_model_options(p: argparse.ArgumentParser) -> None:
         "--engine",
         default="auto",
         choices=["auto", "numpy", "pystan", "cmdstanpy"],
-        help="engine; auto takes numpy (an exact Gibbs sampler, no compiler) for BBT and, for "
-        "--ties davidson, CmdStan when a working one is installed, else PyStan",
+        help="engine; auto: numpy (an exact Gibbs sampler, no compiler), or for --ties davidson "
+        'a working CmdStan, else PyStan (pip install "bbt-widget[stan]", with a C++ compiler)',
     )
     g.add_argument("--chains", type=int, default=4, help="Markov chains")
     g.add_argument(
@@ -224,10 +217,7 @@ def _parser() -> argparse.ArgumentParser:
     parser = argparse.ArgumentParser(
         prog="bbt-widget",
         description="Bayesian Bradley-Terry comparison of ML algorithms.",
-        epilog="Exit codes: 0 ok; 2 bad arguments or input, or a file that cannot be "
-        "written (full disk, no permission; the old file is kept); 3 Stan engine failed; "
-        "4 report written but diagnostics failed; 5 report written without charts; "
-        "1 unexpected error.",
+        epilog=exit_codes_text(),
     )
     parser.add_argument("--version", action="version", version=_versions())
     sub = parser.add_subparsers(dest="command", required=True)
@@ -237,6 +227,7 @@ def _parser() -> argparse.ArgumentParser:
         description="Fit the BBT model to a results table and write a standalone report "
         "(charts, tables, diagnostics, methods text). Every option is checked against the "
         "data before the fit starts.",
+        epilog=exit_codes_text(),
         formatter_class=_HelpFormatter,
     )
     _add_data_options(r)
@@ -296,13 +287,15 @@ def _parser() -> argparse.ArgumentParser:
         dest="with_methods",
         default=None,
         metavar="METHODS",
-        help="other methods beside BBT, comma-separated: plackett-luce and mallows (a "
-        "'Ranking models' section; mallows: Mallows with Kendall's distance, --iter-warmup "
-        "and --iter-sampling its burn-in and draws), hierarchical (the hierarchical correlated "
-        "t-test per pair, needs --rho), friedman (Friedman, Nemenyi CD, Wilcoxon-Holm), "
-        "signed-rank and sign (the Bayesian tests), or none. Default in HTML with folds: "
-        "plackett-luce, and hierarchical when --rho is given and pairs x data sets <= 10 x "
-        "132 (e.g. 5 algorithms x 132 data sets: about 20 s on two cores)",
+        help="other methods beside BBT, comma-separated, added to the defaults: "
+        "plackett-luce and mallows (a 'Ranking models' section; mallows: Mallows with "
+        "Kendall's distance, --iter-warmup and --iter-sampling its burn-in and draws), "
+        "hierarchical (the hierarchical correlated t-test per pair, needs --rho), friedman "
+        "(Friedman, Nemenyi CD, Wilcoxon-Holm), signed-rank and sign (the Bayesian tests); "
+        "none leaves the defaults out (none alone: BBT alone; none,friedman: Friedman alone). "
+        "Defaults, in every format, for data with folds: plackett-luce, and hierarchical when "
+        "--rho is given and pairs x data sets <= 10 x 132 (e.g. 5 algorithms x 132 data sets: "
+        "about 20 s on two cores)",
     )
     g.add_argument(
         "--rho",
@@ -320,6 +313,7 @@ def _parser() -> argparse.ArgumentParser:
         description="Fit on --n-train random data sets, predict --n-test others, --repeats "
         "times; print the paper's Tables 16 and 17 both the paper's way and the "
         "posterior-predictive way, and write the calibration chart.",
+        epilog=exit_codes_text(),
         formatter_class=_HelpFormatter,
     )
     _add_data_options(c)
@@ -369,11 +363,6 @@ def main(argv: list[str] | None = None) -> int:
                 signal.signal(sig, handler)
 
 
-#: Errors of the files the command reads or writes that the user can fix: exit code 2 with
-#: "no space left on device: <path>", not an unexpected error.
-_FILE_ERRORS = {errno.ENOSPC, errno.EDQUOT, errno.EFBIG, errno.EACCES, errno.EPERM, errno.EROFS}
-
-
 def _run(argv: list[str] | None) -> int:
     words = list(sys.argv[1:] if argv is None else argv)
     args = _parser().parse_args(metric_words(words))
@@ -386,14 +375,8 @@ def _run(argv: list[str] | None) -> int:
     except (ValueError, TypeError) as err:  # the core's boundary errors and InputError
         print(f"bbt-widget: error: {_as_options(str(err))}", file=sys.stderr)
         return EXIT_INPUT
-    except Exception as err:  # last resort: a message, not a traceback
-        if isinstance(err, OSError) and err.errno in _FILE_ERRORS:
-            # a full disk, no permission: the outputs were kept whole (see outputs/_atomic)
-            where = f": {err.filename}" if err.filename else ""
-            print(f"bbt-widget: error: {os.strerror(err.errno).lower()}{where}", file=sys.stderr)
-            return EXIT_INPUT
-        print(f"bbt-widget: unexpected error: {_unexpected(err)}", file=sys.stderr)
-        return EXIT_UNEXPECTED
+    except Exception as err:  # a message, not a traceback (memory, full disk, the rest)
+        return last_resort(err)
 
 
 if __name__ == "__main__":

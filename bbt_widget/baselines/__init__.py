@@ -15,8 +15,8 @@
 * :func:`correlated_ttest`: the Bayesian correlated t-test on each data set (Benavoli et
   al. 2017, Sec. 3), from the fold-level differences of one pair;
 * :func:`hierarchical` and :func:`hierarchical_pairs`: the Bayesian hierarchical correlated
-  t-test over all data sets (Corani et al. 2017; Benavoli et al. 2017, Sec. 4.3), a Stan fit
-  per pair, the pairs run through the batch layer as sweeps are;
+  t-test over all data sets (Corani et al. 2017; Benavoli et al. 2017, Sec. 4.3), a fit in
+  numpy per pair, the pairs run through the batch layer as sweeps are;
 * :func:`agreement`: a BBT fit's decision for each pair next to the baselines'.
 
 Conventions shared by all of them:

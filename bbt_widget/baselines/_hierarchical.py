@@ -122,7 +122,7 @@ class HierarchicalResult(TableSummary):
         differences ``b - a``, the shrunk estimate ``shrunk`` (posterior mean of mu_i) and
         its HDI ``low``, ``high``.
     diagnostics
-        Convergence diagnostics of the Stan fit (R-hat, ESS, divergences...).
+        Convergence diagnostics of the fit (R-hat, ESS, divergences...).
     theta
         Per draw ``theta_left, theta_rope, theta_right`` (e.g. for a simplex plot, Fig. 13).
     draws

@@ -102,15 +102,10 @@ def check_before_fit(
     mode), in milliseconds. Returns the results as read, for the fits and the other methods
     to take as they are, and the algorithms, for options that name one.
     """
-    from bbt_widget.core.data import as_tidy, check_count, check_seed
-    from bbt_widget.core.settings import PriorSettings
+    from bbt_widget.core.data import as_tidy
     from bbt_widget.core.wintable import win_table
 
-    for name in ("chains", "iter_warmup", "iter_sampling"):
-        if getattr(args, name) is not None:  # None: the engine's default
-            check_count(getattr(args, name), "--" + name.replace("_", "-"))
-    check_seed(args.seed)
-    PriorSettings(args.hyperprior, args.prior_scale)
+    check_model(args)
     layout = layout_options(args, dataset)
     counting = {k: layout.pop(k) for k in ("d_min", "paired", "tie_threshold")}
     try:
@@ -128,6 +123,18 @@ def check_before_fit(
             "fit; check --dataset (which column names the data sets)"
         )
     return tidy, pd.unique(table[["alg1", "alg2"]].to_numpy().ravel()).tolist()
+
+
+def check_model(args: argparse.Namespace) -> None:
+    """The model and sampler options, which need no data: the iterations, the seed and the
+    hyper-prior's scale (its range, :data:`bbt_widget.core.options.PRIOR_SCALE_RANGE`)."""
+    from bbt_widget.core.settings import PriorSettings
+    from bbt_widget.core.validation import check_sampler_counts, check_seed
+
+    sampler = {name: getattr(args, name) for name in ("chains", "iter_warmup", "iter_sampling")}
+    check_sampler_counts(sampler, as_options=True)  # None: the engine's default
+    check_seed(args.seed)
+    PriorSettings(args.hyperprior, args.prior_scale)
 
 
 def long_form_hint(df: pd.DataFrame, args: argparse.Namespace) -> str | None:
@@ -196,21 +203,20 @@ def check_output(out: Path, given: str, formats: tuple[str, ...], what: str = "t
     if problem is not None:
         raise InputError(f"-o {given!r}: {problem}")
     folder = out.parent
-    from bbt_widget.outputs.methods_text import figures_folder
+    from bbt_widget.outputs._atomic import OutputConflictError, refuse_link
+    from bbt_widget.outputs.methods_text import check_report_paths
 
-    figures = figures_folder(out) if what == "the report" else None
-    if figures is not None and figures.exists() and not figures.is_dir():
-        raise InputError(
-            f"-o {given!r}: {str(figures)!r} (for the figures) is a file; move it away or "
-            "choose another report name"
-        )
+    try:  # a link where an output goes, a folder holding the user's files
+        check_report_paths(out) if what == "the report" else refuse_link(out)
+    except OutputConflictError as err:
+        raise InputError(f"-o {given!r}: {err}") from None
     # a real write, not os.access: that ignores read-only mounts, ACLs and root's rights;
     # outputs are written beside their final name and renamed, so the folder must take a file
     target = out
     try:
-        if out.exists():
-            with open(out, "a", encoding="utf-8"):
-                pass
+        if out.exists():  # opened as it is: not through a link, not waiting on a FIFO
+            no_follow = getattr(os, "O_NOFOLLOW", 0) | getattr(os, "O_NONBLOCK", 0)
+            os.close(os.open(out, os.O_WRONLY | os.O_APPEND | no_follow))
         target = folder
         with tempfile.TemporaryFile(dir=folder):
             pass

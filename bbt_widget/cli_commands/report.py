@@ -21,6 +21,7 @@ from .checks import (
     check_before_fit,
     check_control,
     check_highlight,
+    check_model,
     check_output,
     check_summaries,
     dataset_column,
@@ -74,6 +75,7 @@ def _report(args: argparse.Namespace) -> int:
 
     out = Path(args.output)
     check_output(out, args.output, REPORT_FORMATS)
+    check_model(args)  # before any work: the prior's range, the iterations
     # the fit's worker and the chart renderer start now, and load while this process imports
     # and reads the data
     models = stan_models(args)
@@ -117,7 +119,8 @@ def _report(args: argparse.Namespace) -> int:
                     res,
                     out,
                     data=tidy,
-                    methods=methods or "none",
+                    # exactly the methods checked above (no defaults added again)
+                    methods=["none", *methods],
                     robustness=args.robustness,
                     rho=args.rho,
                     rope=tuple(args.rope),

@@ -6,12 +6,18 @@ into the same number of fields (more than one) with it, else the one of ``;``, t
 that does so with the most fields (``.tsv`` / ``.tab`` files: tab). The decimal mark is ``,``
 when the separator is not ``,`` and the numbers are written like ``0,85`` (and none like
 ``0.85``); else ``.``.
+
+A file larger than :func:`input_limit` (:data:`DEFAULT_MAX_INPUT_MB` megabytes unless the
+environment variable :data:`MAX_INPUT_ENV` says otherwise) is refused before it is read: a
+regular file by its size, a pipe or a device (``/dev/stdin``, ``/dev/zero``) as soon as that
+much was read, in chunks, so that a signal (Ctrl-C, SIGTERM) stops the reading between two.
 """
 
 from __future__ import annotations
 
 import csv
 import io
+import os
 import re
 from collections.abc import Callable
 from pathlib import Path
@@ -19,7 +25,26 @@ from typing import TextIO
 
 import pandas as pd
 
-__all__ = ["DECIMALS", "SEPARATORS", "long_form_columns", "read_results", "sniff_separator"]
+__all__ = [
+    "DECIMALS",
+    "DEFAULT_MAX_INPUT_MB",
+    "MAX_INPUT_ENV",
+    "SEPARATORS",
+    "input_limit",
+    "long_form_columns",
+    "read_results",
+    "sniff_separator",
+]
+
+#: The largest results file read, in megabytes (10**6 bytes), unless :data:`MAX_INPUT_ENV`
+#: sets another: far above any table of algorithms x data sets x folds that can be fitted,
+#: and small enough that reading the wrong file (a device, a log) fails at once rather than
+#: after the memory ran out.
+DEFAULT_MAX_INPUT_MB = 256
+#: The environment variable that sets the input limit in megabytes.
+MAX_INPUT_ENV = "BBT_WIDGET_MAX_INPUT_MB"
+#: Bytes read at a time from a pipe or a device.
+_CHUNK = 1 << 20
 
 #: The separators detected, in order of preference.
 SEPARATORS = (",", ";", "\t", "|")
@@ -36,17 +61,66 @@ def _name(sep: str) -> str:
     return _NAMES.get(sep, repr(sep))
 
 
+def input_limit() -> int:
+    """The largest results file read, in bytes: :data:`MAX_INPUT_ENV` megabytes when that
+    environment variable is set, else :data:`DEFAULT_MAX_INPUT_MB`.
+
+    Raises
+    ------
+    ValueError
+        The variable is set to something other than a positive number.
+    """
+    given = os.environ.get(MAX_INPUT_ENV)
+    if given is None or not given.strip():
+        return DEFAULT_MAX_INPUT_MB * 10**6
+    try:
+        mb = float(given)
+    except ValueError:
+        mb = float("nan")
+    if not (mb > 0 and mb < float("inf")):
+        raise ValueError(
+            f"the environment variable {MAX_INPUT_ENV}={given!r} must be a number of "
+            f"MB > 0 (the largest results file to read; default {DEFAULT_MAX_INPUT_MB})"
+        )
+    return int(mb * 10**6)
+
+
+def _too_large(path: Path, size: str, limit: int) -> ValueError:
+    return ValueError(
+        f"results file {str(path)!r} is larger than the input limit of {limit / 10**6:g} MB "
+        f"({size}); check that it is the results table, or raise the limit with the "
+        f"environment variable {MAX_INPUT_ENV}, e.g. {MAX_INPUT_ENV}={2 * limit // 10**6}"
+    )
+
+
 def _opener(path: Path) -> Callable[[], TextIO]:
     """A way to read the file's text from its start (after a byte-order mark), as often as
     the reading needs: the separator is detected, the layout checked, then pandas reads.
 
     A pipe (``/dev/stdin``, ``<(zcat results.csv.gz)``) can be read only once: each later
-    read would start where the last stopped, mid-file. Its text is read once, into memory.
+    read would start where the last stopped, mid-file. Its text is read once, into memory,
+    in chunks up to the :func:`input_limit` (a device such as ``/dev/zero`` never ends).
+
+    Raises
+    ------
+    ValueError
+        The file is larger than the :func:`input_limit`.
     """
+    limit = input_limit()
     if path.is_file():
+        size = path.stat().st_size
+        if size > limit:
+            raise _too_large(path, f"{size} bytes", limit)
         return lambda: path.open(newline="", encoding="utf-8-sig")
-    with path.open(newline="", encoding="utf-8-sig") as f:
-        text = f.read()
+    data = bytearray()
+    with path.open("rb") as f:
+        # one bounded read at a time: Python runs signal handlers between two, where a
+        # single read of the whole stream would hold them until it returned
+        while chunk := f.read(min(_CHUNK, limit + 1 - len(data))):
+            data += chunk
+            if len(data) > limit:
+                raise _too_large(path, "more than that was read from it", limit)
+    text = data.decode("utf-8-sig")
     return lambda: io.StringIO(text, newline="")
 
 
@@ -144,7 +218,8 @@ def read_results(
     Raises
     ------
     ValueError
-        The file is missing, empty, not text, or its rows do not match the header (the
+        The file is missing, empty, not text, larger than the :func:`input_limit`, or its
+        rows do not match the header (the
         message names the line); the header names a column twice (pandas would rename the
         second ``a`` to ``a.1``, a new algorithm); or it reads as one column (the message
         names the separator it seems to use).

@@ -35,7 +35,6 @@ import pandas as pd
 
 from .fold_columns import check_fold_columns
 from .names import (
-    MERGE_FIX,
     SHOWN,
     check_merged,
     clean_name,
@@ -574,9 +573,8 @@ def _from_wide(
                     f"it names the data sets, pass dataset={name!r}"
                 )
     scores = {name: _numeric(data[c], f"column {name!r}") for name, c in zip(names, alg_cols)}
-    scores, merge = merge_columns(scores)
-    if merge is not None:
-        notes.append(ReadingNote("names", merge, MERGE_FIX))
+    scores, said = merge_columns(scores)
+    notes.extend(ReadingNote("names", what, fix) for what, fix in said)
     names = list(scores)
     if fold is not None:
         raw["fold"] = _fold_labels(data[fold])
@@ -709,10 +707,10 @@ def _names(s: pd.Series, role: str) -> pd.Series:
 
 
 def _cleaned(raw: pd.DataFrame, notes: list[ReadingNote]) -> pd.DataFrame:
-    """:func:`~bbt_widget.core.names.cleaned` names, with a note for each role that had a
-    merge."""
-    clean, merges = cleaned(raw)
-    notes.extend(ReadingNote("names", said, MERGE_FIX) for said in merges)
+    """:func:`~bbt_widget.core.names.cleaned` names, with a note for each role whose names
+    lost invisible characters or had a merge."""
+    clean, said = cleaned(raw)
+    notes.extend(ReadingNote("names", what, fix) for what, fix in said)
     return clean
 
 

@@ -24,7 +24,13 @@ from .options import (
     DEFAULT_MAX_TREEDEPTH,
     DEFAULT_SEED,
 )
-from .validation import check_adapt_delta, check_count, check_max_treedepth, check_seed
+from .validation import (
+    check_adapt_delta,
+    check_count,
+    check_iter_sampling,
+    check_max_treedepth,
+    check_seed,
+)
 
 #: Any numpy array: the draws of a parameter, a block of a CSV file.
 Array = npt.NDArray[Any]
@@ -104,8 +110,8 @@ class SamplerSettings:
     chains
         Chains, run in parallel (an integer >= 1).
     iter_warmup, iter_sampling
-        Warm-up (an integer >= 0: Stan's rule; 0 skips adaptation) and kept iterations (>= 1)
-        per chain.
+        Warm-up (an integer >= 0: Stan's rule; 0 skips adaptation) and kept iterations (at
+        least :data:`~bbt_widget.core.options.MIN_ITER_SAMPLING`) per chain.
     adapt_delta
         NUTS's target acceptance rate, strictly between 0 and 1.
     max_treedepth
@@ -131,7 +137,7 @@ class SamplerSettings:
         checked = {
             "chains": check_count(self.chains, "chains"),
             "iter_warmup": check_count(self.iter_warmup, "iter_warmup", least=0),
-            "iter_sampling": check_count(self.iter_sampling, "iter_sampling"),
+            "iter_sampling": check_iter_sampling(self.iter_sampling),
             "adapt_delta": check_adapt_delta(self.adapt_delta),
             "max_treedepth": check_max_treedepth(self.max_treedepth),
             "seed": None if self.seed is None else check_seed(self.seed),

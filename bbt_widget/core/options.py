@@ -36,6 +36,7 @@ __all__ = [
     "D_MIN_RANGE",
     "D_MIN_STEP",
     "GROUP_TAU_SCALE",
+    "HDI_RANGE",
     "HYPERPRIORS",
     "HYPERPRIOR_ALIASES",
     "HYPERPRIOR_FAMILIES",
@@ -44,6 +45,8 @@ __all__ = [
     "INTERPRETATION_CHOICES",
     "INTERPRETATION_LABELS",
     "MANY_ALGORITHMS",
+    "MIN_ITER_SAMPLING",
+    "PRIOR_SCALE_RANGE",
     "SETTLE_BUDGET",
     "SETTLE_MEMORY",
     "TIE_LABELS",
@@ -140,6 +143,13 @@ HyperpriorName = Literal[
     "half_normal",
 ]
 DEFAULT_HYPERPRIOR: HyperpriorFamily = "lognormal"
+#: The hyper-prior scales a fit accepts, for every family: the numpy sampler was checked to
+#: fit the paper's results in seconds over this whole range (1e-6 to 1e6, with every family's
+#: default near 1). Far outside it the arithmetic breaks down rather than the model: a
+#: half-normal scale of 1e-10 takes many times a usual fit's time, a log-normal one of 1e-20
+#: gives NaN draws. At the bounds the prior has said all it can: 1e-6 pins sigma (to 0 for the
+#: half-normal, to 1 for the log-normal), 1e6 leaves it free.
+PRIOR_SCALE_RANGE: tuple[float, float] = (1e-6, 1e6)
 #: Scale of the half-normal prior on tau, the spread of an ability between groups of data sets
 #: (``bbt.fit(..., group=...)``, logit scale). 0.5 puts 95% of the prior mass on tau < 1, i.e.
 #: a group may move P(a > b) from 0.5 to about 0.73, while groups whose data say nothing else
@@ -261,6 +271,8 @@ def resolve_interpretation(interpretation: str, n_algorithms: int) -> Interpreta
 #: The paper's region of practical equivalence for P(a > b), and HDI mass.
 DEFAULT_ROPE: tuple[float, float] = (0.45, 0.55)
 DEFAULT_HDI = 0.89
+#: The HDI masses the widget's control offers (inclusive); in code any mass in (0, 1) is valid.
+HDI_RANGE: tuple[float, float] = (0.5, 0.99)
 #: A report's title unless one is given.
 DEFAULT_TITLE = "Bayesian Bradley-Terry comparison"
 #: The HDI mass of the Bayesian t-tests of the baselines (correlated, hierarchical): the
@@ -276,6 +288,10 @@ DEFAULT_MAX_TREEDEPTH = 10
 DEFAULT_CHAINS = 4
 DEFAULT_ITER_WARMUP = 1000
 DEFAULT_ITER_SAMPLING = 1000
+#: The fewest kept iterations per chain: the split R-hat and the effective sample size cut
+#: each chain in two halves of at least two draws; with fewer, every diagnostic is NaN and
+#: no claim can be made.
+MIN_ITER_SAMPLING = 4
 
 #: How many draws a fit keeps: ``"auto"`` samples in rounds until no claim lies within Monte
 #: Carlo error of its threshold (or the budget below is spent); ``"fixed"`` keeps exactly
@@ -298,6 +314,8 @@ def as_dict() -> dict[str, Any]:
         "interpretations": [[k, v] for k, v in INTERPRETATION_LABELS.items()],
         "d_min": {"min": D_MIN_RANGE[0], "max": D_MIN_RANGE[1], "step": D_MIN_STEP},
         "tie_threshold": {"min": 0.0, "step": TIE_THRESHOLD_STEP},
+        "prior_scale": {"min": PRIOR_SCALE_RANGE[0], "max": PRIOR_SCALE_RANGE[1]},
         "rope": list(DEFAULT_ROPE),
         "hdi": DEFAULT_HDI,
+        "hdi_range": {"min": HDI_RANGE[0], "max": HDI_RANGE[1]},
     }

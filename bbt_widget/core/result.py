@@ -38,7 +38,7 @@ class BBTResult:
     settings
         Every setting of the fit (data keywords, model, prior, sampler, seed used).
     engine
-        The engine that sampled (``"pystan"`` or ``"cmdstanpy"``).
+        The engine that sampled (``"numpy"``, ``"pystan"`` or ``"cmdstanpy"``).
     draws
         The raw :class:`~bbt_widget.core.draws.Draws`.
     tidy

@@ -16,6 +16,7 @@ import pandas as pd
 
 from .options import (
     DEFAULT_ADAPT_DELTA,
+    DEFAULT_ITER_SAMPLING,
     DEFAULT_MAX_TREEDEPTH,
     DEFAULT_SEED,
     HYPERPRIOR_ALIASES,
@@ -23,6 +24,8 @@ from .options import (
     HYPERPRIOR_SCALES,
     HYPERPRIORS,
     INTERPRETATIONS,
+    MIN_ITER_SAMPLING,
+    PRIOR_SCALE_RANGE,
     TIE_POLICIES,
     HyperpriorFamily,
     Rule,
@@ -42,8 +45,11 @@ __all__ = [
     "check_hdi",
     "check_hyperprior",
     "check_interpretation",
+    "check_iter_sampling",
     "check_max_treedepth",
+    "check_prior_scale",
     "check_rope",
+    "check_sampler_counts",
     "check_seed",
     "check_tie_threshold",
     "check_ties",
@@ -138,6 +144,27 @@ def check_count(value: int, name: str, least: int = 1) -> int:
     return int(value)
 
 
+def check_sampler_counts(values: dict[str, Any], *, as_options: bool = False) -> None:
+    """Validate the ``chains``, ``iter_warmup`` and ``iter_sampling`` among ``values`` that
+    are set (``None``: the engine's default); ``as_options`` names them as the command's
+    options (``--iter-sampling``).
+
+    Raises
+    ------
+    ValueError
+        From :func:`check_count` and :func:`check_iter_sampling`.
+    """
+    for key in ("chains", "iter_warmup", "iter_sampling"):
+        value = values.get(key)
+        if value is None:
+            continue
+        name = "--" + key.replace("_", "-") if as_options else key
+        if key == "iter_sampling":
+            check_iter_sampling(value, name)
+        else:
+            check_count(value, name)
+
+
 def check_seed(seed: int | None) -> int:
     """Validate a seed; ``None`` draws a fresh one (recorded, so the result can be rerun)."""
     if seed is None:
@@ -190,17 +217,62 @@ def check_hyperprior(
     name = cast("HyperpriorFamily", spelled)
     if prior_scale is None:
         return name, HYPERPRIOR_SCALES[name]
+    return name, check_prior_scale(prior_scale, name)
+
+
+def check_prior_scale(
+    prior_scale: float, family: str = "lognormal", name: str = "prior_scale"
+) -> float:
+    """Validate a hyper-prior scale: a number within
+    :data:`~bbt_widget.core.options.PRIOR_SCALE_RANGE` (``family`` names the default in the
+    message, ``name`` the argument, e.g. ``"--prior-scale"``).
+
+    Outside that range the samplers' arithmetic breaks down (minutes of sampling, NaN draws)
+    rather than the model saying anything new, so it is refused before any work.
+
+    Raises
+    ------
+    TypeError
+        Not a number.
+    ValueError
+        Not finite, or outside the range; the message gives the range and the default.
+    """
+    default = HYPERPRIOR_SCALES.get(family, HYPERPRIOR_SCALES["lognormal"])
     if isinstance(prior_scale, bool) or not isinstance(prior_scale, (int, float, np.number)):
         raise TypeError(
-            f"prior_scale must be a positive number or None (the family's default), "
-            f"got {prior_scale!r}"
+            f"{name} must be a positive number or None (the family's default), got {prior_scale!r}"
         )
-    if not (np.isfinite(prior_scale) and prior_scale > 0):
+    low, high = PRIOR_SCALE_RANGE
+    if not (np.isfinite(prior_scale) and low <= prior_scale <= high):
         raise ValueError(
-            f"prior_scale must be a finite number > 0 (e.g. {HYPERPRIOR_SCALES[name]}, the "
-            f"default for {name}), got {prior_scale}"
+            f"{name} must be a number from {low:g} to {high:g} (e.g. {default:g}, the default "
+            f"for {family}); got {_plain(prior_scale)!r}: outside that range the sampler's "
+            "arithmetic breaks down (minutes of sampling, NaN draws) while the prior says "
+            "nothing that a scale at the bound does not"
         )
-    return name, float(prior_scale)
+    return float(prior_scale)
+
+
+def check_iter_sampling(value: int, name: str = "iter_sampling") -> int:
+    """Validate the kept iterations per chain: an integer >=
+    :data:`~bbt_widget.core.options.MIN_ITER_SAMPLING` (``name`` as the message calls it).
+
+    Raises
+    ------
+    ValueError
+        Naming the minimum and why: with fewer draws per chain the convergence diagnostics
+        (split R-hat, effective sample size) cannot be computed and no claim can be made.
+    """
+    if isinstance(value, bool) or not isinstance(value, (int, np.integer)) or value < 1:
+        raise ValueError(f"{name} must be an integer >= {MIN_ITER_SAMPLING}, got {value!r}")
+    if value < MIN_ITER_SAMPLING:
+        raise ValueError(
+            f"{name} must be at least {MIN_ITER_SAMPLING}, got {value}: the convergence "
+            f"diagnostics split each chain into two halves of at least two draws, and with "
+            f"fewer every one is NaN and no claim can be made (the default is "
+            f"{DEFAULT_ITER_SAMPLING}; a quick look needs about 100)"
+        )
+    return int(value)
 
 
 def check_algorithms(names: Iterable[str], algorithms: Sequence[str], role: str) -> list[str]:

@@ -87,8 +87,8 @@ _FIXES = {
     "cmdstanpy": "CmdStan was not found. Install it with `python -m cmdstanpy.install_cmdstan` "
     "(needs internet and a C++ toolchain) or set $CMDSTAN to an existing installation; "
     "engine='pystan' needs neither.",
-    "pystan": "PyStan is not available: `pip install pystan` (Linux and macOS only; it needs a "
-    "C++ compiler such as g++ or clang++).",
+    "pystan": 'PyStan is not installed: `pip install "bbt-widget[stan]"` (Linux and macOS only; '
+    "it needs a C++ compiler such as g++ or clang++).",
 }
 
 

@@ -18,12 +18,14 @@ from .base import EngineError
 
 INSTALL_HINT = (
     "Install CmdStan with `python -m cmdstanpy.install_cmdstan` (needs internet and a C++ "
-    "toolchain) or point $CMDSTAN at an existing installation; or use engine='pystan'."
+    "toolchain) or point $CMDSTAN at an existing installation; or use engine='pystan' "
+    '(`pip install "bbt-widget[stan]"`).'
 )
 #: What to do about a CmdStan installation that was found but does not work.
 REPAIR_HINT = (
     "Reinstall it with `python -m cmdstanpy.install_cmdstan --overwrite` (needs internet and a "
-    "C++ toolchain) or point $CMDSTAN at a working installation; or use engine='pystan'."
+    "C++ toolchain) or point $CMDSTAN at a working installation; or use engine='pystan' "
+    '(`pip install "bbt-widget[stan]"`).'
 )
 #: The first CmdStan with the ``laplace`` method (and ``optimize jacobian=1``, its mode).
 LAPLACE_SINCE = (2, 32)

@@ -39,8 +39,8 @@ DEFAULT_ITER_SAMPLING = 1000
 DAVIDSON_NEEDS_STAN = (
     "the numpy engine samples the binomial BBT models (ties 'spread', 'add' or 'forget', and "
     "the group model); Davidson's model of ties (ties='davidson') has no Pólya-Gamma form and "
-    "needs a Stan engine: engine='pystan' (`pip install pystan`, Linux and macOS, with a C++ "
-    "compiler) or engine='cmdstanpy' (CmdStan: `python -m cmdstanpy.install_cmdstan`)"
+    "needs a Stan engine: engine='pystan' (`pip install \"bbt-widget[stan]\"`, Linux and macOS, "
+    "with a C++ compiler) or engine='cmdstanpy' (CmdStan: `python -m cmdstanpy.install_cmdstan`)"
 )
 
 

@@ -1,7 +1,8 @@
 """The PyStan engine: Stan models compiled by httpstan, sampled in a killable subprocess.
 
-PyStan (``pystan`` + ``httpstan``) installs from PyPI alone and compiles with the system C++
-compiler, so it is the engine that works on a fresh machine. Its public API does not suit an
+PyStan (``pystan`` + ``httpstan``, the ``stan`` extra) installs from PyPI alone and compiles
+with the system C++ compiler, so it is the Stan engine that works on a fresh machine with a
+compiler (the default, numpy engine needs neither). Its public API does not suit an
 interactive widget, though: ``stan.build`` leaves ``build/`` in the working directory, writes to
 stderr (redirecting the whole process's stderr while compiling), and calls ``asyncio.run``,
 which fails inside Jupyter's running loop; sampling goes through an HTTP server and a shared

@@ -87,7 +87,8 @@ def fit(
     engine
         ``"auto"`` (default: the numpy engine, an exact Pólya-Gamma Gibbs sampler that needs
         no compiler; for ``ties="davidson"``, CmdStan when a working one is installed, else
-        PyStan), ``"numpy"``, ``"cmdstanpy"`` or ``"pystan"``.
+        PyStan), ``"numpy"``, ``"cmdstanpy"`` or ``"pystan"``. PyStan is the ``stan`` extra
+        (``pip install "bbt-widget[stan]"``) and needs a C++ compiler.
     chains, iter_warmup, iter_sampling, seed
         Sampler settings. ``iter_warmup`` and ``iter_sampling`` (warm-up and kept iterations
         per chain) default to the engine's: 100 and 1000 on the numpy engine (its Gibbs

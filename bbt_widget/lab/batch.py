@@ -55,6 +55,7 @@ from ..core.settings import CountingSettings, PriorSettings
 from ..core.validation import (
     DEFAULT_SEED,
     check_count,
+    check_sampler_counts,
     check_seed,
     check_win_table,
 )
@@ -108,9 +109,9 @@ class FitRequest:
         if CountingSettings(self.ties).ties is None:
             raise ValueError("a fit request needs a tie policy, not ties=None")
         PriorSettings(self.hyperprior, self.prior_scale)
-        for name in ("chains", "iter_warmup", "iter_sampling"):
-            if getattr(self, name) is not None:
-                check_count(getattr(self, name), name)
+        check_sampler_counts(
+            {name: getattr(self, name) for name in ("chains", "iter_warmup", "iter_sampling")}
+        )
         check_win_table(self.win_table)
         return self
 

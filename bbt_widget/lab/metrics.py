@@ -50,6 +50,7 @@ from ..core.validation import (
     check_hdi,
     check_max_treedepth,
     check_rope,
+    check_sampler_counts,
     check_tie_threshold,
 )
 from ..fitting import SAMPLER_SETTINGS, prepare_fit
@@ -593,9 +594,7 @@ def compare_metrics(
     sampler = {k: options[k] for k in _SAMPLER if k in options}
     # iterations left as None are the engine's defaults (engines.iterations)
     size = (sampler.get("chains", 4), sampler.get("iter_sampling"))
-    for name in ("chains", "iter_sampling", "iter_warmup"):
-        if sampler.get(name) is not None:
-            check_count(sampler[name], name)
+    check_sampler_counts(sampler)
     if "adapt_delta" in sampler:
         check_adapt_delta(sampler["adapt_delta"])
     if "max_treedepth" in sampler:

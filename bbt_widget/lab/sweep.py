@@ -44,6 +44,7 @@ from ..core.validation import (
     check_count,
     check_hdi,
     check_rope,
+    check_sampler_counts,
 )
 from ..core.wintable import comparison_components, count_wins
 from .batch import FitRequest, check_executor, run_batch
@@ -318,9 +319,7 @@ class _Sweep:
             settings = [{**s, "replicate": r} for s in settings for r in range(replicates)]
         if group is not None:
             sampler = {"chains": chains, "iter_warmup": iter_warmup, "iter_sampling": iter_sampling}
-            for name, value in sampler.items():
-                if value is not None:  # None: the engine's default
-                    check_count(value, name)
+            check_sampler_counts(sampler)  # None: the engine's default
             layout = {
                 "dataset": dataset,
                 "algorithm": algorithm,

@@ -212,6 +212,28 @@ def _tex_cell(value: object, number_column: bool, *, header: bool = False) -> st
     return tex_escape(value)
 
 
+def header_lines(header: str, width: int) -> list[str]:
+    """``header`` broken after its ``_`` and spaces into lines of at most ``width``
+    characters, or of its longest unbreakable piece when that is longer; one line when it
+    fits in ``width`` already.
+
+    Examples
+    --------
+    >>> header_lines("mcse_a_better", 8)
+    ['mcse_a_', 'better']
+    """
+    if len(header) <= width:
+        return [header]
+    pieces = re.findall(r"[^_ ]*[_ ]|[^_ ]+$", header)
+    width = max(width, *(len(p.rstrip()) for p in pieces))
+    lines = [""]
+    for piece in pieces:
+        if lines[-1] and len((lines[-1] + piece).rstrip()) > width:
+            lines.append("")
+        lines[-1] += piece
+    return [line.rstrip() for line in lines]
+
+
 #: What a ``\label`` key may hold here.
 _TEX_LABEL = re.compile(r"[A-Za-z0-9.:_-]+")
 
@@ -226,6 +248,7 @@ def to_latex(
     wrap: Mapping[str, float] | None = None,
     setup: str = "",
     siunitx: bool = True,
+    stack_headers: bool = False,
 ) -> str:
     """A booktabs ``table`` for a manuscript (needs ``\\usepackage{booktabs}``,
     ``\\usepackage{siunitx}`` for its number columns, and ``\\usepackage[T1]{fontenc}`` for
@@ -254,9 +277,14 @@ def to_latex(
         it must go inside).
     siunitx
         ``False``: right-aligned ``r`` number columns, for a document without siunitx.
+    stack_headers
+        Break a header wider than its column's cells after its ``_`` and spaces, onto as
+        many lines as its longest piece needs (:func:`header_lines`): a wide table of short
+        numbers under long names then fits the text width.
     """
     long = check_flag(long, "long")
     siunitx = check_flag(siunitx, "siunitx")
+    stack_headers = check_flag(stack_headers, "stack_headers")
     if label is not None and not _TEX_LABEL.fullmatch(label):
         # written as is (a label is a key, not text), so nothing that would end the command
         raise ValueError(
@@ -272,12 +300,17 @@ def to_latex(
         for c, n in zip(df.columns, numeric)
     )
     braced = [siunitx and n and c not in wrap for c, n in zip(df.columns, numeric)]
-    head = " & ".join(_tex_cell(c, b, header=True) for c, b in zip(df.columns, braced))
-    rows = [
-        " & ".join(_tex_cell(_cell(v, digits), b) for v, b in zip(row, braced)) + r" \\"
-        for row in df.itertuples(index=False)
-    ]
-    head += r" \\"
+    cells = [[_cell(v, digits) for v in row] for row in df.itertuples(index=False)]
+    heads = [_tex_cell(c, b, header=True) for c, b in zip(df.columns, braced)]
+    if stack_headers:
+        for j, (c, n) in enumerate(zip(df.columns, numeric)):
+            lines = header_lines(str(c), max((len(r[j]) for r in cells), default=0))
+            if c not in wrap and len(lines) > 1:
+                # its lines in a box on the baseline of the last, aligned as the column
+                stacked = r"\\".join(tex_escape(line) for line in lines)
+                heads[j] = rf"{{\shortstack[{'r' if n else 'l'}]{{{stacked}}}}}"
+    head = " & ".join(heads) + r" \\"
+    rows = [" & ".join(_tex_cell(v, b) for v, b in zip(row, braced)) + r" \\" for row in cells]
     top = []
     if caption:
         top.append(rf"\caption{{{tex_escape(caption)}}}")

@@ -34,6 +34,7 @@ from ..core.options import (
 )
 from ..core.posterior import STRONG_THRESHOLD, WEAK_THRESHOLD
 from ..core.wording import counted
+from ._atomic import owned_files, refuse_link
 from .citations import REFERENCES
 from .export import ESCAPERS
 
@@ -58,9 +59,37 @@ def figures_folder(path: str | Path) -> Path | None:
 
 
 def tables_folder(path: str | Path) -> Path:
-    """The folder beside a report where it writes every table as CSV: ``<stem>_tables``."""
+    """The folder beside a report where it writes every table as CSV: ``<stem>_html_tables``
+    for ``.html``, ``<stem>_md_tables`` for ``.md``, ``<stem>_tex_tables`` for ``.tex`` (two
+    reports of the same name in two formats never share their tables)."""
     path = Path(path)
-    return path.with_name(f"{path.stem}_tables")
+    return path.with_name(f"{path.stem}_{path.suffix.lstrip('.').lower()}_tables")
+
+
+def bib_path(path: str | Path) -> Path:
+    """The BibTeX file a LaTeX report writes beside it: ``<stem>.bib``, the references of
+    the methods it ran (``\\bibliography{<stem>}`` in a manuscript cites them)."""
+    return Path(path).with_suffix(".bib")
+
+
+def check_report_paths(path: str | Path) -> None:
+    """Refuse, before any work, a report whose writing would touch what bbt-widget did not
+    write: a symbolic link where the report (or its ``.bib``) or one of its folders goes, or
+    a figures or tables folder holding a file no earlier report wrote there (see
+    :func:`~bbt_widget.outputs._atomic.owned_files`).
+
+    Raises
+    ------
+    OutputConflictError
+        Naming the path and what to do.
+    """
+    path = Path(path)
+    for file in (path, bib_path(path)) if path.suffix.lower() == ".tex" else (path,):
+        refuse_link(file)
+    figures = figures_folder(path)
+    if figures is not None:
+        owned_files(figures, "the report's figures folder")
+    owned_files(tables_folder(path), "the report's tables folder")
 
 
 PAPER = (

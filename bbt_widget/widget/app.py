@@ -28,7 +28,9 @@ module holds the traits the front end syncs with, the constructor and the public
 :mod:`~bbt_widget.widget.keys` the cache keys and :mod:`~bbt_widget.widget.messages` what the
 widget says about bad arguments and failures.
 
-Invalid control values never raise from the front end: the widget shows what is wrong inline.
+Every control's value is checked where it enters (:mod:`~bbt_widget.widget.checks`): refused
+from the browser with the reason beside the control, refused from Python with ``SettingRefused``;
+the trait keeps its last good value either way.
 """
 
 from __future__ import annotations
@@ -60,6 +62,7 @@ from ..core.validation import check_algorithms
 from ..lab.influence import Influence
 from ..lab.sweep_result import SweepResult
 from . import export
+from .checks import quiet_when_unchanged
 from .controls import FIT_TRAITS, TTEST_ROPE, VIEW_TRAITS, Controls, initial_controls
 from .decisions import FOCUS_ALGORITHMS, DecisionsView
 from .fits import FitRequests
@@ -157,8 +160,8 @@ class BBTWidget(anywidget.AnyWidget):
         becomes :attr:`result`, :attr:`summary` or :attr:`charts`. ``False``: the charts wait
         for the full fit.
     stan_check
-        After a fit on the numpy engine, fit the same settings with Stan in the background,
-        where a Stan engine runs here, and say on the diagnostics badge whether they agree.
+        After a fit on the numpy engine, fit the same settings with Stan in the background, where
+        a Stan engine runs here (the ``stan`` extra), and say on the badge whether they agree.
     ranking_model
         What the ranking view shows: ``"bbt"`` (default), ``"plackett-luce"``, ``"mallows"``
         or ``"both"`` (BBT and Plackett-Luce). Plackett-Luce or Mallows
@@ -200,6 +203,7 @@ class BBTWidget(anywidget.AnyWidget):
     #: Set once the constructor has checked its arguments and the widget counts as open.
     _opened = False
     _esm = _STATIC / "widget.js"
+    notify_change = quiet_when_unchanged(anywidget.AnyWidget.notify_change)  # widget/checks
     _css = _STATIC / "widget.css"
 
     # --- fit controls --------------------------------------------------------------------
@@ -255,6 +259,7 @@ class BBTWidget(anywidget.AnyWidget):
     progress = t.Float(0.0, help="fit progress in [0, 1]; -1 when unknown").tag(sync=True)
     fit_count = t.Int(0, help="fits that ran (cache hits excluded)").tag(sync=True)
     message = t.Unicode("", help="why the last control change was not applied").tag(sync=True)
+    input_errors = t.Dict(help="control -> why its value was refused (checks)").tag(sync=True)
     error = t.Unicode("", help="the last fit's error message").tag(sync=True)
     diagnostics = t.Dict().tag(sync=True)
     audit = t.Dict(help="data-audit badge: count, label and the findings").tag(sync=True)
@@ -441,13 +446,16 @@ class BBTWidget(anywidget.AnyWidget):
         While the charts show a preview (:attr:`preview`), this is still the previous full
         fit: call :meth:`wait` for the one of the current settings. It holds the fit's
         settings, not the view's ROPE, HDI and rule (:attr:`view_settings`, :meth:`methods_text`).
+        Warns (``LastGoodFitWarning``) while the fit of the current settings has failed.
         """
+        self._fits.warn_if_failed("result")
         return None if self._fitted is None else self._fitted.result
 
     @property
     def summary(self) -> pd.DataFrame | None:
         """The summary table of :attr:`result` (current ROPE, HDI and control); never a
-        preview's."""
+        preview's. Warns as :attr:`result` does."""
+        self._fits.warn_if_failed("summary")
         return None if self._summary is None else self._summary.copy()
 
     # the exports of the view shown, at the current settings (widget/export.py)
@@ -475,8 +483,9 @@ class BBTWidget(anywidget.AnyWidget):
     def wait(self, timeout: float | None = None) -> bool:
         """Block until the running fit is done and shown (scripts, notebooks run top to bottom).
 
-        Returns True when the charts show the current settings, False on a timeout or when
-        the fit failed (see :attr:`error`).
+        Returns True when the charts show the current settings, False on a timeout. Raises
+        ``FitFailed`` (a RuntimeError, from the fit's own error) when the fit of the current
+        settings failed: the charts and :attr:`result` are then the last good fit's.
         """
         return self._fits.wait(timeout)
 
@@ -566,18 +575,6 @@ class BBTWidget(anywidget.AnyWidget):
         """The Mallows fit of the ranking view (``None`` until it was asked for, with
         ``ranking_model`` ``'mallows'``, and has finished)."""
         return self._rankings.mallows
-
-    # ------------------------------------------------------------------ validators
-
-    @t.validate("paired")
-    def _valid_paired(self, proposal: t.Bunch) -> bool:
-        # Paired local ROPE needs the same folds for every algorithm: off otherwise (the
-        # front end greys the box out and shows paired_reason).
-        return bool(proposal["value"]) and self.paired_available
-
-    @t.validate("local_rope")
-    def _valid_local_rope(self, proposal: t.Bunch) -> bool:
-        return bool(proposal["value"]) and self.local_rope_available
 
     # ------------------------------------------------------------------ what the sections share
 

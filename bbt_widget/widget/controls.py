@@ -6,9 +6,9 @@ the checks of a changed control, and the problems shown inline instead of raisin
 Controls split by cost, as the core does: the fit controls (ties, local ROPE / d_min, paired,
 metric direction, hyper-prior and its scale) change the win table or the model and start a
 fit; the view controls (ROPE bounds, HDI mass, control algorithm, interpretation, the group
-shown) only re-summarise the draws already there. A ROPE bound or HDI mass that is not valid is
-refused: the trait keeps its last good value (the one the charts show) and the message says
-why.
+shown) only re-summarise the draws already there. Every control's value is checked where it
+enters (:mod:`~bbt_widget.widget.checks`): one that is not valid is refused, the trait keeps its
+last good value (the one the charts show) and the widget says why.
 """
 
 from __future__ import annotations
@@ -17,15 +17,15 @@ from collections.abc import Sequence
 from typing import Any
 
 from ..core.data import TidyResults
-from ..core.options import D_MIN_RANGE, DEFAULT_D_MIN, INTERPRETATIONS, resolve_interpretation
+from ..core.options import DEFAULT_D_MIN, resolve_interpretation
 from ..core.settings import CountingSettings, PriorSettings
 from ..core.validation import check_hdi, check_rope
+from .checks import SettingChecks
 from .keys import pair_of
 from .messages import check_ranking_model, paired_note
 from .views import weak_rule_caveat
 
 __all__ = [
-    "CHECKED_TRAITS",
     "FIT_TRAITS",
     "TTEST_ROPE",
     "VIEW_TRAITS",
@@ -46,9 +46,6 @@ FIT_TRAITS = (
 )
 #: The controls whose change only re-summarises the draws.
 VIEW_TRAITS = ("rope_low", "rope_high", "hdi", "control", "interpretation", "selected_group")
-#: The summary controls refused when not valid (they keep their last good value), by the
-#: setting they are part of: a refusal is shown, and cleared, per setting.
-CHECKED_TRAITS = {"rope_low": "rope", "rope_high": "rope", "hdi": "hdi"}
 #: Default ROPE half-width of the correlated t-test (on the scores' scale), as in baselines.
 TTEST_ROPE = 0.01
 
@@ -137,13 +134,9 @@ class Controls:
         self._setting_default_scale = False
         #: The problems shown in ``message``, by where they come from.
         self.problems: dict[str, str] = {}
-        #: The last valid value of each checked control: what a refused value leaves it at.
-        self.good: dict[str, Any] = {name: getattr(widget, name) for name in CHECKED_TRAITS}
-        # A validator, not an observer: a refused value never reaches the views, and the
-        # front end gets the kept value back (ipywidgets sends a value its validator
-        # changed). Within hold_trait_notifications it checks the final values, so both ROPE
-        # bounds can move past each other at once.
-        widget._register_validator(self._refuse_invalid, tuple(CHECKED_TRAITS))
+        # every setting checked where it enters (widget/checks.py): refused values never
+        # reach the views; the first values are checked here too
+        self.checks = SettingChecks(widget, self.set_problem)
 
     def fit_settings(self) -> dict[str, Any]:
         """The keyword arguments of ``bbt_widget.fit`` the current controls ask for."""
@@ -203,59 +196,13 @@ class Controls:
     def check_fit_settings(self) -> str:
         """The problem of the fit controls ('' when they are fine)."""
         w = self.w
-        try:
-            if w.local_rope:
-                if not w.local_rope_available:
-                    return f"local ROPE unavailable: {w.local_rope_reason}"
-                low, high = D_MIN_RANGE
-                if not low <= w.d_min <= high:
-                    return f"d_min must be between {low} and {high}; got {w.d_min}"
-            # the settings' own checks raise the core's messages
-            PriorSettings(w.hyperprior, w.prior_scale)
-            CountingSettings(w.ties, w.d_min if w.local_rope else None, True, w.tie_threshold)
-            w._groups.check_ties(w.ties)  # the group model has no Davidson ties
-        except (TypeError, ValueError) as exc:
-            return str(exc)
-        return ""
-
-    def _refuse_invalid(self, _widget: Any, proposal: Any) -> Any:
-        """The proposed ROPE bound or HDI mass, or the trait's current value when the proposal
-        is not valid (the reason then shown in ``message`` until the setting is next set)."""
-        w = self.w
-        name, value = proposal["trait"].name, proposal["value"]
-        setting = CHECKED_TRAITS[name]
-        try:
-            if setting == "rope":
-                rope = {"rope_low": w.rope_low, "rope_high": w.rope_high, name: value}
-                check_rope((rope["rope_low"], rope["rope_high"]))
-            else:
-                check_hdi(value)
-        except (TypeError, ValueError) as exc:
-            kept = self.good[name]
-            self.set_problem(setting, f"{name} = {value!r} not applied ({exc}); it stays {kept!r}")
-            return kept
-        self.good[name] = value
-        self.set_problem(setting, "")
-        return value
+        if w.local_rope and not w.local_rope_available:
+            return f"local ROPE unavailable: {w.local_rope_reason}"
+        return "\n".join(self.checks.problems(FIT_TRAITS))
 
     def check_view_settings(self) -> str:
         """Every problem of the summary controls, one per line ('' when all are fine)."""
-        w = self.w
-        problems = []
-        for check in (
-            lambda: check_rope((w.rope_low, w.rope_high)),
-            lambda: check_hdi(w.hdi),
-        ):
-            try:
-                check()
-            except (TypeError, ValueError) as exc:
-                problems.append(str(exc))
-        if w.control and w.control not in w.algorithms:
-            problems.append(f"control: {w.control!r} is not one of the algorithms")
-        if w.interpretation not in INTERPRETATIONS:
-            problems.append(f"interpretation must be 'weak' or 'strong', not {w.interpretation!r}")
-        problems.extend(filter(None, [w._groups.problem()]))  # the group selector's
-        return "\n".join(problems)
+        return "\n".join(self.checks.problems(VIEW_TRAITS))
 
     def set_problem(self, where: str, problem: str) -> None:
         """Show ``problem`` in the widget's message ('' clears the one from ``where``)."""

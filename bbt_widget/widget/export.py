@@ -16,10 +16,12 @@ from __future__ import annotations
 
 import inspect
 import keyword
+import math
 from collections.abc import Mapping
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
+import numpy as np
 import pandas as pd
 
 from ..charts.frames_decisions import influence_frame
@@ -30,6 +32,7 @@ from ..charts.specs_robustness import robustness_chart
 from ..core.group_result import GroupedBBTResult
 from ..core.options import DEFAULT_HDI, DEFAULT_ROPE
 from ..core.settings import PriorSettings
+from ..core.validation import check_interpretation
 from ..fitting import fit
 from .views import ranking_model_chart, summary_charts
 
@@ -271,16 +274,18 @@ def code(widget: BBTWidget, data: str = "df", sd: str = "sd") -> str:
     Raises
     ------
     ValueError
-        ``data`` or ``sd`` is not a Python name.
+        ``data`` or ``sd`` is not a Python name; a control holds a value the view could not
+        apply (as for :func:`methods_text`); a setting that is no plain value (named).
     """
     for name, given in (("data", data), ("sd", sd)):
         if not (isinstance(given, str) and given.isidentifier() and not keyword.iskeyword(given)):
             raise ValueError(f"{name} must be a Python variable name, like 'df'; got {given!r}")
+    _view_problem(widget)  # only checked values are written
     settings = widget.fit_settings
     if settings.get("prior_scale") == PriorSettings(settings["hyperprior"]).scale:
         settings["prior_scale"] = None  # the family's default: what fit takes by itself
-    if settings.get("seed") is None and widget.result is not None:
-        settings["seed"] = widget.result.settings.get("seed")  # the seed drawn for the view
+    if settings.get("seed") is None and widget._fitted is not None:
+        settings["seed"] = widget._fitted.result.settings.get("seed")  # the seed drawn for it
     args = [data]
     # the known keywords in a readable order, then any other the widget passes to fit
     for key in [*_CODE_ORDER, *(k for k in settings if k not in _CODE_ORDER)]:
@@ -291,10 +296,10 @@ def code(widget: BBTWidget, data: str = "df", sd: str = "sd") -> str:
             continue
         if value == _FIT_DEFAULTS.get(key):  # fit's default (None: no default, not given)
             continue
-        args.append(f"{key}={_literal(value)}")
+        args.append(f"{key}={_literal(value, key)}")
     rope = (float(widget.rope_low), float(widget.rope_high))
     summary_args = [
-        f"{name}={_literal(value)}"
+        f"{name}={_literal(value, name)}"
         for name, value, default in (
             ("rope", rope, tuple(DEFAULT_ROPE)),
             ("hdi", float(widget.hdi), DEFAULT_HDI),
@@ -303,15 +308,15 @@ def code(widget: BBTWidget, data: str = "df", sd: str = "sd") -> str:
         if value != default
     ]
     group = widget.selected_group
-    of = "result" if group is None else f"result.in_group({_literal(group)})"
+    of = "result" if group is None else f"result.in_group({_literal(group, 'selected_group')})"
+    rule = str(check_interpretation(widget.interpretation))  # a rule's name: safe in a comment
     return "\n".join(
         [
             "import bbt_widget as bbt",
             "",
             f"result = bbt.fit({', '.join(args)})",
             f"summary = {of}.summary({', '.join(summary_args)})",
-            f"# the view's decisions follow the {widget.interpretation} rule: "
-            f'summary["{widget.interpretation}"]',
+            f"# the view's decisions follow the {rule} rule: summary[{rule!r}]",
             "",
         ]
     )
@@ -324,20 +329,29 @@ def on_front_end_message(widget: BBTWidget, content: Any, _buffers: Any) -> None
         widget.send({"code": code(widget)})
 
 
-def _literal(value: Any) -> str:
-    """``value`` as a Python literal (``repr`` of plain values, numpy scalars made plain)."""
-    if hasattr(value, "item") and not isinstance(value, (str, bytes)):
+def _literal(value: Any, setting: str) -> str:
+    """``value`` as a Python literal: the ``repr`` of plain values (numpy scalars made plain),
+    lists, tuples and dicts of them; ValueError naming ``setting`` for anything else, or a
+    number that is not finite (``nan`` and ``inf`` are no literals)."""
+    if isinstance(value, np.generic):
         value = value.item()  # a numpy scalar: its repr is not a literal in numpy 2
-    if value is None or isinstance(value, (bool, int, float, str)):
+    if value is None or type(value) in (bool, int, str):
         return repr(value)
-    if isinstance(value, list):
-        return "[" + ", ".join(_literal(v) for v in value) + "]"
-    if isinstance(value, tuple):
-        items = ", ".join(_literal(v) for v in value)
+    if type(value) is float:
+        if not math.isfinite(value):
+            raise ValueError(f"{setting} is {value!r}, which cannot be written as Python code")
+        return repr(value)
+    if type(value) is list:
+        return "[" + ", ".join(_literal(v, setting) for v in value) + "]"
+    if type(value) is tuple:
+        items = ", ".join(_literal(v, setting) for v in value)
         return f"({items},)" if len(value) == 1 else f"({items})"
     if isinstance(value, Mapping):
-        return "{" + ", ".join(f"{_literal(k)}: {_literal(v)}" for k, v in value.items()) + "}"
-    raise TypeError(f"cannot write {type(value).__name__} {value!r} as Python code")
+        pairs = (f"{_literal(k, setting)}: {_literal(v, setting)}" for k, v in value.items())
+        return "{" + ", ".join(pairs) + "}"
+    raise ValueError(
+        f"{setting} is {type(value).__name__} {value!r}, which cannot be written as Python code"
+    )
 
 
 def summary_csv(widget: BBTWidget, path: str | Path | None = None) -> str | Path:

@@ -13,6 +13,7 @@ from __future__ import annotations
 
 import threading
 import time
+import warnings
 from collections.abc import Callable, Hashable, Mapping
 from typing import Any
 
@@ -28,7 +29,7 @@ from ..fitting import (
 )
 from .fitted import Fitted
 from .keys import fit_keys
-from .messages import error_text
+from .messages import FitFailed, LastGoodFitWarning, error_text
 from .preview import preview_settings
 from .runner import Dispatcher, FitEvent, FitRunner
 from .stan_check import StanCheck
@@ -75,6 +76,8 @@ class FitRequests:
             cancelled_types=(FitCancelled,),
         )
         self._compile_started: float | None = None
+        #: The exception of the last fit that failed (None once a fit is shown again).
+        self.failure: BaseException | None = None
         #: The inputs of the newest fit settings, by their key (see ``prepared``).
         self._prepared_lock = threading.Lock()
         #: (key of the settings, of the settings but the prior, of those but the counting
@@ -132,7 +135,28 @@ class FitRequests:
         left = None if deadline is None else max(0.0, deadline - time.monotonic())
         idle = self.preview_runner.wait(left) and idle
         w = self.w
-        return idle and not w.error and w._result_key == w._requested_key
+        problem = w._controls.problems.get("fit")
+        if problem:  # no fit was started: the settings cannot be fitted
+            raise FitFailed(f"the current settings cannot be fitted: {problem}")
+        if idle and w.error:
+            raise FitFailed(
+                f"{w.error}. The charts and w.result still show the last good fit, of other "
+                "settings (w.result.settings); change the setting back or fix the cause"
+            ) from self.failure
+        return idle and w._result_key == w._requested_key
+
+    def warn_if_failed(self, what: str) -> None:
+        """Warn that ``w.<what>`` belongs to the last good fit when the fit of the current
+        settings failed: without it, a notebook's next cell shows the old fit's tables as if
+        they were the new settings'."""
+        w = self.w
+        if w.error and w._fitted is not None and w._result_key != w._requested_key:
+            warnings.warn(
+                f"w.{what} is the last good fit's (w.result.settings), not the current "
+                f"settings': their fit failed ({w.error})",
+                LastGoodFitWarning,
+                stacklevel=3,
+            )
 
     def run_fit(
         self,
@@ -252,7 +276,7 @@ class FitRequests:
                 w.status_text += w._groups.status_note
         elif event.kind == "done":
             with w.hold_sync():
-                w.error = ""  # first: the badge of the fit now shown is not a failed one's
+                w.error, self.failure = "", None  # first: the badge is not a failed one's
                 self.show_result(event.key, event.result)
                 if not event.cached:
                     w.fit_count += 1
@@ -264,6 +288,7 @@ class FitRequests:
                 self._warm_other_model()
         elif event.kind == "error":
             # Only the message: a traceback helps nobody looking at a widget.
+            self.failure = event.error
             self.preview_runner.cancel()
             self.drop_preview()  # "the charts show the last good fit": not a preview
             w.status, w.progress = "error", 0.0

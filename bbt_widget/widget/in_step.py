@@ -7,8 +7,9 @@ requested (``_requested_key``, which a fit control moves at once, before its fit
 group shown and the view controls. The pairwise view (intervals, headline) is redrawn in the
 change's own message; the ranking and decision matrices are built in the background
 (:func:`~bbt_widget.widget.views.summary_spec`) and stay marked until they arrive. A fit that
-failed, or a view control refused as invalid, leaves the views of the last good settings
-marked as behind: the message or the error says why.
+failed leaves the views of the last good settings marked as behind: the error says why. A
+value refused as invalid never becomes a setting (:mod:`~bbt_widget.widget.checks`): the
+views stay in step with the last good value, which the control shows again.
 
 The trait also holds the settings as the kernel last saw them: a control moved in the browser
 differs from them until the kernel has handled the change, so the front end marks every view

@@ -17,6 +17,8 @@ if TYPE_CHECKING:
 
 __all__ = [
     "DISPLAY_KWARGS",
+    "FitFailed",
+    "LastGoodFitWarning",
     "check_extra_kwargs",
     "check_ranking_model",
     "error_text",
@@ -27,6 +29,16 @@ __all__ = [
 #: constructor does not name is refused: traitlets would only warn, hidden, and a typo such as
 #: ``dmin=0.3`` would fit without the setting the user asked for.
 DISPLAY_KWARGS = ("layout", "tabbable", "tooltip")
+
+
+class FitFailed(RuntimeError):
+    """The fit of the widget's current settings failed (``w.wait()`` raises it): the charts
+    and ``w.result`` still show the last good fit, of other settings."""
+
+
+class LastGoodFitWarning(UserWarning):
+    """``w.result`` or ``w.summary`` read while the fit of the current settings has failed:
+    they are the last good fit's, of other settings."""
 
 
 def check_extra_kwargs(widget: type[HasTraits], kwargs: Mapping[str, Any]) -> None:

@@ -31,6 +31,7 @@ const CONTROL_TRAITS = [
   "focus",
   "algorithms",
   "option_lists",
+  "input_errors",
 ];
 
 /**
@@ -180,8 +181,22 @@ export function buildControls(model) {
   /** A labelled row; `cost` tells the user whether the control refits or only redraws. The
    * label is tied to the row's first control. */
   const row = (label, cost, ...inputs) => {
-    const first = inputs.find((input) => input && input.dataset && input.dataset.trait);
+    const controls = inputs.filter((input) => input && input.dataset && input.dataset.trait);
+    const first = controls[0];
     const help = first ? CONTROL_HELP[first.dataset.trait] : undefined;
+    // Why the kernel refused a value typed here (trait input_errors, widget/checks.py): the
+    // control shows its last good value again, this line says why.
+    const traits = controls.map((input) => input.dataset.trait);
+    const refused = h("div", {
+      class: "bbt-refused",
+      role: "alert",
+      "data-refused": traits.join(" "),
+    });
+    refreshers.push(() => {
+      const errors = model.get("input_errors") || {};
+      refused.textContent = traits.map((name) => errors[name]).filter(Boolean).join("\n");
+      refused.hidden = !refused.textContent;
+    });
     const el = h(
       "div",
       { class: "bbt-row" },
@@ -192,6 +207,7 @@ export function buildControls(model) {
         title: cost === "fit" ? "changing this runs a new Stan fit" : "redraws from the draws",
         text: cost === "fit" ? "refit" : "",
       }),
+      refused,
     );
     rows.push(el);
     return el;
@@ -318,7 +334,7 @@ export function buildControls(model) {
   const ropeLow = number("rope_low", { min: 0, max: 1, step: 0.01, digits: 2 });
   const ropeHigh = number("rope_high", { min: 0, max: 1, step: 0.01, digits: 2 });
   ropeHigh.setAttribute("aria-label", "ROPE upper end"); // its label only says "to"
-  const hdi = number("hdi", { min: 0.5, max: 0.99, step: 0.01, digits: 2 });
+  const hdi = number("hdi", { step: 0.01, digits: 2 }); // range: option_lists.hdi_range
   const control = select("control", [["", "none (all pairs)"]]);
   const interpretation = select("interpretation", pairs("interpretations"));
   const focus = select("focus", [["", "all algorithms"]]);
@@ -366,6 +382,10 @@ export function buildControls(model) {
     const range = lists().d_min || {};
     for (const key of ["min", "max", "step"]) {
       if (range[key] !== undefined) dMin.setAttribute(key, String(range[key]));
+    }
+    const hdiRange = lists().hdi_range || {};
+    for (const key of ["min", "max"]) {
+      if (hdiRange[key] !== undefined) hdi.setAttribute(key, String(hdiRange[key]));
     }
     const threshold = lists().tie_threshold || {};
     for (const key of ["min", "step"]) {

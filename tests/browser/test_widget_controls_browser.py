@@ -1,9 +1,9 @@
 """The control panel in real JupyterLab and Notebook 7 with headless Chromium, network cut:
 operable from the keyboard (the host's shortcuts must not eat the arrow keys of the d_min
 slider or of a drop-down), every control named by a label tied to it (ids unique on a page
-with two widgets), the metric row absent with one metric, an invalid ROPE refused (the trait
-back at its last good value, the reason shown), and a failed fit said on the diagnostics
-badge rather than "diagnostics fine".
+with two widgets), the metric row absent with one metric, invalid values refused (the trait and
+the input back at the last good value, the reason shown beside the control), and a failed fit
+said on the diagnostics badge rather than "diagnostics fine".
 
 Numpy-engine fits of the paper's base results (a second or so each).
 """
@@ -54,6 +54,15 @@ _KERNEL_VALUE = """async (expr) => {
     const v = reply.content.user_expressions.v;
     return v.status === 'ok' ? v.data['text/plain'] : `error: ${v.ename}: ${v.evalue}`;
 }"""
+
+
+#: Values typed into a control that it cannot take: (trait, typed, the kernel's value kept,
+#: the input's text after the refusal, what the reason beside the control says).
+_REFUSED = [
+    ("tie_threshold", "-1", "0.0", "0", "finite number >= 0"),
+    ("prior_scale", "-1", "0.5", "0.5", "a number from 1e-06 to 1e+06"),
+    ("hdi", "0.3", "0.89", "0.89", "hdi must lie in [0.5, 0.99]"),
+]
 
 
 def _kernel_value(page: Any, expr: str) -> str:
@@ -144,6 +153,28 @@ def test_controls_work_from_the_keyboard_and_refuse_bad_values(
             "() => document.querySelector('.bbt-root input[data-trait=rope_low]').value === '0.45'",
             timeout=STEP_TIMEOUT_MS,
         )
+        beside = widget.locator(".bbt-refused[data-refused~=rope_low]")
+        assert "rope_low = 0.8 not applied" in beside.inner_text()
+
+    for name, typed, kept, shown, reason in _REFUSED:
+        with checks.check(f"{name} = {typed} is refused beside its control, the last good kept"):
+            fits = int(data_attr(page, "fits"))
+            box = widget.locator(f"input[data-trait={name}]")
+            box.fill(typed)
+            box.press("Tab")
+            beside = widget.locator(f".bbt-refused[data-refused~={name}]")
+            beside.wait_for(state="visible", timeout=STEP_TIMEOUT_MS)
+            text = beside.inner_text()
+            assert f"{name} = {float(typed)!r} not applied" in text and reason in text, text
+            _wait_kernel(page, f"w.{name}", kept)
+            page.wait_for_function(
+                "([name, shown]) => document.querySelector("
+                "`.bbt-root input[data-trait=${name}]`).value === shown",
+                arg=[name, shown],
+                timeout=STEP_TIMEOUT_MS,
+            )
+            assert int(data_attr(page, "fits")) == fits  # no fit started
+            assert data_attr(page, "status") == "done"  # the last good results still shown
 
     with checks.check("after a failed fit the badge says so"):
         badge = widget.locator(".bbt-diag-badge")

@@ -107,7 +107,8 @@ def test_figures_path_taken_by_a_file_fails_before_the_fit(
     in_the_way.write_text("not a folder")
     out = str(tmp_path / f"r.{suffix}")
     assert cli.main(["report", str(base_csv), "-o", out]) == cli.EXIT_INPUT
-    assert f"{str(in_the_way)!r} (for the figures) is a file" in capsys.readouterr().err
+    err = capsys.readouterr().err
+    assert f"{str(in_the_way)!r} is a file where the report's figures folder goes" in err
     assert no_fit == [] and in_the_way.read_text() == "not a folder"
 
 

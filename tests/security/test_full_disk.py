@@ -20,6 +20,7 @@ import pytest
 
 import bbt_widget as bbt
 from bbt_widget import cli
+from bbt_widget.outputs._atomic import atomic_replace_dir
 from bbt_widget.outputs.export import export_all
 from bbt_widget.outputs.methods_text import tables_folder
 from bbt_widget.outputs.report import _render as report_render
@@ -108,15 +109,18 @@ def test_report_on_a_full_disk_keeps_the_old_report(
     # the old report: other options, so the new one differs in every file
     write_report(result, out, hdi=0.95, rope=(0.4, 0.6))
     figures = figures_folder(out)
-    if figures is not None:
-        (figures / "stale.svg").write_text("<svg/>")  # a file only the old folder has
+    if figures is not None:  # a figure only the old report wrote, as a report writes it
+        with atomic_replace_dir(figures) as new:
+            for old in figures.glob("*.svg"):
+                (new / old.name).write_bytes(old.read_bytes())
+            (new / "stale.svg").write_text("<svg/>")
     before = _snapshot(small_disk)
-    # the report, its tables as CSV, and beside a .md one its figures (headline and detail
-    # charts) and the stale
+    # the report, its tables as CSV and their folder's manifest, and beside a .md one its
+    # figures (headline and detail charts), the stale one and their manifest
     figure_count = len(report_render._HEADLINE_FIGURES + report_render._DETAIL_FIGURES)
     table_count = len(list(tables_folder(out).glob("*.csv")))
     assert table_count >= 7
-    assert len(before) == table_count + (1 if suffix == "html" else 1 + figure_count + 1)
+    assert len(before) == table_count + 2 + (0 if suffix == "html" else figure_count + 2)
     _fill(small_disk)
     code, err = _report(result, monkeypatch, out, capsys)
     assert code == cli.EXIT_INPUT, err

@@ -53,7 +53,7 @@ def test_markdown_baselines_show_names_as_cells(reports, hostile_res):
 
 
 def test_baseline_csv_tables_keep_names_and_no_formulas(reports):
-    folder = reports["md"].with_name("r_tables")
+    folder = reports["md"].with_name("r_md_tables")
     shown = {"'" + n if n.startswith(export.FORMULA_PREFIXES) else n for n in HOSTILE}
     stems = ["friedman-tests", "friedman-normality", "friedman-ranks", "friedman-agreement"]
     for stem in [*stems, "signed-rank", "sign"]:

@@ -226,10 +226,10 @@ def test_latex_report_with_hostile_names_compiles(hostile_res, tmp_path, compile
 
 
 def test_report_tables_as_csv_and_latex_with_hostile_names(hostile_res, tmp_path, compile_latex):
-    """Every table of the report as CSV (``<stem>_tables/``) and the Scores section's LaTeX
+    """Every table of the report as CSV (``<stem>_tex_tables/``) and the Scores section's LaTeX
     tables (booktabs, siunitx S columns), with hostile algorithm names."""
     path = write_report(hostile_res, tmp_path / "report.tex", interpretation="strong")
-    folder = tmp_path / "report_tables"
+    folder = tmp_path / "report_tex_tables"
     stems = {p.stem for p in folder.glob("*.csv")}
     assert {"scores", "effect-sizes", "pairs", "ranking", "wins", "claims"} <= stems
     names = set(hostile_res.algorithms)

@@ -61,3 +61,70 @@ def test_a_control_character_in_a_name_no_longer_drops_the_charts(char: str) -> 
     (svg,) = render_charts([chart], ["svg"])
     shown = escape_controls(f"svm{char}x")
     assert shown != f"svm{char}x" and shown.encode() in svg
+
+
+def _outside_isolates(line: str) -> str:
+    """``line`` without its isolated spans (FSI, LRI or RLI up to the matching PDI)."""
+    out, depth = [], 0
+    for ch in line:
+        if ch in "\u2066\u2067\u2068":
+            depth += 1
+        elif ch == "\u2069" and depth:
+            depth -= 1
+        elif not depth:
+            out.append(ch)
+    return "".join(out)
+
+
+def _assert_lines_isolate_bidi(text: str, where: str) -> None:
+    """No bidi control and no right-to-left letter outside an isolate, on any line: a name
+    holding U+202E mirrors the rest of its line, Hebrew turns the columns around."""
+    import unicodedata
+
+    reordering = {"R", "AL", "AN", "LRE", "RLE", "LRO", "RLO", "PDF", "LRI", "RLI", "FSI", "PDI"}
+    for line in text.splitlines():
+        rest = _outside_isolates(line)
+        left = [f"U+{ord(c):04X}" for c in rest if unicodedata.bidirectional(c) in reordering]
+        assert not left, (where, left, line)
+
+
+def test_every_terminal_table_isolates_bidi_names() -> None:
+    """The tables the command prints (the report's ranking; demo's win table, summary and
+    predictive checks) with right-to-left names and bidi controls: U+202E was printed raw in
+    the ranking, where only the "better:" line isolated it."""
+    import warnings
+
+    from hostile import HOSTILE, hostile_results
+
+    from bbt_widget.cli_commands.common import fixed
+
+    with warnings.catch_warnings():
+        warnings.simplefilter("ignore", bbt.DiagnosticsWarning)
+        res = bbt.fit(hostile_results(HOSTILE), dataset="db", engine="numpy", seed=3)
+    tables = {
+        "ranking": res.ranking(),
+        "win table": res.win_table,
+        "summary": res.summary(),
+        "predictive checks": res.ppc_table(),
+    }
+    for where, frame in tables.items():
+        text = fixed(frame)
+        _assert_lines_isolate_bidi(text, where)
+        if where != "predictive checks":  # a table of coverage, without names
+            assert "\u05e2\u05d1\u05e8\u05d9\u05ea" in text, where  # the Hebrew name, isolated
+
+
+def test_the_report_command_isolates_bidi_names_on_every_line(
+    tmp_path: Path, capfd: pytest.CaptureFixture[str]
+) -> None:
+    from hostile import BIDI
+
+    data = bbt.datasets.load_base()
+    data = data.rename(columns=dict(zip(["svm", "lda", "dt", "knn"], BIDI, strict=True)))
+    results = tmp_path / "bidi.csv"
+    data.to_csv(results, index=False)
+    code = cli.main(["report", str(results), "-o", str(tmp_path / "r.md"), "--with", "none", "-q"])
+    out, err = capfd.readouterr()
+    assert code in (cli.EXIT_OK, cli.EXIT_CHARTS), err
+    _assert_lines_isolate_bidi(out, "stdout")
+    assert "P(right) override" in out  # the ranking names them

@@ -17,6 +17,7 @@ from bbt_widget import charts, cli
 from bbt_widget.charts.frames_ppc import ppc_fit_frame
 from bbt_widget.engines import available_engines
 from bbt_widget.outputs import export
+from bbt_widget.outputs._atomic import MANIFEST
 from bbt_widget.outputs.citations import references
 from bbt_widget.outputs.headline import headline
 from bbt_widget.outputs.methods_text import PAPER, methods_text
@@ -205,7 +206,8 @@ def test_standalone_report(res, tmp_path, suffix):
     else:
         figures = tmp_path / f"report_{suffix}_figures"
         ext = "pdf" if suffix == "tex" else "svg"
-        assert sorted(p.suffix for p in figures.iterdir()) == [f".{ext}"] * 7
+        shown = [p.suffix for p in figures.iterdir() if p.name != MANIFEST]  # and the list
+        assert shown == [f".{ext}"] * 7 and (figures / MANIFEST).is_file()
 
 
 def test_report_highlights_algorithms_in_its_cd_diagram(res, tmp_path):
@@ -690,7 +692,8 @@ def test_cli_with_option_is_checked_before_any_fit(base_csv, three_csv, tmp_path
     out = str(tmp_path / "r.html")
     cases = [
         (["--with", "plackett"], "--with 'plackett': give 'none' or a comma-separated list"),
-        (["--with", "none,hierarchical"], "give 'none' or"),
+        # "none" leaves the defaults out: the hierarchical test alone, which needs --rho
+        (["--with", "none,hierarchical"], "--with hierarchical needs --rho"),
         (["--with", "hierarchical"], "--with hierarchical needs --rho"),
         (["--with", "hierarchical", "--rho", "1"], "--rho 1: must lie strictly between"),
     ]
@@ -707,15 +710,15 @@ def test_cli_with_option_is_checked_before_any_fit(base_csv, three_csv, tmp_path
 
 
 def test_cli_report_default_methods(three_csv, tmp_path, capsys):
-    """Plackett-Luce by default in HTML on fold data; nothing extra in Markdown or with
-    --with none; the hierarchical test only when asked (a Stan fit per pair)."""
+    """Plackett-Luce by default on fold data, in every format; nothing extra with --with
+    none; the hierarchical test only when asked (a Stan fit per pair)."""
     html, md = tmp_path / "r.html", tmp_path / "r.md"
     assert cli.main(["report", str(three_csv), "-o", str(html), "-q", *_SHORT]) == 0
     text = html.read_text()
     assert 'id="ranking-models"' in text and 'id="pairwise"' not in text
     assert 'id="sweep"' not in text and 'id="influence"' not in text
     assert cli.main(["report", str(three_csv), "-o", str(md), "-q", *_SHORT]) == 0
-    assert "Ranking models" not in md.read_text()
+    assert "## Ranking models" in md.read_text()
     args = ["report", str(three_csv), "-o", str(html), "-q", "--with", "none", *_SHORT]
     assert cli.main(args) == 0
     assert 'id="ranking-models"' not in html.read_text()
@@ -749,14 +752,14 @@ def test_python_write_is_the_cli_report(three_csv, tmp_path, capsys):
     assert written == md_py
     cli_heads, cli_body = _report_parts(md_cli.read_text())
     py_text = md_py.read_text().replace("py_md_figures", "cli_md_figures")
-    py_heads, py_body = _report_parts(py_text.replace("py\\_tables/", "cli\\_tables/"))
+    py_heads, py_body = _report_parts(py_text.replace("py\\_md\\_tables/", "cli\\_md\\_tables/"))
     assert "## Ranking models" in cli_heads and cli_heads == py_heads
     assert py_body == cli_body
     # the same from a fit given with its data, and the Python calls recorded
     res = bbt.fit(data, dataset="db", seed=5, chains=2, iter_warmup=300, iter_sampling=1000)
     again = bbt.report.write(res, tmp_path / "py.md", data=data, methods="plackett-luce")
     as_py = py_body.replace("cli_md_figures", "py_md_figures").replace(
-        "cli\\_tables/", "py\\_tables/"
+        "cli\\_md\\_tables/", "py\\_md\\_tables/"
     )
     assert _report_parts(again.read_text())[1] == as_py
     # options are checked before any fit, by the keyword's name

@@ -1,6 +1,6 @@
 """The report's scores and its researcher's export, from real (numpy-engine) fits: the scores
 table and the effect sizes of the claimed pairs, checked against the raw results; every
-table also written as CSV in ``<stem>_tables/``; the LaTeX tables in booktabs with siunitx
+table also written as CSV in ``<stem>_<format>_tables/``; the LaTeX tables in booktabs with siunitx
 ``S`` number columns, compiled with and without siunitx."""
 
 from __future__ import annotations
@@ -13,6 +13,8 @@ import pytest
 
 import bbt_widget as bbt
 from bbt_widget import cli
+from bbt_widget.outputs._atomic import OutputConflictError
+from bbt_widget.outputs.methods_text import tables_folder
 from bbt_widget.outputs.report._render import write_report
 
 pytestmark = pytest.mark.stan
@@ -40,7 +42,7 @@ def _dataset_means(df: pd.DataFrame) -> pd.DataFrame:
 
 
 def _tables(path) -> dict[str, pd.DataFrame]:
-    folder = path.with_name(f"{path.stem}_tables")
+    folder = tables_folder(path)
     return {p.stem: pd.read_csv(p, keep_default_na=False) for p in folder.glob("*.csv")}
 
 
@@ -52,7 +54,7 @@ def test_the_report_shows_each_algorithms_scores_and_the_claimed_pairs_effects(r
     # what "equivalent" means, in words, beside the score differences
     assert "win about equally often" in text and "within a point" in text
     assert "percentile bootstrap interval (2000 resamples of the data sets, seed 7)" in text
-    assert "also written as CSV in r\\_tables/ beside it" in text  # where the CSV went
+    assert "also written as CSV in r\\_md\\_tables/ beside it" in text  # where the CSV went
     tables = _tables(path)
     scores = tables["scores"].set_index("algorithm")
     means = _dataset_means(bbt.datasets.load_base())
@@ -110,21 +112,25 @@ def test_lower_is_better_scores_keep_their_scale_and_the_advantage_its_sense(
 
 def test_every_table_of_the_report_is_written_as_csv_beside_it(res, tmp_path):
     path = write_report(res, tmp_path / "paper.tex")
-    folder = tmp_path / "paper_tables"
+    folder = tmp_path / "paper_tex_tables"
     tex = path.read_text()
     labels = set(re.findall(r"\\label\{tab:bbt-([^}]+)\}", tex))
-    assert labels and {p.stem for p in folder.iterdir()} == labels  # one CSV per table
+    assert labels and {p.stem for p in folder.glob("*.csv")} == labels  # one CSV per table
     # whole tables, at full precision: the per-pair table keeps the columns LaTeX leaves out
     pairs = pd.read_csv(folder / "pairs.csv")
     pd.testing.assert_frame_equal(pairs, res.summary(), check_dtype=False)
     assert {"pair", "median"} <= set(pairs.columns)
     ranking = pd.read_csv(folder / "ranking.csv")
     pd.testing.assert_frame_equal(ranking, res.ranking(), check_dtype=False)
-    # the folder is replaced whole: no stale table survives a second report
-    (folder / "stale.csv").write_text("x\n")
+    # a second report replaces the folder the first wrote, leaving no temporary folder
     write_report(res, tmp_path / "paper.tex")
-    assert not (folder / "stale.csv").exists()
-    assert not list(tmp_path.glob(".*.tmp"))  # no temporary folder left behind
+    assert {p.stem for p in folder.glob("*.csv")} == labels
+    assert not list(tmp_path.glob(".*"))
+    # but a file the user put there is neither deleted nor replaced: the report is refused
+    (folder / "mine.csv").write_text("x\n")
+    with pytest.raises(OutputConflictError, match=r"'mine\.csv'"):
+        write_report(res, tmp_path / "paper.tex")
+    assert (folder / "mine.csv").read_text() == "x\n"
 
 
 def test_latex_tables_use_booktabs_and_siunitx_and_compile_without_it(
@@ -139,7 +145,8 @@ def test_latex_tables_use_booktabs_and_siunitx_and_compile_without_it(
         assert "\\toprule" in table and "\\midrule" in table and "\\bottomrule" in table
     scores = tex.split("\\label{tab:bbt-scores}", 1)[1].split("\\end{tabular}", 1)[0]
     assert "\\begin{tabular}{lSSSSSS}" in scores  # the numbers in S columns
-    assert "{mean\\_score}" in scores  # a header in an S column is braced text
+    # a header in an S column is braced text; a wide table's long ones are on two lines
+    assert "& {\\shortstack[r]{mean\\_\\\\score}} &" in scores
     log = compile_latex(path)
     assert "Overfull \\hbox" not in log
     assert ("siunitx.sty" in log) == siunitx_installed  # loaded where it is installed
@@ -157,7 +164,7 @@ def test_the_command_says_where_the_tables_went_and_what_equivalent_means(tmp_pa
     args = ["report", str(data), "-o", str(out), "-q", "--interpretation", "strong"]
     assert cli.main(args) == cli.EXIT_OK
     printed = capsys.readouterr().out
-    folder = tmp_path / "r_tables"
+    folder = tmp_path / "r_md_tables"
     assert f"wrote its tables as CSV in {folder}/" in printed
     assert (folder / "scores.csv").exists()
     # the terminal says what an equivalence is, and the report has its score difference

@@ -157,3 +157,14 @@ def test_mypy_checks_the_whole_package_as_strict_checks_it():
         or flag.startswith("allow_")
     ]
     assert not loosened, loosened
+
+
+def test_the_architecture_names_every_module():
+    # the map is read before the code: a module it does not name is one a newcomer cannot find
+    text = (PACKAGE.parent / "ARCHITECTURE.md").read_text(encoding="utf-8")
+    unnamed = [
+        p.relative_to(PACKAGE).as_posix()
+        for p in sorted(PACKAGE.rglob("*.py"))
+        if f"`{p.relative_to(PACKAGE).as_posix()}`" not in text
+    ]
+    assert not unnamed, f"ARCHITECTURE.md's module index misses {unnamed}"

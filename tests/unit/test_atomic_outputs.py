@@ -6,6 +6,7 @@ from __future__ import annotations
 
 import errno
 import os
+import warnings
 from pathlib import Path
 
 import pandas as pd
@@ -13,6 +14,7 @@ import pytest
 
 from bbt_widget.outputs import export
 from bbt_widget.outputs._atomic import (
+    MANIFEST,
     atomic_path,
     atomic_replace_dir,
     atomic_write_bytes,
@@ -77,20 +79,11 @@ def test_a_complete_write_replaces_the_file_and_keeps_its_mode(tmp_path):
     assert sorted(p.name for p in tmp_path.iterdir()) == ["fresh.bin", "t.csv"]
 
 
-def test_a_symbolic_link_keeps_pointing_at_the_rewritten_file(tmp_path):
-    real = tmp_path / "real.md"
-    real.write_text("old")
-    link = tmp_path / "link.md"
-    link.symlink_to(real)
-    atomic_write_text(link, "new")
-    assert link.is_symlink() and real.read_text() == "new"
-
-
 def test_a_folder_is_replaced_whole_or_not_at_all(tmp_path):
     folder = tmp_path / "r_md_figures"
-    folder.mkdir()
-    (folder / "ranking.svg").write_text("old ranking")
-    (folder / "stale.svg").write_text("from an older report")
+    with atomic_replace_dir(folder) as new:  # an older report's figures
+        (new / "ranking.svg").write_text("old ranking")
+        (new / "stale.svg").write_text("from an older report")
     before = _snapshot(tmp_path)
     with pytest.raises(OSError) as caught, atomic_replace_dir(folder) as new:
         (new / "ranking.svg").write_text("new ranking")
@@ -99,8 +92,24 @@ def test_a_folder_is_replaced_whole_or_not_at_all(tmp_path):
     assert _snapshot(tmp_path) == before
     with atomic_replace_dir(folder) as new:
         (new / "ranking.svg").write_text("new ranking")
-    # the old folder went as a whole: no stale figure survives, nothing else is left
-    assert _snapshot(tmp_path) == {"r_md_figures/ranking.svg": b"new ranking"}
+    # the old folder went as a whole: no stale figure survives, nothing else is left but
+    # the list of what was written (which lets the next report replace the folder)
+    after = _snapshot(tmp_path)
+    assert after.pop(f"r_md_figures/{MANIFEST}").startswith(b"{")
+    assert after == {"r_md_figures/ranking.svg": b"new ranking"}
+    assert [p.name for p in tmp_path.iterdir()] == ["r_md_figures"]
+
+
+def test_what_a_file_browser_leaves_in_a_folder_does_not_stop_its_replacement(tmp_path):
+    folder = tmp_path / "r_md_figures"
+    with atomic_replace_dir(folder) as new:
+        (new / "ranking.svg").write_text("old")
+    (folder / ".DS_Store").write_bytes(b"\x00\x00\x00\x01Bud1")  # Finder showed the folder
+    with warnings.catch_warnings():
+        warnings.simplefilter("error")  # nothing is left behind to warn about
+        with atomic_replace_dir(folder) as new:
+            (new / "ranking.svg").write_text("new")
+    assert sorted(_snapshot(tmp_path)) == [f"r_md_figures/{MANIFEST}", "r_md_figures/ranking.svg"]
     assert [p.name for p in tmp_path.iterdir()] == ["r_md_figures"]
 
 

@@ -163,7 +163,8 @@ def test_merged_names_are_warnings_of_the_audit(base):
     result = audit(long, **LONG)
     [merged] = [f for f in result.warnings if f.check == "names"]
     assert str(merged) == (
-        "algorithm names that differ only by surrounding whitespace or Unicode form (NFC) were "
+        "algorithm names that differ only by invisible characters, surrounding whitespace or "
+        "Unicode form (NFC) were "
         "merged: ' svm' and 'svm' into 'svm'; if they are different, rename them so that they "
         "differ in more than that"
     )

@@ -56,8 +56,12 @@ def long_csv(tmp_path: Path, base: pd.DataFrame) -> Path:
         (["--highlight", "svm", "--highlight", "nosuch"], "--highlight: 'nosuch' is not an"),
         (["--d-min", "-1"], "--d-min must be a finite number >= 0"),
         (["--chains", "0"], "--chains must be an integer >= 1"),
-        (["--iter-sampling", "0"], "--iter-sampling must be an integer >= 1"),
-        (["--prior-scale", "0"], "--prior-scale must be a finite number > 0"),
+        (["--iter-sampling", "0"], "--iter-sampling must be an integer >= 4"),
+        (["--iter-sampling", "1"], "--iter-sampling must be at least 4, got 1"),
+        (["--prior-scale", "0"], "--prior-scale must be a number from 1e-06 to 1e+06"),
+        (["--prior-scale", "1e-300"], "--prior-scale must be a number from 1e-06 to 1e+06"),
+        (["--prior-scale", "1e-100"], "got 1e-100: outside that range the sampler's arithmetic"),
+        (["--prior-scale", "1e7"], "--prior-scale must be a number from 1e-06 to 1e+06"),
         (["--seed", "-3"], "seed must be an integer in [0, 2**31)"),
         (["--adapt-delta", "1.5"], "--adapt-delta"),
         (["--max-treedepth", "0"], "--max-treedepth"),
@@ -126,8 +130,9 @@ def test_default_ranking_model_is_left_out_where_it_cannot_run(one_dataset_csv, 
 
 def test_rho_without_the_hierarchical_test_is_refused(base_csv, tmp_path, capsys, no_fit):
     # it was accepted and ignored
-    # (a Markdown report: an HTML one of these small fold results runs the test by default)
+    # (the defaults left out: on these small fold results they run the test)
     args = ["report", str(base_csv), "-o", str(tmp_path / "r.md"), "--rho", "0.25"]
+    args += ["--with", "none,friedman"]
     assert cli.main(args) == cli.EXIT_INPUT
     err = capsys.readouterr().err
     assert "--rho 0.25 is used only by the hierarchical t-test" in err
@@ -333,15 +338,45 @@ def test_long_form_read_as_wide_suggests_the_exact_options(long_csv, tmp_path, c
     ],
 )
 def test_report_runs_the_pairwise_tests_by_default_on_small_data(n_alg, rho, expected):
-    """Without --with, an HTML report of fold results adds the hierarchical t-test when
-    --rho is given and pairs x data sets is at most PAIRWISE_DEFAULT_MAX; a --rho that no
-    test would use is refused rather than ignored (bbt.report.write checks the same)."""
+    """Without --with, a report of fold results, in every format, adds the hierarchical
+    t-test when --rho is given and pairs x data sets is at most PAIRWISE_DEFAULT_MAX; a --rho
+    that no test would use is refused rather than ignored (bbt.report.write checks the
+    same)."""
     data = bbt.datasets.load_pmlb16()
     data = data[["db", *data.columns[1 : 1 + n_alg]]]
     layout = {"dataset": "db", "algorithm": None, "fold": None, "score": None}
-    for out, wanted in ((Path("r.html"), expected), (Path("r.md"), [])):
-        if rho is not None and wanted in (None, []):
+    for out in (Path("r.html"), Path("r.md"), Path("r.tex")):
+        wanted = expected
+        if wanted is None:
             with pytest.raises(ValueError, match="used only by the hierarchical t-test"):
                 check_methods(data, layout, path=out, rho=rho)
         else:
             assert check_methods(data, layout, path=out, rho=rho) == wanted
+
+
+def test_report_help_lists_every_exit_code(capsys):
+    from bbt_widget.cli_commands.common import EXIT_CODES
+
+    for command in (["report"], ["calibrate"], []):
+        with pytest.raises(SystemExit):
+            cli.main([*command, "--help"])
+        text = " ".join(capsys.readouterr().out.split())  # the help wraps its lines
+        assert "exit codes: 0 success; 1 " in text, command
+        for code, meaning in EXIT_CODES.items():
+            assert f"{code} {' '.join(meaning.split())}" in text, (command, code)
+    assert set(EXIT_CODES) == {0, 1, 2, 3, 4, 5, 130, 143}
+
+
+def test_running_out_of_memory_says_what_ran_out_and_what_to_try(
+    base_csv, tmp_path, capsys, monkeypatch
+):
+    def exhausted(*args, **kwargs):
+        raise MemoryError  # what Python raises under ulimit -v: no message at all
+
+    monkeypatch.setattr("bbt_widget.core.data.as_tidy", exhausted)
+    code = cli.main(["report", str(base_csv), "-o", str(tmp_path / "r.html"), "-q"])
+    err = capsys.readouterr().err
+    assert code == cli.EXIT_UNEXPECTED
+    assert "bbt-widget: error: out of memory" in err
+    assert "fewer algorithms" in err and "--iter-sampling" in err and "ulimit -v" in err
+    assert "MemoryError" not in err and "Traceback" not in err

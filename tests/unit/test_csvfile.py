@@ -3,7 +3,9 @@
 
 from __future__ import annotations
 
+import contextlib
 import os
+import threading
 from pathlib import Path
 
 import numpy as np
@@ -192,3 +194,64 @@ def test_long_form_columns_are_recognised_and_wide_results_are_not():
     wide = pd.DataFrame({"db": ["iris", "wine"], "rf": [0.8, 0.7], "svm": [0.9, 0.6]})
     assert long_form_columns(wide) is None
     assert long_form_columns(wide, "db") is None
+
+
+def test_a_file_over_the_input_limit_is_refused_before_it_is_read(tmp_path, monkeypatch):
+    from bbt_widget.core.csvfile import MAX_INPUT_ENV, read_results
+
+    path = tmp_path / "big.csv"
+    path.write_text("db,a,b\n" + "d,0.5,0.6\n" * 200)  # 2007 bytes
+    monkeypatch.setenv(MAX_INPUT_ENV, "0.002")  # 2000 bytes
+    with pytest.raises(ValueError) as err:
+        read_results(path)
+    message = str(err.value)
+    assert "larger than the input limit of 0.002 MB (2007 bytes)" in message
+    assert f"raise the limit with the environment variable {MAX_INPUT_ENV}" in message
+    monkeypatch.setenv(MAX_INPUT_ENV, "0.0021")
+    assert read_results(path).shape == (200, 3)
+
+
+def _pipe(tmp_path: Path, text: str) -> tuple[Path, threading.Thread]:
+    """A named pipe a thread writes ``text`` into (then closes), as ``<(zcat r.csv.gz)``."""
+    fifo = tmp_path / "results.csv"
+    os.mkfifo(fifo)
+
+    def feed() -> None:
+        with open(fifo, "w") as f, contextlib.suppress(BrokenPipeError):
+            f.write(text)
+
+    writer = threading.Thread(target=feed, daemon=True)
+    writer.start()
+    return fifo, writer
+
+
+def test_a_pipe_is_read_in_chunks_up_to_the_input_limit(tmp_path, monkeypatch):
+    # a device or a pipe has no size to check first: /dev/zero grew until the process was
+    # killed (the command's test reads /dev/zero itself, in a subprocess)
+    from bbt_widget.core.csvfile import MAX_INPUT_ENV, read_results
+
+    monkeypatch.setenv(MAX_INPUT_ENV, "0.01")  # 10 kB
+    fifo, writer = _pipe(tmp_path, "db,a,b\n" + "d,0.5,0.6\n" * 2000)  # 20 kB
+    with pytest.raises(ValueError, match=r"csv' is larger than the input limit of 0\.01 MB"):
+        read_results(fifo)
+    writer.join(5)
+
+
+def test_a_pipe_under_the_input_limit_is_read_whole(tmp_path, monkeypatch):
+    from bbt_widget.core.csvfile import MAX_INPUT_ENV, read_results
+
+    monkeypatch.setenv(MAX_INPUT_ENV, "0.01")
+    fifo, writer = _pipe(tmp_path, "db,a,b\n" + "d,0.5,0.6\n" * 50)
+    assert read_results(fifo).shape == (50, 3)  # read once, into memory
+    writer.join(5)
+
+
+@pytest.mark.parametrize("given", ["0", "-5", "lots", "inf", "nan"])
+def test_a_bad_input_limit_is_named(tmp_path, monkeypatch, given):
+    from bbt_widget.core.csvfile import MAX_INPUT_ENV, read_results
+
+    path = tmp_path / "r.csv"
+    path.write_text("db,a,b\nd,0.5,0.6\n")
+    monkeypatch.setenv(MAX_INPUT_ENV, given)
+    with pytest.raises(ValueError, match=rf"{MAX_INPUT_ENV}={given!r} must be a number of MB"):
+        read_results(path)

@@ -772,10 +772,30 @@ def test_unknown_hyperprior(bad):
         D.check_hyperprior(bad, 1.0)
 
 
-@pytest.mark.parametrize("scale", [0, -1.0, np.inf, np.nan])
+@pytest.mark.parametrize("scale", [0, -1.0, np.inf, np.nan, 1e-300, 1e-100, 9e-7, 1.1e6, 1e300])
 def test_bad_prior_scale_value(scale):
-    with pytest.raises(ValueError, match=r"prior_scale must be a finite number > 0"):
+    # outside PRIOR_SCALE_RANGE a fit ran for minutes (1e-300) or drew NaN (1e-20)
+    with pytest.raises(ValueError, match=r"prior_scale must be a number from 1e-06 to 1e\+06"):
         D.check_hyperprior("lognormal", scale)
+
+
+@pytest.mark.parametrize("family", ["lognormal", "cauchy", "normal"])
+@pytest.mark.parametrize("scale", [1e-6, 1e6])
+def test_prior_scale_range_bounds_are_accepted(family, scale):
+    assert D.check_hyperprior(family, scale) == (family, scale)
+
+
+def test_fit_refuses_a_prior_scale_out_of_range(base):
+    # (1e7, not 1e-300: were the check lost, this test would fail in seconds, not hang)
+    with pytest.raises(ValueError, match=r"prior_scale must be a number from 1e-06 to 1e\+06"):
+        bbt.fit(base, dataset="db", hyperprior="lognormal", prior_scale=1e7)
+
+
+@pytest.mark.parametrize("n", [1, 2, 3])
+def test_fit_refuses_too_few_draws_per_chain(base, n):
+    # 1 or 2 draws per chain gave "no claim" for every pair and "All-NaN slice" warnings
+    with pytest.raises(ValueError, match=rf"iter_sampling must be at least 4, got {n}"):
+        bbt.fit(base, dataset="db", iter_sampling=n)
 
 
 @pytest.mark.parametrize("scale", ["1", True])  # None: the family default

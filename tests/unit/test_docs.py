@@ -141,3 +141,116 @@ def test_the_site_shows_the_notebooks_with_outputs_and_ci_checks_the_pages():
     ci = (REPO / ".ci" / "run").read_text()
     assert "BBT_DOCS_EXECUTE" not in ci  # CI builds the site with the notebooks run
     assert re.search(r"(?m)^for page in site/notebooks/\*\.html; do$", ci)
+
+
+# --- what the pages say about the engines and the install --------------------------------------
+
+#: Claims from when Stan was the only engine. The default engine is numpy's exact Pólya-Gamma
+#: Gibbs sampler (no compiler); PyStan is the ``stan`` extra, for Davidson's ties,
+#: ``engine="pystan"`` and the widget's background check. Each pattern, and why it is wrong.
+STALE = {
+    r"\breal\W+Stan\b": "the default fit is the numpy engine's, not Stan's",
+    r"\bsampled\s+with\s+Stan\b": "the posterior is sampled by the numpy engine by default",
+    r"\bfirst\s+fit\b(\s+on\s+a\s+new\s+machine)?\s+compiles\s+the\s+Stan\s+model": (
+        "a default fit compiles nothing"
+    ),
+    r"(?m)^\s*-\s+a\s+C\+\+\s+compiler": "a compiler is no prerequisite",
+    r"\bpip\s+install\s+pystan\b": 'PyStan comes with the extra: pip install "bbt-widget[stan]"',
+    r"\bStan\s+fit\s+per\s+pair\b": "the hierarchical test samples in numpy",
+    r"\bwaits\s+for\s+Stan\b": "a default fit runs no Stan",
+    r"\(``\"pystan\"``\s+or\s+``\"cmdstanpy\"``\)": "the numpy engine samples too",
+}
+STAN_EXTRA = 'pip install "bbt-widget[stan]"'
+
+
+def _api_docstrings() -> dict[str, str]:
+    """The docstrings the API pages show (each ``::: name`` and its public members)."""
+    import importlib
+    import inspect
+
+    names = set()
+    for page in (REPO / "docs" / "api").glob("*.md"):
+        names |= set(re.findall(r"(?m)^::: (\S+)", page.read_text(encoding="utf-8")))
+    texts: dict[str, str] = {}
+
+    def walk(obj: object, name: str, depth: int) -> None:
+        if name in texts or depth > 2:
+            return
+        texts[name] = inspect.getdoc(obj) or ""
+        if inspect.ismodule(obj) or inspect.isclass(obj):
+            for key, value in vars(obj).items():
+                value = value.fget if isinstance(value, property) else value
+                own = str(getattr(value, "__module__", "")).startswith("bbt_widget")
+                if not key.startswith("_") and own and (callable(value) or inspect.isclass(value)):
+                    walk(value, f"{name}.{key}", depth + 1)
+
+    for name in sorted(names):
+        module, _, rest = name.partition(".")
+        obj: object = importlib.import_module(module)
+        for part in rest.split("."):
+            try:
+                obj = getattr(obj, part)
+            except AttributeError:  # a module not imported by its package
+                obj = importlib.import_module(f"{obj.__name__}.{part}")
+        walk(obj, name, 0)
+    return texts
+
+
+def _cli_help(capsys: pytest.CaptureFixture[str]) -> dict[str, str]:
+    from bbt_widget import cli
+
+    helps = {}
+    for command in ([], ["report"], ["calibrate"], ["demo"]):
+        with pytest.raises(SystemExit):
+            cli.main([*command, "--help"])
+        helps["bbt-widget " + " ".join([*command, "--help"])] = capsys.readouterr().out
+    return helps
+
+
+def _texts(capsys: pytest.CaptureFixture[str]) -> dict[str, str]:
+    """Every text a user reads about the package: the README, the site's pages, the
+    notebooks' prose, the package's description and citation, the API's docstrings and the
+    command line's help."""
+    import json
+
+    texts = {"README.md": README}
+    for page in sorted((REPO / "docs").rglob("*.md")):
+        texts[page.relative_to(REPO).as_posix()] = page.read_text(encoding="utf-8")
+    for notebook in sorted((REPO / "example_notebooks").glob("*.ipynb")):
+        cells = json.loads(notebook.read_text(encoding="utf-8"))["cells"]
+        texts[notebook.name] = "\n\n".join(
+            "".join(c["source"]) for c in cells if c["cell_type"] == "markdown"
+        )
+    pyproject = (REPO / "pyproject.toml").read_text(encoding="utf-8")
+    texts["pyproject.toml description"] = re.search(r'(?m)^description = "(.*)"$', pyproject)[1]
+    texts["CITATION.cff"] = (REPO / "CITATION.cff").read_text(encoding="utf-8")
+    texts.update(_api_docstrings())
+    texts.update(_cli_help(capsys))
+    return texts
+
+
+def test_no_page_docstring_or_help_says_the_default_fit_needs_stan_or_a_compiler(capsys):
+    texts = _texts(capsys)
+    assert len(texts) > 100 and "bbt_widget.fit" in texts and "bbt-widget report --help" in texts
+    stale = [
+        f"{where}: {found.group(0)!r} ({why})"
+        for where, text in texts.items()
+        for pattern, why in STALE.items()
+        for found in re.finditer(pattern, text)
+    ]
+    assert not stale, "\n".join(stale)
+
+
+@pytest.mark.parametrize(
+    "page",
+    ["README.md", "docs/getting-started.md", "docs/engines.md", "docs/troubleshooting.md"],
+)
+def test_the_install_pages_name_the_default_engine_and_the_stan_extra(page):
+    text = re.sub(r"\s+", " ", (REPO / page).read_text(encoding="utf-8"))
+    lower = text.lower()
+    assert "numpy engine" in text
+    assert "no compiler" in lower or "no c++ compiler" in lower
+    assert STAN_EXTRA in text, f"{page} does not say how to install PyStan"
+    # ...and what needs it
+    assert 'ties="davidson"' in text or "--ties davidson" in text
+    assert '"pystan"' in text

@@ -6,7 +6,8 @@
   Markdown links, not the notebooks' tables of contents nor the theme's pages like 404.html).
   The site is built once per session without running the notebooks (``BBT_DOCS_EXECUTE=0``,
   about 20 s); ``BBT_BUILT_SITE=<folder>`` checks a site built already instead (CI points it at
-  the full build, notebooks run).
+  the full build, notebooks run). Its search works from disk too (a headless Chromium types
+  into the search box of ``site/index.html`` opened as a file).
 * The widget in a static page: the hook shows a displayed ``BBTWidget`` as its charts (SVG
   drawn offline), not as ``<BBTWidget object at 0x...>``.
 * Every ```` ```python ```` block of ``docs/*.md`` runs, on the shipped data, in a temporary
@@ -36,6 +37,9 @@ REPO = Path(__file__).resolve().parents[2]
 DOCS = REPO / "docs"
 NOTEBOOKS = REPO / "example_notebooks"
 CI = os.environ.get("CI", "").lower() in ("1", "true", "yes")
+#: Debian's Chromium, as the browser tests use it (Playwright's own download cannot work here).
+CHROMIUM = os.environ.get("BBT_CHROMIUM", "/usr/bin/chromium")
+CHROMIUM_ARGS = ["--no-sandbox", "--disable-gpu", "--disable-dev-shm-usage"]
 
 #: A code block that the tests do not run says so in its first line, with the reason.
 SKIP = re.compile(r"^#\s*not run by the docs tests:\s*(?P<reason>\S.*)$")
@@ -151,6 +155,61 @@ def test_the_built_site_pages_show_no_widget_repr_nor_runtime_warning(built_site
         text = page.read_text(encoding="utf-8")
         assert "BBTWidget object at" not in text, page
         assert "RuntimeWarning" not in text, page
+
+
+def search_from_disk(site: Path, query: str) -> list[str]:
+    """The links the site's search box lists for ``query``, with ``site/index.html`` opened as
+    a file in headless Chromium (no server, no network: a request to anything but a file
+    fails the check, as does any error the page logs)."""
+    from playwright.sync_api import sync_playwright
+
+    problems: list[str] = []
+
+    def request(req) -> None:
+        if not req.url.startswith(("file:", "data:", "about:", "blob:")):
+            problems.append(f"requested {req.url}")
+
+    def console(message) -> None:
+        if message.type == "error":
+            problems.append(f"console: {message.text}")
+
+    with sync_playwright() as pw:
+        browser = pw.chromium.launch(executable_path=CHROMIUM, args=CHROMIUM_ARGS)
+        try:
+            page = browser.new_page(viewport={"width": 1280, "height": 800})
+            page.on("request", request)
+            page.on("console", console)
+            page.on("pageerror", lambda error: problems.append(f"page error: {error}"))
+            page.goto((site / "index.html").resolve().as_uri())
+            box = page.locator("input.md-search__input")
+            found = page.locator(".md-search-result__item a")
+            try:  # (Material hides the box where its search cannot start)
+                box.click(timeout=10_000)
+                box.press_sequentially(query, delay=20)  # keys, as a reader types
+                found.first.wait_for(timeout=30_000)
+            except Exception as error:  # Playwright's TimeoutError
+                problems.append(f"no search box or no result: {str(error).splitlines()[0]}")
+            links = [found.nth(i).get_attribute("href") or "" for i in range(found.count())]
+        finally:
+            browser.close()
+    assert not problems, "\n".join(problems)
+    return links
+
+
+@pytest.mark.browser
+def test_the_built_site_searches_from_disk(built_site: Path):
+    """The README says to open ``site/index.html``: from ``file://`` a browser refuses the
+    search's Web Worker and its fetch of the index, so the site carries the index as a script
+    (Material's offline plugin) and runs the worker in an iframe (the vendored iframe-worker
+    shim), with nothing fetched from another site."""
+    if not CI:
+        pytest.importorskip("playwright.sync_api")
+        if not Path(CHROMIUM).exists():
+            pytest.skip(f"{CHROMIUM} is missing (apt-get install chromium)")
+    links = search_from_disk(built_site, "Davidson")
+    assert any(link.split("#")[0].endswith("engines.html") for link in links), links
+    for link in links:  # each result opens a page of the site
+        assert (built_site / unquote(urlsplit(link).path)).is_file(), link
 
 
 def test_the_link_check_finds_folders_missing_files_and_anchors(tmp_path: Path):

@@ -143,7 +143,10 @@ def test_sampler_settings_defaults_come_from_the_options():
     [
         ({"chains": 0}, ValueError, "chains must be an integer >= 1, got 0"),
         ({"chains": 2.0}, ValueError, "chains must be an integer >= 1"),
-        ({"iter_sampling": 0}, ValueError, "iter_sampling must be an integer >= 1"),
+        ({"iter_sampling": 0}, ValueError, "iter_sampling must be an integer >= 4"),
+        # with fewer than 4 draws per chain every split R-hat is NaN and no claim is made
+        ({"iter_sampling": 1}, ValueError, "iter_sampling must be at least 4, got 1: the "),
+        ({"iter_sampling": 3}, ValueError, "iter_sampling must be at least 4, got 3"),
         ({"iter_warmup": -1}, ValueError, "iter_warmup must be an integer >= 0"),
         ({"adapt_delta": 1.0}, ValueError, "adapt_delta must lie strictly between 0 and 1"),
         ({"adapt_delta": "0.9"}, TypeError, "adapt_delta must be a number"),

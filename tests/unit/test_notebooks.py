@@ -199,3 +199,82 @@ def test_robustness_notebook_audits_sweeps_and_calibrates(tmp_path: Path) -> Non
     assert "of the observed win rates fell inside the 90% HDI" in last
     assert _has_mime(notebook, "text/html"), "the audit table was not shown"
     assert not any(tmp_path.iterdir()), "the notebook left files in its working directory"
+
+
+#: The widget's settings whose change starts a fit (widget/controls.py), and the metric.
+def _fit_settings() -> frozenset[str]:
+    from bbt_widget.widget.controls import FIT_TRAITS
+
+    return frozenset({*FIT_TRAITS, "metric"})
+
+
+def _starts_fit(source: str) -> bool:
+    """Whether a cell makes a widget or sets one of its fit settings (``w.ties = ...``)."""
+    import ast
+
+    tree = ast.parse(source)
+    for node in ast.walk(tree):
+        if isinstance(node, ast.Call) and ast.unparse(node.func).endswith("BBTWidget"):
+            return True
+        if isinstance(node, ast.Assign):
+            targets = [t for target in node.targets for t in ast.walk(target)]
+            if any(isinstance(t, ast.Attribute) and t.attr in _fit_settings() for t in targets):
+                return True
+    return False
+
+
+@pytest.mark.parametrize("name", sorted(p.name for p in NOTEBOOKS.glob("*.ipynb")))
+def test_every_widget_fit_is_waited_for_so_a_failure_stops_the_notebook(name: str) -> None:
+    """A cell that starts a widget fit calls ``w.wait()`` in it or in the next code cell:
+    ``wait`` raises the fit's error, so a failed fit stops the notebook (and nbconvert) there
+    instead of the next cell showing the last good fit's tables as the new settings'."""
+    cells = [
+        "".join(cell["source"])
+        for cell in json.loads((NOTEBOOKS / name).read_text(encoding="utf-8"))["cells"]
+        if cell["cell_type"] == "code"
+    ]
+    for i, source in enumerate(cells):
+        if _starts_fit(source):
+            waited = [source, *cells[i + 1 : i + 2]]
+            assert any(".wait()" in cell for cell in waited), (name, source)
+
+
+@pytest.mark.stan
+def test_a_failed_widget_fit_stops_the_quickstart_notebook(tmp_path: Path) -> None:
+    """Without a compiler the Davidson model cannot be fitted: the notebook stops at the cell
+    that asked for it, with the fit's error, rather than showing the last good fit's win table
+    in the next cell as if it were Davidson's."""
+    nbformat, nbclient = _notebook_tools()
+    notebook = nbformat.read(NOTEBOOKS / "01_quickstart.ipynb", as_version=4)
+    # no compiler, as on a fresh machine: every fit of the Davidson model fails
+    no_compiler = nbformat.v4.new_code_cell(
+        "from bbt_widget.fitting import PreparedFit\n"
+        "def _no_compiler(run):\n"
+        "    def fit(job, *args, **kwargs):\n"
+        "        if job.settings.model == 'davidson':\n"
+        "            raise RuntimeError('no C++ compiler found')\n"
+        "        return run(job, *args, **kwargs)\n"
+        "    return fit\n"
+        "PreparedFit.sample = _no_compiler(PreparedFit.sample)\n"
+        "PreparedFit.laplace = _no_compiler(PreparedFit.laplace)\n"
+    )
+    notebook.cells.insert(0, no_compiler)
+    client = nbclient.NotebookClient(
+        notebook,
+        timeout=CELL_TIMEOUT,
+        kernel_name="python3",
+        resources={"metadata": {"path": str(tmp_path)}},
+    )
+    old = os.environ.get("PYTHONPATH")
+    os.environ["PYTHONPATH"] = os.pathsep.join(filter(None, [str(REPO), old]))
+    try:
+        with pytest.raises(nbclient.exceptions.CellExecutionError) as failed:
+            client.execute()
+    finally:
+        if old is None:
+            os.environ.pop("PYTHONPATH", None)
+        else:
+            os.environ["PYTHONPATH"] = old
+    assert "FitFailed" in str(failed.value) and "no C++ compiler found" in str(failed.value)
+    ran = [c for c in notebook.cells if c.cell_type == "code" and c.get("execution_count")]
+    assert 'w.ties = "davidson"' in ran[-1].source  # stopped there: the win table never shown

@@ -104,4 +104,112 @@ def test_the_sdist_ships_the_bundle_and_builds_a_wheel_with_no_node(tmp_path: Pa
         files = set(archive.namelist())
         assert set(BUNDLE) <= files and "bbt_widget/stan/bbt.stan" in files
         built_js = archive.read("bbt_widget/static/widget.js")
+        (metadata,) = (name for name in files if name.endswith(".dist-info/METADATA"))
+        requires = [
+            line.split(":", 1)[1].strip()
+            for line in archive.read(metadata).decode().splitlines()
+            if line.startswith("Requires-Dist:")
+        ]
     assert built_js == (REPO / "bbt_widget/static/widget.js").read_bytes()
+    # a plain `pip install` of the wheel brings neither PyStan nor httpstan: only its extras do
+    stan = [r for r in requires if _name(r) in STAN_PACKAGES]
+    extras = [re.search(r"extra == ['\"](\w+)['\"]", r) for r in stan]
+    assert all(extras) and {e.group(1) for e in extras} == {"stan", "test", "docs"}, stan
+
+
+# --- Stan is an extra -------------------------------------------------------------------------
+
+#: The packages of the ``stan`` extra: PyStan, the Stan engine that installs from PyPI.
+STAN_PACKAGES = {"pystan", "httpstan"}
+#: What every message about a missing PyStan tells the user to run.
+STAN_INSTALL = 'pip install "bbt-widget[stan]"'
+
+
+def _name(requirement: str) -> str:
+    return re.match(r"[A-Za-z0-9_.-]+", requirement).group(0).lower()
+
+
+def test_pystan_and_httpstan_are_an_extra_that_the_test_extra_installs_too() -> None:
+    """The default install needs neither (the numpy engine is the default); the README's test
+    and docs commands (``pip install -e ".[test]"``, ``".[docs]"``) install them, so CI runs the
+    real Stan tests and the notebooks' Davidson fits."""
+    tomllib = pytest.importorskip("tomllib")  # Python 3.11+
+    project = tomllib.loads((REPO / "pyproject.toml").read_text(encoding="utf-8"))["project"]
+    assert not {_name(r) for r in project["dependencies"]} & STAN_PACKAGES
+    extras = project["optional-dependencies"]
+    assert {_name(r) for r in extras["stan"]} == STAN_PACKAGES
+    # httpstan has no Windows build: the extra installs nothing there (CmdStan runs instead)
+    assert all(r.endswith("; sys_platform != 'win32'") for r in extras["stan"])
+    # the tests and the site's notebooks run Stan fits
+    assert set(extras["stan"]) <= set(extras["test"]) & set(extras["docs"])
+    assert "real Stan" not in project["description"]
+    ci = (REPO / ".ci" / "run").read_text(encoding="utf-8")
+    install = next(line for line in ci.splitlines() if "pip install" in line and " -e " in line)
+    assert re.search(r'"\.\[[^"]*\btest\b[^"]*\]"', install), install
+
+
+def test_ci_has_pystan_so_the_stan_tests_run_there() -> None:
+    """Outside CI the Stan tests skip where PyStan is missing; under CI they must run."""
+    if not os.environ.get("CI") or sys.platform == "win32":
+        pytest.skip("checked under CI (Linux), where the test extra installs PyStan")
+    from bbt_widget import engines
+
+    assert engines.get("pystan").available(), f"PyStan is missing: {STAN_INSTALL}"
+
+
+_WITHOUT_PYSTAN = r"""
+import sys
+
+# as if PyStan were not installed: importing either package fails
+sys.modules["stan"] = None
+sys.modules["httpstan"] = None
+
+import bbt_widget as bbt
+from bbt_widget.cli import main
+from bbt_widget.engines import EngineError
+
+base = bbt.datasets.load_base()
+res = bbt.fit(base, dataset="db", seed=1)
+assert res.engine == "numpy", res.engine
+assert res.summary().shape[0] == 10
+for kwargs in ({"engine": "pystan"}, {"ties": "davidson"}):
+    try:
+        bbt.fit(base, dataset="db", seed=1, **kwargs)
+    except EngineError as err:
+        print(f"fit {kwargs}: {err}")
+    else:
+        raise AssertionError(f"a fit with {kwargs} ran with no PyStan")
+base.to_csv("base.csv", index=False)
+code = main(["report", "base.csv", "--ties", "davidson", "-q", "-o", "davidson.html"])
+print("exit code", code)
+"""
+
+
+@pytest.mark.slow
+def test_without_pystan_the_default_fit_runs_and_stan_fits_say_what_to_install(
+    tmp_path: Path,
+) -> None:
+    """In a fresh interpreter where PyStan cannot be imported and no CmdStan is found: the
+    package imports and a default fit runs (the numpy engine), and what needs PyStan
+    (``engine="pystan"``, Davidson's ties in Python and on the command line) stops with an
+    error naming the install command and the compiler it needs."""
+    env = {**os.environ, "HOME": str(tmp_path), "BBT_WIDGET_CACHE": str(tmp_path / "cache")}
+    env.pop("CMDSTAN", None)  # no CmdStan found: ~/.cmdstan is the empty home's
+    proc = subprocess.run(
+        [sys.executable, "-c", _WITHOUT_PYSTAN],
+        cwd=tmp_path,
+        env=env,
+        capture_output=True,
+        text=True,
+        timeout=300,
+    )
+    assert proc.returncode == 0, proc.stdout[-3000:] + proc.stderr[-3000:]
+    lines = proc.stdout.splitlines()
+    fits = [line for line in lines if line.startswith("fit ")]
+    assert len(fits) == 2
+    for line in fits:
+        assert STAN_INSTALL in line and "C++ compiler" in line, line
+    assert "exit code 3" in lines
+    assert STAN_INSTALL in proc.stderr and "compiler" in proc.stderr
+    assert "Traceback" not in proc.stderr
+    assert not (tmp_path / "davidson.html").exists()

@@ -14,6 +14,7 @@ from scipy import stats
 
 import bbt_widget as bbt
 from bbt_widget import cli
+from bbt_widget.outputs.report._baselines import number
 
 SHIPPED = Path(bbt.__file__).parent / "datasets" / "pmlb16_4fold.csv"
 
@@ -57,7 +58,7 @@ def test_with_friedman_writes_the_section_and_its_paragraph(base_csv, tmp_path):
     out = _report(base_csv, tmp_path, "friedman")
     text = out.read_text(encoding="utf-8")
     assert "## Frequentist baseline: Friedman, Nemenyi, Wilcoxon-Holm" in text
-    tables = tmp_path / "r_tables"
+    tables = tmp_path / "r_md_tables"
     tests = pd.read_csv(tables / "friedman-tests.csv", dtype=str, keep_default_na=False)
     row = tests.set_index("test")
     # the numbers are the baselines' own (bbt.baselines), and close to SciPy's Friedman on
@@ -75,11 +76,12 @@ def test_with_friedman_writes_the_section_and_its_paragraph(base_csv, tmp_path):
     k, n = means.shape[1], means.shape[0]
     q = stats.studentized_range.ppf(0.95, k, np.inf) / np.sqrt(2)
     assert float(cd) == pytest.approx(q * np.sqrt(k * (k + 1) / (6 * n)), abs=1e-3)
-    # the paragraph states the table's numbers as printed there
+    # the paragraph states the table's numbers as the report prints them (the CSV: whole)
     paragraph = next(p for p in text.split("\n\n") if p.startswith("As a frequentist baseline"))
     fr = row.loc["Friedman chi-square"]
-    assert f"chi-square({fr['df']}) = {fr['statistic']}, p = {fr['p_value']}" in paragraph
-    assert f"critical difference {cd} at alpha = 0.05" in paragraph
+    stat, p = number(float(fr["statistic"])), number(float(fr["p_value"]))
+    assert f"chi-square({fr['df']}) = {stat}, p = {p}" in paragraph
+    assert f"critical difference {number(float(cd))} at alpha = 0.05" in paragraph
     agreement = pd.read_csv(tables / "friedman-agreement.csv", keep_default_na=False)
     differ = int((agreement["nemenyi"] != "no claim").sum())
     assert f"{differ} of {len(agreement)} pairs differ" in paragraph
@@ -109,7 +111,7 @@ def test_with_a_bayesian_test_writes_its_section(base_csv, tmp_path, method, col
     out = _report(base_csv, tmp_path, method)
     text = out.read_text(encoding="utf-8")
     assert f"## {heading}\n" in text
-    table = pd.read_csv(tmp_path / "r_tables" / f"{method}.csv", keep_default_na=False)
+    table = pd.read_csv(tmp_path / "r_md_tables" / f"{method}.csv", keep_default_na=False)
     for col in ("p_a_better", "p_rope", "p_b_better", "mcse_a_better", "mcse_rope"):
         assert col in table, col
     probs = table[["p_a_better", "p_rope", "p_b_better"]].astype(float).sum(axis=1)
@@ -130,11 +132,11 @@ def test_with_a_bayesian_test_writes_its_section(base_csv, tmp_path, method, col
 def test_shipped_data_caps_the_pairs_and_says_so(tmp_path):
     out = _report(SHIPPED, tmp_path, "friedman,signed-rank,sign")
     text = out.read_text(encoding="utf-8")
-    table = pd.read_csv(tmp_path / "r_tables" / "signed-rank.csv")
+    table = pd.read_csv(tmp_path / "r_md_tables" / "signed-rank.csv")
     assert len(table) == 45  # 16 algorithms: more claimed pairs than the table shows
     said = re.search(r"The first 45 of BBT's (\d+) claimed pairs \(in BBT's order\)", text)
     assert said and int(said.group(1)) > 45
-    tests = pd.read_csv(tmp_path / "r_tables" / "friedman-tests.csv", dtype=str)
+    tests = pd.read_csv(tmp_path / "r_md_tables" / "friedman-tests.csv", dtype=str)
     assert tests.loc[0, "df"] == "15"
     assert "over the 132 data sets" in text
 
@@ -146,8 +148,9 @@ def test_latex_report_with_the_baselines_compiles(base_csv, tmp_path, compile_la
     bib = out.with_suffix(".bib").read_text(encoding="utf-8")
     for key in ("friedman1937", "nemenyi1963", "wilcoxon1945", "holm1979", "shapiro1965"):
         assert f"{{{key}," in bib, key
-    log = compile_latex(out)  # (the citations resolve once bibtex has read the .bib)
+    log = compile_latex(out)  # the report's own bibliography: no BibTeX run
     assert "Missing character" not in log
+    assert "undefined" not in log
 
 
 def test_an_unknown_method_is_refused_naming_the_new_ones(base_csv, tmp_path, capsys):

@@ -11,6 +11,7 @@ from importlib.resources import files
 import pandas as pd
 import pytest
 
+from bbt_widget.outputs.citations import Reference
 from bbt_widget.outputs.report import _render as report_render
 from bbt_widget.outputs.report._sections import Table
 
@@ -35,7 +36,7 @@ def _content(figures: dict[str, bytes] | dict[str, str] | str) -> report_render.
         tables=[table],
         columns=[(HOSTILE, HOSTILE)],
         sections=[],
-        references=[HOSTILE],
+        references=[Reference("key2024", HOSTILE, HOSTILE, "")],
     )
 
 

@@ -29,7 +29,9 @@ from bbt_widget.charts.spec_cache import robustness_spec
 from bbt_widget.core.bidi import isolate
 from bbt_widget.fitting import PreparedFit
 from bbt_widget.widget.app import BBTWidget
+from bbt_widget.widget.checks import SettingRefused
 from bbt_widget.widget.fitted import failed_fit_badge
+from bbt_widget.widget.messages import FitFailed
 from bbt_widget.widget.preview import PREVIEW_DRAWS
 from bbt_widget.widget.views import audit_badge
 
@@ -248,8 +250,10 @@ def test_paired_and_local_rope_disabled_without_folds(base_means: pd.DataFrame) 
     try:
         assert not w.paired_available and "fold" in w.paired_reason
         assert not w.local_rope_available and w.local_rope_reason
-        w.paired = True  # from Python too: stays off, the reason says why
-        w.local_rope = True
+        with pytest.raises(SettingRefused, match=r"paired = True not applied.*fold"):
+            w.paired = True  # from Python too: stays off, the error says why
+        with pytest.raises(SettingRefused, match="local ROPE is unavailable"):
+            w.local_rope = True
         assert w.paired is False and w.local_rope is False
     finally:
         w.close()
@@ -293,17 +297,17 @@ def test_paired_reason_is_worded_for_the_widget(base: pd.DataFrame, base_means) 
 def test_invalid_fit_values_show_a_message_and_start_nothing(base: pd.DataFrame) -> None:
     w = BBTWidget(base, dataset="db", autostart=False)
     try:
-        w.prior_scale = -1.0
-        assert "prior_scale" in w.message
-        with w.hold_trait_notifications():  # observers run once all three are set
-            w.prior_scale = 0.5
-            w.local_rope = True
-            w.d_min = 2.0
-        assert w.message == "d_min must be between 0.0 and 1.5; got 2.0"
-        with w.hold_trait_notifications():
-            w.d_min = 0.4
+        w.set_state({"prior_scale": -1.0})  # from the browser: the reason beside the control
+        assert "prior_scale = -1.0 not applied" in w.input_errors["prior_scale"]
+        assert w.prior_scale == 0.5 and "prior_scale" in w.message
+        with pytest.raises(SettingRefused, match=r"d_min must lie in \[0.0, 1.5\]"):
+            with w.hold_trait_notifications():  # checked once all three are set: none applied
+                w.prior_scale = 0.7
+                w.local_rope = True
+                w.d_min = 2.0
+        assert (w.prior_scale, w.local_rope, w.d_min) == (0.5, False, 0.4)
+        with pytest.raises(SettingRefused, match="tie policy"):
             w.ties = "sometimes"
-        assert "tie policy" in w.message
         assert w._requested_key is None  # no fit was asked for
         assert w.fit_stats.get("started", 0) == 0 and not w._runner.busy
     finally:
@@ -456,16 +460,16 @@ def test_view_controls_resummarise_without_a_fit(widget: BBTWidget) -> None:
 def test_invalid_view_value_keeps_the_last_good_charts(widget: BBTWidget) -> None:
     w = widget
     good_view, good_summary = w.view_data, w.summary
-    w.rope_low = 0.7  # above rope_high
+    w.set_state({"rope_low": 0.7})  # above rope_high, typed in the browser
     assert "rope low must be below rope high" in w.message
     assert w.view_data == good_view and w.summary.equals(good_summary)
-    w.hdi = 1.2
+    w.set_state({"hdi": 1.2})
     assert "hdi" in w.message and "rope" in w.message  # both problems listed
     w.rope_low = 0.45
     w.hdi = 0.89
-    assert w.message == ""
-    w.focus = "nope"
-    assert "focus" in w.message
+    assert w.message == "" and w.input_errors == {}
+    w.set_state({"focus": "nope"})
+    assert "focus" in w.message and w.focus == ""
     w.focus = ""
     assert w.message == ""
 
@@ -830,7 +834,8 @@ def test_a_failing_full_fit_drops_its_preview(
     monkeypatch.setattr(PreparedFit, "sample", full_fit_fails)  # not the preview's (laplace)
     w.prior_scale = 0.9
     assert w._preview_runner.wait(FIT_TIMEOUT) and w.preview
-    w.wait(FIT_TIMEOUT)
+    with pytest.raises(FitFailed, match="the sampler exploded"):
+        w.wait(FIT_TIMEOUT)
     assert w.status == "error" and w.error.startswith("Fit failed: the sampler exploded")
     assert not w.preview and w.view_data == good_view
     assert w.diagnostics == failed_fit_badge(good_badge, w.error)
@@ -852,7 +857,8 @@ def test_a_failing_fit_shows_its_message_and_keeps_the_charts(
 
     monkeypatch.setattr(PreparedFit, "sample", broken)
     w.hyperprior = "normal"
-    w.wait(60)
+    with pytest.raises(FitFailed, match="the sampler exploded"):
+        w.wait(60)
     assert w.status == "error"
     assert w.error.startswith("Fit failed: the sampler exploded")
     assert "Traceback" not in w.error and w.error.endswith("(...)")
@@ -919,7 +925,8 @@ def test_a_failure_showing_a_fit_is_the_widgets_error(
 
     monkeypatch.setattr("bbt_widget.widget.decisions.overlap_frame", broken)
     w.prior_scale = 0.65
-    assert not w.wait(FIT_TIMEOUT)  # never True with an error, never stuck at 100 %
+    with pytest.raises(FitFailed, match="Could not show the fit"):
+        w.wait(FIT_TIMEOUT)  # never True with an error, never stuck at 100 %
     assert w.status == "error" and "sampling" not in w.status_text
     assert w.error == "Could not show the fit: All arrays must be of the same length"
     assert w.view_data == good

@@ -18,6 +18,7 @@ import pytest
 import bbt_widget as bbt
 from bbt_widget.outputs.export import FORMULA_PREFIXES
 from bbt_widget.widget.app import BBTWidget
+from bbt_widget.widget.checks import SettingRefused
 
 sys.path.insert(0, str(Path(__file__).resolve().parents[1] / "security"))
 from hostile import HOSTILE, hostile_results
@@ -264,11 +265,16 @@ def test_exports_say_what_to_do_before_a_fit_and_with_an_invalid_control(
         assert "bbt.fit(df, dataset='db', engine='numpy'" in w.code()  # no fit needed
         w.refit()
         assert w.wait(FIT_TIMEOUT)
-        w.ties = "sometimes"  # no tie policy: no fit starts, the charts keep the last one
-        for export in (w.methods_text, w.summary_csv, lambda: w.charts):
-            with pytest.raises(ValueError, match=r"cannot be exported as they are: .*tie policy"):
+        with pytest.raises(SettingRefused, match="unknown tie policy"):
+            w.ties = "sometimes"  # refused where it enters: no fit starts
+        # a value that got past the checks (written under the trait's validator): every export
+        # refuses it, naming the setting, the code export too
+        w._trait_values["ties"] = "sometimes"
+        exports = (w.methods_text, w.summary_csv, lambda: w.charts, w.code)
+        for export in exports:
+            with pytest.raises(ValueError, match=r"cannot be exported as they are: ties: .*tie p"):
                 export()
-        w.ties = "spread"
+        w._trait_values["ties"] = "spread"
         assert "spread policy" in w.methods_text()
     finally:
         w.close()

@@ -27,6 +27,7 @@ from bbt_widget.core.palette import SWEEP_DECISION_COLORS
 from bbt_widget.core.result import BBTResult
 from bbt_widget.widget import app
 from bbt_widget.widget.app import BBTWidget
+from bbt_widget.widget.checks import SettingRefused
 from bbt_widget.widget.fitted import Fitted, fit_ranges
 from bbt_widget.widget.groups_section import NO_PREVIEW_NOTE
 from bbt_widget.widget.views import summary_spec
@@ -187,7 +188,8 @@ def test_the_selector_offers_each_group_and_the_group_column_is_no_algorithm(
 
 def test_davidson_ties_are_refused_beside_the_controls_without_a_fit(grouped: BBTWidget) -> None:
     w = grouped
-    w.ties = "davidson"
+    w.set_state({"ties": "davidson"})  # from the browser: refused, the reason beside it
+    assert w.ties == "spread" and "ties" in w.input_errors
     assert "no tie parameter; use ties='spread', 'add' or 'forget' with group=" in w.message
     assert w._requested_key is None and w.fit_stats.get("started", 0) == 0
     w.ties = "spread"
@@ -284,8 +286,9 @@ def test_an_unknown_group_is_shown_as_a_problem_and_keeps_the_view(grouped: BBTW
     show(w, hand_made())
     w.selected_group = "B"
     before = w.view_data
-    w.selected_group = "C"
-    assert "selected_group: 'C' is not one of the groups ('A', 'B')" in w.message
+    w.set_state({"selected_group": "C"})
+    assert w.selected_group == "B"
+    assert "selected_group = 'C' not applied (not one of the groups ('A', 'B')" in w.message
     assert w.view_data is before
     w.selected_group = None
     assert w.message == ""
@@ -294,8 +297,8 @@ def test_an_unknown_group_is_shown_as_a_problem_and_keeps_the_view(grouped: BBTW
 def test_a_group_on_a_widget_without_groups_says_how_to_get_them() -> None:
     w = BBTWidget(results().drop(columns="family"), dataset="db", fold="fold", autostart=False)
     try:
-        w.selected_group = "A"
-        assert "not in groups; make it with group=" in w.message
+        with pytest.raises(SettingRefused, match="not in groups; make it with group="):
+            w.selected_group = "A"
     finally:
         w.close()
 
@@ -417,8 +420,8 @@ def test_hostile_group_names_reach_the_selector_as_given() -> None:
         assert w.group_view["groups"] == list(families)
         w.selected_group = "All (pooled)"  # a group named so: chosen, not the pooled view
         assert w.message == ""
-        w.selected_group = "<b>"
-        assert "'<b>' is not one of the groups" in w.message
+        w.set_state({"selected_group": "<b>"})
+        assert "selected_group = '<b>' not applied (not one of the groups" in w.message
     finally:
         w.close()
 

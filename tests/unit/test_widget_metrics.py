@@ -122,7 +122,7 @@ def test_a_single_score_keeps_the_widget_as_it_was() -> None:
         assert w.metrics == [] and w.metric == ""
         assert w.fit_settings["score"] == "acc" and w.fit_settings["seed"] == SEED
         assert w.metrics_result is None and w.dominance_data == {}
-        w.metric = "f1"  # no metrics to choose from: said so, nothing changes
+        w.set_state({"metric": "f1"})  # no metrics to choose from: said so, nothing changes
         assert "one score column" in w.message and "score=[...]" in w.message
         assert w.fit_settings["score"] == "acc"
     finally:
@@ -162,8 +162,8 @@ def test_the_direction_control_is_each_metrics_own(
 def test_an_unknown_metric_at_run_time_keeps_the_last_good_one(
     w: BBTWidget, refits: list[dict[str, Any]]
 ) -> None:
-    w.metric = "nope"
-    assert "'nope' is not one of the metrics (acc, f1, time)" in w.message
+    w.set_state({"metric": "nope"})  # from the browser: refused, the reason shown
+    assert "metric = 'nope' not applied (not one of the metrics (acc, f1, time))" in w.message
     assert refits == [] and w.fit_settings["score"] == "acc"
     w.metric = "f1"  # a good choice clears the message
     assert w.message == "" and refits[-1]["score"] == "f1"
@@ -244,7 +244,7 @@ def test_an_invalid_view_setting_keeps_the_last_dominance_view(
 ) -> None:
     _show(w, fits, METRICS)
     before = w.dominance_data
-    w.hdi = 2.0
+    w.set_state({"hdi": 2.0})
     assert w.dominance_data is before and "hdi" in w.message.lower()
 
 
@@ -328,16 +328,17 @@ def test_a_control_change_that_needs_no_fit_keeps_the_background_fits_going(
     release.set()
 
 
-def test_a_fit_landing_after_the_controls_turned_invalid_is_still_shown(
+def test_a_fit_landing_after_a_refused_value_is_shown_with_the_other_metrics(
     w: BBTWidget, fits: dict[str, Fitted]
 ) -> None:
     key = fit_keys(w.fit_settings)[0]
-    w.prior_scale = -1.0  # refused (the message says why): no fit is asked for
-    assert "prior_scale" in w.message or "scale" in w.message
-    # the fit asked for before lands now, as the runner would deliver it
+    w.set_state({"prior_scale": -1.0})  # refused (the message says why): no fit is asked for
+    assert "prior_scale" in w.message and w.prior_scale == 0.5
+    # the fit asked for before lands now, as the runner would deliver it: the settings did
+    # not change, so it is the current one, and the other metrics follow under them
     w._fits.on_fit_event(FitEvent("done", 1, key, result=fits["acc"], cached=True))
     assert w.status == "done" and w.error == "" and w.result is fits["acc"].result
-    assert w._metrics.keys == {"acc": key}
+    assert w._metrics.keys["acc"] == key and set(w._metrics.keys) == set(METRICS)
 
 
 def test_a_failed_fit_of_new_settings_stops_saying_still_fitting(

@@ -10,6 +10,7 @@ whose methods paragraph cites by author and year (``\\cite`` in LaTeX).
 
 from __future__ import annotations
 
+from collections.abc import Sequence
 from typing import TYPE_CHECKING, Any
 
 import numpy as np
@@ -32,6 +33,15 @@ MAX_SIMPLEX_PAIRS = 3
 #: Significance level of the tests and of the assumption checks (Bonferroni-corrected there).
 ALPHA = 0.05
 _CLAIMS = ("a better", "b better", "equivalent")
+#: The probability columns of a Bayesian test's table, and their Monte Carlo errors.
+_PROBABILITIES = (
+    "p_a_better",
+    "p_rope",
+    "p_b_better",
+    "mcse_a_better",
+    "mcse_rope",
+    "mcse_b_better",
+)
 
 
 def number(x: float) -> str:
@@ -39,6 +49,17 @@ def number(x: float) -> str:
     if not np.isfinite(x):
         return "NA"
     return f"{x:.2e}" if 0 < abs(x) < 1e-3 else f"{x:.3f}"
+
+
+def _table(
+    key: str, heading: str, frame: pd.DataFrame, numbers: Sequence[str], missing: str = "NA"
+) -> Table:
+    """A table whose ``numbers`` columns the report prints as :func:`number` does (a missing
+    value as ``missing``); its CSV keeps them whole."""
+    shown = frame.assign(
+        **{c: [missing if pd.isna(x) else number(float(x)) for x in frame[c]] for c in numbers}
+    )
+    return Table(key, heading, frame, shown=shown)
 
 
 def assumption_checks(means: Means) -> tuple[pd.DataFrame, str, float, float]:
@@ -59,8 +80,8 @@ def assumption_checks(means: Means) -> tuple[pd.DataFrame, str, float, float]:
             {
                 "algorithm": name,
                 "n": int(x.size),
-                "shapiro_w": number(float(w)),
-                "shapiro_p": number(float(p)),
+                "shapiro_w": float(w),
+                "shapiro_p": float(p),
                 "normal": bool(p > ALPHA / k) if np.isfinite(p) else False,
             }
         )
@@ -83,23 +104,21 @@ def friedman_section(agreement: AgreementResult, means: Means) -> Section:
     n_normal = int(normality["normal"].sum())
     tests = pd.DataFrame(
         [
-            ["Friedman chi-square", number(fr.statistic), f"{fr.df}", number(fr.pvalue)],
+            ["Friedman chi-square", fr.statistic, f"{fr.df}", fr.pvalue],
             [
                 "Iman-Davenport F",
-                number(fr.iman_davenport),
+                fr.iman_davenport,
                 f"{k - 1}, {(k - 1) * (n - 1)}",
-                number(fr.iman_davenport_pvalue),
+                fr.iman_davenport_pvalue,
             ],
-            [f"Nemenyi critical difference (alpha {ALPHA:g})", number(nem.cd), "", ""],
-            [f"{homo} (equal variances)", number(h_stat), f"{k - 1}", number(h_p)],
+            [f"Nemenyi critical difference (alpha {ALPHA:g})", nem.cd, "", np.nan],
+            [f"{homo} (equal variances)", h_stat, f"{k - 1}", h_p],
         ],
         columns=["test", "statistic", "df", "p_value"],
     )
     ranks = nem.mean_ranks.rename("mean_rank").rename_axis("algorithm").reset_index()
     cols = ["pair", "bbt", "nemenyi", "nemenyi_rank_diff", "wilcoxon", "wilcoxon_p"]
-    agree = agreement.table[cols].copy()
-    agree["nemenyi_rank_diff"] = agree["nemenyi_rank_diff"].map(number)
-    agree["wilcoxon_p"] = agree["wilcoxon_p"].map(number)
+    agree = agreement.table[cols].reset_index(drop=True)
     counts = agreement.counts
     counts = counts[counts["baseline"].isin(["nemenyi", "wilcoxon"])].reset_index(drop=True)
     n_sig = int((agreement.table["nemenyi"] != "no claim").sum())
@@ -152,12 +171,26 @@ def friedman_section(agreement: AgreementResult, means: Means) -> Section:
         heading="Frequentist baseline: Friedman, Nemenyi, Wilcoxon-Holm",
         text=text,
         tables=[
-            Table(
-                "friedman-tests", "Friedman, Iman-Davenport, Nemenyi CD and equal variances", tests
+            _table(
+                "friedman-tests",
+                "Friedman, Iman-Davenport, Nemenyi CD and equal variances",
+                tests,
+                ["statistic", "p_value"],
+                missing="",
             ),
-            Table("friedman-normality", "Shapiro-Wilk normality per algorithm", normality),
+            _table(
+                "friedman-normality",
+                "Shapiro-Wilk normality per algorithm",
+                normality,
+                ["shapiro_w", "shapiro_p"],
+            ),
             Table("friedman-ranks", "Mean ranks (1 = best)", ranks, digits=2),
-            Table("friedman-agreement", "Nemenyi and Wilcoxon-Holm against BBT's decisions", agree),
+            _table(
+                "friedman-agreement",
+                "Nemenyi and Wilcoxon-Holm against BBT's decisions",
+                agree,
+                ["nemenyi_rank_diff", "wilcoxon_p"],
+            ),
             Table("friedman-agreement-counts", "Agreement with BBT", counts),
         ],
         charts={"cd_nemenyi": (scores_cd_diagram(nem), caption)},
@@ -192,15 +225,15 @@ def bayesian_test_section(agreement: AgreementResult, kind: str) -> Section:
                 "pair": pair,
                 "bbt": bbt,
                 prefix: dec,
-                "p_a_better": number(float(r[left])),
-                "p_rope": number(float(r["p_rope"])),
-                "p_b_better": number(float(r[right])),
-                "mcse_a_better": number(float(r[m_left])),
-                "mcse_rope": number(float(r["mcse_rope"])),
-                "mcse_b_better": number(float(r[m_right])),
+                "p_a_better": float(r[left]),
+                "p_rope": float(r["p_rope"]),
+                "p_b_better": float(r[right]),
+                "mcse_a_better": float(r[m_left]),
+                "mcse_rope": float(r["mcse_rope"]),
+                "mcse_b_better": float(r[m_right]),
             }
         )
-    frame = pd.DataFrame(rows)
+    frame = pd.DataFrame(rows, columns=["pair", "bbt", prefix, *_PROBABILITIES])
     same = int((frame["bbt"] == frame[prefix]).sum()) if len(frame) else 0
     open_pairs = [
         str(pair)
@@ -256,7 +289,7 @@ def bayesian_test_section(agreement: AgreementResult, kind: str) -> Section:
         key=kind,
         heading=name,
         text=text,
-        tables=[Table(kind, f"{name} per pair (score units)", frame)],
+        tables=[_table(kind, f"{name} per pair (score units)", frame, _PROBABILITIES)],
         charts=charts,
         methods=methods,
         cites=(kind,),

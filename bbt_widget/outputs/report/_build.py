@@ -29,6 +29,7 @@ from ...core.options import (
     RuleChoice,
 )
 from .._atomic import missing_folder
+from ..methods_text import check_report_paths
 from ._side_fits import SideFit
 
 # the report writer and its sections (Altair) are imported where used: the command line
@@ -72,8 +73,23 @@ _SAMPLER = ("engine", "chains", "iter_warmup", "iter_sampling", "seed")
 
 
 def methods_from(words: str | Sequence[str] | None) -> list[str] | None:
-    """``methods=`` as a list: ``None`` (the default choice), ``[]`` for ``"none"``, or the
-    named methods in :data:`OTHER_METHODS` order; a comma-separated string is split."""
+    """The methods ``methods=`` names, in :data:`OTHER_METHODS` order (``"none"`` left out):
+    ``None`` for ``None`` (the defaults alone), ``[]`` for ``"none"``; a comma-separated
+    string is split. Whether the defaults stay: :func:`keeps_defaults`."""
+    names = _words(words)
+    return None if names is None else [m for m in OTHER_METHODS if m in names]
+
+
+def keeps_defaults(words: str | Sequence[str] | None) -> bool:
+    """Whether ``methods=`` adds to the default methods (:func:`check_methods`): unless it
+    holds ``"none"`` (``"none"`` alone: no other method; ``"none,friedman"``: Friedman
+    alone)."""
+    names = _words(words)
+    return names is None or "none" not in names
+
+
+def _words(words: str | Sequence[str] | None) -> list[str] | None:
+    """The names in ``methods=``, checked; ``None`` for ``None``."""
     if words is None:
         return None
     given = words
@@ -81,13 +97,14 @@ def methods_from(words: str | Sequence[str] | None) -> list[str] | None:
         words = words.split(",")
     names = [str(w).strip() for w in words if str(w).strip()]
     unknown = [w for w in names if w not in (*OTHER_METHODS, "none")]
-    if unknown or not names or ("none" in names and len(names) > 1):
+    if unknown or not names:
         shown = given if isinstance(given, str) else ",".join(map(str, given))
         raise ValueError(
             f"methods={shown!r}: give 'none' or a comma-separated list of "
-            f"{', '.join(OTHER_METHODS)} (e.g. methods=hierarchical,plackett-luce)"
+            f"{', '.join(OTHER_METHODS)} (e.g. methods=hierarchical,plackett-luce), added to "
+            "the default methods; add 'none' to leave those out (none,friedman)"
         )
-    return [m for m in OTHER_METHODS if m in names]
+    return names
 
 
 def check_methods(
@@ -101,9 +118,11 @@ def check_methods(
 ) -> list[str]:
     """The other methods to run, each checked against the data before any fit.
 
-    Without ``methods``: Plackett-Luce in an HTML report of data with folds where it can
-    run, and the hierarchical t-test too when ``rho`` is given and pairs x data sets is at
-    most :data:`PAIRWISE_DEFAULT_MAX` (it is one fit per pair). A ``rho`` that no
+    The defaults, in every format, so that the HTML, Markdown and LaTeX reports of the same
+    data have the same sections: Plackett-Luce for data with folds where it can run, and
+    the hierarchical t-test too when ``rho`` is given and pairs x data sets is at most
+    :data:`PAIRWISE_DEFAULT_MAX` (it is one fit per pair). The methods ``methods`` names are
+    added to them, unless it holds ``"none"`` (:func:`keeps_defaults`). A ``rho`` that no
     hierarchical t-test uses is refused. ``robustness`` (leaving each data set out) needs
     enough data sets.
 
@@ -113,7 +132,7 @@ def check_methods(
         The results (a table or as read) and how to read them (``dataset``, ``algorithm``,
         ``fold``, ``score``, ``lower_is_better``), as given to the fit.
     path
-        The report file (its format decides the default methods).
+        The report file.
 
     Raises
     ------
@@ -136,15 +155,16 @@ def check_methods(
             f"{MIN_DATASETS} data sets; these results have {len(tidy.datasets)}"
         )
     ranked = int(tidy.ranked.sum())
-    chosen = methods_from(methods)
-    if chosen is None:
-        html = Path(path).suffix.lower() == ".html"
-        can_rank = tidy.has_folds and ranked >= MIN_RANKED_DATASETS
-        chosen = ["plackett-luce"] if html and can_rank else []
+    named = methods_from(methods) or []
+    defaults = []
+    if keeps_defaults(methods):
+        if tidy.has_folds and ranked >= MIN_RANKED_DATASETS:
+            defaults.append("plackett-luce")
         n_alg, n_data = len(tidy.algorithms), len(tidy.datasets)
         small = n_alg * (n_alg - 1) // 2 * n_data <= PAIRWISE_DEFAULT_MAX
-        if html and tidy.has_folds and small and rho is not None:
-            chosen.insert(0, "hierarchical")
+        if tidy.has_folds and small and rho is not None:
+            defaults.append("hierarchical")
+    chosen = [m for m in OTHER_METHODS if m in named or m in defaults]
     for model in _RANKING_MODELS:
         if model in chosen and ranked < MIN_RANKED_DATASETS:
             raise ValueError(
@@ -531,15 +551,19 @@ def write(
         fitted first with ``fit_options``.
     path
         The report file; ``.md`` and ``.tex`` reports write their figures beside it, and
-        every report its tables as CSV in ``<stem>_tables/``.
+        every report its tables as CSV in ``<stem>_<format>_tables/`` (``r.html``:
+        ``r_html_tables/``).
     data
         With a fit: the results it was fitted on, for the other methods and the robustness
         sections (read with the fit's own ``dataset``, ``algorithm``, ... settings). Without
         them those sections read the fit's tidy results.
     methods
         Other methods beside BBT, a list or a comma-separated string of
-        :data:`OTHER_METHODS`, or ``"none"``. Default: Plackett-Luce in an HTML report of
-        data with folds, nothing else (as the command line).
+        :data:`OTHER_METHODS`, added to the defaults (as the command line): in every format,
+        Plackett-Luce for data with folds, and the hierarchical t-test when ``rho`` is given
+        and the data are small (:func:`check_methods`). With ``"none"`` among them the
+        defaults are left out: ``"none"`` alone for BBT alone, ``"none,friedman"`` for
+        Friedman alone.
     robustness
         Add the sweep over the analysis choices and the influence of each data set.
     rho
@@ -565,6 +589,10 @@ def write(
     ------
     ValueError
         Bad options, checked against the data before any fit.
+    OutputConflictError
+        A symbolic link where the report or one of its folders goes, or a figures or tables
+        folder holding files no earlier report wrote (checked before any fit; an
+        ``OSError`` and a ``ValueError``).
     """
     from ...core.groups import results_only
     from ...core.options import resolve_interpretation
@@ -575,6 +603,7 @@ def write(
     problem = missing_folder(path)
     if problem is not None:  # before any fit: nothing is computed for a report not written
         raise ValueError(f"path {str(path)!r}: {problem}")
+    check_report_paths(path)
     if isinstance(result_or_data, _Result):
         if fit_options:
             raise ValueError(

@@ -65,10 +65,12 @@ from ...core.validation import check_algorithms
 from ...core.wintable import count_wins, with_raw_counts
 from .. import export
 from .._atomic import atomic_path, atomic_replace_dir
-from ..citations import bibtex, references
+from ..citations import Reference, bibtex, references
 from ..headline import headline
 from ..methods_text import (
     REPORT_FORMATS,
+    bib_path,
+    check_report_paths,
     figures_folder,
     mark_near,
     methods_text,
@@ -125,7 +127,7 @@ class _Content:
     tables: list[_Table]
     columns: list[tuple[str, str]]
     sections: list[Section]
-    references: list[str]
+    references: list[Reference]
     #: Where the tables are as CSV, in a sentence ("" for none).
     tables_note: str = ""
 
@@ -355,7 +357,10 @@ def write_report(
 
     The report (and its figures folder) is written under a temporary name and renamed into
     place when complete: when writing fails (a full disk), the old report and figures are
-    left as they were and no partial file remains.
+    left as they were and no partial file remains. Nothing is written through a symbolic
+    link, and a figures or tables folder is replaced only when it holds nothing but what an
+    earlier report wrote there (:func:`~bbt_widget.outputs.methods_text.check_report_paths`,
+    checked first; :class:`~bbt_widget.outputs._atomic.OutputConflictError` otherwise).
 
     Every name and title goes through the format's escaper (:data:`export.ESCAPERS`), so
     it prints literally and no HTML in it runs. When the charts cannot be rendered (see
@@ -369,7 +374,8 @@ def write_report(
     path
         The report file; ``.md`` and ``.tex`` reports write their figures into
         ``<stem>_md_figures/`` and ``<stem>_tex_figures/`` beside it, and every report its
-        tables as CSV into ``<stem>_tables/`` (:func:`~bbt_widget.outputs.report.tables_folder`).
+        tables as CSV into ``<stem>_<format>_tables/`` (``r.html``: ``r_html_tables/``; see
+        :func:`~bbt_widget.outputs.methods_text.tables_folder`).
     rope, hdi, control
         As for :meth:`BBTResult.summary`.
     interpretation
@@ -396,6 +402,7 @@ def write_report(
         charts. Built anew when they were drawn for other options.
     """
     path = Path(path)
+    check_report_paths(path)  # before the charts are rendered
     given = check_provenance(provenance)
     fmt, highlight, rule, rope, summary, ranking = _chart_options(
         result, path, rope, hdi, interpretation, control, highlight
@@ -442,12 +449,12 @@ def write_report(
         tables = [_tex_fit(t) for t in tables]
         sections = [replace(s, tables=[_tex_fit(t) for t in s.tables]) for s in sections]
 
-    # the claims near their threshold marked in the tables shown (the CSV keep the decisions);
-    # only this fit's claims tables (a further metric's tables have their own fit)
+    # the claims near their threshold marked in the cells printed (the CSV keep the
+    # decisions); only this fit's claims tables (a further metric's have their own fit)
     def marked(t: _Table) -> _Table:
         if t.key not in ("pairs", "effect-sizes"):
             return t
-        return replace(t, frame=mark_near(t.frame, summary, rule, rope))
+        return replace(t, shown=mark_near(t.printed, summary, rule, rope))
 
     tables = [marked(t) for t in tables]
     sections = [replace(s, tables=[marked(t) for t in s.tables]) for s in sections]
@@ -518,7 +525,7 @@ def write_report(
         tables=tables,
         columns=column_definitions([c for f in frames for c in f.columns], hdi=hdi, rope=rope),
         sections=sections,
-        references=[r.text for r in references(result, cited)],
+        references=references(result, cited),
         tables_note=(
             f"Every table of this report is also written as CSV in {tables_folder(path).name}/ "
             "beside it (one file per table, named after its key, at full precision)."
@@ -557,12 +564,6 @@ def _win_counts(result: BBTResult) -> pd.DataFrame:
     return with_raw_counts(result.win_table, raw)
 
 
-def bib_path(path: str | Path) -> Path:
-    """The BibTeX file a LaTeX report writes beside it: ``<stem>.bib``, the references of
-    the methods it ran (``\\bibliography{<stem>}`` in a manuscript cites them)."""
-    return Path(path).with_suffix(".bib")
-
-
 def _write(
     path: Path,
     text: str,
@@ -570,13 +571,15 @@ def _write(
     extra: Mapping[Path, bytes] | None = None,
     tables: Sequence[_Table] = (),
 ) -> None:
-    """Write the report, its figures folder, its tables as CSV (``<stem>_tables/``, one file
+    """Write the report, its figures folder, its tables as CSV (:func:`tables_folder`, one file
     per table, cells a spreadsheet would run as a formula neutralised by
     :func:`export.save_table`) and ``extra`` files beside it (the ``.bib`` of a LaTeX report)
     whole, or leave the old ones as they were.
 
     All are written under temporary names first; then each folder replaces the old one as a
-    whole (no stale figure or table survives) and each file replaces its old version.
+    whole (no stale figure or table survives; an old folder holding anything but what an
+    earlier report wrote is refused) and each file replaces its old version (a symbolic link
+    is refused, never followed).
     """
     folder = figures_folder(path)
     with contextlib.ExitStack() as stack:
@@ -608,38 +611,49 @@ def _tex_fit(t: _Table) -> _Table:
     ``-<key>``, a metric's table of a report of several metrics, as ``<key>``)."""
     kind = next((k for k in _TEX_DROPPED if t.key == k or t.key.endswith(f"-{k}")), "")
     dropped = [c for c in _TEX_DROPPED.get(kind, ()) if c in t.frame.columns]
-    return replace(t, frame=t.frame.drop(columns=dropped)) if dropped else t
+    if not dropped:
+        return t
+    shown = None if t.shown is None else t.shown.drop(columns=dropped)
+    return replace(t, frame=t.frame.drop(columns=dropped), shown=shown)
 
 
 def _tex_table(t: _Table) -> str:
     """A booktabs table with caption and label; a longtable when it is long. Small type and
     narrow column gaps keep the wide per-pair table inside an article's text width; a table
-    wider still (:data:`_TEX_SMALL_CHARS`) is set smaller again."""
-    numeric = t.frame.select_dtypes("number").columns
+    wider still (:data:`_TEX_SMALL_CHARS`) has its long headers on several lines
+    (:func:`export.header_lines`) and is set smaller again when it is wide even so."""
+    frame = t.printed
+    numeric = frame.select_dtypes("number").columns
     digits = 2 if t.digits is None else t.digits
-    chars = {  # the longest cell or header of each column, as the table prints it
+    cells = {  # the longest cell of each column, as the table prints it
         c: max(
-            [len(str(c))]
-            + [len(f"{v:.{digits}f}" if isinstance(v, float) else str(v)) for v in t.frame[c]]
+            [len(f"{v:.{digits}f}" if isinstance(v, float) else str(v)) for v in frame[c]],
+            default=0,
         )
-        for c in t.frame.columns
+        for c in frame.columns
     }
-    long_text = [c for c in t.frame.columns if c not in numeric and chars[c] > _TEX_WRAP_CHARS]
+    flat = {c: max(n, len(str(c))) for c, n in cells.items()}
+    long_text = [c for c in frame.columns if c not in numeric and flat[c] > _TEX_WRAP_CHARS]
     # wrapped columns take their share of the line whatever they hold: the others count
-    wide = sum(n for c, n in chars.items() if c not in long_text) > _TEX_SMALL_CHARS
+    rest = [c for c in frame.columns if c not in long_text]
+    stack = sum(flat[c] for c in rest) > _TEX_SMALL_CHARS
+    if stack:
+        flat = {c: max(n, *map(len, export.header_lines(str(c), n))) for c, n in cells.items()}
+    wide = sum(flat[c] for c in rest) > _TEX_SMALL_CHARS
     size = (
         "\\scriptsize\\setlength{\\tabcolsep}{2pt}"
         if wide
         else "\\footnotesize\\setlength{\\tabcolsep}{3pt}"
     )
     return export.to_latex(
-        t.frame,
+        frame,
         digits=digits,
         caption=t.heading,
         label=f"tab:bbt-{t.key}",
-        long=len(t.frame) > _TEX_LONG_ROWS,
+        long=len(frame) > _TEX_LONG_ROWS,
         wrap={c: _TEX_WRAP_SHARE / len(long_text) for c in long_text},
         setup=size,
+        stack_headers=stack,
     )
 
 
@@ -694,12 +708,12 @@ def _template(fmt: str) -> jinja2.Template:
             return Markup(export.html_escape(text, tags=tags))
 
         env.filters["html_table"] = lambda t: Markup(
-            export.to_html(t.frame, digits=3 if t.digits is None else t.digits)
+            export.to_html(t.printed, digits=3 if t.digits is None else t.digits)
         )
     elif fmt == "md":
         esc = export.md_escape
         env.filters["md_table"] = lambda t: export.to_markdown(
-            t.frame, digits=3 if t.digits is None else t.digits
+            t.printed, digits=3 if t.digits is None else t.digits
         )
         env.filters["quote"] = urllib.parse.quote
     else:

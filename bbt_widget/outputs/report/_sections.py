@@ -41,13 +41,21 @@ _CLAIMS = ("a better", "b better", "equivalent")
 @dataclass(frozen=True)
 class Table:
     """A table of the report: ``key`` (its anchor and its CSV file's name), ``heading`` and
-    the frame; ``digits``, the decimals its numbers are shown with (``None``: each format's
-    own; the CSV keeps them all)."""
+    the frame, whole (its CSV); ``digits``, the decimals its numbers are shown with (``None``:
+    each format's own; the CSV keeps them all); ``shown``, the same cells as the report prints
+    them when a format of its own says more than a fixed number of decimals (a p-value of
+    1e-5 as 1.00e-05, not 0.000), else ``None``."""
 
     key: str
     heading: str
     frame: pd.DataFrame
     digits: int | None = None
+    shown: pd.DataFrame | None = None
+
+    @property
+    def printed(self) -> pd.DataFrame:
+        """The cells the report prints: :attr:`shown`, else :attr:`frame`."""
+        return self.frame if self.shown is None else self.shown
 
 
 @dataclass(frozen=True)
