@@ -23,6 +23,7 @@ from .bidi import isolate
 # is importable from here, its first home.
 from .data import DataWarning, TidyResults, as_tidy
 from .validation import is_win_table
+from .wording import counted
 
 __all__ = [
     "SEVERITIES",
@@ -198,6 +199,7 @@ def audit_tidy(tidy: TidyResults) -> list[Finding]:
     layout they were read from."""
     out = [Finding("warning", note.check, note.what, "", note.fix) for note in tidy.notes]
     out.append(_shape(tidy))
+    out += _few_datasets(tidy)
     out += _missing(tidy)
     out += _mixed_scale(tidy.frame.groupby("algorithm", sort=False)["score"])
     out += _graph(tidy)
@@ -211,11 +213,6 @@ def _ordered(findings: Iterable[Finding]) -> tuple[Finding, ...]:
     return tuple(sorted(findings, key=lambda f: SEVERITIES.index(f.severity)))
 
 
-def _n(count: int, word: str) -> str:
-    """``3 data sets``, ``1 data set``."""
-    return f"{count} {word}{'s' if count != 1 else ''}"
-
-
 def _names(items: Iterable[object], n: int = 6) -> str:
     # each name isolated: one that holds a bidi override cannot reverse the list after it
     names = [isolate(i) for i in items]
@@ -225,14 +222,35 @@ def _names(items: Iterable[object], n: int = 6) -> str:
 
 def _shape(tidy: TidyResults) -> Finding:
     folds = pd.Series(tidy.fold_counts.max(axis=1)).value_counts().sort_index(ascending=False)
-    per = "; ".join(
-        f"{k} fold{'s' * (k != 1)} on {n} data set{'s' * (n != 1)}" for k, n in folds.items()
-    )
+    per = "; ".join(f"{counted(k, 'fold')} on {counted(n, 'data set')}" for k, n in folds.items())
     return Finding(
         "info",
         "shape",
         f"{len(tidy.algorithms)} algorithms, {len(tidy.datasets)} data sets ({per})",
     )
+
+
+#: Fewer data sets than this get a warning: each pair then rests on a handful of wins, and
+#: intervals over the data sets (bootstrap, order statistics) cannot reach their stated mass.
+MIN_DATASETS = 5
+
+
+def _few_datasets(tidy: TidyResults) -> list[Finding]:
+    n = len(tidy.datasets)
+    if n >= MIN_DATASETS:
+        return []
+    return [
+        Finding(
+            "warning",
+            "few-datasets",
+            f"only {counted(n, 'data set')}: every pair met at most {counted(n, 'time')}, so "
+            "P(a > b) is set mostly by the prior, and intervals over the data sets cannot "
+            "reach their stated mass",
+            "",
+            f"compare on at least {MIN_DATASETS} data sets (Wainer 2022 used 132); read these "
+            "claims as tentative",
+        )
+    ]
 
 
 def _missing(tidy: TidyResults) -> list[Finding]:
@@ -266,7 +284,8 @@ def _missing(tidy: TidyResults) -> list[Finding]:
             Finding(
                 "info",
                 "missing",
-                f"{_n(len(partial), 'result')} with fewer folds than others on the same data set",
+                f"{counted(len(partial), 'result')} with fewer folds than others on the same "
+                "data set",
                 where,
                 "means use the folds present; paired comparisons use the folds both have",
             )
@@ -301,7 +320,7 @@ def _graph(tidy: TidyResults) -> list[Finding]:
             Finding(
                 "warning",
                 "graph",
-                f"{_n(len(never), 'pair')} of algorithms never met on a data set",
+                f"{counted(len(never), 'pair')} of algorithms never met on a data set",
                 _names(never),
                 "their P(a > b) rests on other pairs only",
             )
@@ -320,7 +339,7 @@ def _shared_folds(tidy: TidyResults) -> list[Finding]:
     algs = tidy.algorithms
     i, j = np.nonzero(np.triu(short, k=1))
     fewer = [
-        f"{isolate(algs[a])} - {isolate(algs[b])} on {_n(int(short[a, b]), 'data set')}"
+        f"{isolate(algs[a])} - {isolate(algs[b])} on {counted(int(short[a, b]), 'data set')}"
         for a, b in zip(i, j)
     ]
     if not fewer:
@@ -329,7 +348,7 @@ def _shared_folds(tidy: TidyResults) -> list[Finding]:
         Finding(
             "info",
             "folds",
-            f"{_n(len(fewer), 'pair')} share fewer folds than they have on some data sets",
+            f"{counted(len(fewer), 'pair')} share fewer folds than they have on some data sets",
             _names(fewer),
             "the paired local ROPE uses only the folds both algorithms have (at least 2)",
         )
@@ -360,7 +379,12 @@ def _float_noise(tidy: TidyResults) -> list[Finding]:
         Finding(
             "info",
             "float-noise",
-            f"{count} differences between means are floating-point noise and count as ties",
+            f"{counted(count, 'difference')} between means "
+            + (
+                "is floating-point noise and counts as a tie"
+                if count == 1
+                else "are floating-point noise and count as ties"
+            ),
             "; ".join(examples),
             "nothing to do: the win table treats them as ties",
         )
@@ -380,7 +404,7 @@ def _all_equal(tidy: TidyResults) -> list[Finding]:
         Finding(
             "info",
             "all-equal",
-            f"{_n(len(same), 'data set')} where every algorithm scored the same (all ties)",
+            f"{counted(len(same), 'data set')} where every algorithm scored the same (all ties)",
             _names(same),
             "they add ties only; check they are not a copy or a failed run",
         )

@@ -27,15 +27,16 @@ def headline(
     *,
     max_groups: int = 3,
 ) -> str:
-    """One sentence that leads with the answer, e.g. "lgbm and rf are practically equivalent
-    and better than every other algorithm; then xgb, better than every remaining algorithm;
-    53 of 120 pairs decided under the strong rule".
+    """One sentence that leads with the answer and names who is beaten, e.g. "lgbm, rf and
+    xgb are practically equivalent and all better than knn, dt and nb; lgbm and rf also better
+    than lr; 53 of 120 pairs decided under the strong rule".
 
     The algorithms are read in ranking order and gathered into groups: the best-ranked
     algorithm not yet named, with every later one that the rule calls practically equivalent
-    to it. A group is "better than every other algorithm" when each of its members is
-    decided better than each algorithm ranked below the group (else the sentence says how
-    many of them). Groups after the first are named while the one before them is better than
+    to it. The sentence names the algorithms ranked below a group that each member is decided
+    better than ("every other algorithm" when that is all of them, "every other algorithm but
+    ..." when fewer are left out), first those all members beat, then what some members beat
+    besides. Groups after the first are named while the one before them is better than
     everything below it and they beat some of the algorithms below them, at most
     ``max_groups`` groups in all.
 
@@ -84,15 +85,34 @@ def headline(
         leader = remaining[0]
         group = [leader] + [a for a in remaining[1:] if frozenset((leader, a)) in equivalent]
         below = [a for a in remaining if a not in group]
-        beaten = [b for b in below if all((a, b) in beats for a in group)]
+        beaten = {a: [b for b in below if (a, b) in beats] for a in group}
+        common = [b for b in below if all(b in beaten[a] for a in group)]
         first = not clauses
-        if not first and not beaten:
+        if not first and not common:
             break  # a later group is named for what it beats
-        clauses.append(_clause(group, len(beaten), len(below), first=first))
-        if not below or len(beaten) < len(below):
+        clauses.append(_clause(group, beaten, below, first=first))
+        if not below or len(common) < len(below):
             break  # the next group would not follow from this one's claims
         remaining = below
     return "; ".join([*clauses, count])
+
+
+#: Most algorithms a clause names as beaten (or as the exceptions to "every other"); beyond
+#: that it counts them.
+MAX_NAMED = 8
+
+
+def _who(beaten: Sequence[str], below: Sequence[str], others: str) -> str:
+    """The algorithms ``beaten`` among ``below``, named (``others``: "other" or
+    "remaining")."""
+    if len(beaten) == len(below):
+        return f"every {others} algorithm"
+    if len(beaten) <= MAX_NAMED:
+        return _names(beaten)
+    spared = [b for b in below if b not in beaten]
+    if len(spared) <= MAX_NAMED:
+        return f"every {others} algorithm but {_names(spared)}"
+    return f"{len(beaten)} of the {len(below)} {others} algorithms"
 
 
 def _relations(
@@ -121,27 +141,38 @@ def _names(group: Sequence[str]) -> str:
     return ", ".join(group[:-1]) + " and " + group[-1]
 
 
-def _clause(group: Sequence[str], beaten: int, below: int, *, first: bool) -> str:
+def _clause(
+    group: Sequence[str], beaten: dict[str, list[str]], below: Sequence[str], *, first: bool
+) -> str:
+    """One group's clause: its names, equivalence, and whom each member is better than."""
     names = _names(group)
-    many = len(group) > 1
     others = "other" if first else "remaining"
-    if below == 0:
-        claim = ""
-    elif beaten == below:
-        claim = f"better than every {others} algorithm"
-    elif beaten:
-        claim = f"better than {beaten} of the {below} {others} algorithms"
-    else:
-        claim = ""
-    if first:
-        if many:
-            text = f"{names} are practically equivalent"
-            if claim:
-                return f"{text} and {claim}"
-            return f"{text}, none decided better than another algorithm" if below else text
-        if claim:
-            return f"{names} is {claim}"
+    common = [b for b in below if all(b in beaten[a] for a in group)]
+    if len(group) == 1:
+        if beaten[group[0]]:
+            claim = f"better than {_who(beaten[group[0]], below, others)}"
+            return f"{names} is {claim}" if first else f"then {names}, {claim}"
         return f"{names} ranks first, not decided better than any other algorithm"
-    if many:
-        return f"then {names}, practically equivalent and {claim}"
-    return f"then {names}, {claim}"
+    # members that beat more than the common set, gathered by what they beat besides
+    extra: dict[tuple[str, ...], list[str]] = {}
+    for a in group:
+        more = tuple(b for b in beaten[a] if b not in common)
+        if more:
+            extra.setdefault(more, []).append(a)
+    also = "; ".join(
+        f"{_names(members)} {'also ' if common else ''}"
+        f"{'' if common else ('is ' if len(members) == 1 else 'are ')}better than "
+        f"{_names(more) if len(more) <= MAX_NAMED else f'{len(more)} more'}"
+        for more, members in extra.items()
+    )
+    if common:
+        every = "" if not extra else "all "
+        claim = f"practically equivalent and {every}better than {_who(common, below, others)}"
+    elif extra:
+        claim = "practically equivalent"
+    elif below:
+        claim = "practically equivalent, none decided better than another algorithm"
+    else:
+        claim = "practically equivalent"
+    text = f"{names} are {claim}" if first else f"then {names}, {claim}"
+    return f"{text}; {also}" if also else text

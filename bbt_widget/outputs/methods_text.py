@@ -1,8 +1,12 @@
-"""Methods and results paragraph for a manuscript, generated from a fit (nothing typed by hand).
+"""Methods and results paragraph for a manuscript, generated from a fit (nothing typed by hand),
+and the report's text model: its author-year citations (``\\cite`` in LaTeX), the claims near
+a threshold and their mark.
 
 Claims are phrased as the paper recommends: Sec. 9.2 (weak interpretation: above_50 and
 in_rope with a 0.95 threshold) and Sec. 9.3 (strong interpretation: mean P(a > b) above
-0.70 is a claim of superiority, below the ROPE's upper bound of equivalence).
+0.70 is a claim of superiority, below the ROPE's upper bound of equivalence). Each paragraph
+says each fact once and stays within a paper's length (:data:`MAX_ANALYSIS_WORDS`,
+:data:`MAX_RESULTS_WORDS`): the report's tables hold what the text leaves out.
 """
 
 from __future__ import annotations
@@ -12,7 +16,9 @@ import math
 from collections.abc import Mapping, Sequence
 from dataclasses import dataclass
 from pathlib import Path
-from typing import TYPE_CHECKING, Any
+from typing import TYPE_CHECKING, Any, cast
+
+import numpy as np
 
 from ..charts.frames_decisions import claim_counts
 from ..core.bidi import isolate
@@ -20,12 +26,16 @@ from ..core.options import (
     DEFAULT_HDI,
     DEFAULT_INTERPRETATION,
     DEFAULT_ROPE,
+    MANY_ALGORITHMS,
     Interpretation,
     Rule,
     RuleChoice,
     resolve_interpretation,
 )
+from ..core.posterior import STRONG_THRESHOLD, WEAK_THRESHOLD
+from ..core.wording import counted
 from ._atomic import owned_files, refuse_link
+from .citations import REFERENCES
 from .export import ESCAPERS
 
 if TYPE_CHECKING:
@@ -86,10 +96,10 @@ PAPER = (
     "Wainer, A Bayesian Bradley-Terry model to compare multiple ML algorithms on multiple data sets"
 )
 _TIES = {
-    "spread": "each tie was counted as half a win for each algorithm, rounded up (spread policy)",
+    "spread": "each tie gave each algorithm half a win, rounded up (spread policy)",
     "add": "each tie was counted as a win for both algorithms (add policy)",
     "forget": "ties were discarded (forget policy)",
-    "davidson": "ties were modelled explicitly with Davidson's extension (trinomial likelihood)",
+    "davidson": "ties were modelled explicitly with Davidson's extension, a trinomial likelihood",
 }
 #: The hyper-prior on sigma per family: (LaTeX, plain text with Greek letters).
 _PRIORS = {
@@ -151,7 +161,7 @@ def render(spans: Sequence[str | Styled], format: str) -> str:
             # print backslashes literally, so they are not backslash-escaped there
             if span.style == "math":  # our own LaTeX, not user text; HTML prints it as text
                 text = escape(span.plain) if format == "html" else span.text
-            elif span.style == "cite":  # \\cite in LaTeX (the .bib resolves it), else [n]
+            elif span.style == "cite":  # \\cite in LaTeX (the .bib resolves it), else author-year
                 text = span.text if format == "tex" else escape(span.plain)
             elif (format, span.style) == ("md", "code"):
                 text = span.text
@@ -172,11 +182,11 @@ def methods_text(
     rope: Sequence[float] = DEFAULT_ROPE,
     hdi: float = DEFAULT_HDI,
 ) -> str:
-    """The methods paragraph (a paper's "Statistical analysis": metric, data, model, prior,
-    ROPE, decision rule, sampler and software, at most 150 words, numbered citations as the
-    report's references list them, ``\\cite`` in LaTeX), then a results paragraph
-    (diagnostics, posterior predictive check, claims). Seeds, hashes and engine builds are the
-    report's provenance.
+    """The analysis paragraph (a paper's "Statistical analysis": metric, data, model, prior,
+    ROPE, decision rule, sampler and software, at most :data:`MAX_ANALYSIS_WORDS` words), then
+    the results paragraph (diagnostics, posterior predictive check, claims, at most
+    :data:`MAX_RESULTS_WORDS` words), each fact once, cited by author and year
+    (``\\cite`` in LaTeX). Seeds, hashes and engine builds are the report's provenance.
 
     Parameters
     ----------
@@ -194,16 +204,13 @@ def methods_text(
     if format not in _STYLES:
         raise ValueError(f"format must be 'md', 'tex' or 'html', got {format!r}")
     rule = resolve_interpretation(interpretation, len(result.algorithms))
-    interpretation = rule.rule
     summary = result.summary(rope=rope, hdi=hdi)
     rope = tuple(float(v) for v in rope)
     # each paragraph is a list of spans, plain text or styled, escaped per format when
     # rendered: names are never read as markup in any format
-    analysis = _analysis(result, interpretation, rule.requested, rope)
-    spans: list[str | Styled] = []
-    for k, part in enumerate(_results(result, summary, rule, rope, hdi)):
-        spans += ([" "] if k else []) + ([part] if isinstance(part, str) else part)
-    return paragraphs([render(analysis, format), render(spans, format)], format)
+    analysis = _analysis(result, rule, rope)
+    results = " ".join(_results(result, summary, rule.rule, rope, hdi))
+    return paragraphs([render(analysis, format), render([results], format)], format)
 
 
 def paragraphs(texts: Sequence[str], format: str) -> str:
@@ -213,28 +220,35 @@ def paragraphs(texts: Sequence[str], format: str) -> str:
     return "\n\n".join(t for t in texts if t)
 
 
-def _cite(result: BBTResult, key: str, where: str = "") -> Styled:
-    """A numbered citation of ``key``, numbered as the report's references list it (the
-    BBT fit's works come first there); ``\\cite`` in LaTeX, resolved by the ``.bib``."""
-    from .citations import references
+#: The longest analysis and results paragraphs, in words (a paper's methods section).
+MAX_ANALYSIS_WORDS = 150
+MAX_RESULTS_WORDS = 100
 
-    n = [r.key for r in references(result)].index(key) + 1
-    tex = rf"\cite[{where.replace(' ', '~')}]{{{key}}}" if where else rf"\cite{{{key}}}"
-    return Styled(tex, "cite", f"[{n}, {where}]" if where else f"[{n}]")
+
+def cite(*keys: str, where: str = "") -> Styled:
+    """An author-year citation of ``keys`` (:data:`~bbt_widget.outputs.citations.REFERENCES`),
+    e.g. "(Wainer 2022, Sec. 9.3)" or "(Friedman 1937; Demšar 2006)", with ``where`` the
+    place in the (single) work; ``\\cite`` in LaTeX, resolved by the report's ``.bib``."""
+    names = "; ".join(REFERENCES[k].short for k in keys)
+    joined = ",".join(keys)
+    if where:
+        tex = rf"\cite[{where.replace(' ', '~')}]{{{joined}}}"
+        return Styled(tex, "cite", f"({names}, {where})")
+    return Styled(rf"\cite{{{joined}}}", "cite", f"({names})")
 
 
 def _analysis(
-    result: BBTResult, interpretation: Rule, requested: bool, rope: tuple[float, ...]
+    result: BBTResult, rule: Interpretation, rope: tuple[float, ...]
 ) -> list[str | Styled]:
     """The statistical-analysis paragraph: metric, data, counting, model, prior, ROPE,
-    decision rule, sampler and software, each once, with numbered citations (run details
-    such as the seed and hashes are the provenance's)."""
+    decision rule and why, sampler and software, each once (run details such as the seed and
+    hashes are the provenance's)."""
     s = result.settings
     n_alg = len(result.algorithms)
     out: list[str | Styled] = []
     if result.tidy is not None:
         tidy = result.tidy
-        what = f"{n_alg} algorithms on {len(tidy.datasets)} data sets"
+        what = f"{n_alg} algorithms on {counted(len(tidy.datasets), 'data set')}"
         counts = tidy.fold_counts[tidy.fold_counts > 0]
         if tidy.has_folds:
             k = int(counts.max())
@@ -245,14 +259,13 @@ def _analysis(
     else:
         what = f"{n_alg} algorithms from a given win/loss table"
     out += [f"We compared {what} with the Bayesian Bradley-Terry (BBT) model "]
-    out += [_cite(result, "wainer2022bbt"), ", which extends Bradley and Terry's model "]
-    out += [_cite(result, "bradley1952"), ". "]
+    out += [cite("wainer2022bbt", "bradley1952"), ". "]
     if result.tidy is not None:
         out.append(_counting(s) + " ")
     tie_text = _TIES[s["ties"]]
     out.append(tie_text[0].upper() + tie_text[1:])
     if s["ties"] == "davidson":
-        out += [" ", _cite(result, "davidson1970")]
+        out += [" ", cite("davidson1970")]
     prior_tex, prior_txt = (
         f.replace("{s}", f"{s['prior_scale']:g}") for f in _PRIORS[s["hyperprior"]]
     )
@@ -262,8 +275,15 @@ def _analysis(
         f"\u03b2\u1d62 ~ Normal(0, \u03c3), \u03c3 ~ {prior_txt}",
     )
     out += [". The abilities had the hierarchical prior ", model, ". "]
+    out += _rule_sentence(rule, rope, n_alg)
+    out += _sampler(result)
+    return out
+
+
+def _rule_sentence(rule: Interpretation, rope: tuple[float, ...], n_alg: int) -> list[str | Styled]:
+    """The decision rule the claims follow, and why it was taken, in one sentence."""
     rope_txt = f"[{rope[0]:g}, {rope[1]:g}]"
-    if interpretation == "weak":
+    if rule.rule == "weak":
         claim = (
             "at least 95% of the posterior of P(a > b) lay above 0.5, and equivalent when at "
             f"least 95% lay inside the ROPE {rope_txt}"
@@ -273,29 +293,33 @@ def _analysis(
             "the posterior mean of P(a > b) exceeded 0.70, and equivalent when it lay inside "
             f"the ROPE {rope_txt}"
         )
-    section = "Sec. 9.2" if interpretation == "weak" else "Sec. 9.3"
-    out += [f"A pair was claimed different when {claim} ({interpretation} rule "]
-    out += [_cite(result, "wainer2022bbt", section)]
-    if not requested:  # why auto chose it: the paper's advice by number of algorithms
-        out += [
-            f", the default for {n_alg} algorithms ",
-            _cite(result, "wainer2022bbt", "Sec. 5.6"),
-        ]
-    out += ["). "]
-    out += _sampler(result)
-    return out
+    section = "Sec. 9.2" if rule.rule == "weak" else "Sec. 9.3"
+    many = n_alg > MANY_ALGORITHMS
+    if not rule.requested:  # auto: the paper's advice by number of algorithms (Sec. 5.6)
+        why = (
+            f", advised beyond {MANY_ALGORITHMS} algorithms"
+            if many
+            else f", the paper's choice for up to {MANY_ALGORITHMS} algorithms"
+        )
+    elif rule.rule == "weak" and many:
+        why = f", although the paper advises the strong rule beyond {MANY_ALGORITHMS} algorithms"
+    else:
+        why = ""
+    where = f"Secs. 5.6 and {section[5:]}" if why else section
+    return [
+        f"A pair was claimed different when {claim}: the {rule.rule} rule{why} ",
+        cite("wainer2022bbt", where=where),
+        ". ",
+    ]
 
 
 def _counting(s: Mapping[str, Any]) -> str:
     """How a data set became a win, a loss or a tie, in one sentence."""
     direction = "lower" if s["lower_is_better"] else "higher"
-    text = f"A data set was a win for the algorithm with the {direction} mean score"
+    text = f"On each data set where both had a score, the {direction} mean score won"
     if s["d_min"] is not None:
-        effect = (
-            "the effect size d_z of the paired fold differences" if s["paired"] else ("Cohen's d")
-        )
-        kind = "paired" if s["paired"] else "unpaired"
-        text += f" when {effect} exceeded d_min = {s['d_min']:g} ({kind} local ROPE)"
+        effect = "the paired effect size d_z" if s["paired"] else "the unpaired Cohen's d"
+        text += f" when {effect} over the folds exceeded d_min = {s['d_min']:g} (local ROPE)"
     if s.get("tie_threshold"):
         either = " (a tie under either rule was a tie)" if s["d_min"] is not None else ""
         text += (
@@ -316,82 +340,169 @@ def _sampler(result: BBTResult) -> list[str | Styled]:
     if engine == "numpy" and "independence" in str(result.draws.info.get("kernel")).split("+"):
         # the Gibbs sweeps started the warm-up; the kept draws are the independence kernel's
         return [
-            "The posterior was sampled exactly by Pólya-Gamma Gibbs sampling ",
-            _cite(result, "polson2013"),
-            " followed by independence Metropolis-Hastings ",
-            _cite(result, "tierney1994"),
-            f" from the normal approximation at the mode ({runs} kept draws, one every "
-            f"{result.draws.info['thin']} steps) with {software} and numpy "
-            f"{package_version('numpy')}.",
+            "Pólya-Gamma Gibbs sampling ",
+            cite("polson2013"),
+            f" began the {s['iter_warmup']} warm-up iterations; the posterior being near "
+            "normal, a cheaper independence Metropolis-Hastings kernel with a normal proposal ",
+            cite("tierney1994"),
+            f" then drew {_chains_kept(result)} chains of {s['iter_sampling']} draws, thinned "
+            f"by {result.draws.info['thin']} ({software}, numpy {package_version('numpy')}).",
         ]
     if engine == "numpy":
         return [
-            "The posterior was sampled exactly by Pólya-Gamma Gibbs sampling ",
-            _cite(result, "polson2013"),
-            f" ({runs} kept sweeps) with {software} and numpy {package_version('numpy')}.",
+            "The posterior was sampled by Pólya-Gamma Gibbs sampling ",
+            cite("polson2013"),
+            f", {runs} kept sweeps ({software}, numpy {package_version('numpy')}).",
         ]
     return [
         "The posterior was sampled with Stan's NUTS ",
-        _cite(result, "carpenter2017stan"),
-        f" ({runs} sampling iterations) with {software} and {engine} {package_version(engine)}.",
+        cite("carpenter2017stan"),
+        f", {runs} sampling iterations ({software}, {engine} {package_version(engine)}).",
     ]
 
 
+def _words(parts: Sequence[str]) -> int:
+    return sum(len(p.split()) for p in parts)
+
+
 def _results(
-    result: BBTResult, summary: Any, rule: Interpretation, rope: tuple[float, ...], hdi: float
-) -> list[str | list[str | Styled]]:
-    """The results paragraph: what reading and counting left out, the diagnostics, the
-    posterior predictive check, which decision rule the claims follow and why (``rule``),
-    the claims and their Monte Carlo precision."""
-    interpretation = rule.rule
+    result: BBTResult, summary: pd.DataFrame, rule: Rule, rope: tuple[float, ...], hdi: float
+) -> list[str]:
+    """The results paragraph, sentence by sentence: what reading and counting left out, the
+    diagnostics, the posterior predictive check, the claims under ``rule`` (counted, then as
+    many named as the paragraph's :data:`MAX_RESULTS_WORDS` leave room for, the table holding
+    the others), those near a threshold, and their Monte Carlo precision."""
     s = result.settings
-    parts: list[str | list[str | Styled]] = []
+    head: list[str] = []
     if result.tidy is not None:
         if n_out := len(result.tidy.dropped_datasets):
-            parts.append(
-                f"{n_out} further data set{'s' * (n_out != 1)}, with a score for fewer than "
-                f"two algorithms, {'were' if n_out != 1 else 'was'} left out."
+            head.append(
+                f"{counted(n_out, 'further data set')}, with a score for fewer than two "
+                f"algorithms, {'was' if n_out == 1 else 'were'} left out."
             )
         if s["d_min"] is not None and s["paired"]:
             if n_fewer := len(result.tidy.fold_mismatch_datasets):
-                parts.append(
-                    f"On {n_fewer} data set{'s' if n_fewer > 1 else ''} some algorithms "
-                    "lacked folds: pairs were paired on the folds both had, and treated as "
-                    "missing with fewer than 2."
+                head.append(
+                    f"On {counted(n_fewer, 'data set')} some algorithms lacked folds: pairs "
+                    "were paired on the folds both had, and treated as missing with fewer "
+                    "than 2."
                 )
-        parts.append(
-            "Missing results were not counted, and means equal up to floating-point noise "
-            "(relative difference below 1e-12) were ties."
-        )
     if s["ties"] == "davidson":
-        parts.append(f"There were {int(result.win_table['ties'].sum())} ties in all.")
+        head.append(f"There were {counted(int(result.win_table['ties'].sum()), 'tie')} in all.")
     diag = result.diagnostics()
     if diag.ok:
         nuts = f", no divergent transitions, E-BFMI >= {diag.min_ebfmi:.2f}" if diag["nuts"] else ""
-        parts.append(
-            f"All convergence diagnostics passed (max R-hat {diag.max_rhat:.3f}, min bulk ESS "
+        head.append(
+            f"Convergence diagnostics passed (max R-hat {diag.max_rhat:.3f}, min bulk ESS "
             f"{diag.min_ess_bulk:.0f}, min tail ESS {diag.min_ess_tail:.0f}{nuts})."
         )
     else:
-        parts.append(
-            "Convergence diagnostics FAILED (" + "; ".join(diag.messages) + "): the results "
-            "below should not be reported before this is fixed."
+        head.append(
+            "Convergence diagnostics FAILED (" + "; ".join(diag.messages) + "): do not report "
+            "these results until this is fixed."
         )
     ppc = result.ppc_table().set_index("hdi")["proportion"]
-    parts.append(
-        f"In the posterior predictive check, {ppc[0.9]:.0%} of the observed win counts fell "
-        f"inside the 90% HDI of their replicates ({ppc[0.5]:.0%} inside the 50% HDI)."
+    head.append(
+        f"Posterior predictive check: {ppc[0.9]:.0%} of the observed win counts inside their "
+        f"90% HDI ({ppc[0.5]:.0%} inside the 50%)."
     )
+    head.append(_tally(summary, rule))
+    near = near_threshold(summary, rule, rope)
+    tail = [precision_sentence(result, rule, rope, hdi)]
+    if n_near := int(near.sum()):
+        tail.insert(0, near_sentence(n_near))
     order = [str(a) for a in result.ranking(hdi=hdi)["algorithm"]]
-    parts.append(rule.reason)
-    parts += _claims(summary, interpretation, rope, hdi, order)
-    parts.append(precision_sentence(result, interpretation, rope, hdi))
-    return parts
+    room = MAX_RESULTS_WORDS - _words(head) - _words(tail)
+    return head + _claims(summary, rule, order, near, room) + tail
+
+
+def _tally(summary: pd.DataFrame, rule: Rule) -> str:
+    """The claims under ``rule`` counted, in one sentence."""
+    c = claim_counts(summary).set_index("interpretation").loc[rule]
+    n_better, n_equiv = int(c["better"]), int(c["equivalent"])
+    text = (
+        f"Of the {counted(len(summary), 'pair')}, {n_better} {'was' if n_better == 1 else 'were'} "
+        f"claimed different and {n_equiv} equivalent"
+    )
+    if apart := int(c["not compared"]):
+        text += (
+            f"; {counted(apart, 'pair')} across groups of algorithms that never met on a "
+            "common data set were not compared"
+        )
+    return text + "."
+
+
+#: How close (in probability) a claim's deciding quantity may come to its threshold before
+#: the report marks the claim with :data:`NEAR_MARK`.
+NEAR_MARGIN = 0.005
+NEAR_MARK = "\u2020"
+
+
+#: What the mark means, for the definitions of the columns that carry it.
+NEAR_NOTE = (
+    f"{NEAR_MARK} marks a claim within {NEAR_MARGIN:g} of its threshold: a small change in the "
+    "data could change it."
+)
+
+
+def near_sentence(n: int) -> str:
+    """What :data:`NEAR_MARK` means, in one sentence, for ``n`` marked claims."""
+    one = n == 1
+    return (
+        f"{counted(n, 'claim')} ({NEAR_MARK}) {'lies' if one else 'lie'} within "
+        f"{NEAR_MARGIN:g} of {'its threshold' if one else 'their thresholds'}: a small change "
+        f"in the data could change {'it' if one else 'them'}."
+    )
+
+
+def near_threshold(summary: pd.DataFrame, rule: Rule, rope: Sequence[float]) -> pd.Series:
+    """Per row of ``summary``: whether ``rule`` makes a claim there whose deciding quantity
+    lies within :data:`NEAR_MARGIN` of the threshold it passed (weak: ``above_50`` for a
+    difference, ``in_rope`` for an equivalence, against 0.95; strong: the mean against 0.70
+    or the ROPE's bounds)."""
+    decision = summary[rule].astype(str)
+    differ = decision.isin(["a better", "b better"])
+    same = decision == "equivalent"
+    mean = summary["mean"].astype(float)
+    if rule == "weak":
+        above = summary["above_50"].astype(float)
+        gap_differ = (np.maximum(above, 1 - above) - WEAK_THRESHOLD).abs()
+        gap_same = (summary["in_rope"].astype(float) - WEAK_THRESHOLD).abs()
+    else:
+        gap_differ = (np.maximum(mean, 1 - mean) - STRONG_THRESHOLD).abs()
+        gap_same = np.minimum(mean - float(rope[0]), float(rope[1]) - mean).abs()
+    return (differ & (gap_differ < NEAR_MARGIN)) | (same & (gap_same < NEAR_MARGIN))
+
+
+def mark_near(
+    frame: pd.DataFrame, summary: pd.DataFrame, rule: Rule, rope: Sequence[float]
+) -> pd.DataFrame:
+    """``frame`` (a table with ``alg_a`` and ``alg_b``) with :data:`NEAR_MARK` after each
+    decision of a claim near its threshold (:func:`near_threshold`): in its ``weak`` and
+    ``strong`` columns by their own rule, in its ``decision`` column by ``rule``, the report's.
+    The report's tables show it; their CSV files keep the decisions as they are."""
+    columns = [c for c in ("weak", "strong", "decision") if c in frame.columns]
+    if not columns or not {"alg_a", "alg_b"} <= set(frame.columns):
+        return frame
+    keys = [frozenset(p) for p in zip(summary["alg_a"].astype(str), summary["alg_b"].astype(str))]
+    out = frame.copy()
+    rows = [frozenset(p) for p in zip(frame["alg_a"].astype(str), frame["alg_b"].astype(str))]
+    for column in columns:
+        which = cast("Rule", column) if column in ("weak", "strong") else rule
+        near = {k for k, n in zip(keys, near_threshold(summary, which, rope)) if n}
+        hit = [row in near for row in rows]
+        out[column] = [f"{v} {NEAR_MARK}" if h else v for v, h in zip(out[column], hit)]
+    return out
 
 
 #: Pairs above which the Monte Carlo errors are not computed for the text (a second or so
 #: per thousand pairs).
 PRECISION_MAX_PAIRS = 5000
+
+
+#: Pairs the precision sentence names when they lie near a threshold (``unsettled()`` has
+#: them all).
+MAX_UNSETTLED_NAMED = 3
 
 
 def precision_sentence(
@@ -402,9 +513,10 @@ def precision_sentence(
     z: float = 3.0,
 ) -> str:
     """The Monte Carlo precision of the claims under ``interpretation``, in a sentence:
-    the largest standard error of a reported mean of P(a > b), and the claims whose deciding
-    quantity lies within ``z`` standard errors of its threshold (they could change with the
-    seed: "unsettled at this precision"), or that there are none."""
+    the pairs whose deciding quantity lies within ``z`` standard errors of a threshold of
+    the rule (they could change with the seed, so no claim is made: "unsettled at this
+    precision"), or that there are none, with the largest standard error of a mean of
+    P(a > b)."""
     pairs = len(result.algorithms) * (len(result.algorithms) - 1) // 2
     if pairs > PRECISION_MAX_PAIRS:
         return (
@@ -415,23 +527,22 @@ def precision_sentence(
     largest = float(result.precision(rope)["mcse_mean"].max())
     found = result.unsettled(rope, hdi, z)
     found = found[found["rule"] == interpretation].drop_duplicates("pair")
-    errors = f"the means of P(a > b) carry Monte Carlo standard errors up to {largest:.2g}"
+    errors = f"at most {largest:.2g}"
     if found.empty:
-        return (
-            f"Every claim lies more than {z:g} Monte Carlo standard errors from its threshold "
-            f"({errors})."
-        )
-    listed = "; ".join(
+        return f"No pair lies within {z:g} Monte Carlo standard errors ({errors}) of a threshold."
+    listed = [
         f"{r.pair} ({r.quantity.replace('_', '.')} {_with_error(r.value, r.mcse)} against "
         f"{r.threshold:g})"
         for r in found.itertuples(index=False)
-    )
+    ]
+    if len(listed) > MAX_UNSETTLED_NAMED:
+        more = len(listed) - MAX_UNSETTLED_NAMED
+        listed = [*listed[:MAX_UNSETTLED_NAMED], f"{more} more (`result.unsettled()`)"]
     n = len(found)
-    drawn = _draws_phrase(result)
     return (
-        f"{n} pair{'s' if n != 1 else ''} lie{'' if n != 1 else 's'} within {z:g} Monte Carlo "
-        f"standard errors of a threshold after {drawn}: a claim there could change with the "
-        f"seed, so none is made (unsettled at this precision): {listed} ({errors})."
+        f"{counted(n, 'pair')} {'lies' if n == 1 else 'lie'} within {z:g} Monte Carlo "
+        f"standard errors ({errors}) of a threshold after {_draws_phrase(result)}, so no "
+        f"claim is made (unsettled at this precision): {'; '.join(listed)}."
     )
 
 
@@ -487,115 +598,61 @@ def _clearest(summary: pd.DataFrame, interpretation: Rule) -> tuple[list[Any], l
     else:
         better = better.sort_values(["mean", "low"], ascending=False, kind="stable")
         equiv = equiv.sort_values("_gap", kind="stable")
-    return list(better.itertuples(index=False)), list(equiv.itertuples(index=False))
+    return list(better.itertuples()), list(equiv.itertuples())
 
 
 def _claims(
     summary: pd.DataFrame,
     interpretation: Rule,
-    rope: Sequence[float],
-    hdi: float,
     order: Sequence[str],
+    near: pd.Series,
+    room: int,
 ) -> list[str]:
-    """Sentences: both rules, the counts under each, and by name the claims a reader needs:
-    those between neighbours in the ranking (``order``, best first) and every equivalence;
-    the table holds the others."""
-    rule = rules(rope)
-    out = [
-        "Two decision rules were applied: "
-        + rule["weak"]
-        + "; "
-        + rule["strong"]
-        + ". Pairs that meet neither condition carry no claim."
-    ]
-    counts = {r["interpretation"]: r for r in claim_counts(summary).to_dict("records")}
-    n = len(summary)
-
-    def tally(interp: str) -> str:
-        c = counts[interp]
-        return (
-            f"the {interp} interpretation claims {_n(c['better'], 'difference')} and "
-            f"{_n(c['equivalent'], 'equivalence')} ({_n(c['no claim'], 'pair')} without a claim)"
-        )
-
-    out.append(f"Of the {n} pairs, {tally('weak')}; {tally('strong')}.")
-    if apart := counts["weak"]["not compared"]:
-        out.append(
-            f"The {apart} pair{'s' if apart > 1 else ''} across groups of algorithms that "
-            "never met on a common data set were not compared."
-        )
+    """Sentences naming the claims a reader needs first, in at most ``room`` words (the first
+    in any case): those between neighbours in the ranking (``order``, best first), then the
+    equivalences,
+    clearest first, each with the quantity that decided it and marked when ``near`` its
+    threshold; the table of P(a > b) per pair holds the others."""
     better, equiv = _clearest(summary, interpretation)
-    mass = f"{hdi:.0%}"
-    if interpretation == "weak":
-
-        def better_txt(r: Any) -> str:
-            return (
-                f"{isolate(r.alg_a)} is better than {isolate(r.alg_b)} "
-                f"(above.50 = {_fmt(r.above_50)})"
-            )
-
-        def equiv_txt(r: Any) -> str:
-            return f"{isolate(r.alg_a)} and {isolate(r.alg_b)} (in.rope = {_fmt(r.in_rope)})"
-    else:
-
-        def better_txt(r: Any) -> str:
-            return (
-                f"{isolate(r.alg_a)} is better than {isolate(r.alg_b)} (mean P = {_fmt(r.mean)}, "
-                f"{mass} HDI "
-                f"[{_fmt(r.low)}, {_fmt(r.high)}])"
-            )
-
-        def equiv_txt(r: Any) -> str:
-            return f"{isolate(r.alg_a)} and {isolate(r.alg_b)} (mean P = {_fmt(r.mean)})"
-
-    n_claims = len(better) + len(equiv)
-    if n_claims == 0:
-        out.append(f"No pair supports a claim under the {interpretation} interpretation.")
-        return out
-    # the claims between neighbours in the ranking, in ranking order
+    if not better and not equiv:
+        return []
+    marked = set(summary.index[near.to_numpy()])
     rank = {name: k for k, name in enumerate(order)}
     neighbours = sorted(
         (r for r in better if abs(rank[str(r.alg_a)] - rank[str(r.alg_b)]) == 1),
         key=lambda r: min(rank[str(r.alg_a)], rank[str(r.alg_b)]),
     )
-    named = len(neighbours) + len(equiv)
-    if neighbours:
-        out.append(
-            f"Under the {interpretation} interpretation, between neighbours in the ranking we "
-            "claim that " + _join([better_txt(r) for r in neighbours]) + "."
-        )
-    elif better:
-        out.append(
-            f"Under the {interpretation} interpretation, no algorithm is claimed better than "
-            "its neighbour in the ranking."
-        )
-    if equiv:
-        out.append(
-            (
-                "We claim"
-                if neighbours or better
-                else f"Under the {interpretation} interpretation we claim"
+    weak = interpretation == "weak"
+    items: list[str] = []
+    for kind, rows in (("better", neighbours), ("equivalent", equiv)):
+        for k, r in enumerate(rows):
+            value = r.mean if not weak else (r.above_50 if kind == "better" else r.in_rope)
+            label = "mean P(a > b) " if not weak and not items else ""
+            if weak and not k:
+                label = "above.50 " if kind == "better" else "in.rope "
+            # words, not ">": a name may hold " > " itself
+            link = "is better than" if kind == "better" else "is equivalent to"
+            mark = NEAR_MARK if r.Index in marked else ""
+            items.append(
+                f"{isolate(r.alg_a)} {link} {isolate(r.alg_b)} ({label}{_fmt(value)}{mark})"
             )
-            + " practical equivalence of "
-            + _join([equiv_txt(r) for r in equiv])
-            + "."
-        )
-    if rest := n_claims - named:
-        out.append(
-            f"The other {_n(rest, 'claim')} {'are' if rest > 1 else 'is'} in the table of "
-            f"P(a > b) per pair (column {interpretation})."
-        )
+    total = len(better) + len(equiv)
+    # as many as fit, in that order (the words grow with each one named); the first always,
+    # the answer a reader looks for even when long names or failed diagnostics take the room
+    shown = len(items)
+    while shown > 1 and _words(_named(items[:shown], total - shown)) > room:
+        shown -= 1
+    return _named(items[:shown], total - shown)
+
+
+def _named(items: list[str], rest: int) -> list[str]:
+    """The sentence naming the claims ``items``; ``rest``: how many the table holds besides."""
+    out = ["We claim " + "; ".join(items) + "."] if items else []
+    if rest:
+        other = "other " if out else ""
+        what = "claim" if rest == 1 else f"{rest} claims"
+        out.append(f"The per-pair table of P(a > b) has the {other}{what}.")
     return out
-
-
-def _n(count: int, word: str) -> str:
-    return f"{count} {word}{'' if count == 1 else 's'}"
-
-
-def _join(items: list[str]) -> str:
-    if len(items) <= 1:
-        return "".join(items)
-    return "; ".join(items[:-1]) + "; and " + items[-1]
 
 
 def _with_error(value: float, error: float) -> str:

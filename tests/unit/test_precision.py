@@ -144,8 +144,12 @@ def test_the_report_and_the_command_line_name_the_unsettled_claims(tmp_path, cap
         assert float(shown[1]) == pytest.approx(row.value, abs=float(shown[2] + shown[3]))
     assert "unsettled at this precision" in sentence
     assert "± 0.0000 " not in sentence
-    assert "Every claim lies more than" in precision_sentence(res, "strong", rope, 0.89, z=0.01)
-    assert "Every claim lies more than" in precision_sentence(res, "weak", (0.45, 0.55), 0.89)
+    assert "No pair lies within 0.01 Monte Carlo" in precision_sentence(
+        res, "strong", rope, 0.89, z=0.01
+    )
+    assert "No pair lies within 3 Monte Carlo" in precision_sentence(
+        res, "weak", (0.45, 0.55), 0.89
+    )
     assert "unsettled at this precision" in methods_text(res, interpretation="strong", rope=rope)
     csv = tmp_path / "p.csv"
     bbt.datasets.load_pmlb16().to_csv(csv, index=False)

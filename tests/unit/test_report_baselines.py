@@ -1,6 +1,6 @@
 """The report's baselines beside BBT (``--with friedman``, ``signed-rank``, ``sign``): each a
 section with its tables (also as CSV) and a paste-ready paragraph whose numbers are the
-tables' and whose numbered citations name the right works."""
+tables' and whose author-year citations name the right works of the references."""
 
 from __future__ import annotations
 
@@ -33,16 +33,25 @@ def _report(path: Path, tmp_path: Path, methods: str, fmt: str = "md") -> Path:
     return out
 
 
-def _references(text: str) -> dict[int, str]:
+def _references(text: str) -> list[str]:
     refs = text.split("## References", 1)[1].split("\n## ", 1)[0]
-    return {int(n): t for n, t in re.findall(r"^(\d+)\. (.+)$", refs, flags=re.M)}
+    return re.findall(r"^\d+\. (.+)$", refs, flags=re.M)
 
 
-def _cited(paragraph: str, after: str) -> list[int]:
-    """The numbers of the citation right after ``after`` in a Markdown paragraph."""
-    found = re.search(re.escape(after) + r" \\\[([\d, ]+)\\\]", paragraph)
+def _cited(paragraph: str, after: str) -> list[str]:
+    """The works (author and year) of the citation right after ``after`` in a paragraph."""
+    found = re.search(
+        re.escape(after) + r" \(([^()]+? (?:19|20)\d\d(?:; [^();]+? (?:19|20)\d\d)*)\)", paragraph
+    )
     assert found, after
-    return [int(n) for n in found.group(1).split(",")]
+    return found.group(1).split("; ")
+
+
+def _listed(refs: list[str], work: str) -> bool:
+    """Whether the references list the work cited as ``work`` ("Holm 1979")."""
+    from bbt_widget.outputs.citations import REFERENCES
+
+    return {r.short: r.text for r in REFERENCES.values()}[work] in refs
 
 
 def test_with_friedman_writes_the_section_and_its_paragraph(base_csv, tmp_path):
@@ -78,18 +87,19 @@ def test_with_friedman_writes_the_section_and_its_paragraph(base_csv, tmp_path):
     assert f"{differ} of {len(agreement)} pairs differ" in paragraph
     normal = pd.read_csv(tables / "friedman-normality.csv")
     assert len(normal) == k and "shapiro_p" in normal
-    assert f"({int(normal['normal'].sum())} of {k} algorithms normal)" in paragraph
+    assert (
+        f"found the scores of {int(normal['normal'].sum())} of {k} algorithms normal" in paragraph
+    )
     homo = "Bartlett" if normal["normal"].all() else "Levene"
     assert f"{homo} (equal variances)" in set(tests["test"])
     assert len(paragraph.split()) <= 150
-    # the numbered citations name the works of the report's references
+    # the citations name the works of the report's references, by author and year
     refs = _references(text)
-    numbers = _cited(paragraph, "Friedman's test")
-    assert numbers == sorted(numbers)
-    authors = sorted(refs[n].split(". The ")[0].split(". Statistical")[0] for n in numbers)
-    assert authors == ["J. Demšar", "M. Friedman"]
-    assert refs[_cited(paragraph, "post-hoc test")[0]].startswith("P. B. Nemenyi.")
-    assert refs[_cited(paragraph, "Holm's correction")[0]].startswith("S. Holm.")
+    assert _cited(paragraph, "Friedman's test") == ["Friedman 1937", "Demšar 2006"]
+    assert _cited(paragraph, "post-hoc test") == ["Nemenyi 1963"]
+    assert _cited(paragraph, "Holm's correction") == ["Holm 1979"]
+    for work in ("Friedman 1937", "Demšar 2006", "Nemenyi 1963", "Holm 1979"):
+        assert _listed(refs, work), work
     assert (tmp_path / "r_md_figures" / "cd_nemenyi.svg").is_file()
 
 
@@ -114,7 +124,7 @@ def test_with_a_bayesian_test_writes_its_section(base_csv, tmp_path, method, col
     assert f"It agrees with BBT on {same} of {len(table)} pairs." in paragraph
     assert len(paragraph.split()) <= 150
     refs = _references(text)
-    assert "Benavoli" in refs[_cited(paragraph, heading)[0]]
+    assert all(_listed(refs, w) and w.startswith("Benavoli") for w in _cited(paragraph, heading))
     figures = sorted((tmp_path / "r_md_figures").glob(f"simplex_{column}_*.svg"))
     assert 1 <= len(figures) <= 3
 
@@ -124,7 +134,7 @@ def test_shipped_data_caps_the_pairs_and_says_so(tmp_path):
     text = out.read_text(encoding="utf-8")
     table = pd.read_csv(tmp_path / "r_md_tables" / "signed-rank.csv")
     assert len(table) == 45  # 16 algorithms: more claimed pairs than the table shows
-    said = re.search(r"BBT's (\d+) claimed pairs \(the first 45 in BBT's order\)", text)
+    said = re.search(r"The first 45 of BBT's (\d+) claimed pairs \(in BBT's order\)", text)
     assert said and int(said.group(1)) > 45
     tests = pd.read_csv(tmp_path / "r_md_tables" / "friedman-tests.csv", dtype=str)
     assert tests.loc[0, "df"] == "15"

@@ -42,9 +42,10 @@ def test_the_methods_text_names_the_plackett_luce_sampler():
     (the NUTS twin is a test oracle, never a user's fit)."""
     sampler = "gibbs"
     says = (
-        "sampled by Gibbs with latent Gamma variables as in Caron and Doucet (2012); "
-        "4 chains, 250 warm-up and 1000 kept sweeps each, seed 7"
+        "sampled by Gibbs with latent Gamma variables (Caron and Doucet 2012): "
+        "4 chains, 250 warm-up and 1000 kept sweeps each"
     )
+    from bbt_widget.outputs.methods_text import render
     from bbt_widget.outputs.report._sections import _ranking_methods
 
     empty = pd.DataFrame()
@@ -52,8 +53,7 @@ def test_the_methods_text_names_the_plackett_luce_sampler():
     res = RankingModelResult(
         empty, empty, empty, empty, None, None, (), (), (), settings | {"sampler": sampler}
     )
-    text = "".join(str(part) for part in _ranking_methods(res, ""))
-    assert says in text
+    assert says in render(_ranking_methods(res, ""), "md")
 
 
 def test_an_unknown_keyword_of_write_is_named_before_anything_runs(base, tmp_path, monkeypatch):

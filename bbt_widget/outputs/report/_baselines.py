@@ -5,7 +5,7 @@ and the Bayesian signed-rank and sign tests in score units with their simplex pl
 
 Each builder reads one :class:`bbt_widget.baselines.AgreementResult` (the baselines computed
 once for the report) and returns a :class:`~bbt_widget.outputs.report_sections.Section`
-whose methods paragraph cites by number, numbered as the report's references list them.
+whose methods paragraph cites by author and year (``\\cite`` in LaTeX).
 """
 
 from __future__ import annotations
@@ -17,13 +17,13 @@ import numpy as np
 import pandas as pd
 
 from ...core.bidi import isolate
-from ..methods_text import Styled
+from ...core.wording import counted
+from ..methods_text import Styled, cite
 from ._sections import Section, Table
 
 if TYPE_CHECKING:
     from ...baselines import AgreementResult
     from ...baselines._common import Means
-    from ...core.result import BBTResult
 
 #: Pairs whose Bayesian tests the table lists (BBT's claimed pairs first); more are in the
 #: agreement CSV of the Friedman section or a call of the test itself.
@@ -62,16 +62,6 @@ def _table(
     return Table(key, heading, frame, shown=shown)
 
 
-def cite(result: BBTResult, cited: Sequence[str], *keys: str) -> Styled:
-    """Numbered citations of ``keys`` as the report's references list them (the report cites
-    the parts ``cited``, this section's among them, in that order); ``\\cite`` in LaTeX."""
-    from ..citations import references
-
-    order = [r.key for r in references(result, cited)]
-    nums = ", ".join(str(n) for n in sorted(order.index(k) + 1 for k in keys))
-    return Styled(rf"\cite{{{','.join(keys)}}}", "cite", f"[{nums}]")
-
-
 def assumption_checks(means: Means) -> tuple[pd.DataFrame, str, float, float]:
     """As autorank: Shapiro-Wilk per algorithm on its per-data-set means (Bonferroni:
     alpha / k), then Bartlett's test of equal variances when every algorithm looks normal,
@@ -102,9 +92,7 @@ def assumption_checks(means: Means) -> tuple[pd.DataFrame, str, float, float]:
     return table, test, float(stat), float(p)
 
 
-def friedman_section(
-    agreement: AgreementResult, means: Means, result: BBTResult, cited: Sequence[str]
-) -> Section:
+def friedman_section(agreement: AgreementResult, means: Means) -> Section:
     """Friedman's test, Nemenyi's critical difference (with its diagram), Wilcoxon-Holm and
     the assumption checks, and the agreement of Nemenyi and Wilcoxon with BBT's claims."""
     from ...baselines import scores_cd_diagram
@@ -150,7 +138,7 @@ def friedman_section(
         ),
         f"Nemenyi's critical difference is {number(nem.cd)} mean ranks at alpha {ALPHA:g}: "
         f"{n_sig} of {len(agree)} pairs differ by more. Wilcoxon signed-rank tests with Holm's "
-        f"correction find {n_wil} pairs different.",
+        f"correction find {counted(n_wil, 'pair')} different.",
         f"Assumptions (as autorank checks them): {n_normal} of {k} algorithms' scores look "
         f"normal (Shapiro-Wilk, Bonferroni alpha {ALPHA:g}/{k}); {homo}'s test of equal "
         f"variances gives p = {number(h_p)}. Rank tests need neither; the checks say whether "
@@ -160,19 +148,19 @@ def friedman_section(
     methods: list[str | Styled] = [
         f"As a frequentist baseline, the algorithms' mean ranks over the {n} data sets were "
         "compared with Friedman's test ",
-        cite(result, cited, *refs),
-        f" (chi-square({fr.df}) = {number(fr.statistic)}, p = {number(fr.pvalue)}), followed "
-        "by Nemenyi's post-hoc test ",
-        cite(result, cited, "nemenyi1963"),
-        f" (critical difference {number(nem.cd)} at alpha = {ALPHA:g}; {n_sig} of "
-        f"{len(agree)} pairs differ) and pairwise Wilcoxon signed-rank tests ",
-        cite(result, cited, "wilcoxon1945"),
+        cite(*refs),
+        f": chi-square({fr.df}) = {number(fr.statistic)}, p = {number(fr.pvalue)}. By "
+        "Nemenyi's post-hoc test ",
+        cite("nemenyi1963"),
+        f", with critical difference {number(nem.cd)} at alpha = {ALPHA:g}, {n_sig} of "
+        f"{len(agree)} pairs differ; by pairwise Wilcoxon signed-rank tests ",
+        cite("wilcoxon1945"),
         " with Holm's correction ",
-        cite(result, cited, "holm1979"),
-        f" ({n_wil} pairs differ). Normality was checked with Shapiro-Wilk tests ",
-        cite(result, cited, "shapiro1965"),
-        f" ({n_normal} of {k} algorithms normal) and equal variances with {homo}'s test "
-        f"(p = {number(h_p)}).",
+        cite("holm1979"),
+        f", {counted(n_wil, 'pair')} {'differs' if n_wil == 1 else 'differ'}. Shapiro-Wilk tests ",
+        cite("shapiro1965"),
+        f" found the scores of {n_normal} of {k} algorithms normal, and {homo}'s test of "
+        f"equal variances gave p = {number(h_p)}.",
     ]
     caption = (
         f"Critical-difference diagram (Demšar 2006): mean ranks over {n} data sets; "
@@ -211,9 +199,7 @@ def friedman_section(
     )
 
 
-def bayesian_test_section(
-    agreement: AgreementResult, kind: str, result: BBTResult, cited: Sequence[str]
-) -> Section:
+def bayesian_test_section(agreement: AgreementResult, kind: str) -> Section:
     """The Bayesian signed-rank (``kind="signed-rank"``) or sign test in score units for BBT's
     claimed pairs (all pairs when BBT claims none), at most :data:`MAX_TABLE_PAIRS`, with
     their Monte Carlo errors and the first :data:`MAX_SIMPLEX_PAIRS` pairs in the simplex."""
@@ -276,11 +262,15 @@ def bayesian_test_section(
         f"{same} of {len(frame)} pairs.{capped}{unsettled}"
     ]
     refs = ("benavoli2014", "benavoli2017") if kind == "signed-rank" else ("benavoli2017",)
+    pool = f"BBT's {len(claimed)} claimed pairs" if len(claimed) else f"the {len(t)} pairs"
+    compared = (
+        f"The first {len(frame)} of {pool} (in BBT's order)"
+        if capped
+        else f"{which[0].upper()}{which[1:]}"
+    )
     methods: list[str | Styled] = [
-        f"{which[0].upper()}{which[1:]}"
-        + (f" (the first {len(frame)} in BBT's order)" if capped else "")
-        + f" were also compared with the {name} ",
-        cite(result, cited, *refs),
+        f"{compared} were also compared with the {name} ",
+        cite(*refs),
         f" on the per-data-set mean scores (ROPE +-{test.rope:g} in score units, Dirichlet "
         f"prior strength {test.prior_strength:g}, {test.n_samples} Monte Carlo draws); a "
         "region was decided when its posterior probability exceeded 0.95 by three Monte Carlo "

@@ -418,13 +418,12 @@ def optional_sections(
         from ...baselines._common import dataset_means
         from . import _baselines as rb
 
-        cited = [c for sec in out for c in sec.cites] + baselines
         for name in baselines:
             if name == "friedman":
                 means = dataset_means(data, sd=None, **layout).subset(result.algorithms)
-                out.append(rb.friedman_section(agree, means, result, cited))
+                out.append(rb.friedman_section(agree, means))
             else:
-                out.append(rb.bayesian_test_section(agree, name, result, cited))
+                out.append(rb.bayesian_test_section(agree, name))
         tell(f"{', '.join(baselines)}: done in {time.perf_counter() - start:.1f} s")
     return out
 

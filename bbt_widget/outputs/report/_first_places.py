@@ -37,8 +37,10 @@ def first_places(
     rope: tuple[float, float],
     *,
     z: float = ORDER_Z,
+    brief: bool = False,
 ) -> str:
-    """Which algorithm BBT and the ranking model ``fit`` rank first, in a few sentences.
+    """Which algorithm BBT and the ranking model ``fit`` rank first, in a few sentences
+    (``brief``: the first only, without how each model orders the two).
 
     Parameters
     ----------
@@ -55,6 +57,8 @@ def first_places(
     z
         Monte Carlo standard errors a model's gap between the two must exceed for its
         ordering of them to count.
+    brief
+        Only the sentence on the first places, for the methods paragraph.
 
     Returns
     -------
@@ -68,22 +72,26 @@ def first_places(
     if bbt_first == own_first:
         both = "Both models" if model == "Plackett-Luce" else f"BBT and {model}"
         return f"{both} rank {b} first."
+    decision = _decision(bbt, bbt_first, own_first, interpretation, rope)
+    if decision == "equivalent":
+        lead = (
+            f"{a} and {b} tie for first place: BBT claims them practically equivalent "
+            f"({interpretation} interpretation)."
+        )
+    elif decision in ("a better", "b better"):
+        lead = f"BBT ranks {a} first, {model} {b}."
+    else:
+        lead = (
+            f"The first place is not settled: BBT ranks {a} first, {model} {b}, and BBT makes "
+            f"no claim between the two ({interpretation} interpretation)."
+        )
+    if brief:
+        return lead
     beta = np.asarray(bbt.draws.params["beta"], dtype=float)
     ours = order_gap(best_indicators(beta), bbt.algorithms, bbt_first, own_first)
     theirs = order_gap(fit.first_draws(), fit.algorithms, own_first, bbt_first)
     orders = _orderings(("BBT", ours, BBT_QUANTITY), (model, theirs, MODEL_QUANTITY), z)
-    decision = _decision(bbt, bbt_first, own_first, interpretation, rope)
-    if decision == "equivalent":
-        return (
-            f"{a} and {b} tie for first place: BBT claims them practically equivalent "
-            f"({interpretation} interpretation). {orders}"
-        )
-    if decision in ("a better", "b better"):
-        return f"BBT ranks {a} first, {model} {b}. {orders}"
-    return (
-        f"The first place is not settled: BBT ranks {a} first, {model} {b}, and BBT makes "
-        f"no claim between the two ({interpretation} interpretation). {orders}"
-    )
+    return f"{lead} {orders}"
 
 
 def _decision(

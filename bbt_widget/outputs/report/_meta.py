@@ -8,7 +8,7 @@ from datetime import datetime, timezone
 from typing import TYPE_CHECKING
 
 from ...core.options import RuleChoice
-from ..methods_text import package_version, rules
+from ..methods_text import NEAR_NOTE, package_version, rules
 
 if TYPE_CHECKING:
     from ...core.result import BBTResult
@@ -71,11 +71,11 @@ def column_definitions(
         ),
         "weak": (
             "decision " + rule["weak"] + ": 'a better', 'b better', 'equivalent', 'no claim', "
-            "or 'not compared' when the two never met."
+            f"or 'not compared' when the two never met. {NEAR_NOTE}"
         ),
         "strong": (
             "decision " + rule["strong"] + ": 'a better', 'b better', 'equivalent', "
-            "'no claim', or 'not compared' when the two never met."
+            f"'no claim', or 'not compared' when the two never met. {NEAR_NOTE}"
         ),
         "hdi": "mass of the HDI of each pair's replicated win counts.",
         "proportion": "share of the observed win counts inside that HDI (paper Table 5).",
@@ -112,13 +112,13 @@ def column_definitions(
         "mean_score": "mean over those data sets of the algorithm's score (mean over folds).",
         "mean_low": (
             f"lower end of the {mass} percentile bootstrap interval of mean_score (the data "
-            "sets resampled)."
+            "sets resampled; blank where too few data sets give no such interval)."
         ),
         "mean_high": "upper end of the same bootstrap interval.",
         "median_score": "median over the data sets of the algorithm's score.",
         "median_low": (
             f"lower end of the distribution-free {mass} interval of median_score, from its "
-            "order statistics (binomial; the range when too few data sets reach that mass)."
+            "order statistics (binomial; blank when too few data sets reach that mass)."
         ),
         "median_high": "upper end of the same order-statistic interval.",
         "n_common": "data sets where both algorithms of the pair have a score.",
@@ -126,7 +126,10 @@ def column_definitions(
             "median over the common data sets of a's score minus b's (b's minus a's when lower "
             "is better), in score units: positive favours a."
         ),
-        "advantage_low": f"lower end of the {mass} order-statistic interval of advantage.",
+        "advantage_low": (
+            f"lower end of the {mass} order-statistic interval of advantage (blank when too "
+            "few common data sets reach that mass)."
+        ),
         "advantage_high": "upper end of the same interval.",
         "cliffs_delta": (
             "Cliff's delta of a's scores over b's on the common data sets, P(a's > b's) - "
@@ -143,7 +146,7 @@ def column_definitions(
         "flipped": "pairs whose decision differs between settings of the sweep.",
         "decision": (
             "the pair's decision under the report's interpretation (in the flips table: the "
-            "decision the settings listed beside it give)."
+            f"decision the settings listed beside it give). {NEAR_NOTE}"
         ),
         "n_settings": "how many settings of the sweep give that decision.",
         "settings": "the settings of the sweep (the choices that vary) giving that decision.",

@@ -72,6 +72,7 @@ from ..methods_text import (
     bib_path,
     check_report_paths,
     figures_folder,
+    mark_near,
     methods_text,
     paragraphs,
     render,
@@ -447,6 +448,16 @@ def write_report(
     if fmt == "tex":  # the columns LaTeX leaves out
         tables = [_tex_fit(t) for t in tables]
         sections = [replace(s, tables=[_tex_fit(t) for t in s.tables]) for s in sections]
+
+    # the claims near their threshold marked in the cells printed (the CSV keep the
+    # decisions); only this fit's claims tables (a further metric's have their own fit)
+    def marked(t: _Table) -> _Table:
+        if t.key not in ("pairs", "effect-sizes"):
+            return t
+        return replace(t, shown=mark_near(t.printed, summary, rule, rope))
+
+    tables = [marked(t) for t in tables]
+    sections = [replace(s, tables=[marked(t) for t in s.tables]) for s in sections]
     cited = [part for sec in sections for part in sec.cites]
     frames = [counts.frame] + [t.frame for t in tables] + ([findings] if audit else [])
     frames += [t.frame for sec in sections for t in sec.tables]

@@ -23,6 +23,8 @@ from ...baselines._effect_sizes import (
     pair_effects,
     score_table,
 )
+from ...core.audit import MIN_DATASETS
+from ...core.wording import counted
 from ._sections import Section, Table
 
 if TYPE_CHECKING:
@@ -81,6 +83,8 @@ def scores_section(
     scores = scores.sort_values(
         "algorithm", key=lambda s: s.map(lambda a: rank.get(a, len(rank))), kind="stable"
     ).reset_index(drop=True)
+    few = _too_few(scores["n_datasets"], hdi)
+    scores.loc[few, ["mean_low", "mean_high", "median_low", "median_high"]] = np.nan
     claimed = summary[summary[rule].astype(str).isin(_CLAIMED)]
     flip = (claimed[rule].astype(str) == "b better").to_numpy()
     a = np.where(flip, claimed["alg_b"], claimed["alg_a"])
@@ -94,6 +98,7 @@ def scores_section(
         key=lambda s: s.map(rank) if s.name != "decision" else s != "a better",
         kind="stable",
     ).reset_index(drop=True)
+    effects.loc[_too_few(effects["n_common"], hdi), ["advantage_low", "advantage_high"]] = np.nan
     spread = effects["advantage"].to_numpy(dtype=float)
     if not len(effects):
         spread = np.diff(np.sort(scores["mean_score"].to_numpy(dtype=float)))
@@ -114,6 +119,8 @@ def scores_section(
         )
     ]
     text = [_equivalence_sentence(rope, rule)]
+    if few.any():
+        text.append(_few_sentence(scores.loc[few, "n_datasets"], hdi, "algorithm"))
     if len(effects):
         tables.append(
             Table(
@@ -162,17 +169,39 @@ def _aggregate(effects: pd.DataFrame, hdi: float, direction: str, digits: int) -
         shown = [f"{m} for {int(counts[m])}" for m in labels if m in counts.index]
         listed = shown[0] if len(shown) == 1 else ", ".join(shown[:-1]) + " and " + shown[-1]
         adv = rows["advantage"].to_numpy(dtype=float)
+        if len(rows) == 1:
+            out.append(
+                f"Of the one {what}, Cliff's delta is {listed.split(' for ')[0]}; the median "
+                f"advantage is {adv[0]:.{digits}f} in score units ({direction} scores are "
+                "better)."
+            )
+            continue
         out.append(
-            f"Of the {len(rows)} {what}{'s' if len(rows) != 1 else ''}, Cliff's delta is "
+            f"Of the {counted(len(rows), what)}, Cliff's delta is "
             f"{listed}; the median advantage ranges from {np.nanmin(adv):.{digits}f} to "
             f"{np.nanmax(adv):.{digits}f} in score units ({direction} scores are better)."
         )
-    short = sorted(
-        {int(n) for n in effects["n_common"] if n and median_coverage(int(n), hdi) < hdi}
-    )
-    if short:
-        out.append(
-            f"With {', '.join(map(str, short))} data sets in common an interval of the median "
-            f"cannot cover {hdi:.0%}: it is the range of the differences there."
-        )
+    few = _too_few(effects["n_common"], hdi)
+    if few.any():
+        out.append(_few_sentence(effects.loc[few, "n_common"], hdi, "pair"))
     return out
+
+
+def _too_few(n: pd.Series, hdi: float) -> pd.Series:
+    """Per row: whether its count of data sets ``n`` is too small for an interval over the
+    data sets of mass ``hdi`` (fewer than :data:`~bbt_widget.core.audit.MIN_DATASETS`, where
+    a bootstrap interval is little more than the range, or an order-statistic interval of
+    the median cannot reach ``hdi``)."""
+    counts = n.fillna(0).astype(int)
+    return (counts < MIN_DATASETS) | counts.map(lambda k: median_coverage(int(k), hdi) < hdi)
+
+
+def _few_sentence(n: pd.Series, hdi: float, what: str) -> str:
+    """Why the intervals of the rows with these counts of data sets are left blank."""
+    sizes = sorted({int(k) for k in n})
+    listed = ", ".join(map(str, sizes[:-1])) + (" or " if len(sizes) > 1 else "") + str(sizes[-1])
+    return (
+        f"The intervals of each {what} with {listed} data sets are left blank: from so few "
+        f"scores no interval over the data sets reaches {hdi:.0%} (a bootstrap or "
+        "order-statistic interval would be about their range)."
+    )

@@ -18,7 +18,8 @@ import pandas as pd
 
 from ...core.bidi import isolate
 from ...core.options import DEFAULT_ROPE, Rule
-from ..methods_text import Styled
+from ...core.wording import counted
+from ..methods_text import Styled, cite
 from ._first_places import first_places as first_places  # the section's first places
 
 if TYPE_CHECKING:
@@ -30,12 +31,6 @@ if TYPE_CHECKING:
     from ...ranking._mallows import MallowsResult
     from ...ranking._plackett_luce import RankingModelResult
 
-#: Papers cited by the methods sentences of the optional sections.
-PL_PAPER = "Bayesian Performance Analysis for Algorithm Ranking Comparison"
-MALLOWS_PAPER = "Probabilistic Preference Learning with the Mallows Rank Model"
-TTEST_PAPER = (
-    "Time for a Change: a Tutorial for Comparing Multiple Classifiers Through Bayesian Analysis"
-)
 #: The influence table names at most this many data sets per pair (the count has them all).
 MAX_NAMED_DATASETS = 8
 #: Pairs named in the text of the pairwise section when their fits failed the diagnostics.
@@ -81,8 +76,8 @@ class Section:
         The parts of :data:`bbt_widget.outputs.citations.CITED_BY` whose works the section
         rests on (listed in the report's references).
     methods
-        Spans appended to the methods paragraph (:class:`bbt_widget.outputs.report.Styled` for the
-        cited titles).
+        The section's own methods paragraph, as spans (its citations
+        :func:`bbt_widget.outputs.methods_text.cite`, author and year).
     """
 
     key: str
@@ -92,10 +87,6 @@ class Section:
     charts: dict[str, tuple[Any, str]] = field(default_factory=dict)
     methods: list[str | Styled] = field(default_factory=list)
     cites: tuple[str, ...] = ()
-
-
-def _n(count: int, word: str) -> str:
-    return f"{count} {word}{'' if count == 1 else 's'}"
 
 
 # --------------------------------------------------------------------------- robustness
@@ -121,9 +112,9 @@ def sweep_section(sweep: SweepResult, interpretation: Rule) -> Section:
     n_fits = len(sweep.settings)
     varied = ", ".join(sweep._varied())
     text = [
-        f"The model was refitted in {_n(n_fits, 'setting')} of the analysis choices "
+        f"The model was refitted in {counted(n_fits, 'setting')} of the analysis choices "
         f"({varied})"
-        + (f"; {_n(sweep.n_failed, 'fit')} failed and are left out" if sweep.n_failed else "")
+        + (f"; {counted(sweep.n_failed, 'fit')} failed and are left out" if sweep.n_failed else "")
         + ". A stable claim holds in every setting; a flipped pair gets a different decision "
         "in some setting (near a threshold, Monte Carlo noise alone can flip a pair).",
     ]
@@ -139,10 +130,10 @@ def sweep_section(sweep: SweepResult, interpretation: Rule) -> Section:
     weak, strong = rows
     methods: list[str | Styled] = [
         f"To check that the claims do not hinge on the analysis choices, the model was refitted "
-        f"in {_n(n_fits, 'setting')} ({varied}): {weak['stable better']} differences and "
+        f"in {counted(n_fits, 'setting')} ({varied}): {weak['stable better']} differences and "
         f"{weak['stable equivalent']} equivalences hold in every setting under the weak "
         f"interpretation, {strong['stable better']} and {strong['stable equivalent']} under the "
-        f"strong one; {_n(weak['flipped'], 'pair')} (weak) and {strong['flipped']} (strong) "
+        f"strong one; {counted(weak['flipped'], 'pair')} (weak) and {strong['flipped']} (strong) "
         "change their decision."
     ]
     return Section(
@@ -187,8 +178,8 @@ def influence_section(influence: Influence) -> Section:
     fragile = int((frame["n_changing"] > 0).sum())
     text = [
         f"Each of the {n_sets} data sets was left out in turn (Pareto-smoothed importance "
-        f"sampling of the posterior draws, {_n(influence.n_refits, 'exact refit')} where the "
-        f"Pareto k exceeded 0.7). {fragile} of the {_n(len(frame), 'claimed pair')} "
+        f"sampling of the posterior draws, {counted(influence.n_refits, 'exact refit')} where the "
+        f"Pareto k exceeded 0.7). {fragile} of the {counted(len(frame), 'claimed pair')} "
         f"({interp} interpretation) change their decision when one data set is left out."
     ]
     charts = {}
@@ -200,10 +191,12 @@ def influence_section(influence: Influence) -> Section:
             "influential claimed pair); black: leaving it out changes the decision.",
         )
     methods: list[str | Styled] = [
-        f"The influence of single data sets was estimated by leaving each out in turn, with "
-        f"Pareto-smoothed importance sampling and exact refits where Pareto k > 0.7: "
-        f"{fragile} of {_n(len(frame), 'claimed pair')} change their {interp} decision "
-        "without one data set."
+        "The influence of single data sets was estimated by leaving each out in turn, with "
+        "Pareto-smoothed importance sampling ",
+        cite("vehtari2017loo"),
+        f" and exact refits where Pareto k > 0.7: {fragile} of "
+        f"{counted(len(frame), 'claimed pair')} change their {interp} decision without one "
+        "data set.",
     ]
     return Section(
         key="influence",
@@ -256,7 +249,9 @@ def ranking_model_section(
     for fit in fits:
         agree = first_places(fit, bbt, interpretation, rope)
         text.append(_ranking_text(fit, agree))
-        methods.extend([" "] * bool(methods) + _ranking_methods(fit, agree))
+        # the methods paragraph says where the first places stand; the section, why
+        lead = first_places(fit, bbt, interpretation, rope, brief=True)
+        methods.extend([" "] * bool(methods) + _ranking_methods(fit, lead))
         charts.update(_ranking_charts(fit, bbt))
     return Section(
         key="ranking-models",
@@ -307,28 +302,24 @@ def _ranking_methods(fit: Any, agree: str) -> list[str | Styled]:
             "A Mallows model with Kendall's distance of the per-data-set rankings (uniform "
             "prior on the consensus ranking, exponential prior with rate "
             f"{s.get('rate', 0.1):g} on the dispersion truncated at {s.get('beta_max', 1e6):g}, "
-            "ties split symmetrically, missing "
-            "results as latent ranks) was fitted as in Rojas-Delgado et al. (2022, ",
-            Styled(PL_PAPER, "em"),
-            ", doi:10.1109/TEVC.2022.3208110), with the Metropolis-Hastings sampler of "
-            "Vitelli et al. (2018, ",
-            Styled(MALLOWS_PAPER, "em"),
-            f"; {s.get('chains')} chains, "
-            f"{s.get('iter_warmup')} x {s.get('thin')} burn-in iterations, "
-            f"{s.get('iter_sampling')} draws kept one every {s.get('thin')} iterations, "
-            f"leap-and-shift reach {s.get('leap')}, seed {s.get('seed')}). {agree}",
+            "ties split symmetrically, missing results as latent ranks) was fitted ",
+            cite("rojasdelgado2022"),
+            f" and sampled by Metropolis-Hastings with leap-and-shift proposals of reach "
+            f"{s.get('leap')} ",
+            cite("vitelli2018mallows"),
+            f": {s.get('chains')} chains, {s.get('iter_warmup')} x {s.get('thin')} burn-in "
+            f"iterations, {s.get('iter_sampling')} draws kept one every {s.get('thin')}. {agree}",
         ]
-    sampler = (  # the package's one Plackett-Luce sampler
-        "sampled by Gibbs with latent Gamma variables as in Caron and Doucet (2012); "
-        f"{s.get('chains')} chains, {s.get('iter_warmup')} warm-up and "
-        f"{s.get('iter_sampling')} kept sweeps each"
-    )
     return [
-        "As a second view of the ranking, a Plackett-Luce model of the per-data-set rankings "
-        "(Plackett 1975; Luce 1959; Dirichlet prior on the weights, ties split symmetrically) "
-        "was fitted as in Rojas-Delgado et al. (2022, ",
-        Styled(PL_PAPER, "em"),
-        f", doi:10.1109/TEVC.2022.3208110), {sampler}, seed {s.get('seed')}. {agree}",
+        "As a second view of the ranking, a Plackett-Luce model ",
+        cite("plackett1975", "luce1959"),
+        " of the per-data-set rankings (Dirichlet prior on the weights, ties split "
+        "symmetrically) was fitted ",
+        cite("rojasdelgado2022"),
+        ", sampled by Gibbs with latent Gamma variables ",
+        cite("caron2012"),
+        f": {s.get('chains')} chains, {s.get('iter_warmup')} warm-up and "
+        f"{s.get('iter_sampling')} kept sweeps each. {agree}",
     ]
 
 
@@ -372,7 +363,7 @@ def pairwise_section(agreement: AgreementResult) -> Section:
     text = [
         f"The Bayesian hierarchical correlated t-test compared every pair on the fold results "
         f"(ROPE +-{rope:g} on the scores' scale); it agrees with BBT's {agreement.interpretation} "
-        f"decision on {same} of {_n(len(frame), 'pair')}."
+        f"decision on {same} of {counted(len(frame), 'pair')}."
     ]
     failed = frame.loc[~frame["hier_converged"], "pair"].astype(str).tolist()
     if failed:
@@ -383,15 +374,15 @@ def pairwise_section(agreement: AgreementResult) -> Section:
         text.append(
             f"The hierarchical test's chains failed the convergence checks (R-hat <= 1.01, "
             f"bulk and tail ESS >= 400, no divergence, no saturated tree depth) on "
-            f"{_n(len(failed), 'pair')} ({shown}{more}; hier_converged False): read their "
+            f"{counted(len(failed), 'pair')} ({shown}{more}; hier_converged False): read their "
             "hierarchical probabilities and decisions as approximate."
         )
     methods: list[str | Styled] = [
-        "Every pair was also compared with the Bayesian hierarchical correlated t-test on the "
-        "fold results (Corani et al. 2017, doi:10.1007/s10994-017-5641-9; Benavoli et al. 2017, ",
-        Styled(TTEST_PAPER, "em"),
-        f", Sec. 4.3; ROPE +-{rope:g}; correlation of the folds after Nadeau and Bengio 2003); "
-        f"it agrees with BBT on {same} of {_n(len(frame), 'pair')}.",
+        "Every pair was also compared with the Bayesian hierarchical correlated t-test ",
+        cite("corani2017", "benavoli2017"),
+        f" on the fold results (ROPE +-{rope:g}; the folds' correlation as in ",
+        cite("nadeau2003"),
+        f"); it agrees with BBT on {same} of {counted(len(frame), 'pair')}.",
     ]
     charts: dict[str, tuple[Any, str]] = {}
     chosen = simplex_pair(agreement)
@@ -498,7 +489,7 @@ def dominance_summary(
         return sentence + "; no algorithm dominates another."
     pairs = [f"{isolate(a)} dominates {isolate(b)}" for a, b in zip(dom["alg_a"], dom["alg_b"])]
     if len(pairs) > MAX_NAMED_DOMINANCE:
-        return sentence + f"; {_n(len(pairs), 'dominance relation')} (table below)."
+        return sentence + f"; {counted(len(pairs), 'dominance relation')} (table below)."
     return sentence + "; " + "; ".join(pairs) + "."
 
 
