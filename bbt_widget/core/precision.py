@@ -49,10 +49,10 @@ DEFAULT_Z = 3.0
 ESS_SHARE_FLOOR = 0.1
 #: Pairs whose normal-approximation values (:meth:`ConditionalDraws.approximate`) lie within
 #: this many of the indicators' MCSE (at the fit's ESS) of a threshold, plus the
-#: approximation's own error, get the conditional estimate whatever the seed: twice the
-#: screen's ``z``, so that the screen adds another pair only where an indicator lies more
-#: than ``z`` MCSE from the approximation (a chance of 0.3%).
-APPROXIMATE_REACH = 2 * DEFAULT_Z
+#: approximation's own error, get the conditional estimate whatever the seed: the screen's
+#: ``z``. A wider band makes the screen's own additions rarer still, but every pair in it costs
+#: a quadrature, and at a hundred algorithms twice ``z`` sends hundreds of pairs to them.
+APPROXIMATE_REACH = DEFAULT_Z
 #: The effective sample size, as a share of the draws, of those MCSE: a fixed share, not the
 #: fit's measured ESS, which changes with the seed (the samplers reach a third to 0.9).
 APPROXIMATE_ESS_SHARE = 0.25
