@@ -221,7 +221,7 @@ function render({ model, el }) {
   // which pairs are listed, the highlighted pair's data sets, and the glossary ("?")
   const pairFilters = buildPairFilters(model);
   const pairPanel = buildPairPanel(model);
-  const glossary = buildGlossary();
+  const glossary = buildGlossary(model);
   chartBox.parentElement.after(pairPanel.element);
   status.append(glossary.button);
   status.after(glossary.panel);

@@ -130,6 +130,10 @@ def test_no_chart_moves_during_or_after_an_update(
             assert any(f["stale"] for f in frames), frames[:3]  # an update was on screen
             shifts = {view: _shift(frames, view) for view in ("pairs", "summary")}
             assert shifts == {"pairs": 0, "summary": 0}, (shifts, _resized(frames))
+        if "ROPE" in what:
+            with soft_checks.check("the status says the ROPE change ran no fit"):
+                text = page.locator(".bbt-status-text").inner_text()
+                assert text == "ROPE changed: no refit", text
     with soft_checks.check("hostile names shown as text"):
         assert page.locator("img[src=x]").count() == 0
     soft_checks.assert_none_failed()
@@ -218,6 +222,17 @@ def test_a_click_shows_what_it_picked(
         assert page.locator("select[data-trait=focus]").input_value() == name
         assert name in (point.nth(3).get_attribute("aria-label") or ""), name
 
+    with soft_checks.check("one text per idea: a tooltip quotes the glossary's entry"):
+        title = page.locator("select[data-trait=ties]").get_attribute("title") or ""
+        assert "rounded up" in title and "(paper Sec. 6.2)." in title, title
+        page.locator(".bbt-glossary-button").click()
+        entries = page.locator(".bbt-glossary-list dd")
+        ties = [entries.nth(i).inner_text() for i in range(entries.count())]
+        ties = [text for text in ties if text.startswith("The Bradley-Terry model has no ties")]
+        assert len(ties) == 1 and ties[0].split(" (Wainer")[0].removesuffix(".") in title, ties
+        assert "Sec. 6.2" in ties[0], ties
+        tags = page.locator(".bbt-cost-fit")
+        assert tags.count() > 0 and "Stan" not in (tags.first.get_attribute("title") or "")
     with soft_checks.check("hostile names shown as text"):
         assert page.locator("img[src=x]").count() == 0
     soft_checks.assert_none_failed()
