@@ -83,6 +83,17 @@ export function wrappedLabelExpr(chars) {
 
 /** A panel's hidden axis labels shown again: beside its neighbour it shared that neighbour's
  * labels (the ranking's P(best) and expected-rank panels), stacked it needs its own. */
+/** A view's own fixed width (px), or 0 (a step, "container", or none). */
+function fixedWidth(view) {
+  return view && typeof view.width === "number" ? view.width : 0;
+}
+
+/** `view` at least `width` px wide when it has a fixed width of its own. */
+function widened(view, width) {
+  const own = fixedWidth(view);
+  return own > 0 && own < width ? { ...view, width } : view;
+}
+
 function ownAxisLabels(node) {
   if (Array.isArray(node)) return node.map(ownAxisLabels);
   if (!node || typeof node !== "object") return node;
@@ -123,7 +134,14 @@ export function narrowSpec(
     const out = {};
     for (const [key, value] of Object.entries(node)) out[key] = walk(value);
     if (stack && out.hconcat) {
-      out.vconcat = out.hconcat.map((view, i) => (i === 0 ? view : ownAxisLabels(view)));
+      // one under the other, each view as wide as the row was (the ranking's three panels
+      // would otherwise keep their narrow side-by-side widths in a column of empty space)
+      // (the widths as built, scaled as the views' own widths are)
+      const built = node.hconcat.reduce((sum, view) => sum + fixedWidth(view), 0);
+      const row = Math.floor(built * scale);
+      out.vconcat = out.hconcat.map((view, i) =>
+        widened(i === 0 ? view : ownAxisLabels(view), row),
+      );
       delete out.hconcat;
     }
     if (stack && out.facet && out.facet.column && !out.facet.row && out.spec) {

@@ -238,3 +238,68 @@ def test_a_click_shows_what_it_picked(
     soft_checks.assert_none_failed()
     assert widget_errors(errors) == []
     assert browser_context.blocked == []
+
+
+#: Below 600 px: the widget's width.
+NARROW = 560
+#: Each x-axis of the ranking's three panels, by a word of its title: [word, left, top, width].
+_RANKING_AXES = """() => {
+    const out = [];
+    for (const text of document.querySelectorAll('.bbt-summary-charts g.role-axis-title text')) {
+        const word = ['ability', 'P(best)', 'expected rank']
+            .find((w) => text.textContent.startsWith(w));
+        if (!word) continue;
+        const r = text.closest('g.role-axis').getBoundingClientRect();
+        out.push([word, r.left, r.top, r.width]);
+    }
+    return out;
+}"""
+#: Every select and input shown past the widget's edges: [its trait, left, right].
+_CUT_CONTROLS = """() => {
+    const root = document.querySelector('.bbt-root').getBoundingClientRect();
+    return [...document.querySelectorAll('.bbt-root select, .bbt-root input')]
+        .filter((el) => el.offsetParent !== null)
+        .map((el) => [el.dataset.trait || el.className, el.getBoundingClientRect()])
+        .filter(([, r]) => r.left < root.left - 1 || r.right > root.right + 1)
+        .map(([name, r]) => [name, r.left, r.right]);
+}"""
+
+
+def test_narrow_ranking_panels_take_the_width_and_no_select_is_cut(
+    frontend: Any, browser_context: Any, run_notebook: Any, widget_errors: Any, soft_checks: Any
+) -> None:
+    url = frontend.write_notebook("narrow.ipynb", CELLS)
+    page = browser_context.new_page()
+    errors: list[str] = []
+    page.on("pageerror", lambda exc: errors.append(f"{exc.message} @ {exc.stack}"))
+    page.set_viewport_size({"width": 1400, "height": 900})
+    run_notebook(page, url, STEP_TIMEOUT_MS)
+    page.wait_for_selector(".bbt-root", timeout=STEP_TIMEOUT_MS)
+    wait_attr(page, "status", "v === 'done'", FIT_TIMEOUT_MS)
+    wait_attr(page, "summaryRendered", "Number(v) > 0", STEP_TIMEOUT_MS)
+    page.evaluate(
+        "(w) => { document.querySelector('.bbt-root').parentElement.style.width = w + 'px'; }",
+        NARROW,
+    )
+    # reflowed: the summary laid out again for its narrower box
+    page.wait_for_function(
+        """(w) => { const box = document.querySelector('.bbt-summary-charts');
+            const svg = box.querySelector('svg');
+            return svg && svg.getBoundingClientRect().width <= w; }""",
+        arg=NARROW,
+        timeout=STEP_TIMEOUT_MS,
+    )
+    page.wait_for_timeout(1500)
+    box = page.locator(".bbt-summary-charts").bounding_box()
+    with soft_checks.check("the ranking's three panels one under the other, each wide"):
+        axes = page.evaluate(_RANKING_AXES)
+        assert sorted(word for word, *_ in axes) == ["P(best)", "ability", "expected rank"], axes
+        tops = sorted(top for _, _, top, _ in axes)
+        assert tops[0] < tops[1] < tops[2], axes  # stacked
+        narrow = [(word, width) for word, _, _, width in axes if width < 0.5 * box["width"]]
+        assert narrow == [], (narrow, box["width"])
+    with soft_checks.check("no select or input past the widget's edges"):
+        assert page.evaluate(_CUT_CONTROLS) == []
+    soft_checks.assert_none_failed()
+    assert widget_errors(errors) == []
+    assert browser_context.blocked == []
