@@ -188,9 +188,10 @@ def reveal(
         new_focus, what = names[0], f"showing the pairs of {names[0]}"
     else:
         rank = {name: i for i, name in enumerate(ranking)}
-        best = min(names, key=lambda name: rank.get(name, len(rank)))
+        # better-ranked first, as the pairwise view and the matrices' tooltips name a pair
+        best, other = sorted(names, key=lambda name: rank.get(name, len(rank)))
         new_focus = focus if not focus or focus in names else best
-        what = f"showing {names[0]} vs {names[1]}"
+        what = f"showing {best} vs {other}"
     notes = [what]
     if new_focus != focus:
         notes.append(f"'Show pairs of' set to {new_focus}" if new_focus else "")

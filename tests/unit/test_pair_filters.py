@@ -206,7 +206,7 @@ def test_reveal_changes_as_little_as_it_can_and_says_what():
     # a focus on neither: the better-ranked of the two, whatever the key's order
     shown = reveal(["d", "c"], RANKING, focus="a", search="")
     assert shown.focus == "c"
-    assert shown.text == "showing d vs c; 'Show pairs of' set to c"
+    assert shown.text == "showing c vs d; 'Show pairs of' set to c"  # better-ranked first
     # a search that does not find the pair is cleared, one that does is kept
     assert reveal(["a", "b"], RANKING, search="a b").search == "a b"
     shown = reveal(["c", "d"], RANKING, search="a")
@@ -247,7 +247,10 @@ def test_a_click_on_a_matrix_cell_or_an_algorithm_shows_it():
         assert w.selected_pair == pair_key("dt", "svm")
         assert w.focus in ("svm", "dt")
         assert pair_key("dt", "svm") in w.view_data["intervals"]["key"]
-        assert w.pair_rows["note"] == f"showing dt vs svm; 'Show pairs of' set to {w.focus}"
+        other = "dt" if w.focus == "svm" else "svm"  # the focus: the better-ranked of the two
+        assert (
+            w.pair_rows["note"] == f"showing {w.focus} vs {other}; 'Show pairs of' set to {w.focus}"
+        )
         # a ranking row: that algorithm's pairs, the highlighted pair kept when it is one
         w._handle_custom_msg({"action": "show", "algorithm": "dt"}, [])
         assert w.focus == "dt" and w.selected_pair == pair_key("dt", "svm")
