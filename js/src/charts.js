@@ -47,6 +47,9 @@ const LEGEND_CHAR_PX = 6;
 const TITLE_LINE_CHARS = 60;
 /** Width (px) of a title's character, about: a box's width over it is the most on a line. */
 const TITLE_CHAR_PX = 8;
+/** Width (px) kept beside a stacked view for its axis labels (Vega-Lite cuts a label at 180
+ * px) and title when it is widened to its box. */
+const AXIS_ROOM = 200;
 /** A view that may grow (the summary) is widened when narrower than its box by more than this
  * (px), at most MAX_GROW times its widths as built. Its grids of cells keep their cells: their
  * height would grow with them, and the view's height stays what it is at any width (the
@@ -136,9 +139,11 @@ export function narrowSpec(
     if (stack && out.hconcat) {
       // one under the other, each view as wide as the row was (the ranking's three panels
       // would otherwise keep their narrow side-by-side widths in a column of empty space)
-      // (the widths as built, scaled as the views' own widths are)
+      // (as wide as built when the box has room beside the axis labels, else as the room:
+      // not scaled with the rest, which a wide grid of cells elsewhere shrinks far more)
       const built = node.hconcat.reduce((sum, view) => sum + fixedWidth(view), 0);
-      const row = Math.floor(built * scale);
+      const room = lineChars * TITLE_CHAR_PX + 24 - AXIS_ROOM;
+      const row = Math.max(Math.floor(built * Math.min(1, scale)), Math.min(built, room));
       out.vconcat = out.hconcat.map((view, i) =>
         widened(i === 0 ? view : ownAxisLabels(view), row),
       );

@@ -248,7 +248,8 @@ _RANKING_AXES = """() => {
     for (const text of document.querySelectorAll('.bbt-summary-charts g.role-axis-title text')) {
         const word = ['ability', 'P(best)', 'expected rank']
             .find((w) => text.textContent.startsWith(w));
-        if (!word) continue;
+        // the ranking's panels come first; the CD diagram's axis below is also "expected rank"
+        if (!word || out.some(([seen]) => seen === word)) continue;
         const r = text.closest('g.role-axis').getBoundingClientRect();
         out.push([word, r.left, r.top, r.width]);
     }
