@@ -14,6 +14,8 @@ from dataclasses import dataclass
 from types import MappingProxyType
 from typing import Any, Literal, get_args
 
+from .terms import CONTROL_TERMS, COST_TEXT, TERMS, control_help
+
 __all__ = [
     "AUTO_INTERPRETATION",
     "DEFAULT_ADAPT_DELTA",
@@ -318,4 +320,8 @@ def as_dict() -> dict[str, Any]:
         "rope": list(DEFAULT_ROPE),
         "hdi": DEFAULT_HDI,
         "hdi_range": {"min": HDI_RANGE[0], "max": HDI_RANGE[1]},
+        # the glossary and the tooltips of the controls that are a term, from one table
+        "terms": [[key, t.name, t.text, t.section] for key, t in TERMS.items()],
+        "control_help": {trait: control_help(trait) for trait in CONTROL_TERMS},
+        "cost": dict(COST_TEXT),
     }

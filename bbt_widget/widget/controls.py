@@ -46,6 +46,15 @@ FIT_TRAITS = (
 )
 #: The controls whose change only re-summarises the draws.
 VIEW_TRAITS = ("rope_low", "rope_high", "hdi", "control", "interpretation", "selected_group")
+#: What the status line calls each view setting.
+VIEW_SETTING_NAMES = {
+    "rope_low": "ROPE",
+    "rope_high": "ROPE",
+    "hdi": "HDI",
+    "control": "control algorithm",
+    "interpretation": "rule",
+    "selected_group": "group",
+}
 #: Default ROPE half-width of the correlated t-test (on the scores' scale), as in baselines.
 TTEST_ROPE = 0.01
 
@@ -137,6 +146,17 @@ class Controls:
         # every setting checked where it enters (widget/checks.py): refused values never
         # reach the views; the first values are checked here too
         self.checks = SettingChecks(widget, self.set_problem)
+        # before the views' own observer: the status says what the change did
+        widget.observe(self.on_view_setting, names=list(VIEW_TRAITS))
+
+    def on_view_setting(self, change: dict[str, Any]) -> None:
+        """A view setting changed: redrawn from the same fit. The status line says so, not
+        the last fit's "done in 4.4 s", which would claim a fit this change did not run (a
+        fit in progress keeps its own status)."""
+        w = self.w
+        if w.status == "done":
+            name = VIEW_SETTING_NAMES.get(change["name"], change["name"])
+            w.status_text = f"{name} changed: no refit"
 
     def fit_settings(self) -> dict[str, Any]:
         """The keyword arguments of ``bbt_widget.fit`` the current controls ask for."""

@@ -34,6 +34,7 @@ from .preview import preview_settings
 from .runner import Dispatcher, FitEvent, FitRunner
 from .stan_check import StanCheck
 from .sync import remember_json
+from .wait import WaitEstimate
 from .warm import warm_altair
 
 __all__ = ["FitRequests"]
@@ -76,6 +77,8 @@ class FitRequests:
             cancelled_types=(FitCancelled,),
         )
         self._compile_started: float | None = None
+        #: the time left of the fit in progress, shown with its percentage
+        self.time_left = WaitEstimate()
         #: The exception of the last fit that failed (None once a fit is shown again).
         self.failure: BaseException | None = None
         #: The inputs of the newest fit settings, by their key (see ``prepared``).
@@ -256,6 +259,8 @@ class FitRequests:
         w = self.w
         if event.kind != "progress" or event.stage != "compiling":
             self._compile_started = None
+        if event.kind != "progress":
+            self.time_left.reset()
         if event.kind == "queued":
             w.status, w.progress = "queued", -1.0
             w.status_text = "fit queued" + (
@@ -271,6 +276,9 @@ class FitRequests:
             else:
                 self._compile_started = None
                 w.status_text = f"{w.status} {event.fraction:.0%}" if known else w.status
+                left = self.time_left.text(event.job, w.status, event.at, event.fraction)
+                if left:
+                    w.status_text += f", {left}"
                 if w.preview:
                     w.status_text += " (charts show a preview)"
                 w.status_text += w._groups.status_note

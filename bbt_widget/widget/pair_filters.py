@@ -21,7 +21,9 @@ __all__ = [
     "PAIRS_PER_PAGE",
     "PAIR_FILTERS",
     "PairSelection",
+    "Reveal",
     "default_filter",
+    "reveal",
     "select_pairs",
     "shown_frames",
 ]
@@ -159,3 +161,48 @@ def shown_frames(
         rows["order"] = rows["key"].map(position).astype("int64")
         out[name] = rows.sort_values("order", kind="stable").reset_index(drop=True)
     return out
+
+
+@dataclass(frozen=True)
+class Reveal:
+    """The list settings that show a clicked pair or algorithm, and what changed, in words."""
+
+    focus: str
+    search: str
+    text: str
+
+
+def reveal(
+    names: Sequence[str], ranking: Sequence[str], *, focus: str = "", search: str = ""
+) -> Reveal:
+    """The "Show pairs of" and search that list ``names`` (a pair, or one algorithm whose
+    pairs to show), changing as little as they can; with the sentence that says so.
+
+    A pair is listed whatever the filter and the page once the focus and the search keep it
+    (it is pinned: see :func:`select_pairs`), so only those two change: a focus on neither
+    algorithm moves to the better-ranked one (its pairs are the ones listed next to it), a
+    search that does not find the pair is cleared. One algorithm becomes the focus.
+    """
+    names = [str(name) for name in names]
+    if len(names) == 1:
+        new_focus, what = names[0], f"showing the pairs of {names[0]}"
+    else:
+        rank = {name: i for i, name in enumerate(ranking)}
+        # better-ranked first, as the pairwise view and the matrices' tooltips name a pair
+        best, other = sorted(names, key=lambda name: rank.get(name, len(rank)))
+        new_focus = focus if not focus or focus in names else best
+        what = f"showing {best} vs {other}"
+    notes = [what]
+    if new_focus != focus:
+        notes.append(f"'Show pairs of' set to {new_focus}" if new_focus else "")
+    kept = not search.strip() or (
+        _matches(search, names[0], names[-1])
+        if len(names) == 2
+        else all(word in names[0].casefold() for word in search.casefold().split())
+    )
+    # one algorithm: its pairs are found by the search when its name holds every word (a
+    # word in another name would list only some of its pairs)
+    new_search = search if kept else ""
+    if not kept:
+        notes.append("search cleared")
+    return Reveal(new_focus, new_search, "; ".join(note for note in notes if note))

@@ -16,12 +16,15 @@ import pandas as pd
 import traitlets as t
 
 from ..charts.frames import VIEW_DATASETS, to_columns
+from ..charts.pairs import pair_key
 from ..core.posterior import algorithm_order
 from ..core.result import BBTResult
+from .keys import pair_of
 from .pair_filters import (
     PAIR_FILTERS,
     PairSelection,
     default_filter,
+    reveal,
     select_pairs,
     shown_frames,
 )
@@ -60,6 +63,10 @@ class PairsSection:
         widget.observe(self.on_rows_setting, names=["pair_filter", "pair_search", "focus"])
         widget.observe(lambda _change: self.show(), names=["pair_page"])
         widget.observe(self.on_selected_pair, names=["selected_pair"])
+        #: What the last click in a chart showed, in words (``pair_rows["note"]``): cleared
+        #: by the next change of the list made otherwise.
+        self.note = ""
+        widget.on_msg(self.on_front_end_message)
 
     @staticmethod
     def _valid_filter(_widget: Any, proposal: t.Bunch) -> str:
@@ -110,7 +117,7 @@ class PairsSection:
     def _rows(self) -> dict[str, dict[str, list[Any]]]:
         w = self.w
         selection = self._select(self.frames)
-        w.pair_rows = selection.as_dict(w.pair_filter)
+        w.pair_rows = {**selection.as_dict(w.pair_filter), "note": self.note}
         if selection.page != w.pair_page:
             w.pair_page = selection.page  # clamped to the pages there are
         cut = shown_frames(self.frames, selection.keys)
@@ -118,6 +125,7 @@ class PairsSection:
 
     def on_rows_setting(self, _change: dict[str, Any]) -> None:
         """Another filter, search or algorithm: its first page."""
+        self.note = ""
         if self.w.pair_page != 0:
             self.w.pair_page = 0  # its observer redraws
         else:
@@ -129,6 +137,28 @@ class PairsSection:
         shown = set(self.w.view_data.get("intervals", {}).get("key", []))
         if self.w.selected_pair in keys and self.w.selected_pair not in shown:
             self.show()  # the highlighted pair joins the page (see select_pairs' pinned)
+
+    def on_front_end_message(self, _widget: Any, content: Any, _buffers: Any) -> None:
+        # a click on a pair (a matrix cell) or an algorithm (a ranking row, a CD point)
+        if isinstance(content, dict) and content.get("action") == "show":
+            self.show_clicked(str(content.get("pair") or ""), str(content.get("algorithm") or ""))
+
+    def show_clicked(self, pair: str = "", algorithm: str = "") -> None:
+        """Show the pair ``pair`` (a pair key: highlighted) or the pairs of ``algorithm`` in
+        the pairwise view, changing "Show pairs of" and the search as needed, and say so
+        (:func:`.pair_filters.reveal`). Names that are not the widget's are ignored."""
+        w = self.w
+        names = pair_of(pair) if pair else (algorithm,)
+        if not names or not all(name in w.algorithms for name in names):
+            return
+        focus = w.focus if w.focus in w.algorithms else ""
+        shown = reveal(names, self.ranking or w.algorithms, focus=focus, search=w.pair_search)
+        with w.hold_sync():
+            w.focus, w.pair_search = shown.focus, shown.search  # their observers clear the note
+            self.note = shown.text
+            if len(names) == 2:
+                w.selected_pair = pair_key(*names)
+            self.show()  # the rows with the note (and the pair pinned on the page)
 
     def update_panel(self) -> None:
         self.w.pair_panel = pair_panel(self.result, self.w.selected_pair)

@@ -47,6 +47,9 @@ const LEGEND_CHAR_PX = 6;
 const TITLE_LINE_CHARS = 60;
 /** Width (px) of a title's character, about: a box's width over it is the most on a line. */
 const TITLE_CHAR_PX = 8;
+/** Width (px) kept beside a stacked view for its axis labels (Vega-Lite cuts a label at 180
+ * px) and title when it is widened to its box. */
+const AXIS_ROOM = 200;
 /** A view that may grow (the summary) is widened when narrower than its box by more than this
  * (px), at most MAX_GROW times its widths as built. Its grids of cells keep their cells: their
  * height would grow with them, and the view's height stays what it is at any width (the
@@ -83,6 +86,17 @@ export function wrappedLabelExpr(chars) {
 
 /** A panel's hidden axis labels shown again: beside its neighbour it shared that neighbour's
  * labels (the ranking's P(best) and expected-rank panels), stacked it needs its own. */
+/** A view's own fixed width (px), or 0 (a step, "container", or none). */
+function fixedWidth(view) {
+  return view && typeof view.width === "number" ? view.width : 0;
+}
+
+/** `view` at least `width` px wide when it has a fixed width of its own. */
+function widened(view, width) {
+  const own = fixedWidth(view);
+  return own > 0 && own < width ? { ...view, width } : view;
+}
+
 function ownAxisLabels(node) {
   if (Array.isArray(node)) return node.map(ownAxisLabels);
   if (!node || typeof node !== "object") return node;
@@ -123,7 +137,16 @@ export function narrowSpec(
     const out = {};
     for (const [key, value] of Object.entries(node)) out[key] = walk(value);
     if (stack && out.hconcat) {
-      out.vconcat = out.hconcat.map((view, i) => (i === 0 ? view : ownAxisLabels(view)));
+      // one under the other, each view as wide as the row was (the ranking's three panels
+      // would otherwise keep their narrow side-by-side widths in a column of empty space)
+      // (as wide as built when the box has room beside the axis labels, else as the room:
+      // not scaled with the rest, which a wide grid of cells elsewhere shrinks far more)
+      const built = node.hconcat.reduce((sum, view) => sum + fixedWidth(view), 0);
+      const room = lineChars * TITLE_CHAR_PX + 24 - AXIS_ROOM;
+      const row = Math.max(Math.floor(built * Math.min(1, scale)), Math.min(built, room));
+      out.vconcat = out.hconcat.map((view, i) =>
+        widened(i === 0 ? view : ownAxisLabels(view), row),
+      );
       delete out.hconcat;
     }
     if (stack && out.facet && out.facet.column && !out.facet.row && out.spec) {

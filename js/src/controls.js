@@ -36,13 +36,11 @@ const CONTROL_TRAITS = [
 
 /**
  * What each control means, with its units and the paper's section: the tooltip of the
- * control and of its label. Keys are the traits.
+ * control and of its label. Keys are the traits. The controls that are a term of the method
+ * (ties, ROPE, HDI, rule) take theirs from the package's table instead (option_lists
+ * .control_help, bbt_widget/core/terms.py), the glossary's entries.
  */
 export const CONTROL_HELP = {
-  ties:
-    "How a tie between two algorithms on a data set counts in the win table (paper Sec. 5): " +
-    "add = a win for both, spread = half a win to each, forget = dropped, " +
-    "Davidson = a third outcome of the model (Eq. 7). Changing it refits.",
   tie_threshold:
     "Tie threshold, in the units of the scores: a data set where the two mean scores (over " +
     "the folds) differ by no more than this is a tie, before any local ROPE; a tie under " +
@@ -69,24 +67,9 @@ export const CONTROL_HELP = {
   prior_scale:
     "Scale of the hyper-prior on sigma, on the logit scale of the abilities (Appendix A " +
     "defaults: log-normal 0.5, half-Cauchy 1, half-normal 3). Refits.",
-  rope_low:
-    "ROPE (region of practical equivalence) on the P(a > b) scale, 0 to 1: pairs whose " +
-    "P(a > b) lies inside are practically equivalent (paper Sec. 9; default 0.45 to 0.55). " +
-    "Instant: no refit.",
-  rope_high:
-    "Upper end of the ROPE on the P(a > b) scale, 0 to 1 (default 0.55; paper Sec. 9). " +
-    "Instant: no refit.",
-  hdi:
-    "HDI mass: the probability inside each highest-density interval, 0.5 to 0.99 " +
-    "(the paper's 0.89). Instant: no refit.",
   control:
     "Control algorithm: compare every algorithm with this one only (fewer pairs), or all " +
     "pairs. Instant: no refit.",
-  interpretation:
-    "weak (paper Sec. 9.2): a better when P(a > b) > 0.5 with probability ≥ 0.95, " +
-    "equivalent when P(a > b) is in the ROPE with probability ≥ 0.95; " +
-    "strong (Sec. 9.3): a better when the mean > 0.70, equivalent when the mean is inside " +
-    "the ROPE. Instant: no refit.",
   focus:
     "Show pairs of: draw only this algorithm's pairs in the pairwise charts (from 9 to 29 " +
     "algorithms they open on the top-ranked one's; from 30 on every algorithm's, filtered " +
@@ -177,13 +160,18 @@ export function buildControls(model) {
 
   const rows = [];
   const refreshers = [];
+  // the tooltips of the controls that are a term of the method, and what a change costs, come
+  // from the package's table (bbt_widget/core/terms.py), as the glossary's entries do
+  const table = () => model.get("option_lists") || {};
+  const helpOf = (name) => (table().control_help || {})[name] || CONTROL_HELP[name];
+  const costOf = (cost) => (table().cost || {})[cost] || "";
 
   /** A labelled row; `cost` tells the user whether the control refits or only redraws. The
    * label is tied to the row's first control. */
   const row = (label, cost, ...inputs) => {
     const controls = inputs.filter((input) => input && input.dataset && input.dataset.trait);
     const first = controls[0];
-    const help = first ? CONTROL_HELP[first.dataset.trait] : undefined;
+    const help = first ? helpOf(first.dataset.trait) : undefined;
     // Why the kernel refused a value typed here (trait input_errors, widget/checks.py): the
     // control shows its last good value again, this line says why.
     const traits = controls.map((input) => input.dataset.trait);
@@ -204,7 +192,7 @@ export function buildControls(model) {
       h("div", { class: "bbt-inputs" }, ...inputs),
       h("span", {
         class: `bbt-cost bbt-cost-${cost}`,
-        title: cost === "fit" ? "changing this runs a new Stan fit" : "redraws from the draws",
+        title: costOf(cost),
         text: cost === "fit" ? "refit" : "",
       }),
       refused,
@@ -218,7 +206,7 @@ export function buildControls(model) {
       id: uniqueId(name),
       "data-trait": name,
       name,
-      title: CONTROL_HELP[name],
+      title: helpOf(name),
     });
     setOptions(el, options);
     el.addEventListener("change", () => save(name, toValue(el.value)));
@@ -234,7 +222,7 @@ export function buildControls(model) {
       id: uniqueId(name),
       "data-trait": name,
       name,
-      title: CONTROL_HELP[name],
+      title: helpOf(name),
     });
     el.addEventListener("change", () => save(name, el.checked));
     refreshers.push(() => {
@@ -253,7 +241,7 @@ export function buildControls(model) {
       min,
       max,
       step,
-      title: CONTROL_HELP[name],
+      title: helpOf(name),
     });
     // fixed decimals (0.40 beside 0.60), where the control has a fixed precision
     const shown = (value) => (digits === undefined ? String(value) : Number(value).toFixed(digits));
@@ -288,7 +276,7 @@ export function buildControls(model) {
       min,
       max,
       step,
-      title: CONTROL_HELP[name],
+      title: helpOf(name),
     });
     el.addEventListener("input", () => {
       out.textContent = Number(el.value).toFixed(2);

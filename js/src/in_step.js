@@ -19,15 +19,18 @@ export class InStepMarks {
   /**
    * @param model the widget's model
    * @param el the widget's element (data-stale lists the views marked, for tests)
-   * @param views {name: {box, label, also?: HTMLElement[], reserve?: () => number}}: the box
-   *   drawn into, the label shown over it, other elements dimmed with it, and the height (px)
-   *   kept for the box while nothing is drawn in it yet
+   * @param views {name: {box, label, also?: HTMLElement[], reserve?: () => number,
+   *   hold?: boolean}}: the box drawn into, the label shown over it, other elements dimmed
+   *   with it, the height (px) kept for the box while nothing is drawn in it yet, and whether
+   *   the box keeps the tallest height it had at this width (a view above others whose
+   *   drawings differ by a few pixels from one fit to the next: the views below stay put)
    */
   constructor(model, el, views) {
     this.model = model;
     this.el = el;
     this.views = views;
     this.drawing = Object.fromEntries(Object.keys(views).map((name) => [name, 0]));
+    this.widths = {}; // the box's width when its height was last held
     this.update = this.update.bind(this);
     for (const name of Object.keys(views)) this._keep(name);
   }
@@ -54,6 +57,7 @@ export class InStepMarks {
    * box keeping its height meanwhile. */
   draw(name, run) {
     const { box } = this.views[name];
+    this._newWidth(name);
     const height = box.getBoundingClientRect().height;
     if (height > 0) box.style.minHeight = `${Math.ceil(height)}px`;
     this.drawing[name] += 1;
@@ -65,11 +69,30 @@ export class InStepMarks {
     });
   }
 
-  /** The box's reserved height: none once something is drawn, the expected one before. */
+  /** The box's reserved height: the expected one before anything is drawn; once drawn,
+   * none, or the tallest it has had at this width for a view that holds its height. */
   _keep(name) {
-    const { box, reserve } = this.views[name];
+    const { box, reserve, hold } = this.views[name];
     const drawn = box.querySelector("svg") !== null;
-    box.style.minHeight = !drawn && reserve ? `${Math.round(reserve())}px` : "";
+    if (!drawn) {
+      box.style.minHeight = reserve ? `${Math.round(reserve())}px` : "";
+    } else if (hold && !this._newWidth(name)) {
+      const height = box.getBoundingClientRect().height;
+      if (height > 0) box.style.minHeight = `${Math.ceil(height)}px`;
+    } else {
+      box.style.minHeight = "";
+    }
+  }
+
+  /** Whether the box's width changed since its height was held (then no longer held: the
+   * charts are drawn anew for the new width). */
+  _newWidth(name) {
+    const { box } = this.views[name];
+    const width = Math.round(box.getBoundingClientRect().width);
+    const changed = this.widths[name] !== undefined && this.widths[name] !== width;
+    if (changed) box.style.minHeight = "";
+    this.widths[name] = width;
+    return changed;
   }
 
   /** Why the views marked are behind, in words. */

@@ -10,6 +10,9 @@ import { buildGlossary } from "./glossary.js";
 import { buildPairFilters } from "./pair_filters.js";
 import { buildPairPanel } from "./pair_panel.js";
 import { InStepMarks } from "./in_step.js";
+import { buildNotes } from "./notes.js";
+import { buildSelection } from "./selection.js";
+import { holdHeight, overlayView } from "./still.js";
 import "./widget.css";
 
 /**
@@ -22,8 +25,6 @@ function summaryHeight(n) {
   return 380 + 50 * n + (n * n) / 9;
 }
 
-/** How long the note of flipped claims stays highlighted after a change (ms). */
-const FLASH_MS = 4000;
 /** Traits whose change may alter what is drawn. */
 const CHART_TRAITS = ["spec", "view_data", "selected_pair", "focus", "hdi"];
 const CHECKS_TRAITS = ["checks_spec", "fit_data", "selected_pair", "focus", "hdi"];
@@ -92,30 +93,10 @@ function render({ model, el }) {
   // The answer in one sentence (Python's outputs.headline), right under the status line.
   const headline = h("div", { class: "bbt-headline", role: "note" });
   headline.hidden = true;
-  // Shown when the highlighted pair is not among the pairs drawn ("Show pairs of"): every
-  // row is dimmed then, and this says why; its button clears the highlight.
-  const chipText = h("span", { class: "bbt-chip-text" });
-  const chipClear = h("button", {
-    type: "button",
-    class: "bbt-chip-clear",
-    text: "×",
-    title: "clear the highlighted pair",
-    "aria-label": "clear the highlighted pair",
-  });
-  const chip = h("div", { class: "bbt-chip" }, chipText, chipClear);
-  chip.hidden = true;
   const message = h("div", { class: "bbt-message", role: "alert" });
   const caveat = h("div", { class: "bbt-caveat" });
-  // The claims the last change flipped (widget/claims.py), flashed for a few seconds.
-  const claimsNote = h("div", { class: "bbt-small bbt-claims-note", role: "status" });
-  claimsNote.hidden = true;
-  // Shown while the charts (and so the decisions) come from a preview: a Laplace
-  // approximation of the same model that the full fit replaces.
-  const previewNote = h("div", {
-    class: "bbt-preview-note",
-    text: "preview: decisions from an approximation of the model; the full fit replaces them",
-  });
-  previewNote.hidden = true;
+  // the claims the last change flipped and the preview note, in one slot of fixed height
+  const notes = buildNotes(model, el, () => showSummary());
   const error = h("div", { class: "bbt-error", role: "alert" });
   const chartBox = h("div", { class: "bbt-charts bbt-main-charts" });
   // Model checks (posterior predictive check, its coverage, the win matrix): closed by
@@ -170,8 +151,7 @@ function render({ model, el }) {
         "decision under the weak (Sec. 9.2) and strong (Sec. 9.3) interpretations",
     }),
     h("label", { class: "bbt-small" }, "Ranking model ", modelSwitch),
-    summaryStale,
-    summaryBox,
+    overlayView(summaryStale, summaryBox),
     plText,
     plBox,
   );
@@ -226,17 +206,14 @@ function render({ model, el }) {
     { class: "bbt-main" },
     status,
     headline,
-    claimsNote,
+    notes.slot,
     auditList,
     message,
     caveat,
     error,
-    previewNote,
     summarySection,
     metricsView.element,
-    chip,
-    pairsStale,
-    chartBox,
+    overlayView(pairsStale, chartBox),
     checksSection,
     robustness,
     buildCodeView(model).element,
@@ -244,9 +221,8 @@ function render({ model, el }) {
   // which pairs are listed, the highlighted pair's data sets, and the glossary ("?")
   const pairFilters = buildPairFilters(model);
   const pairPanel = buildPairPanel(model);
-  const glossary = buildGlossary();
-  chip.before(pairFilters.element);
-  chartBox.after(pairPanel.element);
+  const glossary = buildGlossary(model);
+  chartBox.parentElement.after(pairPanel.element);
   status.append(glossary.button);
   status.after(glossary.panel);
   root.append(controls.element, main);
@@ -257,6 +233,9 @@ function render({ model, el }) {
     model.set("selected_pair", pair);
     model.save_changes();
   };
+  // a click in the ranking or the matrices always shows what it picked (selection.js)
+  const selection = buildSelection(model, chartBox.parentElement, setPair);
+  chartBox.parentElement.before(pairFilters.element, selection.chip);
   const charts = new ChartView(chartBox, {
     onPair: setPair,
     onError: (msg) => {
@@ -309,48 +288,14 @@ function render({ model, el }) {
     }
   });
 
+  const settleHeadline = holdHeight(headline, root);
   const showHeadline = () => {
     const text = model.get("headline") || "";
     headline.textContent = text; // text, never HTML: names are shown as they are
     headline.title = text ? `${text}\n(interpretation: ${model.get("interpretation")})` : "";
     headline.hidden = !text;
+    if (text) settleHeadline(); // fewer lines after an update leave the charts where they are
   };
-
-  let flashTimer = null;
-  const showClaimChanges = () => {
-    const changes = model.get("claim_changes") || {};
-    const text = changes.text || "";
-    claimsNote.textContent = text; // text, never HTML: names are shown as they are
-    claimsNote.hidden = !text;
-    el.dataset.claimsChanged = String(changes.count || 0);
-    clearTimeout(flashTimer);
-    claimsNote.classList.toggle("bbt-flash", Boolean(text));
-    flashKeys = Array.isArray(changes.keys) ? changes.keys : [];
-    showSummary();
-    if (text) {
-      flashTimer = setTimeout(() => {
-        claimsNote.classList.remove("bbt-flash");
-        flashKeys = [];
-        showSummary();
-      }, FLASH_MS);
-    }
-  };
-
-  // The highlighted pair when "Show pairs of" hides it.
-  const showChip = () => {
-    const key = model.get("selected_pair") || "";
-    const focus = model.get("focus") || "";
-    let pair = [];
-    try {
-      pair = key ? JSON.parse(key) : [];
-    } catch {
-      pair = [];
-    }
-    const hidden = Boolean(focus) && pair.length === 2 && !pair.includes(focus);
-    chip.hidden = !hidden;
-    if (hidden) chipText.textContent = `highlighted: ${pair[0]} vs ${pair[1]} (not shown)`;
-  };
-  chipClear.addEventListener("click", () => setPair(""));
 
   // Data sets in groups: the group selector (with the controls) and the decisions by group.
   const groups = buildGroupsView(model, el, {
@@ -385,17 +330,13 @@ function render({ model, el }) {
   const summaryCharts = new ChartView(
     summaryBox,
     {
-      // a click on a matrix cell highlights its pair everywhere; a click elsewhere in the
-      // summary (a ranking row, empty space) keeps the pair highlighted
+      // a click on a matrix cell highlights its pair everywhere and lists it; a click
+      // elsewhere in the summary (empty space) keeps the pair highlighted
       onPair: (key) => {
-        if (key) setPair(key);
+        if (key) selection.showPair(key);
       },
-      // a click on an algorithm (ranking row, CD point) shows that algorithm's pairs
-      onAlgorithm: (name) => {
-        if (model.get("focus") === name) return;
-        model.set("focus", name);
-        model.save_changes();
-      },
+      // a click on an algorithm (ranking row, CD point) lists that algorithm's pairs
+      onAlgorithm: (name) => selection.showAlgorithm(name),
       onError: (msg) => {
         error.textContent = `Ranking chart error: ${msg}`;
         error.hidden = false;
@@ -414,18 +355,18 @@ function render({ model, el }) {
       box: summaryBox,
       label: summaryStale,
       reserve: () => summaryHeight((model.get("algorithms") || []).length),
+      hold: true, // the pairs' intervals below stay put when the next fit's CD diagram is shorter
     },
   });
   // the matrices outline the highlighted pair (parameter sel_pair of the summary's spec)
   // and, for a few seconds after a change, the pairs whose claim it flipped (flipped_pairs)
-  let flashKeys = [];
   let summaryDrawn = null; // the summary spec last sent to the chart
   const showSummary = () => {
     const spec = model.get("summary_spec");
     const draw = () =>
       summaryCharts.update(spec, {}, {
         sel_pair: model.get("selected_pair") || "",
-        flipped_pairs: flashKeys,
+        flipped_pairs: notes.flashKeys(),
       });
     if (spec === summaryDrawn) return draw(); // a highlight: no new drawing
     summaryDrawn = spec;
@@ -492,7 +433,7 @@ function render({ model, el }) {
     statusText.textContent = text;
     const progress = model.get("progress");
     const busy = state === "compiling" || state === "sampling" || state === "queued";
-    bar.hidden = !busy;
+    bar.style.visibility = busy ? "" : "hidden"; // kept in the line: the line does not reflow
     if (Number.isFinite(progress) && progress >= 0) bar.value = progress;
     else bar.removeAttribute("value"); // indeterminate
 
@@ -508,13 +449,7 @@ function render({ model, el }) {
     marks.update(); // why a view is behind: a failed fit, a refused value, or updating
   };
 
-  const showPreview = () => {
-    const preview = Boolean(model.get("preview"));
-    previewNote.hidden = !preview;
-    root.dataset.preview = String(preview);
-    el.dataset.preview = String(preview);
-    chartBox.classList.toggle("bbt-previewing", preview);
-  };
+  const showPreview = () => notes.showPreview(root, chartBox);
 
   const showAudit = () => {
     const audit = model.get("audit") || {};
@@ -615,6 +550,7 @@ function render({ model, el }) {
       .finally(() => {
         drawing -= 1;
         showStatus();
+        selection.afterDraw();
       });
   };
 
@@ -634,11 +570,11 @@ function render({ model, el }) {
     ...CHART_TRAITS.map((name) => [`change:${name}`, scheduleCharts]),
     ...CHECKS_TRAITS.map((name) => [`change:${name}`, scheduleChecks]),
     ["change:headline", showHeadline],
-    ["change:claim_changes", showClaimChanges],
+    ["change:claim_changes", notes.showClaimChanges],
     ["change:interpretation", showHeadline],
-    ["change:selected_pair", showChip],
+    ["change:selected_pair", selection.showChip],
     ["change:selected_pair", showSummary],
-    ["change:focus", showChip],
+    ["change:focus", selection.showChip],
     ...STATUS_TRAITS.map((name) => [`change:${name}`, showStatus]),
     ["change:diagnostics", showBadge],
     ["change:preview", showPreview],
@@ -658,8 +594,8 @@ function render({ model, el }) {
 
   showStatus();
   showHeadline();
-  showClaimChanges();
-  showChip();
+  notes.showClaimChanges();
+  selection.showChip();
   showBadge();
   showPreview();
   showAudit();
@@ -683,6 +619,7 @@ function render({ model, el }) {
     groups.dispose();
     pairFilters.dispose();
     pairPanel.dispose();
+    notes.dispose();
   };
 }
 

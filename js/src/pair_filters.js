@@ -47,6 +47,8 @@ export function buildPairFilters(model) {
     title: TITLES.next,
   });
   const text = h("span", { class: "bbt-small bbt-pair-count", role: "status" });
+  // what a click in the ranking or the matrices just showed (pair_rows.note, from Python)
+  const note = h("span", { class: "bbt-small bbt-pair-note", role: "status" });
   const element = h(
     "div",
     { class: "bbt-pair-filters" },
@@ -57,6 +59,7 @@ export function buildPairFilters(model) {
     previous,
     next,
     text,
+    note,
   );
 
   const send = (name, value) => {
@@ -77,6 +80,13 @@ export function buildPairFilters(model) {
   previous.addEventListener("click", () => turn(-1));
   next.addEventListener("click", () => turn(1));
 
+  // why fewer pairs are listed than there are: "Show pairs of" and the search narrow any filter
+  const narrowed = () => {
+    const focus = model.get("focus") || "";
+    const words = (model.get("pair_search") || "").trim();
+    const why = [focus ? `those of ${focus}` : "", words ? `matching "${words}"` : ""];
+    return why.filter(Boolean).map((part) => `${part}; `).join("");
+  };
   const update = () => {
     const rows = model.get("pair_rows") || {};
     const filters = rows.filters || [];
@@ -95,8 +105,10 @@ export function buildPairFilters(model) {
     text.textContent =
       rows.total === undefined
         ? ""
-        : `pairs ${first}-${last} of ${rows.matched} listed (${rows.total} in all)` +
+        : `pairs ${first}-${last} of ${rows.matched} listed (${narrowed()}${rows.total} in all)` +
           (pages > 1 ? `; page ${page + 1} of ${pages}` : "");
+    note.textContent = rows.note || ""; // text, never HTML: names are shown as they are
+    note.hidden = !rows.note;
     element.dataset.shown = String(rows.shown ?? 0);
     element.dataset.matched = String(rows.matched ?? 0);
   };

@@ -20,6 +20,7 @@ from bbt_widget.widget.pair_filters import (
     PAIR_FILTERS,
     PAIRS_PER_PAGE,
     default_filter,
+    reveal,
     select_pairs,
     shown_frames,
 )
@@ -194,5 +195,72 @@ def test_the_widget_opens_fifty_algorithms_on_a_page_of_undecided_and_neighbours
         w.view_data = {}
         w.pair_filter = "neighbours"
         assert w.view_data == {}
+    finally:
+        w.close()
+
+
+def test_reveal_changes_as_little_as_it_can_and_says_what():
+    # shown already: nothing changes
+    shown = reveal(["b", "c"], RANKING, focus="b", search="")
+    assert (shown.focus, shown.search, shown.text) == ("b", "", "showing b vs c")
+    # a focus on neither: the better-ranked of the two, whatever the key's order
+    shown = reveal(["d", "c"], RANKING, focus="a", search="")
+    assert shown.focus == "c"
+    assert shown.text == "showing c vs d; 'Show pairs of' set to c"  # better-ranked first
+    # a search that does not find the pair is cleared, one that does is kept
+    assert reveal(["a", "b"], RANKING, search="a b").search == "a b"
+    shown = reveal(["c", "d"], RANKING, search="a")
+    assert (shown.focus, shown.search) == ("", "")
+    assert shown.text == "showing c vs d; search cleared"
+    # one algorithm: its pairs; a search for another name is cleared
+    shown = reveal(["c"], RANKING, focus="a", search="b")
+    assert (shown.focus, shown.search) == ("c", "")
+    assert shown.text == "showing the pairs of c; 'Show pairs of' set to c; search cleared"
+    # the pair it reveals is listed by select_pairs, whatever the filter and the page
+    for a, b in [(a, b) for a, b, _ in PAIRS]:
+        for focus in ["", *RANKING]:
+            shown = reveal([a, b], RANKING, focus=focus, search="d")
+            listed = select_pairs(
+                _frame(PAIRS),
+                RANKING,
+                how="neighbours",
+                focus=shown.focus,
+                search=shown.search,
+                pinned=pair_key(a, b),
+                page=5,
+                per_page=1,
+            )
+            assert pair_key(a, b) in listed.keys, (a, b, focus)
+
+
+def test_a_click_on_a_matrix_cell_or_an_algorithm_shows_it():
+    """At 16 algorithms "Show pairs of" opens on the top algorithm; a click on the cell of
+    two others (the front end's message) lists and highlights that pair and says so."""
+    w = bbt.BBTWidget(
+        bbt.datasets.load_pmlb16(), dataset="db", paired=False, seed=1, stan_check=False
+    )
+    try:
+        assert w.wait(300), w.error
+        top = w.focus
+        assert top and top not in ("svm", "dt")
+        w._handle_custom_msg({"action": "show", "pair": pair_key("svm", "dt")}, [])
+        assert w.selected_pair == pair_key("dt", "svm")
+        assert w.focus in ("svm", "dt")
+        assert pair_key("dt", "svm") in w.view_data["intervals"]["key"]
+        other = "dt" if w.focus == "svm" else "svm"  # the focus: the better-ranked of the two
+        assert (
+            w.pair_rows["note"] == f"showing {w.focus} vs {other}; 'Show pairs of' set to {w.focus}"
+        )
+        # a ranking row: that algorithm's pairs, the highlighted pair kept when it is one
+        w._handle_custom_msg({"action": "show", "algorithm": "dt"}, [])
+        assert w.focus == "dt" and w.selected_pair == pair_key("dt", "svm")
+        assert w.pair_rows["note"].startswith("showing the pairs of dt")
+        # a change of the list made otherwise clears the note
+        w.pair_filter = "undecided"
+        assert w.pair_rows["note"] == ""
+        # names that are not the widget's change nothing
+        w._handle_custom_msg({"action": "show", "pair": pair_key("<b>x</b>", "dt")}, [])
+        w._handle_custom_msg({"action": "show", "algorithm": "nope"}, [])
+        assert w.focus == "dt" and w.selected_pair == pair_key("dt", "svm")
     finally:
         w.close()

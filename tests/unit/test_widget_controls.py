@@ -252,3 +252,14 @@ def test_failed_fit_badge() -> None:
         "messages": ["Fit failed: x"],
     }
     assert failed_fit_badge({}, "") == {}
+
+
+def test_a_view_change_says_it_ran_no_fit(w: BBTWidget) -> None:
+    fits = w.fit_count
+    w.rope_high = 0.6
+    assert (w.status, w.status_text) == ("done", "ROPE changed: no refit")
+    w.hdi = 0.95
+    assert w.status_text == "HDI changed: no refit"
+    w.interpretation = "strong"
+    assert w.status_text == "rule changed: no refit"
+    assert w.fit_count == fits
