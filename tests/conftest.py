@@ -15,6 +15,23 @@ import pytest
 
 from bbt_widget import datasets
 
+#: Folders whose every test carries the folder's marker, so that the fast lane
+#: (``pytest -m "not slow and not stan and not browser"``) needs no marker in each file.
+_FOLDER_MARKERS = {"stan": "stan", "browser": "browser"}
+
+
+@pytest.hookimpl(tryfirst=True)  # before -m deselects by marker
+def pytest_collection_modifyitems(config: pytest.Config, items: list[pytest.Item]) -> None:
+    here = Path(__file__).parent
+    for item in items:
+        try:
+            folder = Path(item.path).relative_to(here).parts[0]
+        except ValueError:
+            continue
+        marker = _FOLDER_MARKERS.get(folder)
+        if marker is not None and item.get_closest_marker(marker) is None:
+            item.add_marker(getattr(pytest.mark, marker))
+
 
 @pytest.fixture(scope="session")
 def _pmlb16_once() -> pd.DataFrame:
