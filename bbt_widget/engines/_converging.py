@@ -1,6 +1,6 @@
 """The numpy engine's draws are not finished until their diagnostics pass: where the first
-round's R-hat or ESS fails, the same chains draw again, by Gibbs sweeps, thinned more each
-round, until the diagnostics pass or the further rounds allowed are spent.
+round's R-hat or ESS fails, the same chains draw again, by Gibbs sweeps thinned as the ESS
+measured says, until the diagnostics pass or the further sweeps allowed are spent.
 
 Why here and not above the engine: a default fit whose diagnostics fail tells its user that
 its numbers may be wrong, and the fix (more draws, or the other kernel) is the engine's to
@@ -11,22 +11,26 @@ was tried is recorded in ``Draws.info["convergence"]``, which a failed check's w
 
 from __future__ import annotations
 
+import math
 import threading
 from collections.abc import Sequence
 from dataclasses import dataclass
 
-from ..core.diagnostics import Diagnostics, draws_diagnostics
+from ..core.diagnostics import ESS_PER_CHAIN, Diagnostics, draws_diagnostics
 from ..core.draws import Draws, ModelName, SamplerSettings
 from . import _gibbs
 from ._design import Array, Design
 
-#: How many further rounds a fit may draw after a first round that failed its diagnostics.
-#: Each keeps as many draws a chain as the first, after a warm-up as long as the first's,
-#: and thins twice as much as the Gibbs round before it (a first Gibbs round after the
-#: independence kernel keeps every sweep): at most 6 times the first round's kept sweeps in
-#: all (after a Gibbs first round: thinned by 2, then by 4), spent only where the
-#: diagnostics fail (about 1 fit in 20 on data simulated from the prior).
-FURTHER_ROUNDS = 2
+#: What the further rounds after a first round that failed its diagnostics may draw in all:
+#: this many times the first round's kept sweeps (each round also has a warm-up as long as
+#: the first's). Each round keeps as many draws a chain as the first and thins as much as the
+#: ESS it follows says is needed (with a quarter to spare; at least twice the last Gibbs
+#: round's thinning; none in a first Gibbs round after the independence kernel, whose ESS says
+#: nothing of Gibbs's). Spent only where the diagnostics fail (about 1 fit in 20 on data
+#: simulated from the prior).
+FURTHER_SWEEPS = 10
+#: The share of effective draws the further rounds aim above what the check asks.
+_SPARE = 1.25
 
 
 @dataclass(frozen=True)
@@ -62,20 +66,32 @@ def converge(
     cancel: threading.Event | None,
     names: Sequence[str],
 ) -> tuple[dict[str, Array], list[Round]]:
-    """The draws to keep, and every round drawn (``first`` and those of :data:`FURTHER_ROUNDS`
-    after it), each with its verdict: ``params`` if they pass their diagnostics, else the
-    first further round's that do, else the last's."""
+    """The draws to keep, and every round drawn (``first`` and the further rounds that
+    :data:`FURTHER_SWEEPS` allows after it), each with its verdict: ``params`` if they pass
+    their diagnostics, else the first further round's that do, else the last's."""
     diag = _diagnose(params, names)
     rounds = [Round(first.kernel, first.thin, _verdict(diag))]
-    thin = 1 if first.kernel == "independence" else 2 * first.thin
-    for _ in range(FURTHER_ROUNDS):
-        if diag.ok:
-            break
+    need = ESS_PER_CHAIN * settings.chains
+    left = FURTHER_SWEEPS
+    thin = 1 if first.kernel == "independence" else _next_thin(diag, first.thin, need)
+    last = 0  # the last Gibbs round's thinning: a round thinned less would not help
+    while not diag.ok and min(thin, left) > last:
+        thin = last = min(thin, left)
+        left -= thin
         params = run.more(settings.iter_warmup, settings.iter_sampling, thin, cancel)
         diag = _diagnose(params, names)
         rounds.append(Round("gibbs", thin, _verdict(diag)))
-        thin *= 2
+        thin = _next_thin(diag, thin, need)
     return params, rounds
+
+
+def _next_thin(diag: Diagnostics, thin: int, need: float) -> int:
+    """The thinning of the next Gibbs round after one thinned by ``thin`` whose diagnostics
+    are ``diag``: enough for ``need`` effective draws if the ESS grows with the sweeps (at
+    least twice ``thin``: where R-hat failed, longer chains)."""
+    ess = min(diag.min_ess_bulk, diag.min_ess_tail)
+    wanted = math.ceil(_SPARE * need / ess * thin) if ess > 0 else 2 * thin
+    return max(2 * thin, wanted)
 
 
 def tried(rounds: Sequence[Round]) -> str:
