@@ -22,6 +22,7 @@ import json
 import sys
 import time
 import warnings
+from collections.abc import Callable
 from concurrent.futures import ProcessPoolExecutor
 from pathlib import Path
 from typing import Any
@@ -112,19 +113,30 @@ def _uniformity(fits: list[dict[str, Any]]) -> dict[str, Any]:
     }
 
 
-def bench_shape(shape: tuple[int, int], replications: int, workers: int) -> dict[str, Any]:
+def bench_shape(
+    shape: tuple[int, int], replications: int, workers: int, report: Callable[[dict], None]
+) -> dict[str, Any]:
+    """The shape's counts; ``report`` is given them every 10 fits done and at the end (a
+    run cut short keeps what it measured)."""
     start = time.perf_counter()
-    if workers > 1:
-        with ProcessPoolExecutor(workers) as pool:
-            fits = list(pool.map(one_fit, [shape] * replications, range(replications)))
-    else:
-        fits = [one_fit(shape, r) for r in range(replications)]
+    fits: list[dict[str, Any]] = []
+    with ProcessPoolExecutor(workers) as pool:
+        for fit in pool.map(one_fit, [shape] * replications, range(replications)):
+            fits.append(fit)
+            if len(fits) % 10 == 0 and len(fits) < replications:
+                report(_counts(shape, fits, start))
+    result = _counts(shape, fits, start)
+    report(result)
+    return result
+
+
+def _counts(shape: tuple[int, int], fits: list[dict[str, Any]], start: float) -> dict[str, Any]:
     failed = [r for r, f in enumerate(fits) if not f["ok"]]
     kernels = [f["kernel"] for f in fits]
     cpu = [f["cpu_seconds"] for f in fits]
     return {
         "shape": f"{shape[0]} x {shape[1]}",
-        "replications": replications,
+        "replications": len(fits),
         "diagnostics_failed": len(failed),
         "failed_replications": failed,
         "failed_messages": [fits[r]["warned"] for r in failed],
@@ -152,10 +164,13 @@ def main() -> None:
     for spec in args.shapes:
         shape = tuple(int(v) for v in spec.split("x"))
         assert len(shape) == 2
-        result = bench_shape((shape[0], shape[1]), args.replications, args.workers)
-        report["shapes"][spec] = result
+
+        def keep(result: dict[str, Any], spec: str = spec) -> None:
+            report["shapes"][spec] = result
+            args.out.write_text(json.dumps(report, indent=1) + "\n")
+
+        result = bench_shape((shape[0], shape[1]), args.replications, args.workers, keep)
         print(json.dumps({k: v for k, v in result.items() if k != "failed_messages"}), flush=True)
-        args.out.write_text(json.dumps(report, indent=1) + "\n")
 
 
 if __name__ == "__main__":
