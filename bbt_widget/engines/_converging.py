@@ -16,6 +16,7 @@ import threading
 from collections.abc import Sequence
 from dataclasses import dataclass
 
+from ..core.convergence import MIN_CHAINS_RHAT
 from ..core.diagnostics import ESS_PER_CHAIN, Diagnostics, draws_diagnostics
 from ..core.draws import Draws, ModelName, SamplerSettings
 from . import _gibbs
@@ -69,13 +70,13 @@ def converge(
     """The draws to keep, and every round drawn (``first`` and the further rounds that
     :data:`FURTHER_SWEEPS` allows after it), each with its verdict: ``params`` if they pass
     their diagnostics, else the first further round's that do, else the last's."""
+    need = ESS_PER_CHAIN * settings.chains
     diag = _diagnose(params, names)
     rounds = [Round(first.kernel, first.thin, _verdict(diag))]
-    need = ESS_PER_CHAIN * settings.chains
     left = FURTHER_SWEEPS
     thin = 1 if first.kernel == "independence" else _next_thin(diag, first.thin, need)
     last = 0  # the last Gibbs round's thinning: a round thinned less would not help
-    while not diag.ok and min(thin, left) > last:
+    while not _passed(diag, settings.chains, need) and min(thin, left) > last:
         thin = last = min(thin, left)
         left -= thin
         params = run.more(settings.iter_warmup, settings.iter_sampling, thin, cancel)
@@ -83,6 +84,14 @@ def converge(
         rounds.append(Round("gibbs", thin, _verdict(diag)))
         thin = _next_thin(diag, thin, need)
     return params, rounds
+
+
+def _passed(diag: Diagnostics, chains: int, need: float) -> bool:
+    """Whether the draws pass; a single chain (e.g. one more chain for a claim) has no R-hat
+    to judge, and passes on its ESS alone: drawing more would never give it one."""
+    if chains >= MIN_CHAINS_RHAT:
+        return diag.ok
+    return bool(diag.min_ess_bulk >= need and diag.min_ess_tail >= need)
 
 
 def _next_thin(diag: Diagnostics, thin: int, need: float) -> int:

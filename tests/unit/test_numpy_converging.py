@@ -100,3 +100,18 @@ def test_the_group_model_is_drawn_again_too():
         )
     assert drawn.params["beta_group"].shape == (4, 60, 8)
     assert "then Gibbs sampler, one step in" in drawn.info["convergence"]
+
+
+def test_a_single_chain_is_judged_by_its_ess():
+    """One chain has no R-hat (NaN, which fails the check): it passes on its ESS alone, with
+    no further round that could never give it one."""
+    data = _prior_win_table(5, 20, np.random.default_rng(3))
+    with warnings.catch_warnings():
+        warnings.simplefilter("ignore", RuntimeWarning)  # the R-hat of one chain: all NaN
+        drawn = NumpyEngine().sample("bbt", data, SamplerSettings(chains=1, seed=4))
+    # the first round's tail ESS was short of the 100 one chain needs; the second's was not,
+    # and the rounds stop there (judged with R-hat, they went on until the budget was spent)
+    assert drawn.info["convergence"] == (
+        "Gibbs sampler (R-hat nan > 1.01; tail ESS 86 < 100); "
+        "then Gibbs sampler, one step in 2 kept (R-hat nan > 1.01)"
+    ), drawn.info["convergence"]
