@@ -28,9 +28,8 @@ truncation at 1e-6 would pin beta at 0, every ranking equally likely, whatever t
 Vitelli et al. write ``exp(-alpha d / n)``: their alpha is n beta.
 
 Sampler settings (defaults; the sampler is in :mod:`._mallows_sampler`): 4 chains from
-random consensus rankings and dispersions; ``thin`` = 20 iterations per kept draw up to 16
-algorithms, 1.25 per algorithm beyond (:func:`default_thin`); burn-in 1000 x ``thin``
-iterations, then 1000 kept draws per chain (1000 x ``thin`` iterations); one iteration is
+random consensus rankings and dispersions; ``thin`` = 20 iterations per kept draw; burn-in
+1000 x 20 iterations, then 1000 kept draws per chain (1000 x 20 iterations); one iteration is
 a leap-and-shift proposal for rho with reach ``leap`` = max(1, n // 5) (BayesMallows'
 default) and a log-normal step for beta (its scale tuned in burn-in to accept 30%); with
 missing results, once per kept draw, each latent ranking moves one of its missing algorithms
@@ -45,7 +44,6 @@ posterior of the consensus itself: its mode and the probability of each algorith
 
 from __future__ import annotations
 
-import math
 import time
 import warnings
 from dataclasses import dataclass, field
@@ -95,11 +93,9 @@ TIE_RULES = ("split", "random")
 RATE = 0.1
 #: Truncation of that prior (Rojas-Delgado et al. print 1.0e-6: see the module documentation).
 BETA_MAX = 1e6
-#: Iterations per kept draw up to :data:`THIN_ALGORITHMS` algorithms (on the shipped 16 x 132
-#: results, R-hat of the consensus ranks stayed <= 1.008 over six seeds with 20; with 10 it
-#: passed 1.01 for two of them); beyond, as many per algorithm (:func:`default_thin`).
+#: Iterations per kept draw (on the shipped 16 x 132 results, R-hat of the consensus ranks
+#: stayed <= 1.008 over six seeds with 20; with 10 it passed 1.01 for two of them).
 THIN = 20
-THIN_ALGORITHMS = 16
 #: Posterior draws used for the posterior-predictive check (evenly thinned).
 PPC_DRAWS = 500
 
@@ -244,8 +240,7 @@ def mallows(
         Mass of the HDIs.
     chains, burn_in, iter_sampling, thin, leap
         ``chains`` chains; ``burn_in * thin`` iterations discarded, then ``iter_sampling``
-        kept per chain, one every ``thin`` iterations (default :func:`default_thin`: 20 up to 16
-        algorithms, 1.25 per algorithm beyond); ``leap``: reach of the
+        kept per chain, one every ``thin`` iterations (default :data:`THIN`); ``leap``: reach of the
         leap-and-shift proposal, 1..n-1 (default max(1, n // 5)).
     seed, progress, cancel
         Seed of the sampler, tie breaks and summaries; ``progress(stage, fraction)``;
@@ -290,7 +285,7 @@ def mallows(
         "chains": check_count(chains, "chains"),
         "iter_warmup": check_count(burn_in, "iter_warmup"),
         "iter_sampling": check_count(iter_sampling, "iter_sampling"),
-        "thin": None if thin is None else check_count(thin, "thin"),
+        "thin": check_count(THIN if thin is None else thin, "thin"),
         "seed": check_seed(seed),
     }
     ranked = ranked_means(
@@ -303,8 +298,6 @@ def mallows(
         lower_is_better=lower_is_better,
     )
     n = len(ranked.algorithms)
-    if settings["thin"] is None:
-        settings["thin"] = default_thin(n)
     leap = max(1, n // 5) if leap is None else check_count(leap, "leap")
     if leap > n - 1:
         raise ValueError(f"leap must be between 1 and n - 1 = {n - 1} algorithms; got {leap}")
@@ -461,16 +454,6 @@ def _break_ties(means: np.ndarray, rng: np.random.Generator) -> np.ndarray:
         order = idx[np.lexsort((rng.random(len(idx)), -values[idx]))]
         out[row, order] = -np.arange(len(idx), dtype=float)
     return out
-
-
-def default_thin(n: int) -> int:
-    """Iterations per kept draw for ``n`` algorithms: :data:`THIN`, and beyond
-    :data:`THIN_ALGORITHMS` algorithms as many per algorithm. Why: an iteration's
-    leap-and-shift proposal moves one algorithm, so for every algorithm to be proposed as
-    often between two kept draws (and in the burn-in, ``burn_in * thin`` iterations) the
-    iterations must grow with ``n``; with 20 at 100 algorithms the chains had not forgotten
-    their random starts (R-hat of the consensus ranks about 1.2)."""
-    return max(THIN, math.ceil(THIN * n / THIN_ALGORITHMS))
 
 
 def mallows_diagnostics(rank: np.ndarray, beta: np.ndarray) -> Diagnostics:
