@@ -24,7 +24,8 @@ Steps:
    and with nu's prior (:class:`KernelMixture`), each chain continuing from its warm-up
    state. If the chains of ``(mu_0, sigma_0, nu)`` then fail R-hat or ESS (a chain stuck
    where the proposal was thin), the kernels are refitted to every proposal so far and the
-   chains run once more from where they stopped; the first round is then warm-up.
+   chains run again from where they stopped, up to :data:`_ROUNDS` rounds in all; the
+   rounds before the last are then warm-up.
 4. Each kept state's ``mu_i`` and ``sigma_i`` drawn from their conditionals. A proposal
    drawn jointly with its ``mu_i`` and accepted with the marginal ratio is the same
    independence sampler on the joint posterior, so these are posterior draws as well.
@@ -56,8 +57,9 @@ _STEP = 1e-3
 #: Kernels of the sampling proposal, and the share of its defensive part.
 _KERNELS = 100
 _SHARES = (0.6, 0.2, 0.2)
-#: Sampling rounds at most: a second when the first round's chains did not mix.
-_ROUNDS = 2
+#: Sampling rounds at most: another while the last round's chains did not mix (each refits
+#: the proposal to every draw so far, so a stuck chain's region is covered better each time).
+_ROUNDS = 4
 #: Least share of a mode in the warm-up proposal.
 _MODE_FLOOR = 0.1
 #: Where the first proposal's sides are scanned, in standard deviations of the Laplace
@@ -128,7 +130,8 @@ def sample(
             start=(state, state_lp, proposal.log_density(state)),
         )
         rounds += 1
-        if rounds == _ROUNDS or _mixed(kept):
+        mixed = _mixed(kept)
+        if rounds == _ROUNDS or mixed:
             break
         # a chain stuck where the proposal was thin: the kernels are refitted to every
         # proposal so far (each weighted against the proposal it came from) and the chains
@@ -160,6 +163,13 @@ def sample(
             "sampler": "independence Metropolis-Hastings, mu_i and sigma_i integrated out",
             "proposal_df": _PROPOSAL_DF,
             "acceptance": float(accepted.mean()),
+            # what was drawn, for the warning of a failed check
+            "convergence": (
+                f"{rounds} sampling round{'s' if rounds > 1 else ''} of {iter_sampling} draws a "
+                "chain, the proposal refitted to every draw before each, the last kept ("
+                + ("diagnostics passed" if mixed else "diagnostics failed")
+                + ")"
+            ),
         },
     )
 

@@ -193,6 +193,11 @@ def _diagnose(
     # E-BFMI needs NUTS's energy; other samplers' draws are judged by R-hat and ESS
     if energy is not None and not ebfmi >= EBFMI_MIN:
         messages.append(f"E-BFMI {ebfmi:.2f} < {EBFMI_MIN}: poor exploration of the energy")
+    tried = draws.info.get("convergence")
+    if messages and tried:
+        # a sampler that draws again where its diagnostics fail says what it drew, so that
+        # the advice above reads as what is left to try
+        messages.append(f"the sampler drew: {tried}")
     return Diagnostics(
         max_rhat=rhat,
         min_ess_bulk=ess_bulk,

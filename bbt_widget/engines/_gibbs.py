@@ -107,102 +107,133 @@ def sample(
     kernel and keeps it when it accepted at least :data:`_MIN_ACCEPTANCE` of its proposals
     (a posterior close to normal); otherwise, and for the group model, Gibbs samples. The
     choice uses the warm-up only, so the kept draws are those of one fixed kernel.
-    ``report``, when given, receives ``kernel`` (the one that sampled) and ``acceptance``.
+    ``report``, when given, receives ``kernel`` (the one that sampled), ``acceptance`` and
+    ``run``: the :class:`Run`, whose :meth:`Run.more` draws again from where the chains are.
 
     Raises
     ------
     FitCancelled
         ``cancel`` was set (looked at every few sweeps).
     """
-    state = _start(design, chains, rng)
-    total = iter_warmup + iter_sampling
-    kept: dict[str, Array] = {
-        "sigma": np.empty((chains, iter_sampling)),
-        "beta": np.empty((chains, iter_sampling, design.n_alg)),
-    }
-    if design.grouped:
-        kept["tau"] = np.empty((chains, iter_sampling))
-        kept["beta_group"] = np.empty((chains, iter_sampling, design.n_groups * design.n_alg))
-    kappa_b = _kappa_sums(design)
-    trace = np.empty((iter_warmup, 2, chains))
-    # The sweeps' linear algebra is many small decompositions: BLAS threads only contend
-    # (with each other and with other work on the machine) and make them slower.
-    run = _Run(design, state, kappa_b, rng, kernel, iter_warmup, total)
-    with threadpool_limits(limits=1, user_api="blas"):
-        run.sweeps(trace, kept, progress, cancel)
+    run = Run(design, _start(design, chains, rng), _kappa_sums(design), rng, kernel)
+    kept = run.first(iter_warmup, iter_sampling, progress, cancel)
     if report is not None:
-        report["kernel"] = "gibbs" if run.chains is None else "independence"
+        report["kernel"] = run.kernel_used
         report["acceptance"] = None if run.chains is None else run.chains.acceptance
+        report["run"] = run
     if progress is not None:
         progress("sampling", 1.0)
     return kept
 
 
 @dataclass
-class _Run:
-    """One run of :func:`sample`: the state, and the independence chains once they sample."""
+class Run:
+    """The chains of one :func:`sample`: their state, the independence chains once they
+    sample, and what drawing more from where they are takes (:meth:`more`)."""
 
     design: Design
     state: _State
     kappa_b: Array
     rng: np.random.Generator
     kernel: str
-    iter_warmup: int
-    total: int
     chains: _independence.Chains | None = None
 
-    def sweeps(
+    @property
+    def kernel_used(self) -> str:
+        """The kernel of the last kept draws: "independence" or "gibbs"."""
+        return "gibbs" if self.chains is None else "independence"
+
+    def first(
         self,
-        trace: Array,
-        kept: dict[str, Array],
+        iter_warmup: int,
+        iter_sampling: int,
         progress: ProgressCallback | None,
         cancel: threading.Event | None,
-    ) -> None:
-        """The sweeps of :func:`sample`, keeping the draws after the warm-up in ``kept``."""
-        design, state, iter_warmup = self.design, self.state, self.iter_warmup
-        n_chains = state.sigma.shape[0]
-        work = _Workspace.of(design, n_chains)
-        start = self._independence_from()
-        for sweep in range(self.total):
-            if sweep % _PROGRESS_EVERY == 0:
-                if cancel is not None and cancel.is_set():
-                    raise FitCancelled("the numpy sampler was cancelled")
-                if progress is not None and sweep:
-                    progress("sampling", sweep / self.total)
-            if sweep == start:
-                self._try_independence()
-            if self.chains is not None:
-                for _ in range(1 if sweep < iter_warmup else THIN):
-                    self.chains.step(self.rng)
-            else:
-                _sweep(design, state, self.kappa_b, self.rng, work)
-                if not design.grouped:
-                    _scale_move(design, state, self.rng)
-            if sweep < iter_warmup:
-                if self.chains is None:
-                    _tune(state, sweep, iter_warmup, trace)
-                elif sweep == iter_warmup - 1:
-                    self._keep_or_leave()
-                continue
-            t = sweep - iter_warmup
-            if self.chains is not None:
-                kept["sigma"][:, t] = self.chains.sigma
-                kept["beta"][:, t] = self.chains.beta
-                continue
-            kept["sigma"][:, t] = state.sigma
-            kept["beta"][:, t] = state.beta
-            if design.grouped:
-                kept["tau"][:, t] = state.tau
-                kept["beta_group"][:, t] = state.theta.reshape(n_chains, -1)
+    ) -> dict[str, Array]:
+        """The warm-up (with the choice of kernel, see :func:`sample`) and the kept draws."""
+        design, state = self.design, self.state
+        kept = _empty(design, state.sigma.shape[0], iter_sampling)
+        trace = np.empty((iter_warmup, 2, state.sigma.shape[0]))
+        total = iter_warmup + iter_sampling
+        # The sweeps' linear algebra is many small decompositions: BLAS threads only contend
+        # (with each other and with other work on the machine) and make them slower.
+        with threadpool_limits(limits=1, user_api="blas"):
+            work = _Workspace.of(design, state.sigma.shape[0])
+            start = self._independence_from(iter_warmup)
+            for sweep in range(total):
+                _look(sweep, total, progress, cancel)
+                if sweep == start:
+                    self._try_independence()
+                if self.chains is not None:
+                    for _ in range(1 if sweep < iter_warmup else THIN):
+                        self.chains.step(self.rng)
+                else:
+                    self._gibbs_sweep(work)
+                if sweep < iter_warmup:
+                    if self.chains is None:
+                        _tune(state, sweep, iter_warmup, trace)
+                    elif sweep == iter_warmup - 1:
+                        self._keep_or_leave()
+                    continue
+                self._keep(kept, sweep - iter_warmup)
+        return kept
 
-    def _independence_from(self) -> int:
+    def more(
+        self,
+        iter_warmup: int,
+        iter_sampling: int,
+        thin: int,
+        cancel: threading.Event | None,
+    ) -> dict[str, Array]:
+        """New draws, shaped as :meth:`first`'s, by Gibbs sweeps from the chains' current
+        states (the independence chains, if they sampled, hand theirs over): ``iter_warmup``
+        sweeps dropped, then one in ``thin`` of ``iter_sampling * thin`` sweeps kept.
+
+        Why Gibbs: where the first draws failed their diagnostics, the independence kernel's
+        chains had stalled where the normal proposal's tails are lighter than the
+        posterior's, while a Gibbs sweep moves from anywhere; thinning Gibbs's own draws
+        raises their ESS per kept draw where they were too correlated."""
+        self._leave_independence()
+        design = self.design
+        n_chains = self.state.sigma.shape[0]
+        kept = _empty(design, n_chains, iter_sampling)
+        total = iter_warmup + iter_sampling * thin
+        with threadpool_limits(limits=1, user_api="blas"):
+            work = _Workspace.of(design, n_chains)
+            for sweep in range(total):
+                _look(sweep, total, None, cancel)
+                self._gibbs_sweep(work)
+                t, step = divmod(sweep - iter_warmup, thin)
+                if sweep >= iter_warmup and step == thin - 1:
+                    self._keep(kept, t)
+        return kept
+
+    def _gibbs_sweep(self, work: _Workspace) -> None:
+        _sweep(self.design, self.state, self.kappa_b, self.rng, work)
+        if not self.design.grouped:
+            _scale_move(self.design, self.state, self.rng)
+
+    def _keep(self, kept: dict[str, Array], t: int) -> None:
+        """The chains' current draws as kept draw ``t``."""
+        if self.chains is not None:
+            kept["sigma"][:, t] = self.chains.sigma
+            kept["beta"][:, t] = self.chains.beta
+            return
+        state = self.state
+        kept["sigma"][:, t] = state.sigma
+        kept["beta"][:, t] = state.beta
+        if self.design.grouped:
+            kept["tau"][:, t] = state.tau
+            kept["beta_group"][:, t] = state.theta.reshape(state.theta.shape[0], -1)
+
+    def _independence_from(self, iter_warmup: int) -> int:
         """The sweep at which the independence kernel is tried (-1: never)."""
         if self.design.grouped or self.kernel == "gibbs":
             return -1
         if self.kernel == "auto" and self.design.n_alg < _MIN_ALGORITHMS:
             return -1
-        start = min(self.iter_warmup, _GIBBS_START)
-        if self.kernel == "auto" and self.iter_warmup - start < _MIN_TRIAL:
+        start = min(iter_warmup, _GIBBS_START)
+        if self.kernel == "auto" and iter_warmup - start < _MIN_TRIAL:
             return -1  # too short a warm-up to judge it
         return start
 
@@ -224,12 +255,42 @@ class _Run:
             return
         while chains.proposed < _TRIAL_STEPS * chains.theta.shape[0]:
             chains.step(self.rng)
-        if chains.acceptance >= _MIN_ACCEPTANCE:
+        if chains.acceptance < _MIN_ACCEPTANCE:
+            self._leave_independence()
+
+    def _leave_independence(self) -> None:
+        """Gibbs samples from here on, from the independence chains' current states."""
+        chains = self.chains
+        if chains is None:
             return
         state = self.state
         state.sigma, state.beta = chains.sigma, chains.beta.copy()
         state.theta = state.beta[:, None, :]
         self.chains = None
+
+
+def _empty(design: Design, chains: int, iter_sampling: int) -> dict[str, Array]:
+    """The arrays of kept draws, to be filled."""
+    kept: dict[str, Array] = {
+        "sigma": np.empty((chains, iter_sampling)),
+        "beta": np.empty((chains, iter_sampling, design.n_alg)),
+    }
+    if design.grouped:
+        kept["tau"] = np.empty((chains, iter_sampling))
+        kept["beta_group"] = np.empty((chains, iter_sampling, design.n_groups * design.n_alg))
+    return kept
+
+
+def _look(
+    sweep: int, total: int, progress: ProgressCallback | None, cancel: threading.Event | None
+) -> None:
+    """Every few sweeps: stop if cancelled, and tell ``progress`` how far the run is."""
+    if sweep % _PROGRESS_EVERY:
+        return
+    if cancel is not None and cancel.is_set():
+        raise FitCancelled("the numpy sampler was cancelled")
+    if progress is not None and sweep:
+        progress("sampling", sweep / total)
 
 
 def _tune(state: _State, sweep: int, iter_warmup: int, trace: Array) -> None:

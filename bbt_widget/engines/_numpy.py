@@ -22,6 +22,7 @@ import numpy as np
 
 from ..core.draws import Draws, ModelName, Params, ProgressCallback, SamplerSettings, fresh_seed
 from . import _gibbs, _polya_gamma
+from ._converging import Round, checked, converge, tried
 from ._design import Design
 from ._programs import program_hash
 from .base import EngineError
@@ -44,15 +45,15 @@ DAVIDSON_NEEDS_STAN = (
 )
 
 
-def describe(kernel: str = "gibbs", acceptance: float | None = None) -> str:
+def describe(kernel: str = "gibbs", acceptance: float | None = None, thin: int = 1) -> str:
     """The sampler in one phrase, for reports and ``Draws.info``: ``kernel`` is the one
-    that gave the kept draws (``_gibbs.sample``'s report)."""
+    that gave the kept draws (``_gibbs.sample``'s report), one sweep in ``thin`` kept."""
     gibbs = (
         "Pólya-Gamma Gibbs sampler (Polson, Scott and Windle 2013), sigma and tau by "
         "collapsed slice sampling; Pólya-Gamma draws by " + _polya_gamma.method()
     )
     if kernel != "independence":
-        return gibbs
+        return gibbs + (f"; one sweep in {thin} kept" if thin > 1 else "")
     return (
         f"{gibbs}, for the warm-up's first sweeps; then an independence Metropolis-Hastings "
         "sampler (Tierney 1994) with the normal approximation at the posterior mode as its "
@@ -137,6 +138,11 @@ class NumpyEngine:
             cancel=cancel,
             report=ran,
         )
+        first = Round(ran["kernel"], _gibbs.THIN if ran["kernel"] == "independence" else 1)
+        params, rounds = converge(
+            design, params, first, ran["run"], settings, cancel, checked(model)
+        )
+        last = rounds[-1]
         return Draws(
             # drawn when the PPC, WAIC or LOO asks, from the generator as the sampler left it
             params=Params(params, _gibbs.Replicates.after(design, params, rng)),
@@ -146,9 +152,9 @@ class NumpyEngine:
             timings={"compile": 0.0, "sample": time.perf_counter() - start},
             info={
                 "engine_version": self.version(),
-                "sampler": describe(ran["kernel"], ran["acceptance"]),
-                "kernel": ran["kernel"],
-                "thin": _gibbs.THIN if ran["kernel"] == "independence" else 1,
+                "sampler": describe(last.kernel, ran["acceptance"], last.thin),
+                "kernel": last.kernel,
+                "thin": last.thin,
                 "model": model,
                 # the model's definition, whose source both kinds of engine follow
                 "stan_hash": program_hash(model),
@@ -156,6 +162,8 @@ class NumpyEngine:
                 "chains": settings.chains,
                 "iter_warmup": settings.iter_warmup,
                 "iter_sampling": settings.iter_sampling,
+                # what was drawn until the diagnostics passed (or the further rounds were spent)
+                "convergence": tried(rounds),
                 "messages": [],
             },
         )
