@@ -6,10 +6,8 @@ with cmdstanpy (CmdStan) or PyStan.
 >>> draws.params["beta"].shape  # doctest: +SKIP
 (4, 1000, 3)
 
-``engine="auto"`` picks the numpy engine (an exact Pólya-Gamma Gibbs sampler, no compiler:
-``_numpy.NumpyEngine``) for the models it samples (``bbt`` and ``bbt_groups``), and for
-Davidson's model cmdstanpy when a working CmdStan installation is found (built, and its
-``stanc`` runs here), else PyStan; the engine used is
+``engine="auto"`` picks the numpy engine (exact samplers, no compiler:
+``_numpy.NumpyEngine``) for every model, Davidson's included; the engine used is
 ``Draws.engine``. Each engine is a class that implements :class:`~.base.Engine`
 (``_numpy.NumpyEngine``, ``_cmdstan.CmdStanEngine``, ``_pystan.PyStanEngine``);
 :func:`get` returns the one instance per name, which keeps its worker processes between fits.
@@ -80,8 +78,8 @@ __all__ = [
 #: Engine names: the numpy engine, then the Stan engines in the order "auto" prefers them.
 ENGINES: tuple[EngineName, ...] = ("numpy", "cmdstanpy", "pystan")
 STAN_ENGINES: tuple[EngineName, ...] = ("cmdstanpy", "pystan")
-#: The models the numpy engine samples, which "auto" gives it.
-NUMPY_MODELS: tuple[str, ...] = ("bbt", "bbt_groups")
+#: The models the numpy engine samples, which "auto" gives it: all of them.
+NUMPY_MODELS: tuple[str, ...] = ("bbt", "bbt_groups", "davidson")
 
 _FIXES = {
     "cmdstanpy": "CmdStan was not found. Install it with `python -m cmdstanpy.install_cmdstan` "
@@ -142,9 +140,7 @@ def resolve_engine(engine: str = DEFAULT_ENGINE, model: str | None = None) -> En
     Parameters
     ----------
     engine
-        ``"auto"``: the numpy engine for the models it samples (:data:`NUMPY_MODELS`, and
-        when ``model`` is None), else cmdstanpy when a working CmdStan installation is found,
-        else PyStan (with a warning when CmdStan was found but does not work);
+        ``"auto"``: the numpy engine, which samples every model (:data:`NUMPY_MODELS`);
         ``"numpy"``, ``"cmdstanpy"`` or ``"pystan"``.
     model
         The model to run (None: a BBT fit).
@@ -154,14 +150,11 @@ def resolve_engine(engine: str = DEFAULT_ENGINE, model: str | None = None) -> En
     ValueError
         For an unknown name.
     EngineError
-        When the engine asked for (or, for "auto", every engine that runs ``model``) cannot
-        run here, or the numpy engine is asked for a model it does not sample; the message
-        says how to fix it.
+        When the engine asked for cannot run here, or the numpy engine is asked for a model it
+        does not sample; the message says how to fix it.
     """
     if engine == "auto":
-        if model is None or model in NUMPY_MODELS:
-            return "numpy"
-        return _stan_auto(model)
+        return "numpy"
     if engine not in ENGINES:
         valid = ", ".join(repr(e) for e in ("auto", *ENGINES))
         raise ValueError(f"unknown engine {engine!r}; valid engines: {valid}")
@@ -174,13 +167,14 @@ def resolve_engine(engine: str = DEFAULT_ENGINE, model: str | None = None) -> En
     return engine
 
 
-def _stan_auto(model: str | None) -> EngineName:
-    """The Stan engine "auto" designates here (raises EngineError when none can run)."""
+def _stan_auto() -> EngineName:
+    """The Stan engine "auto" designates here for Stan's Laplace approximation (raises
+    EngineError when none can run)."""
     name = _first_available()
     if name is None:
-        what = "Davidson's model of ties (ties='davidson')" if model == "davidson" else model
         raise EngineError(
-            f"{what} needs a Stan engine, and none can run here. " + " ".join(_FIXES.values())
+            "the Laplace approximation needs a Stan engine, and none can run here. "
+            + " ".join(_FIXES.values())
         )
     skipped = _broken(STAN_ENGINES[0]) if name != STAN_ENGINES[0] else None
     if skipped:
@@ -256,11 +250,7 @@ def prestart(models: tuple[ModelName, ...], engine: str = "auto") -> None:
     try:
         for model in models:
             check_model(model)
-            name: str | None
-            if engine == "auto":
-                name = "numpy" if model in NUMPY_MODELS else _first_available()
-            else:
-                name = engine
+            name = resolve_engine(engine, model) if engine == "auto" else engine
             if name not in ENGINES:
                 continue
             chosen = get(name)
@@ -534,7 +524,7 @@ def laplace(
     draws = check_count(draws, "draws")
     seed = None if seed is None else check_seed(seed)
     if engine == "auto":  # the numpy engine has no Laplace method: Stan's
-        engine = _stan_auto(model)
+        engine = _stan_auto()
     stan_data, chosen = _ready(model, data, engine, cancel)
     result = chosen.laplace(
         model,
