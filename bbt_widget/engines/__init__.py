@@ -71,6 +71,7 @@ __all__ = [
     "sample",
     "shutdown",
     "spare_workers",
+    "stan_engine",
     "stan_program",
     "stop_all",
 ]
@@ -167,14 +168,20 @@ def resolve_engine(engine: str = DEFAULT_ENGINE, model: str | None = None) -> En
     return engine
 
 
-def _stan_auto() -> EngineName:
-    """The Stan engine "auto" designates here for Stan's Laplace approximation (raises
-    EngineError when none can run)."""
+def stan_engine() -> EngineName:
+    """The Stan engine that what needs Stan (the Laplace approximation, the widget's
+    background check) runs on here: cmdstanpy when a working CmdStan installation is found,
+    else PyStan (with a warning when CmdStan was found but does not work).
+
+    Raises
+    ------
+    EngineError
+        When no Stan engine can run here; the message says what to install.
+    """
     name = _first_available()
     if name is None:
         raise EngineError(
-            "the Laplace approximation needs a Stan engine, and none can run here. "
-            + " ".join(_FIXES.values())
+            "this needs a Stan engine, and none can run here. " + " ".join(_FIXES.values())
         )
     skipped = _broken(STAN_ENGINES[0]) if name != STAN_ENGINES[0] else None
     if skipped:
@@ -183,7 +190,7 @@ def _stan_auto() -> EngineName:
 
 
 def _first_available() -> EngineName | None:
-    """The Stan engine ``"auto"`` designates here (None: none can run)."""
+    """The first Stan engine that can run here (None: none can)."""
     return next((name for name in STAN_ENGINES if get(name).available()), None)
 
 
@@ -524,7 +531,7 @@ def laplace(
     draws = check_count(draws, "draws")
     seed = None if seed is None else check_seed(seed)
     if engine == "auto":  # the numpy engine has no Laplace method: Stan's
-        engine = _stan_auto()
+        engine = stan_engine()
     stan_data, chosen = _ready(model, data, engine, cancel)
     result = chosen.laplace(
         model,

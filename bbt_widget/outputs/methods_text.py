@@ -324,6 +324,14 @@ def _sampler(result: BBTResult) -> list[str | Styled]:
             f"{result.draws.info['thin']} steps) with {software} and numpy "
             f"{package_version('numpy')}.",
         ]
+    if engine == "numpy" and "davidson" in str(result.draws.info.get("kernel")).split("+"):
+        return [
+            "The posterior was sampled exactly by Metropolis-Hastings ",
+            _cite(result, "tierney1994"),
+            " (independence proposals from a mixture of the normal approximation at the mode "
+            f"and a wider one, with random-walk and scale moves; {runs} kept draws) with "
+            f"{software} and numpy {package_version('numpy')}.",
+        ]
     if engine == "numpy":
         return [
             "The posterior was sampled exactly by Pólya-Gamma Gibbs sampling ",

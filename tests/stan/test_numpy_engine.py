@@ -115,6 +115,19 @@ def test_auto_fits_davidson_on_the_numpy_engine(base: pd.DataFrame):
     np.testing.assert_array_equal(again.draws.params["nu"], p["nu"])
 
 
+def test_the_methods_text_of_a_davidson_fit_names_its_sampler(base: pd.DataFrame):
+    """No Pólya-Gamma draws in Davidson's model: the methods paragraph and the references
+    name the numpy engine's Metropolis-Hastings sampler (Tierney), not Polson et al."""
+    from bbt_widget.outputs.citations import references
+    from bbt_widget.outputs.methods_text import methods_text
+
+    res = bbt.fit(base, dataset="db", ties="davidson", seed=2, iter_sampling=300)
+    text = methods_text(res)
+    assert "Metropolis-Hastings" in text and "Pólya-Gamma" not in text
+    keys = [r.key for r in references(res)]
+    assert "tierney1994" in keys and "davidson1970" in keys and "polson2013" not in keys
+
+
 def test_davidson_agrees_with_stan_on_the_papers_base_results(base: pd.DataFrame):
     """A long PyStan fit of ``stan/davidson.stan`` (16,000 draws) against the numpy engine's
     default fit: the same decisions, P(a > b), sigma and nu within 4 Monte Carlo standard
