@@ -38,6 +38,7 @@ from dataclasses import dataclass
 from typing import Any
 
 import numpy as np
+from threadpoolctl import threadpool_limits
 
 from ..core.draws import ProgressCallback
 from ._design import Array, Design, log_prior_sigma
@@ -328,8 +329,13 @@ def sample(
     FitCancelled
         ``cancel`` was set (looked at every few iterations).
     """
-    # far proposals may overflow: their density is then nan or -inf, and they are rejected
-    with np.errstate(over="ignore", invalid="ignore", divide="ignore"):
+    # far proposals may overflow: their density is then nan or -inf, and they are rejected;
+    # the products are of small matrices, which BLAS threads only slow down (and one thread
+    # gives the same rounding, so the same draws, in every process)
+    with (
+        np.errstate(over="ignore", invalid="ignore", divide="ignore"),
+        threadpool_limits(limits=1, user_api="blas"),
+    ):
         return _run(ties, chains, iter_warmup, iter_sampling, rng, progress, cancel, report)
 
 
