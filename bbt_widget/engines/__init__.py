@@ -415,7 +415,8 @@ def sample(
     verbose: bool | None = None,
 ) -> Draws:
     """Sample the posterior of one of the package's models: with NUTS on a Stan engine, or
-    by Pólya-Gamma Gibbs on the numpy engine (``"bbt"`` and ``"bbt_groups"``).
+    on the numpy engine by Pólya-Gamma Gibbs (``"bbt"`` and ``"bbt_groups"``) or
+    Metropolis-Hastings (``"davidson"``).
 
     Parameters
     ----------
