@@ -131,7 +131,7 @@ def _add_data_options(p: argparse.ArgumentParser) -> None:
         "--ties",
         default=DEFAULT_TIES,
         choices=TIE_POLICIES,
-        help="tie policy: spread half to each side, add to both, forget, or Davidson (needs Stan)",
+        help="tie policy: spread half to each side, add to both, forget, or Davidson's model",
     )
     g.add_argument(
         "--d-min",
@@ -177,8 +177,8 @@ def _add_model_options(p: argparse.ArgumentParser) -> None:
         "--engine",
         default="auto",
         choices=["auto", "numpy", "pystan", "cmdstanpy"],
-        help="engine; auto: numpy (an exact Gibbs sampler, no compiler), or for --ties davidson "
-        'a working CmdStan, else PyStan (pip install "bbt-widget[stan]", with a C++ compiler)',
+        help="engine; auto: numpy (exact samplers, no compiler); pystan: "
+        'pip install "bbt-widget[stan]", with a C++ compiler; cmdstanpy: a CmdStan install',
     )
     g.add_argument("--chains", type=int, default=4, help="Markov chains")
     g.add_argument(

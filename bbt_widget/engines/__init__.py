@@ -6,10 +6,8 @@ with cmdstanpy (CmdStan) or PyStan.
 >>> draws.params["beta"].shape  # doctest: +SKIP
 (4, 1000, 3)
 
-``engine="auto"`` picks the numpy engine (an exact Pólya-Gamma Gibbs sampler, no compiler:
-``_numpy.NumpyEngine``) for the models it samples (``bbt`` and ``bbt_groups``), and for
-Davidson's model cmdstanpy when a working CmdStan installation is found (built, and its
-``stanc`` runs here), else PyStan; the engine used is
+``engine="auto"`` picks the numpy engine (exact samplers, no compiler:
+``_numpy.NumpyEngine``) for every model, Davidson's included; the engine used is
 ``Draws.engine``. Each engine is a class that implements :class:`~.base.Engine`
 (``_numpy.NumpyEngine``, ``_cmdstan.CmdStanEngine``, ``_pystan.PyStanEngine``);
 :func:`get` returns the one instance per name, which keeps its worker processes between fits.
@@ -73,6 +71,7 @@ __all__ = [
     "sample",
     "shutdown",
     "spare_workers",
+    "stan_engine",
     "stan_program",
     "stop_all",
 ]
@@ -80,8 +79,8 @@ __all__ = [
 #: Engine names: the numpy engine, then the Stan engines in the order "auto" prefers them.
 ENGINES: tuple[EngineName, ...] = ("numpy", "cmdstanpy", "pystan")
 STAN_ENGINES: tuple[EngineName, ...] = ("cmdstanpy", "pystan")
-#: The models the numpy engine samples, which "auto" gives it.
-NUMPY_MODELS: tuple[str, ...] = ("bbt", "bbt_groups")
+#: The models the numpy engine samples, which "auto" gives it: all of them.
+NUMPY_MODELS: tuple[str, ...] = ("bbt", "bbt_groups", "davidson")
 
 _FIXES = {
     "cmdstanpy": "CmdStan was not found. Install it with `python -m cmdstanpy.install_cmdstan` "
@@ -142,9 +141,7 @@ def resolve_engine(engine: str = DEFAULT_ENGINE, model: str | None = None) -> En
     Parameters
     ----------
     engine
-        ``"auto"``: the numpy engine for the models it samples (:data:`NUMPY_MODELS`, and
-        when ``model`` is None), else cmdstanpy when a working CmdStan installation is found,
-        else PyStan (with a warning when CmdStan was found but does not work);
+        ``"auto"``: the numpy engine, which samples every model (:data:`NUMPY_MODELS`);
         ``"numpy"``, ``"cmdstanpy"`` or ``"pystan"``.
     model
         The model to run (None: a BBT fit).
@@ -154,14 +151,11 @@ def resolve_engine(engine: str = DEFAULT_ENGINE, model: str | None = None) -> En
     ValueError
         For an unknown name.
     EngineError
-        When the engine asked for (or, for "auto", every engine that runs ``model``) cannot
-        run here, or the numpy engine is asked for a model it does not sample; the message
-        says how to fix it.
+        When the engine asked for cannot run here, or the numpy engine is asked for a model it
+        does not sample; the message says how to fix it.
     """
     if engine == "auto":
-        if model is None or model in NUMPY_MODELS:
-            return "numpy"
-        return _stan_auto(model)
+        return "numpy"
     if engine not in ENGINES:
         valid = ", ".join(repr(e) for e in ("auto", *ENGINES))
         raise ValueError(f"unknown engine {engine!r}; valid engines: {valid}")
@@ -174,13 +168,20 @@ def resolve_engine(engine: str = DEFAULT_ENGINE, model: str | None = None) -> En
     return engine
 
 
-def _stan_auto(model: str | None) -> EngineName:
-    """The Stan engine "auto" designates here (raises EngineError when none can run)."""
+def stan_engine() -> EngineName:
+    """The Stan engine that what needs Stan (the Laplace approximation, the widget's
+    background check) runs on here: cmdstanpy when a working CmdStan installation is found,
+    else PyStan (with a warning when CmdStan was found but does not work).
+
+    Raises
+    ------
+    EngineError
+        When no Stan engine can run here; the message says what to install.
+    """
     name = _first_available()
     if name is None:
-        what = "Davidson's model of ties (ties='davidson')" if model == "davidson" else model
         raise EngineError(
-            f"{what} needs a Stan engine, and none can run here. " + " ".join(_FIXES.values())
+            "this needs a Stan engine, and none can run here. " + " ".join(_FIXES.values())
         )
     skipped = _broken(STAN_ENGINES[0]) if name != STAN_ENGINES[0] else None
     if skipped:
@@ -189,7 +190,7 @@ def _stan_auto(model: str | None) -> EngineName:
 
 
 def _first_available() -> EngineName | None:
-    """The Stan engine ``"auto"`` designates here (None: none can run)."""
+    """The first Stan engine that can run here (None: none can)."""
     return next((name for name in STAN_ENGINES if get(name).available()), None)
 
 
@@ -256,11 +257,7 @@ def prestart(models: tuple[ModelName, ...], engine: str = "auto") -> None:
     try:
         for model in models:
             check_model(model)
-            name: str | None
-            if engine == "auto":
-                name = "numpy" if model in NUMPY_MODELS else _first_available()
-            else:
-                name = engine
+            name = resolve_engine(engine, model) if engine == "auto" else engine
             if name not in ENGINES:
                 continue
             chosen = get(name)
@@ -418,7 +415,8 @@ def sample(
     verbose: bool | None = None,
 ) -> Draws:
     """Sample the posterior of one of the package's models: with NUTS on a Stan engine, or
-    by Pólya-Gamma Gibbs on the numpy engine (``"bbt"`` and ``"bbt_groups"``).
+    on the numpy engine by Pólya-Gamma Gibbs (``"bbt"`` and ``"bbt_groups"``) or
+    Metropolis-Hastings (``"davidson"``).
 
     Parameters
     ----------
@@ -534,7 +532,7 @@ def laplace(
     draws = check_count(draws, "draws")
     seed = None if seed is None else check_seed(seed)
     if engine == "auto":  # the numpy engine has no Laplace method: Stan's
-        engine = _stan_auto(model)
+        engine = stan_engine()
     stan_data, chosen = _ready(model, data, engine, cancel)
     result = chosen.laplace(
         model,

@@ -3,12 +3,12 @@ with no compiler and no worker process (:mod:`._gibbs`). Where the plain model's
 close to normal (many data sets), the draws after the warm-up come from an independence
 Metropolis-Hastings kernel instead (:mod:`._independence`): exact too, and cheaper a draw.
 
-It runs the models whose likelihood is binomial-logit, ``bbt`` (tie policies add, spread and
-forget, with or without a local ROPE, every hyper-prior) and ``bbt_groups``; the chains run as
-one batch (arrays over chains). Davidson's model (ties as a third outcome, whose probability is
-not logistic in the difference of abilities) has no Pólya-Gamma form and stays with the Stan
-engines. ``engine="auto"`` takes this engine for the
-models it runs, on every platform.
+It runs every model: ``bbt`` (tie policies add, spread and forget, with or without a local
+ROPE, every hyper-prior) and ``bbt_groups``, whose likelihood is binomial-logit, and
+Davidson's model (ties as a third outcome, whose probability is not logistic in the difference
+of abilities: no Pólya-Gamma form), by the Metropolis-Hastings sampler of :mod:`._davidson`.
+The chains run as one batch (arrays over chains). ``engine="auto"`` takes this engine on every
+platform.
 """
 
 from __future__ import annotations
@@ -21,14 +21,14 @@ from typing import Any
 import numpy as np
 
 from ..core.draws import Draws, ModelName, Params, ProgressCallback, SamplerSettings, fresh_seed
-from . import _gibbs, _polya_gamma
+from . import _davidson, _gibbs, _polya_gamma
 from ._converging import Round, checked, converge, tried
 from ._design import Design
 from ._programs import program_hash
 from .base import EngineError
 
 #: The models this engine samples.
-MODELS: tuple[ModelName, ...] = ("bbt", "bbt_groups")
+MODELS: tuple[ModelName, ...] = ("bbt", "bbt_groups", "davidson")
 #: Warm-up and kept draws per chain that a fit on this engine takes by default: the Gibbs
 #: chains need no adaptation and forget their start within a few sweeps (R-hat checks it),
 #: and their draws are nearly independent (bulk ESS about 0.9 per draw; the independence
@@ -36,13 +36,6 @@ MODELS: tuple[ModelName, ...] = ("bbt", "bbt_groups")
 #: twice their number: benchmarks/results/gibbs.json).
 DEFAULT_ITER_WARMUP = 100
 DEFAULT_ITER_SAMPLING = 1000
-#: What the error says when a model this engine cannot sample is asked of it.
-DAVIDSON_NEEDS_STAN = (
-    "the numpy engine samples the binomial BBT models (ties 'spread', 'add' or 'forget', and "
-    "the group model); Davidson's model of ties (ties='davidson') has no Pólya-Gamma form and "
-    "needs a Stan engine: engine='pystan' (`pip install \"bbt-widget[stan]\"`, Linux and macOS, "
-    "with a C++ compiler) or engine='cmdstanpy' (CmdStan: `python -m cmdstanpy.install_cmdstan`)"
-)
 
 
 def describe(kernel: str = "gibbs", acceptance: float | None = None, thin: int = 1) -> str:
@@ -52,6 +45,10 @@ def describe(kernel: str = "gibbs", acceptance: float | None = None, thin: int =
         "Pólya-Gamma Gibbs sampler (Polson, Scott and Windle 2013), sigma and tau by "
         "collapsed slice sampling; Pólya-Gamma draws by " + _polya_gamma.method()
     )
+    if kernel == "davidson":
+        return _davidson.DESCRIPTION + (
+            "" if acceptance is None else f" (acceptance rate {acceptance:.2f})"
+        )
     if kernel != "independence":
         return gibbs + (f"; one sweep in {thin} kept" if thin > 1 else "")
     return (
@@ -93,6 +90,8 @@ class NumpyEngine:
 
     def compiled(self, model: ModelName) -> Path | None:
         """The sampler's module for the models this engine runs (nothing is built)."""
+        if model == "davidson":
+            return Path(_davidson.__file__)
         return Path(_gibbs.__file__) if model in MODELS else None
 
     def keep_warm(self, compiled: Path) -> None:
@@ -120,32 +119,42 @@ class NumpyEngine:
         cancel: threading.Event | None = None,
         verbose: bool = False,
     ) -> Draws:
-        """Sample ``model`` by Pólya-Gamma Gibbs; ``data`` is already validated. The NUTS
-        settings (``adapt_delta``, ``max_treedepth``) do not apply and are ignored."""
+        """Sample ``model`` by Pólya-Gamma Gibbs (Davidson's by :mod:`._davidson`); ``data``
+        is already validated. The NUTS settings (``adapt_delta``, ``max_treedepth``) do not
+        apply and are ignored."""
         self._program(model)
         start = time.perf_counter()
         seed = fresh_seed(settings.seed)
-        design = Design.from_stan_data(data)
         rng = np.random.default_rng(seed)
         ran: dict[str, Any] = {}
-        params = _gibbs.sample(
-            design,
-            chains=settings.chains,
-            iter_warmup=settings.iter_warmup,
-            iter_sampling=settings.iter_sampling,
-            rng=rng,
-            progress=progress,
-            cancel=cancel,
-            report=ran,
-        )
-        first = Round(ran["kernel"], _gibbs.THIN if ran["kernel"] == "independence" else 1)
-        params, rounds = converge(
-            design, params, first, ran["run"], settings, cancel, checked(model)
-        )
-        last = rounds[-1]
-        return Draws(
+        run: dict[str, Any] = {
+            "chains": settings.chains,
+            "iter_warmup": settings.iter_warmup,
+            "iter_sampling": settings.iter_sampling,
+            "rng": rng,
+            "progress": progress,
+            "cancel": cancel,
+            "report": ran,
+        }
+        kept: dict[str, Any]
+        if model == "davidson":
+            # its own exact sampler, which draws the replicates with the draws
+            kept = _davidson.sample(_davidson.Ties.from_stan_data(data), **run)
+            last = Round("davidson", 1)
+            convergence = "Metropolis-Hastings (Davidson's model)"
+        else:
+            design = Design.from_stan_data(data)
+            params = _gibbs.sample(design, **run)
+            first = Round(ran["kernel"], _gibbs.THIN if ran["kernel"] == "independence" else 1)
+            params, rounds = converge(
+                design, params, first, ran["run"], settings, cancel, checked(model)
+            )
+            last = rounds[-1]
+            convergence = tried(rounds)
             # drawn when the PPC, WAIC or LOO asks, from the generator as the sampler left it
-            params=Params(params, _gibbs.Replicates.after(design, params, rng)),
+            kept = Params(params, _gibbs.Replicates.after(design, params, rng))
+        return Draws(
+            params=kept,
             sampler={},
             engine=self.name,
             max_treedepth=settings.max_treedepth,
@@ -163,7 +172,7 @@ class NumpyEngine:
                 "iter_warmup": settings.iter_warmup,
                 "iter_sampling": settings.iter_sampling,
                 # what was drawn until the diagnostics passed (or the further rounds were spent)
-                "convergence": tried(rounds),
+                "convergence": convergence,
                 "messages": [],
             },
         )
@@ -189,8 +198,6 @@ class NumpyEngine:
 
 def refusal(model: str) -> str:
     """Why the numpy engine does not sample ``model``, and what does."""
-    if model == "davidson":
-        return DAVIDSON_NEEDS_STAN
     return (
         f"the numpy engine samples the BBT models ({', '.join(MODELS)}), not {model!r}: use "
         "engine='pystan' or engine='cmdstanpy' for it"

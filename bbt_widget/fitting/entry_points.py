@@ -85,9 +85,8 @@ def fit(
         half-Cauchy, 3.0 for half-normal (``bbt_widget.core.options.HYPERPRIOR_SCALES``); the scale
         used is recorded in ``result.settings["prior_scale"]``.
     engine
-        ``"auto"`` (default: the numpy engine, an exact Pólya-Gamma Gibbs sampler that needs
-        no compiler; for ``ties="davidson"``, CmdStan when a working one is installed, else
-        PyStan), ``"numpy"``, ``"cmdstanpy"`` or ``"pystan"``. PyStan is the ``stan`` extra
+        ``"auto"`` (default: the numpy engine, exact samplers that need no compiler, for every
+        model), ``"numpy"``, ``"cmdstanpy"`` or ``"pystan"``. PyStan is the ``stan`` extra
         (``pip install "bbt-widget[stan]"``) and needs a C++ compiler.
     chains, iter_warmup, iter_sampling, seed
         Sampler settings. ``iter_warmup`` and ``iter_sampling`` (warm-up and kept iterations

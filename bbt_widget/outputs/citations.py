@@ -411,7 +411,10 @@ def references(result: BBTResult | None = None, parts: Iterable[str] = ()) -> li
     """The works a report of ``result`` with ``parts`` (see :data:`CITED_BY`) cites, each
     once, in the order first cited."""
     names = ["bbt", "numpy" if result is not None and result.engine == "numpy" else "stan"]
-    if result is not None and "independence" in str(result.draws.info.get("kernel")).split("+"):
+    kernels = str(result.draws.info.get("kernel")).split("+") if result is not None else []
+    if "davidson" in kernels:  # the numpy engine's Metropolis-Hastings, no Pólya-Gamma draws
+        names[1] = "independence"
+    if "independence" in kernels:
         names.append("independence")
     if result is not None and result.settings.get("ties") == "davidson":
         names.append("davidson")

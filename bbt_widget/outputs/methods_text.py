@@ -348,6 +348,14 @@ def _sampler(result: BBTResult) -> list[str | Styled]:
             f" then drew {_chains_kept(result)} chains of {s['iter_sampling']} draws, thinned "
             f"by {result.draws.info['thin']} ({software}, numpy {package_version('numpy')}).",
         ]
+    if engine == "numpy" and "davidson" in str(result.draws.info.get("kernel")).split("+"):
+        return [
+            "The posterior was sampled exactly by Metropolis-Hastings ",
+            cite("tierney1994"),
+            " (independence proposals from a mixture of the normal approximation at the mode "
+            f"and a wider one, with random-walk and scale moves; {runs} kept draws) with "
+            f"{software} and numpy {package_version('numpy')}.",
+        ]
     if engine == "numpy":
         return [
             "The posterior was sampled by Pólya-Gamma Gibbs sampling ",

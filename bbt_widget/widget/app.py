@@ -153,7 +153,7 @@ class BBTWidget(anywidget.AnyWidget):
     autostart
         Start the first fit at once (default). Otherwise call :meth:`refit`.
     previews
-        On a Stan engine (Davidson's ties, or one asked for), when a control needs a new fit
+        On a Stan engine (``engine="pystan"`` or ``"cmdstanpy"``), when a control needs a new fit
         (not one in the cache), first show a preview: a Laplace approximation of the same
         model (``bbt_widget.widget.preview``), marked "preview" on the diagnostics badge and
         the decisions, then replace it with the full fit. A preview is never cached and never

@@ -65,7 +65,7 @@ class StanCheck:
     def stan_engine(self) -> str | None:
         """The Stan engine the check runs on here, or None (none installed)."""
         try:
-            return engines.resolve_engine("auto", "davidson")
+            return engines.stan_engine()
         except Exception:
             return None
 

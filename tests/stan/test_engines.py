@@ -131,13 +131,15 @@ def test_unavailable_engine_says_how_to_fix_it():
 
 
 def test_auto_prefers_cmdstan_then_pystan():
-    """For what only Stan samples (Davidson's model); the BBT models go to numpy."""
+    """Every model goes to numpy; what needs Stan (the Laplace approximation, the widget's
+    check) takes CmdStan, then PyStan."""
     available = engines.available_engines()
     assert available[0] == "numpy" and set(available) <= {"numpy", "cmdstanpy", "pystan"}
     assert engines.resolve_engine("auto") == engines.resolve_engine("auto", "bbt") == "numpy"
     assert engines.resolve_engine("auto", "bbt_groups") == "numpy"
+    assert engines.resolve_engine("auto", "davidson") == "numpy"
     if len(available) > 1:
-        assert engines.resolve_engine("auto", "davidson") == available[1]
+        assert engines.stan_engine() == available[1]
 
 
 def fake_stanc(home: Path, script: str = 'echo "stanc3 v2.36.0 (Unix)"') -> None:
@@ -157,7 +159,7 @@ def fake_stanc(home: Path, script: str = 'echo "stanc3 v2.36.0 (Unix)"') -> None
     ],
 )
 def test_auto_prefers_a_working_cmdstan_only(tmp_path, monkeypatch, stanc, why):
-    """A CmdStan installation that is found but does not work here is passed over by "auto"
+    """A CmdStan installation that is found but does not work here is passed over by Stan's "auto"
     (with a warning saying why), and asked for by name it is refused with the reason and the
     fix; once it works, "auto" picks it."""
     if importlib.util.find_spec("cmdstanpy") is None:
@@ -170,14 +172,14 @@ def test_auto_prefers_a_working_cmdstan_only(tmp_path, monkeypatch, stanc, why):
     monkeypatch.setenv("CMDSTAN", str(home))
     if "pystan" in engines.available_engines():
         with pytest.warns(RuntimeWarning, match=why + r".*install_cmdstan --overwrite.*pystan"):
-            assert engines.resolve_engine("auto", "davidson") == "pystan"
+            assert engines.stan_engine() == "pystan"
     assert "cmdstanpy" not in engines.available_engines()
     with pytest.raises(EngineError, match=rf"{why}.*install_cmdstan --overwrite"):
         engines.resolve_engine("cmdstanpy")
     fake_stanc(home)  # repaired (a new stanc: checked afresh)
     with warnings.catch_warnings():
         warnings.simplefilter("error")
-        assert engines.resolve_engine("auto", "davidson") == "cmdstanpy"
+        assert engines.stan_engine() == "cmdstanpy"
 
 
 def test_stan_programs_are_found_and_hashed():
@@ -646,7 +648,7 @@ def _is_chain(proc: psutil.Process) -> bool:
 def test_cmdstanpy_engine_against_a_fake_cmdstan(fake_cmdstan):
     cmdstan = engines.get("cmdstanpy")
 
-    assert engines.resolve_engine("auto", "davidson") == "cmdstanpy"
+    assert engines.stan_engine() == "cmdstanpy"
     seen = []
     engines.compile_model("bbt", "cmdstanpy", progress=lambda s, f: seen.append(s))
     assert seen and set(seen) == {"compiling"}

@@ -1,10 +1,12 @@
-"""The numpy engine (Pólya-Gamma Gibbs) against PyStan's NUTS, and what it promises as an
-engine: the same draws' names and shapes, seeds, progress, cancel, and a clear refusal of
-Davidson's model. Its exactness on simulated data is ``tests/unit/test_gibbs_exact.py``.
+"""The numpy engine (Pólya-Gamma Gibbs, and Metropolis-Hastings for Davidson's model)
+against PyStan's NUTS, and what it promises as an engine: the same draws' names and shapes,
+seeds, progress and cancel. Its exactness on simulated data is
+``tests/unit/test_gibbs_exact.py`` and ``tests/unit/test_davidson_exact.py``.
 
 Agreement: on the paper's Table 3b win table (its Table 6) and on the shipped 16 x 132 results,
 every weak and strong decision is the same, and every posterior mean of P(a > b) is within 4
-Monte Carlo standard errors (of the difference of the two engines' means).
+Monte Carlo standard errors (of the difference of the two engines' means); for Davidson's model
+on the paper's base results, the same, and the means of sigma and nu too.
 """
 
 from __future__ import annotations
@@ -19,8 +21,8 @@ from test_fit import TABLE_3B  # tests/stan is on sys.path under pytest
 
 import bbt_widget as bbt
 from bbt_widget import engines
-from bbt_widget.core import settling
-from bbt_widget.engines.base import EngineError, FitCancelled
+from bbt_widget.core import convergence, settling
+from bbt_widget.engines.base import FitCancelled
 
 pytestmark = pytest.mark.stan
 
@@ -92,16 +94,56 @@ def test_the_group_model_runs_on_the_numpy_engine(base: pd.DataFrame):
     assert res.diagnostics().ok
 
 
-def test_davidson_is_refused_by_the_numpy_engine_with_what_to_use(base: pd.DataFrame):
-    with pytest.raises(EngineError, match=r"Davidson.*engine='pystan'.*cmdstanpy"):
-        bbt.fit(base, dataset="db", ties="davidson", engine="numpy")
+def test_auto_fits_davidson_on_the_numpy_engine(base: pd.DataFrame):
+    """No compiler needed: the outputs of ``stan/davidson.stan``, by name and shape, and
+    everything that reads them (diagnostics, PPC of the ties, LOO and WAIC)."""
+    assert engines.resolve_engine("auto", "davidson") == "numpy"
+    res = bbt.fit(base, dataset="db", ties="davidson", seed=1, draws="fixed")
+    assert res.engine == "numpy"
+    p = res.draws.params
+    n_pairs = int(p["log_lik"].shape[-1])
+    assert p["beta"].shape == (4, 1000, 5) and p["sigma"].shape == (4, 1000)
+    assert p["nu"].shape == (4, 1000)
+    for name in ("win1_rep", "ties_rep"):
+        assert p[name].shape == (4, 1000, n_pairs) and p[name].dtype == np.int64
+    assert res.diagnostics().ok
+    assert "proportion_ties" in res.ppc_table().columns
+    assert "ties" in set(res.ppc_histogram()["quantity"])
+    assert np.isfinite(res.loo().elpd_loo) and np.isfinite(res.waic().elpd_waic)
+    assert "Davidson" in res.draws.info["sampler"]
+    again = bbt.fit(base, dataset="db", ties="davidson", seed=1, draws="fixed")
+    np.testing.assert_array_equal(again.draws.params["nu"], p["nu"])
 
 
-def test_auto_gives_davidson_to_stan(base: pd.DataFrame):
+def test_the_methods_text_of_a_davidson_fit_names_its_sampler(base: pd.DataFrame):
+    """No Pólya-Gamma draws in Davidson's model: the methods paragraph and the references
+    name the numpy engine's Metropolis-Hastings sampler (Tierney), not Polson et al."""
+    from bbt_widget.outputs.citations import references
+    from bbt_widget.outputs.methods_text import methods_text
+
+    res = bbt.fit(base, dataset="db", ties="davidson", seed=2, iter_sampling=300)
+    text = methods_text(res)
+    assert "Metropolis-Hastings" in text and "Pólya-Gamma" not in text
+    keys = [r.key for r in references(res)]
+    assert "tierney1994" in keys and "davidson1970" in keys and "polson2013" not in keys
+
+
+def test_davidson_agrees_with_stan_on_the_papers_base_results(base: pd.DataFrame):
+    """A long PyStan fit of ``stan/davidson.stan`` (16,000 draws) against the numpy engine's
+    default fit: the same decisions, P(a > b), sigma and nu within 4 Monte Carlo standard
+    errors of their difference."""
     _pystan()
-    assert engines.resolve_engine("auto", "davidson") in engines.STAN_ENGINES
-    res = bbt.fit(base, dataset="db", ties="davidson", seed=1, iter_sampling=200)
-    assert res.engine in engines.STAN_ENGINES
+    ours = bbt.fit(base, dataset="db", ties="davidson", engine="numpy", seed=1)
+    theirs = bbt.fit(
+        base, dataset="db", ties="davidson", engine="pystan", seed=1, iter_sampling=4000
+    )
+    assert ours.engine == "numpy" and theirs.engine == "pystan"
+    _agree(ours, theirs)
+    for name in ("sigma", "nu"):
+        a, b = ours.draws.params[name], theirs.draws.params[name]
+        mcse = np.hypot(*(x.std() / np.sqrt(convergence.ess_bulk(x)) for x in (a, b)))
+        assert abs(a.mean() - b.mean()) < 4 * mcse, (name, a.mean(), b.mean(), mcse)
+        assert a.std() == pytest.approx(b.std(), rel=0.05), name
 
 
 def test_disagreements_name_the_pairs_that_differ(pmlb16: pd.DataFrame):
