@@ -177,12 +177,14 @@ def _count_key(setting: Mapping[str, Any]) -> tuple[Any, ...]:
 
 def _beta_draws(
     result: BBTResult, request: FitRequest
-) -> tuple[np.ndarray, ConditionalDraws | None]:
+) -> tuple[np.ndarray, ConditionalDraws | None, float]:
     """What a sweep keeps of a fit (and all that travels back from a Dask worker): the draws
-    of the abilities, and the function of the fit's data and draws that gives its pairs'
+    of the abilities, the function of the fit's data and draws that gives its pairs'
     conditional expectations, by which the fit's summary estimates its pairs near a
-    threshold (:meth:`BBTResult.summary`), when the fit has one."""
-    return result.beta, result.conditional_draws
+    threshold (:meth:`BBTResult.summary`), when the fit has one, and the fit's measured ESS,
+    by which that summary screens its pairs (so the sweep's rows are the summary's)."""
+    diag = result.diagnostics()
+    return result.beta, result.conditional_draws, float(min(diag.min_ess_bulk, diag.min_ess_tail))
 
 
 class _Sweep:
@@ -383,6 +385,7 @@ class _Sweep:
             hdi,
             [components[_count_key(s)] for s in settings],
             conditional=[None if o.value is None else o.value[1] for o in outcomes],
+            ess=[None if o.value is None else o.value[2] for o in outcomes],
         )
 
 

@@ -88,11 +88,14 @@ class SweepResult:
         components: list[list[list[str]]] | None = None,
         *,
         conditional: Sequence[ConditionalDraws | None] | None = None,
+        ess: Sequence[float | None] | None = None,
     ) -> None:
         self.settings = settings
         # per setting, the conditional expectations its pairs near a threshold are estimated
         # by, as the fit's own summary does (None: the indicators' estimates)
         self._conditional = list(conditional) if conditional is not None else [None] * len(settings)
+        # per setting, the fit's measured ESS, by which its summary screens its pairs
+        self._ess = list(ess) if ess is not None else [None] * len(settings)
         self.errors = errors
         self.algorithms = list(algorithms)
         self.n_failed = sum(e is not None for e in errors)
@@ -160,8 +163,10 @@ class SweepResult:
         alg_a = [a[i] for i, _ in self._pairs]
         alg_b = [a[j] for _, j in self._pairs]
         parts = []
-        rows = zip(self.settings, p_sorted, self.errors, compared, betas, self._conditional)
-        for index, (setting, p, error, linked, beta, conditional) in enumerate(rows):
+        rows = zip(
+            self.settings, p_sorted, self.errors, compared, betas, self._conditional, self._ess
+        )
+        for index, (setting, p, error, linked, beta, conditional, ess) in enumerate(rows):
             if p is None or beta is None:
                 part = pd.DataFrame({"pair": labels, "alg_a": alg_a, "alg_b": alg_b})
                 for col in ("mean", "low", "high", "above_50", "in_rope"):
@@ -174,12 +179,13 @@ class SweepResult:
                 part = posterior.summarise(p, labels, alg_a, alg_b, rope, hdi, linked)
                 # the chains come back joined: one sequence of draws for the errors
                 errors = monte_carlo.screened_precision(
-                    part, p, beta[np.newaxis], self._pairs, rope, monte_carlo.DEFAULT_Z
+                    part, p, beta[np.newaxis], self._pairs, rope, monte_carlo.DEFAULT_Z, ess=ess
                 )
                 if conditional is not None and betas is self._betas:  # the pooled abilities'
                     known = self._refined.setdefault((index, rope), {})
+                    # the fit's summary's rows: the same pairs refined, whatever the seed
                     part, errors = monte_carlo.refined(
-                        part, errors, conditional, self._pairs, rope, known=known
+                        part, errors, conditional, self._pairs, rope, known=known, n_draws=len(beta)
                     )
                 weak_ok, strong_ok = monte_carlo.settled_rules(
                     part, errors, rope, monte_carlo.DEFAULT_Z

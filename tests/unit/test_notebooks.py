@@ -171,7 +171,7 @@ def test_paper_drafting_notebook_writes_tables_figures_and_report(tmp_path: Path
     # the methods paragraph in LaTeX, the baselines and the agreement table were shown
     stdout = _stdout(notebook)
     assert "We compared 6 algorithms on 132 data sets" in stdout
-    assert "\\cite{wainer2022bbt}" in stdout
+    assert "\\cite{wainer2022bbt,bradley1952}" in stdout
     assert "Friedman chi2 =" in stdout and "Nemenyi CD =" in stdout
     assert _has_mime(notebook, "image/svg+xml"), "no chart was drawn"
     # nothing left behind: the temporary folder is gone, the working directory empty
