@@ -12,7 +12,7 @@ import pandas as pd
 
 from ..core import posterior
 from ..core.more_data import Growth
-from ..core.options import TiePolicy
+from ..core.options import DEFAULT_CHAINS, DEFAULT_ITER_SAMPLING, TiePolicy
 from ..core.result import BBTResult
 from ..core.validation import WIN_TABLE_COLUMNS
 from .batch import FitRequest, run_batch
@@ -43,8 +43,8 @@ class Refits:
         self,
         result: BBTResult,
         *,
-        chains: int = 2,
-        iter_sampling: int = 1000,
+        chains: int = DEFAULT_CHAINS // 2,
+        iter_sampling: int = DEFAULT_ITER_SAMPLING,
         seed: int = 0,
         n_jobs: int | None = None,
     ) -> None:
