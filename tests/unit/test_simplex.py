@@ -272,7 +272,7 @@ def test_the_report_names_the_signed_rank_pairs_left_unsettled(base):
     agreed = agreement(base, fitted, dataset="db", n_samples=300, seed=1)
     own = agreed.bsr.table.set_index(["alg_a", "alg_b"])["unsettled"]
     assert own.any(), "no pair unsettled at 300 draws: the test would show nothing"
-    section = bayesian_test_section(agreed, "signed-rank", fitted, ["signed-rank"])
+    section = bayesian_test_section(agreed, "signed-rank")
     text = " ".join(str(t) for t in section.text)
     claimed = agreed.table[agreed.table["bbt"].isin(["a better", "b better", "equivalent"])]
     shown = (claimed if len(claimed) else agreed.table).head(len(section.tables[0].frame))

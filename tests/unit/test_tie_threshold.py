@@ -14,6 +14,7 @@ from bbt_widget.fitting import prepare_fit
 from bbt_widget.lab.sweep import _settings
 from bbt_widget.outputs.methods_text import methods_text
 from bbt_widget.outputs.report._meta import provenance_items
+from bbt_widget.widget.checks import SettingRefused
 
 #: One mean per data set (wide): A - B is 0.003 (d1), -0.005 (d2, equal to the threshold
 #: up to floating point: 0.905 - 0.9 is 0.0050000000000000044), 0.05 (d3) and 0 (d4);
@@ -246,8 +247,9 @@ def test_the_widget_has_a_tie_threshold_control_with_a_tooltip():
         assert submitted[-1]["tie_threshold"] is None
         # a bad value is shown, not fitted
         n = len(submitted)
-        w.tie_threshold = -1.0
-        assert len(submitted) == n and "tie_threshold must be a finite number >= 0" in w.message
+        with pytest.raises(SettingRefused, match="tie_threshold must be a finite number >= 0"):
+            w.tie_threshold = -1.0
+        assert len(submitted) == n and w.tie_threshold == 0.0
         # the inputs the widget prepares count the ties again when only the threshold moves
         base = {k: v for k, v in w.fit_settings.items() if k not in SAMPLER_SETTINGS}
         for value in (0.005, None):
