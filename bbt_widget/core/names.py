@@ -99,6 +99,11 @@ def joined(items: Sequence[str]) -> str:
     return ", ".join(items[:-1]) + " and " + items[-1] if len(items) > 1 else "".join(items)
 
 
+def _label(role: str) -> str:
+    """How a note names the names of one ``role``: "fold labels", "data-set names", ..."""
+    return "fold labels" if role == "fold" else f"{role.replace(' ', '-')} names"
+
+
 def merge_text(role: str, raw: Iterable[str]) -> str | None:
     """What was merged among the raw names of one ``role`` ("data set", "algorithm",
     "fold"): each group of distinct raw names with one :func:`clean_name`; ``None`` when
@@ -111,7 +116,7 @@ def merge_text(role: str, raw: Iterable[str]) -> str | None:
         return None
     said = [f"{joined(shown(group))} into {name!r}" for name, group in merged[:SHOWN]]
     more = f" and {len(merged) - SHOWN} more groups" if len(merged) > SHOWN else ""
-    label = "fold labels" if role == "fold" else f"{role.replace(' ', '-')} names"
+    label = _label(role)
     return (
         f"{label} that differ only by invisible characters, surrounding whitespace or Unicode "
         f"form (NFC) were merged: {'; '.join(said)}{more}"
@@ -134,7 +139,7 @@ def invisible_text(role: str, raw: Iterable[str]) -> str | None:
         return None
     said = [f"{name!a} -> {clean!r}" for name, clean in hit[:SHOWN]]
     more = f" and {len(hit) - SHOWN} more" if len(hit) > SHOWN else ""
-    label = "fold labels" if role == "fold" else f"{role.replace(' ', '-')} names"
+    label = _label(role)
     return (
         f"{label} held invisible characters (zero-width spaces, joiners, soft hyphens, "
         f"byte-order marks or direction marks), removed: {', '.join(said)}{more}"

@@ -339,6 +339,20 @@ def _separated() -> pd.DataFrame:
     return pd.DataFrame(rows, columns=["dataset", "algorithm", "score"])
 
 
+def _separated_fit() -> bbt.BBTResult:
+    """The default fit of :func:`_separated`'s results, one round (its warnings silenced)."""
+    with warnings.catch_warnings():
+        warnings.simplefilter("ignore")
+        return bbt.fit(
+            _separated(),
+            dataset="dataset",
+            algorithm="algorithm",
+            score="score",
+            seed=1,
+            draws="fixed",
+        )
+
+
 def test_the_estimates_are_exact_and_in_0_1_at_complete_separation():
     """Completely separated results: each pair's law of d is a plateau as wide as the prior
     allows, with steep sides (at d = 0 for the pair's own games). A window of 7 standard
@@ -349,16 +363,7 @@ def test_the_estimates_are_exact_and_in_0_1_at_complete_separation():
     in_rope, whose true values are below 1e-6 here, to 1e-4: a polynomial of the panel
     beside the law's steep side at d = 0 integrates the ROPE's sliver of it only to about
     1e-4, far from any threshold of in_rope, against -0.004 before)."""
-    with warnings.catch_warnings():
-        warnings.simplefilter("ignore")
-        res = bbt.fit(
-            _separated(),
-            dataset="dataset",
-            algorithm="algorithm",
-            score="score",
-            seed=1,
-            draws="fixed",
-        )
+    res = _separated_fit()
     assert np.median(res.draws.params["sigma"]) > 5
     stan_data = res.conditional_draws._stan_data  # type: ignore[union-attr]
     beta, sigma = res.draws.params["beta"], res.draws.params["sigma"]
@@ -381,16 +386,7 @@ def test_a_pinned_estimate_has_no_monte_carlo_error():
     """Where every draw's value is the same (above_50 exactly 1 on separated results), the
     MCSE is 0, not one draw's share (1 / 128 of a coarse look's draws was reported)."""
     assert precision.mcse(np.ones((4, 125))) == 0.0
-    with warnings.catch_warnings():
-        warnings.simplefilter("ignore")
-        res = bbt.fit(
-            _separated(),
-            dataset="dataset",
-            algorithm="algorithm",
-            score="score",
-            seed=1,
-            draws="fixed",
-        )
+    res = _separated_fit()
     summary, errors = res.summary(), res.precision()
     pinned = summary["above_50"].to_numpy() == 1.0
     assert pinned.any()
