@@ -149,7 +149,7 @@ def agreement(
         The Bayesian sign test's prior strength, on the ROPE; see
         :func:`bayesian_sign_test`.
     hierarchical
-        A :func:`hierarchical_pairs` result on the same data (it is a Stan fit per pair, so
+        A :func:`hierarchical_pairs` result on the same data (it is one fit per pair, so
         it is computed once by the caller and joined here): adds its decision per pair.
     control
         Compare only this algorithm's pairs: BBT's control-vs-all decisions (as
