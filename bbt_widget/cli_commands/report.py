@@ -243,10 +243,10 @@ def get_ready(models: tuple[str, ...], engine: str, methods: list[str] | None = 
     ready while the command fits (which waits on Stan's processes): the Stan worker of each
     model the report samples (:func:`bbt_widget.engines.prestart`), the chart renderer
     (:func:`~bbt_widget.outputs.export.prestart_renderer`), and, in a thread, the imports of
-    the report writer and of the other ``methods`` (Altair, SciPy's statistics: seconds on a
-    loaded machine). The command's own imports of these modules then wait for the thread's
-    to end; an import that fails there fails again, with its error, where the command
-    imports the module.
+    the report writer and of the other ``methods`` (Altair, SciPy's statistics: slow imports,
+    which overlap the fit this way). The command's own imports of these modules then wait
+    for the thread's to end; an import that fails there fails again, with its error, where
+    the command imports the module.
     """
     from bbt_widget import engines
     from bbt_widget.outputs.export import prestart_renderer
@@ -299,8 +299,8 @@ def import_altair() -> None:
 
 def import_jsonschema() -> None:
     """Import jsonschema, which Altair validates chart specs with, without the optional
-    ``rfc3987_syntax``: that module builds some 35 Earley parsers as it is imported (1-2 s
-    of CPU, most of Altair's import), only to check the "iri" and "iri-reference" string
+    ``rfc3987_syntax``: that module builds some 35 Earley parsers as it is imported (most of
+    the CPU of Altair's import), only to check the "iri" and "iri-reference" string
     formats, which no Vega-Lite schema uses (``tests/unit/test_cli_warm.py`` checks the
     schema). It stays importable afterwards; only this process's jsonschema format checker
     goes without those two formats.

@@ -5,7 +5,7 @@ memory, and say beforehand how long and how large a long job will be (:class:`Lo
 Memory grows with pairs x draws: every draw keeps the replicated counts and the log-likelihood
 of every fitted pair (and the Davidson model the replicated ties), and the summaries keep
 P(a > b) for every pair of algorithms. 500 algorithms at the default 4 x 1000 draws need about
-16 GB, which used to fail only after the sampling, or end in an out-of-memory kill.
+16 GB, which would otherwise fail only after the sampling, or end in an out-of-memory kill.
 
 The memory available is the smaller of the host's and the cgroup's (a container's limit): a
 process over its cgroup's limit is killed even when the host has memory to spare.
@@ -22,7 +22,8 @@ _VALUE = 8
 #: Values per draw besides the per-algorithm and per-pair outputs: sigma, nu, 7 sampler columns.
 _SCALARS = 10
 #: Copies of the draws at the peak: the engine reads them in (PyStan: a chain at a time,
-#: cmdstanpy: all at once) and the checks make transient ones (measured: 1.4-1.5).
+#: cmdstanpy: all at once) and the checks make transient ones (the measured peaks are on the
+#: documentation's performance page, "Size guards"; ``tests/stan/test_faults.py`` checks it).
 _ENGINE_COPIES = 1.5
 #: Memory of the process besides the draws (Python, numpy, pandas, ArviZ imported: ~190 MB).
 _BASE = 200 * 2**20
@@ -30,11 +31,12 @@ _BASE = 200 * 2**20
 _REFUSE = 0.9
 #: The group model's values per (group, pair) row and kept draw at the peak: win1_rep and
 #: log_lik, their copies while the draws are assembled, and each group's P(a > b) summaries
-#: (measured on the numpy engine: 40-41 bytes, 10-20 algorithms x 20-40 groups).
+#: (set from the numpy engine's measured peak: the performance page, "Size guards").
 _GROUP_ROW_VALUES = 5
-#: Seconds of the numpy engine's Gibbs sweep per (group, pair) row and chain (measured on a
-#: 2-core machine: 3.5-3.9 us, 10-20 algorithms x 20-40 groups); the group model has no
-#: independence kernel, so every iteration is such a sweep.
+#: Seconds of the numpy engine's Gibbs sweep per (group, pair) row and chain, an estimate
+#: for the "long run" notice only (set from timings on the benchmarks' machine: the
+#: performance page, "Size guards"); the group model has no independence kernel, so every
+#: iteration is such a sweep.
 _GIBBS_ROW_SECONDS = 3.8e-6
 #: Jobs estimated to run longer than this many seconds say so (with their memory) beforehand.
 LONG_RUN = 60.0

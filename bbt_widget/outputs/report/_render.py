@@ -332,8 +332,8 @@ def start_charts(
 #: Whether the report checks its charts against the Vega-Lite schema as it renders them. It
 #: does not: they are the package's own, which the tests check (``tests/stan/
 #: test_report_ahead.py`` validates every chart of a report), and validating them again at
-#: every report took half the time of turning them into Vega-Lite (0.13 of 0.28 s of CPU
-#: for the 9 charts of a report of the shipped 16 x 132 results).
+#: every report would cost about as much CPU as the rest of turning them into Vega-Lite (the
+#: figures are on the documentation's performance page).
 _VALIDATE = False
 #: The figures' file type per report format.
 _SUFFIX = {"html": "svg", "md": "svg", "tex": "pdf"}
