@@ -2,6 +2,7 @@
 // messages and the linked Vega-Lite views. All statistics happen in Python; these modules
 // only show traits and write the user's choices back. This one lays the sections out and
 // connects them to the model's events.
+import { countOn } from "./chart_hooks.js";
 import { buildChecksSection } from "./checks_section.js";
 import { buildCodeView } from "./code_view.js";
 import { buildControls, h, keepKeys } from "./controls.js";
@@ -17,11 +18,18 @@ import { buildRobustness } from "./robustness_section.js";
 import { buildSelection } from "./selection.js";
 import { buildMessages, buildStatusLine } from "./status_line.js";
 import { buildSummarySection, summaryHeight } from "./summary_section.js";
-import { countOn } from "./chart_hooks.js";
 import { listen, saveTrait } from "./traits.js";
 import "./widget.css";
 
-const STATUS_TRAITS = ["status", "status_text", "progress", "fit_count", "message", "error", "caveat"];
+const STATUS_TRAITS = [
+  "status",
+  "status_text",
+  "progress",
+  "fit_count",
+  "message",
+  "error",
+  "caveat",
+];
 const RANKING_MODEL_TRAITS = ["ranking_model", "ranking_model_spec", "ranking_model_text"];
 /** The parts that listen to the model or hold a live chart: stopped with the widget's view. */
 const DISPOSED = [
