@@ -66,12 +66,10 @@ def _report(args: argparse.Namespace) -> int:
     from bbt_widget.engines.base import EngineError
     from bbt_widget.outputs.export import ChartRenderWarning, prestart_renderer
     from bbt_widget.outputs.methods_text import REPORT_FORMATS, tables_folder
-    from bbt_widget.outputs.report._build import (
-        check_methods,
-        keeping_posterior,
-        report_of_fit,
-        start_methods,
-    )
+    from bbt_widget.outputs.report._build import keeping_posterior, report_of_fit
+    from bbt_widget.outputs.report._methods import check_methods
+    from bbt_widget.outputs.report._optional import start_methods
+    from bbt_widget.outputs.report._request import ReportRequest
 
     out = Path(args.output)
     check_output(out, args.output, REPORT_FORMATS)
@@ -96,6 +94,23 @@ def _report(args: argparse.Namespace) -> int:
         tidy, layout, path=out, methods=args.with_methods, robustness=args.robustness, rho=args.rho
     )
     progress = Silent() if args.quiet else Progress()
+    # the report's options, checked as the parser read them, before the fit
+    request = ReportRequest(
+        out,
+        # exactly the methods checked above (no defaults added again)
+        methods=["none", *methods],
+        robustness=args.robustness,
+        rho=args.rho,
+        rope=(args.rope[0], args.rope[1]),
+        hdi=args.hdi,
+        interpretation=args.interpretation,
+        control=args.control,
+        highlight=args.highlight,
+        provenance={"command": args.reproduce, "input": Path(args.results).name},
+        progress=progress,
+        log=progress.done,
+        more_data=more_data,
+    )
     start = time.perf_counter()
     try:
         compile_models(models, args.engine, progress)
@@ -116,25 +131,7 @@ def _report(args: argparse.Namespace) -> int:
             took = time.perf_counter() - start
             progress.done(f"fitted in {took:.1f} s with {res.engine}, seed {res.settings['seed']}")
             with keeping_posterior(res, out):
-                report_of_fit(
-                    res,
-                    out,
-                    data=tidy,
-                    # exactly the methods checked above (no defaults added again)
-                    methods=["none", *methods],
-                    robustness=args.robustness,
-                    rho=args.rho,
-                    rope=tuple(args.rope),
-                    hdi=args.hdi,
-                    interpretation=args.interpretation,
-                    control=args.control,
-                    highlight=args.highlight,
-                    provenance={"command": args.reproduce, "input": Path(args.results).name},
-                    progress=progress,
-                    log=progress.done,
-                    started=started,
-                    more_data=more_data,
-                )
+                report_of_fit(res, request, data=tidy, started=started)
             progress.done()
     except EngineError as err:
         progress.done()

@@ -15,7 +15,6 @@ import pandas as pd
 from .. import engines
 from ..core import groups, settling
 from ..core.audit import Audit, DataWarning, audit_validated
-from ..core.data import Layout, TidyResults
 from ..core.draws import Draws, ModelName, ProgressCallback, SamplerSettings
 from ..core.options import (
     DEFAULT_ADAPT_DELTA,
@@ -35,6 +34,7 @@ from ..core.precision import DEFAULT_Z
 from ..core.result import BBTResult, disconnected_message
 from ..core.settings import CountingSettings, FitSettings, PriorSettings
 from ..core.sizing import check_fit_size, estimate_fit_bytes, estimate_fit_seconds, warn_long_run
+from ..core.tidy import Layout, TidyResults
 from ..core.validation import DEFAULT_SEED, check_count, check_group_column, check_seed
 from ..core.wintable import apply_ties, comparison_components, count_wins, raw_counts
 
