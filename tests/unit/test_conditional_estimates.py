@@ -407,3 +407,28 @@ def test_which_pairs_get_the_conditional_estimate_does_not_depend_on_the_seed():
         chosen.append(sorted(tuple(sorted(res._pairs[k])) for k in refined))
     assert all(c == chosen[0] for c in chosen), [len(c) for c in chosen]
     assert len(chosen[0]) >= len(NEAR)
+
+
+def test_the_log_density_factored_by_slope_is_the_softplus_sum_to_rounding():
+    """The quadrature's log-density takes ``e^eta`` as ``e^shift * e^(slope * d)`` (a few
+    slopes); it must equal the direct sum of ``counts * log(1 + e^eta)``, also on the rows
+    whose eta would overflow ``exp`` (they take the stable path)."""
+    from bbt_widget.engines._conditional import _log_density
+    from bbt_widget.engines._design import softplus
+
+    rng = np.random.default_rng(3)
+    draws, nodes_per_draw, games = 40, 64, 37
+    slope = rng.choice([-1.0, -0.5, 0.5, 1.0], games)
+    shift = rng.normal(0, 3, (draws, games))
+    shift[5, 3] = 720.0  # far beyond exp's range: e^720 overflows
+    shift[6, :] = -800.0  # every e^eta underflows to 0
+    counts = rng.integers(1, 30, games).astype(float) + rng.choice([0.0, 0.5], games)
+    nodes = rng.normal(0, 4, (draws, nodes_per_draw))
+    nodes[7] *= 60  # a far widened window
+    prior = rng.uniform(0.1, 2.0, draws)
+    pull = 3.25
+    eta = nodes[:, :, None] * slope + shift[:, None, :]
+    want = (pull - prior[:, None] * nodes / 2) * nodes - softplus(eta) @ counts
+    got = _log_density(nodes, shift, slope, counts, pull, prior)
+    assert np.isfinite(got).all()
+    np.testing.assert_allclose(got, want, rtol=1e-13, atol=1e-11)
