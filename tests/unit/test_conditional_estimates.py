@@ -128,6 +128,7 @@ def _brute_force(
     return [mean / z, 1 - below[cuts[1]] / z, (below[cuts[2]] - below[cuts[0]]) / z]
 
 
+@pytest.mark.slow
 @pytest.mark.parametrize("rope", [(0.45, 0.55), (0.3, 0.52)])
 def test_the_quadrature_is_an_adaptive_integral_of_the_model(rope):
     """On draws of the shipped 16 x 132 fit, pairs near and far from every threshold: each
@@ -170,6 +171,7 @@ def _pmlb16_fits() -> tuple[bbt.BBTResult, ...]:
 NEAR = ["lgbm > xgb", "rf > xgb", "ridge > knn"]
 
 
+@pytest.mark.slow
 def test_their_mcse_is_the_spread_over_seeds_and_several_times_smaller():
     """Over 20 seeds of the shipped 16 x 132 results: the pairs near 0.95 are estimated by
     their conditional expectations at every seed; the MCSE reported for them is within a
@@ -195,6 +197,7 @@ def test_their_mcse_is_the_spread_over_seeds_and_several_times_smaller():
     assert (np.mean(plain, axis=0) > 30 * claimed).all(), (np.mean(plain, axis=0), claimed)
 
 
+@pytest.mark.slow
 def test_only_the_plain_models_posterior_draws_are_refined():
     """The group model and an approximation (no posterior draws of the plain model) keep the
     indicators' estimates: they carry no conditional expectations."""
@@ -257,6 +260,7 @@ def test_pair_gives_the_summarys_estimates_and_claims_in_either_orientation(rope
     assert refined > 0
 
 
+@pytest.mark.slow
 @pytest.mark.parametrize("options", [{}, {"d_min": 0.2, "ties": "add"}])
 def test_the_default_fits_claims_are_the_same_over_ten_seeds(options):
     """The default fit (``draws="auto"``) of the shipped 16 x 132 results, plain and with a
