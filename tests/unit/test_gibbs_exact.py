@@ -381,3 +381,35 @@ def test_clearly_ordered_algorithms_mix_along_the_common_scale():
     assert res.draws.info["kernel"] == "gibbs"
     assert convergence.ess_bulk(res.draws.params["sigma"]) > 100
     assert convergence.rhat(res.draws.params["sigma"]) < 1.05
+
+
+def test_the_independence_kernel_leaves_its_target_invariant():
+    """The kernel the numpy engine and the hierarchical t-test share: proposals from a wide
+    normal, weighted against a standard normal target, give the target's moments."""
+    from bbt_widget.engines._independence import independence_chains
+
+    rng = np.random.default_rng(3)
+    z = rng.normal(0.5, 1.5, size=(4, 20_000))
+    log_w = stats.norm.logpdf(z) - stats.norm.logpdf(z, 0.5, 1.5)
+    held, accepted = independence_chains(log_w, rng)
+    draws = np.take_along_axis(z, held, axis=1)
+    assert (held >= 0).all() and accepted[:, 0].all()  # each chain starts at its first
+    assert abs(draws.mean()) < 0.03
+    assert abs(draws.var() - 1.0) < 0.04
+    assert 0.5 < accepted.mean() < 0.95
+
+
+def test_the_independence_kernel_keeps_its_start_and_refuses_nan_weights():
+    from bbt_widget.baselines._hierarchical_sampler import _chains
+
+    rng = np.random.default_rng(0)
+    z = rng.normal(size=(2, 5, 3))
+    lp = np.full((2, 5), np.nan)  # nothing to accept: every ratio is nan
+    lp[1, 3] = 0.0  # ... but one proposal of chain 1, far better than its start
+    lq = np.zeros((2, 5))
+    start = (np.ones((2, 3)), np.array([-1.0, -50.0]), np.zeros(2))
+    states, last_lp, accepted = _chains(z, lp, lq, rng, start=start)
+    assert not accepted[0].any() and (states[0] == 1.0).all() and last_lp[0] == -1.0
+    assert accepted[1].tolist() == [False, False, False, True, False]
+    assert (states[1, :3] == 1.0).all() and (states[1, 3:] == z[1, 3]).all()
+    assert last_lp[1] == 0.0
