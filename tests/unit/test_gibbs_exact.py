@@ -246,6 +246,7 @@ def test_few_algorithms_keep_the_gibbs_sampler():
     assert report["kernel"] == "gibbs"
 
 
+@pytest.mark.slow
 def test_the_sparse_case_keeps_the_gibbs_sampler():
     """3 algorithms x 2 data sets: the prior and the funnel dominate, the posterior is far
     from normal, and "auto" keeps Gibbs (which the calibration above checks there)."""
@@ -284,6 +285,7 @@ def test_calibration_detects_a_wrong_sampler(monkeypatch):
 PG_CASES = [(1.0, 0.0), (2.0, 1.5), (3.5, 1.0), (20.0, 3.0), (49.0, 0.5), (60.0, 0.7), (132.0, 4.0)]
 
 
+@pytest.mark.slow
 @pytest.mark.parametrize(("h", "z"), PG_CASES)
 def test_polya_gamma_draws_have_the_exact_moments(h, z):
     """The engine's draws (a million) and the fallback's (200,000, 200 gammas each): the
@@ -299,6 +301,7 @@ def test_polya_gamma_draws_have_the_exact_moments(h, z):
         assert x.var() == pytest.approx(var, rel=rel), draw
 
 
+@pytest.mark.slow
 def test_the_moment_check_detects_a_bias_of_a_percent():
     """The check above fails for draws whose mean is 1% off, as polyagamma 2.0.2's default
     ("alternate") method gives at a fractional shape: that is how the engine's choice of
@@ -359,6 +362,7 @@ def test_the_mode_is_found_where_the_log_density_is_large():
     assert report["kernel"] == "independence", report
 
 
+@pytest.mark.slow
 def test_clearly_ordered_algorithms_mix_along_the_common_scale():
     """20 algorithms, each beating every weaker one on all 8 data sets (complete
     separation): only the hyper-prior bounds the abilities, and the Gibbs sweeps alone moved

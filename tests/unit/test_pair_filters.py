@@ -160,6 +160,7 @@ def _fifty() -> pd.DataFrame:
     return pd.DataFrame(rows, columns=["dataset", "algorithm", "score"])
 
 
+@pytest.mark.slow
 @pytest.mark.filterwarnings("ignore:BBT fit diagnostics")
 def test_the_widget_opens_fifty_algorithms_on_a_page_of_undecided_and_neighbours():
     w = bbt.BBTWidget(

@@ -46,6 +46,7 @@ def test_the_rule_is_said_before_the_claims_it_introduces(long_csv, tmp_path, ca
     assert follow < out.index("pairs under the weak interpretation") < out.index("wrote ")
 
 
+@pytest.mark.slow
 def test_highlight_with_several_scores_reaches_the_report(long_csv, tmp_path, capsys, monkeypatch):
     seen: dict[str, object] = {}
     write = report_render.write_report

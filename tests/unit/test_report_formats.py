@@ -106,6 +106,7 @@ def _figures(path: Path) -> list[str]:
     return re.findall(r"\\label\{fig:bbt-([^}]+)\}", text)
 
 
+@pytest.mark.slow
 def test_every_format_has_the_same_sections_tables_and_figures(reports):
     sections = {fmt: _sections(path) for fmt, path in reports.items()}
     assert sections["html"] == SECTIONS  # the default Plackett-Luce beside the --with ones

@@ -112,6 +112,7 @@ def test_methods_text_follows_the_widgets_rule_rope_and_hdi(widget: BBTWidget) -
     assert "add policy" in text and "d\\_min = 0.3" in text and "strong rule" in text
 
 
+@pytest.mark.slow
 def test_report_is_the_report_write_gives_with_the_widgets_settings(
     widget: BBTWidget, base: pd.DataFrame, tmp_path: Path
 ) -> None:
@@ -148,6 +149,7 @@ def _reproduced(w: BBTWidget, data: pd.DataFrame, **names: pd.DataFrame) -> pd.D
     return namespace["summary"]
 
 
+@pytest.mark.slow
 def test_code_reproduces_the_view_with_every_non_default_setting(
     widget: BBTWidget, base: pd.DataFrame
 ) -> None:
@@ -217,6 +219,7 @@ def test_code_reproduces_the_metric_shown_with_its_own_seed(base: pd.DataFrame) 
         w.close()
 
 
+@pytest.mark.slow
 def test_code_keeps_hostile_names_as_data() -> None:
     data = hostile_results()
     w = _opened(data, dataset="db", control="x\ny", seed=2)
@@ -227,6 +230,7 @@ def test_code_keeps_hostile_names_as_data() -> None:
         w.close()
 
 
+@pytest.mark.slow
 def test_summary_csv_neutralises_formulas_in_hostile_names(tmp_path: Path) -> None:
     w = _opened(hostile_results(), dataset="db", seed=2)
     try:
