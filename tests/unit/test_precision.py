@@ -116,6 +116,7 @@ def test_a_fits_unsettled_claims_are_those_within_z_mcse() -> None:
     assert len(res.unsettled(z=6.0)) >= len(found)
 
 
+@pytest.mark.slow
 def test_the_report_and_the_command_line_name_the_unsettled_claims(tmp_path, capsys) -> None:
     """The results paragraph and the terminal say which claims are unsettled at this
     precision (each with its quantity and threshold, its error to two significant digits),

@@ -54,6 +54,7 @@ def _listed(refs: list[str], work: str) -> bool:
     return {r.short: r.text for r in REFERENCES.values()}[work] in refs
 
 
+@pytest.mark.slow
 def test_with_friedman_writes_the_section_and_its_paragraph(base_csv, tmp_path):
     out = _report(base_csv, tmp_path, "friedman")
     text = out.read_text(encoding="utf-8")
@@ -103,6 +104,7 @@ def test_with_friedman_writes_the_section_and_its_paragraph(base_csv, tmp_path):
     assert (tmp_path / "r_md_figures" / "cd_nemenyi.svg").is_file()
 
 
+@pytest.mark.slow
 @pytest.mark.parametrize(
     ("method", "column", "heading"),
     [("signed-rank", "bsr", "Bayesian signed-rank test"), ("sign", "sign", "Bayesian sign test")],

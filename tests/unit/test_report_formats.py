@@ -140,6 +140,7 @@ def test_every_format_runs_the_same_methods(fitted, tmp_path, methods, expected)
         assert chosen == expected, fmt
 
 
+@pytest.mark.slow
 def test_the_latex_report_compiles_with_its_citations_and_tables_in_place(reports, compile_latex):
     tex = reports["tex"]
     body = tex.read_text(encoding="utf-8")
