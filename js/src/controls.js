@@ -107,8 +107,9 @@ export function uniqueId(name) {
 }
 
 /** The elements whose keys are the user's: arrows move a slider or a drop-down, digits go
- * into a number, Enter and Space press a button or open a section. */
-const OWN_KEYS = "input, select, textarea, button, summary";
+ * into a number, Enter and Space press a button or open a section, and the arrows move the
+ * cursor of a chart's keyboard layer (data-own-keys, chart_keys.js). */
+const OWN_KEYS = "input, select, textarea, button, summary, [data-own-keys]";
 
 /**
  * Keep the keys typed into the widget's own controls inside `element`: JupyterLab and

@@ -5,6 +5,7 @@
 // below BBT's.
 import { ChartView } from "./charts.js";
 import { chartHooks } from "./chart_hooks.js";
+import { buildChartKeys } from "./chart_keys.js";
 import { h } from "./controls.js";
 import { overlayView } from "./still.js";
 import { saveTrait } from "./traits.js";
@@ -51,6 +52,7 @@ export function buildSummarySection(model, el, { selection, flashKeys, marks, sh
   // "updating" over the summary while it is still drawn for older settings (in_step.js)
   const stale = h("div", { class: "bbt-stale-label", role: "status" });
   const switcher = modelSwitch(model);
+  const view = overlayView(stale, box);
   const plText = h("div", { class: "bbt-small bbt-pl-text" });
   const plBox = h("div", { class: "bbt-charts bbt-pl-charts" });
   const section = h(
@@ -63,7 +65,7 @@ export function buildSummarySection(model, el, { selection, flashKeys, marks, sh
         "decision under the weak (Sec. 9.2) and strong (Sec. 9.3) interpretations",
     }),
     h("label", { class: "bbt-small" }, "Ranking model ", switcher),
-    overlayView(stale, box),
+    view,
     plText,
     plBox,
   );
@@ -80,6 +82,12 @@ export function buildSummarySection(model, el, { selection, flashKeys, marks, sh
     }),
     { required: null, className: "bbt-vega-aux", grow: true },
   );
+  // the same picks by keyboard: Tab to the ranking or the matrices, arrows, Enter
+  const keys = buildChartKeys(view, () => charts.result?.view ?? null, {
+    onPair: (key) => selection.showPair(key),
+    onAlgorithm: (name) => selection.showAlgorithm(name),
+  });
+  stale.before(...keys.stops); // the "updating" label stays the box's previous sibling
   const plCharts = new ChartView(plBox, chartHooks(el, showError, "pl", "plRendered"), {
     required: null,
     className: "bbt-vega-aux",

@@ -8,7 +8,7 @@ algorithms (two of them with hostile names where dt and svm were):
   the control's change until the update is over and a while after;
 * a click always shows what it picked: a matrix cell lists its pair (switching "Show pairs
   of"), highlighted, says so and scrolls the pairwise view into sight; an algorithm's point
-  lists its pairs.
+  lists its pairs; the same by keyboard (arrows and Enter over the ranking and the matrices).
 """
 
 from __future__ import annotations
@@ -163,14 +163,38 @@ def _click(page: Any, locator: Any) -> None:
     page.mouse.click(box["x"] + box["width"] / 2, box["y"] + box["height"] / 2)
 
 
+#: Whether the keyboard cursor covers, along one axis, the centre of the first mark of the
+#: summary whose description holds every word.
+_CURSOR_ON = """([words, axis]) => {
+    const mark = [...document.querySelectorAll('.bbt-summary-charts path[aria-label]')]
+        .find((el) => words.every((w) => el.getAttribute('aria-label').includes(w)));
+    const [lo, size] = axis === 'x' ? ['left', 'width'] : ['top', 'height'];
+    const box = mark.getBoundingClientRect();
+    const cursor = document.querySelector('.bbt-key-cursor').getBoundingClientRect();
+    const centre = box[lo] + box[size] / 2;
+    return centre >= cursor[lo] && centre <= cursor[lo] + cursor[size];
+}"""
+
+
+def _key_until(page: Any, key: str, predicate: str, arg: Any = None, most: int = 40) -> None:
+    """Press ``key`` until the JS function ``predicate`` of ``arg`` holds."""
+    for _ in range(most):
+        if page.evaluate(predicate, arg):
+            return
+        page.keyboard.press(key)
+    raise AssertionError(f"{key} x {most} never reached {predicate} {arg}")
+
+
 #: Notebook 7 runs the layout tests; the rest of the behaviour is the same code in JupyterLab.
 @pytest.mark.parametrize("frontend", ["lab"], indirect=True)
-def test_a_click_shows_what_it_picked(
+def test_a_click_or_a_key_shows_what_it_picked(
     frontend: Any, browser_context: Any, run_notebook: Any, widget_errors: Any, soft_checks: Any
 ) -> None:
     """At 16 algorithms "Show pairs of" opens on the top algorithm; a click on the cell of two
     others (the hostile names, where dt and svm were) lists that pair, highlighted, says so
-    and scrolls it into sight; a click on an algorithm's point lists its pairs."""
+    and scrolls it into sight; a click on an algorithm's point lists its pairs. The same by
+    keyboard: Tab to the ranking's rows or the matrices' cells, the arrows move a cursor
+    drawn over the chart and Enter picks what it is on, each step said in words."""
     url = frontend.write_notebook("clicks.ipynb", CELLS)
     page = browser_context.new_page()
     errors: list[str] = []
@@ -223,6 +247,54 @@ def test_a_click_shows_what_it_picked(
         name = note.inner_text().removeprefix("showing the pairs of ").split(";")[0]
         assert page.locator("select[data-trait=focus]").input_value() == name
         assert name in (point.nth(3).get_attribute("aria-label") or ""), name
+
+    with soft_checks.check("by keyboard: Tab to the ranking, arrows to a row, Enter lists it"):
+        page.locator("select.bbt-ranking-model").focus()
+        page.keyboard.press("Tab")
+        stop = page.locator("[data-keys=algorithm]")
+        assert stop.evaluate("(el) => el === document.activeElement")
+        caption = page.locator(".bbt-key-caption")
+        assert caption.inner_text().startswith("ranking row 1 of 16: "), caption.inner_text()
+        assert "arrow keys" in (stop.get_attribute("aria-label") or "")
+        page.keyboard.press("End")
+        _key_until(page, "ArrowUp", "(a) => document.activeElement.dataset.cursor === a", HOSTILE)
+        assert HOSTILE in caption.inner_text()  # the name as text
+        # the cursor is drawn over that row (its P(best) bar, say)
+        assert page.evaluate(_CURSOR_ON, [[HOSTILE, "probability of being the best"], "y"])
+        page.keyboard.press("Enter")
+        page.wait_for_function(
+            "(a) => document.querySelector('.bbt-pair-note').textContent"
+            ".startsWith(`showing the pairs of ${a}`)",
+            arg=HOSTILE,
+            timeout=STEP_TIMEOUT_MS,
+        )
+        assert page.locator("select[data-trait=focus]").input_value() == HOSTILE
+        assert caption.inner_text().startswith(f"picked {HOSTILE}"), caption.inner_text()
+
+    with soft_checks.check("by keyboard: Tab to the matrices, arrows to a cell, Enter lists it"):
+        page.keyboard.press("Tab")
+        stop = page.locator("[data-keys=pair]")
+        assert stop.evaluate("(el) => el === document.activeElement")
+        assert caption.inner_text().startswith("weak matrix, "), caption.inner_text()
+        # down and right to a cell of the hostile pair in the weak matrix (drawn first)
+        words = ["img src=x", "evil", "verdict"]
+        _key_until(page, "ArrowDown", _CURSOR_ON, [words, "y"])
+        _key_until(page, "ArrowRight", _CURSOR_ON, [words, "x"])
+        assert RTL in caption.inner_text() and HOSTILE in caption.inner_text()
+        page.keyboard.press("Enter")
+        note.wait_for(state="visible", timeout=STEP_TIMEOUT_MS)
+        page.wait_for_function(
+            "() => document.querySelector('.bbt-pair-note').textContent.startsWith('showing ')"
+            " && document.querySelector('.bbt-pair-note').textContent.includes(' vs ')",
+            timeout=STEP_TIMEOUT_MS,
+        )
+        listed = page.evaluate(
+            _KERNEL_VALUE,
+            f"w.selected_pair == bbt.charts.pair_key({HOSTILE!r}, {RTL!r}) "
+            "and w.selected_pair in w.view_data['intervals']['key']",
+        )
+        assert listed == "True", listed
+        assert caption.inner_text().startswith("picked "), caption.inner_text()
 
     with soft_checks.check("one text per idea: a tooltip quotes the glossary's entry"):
         title = page.locator("select[data-trait=ties]").get_attribute("title") or ""
