@@ -133,7 +133,9 @@ export function buildChartKeys(frame, getView, { onPair, onAlgorithm }) {
       width: `${target.width + 4}px`,
       height: `${target.height + 4}px`,
     });
-    caption.style.left = `${Math.max(0, target.x)}px`;
+    // under the cursor, moved left as far as it must to stay inside the chart's frame
+    const room = frame.clientWidth - caption.offsetWidth;
+    caption.style.left = `${Math.max(0, Math.min(target.x, room))}px`;
     caption.style.top = `${target.y + target.height + 4}px`;
     cursor.scrollIntoView({ block: "nearest", inline: "nearest" });
   };

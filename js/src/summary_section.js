@@ -112,6 +112,7 @@ export function buildSummarySection(model, el, { selection, flashKeys, marks, sh
     switcher.value = mode;
     el.dataset.rankingModel = mode;
     box.hidden = mode === "plackett-luce" || mode === "mallows";
+    for (const stop of keys.stops) stop.hidden = box.hidden; // nothing to move over
     const pl = mode !== "bbt";
     plBox.hidden = !pl;
     const text = pl ? model.get("ranking_model_text") || "" : "";
