@@ -1,9 +1,9 @@
 """Results in one tidy, validated form, and how they were read.
 
-:class:`TidyResults` holds them, :class:`Layout` the keywords they were read with
-(:class:`LayoutKeywords`, the same keywords as every public function that reads results takes
-them), and :class:`ReadingNote` and :class:`DataWarning` what reading them changed. The
-readers that build them from a table are in :mod:`bbt_widget.core.data`.
+:class:`TidyResults` holds them, :class:`Layout` the keywords they were read with (which
+every public function that reads results takes as its ``**layout``, typed and documented once
+by :class:`LayoutKeywords`), and :class:`ReadingNote` and :class:`DataWarning` what reading
+them changed. The readers that build them from a table are in :mod:`bbt_widget.core.data`.
 """
 
 from __future__ import annotations
