@@ -10,13 +10,14 @@ from __future__ import annotations
 
 from collections.abc import Mapping, Sequence
 from dataclasses import dataclass
-from typing import Any, Protocol
+from typing import TYPE_CHECKING, Any, Protocol
 
 import pandas as pd
 
-from ..core.data import TidyResults
+from ..core.data import TidyResults, as_tidy
 from ..core.options import DEFAULT_HDI, DEFAULT_ROPE, Rule
 from ..core.posterior import NOT_COMPARED, flip_decision
+from ..core.tidy import Layout
 from ..core.validation import check_count, check_hdi, check_rope, check_seed
 from ._common import (
     Means,
@@ -33,6 +34,11 @@ from ._hierarchical_pairs import HierarchicalPairsResult
 from ._sign import BayesianSignTestResult, sign_from_means
 from ._signed_rank import BayesianSignedRankResult, signed_rank_from_means
 from ._wilcoxon import ADJUSTMENTS, WilcoxonResult, wilcoxon_from_means
+
+if TYPE_CHECKING:  # typing.Unpack is Python 3.11; the checker knows it on 3.10 too
+    from typing_extensions import Unpack
+
+    from ..core.tidy import LayoutKeywords
 
 INTERPRETATIONS = ("weak", "strong")
 _SUMMARY_COLUMNS = ("pair", "alg_a", "alg_b", "above_50", "in_rope", "weak", "strong")
@@ -95,12 +101,6 @@ def agreement(
     data: pd.DataFrame | TidyResults,
     result: SummaryResult,
     *,
-    dataset: str | None = None,
-    algorithm: str | None = None,
-    fold: str | None = None,
-    score: str | None = None,
-    sd: pd.DataFrame | None = None,
-    lower_is_better: bool = False,
     rope: Sequence[float] = DEFAULT_ROPE,
     hdi: float = DEFAULT_HDI,
     interpretation: Rule = "weak",
@@ -113,6 +113,7 @@ def agreement(
     seed: int | None = None,
     hierarchical: HierarchicalPairsResult | None = None,
     control: str | None = None,
+    **layout: Unpack[LayoutKeywords],
 ) -> AgreementResult:
     """Put BBT's decision for every pair next to Nemenyi's, Wilcoxon's, the Bayesian
     signed-rank test's (BSR) and the Bayesian sign test's.
@@ -126,11 +127,6 @@ def agreement(
     result
         A BBT fit (:func:`bbt_widget.fit`), or anything whose ``summary(rope=, hdi=)``
         returns ``pair, alg_a, alg_b, above_50, in_rope, weak, strong`` per pair.
-    dataset, algorithm, fold, score, lower_is_better
-        How to read the results; see :func:`bbt_widget.core.data.tidy_results`.
-        ``lower_is_better`` must match the fit.
-    sd
-        Accepted so that the same keywords work for every function; ignored.
     rope, hdi
         Passed to ``result.summary``: the BBT ROPE on the probability scale (paper
         [0.45, 0.55]) and the HDI mass.
@@ -155,6 +151,9 @@ def agreement(
         Compare only this algorithm's pairs: BBT's control-vs-all decisions (as
         ``result.summary(control=...)``) next to Bonferroni-Dunn's test (Nemenyi with a
         control) and Wilcoxon's tests adjusted over the ``k - 1`` pairs with the control.
+    **layout
+        How to read the results: :class:`~bbt_widget.core.tidy.LayoutKeywords`;
+        ``lower_is_better`` must match the fit, ``sd`` is accepted and not used.
 
     Returns
     -------
@@ -167,6 +166,7 @@ def agreement(
     IncompleteBlocksWarning
         When Nemenyi's test had to drop data sets with a missing result.
     """
+    asked = Layout.from_keywords(layout)
     rope = check_rope(rope)
     hdi = check_hdi(hdi)
     check_choice(interpretation, "interpretation", INTERPRETATIONS)
@@ -181,7 +181,7 @@ def agreement(
     seed = check_seed(seed)
     # results already read know their orientation
     _check_orientation(
-        result, data.lower_is_better if isinstance(data, TidyResults) else lower_is_better
+        result, data.lower_is_better if isinstance(data, TidyResults) else asked.lower_is_better
     )
     full = _bbt_summary(result, rope, hdi)
     fitted = list(pd.unique(pd.concat([full["alg_a"], full["alg_b"]])))
@@ -190,15 +190,7 @@ def agreement(
     if control is not None:
         keep = (full["alg_a"] == control) | (full["alg_b"] == control)
         summary = full[keep].reset_index(drop=True)
-    means = dataset_means(
-        data,
-        dataset=dataset,
-        algorithm=algorithm,
-        fold=fold,
-        score=score,
-        sd=sd,
-        lower_is_better=lower_is_better,
-    )
+    means = dataset_means(as_tidy(data, **asked.as_dict()))
     means = _restrict(means, full)
     test = "Nemenyi's test" if control is None else "Bonferroni-Dunn's test"
     complete, dropped = complete_blocks(means, test)

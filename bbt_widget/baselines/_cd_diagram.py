@@ -16,17 +16,24 @@ diagram (``bbt.charts.fit_cd_diagram``) uses too.
 from __future__ import annotations
 
 from collections.abc import Iterable
+from typing import TYPE_CHECKING
 
 import altair as alt
 import pandas as pd
 
 from ..charts.encodings import LABEL_MAX_CHARS
 from ..charts.specs_cd import critical_difference_chart, diagram_frames
-from ..core.data import TidyResults
+from ..core.data import TidyResults, as_tidy
+from ..core.tidy import Layout
 from ..core.validation import check_count
 from ._common import check_alpha, check_choice, check_control, dataset_means
 from ._demsar import NemenyiResult, complete_blocks, mean_ranks, nemenyi, significance_groups
 from ._wilcoxon import ADJUSTMENTS, WilcoxonResult, wilcoxon_from_means
+
+if TYPE_CHECKING:  # typing.Unpack is Python 3.11; the checker knows it on 3.10 too
+    from typing_extensions import Unpack
+
+    from ..core.tidy import LayoutKeywords
 
 #: The tests whose diagram :func:`scores_cd_diagram` draws.
 TESTS = ("nemenyi", "wilcoxon")
@@ -42,12 +49,6 @@ __all__ = [
 def scores_cd_diagram(
     data: pd.DataFrame | TidyResults | NemenyiResult,
     *,
-    dataset: str | None = None,
-    algorithm: str | None = None,
-    fold: str | None = None,
-    score: str | None = None,
-    sd: pd.DataFrame | None = None,
-    lower_is_better: bool = False,
     alpha: float | None = None,
     test: str = "nemenyi",
     adjust: str = "holm",
@@ -55,6 +56,7 @@ def scores_cd_diagram(
     highlight: str | Iterable[str] | None = None,
     width: int = 480,
     title: str | None = None,
+    **layout: Unpack[LayoutKeywords],
 ) -> alt.LayerChart:
     """Draw the critical-difference diagram of Nemenyi's or the Wilcoxon-Holm tests.
 
@@ -62,10 +64,8 @@ def scores_cd_diagram(
     ----------
     data
         Results in any layout :func:`bbt_widget.win_table` accepts, or a
-        :class:`NemenyiResult` already computed (then the data keywords, ``alpha``, ``test``
-        and ``control`` must be left out).
-    dataset, algorithm, fold, score, sd, lower_is_better
-        As for :func:`nemenyi`.
+        :class:`NemenyiResult` already computed (then the layout keywords, ``alpha``,
+        ``test`` and ``control`` must be left out).
     alpha
         Significance level (default 0.05).
     test
@@ -87,6 +87,8 @@ def scores_cd_diagram(
         Width of the rank axis in pixels (labels are drawn beside it).
     title
         Chart title; by default the test, CD, alpha, number of data sets and Friedman's p.
+    **layout
+        How to read the results: :class:`~bbt_widget.core.tidy.LayoutKeywords`.
 
     Returns
     -------
@@ -99,6 +101,7 @@ def scores_cd_diagram(
         Unknown ``test`` or ``adjust``, a ``control`` or ``highlight`` that is not an
         algorithm, or data keywords next to a ready result.
     """
+    asked = Layout.from_keywords(layout)
     width = check_count(width, "width")
     test = check_choice(test, "test", TESTS)
     adjust = check_choice(adjust, "adjust", ADJUSTMENTS)
@@ -108,10 +111,9 @@ def scores_cd_diagram(
             "themselves with test='wilcoxon'"
         )
     if isinstance(data, NemenyiResult):
-        given = {"dataset": dataset, "algorithm": algorithm, "fold": fold, "score": score}
-        extra = [k for k, v in given.items() if v is not None]
-        extra += ["sd"] if sd is not None else []
-        extra += ["lower_is_better"] if lower_is_better else []
+        given = asked.as_dict()
+        extra = [k for k, v in given.items() if v is not None and k != "lower_is_better"]
+        extra += ["lower_is_better"] if asked.lower_is_better else []
         extra += ["alpha"] if alpha is not None else []
         extra += ["control"] if control is not None else []
         extra += ["test"] if test != "nemenyi" else []
@@ -121,19 +123,11 @@ def scores_cd_diagram(
                 "the raw results instead to read them with these settings"
             )
         return _nemenyi_chart(data, highlight, width, title)
-    layout = {"dataset": dataset, "algorithm": algorithm, "fold": fold, "score": score}
     if test == "nemenyi":
-        res = nemenyi(
-            data,
-            **layout,
-            sd=sd,
-            lower_is_better=lower_is_better,
-            alpha=0.05 if alpha is None else alpha,
-            control=control,
-        )
+        res = nemenyi(data, **layout, alpha=0.05 if alpha is None else alpha, control=control)
         return _nemenyi_chart(res, highlight, width, title)
     alpha = check_alpha(0.05 if alpha is None else alpha)
-    means = dataset_means(data, **layout, sd=sd, lower_is_better=lower_is_better)
+    means = dataset_means(as_tidy(data, **layout))
     control = check_control(control, means.algorithms)
     complete, _ = complete_blocks(means, "The Wilcoxon diagram (its mean-rank axis)")
     ranks = mean_ranks(complete)

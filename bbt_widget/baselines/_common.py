@@ -17,7 +17,7 @@ import numpy as np
 import pandas as pd
 
 from ..core.bidi import pair_label
-from ..core.data import TidyResults, as_tidy
+from ..core.data import TidyResults
 from ..core.posterior import ordered_pairs
 from ..core.validation import _preview, check_algorithms
 from ..core.wintable import REL_TOL, snap_ties
@@ -73,26 +73,8 @@ class Means:
         )
 
 
-def dataset_means(
-    data: pd.DataFrame | TidyResults,
-    *,
-    dataset: str | None,
-    algorithm: str | None,
-    fold: str | None,
-    score: str | None,
-    sd: pd.DataFrame | None,
-    lower_is_better: bool,
-) -> Means:
-    """Validate the results (``tidy_results`` does every check) and average the folds."""
-    tidy = as_tidy(
-        data,
-        dataset=dataset,
-        algorithm=algorithm,
-        fold=fold,
-        score=score,
-        sd=sd,
-        lower_is_better=lower_is_better,
-    )
+def dataset_means(tidy: TidyResults) -> Means:
+    """The means over the folds of results read (and checked) by ``as_tidy``."""
     return Means(snap_ties(tidy.means), tidy.algorithms, tidy.datasets, tidy.lower_is_better)
 
 

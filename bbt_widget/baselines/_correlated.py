@@ -16,6 +16,7 @@ mass at the mean (the limit of the Student as its scale goes to 0).
 from __future__ import annotations
 
 from dataclasses import dataclass
+from typing import TYPE_CHECKING
 
 import altair as alt
 import numpy as np
@@ -25,10 +26,16 @@ from scipy import stats
 from ..core.bidi import isolate
 from ..core.data import TidyResults
 from ..core.options import TTEST_HDI
+from ..core.tidy import Layout
 from ..core.validation import check_hdi
 from ._common import TableSummary
 from ._cv import FoldDifferences, check_rope_width, fold_differences
 from ._simplex import MAX_POINTS, REGIONS, region_decisions, simplex_chart
+
+if TYPE_CHECKING:  # typing.Unpack is Python 3.11; the checker knows it on 3.10 too
+    from typing_extensions import Unpack
+
+    from ..core.tidy import LayoutKeywords
 
 
 @dataclass(frozen=True)
@@ -143,16 +150,11 @@ def correlated_ttest(
     a: str,
     b: str,
     on: str | list[str] | None = None,
-    dataset: str | None = None,
-    algorithm: str | None = None,
-    fold: str | None = None,
-    score: str | None = None,
     run: str | None = None,
-    sd: pd.DataFrame | None = None,
-    lower_is_better: bool = False,
     rope: float = 0.01,
     rho: float | None = None,
     hdi: float = TTEST_HDI,
+    **layout: Unpack[LayoutKeywords],
 ) -> CorrelatedTTestResult:
     """Bayesian correlated t-test of ``a`` vs ``b`` on each data set (Benavoli et al. 2017, Eq. 6).
 
@@ -165,13 +167,9 @@ def correlated_ttest(
     on
         The data set(s) to test (names); ``None`` tests every data set. (``dataset=`` keeps
         its meaning everywhere in the package: the column naming the data sets.)
-    dataset, algorithm, fold, score, lower_is_better
-        How to read the results; see :func:`bbt_widget.core.data.tidy_results`.
     run
         Column numbering the repetitions of cross-validation; with ``fold=`` (the fold
         within a run) it gives ``k`` and thus ``rho = 1/k`` per data set.
-    sd
-        Not usable here (the test needs fold-level scores); passing it raises ValueError.
     rope
         Half-width of the ROPE on the scores' scale (0.01: one point of accuracy).
     rho
@@ -180,6 +178,9 @@ def correlated_ttest(
         folds.
     hdi
         Mass of the HDI of the mean difference.
+    **layout
+        How to read the results: :class:`~bbt_widget.core.tidy.LayoutKeywords`. Not ``sd``
+        (the test needs fold-level scores): passing it raises ValueError.
 
     Returns
     -------
@@ -193,21 +194,10 @@ def correlated_ttest(
         Bad layout or settings (rope <= 0, rho outside (0, 1), a == b, an unknown
         algorithm or data set, no fold-level scores, unknown rho).
     """
+    asked = Layout.from_keywords(layout)
     rope = check_rope_width(rope)
     hdi = check_hdi(hdi)
-    diffs = fold_differences(
-        data,
-        a=a,
-        b=b,
-        dataset=dataset,
-        algorithm=algorithm,
-        fold=fold,
-        score=score,
-        run=run,
-        sd=sd,
-        lower_is_better=lower_is_better,
-        rho=rho,
-    )
+    diffs = fold_differences(data, asked, a=a, b=b, run=run, rho=rho)
     if not diffs.datasets:
         raise ValueError(
             f"no data set has 2 or more folds where both {diffs.a!r} and {diffs.b!r} have a "

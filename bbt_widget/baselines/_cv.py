@@ -18,13 +18,13 @@ of folds per run of each data set; otherwise ``rho=`` must be given.
 
 from __future__ import annotations
 
-from dataclasses import dataclass
-from typing import Any
+from dataclasses import dataclass, replace
 
 import numpy as np
 import pandas as pd
 
 from ..core.data import TidyResults, as_tidy
+from ..core.tidy import Layout
 from ..core.validation import _preview, check_algorithms
 
 #: Column name given to the run x fold key (never a user column: it starts with a NUL).
@@ -111,18 +111,10 @@ class FoldResults:
 
 
 def fold_results(
-    data: pd.DataFrame | TidyResults,
-    *,
-    dataset: str | None,
-    algorithm: str | None,
-    fold: str | None,
-    score: str | None,
-    run: str | None,
-    sd: pd.DataFrame | None,
-    lower_is_better: bool,
-    rho: float | None,
+    data: pd.DataFrame | TidyResults, layout: Layout, *, run: str | None, rho: float | None
 ) -> FoldResults:
-    """Validate the layout (``tidy_results`` does every check) and the fold information.
+    """Read the results as ``layout`` says (``tidy_results`` does every check), the folds of
+    each run of ``run=`` combined, and validate the fold information.
 
     Raises
     ------
@@ -130,7 +122,7 @@ def fold_results(
         No fold-level scores, ``run=`` without ``fold=``, or no way to know ``rho`` (the
         message says to pass ``rho=`` or ``run=``).
     """
-    if sd is not None:
+    if layout.sd is not None:
         raise ValueError(
             "the correlated t-tests need fold-level scores; an sd= table gives only means and "
             "standard deviations: pass the results of every fold instead"
@@ -138,19 +130,13 @@ def fold_results(
     rho = check_rho(rho)
     folds_per_run = None
     if run is not None:
-        data, fold, folds_per_run = _combine_run_and_fold(data, dataset, fold, run)
+        data, fold, folds_per_run = _combine_run_and_fold(data, layout.dataset, layout.fold, run)
+        layout = replace(layout, fold=fold)
     try:
-        tidy = as_tidy(
-            data,
-            dataset=dataset,
-            algorithm=algorithm,
-            fold=fold,
-            score=score,
-            lower_is_better=lower_is_better,
-        )
+        tidy = as_tidy(data, **layout.as_dict())
     except ValueError as exc:
         text = str(exc)
-        if run is None and fold is not None and ("duplicate" in text or "two rows" in text):
+        if run is None and layout.fold is not None and ("duplicate" in text or "two rows" in text):
             # repeated cross-validation numbers its folds again in every run
             raise ValueError(
                 f"{text}; if the fold numbers start again in each run of repeated "
@@ -202,10 +188,16 @@ def pair_differences(results: FoldResults, a: str, b: str) -> FoldDifferences:
 
 
 def fold_differences(
-    data: pd.DataFrame | TidyResults, *, a: str, b: str, **layout: Any
+    data: pd.DataFrame | TidyResults,
+    layout: Layout,
+    *,
+    a: str,
+    b: str,
+    run: str | None,
+    rho: float | None,
 ) -> FoldDifferences:
     """:func:`fold_results` then :func:`pair_differences` for one pair."""
-    return pair_differences(fold_results(data, **layout), a, b)
+    return pair_differences(fold_results(data, layout, run=run, rho=rho), a, b)
 
 
 def _combine_run_and_fold(

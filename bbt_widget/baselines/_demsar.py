@@ -17,12 +17,13 @@ from __future__ import annotations
 
 import warnings
 from dataclasses import dataclass
+from typing import TYPE_CHECKING
 
 import numpy as np
 import pandas as pd
 from scipy import stats
 
-from ..core.data import TidyResults
+from ..core.data import TidyResults, as_tidy
 from ..core.posterior import maximal_runs, ordered_pairs
 from ._common import (
     Means,
@@ -34,6 +35,11 @@ from ._common import (
     drop_warning_text,
     pair_frame,
 )
+
+if TYPE_CHECKING:  # typing.Unpack is Python 3.11; the checker knows it on 3.10 too
+    from typing_extensions import Unpack
+
+    from ..core.tidy import LayoutKeywords
 
 
 class IncompleteBlocksWarning(UserWarning):
@@ -146,13 +152,7 @@ class NemenyiResult(TableSummary):
 
 def friedman(
     data: pd.DataFrame | TidyResults,
-    *,
-    dataset: str | None = None,
-    algorithm: str | None = None,
-    fold: str | None = None,
-    score: str | None = None,
-    sd: pd.DataFrame | None = None,
-    lower_is_better: bool = False,
+    **layout: Unpack[LayoutKeywords],
 ) -> FriedmanResult:
     """Friedman's test on the per-data-set means (mean over folds).
 
@@ -160,11 +160,9 @@ def friedman(
     ----------
     data
         Results in any layout :func:`bbt_widget.win_table` accepts.
-    dataset, algorithm, fold, score, lower_is_better
-        How to read the results; see :func:`bbt_widget.core.data.tidy_results`.
-    sd
-        Accepted so that the same keywords work for every function; ignored (the test uses
-        only the means).
+    **layout
+        How to read the results: :class:`~bbt_widget.core.tidy.LayoutKeywords` (``sd`` is
+        accepted and not used: the test uses only the means).
 
     Returns
     -------
@@ -184,15 +182,7 @@ def friedman(
     >>> f"{res.statistic:.2f}, p = {res.pvalue:.1e}"
     '24.02, p = 7.9e-05'
     """
-    means = dataset_means(
-        data,
-        dataset=dataset,
-        algorithm=algorithm,
-        fold=fold,
-        score=score,
-        sd=sd,
-        lower_is_better=lower_is_better,
-    )
+    means = dataset_means(as_tidy(data, **layout))
     complete, dropped = complete_blocks(means, "Friedman's test")
     return friedman_from_means(complete, dropped)
 
@@ -200,14 +190,9 @@ def friedman(
 def nemenyi(
     data: pd.DataFrame | TidyResults,
     *,
-    dataset: str | None = None,
-    algorithm: str | None = None,
-    fold: str | None = None,
-    score: str | None = None,
-    sd: pd.DataFrame | None = None,
-    lower_is_better: bool = False,
     alpha: float = 0.05,
     control: str | None = None,
+    **layout: Unpack[LayoutKeywords],
 ) -> NemenyiResult:
     """Nemenyi's test: mean ranks, the critical difference and which pairs differ; with a
     ``control``, Bonferroni-Dunn's test of the control against each other algorithm.
@@ -216,16 +201,15 @@ def nemenyi(
     ----------
     data
         Results in any layout :func:`bbt_widget.win_table` accepts.
-    dataset, algorithm, fold, score, lower_is_better
-        How to read the results; see :func:`bbt_widget.core.data.tidy_results`.
-    sd
-        Accepted so that the same keywords work for every function; ignored.
     alpha
         Significance level of the critical difference.
     control
         An algorithm to compare with each other one only (the ``k - 1`` comparisons of a
         paper proposing one method): the critical difference is then Bonferroni-Dunn's,
         adjusted over ``k - 1`` tests instead of ``k (k - 1) / 2``. ``None``: every pair.
+    **layout
+        How to read the results: :class:`~bbt_widget.core.tidy.LayoutKeywords` (``sd`` is
+        accepted and not used: the test uses only the means).
 
     Returns
     -------
@@ -244,15 +228,7 @@ def nemenyi(
         When data sets with a missing result had to be dropped.
     """
     alpha = check_alpha(alpha)
-    means = dataset_means(
-        data,
-        dataset=dataset,
-        algorithm=algorithm,
-        fold=fold,
-        score=score,
-        sd=sd,
-        lower_is_better=lower_is_better,
-    )
+    means = dataset_means(as_tidy(data, **layout))
     control = check_control(control, means.algorithms)
     test = "Nemenyi's test" if control is None else "Bonferroni-Dunn's test"
     complete, dropped = complete_blocks(means, test)

@@ -38,7 +38,7 @@ from __future__ import annotations
 import threading
 import warnings
 from dataclasses import dataclass, field, replace
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 import altair as alt
 import numpy as np
@@ -58,6 +58,7 @@ from ..core.options import (
 from ..core.posterior import hdi_sorted
 from ..core.precision import DEFAULT_Z, mcse
 from ..core.settling import chains_to_add, check_draws, later_rounds
+from ..core.tidy import Layout
 from ..core.validation import DEFAULT_SEED, check_count, check_hdi, check_seed
 from ..fitting import DiagnosticsWarning
 from ._common import TableSummary
@@ -76,6 +77,11 @@ from ._simplex import (
     simplex_chart,
     with_region_mcse,
 )
+
+if TYPE_CHECKING:  # typing.Unpack is Python 3.11; the checker knows it on 3.10 too
+    from typing_extensions import Unpack
+
+    from ..core.tidy import LayoutKeywords
 
 #: Fewest data sets the hierarchical model is fitted on (it estimates their spread).
 MIN_DATASETS = 2
@@ -205,13 +211,7 @@ def hierarchical(
     *,
     a: str,
     b: str,
-    dataset: str | None = None,
-    algorithm: str | None = None,
-    fold: str | None = None,
-    score: str | None = None,
     run: str | None = None,
-    sd: pd.DataFrame | None = None,
-    lower_is_better: bool = False,
     rope: float = 0.01,
     rho: float | None = None,
     hdi: float = TTEST_HDI,
@@ -223,6 +223,7 @@ def hierarchical(
     seed: int | None = DEFAULT_SEED,
     progress: ProgressCallback | None = None,
     cancel: threading.Event | None = None,
+    **layout: Unpack[LayoutKeywords],
 ) -> HierarchicalResult:
     """Bayesian hierarchical correlated t-test of ``a`` vs ``b`` over all data sets.
 
@@ -232,13 +233,9 @@ def hierarchical(
         Fold-level results in any layout :func:`bbt_widget.win_table` accepts.
     a, b
         The pair; the differences are ``b - a``, so *left* means a is better.
-    dataset, algorithm, fold, score, lower_is_better
-        How to read the results; see :func:`bbt_widget.core.data.tidy_results`.
     run
         Column numbering the repetitions of cross-validation; with ``fold=`` (the fold
         within a run) it gives ``k`` and ``rho = 1/k`` per data set.
-    sd
-        Not usable (the model needs fold-level scores); passing it raises ValueError.
     rope
         Half-width of the ROPE on the scores' scale (0.01: one point of accuracy).
     rho
@@ -266,6 +263,9 @@ def hierarchical(
         round of chains (seeded from ``seed``) up to 4 times the first round's draws, as
         :func:`bbt_widget.fit` does; ``"fixed"``: the first round only. The table's
         decision needs 3 MCSE clearance either way (``mcse_left/rope/right``).
+    **layout
+        How to read the results: :class:`~bbt_widget.core.tidy.LayoutKeywords`. Not ``sd``
+        (the model needs fold-level scores): passing it raises ValueError.
 
     Returns
     -------
@@ -301,23 +301,12 @@ def hierarchical(
         Before any fit: fewer than 2 data sets with 2 common folds, rope <= 0, rho outside
         (0, 1), a == b, unknown algorithms, rho unknown.
     """
+    asked = Layout.from_keywords(layout)
     rope = check_rope_width(rope)
     hdi = check_hdi(hdi)
     nu_prior = check_nu_prior(nu_prior)
     settings = sampler_settings(chains, iter_warmup, iter_sampling, seed, draws)
-    diffs = fold_differences(
-        data,
-        a=a,
-        b=b,
-        dataset=dataset,
-        algorithm=algorithm,
-        fold=fold,
-        score=score,
-        run=run,
-        sd=sd,
-        lower_is_better=lower_is_better,
-        rho=rho,
-    )
+    diffs = fold_differences(data, asked, a=a, b=b, run=run, rho=rho)
     check_enough(diffs)
     return fit_pair(diffs, rope, hdi, settings, progress, nu_prior, cancel)
 

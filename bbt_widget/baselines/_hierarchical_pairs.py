@@ -11,7 +11,7 @@ from __future__ import annotations
 
 import threading
 from dataclasses import dataclass, field, replace
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 import pandas as pd
 
@@ -19,6 +19,7 @@ from ..core.data import TidyResults
 from ..core.draws import ProgressCallback
 from ..core.options import DEFAULT_CHAINS, DEFAULT_DRAWS, TTEST_HDI, DrawsMode
 from ..core.posterior import ordered_pairs
+from ..core.tidy import Layout
 from ..core.validation import DEFAULT_SEED, check_hdi
 from ..core.wintable import snap_ties
 from ..fitting.batch import run_batch
@@ -35,6 +36,11 @@ from ._hierarchical import (
     sampler_settings,
 )
 from ._sizing import check_hierarchical_pairs_size
+
+if TYPE_CHECKING:  # typing.Unpack is Python 3.11; the checker knows it on 3.10 too
+    from typing_extensions import Unpack
+
+    from ..core.tidy import LayoutKeywords
 
 #: Draws a pair's result keeps in :attr:`HierarchicalPairsResult.fits` (the per-data-set
 #: ``mu`` and ``sigma`` draws of 120 pairs would take gigabytes; ``shrinkage`` summarises them).
@@ -110,13 +116,7 @@ def hierarchical_pairs(
     data: pd.DataFrame | TidyResults,
     *,
     algorithms: list[str] | None = None,
-    dataset: str | None = None,
-    algorithm: str | None = None,
-    fold: str | None = None,
-    score: str | None = None,
     run: str | None = None,
-    sd: pd.DataFrame | None = None,
-    lower_is_better: bool = False,
     rope: float = 0.01,
     rho: float | None = None,
     hdi: float = TTEST_HDI,
@@ -130,6 +130,7 @@ def hierarchical_pairs(
     n_jobs: int | None = None,
     progress: ProgressCallback | None = None,
     cancel: threading.Event | None = None,
+    **layout: Unpack[LayoutKeywords],
 ) -> HierarchicalPairsResult:
     """:func:`hierarchical` for every pair of ``algorithms`` (default: all), in one table.
 
@@ -153,6 +154,9 @@ def hierarchical_pairs(
     cancel
         Setting it stops every running fit and raises
         :class:`~bbt_widget.engines.FitCancelled`.
+    **layout
+        How to read the results: :class:`~bbt_widget.core.tidy.LayoutKeywords`, as for
+        :func:`hierarchical`.
 
     Raises
     ------
@@ -170,6 +174,7 @@ def hierarchical_pairs(
     16 x 132 results (4 folds, ``rho=1/4``) the 120 pairs took 223 s on two cores (3.5 s of
     CPU a pair) and 115 passed the diagnostics (``benchmarks/results/methods.json``).
     """
+    asked = Layout.from_keywords(layout)
     rope = check_rope_width(rope)
     hdi = check_hdi(hdi)
     nu_prior = check_nu_prior(nu_prior)
@@ -177,14 +182,9 @@ def hierarchical_pairs(
     seed = settings.pop("seed")
     medians, pairs, all_diffs = check_pairs(
         data,
+        asked,
         algorithms=algorithms,
-        dataset=dataset,
-        algorithm=algorithm,
-        fold=fold,
-        score=score,
         run=run,
-        sd=sd,
-        lower_is_better=lower_is_better,
         rho=rho,
         size=(settings["chains"], settings["iter_sampling"]),
         n_jobs=n_jobs,
@@ -228,23 +228,18 @@ def hierarchical_pairs(
 
 def check_pairs(
     data: pd.DataFrame | TidyResults,
+    layout: Layout,
     *,
     algorithms: list[str] | None = None,
-    dataset: str | None = None,
-    algorithm: str | None = None,
-    fold: str | None = None,
-    score: str | None = None,
     run: str | None = None,
-    sd: pd.DataFrame | None = None,
-    lower_is_better: bool = False,
     rho: float | None = None,
     size: tuple[int, int] | None = None,
     n_jobs: int | None = None,
     timed: bool | None = None,
 ) -> tuple[pd.Series, list[tuple[int, int]], list[FoldDifferences]]:
     """Every pair :func:`hierarchical_pairs` would fit, checked in milliseconds before any
-    (slow) fit: the medians that order the algorithms, the pairs (indices into them) and each
-    pair's fold differences.
+    (slow) fit, from the results read as ``layout`` says: the medians that order the
+    algorithms, the pairs (indices into them) and each pair's fold differences.
 
     ``size`` (chains, kept draws per chain; default the defaults, 4 x 1000), ``n_jobs`` and
     ``timed`` (whether the time is known, default True: the local cores; not a Dask cluster)
@@ -260,17 +255,7 @@ def check_pairs(
     bbt_widget.core.sizing.FitTooLargeError
         The pairs' results would not fit in memory.
     """
-    results = fold_results(
-        data,
-        dataset=dataset,
-        algorithm=algorithm,
-        fold=fold,
-        score=score,
-        run=run,
-        sd=sd,
-        lower_is_better=lower_is_better,
-        rho=rho,
-    )
+    results = fold_results(data, layout, run=run, rho=rho)
     tidy = results.tidy
     means = Means(snap_ties(tidy.means), tidy.algorithms, tidy.datasets, tidy.lower_is_better)
     if algorithms is not None:

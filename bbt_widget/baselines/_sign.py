@@ -25,12 +25,12 @@ seeded with ``seed``, so a pair's probabilities never depend on the other algori
 from __future__ import annotations
 
 from dataclasses import dataclass
-from typing import ClassVar
+from typing import TYPE_CHECKING, ClassVar
 
 import numpy as np
 import pandas as pd
 
-from ..core.data import TidyResults
+from ..core.data import TidyResults, as_tidy
 from ..core.options import DEFAULT_DRAWS, DrawsMode
 from ..core.settling import check_draws
 from ..core.sizing import check_draws_memory
@@ -47,6 +47,11 @@ from ._common import (
 )
 from ._signed_rank import _winners
 from ._simplex import SimplexTestResult, settled_shares
+
+if TYPE_CHECKING:  # typing.Unpack is Python 3.11; the checker knows it on 3.10 too
+    from typing_extensions import Unpack
+
+    from ..core.tidy import LayoutKeywords
 
 #: Where the prior's pseudo-observation can be placed (baycomp's LEFT, ROPE, RIGHT).
 PRIOR_PLACES = ("left", "rope", "right")
@@ -107,18 +112,13 @@ def bayesian_sign_test(
     *,
     a: str | None = None,
     b: str | None = None,
-    dataset: str | None = None,
-    algorithm: str | None = None,
-    fold: str | None = None,
-    score: str | None = None,
-    sd: pd.DataFrame | None = None,
-    lower_is_better: bool = False,
     rope: float = 0.01,
     prior_strength: float = 1.0,
     prior_place: str = "rope",
     n_samples: int = 50_000,
     seed: int | None = None,
     draws: DrawsMode = DEFAULT_DRAWS,
+    **layout: Unpack[LayoutKeywords],
 ) -> BayesianSignTestResult:
     """Bayesian sign test with ROPE of ``a`` vs ``b``, or of every pair of algorithms.
 
@@ -129,12 +129,6 @@ def bayesian_sign_test(
     a, b
         The pair; the differences are ``b - a``, so *left* means a is better. Leave both
         out to test every pair (ordered by median, as :func:`bayesian_signed_rank`).
-    dataset, algorithm, fold, score, lower_is_better
-        How to read the results; see :func:`bbt_widget.core.data.tidy_results`. With
-        ``lower_is_better`` the differences are oriented so that *left* still means a is
-        better.
-    sd
-        Accepted so that the same keywords work for every function; ignored.
     rope
         Half-width of the ROPE on the scores' own scale (0.01: one point of accuracy); 0
         counts only exact ties as equivalent.
@@ -153,6 +147,10 @@ def bayesian_sign_test(
         ``"auto"`` (default): a pair whose region probability lies within 3 Monte Carlo
         standard errors of 0.95 is drawn again, with 3 x ``n_samples`` more draws (seeded
         from ``seed``), before its claim is decided; ``"fixed"``: ``n_samples`` only.
+    **layout
+        How to read the results: :class:`~bbt_widget.core.tidy.LayoutKeywords`. With
+        ``lower_is_better`` the differences are oriented so that *left* still means a is
+        better; ``sd`` is accepted and not used.
 
     Returns
     -------
@@ -171,15 +169,7 @@ def bayesian_sign_test(
     n_samples = check_count(n_samples, "n_samples")
     seed = check_seed(seed)
     check_draws(draws)
-    means = dataset_means(
-        data,
-        dataset=dataset,
-        algorithm=algorithm,
-        fold=fold,
-        score=score,
-        sd=sd,
-        lower_is_better=lower_is_better,
-    )
+    means = dataset_means(as_tidy(data, **layout))
     names, pairs = selected_pairs(means, a, b)
     return sign_from_means(
         means, names, pairs, rope, prior_strength, prior_place, n_samples, seed, draws=draws

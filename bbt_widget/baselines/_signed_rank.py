@@ -30,12 +30,12 @@ which other algorithms are in the table.
 from __future__ import annotations
 
 from dataclasses import dataclass, field
-from typing import ClassVar
+from typing import TYPE_CHECKING, ClassVar
 
 import numpy as np
 import pandas as pd
 
-from ..core.data import TidyResults
+from ..core.data import TidyResults, as_tidy
 from ..core.options import DEFAULT_DRAWS, DrawsMode
 from ..core.settling import check_draws
 from ..core.sizing import check_draws_memory
@@ -50,6 +50,11 @@ from ._common import (
     selected_pairs,
 )
 from ._simplex import SimplexTestResult, settled_shares
+
+if TYPE_CHECKING:  # typing.Unpack is Python 3.11; the checker knows it on 3.10 too
+    from typing_extensions import Unpack
+
+    from ..core.tidy import LayoutKeywords
 
 _PROB_COLUMNS = ("p_left", "p_rope", "p_right", "p_left_0", "p_right_0")
 #: Samples processed at once: a chunk of weights small enough to stay in the CPU cache, so
@@ -116,17 +121,12 @@ def bayesian_signed_rank(
     *,
     a: str | None = None,
     b: str | None = None,
-    dataset: str | None = None,
-    algorithm: str | None = None,
-    fold: str | None = None,
-    score: str | None = None,
-    sd: pd.DataFrame | None = None,
-    lower_is_better: bool = False,
     rope: float = 0.01,
     prior_strength: float = 0.5,
     n_samples: int = 50_000,
     seed: int | None = None,
     draws: DrawsMode = DEFAULT_DRAWS,
+    **layout: Unpack[LayoutKeywords],
 ) -> BayesianSignedRankResult:
     """Bayesian signed-rank test with ROPE for every pair of algorithms.
 
@@ -137,12 +137,6 @@ def bayesian_signed_rank(
     a, b
         One pair to test (differences ``b - a``: *left* means a is better); leave both out
         to test every pair.
-    dataset, algorithm, fold, score, lower_is_better
-        How to read the results; see :func:`bbt_widget.core.data.tidy_results`. With
-        ``lower_is_better`` the differences are oriented so that *left* still means the
-        first algorithm is better.
-    sd
-        Accepted so that the same keywords work for every function; ignored.
     rope
         Half-width of the ROPE on the scores' own scale (not the probability scale of the
         BBT ROPE); 0 gives the test without ROPE.
@@ -157,6 +151,10 @@ def bayesian_signed_rank(
         ``"auto"`` (default): a pair whose region probability lies within 3 Monte Carlo
         standard errors of 0.95 is drawn again, with 3 x ``n_samples`` more weights (seeded
         from ``seed``), before its claim is decided; ``"fixed"``: ``n_samples`` only.
+    **layout
+        How to read the results: :class:`~bbt_widget.core.tidy.LayoutKeywords`. With
+        ``lower_is_better`` the differences are oriented so that *left* still means the
+        first algorithm is better; ``sd`` is accepted and not used.
 
     Returns
     -------
@@ -171,15 +169,7 @@ def bayesian_signed_rank(
     n_samples = check_count(n_samples, "n_samples")
     seed = check_seed(seed)
     check_draws(draws)
-    means = dataset_means(
-        data,
-        dataset=dataset,
-        algorithm=algorithm,
-        fold=fold,
-        score=score,
-        sd=sd,
-        lower_is_better=lower_is_better,
-    )
+    means = dataset_means(as_tidy(data, **layout))
     names, pairs = selected_pairs(means, a, b)
     return signed_rank_from_means(
         means, rope, prior_strength, n_samples, seed, names, pairs, draws=draws

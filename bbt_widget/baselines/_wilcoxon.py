@@ -18,12 +18,13 @@ Algorithms are ordered by the median of their per-data-set means (the paper's Ta
 from __future__ import annotations
 
 from dataclasses import dataclass
+from typing import TYPE_CHECKING
 
 import numpy as np
 import pandas as pd
 from scipy import stats
 
-from ..core.data import TidyResults
+from ..core.data import TidyResults, as_tidy
 from ..core.posterior import ordered_pairs
 from ..core.wintable import snap_ties
 from ._common import (
@@ -37,6 +38,11 @@ from ._common import (
     noise_level,
     pair_frame,
 )
+
+if TYPE_CHECKING:  # typing.Unpack is Python 3.11; the checker knows it on 3.10 too
+    from typing_extensions import Unpack
+
+    from ..core.tidy import LayoutKeywords
 
 #: R's wilcox.test uses the exact distribution below this many non-zero differences.
 EXACT_BELOW = 50
@@ -80,15 +86,10 @@ class WilcoxonResult(TableSummary):
 def wilcoxon_holm(
     data: pd.DataFrame | TidyResults,
     *,
-    dataset: str | None = None,
-    algorithm: str | None = None,
-    fold: str | None = None,
-    score: str | None = None,
-    sd: pd.DataFrame | None = None,
-    lower_is_better: bool = False,
     alpha: float = 0.05,
     adjust: str = "holm",
     control: str | None = None,
+    **layout: Unpack[LayoutKeywords],
 ) -> WilcoxonResult:
     """Wilcoxon signed-rank test for every pair, p-values adjusted by Holm and Hochberg;
     with a ``control``, for the control against each other algorithm only.
@@ -99,10 +100,6 @@ def wilcoxon_holm(
     ----------
     data
         Results in any layout :func:`bbt_widget.win_table` accepts.
-    dataset, algorithm, fold, score, lower_is_better
-        How to read the results; see :func:`bbt_widget.core.data.tidy_results`.
-    sd
-        Accepted so that the same keywords work for every function; ignored.
     alpha
         Significance level for ``significant``.
     adjust
@@ -113,6 +110,9 @@ def wilcoxon_holm(
         An algorithm to compare with each other one only: ``k - 1`` tests, adjusted over
         those ``k - 1`` (the practice when a paper proposes one method). ``None``: every
         pair, adjusted over ``k (k - 1) / 2``.
+    **layout
+        How to read the results: :class:`~bbt_widget.core.tidy.LayoutKeywords` (``sd`` is
+        accepted and not used).
 
     Returns
     -------
@@ -126,15 +126,7 @@ def wilcoxon_holm(
     """
     alpha = check_alpha(alpha)
     adjust = check_choice(adjust, "adjust", ADJUSTMENTS)
-    means = dataset_means(
-        data,
-        dataset=dataset,
-        algorithm=algorithm,
-        fold=fold,
-        score=score,
-        sd=sd,
-        lower_is_better=lower_is_better,
-    )
+    means = dataset_means(as_tidy(data, **layout))
     control = check_control(control, means.algorithms)
     return wilcoxon_from_means(means, alpha, adjust, control)
 

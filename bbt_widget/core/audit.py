@@ -13,6 +13,7 @@ from __future__ import annotations
 import html
 from collections.abc import Iterable
 from dataclasses import dataclass, field
+from typing import TYPE_CHECKING
 
 import numpy as np
 import pandas as pd
@@ -22,9 +23,12 @@ from .bidi import isolate
 # DataWarning lives with the reading of the results, which issues it too (``win_table``); it
 # is importable from here, its first home.
 from .data import as_tidy
-from .tidy import DataWarning, TidyResults
+from .tidy import DataWarning, Layout, LayoutKeywords, TidyResults
 from .validation import is_win_table
 from .wording import counted
+
+if TYPE_CHECKING:  # typing.Unpack is Python 3.11; the checker knows it on 3.10 too
+    from typing_extensions import Unpack
 
 __all__ = [
     "SEVERITIES",
@@ -128,24 +132,17 @@ class Audit:
         )
 
 
-def audit(
-    data: pd.DataFrame | TidyResults,
-    *,
-    dataset: str | None = None,
-    algorithm: str | None = None,
-    fold: str | None = None,
-    score: str | None = None,
-    sd: pd.DataFrame | None = None,
-    lower_is_better: bool = False,
-) -> Audit:
+def audit(data: pd.DataFrame | TidyResults, **layout: Unpack[LayoutKeywords]) -> Audit:
     """Audit a results table before any fit.
 
     Parameters
     ----------
-    data, dataset, algorithm, fold, score, sd, lower_is_better
-        The results and how to read them, exactly as for :func:`bbt_widget.fit` (a table,
-        or the :class:`~bbt_widget.core.tidy.TidyResults` that
+    data
+        The results, exactly as for :func:`bbt_widget.fit` (a table, or the
+        :class:`~bbt_widget.core.tidy.TidyResults` that
         :func:`~bbt_widget.core.data.tidy_results` read from it).
+    **layout
+        How to read them: :class:`~bbt_widget.core.tidy.LayoutKeywords`.
 
     Returns
     -------
@@ -157,21 +154,15 @@ def audit(
         columns), data sets where every algorithm scored the same, and duplicate keys.
         ``fit``'s own refusal, if any, is an ``error`` finding.
     """
+    asked = Layout.from_keywords(layout)
     if isinstance(data, pd.DataFrame) and is_win_table(data):
         return Audit((Finding("info", "shape", "a ready win table: nothing to audit"),))
     try:
-        tidy = as_tidy(
-            data,
-            dataset=dataset,
-            algorithm=algorithm,
-            fold=fold,
-            score=score,
-            sd=sd,
-            lower_is_better=lower_is_better,
-        )
+        tidy = as_tidy(data, **asked.as_dict())
     except (TypeError, ValueError) as err:
         found = [Finding("error", "input", f"fit refuses these data: {err}")]
-        if isinstance(data, pd.DataFrame) and algorithm is None:
+        dataset, fold = asked.dataset, asked.fold
+        if isinstance(data, pd.DataFrame) and asked.algorithm is None:
             found += _column_findings(data, dataset, fold)
             if not isinstance(data.columns, pd.MultiIndex):
                 # the scales of the columns as given; integer columns (IDs, counts) have none

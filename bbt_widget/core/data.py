@@ -28,6 +28,7 @@ itself, :class:`TidyResults`, and the :class:`Layout` it was read with are in
 from __future__ import annotations
 
 from collections.abc import Sequence
+from typing import TYPE_CHECKING
 
 import numpy as np
 import pandas as pd
@@ -46,7 +47,7 @@ from .names import (
 #: Option checks and constants live in .validation and .options; they are re-exported here
 #: because ``bbt_widget.data`` was their home (users and older code import them from it).
 from .options import HYPERPRIORS, TIE_POLICIES
-from .tidy import MIN_RANKED_DATASETS, Layout, ReadingNote, TidyResults
+from .tidy import MIN_RANKED_DATASETS, Layout, LayoutKeywords, ReadingNote, TidyResults
 from .validation import (
     DEFAULT_SEED,
     MAX_COUNT,
@@ -67,6 +68,9 @@ from .validation import (
     check_win_table,
     is_win_table,
 )
+
+if TYPE_CHECKING:  # typing.Unpack is Python 3.11; the checker knows it on 3.10 too
+    from typing_extensions import Unpack
 
 #: The readers, and what older code imports from here: the option checks, and of the type the
 #: readers build (:mod:`.tidy`) the type itself and the ranking models' minimum.
@@ -97,16 +101,7 @@ __all__ = [
 # --------------------------------------------------------------------------- shapes
 
 
-def as_tidy(
-    data: pd.DataFrame | TidyResults,
-    *,
-    dataset: str | None = None,
-    algorithm: str | None = None,
-    fold: str | None = None,
-    score: str | None = None,
-    sd: pd.DataFrame | None = None,
-    lower_is_better: bool = False,
-) -> TidyResults:
+def as_tidy(data: pd.DataFrame | TidyResults, **layout: Unpack[LayoutKeywords]) -> TidyResults:
     """The one entry to the results: a :class:`TidyResults` as given, a table read once.
 
     Every public function that takes results calls this first, so that results read once
@@ -117,19 +112,21 @@ def as_tidy(
     data
         A results table in any layout :func:`tidy_results` accepts, or results it already
         read.
-    dataset, algorithm, fold, score, sd, lower_is_better
-        How to read a table (see :func:`tidy_results`). With a :class:`TidyResults` they
-        may be left out; any given must say what its :attr:`~TidyResults.layout` says.
+    **layout
+        How to read a table (:class:`~bbt_widget.core.tidy.LayoutKeywords`, as for
+        :func:`tidy_results`). With a :class:`TidyResults` they may be left out; any given
+        must say what its :attr:`~TidyResults.layout` says.
 
     Raises
     ------
     TypeError
-        ``data`` is neither a DataFrame nor a :class:`TidyResults`.
+        ``data`` is neither a DataFrame nor a :class:`TidyResults`, or a keyword is not a
+        layout keyword.
     ValueError
         A layout keyword given with a :class:`TidyResults` read otherwise (the message names
         it), and every error of :func:`tidy_results`.
     """
-    asked = Layout(dataset, algorithm, fold, score, sd, lower_is_better)
+    asked = Layout.from_keywords(layout)
     if not isinstance(data, TidyResults):
         return tidy_results(data, **asked.as_dict())
     read = data.read_with

@@ -1,15 +1,17 @@
 """Results in one tidy, validated form, and how they were read.
 
-:class:`TidyResults` holds them, :class:`Layout` the keywords they were read with, and
-:class:`ReadingNote` and :class:`DataWarning` what reading them changed. The readers that
-build them from a table are in :mod:`bbt_widget.core.data`.
+:class:`TidyResults` holds them, :class:`Layout` the keywords they were read with (which
+every public function that reads results takes as its ``**layout``, typed and documented once
+by :class:`LayoutKeywords`), and :class:`ReadingNote` and :class:`DataWarning` what reading
+them changed. The readers that build them from a table are in :mod:`bbt_widget.core.data`.
 """
 
 from __future__ import annotations
 
+from collections.abc import Mapping
 from dataclasses import dataclass, field, fields
 from functools import cached_property
-from typing import Any, NamedTuple
+from typing import Any, NamedTuple, TypedDict
 
 import numpy as np
 import pandas as pd
@@ -48,10 +50,40 @@ class ReadingNote(NamedTuple):
         return f"{self.what}; {self.fix}"
 
 
+class LayoutKeywords(TypedDict, total=False):
+    """The six layout keywords: how a results table is read. Every public function that takes
+    results accepts them (``win_table``, ``audit``, ``sweep``, ``calibration``, the baselines,
+    the ranking models, ...) as its ``**layout``, with the meaning and defaults of
+    :func:`~bbt_widget.core.data.tidy_results`, where they are documented in full; a keyword
+    that is none of them is a ``TypeError`` naming it. With results already read (a
+    :class:`TidyResults`) they may be left out.
+
+    Attributes
+    ----------
+    dataset
+        Column naming the data sets (``None``, the default: the index).
+    algorithm, score
+        Long form: the columns of the algorithm names and of the scores (both or neither).
+    fold
+        Column numbering the folds (long form, or wide by fold).
+    sd
+        Wide means only: the table of each mean's standard deviation over its folds.
+    lower_is_better
+        ``True`` for errors, times, RMSE (default ``False``).
+    """
+
+    dataset: str | None
+    algorithm: str | None
+    fold: str | None
+    score: str | None
+    sd: pd.DataFrame | None
+    lower_is_better: bool
+
+
 @dataclass(frozen=True, eq=False)
 class Layout:
-    """How a results table is read: the six layout keywords that every entry point taking
-    results accepts (``fit``, ``win_table``, ``audit``, ``sweep``, the baselines, ...).
+    """How a results table is read: the six :class:`LayoutKeywords` that every entry point
+    taking results accepts (``fit``, ``win_table``, ``audit``, ``sweep``, the baselines, ...).
 
     Attributes
     ----------
@@ -66,6 +98,19 @@ class Layout:
     score: str | None = None
     sd: pd.DataFrame | None = None
     lower_is_better: bool = False
+
+    @classmethod
+    def from_keywords(cls, keywords: Mapping[str, Any]) -> Layout:
+        """The layout that the :class:`LayoutKeywords` ``keywords`` (a function's
+        ``**layout``) say. Any other keyword is a TypeError naming it, as Python raises for
+        a keyword a function does not take."""
+        unknown = [k for k in keywords if k not in LAYOUT_KEYS]
+        if unknown:
+            raise TypeError(
+                f"unexpected keyword argument {unknown[0]!r}: neither a parameter of this "
+                f"function nor a layout keyword ({', '.join(LAYOUT_KEYS)})"
+            )
+        return cls(**keywords)
 
     def as_dict(self) -> dict[str, Any]:
         """The keywords, as :func:`~bbt_widget.core.data.tidy_results` takes them."""

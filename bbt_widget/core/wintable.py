@@ -27,13 +27,14 @@ from __future__ import annotations
 
 import warnings
 from collections.abc import Sequence
+from typing import TYPE_CHECKING
 
 import numpy as np
 import pandas as pd
 
 from .data import as_tidy
 from .options import DEFAULT_TIES, TiePolicy
-from .tidy import DataWarning, TidyResults
+from .tidy import DataWarning, Layout, LayoutKeywords, TidyResults
 from .validation import (
     WIN_TABLE_COLUMNS,
     check_d_min,
@@ -43,6 +44,9 @@ from .validation import (
     check_win_table,
     is_win_table,
 )
+
+if TYPE_CHECKING:  # typing.Unpack is Python 3.11; the checker knows it on 3.10 too
+    from typing_extensions import Unpack
 
 #: Relative tolerance below which two means are equal (see the module docstring).
 REL_TOL = 1e-12
@@ -75,16 +79,11 @@ def snap_ties(values: np.ndarray, rel_tol: float = REL_TOL, abs_tol: float = 0.0
 def win_table(
     data: pd.DataFrame | TidyResults,
     *,
-    dataset: str | None = None,
-    algorithm: str | None = None,
-    fold: str | None = None,
-    score: str | None = None,
-    sd: pd.DataFrame | None = None,
-    lower_is_better: bool = False,
     d_min: float | None = None,
     paired: bool = True,
     ties: TiePolicy | None = DEFAULT_TIES,
     tie_threshold: float | None = None,
+    **layout: Unpack[LayoutKeywords],
 ) -> pd.DataFrame:
     """Count wins, losses and ties for every pair of algorithms.
 
@@ -96,8 +95,6 @@ def win_table(
         the :class:`~bbt_widget.core.tidy.TidyResults` it returns, or a ready win table
         (columns ``alg1, alg2, win1, win2`` and optionally ``ties``), taken as given: only
         the tie policy applies to it.
-    dataset, algorithm, fold, score, sd, lower_is_better
-        See :func:`bbt_widget.core.data.tidy_results`.
     d_min
         ``None`` compares means. A number applies the local ROPE: a win counts only when
         the effect size exceeds ``d_min`` (Eq. 4 unpaired Cohen's d, Eq. 6 paired d_z).
@@ -118,6 +115,9 @@ def win_table(
         In score units: on a data set, two mean scores (over the folds) that differ by no
         more than it are a tie, before any local ROPE (with ``d_min`` too, a tie under
         either rule is a tie). ``None`` or 0 (default) counts every difference.
+    **layout
+        How to read the results: :class:`~bbt_widget.core.tidy.LayoutKeywords` (as for
+        :func:`~bbt_widget.core.data.tidy_results`).
 
     Returns
     -------
@@ -144,19 +144,9 @@ def win_table(
     0   dt   lda     7    14     0         6        13         1
     1   dt  lgbm     2    19     0         0        17         3
     """
+    asked = Layout.from_keywords(layout)
     ties = check_ties(ties)
-    raw, tidy = raw_counts(
-        data,
-        dataset=dataset,
-        algorithm=algorithm,
-        fold=fold,
-        score=score,
-        sd=sd,
-        lower_is_better=lower_is_better,
-        d_min=d_min,
-        paired=paired,
-        tie_threshold=tie_threshold,
-    )
+    raw, tidy = raw_counts(data, asked, d_min=d_min, paired=paired, tie_threshold=tie_threshold)
     for note in tidy.notes if tidy is not None else ():
         warnings.warn(str(note), DataWarning, stacklevel=2)
     return with_raw_counts(apply_ties(raw, ties), raw)
@@ -188,18 +178,14 @@ def with_raw_counts(table: pd.DataFrame, raw: pd.DataFrame) -> pd.DataFrame:
 
 def raw_counts(
     data: pd.DataFrame | TidyResults,
+    layout: Layout,
     *,
-    dataset: str | None = None,
-    algorithm: str | None = None,
-    fold: str | None = None,
-    score: str | None = None,
-    sd: pd.DataFrame | None = None,
-    lower_is_better: bool = False,
     d_min: float | None = None,
     paired: bool = True,
     tie_threshold: float | None = None,
 ) -> tuple[pd.DataFrame, TidyResults | None]:
-    """Raw counts (no tie policy) and the validated results they came from.
+    """Raw counts (no tie policy) and the validated results they came from, read as
+    ``layout`` says.
 
     A ready win table (columns ``alg1, alg2, win1, win2`` and optionally ``ties``) is
     checked and returned as given, with ``None`` for the results; the keywords that read
@@ -210,31 +196,19 @@ def raw_counts(
     tie_threshold = check_tie_threshold(tie_threshold)
     if isinstance(data, pd.DataFrame) and is_win_table(data):
         given = {
-            "dataset": dataset,
-            "algorithm": algorithm,
-            "fold": fold,
-            "score": score,
-            "sd": sd,
+            **layout.as_dict(),
             "d_min": d_min,
             "tie_threshold": tie_threshold or None,
         }
-        extra = [k for k, v in given.items() if v is not None]
-        if extra or lower_is_better:
-            what = ", ".join(extra + (["lower_is_better"] if lower_is_better else []))
+        extra = [k for k, v in given.items() if v is not None and k != "lower_is_better"]
+        if extra or layout.lower_is_better:
+            what = ", ".join(extra + (["lower_is_better"] if layout.lower_is_better else []))
             raise ValueError(
                 f"data is a ready win table (alg1, alg2, win1, win2), so {what} cannot apply; "
                 "pass the raw results instead to count wins with these settings"
             )
         return check_win_table(data), None
-    tidy = as_tidy(
-        data,
-        dataset=dataset,
-        algorithm=algorithm,
-        fold=fold,
-        score=score,
-        sd=sd,
-        lower_is_better=lower_is_better,
-    )
+    tidy = as_tidy(data, **layout.as_dict())
     return count_wins(tidy, d_min=d_min, paired=paired, tie_threshold=tie_threshold), tidy
 
 

@@ -433,7 +433,7 @@ def _prepare(
 
     raw, tidy = raw_counts(
         data,
-        **layout.as_dict(),
+        layout,
         d_min=counting.d_min,
         paired=counting.paired,
         tie_threshold=counting.tie_threshold,

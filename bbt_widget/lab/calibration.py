@@ -46,6 +46,9 @@ from .influence import tidy_subset
 
 if TYPE_CHECKING:
     import altair as alt
+    from typing_extensions import Unpack
+
+    from ..core.tidy import LayoutKeywords
 
 #: HDI masses of the paper's Table 16.
 MASSES = (0.9, 0.7, 0.5)
@@ -256,12 +259,6 @@ class Calibration:
 def calibration(
     data: pd.DataFrame | TidyResults,
     *,
-    dataset: str | None = None,
-    algorithm: str | None = None,
-    fold: str | None = None,
-    score: str | None = None,
-    sd: pd.DataFrame | None = None,
-    lower_is_better: bool = False,
     n_train: int = 20,
     n_test: int = 10,
     repeats: int = 50,
@@ -280,13 +277,14 @@ def calibration(
     n_jobs: int | None = None,
     progress: ProgressCallback | None = None,
     cancel: threading.Event | None = None,
+    **layout: Unpack[LayoutKeywords],
 ) -> Calibration:
     """Paper Sec. 8: fit on ``n_train`` random data sets, predict ``n_test`` others, repeat.
 
     Parameters
     ----------
-    data, dataset, algorithm, fold, score, sd, lower_is_better
-        The results and how to read them, as for :func:`bbt_widget.fit`.
+    data
+        The results, as for :func:`bbt_widget.fit`.
     n_train, n_test, repeats
         Data sets per training and test draw (disjoint), and how many draws.
     d_min, paired, ties, tie_threshold, hyperprior, prior_scale
@@ -300,6 +298,8 @@ def calibration(
         Drives the data-set draws, the fit seeds and the predictive binomial draws.
     executor, n_jobs, progress, cancel
         How the fits run; see :func:`bbt_widget.lab.batch.run_batch`.
+    **layout
+        How to read the results: :class:`~bbt_widget.core.tidy.LayoutKeywords`.
 
     Returns
     -------
@@ -331,15 +331,7 @@ def calibration(
     counting = CountingSettings(ties, d_min, paired, tie_threshold)
     d_min, paired, tie_threshold = counting.d_min, counting.paired, counting.tie_threshold
     check_executor(executor)
-    tidy = as_tidy(
-        data,
-        dataset=dataset,
-        algorithm=algorithm,
-        fold=fold,
-        score=score,
-        sd=sd,
-        lower_is_better=lower_is_better,
-    )
+    tidy = as_tidy(data, **layout)
     names = list(tidy.datasets)
     if n_train + n_test > len(names):
         raise ValueError(

@@ -18,7 +18,7 @@ import itertools
 import threading
 from collections.abc import Iterable, Mapping, Sequence
 from types import MappingProxyType
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 import numpy as np
 import pandas as pd
@@ -39,7 +39,7 @@ from ..core.options import (
 from ..core.precision import ConditionalDraws
 from ..core.result import BBTResult
 from ..core.settings import CountingSettings, PriorSettings
-from ..core.tidy import TidyResults
+from ..core.tidy import Layout, TidyResults
 from ..core.validation import (
     DEFAULT_SEED,
     check_count,
@@ -51,6 +51,11 @@ from ..core.wintable import comparison_components, count_wins
 from .batch import FitRequest, check_executor, run_batch
 from .sweep_groups import GroupedSweepResult, group_draws, grouped_fits
 from .sweep_result import SETTING_COLUMNS, SweepResult
+
+if TYPE_CHECKING:  # typing.Unpack is Python 3.11; the checker knows it on 3.10 too
+    from typing_extensions import Unpack
+
+    from ..core.tidy import LayoutKeywords
 
 #: Grid keys: the settings, plus ``prior`` for (hyperprior, scale) pairs such as APPENDIX_A.
 GRID_KEYS = (*SETTING_COLUMNS, "prior")
@@ -202,12 +207,6 @@ class _Sweep:
         self,
         data: pd.DataFrame | TidyResults,
         *,
-        dataset: str | None = None,
-        algorithm: str | None = None,
-        fold: str | None = None,
-        score: str | None = None,
-        sd: pd.DataFrame | None = None,
-        lower_is_better: bool = False,
         tie_threshold: float | None = None,
         grid: Mapping[str, Sequence[Any]] | None = None,
         seeds: int = 1,
@@ -223,13 +222,14 @@ class _Sweep:
         progress: ProgressCallback | None = None,
         cancel: threading.Event | None = None,
         group: GroupSpec | None = None,
+        **layout: Unpack[LayoutKeywords],
     ) -> SweepResult:
         """Fit every setting of ``grid`` and compare the decisions.
 
         Parameters
         ----------
-        data, dataset, algorithm, fold, score, sd, lower_is_better
-            The results and how to read them, as for :func:`bbt_widget.fit` (a table or a
+        data
+            The results, as for :func:`bbt_widget.fit` (a table or a
             :class:`~bbt_widget.core.tidy.TidyResults`).
         tie_threshold
             The tie threshold in score units of every fit, as for :func:`bbt_widget.fit`,
@@ -266,11 +266,14 @@ class _Sweep:
             grouping is checked under every setting before any fit. Returns a
             :class:`~bbt_widget.lab.sweep_groups.GroupedSweepResult`, whose ``frame`` is of
             the pooled abilities and ``group_frame`` / ``group_flips()`` of each group's.
+        **layout
+            How to read the results: :class:`~bbt_widget.core.tidy.LayoutKeywords`.
 
         Returns
         -------
         SweepResult
         """
+        asked = Layout.from_keywords(layout)
         rope, hdi = check_rope(rope), check_hdi(hdi)
         tie_threshold = CountingSettings(tie_threshold=tie_threshold).tie_threshold
         replicates = check_count(seeds, "seeds")
@@ -279,15 +282,7 @@ class _Sweep:
             _check_grid(grid)
         if group is not None:  # the column and the kind of data, before they are read
             check_group_request(group, None, data)
-        tidy = as_tidy(
-            data if group is None else results_only(data, group),
-            dataset=dataset,
-            algorithm=algorithm,
-            fold=fold,
-            score=score,
-            sd=sd,
-            lower_is_better=lower_is_better,
-        )
+        tidy = as_tidy(data if group is None else results_only(data, group), **asked.as_dict())
         if grid is None:
             grid = default_grid(tidy, grouped=group is not None)
         elif "d_min" in grid and "paired" not in grid:
@@ -323,16 +318,8 @@ class _Sweep:
         if group is not None:
             sampler = {"chains": chains, "iter_warmup": iter_warmup, "iter_sampling": iter_sampling}
             check_sampler_counts(sampler)  # None: the engine's default
-            layout = {
-                "dataset": dataset,
-                "algorithm": algorithm,
-                "fold": fold,
-                "score": score,
-                "sd": sd,
-                "lower_is_better": lower_is_better,
-            }
             fits, groups, group_components = grouped_fits(
-                data, tidy, group, settings, layout, {**sampler, "engine": engine}
+                data, tidy, group, settings, asked.as_dict(), {**sampler, "engine": engine}
             )
             done = run_batch(
                 fits,

@@ -17,7 +17,7 @@ import numpy as np
 import pandas as pd
 
 from ..core.bidi import pair_label
-from ..core.data import MIN_RANKED_DATASETS, TidyResults, as_tidy
+from ..core.data import MIN_RANKED_DATASETS, TidyResults
 from ..core.diagnostics import Diagnostics
 from ..core.draws import Draws
 from ..core.posterior import hdi_sorted
@@ -50,17 +50,15 @@ def ranked_data_sets(tidy: TidyResults) -> tuple[np.ndarray, np.ndarray]:
     return snap_ties(tidy.means), tidy.ranked
 
 
-def ranked_means(data: pd.DataFrame | TidyResults, **layout: Any) -> RankedMeans:
-    """Read ``data`` with ``layout`` (dataset, algorithm, fold, score, sd, lower_is_better;
-    see :func:`bbt_widget.core.data.tidy_results`) into the means each data set ranks.
+def ranked_means(tidy: TidyResults) -> RankedMeans:
+    """The means each data set of the results (read by ``as_tidy``) ranks.
 
     Raises
     ------
     ValueError
         Fewer than :data:`MIN_RANKED_DATASETS` data sets where 2 or more algorithms have a
-        result (and every error of ``tidy_results``, e.g. fewer than 2 algorithms).
+        result.
     """
-    tidy = as_tidy(data, **layout)
     means, kept = ranked_data_sets(tidy)
     datasets = tuple(d for d, k in zip(tidy.datasets, kept) if k)
     if len(datasets) < MIN_RANKED_DATASETS:

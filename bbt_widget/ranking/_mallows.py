@@ -47,13 +47,13 @@ from __future__ import annotations
 import time
 import warnings
 from dataclasses import KW_ONLY, dataclass
-from typing import Any, ClassVar
+from typing import TYPE_CHECKING, Any, ClassVar
 
 import altair as alt
 import numpy as np
 import pandas as pd
 
-from ..core.data import TidyResults
+from ..core.data import TidyResults, as_tidy
 from ..core.diagnostics import ESS_PER_CHAIN, RHAT_MAX, Diagnostics, _az
 from ..core.draws import Draws, ProgressCallback, fresh_seed, round_seed
 from ..core.options import (
@@ -85,6 +85,11 @@ from ._mallows_sampler import (
     sample_rankings,
 )
 from ._settling import draws_settings, more_chains, order_claims, with_settled
+
+if TYPE_CHECKING:  # typing.Unpack is Python 3.11; the checker knows it on 3.10 too
+    from typing_extensions import Unpack
+
+    from ..core.tidy import LayoutKeywords
 
 __all__ = ["Consensus", "Dispersion", "MallowsResult", "mallows"]
 
@@ -194,12 +199,6 @@ class MallowsResult(RankingResult):
 def mallows(
     data: pd.DataFrame | TidyResults,
     *,
-    dataset: str | None = None,
-    algorithm: str | None = None,
-    fold: str | None = None,
-    score: str | None = None,
-    sd: pd.DataFrame | None = None,
-    lower_is_better: bool = False,
     ties: str = "split",
     rate: float = RATE,
     hdi: float = DEFAULT_HDI,
@@ -212,6 +211,7 @@ def mallows(
     progress: ProgressCallback | None = None,
     cancel: Any = None,
     draws: DrawsMode = DEFAULT_DRAWS,
+    **layout: Unpack[LayoutKeywords],
 ) -> MallowsResult:
     """Fit the Bayesian Mallows model (Kendall's distance) to the per-data-set rankings.
 
@@ -220,7 +220,7 @@ def mallows(
 
     Parameters
     ----------
-    data, dataset, algorithm, fold, score, sd, lower_is_better
+    data
         As :func:`bbt_widget.ranking_model`.
     ties
         ``"split"`` (default) or ``"random"``; see the module documentation.
@@ -241,6 +241,9 @@ def mallows(
         (up to 4 times the first round's draws, fewer where their summaries would not fit in
         memory; :mod:`._settling`), seeded from ``seed``; ``"fixed"``: exactly ``chains *
         iter_sampling`` draws.
+    **layout
+        How to read the results: :class:`~bbt_widget.core.tidy.LayoutKeywords` (``sd`` is
+        accepted and not needed).
 
     Raises
     ------
@@ -278,15 +281,7 @@ def mallows(
         "thin": check_count(THIN if thin is None else thin, "thin"),
         "seed": check_seed(seed),
     }
-    ranked = ranked_means(
-        data,
-        dataset=dataset,
-        algorithm=algorithm,
-        fold=fold,
-        score=score,
-        sd=sd,
-        lower_is_better=lower_is_better,
-    )
+    ranked = ranked_means(as_tidy(data, **layout))
     n = len(ranked.algorithms)
     leap = max(1, n // 5) if leap is None else check_count(leap, "leap")
     if leap > n - 1:

@@ -47,7 +47,7 @@ from typing import TYPE_CHECKING, Any, ClassVar
 import numpy as np
 import pandas as pd
 
-from ..core.data import TidyResults
+from ..core.data import TidyResults, as_tidy
 from ..core.diagnostics import draws_diagnostics
 from ..core.draws import ProgressCallback, fresh_seed, joined, round_seed
 from ..core.options import (
@@ -59,6 +59,7 @@ from ..core.options import (
     DrawsMode,
 )
 from ..core.settling import check_draws, later_rounds
+from ..core.tidy import Layout
 from ..core.validation import DEFAULT_SEED, check_count, check_hdi, check_seed
 from ._common import (
     RankedMeans,
@@ -74,6 +75,9 @@ from ._plackett_luce_gibbs import sample as gibbs_sample
 from ._settling import draws_settings, more_chains, order_claims, with_settled
 
 if TYPE_CHECKING:
+    from typing_extensions import Unpack
+
+    from ..core.tidy import LayoutKeywords
     from ._mallows import MallowsResult
 
 MODELS = ("plackett-luce", "mallows")
@@ -115,12 +119,6 @@ class RankingModelResult(RankingResult):
 def ranking_model(
     data: pd.DataFrame | TidyResults,
     *,
-    dataset: str | None = None,
-    algorithm: str | None = None,
-    fold: str | None = None,
-    score: str | None = None,
-    sd: pd.DataFrame | None = None,
-    lower_is_better: bool = False,
     model: str = "plackett-luce",
     ties: str = "split",
     prior: float | None = None,
@@ -133,6 +131,7 @@ def ranking_model(
     thin: int | None = None,
     leap: int | None = None,
     draws: DrawsMode = DEFAULT_DRAWS,
+    **layout: Unpack[LayoutKeywords],
 ) -> RankingModelResult | MallowsResult:
     """Fit a Plackett-Luce or a Mallows model to the rankings of the algorithms on each
     data set.
@@ -142,9 +141,6 @@ def ranking_model(
     data
         Results in any layout :func:`bbt_widget.win_table` accepts (each data set is ranked
         by the mean over its folds).
-    dataset, algorithm, fold, score, sd, lower_is_better
-        How to read the results; see :func:`bbt_widget.core.data.tidy_results` (``sd`` is
-        accepted and not needed).
     model
         ``"plackett-luce"`` (default) or ``"mallows"`` (Mallows with Kendall's distance:
         :func:`bbt_widget.ranking._mallows.mallows`).
@@ -167,6 +163,9 @@ def ranking_model(
         ``"auto"`` (default): a second round of chains when an order the ``ranking`` table
         claims lies within 3 Monte Carlo standard errors (:mod:`._settling`); ``"fixed"``:
         exactly ``chains * iter_sampling`` draws.
+    **layout
+        How to read the results: :class:`~bbt_widget.core.tidy.LayoutKeywords` (``sd`` is
+        accepted and not needed).
 
     Returns
     -------
@@ -182,16 +181,12 @@ def ranking_model(
         Plackett-Luce, fewer than 2 algorithms, fewer than 2 data sets with at least 2
         results.
     """
+    asked = Layout.from_keywords(layout)  # not passed on unchecked: each model has more keywords
     if model not in MODELS:
         raise ValueError(f"unknown model {model!r}; use one of {', '.join(map(repr, MODELS))}")
     # what both models take alike; each keeps its own default prior when none is given
     common: dict[str, Any] = {
-        "dataset": dataset,
-        "algorithm": algorithm,
-        "fold": fold,
-        "score": score,
-        "sd": sd,
-        "lower_is_better": lower_is_better,
+        **asked.as_dict(),
         "ties": ties,
         "hdi": hdi,
         "chains": chains,
@@ -217,12 +212,6 @@ def ranking_model(
 def plackett_luce(
     data: pd.DataFrame | TidyResults,
     *,
-    dataset: str | None = None,
-    algorithm: str | None = None,
-    fold: str | None = None,
-    score: str | None = None,
-    sd: pd.DataFrame | None = None,
-    lower_is_better: bool = False,
     ties: str = "split",
     concentration: float = 1.0,
     hdi: float = DEFAULT_HDI,
@@ -232,6 +221,7 @@ def plackett_luce(
     seed: int | None = DEFAULT_SEED,
     progress: ProgressCallback | None = None,
     draws: DrawsMode = DEFAULT_DRAWS,
+    **layout: Unpack[LayoutKeywords],
 ) -> RankingModelResult:
     """Fit the Plackett-Luce model to the rankings of the algorithms on each data set.
 
@@ -240,9 +230,6 @@ def plackett_luce(
     data
         Results in any layout :func:`bbt_widget.win_table` accepts (each data set is ranked
         by the mean over its folds), or the :class:`~bbt_widget.TidyResults` read from them.
-    dataset, algorithm, fold, score, sd, lower_is_better
-        How to read the results; see :func:`bbt_widget.tidy_results` (``sd`` is accepted
-        and not needed).
     ties
         ``"split"`` (default) or ``"random"``; see the module documentation.
     concentration
@@ -259,6 +246,9 @@ def plackett_luce(
         ``ranking`` lies within 3 Monte Carlo standard errors of 0, one more round of chains
         (up to 4 times the first round's draws; :mod:`._settling`), seeded from ``seed``;
         ``"fixed"``: exactly ``chains * iter_sampling`` draws.
+    **layout
+        How to read the results: :class:`~bbt_widget.core.tidy.LayoutKeywords` (``sd`` is
+        accepted and not needed).
 
     Returns
     -------
@@ -297,9 +287,8 @@ def plackett_luce(
         "iter_sampling": check_count(iter_sampling, "iter_sampling"),
         "seed": check_seed(seed),
     }
-    layout = {"dataset": dataset, "algorithm": algorithm, "fold": fold, "score": score}
     ranked, orders, weights, counts, rng = _prepared(
-        data, layout | {"sd": sd, "lower_is_better": lower_is_better}, ties, prior, settings["seed"]
+        as_tidy(data, **layout), ties, prior, settings["seed"]
     )
     means, datasets, dropped = ranked.means, ranked.datasets, ranked.dropped
     n_alg = len(ranked.algorithms)
@@ -355,16 +344,15 @@ def plackett_luce(
 
 
 def _prepared(
-    data: pd.DataFrame | TidyResults,
-    layout: dict[str, Any],
+    tidy: TidyResults,
     ties: str,
     prior: float,
     seed: int | None,
 ) -> tuple[RankedMeans, list[np.ndarray], list[float], dict[str, Any], np.random.Generator]:
-    """The rankings read as ``layout`` says, their orderings and weights, the model's data
+    """The rankings of the results, their orderings and weights, the model's data
     (:func:`pl_data`), and the generator seeded with ``seed`` as the tie splitting left it
     (the summaries go on with it)."""
-    ranked = ranked_means(data, **layout)
+    ranked = ranked_means(tidy)
     rng = np.random.default_rng(seed)
     orders, weights = expand_rankings(ranked.means, ties, rng)
     counts = pl_data(orders, weights, len(ranked.algorithms), prior)

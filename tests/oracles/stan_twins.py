@@ -156,20 +156,10 @@ def hierarchical(
         model_data,
         pair_result,
     )
+    from bbt_widget.core.tidy import Layout
 
-    diffs = fold_differences(
-        data,
-        a=a,
-        b=b,
-        dataset=dataset,
-        algorithm=algorithm,
-        fold=fold,
-        score=score,
-        run=run,
-        sd=None,
-        lower_is_better=False,
-        rho=rho,
-    )
+    layout = Layout(dataset=dataset, algorithm=algorithm, fold=fold, score=score)
+    diffs = fold_differences(data, layout, a=a, b=b, run=run, rho=rho)
     check_enough(diffs)
     found = model_data(diffs, rope, nu_prior)
     settings = {

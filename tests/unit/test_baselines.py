@@ -733,14 +733,13 @@ def test_hierarchical_program_data_integrates_the_nu_prior_exactly():
     from bbt_widget.baselines._cv import fold_differences
     from bbt_widget.baselines._hierarchical import NU_PRIORS, model_data
     from bbt_widget.baselines._simulate import simulate_cv_results
+    from bbt_widget.core.tidy import Layout
 
     data = simulate_cv_results(4, 2, 5, mu0=0.02, seed=3)
     same = (data["dataset"] == "d00") & (data["algorithm"] == "b")
     data.loc[same, "score"] = 0.8  # the same score as a on every fold
-    layout = dict(dataset="dataset", algorithm="algorithm", score="score", fold="fold")
-    diffs = fold_differences(
-        data, a="a", b="b", run="run", sd=None, lower_is_better=False, rho=None, **layout
-    )
+    layout = Layout(dataset="dataset", algorithm="algorithm", score="score", fold="fold")
+    diffs = fold_differences(data, layout, a="a", b="b", run="run", rho=None)
     for name, prior in NU_PRIORS.items():
         sd = model_data(diffs, 0.01, name)
         a, w = np.array(sd["alpha_node"]), np.array(sd["alpha_weight"])

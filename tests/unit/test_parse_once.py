@@ -268,3 +268,109 @@ def test_no_module_but_core_data_reads_a_results_table():
                 if name == "tidy_results":
                     callers.append(f"{path.relative_to(package)}:{node.lineno}")
     assert callers == []
+
+
+#: The front doors: the functions that spell out the six layout keywords, each turning them
+#: into a Layout in one place. Every other function that reads results takes them as
+#: ``**layout`` (core/tidy.py: LayoutKeywords), or takes the Layout or TidyResults itself.
+FRONT_DOORS = {
+    "core/data.py:tidy_results",
+    "fitting/entry_points.py:fit",
+    "fitting/prepared.py:prepare_fit",
+    "widget/app.py:__init__",
+}
+
+
+def test_the_six_layout_keywords_are_spelled_out_only_at_the_front_doors():
+    import ast
+    from pathlib import Path
+
+    package = Path(bbt.__file__).parent
+    spelled = set()
+    for path in sorted(package.rglob("*.py")):
+        for node in ast.walk(ast.parse(path.read_text(), str(path))):
+            if isinstance(node, (ast.FunctionDef, ast.AsyncFunctionDef)):
+                names = {a.arg for a in node.args.args + node.args.kwonlyargs}
+                if set(LAYOUT_KEYS) <= names:
+                    spelled.add(f"{path.relative_to(package).as_posix()}:{node.name}")
+    assert spelled == FRONT_DOORS
+
+
+#: Public functions that take the layout as ``**layout``, each called with what else it
+#: requires (no fit runs: an unknown keyword is refused first).
+LAYOUT_TAKERS: dict[str, Callable[..., Any]] = {
+    "as_tidy": as_tidy,
+    "win_table": bbt.win_table,
+    "audit": bbt.audit,
+    "sweep": lambda d, **k: bbt.sweep(d, **k, n_jobs=1),
+    "calibration": lambda d, **k: bbt.calibration(d, **k, n_train=8, n_test=4, n_jobs=1),
+    "ranking_model": bbt.ranking_model,
+    "plackett_luce": bbt.ranking.plackett_luce,
+    "mallows": bbt.ranking.mallows,
+    "friedman": bbt.baselines.friedman,
+    "nemenyi": bbt.baselines.nemenyi,
+    "wilcoxon_holm": bbt.baselines.wilcoxon_holm,
+    "bayesian_signed_rank": lambda d, **k: bbt.baselines.bayesian_signed_rank(
+        d, **k, n_samples=2000, seed=1
+    ),
+    "bayesian_sign_test": lambda d, **k: bbt.baselines.bayesian_sign_test(
+        d, **k, n_samples=2000, seed=1
+    ),
+    "correlated_ttest": lambda d, **k: bbt.baselines.correlated_ttest(
+        d, **k, a="dt", b="lda", rho=0.25
+    ),
+    "hierarchical": lambda d, **k: bbt.baselines.hierarchical(d, **k, a="dt", b="lda", rho=0.25),
+    "hierarchical_pairs": lambda d, **k: bbt.baselines.hierarchical_pairs(d, **k, rho=0.25),
+    "agreement": lambda d, **k: bbt.baselines.agreement(d, None, **k),
+    "scores_cd_diagram": bbt.baselines.scores_cd_diagram,
+}
+
+
+@pytest.mark.parametrize("name", list(LAYOUT_TAKERS))
+def test_an_unknown_keyword_is_still_a_type_error_naming_it(name, long_errors):
+    long, layout = long_errors
+    with pytest.raises(TypeError, match="unexpected keyword argument 'datset'"):
+        LAYOUT_TAKERS[name](long, **{**layout, "datset": "db"})
+
+
+def test_a_keyword_of_another_function_is_refused_too(long_errors):
+    """Keywords are not passed on unchecked: ``concentration`` is Plackett-Luce's own, not
+    ``ranking_model``'s (its prior is ``prior``); ready results and win tables refuse an
+    unknown keyword as they refuse the layout ones."""
+    long, layout = long_errors
+    with pytest.raises(TypeError, match="unexpected keyword argument 'concentration'"):
+        bbt.ranking_model(long, **layout, concentration=2.0)
+    ready = bbt.baselines.nemenyi(long, **layout)
+    with pytest.raises(TypeError, match="unexpected keyword argument 'datset'"):
+        bbt.baselines.scores_cd_diagram(ready, datset="db")
+    table = bbt.win_table(long, **layout)
+    with pytest.raises(TypeError, match="unexpected keyword argument 'datset'"):
+        bbt.win_table(table, datset="db")
+
+
+#: The quick ones, called with the six keywords spelled out, and the view of their result.
+QUICK_TAKERS: dict[str, Callable[[Any], Any]] = {
+    "as_tidy": lambda r: (r.frame, r.algorithms, r.datasets, r.lower_is_better, r.notes),
+    "win_table": lambda r: r,
+    "audit": lambda r: r.to_frame(),
+    "friedman": lambda r: r,
+    "nemenyi": lambda r: r,
+    "wilcoxon_holm": lambda r: r,
+    "bayesian_signed_rank": lambda r: r,
+    "bayesian_sign_test": lambda r: r,
+    "correlated_ttest": lambda r: r,
+    "scores_cd_diagram": lambda r: r.to_dict(),
+}
+
+
+@pytest.mark.parametrize("name", list(QUICK_TAKERS))
+def test_the_six_keywords_are_still_taken_by_name(name, long_errors):
+    long, layout = long_errors
+    six = {**layout, "sd": None}
+    assert set(six) == set(LAYOUT_KEYS)
+    call, view = LAYOUT_TAKERS[name], QUICK_TAKERS[name]
+    with warnings.catch_warnings():
+        warnings.simplefilter("ignore")
+        by_name = call(long, **six)
+        read = call(bbt.tidy_results(long, **layout))
+    _assert_same(view(by_name), view(read), name)

@@ -146,7 +146,7 @@ def check_methods(
         from ...baselines._hierarchical_pairs import check_pairs
 
         try:  # every pair has enough data sets with common folds
-            check_pairs(tidy, **read_layout(layout), rho=rho)
+            check_pairs(tidy, tidy.read_with, rho=rho)
         except ValueError as err:
             raise ValueError(f"methods=hierarchical: {err}") from None
     return chosen

@@ -278,7 +278,7 @@ def baseline_sections(
     out = [rs.pairwise_section(agree)] if pairs is not None else []
     for name in baselines:
         if name == "friedman":
-            means = dataset_means(data, sd=None, **_layout(data)).subset(result.algorithms)
+            means = dataset_means(data).subset(result.algorithms)
             out.append(rb.friedman_section(agree, means))
         else:
             out.append(rb.bayesian_test_section(agree, name))
