@@ -145,8 +145,6 @@ def fit(
         max_treedepth=max_treedepth,
         seed=seed,
     )
-    # the sampler's worker process starts now and loads while the data are read and checked
-    engines.prestart((model,), engine)
     job = prepare_fit(
         data,
         dataset=dataset,
