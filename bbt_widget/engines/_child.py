@@ -82,7 +82,8 @@ class _Output:
 
     def __init__(self, proc: subprocess.Popen[bytes], chains: int, verbose: bool) -> None:
         self.lines: list[str] = []
-        self.fraction = math.nan
+        #: Each progress line's share of all chains' iterations done, in order.
+        self.fractions: list[float] = []
         self._chains: dict[str, tuple[int, int]] = {}
         self._n_chains = chains
         self._verbose = verbose
@@ -97,12 +98,12 @@ class _Output:
                 sys.stderr.write(line + "\n")
             self.lines.append(line)
             if match := _PYSTAN_PROGRESS.search(line):
-                self.fraction = int(match[1]) / max(1, int(match[2]))
+                self.fractions.append(int(match[1]) / max(1, int(match[2])))
             elif match := _CMDSTAN_PROGRESS.search(line):
                 self._chains[match[1]] = (int(match[2]), int(match[3]))
                 done = sum(i for i, _ in self._chains.values())
                 total = max(n for _, n in self._chains.values()) * self._n_chains
-                self.fraction = done / max(1, total)
+                self.fractions.append(done / max(1, total))
 
     def join(self) -> str:
         self._thread.join(timeout=5.0)
@@ -116,7 +117,7 @@ def _follow(
     cancel: threading.Event | None,
 ) -> None:
     """Wait for the child in the caller's thread: report progress, kill it on cancel."""
-    reported = -1.0
+    reported = 0  # progress lines reported
     while True:
         try:
             proc.wait(timeout=POLL)
@@ -126,9 +127,11 @@ def _follow(
         if cancel is not None and cancel.is_set():
             _kill(proc)
             raise FitCancelled("fit cancelled")
-        if progress is not None and output.fraction != reported and not math.isnan(output.fraction):
-            reported = output.fraction
-            progress("sampling", min(1.0, reported))
+        if progress is not None:
+            fractions = output.fractions[reported:]
+            reported += len(fractions)
+            for fraction in fractions:
+                progress("sampling", min(1.0, fraction))
 
 
 def run(

@@ -116,6 +116,7 @@ def main() -> None:
                 num_warmup=request["num_warmup"],
                 delta=request["delta"],
                 max_depth=request["max_depth"],
+                refresh=max(1, (request["num_warmup"] + request["num_samples"]) // 25),
             )
             _forget_cached_fits(model_dir)
             np.savez(out_dir / "draws.npz", **_outputs(fit))
