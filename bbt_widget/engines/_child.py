@@ -41,22 +41,32 @@ _PYSTAN_PROGRESS = re.compile(r"Sampling:.*\((\d+)/(\d+)\)")
 _CMDSTAN_PROGRESS = re.compile(r"Chain \[(\d+)\] Iteration:\s*(\d+)\s*/\s*(\d+)")
 #: How often the caller's thread checks the cancel event and reports progress (seconds).
 POLL = 0.1
+#: What a child that died abruptly (a signal, or a sampler process of its pool lost) means.
+CRASH_ADVICE = (
+    "a Stan process was killed or crashed. If the machine ran out of memory (the system then "
+    "kills the largest process), fit fewer chains or draws; if it happens on every fit, the "
+    "PyStan engine crashed on this platform: install CmdStan "
+    '(`python -m cmdstanpy.install_cmdstan`) and fit with engine="cmdstanpy"'
+)
+_ABRUPT = ("terminated abruptly", "BrokenProcessPool")
 
-_live: set[subprocess.Popen[bytes]] = set()
+#: The children running now, and their scratch folders (removed when they are killed).
+_live: dict[subprocess.Popen[bytes], Path] = {}
 _live_lock = threading.Lock()
 
 
 def child_env(**extra: str) -> dict[str, str]:
     """The child's environment: ours, one BLAS thread (numpy's threads would compete with the
-    chains on a small machine), and ``extra``."""
+    chains on a small machine), and ``extra``. :func:`run` adds ``TMPDIR``."""
     env = {**os.environ, **extra}
     for var in ("OPENBLAS_NUM_THREADS", "OMP_NUM_THREADS", "MKL_NUM_THREADS"):
         env[var] = "1"
     return env
 
 
-def _kill(proc: subprocess.Popen[bytes]) -> None:
-    """Kill ``proc`` and every process it started, then reap it."""
+def _kill(proc: subprocess.Popen[bytes], *, remove: bool = True) -> None:
+    """Kill ``proc`` and every process it started, then reap it; ``remove``: its scratch
+    folder too."""
     if hasattr(os, "killpg"):  # POSIX: the child leads its own session
         with contextlib.suppress(ProcessLookupError, PermissionError):
             os.killpg(proc.pid, signal.SIGKILL)
@@ -66,7 +76,9 @@ def _kill(proc: subprocess.Popen[bytes]) -> None:
         proc.kill()
     proc.wait()
     with _live_lock:
-        _live.discard(proc)
+        scratch = _live.pop(proc, None)
+    if remove and scratch is not None:  # the interpreter may be ending (a signal)
+        shutil.rmtree(scratch, ignore_errors=True)
 
 
 def stop_all() -> None:
@@ -106,8 +118,15 @@ class _Output:
                 self.fractions.append(done / max(1, total))
 
     def join(self) -> str:
+        """The last lines of the output, without Python tracebacks (httpstan's server logs
+        the errors it returns with theirs; the reason is in the error)."""
         self._thread.join(timeout=5.0)
-        return "\n".join(self.lines[-20:])
+        kept = [
+            line
+            for line in self.lines
+            if line.strip() and not line.startswith(("Traceback", "  ", "Error handling"))
+        ]
+        return "\n".join(kept[-20:])
 
 
 def _follow(
@@ -157,7 +176,7 @@ def run(
     """
     if cancel is not None and cancel.is_set():
         raise FitCancelled("cancelled before it started")
-    scratch = Path(tempfile.mkdtemp(prefix="bbt-widget-stan-"))
+    scratch = Path(tempfile.mkdtemp(prefix="bbt"))  # short: httpstan binds sockets in it
     try:
         request_path = scratch / "request.json"
         request_path.write_text(json.dumps({**request, "out_dir": str(scratch)}))
@@ -168,7 +187,7 @@ def run(
         proc = subprocess.Popen(
             args,
             cwd=scratch,
-            env=env,
+            env=_with_tmpdir(env, scratch),
             stdin=subprocess.DEVNULL,
             stdout=subprocess.PIPE,
             stderr=subprocess.STDOUT,
@@ -176,16 +195,20 @@ def run(
             **kwargs,
         )
         with _live_lock:
-            _live.add(proc)
+            _live[proc] = scratch
         try:
             output = _Output(proc, int(request.get("chains", 1)), verbose)
             _follow(proc, output, progress, cancel)
         finally:
-            _kill(proc)  # already ended, or an interrupt while following: its chains too
+            # already ended, or an interrupt while following: its chains too; its files are
+            # read below, then removed
+            _kill(proc, remove=False)
         tail = output.join()
         error = scratch / "error.txt"
         if proc.returncode != 0 or error.exists():
             reason = error.read_text().strip() if error.exists() else _died(proc.returncode)
+            if proc.returncode < 0 or any(word in reason for word in _ABRUPT):
+                reason += f": {CRASH_ADVICE}"
             raise EngineError(f"{what} failed: {reason}" + (f"; output:\n{tail}" if tail else ""))
         built = scratch / "built.txt"
         draws = scratch / "draws.npz"
@@ -195,9 +218,25 @@ def run(
         shutil.rmtree(scratch, ignore_errors=True)
 
 
+#: The longest TMPDIR a child gets in its scratch folder: httpstan binds Unix sockets there,
+#: whose paths (TMPDIR + "/httpstan_XXXXXXXX.sock") must stay within 107 bytes.
+_MAX_TMPDIR = 80
+
+
+def _with_tmpdir(env: dict[str, str], scratch: Path) -> dict[str, str]:
+    """``env`` with the scratch folder as ``TMPDIR``, so that what the compiler and httpstan
+    leave there (a killed compile's files) goes with it; unless its path is too long for a
+    socket's, when the child keeps ours."""
+    return {**env, "TMPDIR": str(scratch)} if len(str(scratch)) <= _MAX_TMPDIR else env
+
+
 def _died(returncode: int) -> str:
     if returncode < 0:
-        return f"the process was killed by signal {signal.Signals(-returncode).name}"
+        try:
+            name = signal.Signals(-returncode).name
+        except ValueError:
+            name = str(-returncode)
+        return f"the process was killed by signal {name}"
     return f"the process ended with exit code {returncode}"
 
 

@@ -139,15 +139,23 @@ class PyStanEngine:
         start = time.perf_counter()
         if progress is not None:
             progress("sampling", 0.0)
-        arrays, _ = _child.run(
-            _SCRIPT,
-            {**request, "program": stan_program(model)},
-            env=self._env(),
-            progress=progress,
-            cancel=cancel,
-            verbose=verbose,
-            what="PyStan sampling" if request["method"] == "sample" else "Laplace approximation",
-        )
+        try:
+            arrays, _ = _child.run(
+                _SCRIPT,
+                {**request, "program": stan_program(model)},
+                env=self._env(),
+                progress=progress,
+                cancel=cancel,
+                verbose=verbose,
+                what="PyStan sampling"
+                if request["method"] == "sample"
+                else "Laplace approximation",
+            )
+        except EngineError as error:
+            raise EngineError(
+                f"{error}\nIf every fit fails so, the cached model may be damaged: delete the "
+                f"folder {compiled} (the next fit compiles it again)."
+            ) from None
         params, sampler = split(arrays)
         add_empty_outputs(model, params, request["data"])
         if progress is not None:
