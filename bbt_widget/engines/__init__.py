@@ -254,7 +254,7 @@ def shutdown() -> None:
     each Stan job runs in a child of its own). For callers that want nothing left behind, e.g.
     a widget being closed."""
     with _instances_lock:
-        started = list(_instances.values())  # an engine not made yet has no worker
+        started = list(_instances.values())  # an engine not made yet keeps nothing
     for engine in started:
         engine.shutdown()
 

@@ -23,7 +23,7 @@ from typing import Any
 from ..core.draws import Draws, ModelName, ProgressCallback, SamplerSettings, fresh_seed
 from . import _child
 from ._cache import cache_root, check_tree, make_private_dirs
-from ._programs import add_empty_outputs, program_hash, stan_program
+from ._programs import INTEGER_OUTPUTS, add_empty_outputs, program_hash, stan_program
 from ._pystan import split
 from .base import EngineError
 
@@ -123,7 +123,11 @@ class CmdStanEngine:
             progress("sampling", 0.0)
         arrays, _ = _child.run(
             _SCRIPT,
-            {**request, "stan_file": str(self._stan_file(model))},
+            {
+                **request,
+                "stan_file": str(self._stan_file(model)),
+                "integers": sorted(INTEGER_OUTPUTS),
+            },
             env=self._env(exe.parent),
             progress=progress,
             cancel=cancel,

@@ -32,6 +32,15 @@ def _group(names: list[str], values: np.ndarray) -> dict[str, Any]:
     }
 
 
+def _save(out_dir: Path, arrays: dict[str, Any], request: dict[str, Any]) -> None:
+    """``draws.npz``, the request's ``integers`` outputs as int64 (CmdStan writes every
+    output as a float: converted here, the engine's process never holds both)."""
+    for name in request.get("integers", ()):
+        if name in arrays:
+            arrays[name] = arrays[name].astype(np.int64)
+    np.savez(out_dir / "draws.npz", **arrays)
+
+
 def main() -> None:
     os.umask(0o077)  # the executable compiled into the cache stays private
     request = json.loads(Path(sys.argv[1]).read_text())
@@ -57,14 +66,13 @@ def main() -> None:
                 **run,
             )
             values = np.moveaxis(fit.draws(), 1, 0)  # (chains, draws, columns)
-            np.savez(out_dir / "draws.npz", **_group(list(fit.column_names), values))
+            _save(out_dir, _group(list(fit.column_names), values), request)
         elif request["method"] == "laplace":
             approx = model.laplace_sample(draws=request["draws"], output_dir=out_dir, **run)
             values = approx.draws()[None]  # one "chain"
             names = list(approx.column_names)
             kept = [j for j, name in enumerate(names) if not name.endswith("__")]
-            grouped = _group([names[j] for j in kept], values[:, :, kept])
-            np.savez(out_dir / "draws.npz", **grouped)
+            _save(out_dir, _group([names[j] for j in kept], values[:, :, kept]), request)
     except BaseException as error:  # the engine reads the reason
         (out_dir / "error.txt").write_text(f"{type(error).__name__}: {error}")
         raise SystemExit(1) from None

@@ -142,7 +142,7 @@ class PyStanEngine:
         try:
             arrays, _ = _child.run(
                 _SCRIPT,
-                {**request, "program": stan_program(model)},
+                {**request, "program": stan_program(model), "integers": sorted(INTEGER_OUTPUTS)},
                 env=self._env(),
                 progress=progress,
                 cancel=cancel,

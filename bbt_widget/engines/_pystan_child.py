@@ -11,9 +11,9 @@ stderr are what the engine reads to report progress.
 The request (JSON) holds ``program``, ``data``, ``seed``, ``method`` (``"build"``,
 ``"sample"`` or ``"laplace"``) and ``out_dir``, plus the NUTS settings for ``"sample"``
 (``chains``, ``num_warmup``, ``num_samples``, ``delta``, ``max_depth``) or ``model`` and
-``draws`` for ``"laplace"``. It writes ``draws.npz`` (one array per output, shaped
-(chains, draws[, size])) and ``built.txt`` (httpstan's model folder) into ``out_dir``, or
-``error.txt`` with the reason on failure.
+``draws`` for ``"laplace"``, and ``integers``, the outputs saved as int64. It writes
+``draws.npz`` (one array per output, shaped (chains, draws[, size])) and ``built.txt``
+(httpstan's model folder) into ``out_dir``, or ``error.txt`` with the reason on failure.
 
 Self-contained (stdlib, numpy, PyStan and ``_laplace.py`` beside it): it must not import
 bbt_widget, whose import is slow.
@@ -90,6 +90,15 @@ def _forget_cached_fits(model_dir: Path) -> None:
         path.unlink(missing_ok=True)
 
 
+def _save(out_dir: Path, arrays: dict[str, Any], request: dict[str, Any]) -> None:
+    """``draws.npz``, the request's ``integers`` outputs as int64 (Stan writes every output
+    as a float: converted here, the engine's process never holds both)."""
+    for name in request.get("integers", ()):
+        if name in arrays:
+            arrays[name] = arrays[name].astype(np.int64)
+    np.savez(out_dir / "draws.npz", **arrays)
+
+
 def main() -> None:
     os.umask(0o077)  # what httpstan writes into the cache stays private
     request = json.loads(Path(sys.argv[1]).read_text())
@@ -119,9 +128,9 @@ def main() -> None:
                 refresh=max(1, (request["num_warmup"] + request["num_samples"]) // 25),
             )
             _forget_cached_fits(model_dir)
-            np.savez(out_dir / "draws.npz", **_outputs(fit))
+            _save(out_dir, _outputs(fit), request)
         elif request["method"] == "laplace":
-            np.savez(out_dir / "draws.npz", **_laplace(posterior, request))
+            _save(out_dir, _laplace(posterior, request), request)
     except BaseException as error:  # the engine reads the reason
         (out_dir / "error.txt").write_text(f"{type(error).__name__}: {error}")
         raise SystemExit(1) from None
