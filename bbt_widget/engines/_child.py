@@ -28,7 +28,7 @@ from collections.abc import Callable
 from concurrent.futures import Future
 from concurrent.futures import TimeoutError as FutureTimeout
 from pathlib import Path
-from typing import Any
+from typing import IO, Any
 
 import numpy as np
 
@@ -104,7 +104,11 @@ class _Output:
 
     def _read(self, proc: subprocess.Popen[bytes]) -> None:
         assert proc.stdout is not None
-        for raw in proc.stdout:
+        with proc.stdout:  # closed at the end of the output, not when collected
+            self._read_lines(proc.stdout)
+
+    def _read_lines(self, stream: IO[bytes]) -> None:
+        for raw in stream:
             line = raw.decode(errors="replace").rstrip()
             if self._verbose:
                 sys.stderr.write(line + "\n")
@@ -212,7 +216,10 @@ def run(
             raise EngineError(f"{what} failed: {reason}" + (f"; output:\n{tail}" if tail else ""))
         built = scratch / "built.txt"
         draws = scratch / "draws.npz"
-        arrays = dict(np.load(draws)) if draws.exists() else {}
+        arrays: dict[str, np.ndarray] = {}
+        if draws.exists():
+            with np.load(draws) as saved:  # closed here, not when collected
+                arrays = {name: saved[name] for name in saved.files}
         return arrays, built.read_text() if built.exists() else ""
     finally:
         shutil.rmtree(scratch, ignore_errors=True)

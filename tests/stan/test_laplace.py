@@ -52,7 +52,7 @@ def _loaded(model: str) -> Any:
     """The compiled httpstan extension module of ``model``, loaded in this process."""
     folder, _ = engines.get("pystan").compile(model)
     path = next(p for p in folder.iterdir() if p.suffix == ".so")
-    spec = spec_from_file_location(path.name.split(".")[0], str(path))
+    spec = spec_from_file_location("stan_services", str(path))
     module = module_from_spec(spec)
     spec.loader.exec_module(module)
     return module
