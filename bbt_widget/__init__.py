@@ -14,9 +14,10 @@ from typing import TYPE_CHECKING, Any
 from . import datasets
 from .core import data, options
 from .core.audit import Audit, DataWarning, audit
-from .core.data import DEFAULT_SEED, TidyResults, tidy_results
+from .core.data import DEFAULT_SEED, tidy_results
 from .core.group_result import GroupedBBTResult
 from .core.result import BBTResult
+from .core.tidy import TidyResults
 from .core.wintable import win_table
 from .fitting import DiagnosticsWarning, DisconnectedWarning, fit
 from .lab.calibration import Calibration, calibration

@@ -157,7 +157,7 @@ def _add_data_options(p: argparse.ArgumentParser) -> None:
 def _add_model_options(p: argparse.ArgumentParser) -> None:
     """The model and the sampler: the same for every command that fits."""
     from bbt_widget.core.options import DEFAULT_HYPERPRIOR, DEFAULT_SEED, HYPERPRIOR_SCALES
-    from bbt_widget.outputs.report._build import SAMPLER_DEFAULTS
+    from bbt_widget.outputs.report._optional import SAMPLER_DEFAULTS
 
     g = p.add_argument_group("model and sampler")
     g.add_argument(

@@ -119,7 +119,7 @@ def inline_rows(frame: pd.DataFrame) -> Any:
     """``frame`` as Altair inline data: its rows converted to JSON values once, here.
 
     Altair would convert a frame (a copy, checked column by column) each time a chart that
-    holds it is turned into a spec, once per layer, which took most of the time of the
+    holds it is turned into a spec, once per layer, the largest cost of building the
     report's charts; a layer that draws these rows holds them by reference, so every layer
     and copy of a chart shares one conversion. The values are those Altair's default data
     transformer gives (:func:`.frames.to_records`), and Altair gathers them into the spec's
@@ -175,7 +175,7 @@ def _shared_inline_data() -> type:
 
     class SharedInlineData(alt.InlineData):  # type: ignore[misc]  # Altair's schema classes are untyped
         # not checked against the schema when made: rows of JSON values always pass, and
-        # checking each value of every row took longer than drawing them
+        # checking each value of every row costs more than drawing them
         _class_is_valid_at_instantiation = False
 
         def __deepcopy__(self, memo: Any = None) -> Any:

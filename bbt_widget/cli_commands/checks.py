@@ -17,7 +17,7 @@ import pandas as pd
 from .common import InputError, as_options
 
 if TYPE_CHECKING:
-    from bbt_widget.core.data import TidyResults
+    from bbt_widget.core.tidy import TidyResults
 
 
 def read_results(path: str, sep: str | None = None, decimal: str | None = None) -> pd.DataFrame:

@@ -2,8 +2,8 @@
 interpreter's teardown.
 
 A report's process has imported some thousand modules (pandas, Altair, SciPy, jinja2, ...);
-Python's own exit then frees every module and object one by one, about a third of a second
-of CPU on a 2-core machine, after the report is written and nothing is left to do. So the
+Python's own exit then frees every module and object one by one, CPU time spent after the
+report is written, when nothing is left to do (see the performance page). So the
 command's process runs what an exit must run, the ``atexit`` handlers (the engines stop
 their worker processes and remove their temporary folders there, logging flushes), flushes
 its output and ends with ``os._exit``. Every file the package writes is closed by then (all

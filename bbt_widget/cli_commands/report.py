@@ -53,12 +53,10 @@ def report(args: argparse.Namespace) -> int:
     from bbt_widget.engines.base import EngineError
     from bbt_widget.outputs.export import ChartRenderWarning, prestart_renderer
     from bbt_widget.outputs.methods_text import REPORT_FORMATS, tables_folder
-    from bbt_widget.outputs.report._build import (
-        check_methods,
-        keeping_posterior,
-        report_of_fit,
-        start_methods,
-    )
+    from bbt_widget.outputs.report._build import keeping_posterior, report_of_fit
+    from bbt_widget.outputs.report._methods import check_methods
+    from bbt_widget.outputs.report._optional import start_methods
+    from bbt_widget.outputs.report._request import ReportRequest
 
     out = Path(args.output)
     check_output(out, args.output, REPORT_FORMATS)
@@ -81,6 +79,23 @@ def report(args: argparse.Namespace) -> int:
         tidy, layout, path=out, methods=args.with_methods, robustness=args.robustness, rho=args.rho
     )
     progress = Silent() if args.quiet else Progress()
+    # the report's options, checked as the parser read them, before the fit
+    request = ReportRequest(
+        out,
+        # exactly the methods checked above (no defaults added again)
+        methods=["none", *methods],
+        robustness=args.robustness,
+        rho=args.rho,
+        rope=(args.rope[0], args.rope[1]),
+        hdi=args.hdi,
+        interpretation=args.interpretation,
+        control=args.control,
+        highlight=args.highlight,
+        provenance={"command": args.reproduce, "input": Path(args.results).name},
+        progress=progress,
+        log=progress.done,
+        more_data=more_data,
+    )
     start = time.perf_counter()
     try:
         compile_models(models, args.engine, progress)
@@ -101,25 +116,7 @@ def report(args: argparse.Namespace) -> int:
             took = time.perf_counter() - start
             progress.done(f"fitted in {took:.1f} s with {res.engine}, seed {res.settings['seed']}")
             with keeping_posterior(res, out):
-                report_of_fit(
-                    res,
-                    out,
-                    data=tidy,
-                    # exactly the methods checked above (no defaults added again)
-                    methods=["none", *methods],
-                    robustness=args.robustness,
-                    rho=args.rho,
-                    rope=tuple(args.rope),
-                    hdi=args.hdi,
-                    interpretation=args.interpretation,
-                    control=args.control,
-                    highlight=args.highlight,
-                    provenance={"command": args.reproduce, "input": Path(args.results).name},
-                    progress=progress,
-                    log=progress.done,
-                    started=started,
-                    more_data=more_data,
-                )
+                report_of_fit(res, request, data=tidy, started=started)
             progress.done()
     except EngineError as err:
         progress.done()
@@ -222,10 +219,10 @@ def get_ready(models: tuple[str, ...], engine: str, methods: list[str] | None = 
     """Once the input is checked, start what the report will wait for, so that it gets
     ready while the command fits (which waits on Stan's processes): the chart renderer
     (:func:`~bbt_widget.outputs.export.prestart_renderer`), and, in a thread, the imports of
-    the report writer and of the other ``methods`` (Altair, SciPy's statistics: seconds on a
-    loaded machine). The command's own imports of these modules then wait for the thread's
-    to end; an import that fails there fails again, with its error, where the command
-    imports the module.
+    the report writer and of the other ``methods`` (Altair, SciPy's statistics: slow imports,
+    which overlap the fit this way). The command's own imports of these modules then wait
+    for the thread's to end; an import that fails there fails again, with its error, where
+    the command imports the module.
     """
     from bbt_widget.outputs.export import prestart_renderer
 
@@ -276,8 +273,8 @@ def import_altair() -> None:
 
 def import_jsonschema() -> None:
     """Import jsonschema, which Altair validates chart specs with, without the optional
-    ``rfc3987_syntax``: that module builds some 35 Earley parsers as it is imported (1-2 s
-    of CPU, most of Altair's import), only to check the "iri" and "iri-reference" string
+    ``rfc3987_syntax``: that module builds some 35 Earley parsers as it is imported (most of
+    the CPU of Altair's import), only to check the "iri" and "iri-reference" string
     formats, which no Vega-Lite schema uses (``tests/unit/test_cli_warm.py`` checks the
     schema). It stays importable afterwards; only this process's jsonschema format checker
     goes without those two formats.

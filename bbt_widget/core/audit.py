@@ -21,7 +21,8 @@ from .bidi import isolate
 
 # DataWarning lives with the reading of the results, which issues it too (``win_table``); it
 # is importable from here, its first home.
-from .data import DataWarning, TidyResults, as_tidy
+from .data import as_tidy
+from .tidy import DataWarning, TidyResults
 from .validation import is_win_table
 from .wording import counted
 
@@ -143,7 +144,7 @@ def audit(
     ----------
     data, dataset, algorithm, fold, score, sd, lower_is_better
         The results and how to read them, exactly as for :func:`bbt_widget.fit` (a table,
-        or the :class:`~bbt_widget.core.data.TidyResults` that
+        or the :class:`~bbt_widget.core.tidy.TidyResults` that
         :func:`~bbt_widget.core.data.tidy_results` read from it).
 
     Returns

@@ -16,11 +16,11 @@ from typing import Any
 import numpy as np
 import pandas as pd
 
-from .data import TidyResults
 from .group_result import GroupedBBTResult
 from .names import check_blank, clean_name, shown
 from .options import GROUP_TAU_SCALE
 from .result import BBTResult
+from .tidy import TidyResults
 from .wintable import apply_ties, count_wins
 
 #: What ``group=`` accepts: a column of the results, or a mapping data set -> group.
@@ -60,7 +60,7 @@ def check_group_request(group: object, ties: str | None, data: object) -> None:
         ``ties="davidson"`` (the group model is the Bradley-Terry one), a ready win table (it
         has no data sets to group), a ``group`` that is neither a column name nor a mapping,
         or a column name that is not a column of ``data`` (or ``data`` already read, a
-        :class:`~bbt_widget.core.data.TidyResults`).
+        :class:`~bbt_widget.core.tidy.TidyResults`).
     """
     if not isinstance(group, (str, Mapping)):
         raise ValueError(

@@ -14,10 +14,10 @@ from . import more_data as forecasts
 from . import precision as monte_carlo
 from .audit import Audit
 from .bidi import isolate, pair_label
-from .data import TidyResults
 from .draws import Draws
 from .options import DEFAULT_HDI, DEFAULT_ROPE, RuleChoice, resolve_interpretation
 from .settings import FitSettings
+from .tidy import TidyResults
 from .validation import check_algorithms, check_hdi, check_rope, check_seed
 
 if TYPE_CHECKING:

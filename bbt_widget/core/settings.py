@@ -16,9 +16,9 @@ from collections.abc import Hashable, Iterator, Mapping
 from dataclasses import dataclass, field, fields, replace
 from typing import Any
 
-from .data import LAYOUT_KEYS
 from .draws import SamplerSettings
 from .options import DEFAULT_HYPERPRIOR, DEFAULT_TIE_THRESHOLD, DEFAULT_TIES
+from .tidy import LAYOUT_KEYS
 from .validation import check_d_min, check_flag, check_hyperprior, check_tie_threshold, check_ties
 
 __all__ = ["LAYOUT_KEYS", "CountingSettings", "FitSettings", "PriorSettings"]

@@ -5,7 +5,7 @@ memory, and say beforehand how long and how large a long job will be (:class:`Lo
 Memory grows with pairs x draws: every draw keeps the replicated counts and the log-likelihood
 of every fitted pair (and the Davidson model the replicated ties), and the summaries keep
 P(a > b) for every pair of algorithms. 500 algorithms at the default 4 x 1000 draws need about
-16 GB, which used to fail only after the sampling, or end in an out-of-memory kill.
+16 GB, which would otherwise fail only after the sampling, or end in an out-of-memory kill.
 
 The memory available is the smaller of the host's and the cgroup's (a container's limit): a
 process over its cgroup's limit is killed even when the host has memory to spare.
@@ -22,7 +22,8 @@ _VALUE = 8
 #: Values per draw besides the per-algorithm and per-pair outputs: sigma, nu, 7 sampler columns.
 _SCALARS = 10
 #: Copies of the draws at the peak: the engine reads them in (PyStan: a chain at a time,
-#: cmdstanpy: all at once) and the checks make transient ones (measured: 1.4-1.5).
+#: cmdstanpy: all at once) and the checks make transient ones (the measured peaks are on the
+#: documentation's performance page, "Size guards"; ``tests/stan/test_faults.py`` checks it).
 _ENGINE_COPIES = 1.5
 #: Memory of the process besides the draws (Python, numpy, pandas, ArviZ imported: ~190 MB).
 _BASE = 200 * 2**20
@@ -30,12 +31,25 @@ _BASE = 200 * 2**20
 _REFUSE = 0.9
 #: The group model's values per (group, pair) row and kept draw at the peak: win1_rep and
 #: log_lik, their copies while the draws are assembled, and each group's P(a > b) summaries
-#: (measured on the numpy engine: 40-41 bytes, 10-20 algorithms x 20-40 groups).
+#: (set from the numpy engine's measured peak: the performance page, "Size guards").
 _GROUP_ROW_VALUES = 5
-#: Seconds of the numpy engine's Gibbs sweep per (group, pair) row and chain (measured on a
-#: 2-core machine: 3.5-3.9 us, 10-20 algorithms x 20-40 groups); the group model has no
-#: independence kernel, so every iteration is such a sweep.
+#: Seconds of the numpy engine's Gibbs sweep per (group, pair) row and chain, an estimate
+#: for the "long run" notice only (set from timings on the benchmarks' machine: the
+#: performance page, "Size guards"); the group model has no independence kernel, so every
+#: iteration is such a sweep.
 _GIBBS_ROW_SECONDS = 3.8e-6
+#: Seconds of the numpy engine's plain-model samplers per fitted pair and chain: a Pólya-Gamma
+#: Gibbs sweep, and an independence Metropolis-Hastings step (three a kept draw). Measured on a
+#: shared 2-core machine at 50 and 150 algorithms x 20 data sets: 2.3-2.5 us and 0.11-0.13 us.
+_GIBBS_PAIR_SECONDS = 2.4e-6
+_INDEPENDENCE_PAIR_SECONDS = 1.2e-7
+#: Independence steps per kept draw, and the Gibbs sweeps that start the warm-up before it.
+_INDEPENDENCE_THIN = 3
+_GIBBS_START = 10
+#: Seconds of the summary per pair of algorithms (every pair, fitted or not) and kept draw:
+#: P(a > b) computed and sorted (measured 85-96 ns at 50 and 150 algorithms), its quantiles,
+#: and the MCSE and conditional estimates of the pairs near a threshold.
+_SUMMARY_PAIR_SECONDS = 2.0e-7
 #: Jobs estimated to run longer than this many seconds say so (with their memory) beforehand.
 LONG_RUN = 60.0
 #: Where the process's cgroup (v2, or v1's ``memory/`` controller) is mounted.
@@ -102,17 +116,56 @@ def estimate_fit_bytes(
 
 
 def estimate_fit_seconds(
-    model: str, engine: str, n_pairs: int, chains: int, iterations: int
-) -> float | None:
-    """Seconds a fit will sample, where measured: the group model on the numpy engine, whose
-    Gibbs sweeps cost :data:`_GIBBS_ROW_SECONDS` per row and chain; ``None`` otherwise (the
-    plain model's independence kernel and Stan's NUTS vary too much with the data).
+    model: str,
+    engine: str,
+    n_pairs: int,
+    chains: int,
+    iterations: int,
+    *,
+    n_alg: int = 0,
+    iter_sampling: int = 0,
+) -> tuple[float, float] | None:
+    """Seconds a fit and its summary will take on the numpy engine, fastest and slowest
+    likely; ``None`` on Stan's engines (NUTS varies too much with the data) and for
+    Davidson's model.
 
-    ``iterations``: warm-up and kept, per chain.
+    Parameters
+    ----------
+    model, engine
+        The model (``"bbt"`` or ``"bbt_groups"``) and the engine that samples it.
+    n_pairs
+        Fitted pairs; for the group model, its (group, pair) rows.
+    chains, iterations
+        Chains, and warm-up plus kept draws per chain.
+    n_alg, iter_sampling
+        Algorithms and kept draws per chain (the plain model: its summary covers every
+        pair of algorithms, and its kept draws may come from the independence kernel).
+
+    Notes
+    -----
+    The group model samples by Gibbs sweeps alone (:data:`_GIBBS_ROW_SECONDS` per row and
+    chain): one figure. The plain model's kernel is chosen during the warm-up: the
+    independence kernel where the posterior is close to normal (the fastest), else Gibbs
+    sweeps throughout (the slowest); either adds the summary, which grows with every pair of
+    algorithms times the kept draws (:data:`_SUMMARY_PAIR_SECONDS`). Neither counts the
+    further rounds of a fit whose diagnostics fail or of ``draws="auto"``.
     """
-    if model != "bbt_groups" or engine != "numpy":
+    if engine != "numpy":
         return None
-    return _GIBBS_ROW_SECONDS * n_pairs * chains * iterations
+    if model == "bbt_groups":
+        seconds = _GIBBS_ROW_SECONDS * n_pairs * chains * iterations
+        return seconds, seconds
+    if model != "bbt":
+        return None
+    warmup = max(iterations - iter_sampling, 0)
+    summary = _SUMMARY_PAIR_SECONDS * (n_alg * (n_alg - 1) / 2) * chains * iter_sampling
+    gibbs = _GIBBS_PAIR_SECONDS * n_pairs * chains * iterations
+    start = min(_GIBBS_START, warmup)
+    steps = warmup - start + _INDEPENDENCE_THIN * iter_sampling
+    independence = (
+        n_pairs * chains * (_GIBBS_PAIR_SECONDS * start + _INDEPENDENCE_PAIR_SECONDS * steps)
+    )
+    return independence + summary, gibbs + summary
 
 
 def available_memory(cgroup: Path | None = None) -> int | None:
@@ -303,14 +356,26 @@ def check_job_size(
 
 
 def warn_long_run(
-    seconds: float | None, need: int, what: str, shrink: str, *, stacklevel: int = 2
+    seconds: float | None,
+    need: int,
+    what: str,
+    shrink: str,
+    *,
+    stacklevel: int = 2,
+    fastest: float | None = None,
 ) -> None:
     """A :class:`LongRunWarning` with the estimated time and memory (``need`` bytes) of a job
     estimated to run longer than :data:`LONG_RUN` seconds; nothing otherwise. Arguments as
-    for :func:`check_job_size`."""
+    for :func:`check_job_size`; ``fastest``, when given, the shortest time likely (the
+    message then gives the range up to ``seconds``)."""
     if seconds is not None and seconds > LONG_RUN:
+        span = (
+            f"between {duration(fastest)} and {duration(seconds)}"
+            if fastest is not None and duration(fastest) != duration(seconds)
+            else f"about {duration(seconds)}"
+        )
         warnings.warn(
-            f"{what} will take about {duration(seconds)} and {_gb(need)} of memory; {shrink}",
+            f"{what} will take {span} and {_gb(need)} of memory; {shrink}",
             LongRunWarning,
             stacklevel=stacklevel + 1,
         )

@@ -31,8 +31,9 @@ from collections.abc import Sequence
 import numpy as np
 import pandas as pd
 
-from .data import DataWarning, TidyResults, as_tidy
+from .data import as_tidy
 from .options import DEFAULT_TIES, TiePolicy
+from .tidy import DataWarning, TidyResults
 from .validation import (
     WIN_TABLE_COLUMNS,
     check_d_min,
@@ -68,7 +69,7 @@ def win_table(
     data
         Results in any layout accepted by :func:`bbt_widget.core.data.tidy_results`
         (wide means, wide by fold, long with ``algorithm=`` and ``score=``, means + ``sd``),
-        the :class:`~bbt_widget.core.data.TidyResults` it returns, or a ready win table
+        the :class:`~bbt_widget.core.tidy.TidyResults` it returns, or a ready win table
         (columns ``alg1, alg2, win1, win2`` and optionally ``ties``), taken as given: only
         the tie policy applies to it.
     dataset, algorithm, fold, score, sd, lower_is_better

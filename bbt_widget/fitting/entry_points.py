@@ -11,7 +11,6 @@ import pandas as pd
 
 from .. import engines
 from ..core import groups
-from ..core.data import TidyResults
 from ..core.draws import ModelName, ProgressCallback, SamplerSettings
 from ..core.options import (
     DEFAULT_ADAPT_DELTA,
@@ -28,6 +27,7 @@ from ..core.options import (
 )
 from ..core.result import BBTResult
 from ..core.settings import LAYOUT_KEYS, CountingSettings
+from ..core.tidy import TidyResults
 from ..core.validation import DEFAULT_SEED, check_count
 from .prepared import GROUP_LAPLACE_REFUSAL, prepare_fit
 
@@ -65,7 +65,7 @@ def fit(
     ----------
     data
         Results in any layout :func:`bbt_widget.win_table` accepts (a table, or the
-        :class:`~bbt_widget.core.data.TidyResults` that :func:`bbt_widget.tidy_results` read
+        :class:`~bbt_widget.core.tidy.TidyResults` that :func:`bbt_widget.tidy_results` read
         from it), or a ready win table (a DataFrame with columns ``alg1, alg2, win1, win2``
         and optionally ``ties``, e.g. counts published elsewhere).
     dataset, algorithm, fold, score, sd, lower_is_better, d_min, paired

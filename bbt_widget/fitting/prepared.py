@@ -15,7 +15,6 @@ import pandas as pd
 from .. import engines
 from ..core import groups, settling
 from ..core.audit import Audit, DataWarning, audit_validated
-from ..core.data import Layout, TidyResults
 from ..core.draws import Draws, ModelName, ProgressCallback, SamplerSettings
 from ..core.options import (
     DEFAULT_ADAPT_DELTA,
@@ -35,6 +34,7 @@ from ..core.precision import DEFAULT_Z
 from ..core.result import BBTResult, disconnected_message
 from ..core.settings import CountingSettings, FitSettings, PriorSettings
 from ..core.sizing import check_fit_size, estimate_fit_bytes, estimate_fit_seconds, warn_long_run
+from ..core.tidy import Layout, TidyResults
 from ..core.validation import DEFAULT_SEED, check_count, check_group_column, check_seed
 from ..core.wintable import apply_ties, comparison_components, count_wins, raw_counts
 
@@ -236,37 +236,48 @@ class PreparedFit:
         return settling.settle_budget(first, need / first, SETTLE_MEMORY)
 
     def _warn_long_run(self, sampler: SamplerSettings, stacklevel: int) -> None:
-        """A :class:`~.sizing.LongRunWarning` before a fit estimated to take minutes (where
-        its time is known: the group model on the numpy engine); ``stacklevel`` as for
-        ``warnings.warn`` called in :meth:`sample`."""
+        """A :class:`~.sizing.LongRunWarning` before a fit (and its summary) estimated to take
+        minutes, where its time is known (the numpy engine: :func:`~.sizing.
+        estimate_fit_seconds`); ``stacklevel`` as for ``warnings.warn`` called in
+        :meth:`sample`."""
         rows, n_groups = self.stan_data["n_pairs"], self.stan_data.get("n_groups", 0)
+        n_alg = len(self.algorithms)
         seconds = estimate_fit_seconds(
             self.model,
             self.engine,
             rows,
             sampler.chains,
             sampler.iter_warmup + sampler.iter_sampling,
+            n_alg=n_alg,
+            iter_sampling=sampler.iter_sampling,
         )
         if seconds is None:
             return
         need = estimate_fit_bytes(
-            len(self.algorithms),
-            rows,
-            self.model,
-            sampler.chains,
-            sampler.iter_sampling,
-            n_groups=n_groups,
+            n_alg, rows, self.model, sampler.chains, sampler.iter_sampling, n_groups=n_groups
         )
-        warn_long_run(
-            seconds,
-            need,
-            f"this fit of {len(self.algorithms)} algorithms in {n_groups} groups ({rows} "
-            f"(group, pair) rows, {sampler.chains} chains x {sampler.iter_warmup} + "
-            f"{sampler.iter_sampling} iterations)",
-            "time and memory grow with rows x draws: fewer groups (merge small ones), fewer "
-            "algorithms, or fewer draws (iter_sampling, iter_warmup) or chains shrink it",
-            stacklevel=stacklevel + 1,
+        draws = (
+            f"{sampler.chains} chains x {sampler.iter_warmup} + {sampler.iter_sampling} iterations"
         )
+        if self.grouping is not None:
+            what = (
+                f"this fit of {n_alg} algorithms in {n_groups} groups ({rows} (group, pair) "
+                f"rows, {draws})"
+            )
+            shrink = (
+                "time and memory grow with rows x draws: fewer groups (merge small ones), fewer "
+                "algorithms, or fewer draws (iter_sampling, iter_warmup) or chains shrink it"
+            )
+        else:
+            what = f"this fit and its summary of {n_alg} algorithms ({rows} fitted pairs, {draws})"
+            shrink = (
+                "time grows with pairs x draws (the slower where the Gibbs sampler is needed): "
+                "fewer draws (iter_sampling, --iter-sampling) or chains (--chains), "
+                "draws='fixed' (no further rounds for claims near a threshold), or fewer "
+                "algorithms (a subset, e.g. the strongest ones, or each against a control) "
+                "shrink it"
+            )
+        warn_long_run(seconds[1], need, what, shrink, stacklevel=stacklevel + 1, fastest=seconds[0])
 
     def laplace(
         self,

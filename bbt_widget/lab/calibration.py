@@ -18,7 +18,7 @@ import pandas as pd
 
 from ..core import posterior
 from ..core.bidi import pair_label
-from ..core.data import TidyResults, as_tidy
+from ..core.data import as_tidy
 from ..core.draws import ProgressCallback
 from ..core.options import (
     DEFAULT_CHAINS,
@@ -33,6 +33,7 @@ from ..core.options import (
 )
 from ..core.result import BBTResult
 from ..core.settings import CountingSettings
+from ..core.tidy import TidyResults
 from ..core.validation import (
     DEFAULT_SEED,
     check_count,

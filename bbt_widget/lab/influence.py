@@ -24,11 +24,11 @@ import numpy as np
 import pandas as pd
 
 from ..core import posterior
-from ..core.data import TidyResults
 from ..core.draws import ProgressCallback
 from ..core.group_result import GroupedBBTResult
 from ..core.options import DEFAULT_ROPE, Rule
 from ..core.result import BBTResult
+from ..core.tidy import TidyResults
 from ..core.validation import WIN_TABLE_COLUMNS, check_interpretation, check_rope
 from ..core.wintable import apply_ties, count_wins
 from .batch import FitRequest, check_executor, run_batch

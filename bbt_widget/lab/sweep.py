@@ -23,7 +23,7 @@ from typing import Any
 import numpy as np
 import pandas as pd
 
-from ..core.data import TidyResults, as_tidy
+from ..core.data import as_tidy
 from ..core.draws import ProgressCallback
 from ..core.groups import GroupSpec, check_group_request, results_only
 from ..core.options import (
@@ -39,6 +39,7 @@ from ..core.options import (
 from ..core.precision import ConditionalDraws
 from ..core.result import BBTResult
 from ..core.settings import CountingSettings, PriorSettings
+from ..core.tidy import TidyResults
 from ..core.validation import (
     DEFAULT_SEED,
     check_count,
@@ -229,7 +230,7 @@ class _Sweep:
         ----------
         data, dataset, algorithm, fold, score, sd, lower_is_better
             The results and how to read them, as for :func:`bbt_widget.fit` (a table or a
-            :class:`~bbt_widget.core.data.TidyResults`).
+            :class:`~bbt_widget.core.tidy.TidyResults`).
         tie_threshold
             The tie threshold in score units of every fit, as for :func:`bbt_widget.fit`,
             unless the grid varies it (a ``tie_threshold`` column is then in ``frame``).

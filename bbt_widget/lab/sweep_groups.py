@@ -15,11 +15,11 @@ from typing import Any
 import numpy as np
 import pandas as pd
 
-from ..core.data import TidyResults
 from ..core.group_result import GroupedBBTResult
 from ..core.groups import GroupSpec, assign_groups, check_group_request
 from ..core.options import Rule
 from ..core.result import BBTResult
+from ..core.tidy import TidyResults
 from ..core.validation import check_hdi, check_interpretation, check_rope
 from ..core.wintable import comparison_components
 from .batch import FitRequest, ResultsFit

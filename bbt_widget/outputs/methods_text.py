@@ -36,7 +36,7 @@ from ..core.posterior import STRONG_THRESHOLD, WEAK_THRESHOLD
 from ..core.wording import counted
 from ._atomic import owned_files, refuse_link
 from .citations import REFERENCES
-from .export import ESCAPERS
+from .escape import ESCAPERS
 
 if TYPE_CHECKING:
     import pandas as pd

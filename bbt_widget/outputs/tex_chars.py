@@ -1,4 +1,4 @@
-"""What pdflatex can print of a Unicode character, for :func:`bbt_widget.outputs.export.tex_escape`.
+"""What pdflatex can print of a Unicode character, for :func:`bbt_widget.outputs.escape.tex_escape`.
 
 The LaTeX report loads ``inputenc`` (utf8), ``fontenc`` (T1) and Latin Modern, as Debian's
 texlive-latex-base and texlive-latex-recommended provide them. With that preamble:

@@ -79,7 +79,7 @@ from .sync import json_trait
 from .views import warm_model
 
 if TYPE_CHECKING:  # both import Altair, which the first charts must not wait for
-    from ..core.data import TidyResults
+    from ..core.tidy import TidyResults
     from ..ranking._mallows import MallowsResult
     from ..ranking._plackett_luce import RankingModelResult
 

@@ -16,9 +16,9 @@ from __future__ import annotations
 from collections.abc import Sequence
 from typing import Any
 
-from ..core.data import TidyResults
 from ..core.options import DEFAULT_D_MIN, resolve_interpretation
 from ..core.settings import CountingSettings, PriorSettings
+from ..core.tidy import TidyResults
 from ..core.validation import check_hdi, check_rope
 from .checks import SettingChecks
 from .keys import pair_of

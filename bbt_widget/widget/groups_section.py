@@ -32,11 +32,11 @@ from ..charts.frames import to_columns
 from ..charts.frames_groups import group_cells
 from ..charts.spec_cache import groups_spec
 from ..core.bidi import isolate
-from ..core.data import TidyResults
 from ..core.draws import ProgressCallback
 from ..core.group_result import GroupedBBTResult
 from ..core.groups import GroupSpec, assign_groups, check_group_request, results_only
 from ..core.result import BBTResult
+from ..core.tidy import TidyResults
 from ..fitting import fit
 from .fitted import Fitted, fit_ranges, own_copy
 

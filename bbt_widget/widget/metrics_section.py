@@ -30,8 +30,9 @@ from typing import Any
 import pandas as pd
 
 from ..core.bidi import isolate
-from ..core.data import TidyResults, as_tidy
+from ..core.data import as_tidy
 from ..core.draws import ProgressCallback
+from ..core.tidy import TidyResults
 from ..engines.base import FitCancelled
 from ..lab.batch import spawn_seeds
 from ..lab.metrics import MetricsResult, check_metrics

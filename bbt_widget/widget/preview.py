@@ -10,8 +10,8 @@ runs).
 The approximation is cheap next to the fit (one core, no chains), so the full fit does not
 wait for it; a short NUTS run as the preview would make the full fit wait for its chains
 (``benchmarks/bench_widget.py``). On real data it is about
-as accurate as a short NUTS run (one chain per core, 150 warm-up iterations and 150 draws:
-the earlier previews), with closer HDIs and slightly further means, at a fraction of the cost:
+as accurate as a short NUTS run (one chain per core, 150 warm-up iterations and 150 draws),
+with closer HDIs and slightly further means, at a fraction of the cost:
 ``benchmarks/bench_laplace.py``; the widget's latencies: ``benchmarks/bench_widget.py``.
 
 A preview is marked as such everywhere it is shown (the diagnostics badge and the decisions in

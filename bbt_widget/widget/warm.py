@@ -2,7 +2,7 @@
 
 The widget's first views come from a cached spec and tidy frames (no Altair), but its summary
 charts (ranking, critical-difference diagram, decision matrices) are built with Altair on the
-runner thread once the first fit is done: a cold ``import altair`` took about 2.5 s there. A
+runner thread once the first fit is done, where a cold ``import altair`` would add seconds. A
 widget's fit request (the first one as the widget is created) starts that import in a daemon
 thread, so it overlaps the fit. ``import bbt_widget`` and ``bbt.fit`` still never import
 Altair, nor does a widget created with ``autostart=False`` until it fits.

@@ -143,35 +143,50 @@ function setOptions(select, options) {
 }
 
 /**
- * Build the control panel for `model` and keep it in sync.
- *
- * @returns {{ element: HTMLElement, dispose: () => void }}
+ * The inputs of the control panel for one model, each bound two-way to its trait: a change
+ * writes the trait back, and `refresh()` shows the model's values again.
  */
-export function buildControls(model) {
-  const listeners = [];
-  const on = (event, fn) => {
-    model.on(event, fn);
-    listeners.push([event, fn]);
-  };
-  const save = (name, value) => {
-    model.set(name, value);
-    model.save_changes();
-  };
+class Inputs {
+  constructor(model) {
+    this.model = model;
+    this.refreshers = [];
+  }
 
-  const rows = [];
-  const refreshers = [];
+  save(name, value) {
+    this.model.set(name, value);
+    this.model.save_changes();
+  }
+
+  /** The option lists and the package's table of terms (trait option_lists). */
+  lists() {
+    return this.model.get("option_lists") || {};
+  }
+
+  /** [value, label] pairs of one option list (hyper-priors also carry their scale). */
+  pairs(name) {
+    return (this.lists()[name] || []).map(([value, label]) => [value, label]);
+  }
+
   // the tooltips of the controls that are a term of the method, and what a change costs, come
   // from the package's table (bbt_widget/core/terms.py), as the glossary's entries do
-  const table = () => model.get("option_lists") || {};
-  const helpOf = (name) => (table().control_help || {})[name] || CONTROL_HELP[name];
-  const costOf = (cost) => (table().cost || {})[cost] || "";
+  helpOf(name) {
+    return (this.lists().control_help || {})[name] || CONTROL_HELP[name];
+  }
+
+  costOf(cost) {
+    return (this.lists().cost || {})[cost] || "";
+  }
+
+  refresh() {
+    this.refreshers.forEach((fn) => fn());
+  }
 
   /** A labelled row; `cost` tells the user whether the control refits or only redraws. The
    * label is tied to the row's first control. */
-  const row = (label, cost, ...inputs) => {
+  row(label, cost, ...inputs) {
     const controls = inputs.filter((input) => input && input.dataset && input.dataset.trait);
     const first = controls[0];
-    const help = first ? helpOf(first.dataset.trait) : undefined;
+    const help = first ? this.helpOf(first.dataset.trait) : undefined;
     // Why the kernel refused a value typed here (trait input_errors, widget/checks.py): the
     // control shows its last good value again, this line says why.
     const traits = controls.map((input) => input.dataset.trait);
@@ -180,75 +195,58 @@ export function buildControls(model) {
       role: "alert",
       "data-refused": traits.join(" "),
     });
-    refreshers.push(() => {
-      const errors = model.get("input_errors") || {};
+    this.refreshers.push(() => {
+      const errors = this.model.get("input_errors") || {};
       refused.textContent = traits.map((name) => errors[name]).filter(Boolean).join("\n");
       refused.hidden = !refused.textContent;
     });
-    const el = h(
+    return h(
       "div",
       { class: "bbt-row" },
       h("label", { class: "bbt-label", text: label, title: help, for: first && first.id }),
       h("div", { class: "bbt-inputs" }, ...inputs),
       h("span", {
         class: `bbt-cost bbt-cost-${cost}`,
-        title: costOf(cost),
+        title: this.costOf(cost),
         text: cost === "fit" ? "refit" : "",
       }),
       refused,
     );
-    rows.push(el);
-    return el;
-  };
+  }
 
-  const select = (name, options, { toValue = (v) => v, fromValue = (v) => v } = {}) => {
-    const el = h("select", {
-      id: uniqueId(name),
-      "data-trait": name,
-      name,
-      title: helpOf(name),
-    });
+  /** The attributes every input of trait `name` has. */
+  attrs(name) {
+    return { id: uniqueId(name), "data-trait": name, name, title: this.helpOf(name) };
+  }
+
+  select(name, options, { toValue = (v) => v, fromValue = (v) => v } = {}) {
+    const el = h("select", this.attrs(name));
     setOptions(el, options);
-    el.addEventListener("change", () => save(name, toValue(el.value)));
-    refreshers.push(() => {
-      el.value = String(fromValue(model.get(name)));
+    el.addEventListener("change", () => this.save(name, toValue(el.value)));
+    this.refreshers.push(() => {
+      el.value = String(fromValue(this.model.get(name)));
     });
     return el;
-  };
+  }
 
-  const checkbox = (name) => {
-    const el = h("input", {
-      type: "checkbox",
-      id: uniqueId(name),
-      "data-trait": name,
-      name,
-      title: helpOf(name),
-    });
-    el.addEventListener("change", () => save(name, el.checked));
-    refreshers.push(() => {
-      el.checked = Boolean(model.get(name));
+  checkbox(name) {
+    const el = h("input", { type: "checkbox", ...this.attrs(name) });
+    el.addEventListener("change", () => this.save(name, el.checked));
+    this.refreshers.push(() => {
+      el.checked = Boolean(this.model.get(name));
     });
     return el;
-  };
+  }
 
   /** A number input; invalid text is sent as-is so Python can explain what is wrong. */
-  const number = (name, { min, max, step, digits }) => {
-    const el = h("input", {
-      type: "number",
-      id: uniqueId(name),
-      "data-trait": name,
-      name,
-      min,
-      max,
-      step,
-      title: helpOf(name),
-    });
+  number(name, { min, max, step, digits }) {
+    const el = h("input", { type: "number", ...this.attrs(name), min, max, step });
     // fixed decimals (0.40 beside 0.60), where the control has a fixed precision
     const shown = (value) => (digits === undefined ? String(value) : Number(value).toFixed(digits));
     const commit = () => {
       const value = Number.parseFloat(el.value);
-      if (!Number.isFinite(value)) refreshers.forEach((fn) => fn());
-      else if (value !== model.get(name)) save(name, value);
+      if (!Number.isFinite(value)) this.refresh();
+      else if (value !== this.model.get(name)) this.save(name, value);
     };
     el.addEventListener("change", commit);
     // Enter commits here, whatever the host does with the key: a host that cancels it (a
@@ -259,51 +257,48 @@ export function buildControls(model) {
         commit();
       }
     });
-    refreshers.push(() => {
-      if (document.activeElement !== el) el.value = shown(model.get(name));
+    this.refreshers.push(() => {
+      if (document.activeElement !== el) el.value = shown(this.model.get(name));
     });
     return el;
-  };
+  }
 
   /** A slider that commits on release (a drag would otherwise queue one fit per pixel). */
-  const slider = (name, { min, max, step }) => {
+  slider(name, { min, max, step }) {
     const out = h("output", { class: "bbt-value" });
-    const el = h("input", {
-      type: "range",
-      id: uniqueId(name),
-      "data-trait": name,
-      name,
-      min,
-      max,
-      step,
-      title: helpOf(name),
-    });
+    const el = h("input", { type: "range", ...this.attrs(name), min, max, step });
     el.addEventListener("input", () => {
       out.textContent = Number(el.value).toFixed(2);
     });
-    el.addEventListener("change", () => save(name, Number.parseFloat(el.value)));
-    refreshers.push(() => {
-      el.value = String(model.get(name));
-      out.textContent = Number(model.get(name)).toFixed(2);
+    el.addEventListener("change", () => this.save(name, Number.parseFloat(el.value)));
+    this.refreshers.push(() => {
+      el.value = String(this.model.get(name));
+      out.textContent = Number(this.model.get(name)).toFixed(2);
     });
     return [el, out];
+  }
+
+  /** The small label of a row's second control, tied to it. */
+  small(text, input) {
+    return h("label", { class: "bbt-small", text, for: input.id, title: input.title });
+  }
+}
+
+/** The controls that change the win table or the model: a new (background) fit. */
+function fitGroup(kit) {
+  const lists = kit.lists();
+  const c = {
+    ties: kit.select("ties", kit.pairs("ties")),
+    tieThreshold: kit.number("tie_threshold", lists.tie_threshold || {}),
+    localRope: kit.checkbox("local_rope"),
+    localReason: h("span", { class: "bbt-reason" }),
+    paired: kit.checkbox("paired"),
+    // Why paired mode is off: one line under its row (full text in the tooltip), so a long
+    // reason never pushes the checkbox next to the Local ROPE row.
+    pairedReason: h("div", { class: "bbt-note", "data-note": "paired" }),
   };
-
-  const lists = () => model.get("option_lists") || {};
-  /** [value, label] pairs of one option list (hyper-priors also carry their scale). */
-  const pairs = (name) => (lists()[name] || []).map(([value, label]) => [value, label]);
-
-  // --- controls that change the win table or the model: a new (background) fit ----------
-  const ties = select("ties", pairs("ties"));
-  const tieThreshold = number("tie_threshold", lists().tie_threshold || {});
-  const localRope = checkbox("local_rope");
-  const localReason = h("span", { class: "bbt-reason" });
-  const [dMin, dMinOut] = slider("d_min", lists().d_min || {});
-  const paired = checkbox("paired");
-  // Why paired mode is off: one line under its row (full text in the tooltip), so a long
-  // reason never pushes the checkbox next to the Local ROPE row.
-  const pairedReason = h("div", { class: "bbt-note", "data-note": "paired" });
-  const direction = select(
+  [c.dMin, c.dMinOut] = kit.slider("d_min", lists.d_min || {});
+  const direction = kit.select(
     "lower_is_better",
     [
       ["false", "higher is better"],
@@ -313,100 +308,115 @@ export function buildControls(model) {
   );
   // Several metrics (score=[...]): which one the views show; the row is there only then
   // (hidden by refreshDerived).
-  const metric = select("metric", []);
-  const metricRow = row("Metric", "fit", metric);
-  const hyperprior = select("hyperprior", pairs("hyperpriors"));
-  const priorScale = number("prior_scale", { min: 0.01, max: 10, step: 0.05 });
-
-  // --- controls that only re-summarise the draws already there ---------------------------
-  const ropeLow = number("rope_low", { min: 0, max: 1, step: 0.01, digits: 2 });
-  const ropeHigh = number("rope_high", { min: 0, max: 1, step: 0.01, digits: 2 });
-  ropeHigh.setAttribute("aria-label", "ROPE upper end"); // its label only says "to"
-  const hdi = number("hdi", { step: 0.01, digits: 2 }); // range: option_lists.hdi_range
-  const control = select("control", [["", "none (all pairs)"]]);
-  const interpretation = select("interpretation", pairs("interpretations"));
-  const focus = select("focus", [["", "all algorithms"]]);
-
-  /** The small label of a row's second control, tied to it. */
-  const small = (text, input) =>
-    h("label", { class: "bbt-small", text, for: input.id, title: input.title });
-
-  const fitGroup = h(
+  c.metric = kit.select("metric", []);
+  c.metricRow = kit.row("Metric", "fit", c.metric);
+  c.hyperprior = kit.select("hyperprior", kit.pairs("hyperpriors"));
+  const priorScale = kit.number("prior_scale", { min: 0.01, max: 10, step: 0.05 });
+  const units = h("span", { class: "bbt-small", text: "score units" });
+  c.element = h(
     "fieldset",
     { class: "bbt-group" },
     h("legend", { text: "Win table and model (refit)" }),
-    row("Ties", "fit", ties),
-    row("Tie threshold", "fit", tieThreshold, h("span", { class: "bbt-small", text: "score units" })),
-    row(
+    kit.row("Ties", "fit", c.ties),
+    kit.row("Tie threshold", "fit", c.tieThreshold, units),
+    kit.row(
       "Local ROPE",
       "fit",
-      localRope,
-      small("d_min", dMin),
-      dMin,
-      dMinOut,
-      localReason,
+      c.localRope,
+      kit.small("d_min", c.dMin),
+      c.dMin,
+      c.dMinOut,
+      c.localReason,
     ),
-    row("Paired", "fit", paired),
-    pairedReason,
-    metricRow,
-    row("Direction", "fit", direction),
-    row("Hyper-prior", "fit", hyperprior, small("scale", priorScale), priorScale),
+    kit.row("Paired", "fit", c.paired),
+    c.pairedReason,
+    c.metricRow,
+    kit.row("Direction", "fit", direction),
+    kit.row("Hyper-prior", "fit", c.hyperprior, kit.small("scale", priorScale), priorScale),
   );
-  const viewGroup = h(
+  return c;
+}
+
+/** The controls that only re-summarise the draws already there. */
+function viewGroup(kit) {
+  const ropeLow = kit.number("rope_low", { min: 0, max: 1, step: 0.01, digits: 2 });
+  const ropeHigh = kit.number("rope_high", { min: 0, max: 1, step: 0.01, digits: 2 });
+  ropeHigh.setAttribute("aria-label", "ROPE upper end"); // its label only says "to"
+  const c = {
+    hdi: kit.number("hdi", { step: 0.01, digits: 2 }), // range: option_lists.hdi_range
+    control: kit.select("control", [["", "none (all pairs)"]]),
+    interpretation: kit.select("interpretation", kit.pairs("interpretations")),
+    focus: kit.select("focus", [["", "all algorithms"]]),
+  };
+  c.element = h(
     "fieldset",
     { class: "bbt-group" },
     h("legend", { text: "Summary (instant)" }),
-    row("ROPE", "view", ropeLow, small("to", ropeHigh), ropeHigh),
-    row("HDI mass", "view", hdi),
-    row("Control", "view", control),
-    row("Interpretation", "view", interpretation),
-    row("Show pairs of", "view", focus),
+    kit.row("ROPE", "view", ropeLow, kit.small("to", ropeHigh), ropeHigh),
+    kit.row("HDI mass", "view", c.hdi),
+    kit.row("Control", "view", c.control),
+    kit.row("Interpretation", "view", c.interpretation),
+    kit.row("Show pairs of", "view", c.focus),
   );
+  return c;
+}
 
-  const refreshDerived = () => {
-    setOptions(ties, pairs("ties"));
-    setOptions(hyperprior, pairs("hyperpriors"));
-    setOptions(interpretation, pairs("interpretations"));
-    const range = lists().d_min || {};
-    for (const key of ["min", "max", "step"]) {
-      if (range[key] !== undefined) dMin.setAttribute(key, String(range[key]));
-    }
-    const hdiRange = lists().hdi_range || {};
-    for (const key of ["min", "max"]) {
-      if (hdiRange[key] !== undefined) hdi.setAttribute(key, String(hdiRange[key]));
-    }
-    const threshold = lists().tie_threshold || {};
-    for (const key of ["min", "step"]) {
-      if (threshold[key] !== undefined) tieThreshold.setAttribute(key, String(threshold[key]));
-    }
-    const metrics = model.get("metrics") || [];
-    setOptions(metric, metrics.map((m) => [m, m]));
-    metricRow.hidden = metrics.length === 0;
-    const algorithms = model.get("algorithms") || [];
-    setOptions(control, [["", "none (all pairs)"], ...algorithms.map((a) => [a, a])]);
-    setOptions(focus, [["", "all algorithms"], ...algorithms.map((a) => [a, a])]);
-    const available = Boolean(model.get("paired_available"));
-    paired.disabled = !available;
-    const reason = available ? "" : model.get("paired_reason") || "paired mode is off";
-    pairedReason.textContent = reason;
-    pairedReason.title = reason;
-    pairedReason.hidden = !reason;
-    paired.title = reason || CONTROL_HELP.paired;
-    const localAvailable = Boolean(model.get("local_rope_available"));
-    localRope.disabled = !localAvailable;
-    localReason.textContent = localAvailable ? "" : model.get("local_rope_reason") || "";
-    dMin.disabled = !localAvailable || !model.get("local_rope");
-  };
+/** `keys` of `range` set as attributes of `input` (the ranges come from Python). */
+function setRange(input, range, keys) {
+  for (const key of keys) {
+    if (range[key] !== undefined) input.setAttribute(key, String(range[key]));
+  }
+}
+
+/** What the controls offer and allow, from the model: options, ranges, and why a control is
+ * off. */
+function refreshDerived(kit, fit, view) {
+  const model = kit.model;
+  const lists = kit.lists();
+  setOptions(fit.ties, kit.pairs("ties"));
+  setOptions(fit.hyperprior, kit.pairs("hyperpriors"));
+  setOptions(view.interpretation, kit.pairs("interpretations"));
+  setRange(fit.dMin, lists.d_min || {}, ["min", "max", "step"]);
+  setRange(view.hdi, lists.hdi_range || {}, ["min", "max"]);
+  setRange(fit.tieThreshold, lists.tie_threshold || {}, ["min", "step"]);
+  const metrics = model.get("metrics") || [];
+  setOptions(fit.metric, metrics.map((m) => [m, m]));
+  fit.metricRow.hidden = metrics.length === 0;
+  const algorithms = model.get("algorithms") || [];
+  setOptions(view.control, [["", "none (all pairs)"], ...algorithms.map((a) => [a, a])]);
+  setOptions(view.focus, [["", "all algorithms"], ...algorithms.map((a) => [a, a])]);
+  const available = Boolean(model.get("paired_available"));
+  fit.paired.disabled = !available;
+  const reason = available ? "" : model.get("paired_reason") || "paired mode is off";
+  fit.pairedReason.textContent = reason;
+  fit.pairedReason.title = reason;
+  fit.pairedReason.hidden = !reason;
+  fit.paired.title = reason || CONTROL_HELP.paired;
+  const localAvailable = Boolean(model.get("local_rope_available"));
+  fit.localRope.disabled = !localAvailable;
+  fit.localReason.textContent = localAvailable ? "" : model.get("local_rope_reason") || "";
+  fit.dMin.disabled = !localAvailable || !model.get("local_rope");
+}
+
+/**
+ * Build the control panel for `model` and keep it in sync.
+ *
+ * @returns {{ element: HTMLElement, dispose: () => void }}
+ */
+export function buildControls(model) {
+  const kit = new Inputs(model);
+  const fit = fitGroup(kit);
+  const view = viewGroup(kit);
   const refresh = () => {
-    refreshDerived();
-    refreshers.forEach((fn) => fn());
+    refreshDerived(kit, fit, view);
+    kit.refresh();
   };
   // Specific events: the anywidget model contract guarantees `change:<name>`, not `change`.
-  for (const name of CONTROL_TRAITS) on(`change:${name}`, refresh);
+  const events = CONTROL_TRAITS.map((name) => `change:${name}`);
+  for (const event of events) model.on(event, refresh);
   refresh();
-
   return {
-    element: h("div", { class: "bbt-controls" }, fitGroup, viewGroup),
-    dispose: () => listeners.forEach(([event, fn]) => model.off(event, fn)),
+    element: h("div", { class: "bbt-controls" }, fit.element, view.element),
+    dispose: () => events.forEach((event) => model.off(event, refresh)),
   };
 }

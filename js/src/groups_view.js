@@ -8,7 +8,9 @@
 // value is the group's position (a group may be named anything, "" included), and the chart
 // draws them as SVG text.
 import { ChartView } from "./charts.js";
+import { chartHooks } from "./chart_hooks.js";
 import { h, uniqueId } from "./controls.js";
+import { listen, oncePerTick, saveTrait } from "./traits.js";
 
 /** The selector's tooltip, as every control's: what it does and what it costs. */
 export const GROUP_HELP =
@@ -72,8 +74,7 @@ export function buildGroupsView(model, el, { onPair, onError }) {
   select.addEventListener("change", () => {
     const names = groups();
     const i = Number(select.value);
-    model.set("selected_group", i >= 0 && i < names.length ? names[i] : null);
-    model.save_changes();
+    saveTrait(model, "selected_group", i >= 0 && i < names.length ? names[i] : null);
   });
 
   const showSelect = () => {
@@ -89,17 +90,10 @@ export function buildGroupsView(model, el, { onPair, onError }) {
     el.dataset.selectedGroup = String(chosen());
   };
 
-  const chart = new ChartView(
-    box,
-    {
-      onPair,
-      onError: (msg) => onError(`Group chart error: ${msg}`),
-      onRendered: () => {
-        el.dataset.groupsRendered = String(Number(el.dataset.groupsRendered || 0) + 1);
-      },
-    },
-    { required: "group_cells", className: "bbt-vega-aux" },
-  );
+  const chart = new ChartView(box, chartHooks(el, onError, "Group", "groupsRendered", { onPair }), {
+    required: "group_cells",
+    className: "bbt-vega-aux",
+  });
   const showChart = () => {
     if (groups().length === 0) return Promise.resolve();
     const cells = view().cells || {};
@@ -113,24 +107,15 @@ export function buildGroupsView(model, el, { onPair, onError }) {
       },
     );
   };
-  let pending = false;
-  const scheduleChart = () => {
-    if (pending) return;
-    pending = true;
-    queueMicrotask(() => {
-      pending = false;
-      showChart();
-    });
-  };
+  const scheduleChart = oncePerTick(showChart);
 
-  const handlers = [
+  const unlisten = listen(model, [
     ["change:group_view", showSelect],
     ["change:selected_group", showSelect],
     ...["group_view", "selected_group", "selected_pair", "focus"].map(
       (name) => [`change:${name}`, scheduleChart],
     ),
-  ];
-  for (const [event, fn] of handlers) model.on(event, fn);
+  ]);
   showSelect();
   showChart();
 
@@ -138,7 +123,7 @@ export function buildGroupsView(model, el, { onPair, onError }) {
     controls,
     section,
     dispose: () => {
-      for (const [event, fn] of handlers) model.off(event, fn);
+      unlisten();
       chart.dispose();
     },
   };

@@ -7,7 +7,7 @@
 // handled it, so the mark is on at once, before the kernel's answer.
 
 /** Numbers from the kernel and from a control compare as values (0.5 and 0.5000000001 alike). */
-function same(a, b) {
+export function same(a, b) {
   if (a === b) return true;
   if (typeof a === "number" && typeof b === "number") {
     return Math.abs(a - b) <= 1e-9 * Math.max(1, Math.abs(a));

@@ -28,6 +28,24 @@ const names = (list) =>
     : ["—"];
 
 /**
+ * The table's rows: each claim once (the rows where the first algorithm is better on some
+ * metric), dominating pairs first; only those where it dominates when `only`.
+ */
+export function claimRows(data, only) {
+  return (data.rows || [])
+    .filter((r) => (r.metrics_better || []).length > 0)
+    .filter((r) => !only || r.dominates)
+    .sort((x, y) => Number(y.dominates) - Number(x.dominates));
+}
+
+/** What the view says instead of an empty table ("" when there are rows). */
+export function emptyText(rows, data, only) {
+  if (rows.length > 0) return "";
+  if ((data.fitted || []).length === 0) return "waiting for the first metric's fit";
+  return only ? "no algorithm dominates another" : "no pair has a claim on any metric";
+}
+
+/**
  * Build the dominance view for `model`; hidden unless the widget offers several metrics.
  *
  * @param {object} model the widget's model
@@ -89,12 +107,7 @@ export function buildMetricsView(model, { onRendered = () => {} } = {}) {
       pareto.append("none: every algorithm is dominated by another (the claims form a cycle)");
     }
     pareto.hidden = !data.pareto;
-    // each claim once: the rows where the first algorithm is better on some metric,
-    // dominating pairs first
-    const rows = (data.rows || [])
-      .filter((r) => (r.metrics_better || []).length > 0)
-      .filter((r) => !only.checked || r.dominates)
-      .sort((x, y) => Number(y.dominates) - Number(x.dominates));
+    const rows = claimRows(data, only.checked);
     const cell = (name) =>
       h("td", {
         class: front.has(name) ? "bbt-in-pareto" : "",
@@ -115,15 +128,7 @@ export function buildMetricsView(model, { onRendered = () => {} } = {}) {
       ),
     );
     table.hidden = rows.length === 0;
-    const fitted = (data.fitted || []).length;
-    empty.textContent =
-      rows.length > 0
-        ? ""
-        : fitted === 0
-          ? "waiting for the first metric's fit"
-          : only.checked
-            ? "no algorithm dominates another"
-            : "no pair has a claim on any metric";
+    empty.textContent = emptyText(rows, data, only.checked);
     empty.hidden = rows.length > 0;
     onRendered();
   };

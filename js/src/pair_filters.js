@@ -2,6 +2,7 @@
 // in Python (bbt_widget/widget/pair_filters.py); this only writes the user's choice back
 // (traits pair_filter, pair_search, pair_page) and says what is shown (trait pair_rows).
 import { h, uniqueId } from "./controls.js";
+import { pageAfter, pairCountText } from "./pair_rows.js";
 import "./teaching.css";
 
 const TITLES = {
@@ -73,20 +74,12 @@ export function buildPairFilters(model) {
     timer = setTimeout(() => send("pair_search", search.value), SEARCH_DELAY);
   });
   const turn = (step) => {
-    const rows = model.get("pair_rows") || {};
-    const page = Math.min(Math.max((rows.page ?? 0) + step, 0), (rows.pages ?? 1) - 1);
+    const page = pageAfter(model.get("pair_rows") || {}, step);
     if (page !== model.get("pair_page")) send("pair_page", page);
   };
   previous.addEventListener("click", () => turn(-1));
   next.addEventListener("click", () => turn(1));
 
-  // why fewer pairs are listed than there are: "Show pairs of" and the search narrow any filter
-  const narrowed = () => {
-    const focus = model.get("focus") || "";
-    const words = (model.get("pair_search") || "").trim();
-    const why = [focus ? `those of ${focus}` : "", words ? `matching "${words}"` : ""];
-    return why.filter(Boolean).map((part) => `${part}; `).join("");
-  };
   const update = () => {
     const rows = model.get("pair_rows") || {};
     const filters = rows.filters || [];
@@ -100,13 +93,7 @@ export function buildPairFilters(model) {
     previous.disabled = page <= 0;
     next.disabled = page >= pages - 1;
     previous.hidden = next.hidden = pages <= 1;
-    const first = rows.matched ? page * (rows.per_page || 0) + 1 : 0;
-    const last = Math.min(rows.matched ?? 0, page * (rows.per_page || 0) + (rows.per_page || 0));
-    text.textContent =
-      rows.total === undefined
-        ? ""
-        : `pairs ${first}-${last} of ${rows.matched} listed (${narrowed()}${rows.total} in all)` +
-          (pages > 1 ? `; page ${page + 1} of ${pages}` : "");
+    text.textContent = pairCountText(rows, model.get("focus") || "", model.get("pair_search"));
     note.textContent = rows.note || ""; // text, never HTML: names are shown as they are
     note.hidden = !rows.note;
     element.dataset.shown = String(rows.shown ?? 0);

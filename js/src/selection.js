@@ -5,6 +5,7 @@
 // A pair highlighted from Python that the view does not list gets a chip saying so.
 
 import { h } from "./controls.js";
+import { hiddenPairText } from "./pair_rows.js";
 
 /**
  * @param model the widget's model
@@ -33,17 +34,9 @@ export function buildSelection(model, pairsView, setPair) {
   };
 
   const showChip = () => {
-    const key = model.get("selected_pair") || "";
-    const focus = model.get("focus") || "";
-    let pair = [];
-    try {
-      pair = key ? JSON.parse(key) : [];
-    } catch {
-      pair = [];
-    }
-    const hidden = Boolean(focus) && pair.length === 2 && !pair.includes(focus);
-    chip.hidden = !hidden;
-    if (hidden) chipText.textContent = `highlighted: ${pair[0]} vs ${pair[1]} (not shown)`;
+    const text = hiddenPairText(model.get("selected_pair") || "", model.get("focus") || "");
+    chip.hidden = text === null;
+    if (text !== null) chipText.textContent = text;
   };
 
   // once the pairwise view is drawn with what was clicked: into sight, unless it is already

@@ -87,6 +87,8 @@ def _run_in_kernel(page: Any, code: str) -> None:
     )
 
 
+#: Notebook 7 runs the layout tests; the rest of the behaviour is the same code in JupyterLab.
+@pytest.mark.parametrize("frontend", ["lab"], indirect=True)
 def test_controls_work_from_the_keyboard_and_refuse_bad_values(
     frontend: Any,
     browser_context: Any,

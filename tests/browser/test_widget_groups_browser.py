@@ -36,7 +36,7 @@ for family, shift in zip(GROUPS, (1.5, -1.5)):
             rows.append({{"db": f"{{family}}-{{d}}", "family": family, "fold": fold,
                          **dict(zip(NAMES, score))}})
 w = bbt.BBTWidget(pd.DataFrame(rows), dataset="db", fold="fold", group="family",
-                  chains=2, iter_warmup=300, iter_sampling=300, seed=1)
+                  chains=2, iter_warmup=300, iter_sampling=300, seed=1, stan_check=False)
 w"""
 
 #: Heatmap cells (Vega-Lite's rect marks) in the group view.

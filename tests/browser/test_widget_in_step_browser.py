@@ -122,6 +122,8 @@ def _check_in_step(frames: list[dict[str, Any]], *, refit: bool) -> None:
     assert not last["pairsMarked"] and not last["summaryMarked"] and last["stale"] == "", last
 
 
+#: Notebook 7 runs the layout tests; the rest of the behaviour is the same code in JupyterLab.
+@pytest.mark.parametrize("frontend", ["lab"], indirect=True)
 def test_a_view_behind_the_settings_is_marked_until_redrawn(
     frontend: Any, browser_context: Any, run_notebook: Any, widget_errors: Any, soft_checks: Any
 ) -> None:
@@ -272,7 +274,10 @@ def _set_width(page: Any, width: int) -> None:
     )
 
 
-@pytest.mark.parametrize("n", [5, 16])
+#: Both front ends at 16 algorithms, where the summary is widest; JupyterLab at 5.
+@pytest.mark.parametrize(
+    ("frontend", "n"), [("lab", 5), ("lab", 16), ("notebook", 16)], indirect=["frontend"]
+)
 def test_summary_fits_narrow_and_fills_wide(
     n: int,
     frontend: Any,

@@ -28,11 +28,11 @@ NARROW_WIDTH = {"lab": (400, 700), "notebook": (700, 1000)}
 SETUPS = {
     5: """\
 import bbt_widget as bbt
-w = bbt.BBTWidget(bbt.datasets.load_base(), dataset="db", seed=1)
+w = bbt.BBTWidget(bbt.datasets.load_base(), dataset="db", seed=1, stan_check=False)
 w""",
     16: """\
 import bbt_widget as bbt
-w = bbt.BBTWidget(bbt.datasets.load_pmlb16(), dataset="db", paired=False, seed=1)
+w = bbt.BBTWidget(bbt.datasets.load_pmlb16(), dataset="db", paired=False, seed=1, stan_check=False)
 w""",
     # 50 simulated algorithms on 40 data sets: skill plus noise, one score per data set
     50: """\
@@ -45,7 +45,7 @@ rows = [(f"d{d}", f"alg{a:02d}", 0.7 + skill[a] + rng.normal(0, 0.03))
 data = pd.DataFrame(rows, columns=["dataset", "algorithm", "score"])
 w = bbt.BBTWidget(
     data, dataset="dataset", algorithm="algorithm", score="score",
-    iter_warmup=400, iter_sampling=400, seed=1,
+    iter_warmup=400, iter_sampling=400, seed=1, stan_check=False,
 )
 w""",
 }
@@ -159,7 +159,12 @@ def _overlaps(boxes: list[list[Any]]) -> list[tuple[str, str]]:
     return found
 
 
-@pytest.mark.parametrize("n", [5, 16, 50])
+#: Every size in JupyterLab; Notebook 7 (another page layout, other widths) at 16.
+@pytest.mark.parametrize(
+    ("frontend", "n"),
+    [("lab", 5), ("lab", 16), ("lab", 50), ("notebook", 16)],
+    indirect=["frontend"],
+)
 def test_layout_leads_with_the_answer_and_fits_a_narrow_notebook(
     n: int,
     frontend: Any,
@@ -255,6 +260,8 @@ _MATRIX_CELLS = """() => [...document.querySelectorAll(
     .map((cell) => { const r = cell.getBoundingClientRect(); return [r.width, r.height]; })"""
 
 
+#: Notebook 7 runs the layout tests; the rest of the behaviour is the same code in JupyterLab.
+@pytest.mark.parametrize("frontend", ["lab"], indirect=True)
 def test_matrices_and_legends_fit_368_px(
     frontend: Any,
     browser_context: Any,

@@ -63,6 +63,8 @@ def _hover(page: Any, locator: Any) -> str:
     return tip.inner_text()
 
 
+#: Notebook 7 runs the layout tests; the rest of the behaviour is the same code in JupyterLab.
+@pytest.mark.parametrize("frontend", ["lab"], indirect=True)
 def test_matrix_cells_tell_and_select_and_changes_are_listed(
     frontend: Any, browser_context: Any, run_notebook: Any, widget_errors: Any, soft_checks: Any
 ) -> None:

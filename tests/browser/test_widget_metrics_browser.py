@@ -31,6 +31,7 @@ long["time"] = long["algorithm"].map(cost) * (1 + 0.05 * long["fold"])
 w = bbt.BBTWidget(
     long, dataset="db", algorithm="algorithm", fold="fold", score=["acc", "time"],
     lower_is_better=["time"], seed=1, chains=2, iter_warmup=400, iter_sampling=400,
+    stan_check=False,
 )
 w"""
 

@@ -18,7 +18,7 @@ STEP_TIMEOUT_MS = 90_000
 
 SETUP = """\
 import bbt_widget as bbt
-w = bbt.BBTWidget(bbt.datasets.load_base(), dataset="db", seed=1)
+w = bbt.BBTWidget(bbt.datasets.load_base(), dataset="db", seed=1, stan_check=False)
 w"""
 
 #: Per drawn chart: its box's class, its menu button's title and the menu's entries.
@@ -55,6 +55,8 @@ _SAVED = """async ([index, entry]) => {
 }"""
 
 
+#: Notebook 7 runs the layout tests; the rest of the behaviour is the same code in JupyterLab.
+@pytest.mark.parametrize("frontend", ["lab"], indirect=True)
 def test_every_chart_saves_as_svg_and_png_offline(
     frontend: Any, browser_context: Any, run_notebook: Any, widget_errors: Any, soft_checks: Any
 ) -> None:

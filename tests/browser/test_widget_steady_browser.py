@@ -163,6 +163,8 @@ def _click(page: Any, locator: Any) -> None:
     page.mouse.click(box["x"] + box["width"] / 2, box["y"] + box["height"] / 2)
 
 
+#: Notebook 7 runs the layout tests; the rest of the behaviour is the same code in JupyterLab.
+@pytest.mark.parametrize("frontend", ["lab"], indirect=True)
 def test_a_click_shows_what_it_picked(
     frontend: Any, browser_context: Any, run_notebook: Any, widget_errors: Any, soft_checks: Any
 ) -> None:
@@ -266,6 +268,8 @@ _CUT_CONTROLS = """() => {
 }"""
 
 
+#: Notebook 7 runs the layout tests; the rest of the behaviour is the same code in JupyterLab.
+@pytest.mark.parametrize("frontend", ["lab"], indirect=True)
 def test_narrow_ranking_panels_take_the_width_and_no_select_is_cut(
     frontend: Any, browser_context: Any, run_notebook: Any, widget_errors: Any, soft_checks: Any
 ) -> None:

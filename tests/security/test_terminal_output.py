@@ -88,19 +88,13 @@ def _assert_lines_isolate_bidi(text: str, where: str) -> None:
         assert not left, (where, left, line)
 
 
-def test_every_terminal_table_isolates_bidi_names() -> None:
+def test_every_terminal_table_isolates_bidi_names(hostile_res: bbt.BBTResult) -> None:
     """The tables the command prints (the report's ranking; demo's win table, summary and
     predictive checks) with right-to-left names and bidi controls: U+202E was printed raw in
     the ranking, where only the "better:" line isolated it."""
-    import warnings
-
-    from hostile import HOSTILE, hostile_results
-
     from bbt_widget.cli_commands.common import fixed
 
-    with warnings.catch_warnings():
-        warnings.simplefilter("ignore", bbt.DiagnosticsWarning)
-        res = bbt.fit(hostile_results(HOSTILE), dataset="db", engine="numpy", seed=3)
+    res = hostile_res
     tables = {
         "ranking": res.ranking(),
         "win table": res.win_table,

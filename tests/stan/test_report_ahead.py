@@ -13,7 +13,7 @@ import pytest
 
 import bbt_widget as bbt
 from bbt_widget import engines
-from bbt_widget.outputs.report import _build as report_build
+from bbt_widget.outputs.report import _optional as report_optional
 from bbt_widget.outputs.report._side_fits import SideFit
 
 REPO = Path(__file__).resolve().parents[2]
@@ -67,7 +67,7 @@ def test_report_starts_plackett_luce_before_the_fit_and_takes_its_result(
         order.append("fit")
         return fit(*args, **kwargs)
 
-    monkeypatch.setattr(report_build, "SideFit", Spy)
+    monkeypatch.setattr(report_optional, "SideFit", Spy)
     monkeypatch.setattr("bbt_widget.fitting.fit", spy_fit)
     out = bbt.report.write(
         base, tmp_path / "r.md", dataset="db", seed=4, methods="plackett-luce", chains=2

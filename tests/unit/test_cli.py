@@ -15,7 +15,7 @@ import pytest
 import bbt_widget as bbt
 from bbt_widget import cli
 from bbt_widget.fitting import fit
-from bbt_widget.outputs.report._build import check_methods
+from bbt_widget.outputs.report._methods import check_methods
 
 
 @pytest.fixture
@@ -121,7 +121,7 @@ def test_hierarchical_pairs_without_enough_data_sets_fail_before_the_fit(
 
 
 def test_default_ranking_model_is_left_out_where_it_cannot_run(one_dataset_csv, base_csv):
-    from bbt_widget.outputs.report._build import check_methods
+    from bbt_widget.outputs.report._methods import check_methods
 
     for path, expected in ((one_dataset_csv, []), (base_csv, ["plackett-luce"])):
         df = cli.read_results(str(path))

@@ -114,7 +114,7 @@ def test_report_checks_before_the_fit_import_neither_altair_nor_scipy_stats():
         "import bbt_widget as bbt\n"
         "from bbt_widget.cli_commands.checks import check_output\n"
         "from bbt_widget.outputs.methods_text import REPORT_FORMATS\n"
-        "from bbt_widget.outputs.report._build import check_methods\n"
+        "from bbt_widget.outputs.report._methods import check_methods\n"
         "for name in ('r.html', 'r.md'):\n"
         "    check_output(Path(name), name, REPORT_FORMATS)\n"
         "methods = check_methods(bbt.datasets.load_pmlb16(), {'dataset': 'db'}, path='r.html')\n"
@@ -151,7 +151,7 @@ def test_the_default_reports_imports_leave_out_scipy_stats_and_ipython():
 
 
 def test_the_report_warms_up_its_plackett_luce_fit_for_250_iterations_unless_told():
-    from bbt_widget.outputs.report._build import RANKING_WARMUP, ranking_sampler
+    from bbt_widget.outputs.report._optional import RANKING_WARMUP, ranking_sampler
 
     fit = {"engine": "pystan", "chains": 4, "iter_warmup": 1000, "iter_sampling": 1000, "seed": 1}
     assert RANKING_WARMUP == 250

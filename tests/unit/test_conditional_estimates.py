@@ -128,6 +128,7 @@ def _brute_force(
     return [mean / z, 1 - below[cuts[1]] / z, (below[cuts[2]] - below[cuts[0]]) / z]
 
 
+@pytest.mark.slow
 @pytest.mark.parametrize("rope", [(0.45, 0.55), (0.3, 0.52)])
 def test_the_quadrature_is_an_adaptive_integral_of_the_model(rope):
     """On draws of the shipped 16 x 132 fit, pairs near and far from every threshold: each
@@ -170,6 +171,7 @@ def _pmlb16_fits() -> tuple[bbt.BBTResult, ...]:
 NEAR = ["lgbm > xgb", "rf > xgb", "ridge > knn"]
 
 
+@pytest.mark.slow
 def test_their_mcse_is_the_spread_over_seeds_and_several_times_smaller():
     """Over 20 seeds of the shipped 16 x 132 results: the pairs near 0.95 are estimated by
     their conditional expectations at every seed; the MCSE reported for them is within a
@@ -195,6 +197,7 @@ def test_their_mcse_is_the_spread_over_seeds_and_several_times_smaller():
     assert (np.mean(plain, axis=0) > 30 * claimed).all(), (np.mean(plain, axis=0), claimed)
 
 
+@pytest.mark.slow
 def test_only_the_plain_models_posterior_draws_are_refined():
     """The group model and an approximation (no posterior draws of the plain model) keep the
     indicators' estimates: they carry no conditional expectations."""
@@ -257,6 +260,7 @@ def test_pair_gives_the_summarys_estimates_and_claims_in_either_orientation(rope
     assert refined > 0
 
 
+@pytest.mark.slow
 @pytest.mark.parametrize("options", [{}, {"d_min": 0.2, "ties": "add"}])
 def test_the_default_fits_claims_are_the_same_over_ten_seeds(options):
     """The default fit (``draws="auto"``) of the shipped 16 x 132 results, plain and with a
@@ -407,3 +411,28 @@ def test_which_pairs_get_the_conditional_estimate_does_not_depend_on_the_seed():
         chosen.append(sorted(tuple(sorted(res._pairs[k])) for k in refined))
     assert all(c == chosen[0] for c in chosen), [len(c) for c in chosen]
     assert len(chosen[0]) >= len(NEAR)
+
+
+def test_the_log_density_factored_by_slope_is_the_softplus_sum_to_rounding():
+    """The quadrature's log-density takes ``e^eta`` as ``e^shift * e^(slope * d)`` (a few
+    slopes); it must equal the direct sum of ``counts * log(1 + e^eta)``, also on the rows
+    whose eta would overflow ``exp`` (they take the stable path)."""
+    from bbt_widget.engines._conditional import _log_density
+    from bbt_widget.engines._design import softplus
+
+    rng = np.random.default_rng(3)
+    draws, nodes_per_draw, games = 40, 64, 37
+    slope = rng.choice([-1.0, -0.5, 0.5, 1.0], games)
+    shift = rng.normal(0, 3, (draws, games))
+    shift[5, 3] = 720.0  # far beyond exp's range: e^720 overflows
+    shift[6, :] = -800.0  # every e^eta underflows to 0
+    counts = rng.integers(1, 30, games).astype(float) + rng.choice([0.0, 0.5], games)
+    nodes = rng.normal(0, 4, (draws, nodes_per_draw))
+    nodes[7] *= 60  # a far widened window
+    prior = rng.uniform(0.1, 2.0, draws)
+    pull = 3.25
+    eta = nodes[:, :, None] * slope + shift[:, None, :]
+    want = (pull - prior[:, None] * nodes / 2) * nodes - softplus(eta) @ counts
+    got = _log_density(nodes, shift, slope, counts, pull, prior)
+    assert np.isfinite(got).all()
+    np.testing.assert_allclose(got, want, rtol=1e-13, atol=1e-11)

@@ -141,6 +141,7 @@ def _check(ranks: dict[str, list[int]]) -> None:
     assert pvalues[worst] > 0.001 / len(pvalues), (worst, pvalues[worst], pvalues)
 
 
+@pytest.mark.slow
 @pytest.mark.parametrize(
     ("n_alg", "n_sets", "hyperprior", "scale"),
     [(4, 10, 1, 0.5), (3, 3, 2, 1.0)],
@@ -150,6 +151,7 @@ def test_simulation_based_calibration(n_alg, n_sets, hyperprior, scale):
     _check(_sbc(n_alg, n_sets, hyperprior=hyperprior, scale=scale, seed=n_alg * 10 + hyperprior))
 
 
+@pytest.mark.slow
 def test_calibration_detects_a_wrong_sampler(monkeypatch):
     """The SBC check fails for a sampler that sees every game twice (a posterior too narrow
     by a factor sqrt 2)."""

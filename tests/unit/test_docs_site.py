@@ -142,6 +142,7 @@ def built_site(tmp_path_factory: pytest.TempPathFactory) -> Path:
     return site
 
 
+@pytest.mark.slow
 def test_every_internal_link_of_the_built_site_opens_a_file(built_site: Path):
     problems = dead_links(built_site)
     assert not problems, "\n".join(problems[:40]) + f"\n({len(problems)} in all)"
@@ -149,6 +150,7 @@ def test_every_internal_link_of_the_built_site_opens_a_file(built_site: Path):
     assert (built_site / "notebooks" / "02_teaching.html").is_file()
 
 
+@pytest.mark.slow
 def test_the_built_site_pages_show_no_widget_repr_nor_runtime_warning(built_site: Path):
     """Meaningful on a build that ran the notebooks (``BBT_BUILT_SITE``, as CI does)."""
     for page in sorted(built_site.rglob("*.html")):
@@ -256,6 +258,7 @@ def _hooks():
     return hooks
 
 
+@pytest.mark.slow
 def test_a_displayed_widget_shows_its_charts_in_the_static_page(tmp_path: Path):
     """The hook runs a notebook that displays a widget: the page gets the widget's charts as
     SVG (after its first fit) with a note, and neither the widget's repr nor its view (whose
@@ -306,6 +309,7 @@ def test_the_pages_have_code_blocks_to_run():
     assert {"index.md", "python.md", "other-methods.md", "robustness.md"} <= set(PAGES)
 
 
+@pytest.mark.slow
 @pytest.mark.parametrize(
     "name",
     [pytest.param(name, marks=[pytest.mark.stan] if name in STAN_PAGES else []) for name in PAGES],

@@ -79,6 +79,7 @@ def _exact_moments(design: Design) -> dict[str, tuple[float, float]]:
     return out
 
 
+@pytest.mark.slow
 def test_fractional_counts_give_the_exact_posterior():
     """Split ties (x.5 counts) on 3 algorithms: means within 4 MCSE, sds within 3%."""
     design = _design(3, PAIRS3, [3.5, 6.0, 4.5], [5.0, 7.0, 9.0])
@@ -95,6 +96,7 @@ def test_fractional_counts_give_the_exact_posterior():
         assert x.std() == pytest.approx(sd, rel=0.03), name
 
 
+@pytest.mark.slow
 def test_rounding_the_fractional_counts_is_detected():
     """The same check fails when the counts are rounded: the test can tell the difference."""
     exact = _exact_moments(_design(3, PAIRS3, [3.5, 6.0, 4.5], [5.0, 7.0, 9.0]))
@@ -207,6 +209,7 @@ def _check(ranks: dict[str, list[int]]) -> None:
     assert pvalues[worst] > 0.001 / len(pvalues), (worst, pvalues[worst], pvalues)
 
 
+@pytest.mark.slow
 @pytest.mark.parametrize(
     ("n_alg", "n_sets", "hyperprior", "scale"),
     [(5, 20, 1, 0.5), (3, 2, 1, 0.5), (5, 20, 2, 1.0), (5, 20, 3, 3.0)],
@@ -216,6 +219,7 @@ def test_simulation_based_calibration(n_alg, n_sets, hyperprior, scale):
     _check(_sbc(n_alg, n_sets, hyperprior=hyperprior, scale=scale, seed=n_alg * 10 + hyperprior))
 
 
+@pytest.mark.slow
 def test_simulation_based_calibration_of_the_independence_kernel():
     """Where the posterior is near normal: the independence Metropolis-Hastings kernel,
     forced (6 algorithms x 60 data sets), and "auto" on 10 algorithms x 60 data sets, which
@@ -249,11 +253,13 @@ def test_the_sparse_case_keeps_the_gibbs_sampler():
     assert np.mean(ranks["_kernel"]) < 0.05
 
 
+@pytest.mark.slow
 def test_simulation_based_calibration_of_the_group_model():
     """4 algorithms, 3 groups of 6 data sets: sigma, tau, beta and every group ability."""
     _check(_sbc(4, 18, groups=3, tau_scale=0.5, seed=7))
 
 
+@pytest.mark.slow
 def test_calibration_detects_a_wrong_sampler(monkeypatch):
     """The SBC check fails for a sampler that is slightly off: one that sees every game
     twice (its posterior too narrow by a factor sqrt 2)."""

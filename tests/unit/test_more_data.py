@@ -219,9 +219,9 @@ def test_command_passes_more_data_to_the_report(tmp_path, monkeypatch) -> None: 
 
     seen: dict[str, object] = {}
 
-    def record(result, path, **options):  # type: ignore[no-untyped-def]
-        seen.update(options)
-        return path
+    def record(result, request, **options):  # type: ignore[no-untyped-def]
+        seen["more_data"] = request.more_data
+        return request.path
 
     monkeypatch.setattr(_build, "report_of_fit", record)
     words = [*_csv(tmp_path), "--more-data", "100,25", "-o", str(tmp_path / "r.md")]

@@ -14,7 +14,8 @@ import pandas as pd
 import pytest
 
 import bbt_widget as bbt
-from bbt_widget.core.data import LAYOUT_KEYS, Layout, TidyResults, as_tidy
+from bbt_widget.core.data import as_tidy
+from bbt_widget.core.tidy import LAYOUT_KEYS, Layout, TidyResults
 from bbt_widget.fitting import prepare_fit
 
 #: Few draws on the numpy engine: the two calls must agree, not be precise.

@@ -73,7 +73,7 @@ def test_an_unknown_highlight_with_several_scores_is_refused_before_the_fit(
 def test_the_help_states_the_pairwise_limit_the_code_applies(capsys):
     """`report --help` said the pairwise section ran up to 6 x 132 where the code allows
     10 x 132."""
-    from bbt_widget.outputs.report._build import PAIRWISE_DEFAULT_MAX
+    from bbt_widget.outputs.report._methods import PAIRWISE_DEFAULT_MAX
 
     with pytest.raises(SystemExit):
         cli.main(["report", "--help"])

@@ -19,7 +19,7 @@ from bbt_widget.core.data import as_tidy
 from bbt_widget.outputs import export
 from bbt_widget.outputs.methods_text import REPORT_FORMATS, tables_folder
 from bbt_widget.outputs.report._baselines import number
-from bbt_widget.outputs.report._build import check_methods
+from bbt_widget.outputs.report._methods import check_methods
 
 sys.path.insert(0, str(Path(__file__).resolve().parents[1] / "security"))
 from hostile import HOSTILE

@@ -56,6 +56,31 @@ def test_the_methods_text_names_the_plackett_luce_sampler():
     assert says in render(_ranking_methods(res, ""), "md")
 
 
+@pytest.mark.parametrize(
+    ("option", "says"),
+    [
+        ({"rope": (0.6, 0.4)}, "rope low must be below rope high"),
+        ({"hdi": 1.5}, "hdi mass must lie strictly between 0 and 1"),
+        ({"interpretation": "lenient"}, "interpretation"),
+    ],
+)
+def test_a_bad_report_option_is_refused_before_the_fit(base, tmp_path, monkeypatch, option, says):
+    # the report's options are checked once, at write's door: a bad rope or hdi surfaced
+    # only once the report was rendered, after a fit that may take minutes
+    import bbt_widget as bbt
+    from bbt_widget.fitting import PreparedFit
+    from bbt_widget.outputs.report import _build as report_build
+
+    def refuse(*args, **kwargs):
+        raise AssertionError("started although an option was bad")
+
+    monkeypatch.setattr(PreparedFit, "sample", refuse)
+    monkeypatch.setattr(report_build, "start_methods", refuse)
+    with pytest.raises(ValueError, match=says):
+        bbt.report.write(base, tmp_path / "r.md", dataset="db", **option)
+    assert not (tmp_path / "r.md").exists()
+
+
 def test_an_unknown_keyword_of_write_is_named_before_anything_runs(base, tmp_path, monkeypatch):
     # passed on to the fit it failed as "fit() got an unexpected keyword argument", after
     # the other methods had started

@@ -75,3 +75,50 @@ def test_monte_carlo_draws_too_many_for_memory_are_refused_before_drawing(
     sizing.check_draws_memory(most, per_draw // 8, "x", available=8 * 2**30)  # fits
     with pytest.raises(sizing.FitTooLargeError):
         sizing.check_draws_memory(most + 1, per_draw // 8, "x", available=8 * 2**30)
+
+
+def test_the_plain_models_time_grows_with_pairs_times_draws_and_the_kernel_bounds_it():
+    fast, slow = sizing.estimate_fit_seconds(
+        "bbt", "numpy", 1225, 4, 1100, n_alg=50, iter_sampling=1000
+    )
+    # the independence kernel (three cheap steps a draw) is the fastest, Gibbs sweeps the slowest
+    assert 0 < fast < slow
+    twice = sizing.estimate_fit_seconds("bbt", "numpy", 2450, 4, 1100, n_alg=50, iter_sampling=1000)
+    longer = sizing.estimate_fit_seconds(
+        "bbt", "numpy", 1225, 4, 2100, n_alg=50, iter_sampling=2000
+    )
+    assert twice is not None and longer is not None
+    assert twice[1] > 1.8 * slow and longer[1] > 1.8 * slow
+    # the summary covers every pair of algorithms, fitted or not
+    wider = sizing.estimate_fit_seconds(
+        "bbt", "numpy", 1225, 4, 1100, n_alg=100, iter_sampling=1000
+    )
+    assert wider is not None and wider[0] > fast
+    # NUTS's time depends on the data: no estimate, and no warning from one
+    assert sizing.estimate_fit_seconds("bbt", "pystan", 1225, 4, 2000, n_alg=50) is None
+
+
+def test_a_long_plain_fit_gives_its_time_and_memory_before_sampling(monkeypatch):
+    monkeypatch.setattr(sizing, "available_memory", lambda: 64 * 2**30)
+    cancel = threading.Event()
+    cancel.set()  # the warning comes before any sampling; the fit then stops at once
+    with pytest.warns(sizing.LongRunWarning) as caught:
+        with pytest.raises(bbt.engines.FitCancelled):
+            bbt.fit(_all_pairs(300), engine="numpy", cancel=cancel)
+    (warning,) = [w for w in caught if issubclass(w.category, sizing.LongRunWarning)]
+    message = str(warning.message)
+    # 44850 pairs x 4 chains: about 2 min with the independence kernel, 8 min by Gibbs sweeps
+    assert "300 algorithms (44850 fitted pairs, 4 chains x 100 + 1000 iterations)" in message
+    assert "between 2 min and 8 min" in message and "5.7 GB of memory" in message
+    for fix in ("iter_sampling", "--chains", "draws='fixed'", "fewer algorithms"):
+        assert fix in message
+
+
+def test_a_plain_fit_beyond_memory_is_refused_naming_its_size_and_the_fix(monkeypatch):
+    monkeypatch.setattr(sizing, "available_memory", lambda: 4 * 2**30)  # a 4 GB machine
+    with pytest.raises(sizing.FitTooLargeError) as info:
+        bbt.fit(_all_pairs(300), engine="numpy", cancel=threading.Event())
+    message = str(info.value)
+    assert "needs about 5.7 GB" in message and "300 algorithms, 44850 fitted pairs" in message
+    assert "4 chains x 1000 draws" in message and "4.0 GB is available" in message
+    assert "fewer draws" in message and "compare fewer algorithms" in message

@@ -15,7 +15,7 @@ complete ``article`` that compiles with ``pdflatex``.
 
 Each format's text comes from its Jinja2 template (``templates/report.html``, ``.md``,
 ``.tex``, package data); this module gathers the content, renders the charts and writes the
-files. User text goes through the format's escaper (:data:`export.ESCAPERS`) as the
+files. User text goes through the format's escaper (:data:`.escape.ESCAPERS`) as the
 templates' ``esc`` filter, and the HTML template autoescapes whatever it does not filter.
 """
 
@@ -66,6 +66,7 @@ from ...core.wintable import count_wins, with_raw_counts
 from .. import export
 from .._atomic import atomic_path, atomic_replace_dir
 from ..citations import Reference, bibtex, references
+from ..escape import html_escape, md_escape, tex_escape
 from ..headline import headline
 from ..methods_text import (
     REPORT_FORMATS,
@@ -332,8 +333,8 @@ def start_charts(
 #: Whether the report checks its charts against the Vega-Lite schema as it renders them. It
 #: does not: they are the package's own, which the tests check (``tests/stan/
 #: test_report_ahead.py`` validates every chart of a report), and validating them again at
-#: every report took half the time of turning them into Vega-Lite (0.13 of 0.28 s of CPU
-#: for the 9 charts of a report of the shipped 16 x 132 results).
+#: every report would cost about as much CPU as the rest of turning them into Vega-Lite (the
+#: figures are on the documentation's performance page).
 _VALIDATE = False
 #: The figures' file type per report format.
 _SUFFIX = {"html": "svg", "md": "svg", "tex": "pdf"}
@@ -362,7 +363,7 @@ def write_report(
     earlier report wrote there (:func:`~bbt_widget.outputs.methods_text.check_report_paths`,
     checked first; :class:`~bbt_widget.outputs._atomic.OutputConflictError` otherwise).
 
-    Every name and title goes through the format's escaper (:data:`export.ESCAPERS`), so
+    Every name and title goes through the format's escaper (:data:`.escape.ESCAPERS`), so
     it prints literally and no HTML in it runs. When the charts cannot be rendered (see
     :func:`export.render_charts`), the report is written without them, says why, and a
     :class:`export.ChartRenderWarning` is issued.
@@ -602,7 +603,7 @@ def _write(
 
 def _tex_breakable(text: str) -> str:
     """Escaped text in which a long path or command may break after ``/`` and ``=``."""
-    out = export.tex_escape(text)
+    out = tex_escape(text)
     return out.replace("/", "/\\allowbreak{}").replace("=", "=\\allowbreak{}")
 
 
@@ -657,7 +658,7 @@ def _tex_table(t: _Table) -> str:
     )
 
 
-#: Said once in a LaTeX report in which :func:`export.tex_escape` replaced characters.
+#: Said once in a LaTeX report in which :func:`.escape.tex_escape` replaced characters.
 _TEX_REPLACED_NOTE = (
     "Characters that the fonts of this LaTeX report cannot print (for example Cyrillic, "
     "Chinese or emoji in names) are written as [U+XXXX], their Unicode code point; the HTML "
@@ -705,19 +706,19 @@ def _template(fmt: str) -> jinja2.Template:
     if fmt == "html":
 
         def esc(text: object, *, tags: bool = True) -> str:
-            return Markup(export.html_escape(text, tags=tags))
+            return Markup(html_escape(text, tags=tags))
 
         env.filters["html_table"] = lambda t: Markup(
             export.to_html(t.printed, digits=3 if t.digits is None else t.digits)
         )
     elif fmt == "md":
-        esc = export.md_escape
+        esc = md_escape
         env.filters["md_table"] = lambda t: export.to_markdown(
             t.printed, digits=3 if t.digits is None else t.digits
         )
         env.filters["quote"] = urllib.parse.quote
     else:
-        esc = export.tex_escape
+        esc = tex_escape
         env.filters["tex_table"] = _tex_table
         env.filters["breakable"] = env.globals["breakable"] = _tex_breakable
     env.filters["esc"] = env.globals["esc"] = esc
