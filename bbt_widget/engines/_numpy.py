@@ -63,7 +63,6 @@ class NumpyEngine:
     processes; a fit runs in the calling thread."""
 
     name: str = "numpy"
-    spare_workers: bool = True
 
     def available(self) -> bool:
         """Always: numpy and SciPy are dependencies."""
@@ -93,12 +92,6 @@ class NumpyEngine:
         if model == "davidson":
             return Path(_davidson.__file__)
         return Path(_gibbs.__file__) if model in MODELS else None
-
-    def keep_warm(self, compiled: Path) -> None:
-        """Nothing to keep warm."""
-
-    def prestart(self, compiled: Path) -> None:
-        """Nothing to start."""
 
     def shutdown(self) -> None:
         """No worker to stop."""

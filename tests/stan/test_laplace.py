@@ -9,8 +9,6 @@ from __future__ import annotations
 
 import json
 import math
-import subprocess
-import sys
 import tempfile
 import threading
 import warnings
@@ -289,13 +287,3 @@ def test_fit_laplace_checks_and_warns_like_fit(pystan_models: None, two_groups: 
         warnings.simplefilter("always")
         fit_laplace(two_groups, dataset="db", draws=10)
     assert any(issubclass(w.category, DataWarning) for w in seen)  # missing results
-
-
-def test_warm_up_runs_in_a_fresh_interpreter_without_bbt_widget():
-    """``warm_up`` runs where the worker runs it: beside the worker script, with numpy only."""
-    script = (
-        "import sys; sys.path.insert(0, sys.argv[1]); import _laplace; _laplace.warm_up(); "
-        "assert 'bbt_widget' not in sys.modules and 'numpy.random' in sys.modules"
-    )
-    engines_dir = Path(_laplace.__file__).parent
-    subprocess.run([sys.executable, "-c", script, str(engines_dir)], check=True, timeout=60)

@@ -201,8 +201,8 @@ def test_display_keywords_go_to_ipywidgets(base: pd.DataFrame) -> None:
 def test_a_refused_widget_leaves_nothing_behind(base: pd.DataFrame, monkeypatch) -> None:
     """A constructor's clear error came with a second traceback: ipywidgets' ``__del__``
     closed the half-made widget, whose ``close()`` failed (AttributeError, printed as
-    "Exception ignored") after stopping the engine's idle workers, which another user of the
-    engine keeps warm."""
+    "Exception ignored") after calling ``engines.shutdown``, which is for the last open
+    widget to call."""
     import gc
     import sys
 
@@ -926,7 +926,7 @@ def test_layout_keywords_are_keyword_only_as_for_fit(base: pd.DataFrame) -> None
 
 @pytest.fixture
 def no_other_open_widget(monkeypatch: pytest.MonkeyPatch) -> None:
-    """Count only the widgets this test opens: the last open one stops the shared idle workers,
+    """Count only the widgets this test opens: the last open one calls ``engines.shutdown``,
     and widgets of module-scoped fixtures stay open across tests."""
     import weakref
 
