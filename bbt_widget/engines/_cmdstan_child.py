@@ -33,11 +33,20 @@ def _group(names: list[str], values: np.ndarray) -> dict[str, Any]:
 
 
 def _save(out_dir: Path, arrays: dict[str, Any], request: dict[str, Any]) -> None:
-    """``draws.npz``, the request's ``integers`` outputs as int64 (CmdStan writes every
-    output as a float: converted here, the engine's process never holds both)."""
-    for name in request.get("integers", ()):
-        if name in arrays:
-            arrays[name] = arrays[name].astype(np.int64)
+    """``draws.npz``: each output in C order, the request's ``integers`` as int64 (CmdStan
+    writes every output as a float: converted here, the engine's process never holds both).
+
+    C order because numpy lays the outputs picked from CmdStan's columns (``_group``) out in
+    Fortran order, which ``np.save`` keeps: the engine's
+    process would then copy every such array where it flattens the chains (the posterior
+    predictive check's ``reshape`` of ``win1_rep``, the largest output with ``log_lik``),
+    instead of taking a view. One output at a time, so this process holds one extra copy of
+    one output at most.
+    """
+    integers = set(request.get("integers", ()))
+    for name in list(arrays):
+        dtype = np.int64 if name in integers else None
+        arrays[name] = np.ascontiguousarray(arrays[name], dtype=dtype)
     np.savez(out_dir / "draws.npz", **arrays)
 
 

@@ -201,6 +201,9 @@ def test_draws_shapes_names_and_types(table_3b_fit):
     for name, values in d.sampler.items():
         assert values.shape == (4, 1000), name
     assert d.sampler["divergent__"].dtype.kind == "i"
+    # C order: flattening the chains (the PPC, the summaries) is then a view, not a copy
+    for name, values in {**d.params, **d.sampler}.items():
+        assert values.flags.c_contiguous, name
     assert d.max_treedepth == 10
     assert {"compile", "sample"} <= set(d.timings)
     assert d.info["stan_hash"] == engines.program_hash("bbt")
