@@ -385,16 +385,19 @@ def laplace(
 ) -> Draws:
     """Draws from the Laplace approximation of the posterior of ``"bbt"`` or ``"davidson"``.
 
-    The normal approximation at the posterior mode on Stan's unconstrained scale, with the
-    Jacobian of the constraints, mapped back to the model's parameters (CmdStan's ``laplace``
-    method). It takes milliseconds where NUTS takes a second, and its P(a > b) intervals are
-    close to a full fit's on real data (``benchmarks/bench_laplace.py``), which is what the
-    widget's previews use it for; it has no sampler diagnostics.
+    The normal approximation at the posterior mode, mapped back to the model's parameters. A
+    Stan engine's is on Stan's unconstrained scale, with the Jacobian of the constraints
+    (CmdStan's ``laplace`` method), in a child process; the numpy engine's is on its own
+    scale (``log sigma`` and the abilities), in milliseconds in this process: the widget's
+    previews use it. Its P(a > b) intervals are close to a full fit's on real data
+    (``benchmarks/bench_laplace.py``); it has no sampler diagnostics.
 
     Parameters
     ----------
-    model, data, engine, seed, progress, cancel, verbose
+    model, data, seed, progress, cancel, verbose
         As for :func:`sample`.
+    engine
+        As for :func:`sample`, but ``"auto"`` is a Stan engine (:func:`stan_engine`).
     draws
         Number of approximate draws.
 
@@ -419,7 +422,7 @@ def laplace(
         raise ValueError(f"the Laplace approximation is for 'bbt' and 'davidson', not {model!r}")
     draws = check_count(draws, "draws")
     seed = None if seed is None else check_seed(seed)
-    if engine == "auto":  # the numpy engine has no Laplace method: Stan's
+    if engine == "auto":  # Stan's, the reference (the numpy engine's is asked for by name)
         engine = stan_engine()
     stan_data, chosen = _ready(model, data, engine, cancel)
     result = chosen.laplace(

@@ -13,7 +13,8 @@ The ``module`` it takes offers ``constrained_param_names``, ``log_prob``, ``log_
 and ``write_array``; the child adapts PyStan's public ``Model`` methods (``log_prob``,
 ``grad_log_prob``, ``constrain_pars``) to them, with the data as numpy arrays
 (:func:`stan_arrays`). Each of those calls is a request to PyStan's model server, some
-hundreds per approximation.
+hundreds per approximation: the widget's previews use the numpy engine's approximation
+instead (:meth:`._numpy.NumpyEngine.laplace`, milliseconds in the calling process).
 
 Stan's autodiff must run on a process's main thread (its stack is thread-local and only set up
 there): call these functions from the child's main thread, never from a thread pool.

@@ -1540,6 +1540,37 @@ def test_preview_settings_keep_the_model_and_drop_the_sampler() -> None:
     assert preview == {"ties": "davidson", "seed": 3, "d_min": 0.4, "draws": PREVIEW_DRAWS}
 
 
+def test_a_preview_on_a_stan_engine_is_the_numpy_engines_approximation(
+    base: pd.DataFrame, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """A Stan engine's own approximation starts a child process (and PyStan's model server)
+    per call: tens of seconds on a loaded machine, so a preview came after the fit it was to
+    precede. The preview of a fit on a Stan engine is the numpy engine's approximation of the
+    same model, data and seed, in this process: no Stan process starts for it."""
+    if "pystan" not in engines.available_engines():
+        pytest.skip("PyStan is not installed here: no widget on a Stan engine")
+    from bbt_widget.engines import _child
+    from bbt_widget.widget.preview import preview_settings
+
+    def no_stan_process(*args: object, **kwargs: object) -> None:
+        raise AssertionError("a preview started a Stan process")
+
+    monkeypatch.setattr(_child, "run", no_stan_process)
+    w = BBTWidget(base, dataset="db", seed=7, engine="pystan", autostart=False)
+    try:
+        for ties in ("spread", "davidson"):
+            settings = w.fit_settings | {"ties": ties}
+            assert w._fits.needs_preview(settings)
+            fitted = w._fits.run_preview(**preview_settings(settings))
+            result = fitted.result
+            assert fitted.preview and result.engine == "numpy"
+            assert result.settings["method"] == "laplace" and result.settings["ties"] == ties
+            assert result.settings["seed"] == 7
+            assert result.draws.params["beta"].shape == (1, PREVIEW_DRAWS, 5)
+    finally:
+        w.close()
+
+
 @pytest.mark.stan
 def test_the_numpy_fit_is_checked_against_stan_in_the_background(
     base: pd.DataFrame, monkeypatch: pytest.MonkeyPatch
