@@ -38,7 +38,7 @@ def cache_root() -> Path:
     The root is resolved to its real path once, when first read (a relative
     ``$BBT_WIDGET_CACHE`` against this process's working directory), following only the
     symbolic links owned by this user or root, and a ``$BBT_WIDGET_CACHE`` is written back
-    to the environment resolved: the worker processes, which run in other folders, inherit
+    to the environment resolved: the child processes, which run in other folders, inherit
     the real path, and a link changed later (or a ``chdir``) moves nothing. Resolving once is
     what makes the checks hold: a link another user owns could point at this user's cache
     while it is checked and at their own folder when a module is loaded.

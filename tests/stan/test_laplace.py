@@ -1,4 +1,5 @@
-"""The Laplace approximation (issue 10's previews): engine, core and accuracy, with real Stan.
+"""A Stan engine's Laplace approximation (``fit_laplace``; the widget's previews use the numpy
+engine's, ``tests/unit/test_numpy_laplace.py``): engine, core and accuracy, with real Stan.
 
 ``engines.laplace`` runs in a PyStan child process (through PyStan's ``log_prob``); the
 in-process tests call ``_laplace`` on the compiled extension module from pytest's main thread
