@@ -20,7 +20,7 @@ from ..core.bidi import pair_label
 from ..core.data import TidyResults, as_tidy
 from ..core.posterior import ordered_pairs
 from ..core.validation import _preview, check_algorithms
-from ..core.wintable import REL_TOL
+from ..core.wintable import REL_TOL, snap_ties
 
 #: The decision vocabulary shared with :meth:`bbt_widget.BBTResult.summary`.
 DECISIONS = ("a better", "equivalent", "no claim", "b better")
@@ -94,29 +94,6 @@ def dataset_means(
         lower_is_better=lower_is_better,
     )
     return Means(snap_ties(tidy.means), tidy.algorithms, tidy.datasets, tidy.lower_is_better)
-
-
-def snap_ties(values: np.ndarray, rel_tol: float = REL_TOL, abs_tol: float = 0.0) -> np.ndarray:
-    """Make values of one row that differ by at most the tolerance exactly equal.
-
-    The tolerance is ``rel_tol`` times the larger magnitude, or ``abs_tol`` if larger. Each
-    value joins the group of the smallest value it is within tolerance of, so a group never
-    spans more than one tolerance (no chaining).
-    """
-    out = values.copy()
-    for row in out:
-        finite = np.flatnonzero(np.isfinite(row))
-        order = finite[np.argsort(row[finite], kind="stable")]
-        anchor = None
-        for i in order:
-            v = row[i]
-            if anchor is not None and v - anchor <= max(
-                rel_tol * max(abs(v), abs(anchor)), abs_tol
-            ):
-                row[i] = anchor
-            else:
-                anchor = v
-    return np.asarray(out)
 
 
 def noise_level(values: np.ndarray) -> float:

@@ -1,7 +1,7 @@
 """The hierarchical correlated t-test of every pair, run through the batch layer.
 
 One fit per pair (:func:`bbt_widget.baselines.hierarchical`), run as the batch layer
-runs sweeps (:func:`bbt_widget.lab.batch.run_batch`): several fits at once on the local
+runs sweeps (:func:`bbt_widget.fitting.batch.run_batch`): several fits at once on the local
 cores or one Dask task per pair, with one progress bar and cancellation. Each pair gets its
 own seed from ``SeedSequence(seed).spawn(n_pairs)``, so the numbers do not depend on the
 executor or on the number of workers.
@@ -20,8 +20,9 @@ from ..core.draws import ProgressCallback
 from ..core.options import DEFAULT_CHAINS, DEFAULT_DRAWS, TTEST_HDI, DrawsMode
 from ..core.posterior import ordered_pairs
 from ..core.validation import DEFAULT_SEED, check_hdi
-from ..lab.batch import run_batch
-from ._common import Means, TableSummary, pair_frame, snap_ties
+from ..core.wintable import snap_ties
+from ..fitting.batch import run_batch
+from ._common import Means, TableSummary, pair_frame
 from ._cv import FoldDifferences, check_rope_width, fold_results, pair_differences
 from ._hierarchical import (
     DEFAULT_ITER,
@@ -72,7 +73,8 @@ class HierarchicalPairsResult(TableSummary):
 
 @dataclass(frozen=True)
 class HierarchicalJob:
-    """One pair's fit, as the batch layer runs it (see :class:`bbt_widget.lab.batch.BatchJob`)."""
+    """One pair's fit, as the batch layer runs it (a
+    :class:`bbt_widget.fitting.batch.BatchJob`)."""
 
     diffs: FoldDifferences
     rope: float
@@ -140,7 +142,7 @@ def hierarchical_pairs(
     ----------
     seed
         Pair ``k`` is fitted with ``spawn_seeds(seed, n_pairs)[k]``
-        (:func:`bbt_widget.lab.batch.spawn_seeds`), whatever the executor.
+        (:func:`bbt_widget.fitting.batch.spawn_seeds`), whatever the executor.
     executor, n_jobs
         ``None`` (the local cores, ``n_jobs`` fits at once, default: the number of cores),
         a ``dask.distributed.Client`` or a scheduler address (one task per pair); as

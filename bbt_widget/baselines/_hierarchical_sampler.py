@@ -43,6 +43,7 @@ from scipy import optimize, special
 
 from ..core.diagnostics import draws_diagnostics
 from ..core.draws import Draws, ProgressCallback
+from ..engines._independence import independence_chains
 from ..engines.base import FitCancelled
 from ._hierarchical_marginal import Marginal, conditional_draws, log_nu_prior, log_posterior
 
@@ -109,7 +110,7 @@ def sample(
     first = SplitMixture.around(_modes(m, evaluate), evaluate)
     warm_z = first.draw(rng, chains * iter_warmup)
     warm_lp, warm_lq = evaluate(warm_z), first.log_density(warm_z)
-    warm_states, state_lp, _, _ = _chains(
+    warm_states, state_lp, _ = _chains(
         warm_z.reshape(chains, iter_warmup, 3),
         warm_lp.reshape(chains, iter_warmup),
         warm_lq.reshape(chains, iter_warmup),
@@ -122,7 +123,7 @@ def sample(
         z = proposal.draw(rng, chains * iter_sampling)
         lp, lq = evaluate(z), proposal.log_density(z)
         # each chain continues from its last state, seen with the new proposal's density
-        kept, state_lp, _, accepted = _chains(
+        kept, state_lp, accepted = _chains(
             z.reshape(chains, iter_sampling, 3),
             lp.reshape(chains, iter_sampling),
             lq.reshape(chains, iter_sampling),
@@ -472,33 +473,24 @@ def _chains(
     lq: np.ndarray,
     rng: np.random.Generator,
     start: tuple[np.ndarray, np.ndarray, np.ndarray] | None = None,
-) -> tuple[np.ndarray, np.ndarray, np.ndarray, np.ndarray]:
-    """Run the independence sampler through each chain's proposals (chains, draws, ...).
+) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
+    """Run the independence sampler (the numpy engine's kernel,
+    :func:`bbt_widget.engines._independence.independence_chains`) through each chain's
+    proposals ``z`` (chains, draws, 3), with their log posterior ``lp`` and proposal density
+    ``lq`` (chains, draws).
 
     Without ``start`` (the state, log posterior and proposal density per chain) a chain
     starts at its first proposal. Returns the states (chains, draws, 3), the last state's
-    log posterior and proposal density, and the accept indicators (chains, draws).
+    log posterior, and the accept indicators (chains, draws).
     """
-    chains, draws = lp.shape
-    states = np.empty_like(z)
-    accepted = np.zeros((chains, draws), dtype=bool)
-    if start is None:
-        cur_z, cur_lp, cur_lq = z[:, 0].copy(), lp[:, 0].copy(), lq[:, 0].copy()
-        accepted[:, 0] = True
-        states[:, 0] = cur_z
-        first = 1
-    else:
-        cur_z, cur_lp, cur_lq = (a.copy() for a in start)
-        first = 0
-    log_u = np.log(rng.random((chains, draws)))
-    for t in range(first, draws):
-        # accept with min(1, w(new) / w(current)), w = posterior / proposal density
-        with np.errstate(invalid="ignore"):  # two points outside the support: nan, refused
-            ratio = (lp[:, t] - lq[:, t]) - (cur_lp - cur_lq)
-        take = log_u[:, t] < np.where(np.isnan(ratio), -np.inf, ratio)
-        cur_z = np.where(take[:, None], z[:, t], cur_z)
-        cur_lp = np.where(take, lp[:, t], cur_lp)
-        cur_lq = np.where(take, lq[:, t], cur_lq)
-        accepted[:, t] = take
-        states[:, t] = cur_z
-    return states, cur_lp, cur_lq, accepted
+    with np.errstate(invalid="ignore"):  # a point outside the support: nan, refused
+        log_w = lp - lq
+    current = None if start is None else start[1] - start[2]
+    held, accepted = independence_chains(log_w, rng, current)
+    rows = np.arange(len(z))
+    states = z[rows[:, None], np.maximum(held, 0)]
+    last_lp = lp[rows, np.maximum(held[:, -1], 0)]
+    if start is not None:
+        states = np.where((held < 0)[..., None], start[0][:, None, :], states)
+        last_lp = np.where(held[:, -1] < 0, start[1], last_lp)
+    return states, last_lp, accepted

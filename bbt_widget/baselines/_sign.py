@@ -25,7 +25,7 @@ seeded with ``seed``, so a pair's probabilities never depend on the other algori
 from __future__ import annotations
 
 from dataclasses import dataclass
-from typing import Any
+from typing import ClassVar
 
 import numpy as np
 import pandas as pd
@@ -37,7 +37,6 @@ from ..core.sizing import check_draws_memory
 from ..core.validation import check_count, check_seed
 from ._common import (
     Means,
-    TableSummary,
     check_choice,
     check_positive,
     dataset_means,
@@ -47,12 +46,7 @@ from ._common import (
     selected_pairs,
 )
 from ._signed_rank import _winners
-from ._simplex import (
-    MAX_POINTS,
-    check_common_datasets,
-    pair_simplex,
-    settled_shares,
-)
+from ._simplex import SimplexTestResult, settled_shares
 
 #: Where the prior's pseudo-observation can be placed (baycomp's LEFT, ROPE, RIGHT).
 PRIOR_PLACES = ("left", "rope", "right")
@@ -65,7 +59,7 @@ _VALUES_PER_DRAW = 8
 
 
 @dataclass(frozen=True)
-class BayesianSignTestResult(TableSummary):
+class BayesianSignTestResult(SimplexTestResult):
     """Bayesian sign tests of one pair or of every pair.
 
     Attributes
@@ -81,25 +75,15 @@ class BayesianSignTestResult(TableSummary):
         of them of 0.95 (another seed could change the decision). Every pair: ordered by
         median (a has the higher median); one pair: as asked. A pair with no common data set has NaN
         probabilities.
-    rope
-        Half-width ``r`` of the ROPE ``[-r, r]`` on the scores' scale.
-    prior_strength, prior_place
-        The prior's strength ``s`` and the region of its pseudo-observation.
-    n_samples
-        Monte Carlo draws per pair.
-    seed
-        The seed used (drawn when none was given), so the table can be reproduced.
-    medians
-        Median of the per-data-set means per algorithm, best first.
+    rope, prior_strength, n_samples, seed, medians
+        As for every pairwise test with a ROPE (:class:`._simplex.SimplexTestResult`).
+    prior_place
+        The region of the prior's pseudo-observation.
     """
 
-    table: pd.DataFrame
-    rope: float
-    prior_strength: float
     prior_place: str
-    n_samples: int
-    seed: int
-    medians: pd.Series
+
+    test_name: ClassVar[str] = "Bayesian sign test"
 
     def posterior(self, a: str | None = None, b: str | None = None) -> pd.DataFrame:
         """The draws of ``theta_left`` (a better), ``theta_rope``, ``theta_right`` of a pair.
@@ -116,19 +100,6 @@ class BayesianSignTestResult(TableSummary):
             self.seed,
         )
         return pd.DataFrame(theta[:, ::-1] if swapped else theta, columns=_THETAS)
-
-    def simplex(
-        self, a: str | None = None, b: str | None = None, *, max_points: int = MAX_POINTS
-    ) -> Any:
-        """The posterior draws of a pair in the probability simplex (Benavoli et al. 2017,
-        Fig. 8): vertices "a better", "rope", "b better", the regions where each is the most
-        probable shaded, at most ``max_points`` draws shown (evenly thinned)."""
-        row, swapped = find_pair(self.table, a, b)
-        check_common_datasets(row)
-        theta = self.posterior(a, b).to_numpy()
-        return pair_simplex(
-            row, swapped, theta, "Bayesian sign test", self.rope, self.n_samples, max_points
-        )
 
 
 def bayesian_sign_test(

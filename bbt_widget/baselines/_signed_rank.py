@@ -30,7 +30,7 @@ which other algorithms are in the table.
 from __future__ import annotations
 
 from dataclasses import dataclass, field
-from typing import Any
+from typing import ClassVar
 
 import numpy as np
 import pandas as pd
@@ -42,7 +42,6 @@ from ..core.sizing import check_draws_memory
 from ..core.validation import check_count, check_seed
 from ._common import (
     Means,
-    TableSummary,
     check_positive,
     dataset_means,
     find_pair,
@@ -50,12 +49,7 @@ from ._common import (
     pair_frame,
     selected_pairs,
 )
-from ._simplex import (
-    MAX_POINTS,
-    check_common_datasets,
-    pair_simplex,
-    settled_shares,
-)
+from ._simplex import SimplexTestResult, settled_shares
 
 _PROB_COLUMNS = ("p_left", "p_rope", "p_right", "p_left_0", "p_right_0")
 #: Samples processed at once: a chunk of weights small enough to stay in the CPU cache, so
@@ -64,7 +58,7 @@ _CHUNK = 1024
 
 
 @dataclass(frozen=True)
-class BayesianSignedRankResult(TableSummary):
+class BayesianSignedRankResult(SimplexTestResult):
     """Pairwise Bayesian signed-rank tests.
 
     Attributes
@@ -82,28 +76,16 @@ class BayesianSignedRankResult(TableSummary):
         ``unsettled``: a region within 3 of them of 0.95, so that another seed could change
         the decision (unsettled at this precision). A pair with no common data set has NaN
         probabilities.
-    rope
-        Half-width ``r`` of the ROPE ``[-r, r]`` on the scores' scale (0.01 = one point of
-        accuracy, Benavoli's and the paper's choice).
-    prior_strength
-        Dirichlet weight ``s`` of the pseudo-observation at 0.
-    n_samples
-        Monte Carlo samples per pair.
-    seed
-        The seed used (drawn when none was given), so the table can be reproduced.
-    medians
-        Median of the per-data-set means per algorithm, best first.
+    rope, prior_strength, n_samples, seed, medians
+        As for every pairwise test with a ROPE (:class:`._simplex.SimplexTestResult`);
+        ``prior_strength`` is the Dirichlet weight ``s`` of the pseudo-observation at 0.
     means
         The per-data-set means the table was computed from (for :meth:`posterior`).
     """
 
-    table: pd.DataFrame
-    rope: float
-    prior_strength: float
-    n_samples: int
-    seed: int
-    medians: pd.Series
     means: Means | None = field(default=None, repr=False, compare=False)
+
+    test_name: ClassVar[str] = "Bayesian signed-rank test"
 
     def posterior(self, a: str | None = None, b: str | None = None) -> pd.DataFrame:
         """The draws of ``theta_left`` (a better), ``theta_rope``, ``theta_right`` (Eq. 11)
@@ -127,19 +109,6 @@ class BayesianSignedRankResult(TableSummary):
             theta[:, start : start + _CHUNK] = _thetas(w, cum, below, upto)
         theta = theta[::-1] if swapped else theta
         return pd.DataFrame(theta.T, columns=["theta_left", "theta_rope", "theta_right"])
-
-    def simplex(
-        self, a: str | None = None, b: str | None = None, *, max_points: int = MAX_POINTS
-    ) -> Any:
-        """The posterior draws of a pair in the probability simplex (Benavoli et al. 2017,
-        Fig. 9): vertices "a better", "rope", "b better", the regions where each is the most
-        probable shaded, at most ``max_points`` draws shown (evenly thinned)."""
-        row, swapped = find_pair(self.table, a, b)
-        check_common_datasets(row)
-        theta = self.posterior(a, b).to_numpy()
-        return pair_simplex(
-            row, swapped, theta, "Bayesian signed-rank test", self.rope, self.n_samples, max_points
-        )
 
 
 def bayesian_signed_rank(

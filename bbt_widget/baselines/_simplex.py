@@ -10,13 +10,15 @@ The triangle splits into three regions, where one of the three is the largest; `
 
 The frames (:func:`barycentric`, :func:`simplex_points`, :func:`region_frame`) are pure numpy
 and pandas; :func:`simplex_chart` draws them with Altair, imported on first use. They live
-beside the tests, where the results' ``simplex()`` methods draw them, on the shared palette.
+beside the tests, on the shared palette: :class:`SimplexTestResult`, the result base of the
+sign and signed-rank tests, draws a pair's draws with its ``simplex()``.
 """
 
 from __future__ import annotations
 
 from collections.abc import Callable, Sequence
-from typing import Any
+from dataclasses import dataclass
+from typing import Any, ClassVar
 
 import numpy as np
 import pandas as pd
@@ -25,6 +27,7 @@ from ..core.draws import round_seed
 from ..core.options import SETTLE_BUDGET
 from ..core.palette import SWEEP_DECISION_COLORS
 from ..core.precision import DEFAULT_Z
+from ._common import TableSummary, find_pair
 
 #: Benavoli et al.: a test decides when one region's posterior probability reaches 0.95.
 DECISION_THRESHOLD = 0.95
@@ -164,36 +167,76 @@ def with_region_mcse(table: pd.DataFrame, mcse: Sequence[Any]) -> pd.DataFrame:
     return table
 
 
-def pair_simplex(
-    row: pd.Series,
-    swapped: bool,
-    theta: np.ndarray,
-    test_name: str,
-    rope: float,
-    n_samples: int,
-    max_points: int = MAX_POINTS,
-) -> Any:
-    """The simplex chart of one pair of a per-pair table with ``p_left/p_rope/p_right``.
+@dataclass(frozen=True)
+class SimplexTestResult(TableSummary):
+    """What the Bayesian sign and signed-rank tests' results share: the per-pair ``table``
+    of region probabilities, the settings behind it, and the chart of a pair's draws.
 
-    ``row`` and ``swapped`` come from :func:`._common.find_pair`; ``theta`` holds the pair's
-    draws already oriented as asked (left = the first name asked for).
+    Attributes
+    ----------
+    table
+        One row per pair: ``pair``, ``alg_a``, ``alg_b``, ``n`` (data sets where both have
+        a result), ``p_left``, ``p_rope``, ``p_right``, ``decision`` and their Monte Carlo
+        errors (see each test's result).
+    rope
+        Half-width ``r`` of the ROPE ``[-r, r]`` on the scores' scale.
+    prior_strength
+        The Dirichlet process prior's strength ``s``.
+    n_samples
+        Monte Carlo draws per pair.
+    seed
+        The seed used (drawn when none was given), so the table can be reproduced.
+    medians
+        Median of the per-data-set means per algorithm, best first.
     """
-    probs = row[["p_left", "p_rope", "p_right"]].to_numpy(dtype=float)
-    first, second = row["alg_a"], row["alg_b"]
-    if swapped:
-        probs, first, second = probs[::-1], second, first
-    title = f"{test_name}, {row['n']} data sets, ROPE +-{rope:g}: {n_samples} draws"
-    return simplex_chart(
-        theta, first, second, prob_notes(probs), title=title, max_points=max_points
-    )
 
+    table: pd.DataFrame
+    rope: float
+    prior_strength: float
+    n_samples: int
+    seed: int
+    medians: pd.Series
 
-def check_common_datasets(row: pd.Series) -> None:
-    """Refuse to draw the posterior of a pair with no data set in common."""
-    if row["n"] == 0:
-        raise ValueError(
-            f"{row['alg_a']!r} and {row['alg_b']!r} have no data set in common: "
-            "there is no posterior to draw"
+    #: The test's name in the chart's title.
+    test_name: ClassVar[str] = "Bayesian test"
+
+    def posterior(self, a: str | None = None, b: str | None = None) -> pd.DataFrame:
+        """The draws of ``theta_left`` (a better), ``theta_rope``, ``theta_right`` of a
+        pair: those behind ``p_*`` in the table (each test computes them)."""
+        raise NotImplementedError
+
+    def simplex(
+        self, a: str | None = None, b: str | None = None, *, max_points: int = MAX_POINTS
+    ) -> Any:
+        """The posterior draws of a pair in the probability simplex (Benavoli et al. 2017,
+        Fig. 8 for the sign test, Fig. 9 for the signed-rank test): vertices "a better",
+        "rope", "b better", the regions where each is the most probable shaded, at most
+        ``max_points`` draws shown (evenly thinned).
+
+        ``a`` and ``b`` name the pair in either order (left is then ``a``); they may be left
+        out when the result holds one pair.
+
+        Raises
+        ------
+        ValueError
+            The pair has no data set in common: there is no posterior to draw.
+        """
+        row, swapped = find_pair(self.table, a, b)
+        if row["n"] == 0:
+            raise ValueError(
+                f"{row['alg_a']!r} and {row['alg_b']!r} have no data set in common: "
+                "there is no posterior to draw"
+            )
+        theta = self.posterior(a, b).to_numpy()
+        probs = row[["p_left", "p_rope", "p_right"]].to_numpy(dtype=float)
+        first, second = row["alg_a"], row["alg_b"]
+        if swapped:
+            probs, first, second = probs[::-1], second, first
+        title = (
+            f"{self.test_name}, {row['n']} data sets, ROPE +-{self.rope:g}: {self.n_samples} draws"
+        )
+        return simplex_chart(
+            theta, first, second, prob_notes(probs), title=title, max_points=max_points
         )
 
 

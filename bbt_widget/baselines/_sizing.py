@@ -1,6 +1,5 @@
-"""Time and memory of the baselines' long jobs, estimated from their shape before they start:
-the Mallows model (its summaries grow with the square, their time with the cube, of the
-algorithms) and the hierarchical test of every pair (its fits and results grow with the pairs).
+"""Time and memory of the hierarchical test of every pair, estimated from its shape before
+it starts (its fits and results grow with the pairs).
 
 The constants were measured on a 2-core machine (the benchmarks'); the guard refuses what
 cannot fit in memory (:func:`bbt_widget.core.sizing.check_job_size`) and warns beforehand of
@@ -13,25 +12,10 @@ import os
 
 from ..core.sizing import check_job_size
 
-__all__ = [
-    "check_hierarchical_pairs_size",
-    "check_mallows_size",
-    "hierarchical_pairs_estimate",
-    "mallows_estimate",
-]
+__all__ = ["check_hierarchical_pairs_size", "hierarchical_pairs_estimate"]
 
 #: Memory of the process besides the job (Python, numpy, pandas, ArviZ imported).
 _BASE = 200 * 2**20
-#: Mallows: bytes per kept draw and squared algorithm count at the peak, the summaries'
-#: (draw, algorithm, place) arrays and their temporaries (measured: 33-35 bytes at 100-200
-#: algorithms, 43 at 50 where the base weighs more).
-_MALLOWS_BYTES = 34
-#: Mallows: seconds of the summaries per kept draw and cubed algorithm count (the exact place
-#: probabilities insert each algorithm in turn: measured 1.6-2.7e-8 at 50-200 algorithms).
-_MALLOWS_SUMMARY_SECONDS = 2e-8
-#: Mallows: seconds of a sampler iteration (all chains at once), fixed part and per algorithm
-#: (measured: 75 us at 50-100 algorithms, 100-175 us at 200).
-_MALLOWS_STEP_SECONDS = (6e-5, 4e-7)
 #: Hierarchical pairs: bytes a pair keeps per kept draw (mu0, sigma0, nu and the shrinkage
 #: summaries: measured 262 KB a pair at 4 x 1000 draws) and per data set (its fold
 #: differences and result rows: measured 0.64 KB).
@@ -41,54 +25,6 @@ _PAIR_DATASET_BYTES = 660
 #: shipped 16 x 132 results: 120 pairs in 223 s on two cores).
 _PAIR_SECONDS = 3.7
 _PAIR_DRAWS = 4000
-
-
-def mallows_estimate(
-    n_alg: int, chains: int, burn_in: int, draws: int, thin: int
-) -> tuple[int, float]:
-    """(peak bytes, seconds) of ``mallows`` on ``n_alg`` algorithms.
-
-    ``burn_in`` and ``draws`` per chain, ``thin`` iterations per kept draw, as the model's
-    arguments.
-    """
-    kept = chains * draws
-    need = _BASE + _MALLOWS_BYTES * kept * n_alg**2
-    fixed, per_alg = _MALLOWS_STEP_SECONDS
-    sampler = (burn_in + draws) * thin * (fixed + per_alg * n_alg)
-    return int(need), sampler + _MALLOWS_SUMMARY_SECONDS * kept * n_alg**3
-
-
-def check_mallows_size(
-    n_alg: int,
-    chains: int,
-    burn_in: int,
-    draws: int,
-    thin: int,
-    *,
-    available: int | None = None,
-    stacklevel: int = 3,
-) -> None:
-    """Refuse a Mallows fit whose summaries would not fit in memory; warn before one that
-    will take minutes (:class:`~bbt_widget.core.sizing.LongRunWarning`). Arguments as for
-    :func:`mallows_estimate`; ``available`` bytes (default: the machine's); ``stacklevel`` as
-    for ``warnings.warn`` called where this is called.
-
-    Raises
-    ------
-    bbt_widget.core.sizing.FitTooLargeError
-        The estimate exceeds 90% of the available memory; the message names the options.
-    """
-    need, seconds = mallows_estimate(n_alg, chains, burn_in, draws, thin)
-    check_job_size(
-        need,
-        seconds,
-        f"the Mallows model of {n_alg} algorithms ({chains} chains x {draws} draws)",
-        "its memory grows with draws x algorithms^2 and its time with draws x "
-        "algorithms^3: use fewer draws (iter_sampling) or chains, or rank fewer algorithms "
-        "(pass only their results, e.g. the strongest ones)",
-        available=available,
-        stacklevel=stacklevel + 1,
-    )
 
 
 def hierarchical_pairs_estimate(

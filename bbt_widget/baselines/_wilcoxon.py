@@ -25,6 +25,7 @@ from scipy import stats
 
 from ..core.data import TidyResults
 from ..core.posterior import ordered_pairs
+from ..core.wintable import snap_ties
 from ._common import (
     Means,
     TableSummary,
@@ -35,7 +36,6 @@ from ._common import (
     dataset_means,
     noise_level,
     pair_frame,
-    snap_ties,
 )
 
 #: R's wilcox.test uses the exact distribution below this many non-zero differences.

@@ -124,8 +124,8 @@ def estimate_fit_seconds(
     chains: int,
     iterations: int,
     *,
-    n_alg: int = 0,
-    iter_sampling: int = 0,
+    n_alg: int,
+    iter_sampling: int,
 ) -> tuple[float, float] | None:
     """Seconds a fit and its summary will take on the numpy engine, fastest and slowest
     likely; ``None`` on Stan's engines (NUTS varies too much with the data) and for

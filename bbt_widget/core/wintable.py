@@ -48,6 +48,30 @@ from .validation import (
 REL_TOL = 1e-12
 
 
+def snap_ties(values: np.ndarray, rel_tol: float = REL_TOL, abs_tol: float = 0.0) -> np.ndarray:
+    """Make values of one row that differ by at most the tolerance exactly equal: the
+    baselines' and the ranking models' per-data-set means tie where ``win_table`` counts a tie.
+
+    The tolerance is ``rel_tol`` times the larger magnitude, or ``abs_tol`` if larger. Each
+    value joins the group of the smallest value it is within tolerance of, so a group never
+    spans more than one tolerance (no chaining).
+    """
+    out = values.copy()
+    for row in out:
+        finite = np.flatnonzero(np.isfinite(row))
+        order = finite[np.argsort(row[finite], kind="stable")]
+        anchor = None
+        for i in order:
+            v = row[i]
+            if anchor is not None and v - anchor <= max(
+                rel_tol * max(abs(v), abs(anchor)), abs_tol
+            ):
+                row[i] = anchor
+            else:
+                anchor = v
+    return np.asarray(out)
+
+
 def win_table(
     data: pd.DataFrame | TidyResults,
     *,

@@ -188,6 +188,42 @@ class Proposal:
         return np.asarray(-0.5 * (rotated**2 * self.values).sum(axis=1))
 
 
+def independence_chains(
+    log_w: Array, rng: np.random.Generator, current: Array | None = None
+) -> tuple[Array, Array]:
+    """The independence Metropolis-Hastings kernel through proposals drawn beforehand, every
+    chain at once: this engine's step (one proposal a chain) and the hierarchical t-test's
+    sampler (a batch a chain, their densities computed together).
+
+    ``log_w`` (chains, draws) is each proposal's log target minus log proposal density; it is
+    accepted with probability ``min(1, w(new) / w(held))``, a nan ratio refused. ``current``
+    (chains,) is the log weight of each chain's state before its first proposal (``None``:
+    each chain starts at its first proposal). Returns ``held``, the index of the proposal each
+    chain holds after each step (-1: its starting state), and ``accepted``, both (chains,
+    draws).
+    """
+    chains, draws = log_w.shape
+    log_u = np.log(rng.random((chains, draws)))
+    held = np.full((chains, draws), -1)
+    accepted = np.zeros((chains, draws), dtype=bool)
+    index = np.full(chains, -1)
+    if current is None:
+        current, first = log_w[:, 0].copy(), 1
+        index[:] = held[:, 0] = 0
+        accepted[:, 0] = True
+    else:
+        current, first = np.asarray(current, dtype=float).copy(), 0
+    for t in range(first, draws):
+        with np.errstate(invalid="ignore"):  # -inf - -inf where both lie beyond float range
+            ratio = log_w[:, t] - current
+        take = log_u[:, t] < np.where(np.isnan(ratio), -np.inf, ratio)
+        current = np.where(take, log_w[:, t], current)
+        index = np.where(take, t, index)
+        held[:, t] = index
+        accepted[:, t] = take
+    return held, accepted
+
+
 class Chains:
     """The independence Metropolis-Hastings chains: their states and acceptances.
 
@@ -211,6 +247,7 @@ class Chains:
         self.scale = float(2.4 * np.sqrt(covariance_x))
 
     def _log_weight(self, theta: Array, likelihood: Array) -> Array:
+        """Log posterior minus log proposal density: the weight the kernel compares."""
         prior = log_prior(self.design, theta[:, 0], theta[:, 1:])
         return np.asarray(likelihood + prior - self.proposal.log_density(theta))
 
@@ -221,8 +258,7 @@ class Chains:
         likelihood = log_likelihood(self.design, new[:, 1:])
         weight = self._log_weight(new, likelihood)
         current = self._log_weight(self.theta, self.likelihood)
-        with np.errstate(invalid="ignore"):  # -inf - -inf where both lie beyond float range
-            accept = np.log(rng.random(chains)) < weight - current
+        accept = independence_chains(weight[:, None], rng, current)[1][:, 0]
         self.theta[accept] = new[accept]
         self.likelihood[accept] = likelihood[accept]
         self.proposed += chains

@@ -1,5 +1,6 @@
 """What the ranking models (Plackett-Luce, Mallows) share: the per-data-set means they rank,
-posterior summaries, and the comparison with BBT and the charts of their results.
+posterior summaries, and their results' base (:class:`RankingResult`: the tables, the
+comparison with BBT and the charts).
 
 Both models read the results as :func:`bbt_widget.win_table` does (direction, tolerance,
 missing data) and rank the algorithms of each data set by their mean score over folds; a
@@ -9,23 +10,26 @@ data set with fewer than two results is dropped.
 from __future__ import annotations
 
 from collections.abc import Callable
-from dataclasses import dataclass
+from dataclasses import dataclass, field
 from typing import TYPE_CHECKING, Any, ClassVar
 
 import numpy as np
 import pandas as pd
 
-from ..baselines._common import snap_ties
 from ..core.bidi import pair_label
 from ..core.data import MIN_RANKED_DATASETS, TidyResults, as_tidy
+from ..core.diagnostics import Diagnostics
+from ..core.draws import Draws
 from ..core.posterior import hdi_sorted
 from ..core.precision import mcse
 from ..core.validation import _preview
+from ..core.wintable import snap_ties
+from ._settling import RankingClaims
 
 if TYPE_CHECKING:  # the charts import Altair where drawn: fitting a ranking model needs none
     import altair as alt
 
-__all__ = ["RankedMeans", "RankingCharts", "ranked_means", "summarise", "top_k_shown"]
+__all__ = ["RankedMeans", "RankingResult", "ranked_means", "summarise", "top_k_shown"]
 
 
 @dataclass(frozen=True)
@@ -185,19 +189,55 @@ def ppc_table(
     return pd.concat(rows, ignore_index=True)
 
 
-class RankingCharts:
-    """``compare(bbt)`` and the charts of a ranking model's result.
+@dataclass(frozen=True)
+class RankingResult(RankingClaims):
+    """What the result of a ranking model (Plackett-Luce, Mallows) holds, its claims
+    (:class:`._settling.RankingClaims`), ``compare(bbt)`` and its charts.
 
-    The result holds ``ranking`` (``algorithm``, ``p_first``, ``expected_rank``, best first),
-    ``top_k`` (``algorithm, k, p, low, high``), ``ppc`` (``algorithm, rank, observed,
-    predicted, low, high``) and ``algorithms``; ``model_label`` names the model.
+    Attributes
+    ----------
+    ranking
+        Per algorithm, best first (by P(first), the probability of being ranked first on a
+        new data set): ``algorithm``, ``p_first`` with its HDI ``p_first_low``,
+        ``p_first_high``; ``expected_rank`` (1 = best) with its HDI ``rank_low``,
+        ``rank_high``; ``mcse_p_first`` and ``mcse_expected_rank``: the Monte Carlo standard
+        errors of the two means; ``settled``: whether the algorithm is ahead of the next
+        row's at 3 Monte Carlo standard errors of their gap in P(first) (False: the two are
+        tied at this precision, :meth:`unsettled` names them).
+    top_k
+        Tidy: ``algorithm, k, p, low, high`` for k = 1..n (P(algorithm in the top k)).
+    before
+        Tidy, one row per pair in ranking order: ``pair`` ("a > b"), ``alg_a``, ``alg_b``,
+        ``p`` = P(a ranked before b), ``low``, ``high``.
+    ppc
+        Tidy: ``algorithm, rank, observed, predicted, low, high``: the share of data sets
+        where the algorithm took that rank, observed and replicated (mean and HDI).
+    diagnostics
+        Convergence diagnostics of the fit.
+    draws
+        The posterior draws.
+    algorithms, datasets
+        Input order; ``datasets`` are those ranked.
+    dropped
+        Data sets with fewer than two results (nothing to rank).
+    settings
+        Model, ties, prior, the sampler and its settings; ``draws`` (the mode), ``rounds``,
+        ``chains_drawn`` and ``total_draws`` (kept draws in all).
     """
 
-    model_label: ClassVar[str] = "ranking model"
     ranking: pd.DataFrame
     top_k: pd.DataFrame
+    before: pd.DataFrame
     ppc: pd.DataFrame
+    diagnostics: Diagnostics
+    draws: Draws
     algorithms: tuple[str, ...]
+    datasets: tuple[str, ...]
+    dropped: tuple[str, ...]
+    settings: dict[str, Any] = field(default_factory=dict)
+
+    #: The model's name in the charts and in ``compare``.
+    model_label: ClassVar[str] = "ranking model"
 
     def compare(self, bbt: Any) -> pd.DataFrame:
         """P(best) and expected rank from BBT and from this model, tidy.

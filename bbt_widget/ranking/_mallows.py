@@ -8,7 +8,7 @@ A. Frigessi and E. Arjas, "Probabilistic Preference Learning with the Mallows Ra
 Journal of Machine Learning Research 18(158):1-49, 2018,
 https://jmlr.org/papers/v18/15-481.html.
 
-Rankings: as Plackett-Luce (:mod:`bbt_widget.baselines._common`), each data set ranks
+Rankings: as Plackett-Luce (:func:`._common.ranked_means`), each data set ranks
 its algorithms by mean score, with ``win_table``'s direction and tolerance rules.
 
 * Ties, ``"split"`` (default): each tied pair counts half in each order, i.e. the average of
@@ -46,14 +46,13 @@ from __future__ import annotations
 
 import time
 import warnings
-from dataclasses import dataclass, field
+from dataclasses import KW_ONLY, dataclass
 from typing import Any, ClassVar
 
 import altair as alt
 import numpy as np
 import pandas as pd
 
-from ..baselines._sizing import check_mallows_size
 from ..core.data import TidyResults
 from ..core.diagnostics import ESS_PER_CHAIN, RHAT_MAX, Diagnostics, _az
 from ..core.draws import Draws, ProgressCallback, fresh_seed, round_seed
@@ -69,7 +68,7 @@ from ..core.settling import check_draws, later_rounds
 from ..core.sizing import FitTooLargeError, LongRunWarning
 from ..core.validation import DEFAULT_SEED, check_count, check_hdi, check_seed
 from ._common import (
-    RankingCharts,
+    RankingResult,
     before_table,
     ppc_table,
     ranked_means,
@@ -80,11 +79,12 @@ from ._common import (
 from ._mallows_sampler import (
     MallowsChains,
     before_probability,
+    check_mallows_size,
     position_probabilities,
     run_chains,
     sample_rankings,
 )
-from ._settling import RankingClaims, draws_settings, more_chains, order_claims, with_settled
+from ._settling import draws_settings, more_chains, order_claims, with_settled
 
 __all__ = ["Consensus", "Dispersion", "MallowsResult", "mallows"]
 
@@ -123,7 +123,7 @@ class Dispersion:
 
 
 @dataclass(frozen=True)
-class MallowsResult(RankingClaims, RankingCharts):
+class MallowsResult(RankingResult):
     """A Bayesian Mallows fit (Kendall's distance) of the per-data-set rankings.
 
     Attributes
@@ -136,11 +136,9 @@ class MallowsResult(RankingClaims, RankingCharts):
         Algorithms (rows, in the consensus order) x ranks 1..n (columns): the posterior
         probability that the algorithm holds that rank in the consensus.
     ranking, top_k, before, ppc
-        As :class:`bbt_widget.ranking._plackett_luce.RankingModelResult`, for a ranking
-        drawn from the model (a new data set): ``p_first`` = P(ranked first),
-        ``expected_rank``, P(in the top k), P(a ranked before b), rank frequencies against
-        their replicates; ``ranking["settled"]`` and :meth:`unsettled` as for
-        Plackett-Luce.
+        As for every ranking model (:class:`._common.RankingResult`), for a ranking drawn
+        from the model (a new data set): ``p_first`` = P(ranked first), ``expected_rank``,
+        P(in the top k), P(a ranked before b), rank frequencies against their replicates.
     diagnostics
         R-hat (beta and consensus ranks), ESS (beta); no divergences or tree depths (not
         Hamiltonian Monte Carlo).
@@ -148,23 +146,15 @@ class MallowsResult(RankingClaims, RankingCharts):
         ``beta`` (chains x draws) and ``rank`` (chains x draws x algorithms, 1 = first);
         ``draws.info`` holds the acceptance rates and the beta step.
     algorithms, datasets, dropped, settings
-        As for Plackett-Luce; ``settings`` adds ``thin``, ``leap``, ``rate``, ``beta_max``
+        As for every ranking model; ``settings`` adds ``thin``, ``leap``, ``rate``, ``beta_max``
         (and the rounds: ``draws``, ``rounds``, ``chains_drawn``, ``total_draws``).
     """
 
+    # keyword-only: they follow the shared fields, the last of which has a default
+    _: KW_ONLY
     consensus: Consensus
     dispersion: Dispersion
     rank_probabilities: pd.DataFrame
-    ranking: pd.DataFrame
-    top_k: pd.DataFrame
-    before: pd.DataFrame
-    ppc: pd.DataFrame
-    diagnostics: Diagnostics
-    draws: Draws
-    algorithms: tuple[str, ...]
-    datasets: tuple[str, ...]
-    dropped: tuple[str, ...]
-    settings: dict[str, Any] = field(default_factory=dict)
 
     model_label: ClassVar[str] = "Mallows"
 

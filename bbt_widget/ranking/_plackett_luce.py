@@ -32,14 +32,15 @@ first (Sec. III-A). Summaries per posterior draw, then their mean and HDI:
 * PPC: observed frequency of each (algorithm, rank) against the same frequency in
   rankings replicated from the posterior on the same data sets.
 
-Layer: like :mod:`bbt_widget.baselines` (it uses their tie snapping), above the core.
+Layer: a sibling of :mod:`bbt_widget.baselines` (the same tie snapping, the core's
+:func:`bbt_widget.core.wintable.snap_ties`), above the core.
 """
 
 from __future__ import annotations
 
 import math
 import warnings
-from dataclasses import dataclass, field
+from dataclasses import dataclass
 from itertools import permutations, product
 from typing import TYPE_CHECKING, Any, ClassVar
 
@@ -47,8 +48,8 @@ import numpy as np
 import pandas as pd
 
 from ..core.data import TidyResults
-from ..core.diagnostics import Diagnostics, draws_diagnostics
-from ..core.draws import Draws, ProgressCallback, fresh_seed, joined, round_seed
+from ..core.diagnostics import draws_diagnostics
+from ..core.draws import ProgressCallback, fresh_seed, joined, round_seed
 from ..core.options import (
     DEFAULT_CHAINS,
     DEFAULT_DRAWS,
@@ -61,7 +62,7 @@ from ..core.settling import check_draws, later_rounds
 from ..core.validation import DEFAULT_SEED, check_count, check_hdi, check_seed
 from ._common import (
     RankedMeans,
-    RankingCharts,
+    RankingResult,
     before_table,
     ppc_table,
     ranked_means,
@@ -70,7 +71,7 @@ from ._common import (
 )
 from ._common import top_k_shown as top_k_shown  # re-exported: the top-k chart's panels
 from ._plackett_luce_gibbs import sample as gibbs_sample
-from ._settling import RankingClaims, draws_settings, more_chains, order_claims, with_settled
+from ._settling import draws_settings, more_chains, order_claims, with_settled
 
 if TYPE_CHECKING:
     from ._mallows import MallowsResult
@@ -87,49 +88,21 @@ SUMMARY_DRAWS = 1000
 
 
 @dataclass(frozen=True)
-class RankingModelResult(RankingClaims, RankingCharts):
+class RankingModelResult(RankingResult):
     """A Plackett-Luce fit of the per-data-set rankings.
 
     Attributes
     ----------
-    ranking
-        Per algorithm, best first (by P(first)): ``algorithm``, ``p_first`` with its HDI
-        ``p_first_low``, ``p_first_high``; ``expected_rank`` (1 = best) with its HDI
-        ``rank_low``, ``rank_high``; ``mcse_p_first`` and ``mcse_expected_rank``: the Monte
-        Carlo standard errors of the two means; ``settled``: whether the algorithm is ahead
-        of the next row's at 3 Monte Carlo standard errors of their gap in P(first) (False:
-        the two are tied at this precision, :meth:`unsettled` names them).
-    top_k
-        Tidy: ``algorithm, k, p, low, high`` for k = 1..n (P(algorithm in the top k)).
-    before
-        Tidy, one row per pair in ranking order: ``pair`` ("a > b"), ``alg_a``, ``alg_b``,
-        ``p`` = P(a ranked before b), ``low``, ``high``.
-    ppc
-        Tidy: ``algorithm, rank, observed, predicted, low, high``: the share of data sets
-        where the algorithm took that rank, observed and replicated (mean and HDI).
+    ranking, top_k, before, ppc, algorithms, datasets, dropped
+        As for every ranking model (:class:`._common.RankingResult`).
     diagnostics
         Convergence diagnostics of the fit (R-hat and ESS of ``theta``).
     draws
         The posterior draws (``theta``: chains x draws x algorithms).
-    algorithms, datasets
-        Input order; ``datasets`` are those ranked.
-    dropped
-        Data sets with fewer than two results (nothing to rank).
     settings
         Model, ties, prior, the sampler (``"gibbs"``) and its settings; ``draws`` (the
         mode), ``rounds``, ``chains_drawn`` and ``total_draws`` (kept draws in all).
     """
-
-    ranking: pd.DataFrame
-    top_k: pd.DataFrame
-    before: pd.DataFrame
-    ppc: pd.DataFrame
-    diagnostics: Diagnostics
-    draws: Draws
-    algorithms: tuple[str, ...]
-    datasets: tuple[str, ...]
-    dropped: tuple[str, ...]
-    settings: dict[str, Any] = field(default_factory=dict)
 
     model_label: ClassVar[str] = "Plackett-Luce"
 

@@ -44,6 +44,7 @@ def _check_tables(page, hostile_res) -> None:
         assert shown and shown <= pairs, header
 
 
+@pytest.mark.slow
 def test_html_baselines_show_names_as_cells(reports, hostile_res):
     _check_tables(_parse(reports["html"].read_text(encoding="utf-8")), hostile_res)
 
@@ -69,6 +70,7 @@ def test_baseline_csv_tables_keep_names_and_no_formulas(reports):
     assert set(normality["algorithm"]) == shown
 
 
+@pytest.mark.slow
 def test_latex_baselines_escape_names_and_compile(reports, compile_latex):
     body = reports["tex"].read_text(encoding="utf-8")
     section = body.split("Frequentist baseline", 1)[1]

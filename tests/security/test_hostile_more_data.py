@@ -43,6 +43,7 @@ def section(close_fit: bbt.BBTResult):  # type: ignore[no-untyped-def]
     return out
 
 
+@pytest.mark.slow
 def test_more_data_section_shows_hostile_names_as_text_in_html_and_markdown(
     close_fit: bbt.BBTResult, section, tmp_path
 ) -> None:  # type: ignore[no-untyped-def]
@@ -65,6 +66,7 @@ def test_more_data_section_shows_hostile_names_as_text_in_html_and_markdown(
     assert set(_table_with(md_page, "P(no claim)")["pair"]) == labels
 
 
+@pytest.mark.slow
 def test_more_data_section_compiles_in_latex(
     close_fit: bbt.BBTResult, section, tmp_path, compile_latex
 ) -> None:  # type: ignore[no-untyped-def]

@@ -129,6 +129,7 @@ def test_a_users_file_in_the_figures_folder_is_refused_and_kept(res_a, tmp_path,
     assert _snapshot(tmp_path) == before
 
 
+@pytest.mark.slow
 def test_a_report_replaces_the_folders_an_earlier_report_wrote(written, res_b):
     """The second ``r.md`` (B) replaced the first one's folders (A): each holds the new
     files and the manifest listing exactly them."""

@@ -31,6 +31,7 @@ def test_escape_controls_keeps_text_and_shows_every_control():
     assert escape_controls("café ∑ مرحبا") == "café ∑ مرحبا"
 
 
+@pytest.mark.slow
 def test_the_report_command_prints_hostile_names_escaped(
     tmp_path: Path, capfd: pytest.CaptureFixture[str]
 ) -> None:

@@ -97,6 +97,7 @@ def test_no_literal_numbers_are_refused_where_they_enter(
     assert "nan" not in widget.code() and "inf" not in widget.code()
 
 
+@pytest.mark.slow
 def test_numpy_values_are_written_as_plain_python(base: pd.DataFrame) -> None:
     """A layout given as numpy strings and settings given as numpy numbers: the code writes
     ``'alg'`` and ``0.8``, never ``np.str_('alg')`` (which fails when run without numpy

@@ -163,6 +163,7 @@ print(len(chart.to_dict()["datasets"][chart.to_dict()["data"]["name"]]))
 """
 
 
+@pytest.mark.slow
 def test_a_chart_of_rows_unpickles_in_a_new_process():
     chart = alt.Chart(inline_rows(pd.DataFrame({"x": [1.0, 2.0, 3.0]}))).mark_point()
     again = pickle.loads(pickle.dumps(chart))

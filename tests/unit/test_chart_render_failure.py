@@ -50,6 +50,7 @@ def two_metrics_csv(tmp_path):
     return path
 
 
+@pytest.mark.slow
 def test_the_several_metrics_report_says_its_charts_are_missing(
     two_metrics_csv, tmp_path, capsys, monkeypatch
 ):

@@ -65,6 +65,7 @@ def test_vega_lite_schemas_use_no_iri_format():
     assert not formats & {"iri", "iri-reference"}
 
 
+@pytest.mark.slow
 def test_jsonschema_imported_without_rfc3987_syntax_which_stays_importable():
     code = (
         "import sys\n"
@@ -127,6 +128,7 @@ def test_report_checks_before_the_fit_import_neither_altair_nor_scipy_stats():
     assert out.stdout.strip() == "['plackett-luce'] []", out.stdout + out.stderr
 
 
+@pytest.mark.slow
 def test_the_default_reports_imports_leave_out_scipy_stats_and_ipython():
     """What the command imports while it fits, for the default report (BBT and
     Plackett-Luce): the report writer, its sections and the Plackett-Luce module, without

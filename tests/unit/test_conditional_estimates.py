@@ -64,6 +64,7 @@ def _exact(design: Design) -> dict[str, float]:
     }
 
 
+@pytest.mark.slow
 def test_conditional_estimates_are_the_exact_posterior_quantities():
     """3 algorithms with split-tie counts, Gibbs draws: the conditional estimates of the
     three quantities lie within 4 of their MCSE of the exact values, and their MCSE is
@@ -357,6 +358,7 @@ def _separated_fit() -> bbt.BBTResult:
         )
 
 
+@pytest.mark.slow
 def test_the_estimates_are_exact_and_in_0_1_at_complete_separation():
     """Completely separated results: each pair's law of d is a plateau as wide as the prior
     allows, with steep sides (at d = 0 for the pair's own games). A window of 7 standard
@@ -386,6 +388,7 @@ def test_the_estimates_are_exact_and_in_0_1_at_complete_separation():
             assert abs(got[2, 0, t, k] - want[2]) < 1e-4
 
 
+@pytest.mark.slow
 def test_a_pinned_estimate_has_no_monte_carlo_error():
     """Where every draw's value is the same (above_50 exactly 1 on separated results), the
     MCSE is 0, not one draw's share (1 / 128 of a coarse look's draws was reported)."""

@@ -98,6 +98,7 @@ def test_the_site_hook_drops_scripts_from_other_sites():
     assert "pages above load remote scripts" in ci  # and CI checks the built pages
 
 
+@pytest.mark.slow
 def test_the_site_runs_each_notebook_away_from_the_checkout_with_svg_charts(tmp_path):
     """The hook runs a notebook (here a small one) in a fresh kernel: the copy it renders has
     the outputs, a chart as SVG drawn offline, and what the notebook writes lands in the

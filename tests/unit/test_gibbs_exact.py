@@ -246,6 +246,7 @@ def test_few_algorithms_keep_the_gibbs_sampler():
     assert report["kernel"] == "gibbs"
 
 
+@pytest.mark.slow
 def test_the_sparse_case_keeps_the_gibbs_sampler():
     """3 algorithms x 2 data sets: the prior and the funnel dominate, the posterior is far
     from normal, and "auto" keeps Gibbs (which the calibration above checks there)."""
@@ -284,6 +285,7 @@ def test_calibration_detects_a_wrong_sampler(monkeypatch):
 PG_CASES = [(1.0, 0.0), (2.0, 1.5), (3.5, 1.0), (20.0, 3.0), (49.0, 0.5), (60.0, 0.7), (132.0, 4.0)]
 
 
+@pytest.mark.slow
 @pytest.mark.parametrize(("h", "z"), PG_CASES)
 def test_polya_gamma_draws_have_the_exact_moments(h, z):
     """The engine's draws (a million) and the fallback's (200,000, 200 gammas each): the
@@ -299,6 +301,7 @@ def test_polya_gamma_draws_have_the_exact_moments(h, z):
         assert x.var() == pytest.approx(var, rel=rel), draw
 
 
+@pytest.mark.slow
 def test_the_moment_check_detects_a_bias_of_a_percent():
     """The check above fails for draws whose mean is 1% off, as polyagamma 2.0.2's default
     ("alternate") method gives at a fractional shape: that is how the engine's choice of
@@ -359,6 +362,7 @@ def test_the_mode_is_found_where_the_log_density_is_large():
     assert report["kernel"] == "independence", report
 
 
+@pytest.mark.slow
 def test_clearly_ordered_algorithms_mix_along_the_common_scale():
     """20 algorithms, each beating every weaker one on all 8 data sets (complete
     separation): only the hyper-prior bounds the abilities, and the Gibbs sweeps alone moved
@@ -381,3 +385,35 @@ def test_clearly_ordered_algorithms_mix_along_the_common_scale():
     assert res.draws.info["kernel"] == "gibbs"
     assert convergence.ess_bulk(res.draws.params["sigma"]) > 100
     assert convergence.rhat(res.draws.params["sigma"]) < 1.05
+
+
+def test_the_independence_kernel_leaves_its_target_invariant():
+    """The kernel the numpy engine and the hierarchical t-test share: proposals from a wide
+    normal, weighted against a standard normal target, give the target's moments."""
+    from bbt_widget.engines._independence import independence_chains
+
+    rng = np.random.default_rng(3)
+    z = rng.normal(0.5, 1.5, size=(4, 20_000))
+    log_w = stats.norm.logpdf(z) - stats.norm.logpdf(z, 0.5, 1.5)
+    held, accepted = independence_chains(log_w, rng)
+    draws = np.take_along_axis(z, held, axis=1)
+    assert (held >= 0).all() and accepted[:, 0].all()  # each chain starts at its first
+    assert abs(draws.mean()) < 0.03
+    assert abs(draws.var() - 1.0) < 0.04
+    assert 0.5 < accepted.mean() < 0.95
+
+
+def test_the_independence_kernel_keeps_its_start_and_refuses_nan_weights():
+    from bbt_widget.baselines._hierarchical_sampler import _chains
+
+    rng = np.random.default_rng(0)
+    z = rng.normal(size=(2, 5, 3))
+    lp = np.full((2, 5), np.nan)  # nothing to accept: every ratio is nan
+    lp[1, 3] = 0.0  # ... but one proposal of chain 1, far better than its start
+    lq = np.zeros((2, 5))
+    start = (np.ones((2, 3)), np.array([-1.0, -50.0]), np.zeros(2))
+    states, last_lp, accepted = _chains(z, lp, lq, rng, start=start)
+    assert not accepted[0].any() and (states[0] == 1.0).all() and last_lp[0] == -1.0
+    assert accepted[1].tolist() == [False, False, False, True, False]
+    assert (states[1, :3] == 1.0).all() and (states[1, 3:] == z[1, 3]).all()
+    assert last_lp[1] == 0.0

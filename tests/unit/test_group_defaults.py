@@ -19,6 +19,7 @@ from bbt_widget import datasets
 from bbt_widget.fitting import DiagnosticsWarning
 
 
+@pytest.mark.slow
 @pytest.mark.parametrize(("families", "seed"), [(2, 1), (3, 2)])
 def test_the_group_model_passes_its_diagnostics_at_the_defaults(families: int, seed: int):
     base = datasets.load_base()

@@ -46,6 +46,7 @@ def near_threshold() -> pd.DataFrame:
     return pd.DataFrame(rows)
 
 
+@pytest.mark.slow
 def test_no_two_seeds_make_different_settled_claims(near_threshold: pd.DataFrame) -> None:
     table = near_threshold
     # the pair is near the threshold: some seed's P(right) lies within 3 MCSE of 0.95

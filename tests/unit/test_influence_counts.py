@@ -30,6 +30,7 @@ def test_data_set_counts_sum_to_the_win_table(request, which, d_min, paired, sha
     assert per_set.sum() > 0
 
 
+@pytest.mark.slow
 def test_leaving_out_a_data_set_that_changes_no_count_moves_no_estimate():
     """A data set where every algorithm scores the same, with ties forgotten, adds nothing to
     the win table: leaving it out must move nothing. The importance-sampling estimates were

@@ -26,6 +26,7 @@ def _derived_yet(params: dict) -> list[str]:
     return [name for name in DERIVED if dict.__contains__(params, name)]
 
 
+@pytest.mark.slow
 @pytest.mark.parametrize("case", ["base", "pmlb16"])
 def test_ppc_and_waic_are_those_of_replicates_drawn_right_after_the_sampling(case):
     """A fit and its summary hold no replicates; the PPC then draws them, and its table,

@@ -124,6 +124,7 @@ def mcmc_against_exact(res, perms: np.ndarray, p_rho: np.ndarray, beta_mean: flo
     assert res.consensus.probability == pytest.approx(freq.max())
 
 
+@pytest.mark.slow
 def test_posterior_equals_enumeration_with_split_ties():
     """n = 5, 12 rankings, some with ties: every consensus ranking enumerated, each tied
     ranking as the average over the orderings that break its ties (the split rule)."""
@@ -151,6 +152,7 @@ def test_posterior_equals_enumeration_with_split_ties():
     mcmc_against_exact(res, perms, p_rho, beta_mean)
 
 
+@pytest.mark.slow
 def test_posterior_equals_enumeration_with_missing_results():
     """n = 4, data sets where an algorithm has no result: the likelihood of each is the
     model's probability of the observed order of the others, a sum over the full rankings
@@ -179,6 +181,7 @@ def test_posterior_equals_enumeration_with_missing_results():
     mcmc_against_exact(res, perms, p_rho, beta_mean)
 
 
+@pytest.mark.slow
 def test_long_leaps_keep_the_exact_rank_probabilities():
     """n = 6, leap 2, a spread posterior (4 rankings): the consensus-rank probabilities
     equal the enumerated ones within 0.006. Without Vitelli et al.'s correction of the
@@ -213,6 +216,7 @@ def test_long_leaps_keep_the_exact_rank_probabilities():
 # --- recovery of simulated rankings
 
 
+@pytest.mark.slow
 def test_recovers_a_simulated_consensus_and_dispersion():
     """Repeated insertion from a known consensus (n = 8) and beta = 0.5, 150 data sets: the
     posterior mode is that consensus and the dispersion's HDI holds 0.5."""
@@ -240,6 +244,7 @@ def test_recovers_a_simulated_consensus_and_dispersion():
     assert inside.mean() > 0.8  # rankings drawn from the model fit it
 
 
+@pytest.mark.slow
 def test_lower_is_better_and_random_ties(pmlb16):
     """On the shipped results, with lower_is_better the consensus is reversed, and random
     tie breaks are reproducible with the seed."""
@@ -261,6 +266,7 @@ def test_lower_is_better_and_random_ties(pmlb16):
     assert rand[0].settings["ties"] == "random" and up.settings["ties"] == "split"
 
 
+@pytest.mark.slow
 def test_shipped_results_in_a_minute(pmlb16):
     """16 algorithms x 132 data sets at the default settings (the timing itself is measured
     in benchmarks/bench_methods.py): the sampler converges; settings are recorded."""

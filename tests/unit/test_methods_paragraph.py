@@ -59,6 +59,7 @@ def test_every_citation_resolves(long_fit):
     assert all(f"{{{key}," in bib for key in keys)
 
 
+@pytest.mark.slow
 def test_the_report_of_several_metrics_records_the_users_seed(tmp_path: Path):
     rows = [
         {"db": f"d{d}", "alg": a, "acc": acc + d / 100, "f1": f1 - d / 200}
@@ -75,6 +76,7 @@ def test_the_report_of_several_metrics_records_the_users_seed(tmp_path: Path):
     assert seed_line.startswith("- **seed**: 1 (metric k of the 2 fitted with")
 
 
+@pytest.mark.slow
 def test_the_sampler_sentence_names_the_kernel_that_gave_the_draws(long_fit):
     """On many data sets the numpy engine's kept draws come from the independence
     Metropolis-Hastings kernel: the paragraph says so and cites Tierney (1994), which the

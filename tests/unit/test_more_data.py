@@ -23,6 +23,7 @@ def fitted() -> bbt.BBTResult:
     return bbt.fit(bbt.datasets.load_base(), dataset="db", chains=2, draws="fixed")
 
 
+@pytest.mark.slow
 def test_grown_posterior_matches_full_refits_of_the_same_futures(
     fitted: bbt.BBTResult,
 ) -> None:

@@ -36,6 +36,7 @@ def _prior_win_table(n_alg: int, n_sets: int, rng: np.random.Generator) -> dict:
     }
 
 
+@pytest.mark.slow
 def test_a_first_round_that_fails_its_diagnostics_is_drawn_again():
     """The 43rd of a run of 12 x 30 win tables simulated from the prior, at seed 42: the
     independence kernel's chains stall in a tail (R-hat 1.024, tail ESS 36 of the 400 the
@@ -102,6 +103,7 @@ def test_the_group_model_is_drawn_again_too():
     assert "then Gibbs sampler, one step in" in drawn.info["convergence"]
 
 
+@pytest.mark.slow
 def test_a_single_chain_is_judged_by_its_ess():
     """One chain has no R-hat (NaN, which fails the check): it passes on its ESS alone, with
     no further round that could never give it one."""

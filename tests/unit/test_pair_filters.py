@@ -128,6 +128,7 @@ def test_shown_frames_cut_rows_and_order_them_as_listed():
     assert out["rope"] is rope
 
 
+@pytest.mark.slow
 def test_undecided_and_neighbours_on_a_real_fit(base: pd.DataFrame):
     result = bbt.fit(base, dataset="db", engine="numpy", seed=1)
     summary = result.summary()
@@ -160,6 +161,7 @@ def _fifty() -> pd.DataFrame:
     return pd.DataFrame(rows, columns=["dataset", "algorithm", "score"])
 
 
+@pytest.mark.slow
 @pytest.mark.filterwarnings("ignore:BBT fit diagnostics")
 def test_the_widget_opens_fifty_algorithms_on_a_page_of_undecided_and_neighbours():
     w = bbt.BBTWidget(
@@ -233,6 +235,7 @@ def test_reveal_changes_as_little_as_it_can_and_says_what():
             assert pair_key(a, b) in listed.keys, (a, b, focus)
 
 
+@pytest.mark.slow
 def test_a_click_on_a_matrix_cell_or_an_algorithm_shows_it():
     """At 16 algorithms "Show pairs of" opens on the top algorithm; a click on the cell of
     two others (the front end's message) lists and highlights that pair and says so."""

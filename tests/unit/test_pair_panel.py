@@ -117,6 +117,7 @@ def test_the_panel_without_a_pair_a_result_or_per_data_set_results(base: pd.Data
     assert panel["model"]["a"] + panel["model"]["b"] > 0
 
 
+@pytest.mark.slow
 @pytest.mark.filterwarnings("ignore")
 def test_the_panel_of_one_group_counts_that_groups_data_sets(base: pd.DataFrame):
     names = list(base["db"].unique())

@@ -181,6 +181,7 @@ def _assert_same(a: Any, b: Any, where: str = "result") -> None:
         assert a == b, f"{where}: {a!r} != {b!r}"
 
 
+@pytest.mark.slow
 @pytest.mark.parametrize("name", list(ENTRY_POINTS))
 def test_every_entry_point_takes_the_results_read_once(name, long_errors):
     long, layout = long_errors

@@ -252,6 +252,7 @@ def _rope_near(res: bbt.BBTResult, gap: float) -> tuple[float, tuple[float, floa
     return bound, (1.0 - bound, bound), str(row["pair"])
 
 
+@pytest.mark.slow
 @pytest.mark.parametrize("fmt", ["md", "html", "tex"])
 def test_a_claim_near_its_threshold_is_marked_in_the_text_and_tables(
     narrow: bbt.BBTResult, tmp_path, fmt: str, compile_latex
@@ -309,6 +310,7 @@ def test_intervals_small_data_cannot_give_are_left_blank_and_said_why() -> None:
     assert any("left blank" in t and "89%" in t for t in section.text)
 
 
+@pytest.mark.slow
 def test_the_command_line_warns_about_small_data(tmp_path, capsys) -> None:
     from bbt_widget import cli
 

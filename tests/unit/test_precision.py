@@ -45,6 +45,7 @@ def _fits(data: pd.DataFrame) -> list[bbt.BBTResult]:
         ]
 
 
+@pytest.mark.slow
 @pytest.mark.parametrize("case", ["base", "pmlb16"])
 def test_the_reported_mcse_is_the_spread_over_seeds(case: str) -> None:
     """Pooled over pairs, the root mean square of the reported MCSE is within a factor 1.5 of
@@ -115,6 +116,7 @@ def test_a_fits_unsettled_claims_are_those_within_z_mcse() -> None:
     assert len(res.unsettled(z=6.0)) >= len(found)
 
 
+@pytest.mark.slow
 def test_the_report_and_the_command_line_name_the_unsettled_claims(tmp_path, capsys) -> None:
     """The results paragraph and the terminal say which claims are unsettled at this
     precision (each with its quantity and threshold, its error to two significant digits),
@@ -208,6 +210,7 @@ def test_the_screen_leaves_out_only_settled_pairs() -> None:
     assert len(res.__dict__["_mcse_by_rope"][rope]) < len(summary) // 2
 
 
+@pytest.mark.slow
 def test_auto_draws_add_chains_while_a_claim_can_settle_and_fixed_does_not(monkeypatch) -> None:
     """With claims open after the first round: draws="auto" adds the chains they need (at
     most the budget, 4 times the first round), seeded from the fit's seed (the same seed

@@ -40,6 +40,7 @@ def test_the_tests_mcse_is_their_spread_over_seeds(test: str) -> None:
             _within(values, [float(r[f"mcse_{region}"]) for r in rows])
 
 
+@pytest.mark.slow
 def test_the_hierarchical_tests_mcse_is_its_spread_over_seeds() -> None:
     """svm against lda on the paper's base results (4-fold, rho 1/4): P(left) near 0.78,
     from the quadrature sampler's chains (their autocorrelation in the effective sample
@@ -71,6 +72,7 @@ def test_a_region_within_z_mcse_of_the_threshold_decides_nothing() -> None:
     np.testing.assert_allclose(iid_mcse([0.5, 0.0], 100), [0.05, 0.01])
 
 
+@pytest.mark.slow
 @pytest.mark.parametrize("model", ["plackett-luce", "mallows"])
 def test_the_ranking_models_mcse_is_their_spread_over_seeds(model: str) -> None:
     """P(first) and the expected rank of each algorithm on the paper's base results: the
@@ -96,6 +98,7 @@ def test_the_ranking_models_mcse_is_their_spread_over_seeds(model: str) -> None:
         assert 1 / 1.5 < claimed / spread < 1.5, (quantity, claimed, spread)
 
 
+@pytest.mark.slow
 def test_the_hierarchical_test_samples_on_while_a_region_could_settle() -> None:
     """lgbm against svm on the base results: P(rope) lies near 0.95 after one round of 500
     draws a chain, so draws="auto" (the default) adds a round of chains, seeded from the
@@ -119,6 +122,7 @@ def test_the_hierarchical_test_samples_on_while_a_region_could_settle() -> None:
         baselines.hierarchical(data, a="lgbm", b="svm", draws="more", **common)  # type: ignore[arg-type]
 
 
+@pytest.mark.slow
 def test_the_sign_tests_claims_do_not_change_with_the_seed():
     """On the shipped 16 x 132 results the sign test of lr against dt has P(left) about
     0.955: at 50,000 draws some seeds claim it and others do not. With ``draws="auto"``

@@ -77,6 +77,7 @@ def _build(source: Path, kind: str, outdir: Path, env: dict[str, str]) -> Path:
     return built
 
 
+@pytest.mark.slow
 def test_the_sdist_ships_the_bundle_and_builds_a_wheel_with_no_node(tmp_path: Path) -> None:
     for module in ("build", "hatchling", "hatch_jupyter_builder"):
         if importlib.util.find_spec(module) is None:

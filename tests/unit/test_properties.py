@@ -101,6 +101,7 @@ def _met(df: pd.DataFrame, a: str, b: str, d_min: float | None, paired: bool) ->
     return n
 
 
+@pytest.mark.slow
 @SETTINGS
 @given(results(), MODES)
 def test_counts_add_up(df, mode):
@@ -121,6 +122,7 @@ def test_counts_add_up(df, mode):
     assert (spread["ties"] == 0).all()
 
 
+@pytest.mark.slow
 @SETTINGS
 @given(results(), MODES, st.randoms(use_true_random=False))
 def test_row_and_fold_order_do_not_matter(df, mode, rnd):
@@ -137,6 +139,7 @@ def test_row_and_fold_order_do_not_matter(df, mode, rnd):
     pd.testing.assert_frame_equal(got, expected)
 
 
+@pytest.mark.slow
 @SETTINGS
 @given(results(), MODES)
 def test_long_equals_wide(df, mode):
@@ -168,6 +171,7 @@ def test_long_equals_wide(df, mode):
     pd.testing.assert_frame_equal(got, wide, check_dtype=False)
 
 
+@pytest.mark.slow
 @SETTINGS
 @given(results(), MODES)
 def test_lower_is_better_mirrors_the_table(df, mode):

@@ -30,6 +30,7 @@ LAZY = {
 }
 
 
+@pytest.mark.slow
 def test_submodules_are_reachable_as_attributes_and_load_lazily():
     got = _fresh(
         "import json, sys\n"

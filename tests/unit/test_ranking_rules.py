@@ -72,8 +72,8 @@ def test_too_few_data_sets_or_algorithms_fail_before_any_fit(no_stan):
 def test_stan_data_reproduce_the_plackett_luce_log_likelihood(pmlb16):
     """The reduced data (weighted counts per algorithm and per remaining set) give the same
     log-likelihood as Eq. 5 of Rojas-Delgado et al. (2022) summed over every weighted ordering."""
-    from bbt_widget.baselines._common import snap_ties
     from bbt_widget.core.data import tidy_results
+    from bbt_widget.core.wintable import snap_ties
     from bbt_widget.ranking._plackett_luce import pl_data
 
     means = snap_ties(tidy_results(pmlb16, dataset="db").means)

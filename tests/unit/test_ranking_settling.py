@@ -121,6 +121,7 @@ def _settled(result: Any) -> set[tuple[str, str]]:
     return set(zip(claims["alg_a"][settled], claims["alg_b"][settled]))
 
 
+@pytest.mark.slow
 @pytest.mark.parametrize(
     ("loader", "model", "options"),
     [

@@ -54,6 +54,7 @@ def _listed(refs: list[str], work: str) -> bool:
     return {r.short: r.text for r in REFERENCES.values()}[work] in refs
 
 
+@pytest.mark.slow
 def test_with_friedman_writes_the_section_and_its_paragraph(base_csv, tmp_path):
     out = _report(base_csv, tmp_path, "friedman")
     text = out.read_text(encoding="utf-8")
@@ -103,6 +104,7 @@ def test_with_friedman_writes_the_section_and_its_paragraph(base_csv, tmp_path):
     assert (tmp_path / "r_md_figures" / "cd_nemenyi.svg").is_file()
 
 
+@pytest.mark.slow
 @pytest.mark.parametrize(
     ("method", "column", "heading"),
     [("signed-rank", "bsr", "Bayesian signed-rank test"), ("sign", "sign", "Bayesian sign test")],
@@ -129,6 +131,7 @@ def test_with_a_bayesian_test_writes_its_section(base_csv, tmp_path, method, col
     assert 1 <= len(figures) <= 3
 
 
+@pytest.mark.slow
 def test_shipped_data_caps_the_pairs_and_says_so(tmp_path):
     out = _report(SHIPPED, tmp_path, "friedman,signed-rank,sign")
     text = out.read_text(encoding="utf-8")
@@ -141,6 +144,7 @@ def test_shipped_data_caps_the_pairs_and_says_so(tmp_path):
     assert "over the 132 data sets" in text
 
 
+@pytest.mark.slow
 def test_latex_report_with_the_baselines_compiles(base_csv, tmp_path, compile_latex):
     out = _report(base_csv, tmp_path, "friedman,signed-rank,sign", fmt="tex")
     body = out.read_text(encoding="utf-8")

@@ -35,6 +35,7 @@ def _words(path: Path, tmp_path: Path, *extra: str) -> list[str]:
     return [*words, *extra, "-q", "--with", "none", "-o", str(tmp_path / "r.md")]
 
 
+@pytest.mark.slow
 def test_the_rule_is_said_before_the_claims_it_introduces(long_csv, tmp_path, capsys):
     # the exit code is not the point: the tiny data may miss an ESS target
     assert cli.main(_words(long_csv, tmp_path, "--score", "acc")) in (
@@ -46,6 +47,7 @@ def test_the_rule_is_said_before_the_claims_it_introduces(long_csv, tmp_path, ca
     assert follow < out.index("pairs under the weak interpretation") < out.index("wrote ")
 
 
+@pytest.mark.slow
 def test_highlight_with_several_scores_reaches_the_report(long_csv, tmp_path, capsys, monkeypatch):
     seen: dict[str, object] = {}
     write = report_render.write_report
@@ -81,6 +83,7 @@ def test_the_help_states_the_pairwise_limit_the_code_applies(capsys):
     assert f"pairs x data sets <= {PAIRWISE_DEFAULT_MAX // 132} x 132" in text
 
 
+@pytest.mark.slow
 def test_no_output_cites_the_bbt_paper_by_a_nickname(long_csv, tmp_path, capsys):
     """Every sentence that points at the BBT paper names it (Wainer 2022) rather than "the
     BBT paper": the printed decision rule and the report's results paragraph."""

@@ -106,6 +106,7 @@ def _figures(path: Path) -> list[str]:
     return re.findall(r"\\label\{fig:bbt-([^}]+)\}", text)
 
 
+@pytest.mark.slow
 def test_every_format_has_the_same_sections_tables_and_figures(reports):
     sections = {fmt: _sections(path) for fmt, path in reports.items()}
     assert sections["html"] == SECTIONS  # the default Plackett-Luce beside the --with ones
@@ -139,6 +140,7 @@ def test_every_format_runs_the_same_methods(fitted, tmp_path, methods, expected)
         assert chosen == expected, fmt
 
 
+@pytest.mark.slow
 def test_the_latex_report_compiles_with_its_citations_and_tables_in_place(reports, compile_latex):
     tex = reports["tex"]
     body = tex.read_text(encoding="utf-8")

@@ -77,6 +77,7 @@ def results() -> dict[str, object]:
         }
 
 
+@pytest.mark.slow
 @pytest.mark.parametrize(
     "name",
     [

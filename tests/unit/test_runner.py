@@ -330,6 +330,7 @@ def test_a_to_b_to_a_fits_a_again_and_never_starts_b() -> None:
     runner.close()
 
 
+@pytest.mark.slow
 def test_close_drops_the_cache_and_cancels_the_running_fit() -> None:
     fit = FakeFit(steps=500, step_seconds=0.01)
     runner, _events = make_runner(fit)

@@ -39,6 +39,7 @@ def test_draws_are_baycomps_on_the_same_generator():
     np.testing.assert_allclose(ours, ref, atol=1e-12)
 
 
+@pytest.mark.slow
 @pytest.mark.parametrize("name", ["pmlb16", "base"])
 def test_equals_baycomp_on_every_pair(name, request):
     """Every pair of the shipped 16 x 132 results and of the paper's base results, against

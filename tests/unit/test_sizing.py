@@ -95,7 +95,10 @@ def test_the_plain_models_time_grows_with_pairs_times_draws_and_the_kernel_bound
     )
     assert wider is not None and wider[0] > fast
     # NUTS's time depends on the data: no estimate, and no warning from one
-    assert sizing.estimate_fit_seconds("bbt", "pystan", 1225, 4, 2000, n_alg=50) is None
+    assert (
+        sizing.estimate_fit_seconds("bbt", "pystan", 1225, 4, 2000, n_alg=50, iter_sampling=1000)
+        is None
+    )
 
 
 def test_a_long_plain_fit_gives_its_time_and_memory_before_sampling(monkeypatch):

@@ -94,6 +94,7 @@ def _summary_of(beta: np.ndarray, names: list[str]) -> pd.DataFrame:
     )
 
 
+@pytest.mark.slow
 @pytest.mark.parametrize("n", [5, 50])
 def test_headline_charts_fit_a_narrow_page_for_5_or_50_algorithms(n, tmp_path):
     from bbt_widget.outputs import export

@@ -882,6 +882,7 @@ def test_choosing_an_algorithm_clears_a_highlight_outside_its_pairs(widget: BBTW
     w.focus = ""
 
 
+@pytest.mark.slow
 def test_first_charts_need_no_altair_import(tmp_path: Path) -> None:
     """Issue 12, first charts: Altair's import was the largest part of the time to the first
     charts. The view spec is cached per machine, so a new widget never imports Altair."""
@@ -1001,6 +1002,7 @@ def test_weak_rule_caveat_beyond_ten_algorithms(pmlb16: pd.DataFrame, base: pd.D
         small.close()
 
 
+@pytest.mark.slow
 def test_compile_in_progress_shows_its_elapsed_time(
     base: pd.DataFrame, monkeypatch: pytest.MonkeyPatch
 ) -> None:
@@ -1678,6 +1680,7 @@ def test_a_rule_change_lists_the_claims_it_flipped(widget: BBTWidget) -> None:
         w.interpretation = "weak"
 
 
+@pytest.mark.slow
 def test_the_ranking_view_names_the_neighbours_tied_at_this_precision() -> None:
     """The ranking models' orders another seed could reverse were named in the report but
     not in the widget: its ranking view now says which neighbours are tied at this

@@ -45,6 +45,7 @@ def _strong_at_rope_40(w: BBTWidget) -> None:
     w.interpretation, w.rope_low = "strong", 0.40
 
 
+@pytest.mark.slow
 def test_charts_hold_every_view_at_the_current_settings(widget: BBTWidget) -> None:
     w = widget
     _strong_at_rope_40(w)
@@ -72,6 +73,7 @@ def test_charts_hold_every_view_at_the_current_settings(widget: BBTWidget) -> No
     assert [r["decision"] for r in rows] == list(expected["decision"])
 
 
+@pytest.mark.slow
 def test_charts_of_a_grouped_widget_hold_the_group_heatmap() -> None:
     from test_widget_groups import results
 
@@ -92,6 +94,7 @@ def test_charts_of_a_grouped_widget_hold_the_group_heatmap() -> None:
         w.close()
 
 
+@pytest.mark.slow
 def test_methods_text_follows_the_widgets_rule_rope_and_hdi(widget: BBTWidget) -> None:
     w = widget
     _strong_at_rope_40(w)
@@ -112,6 +115,7 @@ def test_methods_text_follows_the_widgets_rule_rope_and_hdi(widget: BBTWidget) -
     assert "add policy" in text and "d\\_min = 0.3" in text and "strong rule" in text
 
 
+@pytest.mark.slow
 def test_report_is_the_report_write_gives_with_the_widgets_settings(
     widget: BBTWidget, base: pd.DataFrame, tmp_path: Path
 ) -> None:
@@ -148,6 +152,7 @@ def _reproduced(w: BBTWidget, data: pd.DataFrame, **names: pd.DataFrame) -> pd.D
     return namespace["summary"]
 
 
+@pytest.mark.slow
 def test_code_reproduces_the_view_with_every_non_default_setting(
     widget: BBTWidget, base: pd.DataFrame
 ) -> None:
@@ -182,6 +187,7 @@ def test_code_reproduces_the_view_with_every_non_default_setting(
         w.code(data="import os")
 
 
+@pytest.mark.slow
 def test_code_reproduces_a_grouped_widgets_chosen_group() -> None:
     from test_widget_groups import results
 
@@ -195,6 +201,7 @@ def test_code_reproduces_a_grouped_widgets_chosen_group() -> None:
         w.close()
 
 
+@pytest.mark.slow
 def test_code_reproduces_the_metric_shown_with_its_own_seed(base: pd.DataFrame) -> None:
     long = base.melt(id_vars="db", var_name="alg", value_name="acc")
     long["fold"] = long.groupby(["db", "alg"]).cumcount()
@@ -217,6 +224,7 @@ def test_code_reproduces_the_metric_shown_with_its_own_seed(base: pd.DataFrame) 
         w.close()
 
 
+@pytest.mark.slow
 def test_code_keeps_hostile_names_as_data() -> None:
     data = hostile_results()
     w = _opened(data, dataset="db", control="x\ny", seed=2)
@@ -227,6 +235,7 @@ def test_code_keeps_hostile_names_as_data() -> None:
         w.close()
 
 
+@pytest.mark.slow
 def test_summary_csv_neutralises_formulas_in_hostile_names(tmp_path: Path) -> None:
     w = _opened(hostile_results(), dataset="db", seed=2)
     try:
@@ -280,6 +289,7 @@ def test_exports_say_what_to_do_before_a_fit_and_with_an_invalid_control(
         w.close()
 
 
+@pytest.mark.slow
 def test_charts_hold_the_robustness_and_ranking_model_views_once_shown(
     widget: BBTWidget,
 ) -> None:

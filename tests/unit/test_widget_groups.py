@@ -533,6 +533,7 @@ def test_the_influence_of_a_grouped_widget_is_not_started_and_says_why(
         bbt.influence(result)
 
 
+@pytest.mark.slow
 def test_the_ranking_model_and_ttest_of_a_grouped_widget_say_they_pool_the_groups() -> None:
     """Mallows (and Plackett-Luce) and the correlated t-test have no groups: they run on all
     data sets pooled, and their views say so."""

@@ -16,7 +16,7 @@ from typing import TYPE_CHECKING
 import numpy as np
 import pandas as pd
 
-from ...baselines._common import Means, snap_ties
+from ...baselines._common import Means
 from ...baselines._effect_sizes import (
     N_BOOTSTRAP,
     median_coverage,
@@ -24,6 +24,7 @@ from ...baselines._effect_sizes import (
     score_table,
 )
 from ...core.audit import MIN_DATASETS
+from ...core.wintable import snap_ties
 from ...core.wording import counted
 from ._sections import Section, Table
 
