@@ -5,6 +5,8 @@ compiler. Each compile, fit or Laplace approximation runs ``_pystan_child.py`` i
 child process (:mod:`._child`), with httpstan's model cache (``$XDG_CACHE_HOME``) pointed at
 the package's private cache (:mod:`._cache`), checked before every run. A model compiles once
 per machine, in the background: a cancelled fit stops waiting for it, not the compile.
+Progress comes from PyStan's own lines, which report a chain's iterations when it ends, so
+it moves in steps of one chain (CmdStan's moves every few percent).
 """
 
 from __future__ import annotations
