@@ -54,7 +54,7 @@ def three_metrics() -> pd.DataFrame:
 
 
 def _timed(run: Any) -> float:
-    time.sleep(0.2)  # the engine's idle workers are replaced between runs
+    time.sleep(0.2)  # a pause between runs
     start = time.perf_counter()
     run()
     return time.perf_counter() - start

@@ -7,10 +7,9 @@ Cases (4 chains x 1000 warm-up + 1000 draws, the BT model, lognormal hyper-prior
 * ``large``: 100 algorithms x 4950 pairs, 30 games each (simulated). Target: < 60 s, < 1 GiB.
 
 For each: ``engines.sample`` end to end (median of ``--repeat`` runs, in a fresh process so
-that the first one is the cold-process case a notebook sees), its breakdown (worker start-up,
-chains, reading the draws), divergences and the smallest bulk ESS, and the peak memory of the
-calling process and of the sampler processes; then the same with a 1 s pause before each fit
-(the interactive case: the worker kept ready after a fit has loaded the model meanwhile).
+that the first one is the cold-process case a notebook sees), its breakdown (``Draws.timings``),
+divergences and the smallest bulk ESS, and the peak memory of the calling process and of the
+sampler processes; then the same with a 1 s pause before each fit (as between two clicks).
 Where CmdStan is installed, the cmdstanpy engine end to end is also timed against bare cmdstanpy
 sampling (``CmdStanModel.sample``) of the same executable, data and settings (target ratio:
 <= 1.2, on ``paper`` and ``pmlb16``), and so is ``bbt.fit`` (``fit_ratio``, for information).
@@ -205,7 +204,7 @@ def bench_cmdstan(data_by_case: dict[str, dict[str, Any]], repeat: int) -> dict[
 
     cmdstan = engines.get("cmdstanpy")
 
-    engines.compile_model("bbt", "cmdstanpy")  # as a user warms up: also starts the worker
+    engines.compile_model("bbt", "cmdstanpy")  # compiled once per machine, not timed here
     exe, _ = cmdstan.compile("bbt")
     model = cmdstanpy.CmdStanModel(exe_file=str(exe))
     out: dict[str, Any] = {"engine_version": cmdstan.version(), "repeat": repeat}
@@ -284,7 +283,7 @@ def main() -> None:
             "fits": fits,
         }
         if name != "large":
-            # a pause before each fit, as between two clicks: the idle worker is ready
+            # a pause before each fit, as between two clicks
             paused = _run(_FIT.format(repo=str(REPO), repeat=repeat, pause=1.0), data, 1800)
             case["median_fit_after_pause_s"] = statistics.median(f["wall_s"] for f in paused)
             case["fits_after_pause"] = paused

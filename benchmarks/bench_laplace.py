@@ -5,7 +5,10 @@ For the paper's base results (5 x 20) and the PMLB table (16 x 132), each with t
 4 chains x 1000 draws), on the columns ``summary()`` reports per pair (mean P(a > b), the HDI
 bounds, above.50, in.rope, and the weak / strong decisions):
 
-* ``laplace``: ``fit_laplace`` with the widget's ``PREVIEW_DRAWS`` draws (and with 1000);
+* ``laplace``: ``fit_laplace`` (a Stan engine's approximation) with the widget's
+  ``PREVIEW_DRAWS`` draws (and with 1000);
+* ``laplace_numpy``: the numpy engine's approximation with ``PREVIEW_DRAWS`` draws, what the
+  widget's previews show (``PreparedFit.laplace(engine="numpy")``);
 * ``short_nuts``: the previews' former short run, one chain per core (2 here) x 150 warm-up
   iterations and 150 draws.
 
@@ -36,7 +39,7 @@ sys.path.insert(0, str(REPO))
 import pandas as pd  # noqa: E402
 
 import bbt_widget as bbt  # noqa: E402
-from bbt_widget.fitting import fit_laplace  # noqa: E402
+from bbt_widget.fitting import fit_laplace, prepare_fit  # noqa: E402
 from bbt_widget.widget.preview import PREVIEW_DRAWS  # noqa: E402
 
 COLUMNS = ("mean", "low", "high", "above_50", "in_rope")
@@ -69,6 +72,9 @@ def bench_case(name: str, loader: str, ties: str, seeds: int) -> dict[str, Any]:
     methods = {
         "laplace": lambda seed: fit_laplace(data, draws=PREVIEW_DRAWS, seed=seed, **kw),
         "laplace_1000": lambda seed: fit_laplace(data, draws=1000, seed=seed, **kw),
+        "laplace_numpy": lambda seed: prepare_fit(
+            data, seed=seed, size=(1, PREVIEW_DRAWS), **kw
+        ).laplace(draws=PREVIEW_DRAWS, engine="numpy"),
         "short_nuts": lambda seed: bbt.fit(
             data, chains=2, iter_warmup=150, iter_sampling=150, seed=seed, **kw
         ),
@@ -81,7 +87,7 @@ def bench_case(name: str, loader: str, ties: str, seeds: int) -> dict[str, Any]:
         bbt.fit(data, seed=seed, **kw)
         times["full_fit"].append(time.perf_counter() - t0)
         for method, run in methods.items():
-            time.sleep(0.2)  # the engine's idle workers are replaced between runs
+            time.sleep(0.2)  # a pause between runs, as between two clicks
             t0 = time.perf_counter()
             result = run(seed)
             times[method].append(time.perf_counter() - t0)

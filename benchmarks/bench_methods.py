@@ -205,7 +205,7 @@ def _when() -> dict[str, Any]:
 
 def _all_pairs(pmlb, engine: str, n_algorithms: int) -> dict[str, Any]:
     """``hierarchical_pairs`` on the pairs of the first ``n_algorithms`` shipped algorithms."""
-    engines.shutdown()  # idle workers end: their CPU is not this case's
+    engines.shutdown()  # what an engine keeps between fits ends: its CPU is not this case's
     algorithms = list(pmlb.columns[1 : 1 + n_algorithms])
     load = _when()
     start, cpu = time.perf_counter(), cpu_seconds()

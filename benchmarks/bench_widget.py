@@ -135,8 +135,7 @@ def bench_case(name: str, data: Any, repeat: int, refits: int) -> dict[str, Any]
 
     # --- ROPE change: core baseline vs widget ------------------------------------------
     # after what follows the first fit, as for every timing below: its ranking view (built
-    # on a thread, it holds the GIL for a tenth of a second), then the other model's and the
-    # idle workers' start-ups
+    # on a thread, it holds the GIL for a tenth of a second), then the other model's compile
     assert w.wait_background(900)
     time.sleep(SETTLE_S)
     lows = [0.40 + 0.001 * (i % 40) for i in range(repeat)]

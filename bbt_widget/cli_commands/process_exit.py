@@ -5,7 +5,7 @@ A report's process has imported some thousand modules (pandas, Altair, SciPy, ji
 Python's own exit then frees every module and object one by one, CPU time spent after the
 report is written, when nothing is left to do (see the performance page). So the
 command's process runs what an exit must run, the ``atexit`` handlers (the engines stop
-their worker processes and remove their temporary folders there, logging flushes), flushes
+their child processes and remove their temporary folders there, logging flushes), flushes
 its output and ends with ``os._exit``. Every file the package writes is closed by then (all
 are written in ``with`` blocks). A thread still at work other than a daemon (which an exit
 would wait for) makes it exit the usual way instead.

@@ -46,21 +46,8 @@ if TYPE_CHECKING:
 
 
 def report(args: argparse.Namespace) -> int:
-    """Fit a results file and write the report (:func:`bbt_widget.report.write`). The
-    command makes its fits and ends: they leave no spare worker process behind
-    (:func:`bbt_widget.engines.spare_workers`, restored afterwards for a caller in Python)."""
-    from bbt_widget import engines
-
-    spare = engines.spare_workers(False)
-    try:
-        return _report(args)
-    finally:
-        engines.spare_workers(spare)
-
-
-def _report(args: argparse.Namespace) -> int:
+    """Fit a results file and write the report (:func:`bbt_widget.report.write`)."""
     import bbt_widget as bbt
-    from bbt_widget import engines
     from bbt_widget.core.options import resolve_interpretation
     from bbt_widget.core.validation import check_adapt_delta, check_max_treedepth
     from bbt_widget.engines.base import EngineError
@@ -74,10 +61,8 @@ def _report(args: argparse.Namespace) -> int:
     out = Path(args.output)
     check_output(out, args.output, REPORT_FORMATS)
     check_model(args)  # before any work: the prior's range, the iterations
-    # the fit's worker and the chart renderer start now, and load while this process imports
-    # and reads the data
+    # the chart renderer starts now, and loads while this process imports and reads the data
     models = stan_models(args)
-    engines.prestart(models, args.engine)  # type: ignore[arg-type]
     prestart_renderer()
     given = read_results(args.results, args.sep, args.decimal)
     df = results_without_group(given, args)  # the group column is no algorithm's scores
@@ -211,8 +196,8 @@ def stan_models(args: argparse.Namespace) -> tuple[str, ...]:
 
 
 def compile_models(models: tuple[str, ...], engine: str, progress: Progress) -> None:
-    """Compile the models the report needs and the cache lacks, all before the first fit:
-    at once when the machine has a core free for each, the progress line says which."""
+    """Compile the models the report needs and the cache lacks, all before the first fit,
+    one after the other; the progress line says which."""
     from bbt_widget import engines
 
     missing = engines.models_to_compile(models, engine)  # type: ignore[arg-type]
@@ -220,13 +205,8 @@ def compile_models(models: tuple[str, ...], engine: str, progress: Progress) -> 
         return
     if len(missing) == 1:
         label = f"compiling the Stan model {missing[0]}"
-    elif engines.compiles_in_parallel(len(missing)):
-        label = f"compiling the Stan models {' and '.join(missing)} in parallel"
     else:
-        label = (
-            f"compiling the Stan models {', then '.join(missing)}, one after the other "
-            "(the machine's cores are busy)"
-        )
+        label = f"compiling the Stan models {', then '.join(missing)}"
     engines.compile_models(
         tuple(missing),
         engine,
@@ -237,18 +217,15 @@ def compile_models(models: tuple[str, ...], engine: str, progress: Progress) -> 
 
 def get_ready(models: tuple[str, ...], engine: str, methods: list[str] | None = None) -> None:
     """Once the input is checked, start what the report will wait for, so that it gets
-    ready while the command fits (which waits on Stan's processes): the Stan worker of each
-    model the report samples (:func:`bbt_widget.engines.prestart`), the chart renderer
+    ready while the command fits (which waits on Stan's processes): the chart renderer
     (:func:`~bbt_widget.outputs.export.prestart_renderer`), and, in a thread, the imports of
     the report writer and of the other ``methods`` (Altair, SciPy's statistics: slow imports,
     which overlap the fit this way). The command's own imports of these modules then wait
     for the thread's to end; an import that fails there fails again, with its error, where
     the command imports the module.
     """
-    from bbt_widget import engines
     from bbt_widget.outputs.export import prestart_renderer
 
-    engines.prestart(models, engine)  # type: ignore[arg-type]
     prestart_renderer()
     modules = ["bbt_widget.outputs.report._render", "bbt_widget.outputs.report._sections"]
     for method in methods or ():

@@ -21,9 +21,11 @@ from pathlib import Path
 _VALUE = 8
 #: Values per draw besides the per-algorithm and per-pair outputs: sigma, nu, 7 sampler columns.
 _SCALARS = 10
-#: Copies of the draws at the peak: the engine reads them in (PyStan: a chain at a time,
-#: cmdstanpy: all at once) and the checks make transient ones (the measured peaks are on the
-#: documentation's performance page, "Size guards"; ``tests/stan/test_faults.py`` checks it).
+#: Copies of the draws at the peak in the fitting process: the draws themselves (a Stan
+#: engine's child process saves them in C order, read once into the final arrays) and the
+#: transient ones the checks make, such as the PPC's int32 copy of ``win1_rep`` (the measured
+#: peaks are on the documentation's performance page, "Size guards";
+#: ``tests/stan/test_faults.py`` checks it). The Stan child's own peak is not counted.
 _ENGINE_COPIES = 1.5
 #: Memory of the process besides the draws (Python, numpy, pandas, ArviZ imported: ~190 MB).
 _BASE = 200 * 2**20

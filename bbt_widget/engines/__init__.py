@@ -10,25 +10,22 @@ with cmdstanpy (CmdStan) or PyStan.
 ``_numpy.NumpyEngine``) for every model, Davidson's included; the engine used is
 ``Draws.engine``. Each engine is a class that implements :class:`~.base.Engine`
 (``_numpy.NumpyEngine``, ``_cmdstan.CmdStanEngine``, ``_pystan.PyStanEngine``);
-:func:`get` returns the one instance per name, which keeps its worker processes between fits.
-The functions here check the model, the data and the settings (:class:`~.base.SamplerSettings`)
-and hand them to that instance. Models are compiled once
-per machine into a user cache directory (``$BBT_WIDGET_CACHE`` overrides it; it must be private:
-see ``_cache.check_private``) and reused. Set ``BBT_WIDGET_VERBOSE=1`` (or pass ``verbose=True``)
+:func:`get` returns the one instance per name. The functions here check the model, the data
+and the settings (:class:`~.base.SamplerSettings`) and hand them to that instance. The Stan
+engines run each job in a killable child process through cmdstanpy's or PyStan's public API
+(:mod:`._child`); models are compiled once per machine into a user cache directory
+(``$BBT_WIDGET_CACHE`` overrides it; it must be private: see ``_cache.check_tree``) and
+reused. Set ``BBT_WIDGET_VERBOSE=1`` (or pass ``verbose=True``)
 to see the compiler's and Stan's output; by default the engines are silent.
 """
 
 from __future__ import annotations
 
 import importlib
-import math
 import os
 import threading
 import time
-import warnings
 from collections.abc import Mapping
-from concurrent.futures import ThreadPoolExecutor
-from concurrent.futures import TimeoutError as FutureTimeout
 from typing import Any
 
 from ..core.draws import Draws, ModelName, ProgressCallback, SamplerSettings
@@ -59,18 +56,15 @@ __all__ = [
     "available_engines",
     "compile_model",
     "compile_models",
-    "compiles_in_parallel",
     "get",
     "iterations",
     "laplace",
     "models_to_compile",
     "prepare_data",
-    "prestart",
     "program_hash",
     "resolve_engine",
     "sample",
     "shutdown",
-    "spare_workers",
     "stan_engine",
     "stan_program",
     "stop_all",
@@ -99,16 +93,14 @@ _CLASSES = {
 }
 _instances: dict[str, Engine] = {}
 _instances_lock = threading.Lock()
-#: What :func:`spare_workers` set, for the engines made from now on.
-_spare_workers = True
 
 
 def get(name: str) -> Engine:
     """The engine called ``name`` (``"numpy"``, ``"cmdstanpy"`` or ``"pystan"``, not ``"auto"``: see
     :func:`resolve_engine`), whether or not it can run here.
 
-    One instance per name and process, so that its worker processes and caches serve every
-    fit. Cheap: nothing is compiled or started, and cmdstanpy is not imported.
+    One instance per name and process. Cheap: nothing is compiled or started, and cmdstanpy
+    is not imported.
 
     Raises
     ------
@@ -123,15 +115,12 @@ def get(name: str) -> Engine:
         if engine is None:
             module, cls = _CLASSES[name]
             engine = _instances[name] = getattr(importlib.import_module(module, __name__), cls)()
-            engine.spare_workers = _spare_workers
         return engine
 
 
 def available_engines() -> list[str]:
-    """Engines that can run here: ``"numpy"`` and those of ``["cmdstanpy", "pystan"]`` found.
-
-    Cheap (no compilation, and no cmdstanpy import when no CmdStan installation is around).
-    """
+    """Engines that can run here: ``"numpy"`` and those of ``["cmdstanpy", "pystan"]`` found
+    (nothing is compiled)."""
     return [name for name in ENGINES if get(name).available()]
 
 
@@ -164,40 +153,26 @@ def resolve_engine(engine: str = DEFAULT_ENGINE, model: str | None = None) -> En
 
         raise EngineError(refusal(model))
     if not get(engine).available():
-        raise EngineError(_broken(engine) or _FIXES[engine])
+        raise EngineError(_FIXES[engine])
     return engine
 
 
 def stan_engine() -> EngineName:
     """The Stan engine that what needs Stan (the Laplace approximation, the widget's
-    background check) runs on here: cmdstanpy when a working CmdStan installation is found,
-    else PyStan (with a warning when CmdStan was found but does not work).
+    background check) runs on here: cmdstanpy when cmdstanpy finds a CmdStan installation,
+    else PyStan.
 
     Raises
     ------
     EngineError
         When no Stan engine can run here; the message says what to install.
     """
-    name = _first_available()
+    name = next((name for name in STAN_ENGINES if get(name).available()), None)
     if name is None:
         raise EngineError(
             "this needs a Stan engine, and none can run here. " + " ".join(_FIXES.values())
         )
-    skipped = _broken(STAN_ENGINES[0]) if name != STAN_ENGINES[0] else None
-    if skipped:
-        warnings.warn(f"{skipped} Using {name}.", RuntimeWarning, stacklevel=4)
     return name
-
-
-def _first_available() -> EngineName | None:
-    """The first Stan engine that can run here (None: none can)."""
-    return next((name for name in STAN_ENGINES if get(name).available()), None)
-
-
-def _broken(engine: str) -> str | None:
-    """Why the engine's installation, found here, does not work (None: none found, or it
-    works)."""
-    return get(engine).problem()
 
 
 def iterations(
@@ -233,51 +208,11 @@ def compile_model(
     """Compile ``model`` for ``engine`` into the cache unless it is there (then a fast no-op).
 
     Reports ``("compiling", nan)`` about once a second while a compile runs. Useful to warm up
-    ahead of the first fit: compiling takes up to a minute, once per machine; this also starts
-    the engine's worker process for the first fit (with PyStan, with the model loaded; with
-    CmdStan, an interpreter's start-up), so the fit does not wait for it.
+    ahead of the first fit: compiling takes up to a minute, once per machine.
     """
     check_model(model)
     chosen = get(resolve_engine(engine, model))
-    path, _ = chosen.compile(model, progress=progress, verbose=_verbose(verbose))
-    chosen.keep_warm(path)
-
-
-def prestart(models: tuple[ModelName, ...], engine: str = "auto") -> None:
-    """Start now the worker processes that coming fits of ``models`` will take, for those
-    already compiled, so that their start-up (an interpreter, numpy and, with PyStan, the
-    model: a few tenths of a second in a fresh process) overlaps with the caller's own work,
-    e.g. reading and checking the data. :func:`bbt_widget.fit` and the ``bbt-widget``
-    command call it first.
-
-    Best effort and silent: it never compiles, never warns and never raises (the fit that
-    follows reports any problem); a worker started for a fit that does not come is killed
-    with the interpreter, as the idle workers are.
-    """
-    try:
-        for model in models:
-            check_model(model)
-            name = resolve_engine(engine, model) if engine == "auto" else engine
-            if name not in ENGINES:
-                continue
-            chosen = get(name)
-            if not chosen.available():
-                continue
-            path = chosen.compiled(model)
-            if path is not None:
-                chosen.prestart(path)
-    except Exception:  # the fit that follows reports it
-        pass
-
-
-def _free_cores() -> float:
-    """Cores not busy with other work (the 1-minute load average; all of them where the
-    system gives no load average)."""
-    cores = os.cpu_count() or 1
-    try:
-        return cores - os.getloadavg()[0]
-    except (AttributeError, OSError):  # Windows
-        return float(cores)
+    chosen.compile(model, progress=progress, verbose=_verbose(verbose))
 
 
 def models_to_compile(models: tuple[ModelName, ...], engine: str = "auto") -> list[ModelName]:
@@ -297,13 +232,6 @@ def models_to_compile(models: tuple[ModelName, ...], engine: str = "auto") -> li
     ]
 
 
-def compiles_in_parallel(count: int) -> bool:
-    """Whether :func:`compile_models` compiles ``count`` models at once: when the machine has
-    a free core for each (else one after the other, so that a busy machine is not
-    oversubscribed further)."""
-    return count > 1 and _free_cores() >= count
-
-
 def compile_models(
     models: tuple[ModelName, ...] = ("bbt", "davidson"),
     engine: str = "auto",
@@ -311,77 +239,37 @@ def compile_models(
     progress: ProgressCallback | None = None,
     verbose: bool | None = None,
 ) -> None:
-    """Compile several models into the cache (each a fast no-op when cached), e.g. to warm up.
-
-    They compile in parallel when :func:`compiles_in_parallel` (faster than one after the
-    other on two free cores: ``benchmarks/bench_cold.py``), else one after the other.
-    ``progress("compiling", nan)`` is called from this thread about once a second while they
-    compile.
-    """
+    """Compile several models into the cache (each a fast no-op when cached), e.g. to warm up,
+    one after the other; ``progress("compiling", nan)`` is called from this thread about once
+    a second while they compile."""
     for model in models:
         check_model(model)
         resolve_engine(engine, model)
-    if not compiles_in_parallel(len(models)):
-        for model in models:
-            compile_model(model, engine, progress, verbose=verbose)
-        return
-    pool = ThreadPoolExecutor(len(models), thread_name_prefix="bbt-widget-compile")
-    try:
-        futures = [pool.submit(compile_model, m, engine, verbose=verbose) for m in models]
-        for future in futures:
-            while True:
-                if progress is not None:
-                    progress("compiling", math.nan)
-                try:
-                    future.result(timeout=1.0)
-                    break
-                except FutureTimeout:
-                    pass
-    finally:
-        # after an error or Ctrl-C, not waiting here for the other compile: it goes on for
-        # the next call, or stop_all() ends it
-        pool.shutdown(wait=False, cancel_futures=True)
-
-
-def spare_workers(enabled: bool) -> bool:
-    """Whether the end of a fit starts worker processes for the next fits (on by default:
-    a notebook, a widget or a loop of fits fits again, and its next fit then starts on a
-    loaded model); returns the setting it replaces. A program that makes its fits and
-    exits, such as ``bbt-widget report``, turns it off: those processes would take CPU from
-    the rest of its work and be killed unused at its exit. Workers started by
-    :func:`prestart` are still started and taken.
-    """
-    global _spare_workers
-    with _instances_lock:
-        before, _spare_workers = _spare_workers, bool(enabled)
-        for engine in _instances.values():
-            engine.spare_workers = _spare_workers
-    return before
+    for model in models:
+        compile_model(model, engine, progress, verbose=verbose)
 
 
 def shutdown() -> None:
-    """Stop the idle worker processes the engines keep ready (restarted when needed).
-
-    They also end with the interpreter; this is for callers that want no child process left,
-    e.g. a widget being closed.
-    """
+    """Stop what the engines keep between fits (none of the engines here keeps a process:
+    each Stan job runs in a child of its own). For callers that want nothing left behind, e.g.
+    a widget being closed."""
     with _instances_lock:
-        started = list(_instances.values())  # an engine not made yet has no worker
+        started = list(_instances.values())  # an engine not made yet keeps nothing
     for engine in started:
         engine.shutdown()
 
 
 def stop_all(timeout: float = 10.0) -> None:
-    """Kill every process the engines started (compiles, fits, idle workers) and wait up to
-    ``timeout`` seconds for their temporary folders to be removed.
+    """Kill every process the engines started (compiles and fits); ``timeout`` is kept for
+    callers and unused (the kill waits for each process).
 
     For a program ending on a signal (the ``bbt-widget`` command on SIGINT or SIGTERM); the
     same runs at interpreter exit. A compile killed here starts afresh on the next fit.
     """
-    from ._cache import stop_builds
+    from ._child import stop_all as stop_children
 
     shutdown()
-    stop_builds(timeout)
+    stop_children()
 
 
 def _ready(
@@ -497,16 +385,19 @@ def laplace(
 ) -> Draws:
     """Draws from the Laplace approximation of the posterior of ``"bbt"`` or ``"davidson"``.
 
-    The normal approximation at the posterior mode on Stan's unconstrained scale, with the
-    Jacobian of the constraints, mapped back to the model's parameters (CmdStan's ``laplace``
-    method). It takes milliseconds where NUTS takes a second, and its P(a > b) intervals are
-    close to a full fit's on real data (``benchmarks/bench_laplace.py``), which is what the
-    widget's previews use it for; it has no sampler diagnostics.
+    The normal approximation at the posterior mode, mapped back to the model's parameters. A
+    Stan engine's is on Stan's unconstrained scale, with the Jacobian of the constraints
+    (CmdStan's ``laplace`` method), in a child process; the numpy engine's is on its own
+    scale (``log sigma`` and the abilities), in milliseconds in this process: the widget's
+    previews use it. Its P(a > b) intervals are close to a full fit's on real data
+    (``benchmarks/bench_laplace.py``); it has no sampler diagnostics.
 
     Parameters
     ----------
-    model, data, engine, seed, progress, cancel, verbose
+    model, data, seed, progress, cancel, verbose
         As for :func:`sample`.
+    engine
+        As for :func:`sample`, but ``"auto"`` is a Stan engine (:func:`stan_engine`).
     draws
         Number of approximate draws.
 
@@ -531,7 +422,7 @@ def laplace(
         raise ValueError(f"the Laplace approximation is for 'bbt' and 'davidson', not {model!r}")
     draws = check_count(draws, "draws")
     seed = None if seed is None else check_seed(seed)
-    if engine == "auto":  # the numpy engine has no Laplace method: Stan's
+    if engine == "auto":  # Stan's, the reference (the numpy engine's is asked for by name)
         engine = stan_engine()
     stan_data, chosen = _ready(model, data, engine, cancel)
     result = chosen.laplace(

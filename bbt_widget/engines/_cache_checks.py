@@ -13,7 +13,7 @@ another user could have put in the cache or swapped in on the way to it:
   (``/tmp``): otherwise whoever may write one could rename the cache folder in it and put
   another in its place. From the root down, folders and files must belong to this user or
   root and be writable by no one else, sticky or not (anyone may add files to a sticky
-  folder). The caller loads the file :func:`walk` opened (see :mod:`._cache_loaded`).
+  folder). With every folder on the way private, what was checked is what a child loads.
 
 A no-op on Windows, where permissions are access lists (:func:`supported`).
 """

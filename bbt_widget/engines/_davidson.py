@@ -371,7 +371,12 @@ def _run(
         report["acceptance"] = run.acceptance
     if progress is not None:
         progress("sampling", 1.0)
-    kept = kept.transpose(1, 0, 2)
+    return outputs(ties, kept.transpose(1, 0, 2), rng)
+
+
+def outputs(ties: Ties, kept: Array, rng: np.random.Generator) -> dict[str, Array]:
+    """``sigma``, ``beta``, ``nu`` and the generated quantities of the draws ``kept`` of
+    ``theta``, shaped (chains, draws, dim), as ``stan/davidson.stan`` writes them."""
     sigma = np.exp(kept[..., 0])
     # the abilities' mean: Normal(0, sigma) given sigma, whatever the data
     mean = sigma * rng.standard_normal(sigma.shape) / np.sqrt(ties.design.n_alg)

@@ -129,6 +129,35 @@ def find_mode(design: Design, start: Array) -> tuple[Array, Array] | None:
     return theta, negative_hessian
 
 
+def start_clear_of_the_funnel(design: Design) -> Array:
+    """A start for :func:`find_mode` with no sampler's draws to start from (the Laplace
+    approximation): ``log sigma = 0`` and the abilities at their mode given it.
+
+    Why: from the origin, where the abilities are 0 and the data pull on nothing, the joint
+    Newton steps shrink ``sigma`` (the normal prior's ``-n log sigma``) into the funnel of the
+    hierarchical prior, where no interior mode is found. Given ``sigma`` the log posterior is
+    concave in the abilities, so Newton's method (with step halving) finds their mode.
+    """
+    theta = np.zeros(design.n_alg + 1)
+    value = float(log_posterior(design, theta[:1], theta[None, 1:])[0])
+    for _ in range(_MAX_NEWTON):
+        gradient, hessian = _gradient_hessian(design, theta)
+        step = np.linalg.solve(-hessian[1:, 1:], gradient[1:])
+        if float(gradient[1:] @ step) < _DECREMENT_TOLERANCE:
+            break
+        for _halving in range(40):
+            trial = theta.copy()
+            trial[1:] += step
+            new = float(log_posterior(design, trial[:1], trial[None, 1:])[0])
+            if np.isfinite(new) and new >= value - 1e-12:
+                break
+            step *= 0.5
+        else:
+            break
+        theta, value = trial, new
+    return theta
+
+
 @dataclass(frozen=True)
 class Proposal:
     """The normal proposal: mean ``mode``, covariance ``(U diag(values) U')^-1`` with

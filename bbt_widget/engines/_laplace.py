@@ -1,24 +1,23 @@
-"""Laplace approximation of a BBT posterior from an httpstan-compiled model (numpy only).
+"""Laplace approximation of a BBT posterior from a compiled Stan model's log density (numpy only).
 
-Used by the PyStan worker (``_pystan_worker.py`` imports it from beside itself, so this module
-must not import ``bbt_widget``) for the widget's previews: the normal approximation at the
-posterior mode on Stan's unconstrained scale, with the Jacobian of the constraining transforms
-included (what CmdStan's ``laplace`` method does), mapped back through the model's own
-``write_array``. On the paper's data and the 16 x 132 PMLB table it is about as close to a full
-NUTS fit as a short NUTS run of 300 draws (closer HDIs, means up to 0.008 off), at a fraction of
-the cost (``benchmarks/bench_laplace.py``).
+Used by the PyStan child (``_pystan_child.py`` imports it from beside itself, so this module
+must not import ``bbt_widget``) for ``engines.laplace(engine="pystan")``: the normal
+approximation at the posterior mode on Stan's unconstrained scale, with the Jacobian of the
+constraining transforms included (what CmdStan's ``laplace`` method does), mapped back through
+the model's own ``write_array``. On the paper's data and the 16 x 132 PMLB table it is about as
+close to a full NUTS fit as a short NUTS run of 300 draws (closer HDIs, means up to 0.008 off)
+(``benchmarks/bench_laplace.py``). Its :func:`replicate` also serves the numpy engine's
+Davidson sampler.
 
-It calls only the public functions of the model module httpstan compiles
-(``constrained_param_names``, ``log_prob``, ``log_prob_grad``, ``write_array``), which PyStan's
-own ``Model`` methods wrap, with the data as numpy arrays (:func:`stan_arrays`). Each call
-converts the data for Stan again; a faster path through httpstan's private helper for that
-conversion was dropped so that an httpstan release can change its internals without breaking
-the previews. BridgeStan (log density and gradient from a Stan program) would need its own
-download and compile of the model; CmdStan's ``laplace`` method is what the CmdStan engine
-uses, but PyStan users have no CmdStan. ``benchmarks/bench_laplace.py`` times the previews.
+The ``module`` it takes offers ``constrained_param_names``, ``log_prob``, ``log_prob_grad``
+and ``write_array``; the child adapts PyStan's public ``Model`` methods (``log_prob``,
+``grad_log_prob``, ``constrain_pars``) to them, with the data as numpy arrays
+(:func:`stan_arrays`). Each of those calls is a request to PyStan's model server, some
+hundreds per approximation: the widget's previews use the numpy engine's approximation
+instead (:meth:`._numpy.NumpyEngine.laplace`, milliseconds in the calling process).
 
 Stan's autodiff must run on a process's main thread (its stack is thread-local and only set up
-there): call these functions from the worker's main thread, never from a thread pool.
+there): call these functions from the child's main thread, never from a thread pool.
 """
 
 from __future__ import annotations
@@ -36,22 +35,6 @@ GRADIENT_TOLERANCE = 1e-6
 #: a vector with a multiplier, so its unconstrained size equals its constrained size, which
 #: counts the unconstrained coordinates from Stan's column names.
 PARAMETERS = {"bbt": ("sigma", "beta_rot"), "davidson": ("sigma", "beta_rot", "nu")}
-
-
-def warm_up() -> None:
-    """Run the numpy routines of :func:`approximate` once on tiny inputs.
-
-    Their first use in a process costs more than the approximation's own work on small data
-    (importing ``numpy.random``, LAPACK's first call), so a fresh worker's first approximation
-    would be the slowest. The worker calls this before it
-    reports ``ready``, so that a preview, which runs beside a fit's chains, does not pay it.
-    """
-    rng = np.random.default_rng(0)
-    factor = np.linalg.cholesky(np.eye(2))
-    np.linalg.solve(factor.T, rng.standard_normal((2, 1)))
-    rng.binomial(np.array([2, 3]), np.array([0.5, 0.5]))
-    rng.multinomial(np.array([2]), np.array([[0.2, 0.3, 0.5]]))
-    np.logaddexp.reduce(np.logaddexp(0.0, np.zeros((1, 3))), axis=-1)
 
 
 class LaplaceError(RuntimeError):

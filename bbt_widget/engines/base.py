@@ -2,9 +2,8 @@
 
 An engine turns (model name, Stan data, :class:`SamplerSettings`) into posterior draws.
 Everything statistical downstream (summaries, PPC, diagnostics) reads only :class:`Draws`, so
-the engines are interchangeable and tested for agreement. Each engine is a class that owns its
-worker processes, caches and tuning constants; ``bbt_widget.engines.get(name)`` returns the one
-instance per name, so that its workers serve every fit of the process.
+the engines are interchangeable and tested for agreement. Each engine is a class;
+``bbt_widget.engines.get(name)`` returns the one instance per name.
 """
 
 from __future__ import annotations
@@ -35,9 +34,6 @@ class Engine(Protocol):
 
     #: ``"cmdstanpy"`` or ``"pystan"``: the name ``engine=`` takes and ``Draws.engine`` holds.
     name: str
-    #: Whether the end of a fit starts worker processes for the next fits (True unless
-    #: :func:`bbt_widget.engines.spare_workers` turned it off).
-    spare_workers: bool
 
     def available(self) -> bool:
         """Whether the engine can run here (cheap: nothing is compiled or started)."""
@@ -65,14 +61,6 @@ class Engine(Protocol):
 
     def compiled(self, model: ModelName) -> Path | None:
         """The cached compiled program of ``model``, or None (nothing is built)."""
-        ...
-
-    def keep_warm(self, compiled: Path) -> None:
-        """Have the worker processes for the next fits of ``compiled`` ready (best effort)."""
-        ...
-
-    def prestart(self, compiled: Path) -> None:
-        """Start the one worker a coming fit of ``compiled`` will take (best effort)."""
         ...
 
     def sample(
@@ -103,5 +91,5 @@ class Engine(Protocol):
         ...
 
     def shutdown(self) -> None:
-        """Stop the idle worker processes (the next fit starts what it needs)."""
+        """Stop what the engine keeps between fits (the next fit starts what it needs)."""
         ...

@@ -11,9 +11,9 @@ method layer above (the lab, the baselines) runs its fits through it.
 Executors
 ---------
 ``executor=None``
-    All local cores: one thread per core, each driving one fit through the engine's own
-    worker processes (the threads only wait on them; the sampling runs in the engine's
-    subprocesses, which are killed on cancellation).
+    All local cores: one thread per core, each driving one fit (a Stan engine's runs in a
+    child process of its own, which the thread only waits on and which is killed on
+    cancellation; the numpy engine's runs in the thread).
 ``executor=<dask.distributed.Client>`` (or a scheduler address such as ``"tcp://host:8786"``)
     One Dask task per fit. Each worker compiles the Stan program once into its own cache (the
     first task there pays for it); only the win tables travel to the workers, and results come

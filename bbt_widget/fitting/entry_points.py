@@ -145,8 +145,6 @@ def fit(
         max_treedepth=max_treedepth,
         seed=seed,
     )
-    # the sampler's worker process starts now and loads while the data are read and checked
-    engines.prestart((model,), engine)
     job = prepare_fit(
         data,
         dataset=dataset,
@@ -214,7 +212,8 @@ def fit_laplace(
 
     The same data, win table, model and checks as :func:`fit`; instead of NUTS, ``draws``
     draws from the normal approximation at the posterior mode (:func:`bbt_widget.engines.
-    laplace`), in a fraction of the time. The widget shows it as a preview until the full fit lands.
+    laplace`; a Stan engine's), in a fraction of the time. The widget's previews show the
+    numpy engine's approximation instead (``prepare_fit(...).laplace(engine="numpy")``).
     Sampler settings in ``settings`` (chains, iterations, adapt_delta, max_treedepth) are
     accepted and ignored. The result's ``settings["method"]`` is ``"laplace"`` and its
     ``diagnostics()`` has no sampler to judge (see :meth:`BBTResult.diagnostics`).

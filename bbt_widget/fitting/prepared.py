@@ -285,8 +285,11 @@ class PreparedFit:
         draws: int = 1000,
         progress: ProgressCallback | None = None,
         cancel: threading.Event | None = None,
+        engine: str | None = None,
     ) -> BBTResult:
-        """The Laplace approximation (what :func:`fit_laplace` returns).
+        """The Laplace approximation (what :func:`fit_laplace` returns); ``engine``, the one
+        that approximates, is by default the fit's (a Stan engine, for a fit on the numpy
+        engine: :func:`bbt_widget.engines.laplace` with ``engine="auto"``).
 
         Raises
         ------
@@ -296,11 +299,12 @@ class PreparedFit:
         if self.grouping is not None:
             raise ValueError(GROUP_LAPLACE_REFUSAL)
         draws = check_count(draws, "draws")
+        if engine is None:
+            engine = "auto" if self.engine == "numpy" else self.engine
         approximation = engines.laplace(
             self.model,
             self.stan_data,
-            # the numpy engine's exact fit needs no approximation; Stan's has one
-            engine="auto" if self.engine == "numpy" else self.engine,
+            engine=engine,
             draws=draws,
             seed=self.settings.seed,
             progress=progress,

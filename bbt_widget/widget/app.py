@@ -96,15 +96,16 @@ if not (_STATIC / "widget.js").is_file():  # pragma: no cover - only in an unbui
 
 def _warm_while_open(model: str, engine: str) -> None:
     """:func:`warm_model` for a widget's background thread: when every widget was closed
-    while it compiled, the idle workers it started are stopped again (close() must leave no
-    process behind, and it does not wait for a compile of up to a minute)."""
+    while it compiled, :func:`bbt_widget.engines.shutdown` runs as the last close() would
+    have (close() does not wait for a compile of up to a minute)."""
     warm_model(model, engine)
     if not _OPEN:
         engines.shutdown()
 
 
 #: The widgets of this process not yet closed (weakly: a widget dropped without close()
-#: leaves by itself); the last one to close stops the engine's shared idle workers.
+#: leaves by itself); the last one to close calls :func:`bbt_widget.engines.shutdown`, which
+#: releases what an engine keeps between fits (the engines here keep no process).
 _OPEN: weakref.WeakSet[BBTWidget] = weakref.WeakSet()
 
 #: The widget's background runners (attribute names), closed by ``close()``: the background
@@ -490,9 +491,9 @@ class BBTWidget(anywidget.AnyWidget):
         return self._fits.wait(timeout)
 
     def close(self) -> None:
-        """Cancel the running fits and sweep, drop the cached fits and close the widget; the
-        last open widget also stops the engines' idle workers (shared by every fit in this
-        process: while another widget is open they stay ready). :attr:`result` stays readable.
+        """Cancel the running fits and sweep (a Stan fit's child process is killed), drop the
+        cached fits and close the widget; the last open widget also calls
+        :func:`bbt_widget.engines.shutdown`. :attr:`result` stays readable.
         """
         runners = [r for r in (getattr(self, name, None) for name in _RUNNERS) if r is not None]
         for runner in runners:  # all at once: a fit must not run on while others are awaited
@@ -500,8 +501,8 @@ class BBTWidget(anywidget.AnyWidget):
         for runner in runners:
             runner.close(timeout=5.0)
         _OPEN.discard(self)
-        # after the runners (a running fit has released its worker); not for a widget whose
-        # constructor refused its arguments (it never opened: the workers stay warm)
+        # after the runners (their fits have ended); not for a widget whose constructor
+        # refused its arguments (it never opened, and other widgets may be open)
         if self._opened and not _OPEN:
             engines.shutdown()
         if self._opened:
@@ -582,8 +583,8 @@ class BBTWidget(anywidget.AnyWidget):
         self._robustness.update_influence()
 
     def _warm_other_model(self) -> None:
-        """After the first fit, compile (and with PyStan, load) the other Stan model in the
-        background, so that switching to or from Davidson later waits for no compile."""
+        """After the first fit, compile the other Stan model in the background, so that
+        switching to or from Davidson later waits for no compile."""
         if self._warm_thread is not None:
             return
         other = "bbt" if self.ties == "davidson" else "davidson"

@@ -186,7 +186,10 @@ class FitRequests:
     ) -> Fitted:
         # On the preview runner's thread, beside the full fit's. No job.warn(): the data's
         # warnings are the full fit's to report, a preview repeating them would say all twice.
-        preview = self.prepared(kwargs).laplace(draws=draws, progress=progress, cancel=cancel)
+        # The numpy engine's approximation, whatever the full fit's engine: milliseconds in
+        # this process, where a Stan engine's starts a process (and PyStan's model server).
+        job = self.prepared(kwargs)
+        preview = job.laplace(draws=draws, progress=progress, cancel=cancel, engine="numpy")
         return Fitted.prepare(preview, preview=True)
 
     def prepared(self, settings: Mapping[str, Any]) -> PreparedFit:

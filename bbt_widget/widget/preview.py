@@ -4,15 +4,15 @@ lands.
 When a control needs a new fit, :class:`bbt_widget.BBTWidget` starts two fits of the same
 settings at once, from one :func:`bbt_widget.fitting.prepare_fit` of them (the data read and
 the wins counted once): this preview (the Laplace approximation at the posterior mode,
-:meth:`~bbt_widget.fitting.PreparedFit.laplace`, computed by an engine worker that has the
-model loaded) and the full one (the widget's sampler settings, exactly what ``bbt_widget.fit``
-runs).
-The approximation is cheap next to the fit (one core, no chains), so the full fit does not
-wait for it; a short NUTS run as the preview would make the full fit wait for its chains
-(``benchmarks/bench_widget.py``). On real data it is about
-as accurate as a short NUTS run (one chain per core, 150 warm-up iterations and 150 draws),
-with closer HDIs and slightly further means, at a fraction of the cost:
-``benchmarks/bench_laplace.py``; the widget's latencies: ``benchmarks/bench_widget.py``.
+:meth:`~bbt_widget.fitting.PreparedFit.laplace`, by the numpy engine whatever the full fit's
+engine: milliseconds in this process, where a Stan engine's approximation starts a process
+and loads the model) and the full one (the widget's sampler settings, exactly what
+``bbt_widget.fit`` runs). Only a Stan engine's fits get a preview: the numpy engine's exact
+fit takes about what the preview would. The approximation is cheap next to the fit (one
+core, no chains), so the full fit does not wait for it; a short NUTS run as the preview would
+make the full fit wait for its chains (``benchmarks/bench_widget.py``). Its accuracy against
+a full fit: ``benchmarks/bench_laplace.py``; the widget's latencies:
+``benchmarks/bench_widget.py``.
 
 A preview is marked as such everywhere it is shown (the diagnostics badge and the decisions in
 the front end), is never cached as a result and never reaches ``BBTWidget.result``, the
@@ -35,7 +35,7 @@ __all__ = [
 ]
 
 #: Draws of a preview's Laplace approximation (benchmarks/bench_laplace.py: about as close to the
-#: fit as a short NUTS run's 300 draws; each costs a call into the model).
+#: fit as a short NUTS run's 300 draws).
 PREVIEW_DRAWS = 400
 
 

@@ -14,6 +14,7 @@ from hostile import fit_hostile, hostile_results
 
 import bbt_widget as bbt
 from bbt_widget import engines
+from bbt_widget.engines import _child
 
 
 @pytest.fixture(scope="session")
@@ -61,7 +62,7 @@ def shared() -> Iterator[Path]:
 
 @pytest.fixture(scope="module")
 def good_build() -> Path:
-    """The folder of a complete PyStan build of the bbt model (in the default cache)."""
+    """httpstan's folder of a complete PyStan build of the bbt model (in the default cache)."""
     if "pystan" not in engines.available_engines():
         pytest.skip("PyStan is not available here")
     module, _ = engines.get("pystan").compile("bbt")
@@ -80,3 +81,17 @@ def fake_cmdstan_home(tmp_path, monkeypatch) -> Path:
     stanc.chmod(0o755)
     monkeypatch.setenv("CMDSTAN", str(home))
     return home
+
+
+@pytest.fixture
+def no_child(monkeypatch) -> list[str]:
+    """Records every Stan child process a test would start, and starts none: a fit refused by
+    the cache checks starts nothing (no compile, no load)."""
+    calls: list[str] = []
+
+    def run(script: str, *args, **kwargs):
+        calls.append(script)
+        raise AssertionError(f"{script} was started")
+
+    monkeypatch.setattr(_child, "run", run)
+    return calls

@@ -1,9 +1,8 @@
 """A model cache on a file system mounted ``noexec``.
 
-The kernel refuses to map a module or run an executable from such a mount, which looked like
-a broken build: the fit deleted the cached model, rebuilt it (over a minute) and then blamed
-the compiler. The cache's mount is now checked before anything is built, loaded or removed,
-and the error names the mount and the fix (``BBT_WIDGET_CACHE`` on another file system).
+The kernel refuses to map a module or run an executable from such a mount, which looks like
+a broken build. The cache's mount is checked before anything is built or loaded, and the error
+names the mount and the fix (``BBT_WIDGET_CACHE`` on another file system).
 """
 
 from __future__ import annotations
@@ -35,32 +34,16 @@ def _fake_noexec(monkeypatch, mount: Path) -> None:
     monkeypatch.setattr(os, "statvfs", statvfs)
 
 
-def test_a_noexec_cache_is_refused_before_any_build(tmp_path, monkeypatch):
-    root = tmp_path / "cache"
-    target = root / "pystan" / "bbt-1234"
-    monkeypatch.setenv("BBT_WIDGET_CACHE", str(root))
+def test_a_noexec_cache_is_refused_before_any_build(tmp_path, monkeypatch, no_child):
+    monkeypatch.setenv("BBT_WIDGET_CACHE", str(tmp_path / "cache"))
     _fake_noexec(monkeypatch, tmp_path)
-    built = []
-    with pytest.raises(_cache.NoExecCacheError) as info:
-        _cache.ensure_built(target, lambda t: t.is_dir(), built.append)
-    assert not built, "a build started on a noexec mount"
-    message = str(info.value)
-    assert "noexec" in message and str(tmp_path) in message, message
-    assert "BBT_WIDGET_CACHE" in message, message
-
-
-def test_a_cached_model_on_a_noexec_mount_is_not_deleted(tmp_path, monkeypatch):
-    root = tmp_path / "cache"
-    target = root / "pystan" / "bbt-1234"
-    _cache.make_private_dirs(target)
-    (target / "model.so").write_bytes(b"compiled")
-    monkeypatch.setenv("BBT_WIDGET_CACHE", str(root))
-    _fake_noexec(monkeypatch, tmp_path)
-    with pytest.raises(_cache.NoExecCacheError):
-        _cache.discard(target)
-    assert (target / "model.so").read_bytes() == b"compiled"
-    with pytest.raises(_cache.NoExecCacheError):
-        _cache.ensure_built(target, lambda t: True, lambda t: None)
+    for engine in ("pystan", "cmdstanpy"):
+        with pytest.raises(_cache.NoExecCacheError) as info:
+            engines.get(engine).compile("bbt")
+        message = str(info.value)
+        assert "noexec" in message and str(tmp_path) in message, message
+        assert "BBT_WIDGET_CACHE" in message, message
+    assert no_child == [], "a build started on a noexec mount"
 
 
 def test_an_exec_mount_passes(tmp_path, monkeypatch):
@@ -93,8 +76,8 @@ def test_a_fit_from_a_real_noexec_cache_keeps_the_model(noexec_mount, good_build
     """A PyStan fit whose cache holds a good build on a real noexec mount: refused at once,
     naming the mount, and the build is kept."""
     root = noexec_mount / "cache"
-    _cache.make_private_dirs(root / "pystan")
-    kept = root / "pystan" / good_build.name
+    kept = root / "stan" / good_build.relative_to(engines._pystan._folder())
+    _cache.make_private_dirs(kept.parent)
     shutil.copytree(good_build, kept)
     kept.chmod(0o700)
     files = sorted(p.name for p in kept.iterdir())

@@ -61,19 +61,9 @@ def team_cache(shared: Path, monkeypatch) -> Path:
     return root
 
 
-@pytest.fixture
-def copy_build(good_build: Path, monkeypatch) -> list[Path]:
-    """Builds in this test copy ``good_build`` instead of compiling for a minute (so that
-    code that wrongly builds or loads finishes quickly, and the test fails at its assert)."""
-    calls: list[Path] = []
-
-    def build(model: str, scratch: Path, *, verbose: bool) -> None:
-        calls.append(scratch)
-        for item in good_build.iterdir():
-            shutil.copy2(item, scratch / item.name)
-
-    monkeypatch.setattr(engines.get("pystan"), "_build", build)
-    return calls
+def _pystan_model_folder(root: Path, name: str = "planted") -> Path:
+    """Where httpstan keeps a compiled model in the cache ``root`` (its layout)."""
+    return root / "stan" / "httpstan" / "4.13.0" / "models" / name
 
 
 def _planted_module(folder: Path, marker: Path) -> Path:
@@ -116,38 +106,47 @@ def _refuses_and_names(engine: str, folder: Path, marker: Path, *words: str) -> 
 # ----------------------------------------------------------------------------- PyStan modules
 
 
-@pytest.mark.stan
-def test_a_module_planted_in_a_shared_cache_is_never_loaded(shared, team_cache, copy_build):
+def _pystan_or_skip() -> None:
+    if "pystan" not in engines.available_engines():
+        pytest.skip("PyStan is not available here")
+
+
+def test_a_module_planted_in_a_shared_cache_is_never_loaded(shared, team_cache, no_child):
     _needs_second_user()
+    _pystan_or_skip()
     marker = shared / "marker"
     library = _planted_module(shared, marker)
-    target = engines.get("pystan")._target("bbt")
-    # the other user creates the model's folder and puts the module there, as the engine names it
+    folder = _pystan_model_folder(team_cache)
+    # the other user creates httpstan's folder of a model and puts a module there
     as_nobody(
         'mkdir -p "$1" && cp "$2" "$1/stan_services_model_planted$3"',
-        str(target),
+        str(folder),
         str(library),
         EXTENSION_SUFFIXES[0],
     )
-    assert target.stat().st_uid != 0
+    assert folder.stat().st_uid != 0
     _refuses_and_names("pystan", team_cache, marker, "writable by", f"chmod 700 {team_cache}")
     # following that advice: the cache root is private now, but the model's folders are still
     # the other user's, and are named with the fix
     team_cache.chmod(0o700)
-    _refuses_and_names("pystan", team_cache / "pystan", marker, "belongs to nobody", "rm -rf")
-    assert copy_build == []  # neither built nor loaded
+    _refuses_and_names("pystan", team_cache / "stan", marker, "belongs to nobody", "rm -rf")
+    assert no_child == []  # neither built nor loaded
 
 
-@pytest.mark.stan
-def test_a_module_file_of_another_user_is_never_loaded(tmp_path, monkeypatch, copy_build):
+def test_a_module_file_of_another_user_is_never_loaded(tmp_path, monkeypatch, no_child):
     """A private chain of folders, but the module itself is not ours: refused too."""
     _needs_second_user()
+    _pystan_or_skip()
     monkeypatch.setenv("BBT_WIDGET_CACHE", str(tmp_path / "cache"))
-    module, _ = engines.get("pystan").compile("bbt")
+    folder = _pystan_model_folder(tmp_path / "cache")
+    _cache.make_private_dirs(folder)
     marker = tmp_path / "marker"
+    module = folder / f"stan_services_model_planted{EXTENSION_SUFFIXES[0]}"
     os.replace(_planted_module(tmp_path, marker), module)
+    module.chmod(0o755)
     os.chown(module, 65534, 65534)  # as if another user had replaced it
     _refuses_and_names("pystan", module, marker, "belongs to nobody")
+    assert no_child == []
 
 
 @pytest.mark.parametrize(
@@ -162,77 +161,84 @@ def test_a_module_file_of_another_user_is_never_loaded(tmp_path, monkeypatch, co
     ],
 )
 def test_a_folder_or_module_others_can_write_is_refused(
-    tmp_path, monkeypatch, copy_build, where, mode, words
+    tmp_path, monkeypatch, no_child, where, mode, words
 ):
+    _pystan_or_skip()
     monkeypatch.setenv("BBT_WIDGET_CACHE", str(tmp_path / "cache"))
-    module, _ = engines.get("pystan").compile("bbt")  # a build of our own, in a private cache
-    chain = {"root": tmp_path / "cache", "engine": tmp_path / "cache" / "pystan"}
-    chain |= {"model": module.parent, "module": module}
+    folder = _pystan_model_folder(tmp_path / "cache")
+    _cache.make_private_dirs(folder)
+    module = folder / f"stan_services_model_x{EXTENSION_SUFFIXES[0]}"
+    module.write_bytes(b"\x7fELF")
+    module.chmod(0o644)
+    chain = {"root": tmp_path / "cache", "engine": tmp_path / "cache" / "stan"}
+    chain |= {"model": folder, "module": module}
     chain[where].chmod(mode)
-    with pytest.raises(EngineError) as info:
-        engines.get("pystan").compile("bbt")
-    message = str(info.value)
-    assert f"{chain[where]} " in message and "BBT_WIDGET_CACHE" in message, message
-    for word in words:
-        assert word in message, message
-    assert len(copy_build) == 1  # the first compile only
+    for attempt in (lambda: engines.get("pystan").compile("bbt"), lambda: _fit("pystan")):
+        with pytest.raises(EngineError) as info:
+            attempt()
+        message = str(info.value)
+        assert f"{chain[where]} " in message and "BBT_WIDGET_CACHE" in message, message
+        for word in words:
+            assert word in message, message
+    assert no_child == []
 
 
-def test_cache_folders_are_private_whatever_the_umask(tmp_path, monkeypatch):
-    """Under ``umask 000`` the folders (new parents included) are 0700, and a build's files,
-    which a compiler writes with the umask's mode, are not writable by others."""
+def test_cache_folders_are_private_whatever_the_umask(tmp_path, monkeypatch, no_child):
+    """Under ``umask 000`` the folders the engines make (new parents included) are 0700;
+    the children that compile into them set their own umask (077)."""
     root = tmp_path / "new" / "cache"
     monkeypatch.setenv("BBT_WIDGET_CACHE", str(root))
-    target = root / "pystan" / "model-1234"
-
-    def build(scratch: Path) -> None:
-        (scratch / "module.so").write_bytes(b"\x7fELF")
-        (scratch / "module.so").chmod(0o777)  # as a linker writes it under umask 000
-
     old = os.umask(0)
     try:
-        _cache.ensure_built(target, lambda t: (t / "module.so").exists(), build)
+        env = engines.get("pystan")._env()
     finally:
         os.umask(old)
-    for folder in (tmp_path / "new", root, root / "pystan", target):
+    assert env["XDG_CACHE_HOME"] == str(root / "stan")
+    for folder in (tmp_path / "new", root, root / "stan"):
         assert stat.S_IMODE(folder.stat().st_mode) == 0o700, folder
-    assert stat.S_IMODE((target / "module.so").stat().st_mode) & 0o022 == 0
-    lock = root / "pystan" / "model-1234.lock"
-    assert stat.S_IMODE(lock.stat().st_mode) & 0o077 == 0
-    _cache.check_private(target / "module.so")  # our own build passes
+    for child in ("_pystan_child.py", "_cmdstan_child.py"):
+        source = (Path(_cache.__file__).parent / child).read_text()
+        assert "os.umask(0o077)" in source, child
 
 
 # ----------------------------------------------------------------------------- CmdStan
 
 
 def test_a_cmdstan_executable_planted_in_a_shared_cache_is_never_run(
-    shared, team_cache, fake_cmdstan_home
+    shared, team_cache, fake_cmdstan_home, no_child
 ):
     _needs_second_user()
     marker = shared / "marker"
-    target = engines.get("cmdstanpy")._target("bbt")
+    exe = engines.get("cmdstanpy")._stan_file("bbt").with_suffix("")
     as_nobody(
-        'mkdir -p "$1" && printf "#!/bin/sh\\necho planted code ran > %s\\n" "$2" > "$1/bbt" '
-        '&& chmod 755 "$1/bbt"',
-        str(target),
+        'mkdir -p "$1" && printf "#!/bin/sh\\necho planted code ran > %s\\n" "$2" > "$3" '
+        '&& chmod 755 "$3" && touch "$3.stan"',
+        str(exe.parent),
         str(marker),
+        str(exe),
     )
     _refuses_and_names("cmdstanpy", team_cache, marker, "writable by all users", "chmod 700")
     team_cache.chmod(0o700)
     _refuses_and_names("cmdstanpy", team_cache / "cmdstan", marker, "belongs to nobody")
+    assert no_child == []
 
 
-def test_a_cmdstan_executable_others_can_write_is_refused(tmp_path, monkeypatch):
-    """The check the engine applies to its executable, on one that its group may write."""
+def test_a_cmdstan_executable_others_can_write_is_refused(
+    tmp_path, monkeypatch, fake_cmdstan_home, no_child
+):
+    """A CmdStan executable of the cache that its group may write is never run."""
     monkeypatch.setenv("BBT_WIDGET_CACHE", str(tmp_path / "cache"))
-    exe = tmp_path / "cache" / "cmdstan" / "bbt-1234" / "bbt"
-    _cache.make_private_dirs(exe.parent)
+    stan_file = engines.get("cmdstanpy")._stan_file("bbt")
+    _cache.make_private_dirs(stan_file.parent)
+    stan_file.write_text("// the program\n")
+    exe = stan_file.with_suffix("")
     exe.write_text("#!/bin/sh\n")
     exe.chmod(0o775)
     with pytest.raises(_cache.UnsafeCacheError, match=f"file {exe} is writable by its group"):
-        _cache.check_private(exe)
+        _fit("cmdstanpy")
+    assert no_child == []
     exe.chmod(0o755)
-    _cache.check_private(exe)
+    _cache.check_tree(stan_file.parent)
 
 
 # ----------------------------------------------------------------------------- chart specs

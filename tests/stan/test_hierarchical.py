@@ -242,5 +242,4 @@ def test_pairs_cancel_stops_every_fit():
             iter_sampling=20000,
             **LAYOUT,
         )
-    engines.shutdown()
     assert test_batch._pystan_workers() == []

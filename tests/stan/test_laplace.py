@@ -1,20 +1,17 @@
-"""The Laplace approximation (issue 10's previews): engine, core and accuracy, with real Stan.
+"""A Stan engine's Laplace approximation (``fit_laplace``; the widget's previews use the numpy
+engine's, ``tests/unit/test_numpy_laplace.py``): engine, core and accuracy, with real Stan.
 
-``engines.laplace`` runs in a PyStan worker; the in-process tests call ``_laplace`` on the
-compiled extension module from pytest's main thread (Stan's autodiff needs a main thread).
+``engines.laplace`` runs in a PyStan child process (through PyStan's ``log_prob``); the
+in-process tests call ``_laplace`` on the compiled extension module from pytest's main thread
+(Stan's autodiff needs a main thread).
 """
 
 from __future__ import annotations
 
 import json
 import math
-import os
-import re
-import subprocess
-import sys
 import tempfile
 import threading
-import time
 import warnings
 from importlib.util import module_from_spec, spec_from_file_location
 from pathlib import Path
@@ -28,7 +25,7 @@ from scipy.stats import binom, multinomial
 import bbt_widget as bbt
 from bbt_widget import engines
 from bbt_widget.core.audit import DataWarning
-from bbt_widget.engines import EngineError, FitCancelled, _laplace, _pystan
+from bbt_widget.engines import EngineError, FitCancelled, _laplace
 from bbt_widget.fitting import fit_laplace
 
 pytestmark = pytest.mark.stan
@@ -52,7 +49,8 @@ def _stan_data(results: pd.DataFrame, ties: str) -> tuple[str, dict[str, Any]]:
 
 def _loaded(model: str) -> Any:
     """The compiled httpstan extension module of ``model``, loaded in this process."""
-    path, _ = engines.get("pystan").compile(model)
+    folder, _ = engines.get("pystan").compile(model)
+    path = next(p for p in folder.iterdir() if p.suffix == ".so")
     spec = spec_from_file_location("stan_services", str(path))
     module = module_from_spec(spec)
     spec.loader.exec_module(module)
@@ -176,20 +174,6 @@ def test_the_data_as_arrays_give_the_same_draws(pystan_models: None, pmlb16: pd.
     np.testing.assert_array_equal(plain[1], with_arrays[1])
 
 
-def test_the_engines_use_no_private_name_of_httpstan() -> None:
-    """Only httpstan's public functions: a private helper (``httpstan.utils._split_data``,
-    once replaced to convert the data once) may change in any httpstan release."""
-    folder = Path(_laplace.__file__).parent
-    private = re.compile(r"httpstan(\.\w+)*\._\w+|\b_split_data\b")
-    found = [
-        f"{path.name}:{number}: {line.strip()}"
-        for path in sorted(folder.glob("*.py"))
-        for number, line in enumerate(path.read_text().splitlines(), 1)
-        if private.search(line)
-    ]
-    assert not found, found
-
-
 #: Prior settings where the first Newton search (from the origin) fell into the funnel of
 #: the hierarchical prior: (results fixture, ties, hyper-prior, scale).
 FUNNEL_SETTINGS = [
@@ -252,92 +236,6 @@ def test_the_mode_search_reports_a_posterior_without_a_mode() -> None:
         _laplace.find_mode(Unbounded(), {}, 3)
 
 
-def test_approximations_one_after_another_are_served_by_one_kept_worker(
-    pystan_models: None, base: pd.DataFrame, monkeypatch: pytest.MonkeyPatch
-) -> None:
-    """Issue 10 (a burst of control changes in the widget, e.g. a key held on a slider): each
-    approximation took an idle worker and ended it, so in a loop every one from the fourth on
-    started a process (a tenth of a second of CPU), and in a burst of changes 0.1 s apart the
-    widget showed a preview for 2 of 12. Now the worker that approximated is kept for the
-    next approximation, which gives the same draws as a fresh worker would."""
-    model, data = _stan_data(base, "spread")
-    started: list[int] = []
-    real_init = _pystan._Worker.__init__
-
-    def counted(self: Any, module: Path) -> None:
-        real_init(self, module)
-        started.append(self.proc.pid)
-
-    engines.shutdown()
-    monkeypatch.setattr(_pystan._Worker, "__init__", counted)
-    # no delayed top-up within the test
-    monkeypatch.setattr(engines.get("pystan"), "TOP_UP_DELAY", 60.0)
-    try:
-        first = engines.laplace(model, data, engine="pystan", draws=60, seed=1)
-        (kept,) = engines.get("pystan")._laplace_workers.values()
-        for seed in range(2, 8):
-            engines.laplace(model, data, engine="pystan", draws=60, seed=seed)
-        again = engines.laplace(model, data, engine="pystan", draws=60, seed=1)
-        assert list(engines.get("pystan")._laplace_workers.values()) == [kept]
-        assert kept.requests == 8 and kept.proc.poll() is None
-        # the kept worker, and the one idle worker started at once after the first (for a fit)
-        assert len(started) == 2, started
-        assert kept in engines.get("pystan").idle_workers()
-        for name, values in first.params.items():
-            np.testing.assert_array_equal(again.params[name], values)
-    finally:
-        engines.shutdown()
-    assert not engines.get("pystan")._laplace_workers and kept.proc.poll() is not None
-
-
-def test_the_kept_laplace_worker_counts_among_the_idle_workers(
-    pystan_models: None, base: pd.DataFrame, monkeypatch: pytest.MonkeyPatch
-) -> None:
-    """A model keeps IDLE_WORKERS processes in all, the kept Laplace worker among them (not
-    one more per model: each holds about 26 MB)."""
-    model, data = _stan_data(base, "spread")
-    monkeypatch.setattr(engines.get("pystan"), "TOP_UP_DELAY", 0.1)
-    engines.shutdown()
-    try:
-        engines.laplace(model, data, engine="pystan", draws=60, seed=1)
-        engines.sample(model, data, engine="pystan", seed=1, iter_warmup=100, iter_sampling=100)
-        time.sleep(1.5)  # the delayed top-up
-        assert len(engines.get("pystan")._laplace_workers) == 1
-        assert len(engines.get("pystan").idle_workers()) == engines.get("pystan").IDLE_WORKERS
-    finally:
-        engines.shutdown()
-
-
-def test_a_cancelled_approximation_keeps_its_worker_only_if_it_ends_soon(
-    pystan_models: None, base: pd.DataFrame
-) -> None:
-    """A cancelled approximation has LAPLACE_FINISH_WITHIN seconds to end: one that does
-    keeps its worker for the next (in a burst of changes the widget cancels each preview
-    when the next change comes); a long one is stopped, and the next starts on another."""
-    model, data = _stan_data(base, "spread")
-    engines.shutdown()
-    try:
-        engines.laplace(model, data, engine="pystan", draws=60, seed=1)
-        (kept,) = engines.get("pystan")._laplace_workers.values()
-        cancel = threading.Event()
-        threading.Timer(0.001, cancel.set).start()
-        with pytest.raises(FitCancelled):  # a few hundredths of a second: it ends, cancelled
-            engines.laplace(model, data, engine="pystan", draws=600, seed=2, cancel=cancel)
-        assert list(engines.get("pystan")._laplace_workers.values()) == [kept]
-        cancel = threading.Event()
-        threading.Timer(0.005, cancel.set).start()
-        started = time.perf_counter()
-        with pytest.raises(FitCancelled):  # seconds of work: stopped
-            engines.laplace(model, data, engine="pystan", draws=400_000, seed=2, cancel=cancel)
-        assert time.perf_counter() - started < engines.get("pystan").LAPLACE_FINISH_WITHIN + 1.0
-        kept.proc.wait(10)
-        assert not engines.get("pystan")._laplace_workers
-        again = engines.laplace(model, data, engine="pystan", draws=60, seed=1)
-        assert again.params["beta"].shape == (1, 60, 5)
-    finally:
-        engines.shutdown()
-
-
 def test_cancel_before_it_starts_and_bad_arguments(pystan_models: None, base: pd.DataFrame):
     model, data = _stan_data(base, "spread")
     cancel = threading.Event()
@@ -390,78 +288,3 @@ def test_fit_laplace_checks_and_warns_like_fit(pystan_models: None, two_groups: 
         warnings.simplefilter("always")
         fit_laplace(two_groups, dataset="db", draws=10)
     assert any(issubclass(w.category, DataWarning) for w in seen)  # missing results
-
-
-@pytest.mark.skipif(not Path("/proc/self/maps").exists(), reason="reads the worker's /proc maps")
-def test_an_idle_worker_has_numpys_random_loaded_before_it_reports_ready(pystan_models):
-    """Issue 10 (bench_widget): a fresh worker's first approximation paid numpy's first-use
-    costs (importing numpy.random, LAPACK's first call): 28 ms of CPU on the 16 x 132 table
-    instead of 18, taken from the full fit's chains that a preview runs beside. The worker now
-    pays them while it waits for a request (``_laplace.warm_up`` before ``ready``)."""
-    module, _ = engines.get("pystan").compile("bbt")
-    worker = _pystan._Worker(module)
-    try:
-        received = b""
-        while b"\n" not in received:
-            chunk = os.read(worker.status_fd, 4096)
-            assert chunk, f"the worker ended before it was ready: {worker.output()}"
-            received += chunk
-        assert received.split(b"\n")[0] == b"ready"
-        maps = Path(f"/proc/{worker.proc.pid}/maps").read_text()
-        assert "numpy/random/_generator" in maps
-    finally:
-        worker.close()
-
-
-def test_warm_up_runs_in_a_fresh_interpreter_without_bbt_widget():
-    """``warm_up`` runs where the worker runs it: beside the worker script, with numpy only."""
-    script = (
-        "import sys; sys.path.insert(0, sys.argv[1]); import _laplace; _laplace.warm_up(); "
-        "assert 'bbt_widget' not in sys.modules and 'numpy.random' in sys.modules"
-    )
-    engines_dir = Path(_laplace.__file__).parent
-    subprocess.run([sys.executable, "-c", script, str(engines_dir)], check=True, timeout=60)
-
-
-def test_a_worker_skips_the_interpreters_teardown_once_its_outputs_are_written(
-    pystan_models, base: pd.DataFrame, tmp_path: Path
-):
-    """Issue 10 (bench_widget): a worker that had served its request returned through the
-    interpreter's teardown (freeing numpy, httpstan and the model: ~25 ms of CPU). A preview's
-    worker exits while its full fit's chains run, so that CPU was theirs. It now ends with
-    ``os._exit`` once its outputs are written and its status sent: an ``atexit`` hook (from a
-    ``sitecustomize`` on its path) never runs, and its outputs are complete."""
-    model, data = _stan_data(base, "spread")
-    module, _ = engines.get("pystan").compile(model)
-    site = tmp_path / "site"
-    site.mkdir()
-    marker = tmp_path / "teardown-ran"
-    (site / "sitecustomize.py").write_text(
-        f"import atexit, pathlib\natexit.register(pathlib.Path({str(marker)!r}).touch)\n"
-    )
-    out_dir = tmp_path / "out"
-    out_dir.mkdir()
-    request = {"out_dir": str(out_dir), "method": "laplace", "model": model, "data": data}
-    request.update(draws=50, seed=3)
-    request_path = tmp_path / "request.json"
-    request_path.write_text(json.dumps(request))
-    read_fd, write_fd = os.pipe()
-    env = {**os.environ, "PYTHONPATH": str(site)}
-    worker = subprocess.Popen(
-        [sys.executable, str(_pystan._WORKER_SCRIPT), str(module), str(write_fd)],
-        stdin=subprocess.PIPE,
-        pass_fds=(write_fd,),
-        env=env,
-    )
-    os.close(write_fd)
-    try:
-        worker.stdin.write(f"{request_path}\n".encode())
-        worker.stdin.close()
-        assert worker.wait(timeout=60) == 0
-        with os.fdopen(read_fd, "rb") as status:
-            assert status.read().split() == [b"ready", b"done"]
-    finally:
-        worker.kill()
-    assert np.load(out_dir / "laplace.npy").shape[0] == 50
-    assert "names" in json.loads((out_dir / "laplace.json").read_text())
-    assert not marker.exists(), "the worker ran the interpreter's teardown"

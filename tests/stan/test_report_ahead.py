@@ -1,15 +1,10 @@
 """What the report runs beside its BBT fit and what a one-shot command leaves out: a side
 fit (``outputs.report._side_fits.SideFit``) gives its result to the call that asks for what it was
 started with; the report reads its results once, starts its Plackett-Luce fit before the
-BBT fit and takes it afterwards; without spare workers (``engines.spare_workers(False)``, as
-``bbt-widget report`` sets) a fit's end starts no worker process."""
+BBT fit and takes it afterwards."""
 
 from __future__ import annotations
 
-import json
-import os
-import subprocess
-import sys
 from pathlib import Path
 
 import numpy as np
@@ -153,38 +148,6 @@ def test_a_column_of_unhashable_cells_the_fits_do_not_read_is_no_error(base, tmp
         iter_sampling=200,
     )
     assert "## Ranking models" in out.read_text()
-
-
-def test_without_spare_workers_a_fit_starts_no_worker(tmp_path):
-    """By default a fit's end starts an idle worker for the next fit; with
-    ``spare_workers(False)`` none (the command exits after its fits)."""
-    if "pystan" not in engines.available_engines():
-        pytest.skip("PyStan is not available here")
-    code = (
-        "import json, sys, time\n"
-        "from bbt_widget import engines\n"
-        "engines.spare_workers(sys.argv[1] == 'on')\n"
-        f"data = {_DATA!r}\n"
-        "engines.sample('bbt', data, engine='pystan', seed=1, chains=2, iter_warmup=100,\n"
-        "               iter_sampling=100)\n"
-        "time.sleep(1.0)  # after the top-up delay\n"
-        "print(json.dumps(len(engines.get('pystan').idle_workers())))\n"
-    )
-
-    def idle(switch: str) -> int:
-        out = subprocess.run(
-            [sys.executable, "-c", code, switch],
-            capture_output=True,
-            text=True,
-            timeout=600,
-            cwd=REPO,
-            env=dict(os.environ),
-        )
-        assert out.returncode == 0, out.stderr
-        return json.loads(out.stdout.strip().splitlines()[-1])
-
-    assert idle("on") >= 1
-    assert idle("off") == 0
 
 
 def _body(path: Path) -> str:

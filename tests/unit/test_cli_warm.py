@@ -1,12 +1,11 @@
 """What ``bbt-widget report`` gets ready before it needs it: the models it will sample are
-compiled at once (in parallel when cores are free, and the progress line says so), the chart
+compiled first (the progress line names them), the chart
 renderer is started ahead of time (same charts), and jsonschema is imported without its slow
 IRI checks, which no Vega-Lite schema uses."""
 
 from __future__ import annotations
 
 import io
-import os
 import re
 import subprocess
 import sys
@@ -18,47 +17,38 @@ import pytest
 from bbt_widget import cli, engines
 
 
-@pytest.mark.parametrize("free_cores, overlapped", [(2.0, True), (0.5, False)])
-def test_models_missing_from_the_cache_compile_at_once_and_the_line_says_how(
-    tmp_path, monkeypatch, free_cores, overlapped
-):
+def test_models_missing_from_the_cache_compile_first_and_the_line_names_them(tmp_path, monkeypatch):
     """Two models missing from the cache (what a command that samples two Stan programs
-    compiles) are compiled before the first fit: together when two cores are free, else
-    one after the other, and the progress line names them and says which (a stand-in build
-    records when it runs: no compiler needed)."""
-    pystan = engines.get("pystan")
+    compiles) are compiled before the first fit, one after the other, and the progress line
+    names them (a stand-in for the compiling child records the builds: no compiler needed)."""
+    from bbt_widget.engines import _child, _pystan
 
     if "pystan" not in engines.available_engines():
         pytest.skip("PyStan is not available here")
     monkeypatch.setenv("BBT_WIDGET_CACHE", str(tmp_path / "cache"))
-    monkeypatch.setattr(os, "cpu_count", lambda: 2)
-    monkeypatch.setattr(os, "getloadavg", lambda: (2.0 - free_cores, 0.0, 0.0))
-    monkeypatch.setattr(pystan, "keep_warm", lambda module: None)  # no worker for a fake
-    spans: dict[str, tuple[float, float]] = {}
+    built: list[str] = []
 
-    def build(model, scratch, *, verbose):
-        start = time.monotonic()
-        time.sleep(0.5)
-        (scratch / "stan_services_fake.so").write_bytes(b"")  # a "module" for is_built
-        spans[model] = (start, time.monotonic())
+    def run(script, request, **kwargs):
+        assert request["method"] == "build"
+        time.sleep(0.3)  # long enough for the progress line
+        folder = _pystan._folder() / "httpstan" / "v" / "models" / f"m{len(built)}"
+        folder.mkdir(parents=True)
+        built.append(request["program"])
+        return {}, str(folder)
 
-    monkeypatch.setattr(pystan, "_build", build)
+    monkeypatch.setattr(_child, "run", run)
     stream = io.StringIO()
     models = ("bbt", "davidson")
     cli._compile(models, "pystan", cli._Progress(stream))
-    (a0, a1), (b0, b1) = spans["bbt"], spans["davidson"]
-    assert (a0 < b1 and b0 < a1) == overlapped
+    assert built == [engines.stan_program("bbt"), engines.stan_program("davidson")]
     first = stream.getvalue().splitlines()[0]
-    if overlapped:
-        assert first.startswith("compiling the Stan models bbt and davidson in parallel")
-    else:
-        assert first.startswith("compiling the Stan models bbt, then davidson, one after")
+    assert first.startswith("compiling the Stan models bbt, then davidson"), first
     assert "(first run on this machine, then cached)" in first
     # compiled now: a second report compiles nothing and says nothing about it
     assert engines.models_to_compile(models, "pystan") == []
     quiet = io.StringIO()
     cli._compile(models, "pystan", cli._Progress(quiet))
-    assert quiet.getvalue() == ""
+    assert quiet.getvalue() == "" and len(built) == 2
 
 
 def test_vega_lite_schemas_use_no_iri_format():
@@ -209,27 +199,6 @@ def test_one_renderer_draws_several_batches_as_one_shot_renderers_do(monkeypatch
     for _ in range(2):
         with pytest.raises(export.ChartRenderError, match="no V8 today"):
             broken.render([spec], ["svg"])
-
-
-def test_the_report_command_turns_spare_workers_off_while_it_runs_only(tmp_path, base, monkeypatch):
-    """The command leaves no spare Stan worker after its fits, and gives the setting back:
-    fits that follow ``cli.main`` in the same Python process keep theirs."""
-    import bbt_widget as bbt
-
-    results = tmp_path / "base.csv"
-    base.to_csv(results, index=False)
-    seen = []
-
-    def fit(*args, **kwargs):
-        seen.append(engines.get("pystan").spare_workers)
-        raise engines.EngineError("stop here")
-
-    monkeypatch.setattr(bbt, "fit", fit)
-    args = ["report", str(results), "-o", str(tmp_path / "r.md"), "-q", "--dataset", "db"]
-    assert cli.main(args) == cli.EXIT_ENGINE
-    assert seen == [False]
-    assert engines.get("pystan").spare_workers is True
-    assert engines.spare_workers(True) is True
 
 
 @pytest.mark.parametrize(

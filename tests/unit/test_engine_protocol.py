@@ -7,9 +7,11 @@ No Stan here: these tests build the engines and the settings but never compile o
 
 from __future__ import annotations
 
+import ast
 import dataclasses
 import inspect
 import typing
+from pathlib import Path
 
 import pytest
 
@@ -49,8 +51,7 @@ def test_each_engine_is_an_engine(name):
 @pytest.mark.parametrize("method", PROTOCOL_METHODS)
 def test_each_method_has_the_protocols_signature(name, method):
     """Same parameters, kinds and defaults as the protocol (an engine may give a default to
-    a parameter the protocol requires, and add optional parameters after them, as the PyStan
-    engine's ``keep_warm(compiled, count=None)``)."""
+    a parameter the protocol requires, and add optional parameters after them)."""
     promised = inspect.signature(getattr(Engine, method))
     actual = inspect.signature(getattr(CLASSES[name], method))
     expected = list(promised.parameters.values())
@@ -68,7 +69,7 @@ def test_each_method_has_the_protocols_signature(name, method):
     assert actual.return_annotation == promised.return_annotation
 
 
-def test_get_returns_one_instance_per_name_so_the_workers_persist():
+def test_get_returns_one_instance_per_name():
     assert engines.get("pystan") is engines.get("pystan")
     assert engines.get("cmdstanpy") is engines.get("cmdstanpy")
     assert engines.get("pystan") is not engines.get("cmdstanpy")
@@ -80,17 +81,30 @@ def test_get_names_the_valid_engines(bad):
         engines.get(bad)
 
 
-def test_the_workers_live_in_the_engine_not_in_its_module():
-    """No module-level pools: two engines hold their own idle workers and constants."""
-    for module in (_pystan, _cmdstan):
-        for pool in ("_idle", "_idle_lock", "_laplace_workers", "_active", "_top_ups"):
-            assert not hasattr(module, pool), f"{module.__name__}.{pool}"
-    for constant in ("IDLE_WORKERS", "TOP_UP_DELAY", "LAPLACE_FINISH_WITHIN", "COMPILE_ARGS"):
-        assert not hasattr(_pystan, constant) and hasattr(_pystan.PyStanEngine, constant)
-    one, other = _pystan.PyStanEngine(), _pystan.PyStanEngine()
-    assert one._idle is not other._idle and one._laplace_workers is not other._laplace_workers
-    one.TOP_UP_DELAY = 9.0  # tuned on one instance only
-    assert other.TOP_UP_DELAY == _pystan.PyStanEngine.TOP_UP_DELAY
+_IMPORTERS = {"import_module", "find_spec", "__import__"}
+
+
+def test_no_module_of_the_package_imports_httpstan():
+    """PyStan is reached through its public API only (``stan.build``, ``posterior.sample``):
+    no module of the package imports httpstan, whose internals change between releases."""
+    package = Path(engines.__file__).parent.parent
+    importers = []
+    for path in sorted(package.rglob("*.py")):
+        for node in ast.walk(ast.parse(path.read_text(encoding="utf-8"))):
+            names = []
+            if isinstance(node, ast.Import):
+                names = [alias.name for alias in node.names]
+            elif isinstance(node, ast.ImportFrom) and node.module:
+                names = [node.module]
+            elif isinstance(node, ast.Call) and node.args:  # import_module, find_spec
+                func = node.func
+                called = func.attr if isinstance(func, ast.Attribute) else getattr(func, "id", "")
+                first = node.args[0]
+                if called in _IMPORTERS and isinstance(first, ast.Constant):
+                    names = [str(first.value)]
+            if any(name.split(".")[0] == "httpstan" for name in names):
+                importers.append(str(path.relative_to(package)))
+    assert importers == []
 
 
 def test_shutdown_reaches_only_the_engines_made():

@@ -246,7 +246,6 @@ def test_fit_checks_groups_before_sampling(monkeypatch: pytest.MonkeyPatch) -> N
         raise AssertionError("sampled")
 
     monkeypatch.setattr(engines, "sample", no_fit)
-    monkeypatch.setattr(engines, "prestart", lambda *a, **k: None)
     with pytest.raises(ValueError, match=r"every data set is in one group \('all'\)"):
         bbt.fit(results().assign(family="all"), dataset="db", group="family")
 
@@ -306,7 +305,6 @@ def test_fit_warns_when_only_the_group_parameters_fail_to_converge(
         return Draws(params, sampler, "pystan")
 
     monkeypatch.setattr(engines, "sample", fake_sample)
-    monkeypatch.setattr(engines, "prestart", lambda *a, **k: None)
     with pytest.warns(bbt.DiagnosticsWarning, match="R-hat"):
         result = bbt.fit(results(), dataset="db", group="family", engine="pystan")
     assert isinstance(result, bbt.GroupedBBTResult)

@@ -121,7 +121,7 @@ def test_the_sdist_ships_the_bundle_and_builds_a_wheel_with_no_node(tmp_path: Pa
 # --- Stan is an extra -------------------------------------------------------------------------
 
 #: The packages of the ``stan`` extra: PyStan, the Stan engine that installs from PyPI.
-STAN_PACKAGES = {"pystan", "httpstan"}
+STAN_PACKAGES = {"pystan"}
 #: What every message about a missing PyStan tells the user to run.
 STAN_INSTALL = 'pip install "bbt-widget[stan]"'
 
@@ -130,14 +130,16 @@ def _name(requirement: str) -> str:
     return re.match(r"[A-Za-z0-9_.-]+", requirement).group(0).lower()
 
 
-def test_pystan_and_httpstan_are_an_extra_that_the_test_extra_installs_too() -> None:
-    """The default install needs neither (the numpy engine is the default); the README's test
+def test_pystan_is_an_extra_that_the_test_extra_installs_too() -> None:
+    """The default install needs neither PyStan nor httpstan (the numpy engine is the default),
+    and the package names httpstan nowhere (PyStan brings it); the README's test
     and docs commands (``pip install -e ".[test]"``, ``".[docs]"``) install them, so CI runs the
     real Stan tests and the notebooks' Davidson fits."""
     tomllib = pytest.importorskip("tomllib")  # Python 3.11+
     project = tomllib.loads((REPO / "pyproject.toml").read_text(encoding="utf-8"))["project"]
-    assert not {_name(r) for r in project["dependencies"]} & STAN_PACKAGES
+    assert not {_name(r) for r in project["dependencies"]} & (STAN_PACKAGES | {"httpstan"})
     extras = project["optional-dependencies"]
+    assert not [r for extra in extras.values() for r in extra if _name(r) == "httpstan"]
     assert {_name(r) for r in extras["stan"]} == STAN_PACKAGES
     # httpstan has no Windows build: the extra installs nothing there (CmdStan runs instead)
     assert all(r.endswith("; sys_platform != 'win32'") for r in extras["stan"])

@@ -103,7 +103,7 @@ def test_a_tie_under_either_rule_is_a_tie(paired):
 def test_bad_thresholds_are_refused_before_any_fit(value, error, match, monkeypatch):
     from bbt_widget import engines
 
-    monkeypatch.setattr(engines, "prestart", lambda *a: pytest.fail("engine started"))
+    monkeypatch.setattr(engines, "sample", lambda *a, **k: pytest.fail("engine started"))
     with pytest.raises(error, match=match):
         bbt.win_table(MEANS, dataset="db", tie_threshold=value)
     with pytest.raises(error, match=match):

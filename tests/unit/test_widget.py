@@ -201,8 +201,8 @@ def test_display_keywords_go_to_ipywidgets(base: pd.DataFrame) -> None:
 def test_a_refused_widget_leaves_nothing_behind(base: pd.DataFrame, monkeypatch) -> None:
     """A constructor's clear error came with a second traceback: ipywidgets' ``__del__``
     closed the half-made widget, whose ``close()`` failed (AttributeError, printed as
-    "Exception ignored") after stopping the engine's idle workers, which another user of the
-    engine keeps warm."""
+    "Exception ignored") after calling ``engines.shutdown``, which is for the last open
+    widget to call."""
     import gc
     import sys
 
@@ -497,9 +497,6 @@ def test_fit_controls_refit_and_going_back_is_cached(widget: BBTWidget) -> None:
 def test_rapid_changes_end_on_the_last_settings(widget: BBTWidget) -> None:
     """Slider dragged through many values: one or two fits run, the last value is shown;
     the stale previews are cancelled too, and the final state equals a direct ``fit``."""
-    cmdstan = engines.get("cmdstanpy")
-    pystan = engines.get("pystan")
-
     w = widget
     stats, preview_stats = w.fit_stats, dict(w._preview_runner.stats)
     earlier = _child_pids()  # e.g. helpers that earlier tests' libraries keep running
@@ -519,14 +516,11 @@ def test_rapid_changes_end_on_the_last_settings(widget: BBTWidget) -> None:
     assert not w._preview_runner.busy and not w._runner.busy
     direct = bbt.fit(bbt.datasets.load_base(), dataset="db", seed=7, d_min=1.1, draws="fixed")
     pd.testing.assert_frame_equal(w.summary, direct.summary())
-    # cancelled samplers leave nothing behind: once idle, every process left is one of the
-    # engine's idle workers (kept ready for the next fits, at most IDLE_WORKERS per model)
-    time.sleep(0.5)
-    idle = {worker.proc.pid for worker in pystan.idle_workers()}
-    if cmdstan._idle is not None:  # where CmdStan is installed, the widget's engine
-        idle.add(cmdstan._idle.proc.pid)
-    assert all(len(ready) <= pystan.IDLE_WORKERS for ready in pystan._idle.values())
-    assert _child_pids() - earlier <= idle, (_child_pids() - earlier, idle)
+    # cancelled samplers leave nothing behind: once idle, no engine process is left
+    deadline = time.monotonic() + 5
+    while _child_pids() - earlier and time.monotonic() < deadline:
+        time.sleep(0.05)
+    assert not _child_pids() - earlier
     _restore(w)
 
 
@@ -557,68 +551,6 @@ def _pump_until(w: BBTWidget, condition, timeout: float, what: str) -> None:
         w._preview_runner.drain()
         w._runner.drain()
         time.sleep(0.005)
-
-
-@pytest.mark.stan
-def test_a_burst_of_changes_shows_previews_from_one_worker(
-    stan_widget: BBTWidget, monkeypatch: pytest.MonkeyPatch
-) -> None:
-    """Changes in a row (a key held on the d_min slider, a script's loop), each before the
-    full fit of the one before. Each preview took an engine worker and ended it, so from the
-    third change on every preview started a process (a tenth of a second of CPU, beside the
-    fits' chains) and often came after the next change. Now one kept worker serves the
-    previews one after another.
-
-    The full fits are held until the burst is over, so that none of them ends first and
-    takes the place of a preview (on a busy machine one could): every change then shows its
-    preview, and the next change comes as soon as it is shown."""
-    from bbt_widget.engines import _pystan
-
-    w = stan_widget
-    _restore(w)
-    w.local_rope = True
-    assert w.wait(FIT_TIMEOUT), w.error
-    assert w.wait_background(FIT_TIMEOUT)  # the ranking view of that fit is built
-    started_by: list[threading.Thread] = []
-    served_by: list[int] = []
-    pystan = engines.get("pystan")
-    real_init = _pystan._Worker.__init__
-    real_take = pystan._take_laplace_worker
-
-    def counted(self, module) -> None:
-        started_by.append(threading.current_thread())
-        real_init(self, module)
-
-    def taken(module):
-        worker, shutdowns = real_take(module)
-        served_by.append(worker.proc.pid)
-        return worker, shutdowns
-
-    def shows_preview_of(d_min: float) -> bool:
-        # (not "view_data changed": two d_min values may count the same wins and draw the same)
-        shown = w._preview
-        return w.preview and shown is not None and shown.result.settings["d_min"] == d_min
-
-    monkeypatch.setattr(_pystan._Worker, "__init__", counted)
-    monkeypatch.setattr(pystan, "_take_laplace_worker", taken)
-    _, release = _hold(monkeypatch, w._runner)
-    try:
-        for i in range(8):
-            d_min = round(0.31 + 0.02 * i, 2)
-            w.d_min = d_min
-            _pump_until(w, lambda d=d_min: shows_preview_of(d), FIT_TIMEOUT, f"preview {d_min}")
-        release.set()
-        assert w.wait(FIT_TIMEOUT), w.error
-        assert w.result.settings["d_min"] == 0.45
-        assert not w.preview
-        # one process served every preview; the previews' thread started none but, when no
-        # approximating worker was kept from earlier previews, the first one
-        assert len(served_by) == 8 and len(set(served_by)) == 1, served_by
-        previews = w._preview_runner._thread
-        assert sum(t is previews for t in started_by) <= 1, "the previews started workers"
-    finally:
-        release.set()
-        _restore(w)  # also after a failure: the next tests share this widget
 
 
 @pytest.mark.stan
@@ -995,7 +927,7 @@ def test_layout_keywords_are_keyword_only_as_for_fit(base: pd.DataFrame) -> None
 
 @pytest.fixture
 def no_other_open_widget(monkeypatch: pytest.MonkeyPatch) -> None:
-    """Count only the widgets this test opens: the last open one stops the shared idle workers,
+    """Count only the widgets this test opens: the last open one calls ``engines.shutdown``,
     and widgets of module-scoped fixtures stay open across tests."""
     import weakref
 
@@ -1005,44 +937,19 @@ def no_other_open_widget(monkeypatch: pytest.MonkeyPatch) -> None:
 
 
 @pytest.mark.stan
-def test_close_cancels_the_fit_drops_the_cache_and_stops_idle_workers(
+def test_close_cancels_the_fit_drops_the_cache_and_leaves_no_process(
     base: pd.DataFrame, no_other_open_widget: None, monkeypatch: pytest.MonkeyPatch
 ) -> None:
-    """``close()`` cancels the running fit, drops the fit cache and leaves no idle engine
-    worker process behind, also when the cancelled fit ends after ``close()`` has returned:
-    close() waits a few seconds at most, and on a busy machine a fit took longer to end; its
-    end then started new idle workers, which nothing stopped. Here the fit's end is held
-    until close() has returned."""
-    from bbt_widget.engines import _pystan
+    """``close()`` cancels the running fit (its child process is killed), drops the fit cache
+    and leaves no engine process behind; it tells the fit to stop before it waits for the
+    other runners."""
+    from bbt_widget.engines import _child
 
-    pystan = engines.get("pystan")
-
-    w = BBTWidget(base, dataset="db", seed=11, engine="pystan")
+    # no previews: the one child process running is then the full fit's
+    w = BBTWidget(base, dataset="db", seed=11, engine="pystan", previews=False)
     assert w.wait(FIT_TIMEOUT), (w.status_text, w.error)
     key = w._result_key
     assert w._runner.cached(key) is not None
-    # ready for the next preview and full fit: both start on a loaded model (one worker is
-    # started at once, the other TOP_UP_DELAY seconds later)
-    deadline = time.monotonic() + FIT_TIMEOUT
-    while len(pystan.idle_workers()) < pystan.IDLE_WORKERS and time.monotonic() < deadline:
-        time.sleep(0.05)
-    idle = pystan.idle_workers()
-    assert len(idle) >= pystan.IDLE_WORKERS, "a PyStan fit leaves idle workers ready"
-    sampling, closed = threading.Event(), threading.Event()
-    real_follow, real_ended = _pystan._follow, pystan._ended
-
-    def follow(*args: object, **kwargs: object) -> str:
-        if threading.current_thread() is w._runner._thread:
-            sampling.set()  # the full fit's worker has its request
-        return real_follow(*args, **kwargs)
-
-    def ended(module: Path) -> None:
-        if threading.current_thread() is w._runner._thread:
-            closed.wait(FIT_TIMEOUT)  # the full fit ends once close() has returned
-        real_ended(module)
-
-    monkeypatch.setattr(_pystan, "_follow", follow)
-    monkeypatch.setattr(pystan, "_ended", ended)
     # close() waits for each runner in turn (a few seconds at most each): the fit must be
     # told to stop before any of these waits, not run on (and finish) meanwhile
     fit_running_while_waiting: list[bool] = []
@@ -1055,66 +962,19 @@ def test_close_cancels_the_fit_drops_the_cache_and_stops_idle_workers(
 
         monkeypatch.setattr(runner, "close", close)
     w.ties = "add"  # a new fit, running when the widget is closed
-    assert sampling.wait(FIT_TIMEOUT), "the new fit did not start"
-    try:
-        w.close()
-    finally:
-        closed.set()
+    deadline = time.monotonic() + FIT_TIMEOUT
+    while not _child._live and time.monotonic() < deadline:
+        time.sleep(0.02)
+    assert _child._live, "the new fit did not start"
+    w.close()
     assert fit_running_while_waiting == [False, False]
     for runner in (w._runner, w._preview_runner):
         if runner._thread is not None:
             runner._thread.join(FIT_TIMEOUT)  # the cancelled fits end
     assert w._runner.stats["cancelled"] == 1 and not w._runner.busy
     assert w._runner.cached(key) is None
-    if w._warm_thread is not None:  # the other model's warm-up stops its workers when it ends
-        w._warm_thread.join(FIT_TIMEOUT)
-    assert not any(pystan._idle.values()) and not pystan._top_ups
-    assert all(worker.proc.poll() is not None for worker in idle)
+    assert not _child._live
     assert w.result is not None  # the last fit stays readable
-
-
-@pytest.mark.stan
-def test_a_warm_up_ending_after_the_last_close_leaves_no_worker(
-    base: pd.DataFrame, no_other_open_widget: None
-) -> None:
-    """The other model's background warm-up started idle workers even when it ended after
-    every widget was closed (on a fresh machine the compile takes a minute): close() left
-    processes behind. The warm-up now stops them when no widget is open."""
-    pystan = engines.get("pystan")
-    from bbt_widget.widget import app
-
-    w = BBTWidget(base, dataset="db", seed=11, engine="pystan", autostart=False)
-    w.close()
-    app._warm_while_open("davidson", "pystan")  # what the background thread runs
-    assert not any(pystan._idle.values())
-
-
-@pytest.mark.stan
-def test_closing_one_widget_keeps_the_idle_workers_of_another_open_one(
-    base: pd.DataFrame, no_other_open_widget: None
-) -> None:
-    """``close()`` stopped the engine's idle workers for the whole process, so a second open
-    widget lost its warm worker; only the last open widget stops them now."""
-    pystan = engines.get("pystan")
-
-    first = BBTWidget(base, dataset="db", seed=11, engine="pystan", autostart=False)
-    second = BBTWidget(base, dataset="db", seed=11, engine="pystan")
-    try:
-        assert second.wait(FIT_TIMEOUT), (second.status_text, second.error)
-        assert pystan._idle, "a PyStan fit leaves an idle worker ready for the next one"
-        idle = pystan.idle_workers()
-        first.close()
-        assert pystan.idle_workers() == idle
-        assert all(worker.proc.poll() is None for worker in idle)
-    finally:
-        first.close()
-        second.close()
-    # the other model's background warm-up may end after close(); it stops its workers then
-    for w in (first, second):
-        if w._warm_thread is not None:
-            w._warm_thread.join(FIT_TIMEOUT)
-    assert not any(pystan._idle.values())
-    assert all(worker.proc.poll() is not None for worker in idle)
 
 
 # ---------------------------------------------------------------------------- issue 8
@@ -1680,6 +1540,37 @@ def test_preview_settings_keep_the_model_and_drop_the_sampler() -> None:
     settings |= {"iter_warmup": 1000, "adapt_delta": 0.9, "max_treedepth": 12, "d_min": 0.4}
     preview = preview_settings(settings)
     assert preview == {"ties": "davidson", "seed": 3, "d_min": 0.4, "draws": PREVIEW_DRAWS}
+
+
+def test_a_preview_on_a_stan_engine_is_the_numpy_engines_approximation(
+    base: pd.DataFrame, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """A Stan engine's own approximation starts a child process (and PyStan's model server)
+    per call: tens of seconds on a loaded machine, so a preview came after the fit it was to
+    precede. The preview of a fit on a Stan engine is the numpy engine's approximation of the
+    same model, data and seed, in this process: no Stan process starts for it."""
+    if "pystan" not in engines.available_engines():
+        pytest.skip("PyStan is not installed here: no widget on a Stan engine")
+    from bbt_widget.engines import _child
+    from bbt_widget.widget.preview import preview_settings
+
+    def no_stan_process(*args: object, **kwargs: object) -> None:
+        raise AssertionError("a preview started a Stan process")
+
+    monkeypatch.setattr(_child, "run", no_stan_process)
+    w = BBTWidget(base, dataset="db", seed=7, engine="pystan", autostart=False)
+    try:
+        for ties in ("spread", "davidson"):
+            settings = w.fit_settings | {"ties": ties}
+            assert w._fits.needs_preview(settings)
+            fitted = w._fits.run_preview(**preview_settings(settings))
+            result = fitted.result
+            assert fitted.preview and result.engine == "numpy"
+            assert result.settings["method"] == "laplace" and result.settings["ties"] == ties
+            assert result.settings["seed"] == 7
+            assert result.draws.params["beta"].shape == (1, PREVIEW_DRAWS, 5)
+    finally:
+        w.close()
 
 
 @pytest.mark.stan
