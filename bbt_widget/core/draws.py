@@ -9,7 +9,7 @@ only :class:`Draws`, so the engines that fill them are interchangeable. Rounds o
 from __future__ import annotations
 
 import secrets
-from collections.abc import Callable, Iterator
+from collections.abc import Iterator
 from dataclasses import asdict, dataclass, field
 from typing import TYPE_CHECKING, Any, Literal, Protocol
 
@@ -24,6 +24,7 @@ from .options import (
     DEFAULT_MAX_TREEDEPTH,
     DEFAULT_SEED,
 )
+from .run_context import ProgressCallback as ProgressCallback
 from .validation import (
     check_adapt_delta,
     check_count,
@@ -39,10 +40,6 @@ if TYPE_CHECKING:  # the views dict's own methods return
 Array = npt.NDArray[Any]
 
 ModelName = Literal["bbt", "davidson", "bbt_groups"]
-
-#: ``progress(stage, fraction)``: stage is "compiling" or "sampling"; fraction in [0, 1]
-#: (``nan`` when unknown). Called from the engine's thread.
-ProgressCallback = Callable[[str, float], None]
 
 
 class Derivation(Protocol):

@@ -40,7 +40,7 @@ from ..core.options import (
 )
 from ..core.validation import check_count, check_seed
 from ._programs import check_model, prepare_data, program_hash, stan_program
-from .base import Engine, EngineError, FitCancelled
+from .base import Engine, EngineError, FitCancelled, RunContext
 
 __all__ = [
     "ENGINES",
@@ -212,7 +212,7 @@ def compile_model(
     """
     check_model(model)
     chosen = get(resolve_engine(engine, model))
-    chosen.compile(model, progress=progress, verbose=_verbose(verbose))
+    chosen.compile(model, context=RunContext(progress), verbose=_verbose(verbose))
 
 
 def models_to_compile(models: tuple[ModelName, ...], engine: str = "auto") -> list[ModelName]:
@@ -276,14 +276,13 @@ def _ready(
     model: ModelName,
     data: Mapping[str, Any],
     engine: str,
-    cancel: threading.Event | None,
+    context: RunContext,
 ) -> tuple[dict[str, Any], Engine]:
     """What every engine call checks after the settings: the data (converted for Stan) and
-    the engine; raises FitCancelled when ``cancel`` is already set."""
+    the engine; raises FitCancelled when the context's cancel is already set."""
     stan_data = prepare_data(model, data)
     chosen = get(resolve_engine(engine, model))
-    if cancel is not None and cancel.is_set():
-        raise FitCancelled("cancelled before it started")
+    context.check("cancelled before it started")
     return stan_data, chosen
 
 
@@ -363,10 +362,9 @@ def sample(
         max_treedepth=max_treedepth,
         seed=seed,
     )
-    stan_data, chosen = _ready(model, data, engine, cancel)
-    draws = chosen.sample(
-        model, stan_data, settings, progress=progress, cancel=cancel, verbose=_verbose(verbose)
-    )
+    context = RunContext(progress, cancel)
+    stan_data, chosen = _ready(model, data, engine, context)
+    draws = chosen.sample(model, stan_data, settings, context=context, verbose=_verbose(verbose))
     draws.timings["total"] = time.perf_counter() - start
     draws.info["engine_requested"] = engine
     return draws
@@ -424,14 +422,14 @@ def laplace(
     seed = None if seed is None else check_seed(seed)
     if engine == "auto":  # Stan's, the reference (the numpy engine's is asked for by name)
         engine = stan_engine()
-    stan_data, chosen = _ready(model, data, engine, cancel)
+    context = RunContext(progress, cancel)
+    stan_data, chosen = _ready(model, data, engine, context)
     result = chosen.laplace(
         model,
         stan_data,
         draws=draws,
         seed=seed,
-        progress=progress,
-        cancel=cancel,
+        context=context,
         verbose=_verbose(verbose),
     )
     result.timings["total"] = time.perf_counter() - start

@@ -32,7 +32,7 @@ from typing import IO, Any
 
 import numpy as np
 
-from ..core.draws import ProgressCallback
+from ..core.run_context import QUIET, RunContext
 from .base import EngineError, FitCancelled
 
 #: PyStan's progress line ("Sampling:  37% (1480/4000)", all chains together).
@@ -136,8 +136,7 @@ class _Output:
 def _follow(
     proc: subprocess.Popen[bytes],
     output: _Output,
-    progress: ProgressCallback | None,
-    cancel: threading.Event | None,
+    context: RunContext,
 ) -> None:
     """Wait for the child in the caller's thread: report progress, kill it on cancel."""
     reported = 0  # progress lines reported
@@ -147,14 +146,13 @@ def _follow(
             return
         except subprocess.TimeoutExpired:
             pass
-        if cancel is not None and cancel.is_set():
+        if context.cancelled:
             _kill(proc)
             raise FitCancelled("fit cancelled")
-        if progress is not None:
-            fractions = output.fractions[reported:]
-            reported += len(fractions)
-            for fraction in fractions:
-                progress("sampling", min(1.0, fraction))
+        fractions = output.fractions[reported:]
+        reported += len(fractions)
+        for fraction in fractions:
+            context.report("sampling", min(1.0, fraction))
 
 
 def run(
@@ -162,8 +160,7 @@ def run(
     request: dict[str, Any],
     *,
     env: dict[str, str],
-    progress: ProgressCallback | None = None,
-    cancel: threading.Event | None = None,
+    context: RunContext = QUIET,
     verbose: bool = False,
     what: str = "Stan",
 ) -> tuple[dict[str, np.ndarray], str]:
@@ -174,12 +171,11 @@ def run(
     Raises
     ------
     FitCancelled
-        ``cancel`` was set (the child is killed).
+        The context's cancel was set (the child is killed).
     EngineError
         The child failed: its reason and the end of its output.
     """
-    if cancel is not None and cancel.is_set():
-        raise FitCancelled("cancelled before it started")
+    context.check("cancelled before it started")
     scratch = Path(tempfile.mkdtemp(prefix="bbt"))  # short: httpstan binds sockets in it
     try:
         request_path = scratch / "request.json"
@@ -202,7 +198,7 @@ def run(
             _live[proc] = scratch
         try:
             output = _Output(proc, int(request.get("chains", 1)), verbose)
-            _follow(proc, output, progress, cancel)
+            _follow(proc, output, context)
         finally:
             # already ended, or an interrupt while following: its chains too; its files are
             # read below, then removed
@@ -268,18 +264,17 @@ def _build_thread(key: str, future: Future[None], build: Callable[[], None]) -> 
 def ensure_built(
     key: str,
     build: Callable[[], None],
-    progress: ProgressCallback | None,
-    cancel: threading.Event | None,
+    context: RunContext,
 ) -> None:
     """Run ``build`` once for ``key`` (joining a build of it already under way) in a thread of
-    its own, and wait for it: ``progress("compiling", nan)`` about once a second, and a
+    its own, and wait for it: progress ``("compiling", nan)`` about once a second, and a
     cancel stops the waiting, not the build, which goes on for the next fit (a compile takes
     up to a minute, and the widget cancels its fits at every change of a control).
 
     Raises
     ------
     FitCancelled
-        ``cancel`` was set.
+        The context's cancel was set.
     EngineError
         The build failed (the next call tries again).
     """
@@ -292,10 +287,9 @@ def ensure_built(
             ).start()
     waited = 0
     while True:
-        if cancel is not None and cancel.is_set():
-            raise FitCancelled("cancelled while the Stan model was compiling")
-        if progress is not None and waited % round(1 / POLL) == 0:
-            progress("compiling", math.nan)
+        context.check("cancelled while the Stan model was compiling")
+        if waited % round(1 / POLL) == 0:
+            context.report("compiling", math.nan)
         try:
             future.result(timeout=POLL)
             return

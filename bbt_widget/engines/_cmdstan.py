@@ -15,12 +15,12 @@ import hashlib
 import importlib.metadata
 import importlib.util
 import os
-import threading
 import time
 from pathlib import Path
 from typing import Any
 
-from ..core.draws import Draws, ModelName, ProgressCallback, SamplerSettings, fresh_seed
+from ..core.draws import Draws, ModelName, SamplerSettings, fresh_seed
+from ..core.run_context import QUIET, RunContext
 from . import _child
 from ._cache import cache_root, check_tree, make_private_dirs
 from ._programs import INTEGER_OUTPUTS, add_empty_outputs, program_hash, stan_program
@@ -84,8 +84,7 @@ class CmdStanEngine:
         self,
         model: ModelName,
         *,
-        progress: ProgressCallback | None = None,
-        cancel: threading.Event | None = None,
+        context: RunContext = QUIET,
         verbose: bool = False,
     ) -> tuple[Path, float]:
         """Compile ``model`` unless cached; return the executable and seconds spent."""
@@ -101,7 +100,7 @@ class CmdStanEngine:
             request = {"method": "build", "stan_file": str(stan_file), "data": {}, "seed": 0}
             _child.run(_SCRIPT, request, env=env, verbose=verbose, what="CmdStan compile")
 
-        _child.ensure_built(f"cmdstanpy {stan_file}", build, progress, cancel)
+        _child.ensure_built(f"cmdstanpy {stan_file}", build, context)
         built = self.compiled(model)
         if built is None:
             raise EngineError(f"cmdstanpy built {model!r} but no executable is in the cache")
@@ -111,16 +110,12 @@ class CmdStanEngine:
         self,
         model: ModelName,
         request: dict[str, Any],
-        progress: ProgressCallback | None,
-        cancel: threading.Event | None,
+        context: RunContext,
         verbose: bool,
     ) -> tuple[Draws, Path]:
-        exe, compile_seconds = self.compile(
-            model, progress=progress, cancel=cancel, verbose=verbose
-        )
+        exe, compile_seconds = self.compile(model, context=context, verbose=verbose)
         start = time.perf_counter()
-        if progress is not None:
-            progress("sampling", 0.0)
+        context.report("sampling", 0.0)
         arrays, _ = _child.run(
             _SCRIPT,
             {
@@ -129,15 +124,13 @@ class CmdStanEngine:
                 "integers": sorted(INTEGER_OUTPUTS),
             },
             env=self._env(exe.parent),
-            progress=progress,
-            cancel=cancel,
+            context=context,
             verbose=verbose,
             what="CmdStan sampling" if request["method"] == "sample" else "Laplace approximation",
         )
         params, sampler = split(arrays)
         add_empty_outputs(model, params, request["data"])
-        if progress is not None:
-            progress("sampling", 1.0)
+        context.report("sampling", 1.0)
         timings = {"compile": compile_seconds, "sample": time.perf_counter() - start}
         info = {
             "engine_version": self.version(),
@@ -155,8 +148,7 @@ class CmdStanEngine:
         data: dict[str, Any],
         settings: SamplerSettings,
         *,
-        progress: ProgressCallback | None = None,
-        cancel: threading.Event | None = None,
+        context: RunContext = QUIET,
         verbose: bool = False,
     ) -> Draws:
         """Compile (if needed) and sample ``model`` with NUTS; ``data`` is already validated."""
@@ -170,7 +162,7 @@ class CmdStanEngine:
             "adapt_delta": settings.adapt_delta,
             "max_treedepth": settings.max_treedepth,
         }
-        draws, _ = self._run(model, request, progress, cancel, verbose)
+        draws, _ = self._run(model, request, context, verbose)
         draws.max_treedepth = settings.max_treedepth
         draws.info.update(
             chains=settings.chains,
@@ -188,14 +180,13 @@ class CmdStanEngine:
         *,
         draws: int,
         seed: int | None,
-        progress: ProgressCallback | None = None,
-        cancel: threading.Event | None = None,
+        context: RunContext = QUIET,
         verbose: bool = False,
     ) -> Draws:
         """Draws of CmdStan's Laplace approximation of ``model``'s posterior (its ``laplace``
         method, CmdStan 2.32 or later)."""
         request = {"method": "laplace", "data": data, "draws": draws, "seed": fresh_seed(seed)}
-        result, _ = self._run(model, request, progress, cancel, verbose)
+        result, _ = self._run(model, request, context, verbose)
         result.info.update(method="laplace", draws=draws)
         return result
 

@@ -12,13 +12,13 @@ was tried is recorded in ``Draws.info["convergence"]``, which a failed check's w
 from __future__ import annotations
 
 import math
-import threading
 from collections.abc import Sequence
 from dataclasses import dataclass
 
 from ..core.convergence import MIN_CHAINS_RHAT
 from ..core.diagnostics import ESS_PER_CHAIN, Diagnostics, draws_diagnostics
 from ..core.draws import Draws, ModelName, SamplerSettings
+from ..core.run_context import RunContext
 from . import _gibbs
 from ._design import Array, Design
 
@@ -64,7 +64,7 @@ def converge(
     first: Round,
     run: _gibbs.Run,
     settings: SamplerSettings,
-    cancel: threading.Event | None,
+    context: RunContext,
     names: Sequence[str],
 ) -> tuple[dict[str, Array], list[Round]]:
     """The draws to keep, and every round drawn (``first`` and the further rounds that
@@ -79,7 +79,7 @@ def converge(
     while not _passed(diag, settings.chains, need) and min(thin, left) > last:
         thin = last = min(thin, left)
         left -= thin
-        params = run.more(settings.iter_warmup, settings.iter_sampling, thin, cancel)
+        params = run.more(settings.iter_warmup, settings.iter_sampling, thin, context)
         diag = _diagnose(params, names)
         rounds.append(Round("gibbs", thin, _verdict(diag)))
         thin = _next_thin(diag, thin, need)

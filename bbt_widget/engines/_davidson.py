@@ -32,7 +32,6 @@ the random walk's covariance is that of the chains halfway through the warm-up.
 
 from __future__ import annotations
 
-import threading
 from collections.abc import Mapping
 from dataclasses import dataclass
 from typing import Any
@@ -40,11 +39,10 @@ from typing import Any
 import numpy as np
 from threadpoolctl import threadpool_limits
 
-from ..core.draws import ProgressCallback
+from ..core.run_context import QUIET, RunContext
 from ._design import Array, Design, log_prior_sigma
 from ._independence import Proposal, _prior_sigma_derivatives
 from ._laplace import replicate as _replicate
-from .base import FitCancelled
 
 #: Standard deviation of the normal prior of ``nu`` (``stan/davidson.stan``).
 NU_SD = 2.0
@@ -315,8 +313,7 @@ def sample(
     iter_warmup: int,
     iter_sampling: int,
     rng: np.random.Generator,
-    progress: ProgressCallback | None = None,
-    cancel: threading.Event | None = None,
+    context: RunContext = QUIET,
     report: dict[str, Any] | None = None,
 ) -> dict[str, Array]:
     """Posterior draws of ``sigma``, ``beta`` and ``nu``, shaped (chains, iter_sampling, ...)
@@ -327,7 +324,7 @@ def sample(
     Raises
     ------
     FitCancelled
-        ``cancel`` was set (looked at every few iterations).
+        The context's cancel was set (looked at every few iterations).
     """
     # far proposals may overflow: their density is then nan or -inf, and they are rejected;
     # the products are of small matrices, which BLAS threads only slow down (and one thread
@@ -336,7 +333,7 @@ def sample(
         np.errstate(over="ignore", invalid="ignore", divide="ignore"),
         threadpool_limits(limits=1, user_api="blas"),
     ):
-        return _run(ties, chains, iter_warmup, iter_sampling, rng, progress, cancel, report)
+        return _run(ties, chains, iter_warmup, iter_sampling, rng, context, report)
 
 
 def _run(
@@ -345,8 +342,7 @@ def _run(
     iter_warmup: int,
     iter_sampling: int,
     rng: np.random.Generator,
-    progress: ProgressCallback | None,
-    cancel: threading.Event | None,
+    context: RunContext,
     report: dict[str, Any] | None,
 ) -> dict[str, Array]:
     run = Chains(ties, find_mode(ties), rng, chains)
@@ -356,10 +352,9 @@ def _run(
     total = iter_warmup + iter_sampling
     for t in range(total):
         if t % _PROGRESS_EVERY == 0:
-            if cancel is not None and cancel.is_set():
-                raise FitCancelled("the numpy sampler was cancelled")
-            if progress is not None and t:
-                progress("sampling", t / total)
+            context.check("the numpy sampler was cancelled")
+            if t:
+                context.report("sampling", t / total)
         run.step(rng)
         if t < iter_warmup:
             history[t] = run.theta
@@ -369,8 +364,7 @@ def _run(
         kept[t - iter_warmup] = run.theta
     if report is not None:
         report["acceptance"] = run.acceptance
-    if progress is not None:
-        progress("sampling", 1.0)
+    context.report("sampling", 1.0)
     return outputs(ties, kept.transpose(1, 0, 2), rng)
 
 

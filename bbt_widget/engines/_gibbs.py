@@ -42,7 +42,6 @@ from __future__ import annotations
 
 import copy
 import math
-import threading
 from collections.abc import Mapping
 from dataclasses import dataclass, field
 from typing import Any
@@ -50,11 +49,10 @@ from typing import Any
 import numpy as np
 from threadpoolctl import threadpool_limits
 
-from ..core.draws import ProgressCallback
+from ..core.run_context import QUIET, RunContext
 from . import _independence, _polya_gamma
 from ._design import Array, Design, log_prior_sigma, softplus
 from ._slice import slice_update
-from .base import FitCancelled
 
 #: Initial width of a slice, in log units.
 _SLICE_WIDTH = 1.0
@@ -92,8 +90,7 @@ def sample(
     iter_warmup: int,
     iter_sampling: int,
     rng: np.random.Generator,
-    progress: ProgressCallback | None = None,
-    cancel: threading.Event | None = None,
+    context: RunContext = QUIET,
     kernel: str = "auto",
     report: dict[str, Any] | None = None,
 ) -> dict[str, Array]:
@@ -113,16 +110,15 @@ def sample(
     Raises
     ------
     FitCancelled
-        ``cancel`` was set (looked at every few sweeps).
+        The context's cancel was set (looked at every few sweeps).
     """
     run = Run(design, _start(design, chains, rng), _kappa_sums(design), rng, kernel)
-    kept = run.first(iter_warmup, iter_sampling, progress, cancel)
+    kept = run.first(iter_warmup, iter_sampling, context)
     if report is not None:
         report["kernel"] = run.kernel_used
         report["acceptance"] = None if run.chains is None else run.chains.acceptance
         report["run"] = run
-    if progress is not None:
-        progress("sampling", 1.0)
+    context.report("sampling", 1.0)
     return kept
 
 
@@ -147,8 +143,7 @@ class Run:
         self,
         iter_warmup: int,
         iter_sampling: int,
-        progress: ProgressCallback | None,
-        cancel: threading.Event | None,
+        context: RunContext,
     ) -> dict[str, Array]:
         """The warm-up (with the choice of kernel, see :func:`sample`) and the kept draws."""
         design, state = self.design, self.state
@@ -161,7 +156,7 @@ class Run:
             work = _Workspace.of(design, state.sigma.shape[0])
             start = self._independence_from(iter_warmup)
             for sweep in range(total):
-                _look(sweep, total, progress, cancel)
+                _look(sweep, total, context)
                 if sweep == start:
                     self._try_independence()
                 if self.chains is not None:
@@ -183,7 +178,7 @@ class Run:
         iter_warmup: int,
         iter_sampling: int,
         thin: int,
-        cancel: threading.Event | None,
+        context: RunContext,
     ) -> dict[str, Array]:
         """New draws, shaped as :meth:`first`'s, by Gibbs sweeps from the chains' current
         states (the independence chains, if they sampled, hand theirs over): ``iter_warmup``
@@ -201,7 +196,7 @@ class Run:
         with threadpool_limits(limits=1, user_api="blas"):
             work = _Workspace.of(design, n_chains)
             for sweep in range(total):
-                _look(sweep, total, None, cancel)
+                _look(sweep, total, RunContext(cancel=context.cancel))
                 self._gibbs_sweep(work)
                 t, step = divmod(sweep - iter_warmup, thin)
                 if sweep >= iter_warmup and step == thin - 1:
@@ -281,16 +276,13 @@ def _empty(design: Design, chains: int, iter_sampling: int) -> dict[str, Array]:
     return kept
 
 
-def _look(
-    sweep: int, total: int, progress: ProgressCallback | None, cancel: threading.Event | None
-) -> None:
-    """Every few sweeps: stop if cancelled, and tell ``progress`` how far the run is."""
+def _look(sweep: int, total: int, context: RunContext) -> None:
+    """Every few sweeps: stop if cancelled, and tell the progress how far the run is."""
     if sweep % _PROGRESS_EVERY:
         return
-    if cancel is not None and cancel.is_set():
-        raise FitCancelled("the numpy sampler was cancelled")
-    if progress is not None and sweep:
-        progress("sampling", sweep / total)
+    context.check("the numpy sampler was cancelled")
+    if sweep:
+        context.report("sampling", sweep / total)
 
 
 def _tune(state: _State, sweep: int, iter_warmup: int, trace: Array) -> None:

@@ -13,19 +13,19 @@ platform.
 
 from __future__ import annotations
 
-import threading
 import time
 from pathlib import Path
 from typing import Any
 
 import numpy as np
 
-from ..core.draws import Draws, ModelName, Params, ProgressCallback, SamplerSettings, fresh_seed
+from ..core.draws import Draws, ModelName, Params, SamplerSettings, fresh_seed
+from ..core.run_context import QUIET, RunContext
 from . import _davidson, _gibbs, _independence, _polya_gamma
 from ._converging import Round, checked, converge, tried
 from ._design import Design
 from ._programs import program_hash
-from .base import EngineError, FitCancelled
+from .base import EngineError
 
 #: The models this engine samples.
 MODELS: tuple[ModelName, ...] = ("bbt", "bbt_groups", "davidson")
@@ -80,8 +80,7 @@ class NumpyEngine:
         self,
         model: ModelName,
         *,
-        progress: ProgressCallback | None = None,
-        cancel: threading.Event | None = None,
+        context: RunContext = QUIET,
         verbose: bool = False,
     ) -> tuple[Path, float]:
         """Nothing to compile: the sampler's module, and no time spent."""
@@ -108,8 +107,7 @@ class NumpyEngine:
         data: dict[str, Any],
         settings: SamplerSettings,
         *,
-        progress: ProgressCallback | None = None,
-        cancel: threading.Event | None = None,
+        context: RunContext = QUIET,
         verbose: bool = False,
     ) -> Draws:
         """Sample ``model`` by Pólya-Gamma Gibbs (Davidson's by :mod:`._davidson`); ``data``
@@ -125,8 +123,7 @@ class NumpyEngine:
             "iter_warmup": settings.iter_warmup,
             "iter_sampling": settings.iter_sampling,
             "rng": rng,
-            "progress": progress,
-            "cancel": cancel,
+            "context": context,
             "report": ran,
         }
         kept: dict[str, Any]
@@ -140,7 +137,7 @@ class NumpyEngine:
             params = _gibbs.sample(design, **run)
             first = Round(ran["kernel"], _gibbs.THIN if ran["kernel"] == "independence" else 1)
             params, rounds = converge(
-                design, params, first, ran["run"], settings, cancel, checked(model)
+                design, params, first, ran["run"], settings, context, checked(model)
             )
             last = rounds[-1]
             convergence = tried(rounds)
@@ -177,8 +174,7 @@ class NumpyEngine:
         *,
         draws: int,
         seed: int | None,
-        progress: ProgressCallback | None = None,
-        cancel: threading.Event | None = None,
+        context: RunContext = QUIET,
         verbose: bool = False,
     ) -> Draws:
         """Draws of the Laplace approximation of ``model``'s posterior: the normal law at the
@@ -199,10 +195,9 @@ class NumpyEngine:
             For ``bbt_groups``, or where the posterior has no interior mode (the
             hyper-prior's funnel dominates sparse data): the message says to sample.
         FitCancelled
-            ``cancel`` was set before it started.
+            The context's cancel was set before it started.
         """
-        if cancel is not None and cancel.is_set():
-            raise FitCancelled("cancelled before it started")
+        context.check("cancelled before it started")
         start = time.perf_counter()
         seed = fresh_seed(seed)
         rng = np.random.default_rng(seed)

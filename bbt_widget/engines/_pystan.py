@@ -17,7 +17,6 @@ import importlib.util
 import os
 import platform
 import sys
-import threading
 import time
 from functools import cache
 from pathlib import Path
@@ -25,7 +24,8 @@ from typing import Any
 
 import numpy as np
 
-from ..core.draws import Draws, ModelName, ProgressCallback, SamplerSettings, fresh_seed
+from ..core.draws import Draws, ModelName, SamplerSettings, fresh_seed
+from ..core.run_context import QUIET, RunContext
 from . import _child
 from ._cache import cache_root, check_tree, make_private_dirs
 from ._programs import (
@@ -103,8 +103,7 @@ class PyStanEngine:
         self,
         model: ModelName,
         *,
-        progress: ProgressCallback | None = None,
-        cancel: threading.Event | None = None,
+        context: RunContext = QUIET,
         verbose: bool = False,
     ) -> tuple[Path, float]:
         """Compile ``model`` unless cached; return httpstan's folder of it and seconds spent."""
@@ -121,7 +120,7 @@ class PyStanEngine:
             )
             _marker(model).write_text(folder)
 
-        _child.ensure_built(f"pystan {model}", build, progress, cancel)
+        _child.ensure_built(f"pystan {model}", build, context)
         built = self.compiled(model)
         if built is None:
             raise EngineError(f"PyStan built {model!r} but its folder is not in the cache")
@@ -131,23 +130,18 @@ class PyStanEngine:
         self,
         model: ModelName,
         request: dict[str, Any],
-        progress: ProgressCallback | None,
-        cancel: threading.Event | None,
+        context: RunContext,
         verbose: bool,
     ) -> tuple[dict[str, np.ndarray], dict[str, np.ndarray], dict[str, float], Path]:
-        compiled, compile_seconds = self.compile(
-            model, progress=progress, cancel=cancel, verbose=verbose
-        )
+        compiled, compile_seconds = self.compile(model, context=context, verbose=verbose)
         start = time.perf_counter()
-        if progress is not None:
-            progress("sampling", 0.0)
+        context.report("sampling", 0.0)
         try:
             arrays, _ = _child.run(
                 _SCRIPT,
                 {**request, "program": stan_program(model), "integers": sorted(INTEGER_OUTPUTS)},
                 env=self._env(),
-                progress=progress,
-                cancel=cancel,
+                context=context,
                 verbose=verbose,
                 what="PyStan sampling"
                 if request["method"] == "sample"
@@ -160,8 +154,7 @@ class PyStanEngine:
             ) from None
         params, sampler = split(arrays)
         add_empty_outputs(model, params, request["data"])
-        if progress is not None:
-            progress("sampling", 1.0)
+        context.report("sampling", 1.0)
         timings = {"compile": compile_seconds, "sample": time.perf_counter() - start}
         return params, sampler, timings, compiled
 
@@ -171,8 +164,7 @@ class PyStanEngine:
         data: dict[str, Any],
         settings: SamplerSettings,
         *,
-        progress: ProgressCallback | None = None,
-        cancel: threading.Event | None = None,
+        context: RunContext = QUIET,
         verbose: bool = False,
     ) -> Draws:
         """Compile (if needed) and sample ``model`` with NUTS; ``data`` is already validated."""
@@ -187,7 +179,7 @@ class PyStanEngine:
             "delta": settings.adapt_delta,
             "max_depth": settings.max_treedepth,
         }
-        params, sampler, timings, compiled = self._run(model, request, progress, cancel, verbose)
+        params, sampler, timings, compiled = self._run(model, request, context, verbose)
         return Draws(
             params=params,
             sampler=sampler,
@@ -215,15 +207,14 @@ class PyStanEngine:
         *,
         draws: int,
         seed: int | None,
-        progress: ProgressCallback | None = None,
-        cancel: threading.Event | None = None,
+        context: RunContext = QUIET,
         verbose: bool = False,
     ) -> Draws:
         """Draws of the Laplace approximation of ``model``'s posterior (``_laplace.py``,
         through PyStan's ``log_prob``, ``grad_log_prob`` and ``constrain_pars``)."""
         seed = fresh_seed(seed)
         request = {"method": "laplace", "model": model, "data": data, "draws": draws, "seed": seed}
-        params, sampler, timings, compiled = self._run(model, request, progress, cancel, verbose)
+        params, sampler, timings, compiled = self._run(model, request, context, verbose)
         return Draws(
             params=params,
             sampler=sampler,

@@ -8,19 +8,17 @@ the engines are interchangeable and tested for agreement. Each engine is a class
 
 from __future__ import annotations
 
-import threading
 from pathlib import Path
 from typing import Any, Protocol, runtime_checkable
 
-from ..core.draws import Draws, ModelName, ProgressCallback, SamplerSettings
+from ..core.draws import Draws, ModelName, SamplerSettings
+from ..core.run_context import QUIET, FitCancelled, RunContext
+
+__all__ = ["Engine", "EngineError", "FitCancelled", "RunContext"]
 
 
 class EngineError(RuntimeError):
     """A Stan engine could not compile or sample; the message says what to do."""
-
-
-class FitCancelled(RuntimeError):
-    """Sampling was stopped because a newer request superseded it."""
 
 
 @runtime_checkable
@@ -52,8 +50,7 @@ class Engine(Protocol):
         self,
         model: ModelName,
         *,
-        progress: ProgressCallback | None = None,
-        cancel: threading.Event | None = None,
+        context: RunContext = QUIET,
         verbose: bool = False,
     ) -> tuple[Path, float]:
         """Compile ``model`` unless cached; return the compiled program and seconds spent."""
@@ -69,8 +66,7 @@ class Engine(Protocol):
         data: dict[str, Any],
         settings: SamplerSettings,
         *,
-        progress: ProgressCallback | None = None,
-        cancel: threading.Event | None = None,
+        context: RunContext = QUIET,
         verbose: bool = False,
     ) -> Draws:
         """Compile (if needed) and sample ``model`` with NUTS."""
@@ -83,8 +79,7 @@ class Engine(Protocol):
         *,
         draws: int,
         seed: int | None,
-        progress: ProgressCallback | None = None,
-        cancel: threading.Event | None = None,
+        context: RunContext = QUIET,
         verbose: bool = False,
     ) -> Draws:
         """Draws of the Laplace approximation of ``model``'s posterior."""

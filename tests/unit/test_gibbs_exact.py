@@ -28,6 +28,7 @@ from scipy import special, stats
 
 import bbt_widget as bbt
 from bbt_widget.core import convergence
+from bbt_widget.core.run_context import RunContext
 from bbt_widget.engines import _gibbs, _polya_gamma
 from bbt_widget.engines._design import Design
 
@@ -329,7 +330,7 @@ def test_the_sweeps_run_blas_on_one_thread():
         iter_warmup=30,
         iter_sampling=30,
         rng=np.random.default_rng(0),
-        progress=lambda stage, fraction: seen.append(blas_threads()),
+        context=RunContext(progress=lambda stage, fraction: seen.append(blas_threads())),
     )
     assert seen and all(threads == {1} for threads in seen[:-1])
 
