@@ -110,9 +110,9 @@ def _rows(after: pd.DataFrame, before: pd.DataFrame, settings: Any) -> list[dict
         if mean_a is not None and mean_b is not None and not was.equal:
             digits = decimals_apart(mean_a, mean_b, 4)
         effect = abs(float(now.effect))
-        shown = (
-            "" if d_min is None or math.isnan(effect) else _effect_text(effect, d_min, now.equal)
-        )
+        shown = ""  # no local ROPE, or one fold: no effect size
+        if d_min is not None and (now.equal or not math.isnan(effect)):
+            shown = _effect_text(effect, d_min, now.equal)
         rows.append(
             {
                 "dataset": str(now.dataset),
@@ -130,7 +130,8 @@ def _rows(after: pd.DataFrame, before: pd.DataFrame, settings: Any) -> list[dict
 
 
 def _effect_text(effect: float, d_min: float, equal: bool) -> str:
-    """The effect as the row's reason gives it (equal means: 0, their rounding noise aside)."""
+    """The effect as the row's reason gives it (equal means: 0, their rounding noise aside,
+    also where the folds agree exactly and the effect is 0 / 0)."""
     if math.isinf(effect):
         return "\u221e"
     return _apart(0.0 if equal else effect, d_min, 2)[0]
@@ -209,7 +210,7 @@ def pair_panel(
     ties = str(settings.get("ties") or "spread")
     d_min = settings.get("d_min")
     panel: dict[str, Any] = {"a": a, "b": b, "local_rope": d_min is not None, "problem": ""}
-    panel["settings"] = {key: _setting_text(settings.get(key)) for key in _COUNTING}
+    panel["settings"] = {key: _setting_text(key, settings.get(key)) for key in _COUNTING}
     panel["changed"] = {}
     table = result.win_table
     row = table[
@@ -260,9 +261,9 @@ def pair_panel(
     return panel
 
 
-def _setting_text(value: Any) -> str:
+def _setting_text(key: str, value: Any) -> str:
     if value is None:
-        return "off"
+        return "default" if key == "score" else "off"
     if isinstance(value, bool):
         return "yes" if value else "no"
     if isinstance(value, float):
@@ -302,11 +303,14 @@ def _changed(previous: dict[str, Any], panel: dict[str, Any]) -> dict[str, Any]:
     ]
     if not moves and not model:
         return {}
+    was, now = previous["settings"], panel["settings"]
+    # paired only says how the local ROPE counts: not worth a word when it is off either side
+    rope_off = "off" in (was.get("d_min"), now["d_min"])
     return {
         "settings": [
-            [label, previous["settings"].get(key, ""), panel["settings"][key]]
+            [label, was.get(key, ""), now[key]]
             for key, label in _COUNTING.items()
-            if previous.get("settings", {}).get(key) != panel["settings"][key]
+            if was.get(key) != now[key] and not (key == "paired" and rope_off)
         ],
         "moves": [[was, now, n] for (was, now), n in moves.items()],
         "model": model,

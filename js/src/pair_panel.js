@@ -58,7 +58,8 @@ export function buildPairPanel(model) {
     arithmetic.hidden = !panel.arithmetic;
     const change = changeParts(panel.changed);
     changed.replaceChildren(...change.map((part) => (part.name ? isolated(panel[part.name]) : part)));
-    changed.hidden = !change.length;
+    // its line stays reserved while empty, so nothing below moves when one appears
+    changed.classList.toggle("bbt-pair-changed-empty", !change.length);
     const count = (name, counts) =>
       counts
         ? h(

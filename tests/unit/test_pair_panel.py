@@ -7,6 +7,7 @@ from __future__ import annotations
 import math
 import re
 from collections.abc import Callable
+from types import SimpleNamespace
 from typing import Any
 
 import numpy as np
@@ -20,6 +21,7 @@ from bbt_widget.core.options import TIE_POLICIES
 from bbt_widget.core.terms import TERMS, TIE_RULES
 from bbt_widget.core.wintable import OUTCOMES, apply_ties, count_wins, dataset_outcomes
 from bbt_widget.widget.pair_panel import decimals_apart, pair_panel, tie_arithmetic
+from bbt_widget.widget.pairs_section import PairsSection
 
 pytestmark = pytest.mark.filterwarnings("ignore::bbt_widget.DiagnosticsWarning")
 
@@ -179,6 +181,11 @@ def test_the_means_show_the_digits_that_tell_the_winner(fitted: Callable[..., An
         if row["reason"] == "equal means \u2192 tie":
             assert digits == 4  # 0.9613793103448276 vs ...273 is rounding, not a winner
     assert rows["breast_w"]["reason"] == "equal means \u2192 tie"
+    assert all(r["effect"] == "" for r in panel["rows"])  # no local ROPE, no effect size
+    with_rope = pair_panel(fitted(d_min=0.4, paired=True), pair_key("xgb", "lgbm"))
+    # equal means have no effect: 0, whether the folds differ (breast_w) or agree (clean1)
+    effects = {r["dataset"]: r["effect"] for r in with_rope["rows"]}
+    assert effects["breast_w"] == effects["clean1"] == "0.00"
     assert decimals_apart(0.5, 0.25, 4) == 4 and decimals_apart(1.0, 1.0, 4) == 4
 
 
@@ -287,7 +294,7 @@ def test_what_a_change_of_d_min_did_to_the_pair(fitted: Callable[..., Any]):
     assert first["changed"] == {}
     panel = pair_panel(on, key, first)
     changed = panel["changed"]
-    assert ["d_min", "off", "0.4"] in changed["settings"]
+    assert changed["settings"] == [["d_min", "off", "0.4"]]  # paired: no word while off
     # the moves are the data sets whose outcome the local ROPE changed, by the core's count
     was = {r["dataset"]: r["after"] for r in first["rows"]}
     flip = {"a": "b", "b": "a"} if first["a"] != panel["a"] else {}
@@ -303,5 +310,13 @@ def test_what_a_change_of_d_min_did_to_the_pair(fitted: Callable[..., Any]):
     assert pair_panel(on, key, panel)["changed"] == changed
     assert pair_panel(on, pair_key("dt", "lda"), panel)["changed"] == {}
     back = pair_panel(off, key, panel)["changed"]
-    assert ["d_min", "0.4", "off"] in back["settings"]
+    assert back["settings"] == [["d_min", "0.4", "off"]]
     assert all(was == "tie" for was, _, _ in back["moves"])
+    # the widget's section hands the panel shown before to the next one
+    section = PairsSection.__new__(PairsSection)
+    section.w = SimpleNamespace(selected_pair=key, pair_panel={})
+    section.result = off
+    section.update_panel()
+    section.result = on
+    section.update_panel()
+    assert section.w.pair_panel["changed"] == changed
