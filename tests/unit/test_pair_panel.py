@@ -28,6 +28,25 @@ pytestmark = pytest.mark.filterwarnings("ignore::bbt_widget.DiagnosticsWarning")
 HOSTILE = "<img src=x onerror=alert(1)>"
 RTL = "\u202eevil"
 
+#: A short fit: the panel reads the fitted win table and the ranking, not the draws' detail
+#: (so short chains may miss the ESS targets).
+FAST = {"engine": "numpy", "seed": 1, "draws": "fixed", "iter_warmup": 20, "iter_sampling": 50}
+
+
+@pytest.fixture(scope="module")
+def fitted() -> Callable[..., bbt.BBTResult]:
+    """Fits of the paper's base results with the settings given, each made once."""
+    base = bbt.datasets.load_base()
+    made: dict[tuple[tuple[str, Any], ...], bbt.BBTResult] = {}
+
+    def fit(**settings: Any) -> bbt.BBTResult:
+        key = tuple(sorted(settings.items()))
+        if key not in made:
+            made[key] = bbt.fit(base, dataset="db", **FAST, **settings)
+        return made[key]
+
+    return fit
+
 
 @pytest.mark.parametrize(
     "counting",
@@ -80,7 +99,7 @@ def test_dataset_outcomes_refuse_unknown_or_equal_algorithms(base: pd.DataFrame)
 def test_the_panel_counts_before_and_after_the_local_rope_and_the_model(base: pd.DataFrame):
     data = base.rename(columns={"dt": HOSTILE, "lda": RTL})
     data["db"] = data["db"].replace({"biomed": HOSTILE})
-    result = bbt.fit(data, dataset="db", d_min=0.4, engine="numpy", seed=1)
+    result = bbt.fit(data, dataset="db", d_min=0.4, **FAST)
     panel = pair_panel(result, pair_key(HOSTILE, RTL))
     # the better ranked first, names as they are (the front end shows them as text)
     assert {panel["a"], panel["b"]} == {HOSTILE, RTL}
@@ -113,8 +132,10 @@ def test_the_panel_counts_before_and_after_the_local_rope_and_the_model(base: pd
     assert "Sec. 6.1" in panel["note"] and "Sec. 6.2" in panel["arithmetic"]
 
 
-def test_the_panel_without_a_pair_a_result_or_per_data_set_results(base: pd.DataFrame):
-    result = bbt.fit(base, dataset="db", engine="numpy", seed=1)
+def test_the_panel_without_a_pair_a_result_or_per_data_set_results(
+    base: pd.DataFrame, fitted: Callable[..., Any]
+):
+    result = fitted()
     assert pair_panel(None, pair_key("dt", "lda")) == {}
     assert pair_panel(result, "") == {}
     assert pair_panel(result, "not json") == {}
@@ -123,7 +144,7 @@ def test_the_panel_without_a_pair_a_result_or_per_data_set_results(base: pd.Data
     assert not off["local_rope"] and "Local ROPE off" in off["note"]
     assert off["before"] == off["after"]
     table = bbt.win_table(base, dataset="db")[["alg1", "alg2", "win1", "win2", "ties"]]
-    given = bbt.fit(table, engine="numpy", seed=1)
+    given = bbt.fit(table, **FAST)
     panel = pair_panel(given, pair_key("dt", "lda"))
     assert "win table" in panel["problem"] and "rows" not in panel
     assert panel["model"]["a"] + panel["model"]["b"] > 0
@@ -143,26 +164,6 @@ def test_the_panel_of_one_group_counts_that_groups_data_sets(base: pd.DataFrame)
     assert panel["model"]["a"] + panel["model"]["b"] == (
         after["a"] + after["b"] + 2 * ((after["ties"] + 1) // 2)
     )
-
-
-#: A short fit: the panel reads the fitted win table and the ranking, not the draws' detail
-#: (so short chains may miss the ESS targets).
-FAST = {"engine": "numpy", "seed": 1, "draws": "fixed", "iter_warmup": 20, "iter_sampling": 50}
-
-
-@pytest.fixture(scope="module")
-def fitted() -> Callable[..., bbt.BBTResult]:
-    """Fits of the paper's base results with the settings given, each made once."""
-    base = bbt.datasets.load_base()
-    made: dict[tuple[tuple[str, Any], ...], bbt.BBTResult] = {}
-
-    def fit(**settings: Any) -> bbt.BBTResult:
-        key = tuple(sorted(settings.items()))
-        if key not in made:
-            made[key] = bbt.fit(base, dataset="db", **FAST, **settings)
-        return made[key]
-
-    return fit
 
 
 def test_the_means_show_the_digits_that_tell_the_winner(fitted: Callable[..., Any]):
