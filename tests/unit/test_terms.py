@@ -9,6 +9,7 @@ import pandas as pd
 from bbt_widget.core import options
 from bbt_widget.core.terms import CONTROL_TERMS, COST_TEXT, TERMS, TIE_RULES, control_help
 from bbt_widget.core.wintable import apply_ties
+from bbt_widget.outputs.methods_text import _TIES
 from bbt_widget.widget.pair_panel import tie_arithmetic
 
 
@@ -43,6 +44,10 @@ def test_spread_is_said_as_the_code_counts_it() -> None:
     assert (int(spread["win1"][0]), int(spread["win2"][0])) == (6, 3)
     assert "spread = half of the ties to each side, rounded up" in TERMS["ties"].text
     assert "half a win" not in TERMS["ties"].text
+    # the report's methods paragraph says it the same way: half of the ties, not of each tie
+    # ("half a win per tie, rounded up" would be a whole win per tie, the add policy)
+    assert "half of the ties, rounded up" in _TIES["spread"]
+    assert "half a win" not in _TIES["spread"]
 
 
 def test_sections_are_the_papers() -> None:
