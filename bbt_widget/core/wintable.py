@@ -332,8 +332,8 @@ def dataset_outcomes(
     i, k = algs.index(a), algs.index(b)
     counter = _Counter(tidy, d_min=d_min, paired=paired, tie_threshold=tie_threshold)
     first_i, other = min(i, k), np.array([max(i, k)])
-    present, first, second = (m[:, 0] for m in counter.outcomes(first_i, other))
     c = counter.compare(first_i, other)
+    present, first, second = (m[:, 0] for m in counter.decide(c))
     a_wins, b_wins = (first, second) if i < k else (second, first)
     outcome = np.select([~present, a_wins, b_wins], OUTCOMES[3:] + OUTCOMES[:2], OUTCOMES[2])
     sign = -1.0 if tidy.lower_is_better else 1.0  # the means as given, not as compared
@@ -387,7 +387,11 @@ class _Counter:
     def outcomes(self, i: int, j: np.ndarray) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
         """Algorithm ``i`` against each of ``j`` (data sets x len(j)): whether the pair has a
         result there, whether ``i`` won, whether the other one won (neither: a tie)."""
-        c = self.compare(i, j)
+        return self.decide(self.compare(i, j))
+
+    @staticmethod
+    def decide(c: _Comparison) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
+        """:meth:`outcomes` from a comparison: a tie within the largest of its bounds."""
         threshold = np.fmax(np.fmax(c.rounding, c.rope), c.score_threshold)
         with np.errstate(invalid="ignore"):
             first = c.present & (c.difference > threshold)
