@@ -13,7 +13,7 @@ from __future__ import annotations
 from collections.abc import Mapping
 from dataclasses import dataclass
 
-__all__ = ["CONTROL_TERMS", "COST_TEXT", "TERMS", "Term", "control_help"]
+__all__ = ["CONTROL_TERMS", "COST_TEXT", "TERMS", "TIE_RULES", "Term", "control_help"]
 
 
 @dataclass(frozen=True)
@@ -28,6 +28,15 @@ class Term:
         """The meaning with its section: ``"... (paper Sec. 6.2)."``."""
         return f"{self.text.removesuffix('.')} (paper {self.section})."
 
+
+#: What a tie on a data set counts as under each tie policy: the ties entry and the pair
+#: panel say it in these words (spread is ceil(t / 2) to each side: core/wintable.py).
+TIE_RULES: Mapping[str, str] = {
+    "add": "a win for both",
+    "spread": "half of the ties to each side, rounded up (the paper's choice)",
+    "forget": "dropped",
+    "davidson": "a third outcome of Davidson's model (Eq. 7)",
+}
 
 TERMS: Mapping[str, Term] = {
     "p_ab": Term(
@@ -73,10 +82,9 @@ TERMS: Mapping[str, Term] = {
     ),
     "ties": Term(
         "Ties",
-        # spread is ceil(t / 2) to each side: core/wintable.py
-        "The Bradley-Terry model has no ties, so a tie on a data set counts as: add = a win "
-        "for both; spread = half of the ties to each side, rounded up (the paper's choice); "
-        "forget = dropped; davidson = a third outcome of Davidson's model (Eq. 7).",
+        "The Bradley-Terry model has no ties, so a tie on a data set counts as: "
+        + "; ".join(f"{policy} = {rule}" for policy, rule in TIE_RULES.items())
+        + ".",
         "Sec. 6.2",
     ),
 }

@@ -27,6 +27,7 @@ from __future__ import annotations
 
 import warnings
 from collections.abc import Sequence
+from dataclasses import dataclass
 from typing import TYPE_CHECKING
 
 import numpy as np
@@ -288,7 +289,13 @@ def dataset_outcomes(
         One row per data set (``tidy.datasets`` order): ``dataset``, ``mean_a``,
         ``mean_b`` (mean scores over the folds, in the scores' own units: lower is better
         for ``lower_is_better`` results) and ``outcome``, one of :data:`OUTCOMES`.
-        Its counts are the pair's row of :func:`count_wins`.
+        Its counts are the pair's row of :func:`count_wins`. Then what decided it:
+        ``difference`` (the difference of means compared, positive when ``a`` is better;
+        paired, over the folds both have), ``effect`` (the local ROPE's effect size,
+        ``difference`` over the noise of Eq. 4 or Eq. 6; NaN without a local ROPE or a
+        noise estimate, infinite when the folds agree exactly) and, for a tie, which rules
+        make it one: ``equal`` (the means are equal up to their rounding), ``rope_tie``
+        (the effect is within ``d_min``), ``threshold_tie`` (within the tie threshold).
     """
     algs = list(tidy.algorithms)
     for name in (a, b):
@@ -298,18 +305,29 @@ def dataset_outcomes(
         raise ValueError(f"dataset_outcomes needs two different algorithms, got {a!r} twice")
     i, k = algs.index(a), algs.index(b)
     counter = _Counter(tidy, d_min=d_min, paired=paired, tie_threshold=tie_threshold)
-    present, first, second = (m[:, 0] for m in counter.outcomes(min(i, k), np.array([max(i, k)])))
+    first_i, other = min(i, k), np.array([max(i, k)])
+    c = counter.compare(first_i, other)
+    present, first, second = (m[:, 0] for m in counter.decide(c))
     a_wins, b_wins = (first, second) if i < k else (second, first)
     outcome = np.select([~present, a_wins, b_wins], OUTCOMES[3:] + OUTCOMES[:2], OUTCOMES[2])
     sign = -1.0 if tidy.lower_is_better else 1.0  # the means as given, not as compared
-    return pd.DataFrame(
-        {
-            "dataset": list(tidy.datasets),
-            "mean_a": sign * tidy.means[:, i],
-            "mean_b": sign * tidy.means[:, k],
-            "outcome": outcome.astype(object),
-        }
-    )
+    difference = c.difference[:, 0] * (1.0 if i < k else -1.0)
+    gap = np.abs(difference)
+    with np.errstate(invalid="ignore", divide="ignore"):
+        tie = present & (outcome == OUTCOMES[2])
+        return pd.DataFrame(
+            {
+                "dataset": list(tidy.datasets),
+                "mean_a": sign * tidy.means[:, i],
+                "mean_b": sign * tidy.means[:, k],
+                "outcome": outcome.astype(object),
+                "difference": difference,
+                "effect": difference / c.noise[:, 0],
+                "equal": tie & (gap <= c.rounding[:, 0]),
+                "rope_tie": tie & (gap <= c.rope[:, 0]),
+                "threshold_tie": tie & (gap <= c.score_threshold[:, 0]),
+            }
+        )
 
 
 class _Counter:
@@ -343,12 +361,26 @@ class _Counter:
     def outcomes(self, i: int, j: np.ndarray) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
         """Algorithm ``i`` against each of ``j`` (data sets x len(j)): whether the pair has a
         result there, whether ``i`` won, whether the other one won (neither: a tie)."""
+        return self.decide(self.compare(i, j))
+
+    @staticmethod
+    def decide(c: _Comparison) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
+        """:meth:`outcomes` from a comparison: a tie within the largest of its bounds."""
+        threshold = np.fmax(np.fmax(c.rounding, c.rope), c.score_threshold)
+        with np.errstate(invalid="ignore"):
+            first = c.present & (c.difference > threshold)
+            second = c.present & (-c.difference > threshold)
+        return c.present, first, second
+
+    def compare(self, i: int, j: np.ndarray) -> _Comparison:
+        """What :meth:`outcomes` decides from, for algorithm ``i`` against each of ``j``."""
         d_min, means = self.d_min, self.means
         mi, mj = means[:, [i]], means[:, j]
         present = np.isfinite(mi) & np.isfinite(mj)
         diff = mi - mj
         rounding = REL_TOL * np.maximum(np.abs(mi), np.abs(mj))
-        threshold = rounding
+        nothing = np.full(diff.shape, np.nan)
+        noise, rope = nothing, nothing
         if d_min is not None:
             if self.paired:
                 mean_d, noise, common = _paired_stats(self.raw, i, j)
@@ -360,20 +392,32 @@ class _Counter:
             else:
                 # hypot: the squares of SDs above ~1e154 would overflow to inf (all ties)
                 noise = np.hypot(self.sds[:, [i]], self.sds[:, j]) / np.sqrt(2)
-            # one fold (or a missing sd) leaves no noise estimate: compare means. An effect
-            # equal to d_min up to rounding is a tie (Eq. 4/6: tie if diff <= d_min * sd)
-            threshold = np.where(
-                np.isfinite(noise),
-                np.maximum(threshold, d_min * noise * (1 + REL_TOL)),
-                threshold,
-            )
+            # one fold (or a missing sd) leaves no noise estimate (NaN: compare means). An
+            # effect equal to d_min up to rounding is a tie (Eq. 4/6: tie if diff <= d_min * sd)
+            rope = np.where(np.isfinite(noise), d_min * noise * (1 + REL_TOL), np.nan)
+        score_threshold = nothing
         if self.tie_threshold:
             # means no further apart than the threshold (up to their rounding) are a tie
-            threshold = np.maximum(threshold, self.tie_threshold * (1 + REL_TOL) + rounding)
-        with np.errstate(invalid="ignore"):
-            first = present & (diff > threshold)
-            second = present & (-diff > threshold)
-        return present, first, second
+            score_threshold = self.tie_threshold * (1 + REL_TOL) + rounding
+        return _Comparison(present, diff, noise, rounding, rope, score_threshold)
+
+
+@dataclass(frozen=True)
+class _Comparison:
+    """One algorithm against others, per data set (arrays of data sets x others): whether the
+    pair has a result, the difference of means compared (better minus worse when positive;
+    paired over the folds both have), the noise the local ROPE divides it by (Eq. 4 pooled
+    SD or Eq. 6 SD of the differences; NaN without one) and the three bounds within which
+    the difference is a tie: the rounding of the means, ``d_min`` times the noise and the
+    tie threshold (NaN where a rule is off). The effect size of Eq. 4/6 is
+    ``difference / noise``."""
+
+    present: np.ndarray
+    difference: np.ndarray
+    noise: np.ndarray
+    rounding: np.ndarray
+    rope: np.ndarray
+    score_threshold: np.ndarray
 
 
 def _check_local_rope(tidy: TidyResults, paired: bool) -> None:

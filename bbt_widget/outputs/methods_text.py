@@ -96,7 +96,7 @@ PAPER = (
     "Wainer, A Bayesian Bradley-Terry model to compare multiple ML algorithms on multiple data sets"
 )
 _TIES = {
-    "spread": "each tie gave each algorithm half a win, rounded up (spread policy)",
+    "spread": "each algorithm was given half of the ties, rounded up (spread policy)",
     "add": "each tie was counted as a win for both algorithms (add policy)",
     "forget": "ties were discarded (forget policy)",
     "davidson": "ties were modelled explicitly with Davidson's extension, a trinomial likelihood",

@@ -161,4 +161,5 @@ class PairsSection:
             self.show()  # the rows with the note (and the pair pinned on the page)
 
     def update_panel(self) -> None:
-        self.w.pair_panel = pair_panel(self.result, self.w.selected_pair)
+        # the panel shown before: what a change of the counting settings did to the pair
+        self.w.pair_panel = pair_panel(self.result, self.w.selected_pair, self.w.pair_panel)

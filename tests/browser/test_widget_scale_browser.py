@@ -3,7 +3,8 @@ headless Chromium: the decision matrices' labels are at least 9 px, the pairwise
 on the undecided pairs and the ranking's neighbours a page at a time (never the 1,225 pairs
 at once), its filters and search list other pairs, the "?" glossary opens from the keyboard
 and cites the paper, and the highlighted pair's panel shows its wins, losses and ties per data
-set as the kernel counts them. Two algorithms and a data set have hostile names: text only."""
+set as the kernel counts them, why each data set went as it did and the tie policy's sums. Two
+algorithms and a data set have hostile names: text only."""
 
 from __future__ import annotations
 
@@ -211,6 +212,12 @@ def test_fifty_algorithms_readable_filtered_and_taught(
         new_ties = sum(r["new_tie"] for r in expected["rows"])
         assert panel.locator("tr.bbt-new-tie").count() == new_ties
         assert "became ties" in panel.locator(".bbt-pair-panel-note").inner_text()
+        # why each data set went as it did, and the tie policy's sums, as the kernel says
+        reasons = panel.locator(".bbt-pair-datasets td.bbt-pair-reason").all_inner_texts()
+        assert reasons == [r["reason"] for r in expected["rows"]], reasons
+        assert any(r.endswith("\u2192 tie") for r in reasons), reasons
+        sums = panel.locator(".bbt-pair-arithmetic").inner_text()
+        assert sums == expected["arithmetic"] and "ties \u2192" in sums, sums
         # the hostile names are text: no image made of them, the override isolated
         assert page.locator("img[src=x]").count() == 0
         heading = panel.locator(".bbt-pair-panel-heading")

@@ -7,8 +7,10 @@ from __future__ import annotations
 import pandas as pd
 
 from bbt_widget.core import options
-from bbt_widget.core.terms import CONTROL_TERMS, COST_TEXT, TERMS, control_help
+from bbt_widget.core.terms import CONTROL_TERMS, COST_TEXT, TERMS, TIE_RULES, control_help
 from bbt_widget.core.wintable import apply_ties
+from bbt_widget.outputs.methods_text import _TIES
+from bbt_widget.widget.pair_panel import tie_arithmetic
 
 
 def test_glossary_and_tooltips_quote_the_same_entry() -> None:
@@ -42,6 +44,10 @@ def test_spread_is_said_as_the_code_counts_it() -> None:
     assert (int(spread["win1"][0]), int(spread["win2"][0])) == (6, 3)
     assert "spread = half of the ties to each side, rounded up" in TERMS["ties"].text
     assert "half a win" not in TERMS["ties"].text
+    # the report's methods paragraph says it the same way: half of the ties, not of each tie
+    # ("half a win per tie, rounded up" would be a whole win per tie, the add policy)
+    assert "half of the ties, rounded up" in _TIES["spread"]
+    assert "half a win" not in _TIES["spread"]
 
 
 def test_sections_are_the_papers() -> None:
@@ -49,3 +55,15 @@ def test_sections_are_the_papers() -> None:
     # (Sec. 9 is the discussion)
     assert TERMS["ties"].section == "Sec. 6.2"
     assert TERMS["rope"].section == "Sec. 2.3.1 and 5.5"
+
+
+def test_each_tie_policy_is_said_in_one_text() -> None:
+    # the ties entry (glossary and tooltip) and the pair panel's arithmetic quote TIE_RULES
+    assert set(TIE_RULES) == set(options.TIE_POLICIES)
+    for policy, rule in TIE_RULES.items():
+        assert f"{policy} = {rule}" in TERMS["ties"].text
+        assert f"{policy} = {rule}" in control_help("ties")
+        assert (
+            f"Tie policy {policy} (Sec. 6.2) = {rule}: "
+            in tie_arithmetic(policy, {"a": 2, "b": 1, "ties": 3})["text"]
+        )
