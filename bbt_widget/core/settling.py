@@ -25,6 +25,7 @@ import pandas as pd
 from .draws import Draws, ProgressCallback, joined, round_seed
 from .options import DRAWS_MODES, SETTLE_BUDGET
 from .result import BBTResult
+from .run_context import RunContext
 
 #: The progress stage of the later rounds (the first is the engine's "sampling").
 STAGE = "sampling more (claims near their thresholds)"
@@ -141,14 +142,7 @@ def check_draws(draws: str) -> None:
 def later_rounds(progress: ProgressCallback | None) -> ProgressCallback | None:
     """``progress`` for a later round's sampling: told as its own stage (:data:`STAGE`), so
     that each stage's fraction still runs from 0 to 1 once."""
-    if progress is None:
-        return None
-    told = progress
-
-    def relabelled(stage: str, fraction: float) -> None:
-        told(STAGE if stage == "sampling" else stage, fraction)
-
-    return relabelled
+    return RunContext(progress).relabelled("sampling", STAGE).progress
 
 
 def settle_budget(first_draws: int, bytes_per_draw: float, memory: int) -> int:
