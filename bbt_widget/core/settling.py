@@ -11,8 +11,9 @@ chains those claims need, seeded from the fit's seed, and re-checks those claims
 the budget (:data:`~.options.SETTLE_BUDGET` times the first round's draws, and
 :data:`~.options.SETTLE_MEMORY` bytes of draws). An estimate's MCSE falls as one over the
 square root of the draws, so the draws a claim needs follow from its distance to the
-threshold: a claim whose estimate sits on its threshold would need unbounded draws, and is
-left unsettled (the summary makes no claim for it and names it).
+threshold: a claim whose estimate sits on its threshold (within :data:`ON_THRESHOLD`) would
+need unbounded draws, or draws that change no digit a reader sees, and is left unsettled (the
+summary makes no claim for it and names it).
 """
 
 from __future__ import annotations
@@ -35,6 +36,12 @@ _MARGIN = 1.25
 #: Open claims that would need more than this many budgets each are on their threshold:
 #: no round is spent on them alone.
 _HOPELESS = 4
+#: An estimate closer than this to its threshold sits on it: the summary shows three decimals,
+#: so 0.69995 and 0.70004 both read 0.700 against 0.70, and no number of draws would tell a
+#: reader which side it is on. Among thousands of claims (50 algorithms have 1,225 pairs,
+#: three claims each) one is that close by chance alone; drawing for it would multiply the
+#: fit's time to settle a difference no one can see.
+ON_THRESHOLD = 5e-4
 #: Most rounds after the first (each joins more chains; a claim's estimate moves between
 #: rounds, so what it needs is estimated again).
 _ROUNDS = 3
@@ -43,9 +50,10 @@ _ROUNDS = 3
 def draws_needed(open_claims: pd.DataFrame, drawn: int, z: float) -> pd.Series:
     """Per open claim (a row of :meth:`BBTResult.unsettled`), the total draws at which its
     estimate would lie ``z`` MCSE from its threshold, were the estimate to stay where it is:
-    ``drawn * (z * mcse / distance) ** 2`` (infinite for an estimate on its threshold)."""
+    ``drawn * (z * mcse / distance) ** 2`` (infinite for an estimate on its threshold, within
+    :data:`ON_THRESHOLD` of it)."""
     distance = (open_claims["value"] - open_claims["threshold"]).abs()
-    ratio = (z * open_claims["mcse"] / distance.where(distance > 0)) ** 2
+    ratio = (z * open_claims["mcse"] / distance.where(distance >= ON_THRESHOLD)) ** 2
     return (drawn * _MARGIN * ratio).fillna(math.inf)
 
 

@@ -258,8 +258,9 @@ def test_auto_draws_add_chains_while_a_claim_can_settle_and_fixed_does_not(monke
 def test_a_later_round_draws_what_the_open_claims_need_not_the_budget() -> None:
     """One claim open at 4000 draws, 3 MCSE needing 1.5 times its distance: (1.5^2) x 1.25
     = 2.8 times the draws, so 8 more chains of 1000 (not the 12 the budget allows, which
-    every later round drew); a claim on its threshold (distance 0) or needing more than 4
-    budgets adds none; several open claims: the one that needs most, within the budget."""
+    every later round drew); a claim on its threshold (closer than the summary's three
+    decimals can tell) or needing more than 4 budgets adds none; several open claims: the
+    one that needs most, within the budget."""
     from bbt_widget.core.settling import chains_needed
 
     def claims(*rows: tuple[float, float]) -> pd.DataFrame:
@@ -272,6 +273,10 @@ def test_a_later_round_draws_what_the_open_claims_need_not_the_budget() -> None:
     assert chains_needed(one, 4000, 1000, 16000, 3.0) == 8
     assert chains_needed(claims((0.0, 0.001)), 4000, 1000, 16000, 3.0) == 0
     assert chains_needed(claims((0.0001, 0.001)), 4000, 1000, 16000, 3.0) == 0
+    # 2 MCSE away too, but closer than the shown digits can tell (0.9502 and 0.95 both read
+    # 0.950): on its threshold, so no round is drawn for it
+    assert chains_needed(claims((0.0002, 0.0001)), 4000, 1000, 16000, 3.0) == 0
+    assert chains_needed(claims((-0.0004, 0.0002)), 4000, 1000, 16000, 3.0) == 0
     both = claims((0.002, 0.001), (0.0025, 0.001))
     assert chains_needed(both, 4000, 1000, 16000, 3.0) == 8
     assert chains_needed(claims((0.0012, 0.001)), 4000, 1000, 16000, 3.0) == 12  # the budget
