@@ -241,33 +241,43 @@ def forecast(
 
 class Remembered:
     """:func:`normal_update`, remembering its answers for the last settings it was called
-    with: a forecast under the other rule (the same futures, ``n``, ROPE and seed) then costs
-    no update, as when the widget draws both rules for one pair.
+    with: a forecast under the other rule, or of other pairs (the same futures, ``n``, ROPE
+    and seed), then costs no update, as when the widget draws both rules for one pair and
+    then another pair.
 
     Parameters
     ----------
     store
         Where the answers are kept (one entry: the last settings).
     key
-        The settings the futures depend on, besides the rule.
+        The settings the futures depend on, besides the rule and the pairs.
+    every
+        Every pair of the fit (algorithm indices, ``a`` first): the answers are kept for all
+        of them, the calls get the columns of the pairs they ask for.
     """
 
     method = "normal"
 
-    def __init__(self, store: dict[str, object], key: object) -> None:
+    def __init__(
+        self, store: dict[str, object], key: object, every: Sequence[tuple[int, int]]
+    ) -> None:
         if store.get("key") != key:
             store.clear()
             store.update(key=key, answers=[])
         self.answers: list[tuple[np.ndarray, np.ndarray, np.ndarray]] = store["answers"]  # type: ignore[assignment]
+        self.every = list(every)
         self.calls = 0
 
     def __call__(
         self, growth: Growth, pairs: Sequence[tuple[int, int]], rope: tuple[float, float]
     ) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
         if self.calls == len(self.answers):
-            self.answers.append(normal_update(growth, pairs, rope))
+            self.answers.append(normal_update(growth, self.every, rope))
         self.calls += 1
-        return self.answers[self.calls - 1]
+        column = {pair: k for k, pair in enumerate(self.every)}
+        cols = [column[pair] for pair in pairs]
+        mean, above, inside = self.answers[self.calls - 1]
+        return mean[:, cols], above[:, cols], inside[:, cols]
 
 
 def _with_policy(counts: np.ndarray, ties: str | None) -> tuple[np.ndarray, np.ndarray]:

@@ -272,9 +272,30 @@ def test_a_pair_subset_is_its_rows_of_the_forecast_of_every_pair(fitted: bbt.BBT
         [(a, b) in named for a, b in zip(full.settles.alg_a, full.settles.alg_b)]
     ]
     pd.testing.assert_frame_equal(some.settles, open_rows.reset_index(drop=True))
-    # the updates remembered for these pairs are not taken for every pair's
+    # the updates remembered for these pairs serve every pair's forecast, and the reverse
     again = fitted.more_data(n=(5, 20), rule="strong", draws=100, seed=3)
     pd.testing.assert_frame_equal(again.table, full.table)
+
+
+def test_other_pairs_reuse_the_futures_updates(
+    fitted: bbt.BBTResult, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """The widget forecasts one pair at a time: the next pair, at the same settings, reads the
+    updates the first one made (the costly part), and equals its rows of a fresh forecast."""
+    from bbt_widget.core import more_data
+
+    summary = fitted.summary()
+    first, second = [(r.alg_a, r.alg_b) for r in summary.head(2).itertuples()]
+    fitted.more_data(n=(5, 20), rule="weak", draws=100, seed=6, pairs=[first])
+
+    def refuse(*args: object) -> None:
+        raise AssertionError("the updates were computed again")
+
+    monkeypatch.setattr(more_data, "normal_update", refuse)
+    other = fitted.more_data(n=(5, 20), rule="strong", draws=100, seed=6, pairs=[second])
+    strong = fitted.more_data(n=(5, 20), rule="strong", draws=100, seed=6)
+    rows = strong.table[(strong.table.alg_a == second[0]) & (strong.table.alg_b == second[1])]
+    pd.testing.assert_frame_equal(other.table, rows.reset_index(drop=True))
 
 
 @pytest.mark.parametrize(
