@@ -72,10 +72,17 @@ export function buildMoreDataView(model, el, { marks, showError }) {
     show();
   };
   section.addEventListener("toggle", onToggle);
+  // opened or closed from Python (w.more_data_open): the toggle event then shows it
+  const onOpen = () => {
+    section.open = Boolean(model.get("more_data_open"));
+  };
   const traits = ["more_data_view", "selected_pair", "stale_views"];
   return {
     section,
-    handlers: traits.map((name) => [`change:${name}`, show]),
+    handlers: [
+      ...traits.map((name) => [`change:${name}`, show]),
+      ["change:more_data_open", onOpen],
+    ],
     show,
     dispose: () => {
       section.removeEventListener("toggle", onToggle);
