@@ -33,7 +33,6 @@ from ..core.more_data import DEFAULT_N
 from ..core.options import Rule
 from ..core.result import BBTResult
 from ..engines.base import FitCancelled
-from ..outputs.report._more_data import more_data_sentence
 from .keys import pair_of
 from .messages import error_text
 from .runner import Dispatcher, FitEvent, FitRunner
@@ -88,7 +87,10 @@ def forecast_view(
     """
     if cancel is not None and quiet > 0 and cancel.wait(quiet):
         raise FitCancelled("a newer pair or setting came")
+    # here, on the runner's thread: the report's modules import Altair, which the widget's
+    # first charts must not wait for
     from ..charts.specs_more_data import more_data_chart
+    from ..outputs.report._more_data import more_data_sentence
 
     forecasts = []
     for rule in ("weak", "strong"):
