@@ -549,8 +549,8 @@ class BBTResult:
         keep = self._pairs_named(pairs)
         claims_now = self.summary(rope)[chosen][keep].tolist()
         seed = check_seed(seed)  # None: a fresh seed, drawn once for the key and the futures
-        if grown is None:  # the other rule's or pairs' forecast reuses these futures' updates
-            key = (forecasts.check_n(n), check_rope(rope), draws, seed)
+        if grown is None:  # another rule, pairs or ROPE reuses these futures' updates
+            key = (forecasts.check_n(n), draws, seed)
             store = self.__dict__.setdefault("_more_data", {})
             grown = forecasts.Remembered(store, key, self._pairs)
         return forecasts.forecast(

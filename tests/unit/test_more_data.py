@@ -104,7 +104,7 @@ def test_the_other_rule_reuses_the_futures_updates(
     def refuse(*args: object) -> None:
         raise AssertionError("the updates were computed again")
 
-    monkeypatch.setattr(more_data, "normal_update", refuse)
+    monkeypatch.setattr(more_data, "_moments", refuse)
     again = fitted.more_data(n=(5, 20), rule="strong", draws=100, seed=4)
     pd.testing.assert_frame_equal(fresh.table, again.table)
     assert again.method == "normal"
@@ -280,8 +280,8 @@ def test_a_pair_subset_is_its_rows_of_the_forecast_of_every_pair(fitted: bbt.BBT
 def test_other_pairs_reuse_the_futures_updates(
     fitted: bbt.BBTResult, monkeypatch: pytest.MonkeyPatch
 ) -> None:
-    """The widget forecasts one pair at a time: the next pair, at the same settings, reads the
-    updates the first one made (the costly part), and equals its rows of a fresh forecast."""
+    """The widget forecasts one pair at a time: the next pair, or another ROPE, reads the
+    updates the first one made (the costly part), and equals a fresh forecast."""
     from bbt_widget.core import more_data
 
     summary = fitted.summary()
@@ -291,11 +291,18 @@ def test_other_pairs_reuse_the_futures_updates(
     def refuse(*args: object) -> None:
         raise AssertionError("the updates were computed again")
 
-    monkeypatch.setattr(more_data, "normal_update", refuse)
+    monkeypatch.setattr(more_data, "_moments", refuse)
     other = fitted.more_data(n=(5, 20), rule="strong", draws=100, seed=6, pairs=[second])
     strong = fitted.more_data(n=(5, 20), rule="strong", draws=100, seed=6)
     rows = strong.table[(strong.table.alg_a == second[0]) & (strong.table.alg_b == second[1])]
     pd.testing.assert_frame_equal(other.table, rows.reset_index(drop=True))
+    # another ROPE too (the widget's ROPE control): the same numbers as afresh
+    wide = fitted.more_data(n=(5, 20), rule="weak", rope=(0.4, 0.6), draws=100, seed=6)
+    monkeypatch.undo()
+    fresh = fitted.more_data(
+        n=(5, 20), rule="weak", rope=(0.4, 0.6), draws=100, seed=6, grown=normal_update
+    )
+    pd.testing.assert_frame_equal(wide.table, fresh.table)
 
 
 @pytest.mark.parametrize(
