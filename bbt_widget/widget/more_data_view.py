@@ -6,11 +6,11 @@ rule's claims grow with ``n`` while the strong rule's settle.
 
 The forecast runs in the background on a runner of its own (newest request wins; a pair and
 settings seen before come from its cache), and only while the section is open (trait
-``more_data_open``): its first pair at a fit and ROPE is seconds of work at 16 algorithms,
-which nobody should pay for a view they did not open. Only the highlighted pair's claims are
-counted; the futures' updates of the abilities, the costly part, are the same for every pair
-and are kept with the fit (:class:`~bbt_widget.core.more_data.Remembered`), so the next pair
-at the same settings costs little. It follows the full fit and the ROPE, as the
+``more_data_open``): the first pair of a fit is a second of work at 16 algorithms and ten at
+50, which nobody should pay for a view they did not open. Only the highlighted pair's claims
+are counted; the futures' updates of the abilities, the costly part, are the same for every
+pair and ROPE and are kept with the fit (:class:`~bbt_widget.core.more_data.Remembered`), so
+the next pair or ROPE costs a fraction of that. It follows the full fit and the ROPE, as the
 summary does (a preview has no forecast), and is seeded: the same pair and settings give the
 same curves. While a newer forecast is on its way, the view says so (``pending``) and keeps
 the last one drawn.
