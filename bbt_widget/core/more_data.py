@@ -240,34 +240,45 @@ def forecast(
 
 
 class Remembered:
-    """:func:`normal_update`, remembering its answers for the last settings it was called
-    with: a forecast under the other rule (the same futures, ``n``, ROPE and seed) then costs
-    no update, as when the widget draws both rules for one pair.
+    """:func:`normal_update`, remembering its costly part (each pair's mean and sd of
+    ``beta_a - beta_b`` in every future) for the last settings it was called with: a forecast
+    under the other rule, of other pairs or at another ROPE (the same futures, ``n`` and seed)
+    then costs no update, as when the widget draws both rules for one pair, then another pair
+    or another ROPE.
 
     Parameters
     ----------
     store
         Where the answers are kept (one entry: the last settings).
     key
-        The settings the futures depend on, besides the rule.
+        The settings the futures depend on (not the rule, the pairs or the ROPE).
+    every
+        Every pair of the fit (algorithm indices, ``a`` first): the moments are kept for all
+        of them, each call gets the pairs it asks for.
     """
 
     method = "normal"
 
-    def __init__(self, store: dict[str, object], key: object) -> None:
+    def __init__(
+        self, store: dict[str, object], key: object, every: Sequence[tuple[int, int]]
+    ) -> None:
         if store.get("key") != key:
             store.clear()
             store.update(key=key, answers=[])
-        self.answers: list[tuple[np.ndarray, np.ndarray, np.ndarray]] = store["answers"]  # type: ignore[assignment]
+        self.answers: list[tuple[np.ndarray, np.ndarray]] = store["answers"]  # type: ignore[assignment]
+        self.every = list(every)
         self.calls = 0
 
     def __call__(
         self, growth: Growth, pairs: Sequence[tuple[int, int]], rope: tuple[float, float]
     ) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
         if self.calls == len(self.answers):
-            self.answers.append(normal_update(growth, pairs, rope))
+            self.answers.append(_moments(growth, self.every))
         self.calls += 1
-        return self.answers[self.calls - 1]
+        column = {pair: k for k, pair in enumerate(self.every)}
+        cols = [column[pair] for pair in pairs]
+        mean_d, sd = self.answers[self.calls - 1]
+        return _of_moments(mean_d[:, cols], sd[:, cols], rope)
 
 
 def _with_policy(counts: np.ndarray, ties: str | None) -> tuple[np.ndarray, np.ndarray]:
@@ -301,6 +312,12 @@ def normal_update(
     tuple of numpy.ndarray
         ``mean``, ``above_50`` and ``in_rope``, each (futures, pairs).
     """
+    return _of_moments(*_moments(growth, pairs), rope)
+
+
+def _moments(growth: Growth, pairs: Sequence[tuple[int, int]]) -> tuple[np.ndarray, np.ndarray]:
+    """The mean and sd of ``beta_a - beta_b`` per future and pair (:func:`normal_update`):
+    the costly part, which the ROPE does not enter."""
     n_alg = growth.start.shape[0]
     design = np.zeros((growth.i1.shape[0], n_alg))
     rows = np.arange(design.shape[0])
@@ -331,6 +348,13 @@ def normal_update(
     b = np.array([j for _, j in pairs], dtype=int)
     mean_d = theta[:, a] - theta[:, b]
     sd = np.sqrt(cov[:, a, a] + cov[:, b, b] - 2.0 * cov[:, a, b])
+    return mean_d, sd
+
+
+def _of_moments(
+    mean_d: np.ndarray, sd: np.ndarray, rope: tuple[float, float]
+) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
+    """``mean``, ``above_50`` and ``in_rope`` of pairs whose ``beta_a - beta_b`` is normal."""
     nodes, weights = _HERMITE
     mean = posterior.inv_logit(mean_d[..., None] + sd[..., None] * nodes) @ weights
     mean /= weights.sum()

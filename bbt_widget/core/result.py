@@ -487,6 +487,7 @@ class BBTResult:
         draws: int = forecasts.DEFAULT_FUTURES,
         seed: int | None = 0,
         grown: forecasts.GrownPosterior | None = None,
+        pairs: Iterable[Sequence[str]] | None = None,
     ) -> forecasts.MoreData:
         """How many more data sets would settle each claim: for ``n`` more data sets like
         these, the posterior predictive probability that each pair carries each claim.
@@ -519,6 +520,10 @@ class BBTResult:
             the normal approximation of the abilities given sigma
             (:func:`~.more_data.normal_update`). ``bbt_widget.lab.more_data.refits(result)``
             gives full refits by the numpy engine (the reference: slow).
+        pairs
+            Forecast these pairs only, each two algorithm names in either order, e.g.
+            ``[("xgb", "lgbm")]`` (default: every pair). The futures are the same: a pair's
+            rows equal its rows in the forecast of every pair, for less work.
 
         Returns
         -------
@@ -530,8 +535,8 @@ class BBTResult:
         Raises
         ------
         ValueError
-            For bad ``n``, ``rule``, ``rope`` or ``draws``, and for a fit of the Davidson or
-            group model (the forecast simulates the plain model).
+            For bad ``n``, ``rule``, ``rope``, ``draws`` or ``pairs``, and for a fit of the
+            Davidson or group model (the forecast simulates the plain model).
         """
         model = self.settings.get("model", "bbt")
         if model != "bbt" or "sigma" not in self.draws.params:
@@ -541,11 +546,13 @@ class BBTResult:
                 "to forecast"
             )
         chosen = resolve_interpretation(rule or "auto", len(self.algorithms)).rule
-        claims_now = self.summary(rope)[chosen].tolist()
+        keep = self._pairs_named(pairs)
+        claims_now = self.summary(rope)[chosen][keep].tolist()
         seed = check_seed(seed)  # None: a fresh seed, drawn once for the key and the futures
-        if grown is None:  # the other rule's forecast reuses these futures' updates
-            key = (forecasts.check_n(n), check_rope(rope), draws, seed)
-            grown = forecasts.Remembered(self.__dict__.setdefault("_more_data", {}), key)
+        if grown is None:  # another rule, pairs or ROPE reuses these futures' updates
+            key = (forecasts.check_n(n), draws, seed)
+            store = self.__dict__.setdefault("_more_data", {})
+            grown = forecasts.Remembered(store, key, self._pairs)
         return forecasts.forecast(
             beta=self.beta,
             sigma=self.draws.params["sigma"].ravel(),
@@ -553,8 +560,8 @@ class BBTResult:
             algorithms=self.algorithms,
             ties=self.settings.get("ties"),
             datasets=None if self.tidy is None else len(self.tidy.datasets),
-            pairs=self._pairs,
-            compared=self._compared,
+            pairs=[p for p, k in zip(self._pairs, keep) if k],
+            compared=self._compared[keep],
             claims_now=claims_now,
             n=n,
             rule=chosen,
@@ -564,6 +571,24 @@ class BBTResult:
             grown=grown,
             method=getattr(grown, "method", "custom"),
         )
+
+    def _pairs_named(self, pairs: Iterable[Sequence[str]] | None) -> np.ndarray:
+        """Which of the summary's pairs ``pairs`` names (each two algorithms, either order;
+        ``None``: every pair), checked."""
+        if pairs is None:
+            return np.ones(len(self._pairs), dtype=bool)
+        index = {a: k for k, a in enumerate(self.algorithms)}
+        wanted = set()
+        for pair in [pairs] if isinstance(pairs, str) else pairs:
+            if isinstance(pair, str) or len(pair) != 2 or pair[0] == pair[1]:
+                raise ValueError(
+                    f"pairs: each pair is two different algorithms, e.g. [('a', 'b')]; got {pair!r}"
+                )
+            a, b = check_algorithms(list(pair), self.algorithms, "pairs")
+            wanted.add(frozenset((index[a], index[b])))
+        if not wanted:
+            raise ValueError("pairs: name at least one pair, or leave pairs=None for every pair")
+        return np.array([frozenset(p) in wanted for p in self._pairs], dtype=bool)
 
     @cached_property
     def _raw_counts(self) -> pd.DataFrame:

@@ -16,16 +16,16 @@ The Robustness section runs ``bbt.sweep`` in the background on request and shows
 change their decision across the settings; highlighting a pair also shows the data sets that
 move it most (``bbt_widget.influence(result)``). The data audit is a badge.
 
-The class composes one small object per section, each in a module of its own, holding
-its runners and state and setting the widget's traits: :class:`~.controls.Controls` (the
-checks of the controls and the problems shown), :class:`~.fits.FitRequests` (the fits, their
-previews and the Stan cross-check), :class:`~.decisions.DecisionsView` (the re-summaries, the
-headline and the ranking chart), :class:`~.robustness.RobustnessSection` (sweep and influence) and
+The class composes one small object per section, each in a module of its own, holding its
+runners and state and setting the widget's traits: :class:`~.controls.Controls` (the checks of
+the controls and the problems shown), :class:`~.fits.FitRequests` (the fits, their previews and
+the Stan cross-check), :class:`~.decisions.DecisionsView` (the re-summaries, the headline and
+the ranking chart), :class:`~.robustness.RobustnessSection` (sweep and influence),
 :class:`~.rankings.RankingSection` (ranking models and the clicked data set's t-test),
-:class:`~.metrics_section.MetricsSection` (several metrics: selector, dominance). This
-module holds the traits the front end syncs with, the constructor and the public methods;
-:mod:`~bbt_widget.widget.fitted` has what the charts need from a fit,
-:mod:`~bbt_widget.widget.keys` the cache keys and :mod:`~bbt_widget.widget.messages` what the
+:class:`~.metrics_section.MetricsSection` (several metrics: selector, dominance) and
+:class:`~.more_data_view.MoreDataView` (the highlighted pair's forecast). This module holds the
+traits the front end syncs with, the constructor and the public methods; :mod:`~.fitted` has
+what the charts need from a fit, :mod:`~.keys` the cache keys and :mod:`~.messages` what the
 widget says about bad arguments and failures.
 
 Every control's value is checked where it enters (:mod:`~bbt_widget.widget.checks`): refused
@@ -71,6 +71,7 @@ from .groups_section import GroupsSection
 from .in_step import SETTINGS_TRAITS
 from .messages import check_extra_kwargs
 from .metrics_section import MetricsResult, MetricsSection, metric_choice
+from .more_data_view import MoreDataView, more_data_traits
 from .pairs_section import PairsSection, pair_view_traits
 from .rankings import RankingSection
 from .robustness import RobustnessSection
@@ -117,6 +118,7 @@ _RUNNERS = (
     "_summary_runner",
     "_pl_runner",
     "_ttest_runner",
+    "_more_data_runner",
     "_preview_runner",
     "_stan_runner",
     "_runner",
@@ -238,6 +240,7 @@ class BBTWidget(anywidget.AnyWidget):
     ).tag(sync=True)
     # the pairwise view's rows (filter, search, page) and the pair panel (pairs_section)
     pair_filter, pair_search, pair_page, pair_rows, pair_panel = pair_view_traits()
+    more_data_open, more_data_view = more_data_traits()  # the pair's forecast (more_data_view)
 
     # --- the option lists the controls offer (bbt_widget.options, defined once) ----------
     option_lists = t.Dict(
@@ -421,6 +424,7 @@ class BBTWidget(anywidget.AnyWidget):
         self._sweep_runner = self._robustness.sweep_runner
         self._influence_runner = self._robustness.influence_runner
         self._pl_runner, self._ttest_runner = self._rankings.pl_runner, self._rankings.ttest_runner
+        self._more_data = self._more_data_runner = MoreDataView(self, dispatcher)
         self._pl_fits = self._rankings.fits
         self._on_front_end_message = self._robustness.on_front_end_message
         self.observe(self._controls.on_fit_setting, names=list(FIT_TRAITS))
@@ -518,9 +522,9 @@ class BBTWidget(anywidget.AnyWidget):
     def wait_background(self, timeout: float | None = None) -> bool:
         """Block until the background views are done and shown: the sweep, the influence of
         the highlighted pair, the ranking chart and decision matrices, the Plackett-Luce
-        panel and the clicked data set's t-test."""
+        panel, the clicked data set's t-test and the highlighted pair's forecast."""
         deadline = None if timeout is None else time.monotonic() + timeout
-        for name in _RUNNERS[:6]:  # the background views' runners
+        for name in _RUNNERS[:7]:  # the background views' runners
             runner = getattr(self, name)
             left = None if deadline is None else max(0.0, deadline - time.monotonic())
             if not runner.wait(left):

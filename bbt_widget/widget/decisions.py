@@ -123,6 +123,7 @@ class DecisionsView:
         w._frames.update(frames)
         w._robustness.refresh_sweep_view()
         w._update_influence()
+        w._more_data.update()  # the highlighted pair's forecast, when its section is open
         w._groups.refresh()  # the decisions by group, and the headline naming the group
         self.summary_runner.submit(
             (w._groups.view_key(w._result_key), rope, w.hdi, w.interpretation),

@@ -15,6 +15,25 @@ export function same(a, b) {
   return (a ?? null) === (b ?? null);
 }
 
+/**
+ * Whether the highlighted pair's forecast on screen (more_data_view.js) is behind what is
+ * asked for: a newer one on its way (`pending`), another pair highlighted since, or
+ * (`settingsBehind`) the fit or the ROPE changed and the summary, whose settings it follows,
+ * is not yet redrawn. Nothing shown is never behind.
+ *
+ * @param {{pair?: string, pending?: boolean, spec?: object}} view the trait more_data_view
+ * @param {string} selectedPair the trait selected_pair
+ * @param {boolean} settingsBehind whether the summary view is marked behind
+ * @returns {boolean}
+ */
+export function forecastBehind(view, selectedPair, settingsBehind) {
+  if (!view || Object.keys(view).length === 0) return false;
+  if (view.pending) return true;
+  if ((view.pair || "") !== (selectedPair || "")) return true;
+  const drawn = Boolean(view.spec && Object.keys(view.spec).length > 0);
+  return drawn && settingsBehind;
+}
+
 export class InStepMarks {
   /**
    * @param model the widget's model

@@ -10,6 +10,7 @@ import { buildGlossary } from "./glossary.js";
 import { buildGroupsView } from "./groups_view.js";
 import { InStepMarks } from "./in_step.js";
 import { buildMetricsView } from "./metrics_view.js";
+import { buildMoreDataView } from "./more_data_view.js";
 import { buildNotes } from "./notes.js";
 import { buildPairFilters } from "./pair_filters.js";
 import { buildPairPanel } from "./pair_panel.js";
@@ -42,6 +43,7 @@ const DISPOSED = [
   "groups",
   "pairFilters",
   "pairPanel",
+  "moreData",
   "notes",
 ];
 
@@ -82,6 +84,8 @@ function build(model, el, root) {
   // which pairs are listed, the highlighted pair's data sets, and the glossary ("?")
   parts.pairFilters = buildPairFilters(model);
   parts.pairPanel = buildPairPanel(model);
+  // the highlighted pair's forecast with more data sets, below its panel (closed until opened)
+  parts.moreData = buildMoreDataView(model, el, { marks, showError });
   const glossary = buildGlossary(model);
   const status = parts.statusLine.element;
   const main = h(
@@ -101,7 +105,7 @@ function build(model, el, root) {
     parts.robustness.section,
     buildCodeView(model).element,
   );
-  parts.pairs.element.after(parts.pairPanel.element);
+  parts.pairs.element.after(parts.pairPanel.element, parts.moreData.section);
   status.append(glossary.button);
   status.after(glossary.panel);
   root.append(parts.controls.element, main);
@@ -166,6 +170,8 @@ function render({ model, el }) {
     ...robustness.chartHandlers,
     ...robustness.sweepHandlers,
     ["change:stale_views", marks.update],
+    ...parts.moreData.handlers,
+    ...marks.settingsTraits().map((name) => [`change:${name}`, parts.moreData.show]),
     ...marks.settingsTraits().map((name) => [`change:${name}`, marks.update]),
   ]);
 
@@ -182,6 +188,7 @@ function render({ model, el }) {
   summary.show();
   summary.showRankingModel();
   robustness.showTTest();
+  parts.moreData.show();
 
   return () => {
     unlisten();

@@ -1,7 +1,7 @@
 import assert from "node:assert/strict";
 import { test } from "node:test";
 
-import { InStepMarks, same } from "../src/in_step.js";
+import { InStepMarks, forecastBehind, same } from "../src/in_step.js";
 import { FakeElement, FakeModel } from "./fake_dom.js";
 
 test("numbers from the kernel and from a control compare as values", () => {
@@ -65,4 +65,18 @@ test("the label says why a view is behind: a failed fit, a refused value, or upd
   assert.match(m.reason(), /^not redrawn: see the message above/);
   model.set("status", "error");
   assert.match(m.reason(), /^not updated: the last fit failed/);
+});
+
+test("the forecast is behind while a newer one is on its way, or another pair or settings", () => {
+  const pair = '["a", "b"]';
+  const drawn = { pair, spec: { layer: [] }, sentences: ["..."] };
+  assert.equal(forecastBehind({}, pair, true), false); // nothing shown: nothing behind
+  assert.equal(forecastBehind(drawn, pair, false), false);
+  assert.equal(forecastBehind({ ...drawn, pending: true }, pair, false), true);
+  assert.equal(forecastBehind(drawn, '["a", "c"]', false), true); // another pair highlighted
+  assert.equal(forecastBehind(drawn, "", false), true); // the highlight cleared
+  assert.equal(forecastBehind(drawn, pair, true), true); // the fit or the ROPE moved
+  // a note alone (no pair highlighted, or why there is no forecast) follows no settings
+  assert.equal(forecastBehind({ pair: "", note: "Click a pair" }, "", true), false);
+  assert.equal(forecastBehind({ pair: "", note: "Click a pair" }, pair, false), true);
 });

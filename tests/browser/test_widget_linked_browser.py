@@ -1,8 +1,9 @@
 """The first screen's views are linked and say what they show, in real JupyterLab and
 Notebook 7 with headless Chromium: a decision-matrix cell's tooltip is in words (no column
 name), a click on a cell highlights its pair in the interval view and outlines it in the
-matrices, and a change of the rule lists the claims it flipped. Two algorithms have hostile
-names: they are shown as text, never as HTML."""
+matrices, a change of the rule lists the claims it flipped, and the "More data sets" view,
+opened, forecasts the highlighted pair under both rules and follows it to another pair. Two
+algorithms have hostile names: they are shown as text, never as HTML."""
 
 from __future__ import annotations
 
@@ -51,6 +52,34 @@ def _kernel_value(page: Any, expr: str, *, until: Any = bool, timeout_s: float =
         time.sleep(0.25)
         value = str(page.evaluate(_KERNEL_VALUE, expr))
     return value
+
+
+#: The "More data sets" view shows a forecast drawn for the pair holding ``name``, in step.
+_FORECAST_SHOWN = """([name, drawings]) => {
+    const section = document.querySelector('.bbt-more-data');
+    const el = section.closest('.bbt-root').parentElement;
+    return (section.dataset.pair || '').includes(name) && section.dataset.behind === 'false'
+        && Number(el.dataset.moreDataRendered || 0) > drawings
+        && section.querySelector('.bbt-more-data-chart svg') !== null;
+}"""
+
+
+def _forecast_of(page: Any, a: str, b: str) -> list[str]:
+    """Highlight ``(a, b)`` from the kernel; the view's sentences once its forecast is drawn
+    (marked behind until then)."""
+    drawn = int(data_attr(page, "moreDataRendered") or 0)
+    page.evaluate(
+        """(code) => window.jupyterapp.shell.currentWidget.sessionContext.session.kernel
+            .requestExecute({ code }).done""",
+        f"w.selected_pair = bbt.charts.pair_key({a!r}, {b!r})",
+    )
+    if drawn:  # a forecast on screen: marked behind from the change until the new one
+        page.wait_for_function(
+            "() => document.querySelector('.bbt-more-data').dataset.behind === 'true'",
+            timeout=STEP_TIMEOUT_MS,
+        )
+    page.wait_for_function(_FORECAST_SHOWN, arg=[b, drawn], timeout=STEP_TIMEOUT_MS)
+    return list(page.locator(".bbt-more-data-sentences li").all_inner_texts())
 
 
 def _hover(page: Any, locator: Any) -> str:
@@ -168,6 +197,24 @@ def test_matrix_cells_tell_and_select_and_changes_are_listed(
             assert page.locator("img[src=x]").count() == 0
         else:
             assert not note.is_visible()
+
+    with checks.check("the highlighted pair's forecast: both rules, names as text, follows it"):
+        section = page.locator(".bbt-more-data")
+        assert section.get_attribute("open") is None  # closed: nothing computed until opened
+        section.locator("summary").click()
+        sentences = _forecast_of(page, HOSTILE, RTL)
+        view = ast.literal_eval(_kernel_value(page, "w.more_data_view"))
+        assert sentences == view["sentences"] and len(sentences) == 2, (sentences, view)
+        assert "weak rule" in sentences[0] and "strong rule" in sentences[1], sentences
+        heading = section.locator(".bbt-more-data-heading")
+        assert heading.locator("bdi").count() == 2
+        assert HOSTILE in heading.inner_text()
+        assert page.locator("img[src=x]").count() == 0
+        # a line per rule of the one pair: the legend names the rules
+        legend = section.locator(".bbt-more-data-chart g.role-legend").all_text_contents()
+        assert any("weak" in t and "strong" in t for t in legend), legend
+        other = _forecast_of(page, "lgbm", "xgb")
+        assert other != sentences and all("lgbm" in s and "xgb" in s for s in other), other
 
     page.close()
     assert not widget_errors(errors), errors

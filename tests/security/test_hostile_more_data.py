@@ -75,3 +75,20 @@ def test_more_data_section_compiles_in_latex(
     # the LaTeX specials of a name escaped where the section's table and sentences print it
     assert export.tex_escape(HOSTILE[10]) in body.replace("\\allowbreak{}", "")
     assert "Missing character" not in compile_latex(tex)
+
+
+def test_the_widgets_forecast_keeps_hostile_names_isolated(close_fit: bbt.BBTResult) -> None:
+    """The widget's view of a pair named with HTML and a right-to-left override: the names go
+    out as data (the front end shows them as text), and every sentence holds each name
+    isolated, with nothing left open that would reorder the text after it."""
+    from bbt_widget.core.bidi import balance, isolate, pair_label
+    from bbt_widget.widget.more_data_view import forecast_view
+
+    view = forecast_view(close_fit, (BIDI[0], HOSTILE[0]), (0.45, 0.55))
+    assert {view["a"], view["b"]} == {BIDI[0], HOSTILE[0]}
+    for text in (*view["sentences"], view["now"]):
+        assert balance(text) == text, text
+    for sentence in view["sentences"]:
+        assert isolate(view["a"]) in sentence and isolate(view["b"]) in sentence, sentence
+    (rows,) = [d for d in view["spec"]["datasets"].values() if "rule" in d[0]]
+    assert {row["pair"] for row in rows} == {pair_label(view["a"], view["b"])}

@@ -104,7 +104,7 @@ def test_the_other_rule_reuses_the_futures_updates(
     def refuse(*args: object) -> None:
         raise AssertionError("the updates were computed again")
 
-    monkeypatch.setattr(more_data, "normal_update", refuse)
+    monkeypatch.setattr(more_data, "_moments", refuse)
     again = fitted.more_data(n=(5, 20), rule="strong", draws=100, seed=4)
     pd.testing.assert_frame_equal(fresh.table, again.table)
     assert again.method == "normal"
@@ -255,3 +255,71 @@ def test_raw_counts_are_those_the_fit_counted(fitted: bbt.BBTResult) -> None:
     grown = apply_ties(fitted._raw_counts, "spread")[columns]
     pd.testing.assert_frame_equal(grown, fitted.win_table[columns], check_dtype=False)
     assert fitted._raw_counts["ties"].sum() > 0  # the case has ties to simulate
+
+
+def test_a_pair_subset_is_its_rows_of_the_forecast_of_every_pair(fitted: bbt.BBTResult) -> None:
+    """``pairs=`` (either order) forecasts those pairs from the same futures: their rows equal
+    those of the forecast of every pair, in the summary's orientation."""
+    full = fitted.more_data(n=(5, 20), rule="strong", draws=100, seed=3, grown=normal_update)
+    summary = fitted.summary()
+    first, last = summary.iloc[0], summary.iloc[-1]
+    asked = [(first.alg_b, first.alg_a), (last.alg_a, last.alg_b)]  # the first one reversed
+    some = fitted.more_data(n=(5, 20), rule="strong", draws=100, seed=3, pairs=asked)
+    named = {(first.alg_a, first.alg_b), (last.alg_a, last.alg_b)}
+    rows = full.table[[(a, b) in named for a, b in zip(full.table.alg_a, full.table.alg_b)]]
+    pd.testing.assert_frame_equal(some.table, rows.reset_index(drop=True))
+    open_rows = full.settles[
+        [(a, b) in named for a, b in zip(full.settles.alg_a, full.settles.alg_b)]
+    ]
+    pd.testing.assert_frame_equal(some.settles, open_rows.reset_index(drop=True))
+    # the updates remembered for these pairs serve every pair's forecast, and the reverse
+    again = fitted.more_data(n=(5, 20), rule="strong", draws=100, seed=3)
+    pd.testing.assert_frame_equal(again.table, full.table)
+
+
+def test_other_pairs_reuse_the_futures_updates(
+    fitted: bbt.BBTResult, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """The widget forecasts one pair at a time: the next pair, or another ROPE, reads the
+    updates the first one made (the costly part), and equals a fresh forecast."""
+    from bbt_widget.core import more_data
+
+    summary = fitted.summary()
+    first, second = [(r.alg_a, r.alg_b) for r in summary.head(2).itertuples()]
+    fitted.more_data(n=(5, 20), rule="weak", draws=100, seed=6, pairs=[first])
+
+    def refuse(*args: object) -> None:
+        raise AssertionError("the updates were computed again")
+
+    monkeypatch.setattr(more_data, "_moments", refuse)
+    other = fitted.more_data(n=(5, 20), rule="strong", draws=100, seed=6, pairs=[second])
+    strong = fitted.more_data(n=(5, 20), rule="strong", draws=100, seed=6)
+    rows = strong.table[(strong.table.alg_a == second[0]) & (strong.table.alg_b == second[1])]
+    pd.testing.assert_frame_equal(other.table, rows.reset_index(drop=True))
+    # another ROPE too (the widget's ROPE control): the same numbers as afresh
+    wide = fitted.more_data(n=(5, 20), rule="weak", rope=(0.4, 0.6), draws=100, seed=6)
+    monkeypatch.undo()
+    fresh = fitted.more_data(
+        n=(5, 20), rule="weak", rope=(0.4, 0.6), draws=100, seed=6, grown=normal_update
+    )
+    pd.testing.assert_frame_equal(wide.table, fresh.table)
+
+
+@pytest.mark.parametrize(
+    ("pairs", "match"),
+    [
+        ([("nope", "x")], "'nope' is not an algorithm"),
+        ([("a",)], "two different algorithms"),
+        (["ab"], "two different algorithms"),
+        ([], "at least one pair"),
+    ],
+)
+def test_bad_pairs_are_named(fitted: bbt.BBTResult, pairs: object, match: str) -> None:
+    with pytest.raises(ValueError, match=match):
+        fitted.more_data(n=10, draws=10, pairs=pairs)  # type: ignore[arg-type]
+
+
+def test_a_pair_of_one_algorithm_is_refused(fitted: bbt.BBTResult) -> None:
+    name = fitted.algorithms[0]
+    with pytest.raises(ValueError, match="two different algorithms"):
+        fitted.more_data(n=10, draws=10, pairs=[(name, name)])

@@ -18,7 +18,7 @@ from ._sections import Section, Table
 if TYPE_CHECKING:
     from ...core.result import BBTResult
 
-__all__ = ["MAX_SENTENCES", "more_data_section", "parse_more_data"]
+__all__ = ["MAX_SENTENCES", "more_data_section", "more_data_sentence", "parse_more_data"]
 
 #: Open pairs given a sentence of their own (those likeliest to be decided first).
 MAX_SENTENCES = 8
@@ -91,7 +91,7 @@ def more_data_section(
             f"{min(MAX_SENTENCES, len(ranked))} likeliest to be decided:"
         )
         text.extend(
-            _sentence(table, row, asked, interpretation)
+            more_data_sentence(table, str(row.alg_a), str(row.alg_b), asked, interpretation)
             for row in ranked.head(MAX_SENTENCES).itertuples(index=False)
         )
         likely = settles["smallest_n"].notna().sum()
@@ -137,10 +137,13 @@ def more_data_section(
     return Section("more_data", "More data sets", text, tables, charts, methods=methods)
 
 
-def _sentence(table: pd.DataFrame, row: object, asked: Sequence[int], interpretation: Rule) -> str:
+def more_data_sentence(
+    table: pd.DataFrame, a: str, b: str, asked: Sequence[int], interpretation: Rule
+) -> str:
     """'a vs b: 50 / 100 more data sets like these would decide it with probability 0.31 /
-    0.62; at 100 the likeliest claim is ... with probability ...'."""
-    a, b = str(row.alg_a), str(row.alg_b)  # type: ignore[attr-defined]
+    0.62; at 100 the likeliest claim is ... with probability ...', for the pair ``(a, b)``
+    (as in the forecast's ``table``, :attr:`MoreData.table`) at the ``asked`` numbers of more
+    data sets, names isolated (:func:`~bbt_widget.core.bidi.isolate`)."""
     rows = table[(table["alg_a"] == a) & (table["alg_b"] == b) & table["n"].isin(asked)]
     ns = " / ".join(str(int(v)) for v in rows["n"])
     ps = " / ".join(f"{1.0 - p:.2f}" for p in rows["p_no_claim"])
