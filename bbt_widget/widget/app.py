@@ -105,8 +105,7 @@ def _warm_while_open(model: str, engine: str) -> None:
 
 
 #: The widgets of this process not yet closed (weakly: a widget dropped without close()
-#: leaves by itself); the last one to close calls :func:`bbt_widget.engines.shutdown`, which
-#: releases what an engine keeps between fits (the engines here keep no process).
+#: leaves by itself); the last one to close calls :func:`bbt_widget.engines.shutdown`.
 _OPEN: weakref.WeakSet[BBTWidget] = weakref.WeakSet()
 
 #: The widget's background runners (attribute names), closed by ``close()``: the background
