@@ -26,6 +26,7 @@ from ..core.options import (
     TiePolicy,
 )
 from ..core.result import BBTResult
+from ..core.run_context import RunContext
 from ..core.settings import LAYOUT_KEYS, CountingSettings
 from ..core.tidy import TidyResults
 from ..core.validation import DEFAULT_SEED, check_count
@@ -172,8 +173,7 @@ def fit(
         adapt_delta=sampler.adapt_delta,
         max_treedepth=sampler.max_treedepth,
         draws=draws,
-        progress=progress,
-        cancel=cancel,
+        context=RunContext(progress, cancel),
         stacklevel=2,
     )
 
@@ -231,4 +231,4 @@ def fit_laplace(
     draws = check_count(draws, "draws")
     job = prepare_fit(data, ties=settings.pop("ties", DEFAULT_TIES), size=(1, draws), **settings)
     job.warn(stacklevel=2)
-    return job.laplace(draws=draws, progress=progress, cancel=cancel)
+    return job.laplace(draws=draws, context=RunContext(progress, cancel))

@@ -3,7 +3,6 @@ decision, or approximated (:class:`PreparedFit`)."""
 
 from __future__ import annotations
 
-import threading
 import warnings
 from collections.abc import Mapping
 from dataclasses import dataclass, replace
@@ -15,7 +14,7 @@ import pandas as pd
 from .. import engines
 from ..core import groups, settling
 from ..core.audit import Audit, DataWarning, audit_validated
-from ..core.draws import Draws, ModelName, ProgressCallback, SamplerSettings
+from ..core.draws import Draws, ModelName, SamplerSettings
 from ..core.options import (
     DEFAULT_ADAPT_DELTA,
     DEFAULT_CHAINS,
@@ -32,6 +31,7 @@ from ..core.options import (
 )
 from ..core.precision import DEFAULT_Z
 from ..core.result import BBTResult, disconnected_message
+from ..core.run_context import QUIET, RunContext
 from ..core.settings import CountingSettings, FitSettings, PriorSettings
 from ..core.sizing import check_fit_size, estimate_fit_bytes, estimate_fit_seconds, warn_long_run
 from ..core.tidy import Layout, TidyResults
@@ -163,14 +163,15 @@ class PreparedFit:
         adapt_delta: float = DEFAULT_ADAPT_DELTA,
         max_treedepth: int = DEFAULT_MAX_TREEDEPTH,
         draws: DrawsMode = DEFAULT_DRAWS,
-        progress: ProgressCallback | None = None,
-        cancel: threading.Event | None = None,
+        context: RunContext = QUIET,
         stacklevel: int = 1,
     ) -> BBTResult:
         """The full posterior fit (what :func:`fit` returns), with a
         :class:`DiagnosticsWarning` when the diagnostics fail (``stacklevel`` as for
         ``warnings.warn`` called where this is). Iterations left at None are the engine's
-        defaults (:func:`bbt_widget.engines.iterations`); ``draws`` as for :func:`fit`."""
+        defaults (:func:`bbt_widget.engines.iterations`); ``draws`` as for :func:`fit`;
+        ``context`` carries the progress callback and the cancel event (:func:`fit`'s
+        ``progress`` and ``cancel``), later rounds told as :data:`.settling.STAGE`."""
         settling.check_draws(draws)
         iter_warmup, iter_sampling = engines.iterations(self.engine, iter_warmup, iter_sampling)
         sampler = SamplerSettings(
@@ -184,17 +185,17 @@ class PreparedFit:
         self._warn_long_run(sampler, stacklevel + 1)
         checked = sampler.as_dict()
 
-        def more(chains: int, seed: int, told: ProgressCallback | None) -> Draws:
+        def more(chains: int, seed: int, told: RunContext) -> Draws:
             return engines.sample(
                 self.model,
                 self.stan_data,
                 engine=self.engine,
                 **(checked | {"chains": chains, "seed": seed}),
-                progress=told,
-                cancel=cancel,
+                progress=told.progress,
+                cancel=told.cancel,
             )
 
-        first = more(sampler.chains, checked["seed"], progress)
+        first = more(sampler.chains, checked["seed"], context)
         run = {k: checked[k] for k in ("chains", "iter_warmup", "iter_sampling", "seed")}
         run |= {k: checked[k] for k in ("adapt_delta", "max_treedepth")}
         if draws == "fixed" or self.grouping is not None:
@@ -211,7 +212,9 @@ class PreparedFit:
                         "chains_drawn": drawn.params["beta"].shape[0],
                     },
                 ),
-                lambda chains, seed: more(chains, seed, settling.later_rounds(progress)),
+                lambda chains, seed: more(
+                    chains, seed, context.relabelled("sampling", settling.STAGE)
+                ),
                 per_chain=sampler.iter_sampling,
                 seed=int(first.info.get("seed", checked["seed"])),
                 budget=self._settle_budget(sampler),
@@ -283,13 +286,13 @@ class PreparedFit:
         self,
         *,
         draws: int = 1000,
-        progress: ProgressCallback | None = None,
-        cancel: threading.Event | None = None,
+        context: RunContext = QUIET,
         engine: str | None = None,
     ) -> BBTResult:
         """The Laplace approximation (what :func:`fit_laplace` returns); ``engine``, the one
         that approximates, is by default the fit's (a Stan engine, for a fit on the numpy
-        engine: :func:`bbt_widget.engines.laplace` with ``engine="auto"``).
+        engine: :func:`bbt_widget.engines.laplace` with ``engine="auto"``); ``context`` as
+        for :meth:`sample`.
 
         Raises
         ------
@@ -307,8 +310,8 @@ class PreparedFit:
             engine=engine,
             draws=draws,
             seed=self.settings.seed,
-            progress=progress,
-            cancel=cancel,
+            progress=context.progress,
+            cancel=context.cancel,
         )
         run = {"method": "laplace", "draws": draws, "seed": self.settings.seed}
         return self.result(approximation, run)

@@ -26,6 +26,7 @@ from ..core.options import (
     TiePolicy,
 )
 from ..core.result import BBTResult
+from ..core.run_context import RunContext
 from ..core.settings import CountingSettings, PriorSettings
 from ..core.validation import check_sampler_counts, check_win_table
 from ..fitting import SAMPLER_SETTINGS, fit, prepare_fit
@@ -138,7 +139,7 @@ class ResultsFit:
         }
         size = (sampler.get("chains", 4), sampler.get("iter_sampling"))
         job = prepare_fit(self.data, seed=seed, size=size, **rest)
-        result = job.sample(progress=progress, cancel=cancel, **sampler)
+        result = job.sample(context=RunContext(progress, cancel), **sampler)
         notes = list(result.diagnostics().messages)
         if result.disconnected_note:
             notes.append(result.disconnected_note)

@@ -18,7 +18,7 @@ from collections.abc import Callable, Hashable, Mapping
 from typing import Any
 
 from .. import engines
-from ..core.draws import ProgressCallback
+from ..core.run_context import QUIET, RunContext
 from ..engines.base import FitCancelled
 from ..fitting import (
     COUNT_SETTINGS,
@@ -161,27 +161,21 @@ class FitRequests:
                 stacklevel=3,
             )
 
-    def run_fit(
-        self,
-        progress: ProgressCallback | None = None,
-        cancel: threading.Event | None = None,
-        **kwargs: Any,
-    ) -> Fitted:
+    def run_fit(self, context: RunContext = QUIET, **kwargs: Any) -> Fitted:
         # Runs on the runner's worker thread: touches no trait. What bbt_widget.fit does, from
         # the inputs prepared once for this fit and its preview.
         sampler = {k: kwargs.pop(k) for k in SAMPLER_SETTINGS if k in kwargs}
         if self.w._groups.active:  # data sets in groups: the group model, as fit(group=) fits it
-            return Fitted.prepare(self.w._groups.fit(progress, cancel, **sampler, **kwargs))
+            return Fitted.prepare(self.w._groups.fit(context, **sampler, **kwargs))
         job = self.prepared(kwargs)
         job.warn(stacklevel=1)  # at this line, as bbt_widget.fit's were
-        result = job.sample(**sampler, progress=progress, cancel=cancel, stacklevel=1)
+        result = job.sample(**sampler, context=context, stacklevel=1)
         return Fitted.prepare(result)
 
     def run_preview(
         self,
         draws: int,
-        progress: ProgressCallback | None = None,
-        cancel: threading.Event | None = None,
+        context: RunContext = QUIET,
         **kwargs: Any,
     ) -> Fitted:
         # On the preview runner's thread, beside the full fit's. No job.warn(): the data's
@@ -189,7 +183,7 @@ class FitRequests:
         # The numpy engine's approximation, whatever the full fit's engine: milliseconds in
         # this process, where a Stan engine's starts a process (and PyStan's model server).
         job = self.prepared(kwargs)
-        preview = job.laplace(draws=draws, progress=progress, cancel=cancel, engine="numpy")
+        preview = job.laplace(draws=draws, context=context, engine="numpy")
         return Fitted.prepare(preview, preview=True)
 
     def prepared(self, settings: Mapping[str, Any]) -> PreparedFit:

@@ -32,10 +32,10 @@ from ..charts.frames import to_columns
 from ..charts.frames_groups import group_cells
 from ..charts.spec_cache import groups_spec
 from ..core.bidi import isolate
-from ..core.draws import ProgressCallback
 from ..core.group_result import GroupedBBTResult
 from ..core.groups import GroupSpec, assign_groups, check_group_request, results_only
 from ..core.result import BBTResult
+from ..core.run_context import QUIET, RunContext
 from ..core.tidy import TidyResults
 from ..fitting import fit
 from .fitted import Fitted, fit_ranges, own_copy
@@ -142,16 +142,11 @@ class GroupsSection:
         """What the widget's ``fit_settings`` add: ``group`` ({} without groups)."""
         return {} if self.spec is None else {"group": self.spec}
 
-    def fit(
-        self,
-        progress: ProgressCallback | None = None,
-        cancel: threading.Event | None = None,
-        **settings: Any,
-    ) -> BBTResult:
+    def fit(self, context: RunContext = QUIET, **settings: Any) -> BBTResult:
         """The group model's fit of ``settings`` (the widget's ``fit_settings``, ``group``
         among them): exactly ``bbt.fit(data, **settings)`` on the caller's results, group
         column included. Runs on the fit runner's thread."""
-        return fit(self._data, progress=progress, cancel=cancel, **settings)
+        return fit(self._data, progress=context.progress, cancel=context.cancel, **settings)
 
     @property
     def status_note(self) -> str:

@@ -21,7 +21,6 @@ answers ``BBTWidget.metrics_result``.
 
 from __future__ import annotations
 
-import threading
 import time
 from collections.abc import Hashable, Mapping, Sequence
 from dataclasses import dataclass, field
@@ -31,7 +30,7 @@ import pandas as pd
 
 from ..core.bidi import isolate
 from ..core.data import as_tidy
-from ..core.draws import ProgressCallback
+from ..core.run_context import QUIET, RunContext
 from ..core.tidy import TidyResults
 from ..engines.base import FitCancelled
 from ..lab.batch import spawn_seeds
@@ -324,12 +323,11 @@ class MetricsSection:
     def _run(
         self,
         metric: str,
-        progress: ProgressCallback | None = None,
-        cancel: threading.Event | None = None,
+        context: RunContext = QUIET,
         **settings: Any,
     ) -> Fitted:
         # on the runner's thread: the widget's own fit function, for another score column
-        fitted: Fitted = self.w._fits.run_fit(progress=progress, cancel=cancel, **settings)
+        fitted: Fitted = self.w._fits.run_fit(context=context, **settings)
         return fitted
 
     def _on_event(self, event: FitEvent[Fitted]) -> None:

@@ -21,7 +21,6 @@ composes; :func:`more_data_traits` makes the traits the widget class holds for i
 
 from __future__ import annotations
 
-import threading
 from collections.abc import Hashable
 from typing import Any
 
@@ -32,6 +31,7 @@ from ..core.bidi import isolate
 from ..core.more_data import DEFAULT_N
 from ..core.options import Rule
 from ..core.result import BBTResult
+from ..core.run_context import QUIET, RunContext
 from ..engines.base import FitCancelled
 from .keys import pair_of
 from .messages import error_text
@@ -74,17 +74,17 @@ def forecast_view(
     rope: tuple[float, float],
     *,
     quiet: float = 0.0,
-    cancel: threading.Event | None = None,
-    **_runner: Any,
+    context: RunContext = QUIET,
 ) -> dict[str, Any]:
     """The forecast of ``pair`` under both rules, as the view shows it: ``a`` and ``b`` (the
     summary's orientation), ``spec`` (the chart of :mod:`~bbt_widget.charts.specs_more_data`,
     data inlined), ``sentences`` (one per rule), ``now`` (the pair's claims now) and ``note``.
 
     Built on the runner's thread once the settings have been quiet for ``quiet`` seconds
-    (clicking through pairs costs one forecast); ``cancel`` is set when a newer request
-    replaces this one.
+    (clicking through pairs costs one forecast); the ``context``'s cancel is set when a
+    newer request replaces this one.
     """
+    cancel = context.cancel
     if cancel is not None and quiet > 0 and cancel.wait(quiet):
         raise FitCancelled("a newer pair or setting came")
     # here, on the runner's thread: the report's modules import Altair, which the widget's

@@ -17,12 +17,12 @@ widget's ranking-model and t-test traits.
 
 from __future__ import annotations
 
-import threading
 from collections.abc import Hashable
 from typing import TYPE_CHECKING, Any, cast
 
 from ..core.bidi import isolate
 from ..core.result import BBTResult
+from ..core.run_context import QUIET, RunContext
 from ..engines.base import FitCancelled
 from .keys import pair_of, settings_key
 from .messages import check_ranking_model, error_text
@@ -139,15 +139,14 @@ class RankingSection:
         pl_key: Hashable,
         settings: dict[str, Any],
         result: BBTResult,
-        progress: Any = None,
-        cancel: threading.Event | None = None,
+        context: RunContext = QUIET,
     ) -> dict[str, Any]:
         # On the runner's thread: the fit (once per data settings), then the spec.
         pl = self.fits.get(pl_key)
         if pl is None:
             from ..ranking._plackett_luce import ranking_model as core_ranking_model
 
-            pl = core_ranking_model(self.w._data, progress=progress, **settings)
+            pl = core_ranking_model(self.w._data, progress=context.progress, **settings)
             self.fits[pl_key] = pl
         return ranking_model_spec(pl, result)
 

@@ -27,6 +27,7 @@ from ..charts.frames_decisions import flips_frame, influence_frame
 from ..charts.spec_cache import robustness_spec
 from ..core.bidi import isolate
 from ..core.result import BBTResult
+from ..core.run_context import RunContext
 from ..engines.base import FitCancelled
 from ..lab.influence import Influence
 from ..lab.influence import influence as core_influence
@@ -178,11 +179,11 @@ class RobustnessSection:
         elif action == "cancel_sweep":
             self.cancel_sweep()
 
-    def _run_sweep(self, **kwargs: Any) -> SweepResult:
+    def _run_sweep(self, context: RunContext, **kwargs: Any) -> SweepResult:
         # Runs on the sweep runner's thread: the batch layer runs the fits in parallel.
         robustness_spec()  # built (or read) here, not on the kernel's thread
         data = self.w._groups.data if "group" in kwargs else self.w._data
-        return core_sweep(data, **kwargs)
+        return core_sweep(data, progress=context.progress, cancel=context.cancel, **kwargs)
 
     def _on_sweep_event(self, event: FitEvent[SweepResult]) -> None:
         if event.kind == "queued":
@@ -302,8 +303,8 @@ class RobustnessSection:
         )
 
     @staticmethod
-    def _run_influence(result: BBTResult, **kwargs: Any) -> Influence:
-        return core_influence(result, **kwargs)
+    def _run_influence(result: BBTResult, context: RunContext, **kwargs: Any) -> Influence:
+        return core_influence(result, progress=context.progress, cancel=context.cancel, **kwargs)
 
     def _on_influence_event(self, event: FitEvent[Influence]) -> None:
         if event.kind in ("queued", "progress"):

@@ -1,11 +1,12 @@
 """Background fit scheduler for the widget: one worker, newest request wins.
 
-A control that needs a new Stan fit calls :meth:`FitRunner.submit`. The runner
+A control that needs a new fit calls :meth:`FitRunner.submit`. The runner
 
 * answers from its cache when these settings were fitted before (instantly, in the caller's
   thread);
 * otherwise cancels the fit in progress (sets the ``threading.Event`` passed to
-  ``fit(cancel=...)``, so the engine stops its sampler) and queues the new request; only the
+  ``fit(context=...)``, :class:`~bbt_widget.core.run_context.RunContext`, so the engine
+  stops its sampler) and queues the new request; only the
   newest request is kept, so a burst of slider moves costs one fit, not one per move;
 * runs fits on a single daemon worker thread, so the kernel stays responsive. PyStan also
   needs this: ``stan.build`` calls ``asyncio.run``, which fails on the kernel's running loop;
@@ -28,6 +29,8 @@ import time
 from collections.abc import Callable, Hashable, Mapping
 from dataclasses import dataclass, field
 from typing import Any, Generic, Literal, TypeVar
+
+from ..core.run_context import RunContext
 
 __all__ = [
     "FitEvent",
@@ -121,7 +124,7 @@ class FitRunner(Generic[R]):
     Parameters
     ----------
     fit
-        ``fit(**kwargs, progress=callback, cancel=event) -> result``; raises the engine's
+        ``fit(**kwargs, context=RunContext(callback, event)) -> result``; raises
         ``FitCancelled`` when the event is set.
     on_event
         Called with every :class:`FitEvent` that is still current, on the dispatcher's thread.
@@ -345,7 +348,7 @@ class FitRunner(Generic[R]):
 
         self.stats["started"] += 1
         try:
-            result = self._fit(**job.kwargs, progress=progress, cancel=job.cancel)
+            result = self._fit(**job.kwargs, context=RunContext(progress, job.cancel))
         except self._cancelled_types:
             self._end(job)
             self.stats["cancelled"] += 1

@@ -17,7 +17,8 @@ from collections.abc import Hashable
 from typing import Any
 
 from .. import engines
-from ..core.draws import ProgressCallback, SamplerSettings
+from ..core.draws import SamplerSettings
+from ..core.run_context import QUIET, RunContext
 from ..engines.base import FitCancelled
 from ..fitting import SAMPLER_SETTINGS
 from .fitted import Fitted, failed_fit_badge
@@ -89,10 +90,10 @@ class StanCheck:
         settings: dict[str, Any],
         engine: str,
         ours: Fitted,
-        progress: ProgressCallback | None = None,
-        cancel: Any = None,
+        context: RunContext = QUIET,
     ) -> list[str]:
         # On the runner's thread: the same inputs as the shown fit, sampled with NUTS.
+        cancel = context.cancel
         if cancel is not None and cancel.wait(DELAY):
             raise FitCancelled("a newer fit came before the Stan check started")
         settings = dict(settings)

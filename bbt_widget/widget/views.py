@@ -7,13 +7,13 @@ settings; :mod:`bbt_widget.widget.app` decides when they run (on which runner, i
 from __future__ import annotations
 
 import logging
-import threading
 from collections.abc import Sequence
 from typing import Any
 
 from .. import engines
 from ..core.options import MANY_ALGORITHMS, Rule
 from ..core.result import BBTResult
+from ..core.run_context import QUIET, RunContext
 from ..engines.base import FitCancelled
 
 __all__ = [
@@ -102,8 +102,7 @@ def summary_spec(
     interpretation: Rule = "strong",
     highlight: Sequence[str] = (),
     quiet: float = SUMMARY_DELAY,
-    cancel: threading.Event | None = None,
-    **_runner: Any,
+    context: RunContext = QUIET,
 ) -> dict[str, Any]:
     """The ranking chart, the critical-difference diagram of the ``interpretation``'s claims
     (``highlight``: the algorithms in their own colour) and the weak/strong decision
@@ -113,8 +112,9 @@ def summary_spec(
     Built on a background thread after the charts above are shown (it imports Altair, which
     the first charts never wait for), once the view settings have been quiet for
     ``quiet`` seconds (``SUMMARY_DELAY`` after a view change; none after a new fit, which
-    is no burst): ``cancel`` is set when a newer request replaces this one.
+    is no burst): the ``context``'s cancel is set when a newer request replaces this one.
     """
+    cancel = context.cancel
     if cancel is not None and quiet > 0 and cancel.wait(quiet):
         raise FitCancelled("a newer view change came")
     import altair as alt
@@ -197,14 +197,14 @@ def ttest_spec(
     b: str,
     on: str,
     seed: int | None = None,
-    cancel: threading.Event | None = None,
+    context: RunContext = QUIET,
     **options: Any,
 ) -> dict[str, Any]:
     """The correlated t-test posterior of ``b - a`` on data set ``on`` (paper 001, Eq. 6) as
     a density with the ROPE band, beside the pair's Bayesian signed-rank test over every data
     set in the probability simplex (same ROPE; ``seed`` seeds its draws). ``options`` are the
-    layout, ``lower_is_better``, ``rope`` and ``rho``."""
-    options.pop("progress", None)
+    layout, ``lower_is_better``, ``rope`` and ``rho``; ``context`` is the runner's (the tests
+    are quick: nothing to report or stop)."""
     import altair as alt
 
     from ..baselines import bayesian_signed_rank, correlated_ttest

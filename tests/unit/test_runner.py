@@ -13,6 +13,7 @@ from typing import Any
 
 import pytest
 
+from bbt_widget.core.run_context import QUIET, RunContext
 from bbt_widget.widget.runner import FitEvent, FitRunner, kernel_dispatcher
 
 
@@ -35,7 +36,8 @@ class FakeFit:
         self.max_active = 0
         self._lock = threading.Lock()
 
-    def __call__(self, *, value: Any, fail: str = "", progress=None, cancel=None) -> Any:
+    def __call__(self, *, value: Any, fail: str = "", context: RunContext = QUIET) -> Any:
+        progress, cancel = context.progress, context.cancel
         with self._lock:
             self.calls.append({"value": value})
             self.active += 1
@@ -123,7 +125,7 @@ def test_burst_of_requests_runs_first_and_last_only() -> None:
 def test_result_finishing_after_a_newer_request_is_cached_not_shown() -> None:
     """An engine may finish before it sees the cancel: the result is kept for later, unshown."""
 
-    def uncancellable(*, value: Any, progress=None, cancel=None) -> Any:
+    def uncancellable(*, value: Any, context: RunContext = QUIET) -> Any:
         time.sleep(0.2)
         return {"value": value}
 
@@ -292,7 +294,7 @@ def test_a_failed_fit_is_never_adopted_the_same_settings_run_again() -> None:
     not silence or the old error."""
     calls: list[int] = []
 
-    def flaky(*, value: Any, progress=None, cancel=None) -> Any:
+    def flaky(*, value: Any, context: RunContext = QUIET) -> Any:
         calls.append(value)
         if len(calls) == 1:
             raise ValueError("transient failure")

@@ -258,7 +258,7 @@ def test_the_other_metrics_are_fitted_in_the_background_one_by_one(
     section = w._metrics
     asked: list[str] = []
 
-    def fit(metric: str, progress: Any = None, cancel: Any = None, **settings: Any) -> Fitted:
+    def fit(metric: str, context: Any = None, **settings: Any) -> Fitted:
         # the fit a background request runs, for the metric's own settings
         assert settings["score"] == metric
         assert settings["seed"] == section.choice.seeds[metric]
@@ -289,7 +289,7 @@ def test_a_failed_metric_is_named_and_the_others_are_compared(
 ) -> None:
     section = w._metrics
 
-    def fit(metric: str, progress: Any = None, cancel: Any = None, **settings: Any) -> Fitted:
+    def fit(metric: str, context: Any = None, **settings: Any) -> Fitted:
         if metric == "f1":
             raise RuntimeError("sampler exploded")
         return fits[metric]
@@ -310,8 +310,8 @@ def test_a_control_change_that_needs_no_fit_keeps_the_background_fits_going(
     release = threading.Event()
     cancels: list[threading.Event] = []
 
-    def fit(metric: str, progress: Any = None, cancel: Any = None, **settings: Any) -> Fitted:
-        cancels.append(cancel)
+    def fit(metric: str, context: Any = None, **settings: Any) -> Fitted:
+        cancels.append(context.cancel)
         release.wait(10)
         return fits[metric]
 
@@ -354,9 +354,9 @@ def test_a_failed_fit_of_new_settings_stops_saying_still_fitting(
     release = threading.Event()
     started = threading.Event()
 
-    def fit(metric: str, progress: Any = None, cancel: Any = None, **settings: Any) -> Fitted:
+    def fit(metric: str, context: Any = None, **settings: Any) -> Fitted:
         started.set()
-        progress("sampling", 0.4)
+        context.report("sampling", 0.4)
         release.wait(10)
         return fits[metric]
 

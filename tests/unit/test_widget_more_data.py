@@ -14,6 +14,7 @@ import pytest
 import bbt_widget as bbt
 from bbt_widget.charts.pairs import pair_key
 from bbt_widget.core.more_data import DEFAULT_N
+from bbt_widget.core.run_context import RunContext
 from bbt_widget.engines.base import FitCancelled
 from bbt_widget.outputs.report._more_data import more_data_sentence
 from bbt_widget.widget.app import BBTWidget
@@ -67,7 +68,9 @@ def test_a_newer_request_while_quiet_cancels_the_forecast(fitted: bbt.BBTResult)
     cancel = threading.Event()
     cancel.set()
     with pytest.raises(FitCancelled):
-        forecast_view(fitted, _open_pair(fitted), ROPE, quiet=5.0, cancel=cancel)
+        forecast_view(
+            fitted, _open_pair(fitted), ROPE, quiet=5.0, context=RunContext(cancel=cancel)
+        )
 
 
 @pytest.mark.stan  # the widget's own fits, as the other widget tests
