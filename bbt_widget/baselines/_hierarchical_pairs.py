@@ -19,6 +19,7 @@ from ..core.data import TidyResults
 from ..core.draws import ProgressCallback
 from ..core.options import DEFAULT_CHAINS, DEFAULT_DRAWS, TTEST_HDI, DrawsMode
 from ..core.posterior import ordered_pairs
+from ..core.run_context import RunContext
 from ..core.tidy import Layout
 from ..core.validation import DEFAULT_SEED, check_hdi
 from ..core.wintable import snap_ties
@@ -93,18 +94,16 @@ class HierarchicalJob:
         """Checked when the job is made (by :func:`hierarchical_pairs`); returns self."""
         return self
 
-    def run(
-        self, seed: int, progress: ProgressCallback | None, cancel: threading.Event | None
-    ) -> tuple[HierarchicalResult, list[str]]:
+    def run(self, seed: int, context: RunContext) -> tuple[HierarchicalResult, list[str]]:
         """Fit the pair; the result keeps only the draws in ``_KEPT_DRAWS``."""
         res = fit_pair(
             self.diffs,
             self.rope,
             self.hdi,
             self.settings | {"seed": seed},
-            progress,
+            context.progress,
             self.nu_prior,
-            cancel,
+            context.cancel,
             warn=False,
             latent_every=_LATENT_EVERY,
         )
@@ -193,7 +192,7 @@ def hierarchical_pairs(
     names = list(medians.index)
     jobs = [HierarchicalJob(d, rope, hdi, settings, nu_prior) for d in all_diffs]
     outcomes = run_batch(
-        jobs, seed=seed, executor=executor, n_jobs=n_jobs, progress=progress, cancel=cancel
+        jobs, seed=seed, executor=executor, n_jobs=n_jobs, context=RunContext(progress, cancel)
     )
     failed = [(names[i], names[j], o.error) for (i, j), o in zip(pairs, outcomes) if not o.ok]
     if failed:

@@ -43,6 +43,7 @@ import numpy as np
 
 from ..core.draws import ProgressCallback
 from ..core.result import BBTResult
+from ..core.run_context import QUIET, RunContext
 from ..core.validation import DEFAULT_SEED, check_count, check_seed
 from ..engines.base import FitCancelled
 from .prepared import DiagnosticsWarning, DisconnectedWarning
@@ -57,8 +58,8 @@ Reducer = Callable[[Any, Any], Any]
 class BatchJob(Protocol):
     """Any fit the batch can run (a BBT fit, :class:`bbt_widget.lab.batch.FitRequest`; a
     hierarchical t-test of one pair): ``check()`` validates it before the first fit starts
-    and returns it; ``run(seed, progress, cancel)`` fits it (passing ``progress`` and
-    ``cancel`` on to :func:`bbt_widget.engines.sample`) and returns the result and its
+    and returns it; ``run(seed, context)`` fits it (passing the context's progress and
+    cancel on to :func:`bbt_widget.engines.sample`) and returns the result and its
     diagnostics warnings. It must be picklable to run on Dask."""
 
     @property
@@ -66,9 +67,7 @@ class BatchJob(Protocol):
 
     def check(self) -> BatchJob: ...
 
-    def run(
-        self, seed: int, progress: ProgressCallback | None, cancel: threading.Event | None
-    ) -> tuple[Any, list[str]]: ...
+    def run(self, seed: int, context: RunContext) -> tuple[Any, list[str]]: ...
 
 
 @dataclass
@@ -113,8 +112,7 @@ def _fit_one(
     request: BatchJob,
     seed: int,
     reduce: Reducer | None,
-    progress: ProgressCallback | None,
-    cancel: threading.Event | None,
+    context: RunContext,
 ) -> FitOutcome:
     """Run one request; any failure but cancellation becomes the outcome's error."""
     start = time.perf_counter()
@@ -122,7 +120,7 @@ def _fit_one(
     try:
         # the fit's warnings are kept with its row (run_batch silences them: warning filters
         # are process-wide, so they cannot be set per fit thread)
-        result, outcome.warnings = request.run(seed, progress, cancel)
+        result, outcome.warnings = request.run(seed, context)
         if reduce is not None:
             outcome.value = reduce(result, request)
         else:
@@ -142,8 +140,7 @@ def run_batch(
     executor: Any = None,
     n_jobs: int | None = None,
     reduce: Reducer | None = None,
-    progress: ProgressCallback | None = None,
-    cancel: threading.Event | None = None,
+    context: RunContext = QUIET,
 ) -> list[FitOutcome]:
     """Run many fits; outcomes in the order of ``requests``.
 
@@ -160,11 +157,10 @@ def run_batch(
     reduce
         ``reduce(result, request)`` keeps only what is needed of each result (must be
         picklable, e.g. a module-level function, for Dask).
-    progress
-        ``progress(stage, fraction)``: ``("compiling", nan)`` while a model compiles, then
-        ``("fitting", f)`` with ``f`` the finished share of the whole batch.
-    cancel
-        Setting it stops the batch: running fits are killed, then ``FitCancelled`` is raised.
+    context
+        Its progress is told ``("compiling", nan)`` while a model compiles, then
+        ``("fitting", f)`` with ``f`` the finished share of the whole batch; setting its
+        cancel stops the batch: running fits are killed, then ``FitCancelled`` is raised.
 
     Returns
     -------
@@ -182,8 +178,8 @@ def run_batch(
             for category in _PER_FIT_WARNINGS:
                 warnings.simplefilter("ignore", category)
             if client is None:
-                return _run_local(requests, seeds, n_jobs, reduce, progress, cancel)
-            return _run_dask(client, requests, seeds, reduce, progress, cancel)
+                return _run_local(requests, seeds, n_jobs, reduce, context)
+            return _run_dask(client, requests, seeds, reduce, context)
     finally:
         if isinstance(executor, str) and client is not None:
             client.close()  # ours, made from the address: the user's own client stays open
@@ -195,17 +191,17 @@ def run_batch(
 class _Progress:
     """Sums the fractions of the fits of a batch into one fraction (thread-safe)."""
 
-    def __init__(self, n: int, progress: ProgressCallback | None) -> None:
+    def __init__(self, n: int, context: RunContext) -> None:
         self.parts = [0.0] * n
-        self.progress = progress
+        self.context = context
         self.lock = threading.Lock()
 
     def for_fit(self, k: int) -> ProgressCallback:
         def report(stage: str, fraction: float) -> None:
             if stage == "sampling" and np.isfinite(fraction):
                 self.set(k, fraction)
-            elif self.progress is not None and stage == "compiling":
-                self.progress(stage, fraction)
+            elif stage == "compiling":
+                self.context.report(stage, fraction)
 
         return report
 
@@ -213,8 +209,7 @@ class _Progress:
         with self.lock:
             self.parts[k] = max(self.parts[k], min(1.0, fraction))
             total = sum(self.parts) / len(self.parts)
-        if self.progress is not None:
-            self.progress("fitting", total)
+        self.context.report("fitting", total)
 
 
 def _run_local(
@@ -222,18 +217,17 @@ def _run_local(
     seeds: list[int],
     n_jobs: int | None,
     reduce: Reducer | None,
-    progress: ProgressCallback | None,
-    cancel: threading.Event | None,
+    context: RunContext,
 ) -> list[FitOutcome]:
     n_jobs = check_count(n_jobs if n_jobs is not None else os.cpu_count() or 1, "n_jobs")
     stop = threading.Event()  # ours: set on cancel or on an unexpected error in a fit
-    tracker = _Progress(len(requests), progress)
+    tracker = _Progress(len(requests), context)
     outcomes: list[FitOutcome | None] = [None] * len(requests)
 
     def one(k: int) -> FitOutcome:
         if stop.is_set():
             raise FitCancelled("batch cancelled")
-        out = _fit_one(requests[k], seeds[k], reduce, tracker.for_fit(k), stop)
+        out = _fit_one(requests[k], seeds[k], reduce, RunContext(tracker.for_fit(k), stop))
         tracker.set(k, 1.0)
         return out
 
@@ -242,7 +236,7 @@ def _run_local(
         try:
             while pending:
                 done, _ = wait(pending, timeout=0.1, return_when=FIRST_COMPLETED)
-                if cancel is not None and cancel.is_set():
+                if context.cancelled:
                     stop.set()
                 for fut in done:
                     k = pending.pop(fut)
@@ -252,8 +246,7 @@ def _run_local(
             for fut in pending:
                 fut.cancel()
             raise
-    if cancel is not None and cancel.is_set():
-        raise FitCancelled("batch cancelled")
+    context.check("batch cancelled")
     return outcomes  # type: ignore[return-value]
 
 
@@ -365,7 +358,7 @@ def _dask_task(request: BatchJob, seed: int, reduce: Reducer | None, event: str)
     watcher = threading.Thread(target=watch, daemon=True)
     watcher.start()
     try:
-        return _fit_one(request, seed, reduce, None, cancel)
+        return _fit_one(request, seed, reduce, RunContext(cancel=cancel))
     finally:
         finished.set()
         watcher.join()
@@ -376,8 +369,7 @@ def _run_dask(
     requests: list[BatchJob],
     seeds: list[int],
     reduce: Reducer | None,
-    progress: ProgressCallback | None,
-    cancel: threading.Event | None,
+    context: RunContext,
 ) -> list[FitOutcome]:
     from distributed import Event, as_completed
 
@@ -393,8 +385,7 @@ def _run_dask(
     try:
         pending = as_completed(futures)
         while not pending.is_empty():
-            if cancel is not None and cancel.is_set():
-                raise FitCancelled("batch cancelled")
+            context.check("batch cancelled")
             try:
                 batch = pending.next_batch(block=False)
             except StopIteration:
@@ -411,8 +402,7 @@ def _run_dask(
                 except Exception as exc:  # the task itself died (e.g. a worker was lost)
                     outcomes[k] = FitOutcome(requests[k], seeds[k], error=_task_error(exc))
                 done += 1
-                if progress is not None:
-                    progress("fitting", done / len(requests))
+                context.report("fitting", done / len(requests))
     except BaseException:
         stop.set()  # running tasks see it within 0.25 s and kill their samplers
         client.cancel(futures)

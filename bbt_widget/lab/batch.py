@@ -9,13 +9,11 @@ the batch layer's documented home for users.
 
 from __future__ import annotations
 
-import threading
 from dataclasses import dataclass, field
 from typing import Any
 
 import pandas as pd
 
-from ..core.draws import ProgressCallback
 from ..core.options import (
     DEFAULT_CHAINS,
     DEFAULT_ENGINE,
@@ -77,9 +75,7 @@ class FitRequest:
         check_win_table(self.win_table)
         return self
 
-    def run(
-        self, seed: int, progress: ProgressCallback | None, cancel: threading.Event | None
-    ) -> tuple[BBTResult, list[str]]:
+    def run(self, seed: int, context: RunContext) -> tuple[BBTResult, list[str]]:
         """Fit the BBT model; returns the result and its diagnostics warnings."""
         result = fit(
             self.win_table,
@@ -91,8 +87,8 @@ class FitRequest:
             iter_sampling=self.iter_sampling,
             engine=self.engine,
             seed=seed,
-            progress=progress,
-            cancel=cancel,
+            progress=context.progress,
+            cancel=context.cancel,
         )
         notes = list(result.diagnostics().messages)
         if result.disconnected_note:
@@ -127,9 +123,7 @@ class ResultsFit:
         (``prepare_fit``) before the batch starts, so that bad input fails before any fit."""
         return self
 
-    def run(
-        self, seed: int, progress: ProgressCallback | None, cancel: threading.Event | None
-    ) -> tuple[BBTResult, list[str]]:
+    def run(self, seed: int, context: RunContext) -> tuple[BBTResult, list[str]]:
         """Fit; returns the result and its diagnostics warnings. The data's warnings were
         issued once by the caller, not again per fit."""
         sampler = {k: self.options[k] for k in SAMPLER_SETTINGS if k in self.options}
@@ -139,7 +133,7 @@ class ResultsFit:
         }
         size = (sampler.get("chains", 4), sampler.get("iter_sampling"))
         job = prepare_fit(self.data, seed=seed, size=size, **rest)
-        result = job.sample(context=RunContext(progress, cancel), **sampler)
+        result = job.sample(context=context, **sampler)
         notes = list(result.diagnostics().messages)
         if result.disconnected_note:
             notes.append(result.disconnected_note)

@@ -32,6 +32,7 @@ from ..core.options import (
     TiePolicy,
 )
 from ..core.result import BBTResult
+from ..core.run_context import RunContext
 from ..core.settings import CountingSettings
 from ..core.tidy import TidyResults
 from ..core.validation import (
@@ -377,8 +378,7 @@ def calibration(
         executor=executor,
         n_jobs=n_jobs,
         reduce=_score,
-        progress=progress,
-        cancel=cancel,
+        context=RunContext(progress, cancel),
     )
     good = [o.value for o in outcomes if o.ok]
     if not good:

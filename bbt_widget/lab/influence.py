@@ -28,6 +28,7 @@ from ..core.draws import ProgressCallback
 from ..core.group_result import GroupedBBTResult
 from ..core.options import DEFAULT_ROPE, Rule
 from ..core.result import BBTResult
+from ..core.run_context import RunContext
 from ..core.tidy import TidyResults
 from ..core.validation import WIN_TABLE_COLUMNS, check_interpretation, check_rope
 from ..core.wintable import apply_ties, count_wins
@@ -325,8 +326,7 @@ def influence(
             executor=executor,
             n_jobs=n_jobs,
             reduce=partial(_exact, alg_a=alg_a, alg_b=alg_b, rope=rope),
-            progress=progress,
-            cancel=cancel,
+            context=RunContext(progress, cancel),
         )
         for d, out in zip(np.flatnonzero(redo), outcomes):
             if out.ok:  # a failed refit keeps the PSIS estimate (its k says how far to trust)

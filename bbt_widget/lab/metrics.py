@@ -43,6 +43,7 @@ from ..core.options import (
 from ..core.options import resolve_interpretation as _resolve
 from ..core.posterior import flip_decision
 from ..core.result import BBTResult
+from ..core.run_context import RunContext
 from ..core.validation import (
     DEFAULT_SEED,
     check_adapt_delta,
@@ -616,7 +617,7 @@ def compare_metrics(
         prepared.warn(stacklevel=2)
         jobs.append(ResultsFit(data, per_metric, {"metric": m}))
     outcomes = run_batch(
-        jobs, seed=seed, executor=executor, n_jobs=n_jobs, progress=progress, cancel=cancel
+        jobs, seed=seed, executor=executor, n_jobs=n_jobs, context=RunContext(progress, cancel)
     )
     return MetricsResult(
         {o.request.meta["metric"]: o.value for o in outcomes if o.ok},

@@ -38,6 +38,7 @@ from ..core.options import (
 )
 from ..core.precision import ConditionalDraws
 from ..core.result import BBTResult
+from ..core.run_context import RunContext
 from ..core.settings import CountingSettings, PriorSettings
 from ..core.tidy import Layout, TidyResults
 from ..core.validation import (
@@ -327,8 +328,7 @@ class _Sweep:
                 executor=executor,
                 n_jobs=n_jobs,
                 reduce=group_draws,
-                progress=progress,
-                cancel=cancel,
+                context=RunContext(progress, cancel),
             )
             return GroupedSweepResult(
                 settings,
@@ -361,8 +361,7 @@ class _Sweep:
             executor=executor,
             n_jobs=n_jobs,
             reduce=_beta_draws,
-            progress=progress,
-            cancel=cancel,
+            context=RunContext(progress, cancel),
         )
         return SweepResult(
             settings,

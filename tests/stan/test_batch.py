@@ -9,6 +9,7 @@ import numpy as np
 import pytest
 
 import bbt_widget as bbt
+from bbt_widget.core.run_context import RunContext
 from bbt_widget.core.wintable import count_wins
 from bbt_widget.engines import FitCancelled
 from bbt_widget.lab.batch import FitRequest, run_batch, spawn_seeds
@@ -52,7 +53,7 @@ def test_seeds_come_from_one_seed_sequence():
 def test_local_and_dask_give_the_same_draws_in_order(raw_counts, client):
     reqs = _requests(raw_counts)
     fractions: list[float] = []
-    local = run_batch(reqs, seed=11, progress=lambda s, f: fractions.append(f))
+    local = run_batch(reqs, seed=11, context=RunContext(lambda s, f: fractions.append(f)))
     remote = run_batch(reqs, seed=11, executor=client)
     serial = run_batch(reqs, seed=11, n_jobs=1)
     for a, b, c, req in zip(local, remote, serial, reqs):
@@ -103,7 +104,7 @@ def test_cancel_stops_local_fits_and_leaves_no_process(raw_counts):
     threading.Thread(target=lambda: (started.wait(60), cancel.set()), daemon=True).start()
     t0 = time.perf_counter()
     with pytest.raises(FitCancelled):
-        run_batch(reqs, progress=progress, cancel=cancel)
+        run_batch(reqs, context=RunContext(progress, cancel))
     assert time.perf_counter() - t0 < 60
     assert _running_chains() == 0
     assert _pystan_workers() == []
@@ -118,7 +119,7 @@ def test_cancel_stops_dask_fits(raw_counts, client):
     threading.Timer(3.0, cancel.set).start()
     t0 = time.perf_counter()
     with pytest.raises(FitCancelled):
-        run_batch(reqs, executor=client, cancel=cancel)
+        run_batch(reqs, executor=client, context=RunContext(cancel=cancel))
     assert time.perf_counter() - t0 < 30
 
     # within a few seconds the workers killed their samplers: no chain process is left
