@@ -57,7 +57,8 @@ from ..core.options import (
 )
 from ..core.posterior import hdi_sorted
 from ..core.precision import DEFAULT_Z, mcse
-from ..core.settling import chains_to_add, check_draws, later_rounds
+from ..core.run_context import RunContext
+from ..core.settling import STAGE, chains_to_add, check_draws
 from ..core.tidy import Layout
 from ..core.validation import DEFAULT_SEED, check_count, check_hdi, check_seed
 from ..fitting import DiagnosticsWarning
@@ -308,7 +309,7 @@ def hierarchical(
     settings = sampler_settings(chains, iter_warmup, iter_sampling, seed, draws)
     diffs = fold_differences(data, asked, a=a, b=b, run=run, rho=rho)
     check_enough(diffs)
-    return fit_pair(diffs, rope, hdi, settings, progress, nu_prior, cancel)
+    return fit_pair(diffs, rope, hdi, settings, RunContext(progress, cancel), nu_prior)
 
 
 def check_nu_prior(nu_prior: str) -> str:
@@ -432,9 +433,8 @@ def fit_pair(
     rope: float,
     hdi: float,
     settings: dict[str, Any],
-    progress: ProgressCallback | None,
+    context: RunContext,
     nu_prior: str = DEFAULT_NU_PRIOR,
-    cancel: threading.Event | None = None,
     warn: bool = True,
     latent_every: int = 1,
 ) -> HierarchicalResult:
@@ -444,7 +444,7 @@ def fit_pair(
     diagnostics are those of ``mu_0``, ``sigma_0`` and ``nu``)."""
     data = model_data(diffs, rope, nu_prior)
 
-    def draw(chains: int, seed: int, told: ProgressCallback | None) -> Draws:
+    def draw(chains: int, seed: int, told: RunContext) -> Draws:
         found = quadrature_sample(
             marginal(data),
             chains=chains,
@@ -452,20 +452,21 @@ def fit_pair(
             iter_sampling=settings["iter_sampling"],
             seed=seed,
             scale=data["scale"],
-            progress=told,
-            cancel=cancel,
+            context=told,
             latent_every=latent_every,
         )
         return in_score_units(found, data["scale"])
 
     checked = list(_PARAMS) if latent_every == 1 else ["mu0", "sigma0", "nu"]
     seed = fresh_seed(settings["seed"])
-    draws = draw(settings["chains"], seed, progress)
+    draws = draw(settings["chains"], seed, context)
     rounds = 1
     if settings.get("draws", DEFAULT_DRAWS) == "auto":
         more = _more_chains(draws, rope, settings["chains"] * settings["iter_sampling"])
         if more:
-            draws = joined(draws, draw(more, round_seed(seed, 1), later_rounds(progress)))
+            draws = joined(
+                draws, draw(more, round_seed(seed, 1), context.relabelled("sampling", STAGE))
+            )
             rounds = 2
     settings = settings | {"rounds": rounds, "chains_drawn": int(draws.params["mu0"].shape[0])}
     return pair_result(diffs, draws, rope, hdi, settings, checked, warn)

@@ -101,9 +101,8 @@ class HierarchicalJob:
             self.rope,
             self.hdi,
             self.settings | {"seed": seed},
-            context.progress,
+            context,
             self.nu_prior,
-            context.cancel,
             warn=False,
             latent_every=_LATENT_EVERY,
         )

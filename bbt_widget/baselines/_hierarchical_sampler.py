@@ -33,7 +33,6 @@ Steps:
 
 from __future__ import annotations
 
-import threading
 import time
 from collections.abc import Callable, Iterator
 from dataclasses import dataclass
@@ -42,9 +41,9 @@ import numpy as np
 from scipy import optimize, special
 
 from ..core.diagnostics import draws_diagnostics
-from ..core.draws import Draws, ProgressCallback
+from ..core.draws import Draws
+from ..core.run_context import QUIET, RunContext
 from ..engines._independence import independence_chains
-from ..engines.base import FitCancelled
 from ._hierarchical_marginal import Marginal, conditional_draws, log_nu_prior, log_posterior
 
 #: Degrees of freedom of the proposals (heavier tails than the posterior's).
@@ -76,8 +75,7 @@ def sample(
     iter_sampling: int,
     seed: int,
     scale: float,
-    progress: ProgressCallback | None = None,
-    cancel: threading.Event | None = None,
+    context: RunContext = QUIET,
     latent_every: int = 1,
 ) -> Draws:
     """Posterior draws shaped as the Stan program's (``mu0_s``, ``sigma0_s``, ``nu``, ``mu``
@@ -93,13 +91,11 @@ def sample(
     def batches(count: int) -> Iterator[slice]:
         # _BATCH points at a time: cancel is checked before each, progress told after
         for i in range(0, count, _BATCH):
-            if cancel is not None and cancel.is_set():
-                raise FitCancelled("the hierarchical test was cancelled")
+            context.check("the hierarchical test was cancelled")
             part = slice(i, min(i + _BATCH, count))
             yield part
             done[0] += part.stop - part.start
-            if progress is not None:
-                progress("sampling", min(done[0] / total, 1.0))
+            context.report("sampling", min(done[0] / total, 1.0))
 
     def evaluate(z: np.ndarray) -> np.ndarray:
         out = np.empty(len(z))

@@ -23,10 +23,9 @@ from collections.abc import Callable
 
 import pandas as pd
 
-from .draws import Draws, ProgressCallback, joined, round_seed
+from .draws import Draws, joined, round_seed
 from .options import DRAWS_MODES, SETTLE_BUDGET
 from .result import BBTResult
-from .run_context import RunContext
 
 #: The progress stage of the later rounds (the first is the engine's "sampling").
 STAGE = "sampling more (claims near their thresholds)"
@@ -145,12 +144,6 @@ def check_draws(draws: str) -> None:
     """Refuse a ``draws`` that is not one of :data:`~.options.DRAWS_MODES`."""
     if draws not in DRAWS_MODES:
         raise ValueError(f"draws must be one of {', '.join(DRAWS_MODES)}, got {draws!r}")
-
-
-def later_rounds(progress: ProgressCallback | None) -> ProgressCallback | None:
-    """``progress`` for a later round's sampling: told as its own stage (:data:`STAGE`), so
-    that each stage's fraction still runs from 0 to 1 once."""
-    return RunContext(progress).relabelled("sampling", STAGE).progress
 
 
 def settle_budget(first_draws: int, bytes_per_draw: float, memory: int) -> int:

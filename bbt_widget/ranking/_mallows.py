@@ -64,7 +64,8 @@ from ..core.options import (
     DEFAULT_ITER_WARMUP,
     DrawsMode,
 )
-from ..core.settling import check_draws, later_rounds
+from ..core.run_context import RunContext
+from ..core.settling import STAGE, check_draws
 from ..core.sizing import FitTooLargeError, LongRunWarning
 from ..core.validation import DEFAULT_SEED, check_count, check_hdi, check_seed
 from ._common import (
@@ -295,7 +296,7 @@ def mallows(
     scores = ranked.means if ties == "split" else _break_ties(ranked.means, rng)
     start = time.perf_counter()
 
-    def run(chains: int, rng: np.random.Generator, told: ProgressCallback | None) -> MallowsChains:
+    def run(chains: int, rng: np.random.Generator, told: RunContext) -> MallowsChains:
         return run_chains(
             pair_counts(scores),
             scores[~np.isfinite(scores).all(axis=1)],
@@ -308,16 +309,17 @@ def mallows(
             thin=settings["thin"],
             leap=leap,
             rng=rng,
-            progress=told,
-            cancel=cancel,
+            context=told,
         )
 
-    out = run(settings["chains"], rng, progress)
+    out = run(settings["chains"], rng, RunContext(progress, cancel))
     rounds = 1
     more = _more_chains(out, ranked.algorithms, settings) if draws == "auto" else 0
     if more:
         seeded = np.random.default_rng(round_seed(settings["seed"], 1))
-        out = _joined(out, run(more, seeded, later_rounds(progress)))
+        out = _joined(
+            out, run(more, seeded, RunContext(progress, cancel).relabelled("sampling", STAGE))
+        )
         rounds = 2
     elapsed = time.perf_counter() - start
     diag = mallows_diagnostics(out.rank, out.beta)

@@ -48,9 +48,8 @@ from dataclasses import dataclass
 
 import numpy as np
 
-from ..core.draws import ProgressCallback
+from ..core.run_context import QUIET, RunContext
 from ..core.sizing import check_job_size
-from ..engines.base import FitCancelled
 
 #: The size guard's estimate of a fit (:func:`check_mallows_size`), measured on a 2-core
 #: machine. Memory of the process besides the fit (Python, numpy, pandas, ArviZ imported).
@@ -203,8 +202,7 @@ def run_chains(
     thin: int,
     leap: int,
     rng: np.random.Generator,
-    progress: ProgressCallback | None = None,
-    cancel: object | None = None,
+    context: RunContext = QUIET,
 ) -> MallowsChains:
     """Sample the posterior of (rho, beta) with the steps of the module documentation.
 
@@ -224,9 +222,9 @@ def run_chains(
     chains, burn_in, draws, thin, leap
         ``burn_in * thin`` iterations discarded, then ``draws * thin`` of which every
         ``thin``-th is kept; ``leap``: the leap-and-shift reach.
-    cancel
-        An object with ``is_set()`` (e.g. ``threading.Event``): checked every
-        :data:`REPORT_EVERY` iterations, raises :class:`FitCancelled` when set.
+    context
+        Its progress is told every :data:`REPORT_EVERY` iterations, and its cancel
+        checked: :class:`FitCancelled` when set.
     """
     n = pairs.shape[0]
     c_idx = np.arange(chains)
@@ -302,10 +300,8 @@ def run_chains(
                 if (it - warm + 1) % thin == 0:
                     out_rank[:, (it - warm) // thin] = rank
                     out_beta[:, (it - warm) // thin] = beta
-        if cancel is not None and cancel.is_set():  # type: ignore[attr-defined]
-            raise FitCancelled("the Mallows sampler was cancelled")
-        if progress is not None:
-            progress("sampling", (first + size) / total)
+        context.check("the Mallows sampler was cancelled")
+        context.report("sampling", (first + size) / total)
     kept = max(draws * thin, 1)
     return MallowsChains(out_rank, out_beta, acc_rho / kept, acc_beta / kept, step)
 

@@ -58,7 +58,8 @@ from ..core.options import (
     DEFAULT_ITER_WARMUP,
     DrawsMode,
 )
-from ..core.settling import check_draws, later_rounds
+from ..core.run_context import RunContext
+from ..core.settling import STAGE, check_draws
 from ..core.tidy import Layout
 from ..core.validation import DEFAULT_SEED, check_count, check_hdi, check_seed
 from ._common import (
@@ -294,14 +295,17 @@ def plackett_luce(
     n_alg = len(ranked.algorithms)
     settings["seed"] = fresh_seed(settings["seed"])
     names = list(ranked.algorithms)
-    sampled = gibbs_sample(counts, progress=progress, **settings)
+    sampled = gibbs_sample(counts, context=RunContext(progress), **settings)
     rounds = 1
     if draws == "auto":
         more = more_chains(sampled.params["theta"], names, settings["iter_sampling"])
         if more:
             extra = settings | {"chains": more, "seed": round_seed(settings["seed"], 1)}
             sampled = joined(
-                sampled, gibbs_sample(counts, progress=later_rounds(progress), **extra)
+                sampled,
+                gibbs_sample(
+                    counts, context=RunContext(progress).relabelled("sampling", STAGE), **extra
+                ),
             )
             rounds = 2
     chains_drawn = int(sampled.params["theta"].shape[0])

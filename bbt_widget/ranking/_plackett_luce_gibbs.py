@@ -37,7 +37,8 @@ from typing import Any
 
 import numpy as np
 
-from ..core.draws import Draws, ProgressCallback
+from ..core.draws import Draws
+from ..core.run_context import QUIET, RunContext
 
 #: Sweeps between two progress calls.
 _PROGRESS_EVERY = 50
@@ -50,13 +51,13 @@ def sample(
     iter_warmup: int,
     iter_sampling: int,
     seed: int,
-    progress: ProgressCallback | None = None,
+    context: RunContext = QUIET,
 ) -> Draws:
     """Draws of ``theta`` from the Plackett-Luce posterior of ``data`` (the Stan program's
     data, :func:`bbt_widget.ranking._plackett_luce.pl_data`).
 
     Each chain starts from a draw of the prior, runs ``iter_warmup`` sweeps that are dropped
-    and keeps the next ``iter_sampling``. ``progress("sampling", f)`` is called as the
+    and keeps the next ``iter_sampling``. the context's progress is told ``("sampling", f)`` as the
     sweeps go, f from 0 to 1.
 
     Returns
@@ -83,10 +84,9 @@ def sample(
         lam = theta * rng.standard_gamma(scale_shape, size=(chains, 1))
         if sweep >= iter_warmup:
             kept[:, sweep - iter_warmup] = theta
-        if progress is not None and (sweep + 1) % _PROGRESS_EVERY == 0:
-            progress("sampling", (sweep + 1) / total)
-    if progress is not None:
-        progress("sampling", 1.0)
+        if (sweep + 1) % _PROGRESS_EVERY == 0:
+            context.report("sampling", (sweep + 1) / total)
+    context.report("sampling", 1.0)
     return Draws(
         params={"theta": kept},
         sampler={},

@@ -8,6 +8,7 @@ import numpy as np
 import pytest
 
 from bbt_widget.core.convergence import ess_bulk, rhat
+from bbt_widget.core.run_context import RunContext
 from bbt_widget.ranking._plackett_luce import expand_rankings, pl_data
 from bbt_widget.ranking._plackett_luce_gibbs import sample
 
@@ -87,7 +88,7 @@ def test_gibbs_reports_its_progress_to_the_end(tied_rankings):
         iter_warmup=20,
         iter_sampling=180,
         seed=1,
-        progress=lambda stage, f: seen.append((stage, f)),
+        context=RunContext(lambda stage, f: seen.append((stage, f))),
     )
     fractions = [f for _, f in seen]
     assert {stage for stage, _ in seen} == {"sampling"}
