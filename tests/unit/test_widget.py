@@ -27,6 +27,7 @@ from bbt_widget.charts.frames import FIT_DATASETS, VIEW_DATASETS
 from bbt_widget.charts.frames_decisions import INFLUENCE_TOP, influence_frame
 from bbt_widget.charts.spec_cache import robustness_spec
 from bbt_widget.core.bidi import isolate
+from bbt_widget.core.run_context import RunContext
 from bbt_widget.fitting import PreparedFit
 from bbt_widget.widget.app import BBTWidget
 from bbt_widget.widget.checks import SettingRefused
@@ -1009,9 +1010,9 @@ def test_compile_in_progress_shows_its_elapsed_time(
     """Issue 8: the status line ticks with the seconds a compile has taken (the engines report
     about once a second while compiling), not one static line for minutes."""
 
-    def compiling_fit(*args: object, progress, cancel, **kwargs: object) -> None:
+    def compiling_fit(*args: object, context: RunContext, **kwargs: object) -> None:
         for _ in range(3):
-            progress("compiling", float("nan"))
+            context.report("compiling", float("nan"))
             time.sleep(1.05)
         raise ValueError("stopped by the test")
 
