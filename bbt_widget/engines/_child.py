@@ -121,6 +121,10 @@ class _Output:
                 total = max(n for _, n in self._chains.values()) * self._n_chains
                 self.fractions.append(done / max(1, total))
 
+    def wait_read(self) -> None:
+        """Wait (a few seconds at most) until every line the child wrote has been read."""
+        self._thread.join(timeout=5.0)
+
     def join(self) -> str:
         """The last lines of the output, without Python tracebacks (httpstan's server logs
         the errors it returns with theirs; the reason is in the error)."""
@@ -138,17 +142,20 @@ def _follow(
     output: _Output,
     context: RunContext,
 ) -> None:
-    """Wait for the child in the caller's thread: report progress, kill it on cancel."""
+    """Wait for the child in the caller's thread: report progress, kill it on cancel. The
+    lines read after the last look are reported once the child has ended (a chain that ends
+    just before the child does is reported too)."""
     reported = 0  # progress lines reported
-    while True:
+    ended = False
+    while not ended:
         try:
             proc.wait(timeout=POLL)
-            return
+            output.wait_read()
+            ended = True
         except subprocess.TimeoutExpired:
-            pass
-        if context.cancelled:
-            _kill(proc)
-            raise FitCancelled("fit cancelled")
+            if context.cancelled:
+                _kill(proc)
+                raise FitCancelled("fit cancelled") from None
         fractions = output.fractions[reported:]
         reported += len(fractions)
         for fraction in fractions:

@@ -17,6 +17,7 @@ import pytest
 from scipy.stats import binom, multinomial
 
 from bbt_widget import engines
+from bbt_widget.core.run_context import RunContext
 from bbt_widget.engines import EngineError, FitCancelled, SamplerSettings
 
 ALGS = ["dt", "lda", "lgbm", "xgb", "svm"]
@@ -527,11 +528,11 @@ def test_a_compile_goes_on_when_its_fit_is_cancelled(monkeypatch):
     cancel = threading.Event()
     cancel.set()
     with pytest.raises(FitCancelled):
-        _child.ensure_built("test slow", slow_build, None, cancel)
+        _child.ensure_built("test slow", slow_build, RunContext(cancel=cancel))
     seen: list[str] = []
     joined = threading.Thread(
         target=_child.ensure_built,
-        args=("test slow", slow_build, lambda stage, _f: seen.append(stage), None),
+        args=("test slow", slow_build, RunContext(lambda stage, _f: seen.append(stage))),
     )
     joined.start()
     time.sleep(0.3)
