@@ -223,6 +223,9 @@ def test_a_stan_verdict_after_a_failed_fit_keeps_the_failure_on_the_badge(
     then carries the verdict and still says that the fit asked for failed."""
     check = w._fits.stan_check
     monkeypatch.setitem(check.verdicts, w._result_key, [])  # Stan agrees
+    # as where a check runs (this widget has none: no verdict of its own would land)
+    monkeypatch.setattr(check, "enabled", True)
+    monkeypatch.setattr(check, "stan_engine", lambda: "pystan")
     w.error = "Fit failed: the sampler exploded"
     try:
         check.show(w._result_key)
@@ -230,7 +233,7 @@ def test_a_stan_verdict_after_a_failed_fit_keeps_the_failure_on_the_badge(
         assert any("Stan (NUTS) agrees" in m for m in w.diagnostics["messages"])
         w.error = ""
         check.show(w._result_key)
-        assert w.diagnostics["label"] == "diagnostics fine; Stan agrees"
+        assert w.diagnostics["label"] == "diagnostics fine; Stan check: agrees"
     finally:
         w.error = ""
         monkeypatch.undo()

@@ -92,6 +92,7 @@ def _widget(data: pd.DataFrame | None = None, **kwargs: Any) -> BBTWidget:
         "seed": SEED,
         "autostart": False,
         "previews": False,
+        "stan_check": False,  # wait_background() would wait for a Stan check of each fit
     }
     return BBTWidget(_long() if data is None else data, **{**options, **kwargs})
 
