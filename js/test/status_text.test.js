@@ -99,7 +99,9 @@ test("a screen reader hears the badge's label, then every line of its tooltip", 
       "Stan (NUTS) cross-check of these numbers: sampling with NUTS",
   );
   assert.equal(spokenBadge("diagnostics fine", ""), "diagnostics fine");
-  for (const name of ALL) assert.equal(spokenBadge(name, "R-hat max 1.002"), `${name}. R-hat max 1.002`);
+  for (const name of ALL) {
+    assert.equal(spokenBadge(name, "R-hat max 1.002"), `${name}. R-hat max 1.002`);
+  }
 });
 
 test("the audit badge lists warnings before notes, each finding as it is", () => {
