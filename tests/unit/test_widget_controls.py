@@ -266,3 +266,19 @@ def test_a_view_change_says_it_ran_no_fit(w: BBTWidget) -> None:
     w.interpretation = "strong"
     assert w.status_text == "rule changed: no refit"
     assert w.fit_count == fits
+
+
+def test_a_fit_control_change_that_needs_no_fit_says_what_changed_and_why(w: BBTWidget) -> None:
+    """d_min moved while the local ROPE is off asks for the fit already shown: the status
+    says so, not a bare "done (no change)" that names neither the control nor the reason."""
+    assert not w.local_rope
+    fits, d_min = w.fit_count, w.d_min
+    try:
+        w.d_min = 0.3
+        assert (w.status, w.status_text) == (
+            "done",
+            "d_min changed: no refit (the local ROPE is off)",
+        )
+        assert w.fit_count == fits
+    finally:
+        w.d_min = d_min
