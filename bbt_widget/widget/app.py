@@ -164,7 +164,8 @@ class BBTWidget(anywidget.AnyWidget):
         for the full fit.
     stan_check
         After a fit on the numpy engine, fit the same settings with Stan in the background, where
-        a Stan engine runs here (the ``stan`` extra), and say on the badge whether they agree.
+        a Stan engine runs here (the ``stan`` extra), and say on the badge whether they agree
+        (:attr:`stan_verdict` in a script).
     ranking_model
         What the ranking view shows: ``"bbt"`` (default), ``"plackett-luce"``, ``"mallows"``
         or ``"both"`` (BBT and Plackett-Luce). Plackett-Luce or Mallows
