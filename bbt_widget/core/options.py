@@ -73,7 +73,7 @@ __all__ = [
 #: and settings give the same numbers in every run; another seed is an explicit choice.
 DEFAULT_SEED = 1
 
-#: Tie policies (paper Sec. 5) and their one-line labels, in the order the controls show them.
+#: Tie policies (paper Sec. 6.2) and their one-line labels, in the order the controls show them.
 TIE_LABELS = MappingProxyType(
     {
         "add": "add (tie = win for both)",

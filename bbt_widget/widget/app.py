@@ -36,7 +36,6 @@ the trait keeps its last good value either way.
 from __future__ import annotations
 
 import threading
-import time
 import weakref
 from collections.abc import Hashable, Mapping, Sequence
 from pathlib import Path
@@ -76,8 +75,10 @@ from .pairs_section import PairsSection, pair_view_traits
 from .rankings import RankingSection
 from .robustness import RobustnessSection
 from .runner import kernel_dispatcher
+from .stan_check import stan_verdict
 from .sync import json_trait
 from .views import warm_model
+from .wait import wait_all
 
 if TYPE_CHECKING:  # both import Altair, which the first charts must not wait for
     from ..core.tidy import TidyResults
@@ -109,7 +110,7 @@ def _warm_while_open(model: str, engine: str) -> None:
 _OPEN: weakref.WeakSet[BBTWidget] = weakref.WeakSet()
 
 #: The widget's background runners (attribute names), closed by ``close()``: the background
-#: views' first, then the fits'.
+#: views' (and the Stan check's) first, then the fits'.
 _RUNNERS = (
     "_metrics_runner",
     "_sweep_runner",
@@ -118,8 +119,8 @@ _RUNNERS = (
     "_pl_runner",
     "_ttest_runner",
     "_more_data_runner",
-    "_preview_runner",
     "_stan_runner",
+    "_preview_runner",
     "_runner",
 )
 
@@ -163,7 +164,8 @@ class BBTWidget(anywidget.AnyWidget):
         for the full fit.
     stan_check
         After a fit on the numpy engine, fit the same settings with Stan in the background, where
-        a Stan engine runs here (the ``stan`` extra), and say on the badge whether they agree.
+        a Stan engine runs here (the ``stan`` extra), and say on the badge whether they agree
+        (:attr:`stan_verdict` in a script).
     ranking_model
         What the ranking view shows: ``"bbt"`` (default), ``"plackett-luce"``, ``"mallows"``
         or ``"both"`` (BBT and Plackett-Luce). Plackett-Luce or Mallows
@@ -462,6 +464,7 @@ class BBTWidget(anywidget.AnyWidget):
         self._fits.warn_if_failed("summary")
         return None if self._summary is None else self._summary.copy()
 
+    stan_verdict = property(stan_verdict)  # the Stan check of the fit shown (widget/stan_check)
     # the exports of the view shown, at the current settings (widget/export.py)
     charts = property(export.charts)
     view_settings = property(export.view_settings)
@@ -521,14 +524,10 @@ class BBTWidget(anywidget.AnyWidget):
     def wait_background(self, timeout: float | None = None) -> bool:
         """Block until the background views are done and shown: the sweep, the influence of
         the highlighted pair, the ranking chart and decision matrices, the Plackett-Luce
-        panel, the clicked data set's t-test and the highlighted pair's forecast."""
-        deadline = None if timeout is None else time.monotonic() + timeout
-        for name in _RUNNERS[:7]:  # the background views' runners
-            runner = getattr(self, name)
-            left = None if deadline is None else max(0.0, deadline - time.monotonic())
-            if not runner.wait(left):
-                return False
-        return True
+        panel, the clicked data set's t-test, the highlighted pair's forecast and the Stan
+        check (:attr:`stan_verdict`). False on a timeout."""
+        # the background views' runners and the Stan check's
+        return wait_all((getattr(self, name) for name in _RUNNERS[:8]), timeout)
 
     # --- the robustness section (RobustnessSection)
 

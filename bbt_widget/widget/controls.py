@@ -55,6 +55,15 @@ VIEW_SETTING_NAMES = {
     "interpretation": "rule",
     "selected_group": "group",
 }
+#: The fit controls as the status line names them when a change of one needs no new fit.
+FIT_SETTING_NAMES = {
+    "ties": "tie policy",
+    "tie_threshold": "tie threshold",
+    "local_rope": "local ROPE",
+    "lower_is_better": "metric direction",
+    "hyperprior": "hyper-prior",
+    "prior_scale": "prior scale",
+}
 #: Default ROPE half-width of the correlated t-test (on the scores' scale), as in baselines.
 TTEST_ROPE = 0.01
 
@@ -141,6 +150,8 @@ class Controls:
         self.w = widget
         self.scale_chosen = scale_chosen
         self._setting_default_scale = False
+        #: The fit control whose change asked for the refit under way ('' for ``refit()``).
+        self.changed = ""
         #: The problems shown in ``message``, by where they come from.
         self.problems: dict[str, str] = {}
         # every setting checked where it enters (widget/checks.py): refused values never
@@ -199,7 +210,18 @@ class Controls:
                 finally:
                     self._setting_default_scale = False
                 return
+        self.changed = change["name"]  # named in the status if no fit is needed
         w.refit()
+
+    def unchanged_fit_text(self, changed: str) -> str:
+        """The status when the fit controls ask for the fit already shown: what changed and
+        why it needs no fit (``changed``: the control, '' for a plain ``refit()``)."""
+        if not changed:
+            return "done (no change)"
+        name = FIT_SETTING_NAMES.get(changed, changed)
+        if changed in ("d_min", "paired") and not self.w.local_rope:
+            return f"{name} changed: no refit (the local ROPE is off)"
+        return f"{name} changed: no refit (the fit shown has these settings)"
 
     def on_focus(self, change: dict[str, Any]) -> None:
         w = self.w

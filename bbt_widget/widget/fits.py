@@ -90,6 +90,7 @@ class FitRequests:
     def refit(self) -> None:
         """Fit the widget's current settings (see :meth:`BBTWidget.refit`)."""
         w = self.w
+        changed, w._controls.changed = w._controls.changed, ""  # this request's only
         problem = w._controls.check_fit_settings()
         w._controls.set_problem("fit", problem)
         if problem:
@@ -105,7 +106,7 @@ class FitRequests:
             self.drop_preview()
             w.status, w.progress, w.error = "done", 1.0, ""
             w.diagnostics = self.stan_check.badge()  # no longer "fit failed", if it was
-            w.status_text = "done (no change)"
+            w.status_text = w._controls.unchanged_fit_text(changed)
             w._metrics.resume()  # after a failed fit: the other metrics of this fit follow
             return
         if (

@@ -6,7 +6,9 @@ wins, as for every fit of the widget), and the diagnostics badge says whether th
 every weak and strong decision the same and every mean of P(a > b) within Monte Carlo error
 (:meth:`~bbt_widget.core.result.BBTResult.disagreements`), or, when they do not, a warning
 naming the pairs. Nothing else waits for it: the headline, ranking and charts are the numpy
-fit's from the start.
+fit's from the start. While the check is under way the badge says where it is (waiting,
+compiling the Stan model, running with its percentage), so that a cold compile of minutes is
+not read as a verdict; :func:`stan_verdict` gives the same in words to a script.
 
 :class:`StanCheck` is owned by the widget's :class:`~.fits.FitRequests`.
 """
@@ -25,7 +27,7 @@ from .fitted import Fitted, failed_fit_badge
 from .messages import error_text
 from .runner import Dispatcher, FitEvent, FitRunner
 
-__all__ = ["StanCheck"]
+__all__ = ["StanCheck", "stan_verdict"]
 
 #: Pairs listed on the badge when the engines disagree (the rest are counted).
 _LISTED = 8
@@ -34,6 +36,8 @@ _LISTED = 8
 #: which NUTS's chains would otherwise slow by taking the cores. A newer fit within it
 #: cancels the check before it costs anything (a slider being dragged).
 DELAY = 2.0
+#: What the badge says of a check under way, by the runner's event or progress stage.
+_UNDER_WAY = {"queued": "waiting", "compiling": "compiling", "sampling": "running"}
 
 
 class StanCheck:
@@ -62,6 +66,9 @@ class StanCheck:
             cache_size=6,
             cancelled_types=(FitCancelled,),
         )
+        #: The check under way (the runner's newest request): its key, state (a value of
+        #: ``_UNDER_WAY``) and fraction done (NaN when unknown).
+        self.under_way: tuple[Hashable, str, float] | None = None
 
     def stan_engine(self) -> str | None:
         """The Stan engine the check runs on here, or None (none installed)."""
@@ -104,7 +111,12 @@ class StanCheck:
         job = self.w._fits.prepared(settings)
         stan = SamplerSettings(chains=sampler.get("chains", 4), seed=job.settings.seed)
         draws = engines.sample(
-            job.model, job.stan_data, engine=engine, **stan.as_dict(), cancel=cancel
+            job.model,
+            job.stan_data,
+            engine=engine,
+            **stan.as_dict(),
+            progress=context.progress,  # compiling, then sampling: on the badge
+            cancel=cancel,
         )
         theirs = job.result(draws, stan.as_dict())
         w = self.w
@@ -113,19 +125,50 @@ class StanCheck:
     def _on_event(self, event: FitEvent[list[str]]) -> None:
         if event.kind == "done" and event.result is not None:
             self.verdicts[event.key] = event.result
+            self.under_way = None
         elif event.kind == "error":
             self.verdicts[event.key] = error_text(event.error)
+            self.under_way = None
+        elif event.kind == "progress":
+            self.under_way = (event.key, _UNDER_WAY.get(event.stage, "running"), event.fraction)
+        elif event.kind == "queued":
+            last = self.under_way
+            # a request adopting the check already running for these settings keeps its state
+            if last is None or last[0] != event.key or not self.runner.is_fitting(event.key):
+                self.under_way = (event.key, "waiting", float("nan"))
         else:
             return
         if event.key == self.w._result_key:
             self.show(event.key)
 
     def show(self, key: Hashable) -> None:
-        """Put the verdict of ``key`` on the diagnostics badge (of the fit shown)."""
+        """Put the check of ``key`` (its verdict, or where it is) on the diagnostics badge,
+        when ``key`` is the full fit shown."""
         w = self.w
-        if w._fitted is None or key not in self.verdicts or w._result_key != key:
+        if w._fitted is None or w._preview is not None or w._result_key != key:
             return
         w.diagnostics = self.badge()
+
+    def state(self) -> tuple[str, float, list[str] | str | None]:
+        """Where the check of the fit shown is: ``("off", nan, None)`` when none runs for it,
+        else its state (``"waiting"``, ``"compiling"``, ``"running"`` or ``"done"``), the
+        fraction done while running, and its verdict once done."""
+        w = self.w
+        fitted = w._fitted
+        nan = float("nan")
+        if not self.enabled or w._groups.active or self.stan_engine() is None:
+            return "off", nan, None
+        if fitted is not None and (fitted.preview or fitted.result.engine != "numpy"):
+            return "off", nan, None
+        if fitted is None and w._fits.needs_preview(w.fit_settings):
+            return "off", nan, None  # a Stan engine's own fit comes: nothing to check
+        verdict = self.verdicts.get(w._result_key) if fitted is not None else None
+        if verdict is not None:
+            return "done", nan, verdict
+        under = self.under_way
+        if fitted is not None and under is not None and under[0] == w._result_key:
+            return under[1], under[2], None
+        return "waiting", nan, None  # the fit it checks is not shown yet, or it is queued
 
     def badge(self) -> dict[str, Any]:
         """The diagnostics badge of the full fit shown ({} when there is none), with the Stan
@@ -136,28 +179,70 @@ class StanCheck:
         if fitted is None:
             return failed_fit_badge({}, w.error)
         badge = dict(fitted.badge)
-        verdict = self.verdicts.get(w._result_key)
-        if verdict is None:
+        state, fraction, verdict = self.state()
+        if state == "off":
             return failed_fit_badge(badge, w.error)
         messages = list(badge.get("messages", []))
-        if isinstance(verdict, str):
+        if verdict is None:
+            shown = state
+            if state == "running" and 0.0 <= fraction <= 1.0:
+                shown = f"running ({fraction:.0%})"
+            badge["stan"] = state
+            badge["label"] = f"{badge['label']}; Stan check: {shown}"
+            messages.append(f"Stan (NUTS) cross-check of these numbers: {_DOING[state]}")
+        elif isinstance(verdict, str):
             badge["stan"] = "failed"
+            badge["label"] = f"{badge['label']}; Stan check: failed"
             messages.append(f"Stan cross-check not run: {verdict}")
         elif not verdict:
             badge["stan"] = "agrees"
-            badge["label"] = f"{badge['label']}; Stan agrees"
+            badge["label"] = f"{badge['label']}; Stan check: agrees"
             messages.append(
                 "Stan (NUTS) agrees: every decision the same, every P(a > b) within Monte "
                 "Carlo error"
             )
         else:
-            pairs = len({line.split(":")[0] for line in verdict})
             badge["stan"] = "differs"
             badge["ok"] = False
-            badge["label"] = f"Stan differs on {pairs} pair{'s' if pairs > 1 else ''}"
+            badge["label"] = f"Stan check: differs on {_pairs(verdict)}"
             messages.append("Stan (NUTS) differs from the numpy engine:")
             messages += verdict[:_LISTED]
             if len(verdict) > _LISTED:
                 messages.append(f"... and {len(verdict) - _LISTED} more")
         badge["messages"] = messages
         return failed_fit_badge(badge, w.error)
+
+
+#: What a check under way is doing, for the badge's tooltip.
+_DOING = {
+    "waiting": "waiting for the charts to be drawn (it starts a few seconds after the fit)",
+    "compiling": "compiling the Stan model (once per machine; usually about a minute)",
+    "running": "sampling with NUTS",
+}
+
+
+def _pairs(verdict: list[str]) -> str:
+    """``"N pair(s)"``: the pairs a list of disagreements names (one line per claim)."""
+    pairs = len({line.split(":")[0] for line in verdict})
+    return f"{pairs} pair{'s' if pairs > 1 else ''}"
+
+
+def stan_verdict(widget: Any) -> str:
+    """The Stan cross-check of the fit shown (``BBTWidget(stan_check=True)``), in words.
+
+    ``"off"`` when no check runs for it (``stan_check=False``, no Stan engine installed here,
+    data sets in groups, or a fit on a Stan engine already); ``"waiting"``, ``"compiling"`` or
+    ``"running"`` while it is under way; then ``"agrees"`` (every decision the same, every
+    P(a > b) within Monte Carlo error), ``"differs on N pairs: ..."`` (the claims that
+    differ) or ``"failed: <reason>"``. In a script, call ``w.wait()`` then
+    ``w.wait_background(timeout)``, which waits for the check too, before reading it.
+    """
+    check: StanCheck = widget._fits.stan_check
+    state, _fraction, verdict = check.state()
+    if verdict is None:
+        return state
+    if isinstance(verdict, str):
+        return f"failed: {verdict}"
+    if not verdict:
+        return "agrees"
+    return f"differs on {_pairs(verdict)}: " + "; ".join(verdict)

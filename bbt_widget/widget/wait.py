@@ -4,14 +4,18 @@ A stage (sampling, a preview) reports the fraction it has done; the time left is
 took per fraction so far times the fraction still to do. Nothing is said before the pace is
 known (a second into the stage and a twentieth of it done): a guess from the first ticks, when
 the sampler is still starting its chains, is wrong by far.
+
+:func:`wait_all` waits for several of the widget's runners within one timeout.
 """
 
 from __future__ import annotations
 
 import math
-from collections.abc import Hashable
+import time
+from collections.abc import Hashable, Iterable
+from typing import Any
 
-__all__ = ["WaitEstimate", "time_left_text"]
+__all__ = ["WaitEstimate", "time_left_text", "wait_all"]
 
 #: Seconds of a stage before its pace is trusted.
 MIN_ELAPSED_S = 1.0
@@ -55,3 +59,14 @@ class WaitEstimate:
         if elapsed < MIN_ELAPSED_S or done < MIN_DONE:
             return ""
         return time_left_text(elapsed * (1.0 - fraction) / done)
+
+
+def wait_all(runners: Iterable[Any], timeout: float | None = None) -> bool:
+    """Wait for each runner (``FitRunner.wait``, which also delivers its events here) in
+    turn, all within ``timeout`` seconds; False as soon as one is still busy at the end."""
+    deadline = None if timeout is None else time.monotonic() + timeout
+    for runner in runners:
+        left = None if deadline is None else max(0.0, deadline - time.monotonic())
+        if not runner.wait(left):
+            return False
+    return True

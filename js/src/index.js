@@ -160,6 +160,7 @@ function render({ model, el }) {
     ["change:selected_pair", selection.showChip],
     ["change:selected_pair", summary.show],
     ["change:focus", selection.showChip],
+    ["change:pair_panel", selection.showChip], // the pair's order: best-ranked first
     ...STATUS_TRAITS.map((name) => [`change:${name}`, showStatus]),
     ["change:diagnostics", statusLine.showBadge],
     ["change:preview", showPreview],

@@ -38,12 +38,15 @@ export function pairCountText(rows, focus, search) {
 
 /**
  * The chip's text when the highlighted pair is not drawn ("Show pairs of" shows another
- * algorithm's pairs), else null.
+ * algorithm's pairs), else null. The pair reads as everywhere else (the pair panel, the
+ * charts' tooltips): the better-ranked algorithm first, as `order` gives it; the key's own
+ * order is alphabetical.
  *
  * @param key the trait selected_pair: the pair's key, a JSON list of its two names, or ""
  * @param focus the trait focus
+ * @param order the pair panel's [a, b] (trait pair_panel), when it is this pair's
  */
-export function hiddenPairText(key, focus) {
+export function hiddenPairText(key, focus, order = []) {
   let pair = [];
   try {
     pair = key ? JSON.parse(key) : [];
@@ -52,5 +55,8 @@ export function hiddenPairText(key, focus) {
   }
   if (!Array.isArray(pair)) pair = [];
   const hidden = Boolean(focus) && pair.length === 2 && !pair.includes(focus);
-  return hidden ? `highlighted: ${pair[0]} vs ${pair[1]} (not shown)` : null;
+  if (!hidden) return null;
+  const same = order.length === 2 && [...order].sort().join("\n") === [...pair].sort().join("\n");
+  const [a, b] = same && order[0] !== order[1] ? order : pair;
+  return `highlighted: ${a} vs ${b} (not shown)`;
 }

@@ -34,7 +34,9 @@ export function buildSelection(model, pairsView, setPair) {
   };
 
   const showChip = () => {
-    const text = hiddenPairText(model.get("selected_pair") || "", model.get("focus") || "");
+    const panel = model.get("pair_panel") || {};
+    const key = model.get("selected_pair") || "";
+    const text = hiddenPairText(key, model.get("focus") || "", [panel.a, panel.b]);
     chip.hidden = text === null;
     if (text !== null) chipText.textContent = text;
   };

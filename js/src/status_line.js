@@ -9,7 +9,9 @@ import { auditBadge, diagnosticsBadge, progressValue, statusShown } from "./stat
 export function buildStatusLine(model, el, root) {
   const text = h("span", { class: "bbt-status-text" });
   const bar = h("progress", { class: "bbt-progress", max: 1, value: 0 });
-  const badge = h("span", { class: "bbt-badge bbt-diag-badge" });
+  // Focusable, with its details in its accessible name: a keyboard user reaches it by Tab
+  // and a screen reader reads what the tooltip shows to a mouse.
+  const badge = h("span", { class: "bbt-badge bbt-diag-badge", tabindex: 0, role: "note" });
   // The data audit: count on the badge, findings in its tooltip and, on click, in a list.
   const audit = h("button", { type: "button", class: "bbt-badge bbt-audit-badge" });
   const auditList = h("ul", { class: "bbt-audit-list" });
@@ -40,6 +42,7 @@ export function buildStatusLine(model, el, root) {
     badge.className = `bbt-badge bbt-diag-badge ${shown.kind}`;
     badge.textContent = shown.label;
     badge.title = shown.title;
+    badge.setAttribute("aria-label", shown.ariaLabel);
   };
 
   const showAudit = () => {

@@ -31,7 +31,7 @@ export function progressValue(progress) {
  * The diagnostics badge for the trait diagnostics: null (hidden) before the first fit, else
  * its class, its label and its tooltip (R-hat, ESS, divergences, then the messages).
  *
- * @returns {null | {kind: string, label: string, title: string}}
+ * @returns {null | {kind: string, label: string, title: string, ariaLabel: string}}
  */
 export function diagnosticsBadge(diag) {
   if (!diag || diag.ok === undefined) return null;
@@ -49,11 +49,18 @@ export function diagnosticsBadge(diag) {
   }
   if (Number.isFinite(diag.min_ess_tail)) numbers.push(`${Math.round(diag.min_ess_tail)} (tail)`);
   if (Number.isFinite(diag.divergences)) numbers.push(`divergences ${diag.divergences}`);
-  return {
-    kind,
-    label: diag.label || (diag.ok ? "diagnostics fine" : "check diagnostics"),
-    title: [numbers.join(", "), ...(diag.messages || [])].filter(Boolean).join("\n"),
-  };
+  const label = diag.label || (diag.ok ? "diagnostics fine" : "check diagnostics");
+  const title = [numbers.join(", "), ...(diag.messages || [])].filter(Boolean).join("\n");
+  return { kind, label, title, ariaLabel: spokenBadge(label, title) };
+}
+
+/**
+ * What a screen reader says on the badge: its label, then the details its tooltip shows
+ * (which no keyboard or screen-reader user gets), one sentence per line.
+ */
+export function spokenBadge(label, title) {
+  const details = (title || "").split("\n").filter(Boolean);
+  return [label, ...details].join(". ");
 }
 
 /**

@@ -53,6 +53,18 @@ test("the chip shows a highlighted pair that 'Show pairs of' hides, and only the
   assert.equal(hiddenPairText("", "svm"), null);
 });
 
+test("the chip reads the pair best-ranked first, as the pair panel and tooltips do", () => {
+  const key = JSON.stringify(["dt", "svm"]); // keys are sorted by name
+  assert.equal(hiddenPairText(key, "lda", ["svm", "dt"]), "highlighted: svm vs dt (not shown)");
+  // the panel of another pair (not yet updated) or none: the key's order
+  assert.equal(hiddenPairText(key, "lda", ["svm", "xgb"]), "highlighted: dt vs svm (not shown)");
+  const none = [undefined, undefined];
+  assert.equal(hiddenPairText(key, "lda", none), "highlighted: dt vs svm (not shown)");
+  const hostile = JSON.stringify([HTML, RLO].sort());
+  const text = `highlighted: ${RLO} vs ${HTML} (not shown)`;
+  assert.equal(hiddenPairText(hostile, "svm", [RLO, HTML]), text);
+});
+
 test("a key that is no pair shows no chip (and throws nothing)", () => {
   for (const key of ["not json", "{", '"ab"', "[1]", "3", "null", '["a","b","c"]']) {
     assert.equal(hiddenPairText(key, "svm"), null, key);

@@ -87,3 +87,19 @@ test("the headline is text with the interpretation in its tooltip, hidden when e
   assert.equal(lines.headline.hidden, true);
   assert.equal(lines.headline.title, "");
 });
+
+test("the diagnostics badge is reached by Tab and names its details to a screen reader", () => {
+  const { model, line } = statusLine({
+    diagnostics: { ok: true, label: HTML, messages: [ALL[1], "Stan check: agrees"] },
+  });
+  line.showBadge();
+  const badge = line.element.children.find((node) => node.className.includes("bbt-diag-badge"));
+  assert.equal(badge.getAttribute("tabindex"), "0");
+  assert.equal(badge.getAttribute("role"), "note");
+  assert.equal(badge.textContent, HTML);
+  assert.equal(badge.children.length, 0);
+  assert.equal(badge.getAttribute("aria-label"), `${HTML}. ${ALL[1]}. Stan check: agrees`);
+  model.set("diagnostics", { ok: false, label: "check R-hat", messages: [] });
+  line.showBadge();
+  assert.equal(badge.getAttribute("aria-label"), "check R-hat");
+});

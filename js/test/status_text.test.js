@@ -1,7 +1,13 @@
 import assert from "node:assert/strict";
 import { test } from "node:test";
 
-import { auditBadge, diagnosticsBadge, progressValue, statusShown } from "../src/status_text.js";
+import {
+  auditBadge,
+  diagnosticsBadge,
+  progressValue,
+  spokenBadge,
+  statusShown,
+} from "../src/status_text.js";
 import { ALL, HTML, RLO } from "./hostile.js";
 
 test("the status says 'done' only once the charts are drawn", () => {
@@ -77,6 +83,24 @@ test("messages and labels with hostile names come back as the same text", () => 
     const badge = diagnosticsBadge({ ok: false, label: name, messages: [name] });
     assert.equal(badge.label, name);
     assert.equal(badge.title, name);
+  }
+});
+
+test("a screen reader hears the badge's label, then every line of its tooltip", () => {
+  const badge = diagnosticsBadge({
+    ok: true,
+    label: "diagnostics fine; Stan check: running (40%)",
+    max_rhat: 1.002,
+    messages: ["Stan (NUTS) cross-check of these numbers: sampling with NUTS"],
+  });
+  assert.equal(
+    badge.ariaLabel,
+    "diagnostics fine; Stan check: running (40%). R-hat max 1.002. " +
+      "Stan (NUTS) cross-check of these numbers: sampling with NUTS",
+  );
+  assert.equal(spokenBadge("diagnostics fine", ""), "diagnostics fine");
+  for (const name of ALL) {
+    assert.equal(spokenBadge(name, "R-hat max 1.002"), `${name}. R-hat max 1.002`);
   }
 });
 

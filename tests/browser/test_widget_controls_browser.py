@@ -178,6 +178,14 @@ def test_controls_work_from_the_keyboard_and_refuse_bad_values(
             assert int(data_attr(page, "fits")) == fits  # no fit started
             assert data_attr(page, "status") == "done"  # the last good results still shown
 
+    with checks.check("the diagnostics badge is reached by Tab and names its details"):
+        badge = widget.locator(".bbt-diag-badge")
+        widget.locator(".bbt-audit-badge").focus()
+        page.keyboard.press("Shift+Tab")  # the badge just before it in the Tab order
+        assert badge.evaluate("(el) => el === document.activeElement")
+        spoken = badge.get_attribute("aria-label") or ""
+        assert spoken.startswith(badge.inner_text()) and "R-hat max" in spoken, spoken
+
     with checks.check("after a failed fit the badge says so"):
         badge = widget.locator(".bbt-diag-badge")
         assert badge.inner_text().startswith("diagnostics fine")

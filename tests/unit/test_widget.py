@@ -320,8 +320,9 @@ def test_invalid_fit_values_show_a_message_and_start_nothing(base: pd.DataFrame)
 
 @pytest.fixture(scope="module")
 def widget(request: pytest.FixtureRequest) -> BBTWidget:
-    """One widget on the paper's base results, first fit done (shared: fits are cached)."""
-    w = BBTWidget(bbt.datasets.load_base(), dataset="db", seed=7)
+    """One widget on the paper's base results, first fit done (shared: fits are cached). No
+    Stan check: wait_background() would wait for one after each fit."""
+    w = BBTWidget(bbt.datasets.load_base(), dataset="db", seed=7, stan_check=False)
     request.addfinalizer(w.close)
     assert w.wait(FIT_TIMEOUT), (w.status_text, w.error)
     return w
@@ -1589,7 +1590,7 @@ def test_the_numpy_fit_is_checked_against_stan_in_the_background(
         assert w.result.engine == "numpy" and w._preview_runner.stats.get("started", 0) == 0
         assert w._stan_runner.wait(FIT_TIMEOUT)
         assert w.diagnostics["stan"] == "agrees", w.diagnostics
-        assert w.diagnostics["label"].endswith("Stan agrees") and w.diagnostics["ok"]
+        assert w.diagnostics["label"].endswith("Stan check: agrees") and w.diagnostics["ok"]
         # a disagreement is a warning naming the pair
         monkeypatch.setattr(
             bbt.BBTResult, "disagreements", lambda *a, **k: ["xgb > svm: weak rule differs"]
@@ -1597,7 +1598,7 @@ def test_the_numpy_fit_is_checked_against_stan_in_the_background(
         w.ties = "add"
         assert w.wait(FIT_TIMEOUT) and w._stan_runner.wait(FIT_TIMEOUT)
         assert w.diagnostics["stan"] == "differs" and not w.diagnostics["ok"]
-        assert w.diagnostics["label"] == "Stan differs on 1 pair"
+        assert w.diagnostics["label"] == "Stan check: differs on 1 pair"
         assert "xgb > svm: weak rule differs" in w.diagnostics["messages"]
     finally:
         w.close()
@@ -1688,7 +1689,7 @@ def test_the_ranking_view_names_the_neighbours_tied_at_this_precision() -> None:
     precision, as the report does."""
     data = bbt.datasets.load_pmlb16()
     quick = {"chains": 2, "iter_warmup": 100, "iter_sampling": 100}
-    w = BBTWidget(data, dataset="db", seed=1, previews=False, **quick)
+    w = BBTWidget(data, dataset="db", seed=1, previews=False, stan_check=False, **quick)
     try:
         assert w.wait(FIT_TIMEOUT), (w.status_text, w.error)
         with warnings.catch_warnings():

@@ -223,6 +223,9 @@ def test_a_stan_verdict_after_a_failed_fit_keeps_the_failure_on_the_badge(
     then carries the verdict and still says that the fit asked for failed."""
     check = w._fits.stan_check
     monkeypatch.setitem(check.verdicts, w._result_key, [])  # Stan agrees
+    # as where a check runs (this widget has none: no verdict of its own would land)
+    monkeypatch.setattr(check, "enabled", True)
+    monkeypatch.setattr(check, "stan_engine", lambda: "pystan")
     w.error = "Fit failed: the sampler exploded"
     try:
         check.show(w._result_key)
@@ -230,7 +233,7 @@ def test_a_stan_verdict_after_a_failed_fit_keeps_the_failure_on_the_badge(
         assert any("Stan (NUTS) agrees" in m for m in w.diagnostics["messages"])
         w.error = ""
         check.show(w._result_key)
-        assert w.diagnostics["label"] == "diagnostics fine; Stan agrees"
+        assert w.diagnostics["label"] == "diagnostics fine; Stan check: agrees"
     finally:
         w.error = ""
         monkeypatch.undo()
@@ -263,3 +266,19 @@ def test_a_view_change_says_it_ran_no_fit(w: BBTWidget) -> None:
     w.interpretation = "strong"
     assert w.status_text == "rule changed: no refit"
     assert w.fit_count == fits
+
+
+def test_a_fit_control_change_that_needs_no_fit_says_what_changed_and_why(w: BBTWidget) -> None:
+    """d_min moved while the local ROPE is off asks for the fit already shown: the status
+    says so, not a bare "done (no change)" that names neither the control nor the reason."""
+    assert not w.local_rope
+    fits, d_min = w.fit_count, w.d_min
+    try:
+        w.d_min = 0.3
+        assert (w.status, w.status_text) == (
+            "done",
+            "d_min changed: no refit (the local ROPE is off)",
+        )
+        assert w.fit_count == fits
+    finally:
+        w.d_min = d_min

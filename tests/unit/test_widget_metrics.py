@@ -92,6 +92,7 @@ def _widget(data: pd.DataFrame | None = None, **kwargs: Any) -> BBTWidget:
         "seed": SEED,
         "autostart": False,
         "previews": False,
+        "stan_check": False,  # wait_background() would wait for a Stan check of each fit
     }
     return BBTWidget(_long() if data is None else data, **{**options, **kwargs})
 
@@ -383,7 +384,7 @@ def test_a_failed_fit_of_new_settings_stops_saying_still_fitting(
     section.runner.close()
     section.runner = FitRunner(lambda metric, **_: fits[metric], section._on_event)
     w.ties = "spread"
-    assert w.status_text == "done (no change)"
+    assert w.status_text == "tie policy changed: no refit (the fit shown has these settings)"
     assert w.wait_background(30)
     assert w.dominance_text == "" and w.dominance_data["fitted"] == METRICS
 
