@@ -521,13 +521,13 @@ class BBTWidget(anywidget.AnyWidget):
         """Counters of the background runner: started, finished, cancelled, cache_hits..."""
         return dict(self._runner.stats)
 
-    def wait_background(self, timeout: float | None = None) -> bool:
+    def wait_background(self, timeout: float | None = None, *, stan: bool = False) -> bool:
         """Block until the background views are done and shown: the sweep, the influence of
         the highlighted pair, the ranking chart and decision matrices, the Plackett-Luce
-        panel, the clicked data set's t-test, the highlighted pair's forecast and the Stan
-        check (:attr:`stan_verdict`). False on a timeout."""
-        # the background views' runners and the Stan check's
-        return wait_all((getattr(self, name) for name in _RUNNERS[:8]), timeout)
+        panel, the clicked data set's t-test, the highlighted pair's forecast and, with
+        ``stan=True``, the Stan check (:attr:`stan_verdict`; minutes on a cold compile).
+        False on a timeout."""
+        return wait_all((getattr(self, name) for name in _RUNNERS[: 8 if stan else 7]), timeout)
 
     # --- the robustness section (RobustnessSection)
 

@@ -235,7 +235,7 @@ def stan_verdict(widget: Any) -> str:
     ``"running"`` while it is under way; then ``"agrees"`` (every decision the same, every
     P(a > b) within Monte Carlo error), ``"differs on N pairs: ..."`` (the claims that
     differ) or ``"failed: <reason>"``. In a script, call ``w.wait()`` then
-    ``w.wait_background(timeout)``, which waits for the check too, before reading it.
+    ``w.wait_background(timeout, stan=True)``, which waits for the check too, before reading it.
     """
     check: StanCheck = widget._fits.stan_check
     state, _fraction, verdict = check.state()

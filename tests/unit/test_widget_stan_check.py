@@ -1,6 +1,6 @@
 """The widget's Stan cross-check while it is under way and in a script: the badge walks
 through waiting, compiling and running to its verdict, ``w.stan_verdict`` says the same in
-words, and ``w.wait_background`` waits for it.
+words, and ``w.wait_background(stan=True)`` waits for it.
 
 No Stan here: the engines' ``sample`` the check calls is replaced by a stand-in that reports
 the stages a Stan engine reports (compiling, then sampling) when the test lets it, then
@@ -97,8 +97,8 @@ def test_the_badge_walks_through_the_check_and_the_verdict_follows(
     assert w.diagnostics == shown
     monkeypatch.setattr(bbt.BBTResult, "disagreements", lambda *a, **k: [])
     fake_stan.go.release()
-    # a script: wait_background waits for the check and delivers its verdict
-    assert w.wait_background(TIMEOUT)
+    # a script: wait_background(stan=True) waits for the check and delivers its verdict
+    assert w.wait_background(TIMEOUT, stan=True)
     assert w.stan_verdict == "agrees"
     assert w.diagnostics["label"] == "diagnostics fine; Stan check: agrees"
 
@@ -109,7 +109,7 @@ def test_a_disagreement_names_its_pairs_in_the_verdict(
     lines = ["xgb > svm: weak rule differs", "xgb > svm: strong rule differs", "dt > lda: x"]
     monkeypatch.setattr(bbt.BBTResult, "disagreements", lambda *a, **k: lines)
     fake_stan.go.release(2)
-    assert w.wait_background(TIMEOUT)
+    assert w.wait_background(TIMEOUT, stan=True)
     assert w.stan_verdict == "differs on 2 pairs: " + "; ".join(lines)
     assert w.diagnostics["label"] == "Stan check: differs on 2 pairs"
     assert not w.diagnostics["ok"] and lines[0] in w.diagnostics["messages"]
@@ -118,7 +118,7 @@ def test_a_disagreement_names_its_pairs_in_the_verdict(
 def test_a_failed_check_says_why(w: Any, fake_stan: FakeStan) -> None:
     fake_stan.fail = "no C++ compiler found"
     fake_stan.go.release(2)
-    assert w.wait_background(TIMEOUT)
+    assert w.wait_background(TIMEOUT, stan=True)
     assert w.stan_verdict.startswith("failed: ") and "no C++ compiler" in w.stan_verdict
     assert w.diagnostics["stan"] == "failed"
     assert w.diagnostics["label"] == "diagnostics fine; Stan check: failed"
