@@ -258,14 +258,19 @@ _builds_lock = threading.Lock()
 
 
 def _build_thread(key: str, future: Future[None], build: Callable[[], None]) -> None:
+    failed: BaseException | None = None
     try:
         build()
-        future.set_result(None)
     except BaseException as error:  # handed to every fit waiting for it
-        future.set_exception(error)
-    finally:
-        with _builds_lock:
-            _builds.pop(key, None)
+        failed = error
+    # forgotten before anyone waiting hears the outcome: a call right after a failed build
+    # starts a new build instead of joining the finished one (and its stale error)
+    with _builds_lock:
+        _builds.pop(key, None)
+    if failed is None:
+        future.set_result(None)
+    else:
+        future.set_exception(failed)
 
 
 def ensure_built(
