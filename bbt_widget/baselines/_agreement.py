@@ -17,7 +17,7 @@ import pandas as pd
 from ..core.data import TidyResults, as_tidy
 from ..core.options import DEFAULT_HDI, DEFAULT_ROPE, Rule
 from ..core.posterior import NOT_COMPARED, flip_decision
-from ..core.tidy import Layout
+from ..core.tidy import Layout, Unpack
 from ..core.validation import check_count, check_hdi, check_rope, check_seed
 from ._common import (
     Means,
@@ -36,8 +36,6 @@ from ._signed_rank import BayesianSignedRankResult, signed_rank_from_means
 from ._wilcoxon import ADJUSTMENTS, WilcoxonResult, wilcoxon_from_means
 
 if TYPE_CHECKING:  # typing.Unpack is Python 3.11; the checker knows it on 3.10 too
-    from typing_extensions import Unpack
-
     from ..core.tidy import LayoutKeywords
 
 INTERPRETATIONS = ("weak", "strong")

@@ -24,15 +24,13 @@ import pandas as pd
 from ..charts.encodings import LABEL_MAX_CHARS
 from ..charts.specs_cd import critical_difference_chart, diagram_frames
 from ..core.data import TidyResults, as_tidy
-from ..core.tidy import Layout
+from ..core.tidy import Layout, Unpack
 from ..core.validation import check_count
 from ._common import check_alpha, check_choice, check_control, dataset_means
 from ._demsar import NemenyiResult, complete_blocks, mean_ranks, nemenyi, significance_groups
 from ._wilcoxon import ADJUSTMENTS, WilcoxonResult, wilcoxon_from_means
 
 if TYPE_CHECKING:  # typing.Unpack is Python 3.11; the checker knows it on 3.10 too
-    from typing_extensions import Unpack
-
     from ..core.tidy import LayoutKeywords
 
 #: The tests whose diagram :func:`scores_cd_diagram` draws.

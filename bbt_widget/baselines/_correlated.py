@@ -26,15 +26,13 @@ from scipy import stats
 from ..core.bidi import isolate
 from ..core.data import TidyResults
 from ..core.options import TTEST_HDI
-from ..core.tidy import Layout
+from ..core.tidy import Layout, Unpack
 from ..core.validation import check_hdi
 from ._common import TableSummary
 from ._cv import FoldDifferences, check_rope_width, fold_differences
 from ._simplex import MAX_POINTS, REGIONS, region_decisions, simplex_chart
 
 if TYPE_CHECKING:  # typing.Unpack is Python 3.11; the checker knows it on 3.10 too
-    from typing_extensions import Unpack
-
     from ..core.tidy import LayoutKeywords
 
 

@@ -25,6 +25,7 @@ from scipy import stats
 
 from ..core.data import TidyResults, as_tidy
 from ..core.posterior import maximal_runs, ordered_pairs
+from ..core.tidy import Unpack
 from ._common import (
     Means,
     TableSummary,
@@ -37,8 +38,6 @@ from ._common import (
 )
 
 if TYPE_CHECKING:  # typing.Unpack is Python 3.11; the checker knows it on 3.10 too
-    from typing_extensions import Unpack
-
     from ..core.tidy import LayoutKeywords
 
 

@@ -59,7 +59,7 @@ from ..core.posterior import hdi_sorted
 from ..core.precision import DEFAULT_Z, mcse
 from ..core.run_context import RunContext
 from ..core.settling import STAGE, chains_to_add, check_draws
-from ..core.tidy import Layout
+from ..core.tidy import Layout, Unpack
 from ..core.validation import DEFAULT_SEED, check_count, check_hdi, check_seed
 from ..fitting import DiagnosticsWarning
 from ._common import TableSummary
@@ -80,8 +80,6 @@ from ._simplex import (
 )
 
 if TYPE_CHECKING:  # typing.Unpack is Python 3.11; the checker knows it on 3.10 too
-    from typing_extensions import Unpack
-
     from ..core.tidy import LayoutKeywords
 
 #: Fewest data sets the hierarchical model is fitted on (it estimates their spread).

@@ -20,7 +20,7 @@ from ..core.draws import ProgressCallback
 from ..core.options import DEFAULT_CHAINS, DEFAULT_DRAWS, TTEST_HDI, DrawsMode
 from ..core.posterior import ordered_pairs
 from ..core.run_context import RunContext
-from ..core.tidy import Layout
+from ..core.tidy import Layout, Unpack
 from ..core.validation import DEFAULT_SEED, check_hdi
 from ..core.wintable import snap_ties
 from ..fitting.batch import run_batch
@@ -39,8 +39,6 @@ from ._hierarchical import (
 from ._sizing import check_hierarchical_pairs_size
 
 if TYPE_CHECKING:  # typing.Unpack is Python 3.11; the checker knows it on 3.10 too
-    from typing_extensions import Unpack
-
     from ..core.tidy import LayoutKeywords
 
 #: Draws a pair's result keeps in :attr:`HierarchicalPairsResult.fits` (the per-data-set

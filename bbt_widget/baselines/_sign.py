@@ -34,6 +34,7 @@ from ..core.data import TidyResults, as_tidy
 from ..core.options import DEFAULT_DRAWS, DrawsMode
 from ..core.settling import check_draws
 from ..core.sizing import check_draws_memory
+from ..core.tidy import Unpack
 from ..core.validation import check_count, check_seed
 from ._common import (
     Means,
@@ -49,8 +50,6 @@ from ._signed_rank import _winners
 from ._simplex import SimplexTestResult, settled_shares
 
 if TYPE_CHECKING:  # typing.Unpack is Python 3.11; the checker knows it on 3.10 too
-    from typing_extensions import Unpack
-
     from ..core.tidy import LayoutKeywords
 
 #: Where the prior's pseudo-observation can be placed (baycomp's LEFT, ROPE, RIGHT).

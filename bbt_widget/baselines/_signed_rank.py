@@ -39,6 +39,7 @@ from ..core.data import TidyResults, as_tidy
 from ..core.options import DEFAULT_DRAWS, DrawsMode
 from ..core.settling import check_draws
 from ..core.sizing import check_draws_memory
+from ..core.tidy import Unpack
 from ..core.validation import check_count, check_seed
 from ._common import (
     Means,
@@ -52,8 +53,6 @@ from ._common import (
 from ._simplex import SimplexTestResult, settled_shares
 
 if TYPE_CHECKING:  # typing.Unpack is Python 3.11; the checker knows it on 3.10 too
-    from typing_extensions import Unpack
-
     from ..core.tidy import LayoutKeywords
 
 _PROB_COLUMNS = ("p_left", "p_rope", "p_right", "p_left_0", "p_right_0")

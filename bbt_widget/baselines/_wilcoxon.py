@@ -26,6 +26,7 @@ from scipy import stats
 
 from ..core.data import TidyResults, as_tidy
 from ..core.posterior import ordered_pairs
+from ..core.tidy import Unpack
 from ..core.wintable import snap_ties
 from ._common import (
     Means,
@@ -40,8 +41,6 @@ from ._common import (
 )
 
 if TYPE_CHECKING:  # typing.Unpack is Python 3.11; the checker knows it on 3.10 too
-    from typing_extensions import Unpack
-
     from ..core.tidy import LayoutKeywords
 
 #: R's wilcox.test uses the exact distribution below this many non-zero differences.

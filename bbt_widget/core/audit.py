@@ -13,7 +13,6 @@ from __future__ import annotations
 import html
 from collections.abc import Iterable
 from dataclasses import dataclass, field
-from typing import TYPE_CHECKING
 
 import numpy as np
 import pandas as pd
@@ -23,12 +22,9 @@ from .bidi import isolate
 # DataWarning lives with the reading of the results, which issues it too (``win_table``); it
 # is importable from here, its first home.
 from .data import as_tidy
-from .tidy import DataWarning, Layout, LayoutKeywords, TidyResults
+from .tidy import DataWarning, Layout, LayoutKeywords, TidyResults, Unpack
 from .validation import is_win_table
 from .wording import counted
-
-if TYPE_CHECKING:  # typing.Unpack is Python 3.11; the checker knows it on 3.10 too
-    from typing_extensions import Unpack
 
 __all__ = [
     "SEVERITIES",

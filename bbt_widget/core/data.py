@@ -28,7 +28,6 @@ itself, :class:`TidyResults`, and the :class:`Layout` it was read with are in
 from __future__ import annotations
 
 from collections.abc import Sequence
-from typing import TYPE_CHECKING
 
 import numpy as np
 import pandas as pd
@@ -47,7 +46,7 @@ from .names import (
 #: Option checks and constants live in .validation and .options; they are re-exported here
 #: because ``bbt_widget.data`` was their home (users and older code import them from it).
 from .options import HYPERPRIORS, TIE_POLICIES
-from .tidy import MIN_RANKED_DATASETS, Layout, LayoutKeywords, ReadingNote, TidyResults
+from .tidy import MIN_RANKED_DATASETS, Layout, LayoutKeywords, ReadingNote, TidyResults, Unpack
 from .validation import (
     DEFAULT_SEED,
     MAX_COUNT,
@@ -68,9 +67,6 @@ from .validation import (
     check_win_table,
     is_win_table,
 )
-
-if TYPE_CHECKING:  # typing.Unpack is Python 3.11; the checker knows it on 3.10 too
-    from typing_extensions import Unpack
 
 #: The readers, and what older code imports from here: the option checks, and of the type the
 #: readers build (:mod:`.tidy`) the type itself and the ranking models' minimum.

@@ -8,10 +8,23 @@ them changed. The readers that build them from a table are in :mod:`bbt_widget.c
 
 from __future__ import annotations
 
+import sys
 from collections.abc import Mapping
 from dataclasses import dataclass, field, fields
 from functools import cached_property
 from typing import Any, NamedTuple, TypedDict
+
+# at run time too, so that typing.get_type_hints resolves the public functions' **layout
+if sys.version_info >= (3, 11):
+    from typing import Unpack as Unpack
+else:  # pragma: no cover - Python 3.10
+    from typing_extensions import Unpack as Unpack
+
+# at run time too, so that typing.get_type_hints resolves the public functions' **layout
+if sys.version_info >= (3, 11):
+    pass
+else:  # pragma: no cover - Python 3.10
+    pass
 
 import numpy as np
 import pandas as pd

@@ -28,14 +28,13 @@ from __future__ import annotations
 import warnings
 from collections.abc import Sequence
 from dataclasses import dataclass
-from typing import TYPE_CHECKING
 
 import numpy as np
 import pandas as pd
 
 from .data import as_tidy
 from .options import DEFAULT_TIES, TiePolicy
-from .tidy import DataWarning, Layout, LayoutKeywords, TidyResults
+from .tidy import DataWarning, Layout, LayoutKeywords, TidyResults, Unpack
 from .validation import (
     WIN_TABLE_COLUMNS,
     check_d_min,
@@ -45,9 +44,6 @@ from .validation import (
     check_win_table,
     is_win_table,
 )
-
-if TYPE_CHECKING:  # typing.Unpack is Python 3.11; the checker knows it on 3.10 too
-    from typing_extensions import Unpack
 
 #: Relative tolerance below which two means are equal (see the module docstring).
 REL_TOL = 1e-12

@@ -34,7 +34,7 @@ from ..core.options import (
 from ..core.result import BBTResult
 from ..core.run_context import RunContext
 from ..core.settings import CountingSettings
-from ..core.tidy import TidyResults
+from ..core.tidy import TidyResults, Unpack
 from ..core.validation import (
     DEFAULT_SEED,
     check_count,
@@ -47,7 +47,6 @@ from .influence import tidy_subset
 
 if TYPE_CHECKING:
     import altair as alt
-    from typing_extensions import Unpack
 
     from ..core.tidy import LayoutKeywords
 

@@ -40,7 +40,7 @@ from ..core.precision import ConditionalDraws
 from ..core.result import BBTResult
 from ..core.run_context import RunContext
 from ..core.settings import CountingSettings, PriorSettings
-from ..core.tidy import Layout, TidyResults
+from ..core.tidy import Layout, TidyResults, Unpack
 from ..core.validation import (
     DEFAULT_SEED,
     check_count,
@@ -54,8 +54,6 @@ from .sweep_groups import GroupedSweepResult, group_draws, grouped_fits
 from .sweep_result import SETTING_COLUMNS, SweepResult
 
 if TYPE_CHECKING:  # typing.Unpack is Python 3.11; the checker knows it on 3.10 too
-    from typing_extensions import Unpack
-
     from ..core.tidy import LayoutKeywords
 
 #: Grid keys: the settings, plus ``prior`` for (hyperprior, scale) pairs such as APPENDIX_A.

@@ -67,6 +67,7 @@ from ..core.options import (
 from ..core.run_context import RunContext
 from ..core.settling import STAGE, check_draws
 from ..core.sizing import FitTooLargeError, LongRunWarning
+from ..core.tidy import Unpack
 from ..core.validation import DEFAULT_SEED, check_count, check_hdi, check_seed
 from ._common import (
     RankingResult,
@@ -88,8 +89,6 @@ from ._mallows_sampler import (
 from ._settling import draws_settings, more_chains, order_claims, with_settled
 
 if TYPE_CHECKING:  # typing.Unpack is Python 3.11; the checker knows it on 3.10 too
-    from typing_extensions import Unpack
-
     from ..core.tidy import LayoutKeywords
 
 __all__ = ["Consensus", "Dispersion", "MallowsResult", "mallows"]

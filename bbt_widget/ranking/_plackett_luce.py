@@ -60,7 +60,7 @@ from ..core.options import (
 )
 from ..core.run_context import RunContext
 from ..core.settling import STAGE, check_draws
-from ..core.tidy import Layout
+from ..core.tidy import Layout, Unpack
 from ..core.validation import DEFAULT_SEED, check_count, check_hdi, check_seed
 from ._common import (
     RankedMeans,
@@ -76,8 +76,6 @@ from ._plackett_luce_gibbs import sample as gibbs_sample
 from ._settling import draws_settings, more_chains, order_claims, with_settled
 
 if TYPE_CHECKING:
-    from typing_extensions import Unpack
-
     from ..core.tidy import LayoutKeywords
     from ._mallows import MallowsResult
 
