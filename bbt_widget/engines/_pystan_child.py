@@ -84,9 +84,10 @@ def _laplace(posterior: Any, request: dict[str, Any]) -> dict[str, Any]:
 
 
 def _forget_cached_fits(model_dir: Path) -> None:
-    """httpstan keeps the output of every seeded fit beside the model: nobody reads them again
-    here, and they would fill the cache."""
-    for path in model_dir.glob("*.jsonlines.gz"):
+    """httpstan keeps the output of every seeded fit under the model (``fits/``): nobody reads
+    them again here, they would fill the cache, and a fit asked again with the same seed would
+    be answered from there without sampling (and without progress)."""
+    for path in model_dir.rglob("*.jsonlines.gz"):
         path.unlink(missing_ok=True)
 
 

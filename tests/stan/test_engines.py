@@ -368,6 +368,16 @@ def test_nothing_is_left_in_the_working_directory(pystan_models, tmp_path, monke
 
 
 @pytest.mark.stan
+def test_no_fit_is_kept_in_the_model_cache(pystan_models):
+    """httpstan stores each fit's output under its model; the engine removes them (they would
+    fill the cache, and a fit asked again would be answered from there, unsampled)."""
+    from bbt_widget.engines._pystan import _folder
+
+    engines.sample("bbt", bt_data(), engine="pystan", seed=12, iter_sampling=100)
+    assert list(_folder().rglob("*.jsonlines.gz")) == []
+
+
+@pytest.mark.stan
 def test_nothing_is_printed(pystan_models, capfd, monkeypatch):
     monkeypatch.delenv("BBT_WIDGET_VERBOSE", raising=False)
     engines.sample("bbt", bt_data(), engine="pystan", seed=9, iter_sampling=100)
