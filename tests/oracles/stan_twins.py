@@ -112,9 +112,10 @@ def plackett_luce(
     """NUTS on the Plackett-Luce program, given the rankings ``ranking_model`` would read
     from ``data`` (the same tie splitting, from the same seed)."""
     from bbt_widget.core.diagnostics import draws_diagnostics
+    from bbt_widget.core.data import as_tidy
     from bbt_widget.ranking._plackett_luce import _prepared
 
-    counts = _prepared(data, layout, ties, prior, seed)[3]
+    counts = _prepared(as_tidy(data, **layout), ties, prior, seed)[3]
     draws = sample(
         "plackett_luce",
         counts,
