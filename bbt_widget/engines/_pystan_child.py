@@ -22,6 +22,7 @@ bbt_widget, whose import is slow.
 import json
 import os
 import sys
+import time
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
@@ -85,10 +86,12 @@ def _laplace(posterior: Any, request: dict[str, Any]) -> dict[str, Any]:
 
 def _forget_cached_fits(model_dir: Path) -> None:
     """httpstan keeps the output of every seeded fit under the model (``fits/``): nobody reads
-    them again here, they would fill the cache, and a fit asked again with the same seed would
-    be answered from there without sampling (and without progress)."""
+    them again here, and they would fill the cache. Only those over an hour old go: another
+    child's fit, just written, is still to be read by its own PyStan."""
+    old = time.time() - 3600
     for path in model_dir.rglob("*.jsonlines.gz"):
-        path.unlink(missing_ok=True)
+        if path.stat().st_mtime < old:
+            path.unlink(missing_ok=True)
 
 
 def _save(out_dir: Path, arrays: dict[str, Any], request: dict[str, Any]) -> None:

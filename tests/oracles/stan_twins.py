@@ -111,8 +111,8 @@ def plackett_luce(
 ) -> TwinFit:
     """NUTS on the Plackett-Luce program, given the rankings ``ranking_model`` would read
     from ``data`` (the same tie splitting, from the same seed)."""
-    from bbt_widget.core.diagnostics import draws_diagnostics
     from bbt_widget.core.data import as_tidy
+    from bbt_widget.core.diagnostics import draws_diagnostics
     from bbt_widget.ranking._plackett_luce import _prepared
 
     counts = _prepared(as_tidy(data, **layout), ties, prior, seed)[3]

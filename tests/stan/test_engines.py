@@ -368,13 +368,24 @@ def test_nothing_is_left_in_the_working_directory(pystan_models, tmp_path, monke
 
 
 @pytest.mark.stan
-def test_no_fit_is_kept_in_the_model_cache(pystan_models):
-    """httpstan stores each fit's output under its model; the engine removes them (they would
-    fill the cache, and a fit asked again would be answered from there, unsampled)."""
-    from bbt_widget.engines._pystan import _folder
-
-    engines.sample("bbt", bt_data(), engine="pystan", seed=12, iter_sampling=100)
-    assert list(_folder().rglob("*.jsonlines.gz")) == []
+def test_old_fits_are_removed_from_the_model_cache(pystan_models):
+    """httpstan stores each fit's output under its model (``fits/``); a fit removes those over
+    an hour old (they would fill the cache) and leaves fresh ones, which another fit running
+    at the same time may still have to read."""
+    folder = engines.get("pystan").compiled("bbt")
+    assert folder is not None
+    fits = folder / "fits"
+    fits.mkdir(exist_ok=True)
+    old, fresh = fits / "planted-old.jsonlines.gz", fits / "planted-fresh.jsonlines.gz"
+    for path in (old, fresh):
+        path.write_bytes(b"")
+    two_hours_ago = time.time() - 7200
+    os.utime(old, (two_hours_ago, two_hours_ago))
+    try:
+        engines.sample("bbt", bt_data(), engine="pystan", seed=12, iter_sampling=100)
+        assert not old.exists() and fresh.exists()
+    finally:
+        fresh.unlink(missing_ok=True)
 
 
 @pytest.mark.stan
