@@ -193,10 +193,12 @@ class Run:
         n_chains = self.state.sigma.shape[0]
         kept = _empty(design, n_chains, iter_sampling)
         total = iter_warmup + iter_sampling * thin
+        # later rounds report no progress of their own (the caller tells their stage), but stop
+        unheard = RunContext(cancel=context.cancel)
         with threadpool_limits(limits=1, user_api="blas"):
             work = _Workspace.of(design, n_chains)
             for sweep in range(total):
-                _look(sweep, total, RunContext(cancel=context.cancel))
+                _look(sweep, total, unheard)
                 self._gibbs_sweep(work)
                 t, step = divmod(sweep - iter_warmup, thin)
                 if sweep >= iter_warmup and step == thin - 1:

@@ -311,14 +311,13 @@ def mallows(
             context=told,
         )
 
-    out = run(settings["chains"], rng, RunContext(progress, cancel))
+    context = RunContext(progress, cancel)
+    out = run(settings["chains"], rng, context)
     rounds = 1
     more = _more_chains(out, ranked.algorithms, settings) if draws == "auto" else 0
     if more:
         seeded = np.random.default_rng(round_seed(settings["seed"], 1))
-        out = _joined(
-            out, run(more, seeded, RunContext(progress, cancel).relabelled("sampling", STAGE))
-        )
+        out = _joined(out, run(more, seeded, context.relabelled("sampling", STAGE)))
         rounds = 2
     elapsed = time.perf_counter() - start
     diag = mallows_diagnostics(out.rank, out.beta)

@@ -293,7 +293,8 @@ def plackett_luce(
     n_alg = len(ranked.algorithms)
     settings["seed"] = fresh_seed(settings["seed"])
     names = list(ranked.algorithms)
-    sampled = gibbs_sample(counts, context=RunContext(progress), **settings)
+    context = RunContext(progress)
+    sampled = gibbs_sample(counts, context=context, **settings)
     rounds = 1
     if draws == "auto":
         more = more_chains(sampled.params["theta"], names, settings["iter_sampling"])
@@ -301,9 +302,7 @@ def plackett_luce(
             extra = settings | {"chains": more, "seed": round_seed(settings["seed"], 1)}
             sampled = joined(
                 sampled,
-                gibbs_sample(
-                    counts, context=RunContext(progress).relabelled("sampling", STAGE), **extra
-                ),
+                gibbs_sample(counts, context=context.relabelled("sampling", STAGE), **extra),
             )
             rounds = 2
     chains_drawn = int(sampled.params["theta"].shape[0])
