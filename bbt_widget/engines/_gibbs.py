@@ -52,6 +52,7 @@ from threadpoolctl import threadpool_limits
 from ..core.run_context import QUIET, RunContext
 from . import _independence, _polya_gamma
 from ._design import Array, Design, log_prior_sigma, softplus
+from ._hmc import AbilityMoves
 from ._slice import slice_update
 
 #: Initial width of a slice, in log units.
@@ -65,6 +66,9 @@ _PROGRESS_EVERY = 25
 #: left to measure that kernel's acceptance rate.
 _GIBBS_START = 10
 _MIN_TRIAL = 10
+#: Warm-up sweeps that tune the abilities' moves (:mod:`._hmc`) when the Gibbs sampler takes
+#: over from the independence kernel at the end of the warm-up (which tuned nothing of it).
+_RETUNE_SWEEPS = 25
 #: The independence kernel samples when it accepted at least this share of its warm-up
 #: proposals (at least :data:`_TRIAL_STEPS` steps a chain, added to a short warm-up: each
 #: is a valid move); below it the Gibbs sampler mixes better.
@@ -133,6 +137,9 @@ class Run:
     rng: np.random.Generator
     kernel: str
     chains: _independence.Chains | None = None
+    #: The Hamiltonian moves of the abilities that follow each Gibbs sweep of the plain model
+    #: (see :meth:`_find_mode`; None before, without a mode, or not needed).
+    moves: AbilityMoves | None = None
 
     @property
     def kernel_used(self) -> str:
@@ -155,20 +162,24 @@ class Run:
         with threadpool_limits(limits=1, user_api="blas"):
             work = _Workspace.of(design, state.sigma.shape[0])
             start = self._independence_from(iter_warmup)
+            found = -1 if design.grouped else min(iter_warmup, _GIBBS_START)
             for sweep in range(total):
                 _look(sweep, total, context)
-                if sweep == start:
-                    self._try_independence()
+                if sweep == found:
+                    self._find_mode(
+                        try_independence=sweep == start, moves=design.n_alg >= _MIN_ALGORITHMS
+                    )
                 if self.chains is not None:
                     for _ in range(1 if sweep < iter_warmup else THIN):
                         self.chains.step(self.rng)
                 else:
-                    self._gibbs_sweep(work)
+                    self._gibbs_sweep(work, tune=sweep < iter_warmup)
                 if sweep < iter_warmup:
                     if self.chains is None:
                         _tune(state, sweep, iter_warmup, trace)
-                    elif sweep == iter_warmup - 1:
-                        self._keep_or_leave()
+                    elif sweep == iter_warmup - 1 and self._keep_or_leave():
+                        for _ in range(_RETUNE_SWEEPS if self.moves is not None else 0):
+                            self._gibbs_sweep(work, tune=True)
                     continue
                 self._keep(kept, sweep - iter_warmup)
         return kept
@@ -187,7 +198,9 @@ class Run:
         Why Gibbs: where the first draws failed their diagnostics, the independence kernel's
         chains had stalled where the normal proposal's tails are lighter than the
         posterior's, while a Gibbs sweep moves from anywhere; thinning Gibbs's own draws
-        raises their ESS per kept draw where they were too correlated."""
+        raises their ESS per kept draw where they were too correlated. Each sweep is followed
+        by the abilities' Hamiltonian move (:mod:`._hmc`; the mode is found here if the first
+        round did not): a failed round is the case it is for."""
         self._leave_independence()
         design = self.design
         n_chains = self.state.sigma.shape[0]
@@ -196,19 +209,28 @@ class Run:
         # later rounds report no progress of their own (the caller tells their stage), but stop
         unheard = RunContext(cancel=context.cancel)
         with threadpool_limits(limits=1, user_api="blas"):
+            if self.moves is None and not design.grouped:
+                self._find_mode(try_independence=False, moves=True)
             work = _Workspace.of(design, n_chains)
             for sweep in range(total):
                 _look(sweep, total, unheard)
-                self._gibbs_sweep(work)
+                self._gibbs_sweep(work, tune=sweep < iter_warmup)
                 t, step = divmod(sweep - iter_warmup, thin)
                 if sweep >= iter_warmup and step == thin - 1:
                     self._keep(kept, t)
         return kept
 
-    def _gibbs_sweep(self, work: _Workspace) -> None:
-        _sweep(self.design, self.state, self.kappa_b, self.rng, work)
-        if not self.design.grouped:
-            _scale_move(self.design, self.state, self.rng)
+    def _gibbs_sweep(self, work: _Workspace, *, tune: bool) -> None:
+        """One Gibbs sweep; for the plain model, then the scale move and (once the mode is
+        found) the abilities' Hamiltonian move, whose step a warm-up sweep (``tune``) sets."""
+        state = self.state
+        _sweep(self.design, state, self.kappa_b, self.rng, work)
+        if self.design.grouped:
+            return
+        _scale_move(self.design, state, self.rng)
+        if self.moves is not None:
+            state.beta = self.moves.move(state.beta, state.sigma, self.rng, tune=tune)
+            state.theta = state.beta[:, None, :]
 
     def _keep(self, kept: dict[str, Array], t: int) -> None:
         """The chains' current draws as kept draw ``t``."""
@@ -234,26 +256,38 @@ class Run:
             return -1  # too short a warm-up to judge it
         return start
 
-    def _try_independence(self) -> None:
-        """Find the mode from the chains' mean and start the independence chains from their
-        states (the Gibbs sampler goes on where there is no interior mode)."""
+    def _find_mode(self, *, try_independence: bool, moves: bool) -> None:
+        """Find the mode from the chains' mean: the Laplace approximation there sets the
+        abilities' Hamiltonian moves (when ``moves``) and, when ``try_independence``, is the
+        independence chains' proposal, started from the chains' states (the Gibbs sampler goes
+        on alone where there is no interior mode).
+
+        Why moves only where asked: with fewer than :data:`_MIN_ALGORITHMS` algorithms the
+        Gibbs sweeps alone mix well (their first rounds passed in 200 of 200 fits of data from
+        the prior) and a move would double a sweep's cost; with more, the Gibbs sampler samples
+        only where the posterior is far from normal, and a later round follows only a round
+        that failed its diagnostics."""
         state = self.state
         x = np.log(state.sigma)
         mean = np.concatenate([[x.mean()], state.beta.mean(axis=0)])
         proposal = _independence.Proposal.at_mode(self.design, mean)
-        if proposal is not None:
+        if moves:
+            self.moves = AbilityMoves.at(self.design, proposal)
+        if try_independence and proposal is not None:
             self.chains = _independence.Chains(self.design, proposal, x, state.beta)
 
-    def _keep_or_leave(self) -> None:
+    def _keep_or_leave(self) -> bool:
         """At the end of the warm-up: back to Gibbs when "auto" and too few proposals were
-        accepted, from the independence chains' current states."""
+        accepted, from the independence chains' current states; whether it went back."""
         chains = self.chains
         if chains is None or self.kernel != "auto":
-            return
+            return False
         while chains.proposed < _TRIAL_STEPS * chains.theta.shape[0]:
             chains.step(self.rng)
-        if chains.acceptance < _MIN_ACCEPTANCE:
-            self._leave_independence()
+        if chains.acceptance >= _MIN_ACCEPTANCE:
+            return False
+        self._leave_independence()
+        return True
 
     def _leave_independence(self) -> None:
         """Gibbs samples from here on, from the independence chains' current states."""
@@ -408,14 +442,6 @@ def _sweep(
         state.theta = state.beta[:, None, :]
 
 
-def _log_likelihood(design: Design, beta: Array) -> Array:
-    """Log-likelihood of each chain's abilities ``beta`` (chains, n_alg): the binomial
-    Bradley-Terry likelihood of the wins, ``-w1 softplus(-d) - w2 softplus(d)`` per pair."""
-    d = beta[:, design.i1] - beta[:, design.i2]
-    losses = design.games - design.wins
-    return np.asarray(-(design.wins * softplus(-d) + losses * softplus(d)).sum(axis=1))
-
-
 def _scale_move(design: Design, state: _State, rng: np.random.Generator) -> None:
     """A Metropolis move of the plain model's scale: ``beta -> c beta`` and ``sigma -> c
     sigma`` together, ``log c`` a normal step as wide as the warm-up's spread of log sigma.
@@ -432,8 +458,8 @@ def _scale_move(design: Design, state: _State, rng: np.random.Generator) -> None
     x = np.log(state.sigma)
     moved = state.beta * np.exp(step)[:, None]
     log_ratio = (
-        _log_likelihood(design, moved)
-        - _log_likelihood(design, state.beta)
+        _independence.log_likelihood(design, moved)
+        - _independence.log_likelihood(design, state.beta)
         + log_prior_sigma(x + step, design)
         - log_prior_sigma(x, design)
     )

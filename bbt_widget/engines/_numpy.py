@@ -21,7 +21,7 @@ import numpy as np
 
 from ..core.draws import Draws, ModelName, Params, SamplerSettings, fresh_seed
 from ..core.run_context import QUIET, RunContext
-from . import _davidson, _gibbs, _independence, _polya_gamma
+from . import _davidson, _gibbs, _hmc, _independence, _polya_gamma
 from ._converging import Round, checked, converge, tried
 from ._design import Design
 from ._programs import program_hash
@@ -38,13 +38,26 @@ DEFAULT_ITER_WARMUP = 100
 DEFAULT_ITER_SAMPLING = 1000
 
 
-def describe(kernel: str = "gibbs", acceptance: float | None = None, thin: int = 1) -> str:
+def describe(
+    kernel: str = "gibbs",
+    acceptance: float | None = None,
+    thin: int = 1,
+    *,
+    moves: bool = False,
+) -> str:
     """The sampler in one phrase, for reports and ``Draws.info``: ``kernel`` is the one
-    that gave the kept draws (``_gibbs.sample``'s report), one sweep in ``thin`` kept."""
+    that gave the kept draws (``_gibbs.sample``'s report), one sweep in ``thin`` kept;
+    ``moves``: the Gibbs sweeps were followed by the abilities' Hamiltonian moves."""
     gibbs = (
         "Pólya-Gamma Gibbs sampler (Polson, Scott and Windle 2013), sigma and tau by "
         "collapsed slice sampling; Pólya-Gamma draws by " + _polya_gamma.method()
     )
+    if moves and kernel == "gibbs":
+        gibbs += (
+            "; after each sweep a Hamiltonian Monte Carlo move of the abilities given sigma "
+            f"(Neal 2011; {_hmc.LEAPFROGS} leapfrog steps, the Laplace approximation's "
+            "covariance as inverse mass matrix)"
+        )
     if kernel == "davidson":
         return _davidson.DESCRIPTION + (
             "" if acceptance is None else f" (acceptance rate {acceptance:.2f})"
@@ -151,7 +164,9 @@ class NumpyEngine:
             timings={"compile": 0.0, "sample": time.perf_counter() - start},
             info={
                 "engine_version": self.version(),
-                "sampler": describe(last.kernel, ran["acceptance"], last.thin),
+                "sampler": describe(
+                    last.kernel, ran["acceptance"], last.thin, moves=ran["run"].moves is not None
+                ),
                 "kernel": last.kernel,
                 "thin": last.thin,
                 "model": model,
