@@ -45,6 +45,11 @@ _GIBBS_ROW_SECONDS = 3.8e-6
 #: shared 2-core machine at 50 and 150 algorithms x 20 data sets: 2.3-2.5 us and 0.11-0.13 us.
 _GIBBS_PAIR_SECONDS = 2.4e-6
 _INDEPENDENCE_PAIR_SECONDS = 1.2e-7
+#: What the abilities' Hamiltonian move adds to a Gibbs sweep per fitted pair and chain, from
+#: :data:`_MOVES_FROM` algorithms on (measured at 20 and 50 algorithms: about a sixth of the
+#: sweep's Pólya-Gamma cost).
+_MOVES_PAIR_SECONDS = 4.0e-7
+_MOVES_FROM = 10
 #: Independence steps per kept draw, and the Gibbs sweeps that start the warm-up before it.
 _INDEPENDENCE_THIN = 3
 _GIBBS_START = 10
@@ -161,7 +166,8 @@ def estimate_fit_seconds(
         return None
     warmup = max(iterations - iter_sampling, 0)
     summary = _SUMMARY_PAIR_SECONDS * (n_alg * (n_alg - 1) / 2) * chains * iter_sampling
-    gibbs = _GIBBS_PAIR_SECONDS * n_pairs * chains * iterations
+    sweep = _GIBBS_PAIR_SECONDS + (_MOVES_PAIR_SECONDS if n_alg >= _MOVES_FROM else 0.0)
+    gibbs = sweep * n_pairs * chains * iterations
     start = min(_GIBBS_START, warmup)
     steps = warmup - start + _INDEPENDENCE_THIN * iter_sampling
     independence = (
