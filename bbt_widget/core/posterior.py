@@ -147,6 +147,30 @@ def pair_probabilities(
     return out
 
 
+def sorted_pair_probabilities(
+    beta: np.ndarray, pairs: Sequence[tuple[int, int]], block: int = 64
+) -> np.ndarray:
+    """:func:`pair_probabilities` with each pair's draws sorted ascending, shape (draws,
+    pairs): the same values (the logistic function is applied to the sorted differences of
+    abilities, which it keeps in order), in the transpose of a (pairs, draws) array.
+
+    Each pair's draws lie together in memory, a block of pairs at a time, so that the sort
+    runs along contiguous rows (numpy's vectorised sort: several times faster than sorting
+    the columns of a (draws, pairs) array, whose elements lie a row apart) and the logistic
+    function's temporaries stay small.
+    """
+    a = np.fromiter((p[0] for p in pairs), dtype=int, count=len(pairs))
+    b = np.fromiter((p[1] for p in pairs), dtype=int, count=len(pairs))
+    columns = np.ascontiguousarray(beta.T)
+    out = np.empty((len(pairs), beta.shape[0]))
+    for start in range(0, len(pairs), block):
+        rows = out[start : start + block]
+        np.subtract(columns[a[start : start + block]], columns[b[start : start + block]], out=rows)
+        rows.sort(axis=1)
+        inv_logit(rows, out=rows)
+    return np.asarray(out.T)
+
+
 def weak_decision(above_50: np.ndarray, in_rope: np.ndarray) -> np.ndarray:
     """Sec. 9.2: equivalence first, then superiority, at the 0.95 threshold."""
     return np.select(

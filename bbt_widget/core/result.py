@@ -130,15 +130,15 @@ class BBTResult:
 
     @cached_property
     def _pair_labels(self) -> list[str]:
-        a = self.algorithms
-        return [pair_label(a[i], a[j]) for i, j in self._pairs]
+        # pair_label's "a > b", each name isolated once (not once per pair: the check of a
+        # name's characters is most of the cost)
+        isolated = [isolate(name) for name in self.algorithms]
+        return [f"{isolated[i]} > {isolated[j]}" for i, j in self._pairs]
 
     @cached_property
     def _p_sorted(self) -> np.ndarray:
-        # sorted once, in place: every HDI, ROPE mass and median is then a cheap lookup
-        p = posterior.pair_probabilities(self.beta, self._pairs)
-        p.sort(axis=0)
-        return p
+        # sorted once: every HDI, ROPE mass and median is then a cheap lookup
+        return posterior.sorted_pair_probabilities(self.beta, self._pairs)
 
     def _pair_mask(self, control: str | None, selected: Iterable[str] | None) -> np.ndarray:
         mask = np.ones(len(self._pairs), dtype=bool)
@@ -158,9 +158,9 @@ class BBTResult:
             return self._p_sorted
         if "_p_sorted" not in self.__dict__ and mask.sum() <= _FEW_PAIRS:
             # a few pairs (settling re-checks its open claims): theirs alone, not every pair's
-            p = posterior.pair_probabilities(self.beta, [q for q, m in zip(self._pairs, mask) if m])
-            p.sort(axis=0)
-            return p
+            return posterior.sorted_pair_probabilities(
+                self.beta, [q for q, m in zip(self._pairs, mask) if m]
+            )
         return self._p_sorted[:, mask]
 
     # ------------------------------------------------------------------ summaries

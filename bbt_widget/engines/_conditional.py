@@ -94,12 +94,12 @@ _BASIS = np.polynomial.legendre.legvander(_NODES, _N - 1) * (2 * np.arange(_N) +
 #: holds the mass to far below the quadrature's own error.
 _NEWTON_STEPS = 5
 _MAX_STEP = 2.0
-#: Draws integrated at once (draws x nodes x games floats), and the floats of one block of
-#: the log-density's evaluation (a few hundred kilobytes: kept in the processor's cache, the
-#: several passes of the logistic terms over them cost a third of what they cost from
-#: memory).
+#: Draws integrated at once (draws x nodes x games floats), and the floats of the buffer of
+#: the log-density's factors (two megabytes: a coarse look's draws in one or two blocks;
+#: smaller blocks, kept in the processor's own cache, cost more in numpy's calls per block
+#: than they save).
 _CHUNK = 256
-_CACHE_FLOATS = 1 << 15
+_CACHE_FLOATS = 1 << 18
 
 
 @dataclass
@@ -114,22 +114,28 @@ class _Quadrature:
     coefficients: Array
     mean: Array
 
-    def below(self, t: float) -> Array:
-        """Per draw, the conditional probability that ``d`` lies below ``t``, in [0, 1]."""
-        out = np.zeros(len(self.mean))
+    def below(self, thresholds: Sequence[float]) -> Array:
+        """Per threshold ``t`` and draw, the conditional probability that ``d`` lies below
+        ``t``, in [0, 1], shaped (thresholds, draws); a block of draws at a time."""
+        t = np.asarray(thresholds, dtype=float)
+        out = np.zeros((len(self.mean), len(t)))
         k = np.arange(1, _N)
-        for panel in range(2):
-            low, high = self.bounds[:, panel], self.bounds[:, panel + 1]
-            half = np.maximum((high - low) / 2, 1e-300)
-            v = np.clip((t - (high + low) / 2) / half, -1.0, 1.0)
-            legendre = np.polynomial.legendre.legvander(v, _N)  # P_0..P_N at v, per draw
-            integral = np.empty((len(v), _N))
-            integral[:, 0] = v + 1.0
-            integral[:, 1:] = (legendre[:, 2:] - legendre[:, :-2]) / (2 * k + 1)
-            # the expansion's integral from -1 to v: sum_k c_k I_k(v), at most 1
-            inside = np.clip((self.coefficients[:, panel] * integral).sum(axis=1), 0.0, 1.0)
-            out += self.shares[:, panel] * inside
-        return np.clip(out, 0.0, 1.0)
+        step = max(1, _CACHE_FLOATS // (len(t) * (_N + 1)))
+        for start in range(0, len(out), step):
+            rows = slice(start, start + step)
+            for panel in range(2):
+                low, high = self.bounds[rows, panel, None], self.bounds[rows, panel + 1, None]
+                half = np.maximum((high - low) / 2, 1e-300)
+                v = np.clip((t - (high + low) / 2) / half, -1.0, 1.0)
+                legendre = np.polynomial.legendre.legvander(v, _N)  # P_0..P_N at each v
+                integral = np.empty((*v.shape, _N))
+                integral[..., 0] = v + 1.0
+                integral[..., 1:] = (legendre[..., 2:] - legendre[..., :-2]) / (2 * k + 1)
+                # the expansion's integral from -1 to v: sum_k c_k I_k(v), at most 1
+                coefficients = self.coefficients[rows, panel, None, :]
+                inside = np.clip((coefficients * integral).sum(axis=-1), 0.0, 1.0)
+                out[rows] += self.shares[rows, panel, None] * inside
+        return np.asarray(np.clip(out, 0.0, 1.0).T)
 
     @staticmethod
     def joined(parts: Sequence[_Quadrature]) -> _Quadrature:
@@ -209,14 +215,19 @@ class PairConditionals:
     ) -> Array:
         low, high = (float(np.log(r / (1.0 - r))) for r in rope)
         every = self._every[look]
-        out = []
-        for pair in pairs:
-            q = _Quadrature.joined(
-                [self._law(int(pair[0]), int(pair[1]), every, r) for r in range(len(self._rounds))]
-            )
-            out.append((q.mean, 1.0 - q.below(0.0), np.maximum(q.below(high) - q.below(low), 0.0)))
-        shaped = np.array(out).transpose(1, 2, 0) if out else np.empty((3, 0, 0))
-        return shaped.reshape(3, self._chains, -1, len(pairs))
+        rounds = range(len(self._rounds))
+        laws = [
+            _Quadrature.joined([self._law(int(pair[0]), int(pair[1]), every, r) for r in rounds])
+            for pair in pairs
+        ]
+        if not laws:
+            return np.empty((3, self._chains, 0, 0))
+        # every pair's draws at once: (3, pairs x draws), then (3, draws, pairs)
+        q = _Quadrature.joined(laws)
+        below = q.below((0.0, low, high))
+        values = np.stack([q.mean, 1.0 - below[0], np.maximum(below[2] - below[1], 0.0)])
+        shaped = values.reshape(3, len(pairs), -1).transpose(0, 2, 1)
+        return np.asarray(shaped.reshape(3, self._chains, -1, len(pairs)))
 
     def _law(self, a: int, b: int, every: int, round_index: int) -> _Quadrature:
         key = (a, b, every, round_index)
@@ -275,17 +286,19 @@ def _beta_covariance(precision: Array) -> Array:
 def _log_density(
     nodes: Array, shift: Array, slope: Array, counts: Array, pull: float, prior: Array
 ) -> Array:
-    """The log-density of ``d`` (up to a constant per draw) at ``nodes`` (draws, k), a few
-    draws at a time (the draws x nodes x games values fit in the processor's cache).
+    """The log-density of ``d`` (up to a constant per draw) at ``nodes`` (draws, k).
 
     This evaluation is most of a summary's cost at many algorithms, and it takes no
     logarithm or exponential per draw, node and game. Each game's ``e^eta`` is
     ``e^shift * e^(slope * d)``, and the slopes take a few values (+-1/2 for a game of one
     of the pair, +-1 for the pair's own): the exponentials are taken per draw and game and
     per draw, node and slope. The games that count alike share a logarithm: ``c * sum
-    log(1 + x_g) = c * log(prod (1 + x_g))``, the product over as many games as keep it
-    below ``e^700`` (each factor is at most ``e^max(eta, 0) * 2``). Rounding changes the
-    sum by about 1e-16 a game, far below the quadrature's 1e-10.
+    log(1 + x_g) = c * log(prod (1 + x_g))``, the product over a run of games of one count
+    and one slope, as many as keep it below ``e^700`` (each factor is at most ``e^max(eta,
+    0) * 2``). Rounding changes the sum by about 1e-16 a game, far below the quadrature's
+    1e-10. A run's factors are laid out game by game (each a block of draws x nodes), a few
+    draws at a time into one buffer of :data:`_CACHE_FLOATS` (new arrays of that size per
+    step cost more than the arithmetic: the allocator maps fresh pages for each).
     """
     out = (pull - prior[:, None] * nodes / 2) * nodes
     values, which = np.unique(slope, return_inverse=True)
@@ -293,30 +306,44 @@ def _log_density(
     # per draw, a bound on its largest eta: below exp's overflow, the factored path
     top = shift.max(axis=1, initial=-np.inf) + reach
     fast = top < 700.0
-    exp_shift = np.exp(np.where(fast[:, None], shift, 0.0))
-    # the games in order of their counts, and where each count's games start
-    order = np.argsort(counts, kind="stable")
-    levels, starts = np.unique(counts[order], return_index=True)
-    which, exp_shift = which[order], exp_shift[:, order]
-    step = max(1, _CACHE_FLOATS // max(nodes.shape[1] * len(counts), 1))
-    for start in range(0, len(nodes), step):
-        rows = slice(start, start + step)
-        if not fast[rows].all():
-            # a far widened window's nodes: log(1 + e^eta) stably, from eta itself
-            eta = nodes[rows, :, None] * slope
-            eta += shift[rows, None, :]
-            out[rows] -= softplus(eta) @ counts
-            continue
-        factors = np.exp(nodes[rows, :, None] * values)[:, :, which]
-        factors *= exp_shift[rows, None, :]
-        factors += 1.0
-        # games per product: each factor is below e^(max(top, 0) + log 2)
-        per = max(1, int(700.0 / (max(float(top[rows].max()), 0.0) + np.log(2.0))))
-        ends = [*starts[1:], len(counts)]
-        for level, first, end in zip(levels, starts, ends):
-            cuts = np.arange(first, end, per)
-            products = np.multiply.reduceat(factors[:, :, first:end], cuts - first, axis=2)
-            out[rows] -= level * np.log(products).sum(axis=2)
+    if not fast.all():
+        # a far widened window's nodes: log(1 + e^eta) stably, from eta itself
+        slow = np.flatnonzero(~fast)
+        eta = nodes[slow, :, None] * slope
+        eta += shift[slow, None, :]
+        out[slow] -= softplus(eta) @ counts
+        if not fast.any():
+            return np.asarray(out)
+    rows = np.flatnonzero(fast) if not fast.all() else slice(None)
+    width = nodes.shape[1]
+    # games per product: each factor is below e^(max(top, 0) + log 2)
+    per = max(1, int(700.0 / (max(float(top[rows].max()), 0.0) + np.log(2.0))))
+    # the games in order of count and slope; runs of at most ``per`` games of one of each
+    order = np.lexsort((which, counts))
+    counts, which = counts[order], which[order]
+    cuts = np.flatnonzero((np.diff(counts) != 0) | (np.diff(which) != 0)) + 1
+    groups = zip([0, *cuts.tolist()], [*cuts.tolist(), len(order)])
+    runs = [(f, min(f + per, end)) for start, end in groups for f in range(start, end, per)]
+    exp_shift = np.exp(shift[rows][:, order].T)  # (games, draws)
+    powers = np.exp(nodes[rows][None] * values[:, None, None])  # (slopes, draws, nodes)
+    longest = max(last - first for first, last in runs)
+    step = max(1, _CACHE_FLOATS // (longest * width))
+    buffer = np.empty(longest * min(step, exp_shift.shape[1]) * width)
+    product = np.empty((min(step, exp_shift.shape[1]), width))
+    total = np.zeros((exp_shift.shape[1], width))
+    for begin in range(0, exp_shift.shape[1], step):
+        block = slice(begin, begin + step)
+        n = len(total[block])
+        for first, last in runs:
+            factors = buffer[: (last - first) * n * width].reshape(last - first, n, width)
+            power = powers[which[first], block]
+            np.multiply(exp_shift[first:last, block, None], power, out=factors)
+            factors += 1.0
+            np.multiply.reduce(factors, axis=0, out=product[:n])
+            np.log(product[:n], out=product[:n])
+            product[:n] *= counts[first]
+            total[block] += product[:n]
+    out[rows] -= total
     return np.asarray(out)
 
 
@@ -341,14 +368,26 @@ def _pair_law(
     # the wins' part of the log-likelihood, sum(wins * eta), is linear in d: its slope
     pull = float(wins @ slope)
 
+    # the log-likelihood's gradient and curvature in d: sums over games of p and p (1 - p),
+    # weighted by counts * slope and counts * slope^2
+    weights = np.column_stack([counts * slope, counts * slope**2])
+    p = np.empty_like(shift)
+    spread = np.empty_like(shift)
+
+    def moments(mode: Array) -> tuple[Array, Array]:
+        np.multiply(slope, mode[:, None], out=p)
+        np.add(p, shift, out=p)
+        inv_logit(p, out=p)
+        np.multiply(p, p, out=spread)
+        np.subtract(p, spread, out=spread)  # p (1 - p)
+        return p @ weights[:, 0], prior + spread @ weights[:, 1]
+
     mode = beta[:, a] - beta[:, b]
     for _ in range(_NEWTON_STEPS):
-        p = inv_logit(shift + slope * mode[:, None])
-        grad = pull - prior * mode - (counts * p * slope).sum(axis=1)
-        curvature = prior + (counts * p * (1 - p) * slope**2).sum(axis=1)
+        expected, curvature = moments(mode)
+        grad = pull - prior * mode - expected
         mode = mode + np.clip(grad / curvature, -_MAX_STEP, _MAX_STEP)
-    p = inv_logit(shift + slope * mode[:, None])
-    half = _WIDTH / np.sqrt(prior + (counts * p * (1 - p) * slope**2).sum(axis=1))
+    half = _WIDTH / np.sqrt(moments(mode)[1])
     low, high = mode - half, mode + half
 
     def at(nodes: Array, rows: Array) -> Array:
