@@ -164,6 +164,8 @@ def _fifty() -> pd.DataFrame:
 @pytest.mark.slow
 @pytest.mark.filterwarnings("ignore:BBT fit diagnostics")
 def test_the_widget_opens_fifty_algorithms_on_a_page_of_undecided_and_neighbours():
+    # short chains: what is checked is which rows the filters cut from the frames, not how
+    # well the posterior is sampled (the default chains take minutes at 50 algorithms)
     w = bbt.BBTWidget(
         _fifty(),
         dataset="dataset",
@@ -172,6 +174,9 @@ def test_the_widget_opens_fifty_algorithms_on_a_page_of_undecided_and_neighbours
         engine="numpy",
         seed=1,
         stan_check=False,
+        chains=2,
+        iter_warmup=200,
+        iter_sampling=200,
     )
     try:
         assert w.wait(300), w.error
