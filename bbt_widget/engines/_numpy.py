@@ -145,6 +145,7 @@ class NumpyEngine:
             kept = _davidson.sample(_davidson.Ties.from_stan_data(data), **run)
             last = Round("davidson", 1)
             convergence = "Metropolis-Hastings (Davidson's model)"
+            moves = False
         else:
             design = Design.from_stan_data(data)
             params = _gibbs.sample(design, **run)
@@ -154,6 +155,7 @@ class NumpyEngine:
             )
             last = rounds[-1]
             convergence = tried(rounds)
+            moves = ran["run"].moves is not None
             # drawn when the PPC, WAIC or LOO asks, from the generator as the sampler left it
             kept = Params(params, _gibbs.Replicates.after(design, params, rng))
         return Draws(
@@ -164,9 +166,7 @@ class NumpyEngine:
             timings={"compile": 0.0, "sample": time.perf_counter() - start},
             info={
                 "engine_version": self.version(),
-                "sampler": describe(
-                    last.kernel, ran["acceptance"], last.thin, moves=ran["run"].moves is not None
-                ),
+                "sampler": describe(last.kernel, ran["acceptance"], last.thin, moves=moves),
                 "kernel": last.kernel,
                 "thin": last.thin,
                 "model": model,
