@@ -233,10 +233,12 @@ _SUMMARY_DRAWN = (
     " || 0) > 0"
 )
 #: The numpy engine's fit is checked against a background Stan fit; its verdict goes on the
-#: diagnostics badge ("Stan agrees", "Stan differs on ...", or a message in its tooltip).
+#: diagnostics badge ("Stan check: agrees", "Stan check: differs on ...", "Stan check:
+#: failed"). Not "Stan check: waiting" or "running": the check's chains would still be
+#: sampling during the baseline and the next change.
 _STAN_CHECKED = """() => {
     const badge = document.querySelector('.bbt-diag-badge');
-    return Boolean(badge) && /Stan/.test(badge.textContent + ' ' + badge.title);
+    return Boolean(badge) && /Stan check: (agrees|differs|failed)/.test(badge.textContent);
 }"""
 
 

@@ -105,6 +105,10 @@ class FitRequests:
             self.preview_runner.cancel()
             self.drop_preview()
             w.status, w.progress, w.error = "done", 1.0, ""
+            if w._fitted is not None:
+                # its check again, had a change undone since stopped it (a no-op when it is
+                # running or its verdict is known)
+                self.stan_check.after_fit(key, w._fitted)
             w.diagnostics = self.stan_check.badge()  # no longer "fit failed", if it was
             w.status_text = w._controls.unchanged_fit_text(changed)
             w._metrics.resume()  # after a failed fit: the other metrics of this fit follow
@@ -118,6 +122,9 @@ class FitRequests:
             self.preview_runner.submit(key, preview_settings(settings))
         else:
             self.preview_runner.cancel()  # a stale preview would only cost CPU
+        # the Stan check of the fit shown is of settings about to be replaced: its chains
+        # would take the cores this fit needs (its own check follows it)
+        self.stan_check.stop()
         self.runner.submit(key, settings)
 
     def needs_preview(self, settings: Mapping[str, Any]) -> bool:

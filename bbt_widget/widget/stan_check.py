@@ -92,6 +92,12 @@ class StanCheck:
             return
         self.runner.submit(key, {"settings": self.w.fit_settings, "engine": engine, "ours": fitted})
 
+    def stop(self) -> None:
+        """Stop the check under way and the one waiting (a new fit is coming: the check of
+        the fit it replaces would only slow it; :meth:`after_fit` starts the next one)."""
+        self.runner.cancel()
+        self.under_way = None
+
     def _run(
         self,
         settings: dict[str, Any],

@@ -89,15 +89,19 @@ export class InStepMarks {
   }
 
   /** The box's reserved height: the expected one before anything is drawn; once drawn,
-   * none, or the tallest it has had at this width for a view that holds its height. */
+   * none, or for a view that holds its height the tallest it has had at this width, never
+   * less than the expected one (so that a first drawing a little taller than the one
+   * before moves nothing below either). */
   _keep(name) {
     const { box, reserve, hold } = this.views[name];
     const drawn = box.querySelector("svg") !== null;
+    const expected = reserve ? Math.round(reserve()) : 0;
     if (!drawn) {
-      box.style.minHeight = reserve ? `${Math.round(reserve())}px` : "";
-    } else if (hold && !this._newWidth(name)) {
-      const height = box.getBoundingClientRect().height;
-      if (height > 0) box.style.minHeight = `${Math.ceil(height)}px`;
+      box.style.minHeight = expected ? `${expected}px` : "";
+    } else if (hold) {
+      const height = this._newWidth(name) ? 0 : box.getBoundingClientRect().height;
+      const least = Math.max(Math.ceil(height), expected);
+      box.style.minHeight = least > 0 ? `${least}px` : "";
     } else {
       box.style.minHeight = "";
     }

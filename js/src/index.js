@@ -18,7 +18,7 @@ import { buildPairsView } from "./pairs_view.js";
 import { buildRobustness } from "./robustness_section.js";
 import { buildSelection } from "./selection.js";
 import { buildMessages, buildStatusLine } from "./status_line.js";
-import { buildSummarySection, summaryHeight } from "./summary_section.js";
+import { buildSummarySection, summaryReserve } from "./summary_section.js";
 import { listen, saveTrait } from "./traits.js";
 import "./widget.css";
 
@@ -35,6 +35,7 @@ const RANKING_MODEL_TRAITS = ["ranking_model", "ranking_model_spec", "ranking_mo
 /** The parts that listen to the model or hold a live chart: stopped with the widget's view. */
 const DISPOSED = [
   "controls",
+  "messages",
   "metrics",
   "pairs",
   "checks",
@@ -92,7 +93,7 @@ function build(model, el, root) {
     "div",
     { class: "bbt-main" },
     status,
-    messages.headline,
+    messages.headlineBox,
     parts.notes.slot,
     parts.statusLine.auditList,
     messages.message,
@@ -119,8 +120,8 @@ function build(model, el, root) {
 }
 
 /**
- * Views drawn for older settings than the others are marked "updating" until redrawn; before
- * its first drawing the summary keeps about the height it will have.
+ * Views drawn for older settings than the others are marked "updating" until redrawn; the
+ * summary keeps at least the height it will have, with room for a deeper CD diagram.
  */
 function inStepMarks(model, el, { pairs, summary, messages }) {
   return new InStepMarks(model, el, {
@@ -128,8 +129,10 @@ function inStepMarks(model, el, { pairs, summary, messages }) {
     summary: {
       box: summary.box,
       label: summary.stale,
-      reserve: () => summaryHeight((model.get("algorithms") || []).length),
-      hold: true, // the pairs' intervals below stay put when the next fit's CD diagram is shorter
+      reserve: () => summaryReserve((model.get("algorithms") || []).length),
+      // the pairs' intervals below stay put when the next fit's CD diagram is shorter, or
+      // deeper by a few bars
+      hold: true,
     },
   });
 }

@@ -2,7 +2,7 @@
 // badges), the headline (the answer in one sentence, Python's outputs.headline), and the
 // message, caveat and error lines. Everything is shown as text, never as HTML.
 import { h } from "./controls.js";
-import { holdHeight } from "./still.js";
+import { fixedLines } from "./still.js";
 import { auditBadge, diagnosticsBadge, progressValue, statusShown } from "./status_text.js";
 
 /** The status line, with its diagnostics and audit badges and the audit's list of findings. */
@@ -62,7 +62,8 @@ export function buildStatusLine(model, el, root) {
   return { element, auditList, show, showBadge, showAudit };
 }
 
-/** The headline and the message, caveat and error lines. */
+/** The headline (in its box of fixed lines, `headlineBox`) and the message, caveat and error
+ * lines. */
 export function buildMessages(model, root) {
   const headline = h("div", { class: "bbt-headline", role: "note" });
   headline.hidden = true;
@@ -70,13 +71,16 @@ export function buildMessages(model, root) {
   const caveat = h("div", { class: "bbt-caveat" });
   const error = h("div", { class: "bbt-error", role: "alert" });
 
-  const settleHeadline = holdHeight(headline, root);
+  // a fixed number of lines, whatever the sentence: the charts below stay put
+  const lines = fixedLines(headline, root);
+  lines.box.hidden = true; // with its button, until there is a sentence
   const showHeadline = () => {
     const text = model.get("headline") || "";
     headline.textContent = text;
     headline.title = text ? `${text}\n(interpretation: ${model.get("interpretation")})` : "";
     headline.hidden = !text;
-    if (text) settleHeadline(); // fewer lines after an update leave the charts where they are
+    lines.box.hidden = !text;
+    if (text) lines.settle();
   };
   /** The message, error and caveat traits, each on its line (hidden when empty). */
   const show = () => {
@@ -95,5 +99,15 @@ export function buildMessages(model, root) {
     error.textContent = text;
     error.hidden = false;
   };
-  return { headline, message, caveat, error, show, showHeadline, showError };
+  return {
+    headline,
+    headlineBox: lines.box,
+    message,
+    caveat,
+    error,
+    show,
+    showHeadline,
+    showError,
+    dispose: lines.dispose,
+  };
 }

@@ -20,6 +20,19 @@ export function summaryHeight(n) {
   return 380 + 50 * n + (n * n) / 9;
 }
 
+/** Pixels a bar of the critical-difference diagram adds to its depth (specs_cd.py). */
+const CD_BAR_PX = 11;
+
+/**
+ * The least height (px) the summary keeps for `n` algorithms: its expected height and room
+ * for a bar of the critical-difference diagram per 8 algorithms more than expected (a new
+ * d_min, ROPE or rule regroups the algorithms), so that the views below it do not move when
+ * the next fit's diagram is deeper.
+ */
+export function summaryReserve(n) {
+  return summaryHeight(n) + CD_BAR_PX * Math.ceil(n / 8);
+}
+
 const MODELS = [
   ["bbt", "BBT"],
   ["plackett-luce", "Plackett-Luce"],

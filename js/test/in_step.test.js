@@ -80,3 +80,20 @@ test("the forecast is behind while a newer one is on its way, or another pair or
   assert.equal(forecastBehind({ pair: "", note: "Click a pair" }, "", true), false);
   assert.equal(forecastBehind({ pair: "", note: "Click a pair" }, pair, false), true);
 });
+
+test("a view that holds its height keeps at least its expected height once drawn", () => {
+  const model = new FakeModel({ stale_views: { settings: {}, views: [] } });
+  const box = new FakeElement("div");
+  box.querySelector = () => ({}); // its chart is drawn
+  let height = 1000;
+  box.getBoundingClientRect = () => ({ top: 0, left: 0, width: 600, height });
+  const label = new FakeElement("div");
+  const m = new InStepMarks(model, new FakeElement("div"), {
+    summary: { box, label, reserve: () => 1200, hold: true },
+  });
+  // drawn shorter than expected: the expected height kept, a deeper next drawing moves nothing
+  assert.equal(box.style.minHeight, "1200px");
+  height = 1300; // drawn taller: that height held
+  m._keep("summary");
+  assert.equal(box.style.minHeight, "1300px");
+});

@@ -13,6 +13,7 @@ algorithms (two of them with hostile names where dt and svm were):
 
 from __future__ import annotations
 
+from pathlib import Path
 from typing import Any
 
 import pytest
@@ -136,6 +137,82 @@ def test_no_chart_moves_during_or_after_an_update(
                 assert text == "ROPE changed: no refit", text
     with soft_checks.check("hostile names shown as text"):
         assert page.locator("img[src=x]").count() == 0
+    soft_checks.assert_none_failed()
+    assert widget_errors(errors) == []
+    assert browser_context.blocked == []
+
+
+#: 50 simulated algorithms on 10 data sets (skill plus noise, simulated.py), short chains so
+#: that the first fit takes seconds; one algorithm named in the headline has a hostile name.
+CELLS_50 = [
+    f"""\
+import sys
+sys.path.insert(0, {str(Path(__file__).parent)!r})
+import bbt_widget as bbt
+from simulated import simulated_results
+data = simulated_results(50, 10, 1).replace({{"algorithm": {{"alg03": {HOSTILE!r}}}}})
+w = bbt.BBTWidget(
+    data, dataset="dataset", algorithm="algorithm", score="score", engine="numpy", seed=1,
+    chains=2, iter_warmup=100, iter_sampling=100, stan_check=False,
+)
+w"""
+]
+#: The headline's whole text's height (px), cut or not.
+_HEADLINE_TEXT_HEIGHT = "() => document.querySelector('.bbt-headline').scrollHeight"
+
+
+@pytest.mark.parametrize("frontend", ["lab"], indirect=True)
+def test_a_longer_headline_moves_no_chart_at_50_algorithms(
+    frontend: Any, browser_context: Any, run_notebook: Any, widget_errors: Any, soft_checks: Any
+) -> None:
+    """At 50 algorithms a wider ROPE makes the headline name more groups (a sentence of more
+    lines); the headline keeps its height, so the ranking and the P(a > b) chart below stay
+    put. A sentence cut at its last line has a "show all" button that opens it whole."""
+    url = frontend.write_notebook("still50.ipynb", CELLS_50)
+    page = browser_context.new_page()
+    errors: list[str] = []
+    page.on("pageerror", lambda exc: errors.append(f"{exc.message} @ {exc.stack}"))
+    page.set_viewport_size({"width": 1400, "height": 900})
+    run_notebook(page, url, STEP_TIMEOUT_MS)
+    page.wait_for_selector(".bbt-root", timeout=STEP_TIMEOUT_MS)
+    wait_attr(page, "status", "v === 'done'", FIT_TIMEOUT_MS)
+    wait_attr(page, "summaryRendered", "Number(v) > 0", STEP_TIMEOUT_MS)
+    wait_attr(page, "stale", "v === ''", STEP_TIMEOUT_MS)
+    page.wait_for_timeout(1000)
+    headline = page.locator(".bbt-headline")
+    before = page.evaluate(_HEADLINE_TEXT_HEIGHT)
+
+    with soft_checks.check("a longer headline: 0 px shift"):
+        frames = _change_and_sample(page, "input[data-trait=rope_high]", "0.65")
+        # the sentence takes more lines now: unreserved, it would push the charts down
+        assert page.evaluate(_HEADLINE_TEXT_HEIGHT) > before + 10, before
+        assert any(f["stale"] for f in frames), frames[:3]
+        shifts = {view: _shift(frames, view) for view in ("pairs", "summary")}
+        assert shifts == {"pairs": 0, "summary": 0}, (shifts, _resized(frames))
+    with soft_checks.check("a cut headline opens whole with 'show all', and closes again"):
+        page.evaluate(
+            "() => { document.querySelector('.bbt-root').parentElement.style.width = '500px'; }"
+        )
+        more = page.locator(".bbt-more-lines")
+        page.wait_for_function(
+            "() => getComputedStyle(document.querySelector('.bbt-more-lines')).visibility"
+            " === 'visible'",
+            timeout=STEP_TIMEOUT_MS,
+        )
+        cut = headline.bounding_box()["height"]
+        assert more.inner_text() == "show all" and more.get_attribute("aria-expanded") == "false"
+        more.click()
+        assert more.get_attribute("aria-expanded") == "true"
+        assert headline.bounding_box()["height"] > cut
+        assert page.evaluate(
+            "() => { const e = document.querySelector('.bbt-headline');"
+            " return e.scrollHeight <= e.clientHeight + 1; }"
+        )
+        more.click()
+        assert headline.bounding_box()["height"] == cut
+    with soft_checks.check("the headline's names as text"):
+        assert page.locator("img[src=x]").count() == 0
+        assert HOSTILE in headline.inner_text()
     soft_checks.assert_none_failed()
     assert widget_errors(errors) == []
     assert browser_context.blocked == []

@@ -17,6 +17,7 @@ from typing import Any
 import pytest
 
 import bbt_widget as bbt
+from bbt_widget.engines.base import FitCancelled
 from bbt_widget.widget import stan_check
 from bbt_widget.widget.app import BBTWidget
 from bbt_widget.widget.runner import FitEvent
@@ -32,16 +33,22 @@ class FakeStan:
         self.reached: queue.Queue[str] = queue.Queue()
         self.go = threading.Semaphore(0)
         self.real = stan_check.engines.sample
+        #: the cancel event each check was given, in order
+        self.cancels: list[threading.Event] = []
 
     def __call__(self, model: str, data: Any, *, engine: str, **kwargs: Any) -> Any:
         if engine == "numpy":  # the shown fit samples through the same function
             return self.real(model, data, engine=engine, **kwargs)
         assert engine == "pystan"
         progress = kwargs.pop("progress")
+        cancel = kwargs["cancel"]
+        self.cancels.append(cancel)
         for stage, fraction in (("compiling", float("nan")), ("sampling", 0.4)):
             progress(stage, fraction)
             self.reached.put(stage)
             assert self.go.acquire(timeout=TIMEOUT)
+            if cancel.is_set():  # as a Stan engine stops on it
+                raise FitCancelled("stopped")
         if self.fail:
             raise RuntimeError(self.fail)
         # short chains: the verdict's comparison is the test's own stand-in where it matters
@@ -101,6 +108,48 @@ def test_the_badge_walks_through_the_check_and_the_verdict_follows(
     assert w.wait_background(TIMEOUT, stan=True)
     assert w.stan_verdict == "agrees"
     assert w.diagnostics["label"] == "diagnostics fine; Stan check: agrees"
+
+
+def test_a_new_fit_stops_the_check_of_the_fit_it_replaces(
+    w: Any, fake_stan: FakeStan, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """The check's chains would take the cores the new fit needs: it is stopped when the new
+    fit is asked for, not when that fit is shown, and the new fit's own check follows."""
+    _step(w, fake_stan, "compiling")
+    old = fake_stan.cancels[-1]
+    assert not old.is_set()
+    w.ties = "add"
+    assert old.is_set()  # at once: the new fit is not shown yet
+    assert w._result_key != w._requested_key
+    fake_stan.go.release()  # the old check sees its cancel and stops
+    assert w.wait(TIMEOUT), w.error
+    _step(w, fake_stan, "compiling")  # the new fit's check
+    assert len(fake_stan.cancels) == 2 and not fake_stan.cancels[-1].is_set()
+    assert w.diagnostics["label"] == "diagnostics fine; Stan check: compiling"
+    monkeypatch.setattr(bbt.BBTResult, "disagreements", lambda *a, **k: [])
+    fake_stan.go.release(2)
+    assert w.wait_background(TIMEOUT, stan=True)
+    assert w.stan_verdict == "agrees"
+    assert w._stan_runner.stats["cancelled"] == 1
+
+
+def test_a_change_undone_before_its_fit_runs_the_check_again(
+    w: Any, fake_stan: FakeStan, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """A -> B -> A while B is fitted: B's request stopped A's check; back on A (shown all
+    along, no fit needed) its check starts again, so its verdict still comes."""
+    _step(w, fake_stan, "compiling")
+    w.ties = "add"
+    w.ties = "spread"  # back before "add" was shown
+    assert w._result_key == w._requested_key
+    assert fake_stan.cancels[0].is_set()
+    fake_stan.go.release()  # the stopped check ends
+    _step(w, fake_stan, "compiling")  # A's check again
+    assert len(fake_stan.cancels) == 2
+    monkeypatch.setattr(bbt.BBTResult, "disagreements", lambda *a, **k: [])
+    fake_stan.go.release(2)
+    assert w.wait_background(TIMEOUT, stan=True)
+    assert w.stan_verdict == "agrees"
 
 
 def test_a_disagreement_names_its_pairs_in_the_verdict(
