@@ -57,24 +57,30 @@ def _exact_moments(design: Design) -> dict[str, tuple[float, float]]:
     s = np.linspace(0.005, 8.0, 320)
     c = np.linspace(-7, 7, 181)
     sig, c1, c2 = np.meshgrid(s, c, c, indexing="ij")
-    # Helmert contrasts of 3 abilities:
-    # beta = mean + c1 * (1, -1, 0) / sqrt 2 + c2 * (1, 1, -2) / sqrt 6
-    b = np.stack(
-        [
-            c1 / np.sqrt(2) + c2 / np.sqrt(6),
-            -c1 / np.sqrt(2) + c2 / np.sqrt(6),
-            -2 * c2 / np.sqrt(6),
-        ]
-    )
     log_p = -0.5 * (np.log(sig) / design.prior_scale) ** 2 - np.log(sig)  # lognormal(0, s)
     log_p += -2 * np.log(sig) - (c1**2 + c2**2) / (2 * sig**2)
+    return _grid_moments(design, c1, c2, log_p, {"sigma": sig})
+
+
+def _grid_moments(
+    design: Design, c1: np.ndarray, c2: np.ndarray, log_p: np.ndarray, extra: dict
+) -> dict[str, tuple[float, float]]:
+    """Posterior mean and sd of ``extra``'s quantities and of beta_0 - beta_1 and
+    beta_0 - beta_2 over a grid of the Helmert contrasts ``c1, c2`` of 3 abilities, whose log
+    prior on the grid is ``log_p`` (the likelihood of ``design`` is added here)."""
+    # beta = mean + c1 * (1, -1, 0) / sqrt 2 + c2 * (1, 1, -2) / sqrt 6
+    b = [
+        c1 / np.sqrt(2) + c2 / np.sqrt(6),
+        -c1 / np.sqrt(2) + c2 / np.sqrt(6),
+        -2 * c2 / np.sqrt(6),
+    ]
     for k in range(len(design.wins)):
         eta = b[design.i1[k]] - b[design.i2[k]]
-        log_p += design.wins[k] * eta - design.games[k] * np.logaddexp(0, eta)
+        log_p = log_p + design.wins[k] * eta - design.games[k] * np.logaddexp(0, eta)
     w = np.exp(log_p - log_p.max())
     w /= w.sum()
     out = {}
-    for name, value in {"sigma": sig, "d01": b[0] - b[1], "d02": b[0] - b[2]}.items():
+    for name, value in {**extra, "d01": b[0] - b[1], "d02": b[0] - b[2]}.items():
         m = float((w * value).sum())
         out[name] = (m, float(np.sqrt((w * (value - m) ** 2).sum())))
     return out
@@ -412,22 +418,7 @@ def _exact_given_sigma(design: Design, sigma: float) -> dict[str, tuple[float, f
     quadrature over their two Helmert contrasts (the abilities' mean is the prior's alone)."""
     c = np.linspace(-8 * sigma, 8 * sigma, 801)
     c1, c2 = np.meshgrid(c, c, indexing="ij")
-    b = [
-        c1 / np.sqrt(2) + c2 / np.sqrt(6),
-        -c1 / np.sqrt(2) + c2 / np.sqrt(6),
-        -2 * c2 / np.sqrt(6),
-    ]
-    log_p = -(c1**2 + c2**2) / (2 * sigma**2)
-    for k in range(len(design.wins)):
-        eta = b[design.i1[k]] - b[design.i2[k]]
-        log_p += design.wins[k] * eta - design.games[k] * np.logaddexp(0, eta)
-    w = np.exp(log_p - log_p.max())
-    w /= w.sum()
-    out = {}
-    for name, value in {"d01": b[0] - b[1], "d02": b[0] - b[2]}.items():
-        m = float((w * value).sum())
-        out[name] = (m, float(np.sqrt((w * (value - m) ** 2).sum())))
-    return out
+    return _grid_moments(design, c1, c2, -(c1**2 + c2**2) / (2 * sigma**2), {})
 
 
 def test_the_abilities_hamiltonian_moves_leave_their_conditional_invariant():
