@@ -104,10 +104,9 @@ def _resized(frames: list[dict[str, Any]]) -> dict[str, list[float]]:
     return {part: seen for part, seen in heights.items() if len(seen) > 1}
 
 
-def test_no_chart_moves_during_or_after_an_update(
-    frontend: Any, browser_context: Any, run_notebook: Any, widget_errors: Any, soft_checks: Any
-) -> None:
-    url = frontend.write_notebook("still.ipynb", CELLS)
+def _settled(browser_context: Any, run_notebook: Any, url: str) -> tuple[Any, list[str]]:
+    """The notebook at ``url`` run in a new page, its first fit drawn and nothing stale; the
+    page and the errors it raises."""
     page = browser_context.new_page()
     errors: list[str] = []
     page.on("pageerror", lambda exc: errors.append(f"{exc.message} @ {exc.stack}"))
@@ -118,6 +117,15 @@ def test_no_chart_moves_during_or_after_an_update(
     wait_attr(page, "summaryRendered", "Number(v) > 0", STEP_TIMEOUT_MS)
     wait_attr(page, "stale", "v === ''", STEP_TIMEOUT_MS)
     page.wait_for_timeout(1000)
+    return page, errors
+
+
+def test_no_chart_moves_during_or_after_an_update(
+    frontend: Any, browser_context: Any, run_notebook: Any, widget_errors: Any, soft_checks: Any
+) -> None:
+    page, errors = _settled(
+        browser_context, run_notebook, frontend.write_notebook("still.ipynb", CELLS)
+    )
 
     changes = [
         ("a refit (ties)", "select[data-trait=ties]", "add"),
@@ -168,17 +176,9 @@ def test_a_longer_headline_moves_no_chart_at_50_algorithms(
     """At 50 algorithms a wider ROPE makes the headline name more groups (a sentence of more
     lines); the headline keeps its height, so the ranking and the P(a > b) chart below stay
     put. A sentence cut at its last line has a "show all" button that opens it whole."""
-    url = frontend.write_notebook("still50.ipynb", CELLS_50)
-    page = browser_context.new_page()
-    errors: list[str] = []
-    page.on("pageerror", lambda exc: errors.append(f"{exc.message} @ {exc.stack}"))
-    page.set_viewport_size({"width": 1400, "height": 900})
-    run_notebook(page, url, STEP_TIMEOUT_MS)
-    page.wait_for_selector(".bbt-root", timeout=STEP_TIMEOUT_MS)
-    wait_attr(page, "status", "v === 'done'", FIT_TIMEOUT_MS)
-    wait_attr(page, "summaryRendered", "Number(v) > 0", STEP_TIMEOUT_MS)
-    wait_attr(page, "stale", "v === ''", STEP_TIMEOUT_MS)
-    page.wait_for_timeout(1000)
+    page, errors = _settled(
+        browser_context, run_notebook, frontend.write_notebook("still50.ipynb", CELLS_50)
+    )
     headline = page.locator(".bbt-headline")
     before = page.evaluate(_HEADLINE_TEXT_HEIGHT)
 
